@@ -1,0 +1,53 @@
+"""wavemetrics: how much wall-clock time an agent's parallel tool calls really save.
+
+The metric contract is ``parallelism_v1`` (``spec/metrics.md``); readers follow
+``spec/formats.md``. The core is pure: observations -> waves -> buckets and
+savings -> summary.
+"""
+
+from wavemetrics.classify import (
+    EVAL_TOOL_NAMES,
+    WaveBucket,
+    classify_wave,
+    is_eval_tool_name,
+    normalize_tool_name,
+)
+from wavemetrics.histogram import decode_histogram, encode_histogram, wave_size_bucket
+from wavemetrics.observations import Observation, ToolCall, WaveCounters
+from wavemetrics.savings import (
+    modeled_wallclock_saved_ms,
+    saved_round_trips,
+    upper_bound_saved_ms,
+)
+from wavemetrics.schema import SCHEMA_KIND
+from wavemetrics.summary import ParallelismSummary, merge_summaries, summarize
+from wavemetrics.turns import measured_turn_duration_ms
+from wavemetrics.waves import Wave, WaveAssembly, assemble_waves
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "EVAL_TOOL_NAMES",
+    "SCHEMA_KIND",
+    "Observation",
+    "ParallelismSummary",
+    "ToolCall",
+    "Wave",
+    "WaveAssembly",
+    "WaveBucket",
+    "WaveCounters",
+    "__version__",
+    "assemble_waves",
+    "classify_wave",
+    "decode_histogram",
+    "encode_histogram",
+    "is_eval_tool_name",
+    "measured_turn_duration_ms",
+    "merge_summaries",
+    "modeled_wallclock_saved_ms",
+    "normalize_tool_name",
+    "saved_round_trips",
+    "summarize",
+    "upper_bound_saved_ms",
+    "wave_size_bucket",
+]

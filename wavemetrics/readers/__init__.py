@@ -1,0 +1,117 @@
+"""Trace readers: inputs -> lanes of observations, with every line accounted for.
+
+One module per format; :func:`read_inputs` expands paths, detects formats and
+groups Claude Code files by project folder (``spec/formats.md``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import PurePath
+
+import attrs
+
+from wavemetrics.readers._lines import LineAccount, iter_records
+from wavemetrics.readers.claude_code import ClaudeFile, read_claude_code
+from wavemetrics.readers.detect import DETECT_LINES, EMPTY, FORMATS, detect_format
+from wavemetrics.readers.events import read_events
+from wavemetrics.readers.lanes import InputReport, Lane
+from wavemetrics.readers.sources import Source, expand_paths, open_error, project_folder
+
+__all__ = ["AUTO", "FORMATS", "InputReport", "Lane", "ReadOutcome", "read_inputs"]
+
+AUTO = "auto"
+
+
+@attrs.frozen
+class ReadOutcome:
+    """Every input's report (in input order) and every lane read (in reading order)."""
+
+    inputs: tuple[InputReport, ...]
+    lanes: tuple[Lane, ...]
+
+    @property
+    def failed(self) -> tuple[InputReport, ...]:
+        """Inputs that could not be read or recognised."""
+        return tuple(report for report in self.inputs if report.error is not None)
+
+
+def _default_session_id(path: str) -> str:
+    return "stdin" if path == "-" else PurePath(path).name.split(".")[0]
+
+
+def read_inputs(paths: Sequence[str], input_format: str = AUTO) -> ReadOutcome:
+    """Read every path (file, directory read recursively, or ``-`` for stdin).
+
+    ``input_format``: ``"auto"`` or one of :data:`FORMATS`. Never raises for bad
+    data: an unreadable or unrecognised input gets ``error`` set in its report and
+    the rest are still read. Raises ``ValueError`` for an unknown format name.
+    """
+    if input_format != AUTO and input_format not in FORMATS:
+        raise ValueError(f"unknown input format {input_format!r}")
+    files, missing = expand_paths(list(paths))
+    reports: dict[str, InputReport] = {}
+    order: list[str] = [path for path, _ in missing] + files
+    for path, reason in missing:
+        reports[path] = InputReport(path=path, format="unknown", error=reason)
+    sources = {path: Source(path) for path in files}
+    formats: dict[str, str] = {}
+    for path, source in sources.items():
+        error = None if source.is_stdin else open_error(path)
+        if error is not None:
+            reports[path] = InputReport(path=path, format="unknown", error=error)
+            continue
+        if input_format != AUTO:
+            formats[path] = input_format
+            continue
+        detected = detect_format(source.peek(DETECT_LINES))
+        if source.error is not None:
+            reports[path] = InputReport(path=path, format="unknown", error=source.error)
+        elif detected is None:
+            reports[path] = InputReport(
+                path=path, format="unknown",
+                error=f"not a recognised trace format (looked at the first {DETECT_LINES} lines;"
+                      f" known: {', '.join(FORMATS)})",
+            )
+        else:
+            formats[path] = detected
+    lanes: list[Lane] = []
+    claude_groups: dict[str, list[str]] = {}
+    for path, fmt in formats.items():
+        if fmt == "claude-code":
+            key = path if sources[path].is_stdin else project_folder(path)
+            claude_groups.setdefault(key, []).append(path)
+    done: set[str] = set()
+    for path, fmt in formats.items():
+        if path in done:
+            continue
+        source = sources[path]
+        if fmt == EMPTY:
+            account = LineAccount()
+            _count_all(source, account)
+            reports[path] = _report(path, fmt, account, source)
+        elif fmt == "events":
+            lane_list, account = read_events(
+                source.lines(), path=path, default_session_id=_default_session_id(path)
+            )
+            lanes.extend(lane_list)
+            reports[path] = _report(path, fmt, account, source)
+        else:
+            group = next(g for g in claude_groups.values() if path in g)
+            group_sorted = sorted(group)
+            files = [ClaudeFile(p, sources[p].lines) for p in group_sorted]
+            lane_list, accounts = read_claude_code(files)
+            lanes.extend(lane_list)
+            for member, account in zip(group_sorted, accounts):
+                reports[member] = _report(member, fmt, account, sources[member])
+            done.update(group)
+    return ReadOutcome(tuple(reports[p] for p in order), tuple(lanes))
+
+
+def _count_all(source: Source, account: LineAccount) -> None:
+    for _ in iter_records(source.lines(), account):
+        account.use()  # unreachable for an EMPTY input, kept so no line is lost
+
+
+def _report(path: str, fmt: str, account: LineAccount, source: Source) -> InputReport:
+    return InputReport.from_account(path, fmt, account, error=source.error)

@@ -1,0 +1,103 @@
+"""Physical-line reading and the per-input line account (``spec/formats.md``, general rules).
+
+Every physical line ends in exactly one bucket: used, ignored (a known
+non-tool record, counted by type) or a problem (counted by reason), so that
+``lines_read == lines_used + lines_ignored + problems`` always holds.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import attrs
+
+__all__ = ["LineAccount", "iter_records"]
+
+_BOM = b"\xef\xbb\xbf"
+
+
+@attrs.define
+class LineAccount:
+    """Mutable tally of one input's lines; readers call exactly one method per record."""
+
+    lines_read: int = 0
+    lines_used: int = 0
+    ignored: Counter[str] = attrs.field(factory=Counter)
+    problems: Counter[str] = attrs.field(factory=Counter)
+    notes: Counter[str] = attrs.field(factory=Counter)
+
+    @property
+    def lines_ignored(self) -> int:
+        return sum(self.ignored.values())
+
+    def use(self) -> None:
+        self.lines_used += 1
+
+    def ignore(self, kind: str) -> None:
+        self.ignored[kind] += 1
+
+    def problem(self, reason: str) -> None:
+        self.problems[reason] += 1
+
+    def note(self, what: str, count: int = 1) -> None:
+        """Count something that is not a line (a repeated block, a dropped event, ...)."""
+        self.notes[what] += count
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+def _parse(line: bytes) -> tuple[dict[str, Any] | None, str | None]:
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, "invalid_utf8"
+    try:
+        value = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        return None, "too_deeply_nested"
+    except ValueError:  # JSONDecodeError, NaN/Infinity, over-long integers
+        return None, "invalid_json"
+    if not isinstance(value, dict):
+        return None, "not_an_object"
+    return value, None
+
+
+def iter_records(lines: Iterable[bytes], account: LineAccount) -> Iterator[dict[str, Any]]:
+    """Yield each line's JSON object; count blank lines and unparsable lines in ``account``.
+
+    ``lines``: raw physical lines (bytes, with or without their ``\\n``). A UTF-8
+    BOM on the first line and a trailing CR are tolerated. A last line with no
+    newline that does not parse is ``truncated_last_line``. The caller must
+    account for every yielded record exactly once.
+    """
+    first = True
+    previous: bytes | None = None
+    for raw in lines:
+        if previous is not None:
+            yield from _one(previous, account, last=False)
+        if first:
+            raw = raw.removeprefix(_BOM)
+            first = False
+        previous = raw
+    if previous is not None:
+        yield from _one(previous, account, last=True)
+
+
+def _one(raw: bytes, account: LineAccount, *, last: bool) -> Iterator[dict[str, Any]]:
+    account.lines_read += 1
+    complete = raw.endswith(b"\n")
+    line = raw.rstrip(b"\r\n")
+    if not line.strip():
+        account.ignore("blank_line")
+        return
+    record, reason = _parse(line)
+    if record is None:
+        assert reason is not None
+        account.problem("truncated_last_line" if last and not complete else reason)
+        return
+    yield record

@@ -1,0 +1,186 @@
+"""The ``claude-code`` reader: Claude Code session transcripts (``spec/formats.md``).
+
+One call reads a whole project folder's files together, because resumed
+sessions copy earlier lines (same ``uuid``) into new files there and
+sub-agent files are lanes of their parent session.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import PurePath
+from typing import Any
+
+import attrs
+
+from wavemetrics.readers._lines import LineAccount, iter_records
+from wavemetrics.readers.lanes import Lane, LaneBuilder
+from wavemetrics.timestamps import iso_to_ms
+
+__all__ = ["CLAUDE_ONLY_TYPES", "ClaudeFile", "fallback_session_id", "read_claude_code"]
+
+FORMAT = "claude-code"
+_CONVERSATION = ("user", "assistant", "system")
+#: Record types only Claude Code writes (used by detection with ``uuid`` on the rest).
+CLAUDE_ONLY_TYPES = frozenset(
+    ("summary", "file-history-snapshot", "queue-operation", "last-prompt", "permission-mode",
+     "custom-title")
+)
+
+
+@attrs.frozen
+class ClaudeFile:
+    """One transcript file of a project folder: its display path and a line opener."""
+
+    path: str
+    open_lines: Callable[[], Iterable[bytes]]
+
+
+def fallback_session_id(path: str) -> str:
+    """Session id for lines without ``sessionId``: the ``<session>`` folder of a
+    ``<session>/subagents/`` file, else the file name without its suffix."""
+    pure = PurePath(path)
+    if pure.parent.name == "subagents" and pure.parent.parent.name:
+        return pure.parent.parent.name
+    return pure.name.split(".")[0] or pure.name
+
+
+@attrs.define
+class _Folder:
+    seen_uuids: set[str] = attrs.field(factory=set)
+    sidechain_roots: dict[str, str] = attrs.field(factory=dict)
+    lanes: dict[tuple[str, str], LaneBuilder] = attrs.field(factory=dict)
+
+    def lane_id(self, record: dict[str, Any]) -> str:
+        agent = record.get("agentId")
+        if isinstance(agent, str) and agent:
+            return agent
+        if record.get("isSidechain") is True:
+            uuid = record.get("uuid")
+            if isinstance(uuid, str) and uuid:
+                return self.sidechain_roots.get(uuid, uuid)
+        return "main"
+
+    def note_sidechain(self, record: dict[str, Any]) -> None:
+        # Inline sub-agents (1.0.x): the lane is the root of the parentUuid chain.
+        uuid = record.get("uuid")
+        if record.get("isSidechain") is not True or not isinstance(uuid, str) or not uuid:
+            return
+        parent = record.get("parentUuid")
+        root = self.sidechain_roots.get(parent, uuid) if isinstance(parent, str) else uuid
+        self.sidechain_roots.setdefault(uuid, root)
+
+
+def _blocks(record: dict[str, Any], block_type: str) -> Iterator[Any]:
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == block_type:
+                yield block
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _read_line(
+    record: dict[str, Any], folder: _Folder, account: LineAccount, path: str
+) -> None:
+    kind = record.get("type")
+    if not isinstance(kind, str):
+        account.problem("missing_type")
+        return
+    uuid = record.get("uuid")
+    if isinstance(uuid, str) and uuid:
+        if uuid in folder.seen_uuids:
+            account.ignore("duplicate_uuid")
+            return
+        folder.seen_uuids.add(uuid)
+    if kind not in _CONVERSATION:
+        account.ignore(kind)
+        return
+    folder.note_sidechain(record)
+    session_id = _text(record.get("sessionId")) or fallback_session_id(path)
+    key = (session_id, folder.lane_id(record))
+    lane = folder.lanes.get(key)
+    if lane is None:
+        lane = folder.lanes[key] = LaneBuilder(path, *key)
+    if kind == "system":
+        _read_turn(record, lane, account)
+        return
+    block_type = "tool_use" if kind == "assistant" else "tool_result"
+    blocks = list(_blocks(record, block_type))
+    if not blocks:
+        account.ignore(kind)
+        return
+    at_ms = iso_to_ms(record["timestamp"]) if isinstance(record.get("timestamp"), str) else None
+    if at_ms is None:
+        account.problem("invalid_timestamp")
+        return
+    fed = usable = 0
+    for block in blocks:
+        if kind == "assistant":
+            call_id, name = _text(block.get("id")), _text(block.get("name"))
+            if call_id is None or name is None:
+                continue
+            usable += 1
+            if call_id in lane.start_names:
+                account.note("repeated_tool_use")
+                continue
+            lane.start(call_id, name, at_ms)
+        else:
+            call_id = _text(block.get("tool_use_id"))
+            if call_id is None:
+                continue
+            usable += 1
+            if call_id in lane.ended:
+                account.note("repeated_tool_result")
+                continue
+            lane.ended.add(call_id)
+            lane.end(call_id, at_ms)
+        fed += 1
+    if usable < len(blocks):
+        account.note("invalid_tool_blocks", len(blocks) - usable)
+    if fed:
+        account.use()
+    elif usable:
+        account.ignore("repeated_tool_record")
+    else:
+        account.problem("invalid_tool_record")
+
+
+def _read_turn(record: dict[str, Any], lane: LaneBuilder, account: LineAccount) -> None:
+    duration = record.get("durationMs")
+    if (
+        record.get("subtype") == "turn_duration"
+        and isinstance(duration, (int, float))
+        and not isinstance(duration, bool)
+        and math.isfinite(duration)
+        and duration > 0
+    ):
+        lane.turn_total_ms += duration
+        account.use()
+    else:
+        account.ignore("system")
+
+
+def read_claude_code(files: Sequence[ClaudeFile]) -> tuple[list[Lane], list[LineAccount]]:
+    """Read the transcript files of one project folder into lanes.
+
+    ``files`` are read in the given order (the CLI sorts them by path), lines in
+    file order. Lines are de-duplicated by ``uuid`` across all ``files``; within
+    a lane a call id's first start and first end win (repeats are counted in
+    ``notes``). Lanes: ``agentId``, else the parentUuid-chain root of an
+    ``isSidechain`` line, else ``"main"``; keyed with the line's ``sessionId``.
+    Returns the lanes in order of first appearance and one account per file.
+    """
+    folder = _Folder()
+    accounts = []
+    for file in files:
+        account = LineAccount()
+        for record in iter_records(file.open_lines(), account):
+            _read_line(record, folder, account, file.path)
+        accounts.append(account)
+    return [lane.build() for lane in folder.lanes.values()], accounts

@@ -1,0 +1,105 @@
+"""The ``events`` reader: the host's tool_execution_* event stream (``spec/formats.md``).
+
+Observations are fed in file order exactly as received; the metric core
+counts duplicate starts and orphan ends itself. ``session_shutdown`` ends a
+session: later events for that session id in the same input are dropped and
+counted (``ignored["after_session_shutdown"]``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from wavemetrics.readers._lines import LineAccount, iter_records
+from wavemetrics.readers.lanes import Lane, LaneBuilder
+from wavemetrics.timestamps import time_to_ms
+from wavemetrics.turns import measured_turn_duration_ms
+
+__all__ = ["EVENT_TYPES", "read_events"]
+
+FORMAT = "events"
+_TOOL_TYPES = ("tool_execution_start", "tool_execution_end")
+_TURN_TYPES = ("turn_start", "turn_end")
+_SHUTDOWN = "session_shutdown"
+#: Types that identify the format during detection.
+EVENT_TYPES = frozenset((*_TOOL_TYPES, *_TURN_TYPES, _SHUTDOWN, "tool_execution_update"))
+
+
+def _id(record: dict[str, Any], key: str, default: str) -> str | None:
+    """The record's id under ``key``; ``default`` when absent; ``None`` when unusable."""
+    if key not in record:
+        return default
+    value = record[key]
+    if isinstance(value, str) and value:
+        return value
+    return None
+
+
+def read_events(
+    lines: Iterable[bytes], *, path: str, default_session_id: str
+) -> tuple[list[Lane], LineAccount]:
+    """Read one ``events`` input into lanes keyed by ``(sessionId, agentId)``.
+
+    ``lines``: raw physical lines. ``default_session_id`` stands in for a missing
+    ``sessionId`` (the CLI passes the file name without its suffix); a missing
+    ``agentId`` is lane ``"main"``. A tool event without a usable ``toolCallId``
+    (or a start without ``toolName``) is ``invalid_tool_record``, a bad time
+    ``invalid_timestamp``, a present but empty or non-string id ``invalid_id``.
+    """
+    account = LineAccount()
+    lanes: dict[tuple[str, str], LaneBuilder] = {}
+    turns: dict[tuple[str, str], list[tuple[str, float]]] = {}
+    closed: set[str] = set()
+    for record in iter_records(lines, account):
+        kind = record.get("type")
+        if not isinstance(kind, str):
+            account.problem("missing_type")
+            continue
+        if kind not in EVENT_TYPES or kind == "tool_execution_update":
+            account.ignore(kind)
+            continue
+        session_id = _id(record, "sessionId", default_session_id)
+        lane_id = _id(record, "agentId", "main")
+        if session_id is None or lane_id is None:
+            account.problem("invalid_id")
+            continue
+        if session_id in closed:
+            account.ignore("after_session_shutdown")
+            continue
+        if kind == _SHUTDOWN:
+            closed.add(session_id)
+            account.use()
+            continue
+        at_ms = time_to_ms(record.get("timestamp"))
+        if kind in _TOOL_TYPES:
+            call_id = record.get("toolCallId")
+            name = record.get("toolName")
+            if not isinstance(call_id, str) or not call_id:
+                account.problem("invalid_tool_record")
+                continue
+            if not isinstance(name, str) or not name:
+                if kind == "tool_execution_start":
+                    account.problem("invalid_tool_record")
+                    continue
+                name = None
+        if at_ms is None:
+            account.problem("invalid_timestamp")
+            continue
+        key = (session_id, lane_id)
+        lane = lanes.get(key)
+        if lane is None:
+            lane = lanes[key] = LaneBuilder(path, session_id, lane_id)
+            turns[key] = []
+        account.use()
+        if kind == "tool_execution_start":
+            lane.start(call_id, name, at_ms)  # type: ignore[arg-type]
+        elif kind == "tool_execution_end":
+            lane.end(call_id, at_ms, name)
+        else:
+            turns[key].append((kind, at_ms))
+    built = []
+    for key, lane in lanes.items():
+        lane.turn_total_ms = measured_turn_duration_ms(turns[key])
+        built.append(lane.build())
+    return built, account

@@ -1,0 +1,94 @@
+"""What a reader produces: lanes of observations and one report per input."""
+
+from __future__ import annotations
+
+import attrs
+
+from wavemetrics.observations import Observation
+from wavemetrics.readers._lines import LineAccount
+
+__all__ = ["InputReport", "Lane", "LaneBuilder"]
+
+UNKNOWN_TOOL = "unknown"
+
+
+@attrs.frozen
+class Lane:
+    """One agent's observations (``spec/formats.md``): ``lane_id`` is ``"main"`` for the top agent.
+
+    ``path`` is the input the lane was first seen in; ``measured_turn_duration_ms_total``
+    is in ms. Holds only ids, tool names and times.
+    """
+
+    path: str
+    session_id: str
+    lane_id: str
+    observations: tuple[Observation, ...]
+    measured_turn_duration_ms_total: float = 0.0
+
+
+@attrs.frozen
+class InputReport:
+    """How one input was read: its format and where every line went.
+
+    ``lines_read == lines_used + lines_ignored + sum(problems.values())``.
+    ``ignored`` counts known non-tool records by type, ``problems`` unusable lines
+    by reason, ``notes`` things that are not lines (repeated blocks, ...).
+    ``error`` is set when the input could not be read or recognised.
+    """
+
+    path: str
+    format: str
+    lines_read: int = 0
+    lines_used: int = 0
+    lines_ignored: int = 0
+    problems: dict[str, int] = attrs.field(factory=dict)
+    ignored: dict[str, int] = attrs.field(factory=dict)
+    notes: dict[str, int] = attrs.field(factory=dict)
+    error: str | None = None
+
+    @classmethod
+    def from_account(
+        cls, path: str, fmt: str, account: LineAccount, error: str | None = None
+    ) -> InputReport:
+        return cls(
+            path=path,
+            format=fmt,
+            lines_read=account.lines_read,
+            lines_used=account.lines_used,
+            lines_ignored=account.lines_ignored,
+            problems=dict(sorted(account.problems.items())),
+            ignored=dict(sorted(account.ignored.items())),
+            notes=dict(sorted(account.notes.items())),
+            error=error,
+        )
+
+
+@attrs.define
+class LaneBuilder:
+    """A lane being read: observations in feeding order, plus transcript bookkeeping."""
+
+    path: str
+    session_id: str
+    lane_id: str
+    observations: list[Observation] = attrs.field(factory=list)
+    turn_total_ms: float = 0.0
+    start_names: dict[str, str] = attrs.field(factory=dict)
+    ended: set[str] = attrs.field(factory=set)
+
+    def start(self, call_id: str, tool_name: str, at_ms: float) -> None:
+        self.start_names[call_id] = tool_name
+        self.observations.append(Observation("start", call_id, tool_name, at_ms))
+
+    def end(self, call_id: str, at_ms: float, tool_name: str | None = None) -> None:
+        name = tool_name or self.start_names.get(call_id, UNKNOWN_TOOL)
+        self.observations.append(Observation("end", call_id, name, at_ms))
+
+    def build(self) -> Lane:
+        return Lane(
+            path=self.path,
+            session_id=self.session_id,
+            lane_id=self.lane_id,
+            observations=tuple(self.observations),
+            measured_turn_duration_ms_total=self.turn_total_ms,
+        )

@@ -1,0 +1,33 @@
+"""Measured turn time of a lane (``spec/metrics.md`` section 6, "Turn durations")."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+__all__ = ["measured_turn_duration_ms"]
+
+
+def measured_turn_duration_ms(turn_events: Iterable[tuple[str, float]]) -> float:
+    """Sum of positive ``end - start`` over paired turn events, in ms.
+
+    ``turn_events``: ``("turn_start" | "turn_end", at_ms)`` in arrival order. A
+    start sets the pending start (a second start overwrites it); an end with a
+    pending start adds ``end - start`` when positive and clears the pending
+    start; an end without one is ignored. Other kinds are ignored. Naive
+    left-to-right accumulation from 0.
+
+    >>> measured_turn_duration_ms([("turn_start", 0), ("turn_start", 5), ("turn_end", 9),
+    ...                            ("turn_end", 20), ("turn_start", 30), ("turn_end", 25)])
+    4.0
+    """
+    total = 0.0
+    pending: float | None = None
+    for kind, at_ms in turn_events:
+        if kind == "turn_start":
+            pending = at_ms
+        elif kind == "turn_end" and pending is not None:
+            duration = at_ms - pending
+            if duration > 0:
+                total += duration
+            pending = None
+    return total
