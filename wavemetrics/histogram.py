@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 __all__ = [
     "EMPTY_HISTOGRAM",
-    "HISTOGRAM_BUCKET_MAXIMA",
     "HISTOGRAM_BUCKETS",
+    "HISTOGRAM_BUCKET_MAXIMA",
     "add_histograms",
     "decode_histogram",
     "encode_histogram",
@@ -72,5 +72,5 @@ def add_histograms(left: str, right: str) -> str:
     >>> add_histograms("1:0:0:0:0:0:0:0", "2:1:0:0:0:0:0:0")
     '3:1:0:0:0:0:0:0'
     """
-    return encode_histogram([a + b for a, b in zip(decode_histogram(left),
-                                                    decode_histogram(right))])
+    pairs = zip(decode_histogram(left), decode_histogram(right), strict=True)
+    return encode_histogram([a + b for a, b in pairs])

@@ -7,20 +7,22 @@ groups Claude Code files by project folder (``spec/formats.md``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import PurePath
 
 import attrs
 
 from wavemetrics.readers._lines import LineAccount, iter_records
 from wavemetrics.readers.claude_code import ClaudeFile, read_claude_code
-from wavemetrics.readers.detect import DETECT_LINES, EMPTY, FORMATS, detect_format
-from wavemetrics.readers.events import read_events
 from wavemetrics.readers.lanes import InputReport, Lane
+from wavemetrics.readers.registry import DETECT_LINES, READERS, reader_named
 from wavemetrics.readers.sources import Source, expand_paths, open_error, project_folder
 
-__all__ = ["AUTO", "FORMATS", "InputReport", "Lane", "ReadOutcome", "read_inputs"]
+__all__ = ["AUTO", "EMPTY", "FORMATS", "InputReport", "Lane", "ReadOutcome", "read_inputs"]
 
 AUTO = "auto"
+#: Pseudo-format of an input with no content at all (reported, not an error).
+EMPTY = "empty"
+#: The formats this version reads, by their ``--input-format`` names.
+FORMATS: tuple[str, ...] = tuple(reader.name for reader in READERS)
 
 
 @attrs.frozen
@@ -36,8 +38,15 @@ class ReadOutcome:
         return tuple(report for report in self.inputs if report.error is not None)
 
 
-def _default_session_id(path: str) -> str:
-    return "stdin" if path == "-" else PurePath(path).name.split(".")[0]
+def detect_format(lines: list[bytes], path: str) -> str | None:
+    """The first format whose recogniser accepts ``lines``; ``EMPTY`` when no line
+    has content; ``None`` when there is content but no format matches."""
+    if not any(line.strip() for line in lines):
+        return EMPTY
+    for reader in READERS:
+        if reader.sniff(lines, path):
+            return reader.name
+    return None
 
 
 def read_inputs(paths: Sequence[str], input_format: str = AUTO) -> ReadOutcome:
@@ -64,7 +73,7 @@ def read_inputs(paths: Sequence[str], input_format: str = AUTO) -> ReadOutcome:
         if input_format != AUTO:
             formats[path] = input_format
             continue
-        detected = detect_format(source.peek(DETECT_LINES))
+        detected = detect_format(source.peek(DETECT_LINES), path)
         if source.error is not None:
             reports[path] = InputReport(path=path, format="unknown", error=source.error)
         elif detected is None:
@@ -90,19 +99,19 @@ def read_inputs(paths: Sequence[str], input_format: str = AUTO) -> ReadOutcome:
             account = LineAccount()
             _count_all(source, account)
             reports[path] = _report(path, fmt, account, source)
-        elif fmt == "events":
-            lane_list, account = read_events(
-                source.lines(), path=path, default_session_id=_default_session_id(path)
-            )
+        elif fmt != "claude-code":
+            read = reader_named(fmt).read
+            assert read is not None
+            lane_list, account = read(source)
             lanes.extend(lane_list)
             reports[path] = _report(path, fmt, account, source)
         else:
             group = next(g for g in claude_groups.values() if path in g)
             group_sorted = sorted(group)
-            files = [ClaudeFile(p, sources[p].lines) for p in group_sorted]
-            lane_list, accounts = read_claude_code(files)
+            members = [ClaudeFile(p, sources[p].lines) for p in group_sorted]
+            lane_list, accounts = read_claude_code(members)
             lanes.extend(lane_list)
-            for member, account in zip(group_sorted, accounts):
+            for member, account in zip(group_sorted, accounts, strict=True):
                 reports[member] = _report(member, fmt, account, sources[member])
             done.update(group)
     return ReadOutcome(tuple(reports[p] for p in order), tuple(lanes))

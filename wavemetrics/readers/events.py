@@ -36,6 +36,17 @@ def _id(record: dict[str, Any], key: str, default: str) -> str | None:
     return None
 
 
+def _tool_fields(record: dict[str, Any], kind: str) -> tuple[str, str | None] | None:
+    """``(toolCallId, toolName)``; an end may lack its name. ``None`` when unusable."""
+    call_id = record.get("toolCallId")
+    name = record.get("toolName")
+    if not isinstance(call_id, str) or not call_id:
+        return None
+    if isinstance(name, str) and name:
+        return call_id, name
+    return None if kind == "tool_execution_start" else (call_id, None)
+
+
 def read_events(
     lines: Iterable[bytes], *, path: str, default_session_id: str
 ) -> tuple[list[Lane], LineAccount]:
@@ -72,17 +83,12 @@ def read_events(
             account.use()
             continue
         at_ms = time_to_ms(record.get("timestamp"))
+        call: tuple[str, str | None] | None = None
         if kind in _TOOL_TYPES:
-            call_id = record.get("toolCallId")
-            name = record.get("toolName")
-            if not isinstance(call_id, str) or not call_id:
+            call = _tool_fields(record, kind)
+            if call is None:
                 account.problem("invalid_tool_record")
                 continue
-            if not isinstance(name, str) or not name:
-                if kind == "tool_execution_start":
-                    account.problem("invalid_tool_record")
-                    continue
-                name = None
         if at_ms is None:
             account.problem("invalid_timestamp")
             continue
@@ -92,12 +98,12 @@ def read_events(
             lane = lanes[key] = LaneBuilder(path, session_id, lane_id)
             turns[key] = []
         account.use()
-        if kind == "tool_execution_start":
-            lane.start(call_id, name, at_ms)  # type: ignore[arg-type]
-        elif kind == "tool_execution_end":
-            lane.end(call_id, at_ms, name)
-        else:
+        if call is None:
             turns[key].append((kind, at_ms))
+        elif kind == "tool_execution_start":
+            lane.start(call[0], call[1] or "", at_ms)
+        else:
+            lane.end(call[0], at_ms, call[1])
     built = []
     for key, lane in lanes.items():
         lane.turn_total_ms = measured_turn_duration_ms(turns[key])

@@ -42,7 +42,7 @@ class Source:
             return sys.stdin.buffer
         if self.path.endswith(".gz"):
             return gzip.open(self.path, "rb")  # type: ignore[return-value]
-        return open(self.path, "rb")  # noqa: SIM115 - closed by the generators below
+        return open(self.path, "rb")
 
     def peek(self, count: int) -> list[bytes]:
         """First lines, up to ``count`` with content (blank lines do not count).
@@ -126,7 +126,7 @@ def expand_paths(paths: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
         if path == STDIN:
             files.append(path)
         elif os.path.isdir(path):
-            found = []
+            found: list[str] = []
             for root, dirs, names in os.walk(path, onerror=None):
                 dirs.sort()
                 found.extend(os.path.join(root, n) for n in sorted(names) if _is_trace_name(n))

@@ -1,0 +1,90 @@
+"""The table of formats: how each is recognised and read.
+
+Each entry is one format of ``spec/formats.md``. ``sniff`` sees the first raw
+lines of an input (up to ``DETECT_LINES`` with content) and says whether they
+are this format; entries are tried in order and the first match wins.
+``read`` reads one whole input. ``claude-code`` has no ``read``: its files are
+read together per project folder by :func:`read_claude_code`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import PurePath
+from typing import Any
+
+import attrs
+
+from wavemetrics.readers._lines import LineAccount, iter_records
+from wavemetrics.readers.claude_code import CLAUDE_ONLY_TYPES
+from wavemetrics.readers.events import EVENT_TYPES, read_events
+from wavemetrics.readers.lanes import Lane
+from wavemetrics.readers.sources import Source
+
+__all__ = ["DETECT_LINES", "READERS", "Reader", "first_records", "reader_named"]
+
+#: How many first lines with content detection looks at.
+DETECT_LINES = 64
+
+ReadFn = Callable[[Source], tuple[list[Lane], LineAccount]]
+
+
+@attrs.frozen
+class Reader:
+    """One format: its ``--input-format`` name, recogniser and reader."""
+
+    name: str
+    sniff: Callable[[list[bytes], str], bool]
+    read: ReadFn | None
+
+
+def first_records(lines: list[bytes]) -> list[dict[str, Any]]:
+    """The JSON objects among ``lines`` (unparsable lines are skipped)."""
+    return list(iter_records(lines, LineAccount()))
+
+
+def _first_typed(lines: list[bytes]) -> str | None:
+    for record in first_records(lines):
+        kind = record.get("type")
+        if isinstance(kind, str):
+            return kind
+    return None
+
+
+def _sniff_events(lines: list[bytes], path: str) -> bool:
+    return any(record.get("type") in EVENT_TYPES for record in first_records(lines))
+
+
+def _sniff_claude(lines: list[bytes], path: str) -> bool:
+    for record in first_records(lines):
+        kind = record.get("type")
+        if kind in CLAUDE_ONLY_TYPES:
+            return True
+        if kind in ("user", "assistant", "system") and "uuid" in record:
+            return True
+    return False
+
+
+def default_session_id(path: str) -> str:
+    """``stdin`` for ``-``, else the file name without its suffixes."""
+    return "stdin" if path == "-" else PurePath(path).name.split(".")[0]
+
+
+def _read_events(source: Source) -> tuple[list[Lane], LineAccount]:
+    return read_events(
+        source.lines(), path=source.path, default_session_id=default_session_id(source.path)
+    )
+
+
+READERS: tuple[Reader, ...] = (
+    Reader("events", _sniff_events, _read_events),
+    Reader("claude-code", _sniff_claude, None),
+)
+
+
+def reader_named(name: str) -> Reader:
+    """The registry entry called ``name``; raises ``KeyError`` for an unknown name."""
+    for reader in READERS:
+        if reader.name == name:
+            return reader
+    raise KeyError(name)
