@@ -1,0 +1,144 @@
+"""The ``wavemetrics`` command line: click commands that wire readers, core and reports.
+
+Exit status: 0 when every input was read; 1 when an input could not be read
+or recognised (the others are still summarised); 2 for usage errors.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import click
+
+from wavemetrics import __version__
+from wavemetrics.classify import EVAL_TOOL_NAMES
+from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
+from wavemetrics.pipeline import Analysis, analyse
+from wavemetrics.readers import AUTO, FORMATS, ReadOutcome, read_inputs
+from wavemetrics.report import (
+    render_json,
+    render_jsonl,
+    render_table,
+    render_waves_table,
+    waves_document,
+)
+
+__all__ = ["main"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _input_options(command: F) -> F:
+    options = [
+        click.argument("paths", nargs=-1, required=True, metavar="PATH..."),
+        click.option(
+            "--input-format", type=click.Choice([AUTO, *FORMATS]), default=AUTO,
+            show_default=True, help="Trace format; auto: detect from each input's first records.",
+        ),
+        click.option(
+            "--eval-tool", "eval_tools", multiple=True, metavar="NAME",
+            help="An eval (code-execution) tool name; repeatable; replaces the defaults "
+                 f"({', '.join(EVAL_TOOL_NAMES)}).",
+        ),
+        click.option(
+            "--max-tracked-calls", type=click.IntRange(min=0), default=DEFAULT_MAX_TRACKED_CALLS,
+            show_default=True, help="Cap on calls held per lane (v1); 0 means unbounded.",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _subagent_hints(paths: Sequence[str], outcome: ReadOutcome) -> None:
+    # A session file named alone leaves its <session>/subagents/ lanes out: say so.
+    read = {os.path.abspath(r.path) for r in outcome.inputs}
+    for path in paths:
+        if not path.endswith(".jsonl") or not os.path.isfile(path):
+            continue
+        folder = os.path.join(path[: -len(".jsonl")], "subagents")
+        if os.path.isdir(folder) and not any(p.startswith(os.path.abspath(folder)) for p in read):
+            click.echo(
+                f"wavemetrics: note: {path}: sub-agent files in {folder}/ were not read;"
+                " pass the project folder to include their lanes", err=True,
+            )
+
+
+def _run(
+    paths: Sequence[str], input_format: str, eval_tools: Sequence[str], max_tracked_calls: int
+) -> Analysis:
+    outcome = read_inputs(paths, input_format)
+    for report in outcome.inputs:
+        if report.error is not None:
+            click.echo(f"wavemetrics: error: {report.path}: {report.error}", err=True)
+        elif report.problems:
+            lost = ", ".join(f"{reason} {n}" for reason, n in report.problems.items())
+            count = sum(report.problems.values())
+            click.echo(
+                f"wavemetrics: warning: {report.path}: {count} line"
+                f"{'' if count == 1 else 's'} not usable ({lost})", err=True,
+            )
+        elif report.format == "empty":
+            click.echo(f"wavemetrics: note: {report.path}: empty input", err=True)
+    _subagent_hints(paths, outcome)
+    return analyse(
+        outcome,
+        eval_tool_names=tuple(eval_tools) or EVAL_TOOL_NAMES,
+        max_tracked_calls=max_tracked_calls or None,
+    )
+
+
+def _exit(analysis: Analysis) -> None:
+    if analysis.outcome.failed:
+        raise SystemExit(1)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="wavemetrics")
+def main() -> None:
+    """How much wall-clock time an agent's parallel tool calls really save (parallelism_v1)."""
+
+
+@main.command()
+@_input_options
+@click.option(
+    "--format", "output_format", type=click.Choice(["table", "json", "jsonl"]), default="table",
+    show_default=True, help="table for people; json: one document; jsonl: v1 payloads.",
+)
+def summarize(
+    paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
+    max_tracked_calls: int, output_format: str,
+) -> None:
+    """Summarise tool-call parallelism per lane of each PATH (file, folder, or - for stdin)."""
+    analysis = _run(paths, input_format, eval_tools, max_tracked_calls)
+    if output_format == "json":
+        click.echo(render_json(analysis), nl=False)
+    elif output_format == "jsonl":
+        click.echo(render_jsonl(analysis), nl=False)
+    else:
+        click.echo(render_table(analysis, input_format=input_format), nl=False)
+    _exit(analysis)
+
+
+@main.command()
+@_input_options
+@click.option(
+    "--format", "output_format", type=click.Choice(["table", "json"]), default="table",
+    show_default=True, help="table for people; json: a list of waves.",
+)
+def waves(
+    paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
+    max_tracked_calls: int, output_format: str,
+) -> None:
+    """List every wave (lane, start, span, size, peak, bucket, saving, tools) of each PATH."""
+    analysis = _run(paths, input_format, eval_tools, max_tracked_calls)
+    names = tuple(eval_tools) or EVAL_TOOL_NAMES
+    if output_format == "json":
+        document = waves_document(analysis, names)
+        click.echo(json.dumps(document, indent=2, allow_nan=False))
+    else:
+        click.echo(render_waves_table(analysis, names), nl=False)
+    _exit(analysis)

@@ -1,0 +1,228 @@
+"""Rendering of an :class:`~wavemetrics.pipeline.Analysis`: table, JSON, JSONL, wave list.
+
+Only ids, tool names, times and figures are ever rendered (``spec/metrics.md``
+section 7).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+from collections import Counter
+from typing import Any
+
+from wavemetrics.classify import EVAL_TOOL_NAMES, classify_wave
+from wavemetrics.pipeline import Analysis, LaneResult
+from wavemetrics.readers.lanes import InputReport
+from wavemetrics.savings import modeled_wallclock_saved_ms
+from wavemetrics.schema import SCHEMA_KIND
+from wavemetrics.summary import ParallelismSummary
+
+__all__ = [
+    "render_json",
+    "render_jsonl",
+    "render_table",
+    "render_waves_table",
+    "waves_document",
+]
+
+WIDTH = 80
+
+
+def _finite(value: Any) -> Any:
+    # JSON has no Infinity/NaN; a non-finite figure (only from absurd inputs) is null.
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _summary_dict(summary: ParallelismSummary) -> dict[str, Any]:
+    values = {name: _finite(value) for name, value in summary.as_dict().items()}
+    values["waves_total"] = summary.waves_total
+    return values
+
+
+def _input_dict(report: InputReport) -> dict[str, Any]:
+    return {
+        "path": report.path,
+        "format": report.format,
+        "lines_read": report.lines_read,
+        "lines_used": report.lines_used,
+        "lines_ignored": report.lines_ignored,
+        "problems": report.problems,
+        "ignored": report.ignored,
+        "notes": report.notes,
+        "error": report.error,
+    }
+
+
+def json_document(analysis: Analysis) -> dict[str, Any]:
+    """The ``--format json`` document as a dict."""
+    lanes = []
+    for result in analysis.lanes:
+        lane = result.lane
+        entry: dict[str, Any] = {
+            "path": lane.path,
+            "session_id": lane.session_id,
+            "lane_id": lane.lane_id,
+            "session_hash": result.session_hash,
+        }
+        entry.update(_summary_dict(result.summary))
+        lanes.append(entry)
+    return {
+        "schema_kind": SCHEMA_KIND,
+        "inputs": [_input_dict(report) for report in analysis.outcome.inputs],
+        "lanes": lanes,
+        "total": _summary_dict(analysis.total),
+    }
+
+
+def render_json(analysis: Analysis) -> str:
+    """One JSON document: inputs with their line accounting, every lane, the total."""
+    return json.dumps(json_document(analysis), indent=2, allow_nan=False) + "\n"
+
+
+def render_jsonl(analysis: Analysis) -> str:
+    """The v1 wire payloads, one line per lane that has waves."""
+    lines = []
+    for result in analysis.lanes:
+        event = result.summary.to_event(result.session_hash)
+        if event is not None:
+            safe = {key: _finite(value) for key, value in event.items()}
+            lines.append(json.dumps(safe, allow_nan=False) + "\n")
+    return "".join(lines)
+
+
+def _short(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _seconds(ms: float) -> str:
+    return f"{ms / 1000:.2f}" if math.isfinite(ms) else "n/a"
+
+
+_COLUMNS = (
+    ("session", 10, "<"), ("lane", 10, "<"), ("calls", 5, ">"), ("waves", 5, ">"),
+    ("multi", 5, ">"), ("rt", 5, ">"), ("eval", 5, ">"), ("mixed", 5, ">"),
+    ("saved s", 9, ">"), ("upper s", 9, ">"),
+)
+
+
+def _row(values: tuple[str, ...]) -> str:
+    cells = [f"{_short(v, w):{align}{w}}" for v, (_, w, align) in zip(values, _COLUMNS,
+                                                                       strict=True)]
+    return " ".join(cells).rstrip()
+
+
+def _figures(label: tuple[str, str], s: ParallelismSummary) -> str:
+    return _row((
+        *label, str(s.paired_calls), str(s.waves_total), str(s.non_eval_waves_multi),
+        str(s.non_eval_saved_round_trips), str(s.eval_only_waves), str(s.mixed_waves),
+        _seconds(s.modeled_wallclock_saved_ms), _seconds(s.upper_bound_saved_ms),
+    ))
+
+
+def _inputs_line(inputs: tuple[InputReport, ...], input_format: str) -> str:
+    by_format = Counter(r.format for r in inputs if r.error is None)
+    how = "auto-detected" if input_format == "auto" else "--input-format"
+    parts = ", ".join(f"{n} {fmt}" for fmt, n in sorted(by_format.items()))
+    failed = sum(1 for r in inputs if r.error is not None)
+    text = f"inputs: {parts or 'none read'} ({how})"
+    if failed:
+        text += f"; {failed} could not be read"
+    return text
+
+
+def render_table(analysis: Analysis, *, input_format: str = "auto") -> str:
+    """A table for people: one row per lane and a total row, durations in seconds."""
+    lines = [_inputs_line(analysis.outcome.inputs, input_format), ""]
+    lines.append(_row(tuple(name for name, _, _ in _COLUMNS)))
+    for result in analysis.lanes:
+        lines.append(_figures((result.lane.session_id, result.lane.lane_id), result.summary))
+    lines.append("-" * len(lines[2]))
+    lanes = len(analysis.lanes)
+    lines.append(_figures(("total", f"{lanes} lane" + ("" if lanes == 1 else "s")),
+                          analysis.total))
+    total = analysis.total
+    losses = {
+        "incomplete": total.incomplete_calls, "clock anomalies": total.clock_anomalies,
+        "dropped": total.dropped_calls,
+    }
+    lost = ", ".join(f"{name} {n}" for name, n in losses.items() if n)
+    if lost:
+        lines.append(f"calls not counted: {lost} (figures are a lower bound)")
+    lines.append(
+        "calls: paired calls; multi: non_eval waves of 2+ calls; rt: saved round trips;"
+    )
+    lines.append(
+        "saved s: modeled wall-clock saving; upper s: upper bound. Eval/mixed waves are"
+    )
+    lines.append("never in multi, rt or the savings. Details: --format json, wavemetrics waves.")
+    return "\n".join(lines) + "\n"
+
+
+def _iso(ms: float) -> str:
+    try:
+        moment = dt.datetime.fromtimestamp(ms / 1000, tz=dt.timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return f"{ms} ms"
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _tool_summary(names: list[str]) -> str:
+    counts = Counter(names)
+    return ", ".join(name if n == 1 else f"{name} x{n}" for name, n in counts.items())
+
+
+def _wave_rows(
+    result: LaneResult, eval_tool_names: tuple[str, ...]
+) -> list[dict[str, Any]]:
+    rows = []
+    for index, wave in enumerate(result.assembly.waves):
+        names = [call.tool_name for call in wave.calls]
+        start = min(call.start_ms for call in wave.calls)
+        rows.append({
+            "session_id": result.lane.session_id,
+            "lane_id": result.lane.lane_id,
+            "wave": index,
+            "start_ms": start,
+            "start": _iso(start),
+            "span_ms": wave.span_ms,
+            "size": wave.size,
+            "max_concurrency": wave.max_concurrency,
+            "bucket": classify_wave(names, eval_tool_names).value,
+            "tool_names": names,
+            "modeled_wallclock_saved_ms": modeled_wallclock_saved_ms(wave),
+        })
+    return rows
+
+
+def waves_document(
+    analysis: Analysis, eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES
+) -> list[dict[str, Any]]:
+    """Every wave of every lane, in lane order then wave order."""
+    rows: list[dict[str, Any]] = []
+    for result in analysis.lanes:
+        rows.extend(_wave_rows(result, eval_tool_names))
+    return rows
+
+
+def render_waves_table(
+    analysis: Analysis, eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES
+) -> str:
+    """One line per wave: lane, start (UTC), span, size, peak, bucket, saving, tools."""
+    header = (f"{'session':<10} {'lane':<10} {'start (UTC)':<24} {'span s':>8} {'n':>3} "
+              f"{'peak':>4} {'bucket':<9} {'saved s':>8}  tools")
+    lines = [header]
+    for row in waves_document(analysis, eval_tool_names):
+        lines.append(
+            f"{_short(row['session_id'], 10):<10} {_short(row['lane_id'], 10):<10} "
+            f"{row['start']:<24} {_seconds(row['span_ms']):>8} {row['size']:>3} "
+            f"{row['max_concurrency']:>4} {row['bucket']:<9} "
+            f"{_seconds(row['modeled_wallclock_saved_ms']):>8}  "
+            f"{_tool_summary(row['tool_names'])}"
+        )
+    if len(lines) == 1:
+        lines.append("(no waves: no paired tool calls)")
+    return "\n".join(lines) + "\n"
