@@ -1,0 +1,350 @@
+"""The ``wavemetrics`` CLI on real Claude Code sessions and on small inputs.
+
+Expected per-lane figures for the corpus were computed independently of this
+package: by a throwaway script written straight from ``spec/metrics.md`` and
+``spec/formats.md``, with three multi-call waves checked by hand against the raw
+timestamps (e.g. agent-db734024 wave 2: durations 1 695 + 3 286 281 + 3 286 486
+= 6 574 462 ms, span 3 288 114 ms, modeled saving 3 286 348 ms, upper bound
+2 x 6 574 462 / 3 = 4 382 974.666... ms).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from tests.corpus import CORPUS, needs_corpus
+from wavemetrics.cli import main
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "wavemetrics" / "examples" / "claude-code-demo.jsonl"
+
+# (project folder, session id prefix, lane, observed, paired, incomplete, waves,
+#  non_eval_waves_multi, saved round trips, modeled ms, upper bound ms, histogram, turn ms)
+CLAUDE_CODE_LOG = [
+    ("-experiments-ideas", "03eb5929", "main", 2, 2, 0, 2, 0, 0, 0.0, 0.0, "2:0:0:0:0:0:0:0", 0.0),
+    ("-Users-dain-workspace-claude-code-log-sample", "07f2e15c", "main", 20, 20, 0, 19, 1, 1, 73.0, 478.0, "18:1:0:0:0:0:0:0", 0.0),
+    ("-Users-dain-workspace-claude-code-log-sample", "0d3a8e6f", "main", 14, 14, 0, 14, 0, 0, 0.0, 0.0, "14:0:0:0:0:0:0:0", 0.0),
+    ("-Users-dain-workspace-claude-code-log-sample", "12a546d1", "main", 35, 35, 0, 35, 0, 0, 0.0, 0.0, "35:0:0:0:0:0:0:0", 0.0),
+    ("-src-experiments-claude_p", "256ba646", "main", 3, 3, 0, 3, 0, 0, 0.0, 0.0, "3:0:0:0:0:0:0:0", 0.0),
+    ("-src-experiments-claude_p", "29ccd257", "main", 1, 1, 0, 1, 0, 0, 0.0, 0.0, "1:0:0:0:0:0:0:0", 0.0),
+    ("-src-experiments-claude_p", "2b4ed4c0", "main", 9, 9, 0, 9, 0, 0, 0.0, 0.0, "9:0:0:0:0:0:0:0", 0.0),
+    ("-Users-dain-workspace-claude-code-log-sample", "326189cf", "main", 14, 14, 0, 14, 0, 0, 0.0, 0.0, "14:0:0:0:0:0:0:0", 0.0),
+    ("-Users-dain-workspace-claude-code-log-sample", "37f83ec9", "main", 101, 101, 0, 101, 0, 0, 0.0, 0.0, "101:0:0:0:0:0:0:0", 0.0),
+    ("-Users-dain-workspace-danieldemmel-me-next", "4379d1bf", "main", 2, 2, 0, 2, 0, 0, 0.0, 0.0, "2:0:0:0:0:0:0:0", 0.0),
+    ("-Users-dain-workspace-danieldemmel-me-next", "5ed31c36", "main", 4, 4, 0, 2, 1, 2, 865.0, 1258.0, "1:0:1:0:0:0:0:0", 0.0),
+    ("-Users-dain-workspace-claude-code-log-sample", "71c9afe9", "main", 2, 2, 0, 2, 0, 0, 0.0, 0.0, "2:0:0:0:0:0:0:0", 0.0),
+    ("-Users-dain-workspace-coderabbit-review-helper", "741790a4", "668b5ac2", 7, 7, 0, 4, 2, 3, 597.0, 1219.5, "2:1:1:0:0:0:0:0", 0.0),
+    ("-Users-dain-workspace-coderabbit-review-helper", "741790a4", "9fa17969", 5, 5, 0, 5, 0, 0, 0.0, 0.0, "5:0:0:0:0:0:0:0", 0.0),
+    ("-Users-dain-workspace-coderabbit-review-helper", "741790a4", "b52b1c09", 5, 5, 0, 4, 1, 1, 48.0, 108.0, "3:1:0:0:0:0:0:0", 0.0),
+    ("-Users-dain-workspace-coderabbit-review-helper", "741790a4", "db734024", 6, 6, 0, 4, 1, 2, 3286348.0, 4382974.666666667, "3:0:1:0:0:0:0:0", 0.0),
+    ("-Users-dain-workspace-coderabbit-review-helper", "741790a4", "f36dc5e5", 8, 8, 0, 6, 2, 2, 92087.0, 92966.5, "4:2:0:0:0:0:0:0", 0.0),
+    ("-Users-dain-workspace-claude-code-log-sample", "89488521", "main", 9, 9, 0, 9, 0, 0, 0.0, 0.0, "9:0:0:0:0:0:0:0", 0.0),
+    ("-Users-dain-workspace-claude-code-log-sample", "937c6e6b", "main", 26, 26, 0, 26, 0, 0, 0.0, 0.0, "26:0:0:0:0:0:0:0", 0.0),
+    ("-Users-dain-workspace-claude-code-log-sample", "aa5c5ada", "main", 14, 14, 0, 14, 0, 0, 0.0, 0.0, "14:0:0:0:0:0:0:0", 0.0),
+    ("-Users-dain-workspace-danieldemmel-me-next", "b25638d7", "main", 17, 17, 0, 17, 0, 0, 0.0, 0.0, "17:0:0:0:0:0:0:0", 0.0),
+    ("-Users-dain-workspace-claude-code-log-sample", "b45ad5d8", "main", 8, 8, 0, 8, 0, 0, 0.0, 0.0, "8:0:0:0:0:0:0:0", 0.0),
+    ("-Users-dain-workspace-claude-code-log-sample", "cbc0f75b", "main", 9, 9, 0, 9, 0, 0, 0.0, 0.0, "9:0:0:0:0:0:0:0", 0.0),
+    ("-experiments-worktrees", "ef958aa1", "a36efb2a1231c41e2", 7, 7, 0, 7, 0, 0, 0.0, 0.0, "7:0:0:0:0:0:0:0", 0.0),
+    ("-experiments-worktrees", "ef958aa1", "a4ca7529859c158c2", 24, 24, 0, 20, 4, 4, 325974.0, 337805.5, "16:4:0:0:0:0:0:0", 0.0),
+    ("-experiments-worktrees", "ef958aa1", "a52886dc180afb356", 17, 17, 0, 17, 0, 0, 0.0, 0.0, "17:0:0:0:0:0:0:0", 0.0),
+    ("-experiments-worktrees", "ef958aa1", "a6aa8ad077d9ea083", 6, 6, 0, 6, 0, 0, 0.0, 0.0, "6:0:0:0:0:0:0:0", 0.0),
+    ("-experiments-worktrees", "ef958aa1", "ab1e6e141221a29ab", 17, 17, 0, 14, 3, 3, 53504.0, 59810.0, "11:3:0:0:0:0:0:0", 0.0),
+    ("-experiments-worktrees", "ef958aa1", "aef063ba534d73153", 6, 6, 0, 6, 0, 0, 0.0, 0.0, "6:0:0:0:0:0:0:0", 0.0),
+    ("-experiments-worktrees", "ef958aa1", "main", 40, 40, 0, 35, 3, 5, 1642275.0, 1784988.8333333333, "32:1:2:0:0:0:0:0", 400393.0),
+    ("-Users-dain-workspace-danieldemmel-me-next", "f852ad25", "main", 35, 35, 0, 35, 0, 0, 0.0, 0.0, "35:0:0:0:0:0:0:0", 0.0),
+    ("-Users-dain-workspace-claude-code-log-sample", "fe869ecb", "main", 32, 32, 0, 32, 0, 0, 0.0, 0.0, "32:0:0:0:0:0:0:0", 0.0),
+]
+AGENTCMD = [
+    ("claude", "06381696", "main", 3, 2, 1, 2, 0, 0, 0.0, 0.0, "2:0:0:0:0:0:0:0", 0.0),
+    ("claude", "10cd5911", "main", 5, 5, 0, 3, 2, 2, 16613.0, 17711.0, "1:2:0:0:0:0:0:0", 0.0),
+    ("claude", "2d984148", "main", 27, 27, 0, 27, 0, 0, 0.0, 0.0, "27:0:0:0:0:0:0:0", 0.0),
+    ("claude", "8a2518dd", "main", 10, 10, 0, 9, 1, 1, 279.0, 676.0, "8:1:0:0:0:0:0:0", 0.0),
+]
+_FIELDS = (
+    "observed_calls", "paired_calls", "incomplete_calls", "waves_total", "non_eval_waves_multi",
+    "non_eval_saved_round_trips", "modeled_wallclock_saved_ms", "upper_bound_saved_ms",
+    "non_eval_wave_size_histogram", "measured_turn_duration_ms_total",
+)
+
+
+def _run(*args: str) -> tuple[int, Any, str]:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    out: Any = result.stdout
+    if "json" in args and "--format" in args and args[args.index("--format") + 1] == "json":
+        out = json.loads(result.stdout)
+    return result.exit_code, out, result.stderr
+
+
+def _lane_rows(document: dict[str, Any]) -> dict[tuple[str, str], tuple[Any, ...]]:
+    return {
+        (lane["session_id"][:8], lane["lane_id"]): tuple(lane[f] for f in _FIELDS)
+        for lane in document["lanes"]
+    }
+
+
+def _expected(rows: list[tuple[Any, ...]]) -> dict[tuple[str, str], tuple[Any, ...]]:
+    return {(r[1], r[2]): r[3:] for r in rows}
+
+
+@needs_corpus
+def test_summarize_claude_code_log_corpus_per_lane() -> None:
+    """Every lane of the 32 claude-code-log files has the independently computed figures."""
+    code, document, _ = _run(
+        "summarize", "--format", "json", str(CORPUS / "claude-code-log")
+    )
+    assert code == 0
+    assert isinstance(document, dict)
+    assert _lane_rows(document) == _expected(CLAUDE_CODE_LOG)
+    assert len(document["inputs"]) == 32
+    assert {i["format"] for i in document["inputs"]} == {"claude-code"}
+
+
+@needs_corpus
+def test_summarize_agentcmd_corpus_per_lane() -> None:
+    """The agentcmd Claude sessions give the independently computed figures, one lane each."""
+    code, document, _ = _run("summarize", "--format", "json", str(CORPUS / "agentcmd" / "claude"))
+    assert code == 0
+    assert isinstance(document, dict)
+    assert _lane_rows(document) == _expected(AGENTCMD)
+    # One call of 06381696 never got its result: 3 observed = 2 paired + 1 incomplete.
+    assert document["total"]["incomplete_calls"] == 1
+
+
+@needs_corpus
+def test_resumed_sessions_are_deduplicated_by_uuid_across_files() -> None:
+    """Lines copied into a resumed session's file are ignored as duplicate uuids, not re-counted."""
+    _, document, _ = _run(
+        "summarize", "--format", "json",
+        str(CORPUS / "claude-code-log" / "-Users-dain-workspace-claude-code-log-sample"),
+    )
+    assert isinstance(document, dict)
+    duplicates = {
+        Path(i["path"]).name[:8]: i["ignored"].get("duplicate_uuid", 0) for i in document["inputs"]
+    }
+    # The first line of b45ad5d8 and of cbc0f75b is a copy of a line of 71c9afe9.
+    assert duplicates["b45ad5d8"] == 1
+    assert duplicates["cbc0f75b"] == 1
+    assert sum(duplicates.values()) == 2
+
+
+@needs_corpus
+def test_subagent_files_are_lanes_of_their_parent_session() -> None:
+    """A session folder's subagents/ files become lanes of the parent session id."""
+    _, document, _ = _run(
+        "summarize", "--format", "json", str(CORPUS / "claude-code-log" / "-experiments-worktrees")
+    )
+    assert isinstance(document, dict)
+    assert {lane["session_id"] for lane in document["lanes"]} == {
+        "ef958aa1-0e93-49f0-bb71-150f63befcd1"
+    }
+    assert len(document["lanes"]) == 7
+    total = document["total"]
+    # 1642275 + 325974 + 53504 = 2021753 ms; exact because every term is an integer.
+    assert total["modeled_wallclock_saved_ms"] == 2021753.0
+    # singles: 7 + 16 + 17 + 6 + 11 + 6 + 32 = 95; pairs: 4 + 3 + 1 = 8; triples: main's 2.
+    assert total["non_eval_wave_size_histogram"] == "95:8:2:0:0:0:0:0"
+
+
+@needs_corpus
+def test_session_file_alone_notes_its_unread_subagents() -> None:
+    """Naming a session file whose subagents/ folder is not read prints a note on stderr."""
+    session = CORPUS / "claude-code-log" / "-experiments-worktrees" / (
+        "ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
+    )
+    code, document, err = _run("summarize", "--format", "json", str(session))
+    assert code == 0
+    assert isinstance(document, dict)
+    assert [lane["lane_id"] for lane in document["lanes"]] == ["main"]
+    assert "sub-agent files" in err and "were not read" in err
+
+
+def test_bundled_example_matches_its_source_session() -> None:
+    """The shipped demo skeleton gives the figures of the real session it was derived from."""
+    code, document, _ = _run("summarize", "--format", "json", str(EXAMPLE))
+    assert code == 0
+    assert isinstance(document, dict)
+    expected = {k: v for k, v in _expected(CLAUDE_CODE_LOG).items() if k[0] == "ef958aa1"}
+    assert _lane_rows(document) == expected
+    (report,) = document["inputs"]
+    # One provenance record (unknown type, ignored) and 236 skeleton lines, all used.
+    assert report["ignored"] == {"wavemetrics-provenance": 1}
+    assert report["lines_read"] == report["lines_used"] + 1 == 237
+
+
+def test_example_has_no_text_content() -> None:
+    """The demo skeleton carries ids, tool names and times only: no text or input fields."""
+    for line in EXAMPLE.read_text(encoding="utf-8").splitlines()[1:]:
+        record = json.loads(line)
+        assert set(record) <= {
+            "type", "subtype", "uuid", "sessionId", "agentId", "isSidechain", "timestamp",
+            "message", "durationMs",
+        }
+        for block in record.get("message", {}).get("content", []):
+            assert set(block) <= {"type", "id", "name", "tool_use_id"}
+
+
+def _events(tmp_path: Path, lines: list[dict[str, Any]], name: str = "s1.jsonl") -> str:
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
+def _ev(kind: str, call: str, tool: str, at: float, **extra: Any) -> dict[str, Any]:
+    return {"type": kind, "toolCallId": call, "toolName": tool, "timestamp": at, **extra}
+
+
+PARALLEL = [
+    _ev("tool_execution_start", "a", "read", 1000),
+    _ev("tool_execution_start", "b", "grep", 1100),
+    _ev("tool_execution_end", "b", "grep", 1400),
+    _ev("tool_execution_end", "a", "read", 2000),
+    _ev("tool_execution_start", "c", "eval", 3000),
+    _ev("tool_execution_end", "c", "eval", 3500),
+]
+
+
+def test_jsonl_prints_one_v1_payload_per_lane_with_waves(tmp_path: Path) -> None:
+    """--format jsonl prints exactly the 16 v1 keys in contract order, with hand-computed values."""
+    path = _events(tmp_path, PARALLEL)
+    code, out, _ = _run("summarize", "--format", "jsonl", path)
+    assert code == 0
+    assert isinstance(out, str)
+    (line,) = out.splitlines()
+    payload = json.loads(line)
+    assert list(payload) == [
+        "$session_id", "clock_anomalies", "dropped_calls", "eval_only_duration_ms",
+        "eval_only_waves", "incomplete_calls", "measured_turn_duration_ms_total", "mixed_waves",
+        "modeled_wallclock_saved_ms", "non_eval_joined_calls", "non_eval_saved_round_trips",
+        "non_eval_wave_size_histogram", "non_eval_waves_multi", "non_eval_waves_total",
+        "schema_kind", "upper_bound_saved_ms",
+    ]
+    # sha256 of the bytes ["s1","main"]: computed with hashlib on the literal, not by the package.
+    # the documented hash: SHA-256 of the bytes of JSON.stringify(["s1", "main"]).
+    assert payload["$session_id"] == hashlib.sha256(b'["s1","main"]').hexdigest()
+    # wave 1: read [1000,2000], grep [1100,1400]: S = 1000 + 300 = 1300, span 1000.
+    assert payload["modeled_wallclock_saved_ms"] == 300.0
+    assert payload["upper_bound_saved_ms"] == 650.0  # (2 - 1) * (1300 / 2)
+    assert payload["non_eval_saved_round_trips"] == 1
+    assert payload["non_eval_wave_size_histogram"] == "0:1:0:0:0:0:0:0"
+    assert payload["eval_only_waves"] == 1
+    assert payload["eval_only_duration_ms"] == 500.0
+    assert payload["schema_kind"] == "parallelism_v1"
+
+
+def test_eval_tool_option_replaces_the_default_names(tmp_path: Path) -> None:
+    """--eval-tool grep makes grep the only eval name, so the parallel wave becomes mixed."""
+    path = _events(tmp_path, PARALLEL)
+    _, document, _ = _run("summarize", "--format", "json", "--eval-tool", "grep", path)
+    assert isinstance(document, dict)
+    total = document["total"]
+    # wave 1 = {read, grep} is mixed; wave 2 = {eval} is now non_eval (size 1).
+    assert (total["mixed_waves"], total["eval_only_waves"], total["non_eval_waves_total"]) == (
+        1, 0, 1
+    )
+    assert total["modeled_wallclock_saved_ms"] == 0.0
+
+
+def test_max_tracked_calls_caps_and_zero_means_unbounded(tmp_path: Path) -> None:
+    """--max-tracked-calls 1 drops the second start; 0 lifts the cap."""
+    path = _events(tmp_path, PARALLEL)
+    _, capped, _ = _run("summarize", "--format", "json", "--max-tracked-calls", "1", path)
+    _, unbounded, _ = _run("summarize", "--format", "json", "--max-tracked-calls", "0", path)
+    assert isinstance(capped, dict) and isinstance(unbounded, dict)
+    # cap 1: a held (pending) -> b dropped, its end orphaned; a paired -> c dropped too.
+    assert capped["total"]["dropped_calls"] == 2
+    assert capped["total"]["orphan_ends"] == 2
+    assert unbounded["total"]["dropped_calls"] == 0
+    assert unbounded["total"]["paired_calls"] == 3
+
+
+def test_table_fits_80_columns_and_names_the_detected_format(tmp_path: Path) -> None:
+    """The table says which format it detected and no line is wider than 80 columns."""
+    path = _events(tmp_path, PARALLEL, name="a-very-long-session-identifier-for-width.jsonl")
+    code, out, _ = _run("summarize", path)
+    assert code == 0
+    assert isinstance(out, str)
+    assert out.splitlines()[0] == "inputs: 1 events (auto-detected)"
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert "0.30" in out  # 300 ms modeled saving shown in seconds
+
+
+def test_waves_lists_every_wave_with_bucket_and_saving(tmp_path: Path) -> None:
+    """wavemetrics waves --format json lists both waves with start, span, size, bucket, saving."""
+    path = _events(tmp_path, PARALLEL)
+    code, rows, _ = _run("waves", "--format", "json", path)
+    assert code == 0
+    assert isinstance(rows, list)
+    assert [(r["start_ms"], r["span_ms"], r["size"], r["max_concurrency"], r["bucket"],
+             r["tool_names"], r["modeled_wallclock_saved_ms"]) for r in rows] == [
+        (1000.0, 1000.0, 2, 2, "non_eval", ["read", "grep"], 300.0),
+        (3000.0, 500.0, 1, 1, "eval_only", ["eval"], 0.0),
+    ]
+    assert rows[0]["start"] == "1970-01-01T00:00:01.000Z"
+
+
+def test_unreadable_input_exits_1_and_others_are_still_summarised(tmp_path: Path) -> None:
+    """A missing file is named on stderr with exit 1; the good input is still summarised."""
+    good = _events(tmp_path, PARALLEL)
+    missing = str(tmp_path / "nope.jsonl")
+    code, document, err = _run("summarize", "--format", "json", good, missing)
+    assert code == 1
+    assert isinstance(document, dict)
+    assert f"{missing}: no such file or directory" in err
+    assert document["total"]["paired_calls"] == 3
+    assert [i["error"] for i in document["inputs"]] == ["no such file or directory", None]
+
+
+def test_unrecognised_input_is_an_error_for_that_input(tmp_path: Path) -> None:
+    """JSON records of no known format give exit 1 and a clear reason on stderr."""
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"hello": 1}\n{"hello": 2}\n', encoding="utf-8")
+    code, _, err = _run("summarize", "--format", "json", str(other))
+    assert code == 1
+    assert "not a recognised trace format" in err
+    assert err.count("\n") == 1
+
+
+def test_usage_errors_exit_2() -> None:
+    """No path, or an unknown option value, is a usage error with exit status 2."""
+    assert _run("summarize")[0] == 2
+    assert _run("summarize", "--format", "xml", "x")[0] == 2
+    assert _run("summarize", "--max-tracked-calls", "-1", "x")[0] == 2
+
+
+def test_stdin_is_read_with_dash(tmp_path: Path) -> None:
+    """PATH - reads the trace from standard input; its session id defaults to "stdin"."""
+    text = "".join(json.dumps(line) + "\n" for line in PARALLEL)
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", "-"], input=text)
+    assert result.exit_code == 0
+    document = json.loads(result.stdout)
+    assert [(lane["session_id"], lane["lane_id"]) for lane in document["lanes"]] == [
+        ("stdin", "main")
+    ]
+    assert document["inputs"][0]["lines_used"] == 6
+
+
+def test_lanes_without_waves_are_listed_but_get_no_payload(tmp_path: Path) -> None:
+    """A lane with only an unfinished call is in the JSON lanes but has no v1 payload."""
+    path = _events(tmp_path, [_ev("tool_execution_start", "a", "read", 5)])
+    _, document, _ = _run("summarize", "--format", "json", path)
+    _, out, _ = _run("summarize", "--format", "jsonl", path)
+    assert isinstance(document, dict)
+    assert [(lane["lane_id"], lane["incomplete_calls"], lane["waves_total"])
+            for lane in document["lanes"]] == [("main", 1, 0)]
+    assert out == ""
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "jsonl"])
+def test_empty_input_is_reported_not_an_error(tmp_path: Path, fmt: str) -> None:
+    """An empty file is reported as empty with exit 0 in every output format."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    code, _, err = _run("summarize", "--format", fmt, str(empty))
+    assert code == 0
+    assert "empty input" in err
