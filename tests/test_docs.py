@@ -1,0 +1,68 @@
+"""The documentation stays true to the code it describes."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from wavemetrics.schema import EXTRA_PROPERTIES, V1_PROPERTIES
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def _rows(text: str, header: str) -> list[list[str]]:
+    section = text.split(header, 1)[1]
+    rows = []
+    for line in section.splitlines()[1:]:
+        if not line.startswith("|"):
+            if rows:
+                break
+            continue
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return [r for r in rows[2:]]  # drop the header row and the rule
+
+
+def test_metrics_doc_lists_the_v1_properties_in_registry_order() -> None:
+    """docs/metrics.md's v1 table has the 16 registry properties, order and types."""
+    text = (DOCS / "metrics.md").read_text(encoding="utf-8")
+    rows = _rows(text, "## The v1 payload")
+    assert [(r[1].strip("`"), r[2], r[3], r[4]) for r in rows] == [
+        (p.name, p.json_type, p.unit, p.meaning) for p in V1_PROPERTIES
+    ]
+    assert len(rows) == 16
+
+
+def test_metrics_doc_lists_every_extra() -> None:
+    """docs/metrics.md's extras table matches the registry's extras."""
+    text = (DOCS / "metrics.md").read_text(encoding="utf-8")
+    rows = _rows(text, "## Extras")
+    assert [(r[0].strip("`"), r[1], r[2], r[3]) for r in rows] == [
+        (p.name, p.json_type, p.unit, p.meaning) for p in EXTRA_PROPERTIES
+    ]
+
+
+def test_readme_quick_start_has_two_commands() -> None:
+    """The README's quick start is two sh blocks: run the bundled example, run the tests."""
+    text = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+    quick = text.split("## Quick start", 1)[1].split("## ", 1)[0]
+    blocks = re.findall(r"```sh\n(.*?)\n```", quick, flags=re.S)
+    assert len(blocks) == 2
+    assert "wavemetrics summarize wavemetrics/examples/claude-code-demo.jsonl" in blocks[0]
+    assert "pytest" in blocks[1]
+    assert (DOCS.parent / "wavemetrics" / "examples" / "claude-code-demo.jsonl").is_file()
+
+
+def test_readme_example_output_is_what_the_demo_prints() -> None:
+    """The table shown in the README is exactly what the quick-start command prints."""
+    from click.testing import CliRunner
+
+    from wavemetrics.cli import main
+
+    root = DOCS.parent
+    text = (root / "README.md").read_text(encoding="utf-8")
+    shown = text.split("The first command prints:", 1)[1].split("```", 2)[1]
+    result = CliRunner().invoke(
+        main, ["summarize", str(root / "wavemetrics" / "examples" / "claude-code-demo.jsonl")]
+    )
+    assert result.exit_code == 0
+    assert result.stdout == shown.lstrip("\n")
