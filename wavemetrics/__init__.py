@@ -14,6 +14,8 @@ from wavemetrics.classify import (
 )
 from wavemetrics.histogram import decode_histogram, encode_histogram, wave_size_bucket
 from wavemetrics.observations import Observation, ToolCall, WaveCounters
+from wavemetrics.pipeline import Analysis, LaneResult, analyse, session_hash
+from wavemetrics.readers import FORMATS, InputReport, Lane, ReadOutcome, read_inputs
 from wavemetrics.savings import (
     modeled_wallclock_saved_ms,
     saved_round_trips,
@@ -28,15 +30,22 @@ __version__ = "0.1.0"
 
 __all__ = [
     "EVAL_TOOL_NAMES",
+    "FORMATS",
     "SCHEMA_KIND",
+    "Analysis",
+    "InputReport",
+    "Lane",
+    "LaneResult",
     "Observation",
     "ParallelismSummary",
+    "ReadOutcome",
     "ToolCall",
     "Wave",
     "WaveAssembly",
     "WaveBucket",
     "WaveCounters",
     "__version__",
+    "analyse",
     "assemble_waves",
     "classify_wave",
     "decode_histogram",
@@ -46,7 +55,9 @@ __all__ = [
     "merge_summaries",
     "modeled_wallclock_saved_ms",
     "normalize_tool_name",
+    "read_inputs",
     "saved_round_trips",
+    "session_hash",
     "summarize",
     "upper_bound_saved_ms",
     "wave_size_bucket",
