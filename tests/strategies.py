@@ -1,0 +1,398 @@
+"""Shared Hypothesis strategies for the metric-core tests (``spec/metrics.md``).
+
+Everything a property needs to generate lives here, so that the hostile values,
+the wave shapes and the tool-name spellings are written once. Character sets are
+written out from the contract, independently of ``wavemetrics.classify``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from hypothesis import strategies as st
+
+from wavemetrics.observations import Observation, ToolCall
+from wavemetrics.summary import ParallelismSummary
+from wavemetrics.waves import Wave, wave_from_calls
+
+# --------------------------------------------------------------------------- names
+
+#: The JavaScript ``trim()`` set of section 4, spelled out from the contract.
+JS_TRIM = (
+    "\t\n\x0b\x0c\r \xa0\u1680"
+    + "".join(chr(code) for code in range(0x2000, 0x200B))
+    + "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+#: Characters Python's ``str.strip()`` removes that JavaScript ``trim()`` keeps.
+PYTHON_ONLY_STRIP = "\x1c\x1d\x1e\x1f\x85"
+#: The default eval names of section 4, in normal form.
+DEFAULT_EVAL_NAMES = ("eval", "codemode", "code_mode")
+#: Separators before an eval suffix that make a name an eval name (``-`` becomes ``_``).
+EVAL_SEPARATORS = "_:/-"
+
+_FULLWIDTH = {chr(c): chr(c - 0x41 + 0xFF21) for c in range(0x41, 0x5B)} | {
+    chr(c): chr(c - 0x61 + 0xFF41) for c in range(0x61, 0x7B)
+}
+
+
+def fullwidth(text: str) -> str:
+    """``text`` with every ASCII letter replaced by its fullwidth form (U+FF21..U+FF5A)."""
+    return "".join(_FULLWIDTH.get(ch, ch) for ch in text)
+
+
+def js_normal_form(name: str) -> str:
+    """The section-4 normal form, written independently: JS trim, lower, ``-`` -> ``_``."""
+    start, end = 0, len(name)
+    while start < end and name[start] in JS_TRIM:
+        start += 1
+    while end > start and name[end - 1] in JS_TRIM:
+        end -= 1
+    return name[start:end].lower().replace("-", "_")
+
+
+def oracle_is_eval(name: str, eval_names: Sequence[str] = DEFAULT_EVAL_NAMES) -> bool:
+    """Section 4 by the letter, as one regular expression per eval name:
+    the normal form is ``e`` optionally preceded by anything ending in ``_``, ``:`` or ``/``."""
+    normal = js_normal_form(name)
+    for raw in eval_names:
+        e = js_normal_form(raw)
+        if e and re.fullmatch(r"(?:.*[_:/])?" + re.escape(e), normal, re.DOTALL):
+            return True
+    return False
+
+
+def oracle_bucket(names: Sequence[str], eval_names: Sequence[str] = DEFAULT_EVAL_NAMES) -> str:
+    """Section 4 wave bucket from the oracle: ``non_eval``, ``eval_only`` or ``mixed``."""
+    flags = {oracle_is_eval(name, eval_names) for name in names}
+    if flags == {True}:
+        return "eval_only"
+    if flags == {True, False}:
+        return "mixed"
+    return "non_eval"
+
+
+trim_whitespace = st.text(alphabet=JS_TRIM, max_size=3)
+
+
+@st.composite
+def random_case(draw: st.DrawFn, text: str) -> str:
+    """``text`` with each character independently upper- or lower-cased."""
+    return "".join(draw(st.sampled_from((ch.lower(), ch.upper()))) for ch in text)
+
+
+@st.composite
+def eval_spellings(draw: st.DrawFn) -> str:
+    """Names that are eval names: a default eval name in any case, ``_`` or ``-``,
+    optionally after a prefix and a separator, wrapped in JS-trim whitespace."""
+    base = draw(st.sampled_from(DEFAULT_EVAL_NAMES))
+    base = base.replace("_", draw(st.sampled_from("_-")))
+    body = draw(random_case(base))
+    if draw(st.booleans()):
+        prefix = draw(st.sampled_from(("mcp", "server", "tool", "a.b", "x y", fullwidth("mcp"), "ln")))
+        body = prefix + draw(st.sampled_from(EVAL_SEPARATORS)) + body
+    return draw(trim_whitespace) + body + draw(trim_whitespace)
+
+
+#: Spellings that look eval-ish but are not eval names under section 4.
+NOT_EVAL_NAMES = (
+    "evaluate", "evaluate_foo", "eval_helper", "codemodel", "foo.eval", "eval:", "ln",
+    "evals", "xeval", "mcp:evaluate", "code mode", "code__mode", "eval/", fullwidth("eval"),
+    fullwidth("Eval"), "mcp:" + fullwidth("eval"), fullwidth("code_mode"), "eval\x1c", "\x1feval", "eval\x85", "\x85eval",
+    "e val", "read", "grep", "bash", "Read", "web-fetch", "mcp:search", "server/grep",
+)
+
+
+@st.composite
+def plain_non_eval_names(draw: st.DrawFn) -> str:
+    """Non-empty names over an alphabet without the letters of any eval name."""
+    return draw(st.text(alphabet="bfghjknpqrstuwxyzBFGHJ019._-:/ ", min_size=1, max_size=8))
+
+
+non_eval_spellings = st.one_of(st.sampled_from(NOT_EVAL_NAMES), plain_non_eval_names())
+
+#: Any tool-name spelling: eval names, near misses, fullwidth letters, odd whitespace.
+tool_name_spellings = st.one_of(
+    eval_spellings(),
+    non_eval_spellings,
+    eval_spellings().map(fullwidth),
+    st.text(alphabet="evalcodmEVALCODM_-:/." + JS_TRIM[:4] + PYTHON_ONLY_STRIP, max_size=12),
+)
+
+# --------------------------------------------------------------------- observations
+
+CALL_IDS = ("a", "b", "c", "d", "e")
+TOOL_NAMES = ("read", "grep", "bash", "eval", "mcp:eval", "Code-Mode")
+
+tool_names = st.sampled_from(TOOL_NAMES)
+small_ms = st.integers(min_value=0, max_value=40)
+short_durations = st.integers(min_value=0, max_value=12)
+any_ms = st.one_of(
+    st.integers(min_value=0, max_value=10**15),
+    st.floats(min_value=0.0, max_value=1e15, allow_nan=False, allow_infinity=False),
+)
+
+
+class RaisingAttributes:
+    """A hostile element: every attribute access raises."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise RuntimeError(f"no {name} for you")
+
+
+class RaisingMapping(dict):  # type: ignore[type-arg]
+    """A hostile mapping whose ``get`` raises."""
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        raise KeyError(key)
+
+
+def _valid_dict(kind: str = "start") -> dict[str, object]:
+    return {"kind": kind, "call_id": "a", "tool_name": "read", "at_ms": 1}
+
+
+def _with(field: str, value: object) -> dict[str, object]:
+    item = _valid_dict()
+    item[field] = value
+    return item
+
+
+def _without(field: str) -> dict[str, object]:
+    item = _valid_dict()
+    del item[field]
+    return item
+
+
+#: Every kind of malformed element of section 1, with a readable id.
+MALFORMED_ELEMENTS: tuple[tuple[str, object], ...] = (
+    ("none", None),
+    ("str", "start"),
+    ("int", 42),
+    ("float", 1.5),
+    ("list", ["start", "a", "read", 1]),
+    ("tuple", ("start", "a", "read", 1)),
+    ("empty dict", {}),
+    ("bare object", object()),
+    ("raising attributes", RaisingAttributes()),
+    ("raising mapping", RaisingMapping(_valid_dict())),
+    ("missing kind", _without("kind")),
+    ("missing call_id", _without("call_id")),
+    ("missing tool_name", _without("tool_name")),
+    ("missing at_ms", _without("at_ms")),
+    ("kind START", _with("kind", "START")),
+    ("kind Start", _with("kind", "Start")),
+    ("kind padded", _with("kind", " start")),
+    ("kind begin", _with("kind", "begin")),
+    ("kind empty", _with("kind", "")),
+    ("kind None", _with("kind", None)),
+    ("kind int", _with("kind", 1)),
+    ("kind bytes", _with("kind", b"start")),
+    ("call_id empty", _with("call_id", "")),
+    ("call_id None", _with("call_id", None)),
+    ("call_id int", _with("call_id", 7)),
+    ("call_id bytes", _with("call_id", b"a")),
+    ("tool_name empty", _with("tool_name", "")),
+    ("tool_name None", _with("tool_name", None)),
+    ("tool_name int", _with("tool_name", 3)),
+    ("at_ms None", _with("at_ms", None)),
+    ("at_ms str", _with("at_ms", "5")),
+    ("at_ms NaN", _with("at_ms", math.nan)),
+    ("at_ms inf", _with("at_ms", math.inf)),
+    ("at_ms -inf", _with("at_ms", -math.inf)),
+    ("at_ms -1", _with("at_ms", -1)),
+    ("at_ms -0.001", _with("at_ms", -0.001)),
+    ("at_ms True", _with("at_ms", True)),
+    ("at_ms False", _with("at_ms", False)),
+    ("at_ms huge int", _with("at_ms", 10**400)),
+    ("at_ms list", _with("at_ms", [1])),
+    ("at_ms complex", _with("at_ms", 1j)),
+    ("Observation empty call_id", Observation("start", "", "read", 1)),
+    ("Observation empty tool_name", Observation("end", "a", "", 1)),
+    ("Observation kind START", Observation("START", "a", "read", 1)),
+    ("Observation at_ms True", Observation("start", "a", "read", True)),  # type: ignore[arg-type]
+    ("Observation at_ms NaN", Observation("start", "a", "read", math.nan)),
+)
+
+malformed_elements = st.sampled_from([element for _, element in MALFORMED_ELEMENTS])
+
+
+@st.composite
+def valid_observations(
+    draw: st.DrawFn, times: st.SearchStrategy[float] = small_ms
+) -> object:
+    """A valid start or end, as an :class:`Observation` or as an equivalent mapping."""
+    fields = {
+        "kind": draw(st.sampled_from(("start", "end"))),
+        "call_id": draw(st.sampled_from(CALL_IDS)),
+        "tool_name": draw(st.sampled_from(TOOL_NAMES)),
+        "at_ms": draw(times),
+    }
+    if draw(st.booleans()):
+        return fields
+    return Observation(**fields)  # type: ignore[arg-type]
+
+
+#: Arrival-ordered input with duplicates, orphans, reversed clocks and hostile elements.
+observation_streams = st.lists(
+    st.one_of(valid_observations(), valid_observations(), malformed_elements), max_size=40
+)
+
+#: Caps to pair under: unbounded (``None``/``0``) and small caps that are hit often.
+caps = st.one_of(st.none(), st.just(0), st.integers(min_value=1, max_value=6))
+
+
+@st.composite
+def distinct_complete_calls(
+    draw: st.DrawFn,
+    starts: st.SearchStrategy[float] = small_ms,
+    durations: st.SearchStrategy[float] = short_durations,
+    names: st.SearchStrategy[str] = tool_names,
+    max_size: int = 25,
+) -> list[ToolCall]:
+    """Calls with distinct ids and ``end >= start`` (the shape pairing produces)."""
+    specs = draw(st.lists(st.tuples(starts, durations, names), max_size=max_size))
+    return [ToolCall(f"c{i}", name, start, start + length)
+            for i, (start, length, name) in enumerate(specs)]
+
+
+def observations_of(calls: Sequence[ToolCall]) -> list[Observation]:
+    """Each call's start directly followed by its end, in the given order."""
+    stream: list[Observation] = []
+    for call in calls:
+        stream.append(Observation("start", call.call_id, call.tool_name, call.start_ms))
+        stream.append(Observation("end", call.call_id, call.tool_name, call.end_ms))
+    return stream
+
+
+# ----------------------------------------------------------------------------- waves
+
+
+@st.composite
+def connected_calls(
+    draw: st.DrawFn,
+    names: st.SearchStrategy[str] = tool_names,
+    max_size: int = 8,
+    integer_ms: bool = True,
+    offset: float = 0,
+) -> list[ToolCall]:
+    """1..max_size calls forming one wave, in wave order (sorted by ``(start, end)``).
+
+    Shapes: ``chain`` (touching back to back), ``nested``, ``identical``,
+    ``instant`` (zero-length calls at one instant) and ``random`` (each start lies
+    between the previous start and the reach so far, so the set stays connected).
+    """
+    size = draw(st.integers(min_value=1, max_value=max_size))
+    shape = draw(st.sampled_from(("chain", "nested", "identical", "instant", "random")))
+    if integer_ms:
+        step: st.SearchStrategy[float] = st.integers(min_value=0, max_value=9)
+    else:
+        step = st.floats(min_value=0.0, max_value=1e4, allow_nan=False, allow_infinity=False)
+    intervals: list[tuple[float, float]] = []
+    if shape == "chain":
+        at = offset
+        for _ in range(size):
+            length = draw(step)
+            intervals.append((at, at + length))
+            at = at + length
+    elif shape == "nested":
+        outer = offset + draw(step) + size
+        intervals.append((offset, outer))
+        for _ in range(size - 1):
+            lo = draw(st.integers(min_value=0, max_value=size)) + offset
+            hi = min(outer, lo + draw(step))
+            intervals.append((lo, hi))
+    elif shape == "identical":
+        length = draw(step)
+        intervals = [(offset, offset + length)] * size
+    elif shape == "instant":
+        intervals = [(offset, offset)] * size
+    else:
+        start, reach = offset, offset
+        for _ in range(size):
+            if integer_ms:
+                start = draw(st.integers(min_value=int(start), max_value=int(reach)))
+            else:
+                fraction = draw(st.floats(min_value=0.0, max_value=1.0))
+                start = min(reach, start + (reach - start) * fraction)
+            end = start + draw(step)
+            intervals.append((start, end))
+            reach = max(reach, end)
+    intervals.sort()
+    return [ToolCall(f"w{offset}-{i}", draw(names), s, e) for i, (s, e) in enumerate(intervals)]
+
+
+@st.composite
+def wave_lists(
+    draw: st.DrawFn,
+    names: st.SearchStrategy[str] = tool_names,
+    max_waves: int = 6,
+    max_size: int = 8,
+    integer_ms: bool = True,
+) -> list[Wave]:
+    """Disjoint waves in order of their first call, built with ``wave_from_calls``."""
+    count = draw(st.integers(min_value=0, max_value=max_waves))
+    waves: list[Wave] = []
+    offset: float = 0
+    for _ in range(count):
+        calls = draw(connected_calls(names, max_size, integer_ms, offset))
+        waves.append(wave_from_calls(calls))
+        offset = max(call.end_ms for call in calls) + 1 + draw(st.integers(0, 5))
+    return waves
+
+
+# ------------------------------------------------------------------------- summaries
+
+_INT_FIELDS = (
+    "clock_anomalies", "dropped_calls", "eval_only_waves", "incomplete_calls", "mixed_waves",
+    "non_eval_joined_calls", "non_eval_saved_round_trips", "non_eval_waves_multi",
+    "non_eval_waves_total", "observed_calls", "paired_calls", "malformed_observations",
+    "duplicate_starts", "orphan_ends", "eval_outer_joined_calls", "mixed_non_eval_joined_calls",
+)
+_FLOAT_FIELDS = (
+    "eval_only_duration_ms", "measured_turn_duration_ms_total", "modeled_wallclock_saved_ms",
+    "upper_bound_saved_ms", "tool_time_ms",
+)
+
+
+@st.composite
+def summaries(
+    draw: st.DrawFn, floats: Callable[[], st.SearchStrategy[float]] | None = None
+) -> ParallelismSummary:
+    """A summary with every field drawn; float fields are integer-valued (exact sums)
+    unless ``floats`` gives another strategy."""
+    def float_values() -> st.SearchStrategy[float]:
+        if floats is not None:
+            return floats()
+        return st.integers(min_value=-(10**12), max_value=10**12).map(float)
+
+    values: dict[str, object] = {name: draw(st.integers(0, 10**9)) for name in _INT_FIELDS}
+    values |= {name: draw(float_values()) for name in _FLOAT_FIELDS}
+    counts = draw(st.lists(st.integers(0, 10**6), min_size=8, max_size=8))
+    values["non_eval_wave_size_histogram"] = ":".join(str(c) for c in counts)
+    return ParallelismSummary(**values)  # type: ignore[arg-type]
+
+
+#: Durations that are multiples of lcm(1..8) = 840 ms: for waves of up to 8 calls
+#: S / n is then an integer, so every figure (upper bound included) is an exact
+#: integer-valued float and sums of them do not depend on the grouping.
+EXACT_DURATIONS = st.integers(min_value=0, max_value=4).map(lambda k: 840 * k)
+
+
+@st.composite
+def exact_sessions(draw: st.DrawFn) -> tuple[list[object], list[tuple[str, float]]]:
+    """One session: up to 8 complete calls (integer ms, exact figures) mixed with
+    hostile elements and an unpaired start, plus integer-ms turn events."""
+    calls = draw(distinct_complete_calls(
+        starts=st.integers(0, 12).map(lambda k: 420 * k), durations=EXACT_DURATIONS,
+        names=tool_name_spellings.filter(bool), max_size=8,
+    ))
+    stream: list[object] = list(observations_of(calls))
+    for element in draw(st.lists(malformed_elements, max_size=3)):
+        stream.insert(draw(st.integers(0, len(stream))), element)
+    if draw(st.booleans()):
+        stream.append(Observation("start", "never-ends", "read", 5))
+    turns = draw(st.lists(st.tuples(st.sampled_from(("turn_start", "turn_end", "other")),
+                                    st.integers(0, 10**6)), max_size=6))
+    return stream, turns
