@@ -306,7 +306,7 @@ def test_mapping_is_accepted_like_an_observation() -> None:
 
 
 def test_validate_observation_returns_the_four_fields() -> None:
-    """A valid observation, mapping or attribute object yields ``(kind, call_id, tool_name, at_ms)``."""
+    """A valid Observation, mapping or attribute object yields its four fields as a tuple."""
     assert validate_observation(Observation("start", "a", "read", 0)) == ("start", "a", "read", 0)
     mapping = {"kind": "end", "call_id": "b", "tool_name": "t", "at_ms": 2.5}
     assert validate_observation(mapping) == ("end", "b", "t", 2.5)
