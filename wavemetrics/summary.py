@@ -95,10 +95,13 @@ def summarize(
     left-to-right accumulations in wave order.
 
     Raises ``ValueError`` if ``measured_turn_duration_ms_total`` is negative or
-    not finite.
+    not finite, and ``TypeError`` if ``eval_tool_names`` is a single ``str``.
     """
     if not math.isfinite(measured_turn_duration_ms_total) or measured_turn_duration_ms_total < 0:
         raise ValueError("measured_turn_duration_ms_total must be finite and >= 0")
+    # tuple("eval") would be the letters e, v, a, l, each an eval name.
+    if isinstance(eval_tool_names, str):
+        raise TypeError("eval_tool_names is a collection of names, not one str")
     eval_names = tuple(eval_tool_names)
     histogram = [0] * HISTOGRAM_BUCKETS
     non_eval_waves = []
