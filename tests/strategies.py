@@ -386,7 +386,7 @@ def exact_sessions(draw: st.DrawFn) -> tuple[list[object], list[tuple[str, float
     hostile elements and an unpaired start, plus integer-ms turn events."""
     calls = draw(distinct_complete_calls(
         starts=st.integers(0, 12).map(lambda k: 420 * k), durations=EXACT_DURATIONS,
-        names=tool_name_spellings.filter(bool), max_size=8,
+        names=st.one_of(tool_names, non_eval_spellings), max_size=8,
     ))
     stream: list[object] = list(observations_of(calls))
     for element in draw(st.lists(malformed_elements, max_size=3)):
