@@ -74,7 +74,8 @@ def read_inputs(paths: Sequence[str], input_format: str = AUTO) -> ReadOutcome:
             formats[path] = input_format
             continue
         detected = detect_format(source.peek(DETECT_LINES), path)
-        if source.error is not None:
+        if source.error is not None and detected in (None, EMPTY):
+            # Cut off before anything recognisable (else its readable lines are read).
             reports[path] = InputReport(path=path, format="unknown", error=source.error)
         elif detected is None:
             reports[path] = InputReport(

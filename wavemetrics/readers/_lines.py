@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-__all__ = ["LineAccount", "iter_records"]
+__all__ = ["LineAccount", "iter_records", "os_text", "usable_text"]
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -45,6 +45,35 @@ class LineAccount:
     def note(self, what: str, count: int = 1) -> None:
         """Count something that is not a line (a repeated block, a dropped event, ...)."""
         self.notes[what] += count
+
+
+def usable_text(value: object) -> str | None:
+    r"""``value`` when it is a non-empty ``str`` that UTF-8 can encode, else ``None``.
+
+    JSON escapes can produce lone surrogates (``"\ud800"``); an id or name
+    holding one can be neither printed nor hashed, so it is as unusable as a
+    missing one.
+
+    >>> usable_text("toolu_1"), usable_text(""), usable_text("\ud800"), usable_text(7)
+    ('toolu_1', None, None, None)
+    """
+    if not isinstance(value, str) or not value:
+        return None
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+    return value
+
+
+def os_text(name: str) -> str:
+    r"""A file name as printable text: bytes that are not UTF-8 become ``\xNN``.
+
+    >>> os_text("run\udcff")
+    'run\\xff'
+    """
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _reject_constant(name: str) -> Any:

@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-from wavemetrics.readers._lines import LineAccount, iter_records
+from wavemetrics.readers._lines import LineAccount, iter_records, os_text, usable_text
 from wavemetrics.readers.lanes import Lane, LaneBuilder
 from wavemetrics.timestamps import iso_to_ms
 
@@ -40,7 +40,7 @@ class ClaudeFile:
 def fallback_session_id(path: str) -> str:
     """Session id for lines without ``sessionId``: the ``<session>`` folder of a
     ``<session>/subagents/`` file, else the file name without its suffix."""
-    pure = PurePath(path)
+    pure = PurePath(os_text(path))
     if pure.parent.name == "subagents" and pure.parent.parent.name:
         return pure.parent.parent.name
     return pure.name.split(".")[0] or pure.name
@@ -53,19 +53,19 @@ class _Folder:
     lanes: dict[tuple[str, str], LaneBuilder] = attrs.field(factory=dict)
 
     def lane_id(self, record: dict[str, Any]) -> str:
-        agent = record.get("agentId")
-        if isinstance(agent, str) and agent:
+        agent = usable_text(record.get("agentId"))
+        if agent is not None:
             return agent
         if record.get("isSidechain") is True:
-            uuid = record.get("uuid")
-            if isinstance(uuid, str) and uuid:
+            uuid = usable_text(record.get("uuid"))
+            if uuid is not None:
                 return self.sidechain_roots.get(uuid, uuid)
         return "main"
 
     def note_sidechain(self, record: dict[str, Any]) -> None:
         # Inline sub-agents (1.0.x): the lane is the root of the parentUuid chain.
-        uuid = record.get("uuid")
-        if record.get("isSidechain") is not True or not isinstance(uuid, str) or not uuid:
+        uuid = usable_text(record.get("uuid"))
+        if record.get("isSidechain") is not True or uuid is None:
             return
         parent = record.get("parentUuid")
         root = self.sidechain_roots.get(parent, uuid) if isinstance(parent, str) else uuid
@@ -79,10 +79,6 @@ def _blocks(record: dict[str, Any], block_type: str) -> Iterator[Any]:
         for block in content:
             if isinstance(block, dict) and block.get("type") == block_type:
                 yield block
-
-
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def _read_line(
@@ -102,7 +98,7 @@ def _read_line(
         account.ignore(kind)
         return
     folder.note_sidechain(record)
-    session_id = _text(record.get("sessionId")) or fallback_session_id(path)
+    session_id = usable_text(record.get("sessionId")) or fallback_session_id(path)
     key = (session_id, folder.lane_id(record))
     lane = folder.lanes.get(key)
     if lane is None:
@@ -122,7 +118,7 @@ def _read_line(
     fed = usable = 0
     for block in blocks:
         if kind == "assistant":
-            call_id, name = _text(block.get("id")), _text(block.get("name"))
+            call_id, name = usable_text(block.get("id")), usable_text(block.get("name"))
             if call_id is None or name is None:
                 continue
             usable += 1
@@ -131,7 +127,7 @@ def _read_line(
                 continue
             lane.start(call_id, name, at_ms)
         else:
-            call_id = _text(block.get("tool_use_id"))
+            call_id = usable_text(block.get("tool_use_id"))
             if call_id is None:
                 continue
             usable += 1

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from wavemetrics.readers._lines import LineAccount, iter_records
+from wavemetrics.readers._lines import LineAccount, iter_records, os_text, usable_text
 from wavemetrics.readers.lanes import Lane, LaneBuilder
 from wavemetrics.timestamps import time_to_ms
 from wavemetrics.turns import measured_turn_duration_ms
@@ -30,19 +30,16 @@ def _id(record: dict[str, Any], key: str, default: str) -> str | None:
     """The record's id under ``key``; ``default`` when absent; ``None`` when unusable."""
     if key not in record:
         return default
-    value = record[key]
-    if isinstance(value, str) and value:
-        return value
-    return None
+    return usable_text(record[key])
 
 
 def _tool_fields(record: dict[str, Any], kind: str) -> tuple[str, str | None] | None:
     """``(toolCallId, toolName)``; an end may lack its name. ``None`` when unusable."""
-    call_id = record.get("toolCallId")
-    name = record.get("toolName")
-    if not isinstance(call_id, str) or not call_id:
+    call_id = usable_text(record.get("toolCallId"))
+    name = usable_text(record.get("toolName"))
+    if call_id is None:
         return None
-    if isinstance(name, str) and name:
+    if name is not None:
         return call_id, name
     return None if kind == "tool_execution_start" else (call_id, None)
 
@@ -59,6 +56,7 @@ def read_events(
     ``invalid_timestamp``, a present but empty or non-string id ``invalid_id``.
     """
     account = LineAccount()
+    default_session_id = os_text(default_session_id)  # a file name may not be UTF-8
     lanes: dict[tuple[str, str], LaneBuilder] = {}
     turns: dict[tuple[str, str], list[tuple[str, float]]] = {}
     closed: set[str] = set()
@@ -103,7 +101,7 @@ def read_events(
         elif kind == "tool_execution_start":
             lane.start(call[0], call[1] or "", at_ms)
         else:
-            lane.end(call[0], at_ms, call[1])
+            lane.end(call[0], at_ms)  # the start's name, else "unknown" (formats.md)
     built = []
     for key, lane in lanes.items():
         lane.turn_total_ms = measured_turn_duration_ms(turns[key])

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import gzip
 import os
+import stat
 import sys
 import zlib
 from collections.abc import Iterator
@@ -18,24 +20,35 @@ STDIN = "-"
 TRACE_SUFFIXES = (".jsonl", ".json", ".jsonl.gz", ".json.gz")
 # Claude Code writes agent-*.meta.json beside sub-agent transcripts: metadata, not a trace.
 _SKIPPED_SUFFIXES = (".meta.json",)
+_CHUNK = 1 << 16
 
 
 @attrs.define(eq=False)
 class Source:
     """One input: a file path or stdin. ``error`` holds why reading stopped early.
 
-    Lines are read lazily; stdin can be peeked (for detection) and then read
-    once in full, the peeked lines first.
+    Lines are read lazily; stdin and other inputs that can be read only once
+    (pipes, ``<(...)``) can be peeked (for detection) and then read once in
+    full, the peeked lines first.
     """
 
     path: str
     error: str | None = None
     _peeked: list[bytes] | None = None
-    _stream: BinaryIO | None = None
+    _live: Iterator[bytes] | None = None
 
     @property
     def is_stdin(self) -> bool:
         return self.path == STDIN
+
+    def _read_once(self) -> bool:
+        # Reopening a pipe would lose the lines detection already consumed.
+        if self.is_stdin:
+            return True
+        try:
+            return not stat.S_ISREG(os.stat(self.path).st_mode)
+        except OSError:
+            return False
 
     def _open(self) -> BinaryIO:
         if self.is_stdin:
@@ -47,12 +60,12 @@ class Source:
     def peek(self, count: int) -> list[bytes]:
         """First lines, up to ``count`` with content (blank lines do not count).
 
-        For stdin the lines are kept and replayed first by :meth:`lines`.
+        For stdin and pipes the lines are kept and replayed first by :meth:`lines`.
         """
-        if self.is_stdin:
+        if self._read_once():
             if self._peeked is None:
-                self._stream = self._open()
-                self._peeked = _take(self._guarded(self._stream, close=False), count)
+                self._live = self._guarded(self._open(), close=not self.is_stdin)
+                self._peeked = _take(self._live, count)
             return list(self._peeked)
         stream = self._open()
         try:
@@ -62,21 +75,43 @@ class Source:
 
     def lines(self) -> Iterator[bytes]:
         """Every raw line; an I/O or decompression failure stops it and sets ``error``."""
-        if self.is_stdin:
+        if self._read_once():
             yield from self._peeked or ()
-            stream = self._stream or self._open()
-            yield from self._guarded(stream, close=False)
+            yield from self._live or self._guarded(self._open(), close=not self.is_stdin)
             return
         yield from self._guarded(self._open(), close=True)
 
     def _guarded(self, stream: BinaryIO, *, close: bool) -> Iterator[bytes]:
         try:
-            yield from stream
+            yield from _split_lines(stream) if isinstance(stream, gzip.GzipFile) else stream
         except (OSError, EOFError, zlib.error) as exc:
             self.error = _describe(exc)
         finally:
             if close:
                 stream.close()
+
+
+def _split_lines(stream: gzip.GzipFile) -> Iterator[bytes]:
+    """Lines of a decompressing stream; the partial last line of a stream cut short
+    is yielded (without its newline) before the error propagates, so it is counted."""
+    # Iterating the stream itself would drop that partial line with the error.
+    parts: list[bytes] = []
+    try:
+        while chunk := stream.read1(_CHUNK):
+            start = 0
+            while (end := chunk.find(b"\n", start)) != -1:
+                parts.append(chunk[start : end + 1])
+                yield b"".join(parts)
+                parts = []
+                start = end + 1
+            if start < len(chunk):
+                parts.append(chunk[start:])
+    except (OSError, EOFError, zlib.error):
+        if parts:
+            yield b"".join(parts)
+        raise
+    if parts:
+        yield b"".join(parts)
 
 
 def _take(lines: Iterator[bytes], count: int) -> list[bytes]:
@@ -94,7 +129,9 @@ def _describe(exc: BaseException) -> str:
     if isinstance(exc, EOFError):
         return "compressed stream ended early (file cut short)"
     if isinstance(exc, gzip.BadGzipFile):
-        return f"not a valid gzip file ({exc})"
+        # "Not a gzipped file (b'..')" quotes file content, which is never printed.
+        detail = "no gzip header" if str(exc).startswith("Not a gzipped") else str(exc)
+        return f"not a valid gzip file ({detail})"
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror.lower()
     return str(exc) or type(exc).__name__
@@ -113,12 +150,49 @@ def _is_trace_name(name: str) -> bool:
     return name.endswith(TRACE_SUFFIXES) and not name.endswith(_SKIPPED_SUFFIXES)
 
 
+def _stat_error(path: str, *, regular: bool) -> str | None:
+    """Why ``path`` cannot be read as a trace file, or ``None``; with ``regular``,
+    only regular files qualify (a FIFO in a folder would block the read forever)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        if exc.errno == errno.ENOENT and os.path.islink(path):
+            return "broken symbolic link"
+        return _describe(exc)
+    if regular and not stat.S_ISREG(mode):
+        return "not a regular file (skipped)"
+    return None
+
+
+def _walk(folder: str) -> tuple[list[str], list[tuple[str, str]]]:
+    found: list[str] = []
+    bad: list[tuple[str, str]] = []
+
+    def unreadable(exc: OSError) -> None:
+        bad.append((exc.filename or folder, _describe(exc)))
+
+    for root, dirs, names in os.walk(folder, onerror=unreadable):
+        dirs.sort()
+        for name in sorted(names):
+            if not _is_trace_name(name):
+                continue
+            full = os.path.join(root, name)
+            reason = _stat_error(full, regular=True)
+            if reason is None:
+                found.append(full)
+            else:
+                bad.append((full, reason))
+    return found, bad
+
+
 def expand_paths(paths: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
     """Expand directories recursively to their trace files, sorted; keep other paths.
 
     Returns ``(files, errors)``: ``errors`` are ``(path, reason)`` for paths that
-    do not exist or directories with no trace file. Symbolic links to
-    directories are not followed (no loops); links to files are read.
+    do not exist, directories with no trace file, and the entries of a
+    directory that cannot be read (unreadable sub-folders, broken links, link
+    loops, FIFOs and other non-regular files). Symbolic links to directories
+    are not followed (no loops); links to files are read.
     """
     files: list[str] = []
     errors: list[tuple[str, str]] = []
@@ -126,19 +200,15 @@ def expand_paths(paths: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
         if path == STDIN:
             files.append(path)
         elif os.path.isdir(path):
-            found: list[str] = []
-            for root, dirs, names in os.walk(path, onerror=None):
-                dirs.sort()
-                found.extend(os.path.join(root, n) for n in sorted(names) if _is_trace_name(n))
-            if not found:
+            found, bad = _walk(path)
+            if not found and not bad:
                 errors.append((path, "no *.jsonl or *.json trace files in this directory"))
             files.extend(found)
+            errors.extend(bad)
         elif os.path.exists(path):
             files.append(path)
-        elif os.path.lexists(path):
-            errors.append((path, "broken symbolic link"))
         else:
-            errors.append((path, "no such file or directory"))
+            errors.append((path, _stat_error(path, regular=False) or "no such file or directory"))
     return files, errors
 
 
