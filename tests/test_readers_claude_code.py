@@ -1,0 +1,422 @@
+"""The ``claude-code`` reader (``spec/formats.md``, ``claude-code`` and general rules), by hand.
+
+Times are ISO strings ``T0 + s`` seconds with ``T0 = 2025-01-01T00:00:00Z``
+(1 735 689 600 000 ms); each read also checks ``lines_read == lines_used +
+lines_ignored + problems`` for every file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+
+from wavemetrics import Observation, assemble_waves
+from wavemetrics.cli import main
+from wavemetrics.readers import ReadOutcome, read_inputs
+from wavemetrics.readers._lines import LineAccount
+from wavemetrics.readers.claude_code import ClaudeFile, fallback_session_id, read_claude_code
+from wavemetrics.readers.lanes import Lane
+
+T0_MS = 1_735_689_600_000.0
+
+
+def _t(seconds: float) -> str:
+    whole = int(seconds)
+    millis = round((seconds - whole) * 1000)
+    return f"2025-01-01T00:{whole // 60:02d}:{whole % 60:02d}.{millis:03d}Z"
+
+
+def _ms(seconds: float) -> float:
+    return T0_MS + seconds * 1000
+
+
+def _line(**fields: Any) -> bytes:
+    return json.dumps(fields).encode() + b"\n"
+
+
+def _use(call: str, name: str = "Bash") -> dict[str, Any]:
+    return {"type": "tool_use", "id": call, "name": name, "input": {"command": "ls"}}
+
+
+def _result(call: str, *, is_error: bool | None = None) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call, "content": "ok"}
+    if is_error is not None:
+        block["is_error"] = is_error
+    return block
+
+
+def _assistant(uuid: str, at: Any, *blocks: Any, session: str | None = "s1",
+               **extra: Any) -> bytes:
+    fields: dict[str, Any] = {"type": "assistant", "uuid": uuid, "timestamp": at,
+                              "message": {"role": "assistant", "content": list(blocks)}}
+    if session is not None:
+        fields["sessionId"] = session
+    return _line(**fields, **extra)
+
+
+def _user(uuid: str, at: Any, *blocks: Any, session: str | None = "s1", **extra: Any) -> bytes:
+    fields: dict[str, Any] = {"type": "user", "uuid": uuid, "timestamp": at,
+                              "message": {"role": "user", "content": list(blocks)}}
+    if session is not None:
+        fields["sessionId"] = session
+    return _line(**fields, **extra)
+
+
+def _obs(kind: str, call: str, seconds: float, name: str = "Bash") -> Observation:
+    return Observation(kind, call, name, _ms(seconds))
+
+
+def _check(account: LineAccount | Any) -> None:
+    problems = sum(account.problems.values())
+    assert account.lines_read == account.lines_used + account.lines_ignored + problems
+
+
+def _read(lines: list[bytes], path: str = "/p/proj/s1.jsonl") -> tuple[list[Lane], LineAccount]:
+    lanes, (account,) = read_claude_code([ClaudeFile(path, lambda: lines)])
+    assert account.lines_read == len(lines)
+    _check(account)
+    return lanes, account
+
+
+def _read_tree(root: Path, files: dict[str, list[bytes]], *paths: str) -> ReadOutcome:
+    for name, lines in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(b"".join(lines))
+    outcome = read_inputs([str(root / p) for p in paths], "claude-code")
+    for report in outcome.inputs:
+        assert report.error is None
+        _check(report)
+    return outcome
+
+
+def test_tool_use_starts_and_tool_result_ends_at_line_timestamps() -> None:
+    """A call starts at its assistant line's time and ends at its result line's time."""
+    lanes, account = _read([
+        _assistant("u1", _t(1), _use("a", "Read")),
+        _user("u2", _t(2.25), _result("a")),
+    ])
+    (lane,) = lanes
+    assert (lane.session_id, lane.lane_id) == ("s1", "main")
+    assert lane.observations == (_obs("start", "a", 1, "Read"), _obs("end", "a", 2.25, "Read"))
+    assert account.lines_used == 2
+
+
+def test_several_blocks_per_line_and_error_results_are_ends() -> None:
+    """Every tool_use / tool_result block of a line is fed; ``is_error`` results end calls."""
+    lanes, account = _read([
+        _assistant("u1", _t(1), {"type": "text", "text": "two at once"}, _use("a"),
+                   _use("b", "Grep")),
+        _user("u2", _t(3), _result("b", is_error=True), _result("a", is_error=False)),
+    ])
+    assert lanes[0].observations == (
+        _obs("start", "a", 1), _obs("start", "b", 1, "Grep"),
+        _obs("end", "b", 3, "Grep"), _obs("end", "a", 3),
+    )
+    assert account.lines_used == 2
+    (wave,) = assemble_waves(lanes[0].observations).waves
+    assert (wave.size, wave.span_ms, wave.max_concurrency) == (2, 2000.0, 2)
+
+
+def test_lines_without_tool_blocks_are_ignored_by_type() -> None:
+    """Text-only assistant and user lines (also string content) are ignored, not problems."""
+    lanes, account = _read([
+        _assistant("u1", _t(1), {"type": "text", "text": "hi"}),
+        _line(type="user", uuid="u2", sessionId="s1", timestamp=_t(2),
+              message={"role": "user", "content": "a prompt"}),
+        _line(type="user", uuid="u3", sessionId="s1", timestamp="not a time", message=None),
+        _line(type="assistant", uuid="u4", sessionId="s1"),
+    ])
+    assert [(lane.lane_id, lane.observations) for lane in lanes] == [("main", ())]
+    assert account.ignored == Counter({"assistant": 2, "user": 2})
+    assert not account.problems
+
+
+def test_lanes_without_tool_calls_are_reported() -> None:
+    """A lane seen only through prompts and text still comes out, with no observations."""
+    lanes, _ = _read([
+        _user("u1", _t(1), {"type": "text", "text": "hello"}),
+        _user("u2", _t(2), {"type": "text", "text": "sub"}, agentId="quiet"),
+    ])
+    assert [(lane.session_id, lane.lane_id, lane.observations) for lane in lanes] == [
+        ("s1", "main", ()), ("s1", "quiet", ())
+    ]
+
+
+def test_lines_are_deduplicated_by_uuid_across_a_project_folder(tmp_path: Path) -> None:
+    """A resumed session's copies of earlier lines (same uuid) in a new file are not re-fed."""
+    original = [
+        _assistant("u1", _t(1), _use("a")),
+        _user("u2", _t(2), _result("a")),
+        _assistant("u3", _t(3), _use("b")),
+    ]
+    resumed = [*original, _assistant("u4", _t(5), _use("c"), session="s2"),
+               _user("u5", _t(6), _result("c"), session="s2")]
+    outcome = _read_tree(tmp_path, {"proj/s1.jsonl": original, "proj/s2.jsonl": resumed}, "proj")
+    assert [(lane.session_id, lane.observations) for lane in outcome.lanes] == [
+        ("s1", (_obs("start", "a", 1), _obs("end", "a", 2), _obs("start", "b", 3))),
+        ("s2", (_obs("start", "c", 5), _obs("end", "c", 6))),
+    ]
+    first, second = outcome.inputs
+    assert (first.lines_read, first.lines_used, first.ignored) == (3, 3, {})
+    assert (second.lines_read, second.lines_used, second.ignored) == (5, 2, {"duplicate_uuid": 3})
+
+
+def test_different_project_folders_are_never_deduplicated_together(tmp_path: Path) -> None:
+    """The same uuid in two project folders is read in both: de-duplication is per folder."""
+    lines = [_assistant("u1", _t(1), _use("a")), _user("u2", _t(2), _result("a"))]
+    outcome = _read_tree(tmp_path, {"p1/s1.jsonl": lines, "p2/s1.jsonl": lines}, "p1", "p2")
+    assert [(lane.path, len(lane.observations)) for lane in outcome.lanes] == [
+        (str(tmp_path / "p1" / "s1.jsonl"), 2), (str(tmp_path / "p2" / "s1.jsonl"), 2)
+    ]
+    assert [report.lines_used for report in outcome.inputs] == [2, 2]
+
+
+def test_first_start_and_first_end_win_per_lane() -> None:
+    """Repeated tool_use / tool_result blocks of a call are counted in notes, never fed."""
+    lanes, account = _read([
+        _assistant("u1", _t(1), _use("a")),
+        _assistant("u2", _t(2), _use("a")),             # repeat only: line ignored
+        _user("u3", _t(3), _result("a")),
+        _user("u4", _t(4), _result("a")),               # repeat only: line ignored
+        _assistant("u5", _t(5), _use("a"), _use("c")),  # one repeat, one new: used
+        _assistant("u6", _t(6), _use("a"), agentId="other"),  # another lane: its own first
+    ])
+    assert [(lane.lane_id, lane.observations) for lane in lanes] == [
+        ("main", (_obs("start", "a", 1), _obs("end", "a", 3), _obs("start", "c", 5))),
+        ("other", (_obs("start", "a", 6),)),
+    ]
+    assert account.lines_used == 4
+    assert account.ignored == Counter({"repeated_tool_record": 2})
+    assert account.notes == Counter({"repeated_tool_use": 2, "repeated_tool_result": 1})
+
+
+def test_lanes_by_agent_id_then_sidechain_root_then_main() -> None:
+    """``agentId`` names the lane; else a sidechain line's parentUuid-chain root; else main."""
+    lanes, _ = _read([
+        _assistant("m1", _t(1), _use("a")),
+        _assistant("r1", _t(2), _use("b"), isSidechain=True, parentUuid=None),
+        _user("r2", _t(3), _result("b"), isSidechain=True, parentUuid="r1"),
+        _assistant("r3", _t(4), _use("c"), isSidechain=True, parentUuid="r2"),
+        _assistant("q1", _t(5), _use("d"), isSidechain=True, parentUuid="m1"),
+        _user("q2", _t(6), _result("d"), isSidechain=True, parentUuid="q1"),
+        _assistant("x1", _t(7), _use("e"), isSidechain=True, parentUuid="r3", agentId="ag"),
+        _user("m2", _t(8), _result("a"), isSidechain=False, parentUuid="q2"),
+    ])
+    assert [(lane.lane_id, [(o.kind, o.call_id) for o in lane.observations]) for lane in lanes] == [
+        ("main", [("start", "a"), ("end", "a")]),
+        ("r1", [("start", "b"), ("end", "b"), ("start", "c")]),
+        ("q1", [("start", "d"), ("end", "d")]),
+        ("ag", [("start", "e")]),
+    ]
+
+
+def test_subagent_files_are_lanes_of_their_parent_session(tmp_path: Path) -> None:
+    """Given the project folder, ``<session>/subagents/agent-*.jsonl`` are lanes of the session."""
+    files = {
+        "proj/s1.jsonl": [
+            _assistant("m1", _t(1), _use("task", "Task")),
+            _user("m2", _t(9), _result("task")),
+        ],
+        "proj/s1/subagents/agent-abc.jsonl": [
+            _assistant("a1", _t(2), _use("x"), agentId="abc", isSidechain=True),
+            _user("a2", _t(4), _result("x"), agentId="abc", isSidechain=True),
+            _user("m1", _t(1), {"type": "text", "text": "copy"}, agentId="abc"),
+        ],
+        "proj/s1/subagents/agent-def.jsonl": [
+            _assistant("d1", _t(3), _use("y"), session=None, agentId="def"),
+        ],
+        "proj/s1/subagents/agent-abc.meta.json": [b'{"agentType": "general"}\n'],
+    }
+    outcome = _read_tree(tmp_path, files, "proj")
+    assert [(r.path.removeprefix(str(tmp_path)), r.lines_used, r.ignored) for r in outcome.inputs] == [
+        ("/proj/s1.jsonl", 2, {}),
+        ("/proj/s1/subagents/agent-abc.jsonl", 2, {"duplicate_uuid": 1}),
+        ("/proj/s1/subagents/agent-def.jsonl", 1, {}),
+    ]
+    assert [(lane.session_id, lane.lane_id, len(lane.observations)) for lane in outcome.lanes] == [
+        ("s1", "main", 2), ("s1", "abc", 2), ("s1", "def", 1)
+    ]
+
+
+def test_a_session_file_named_alone_says_its_subagents_were_not_read(tmp_path: Path) -> None:
+    """Naming only ``<session>.jsonl`` reads its main lane and notes the unread sub-agents."""
+    session = tmp_path / "proj" / "s1.jsonl"
+    (tmp_path / "proj" / "s1" / "subagents").mkdir(parents=True)
+    (tmp_path / "proj" / "s1" / "subagents" / "agent-abc.jsonl").write_bytes(
+        _assistant("a1", _t(2), _use("x"), agentId="abc")
+    )
+    session.write_bytes(_assistant("m1", _t(1), _use("a")))
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(session)])
+    assert result.exit_code == 0
+    assert [lane["lane_id"] for lane in json.loads(result.stdout)["lanes"]] == ["main"]
+    folder = tmp_path / "proj" / "s1" / "subagents"
+    assert result.stderr == (
+        f"wavemetrics: note: {session}: sub-agent files in {folder}/ were not read;"
+        " pass the project folder to include their lanes\n"
+    )
+
+
+def test_turn_duration_lines_add_positive_finite_durations_per_lane() -> None:
+    """``system``/``turn_duration`` adds ``durationMs`` when finite and > 0; else ignored."""
+    def system(uuid: str, duration: Any, subtype: str = "turn_duration", **extra: Any) -> bytes:
+        return _line(type="system", subtype=subtype, uuid=uuid, sessionId="s1",
+                     durationMs=duration, **extra)
+
+    lanes, account = _read([
+        system("t1", 1500),
+        system("t2", 2500.5),
+        system("t3", 0),
+        system("t4", -5),
+        system("t5", "100"),
+        system("t6", True),
+        b'{"type":"system","subtype":"turn_duration","uuid":"t7","durationMs":1e400}\n',
+        system("t8", 700, subtype="compact_boundary"),
+        system("t9", 300, agentId="ag"),
+    ])
+    # t7 has no sessionId: the file name gives its session, s1, so it is in lane main too.
+    assert [(lane.session_id, lane.lane_id, lane.measured_turn_duration_ms_total)
+            for lane in lanes] == [("s1", "main", 4000.5), ("s1", "ag", 300.0)]
+    assert account.lines_used == 3
+    assert account.ignored == Counter({"system": 6})
+
+
+def test_files_without_turn_duration_report_zero() -> None:
+    """A transcript with no ``turn_duration`` line has a measured turn total of 0."""
+    lanes, _ = _read([_assistant("u1", _t(1), _use("a")), _user("u2", _t(60), _result("a"))])
+    assert lanes[0].measured_turn_duration_ms_total == 0.0
+
+
+def test_a_result_stamped_before_its_call_is_a_clock_anomaly() -> None:
+    """Fed in file order, a result whose time precedes its call's is a clock anomaly."""
+    lanes, _ = _read([_assistant("u1", _t(5), _use("a")), _user("u2", _t(4), _result("a"))])
+    assert lanes[0].observations == (_obs("start", "a", 5), _obs("end", "a", 4))
+    counters = assemble_waves(lanes[0].observations).counters
+    assert (counters.clock_anomalies, counters.paired_calls) == (1, 0)
+
+
+def test_a_result_written_before_its_call_is_an_orphan_end() -> None:
+    """Lines are fed in file order: a result line before its call line ends nothing."""
+    lanes, _ = _read([_user("u1", _t(1), _result("a")), _assistant("u2", _t(2), _use("a"))])
+    assert lanes[0].observations == (_obs("end", "a", 1, "unknown"), _obs("start", "a", 2))
+    counters = assemble_waves(lanes[0].observations).counters
+    assert (counters.orphan_ends, counters.incomplete_calls) == (1, 1)
+
+
+def test_tool_lines_with_unusable_timestamps_are_invalid_timestamp() -> None:
+    """A tool line with a missing, offset-less, numeric or pre-1970 time is ``invalid_timestamp``."""
+    lanes, account = _read([
+        _assistant("u1", None, _use("a")),
+        _assistant("u2", "2025-01-01T00:00:01", _use("b")),
+        _assistant("u3", 1735689601000, _use("c")),
+        _user("u4", "1969-12-31T23:59:59Z", _result("a")),
+        _line(type="user", uuid="u5", sessionId="s1",
+              message={"content": [_result("a")]}),
+    ])
+    assert [lane.observations for lane in lanes] == [()]
+    assert account.problems == Counter({"invalid_timestamp": 5})
+
+
+def test_blocks_without_usable_ids_are_invalid() -> None:
+    """A line whose tool blocks all lack ids or names is a problem; a partly bad line is used."""
+    lanes, account = _read([
+        _assistant("u1", _t(1), {"type": "tool_use", "name": "Bash"}),
+        _assistant("u2", _t(1), {"type": "tool_use", "id": "a"}),
+        _assistant("u3", _t(1), {"type": "tool_use", "id": "", "name": "Bash"}),
+        _user("u4", _t(2), {"type": "tool_result", "content": "x"}),
+        _user("u5", _t(2), {"type": "tool_result", "tool_use_id": 7}),
+        _assistant("u6", _t(3), {"type": "tool_use", "id": 5, "name": "Bash"}, _use("ok")),
+        _line(type="assistant", uuid="u7", sessionId="s1", timestamp=_t(4),
+              message={"content": [{"type": "tool_use", "id": "b\ud800", "name": "Bash"}]}),
+    ])
+    assert lanes[0].observations == (_obs("start", "ok", 3),)
+    assert account.problems == Counter({"invalid_tool_record": 6})
+    # Notes count every unusable block, also those of lines that are problems.
+    assert account.notes == Counter({"invalid_tool_blocks": 7})
+    assert account.lines_used == 1
+
+
+def test_unknown_record_types_are_ignored_by_type_and_missing_type_is_a_problem() -> None:
+    """Non-conversation types are ignored per type; a line without a string type is a problem."""
+    _, account = _read([
+        _line(type="summary", summary="s", leafUuid="x"),
+        _line(type="file-history-snapshot", snapshot={"timestamp": _t(1)}),
+        _line(type="progress", uuid="p1", toolUseID="a"),
+        _line(type="progress", uuid="p2"),
+        _line(type="brand-new-kind", uuid="n1", timestamp=_t(1)),
+        _line(uuid="nt", timestamp=_t(1)),
+        _line(type=["user"], uuid="nt2"),
+    ])
+    assert account.ignored == Counter(
+        {"summary": 1, "file-history-snapshot": 1, "progress": 2, "brand-new-kind": 1}
+    )
+    assert account.problems == Counter({"missing_type": 2})
+
+
+def test_duplicate_uuid_applies_to_every_record_type() -> None:
+    """A repeated uuid is ignored as ``duplicate_uuid`` whatever the line's type."""
+    _, account = _read([
+        _line(type="progress", uuid="p1"),
+        _line(type="progress", uuid="p1"),
+        _assistant("u1", _t(1), _use("a")),
+        _user("u1", _t(2), _result("a")),
+    ])
+    assert account.ignored == Counter({"progress": 1, "duplicate_uuid": 2})
+    assert account.lines_used == 1
+
+
+def test_missing_session_id_falls_back_to_the_file_name() -> None:
+    """Lines without ``sessionId`` belong to the session named by the file (or its folder)."""
+    assert fallback_session_id("/p/proj/abc-123.jsonl") == "abc-123"
+    assert fallback_session_id("/p/proj/abc-123.jsonl.gz") == "abc-123"
+    assert fallback_session_id("/p/proj/abc/subagents/agent-1.jsonl") == "abc"
+    assert fallback_session_id("/p/proj/run\udcff.jsonl") == "run\\xff"
+    lanes, _ = _read([_assistant("u1", _t(1), _use("a"), session=None)], "/p/proj/xyz.jsonl")
+    assert lanes[0].session_id == "xyz"
+
+
+def test_end_of_a_call_never_started_in_its_lane_is_named_unknown() -> None:
+    """A result whose call started in another lane ends an unknown call in its own lane."""
+    lanes, _ = _read([
+        _assistant("u1", _t(1), _use("a"), agentId="ag"),
+        _user("u2", _t(2), _result("a")),
+    ])
+    assert [(lane.lane_id, lane.observations) for lane in lanes] == [
+        ("ag", (_obs("start", "a", 1),)), ("main", (_obs("end", "a", 2, "unknown"),))
+    ]
+
+
+def test_figures_of_a_small_transcript_end_to_end(tmp_path: Path) -> None:
+    """Two overlapping calls and a later one give the hand-computed v1 figures."""
+    path = tmp_path / "proj" / "s1.jsonl"
+    path.parent.mkdir()
+    path.write_bytes(b"".join([
+        _assistant("u1", _t(1), _use("a"), _use("b", "Read")),
+        _user("u2", _t(2), _result("a")),
+        _user("u3", _t(4), _result("b")),
+        _assistant("u4", _t(10), _use("c")),
+        _user("u5", _t(10.5), _result("c", is_error=True)),
+        _line(type="system", subtype="turn_duration", uuid="u6", sessionId="s1",
+              durationMs=12000),
+    ]))
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(tmp_path / "proj")])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["inputs"][0] == {
+        "path": str(path), "format": "claude-code", "lines_read": 6, "lines_used": 6,
+        "lines_ignored": 0, "problems": {}, "ignored": {}, "notes": {}, "error": None,
+    }
+    (lane,) = document["lanes"]
+    # Wave 1: [1,2] and [1,4] s: span 3000, durations 1000 + 3000, modeled 1000,
+    # upper (2 - 1) * 4000 / 2 = 2000. Wave 2: [10, 10.5] alone.
+    expected = {
+        "session_id": "s1", "lane_id": "main", "paired_calls": 3, "waves_total": 2,
+        "non_eval_waves_multi": 1, "non_eval_saved_round_trips": 1,
+        "modeled_wallclock_saved_ms": 1000.0, "upper_bound_saved_ms": 2000.0,
+        "non_eval_wave_size_histogram": "1:1:0:0:0:0:0:0",
+        "measured_turn_duration_ms_total": 12000.0,
+    }
+    assert {key: lane[key] for key in expected} == expected
