@@ -17,8 +17,11 @@ import attrs
 
 from wavemetrics.readers._lines import LineAccount, iter_records
 from wavemetrics.readers.claude_code import CLAUDE_ONLY_TYPES
+from wavemetrics.readers.codex import read_codex_source, sniff_codex
+from wavemetrics.readers.codex_tui import read_codex_tui_source, sniff_codex_tui
 from wavemetrics.readers.events import EVENT_TYPES, read_events
 from wavemetrics.readers.lanes import Lane
+from wavemetrics.readers.pi import read_pi_source, sniff_pi
 from wavemetrics.readers.sources import Source
 
 __all__ = ["DETECT_LINES", "READERS", "Reader", "first_records", "reader_named"]
@@ -79,6 +82,9 @@ def _read_events(source: Source) -> tuple[list[Lane], LineAccount]:
 READERS: tuple[Reader, ...] = (
     Reader("events", _sniff_events, _read_events),
     Reader("claude-code", _sniff_claude, None),
+    Reader("codex", sniff_codex, read_codex_source),
+    Reader("codex-tui", sniff_codex_tui, read_codex_tui_source),
+    Reader("pi", sniff_pi, read_pi_source),
 )
 
 

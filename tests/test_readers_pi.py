@@ -1,0 +1,349 @@
+"""The ``pi`` reader (pi coding-agent session files) on the corpus and on fixtures.
+
+Expected corpus figures were computed independently of this package, by a
+throwaway whole-file script written from ``spec/formats.md`` and
+``spec/metrics.md``. Checked by hand against the raw lines: line 3 is an
+assistant message at 22:41:09.389 with two ``read`` calls whose results are
+written at .394 and .403, so one wave of 2, durations 5 + 14 ms, span 14 ms,
+modeled saving 5 ms, upper bound 9.5 ms. The tool time (435 082 ms) agrees with
+the corpus manifest's 435.1 s.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.corpus import CORPUS, needs_corpus
+from wavemetrics import ParallelismSummary, assemble_waves, summarize
+from wavemetrics.cli import main
+from wavemetrics.readers import InputReport, Lane, read_inputs
+from wavemetrics.readers.pi import read_pi, sniff_pi
+
+# 2026-01-01T00:00:00Z: 20 454 days after the epoch.
+BASE_MS = 1_767_225_600_000
+SESSION_FILE = "pi-mono/before-compaction.jsonl"
+
+
+def _t(offset_ms: int) -> str:
+    """ISO time ``offset_ms`` after BASE_MS (under one hour)."""
+    minutes, rest = divmod(offset_ms, 60_000)
+    seconds, millis = divmod(rest, 1000)
+    return f"2026-01-01T00:{minutes:02d}:{seconds:02d}.{millis:03d}Z"
+
+
+def _header(at: int, session_id: str) -> dict[str, Any]:
+    return {"type": "session", "id": session_id, "timestamp": _t(at)}
+
+
+def _assistant(at: int, *calls: tuple[str | None, str | None], text: bool = False
+               ) -> dict[str, Any]:
+    content: list[dict[str, Any]] = [{"type": "text", "text": ""}] if text else []
+    for call_id, name in calls:
+        block: dict[str, Any] = {"type": "toolCall", "arguments": {}}
+        if call_id is not None:
+            block["id"] = call_id
+        if name is not None:
+            block["name"] = name
+        content.append(block)
+    return {"type": "message", "timestamp": _t(at),
+            "message": {"role": "assistant", "content": content}}
+
+
+def _result(at: int, call_id: str | None, name: str = "bash") -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "toolResult", "toolName": name, "content": []}
+    if call_id is not None:
+        message["toolCallId"] = call_id
+    return {"type": "message", "timestamp": _t(at), "message": message}
+
+
+def _write(tmp_path: Path, records: list[Any], name: str = "session.jsonl") -> str:
+    """Write records (dicts as JSON, strings verbatim) as lines of a file."""
+    path = tmp_path / name
+    lines = [r if isinstance(r, str) else json.dumps(r) for r in records]
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
+def _read(path: str, input_format: str = "auto") -> tuple[InputReport, list[Lane]]:
+    """Read one input, check its line accounting identity and its format."""
+    outcome = read_inputs([path], input_format)
+    (report,) = outcome.inputs
+    assert report.error is None
+    assert report.format == "pi"
+    assert report.lines_read == (
+        report.lines_used + report.lines_ignored + sum(report.problems.values())
+    )
+    return report, list(outcome.lanes)
+
+
+def _observations(lane: Lane) -> list[tuple[str, str, str, float]]:
+    return [(o.kind, o.call_id, o.tool_name, o.at_ms) for o in lane.observations]
+
+
+def _summary(lane: Lane) -> ParallelismSummary:
+    return summarize(assemble_waves(lane.observations))
+
+
+@needs_corpus
+def test_corpus_session_figures() -> None:
+    """The pi session file gives the independently computed lane and line figures."""
+    report, (lane,) = _read(str(CORPUS / SESSION_FILE))
+    assert (report.lines_read, report.lines_used, report.lines_ignored, report.problems,
+            report.notes) == (1003, 886, 117, {}, {})
+    assert report.ignored == {"compaction": 2, "message.assistant": 47,
+                              "message.bashExecution": 3, "message.user": 55,
+                              "model_change": 5, "thinking_level_change": 5}
+    s = _summary(lane)
+    assert (lane.session_id, lane.lane_id) == ("ffae836b-9420-4060-ac13-7745215f90ff", "main")
+    assert (s.observed_calls, s.paired_calls, s.incomplete_calls, s.non_eval_waves_total,
+            s.non_eval_waves_multi, s.non_eval_wave_size_histogram) == (
+        454, 448, 6, 433, 8, "425:3:3:2:0:0:0:0")
+    assert (s.modeled_wallclock_saved_ms, s.upper_bound_saved_ms,
+            s.non_eval_saved_round_trips, s.tool_time_ms) == (
+        194.0, 249.83333333333334, 15, 435082.0)
+    assert (s.clock_anomalies, s.dropped_calls, s.eval_only_waves, s.mixed_waves,
+            s.measured_turn_duration_ms_total) == (0, 0, 0, 0, 0.0)
+
+
+@needs_corpus
+def test_corpus_first_wave_by_hand() -> None:
+    """The first assistant message's two reads form a wave of 2 saving 5 ms."""
+    _, (lane,) = _read(str(CORPUS / SESSION_FILE))
+    wave = assemble_waves(lane.observations).waves[0]
+    start = 1_765_233_669_389.0  # 2025-12-08T22:41:09.389Z
+    assert [(c.tool_name, c.start_ms, c.end_ms) for c in wave.calls] == [
+        ("read", start, start + 5), ("read", start, start + 14),
+    ]
+    assert (wave.span_ms, wave.max_concurrency) == (14.0, 2)
+
+
+@needs_corpus
+def test_cli_json_on_the_session_file() -> None:
+    """``wavemetrics summarize --format json`` reports the pi session's lane and lines."""
+    result = CliRunner().invoke(main, ["summarize", "--format", "json",
+                                       str(CORPUS / SESSION_FILE)])
+    assert result.exit_code == 0
+    document = json.loads(result.stdout)
+    (entry,) = document["inputs"]
+    assert (entry["format"], entry["lines_read"], entry["lines_used"], entry["lines_ignored"],
+            entry["problems"]) == ("pi", 1003, 886, 117, {})
+    (lane,) = document["lanes"]
+    assert (lane["session_id"], lane["lane_id"], lane["observed_calls"], lane["paired_calls"],
+            lane["incomplete_calls"], lane["non_eval_waves_total"], lane["non_eval_waves_multi"],
+            lane["non_eval_wave_size_histogram"], lane["modeled_wallclock_saved_ms"],
+            lane["upper_bound_saved_ms"], lane["non_eval_saved_round_trips"]) == (
+        "ffae836b-9420-4060-ac13-7745215f90ff", "main", 454, 448, 6, 433, 8,
+        "425:3:3:2:0:0:0:0", 194.0, 249.83333333333334, 15)
+
+
+def test_calls_of_one_message_start_together(tmp_path: Path) -> None:
+    """Every toolCall of an assistant line starts at its line time; results end them."""
+    path = _write(tmp_path, [
+        _header(0, "sess-1"),
+        {"type": "message", "timestamp": _t(5), "message": {"role": "user", "content": []}},
+        _assistant(100, ("a", "read"), ("b", "grep"), text=True),
+        _result(130, "a", name="ignored-name"),
+        _result(160, "b"),
+    ])
+    report, (lane,) = _read(path)
+    assert (lane.session_id, lane.lane_id) == ("sess-1", "main")
+    assert _observations(lane) == [
+        ("start", "a", "read", BASE_MS + 100.0),
+        ("start", "b", "grep", BASE_MS + 100.0),
+        ("end", "a", "read", BASE_MS + 130.0),
+        ("end", "b", "grep", BASE_MS + 160.0),
+    ]
+    assert (report.lines_read, report.lines_used, report.ignored) == (
+        5, 4, {"message.user": 1})
+    summary = _summary(lane)
+    assert (summary.modeled_wallclock_saved_ms, summary.upper_bound_saved_ms,
+            summary.non_eval_saved_round_trips) == (30.0, 45.0, 1)
+
+
+def test_missing_result_is_incomplete_and_orphan_result_unknown(tmp_path: Path) -> None:
+    """A call without a result is incomplete; a result without a call ends as "unknown"."""
+    path = _write(tmp_path, [
+        _header(0, "s"), _assistant(10, ("a", "bash")), _result(20, "zz"),
+    ])
+    _, (lane,) = _read(path)
+    assert _observations(lane)[-1] == ("end", "zz", "unknown", BASE_MS + 20.0)
+    summary = _summary(lane)
+    assert (summary.incomplete_calls, summary.orphan_ends, summary.paired_calls) == (1, 1, 0)
+
+
+def test_duplicate_call_ids_first_start_and_first_end_win(tmp_path: Path) -> None:
+    """Repeated toolCall ids and results are counted, never fed."""
+    path = _write(tmp_path, [
+        _header(0, "s"),
+        _assistant(10, ("a", "bash")),
+        _assistant(15, ("a", "read")),                 # all repeats: line ignored
+        _assistant(18, ("a", "read"), ("b", "read")),  # one repeat, one new
+        _result(20, "a"), _result(25, "a"), _result(30, "b"),
+    ])
+    report, (lane,) = _read(path)
+    assert _observations(lane) == [
+        ("start", "a", "bash", BASE_MS + 10.0),
+        ("start", "b", "read", BASE_MS + 18.0),
+        ("end", "a", "bash", BASE_MS + 20.0),
+        ("end", "b", "read", BASE_MS + 30.0),
+    ]
+    assert report.notes == {"repeated_tool_call": 2}
+    assert report.ignored == {"repeated_tool_record": 1, "repeated_tool_result": 1}
+    assert report.lines_used == 5
+
+
+def test_invalid_blocks_and_records_are_counted(tmp_path: Path) -> None:
+    """Blocks without a usable id or name (missing, or a lone surrogate) are skipped; a tool
+    line with none usable is a problem."""
+    path = _write(tmp_path, [
+        _header(0, "s"),
+        _assistant(10, ("a", "bash"), (None, "read"), ("c", None)),
+        _assistant(11, (None, None), ("\ud800", "bash")),
+        _result(12, None),
+        _result(12, "\udfff"),
+        {"type": "message", "timestamp": _t(13), "message": "not an object"},
+        {"timestamp": _t(14), "message": {}},
+    ])
+    report, (lane,) = _read(path)
+    assert report.notes == {"invalid_tool_blocks": 4}
+    assert report.problems == {"invalid_payload": 1, "invalid_tool_record": 3,
+                               "missing_type": 1}
+    assert [o.call_id for o in lane.observations] == ["a"]
+
+
+def test_invalid_timestamps_on_tool_lines_are_problems(tmp_path: Path) -> None:
+    """A tool line with an unusable time is a problem; a non-tool line's time is not checked."""
+    call = _assistant(10, ("a", "bash"))
+    call["timestamp"] = "[trimmed for fixture]"
+    result = _result(20, "b")
+    result["timestamp"] = BASE_MS + 20  # a number, not ISO
+    naive = _assistant(30, ("c", "bash"))
+    naive["timestamp"] = "2026-01-01T00:00:00.030"
+    user = {"type": "message", "timestamp": "[trimmed for fixture]",
+            "message": {"role": "user", "content": []}}
+    path = _write(tmp_path, [_header(0, "s"), call, _assistant(15, ("b", "bash")), result,
+                             naive, user])
+    report, (lane,) = _read(path)
+    assert report.problems == {"invalid_timestamp": 3}
+    assert report.ignored == {"message.user": 1}
+    assert _observations(lane) == [("start", "b", "bash", BASE_MS + 15.0)]
+
+
+def test_session_header_rules(tmp_path: Path) -> None:
+    """The first header with a usable id names the session; unusable ones before are problems
+    and later ones are ignored."""
+    path = _write(tmp_path, [
+        {"type": "session", "id": "", "timestamp": _t(0)},
+        {"type": "session", "id": "\ud800", "timestamp": _t(0)},
+        _header(1, "first"), _header(2, "second"),
+        {"type": "model_change", "timestamp": _t(3)},
+        {"type": "custom_future_type", "timestamp": _t(4)},
+    ])
+    report, (lane,) = _read(path)
+    assert lane.session_id == "first"
+    assert report.problems == {"invalid_session_header": 2}
+    assert report.ignored == {"custom_future_type": 1, "model_change": 1,
+                              "repeated_session": 1}
+    assert lane.observations == ()
+
+
+def test_session_id_falls_back_to_the_file_name_uuid(tmp_path: Path) -> None:
+    """Without a header the UUID that ends the file name is the session id."""
+    uuid = "d97339c6-0000-4000-8000-00000000abcd"
+    path = _write(tmp_path, [_assistant(10, ("a", "bash")), _result(20, "a")],
+                  name=f"2026-01-01T00-00-00-000Z_{uuid}.jsonl")
+    report, (lane,) = _read(path)
+    assert lane.session_id == uuid
+    assert report.notes == {"session_id_from_file_name": 1}
+
+
+def test_input_without_records_has_no_lane(tmp_path: Path) -> None:
+    """An input of only unusable lines read as pi gives no lane and counts every line."""
+    path = _write(tmp_path, ["{broken", "\"text\""])
+    report, lanes = _read(path, "pi")
+    assert lanes == []
+    assert report.problems == {"invalid_json": 1, "not_an_object": 1}
+
+
+def test_sniffer_claims_pi_sessions_and_nothing_else() -> None:
+    """The pi recogniser needs a session header or a message line with a role."""
+    assert sniff_pi([json.dumps(_header(0, "s")).encode()], "s.jsonl")
+    assert sniff_pi([json.dumps(_result(1, "a")).encode()], "s.jsonl")
+    others = [
+        b'{"timestamp": "t", "type": "session_meta", "payload": {"id": "x"}}',
+        b'{"ts": "t", "dir": "meta", "kind": "session_start"}',
+        b'{"type": "assistant", "uuid": "u", "message": {"role": "assistant"}}',
+        b'{"type": "session", "id": 5, "timestamp": "t"}',
+        b'{"type": "message", "message": "text"}',
+    ]
+    assert not any(sniff_pi([line], "s.jsonl") for line in others)
+
+
+JSON_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=8), st.sampled_from(["", "\ud800", "2026-01-01T00:00:00.000Z", "a", "b"]),
+)
+JSON_VALUES = st.recursive(
+    JSON_SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
+                                                                max_size=3),
+    max_leaves=8,
+)
+
+
+def _field(plausible: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """A plausible value most of the time, any JSON value otherwise."""
+    return st.one_of(plausible, plausible, JSON_VALUES)
+
+
+def _fuzz_line(record: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[bytes]:
+    """A record as a JSON line, or a random byte line."""
+    as_json = record.map(lambda r: json.dumps(r).encode() + b"\n")
+    return st.one_of(as_json, as_json, as_json, st.binary(max_size=20))
+
+
+def _check_lanes(lanes: list[Lane]) -> None:
+    """Every observation a reader emits is one the metric core accepts."""
+    for lane in lanes:
+        for o in lane.observations:
+            assert o.kind in ("start", "end")
+            assert isinstance(o.call_id, str) and o.call_id
+            assert isinstance(o.tool_name, str) and o.tool_name
+            assert isinstance(o.at_ms, float) and 0 <= o.at_ms < float("inf")
+        summary = summarize(assemble_waves(lane.observations))
+        assert summary.malformed_observations == 0
+        f"{lane.session_id}{lane.lane_id}".encode()
+
+_PI_BLOCK = st.fixed_dictionaries(
+    {"type": _field(st.just("toolCall"))},
+    optional={"id": _field(st.sampled_from(["a", "b"])), "name": _field(st.just("read"))},
+)
+_PI_MESSAGE = st.fixed_dictionaries(
+    {"role": _field(st.sampled_from(["assistant", "toolResult", "user"]))},
+    optional={"content": _field(st.lists(_field(_PI_BLOCK), max_size=3)),
+              "toolCallId": _field(st.sampled_from(["a", "b"]))},
+)
+_PI_RECORD = st.fixed_dictionaries(
+    {},
+    optional={"type": _field(st.sampled_from(["session", "message", "compaction"])),
+              "timestamp": _field(st.integers(0, 5).map(_t)),
+              "id": _field(st.just("s-1")), "message": _field(_PI_MESSAGE)},
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_fuzz_line(_PI_RECORD), max_size=12))
+def test_fuzzed_sessions_never_raise(lines: list[bytes]) -> None:
+    """Any mix of mutated session lines and random bytes reads without an exception."""
+    lanes, account = read_pi(lines, path="session-fuzz.jsonl")
+    assert account.lines_read == len(lines)
+    assert account.lines_read == account.lines_used + account.lines_ignored + sum(
+        account.problems.values())
+    _check_lanes(lanes)
+    sniff_pi(lines, "session-fuzz.jsonl")

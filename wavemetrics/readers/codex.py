@@ -1,0 +1,324 @@
+"""The ``codex`` reader: Codex CLI rollouts, ``rollout-*.jsonl`` (``spec/formats.md``).
+
+Each line is ``{"timestamp", "type", "payload"}``. One lane, ``"main"``, keyed
+by the ``payload.id`` of the first ``session_meta`` with a non-empty id (else
+the UUID that ends the file name). A start is the line ``timestamp`` of a
+``response_item`` whose ``payload.type`` is ``function_call``,
+``custom_tool_call`` or ``local_shell_call``; an end is the line ``timestamp``
+of the ``function_call_output``/``custom_tool_call_output`` with the same
+``call_id``. Observations are fed in file order; a call id's first start and
+first end win, repeats are ignored and counted.
+
+Rules that change numbers (all from ``spec/formats.md`` unless marked *choice*):
+
+- Batched writes (0.4x): when a call's end equals its start (in ms) and the
+  output is a JSON string with a number ``metadata.duration_seconds >= 0``, the
+  start becomes ``end - duration``; the seconds are converted to ms exactly
+  (decimal) before the one float subtraction (*choice*). Counted in
+  ``notes["batched_write_duration_applied"]``; an equal end without a usable
+  duration leaves a zero-length call, counted in
+  ``notes["batched_write_no_duration"]``.
+- Fork replay: when the first ``session_meta`` names ``forked_from_id``, the
+  records after it are the parent's replayed history (``ignored["replayed_items"]``)
+  up to the first ``turn_context`` whose ``payload.turn_id`` is a UUIDv7 minted
+  at or after the fork's creation: the UUIDv7 time of the fork's own id, else
+  its ``payload.timestamp`` truncated to whole ms, because UUIDv7 times are
+  whole ms (*choice*). That ``turn_context`` is used. If the file ends with no
+  boundary while some turn id was dated (all before the fork), every record
+  after the ``session_meta`` is replay (*choice*: the fork never got a turn of
+  its own). If no turn id can be dated, nothing is skipped and
+  ``notes["fork_boundary_unknown"]`` is 1. Replayed records are held as
+  ``(call_id, tool_name, time)`` only until the boundary decides their fate.
+- *Choice*: a line's ``timestamp`` is checked only where it is used (tool
+  starts and ends), as in the ``claude-code`` reader: a non-tool line with a
+  bad time is ignored by type, not a problem. Times must be ISO-8601 strings
+  with ``Z`` or an offset.
+- *Choice*: ``measured_turn_duration_ms_total`` is 0: the spec names no turn
+  source for Codex (``task_started``/``task_complete`` are not persisted by 0.4x).
+- Other ``response_item`` kinds (``web_search_call``, ``tool_search_call``, ...)
+  and every ``event_msg`` (``exec_command_end``, ...) are ignored, counted as
+  ``"response_item.<type>"``/``"event_msg.<type>"``; other envelopes by ``type``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from decimal import Decimal
+from typing import Any
+
+import attrs
+
+from wavemetrics.observations import Observation
+from wavemetrics.readers._lines import LineAccount, iter_records, usable_text
+from wavemetrics.readers._uuids import session_id_from_file_name, uuid7_ms
+from wavemetrics.readers.lanes import Lane, LaneBuilder
+from wavemetrics.readers.sources import Source
+from wavemetrics.timestamps import iso_to_ms
+
+__all__ = ["CODEX_TYPES", "embedded_duration_ms", "read_codex", "read_codex_source", "sniff_codex"]
+
+FORMAT = "codex"
+_START_TYPES = frozenset(("function_call", "custom_tool_call", "local_shell_call"))
+_END_TYPES = frozenset(("function_call_output", "custom_tool_call_output"))
+_WITH_PAYLOAD = frozenset(("session_meta", "response_item", "event_msg", "turn_context"))
+#: Envelope types that identify the format during detection.
+CODEX_TYPES = frozenset((*_WITH_PAYLOAD, "compacted"))
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+def embedded_duration_ms(output: object) -> float | None:
+    """``metadata.duration_seconds`` of a JSON output string, in ms; else ``None``.
+
+    The number must be finite and ``>= 0`` (not a bool); it is converted to ms
+    exactly and rounded once to a float.
+
+    >>> embedded_duration_ms('{"output": "", "metadata": {"duration_seconds": 1.1}}')
+    1100.0
+    >>> embedded_duration_ms("Plan updated") is None
+    True
+    """
+    if not isinstance(output, str):
+        return None
+    try:
+        document = _loads_decimal(output)
+    except (ValueError, RecursionError):
+        return None
+    metadata = document.get("metadata") if isinstance(document, dict) else None
+    seconds = metadata.get("duration_seconds") if isinstance(metadata, dict) else None
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, Decimal)):
+        return None
+    try:
+        ms = float(Decimal(seconds).scaleb(3))
+    except ArithmeticError:  # an exponent beyond the decimal context
+        return None
+    if seconds < 0 or not math.isfinite(ms):
+        return None
+    return ms
+
+
+def _loads_decimal(text: str) -> Any:
+    """``json.loads`` with decimal fractions kept exact and NaN/Infinity rejected."""
+    return json.loads(text, parse_float=Decimal, parse_constant=_reject_constant)
+
+
+@attrs.define
+class _Snapshot:
+    """The lane's bookkeeping when a fork's replay gate opened, to restore it."""
+
+    observations: int
+    start_names: dict[str, str]
+    start_index: dict[str, int]
+    ended: set[str]
+
+
+@attrs.define
+class _Gate:
+    """An open fork replay gate: records seen since the fork's ``session_meta``."""
+
+    created_ms: int
+    snapshot: _Snapshot
+    account: LineAccount = attrs.field(factory=LineAccount)
+    records: int = 0
+    dated: bool = False
+
+
+@attrs.define
+class _Rollout:
+    """One rollout being read."""
+
+    lane: LaneBuilder
+    account: LineAccount
+    start_index: dict[str, int] = attrs.field(factory=dict)
+    session_id: str | None = None
+    gate: _Gate | None = None
+
+    def snapshot(self) -> _Snapshot:
+        lane = self.lane
+        return _Snapshot(
+            len(lane.observations), dict(lane.start_names), dict(self.start_index),
+            set(lane.ended),
+        )
+
+    def restore(self, snapshot: _Snapshot) -> None:
+        del self.lane.observations[snapshot.observations:]
+        self.lane.start_names = snapshot.start_names
+        self.lane.ended = snapshot.ended
+        self.start_index = snapshot.start_index
+
+
+def _read_meta(payload: dict[str, Any], state: _Rollout, account: LineAccount) -> None:
+    if state.session_id is not None:
+        account.ignore("repeated_session_meta")
+        return
+    session_id = usable_text(payload.get("id"))
+    if session_id is None:
+        account.problem("invalid_session_meta")
+        return
+    state.session_id = session_id
+    account.use()
+    forked_from = payload.get("forked_from_id")
+    if not isinstance(forked_from, str) or not forked_from:
+        return
+    created = uuid7_ms(session_id)
+    if created is None:
+        stamp = payload.get("timestamp")
+        created_at = iso_to_ms(stamp) if isinstance(stamp, str) else None
+        created = None if created_at is None else math.floor(created_at)
+    if created is None:
+        account.note("fork_boundary_unknown")
+        return
+    state.gate = _Gate(created, state.snapshot())
+
+
+def _read_call(record: dict[str, Any], payload: dict[str, Any], kind: str, state: _Rollout,
+               account: LineAccount) -> None:
+    call_id = usable_text(payload.get("call_id"))
+    if call_id is None:
+        account.problem("invalid_tool_record")
+        return
+    timestamp = record.get("timestamp")
+    at_ms = iso_to_ms(timestamp) if isinstance(timestamp, str) else None
+    if at_ms is None:
+        account.problem("invalid_timestamp")
+        return
+    lane = state.lane
+    if kind in _START_TYPES:
+        if call_id in lane.start_names:
+            account.ignore("repeated_tool_call")
+            return
+        state.start_index[call_id] = len(lane.observations)
+        lane.start(call_id, usable_text(payload.get("name")) or kind, at_ms)
+        account.use()
+        return
+    if call_id in lane.ended:
+        account.ignore("repeated_tool_output")
+        return
+    lane.ended.add(call_id)
+    lane.end(call_id, at_ms)
+    account.use()
+    index = state.start_index.get(call_id)
+    if index is None or lane.observations[index].at_ms != at_ms:
+        return
+    # Batched write (0.4x): call and output flushed together after the call ran.
+    duration = embedded_duration_ms(payload.get("output"))
+    if duration is None or at_ms - duration < 0:
+        account.note("batched_write_no_duration")
+        return
+    start = lane.observations[index]
+    lane.observations[index] = Observation(
+        start.kind, start.call_id, start.tool_name, at_ms - duration
+    )
+    account.note("batched_write_duration_applied")
+
+
+def _read_record(record: dict[str, Any], state: _Rollout, account: LineAccount) -> None:
+    kind = record.get("type")
+    if not isinstance(kind, str):
+        account.problem("missing_type")
+        return
+    if kind not in _WITH_PAYLOAD:
+        account.ignore(kind)
+        return
+    payload = record.get("payload")
+    if not isinstance(payload, dict):
+        account.problem("invalid_payload")
+        return
+    if kind == "session_meta":
+        _read_meta(payload, state, account)
+        return
+    item = payload.get("type")
+    if not isinstance(item, str):  # also keeps unhashable JSON values out of set lookups
+        account.ignore(kind)
+    elif kind == "response_item" and (item in _START_TYPES or item in _END_TYPES):
+        _read_call(record, payload, item, state, account)
+    elif kind == "turn_context":
+        account.ignore(kind)
+    else:
+        account.ignore(f"{kind}.{item}")
+
+
+def _boundary(record: dict[str, Any], gate: _Gate) -> bool:
+    """Whether ``record`` is the fork's first own ``turn_context`` (and note dated ids)."""
+    payload = record.get("payload")
+    if record.get("type") != "turn_context" or not isinstance(payload, dict):
+        return False
+    minted = uuid7_ms(payload.get("turn_id"))
+    if minted is None:
+        return False
+    gate.dated = True
+    return minted >= gate.created_ms
+
+
+def _close_gate(state: _Rollout, *, replayed: bool) -> None:
+    gate = state.gate
+    assert gate is not None
+    state.gate = None
+    account = state.account
+    if replayed:
+        state.restore(gate.snapshot)
+        if gate.records:
+            account.ignored["replayed_items"] += gate.records
+        return
+    # No turn id could be dated: keep everything read under the gate.
+    account.lines_used += gate.account.lines_used
+    account.ignored.update(gate.account.ignored)
+    account.problems.update(gate.account.problems)
+    account.notes.update(gate.account.notes)
+    account.note("fork_boundary_unknown")
+
+
+def read_codex(lines: Iterable[bytes], *, path: str) -> tuple[list[Lane], LineAccount]:
+    """Read one Codex rollout into its single lane (none for an input with no records).
+
+    ``lines``: raw physical lines. Problems: ``missing_type``,
+    ``invalid_payload``, ``invalid_session_meta`` (a ``session_meta`` before the
+    first one with an id), ``invalid_tool_record`` (no ``call_id``),
+    ``invalid_timestamp``. Never raises for bad data.
+    """
+    account = LineAccount()
+    state = _Rollout(LaneBuilder(path, "", "main"), account)
+    seen = False
+    for record in iter_records(lines, account):
+        seen = True
+        gate = state.gate
+        if gate is None:
+            _read_record(record, state, account)
+        elif _boundary(record, gate):
+            _close_gate(state, replayed=True)
+            account.use()
+        else:
+            gate.records += 1
+            _read_record(record, state, gate.account)
+    if state.gate is not None:
+        _close_gate(state, replayed=state.gate.dated)
+    if not seen:
+        return [], account
+    if state.session_id is None:
+        account.note("session_id_from_file_name")
+    state.lane.session_id = state.session_id or session_id_from_file_name(path)
+    return [state.lane.build()], account
+
+
+def read_codex_source(source: Source) -> tuple[list[Lane], LineAccount]:
+    """Registry entry point: read a whole :class:`Source` as a Codex rollout."""
+    return read_codex(source.lines(), path=source.path)
+
+
+def sniff_codex(lines: list[bytes], path: str) -> bool:
+    """Whether the first lines hold a Codex envelope: ``timestamp``, a known
+    ``type`` and an object ``payload``."""
+    for record in iter_records(lines, LineAccount()):
+        kind = record.get("type")
+        if (
+            isinstance(kind, str)
+            and kind in CODEX_TYPES
+            and "timestamp" in record
+            and isinstance(record.get("payload"), dict)
+        ):
+            return True
+    return False
