@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 
@@ -24,6 +24,14 @@ from wavemetrics.report import (
     render_table,
     render_waves_table,
     waves_document,
+)
+from wavemetrics.timeline import (
+    LaneNotFound,
+    MatplotlibMissing,
+    output_format,
+    render_timeline,
+    require_matplotlib,
+    select_lanes,
 )
 
 __all__ = ["main"]
@@ -141,4 +149,55 @@ def waves(
         click.echo(json.dumps(document, indent=2, allow_nan=False))
     else:
         click.echo(render_waves_table(analysis, names), nl=False)
+    _exit(analysis)
+
+
+def _picture_path(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    if output_format(value) is None:
+        raise click.BadParameter(f"{value!r}: the file name must end in .svg or .png")
+    return value
+
+
+def _fail(message: str) -> NoReturn:
+    click.echo(f"wavemetrics: error: {message}", err=True)
+    raise SystemExit(1)
+
+
+@main.command()
+@_input_options
+@click.option(
+    "-o", "--output", required=True, metavar="FILE.svg|FILE.png", callback=_picture_path,
+    help="The picture to write; its suffix (.svg or .png) chooses the format.",
+)
+@click.option(
+    "--lane", "lane_ids", multiple=True, metavar="ID",
+    help="Draw only this lane (lane_id or session_id/lane_id); repeatable.",
+)
+def timeline(
+    paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
+    max_tracked_calls: int, output: str, lane_ids: tuple[str, ...],
+) -> None:
+    """Draw each lane's tool calls as bars, grouped in waves and coloured by bucket (SVG or PNG)."""
+    try:
+        require_matplotlib()  # before reading: a long read should not end in this
+    except MatplotlibMissing as error:  # nothing was read: like a usage error, as compare does
+        click.echo(f"wavemetrics: error: {error}", err=True)
+        raise SystemExit(2) from None
+    analysis = _run(paths, input_format, eval_tools, max_tracked_calls)
+    try:
+        lanes = select_lanes(analysis.lanes, lane_ids)
+    except LaneNotFound as error:
+        shown = ", ".join(error.available[:10]) or "none"
+        more = f" and {len(error.available) - 10} more" if len(error.available) > 10 else ""
+        _fail(f"--lane {error.lane_id}: no such lane (lanes: {shown}{more})")
+    if not lanes:
+        _fail("no lanes to draw")
+    try:
+        render_timeline(lanes, output, eval_tool_names=tuple(eval_tools) or EVAL_TOOL_NAMES)
+    except OSError as error:
+        _fail(f"{output}: {error.strerror or error}")
+    except ValueError as error:  # too many lanes for one picture
+        _fail(str(error))
+    calls = sum(r.summary.paired_calls for r in lanes)
+    click.echo(f"{output}: {len(lanes)} lane{'' if len(lanes) == 1 else 's'}, {calls} calls")
     _exit(analysis)

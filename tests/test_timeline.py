@@ -1,0 +1,342 @@
+"""``wavemetrics timeline``: the SVG/PNG picture of each lane's calls and waves.
+
+The corpus session ``agentcmd/claude/full-session-five.jsonl`` has 5 calls in 3
+waves (one WebSearch alone, then two WebSearch together, then Read with Grep),
+as ``wavemetrics waves`` lists them; its times below are the trace's own
+timestamps relative to the first call (11:18:39.894Z).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import struct
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from tests.corpus import CORPUS, needs_corpus
+from wavemetrics.cli import main
+from wavemetrics.pipeline import LaneResult, analyse
+from wavemetrics.readers import read_inputs
+from wavemetrics.timeline import MatplotlibMissing, output_format, render_timeline
+
+FIVE = CORPUS / "agentcmd" / "claude" / "full-session-five.jsonl"
+ROOT = Path(__file__).resolve().parents[1]
+PICTURE = ROOT / "docs" / "timeline-example.png"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["timeline", *args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _ids(svg: Path) -> dict[str, ET.Element]:
+    root = ET.parse(svg).getroot()  # raises if the file is not well-formed XML
+    return {e.attrib["id"]: e for e in root.iter() if "id" in e.attrib}
+
+
+def _numbered(ids: dict[str, ET.Element], prefix: str) -> list[str]:
+    return sorted(
+        (i for i in ids if re.fullmatch(rf"{prefix}-\d+", i)), key=lambda i: int(i.split("-")[1])
+    )
+
+
+def _text(element: ET.Element) -> str:
+    return "".join(element.itertext()).strip()
+
+
+def _bar_path(bar: ET.Element) -> ET.Element:
+    return next(e for e in bar if e.tag.endswith("path"))
+
+
+def _bar_width_pt(bar: ET.Element) -> float:
+    xs = [float(x) for x in re.findall(r"[ML] ([-\d.]+) ", _bar_path(bar).attrib["d"])]
+    return max(xs) - min(xs)
+
+
+def _lanes(path: Path) -> tuple[LaneResult, ...]:
+    return analyse(read_inputs([str(path)], "auto")).lanes
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    header = path.read_bytes()[:24]
+    assert header[:8] == PNG_SIGNATURE
+    width, height = struct.unpack(">II", header[16:24])  # the IHDR chunk's first fields
+    return width, height
+
+
+def _events(tmp_path: Path, calls: list[tuple[str, str, str, float, float]]) -> str:
+    """An events trace of session ``s1``: one start and one end per (lane, id, tool, start, end)."""
+    lines: list[dict[str, Any]] = []
+    for lane, call, tool, start, end in calls:
+        common = {"sessionId": "s1", "agentId": lane, "toolCallId": call, "toolName": tool}
+        lines.append({"type": "tool_execution_start", "timestamp": start, **common})
+        lines.append({"type": "tool_execution_end", "timestamp": end, **common})
+    path = tmp_path / "s1.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
+TWO_LANES = [
+    ("main", "a", "read", 1000, 2000),
+    ("main", "b", "grep", 1100, 1400),
+    ("helper", "c", "bash", 5000, 9000),
+]
+
+
+@needs_corpus
+def test_svg_of_a_corpus_session_has_one_bar_per_call(tmp_path: Path) -> None:
+    """The SVG of the five-call session is valid XML with bars call-0..call-4 and two wave bands."""
+    out = tmp_path / "five.svg"
+    code, stdout, stderr = _run(str(FIVE), "-o", str(out))
+    assert (code, stdout, stderr) == (0, f"{out}: 1 lane, 5 calls\n", "")
+    ids = _ids(out)
+    assert _numbered(ids, "call") == ["call-0", "call-1", "call-2", "call-3", "call-4"]
+    assert _numbered(ids, "wave") == ["wave-0", "wave-1"]
+
+
+@needs_corpus
+def test_svg_legend_names_the_buckets_and_the_wave_band(tmp_path: Path) -> None:
+    """The legend has one entry per bucket, in bucket order, and one for the wave band."""
+    out = tmp_path / "five.svg"
+    render_timeline(_lanes(FIVE), out)
+    ids = _ids(out)
+    labels = {i: _text(e) for i, e in ids.items() if re.fullmatch(r"legend-\w+-label", i)}
+    assert labels == {
+        "legend-non_eval-label": "non_eval (counted as parallelism)",
+        "legend-eval_only-label": "eval_only (code cells: not counted)",
+        "legend-mixed-label": "mixed (not counted)",
+        "legend-wave-label": "one wave of 2+ calls",
+    }
+    assert {"legend-non_eval", "legend-eval_only", "legend-mixed", "legend-wave"} <= set(ids)
+
+
+@needs_corpus
+def test_svg_bars_carry_name_and_times_as_hover_text(tmp_path: Path) -> None:
+    """Each bar's <title> gives tool, duration, start from the first call, bucket and wave size."""
+    out = tmp_path / "five.svg"
+    render_timeline(_lanes(FIVE), out)
+    ids = _ids(out)
+    titles = [_text(next(e for e in ids[i] if e.tag.endswith("title")))
+              for i in _numbered(ids, "call")]
+    assert titles == [
+        "WebSearch: 16.974 s from 0.000 s (non_eval wave of 1)",
+        "WebSearch: 16.558 s from 22.102 s (non_eval wave of 2)",
+        "WebSearch: 17.481 s from 22.194 s (non_eval wave of 2)",
+        "Read: 1.203 s from 44.632 s (non_eval wave of 2)",
+        "Grep: 0.180 s from 45.688 s (non_eval wave of 2)",
+    ]
+
+
+@needs_corpus
+def test_tool_names_are_written_only_on_bars_they_fit(tmp_path: Path) -> None:
+    """Only the 17 s WebSearch bars carry a name; the 1.2 s Read and 0.18 s Grep are too short."""
+    out = tmp_path / "five.svg"
+    render_timeline(_lanes(FIVE), out)
+    ids = _ids(out)
+    assert {i: _text(ids[i]) for i in _numbered(ids, "name")} == {
+        "name-0": "WebSearch", "name-1": "WebSearch", "name-2": "WebSearch",
+    }
+
+
+@needs_corpus
+def test_svg_is_the_same_bytes_for_the_same_input(tmp_path: Path) -> None:
+    """Two renderings of one input are byte-identical (fixed hash salt, no date)."""
+    first, second = tmp_path / "1.svg", tmp_path / "2.svg"
+    render_timeline(_lanes(FIVE), first)
+    render_timeline(_lanes(FIVE), second)
+    assert first.read_bytes() == second.read_bytes()
+
+
+@needs_corpus
+def test_png_of_one_lane_is_1200_by_300_pixels(tmp_path: Path) -> None:
+    """A one-lane PNG is 12 x (0.75 + 2.0 + 0.25) in at 100 dpi: 1200 x 300 px."""
+    out = tmp_path / "five.png"
+    code, _, _ = _run(str(FIVE), "-o", str(out))
+    assert code == 0
+    assert _png_size(out) == (1200, 300)
+
+
+def test_png_height_grows_200_pixels_per_lane(tmp_path: Path) -> None:
+    """A two-lane PNG is 12 x (0.75 + 2 x 2.0 + 0.25) in at 100 dpi: 1200 x 500 px."""
+    out = tmp_path / "two.png"
+    code, stdout, _ = _run(_events(tmp_path, TWO_LANES), "-o", str(out))
+    assert (code, stdout) == (0, f"{out}: 2 lanes, 3 calls\n")
+    assert _png_size(out) == (1200, 500)
+
+
+def test_lane_option_keeps_the_lanes_it_names(tmp_path: Path) -> None:
+    """--lane matches a lane id or session_id/lane_id, is repeatable, and keeps lane order."""
+    trace = _events(tmp_path, TWO_LANES)
+    out = tmp_path / "t.svg"
+    expected = {
+        ("helper",): ("1 lane, 1 calls", ["bash: 4.000 s from 0.000 s (non_eval wave of 1)"]),
+        ("s1/main",): ("1 lane, 2 calls", [
+            "read: 1.000 s from 0.000 s (non_eval wave of 2)",
+            "grep: 0.300 s from 0.100 s (non_eval wave of 2)",
+        ]),
+        ("helper", "main"): ("2 lanes, 3 calls", [
+            "read: 1.000 s from 0.000 s (non_eval wave of 2)",
+            "grep: 0.300 s from 0.100 s (non_eval wave of 2)",
+            "bash: 4.000 s from 0.000 s (non_eval wave of 1)",
+        ]),
+    }
+    for lanes, (counts, titles) in expected.items():
+        args = [a for lane in lanes for a in ("--lane", lane)]
+        code, stdout, _ = _run(trace, "-o", str(out), *args)
+        assert (code, stdout) == (0, f"{out}: {counts}\n")
+        ids = _ids(out)
+        assert [_text(next(iter(ids[i]))) for i in _numbered(ids, "call")] == titles
+
+
+def test_lane_option_without_a_match_exits_1_and_writes_nothing(tmp_path: Path) -> None:
+    """A --lane id that matches no lane is an error naming the lanes there are, with exit 1."""
+    out = tmp_path / "t.svg"
+    code, stdout, stderr = _run(_events(tmp_path, TWO_LANES), "-o", str(out), "--lane", "mian")
+    assert (code, stdout) == (1, "")
+    assert stderr == "wavemetrics: error: --lane mian: no such lane (lanes: main, helper)\n"
+    assert not out.exists()
+
+
+def test_missing_matplotlib_says_how_to_install_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without matplotlib the command prints one line naming the extra to install and exits 2."""
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # makes `import matplotlib` fail
+    out = tmp_path / "t.png"
+    code, stdout, stderr = _run(_events(tmp_path, TWO_LANES), "-o", str(out))
+    assert (code, stdout) == (2, "")
+    assert stderr == (
+        "wavemetrics: error: timeline needs matplotlib: pip install 'wavemetrics[timeline]'\n"
+    )
+    assert not out.exists()
+
+
+def test_render_timeline_without_matplotlib_raises_matplotlib_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Python API raises MatplotlibMissing, whose message is the install hint."""
+    lanes = _lanes(Path(_events(tmp_path, TWO_LANES)))
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(MatplotlibMissing, match=re.escape("pip install 'wavemetrics[timeline]'")):
+        render_timeline(lanes, tmp_path / "t.svg")
+
+
+def test_output_suffix_other_than_svg_or_png_is_a_usage_error(tmp_path: Path) -> None:
+    """-o FILE.pdf (or no suffix) exits 2 with click's usage message and writes nothing."""
+    trace = _events(tmp_path, TWO_LANES)
+    for name in ("t.pdf", "t"):
+        out = tmp_path / name
+        code, stdout, stderr = _run(trace, "-o", str(out))
+        assert (code, stdout) == (2, "")
+        assert f"'{out}': the file name must end in .svg or .png" in stderr
+        assert not out.exists()
+
+
+def test_output_format_follows_the_suffix_in_any_case() -> None:
+    """The suffix picks the format, case-insensitively; anything else is None."""
+    assert [output_format(p) for p in ("a.svg", "a.SVG", "b.png", "b.Png", "c.jpg", "c")] == [
+        "svg", "svg", "png", "png", None, None,
+    ]
+
+
+def test_bars_are_coloured_by_their_wave_bucket(tmp_path: Path) -> None:
+    """A mixed wave's bars are pink, an eval_only wave's orange, a non_eval wave's blue."""
+    trace = _events(tmp_path, [
+        ("main", "a", "read", 0, 1000), ("main", "b", "eval", 100, 400),
+        ("main", "c", "eval", 2000, 3000), ("main", "d", "bash", 4000, 5000),
+    ])
+    out = tmp_path / "t.svg"
+    assert _run(trace, "-o", str(out))[0] == 0
+    ids = _ids(out)
+    styles = [_bar_path(ids[i]).attrib["style"] for i in _numbered(ids, "call")]
+    fills = [re.findall(r"fill: (#\w+)", style) for style in styles]
+    assert fills == [["#cc79a7"], ["#cc79a7"], ["#e69f00"], ["#0072b2"]]
+
+
+def test_zero_length_calls_are_drawn_3_pixels_wide(tmp_path: Path) -> None:
+    """Calls whose end equals their start are bars 3 px (2.16 pt) wide, not invisible."""
+    trace = _events(tmp_path, [
+        ("main", "a", "read", 0, 10000), ("main", "b", "grep", 20000, 20000),
+        ("main", "c", "glob", 20000, 20000),
+    ])
+    out = tmp_path / "t.svg"
+    assert _run(trace, "-o", str(out))[0] == 0
+    ids = _ids(out)
+    widths = [_bar_width_pt(ids[i]) for i in _numbered(ids, "call")]
+    assert widths[1:] == [pytest.approx(2.16, abs=1e-5)] * 2
+    assert _numbered(ids, "wave") == ["wave-0"]  # the two touch at one instant: one wave
+
+
+def test_odd_tool_names_are_drawn_literally(tmp_path: Path) -> None:
+    """Dollar signs are not parsed as math; control characters show as '?' (the SVG stays XML)."""
+    trace = _events(tmp_path, [("main", "a", "$x$ <y> & \u0001z", 0, 1000)])
+    out = tmp_path / "t.svg"
+    assert _run(trace, "-o", str(out))[0] == 0
+    ids = _ids(out)
+    assert _text(ids["name-0"]) == "$x$ <y> & ?z"
+    assert _text(ids["call-0"]) == "$x$ <y> & ?z: 1.000 s from 0.000 s (non_eval wave of 1)"
+
+
+def test_lane_without_paired_calls_is_an_empty_panel(tmp_path: Path) -> None:
+    """A lane whose only call never ended is drawn as a panel saying it has no paired calls."""
+    path = tmp_path / "s1.jsonl"
+    start = {"type": "tool_execution_start", "toolCallId": "a", "toolName": "read", "timestamp": 5}
+    path.write_text(json.dumps(start) + "\n", encoding="utf-8")
+    out = tmp_path / "t.svg"
+    code, stdout, _ = _run(str(path), "-o", str(out))
+    assert (code, stdout) == (0, f"{out}: 1 lane, 0 calls\n")
+    ids = _ids(out)
+    assert _numbered(ids, "call") == []
+    root = ET.parse(out).getroot()
+    assert "no paired tool calls" in [_text(e) for e in root.iter() if e.tag.endswith("text")]
+
+
+def test_unreadable_input_is_reported_and_the_others_drawn_with_exit_1(tmp_path: Path) -> None:
+    """A missing input is named on stderr with exit 1; the readable input is still drawn."""
+    out = tmp_path / "t.svg"
+    missing = tmp_path / "missing.jsonl"
+    code, stdout, stderr = _run(_events(tmp_path, TWO_LANES), str(missing), "-o", str(out))
+    assert (code, stdout) == (1, f"{out}: 2 lanes, 3 calls\n")
+    assert stderr == f"wavemetrics: error: {missing}: no such file or directory\n"
+    assert _numbered(_ids(out), "call") == ["call-0", "call-1", "call-2"]
+
+
+def test_no_lanes_at_all_exits_1_without_a_picture(tmp_path: Path) -> None:
+    """An empty input has no lane to draw: exit 1, and no file is written."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    out = tmp_path / "t.png"
+    code, stdout, stderr = _run(str(empty), "-o", str(out))
+    assert (code, stdout) == (1, "")
+    assert stderr.splitlines()[-1] == "wavemetrics: error: no lanes to draw"
+    assert not out.exists()
+
+
+def test_more_than_100_lanes_is_refused(tmp_path: Path) -> None:
+    """101 lanes would not fit one picture: exit 1 with advice to pick lanes with --lane."""
+    trace = _events(tmp_path, [(f"lane{n}", f"c{n}", "read", 0, 10) for n in range(101)])
+    out = tmp_path / "t.png"
+    code, _, stderr = _run(trace, "-o", str(out))
+    assert code == 1
+    assert stderr == (
+        "wavemetrics: error: 101 lanes: at most 100 fit in one picture; choose some with --lane\n"
+    )
+    assert not out.exists()
+
+
+def test_readme_shows_the_timeline_of_the_bundled_example() -> None:
+    """The README's picture exists, is a 7-lane PNG (1200 x 1500 px) and stays under 200 KB."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Seeing the waves", 1)[1].split("\n## ", 1)[0]
+    assert "](docs/timeline-example.png)" in section
+    assert "wavemetrics timeline wavemetrics/examples/claude-code-demo.jsonl" in section
+    assert _png_size(PICTURE) == (1200, 1500)
+    assert PICTURE.stat().st_size < 200_000

@@ -1,0 +1,364 @@
+"""Timeline pictures: each lane's tool calls as bars from start to end, grouped in waves.
+
+The picture shows what ``wavemetrics waves`` lists: one panel per lane, time in
+seconds from the lane's first call, each call a bar in its wave's colour
+(``spec/metrics.md`` section 4 buckets), the calls of a wave stacked in rows
+(first call on top, wave order of section 2) on a light band that spans the
+wave. Drawing needs matplotlib, the optional extra ``timeline``; lane selection
+and geometry are plain Python so the CLI can check a request without it.
+Only ids, tool names and times are drawn (section 7).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+from xml.sax.saxutils import escape
+
+import attrs
+
+from wavemetrics.classify import EVAL_TOOL_NAMES, WaveBucket, classify_wave
+from wavemetrics.pipeline import LaneResult
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from matplotlib.text import Text
+    from matplotlib.textpath import TextToPath
+
+__all__ = [
+    "INSTALL_HINT",
+    "MAX_LANES",
+    "OUTPUT_FORMATS",
+    "LaneNotFound",
+    "MatplotlibMissing",
+    "figure_size_px",
+    "output_format",
+    "render_timeline",
+    "require_matplotlib",
+    "select_lanes",
+]
+
+#: The command that installs what drawing needs.
+INSTALL_HINT = "pip install 'wavemetrics[timeline]'"
+#: Output formats, chosen by the output file's suffix.
+OUTPUT_FORMATS = ("svg", "png")
+
+# Geometry in inches. Every value is a binary fraction, so that inches x DPI
+# gives whole pixels exactly: a picture of n lanes is 1200 x (100 + 200 n) px.
+DPI = 100
+WIDTH_IN = 12.0
+HEADER_IN = 0.75  # caption and legend
+FOOTER_IN = 0.25
+LANE_IN = 2.0  # one panel: title, bars, time axis
+_TITLE_IN = 0.375  # from the panel's top to its axes
+_AXES_IN = 1.125
+_LEFT_IN = 0.25
+_RIGHT_IN = 0.25
+
+#: At most this many panels in one picture (a PNG is at most 65535 px high).
+MAX_LANES = 100
+#: At least this many rows per panel, so that bars keep one thickness across
+#: lanes whose waves have at most this many calls.
+MIN_ROWS = 3
+_BAR_HEIGHT = 0.7  # of a row
+_MIN_BAR_PX = 3.0  # a zero-length call still shows as a bar this wide
+_BAND_PAD_PX = 3.0  # a wave's band reaches this far beyond its first start and last end
+_NAME_PAD_PX = 4.0
+_NAME_POINTS = 8.0
+
+# Okabe-Ito colours: distinguishable with the common colour-vision deficiencies.
+_COLOURS = {
+    WaveBucket.NON_EVAL: "#0072B2",
+    WaveBucket.EVAL_ONLY: "#E69F00",
+    WaveBucket.MIXED: "#CC79A7",
+}
+_NAME_COLOURS = {
+    WaveBucket.NON_EVAL: "white",
+    WaveBucket.EVAL_ONLY: "black",
+    WaveBucket.MIXED: "black",
+}
+_BAND_COLOUR = "#E4E4E4"
+_LEGEND = {
+    WaveBucket.NON_EVAL: "non_eval (counted as parallelism)",
+    WaveBucket.EVAL_ONLY: "eval_only (code cells: not counted)",
+    WaveBucket.MIXED: "mixed (not counted)",
+}
+_BAND_LABEL = "one wave of 2+ calls"
+_CAPTION = (
+    "One bar per tool call, from its start to its end; the calls of one wave are stacked"
+    " in rows on a shaded band; colour: the wave's bucket."
+)
+
+
+class MatplotlibMissing(RuntimeError):
+    """Drawing was asked for but matplotlib cannot be imported."""
+
+
+class LaneNotFound(LookupError):
+    """A ``--lane`` id matched no lane; ``args[0]`` is the id, ``available`` the lane ids."""
+
+    def __init__(self, lane_id: str, available: Sequence[str]) -> None:
+        super().__init__(lane_id)
+        self.lane_id = lane_id
+        self.available = tuple(available)
+
+
+def output_format(path: str | Path) -> str | None:
+    """The format an output file's suffix asks for (``svg``/``png``, any case), else ``None``.
+
+    >>> output_format("waves.PNG"), output_format("waves.pdf")
+    ('png', None)
+    """
+    suffix = Path(path).suffix.lower().lstrip(".")
+    return suffix if suffix in OUTPUT_FORMATS else None
+
+
+def figure_size_px(lanes: int) -> tuple[int, int]:
+    """Width and height in pixels of a PNG of ``lanes`` panels (an SVG has the same size in pt).
+
+    >>> figure_size_px(1), figure_size_px(7)
+    ((1200, 300), (1200, 1500))
+    """
+    width, height = _figure_size_in(lanes)
+    return round(width * DPI), round(height * DPI)
+
+
+def _figure_size_in(lanes: int) -> tuple[float, float]:
+    return WIDTH_IN, HEADER_IN + LANE_IN * max(lanes, 1) + FOOTER_IN
+
+
+def select_lanes(lanes: Sequence[LaneResult], lane_ids: Iterable[str]) -> tuple[LaneResult, ...]:
+    """The lanes whose ``lane_id`` or ``session_id/lane_id`` equals one of ``lane_ids``.
+
+    No ids keeps every lane. Lanes keep their order. Raises :class:`LaneNotFound`
+    for the first id that matches no lane (a typo would otherwise drop a lane
+    silently).
+    """
+    wanted = tuple(lane_ids)
+    if not wanted:
+        return tuple(lanes)
+    for lane_id in wanted:
+        if not any(lane_id in _names(r) for r in lanes):
+            available = list(dict.fromkeys(r.lane.lane_id for r in lanes))
+            raise LaneNotFound(lane_id, available)
+    return tuple(r for r in lanes if any(i in _names(r) for i in wanted))
+
+
+def _names(result: LaneResult) -> tuple[str, str]:
+    return result.lane.lane_id, f"{result.lane.session_id}/{result.lane.lane_id}"
+
+
+def _printable(text: str) -> str:
+    # Control characters are not allowed in XML (SVG) and garble a PNG: show them as "?".
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
+def render_timeline(
+    lanes: Sequence[LaneResult],
+    path: str | Path,
+    *,
+    eval_tool_names: Iterable[str] = EVAL_TOOL_NAMES,
+) -> None:
+    """Draw ``lanes`` (one panel each, in order) to ``path``, SVG or PNG by its suffix.
+
+    Each call is a bar ``[start_ms, end_ms]`` in seconds from the lane's first
+    start, at least 3 px wide so zero-length calls show. SVG element ids: a
+    call's bar ``call-<n>`` (n counts calls from 0 over all panels, in lane then
+    wave order; its ``<title>`` is the hover text), the name written on it
+    ``name-<n>``, a multi-call wave's band ``wave-<n>``, legend entries
+    ``legend-<bucket>`` and ``legend-wave``. The same input gives the same
+    bytes (fixed SVG hash salt, no date). A PNG is :func:`figure_size_px` big.
+    Raises :class:`MatplotlibMissing` without matplotlib, ``ValueError`` for a
+    suffix other than ``.svg``/``.png`` or more than :data:`MAX_LANES` lanes,
+    ``OSError`` when the file cannot be written.
+    """
+    fmt = output_format(path)
+    if fmt is None:
+        raise ValueError(f"{path}: the output must end in .svg or .png")
+    if len(lanes) > MAX_LANES:
+        raise ValueError(
+            f"{len(lanes)} lanes: at most {MAX_LANES} fit in one picture; choose some with --lane"
+        )
+    names = tuple(eval_tool_names)
+    require_matplotlib()
+    import matplotlib
+    from matplotlib.figure import Figure
+    from matplotlib.textpath import TextToPath
+
+    # A fixed hash salt (and no date, below) makes the SVG the same bytes for the
+    # same input; fonttype none keeps text as <text>: small, searchable, selectable.
+    with matplotlib.rc_context(
+        {"svg.hashsalt": "wavemetrics", "svg.fonttype": "none", "font.size": 9.0}
+    ):
+        width, height = _figure_size_in(len(lanes))
+        figure = Figure(figsize=(width, height), dpi=DPI)
+        measure = TextToPath()  # sizes the tool names (do they fit on their bar?)
+        _draw_header(figure, height)
+        counter = _Counter()
+        for index, result in enumerate(lanes):
+            axes = figure.add_axes(_panel_rect(index, height))
+            _draw_lane(axes, result, names, counter, measure)
+        if not lanes:
+            figure.text(0.5, 0.5, "no lanes", ha="center", va="center")
+        if fmt == "png":
+            figure.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
+            return
+        buffer = io.StringIO()
+        figure.savefig(buffer, format="svg", dpi=DPI, metadata={"Date": None})
+    Path(path).write_text(_with_tooltips(buffer.getvalue(), counter.tooltips), encoding="utf-8")
+
+
+def _with_tooltips(svg: str, tooltips: Sequence[str]) -> str:
+    # An SVG <title> is the hover text of its element: the name and duration of
+    # every call, also of those too short to carry their name.
+    for n, tooltip in enumerate(tooltips):
+        opening = f'<g id="call-{n}">'
+        svg = svg.replace(opening, f"{opening}\n    <title>{escape(tooltip)}</title>", 1)
+    return svg
+
+
+def require_matplotlib() -> None:
+    """Raise :class:`MatplotlibMissing` (its message says how to install it) without matplotlib."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as error:
+        raise MatplotlibMissing(f"timeline needs matplotlib: {INSTALL_HINT}") from error
+
+
+@attrs.define
+class _Counter:
+    calls: int = 0
+    waves: int = 0
+    tooltips: list[str] = attrs.field(factory=list)
+
+
+def _panel_rect(index: int, height: float) -> tuple[float, float, float, float]:
+    top = height - HEADER_IN - index * LANE_IN - _TITLE_IN
+    bottom = top - _AXES_IN
+    return (
+        _LEFT_IN / WIDTH_IN,
+        bottom / height,
+        (WIDTH_IN - _LEFT_IN - _RIGHT_IN) / WIDTH_IN,
+        _AXES_IN / height,
+    )
+
+
+def _draw_header(figure: Figure, height: float) -> None:
+    from matplotlib.patches import Patch
+
+    figure.text(
+        _LEFT_IN / WIDTH_IN, 1 - 0.12 / height, _CAPTION, ha="left", va="top", parse_math=False
+    )
+    handles = [Patch(facecolor=_COLOURS[b], label=_LEGEND[b]) for b in WaveBucket]
+    handles.append(Patch(facecolor=_BAND_COLOUR, edgecolor="#B0B0B0", label=_BAND_LABEL))
+    legend = figure.legend(
+        handles=handles, loc="upper left", ncols=4, frameon=False,
+        bbox_to_anchor=(_LEFT_IN / WIDTH_IN - 0.008, 1 - 0.3 / height),
+    )
+    gids = [f"legend-{b.value}" for b in WaveBucket] + ["legend-wave"]
+    for gid, handle, text in zip(gids, legend.legend_handles, legend.get_texts(), strict=True):
+        text.set_gid(f"{gid}-label")
+        if handle is not None:
+            handle.set_gid(gid)
+
+
+def _lane_title(result: LaneResult) -> str:
+    s = result.summary
+    waves = len(result.assembly.waves)
+    return _printable(
+        f"session {result.lane.session_id} / lane {result.lane.lane_id}: "
+        f"{s.paired_calls} calls in {waves} waves ({s.non_eval_waves_multi} multi-call non_eval); "
+        f"modeled saving {s.modeled_wallclock_saved_ms / 1000:.2f} s "
+        f"(upper bound {s.upper_bound_saved_ms / 1000:.2f} s)"
+    )
+
+
+def _draw_lane(
+    axes: Axes,
+    result: LaneResult,
+    eval_names: tuple[str, ...],
+    counter: _Counter,
+    measure: TextToPath,
+) -> None:
+    from matplotlib.patches import Rectangle
+
+    waves = result.assembly.waves
+    axes.set_title(_lane_title(result), loc="left", fontsize=9.5, parse_math=False)
+    axes.set_yticks([])
+    axes.set_xlabel("seconds from the lane's first call")
+    for side in ("left", "right", "top"):
+        axes.spines[side].set_visible(False)
+    rows = max([MIN_ROWS, *(w.size for w in waves)])
+    axes.set_ylim(rows - 0.5, -0.5)  # row 0 on top
+    if not waves:
+        axes.set_xlim(0.0, 1.0)
+        axes.text(0.5, 0.5, "no paired tool calls", transform=axes.transAxes,
+                  ha="center", va="center", color="#606060")
+        return
+
+    origin = min(w.calls[0].start_ms for w in waves)
+    extent_s = max(c.end_ms for w in waves for c in w.calls) / 1000 - origin / 1000
+    extent_s = extent_s if extent_s > 0 else 1.0
+    margin = extent_s * 0.01
+    axes.set_xlim(-margin, extent_s + margin)
+    width_px = (WIDTH_IN - _LEFT_IN - _RIGHT_IN) * DPI
+    seconds_per_px = (extent_s + 2 * margin) / width_px
+    row_px = _AXES_IN * DPI / rows
+
+    for wave in waves:
+        bucket = classify_wave((c.tool_name for c in wave.calls), eval_names)
+        if wave.size > 1:
+            first = (wave.calls[0].start_ms - origin) / 1000
+            last = (max(c.end_ms for c in wave.calls) - origin) / 1000
+            pad = _BAND_PAD_PX * seconds_per_px
+            band = Rectangle(
+                (first - pad, -0.5 + 0.04), max(last - first, 0.0) + 2 * pad, wave.size - 0.08,
+                facecolor=_BAND_COLOUR, edgecolor="#B0B0B0", linewidth=0.5, zorder=1,
+            )
+            band.set_gid(f"wave-{counter.waves}")
+            axes.add_patch(band)
+            counter.waves += 1
+        for row, call in enumerate(wave.calls):
+            start = (call.start_ms - origin) / 1000
+            seconds = (call.end_ms - call.start_ms) / 1000
+            shown = max(seconds, _MIN_BAR_PX * seconds_per_px)
+            bar = Rectangle(
+                (start, row - _BAR_HEIGHT / 2), shown, _BAR_HEIGHT,
+                facecolor=_COLOURS[bucket], linewidth=0, zorder=2,
+            )
+            bar.set_gid(f"call-{counter.calls}")
+            axes.add_patch(bar)
+            name = _name_on_bar(axes, call.tool_name, start, row, shown / seconds_per_px, row_px,
+                                bucket, seconds_per_px, measure)
+            if name is not None:
+                name.set_gid(f"name-{counter.calls}")
+            counter.calls += 1
+            counter.tooltips.append(
+                f"{_printable(call.tool_name)}: {seconds:.3f} s from {start:.3f} s"
+                f" ({bucket.value} wave of {wave.size})"
+            )
+
+
+def _name_on_bar(
+    axes: Axes, name: str, start: float, row: int, bar_px: float, row_px: float,
+    bucket: WaveBucket, seconds_per_px: float, measure: TextToPath,
+) -> Text | None:
+    from matplotlib.font_manager import FontProperties
+
+    if bar_px < 2 * _NAME_PAD_PX + _NAME_POINTS:
+        return None  # no name fits: spare the measuring
+    text = _printable(name)
+    width_pt, height_pt, _ = measure.get_text_width_height_descent(
+        text, FontProperties(size=_NAME_POINTS), ismath=False
+    )
+    width, height = width_pt * DPI / 72, height_pt * DPI / 72
+    if width + 2 * _NAME_PAD_PX > bar_px or height > row_px * _BAR_HEIGHT:
+        return None
+    return axes.text(
+        start + _NAME_PAD_PX * seconds_per_px, row, text, ha="left", va="center_baseline",
+        fontsize=_NAME_POINTS, color=_NAME_COLOURS[bucket], zorder=3, parse_math=False,
+        clip_on=True,
+    )
