@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -112,6 +113,23 @@ def test_add_histograms_rejects_bad_input() -> None:
 def test_widest_value_at_the_default_cap_fits_64_characters() -> None:
     """At the default cap every count is at most 2000 (4 digits): 8 * 4 + 7 = 39 characters."""
     assert len(encode_histogram([DEFAULT_CAP] * 8)) == 39
+
+
+def test_widest_histogram_one_lane_can_reach_at_the_cap() -> None:
+    """Exhaustively, the longest encoding of at most 2000 calls is 27 characters.
+
+    A count of d digits (d >= 2) in a position costs at least ``10**(d-1)`` waves of
+    that position's smallest size; every digit-length combination is tried.
+    """
+    widest, widest_counts = 0, [0] * 8
+    for digits in itertools.product(range(1, 5), repeat=8):
+        counts = [10 ** (d - 1) if d > 1 else 0 for d in digits]
+        calls = sum(c * m for c, m in zip(counts, SMALLEST_SIZE, strict=True))
+        if calls <= DEFAULT_CAP and sum(digits) + 7 > widest:
+            widest, widest_counts = sum(digits) + 7, counts
+    # e.g. 10:100:100:100:100:10:10:10 uses 10 + 200 + 300 + 400 + 500 + 90 + 170 + 330 = 2000
+    assert widest == 27
+    assert len(encode_histogram(widest_counts)) == 27
 
 
 # ---------------------------------------------------------------- properties
