@@ -5,6 +5,7 @@ The metric contract is ``parallelism_v1`` (``spec/metrics.md``); readers follow
 savings -> summary.
 """
 
+from wavemetrics.axis import AxisState, EfficiencyAxis, efficiency_axis
 from wavemetrics.classify import (
     EVAL_TOOL_NAMES,
     WaveBucket,
@@ -33,6 +34,8 @@ __all__ = [
     "FORMATS",
     "SCHEMA_KIND",
     "Analysis",
+    "AxisState",
+    "EfficiencyAxis",
     "InputReport",
     "Lane",
     "LaneResult",
@@ -49,6 +52,7 @@ __all__ = [
     "assemble_waves",
     "classify_wave",
     "decode_histogram",
+    "efficiency_axis",
     "encode_histogram",
     "is_eval_tool_name",
     "measured_turn_duration_ms",
