@@ -15,6 +15,17 @@ import click
 
 from wavemetrics import __version__
 from wavemetrics.classify import EVAL_TOOL_NAMES
+from wavemetrics.compare import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_METRIC,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    METRICS,
+    MissingExtra,
+    compare_folders,
+)
+from wavemetrics.compare import render_json as render_compare_json
+from wavemetrics.compare import render_table as render_compare_table
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.pipeline import Analysis, analyse
 from wavemetrics.readers import AUTO, FORMATS, ReadOutcome, read_inputs
@@ -201,3 +212,62 @@ def timeline(
     calls = sum(r.summary.paired_calls for r in lanes)
     click.echo(f"{output}: {len(lanes)} lane{'' if len(lanes) == 1 else 's'}, {calls} calls")
     _exit(analysis)
+
+
+@main.command()
+@click.argument("baseline", type=click.Path(exists=True, file_okay=False))
+@click.argument("candidate", type=click.Path(exists=True, file_okay=False))
+@click.option(
+    "--metric", type=click.Choice(list(METRICS)), default=DEFAULT_METRIC, show_default=True,
+    help="The per-trial figure to compare.",
+)
+@click.option(
+    "--format", "output_format", type=click.Choice(["table", "json"]), default="table",
+    show_default=True, help="table for people; json: one document.",
+)
+@click.option("--seed", type=click.IntRange(min=0), default=DEFAULT_SEED, show_default=True,
+              help="Seed of the bootstrap (same seed, same interval).")
+@click.option("--resamples", type=click.IntRange(min=1), default=DEFAULT_RESAMPLES,
+              show_default=True, help="Bootstrap resamples.")
+@click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=DEFAULT_CONFIDENCE, show_default=True, help="Confidence level.")
+@click.option(
+    "--input-format", type=click.Choice([AUTO, *FORMATS]), default=AUTO, show_default=True,
+    help="Trace format of every trial; auto: detect per file.",
+)
+@click.option("--eval-tool", "eval_tools", multiple=True, metavar="NAME",
+              help="An eval tool name; repeatable; replaces the defaults.")
+@click.option(
+    "--max-tracked-calls", type=click.IntRange(min=0), default=DEFAULT_MAX_TRACKED_CALLS,
+    show_default=True, help="Cap on calls held per lane (v1); 0 means unbounded.",
+)
+def compare(
+    baseline: str, candidate: str, metric: str, output_format: str, seed: int,
+    resamples: int, confidence: float, input_format: str, eval_tools: tuple[str, ...],
+    max_tracked_calls: int,
+) -> None:
+    """Compare two harness versions: BASELINE and CANDIDATE are folders <task_id>/<trial traces>.
+
+    Prints the mean over tasks of the per-task difference (candidate minus
+    baseline) with a paired bootstrap interval. Needs the compare extra (scipy).
+    """
+    try:
+        comparison = compare_folders(
+            baseline, candidate, metric=metric, resamples=resamples, confidence=confidence,
+            seed=seed, input_format=input_format,
+            eval_tool_names=tuple(eval_tools) or EVAL_TOOL_NAMES,
+            max_tracked_calls=max_tracked_calls or None,
+        )
+    except MissingExtra as error:  # nothing was computed: like a usage error
+        click.echo(f"wavemetrics: error: {error}", err=True)
+        raise SystemExit(2) from None
+    for failure in comparison.failures:
+        click.echo(f"wavemetrics: error: {failure.side}: {failure.reason}", err=True)
+    for path in comparison.strays:
+        click.echo(f"wavemetrics: note: {path}: not in a task folder, not read", err=True)
+    if output_format == "json":
+        click.echo(render_compare_json(comparison), nl=False)
+    else:
+        click.echo(render_compare_table(comparison), nl=False)
+    if comparison.failures or comparison.paired_tasks == 0:
+        raise SystemExit(1)

@@ -20,7 +20,10 @@ from wavemetrics.readers.claude_code import CLAUDE_ONLY_TYPES
 from wavemetrics.readers.codex import read_codex_source, sniff_codex
 from wavemetrics.readers.codex_tui import read_codex_tui_source, sniff_codex_tui
 from wavemetrics.readers.events import EVENT_TYPES, read_events
+from wavemetrics.readers.inspect_log import read_inspect, sniff_inspect
 from wavemetrics.readers.lanes import Lane
+from wavemetrics.readers.otel_spans import read_otel_spans, sniff_otel_spans
+from wavemetrics.readers.otlp import read_otlp, sniff_otlp
 from wavemetrics.readers.pi import read_pi_source, sniff_pi
 from wavemetrics.readers.sources import Source
 
@@ -85,6 +88,9 @@ READERS: tuple[Reader, ...] = (
     Reader("codex", sniff_codex, read_codex_source),
     Reader("codex-tui", sniff_codex_tui, read_codex_tui_source),
     Reader("pi", sniff_pi, read_pi_source),
+    Reader("otlp", sniff_otlp, read_otlp),
+    Reader("otel-spans", sniff_otel_spans, read_otel_spans),
+    Reader("inspect", sniff_inspect, read_inspect),
 )
 
 

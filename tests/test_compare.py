@@ -1,0 +1,411 @@
+"""``wavemetrics compare``: per-task means, differences, the paired bootstrap, and the output.
+
+Folders are built by hand from ``saving_trial`` traces (``tests/event_traces.py``):
+a trial ``saving_trial(k)`` has modeled saving k ms, upper bound (100 + k) / 2 ms,
+one saved round trip, one multi-call wave and share 1.0.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.event_traces import saving_trial, write_events
+from wavemetrics.cli import main
+from wavemetrics.compare import (
+    METRICS,
+    Interval,
+    MissingExtra,
+    SideTask,
+    TaskRow,
+    compare_folders,
+    compare_tasks,
+    paired_bootstrap,
+    render_table,
+)
+
+JSON_KEYS = [
+    "metric", "difference", "interval", "confidence", "resamples", "seed", "paired_tasks",
+    "baseline_only", "candidate_only", "tasks",
+]
+TASK_KEYS = [
+    "task_id", "baseline_mean", "candidate_mean", "difference", "baseline_trials",
+    "candidate_trials", "baseline_failed", "candidate_failed",
+]
+
+
+def make_sides(root: Path) -> tuple[Path, Path]:
+    """Two sides with unequal trials per task, failed trials, one-sided and unusable tasks."""
+    base, cand = root / "baseline", root / "candidate"
+    saving_trial(base / "t1" / "a.jsonl", 10)
+    saving_trial(base / "t1" / "b.jsonl", 30)
+    saving_trial(cand / "t1" / "a.jsonl", 50)
+    saving_trial(base / "t2" / "a.jsonl", 40)
+    (base / "t2" / "b.jsonl").write_text("not a trace\n", encoding="utf-8")
+    saving_trial(cand / "t2" / "a.jsonl", 20)
+    saving_trial(cand / "t2" / "run2" / "b.jsonl", 80)
+    saving_trial(base / "t3" / "a.jsonl", 5)
+    saving_trial(cand / "t4" / "a.jsonl", 7)
+    saving_trial(base / "t5" / "a.jsonl", 60)
+    (cand / "t5").mkdir()
+    (cand / "t5" / "a.jsonl").write_bytes(b"")
+    saving_trial(base / "stray.jsonl", 1)
+    return base, cand
+
+
+# By hand: t1 baseline (10 + 30) / 2 = 20, candidate 50, +30; t2 baseline 40 (b failed),
+# candidate (20 + 80) / 2 = 50, +10; t3 and t4 one-sided; t5 candidate's only trial is
+# empty (failed). Overall (30 + 10) / 2 = 20.
+EXPECTED_TASKS = [
+    TaskRow("t1", 20.0, 50.0, 30.0, 2, 1, 0, 0),
+    TaskRow("t2", 40.0, 50.0, 10.0, 2, 2, 1, 0),
+    TaskRow("t3", 5.0, None, None, 1, 0, 0, 0),
+    TaskRow("t4", None, 7.0, None, 0, 1, 0, 0),
+    TaskRow("t5", 60.0, None, None, 1, 1, 0, 1),
+]
+
+EXPECTED_TABLE = """\
+metric: modeled_wallclock_saved_ms (modeled wall-clock saving), in s
+candidate - baseline, mean over 2 paired tasks: +0.020 s
+95% interval: [+0.010, +0.030] s
+  paired bootstrap over tasks: method BCa, 9999 resamples, seed 0
+warning: fewer than 10 paired tasks: the interval is unreliable
+coverage: 2 of 5 tasks paired (1 baseline only, 1 candidate only, 1 unusable)
+failed trials: baseline 1, candidate 1
+not read: 1 trace file outside any task folder
+
+task                 base n fail  base mean cand n fail  cand mean  difference
+t1                        2    0      0.020      1    0      0.050      +0.030
+t2                        2    1      0.040      2    0      0.050      +0.010
+t3                        1    0      0.005      0    0          -           -
+t4                        0    0          -      1    0      0.007           -
+t5                        1    0      0.060      1    1          -           -
+baseline only: t3
+candidate only: t4
+n: trials found; fail: trials with no value (unreadable, unrecognised,
+empty, no usable record); means are over the other trials; unusable:
+a task in both folders with no usable trial on one side.
+"""
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    """Invoke the CLI; return exit code, stdout and stderr."""
+    result = CliRunner().invoke(main, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_folders_give_exact_task_rows_and_difference(tmp_path: Path) -> None:
+    """Per-task means over usable trials, differences, one-sided lists and the overall mean."""
+    base, cand = make_sides(tmp_path)
+    comparison = compare_folders(str(base), str(cand))
+    assert list(comparison.tasks) == EXPECTED_TASKS
+    assert comparison.difference == 20.0
+    assert (comparison.baseline_only, comparison.candidate_only) == (("t3",), ("t4",))
+    assert comparison.paired_tasks == 2
+    assert comparison.strays == (str(base / "stray.jsonl"),)
+    assert [(f.side, f.path) for f in comparison.failures] == [
+        ("baseline", str(base / "t2" / "b.jsonl")), ("candidate", str(cand / "t5" / "a.jsonl")),
+    ]
+
+
+def test_two_task_interval_spans_the_two_differences(tmp_path: Path) -> None:
+    """With differences 30 and 10 the 95% BCa interval is exactly [10, 30].
+
+    Every resample's mean is 10, 20 or 30 (probabilities 1/4, 1/2, 1/4); the
+    jackknife is symmetric, so BCa's acceleration is 0 and its bias about 0, and
+    the 2.5% and 97.5% points fall inside the atoms at 10 and 30.
+    """
+    base, cand = make_sides(tmp_path)
+    interval = compare_folders(str(base), str(cand)).interval
+    assert (interval.low, interval.high, interval.note) == (10.0, 30.0, None)
+
+
+def test_table_shows_every_task_below_ten_paired(tmp_path: Path) -> None:
+    """The table has the result, interval, coverage, failures, and every task's row."""
+    base, cand = make_sides(tmp_path)
+    code, out, err = run("compare", str(base), str(cand))
+    assert out == EXPECTED_TABLE
+    assert code == 1
+    assert f"wavemetrics: error: baseline: trace could not be read: {base / 't2' / 'b.jsonl'}" in err
+    assert f"wavemetrics: error: candidate: no trace: {cand / 't5' / 'a.jsonl'} is empty" in err
+    assert f"wavemetrics: note: {base / 'stray.jsonl'}: not in a task folder, not read" in err
+
+
+def test_table_fits_in_80_columns() -> None:
+    """Every line of the expected table fits in 80 columns."""
+    assert max(len(line) for line in EXPECTED_TABLE.splitlines()) <= 80
+
+
+def test_json_has_exactly_the_listed_keys(tmp_path: Path) -> None:
+    """``--format json`` has exactly the issue's keys, per task too, with exact values."""
+    base, cand = make_sides(tmp_path)
+    code, out, _ = run("compare", str(base), str(cand), "--format", "json",
+                       "--metric", "upper_bound_saved_ms", "--seed", "7", "--resamples", "500",
+                       "--confidence", "0.9")
+    document = json.loads(out)
+    assert list(document) == JSON_KEYS
+    assert all(list(task) == TASK_KEYS for task in document["tasks"])
+    # upper bound (100 + k) / 2: t1 (55 + 65) / 2 = 60 -> 75 (+15); t2 70 -> (60 + 90) / 2 = 75 (+5).
+    assert {k: v for k, v in document.items() if k not in ("tasks", "interval")} == {
+        "metric": "upper_bound_saved_ms", "difference": 10.0, "confidence": 0.9,
+        "resamples": 500, "seed": 7, "paired_tasks": 2, "baseline_only": ["t3"],
+        "candidate_only": ["t4"],
+    }
+    assert document["tasks"][:2] == [
+        {"task_id": "t1", "baseline_mean": 60.0, "candidate_mean": 75.0, "difference": 15.0,
+         "baseline_trials": 2, "candidate_trials": 1, "baseline_failed": 0, "candidate_failed": 0},
+        {"task_id": "t2", "baseline_mean": 70.0, "candidate_mean": 75.0, "difference": 5.0,
+         "baseline_trials": 2, "candidate_trials": 2, "baseline_failed": 1, "candidate_failed": 0},
+    ]
+    assert document["tasks"][3]["baseline_mean"] is None
+    assert document["interval"] == [5.0, 15.0]
+    assert code == 1
+
+
+@pytest.mark.parametrize(
+    ("metric", "value"),
+    [
+        ("modeled_wallclock_saved_ms", 30.0),
+        ("upper_bound_saved_ms", 65.0),
+        ("non_eval_saved_round_trips", 1.0),
+        ("non_eval_waves_multi", 1.0),
+        ("non_eval_multi_call_share", 1.0),
+        ("paired_calls", 2.0),
+        ("tool_time_ms", 130.0),
+        ("measured_turn_duration_ms_total", 0.0),
+    ],
+)
+def test_each_metric_reads_its_figure_of_the_trial(tmp_path: Path, metric: str, value: float) -> None:
+    """A trial's value for each metric is that figure of the trial's merged total."""
+    saving_trial(tmp_path / "b" / "t" / "a.jsonl", 30)
+    (tmp_path / "c" / "t").mkdir(parents=True)
+    comparison = compare_folders(str(tmp_path / "b"), str(tmp_path / "c"), metric=metric)
+    assert comparison.tasks[0].baseline_mean == value
+
+
+def test_share_is_zero_for_a_trial_without_non_eval_calls(tmp_path: Path) -> None:
+    """A trial with only eval calls has share 0.0 (0/0 is defined as 0), so it stays paired."""
+    write_events(tmp_path / "b" / "t" / "a.jsonl", [
+        ("tool_execution_start", "e", "eval", 0, "main"),
+        ("tool_execution_end", "e", "eval", 10, "main"),
+    ])
+    saving_trial(tmp_path / "c" / "t" / "a.jsonl", 30)
+    comparison = compare_folders(str(tmp_path / "b"), str(tmp_path / "c"),
+                                 metric="non_eval_multi_call_share")
+    assert comparison.tasks == (TaskRow("t", 0.0, 1.0, 1.0, 1, 1, 0, 0),)
+
+
+def test_one_paired_task_has_no_interval_and_says_why(tmp_path: Path) -> None:
+    """One paired task gives the difference but no interval, in table and JSON alike."""
+    saving_trial(tmp_path / "b" / "t" / "a.jsonl", 10)
+    saving_trial(tmp_path / "c" / "t" / "a.jsonl", 25)
+    code, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"), "--format", "json")
+    document = json.loads(out)
+    assert (document["difference"], document["interval"], code) == (15.0, None, 0)
+    code, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"))
+    assert "95% interval: none (1 paired task: the bootstrap needs at least 2)\n" in out
+    assert "warning: fewer than 10 paired tasks: the interval is unreliable\n" in out
+
+
+def test_no_paired_task_exits_1_with_null_difference(tmp_path: Path) -> None:
+    """Sides that share no task give a null difference, say so, and exit 1."""
+    saving_trial(tmp_path / "b" / "x" / "a.jsonl", 10)
+    saving_trial(tmp_path / "c" / "y" / "a.jsonl", 10)
+    code, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"), "--format", "json")
+    document = json.loads(out)
+    assert (document["difference"], document["interval"], document["paired_tasks"]) == (None, None, 0)
+    assert code == 1
+    code, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"))
+    assert "candidate - baseline: none (no task has a usable trial on both sides)\n" in out
+    assert "95% interval: none (0 paired tasks: the bootstrap needs at least 2)\n" in out
+
+
+def test_equal_differences_give_a_point_interval_without_warning() -> None:
+    """All-equal differences (BCa undefined in scipy) give [d, d] and a note, never a warning."""
+    interval = paired_bootstrap([1.0, 2.0, 3.0], [4.0, 5.0, 6.0])
+    assert interval == Interval(3.0, 3.0, "every per-task difference is equal, so every"
+                                          " resample gives the same mean")
+
+
+def test_degenerate_bootstrap_inputs_never_raise() -> None:
+    """No task, one task and a non-finite difference give no interval and a note."""
+    assert paired_bootstrap([], []) == Interval(None, None, "0 paired tasks: the bootstrap needs at least 2")
+    assert paired_bootstrap([1.0], [2.0]) == Interval(None, None, "1 paired task: the bootstrap needs at least 2")
+    assert paired_bootstrap([0.0, 0.0], [1.0, math.inf]) == Interval(
+        None, None, "a per-task difference is not finite"
+    )
+    with pytest.raises(ValueError):
+        paired_bootstrap([1.0], [1.0, 2.0])
+
+
+def test_same_seed_same_interval() -> None:
+    """The bootstrap is seeded: the same data and seed give the same interval."""
+    base = [0.0, 10.0, 3.0, 7.0, 1.0]
+    cand = [5.0, 2.0, 9.0, 8.0, 4.0]
+    assert paired_bootstrap(base, cand, seed=3) == paired_bootstrap(base, cand, seed=3)
+
+
+def test_ten_paired_tasks_hide_rows_with_nothing_to_see() -> None:
+    """With 10+ paired tasks the table lists only tasks needing attention, and says so."""
+    baseline = {f"task{i:02d}": SideTask((10.0,), 1) for i in range(10)}
+    candidate = {f"task{i:02d}": SideTask((30.0,), 1) for i in range(10)}
+    baseline["broken"] = SideTask((10.0,), 2, failed=1)
+    candidate["broken"] = SideTask((30.0,), 1)
+    comparison = compare_tasks(baseline, candidate)
+    assert (comparison.paired_tasks, comparison.unreliable) == (11, False)
+    assert (comparison.interval.low, comparison.interval.high) == (20.0, 20.0)
+    table = render_table(comparison)
+    assert "unreliable" not in table
+    assert "broken                    2    1      0.010      1    0      0.030      +0.020\n" in table
+    assert "task00" not in table
+    assert "(10 paired tasks with no failed trial not shown; --format json lists every task)\n" in table
+
+
+def test_lower_bound_trials_are_counted(tmp_path: Path) -> None:
+    """A usable trial whose evidence is incomplete is counted in a lower-bound line."""
+    write_events(tmp_path / "b" / "t" / "a.jsonl", [
+        ("tool_execution_start", "x", "read", 0, "main"),
+    ])
+    saving_trial(tmp_path / "c" / "t" / "a.jsonl", 10)
+    comparison = compare_folders(str(tmp_path / "b"), str(tmp_path / "c"))
+    assert comparison.lower_bound_trials == 1
+    assert "lower bound: 1 usable trial lost calls or lines" in render_table(comparison)
+
+
+def test_missing_scipy_exits_2_with_the_install_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without scipy, one line names the extra to install, stdout is empty, exit status 2."""
+    monkeypatch.setitem(sys.modules, "scipy", None)
+    monkeypatch.setitem(sys.modules, "scipy.stats", None)
+    (tmp_path / "b").mkdir()
+    (tmp_path / "c").mkdir()
+    code, out, err = run("compare", str(tmp_path / "b"), str(tmp_path / "c"))
+    assert (code, out) == (2, "")
+    assert err == "wavemetrics: error: compare needs scipy: pip install 'wavemetrics[compare]'\n"
+    with pytest.raises(MissingExtra):
+        paired_bootstrap([1.0, 2.0], [2.0, 4.0])
+
+
+def test_side_must_be_a_folder(tmp_path: Path) -> None:
+    """A side that is not an existing folder is a usage error (exit status 2)."""
+    (tmp_path / "c").mkdir()
+    code, _, _ = run("compare", str(tmp_path / "missing"), str(tmp_path / "c"))
+    assert code == 2
+
+
+def test_unknown_metric_raises() -> None:
+    """The pure core rejects a metric that is not in METRICS."""
+    with pytest.raises(ValueError, match="unknown metric"):
+        compare_tasks({}, {}, metric="nope")
+
+
+def test_side_task_counts_must_add_up() -> None:
+    """A side task's trials are its usable values plus its failed trials."""
+    with pytest.raises(ValueError):
+        SideTask((1.0,), 3, failed=1)
+    assert SideTask((), 2, failed=2).mean is None
+
+
+def test_metrics_include_the_issue_list() -> None:
+    """The metrics the issue requires are offered, the share among them."""
+    assert {"modeled_wallclock_saved_ms", "upper_bound_saved_ms", "non_eval_saved_round_trips",
+            "non_eval_waves_multi", "non_eval_multi_call_share"} <= set(METRICS)
+
+
+values = st.lists(st.integers(-10**6, 10**6).map(float), max_size=3)
+
+
+@st.composite
+def side_task(draw: Any) -> SideTask:
+    """One task on one side: 0-3 usable values and 0-1 failed trials."""
+    vals = tuple(draw(values))
+    failed = draw(st.integers(0, 1))
+    return SideTask(vals, len(vals) + failed, failed)
+
+
+@st.composite
+def two_sides(draw: Any) -> tuple[dict[str, SideTask], dict[str, SideTask]]:
+    """Up to 14 tasks, most on both sides, some on one side only."""
+    baseline: dict[str, SideTask] = {}
+    candidate: dict[str, SideTask] = {}
+    for i in range(draw(st.integers(0, 14))):
+        where = draw(st.sampled_from(["both", "both", "both", "baseline", "candidate"]))
+        if where != "candidate":
+            baseline[f"t{i}"] = draw(side_task())
+        if where != "baseline":
+            candidate[f"t{i}"] = draw(side_task())
+    return baseline, candidate
+
+
+@settings(max_examples=100, deadline=None)
+@given(sides=two_sides())
+def test_swapping_sides_negates_the_difference(
+    sides: tuple[dict[str, SideTask], dict[str, SideTask]],
+) -> None:
+    """Swapping sides negates every difference exactly and maps the interval to [-high, -low].
+
+    Differences are exact: IEEE subtraction, ``math.fsum`` and division are
+    symmetric under negation. The bootstrap distribution is exactly negated too
+    (same seed, same resampled indices), but BCa's percentiles pass through
+    ``ndtri``/``ndtr`` and the linear quantile interpolates from the opposite
+    end, so the endpoints agree to rounding: within 1e-9 x the largest |difference|
+    (observed about 2e-14).
+    """
+    baseline, candidate = sides
+    forward = compare_tasks(baseline, candidate, resamples=999)
+    backward = compare_tasks(candidate, baseline, resamples=999)
+    if forward.difference is None:
+        assert backward.difference is None
+    else:
+        assert backward.difference == -forward.difference
+    assert [r.difference for r in backward.tasks] == [
+        None if r.difference is None else -r.difference for r in forward.tasks
+    ]
+    assert (backward.baseline_only, backward.candidate_only) == (
+        forward.candidate_only, forward.baseline_only
+    )
+    assert backward.paired_tasks == forward.paired_tasks
+    low, high = forward.interval.low, forward.interval.high
+    if low is None or high is None:
+        assert (backward.interval.low, backward.interval.high) == (None, None)
+        return
+    assert backward.interval.low is not None and backward.interval.high is not None
+    scale = max([1.0] + [abs(r.difference) for r in forward.tasks if r.difference is not None])
+    assert math.isclose(backward.interval.low, -high, rel_tol=0, abs_tol=1e-9 * scale)
+    assert math.isclose(backward.interval.high, -low, rel_tol=0, abs_tol=1e-9 * scale)
+
+
+def test_compare_doc_lists_every_metric_and_shows_the_real_table() -> None:
+    """docs/compare.md's metrics table matches METRICS and its example is the real output."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "compare.md").read_text("utf-8")
+    section = text.split("## Metrics", 1)[1].split("\n## ", 1)[0]
+    rows = [[cell.strip() for cell in line.strip("|").split("|")]
+            for line in section.splitlines() if line.startswith("| `")]
+    assert [(row[0].strip("`"), row[2]) for row in rows] == [
+        (metric.name, metric.meaning) for metric in METRICS.values()
+    ]
+    shown = text.split("### `--format table` (default)", 1)[1].split("```", 2)[1]
+    assert shown.lstrip("\n") == EXPECTED_TABLE
+
+
+def test_overflowing_values_give_nulls_not_a_crash() -> None:
+    """Infinite trial values (only from absurd traces) make null means and no interval."""
+    comparison = compare_tasks(
+        {"a": SideTask((math.inf, -math.inf), 2), "b": SideTask((1.0,), 1)},
+        {"a": SideTask((1.0,), 1), "b": SideTask((2.0,), 1)},
+    )
+    document = comparison.to_dict()
+    assert (document["tasks"][0]["baseline_mean"], document["difference"], document["interval"]) == (
+        None, None, None
+    )
+    assert json.dumps(document, allow_nan=False)

@@ -1,0 +1,303 @@
+"""The ``inspect`` reader (Inspect AI eval logs, ``.json`` and ``.eval``) on the corpus and fixtures.
+
+The corpus log (browser task, one sample) was worked out by a throwaway
+script written from ``spec/formats.md`` and ``spec/metrics.md`` (times parsed
+by hand into ``Fraction`` seconds, offset applied, rounded once to ms): 43
+events, 4 of them ``tool`` events, sequential. Checked by hand against the raw
+file: the first call ``web_browser_go`` runs from ``20:27:39.762878-04:00``
+to ``20:27:44.080452-04:00`` (00:27:39.762878Z on 13 May 2025, i.e.
+1747096059762.878 ms), and each call starts after the previous one ended, so
+four one-call waves; their durations add up to 9.86 s (manifest: 9.9 s).
+Fixture figures are worked out by hand in the comments beside them.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+
+from tests.corpus import CORPUS, needs_corpus
+from wavemetrics import ParallelismSummary, assemble_waves, summarize
+from wavemetrics.cli import main
+from wavemetrics.readers import InputReport, Lane, read_inputs
+from wavemetrics.readers.inspect_log import sniff_inspect
+
+# 2026-01-01T00:00:00Z in ms.
+BASE_MS = 1_767_225_600_000
+CORPUS_LOG = "inspect_ai/2025-05-12T20-27-36-04-00_browser.json"
+CORPUS_IGNORED = {"model": 5, "sample_init": 1, "sandbox": 10, "score": 1, "span_begin": 8,
+                  "span_end": 8, "state": 2, "store": 4}
+
+
+def _tool(call_id: str, function: str, timestamp: str, completed: str | None,
+          **extra: Any) -> dict[str, Any]:
+    """An Inspect tool event (arguments and result are never read)."""
+    return {"event": "tool", "type": "function", "id": call_id, "function": function,
+            "arguments": {"cmd": "ls"}, "result": "out", "timestamp": timestamp,
+            "completed": completed, "working_time": 1.0, **extra}
+
+
+def _sample(sample_id: Any, epoch: Any, events: Any) -> dict[str, Any]:
+    return {"id": sample_id, "epoch": epoch, "input": "prompt", "events": events}
+
+
+def _parallel_sample() -> dict[str, Any]:
+    """Sample 1: calls a [1 s, 3.5 s] and b [1.25 s, 2 s] overlap; c has no end.
+
+    b's times are written with -05:00 and +05:30 offsets.
+    """
+    return _sample(1, 1, [
+        {"event": "model", "timestamp": "2026-01-01T00:00:00.000000+00:00"},
+        _tool("call_a", "bash", "2026-01-01T00:00:01.000000+00:00",
+              "2026-01-01T00:00:03.500000+00:00"),
+        _tool("call_b", "python", "2025-12-31T19:00:01.250000-05:00",
+              "2026-01-01T05:30:02.000000+05:30"),
+        _tool("call_c", "bash", "2026-01-01T00:00:04.000000+00:00", None),
+        {"event": "span_end", "timestamp": "2026-01-01T00:00:05.000000+00:00"},
+    ])
+
+
+PARALLEL_OBSERVATIONS = [
+    ("start", "call_a", "bash", BASE_MS + 1000.0), ("end", "call_a", "bash", BASE_MS + 3500.0),
+    ("start", "call_b", "python", BASE_MS + 1250.0), ("end", "call_b", "python", BASE_MS + 2000.0),
+    ("start", "call_c", "bash", BASE_MS + 4000.0),
+]
+
+
+def _write_eval(path: Path, members: dict[str, Any]) -> str:
+    """A ``.eval`` zip archive; dict members are JSON, bytes members written as is."""
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, member in members.items():
+            data = member if isinstance(member, bytes) else json.dumps(member).encode()
+            archive.writestr(name, data)
+    return str(path)
+
+
+def _eval_members() -> dict[str, Any]:
+    header = {"version": 2, "status": "success", "eval": {"eval_id": "evalFixture01",
+                                                          "run_id": "run01", "task": "demo"}}
+    return {
+        "_journal/start.json": header,
+        "samples/1_epoch_1.json": _parallel_sample(),
+        "samples/alpha_epoch_2.json": _sample("alpha", 2, []),
+        "samples/broken_epoch_1.json": b'{"id": "broken", "events": [',
+        "summaries.json": [],
+        "header.json": header,
+    }
+
+
+def _read(path: str, input_format: str = "auto") -> tuple[InputReport, list[Lane]]:
+    """Read one input as inspect and check its item accounting identity."""
+    outcome = read_inputs([path], input_format)
+    (report,) = outcome.inputs
+    assert report.error is None
+    assert report.format == "inspect"
+    assert report.lines_read == (
+        report.lines_used + report.lines_ignored + sum(report.problems.values())
+    )
+    return report, list(outcome.lanes)
+
+
+def _observations(lane: Lane) -> list[tuple[str, str, str, float]]:
+    return [(o.kind, o.call_id, o.tool_name, o.at_ms) for o in lane.observations]
+
+
+def _summary(lane: Lane) -> ParallelismSummary:
+    return summarize(assemble_waves(lane.observations))
+
+
+@needs_corpus
+def test_corpus_browser_log_figures() -> None:
+    """The corpus eval log gives one sample session with four sequential calls."""
+    report, (lane,) = _read(str(CORPUS / CORPUS_LOG))
+    assert (report.lines_read, report.lines_used, report.lines_ignored, report.problems,
+            report.notes) == (43, 4, 39, {}, {})
+    assert report.ignored == CORPUS_IGNORED
+    assert (lane.session_id, lane.lane_id) == ("ZB2vu5GNujYaBdPSReCeop/1/1", "main")
+    assert _observations(lane)[:2] == [
+        ("start", "call_35FTpd6shR9efioDgeEBZ33s", "web_browser_go", 1747096059762.878),
+        ("end", "call_35FTpd6shR9efioDgeEBZ33s", "web_browser_go", 1747096064080.452),
+    ]
+    summary = _summary(lane)
+    assert (summary.observed_calls, summary.paired_calls, summary.incomplete_calls,
+            summary.clock_anomalies) == (4, 4, 0, 0)
+    assert (summary.non_eval_waves_total, summary.non_eval_waves_multi,
+            summary.non_eval_wave_size_histogram) == (4, 0, "4:0:0:0:0:0:0:0")
+    assert (summary.modeled_wallclock_saved_ms, summary.upper_bound_saved_ms,
+            summary.non_eval_saved_round_trips, summary.tool_time_ms) == (
+        0.0, 0.0, 0, 9860.18896484375)
+
+
+@needs_corpus
+def test_cli_json_on_the_corpus_log() -> None:
+    """``summarize --format json`` detects the pretty-printed log and reports its lane."""
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(CORPUS / CORPUS_LOG)])
+    assert result.exit_code == 0
+    document = json.loads(result.stdout)
+    (entry,) = document["inputs"]
+    assert (entry["format"], entry["lines_read"], entry["lines_used"], entry["lines_ignored"],
+            entry["ignored"], entry["problems"]) == ("inspect", 43, 4, 39, CORPUS_IGNORED, {})
+    (lane,) = document["lanes"]
+    assert (lane["session_id"], lane["lane_id"], lane["observed_calls"], lane["paired_calls"],
+            lane["non_eval_waves_total"], lane["non_eval_wave_size_histogram"],
+            lane["modeled_wallclock_saved_ms"], lane["upper_bound_saved_ms"],
+            lane["tool_time_ms"]) == (
+        "ZB2vu5GNujYaBdPSReCeop/1/1", "main", 4, 4, 4, "4:0:0:0:0:0:0:0", 0.0, 0.0,
+        9860.18896484375)
+
+
+def test_eval_archive_is_detected_and_read_sample_by_sample(tmp_path: Path) -> None:
+    """A ``.eval`` zip gives one session per sample; a broken member is one problem."""
+    path = _write_eval(tmp_path / "run.eval", _eval_members())
+    report, lanes = _read(path)
+    assert [(lane.session_id, lane.lane_id) for lane in lanes] == [
+        ("evalFixture01/1/1", "main"), ("evalFixture01/alpha/2", "main"),
+    ]
+    assert _observations(lanes[0]) == PARALLEL_OBSERVATIONS
+    assert lanes[1].observations == ()
+    # 5 events of sample 1, sample alpha without events, the unparsable member.
+    assert (report.lines_read, report.lines_used, report.ignored, report.problems) == (
+        7, 3, {"model": 1, "no_events": 1, "span_end": 1}, {"invalid_json": 1})
+    summary = _summary(lanes[0])
+    # One wave [1000, 3500]: durations 2500 + 750 = 3250, span 2500, peak 2; c incomplete.
+    assert (summary.observed_calls, summary.paired_calls, summary.incomplete_calls,
+            summary.non_eval_wave_size_histogram, summary.modeled_wallclock_saved_ms,
+            summary.upper_bound_saved_ms, summary.non_eval_saved_round_trips) == (
+        3, 2, 1, "0:1:0:0:0:0:0:0", 750.0, 1625.0, 1)
+
+
+def test_eval_archive_through_the_cli_from_a_file_and_from_stdin(tmp_path: Path) -> None:
+    """``summarize --format json`` reads a ``.eval`` archive by path and piped on stdin."""
+    path = _write_eval(tmp_path / "run.eval", _eval_members())
+    runner = CliRunner()
+    by_path = runner.invoke(main, ["summarize", "--format", "json", path])
+    piped = runner.invoke(main, ["summarize", "--format", "json", "-"],
+                          input=Path(path).read_bytes())
+    for result, stdin_name in ((by_path, "run"), (piped, "stdin")):
+        assert result.exit_code == 0, result.output
+        document = json.loads(result.stdout)
+        (entry,) = document["inputs"]
+        assert (entry["format"], entry["lines_read"], entry["lines_used"],
+                entry["problems"]) == ("inspect", 7, 3, {"invalid_json": 1})
+        assert [(lane["session_id"], lane["observed_calls"], lane["paired_calls"],
+                 lane["incomplete_calls"], lane["modeled_wallclock_saved_ms"])
+                for lane in document["lanes"]] == [
+            ("evalFixture01/1/1", 3, 2, 1, 750.0), ("evalFixture01/alpha/2", 0, 0, 0, 0.0),
+        ], stdin_name
+
+
+def test_eval_id_comes_from_the_journal_else_the_file_name(tmp_path: Path) -> None:
+    """Without header.json the journal names the eval; without both, the file name does."""
+    members = _eval_members()
+    del members["header.json"]
+    journal_only = _write_eval(tmp_path / "a.eval", members)
+    del members["_journal/start.json"]
+    bare = _write_eval(tmp_path / "2026-01-01_task_x.eval", members)
+    assert _read(journal_only)[1][0].session_id == "evalFixture01/1/1"
+    assert _read(bare)[1][0].session_id == "2026-01-01_task_x/1/1"
+
+
+def test_json_log_with_iso_offsets_and_a_missing_end(tmp_path: Path) -> None:
+    """Offsets are applied to ISO times, and ``completed: null`` leaves a start alone."""
+    log = {"version": 2, "status": "success", "eval": {"eval_id": "E1"},
+           "samples": [_parallel_sample()]}
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(log, indent=2), encoding="utf-8")
+    report, (lane,) = _read(str(path))
+    assert lane.session_id == "E1/1/1"
+    assert _observations(lane) == PARALLEL_OBSERVATIONS
+    assert (report.lines_read, report.lines_used, report.lines_ignored) == (5, 3, 2)
+
+
+def test_tool_events_are_fed_in_start_order(tmp_path: Path) -> None:
+    """Tool events written out of order are fed by start time, stable for equal starts."""
+    log = {"eval": {"eval_id": "E"}, "samples": [_sample(3, 1, [
+        _tool("late", "t", "2026-01-01T00:00:02Z", "2026-01-01T00:00:03Z"),
+        _tool("first", "t", "2026-01-01T00:00:01Z", "2026-01-01T00:00:01.5Z"),
+        _tool("second", "t", "2026-01-01T00:00:01Z", "2026-01-01T00:00:01.25Z"),
+    ])]}
+    path = tmp_path / "order.json"
+    path.write_text(json.dumps(log), encoding="utf-8")
+    _, (lane,) = _read(str(path))
+    assert [o.call_id for o in lane.observations[::2]] == ["first", "second", "late"]
+
+
+def test_bad_times_records_and_samples_are_accounted(tmp_path: Path) -> None:
+    """Times without offset, unusable tool records and samples, and nested tool events are
+    counted; every sample with a usable id is a session, also one without calls."""
+    nested = {"event": "subtask", "timestamp": "2026-01-01T00:00:00Z", "events": [
+        _tool("inner", "t", "2026-01-01T00:00:00Z", "2026-01-01T00:00:01Z"),
+        {"event": "span", "events": [
+            _tool("inner2", "t", "2026-01-01T00:00:00Z", "2026-01-01T00:00:01Z")]},
+    ]}
+    log = {"eval": {"eval_id": "E"}, "samples": [
+        _sample(1, 1, [
+            _tool("a", "t", "2026-01-01T00:00:00", "2026-01-01T00:00:01Z"),
+            _tool("b", "t", "2026-01-01T00:00:00Z", "2026-01-01 nope"),
+            _tool("c", "t", "2026-01-01T00:00:00Z", 5),  # type: ignore[arg-type]
+            _tool("", "t", "2026-01-01T00:00:00Z", None),
+            _tool("d", None, "2026-01-01T00:00:00Z", None),  # type: ignore[arg-type]
+            _tool("e", "t", "1969-12-31T23:59:59Z", None),
+            _tool("ok", "t", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00.5Z"),
+            nested, 3, {"timestamp": "2026-01-01T00:00:00Z"},
+        ]),
+        _sample(None, 1, []), _sample(1.5, 1, []), _sample("s", True, []), "x",
+        _sample("no-events", 1, None),
+        _sample("bad-events", 1, {"event": "tool"}),
+    ]}
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(log), encoding="utf-8")
+    report, lanes = _read(str(path))
+    assert [lane.session_id for lane in lanes] == ["E/1/1", "E/no-events/1", "E/bad-events/1"]
+    assert [o.call_id for o in lanes[0].observations] == ["ok", "ok"]
+    assert report.problems == {
+        "invalid_sample": 4, "invalid_structure": 1, "invalid_timestamp": 4,
+        "invalid_tool_record": 2, "missing_type": 1, "not_an_object": 1,
+    }
+    assert report.ignored == {"no_events": 1, "subtask": 1}
+    assert report.notes == {"nested_tool_events": 2}
+    assert (report.lines_read, report.lines_used) == (16, 1)
+
+
+def test_logs_without_samples_and_broken_archives(tmp_path: Path) -> None:
+    """A header-only log is one ignored item; a damaged .eval archive is an input error."""
+    header_only = tmp_path / "header.json"
+    header_only.write_text(json.dumps({"version": 2, "eval": {"eval_id": "E"}}, indent=2),
+                           encoding="utf-8")
+    report, lanes = _read(str(header_only))
+    assert (report.lines_read, report.ignored, lanes) == (1, {"no_samples": 1}, [])
+    empty_archive = _write_eval(tmp_path / "empty.eval", {"header.json": {"eval": {}}})
+    report, lanes = _read(empty_archive)
+    assert (report.lines_read, report.ignored, lanes) == (1, {"no_samples": 1}, [])
+    cut = tmp_path / "cut.eval"
+    cut.write_bytes(Path(_write_eval(tmp_path / "whole.eval", _eval_members())).read_bytes()[:200])
+    outcome = read_inputs([str(cut)])
+    (failed,) = outcome.inputs
+    assert failed.format == "inspect"
+    assert failed.error is not None and failed.error.startswith("not a readable .eval")
+    assert (failed.lines_read, failed.problems, outcome.lanes) == (
+        1, {"invalid_archive": 1}, ())
+
+
+def test_sniff_recognises_logs_and_archives_and_nothing_else(tmp_path: Path) -> None:
+    """Detection accepts pretty and compact logs and Inspect zips, not other JSON or zips."""
+    pretty = json.dumps({"version": 2, "status": "success", "eval": {"eval_id": "E"}},
+                        indent=2).encode().splitlines(True)
+    assert pretty[0] == b"{\n"
+    assert sniff_inspect(pretty, "log.json")
+    assert sniff_inspect([b'{"eval": {"eval_id": "E"}, "samples": []}\n'], "log.json")
+    archive = _write_eval(tmp_path / "x.eval", _eval_members())
+    head = Path(archive).read_bytes()[:200].splitlines(True)
+    assert sniff_inspect(head, archive)
+    assert sniff_inspect(head, "-")
+    other = tmp_path / "other.zip"
+    with zipfile.ZipFile(other, "w") as handle:
+        handle.writestr("readme.txt", "hello")
+    assert not sniff_inspect(other.read_bytes().splitlines(True), str(other))
+    assert not sniff_inspect([b'{"spans": [], "eval": 1}\n'], "x.json")
+    assert not sniff_inspect([b'{"type": "user", "text": "\\"eval\\": {\\"eval_id\\": 1}"}\n'],
+                             "s.jsonl")

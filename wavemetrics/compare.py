@@ -1,0 +1,554 @@
+"""A/B comparison of two harness versions over the same tasks (``docs/compare.md``).
+
+Each side is a folder ``<task_id>/...``; every trace file under a task folder
+is one trial, measured by :func:`wavemetrics.efficiency_axis`. Per task: the
+metric's mean over the task's usable trials on each side and the
+candidate-minus-baseline difference. Overall: the mean of the per-task
+differences (tasks weigh equally), with a seeded paired bootstrap interval over
+tasks from ``scipy.stats.bootstrap`` (the optional ``compare`` extra).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from wavemetrics.axis import AxisState, efficiency_axis
+from wavemetrics.classify import EVAL_TOOL_NAMES
+from wavemetrics.readers import AUTO
+from wavemetrics.readers.sources import expand_paths
+
+__all__ = [
+    "BOOTSTRAP_METHOD",
+    "DEFAULT_CONFIDENCE",
+    "DEFAULT_METRIC",
+    "DEFAULT_RESAMPLES",
+    "DEFAULT_SEED",
+    "INSTALL_HINT",
+    "METRICS",
+    "UNRELIABLE_BELOW",
+    "Comparison",
+    "Interval",
+    "Metric",
+    "MissingExtra",
+    "Side",
+    "SideTask",
+    "TaskRow",
+    "TrialFailure",
+    "compare_folders",
+    "compare_tasks",
+    "paired_bootstrap",
+    "read_side",
+    "render_json",
+    "render_table",
+    "require_scipy",
+]
+
+DEFAULT_RESAMPLES = 9999
+DEFAULT_CONFIDENCE = 0.95
+DEFAULT_SEED = 0
+#: Below this many paired tasks the interval is flagged unreliable and every task is shown.
+UNRELIABLE_BELOW = 10
+#: ``scipy.stats.bootstrap``'s default: bias-corrected and accelerated.
+BOOTSTRAP_METHOD = "BCa"
+INSTALL_HINT = "pip install 'wavemetrics[compare]'"
+
+
+class MissingExtra(RuntimeError):
+    """The optional ``compare`` extra (scipy) is not installed."""
+
+
+@attrs.frozen
+class Metric:
+    """A per-trial figure that can be compared: its name (a figure of the axis) and display."""
+
+    name: str
+    meaning: str
+    unit: str
+    scale: float
+    decimals: int
+
+    def show(self, value: float | None, *, signed: bool = False) -> str:
+        """``value`` in display units (ms shown as s), or ``-`` for none."""
+        if value is None:
+            return "-"
+        if not math.isfinite(value):
+            return "n/a"
+        sign = "+" if signed else ""
+        return f"{value / self.scale:{sign}.{self.decimals}f}"
+
+
+_MS = ("s", 1000.0, 3)
+_COUNT = ("", 1.0, 2)
+
+#: The metrics ``--metric`` accepts, by name; values are ``EfficiencyAxis.figures`` entries.
+METRICS: dict[str, Metric] = {
+    metric.name: metric
+    for metric in (
+        Metric("modeled_wallclock_saved_ms", "modeled wall-clock saving", *_MS),
+        Metric("upper_bound_saved_ms", "upper-bound saving", *_MS),
+        Metric("non_eval_saved_round_trips", "saved round trips", *_COUNT),
+        Metric("non_eval_waves_multi", "non_eval waves of 2+ calls", *_COUNT),
+        Metric("non_eval_multi_call_share",
+               "share of non_eval calls in waves of 2+ calls", "", 1.0, 3),
+        Metric("paired_calls", "paired tool calls", *_COUNT),
+        Metric("tool_time_ms", "summed tool-call time", *_MS),
+        Metric("measured_turn_duration_ms_total", "summed turn time", *_MS),
+    )
+}
+DEFAULT_METRIC = "modeled_wallclock_saved_ms"
+
+
+@attrs.frozen
+class SideTask:
+    """One task on one side: the metric value of each usable trial, and the trial counts.
+
+    ``trials`` counts every trial file found (usable or not); ``failed`` those
+    that gave no value (axis failed, or skipped: an empty file);
+    ``lower_bound`` the usable ones whose figures are a lower bound.
+    """
+
+    values: tuple[float, ...]
+    trials: int
+    failed: int = 0
+    lower_bound: int = 0
+
+    def __attrs_post_init__(self) -> None:
+        if len(self.values) + self.failed != self.trials:
+            raise ValueError("trials must equal usable values plus failed trials")
+
+    @property
+    def mean(self) -> float | None:
+        """Mean of ``values`` (correctly rounded sum / count); ``None`` with no value."""
+        if not self.values:
+            return None
+        return _mean(self.values)
+
+
+def _mean(values: Sequence[float]) -> float:
+    """``math.fsum(values) / len(values)``; NaN where fsum refuses (inf + -inf)."""
+    try:
+        return math.fsum(values) / len(values)
+    except ValueError:  # only from absurd, overflowing figures
+        return math.nan
+
+
+@attrs.frozen
+class TaskRow:
+    """One task of the comparison, as in ``--format json``'s ``tasks``."""
+
+    task_id: str
+    baseline_mean: float | None
+    candidate_mean: float | None
+    difference: float | None
+    baseline_trials: int
+    candidate_trials: int
+    baseline_failed: int
+    candidate_failed: int
+
+
+@attrs.frozen
+class Interval:
+    """A bootstrap interval (``low``/``high`` ``None`` when none could be computed) and why."""
+
+    low: float | None
+    high: float | None
+    note: str | None = None
+
+
+@attrs.frozen
+class TrialFailure:
+    """A trial that gave no value: which side, its path and the axis' reason."""
+
+    side: str
+    path: str
+    reason: str
+
+
+@attrs.frozen
+class Comparison:
+    """The result of a comparison; :meth:`to_dict` is the ``--format json`` document."""
+
+    metric: str
+    difference: float | None
+    interval: Interval
+    confidence: float
+    resamples: int
+    seed: int
+    tasks: tuple[TaskRow, ...]
+    baseline_only: tuple[str, ...]
+    candidate_only: tuple[str, ...]
+    lower_bound_trials: int = 0
+    failures: tuple[TrialFailure, ...] = ()
+    strays: tuple[str, ...] = ()
+
+    @property
+    def paired_tasks(self) -> int:
+        """Tasks with a usable trial on both sides (those the difference is over)."""
+        return sum(1 for row in self.tasks if row.difference is not None)
+
+    @property
+    def unreliable(self) -> bool:
+        """Fewer than :data:`UNRELIABLE_BELOW` paired tasks."""
+        return self.paired_tasks < UNRELIABLE_BELOW
+
+    def to_dict(self) -> dict[str, Any]:
+        """Exactly the keys of issue 5: metric, difference, interval, ..., tasks."""
+        interval = None
+        if self.interval.low is not None and self.interval.high is not None:
+            interval = [_finite(self.interval.low), _finite(self.interval.high)]
+        return {
+            "metric": self.metric,
+            "difference": _finite(self.difference),
+            "interval": interval,
+            "confidence": self.confidence,
+            "resamples": self.resamples,
+            "seed": self.seed,
+            "paired_tasks": self.paired_tasks,
+            "baseline_only": list(self.baseline_only),
+            "candidate_only": list(self.candidate_only),
+            "tasks": [
+                {
+                    "task_id": row.task_id,
+                    "baseline_mean": _finite(row.baseline_mean),
+                    "candidate_mean": _finite(row.candidate_mean),
+                    "difference": _finite(row.difference),
+                    "baseline_trials": row.baseline_trials,
+                    "candidate_trials": row.candidate_trials,
+                    "baseline_failed": row.baseline_failed,
+                    "candidate_failed": row.candidate_failed,
+                }
+                for row in self.tasks
+            ],
+        }
+
+
+def _finite(value: float | None) -> float | None:
+    # JSON has no Infinity/NaN; only absurd inputs overflow a figure.
+    return value if value is None or math.isfinite(value) else None
+
+
+BootstrapFn = Callable[..., Any]
+# Resamples per vectorised call: bounds memory to _BATCH x tasks values per array.
+_BATCH = 1000
+
+
+def _load_scipy() -> tuple[Any, BootstrapFn]:
+    """``(numpy, scipy.stats.bootstrap)``; raises :class:`MissingExtra` without scipy."""
+    # scipy has no type information, and without the extra it is missing.
+    try:
+        import numpy
+        from scipy.stats import bootstrap  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except ImportError as exc:
+        raise MissingExtra(f"compare needs scipy: {INSTALL_HINT}") from exc
+    return numpy, bootstrap
+
+
+def require_scipy() -> None:
+    """Raise :class:`MissingExtra` (with the install command) when scipy is missing."""
+    _load_scipy()
+
+
+def paired_bootstrap(
+    baseline: Sequence[float],
+    candidate: Sequence[float],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    confidence: float = DEFAULT_CONFIDENCE,
+    seed: int = DEFAULT_SEED,
+) -> Interval:
+    """Interval of ``mean(candidate - baseline)`` by a paired bootstrap over tasks.
+
+    ``baseline[i]`` and ``candidate[i]`` are task i's means; tasks are resampled
+    with replacement, each keeping its pair (``scipy.stats.bootstrap`` with
+    ``paired=True``, vectorised, method BCa, ``rng=numpy.random.default_rng(seed)``):
+    the same inputs and seed give the same interval. Degenerate data never
+    raises or warns; it gives a note instead:
+
+    - no task, or one task: no interval (the bootstrap needs two tasks);
+    - a non-finite difference: no interval;
+    - every difference equal to d: every resample's mean is d, so the
+      interval is ``[d, d]`` (BCa itself would be undefined there);
+    - BCa undefined for another reason (NaN): no interval.
+
+    Raises :class:`MissingExtra` without scipy, ``ValueError`` for sequences of
+    different lengths.
+    """
+    if len(baseline) != len(candidate):
+        raise ValueError("baseline and candidate must have one mean per task each")
+    numpy, bootstrap = _load_scipy()
+    differences = [c - b for b, c in zip(baseline, candidate, strict=True)]
+    if len(differences) < 2:
+        count = len(differences)
+        return Interval(None, None, f"{count} paired task{'' if count == 1 else 's'}:"
+                                    " the bootstrap needs at least 2")
+    if not all(math.isfinite(d) for d in differences):
+        return Interval(None, None, "a per-task difference is not finite")
+    if all(d == differences[0] for d in differences):
+        d = differences[0]
+        return Interval(d, d, "every per-task difference is equal, so every resample"
+                              " gives the same mean")
+
+    def statistic(b: Any, c: Any, axis: int = -1) -> Any:
+        return numpy.mean(c - b, axis=axis)
+
+    with warnings.catch_warnings(), numpy.errstate(all="ignore"):
+        # scipy warns (DegenerateDataWarning, RuntimeWarning) where BCa is
+        # undefined; the NaN it then returns is reported below instead.
+        warnings.simplefilter("ignore")
+        result = bootstrap(
+            (numpy.asarray(baseline, dtype=float), numpy.asarray(candidate, dtype=float)),
+            statistic,
+            n_resamples=resamples,
+            batch=_BATCH,
+            vectorized=True,
+            paired=True,
+            confidence_level=confidence,
+            method=BOOTSTRAP_METHOD,
+            rng=numpy.random.default_rng(seed),
+        )
+    low = float(result.confidence_interval.low)
+    high = float(result.confidence_interval.high)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return Interval(None, None, "the bootstrap distribution is degenerate"
+                                    " (BCa undefined)")
+    return Interval(low, high)
+
+
+def compare_tasks(
+    baseline: Mapping[str, SideTask],
+    candidate: Mapping[str, SideTask],
+    *,
+    metric: str = DEFAULT_METRIC,
+    resamples: int = DEFAULT_RESAMPLES,
+    confidence: float = DEFAULT_CONFIDENCE,
+    seed: int = DEFAULT_SEED,
+) -> Comparison:
+    """Compare per-task trial values of two sides (the pure core of ``wavemetrics compare``).
+
+    Tasks are sorted by id. A task is paired when both sides have a usable
+    trial; ``difference`` is the mean of the paired tasks' differences
+    (``math.fsum`` / count), ``None`` with no paired task. Tasks on one side
+    only are listed in ``baseline_only``/``candidate_only`` (and in ``tasks``,
+    with the other side's counts 0). Raises :class:`MissingExtra` without scipy.
+    """
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}")
+    empty = SideTask((), 0)
+    rows = []
+    for task_id in sorted(set(baseline) | set(candidate)):
+        base, cand = baseline.get(task_id, empty), candidate.get(task_id, empty)
+        b_mean, c_mean = base.mean, cand.mean
+        difference = None if b_mean is None or c_mean is None else c_mean - b_mean
+        rows.append(TaskRow(task_id, b_mean, c_mean, difference, base.trials, cand.trials,
+                            base.failed, cand.failed))
+    paired = [row for row in rows if row.difference is not None]
+    differences = [row.difference for row in paired if row.difference is not None]
+    overall = _mean(differences) if differences else None
+    interval = paired_bootstrap(
+        [row.baseline_mean for row in paired if row.baseline_mean is not None],
+        [row.candidate_mean for row in paired if row.candidate_mean is not None],
+        resamples=resamples, confidence=confidence, seed=seed,
+    )
+    return Comparison(
+        metric=metric,
+        difference=overall,
+        interval=interval,
+        confidence=confidence,
+        resamples=resamples,
+        seed=seed,
+        tasks=tuple(rows),
+        baseline_only=tuple(sorted(set(baseline) - set(candidate))),
+        candidate_only=tuple(sorted(set(candidate) - set(baseline))),
+        lower_bound_trials=sum(side.lower_bound for side in (*baseline.values(),
+                                                              *candidate.values())),
+    )
+
+
+@attrs.frozen
+class Side:
+    """One side read from its folder: tasks, failed trials, files outside any task folder."""
+
+    tasks: dict[str, SideTask]
+    failures: tuple[TrialFailure, ...]
+    strays: tuple[str, ...]
+
+
+def read_side(
+    root: str,
+    metric: str,
+    *,
+    side: str = "baseline",
+    input_format: str = AUTO,
+    eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
+    max_tracked_calls: int | None = 2000,
+) -> Side:
+    """Read ``root/<task_id>/...``: every trace file under a task folder is one trial.
+
+    Task folders are the sub-folders of ``root`` (sorted); a task folder with
+    no trace file is a task with 0 trials. Trace files directly in ``root``
+    belong to no task: they are returned in ``strays``, not read. Each trial is
+    measured by :func:`~wavemetrics.efficiency_axis`; a scored trial gives
+    ``figures[metric]``, any other state counts as failed.
+    """
+    tasks: dict[str, SideTask] = {}
+    failures: list[TrialFailure] = []
+    strays: list[str] = []
+    walked = set(expand_paths([root])[0])
+    for name in sorted(os.listdir(root)):
+        path = os.path.join(root, name)
+        if not os.path.isdir(path):
+            if path in walked:  # a trace file, by the same rule as folder reading
+                strays.append(path)
+            continue
+        values: list[float] = []
+        failed = lower = 0
+        trials = expand_paths([path])[0]
+        for trial in trials:
+            axis = efficiency_axis(trial, input_format=input_format,
+                                   eval_tool_names=eval_tool_names,
+                                   max_tracked_calls=max_tracked_calls)
+            if axis.state is AxisState.SCORED and axis.figures is not None:
+                values.append(float(axis.figures[metric]))
+                lower += not axis.evidence_complete
+            else:
+                failed += 1
+                failures.append(TrialFailure(side, trial, axis.reason))
+        tasks[name] = SideTask(tuple(values), len(trials), failed, lower)
+    return Side(tasks, tuple(failures), tuple(strays))
+
+
+def compare_folders(
+    baseline: str,
+    candidate: str,
+    *,
+    metric: str = DEFAULT_METRIC,
+    resamples: int = DEFAULT_RESAMPLES,
+    confidence: float = DEFAULT_CONFIDENCE,
+    seed: int = DEFAULT_SEED,
+    input_format: str = AUTO,
+    eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
+    max_tracked_calls: int | None = 2000,
+) -> Comparison:
+    """Read both folders (:func:`read_side`) and compare them (:func:`compare_tasks`).
+
+    Checks for scipy first, so that nothing is read when it is missing
+    (:class:`MissingExtra`).
+    """
+    require_scipy()
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}")
+    options: dict[str, Any] = {"input_format": input_format, "eval_tool_names": eval_tool_names,
+                               "max_tracked_calls": max_tracked_calls}
+    base = read_side(baseline, metric, side="baseline", **options)
+    cand = read_side(candidate, metric, side="candidate", **options)
+    result = compare_tasks(base.tasks, cand.tasks, metric=metric, resamples=resamples,
+                           confidence=confidence, seed=seed)
+    return attrs.evolve(result, failures=base.failures + cand.failures,
+                        strays=base.strays + cand.strays)
+
+
+def render_json(comparison: Comparison) -> str:
+    """The ``--format json`` document (exactly :meth:`Comparison.to_dict`'s keys)."""
+    return json.dumps(comparison.to_dict(), indent=2, allow_nan=False) + "\n"
+
+
+_TASK_WIDTH = 20
+_HEADER = (f"{'task':<{_TASK_WIDTH}} {'base n':>6} {'fail':>4} {'base mean':>10} "
+           f"{'cand n':>6} {'fail':>4} {'cand mean':>10} {'difference':>11}")
+
+
+def _short(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _task_line(row: TaskRow, metric: Metric) -> str:
+    return (f"{_short(row.task_id, _TASK_WIDTH):<{_TASK_WIDTH}} {row.baseline_trials:>6} "
+            f"{row.baseline_failed:>4} {metric.show(row.baseline_mean):>10} "
+            f"{row.candidate_trials:>6} {row.candidate_failed:>4} "
+            f"{metric.show(row.candidate_mean):>10} "
+            f"{metric.show(row.difference, signed=True):>11}")
+
+
+def _needs_attention(row: TaskRow) -> bool:
+    return row.difference is None or bool(row.baseline_failed or row.candidate_failed)
+
+
+def render_table(comparison: Comparison) -> str:
+    """The comparison for people: result, interval, coverage, failures, task rows.
+
+    Every task row is shown with fewer than :data:`UNRELIABLE_BELOW` paired
+    tasks; otherwise only the rows of tasks not paired or with failed trials.
+    At most 80 columns (task ids are shortened with ``…``).
+    """
+    metric = METRICS[comparison.metric]
+    unit = f" {metric.unit}" if metric.unit else ""
+    lines = [f"metric: {metric.name} ({metric.meaning})" + (f", in {metric.unit}" if unit else "")]
+    paired = comparison.paired_tasks
+    if comparison.difference is None:
+        lines.append("candidate - baseline: none (no task has a usable trial on both sides)")
+    else:
+        lines.append(f"candidate - baseline, mean over {paired} paired task"
+                     f"{'' if paired == 1 else 's'}: "
+                     f"{metric.show(comparison.difference, signed=True)}{unit}")
+    interval = comparison.interval
+    label = f"{comparison.confidence * 100:g}% interval"
+    if interval.low is None or interval.high is None:
+        lines.append(f"{label}: none ({interval.note})")
+    else:
+        lines.append(f"{label}: [{metric.show(interval.low, signed=True)}, "
+                     f"{metric.show(interval.high, signed=True)}]{unit}")
+        if interval.note:
+            lines.append(f"  ({interval.note})")
+    lines.append(f"  paired bootstrap over tasks: method {BOOTSTRAP_METHOD}, "
+                 f"{comparison.resamples} resamples, seed {comparison.seed}")
+    if comparison.unreliable:
+        lines.append(f"warning: fewer than {UNRELIABLE_BELOW} paired tasks:"
+                     " the interval is unreliable")
+    total = len(comparison.tasks)
+    coverage = (f"coverage: {paired} of {total} task{'' if total == 1 else 's'} paired"
+                f" ({len(comparison.baseline_only)} baseline only,"
+                f" {len(comparison.candidate_only)} candidate only")
+    unusable = _unusable(comparison)
+    lines.append(coverage + (f", {unusable} unusable)" if unusable else ")"))
+    base_failed = sum(row.baseline_failed for row in comparison.tasks)
+    cand_failed = sum(row.candidate_failed for row in comparison.tasks)
+    lines.append(f"failed trials: baseline {base_failed}, candidate {cand_failed}")
+    if comparison.lower_bound_trials:
+        count = comparison.lower_bound_trials
+        lines.append(f"lower bound: {count} usable trial{'' if count == 1 else 's'} lost calls"
+                     " or lines (figures are a lower bound)")
+    if comparison.strays:
+        count = len(comparison.strays)
+        lines.append(f"not read: {count} trace file{'' if count == 1 else 's'} outside any"
+                     " task folder")
+    rows = list(comparison.tasks)
+    if not comparison.unreliable:
+        rows = [row for row in rows if _needs_attention(row)]
+    lines.append("")
+    lines.append(_HEADER)
+    lines.extend(_task_line(row, metric) for row in rows)
+    hidden = len(comparison.tasks) - len(rows)
+    if hidden:
+        lines.append(f"({hidden} paired task{'' if hidden == 1 else 's'} with no failed trial"
+                     " not shown; --format json lists every task)")
+    if comparison.baseline_only:
+        lines.append("baseline only: " + ", ".join(comparison.baseline_only))
+    if comparison.candidate_only:
+        lines.append("candidate only: " + ", ".join(comparison.candidate_only))
+    lines.append("n: trials found; fail: trials with no value (unreadable, unrecognised,")
+    lines.append("empty, no usable record); means are over the other trials; unusable:")
+    lines.append("a task in both folders with no usable trial on one side.")
+    return "\n".join(lines) + "\n"
+
+
+def _unusable(comparison: Comparison) -> int:
+    one_sided = set(comparison.baseline_only) | set(comparison.candidate_only)
+    return sum(1 for row in comparison.tasks
+               if row.difference is None and row.task_id not in one_sided)
