@@ -124,8 +124,9 @@ def test_runner_folder_gives_each_state_with_its_reason_and_figures(tmp_path: Pa
         "figures": None,
     }
     corrupt = results["corrupt"]
+    corrupt_path = root / "corrupt" / "trace.jsonl"
     assert corrupt["reason"].startswith(
-        f"trace could not be read: {root / 'corrupt' / 'trace.jsonl'}: not a recognised trace format"
+        f"trace could not be read: {corrupt_path}: not a recognised trace format"
     )
     assert (corrupt["figures"], corrupt["evidence_complete"]) == (None, False)
     assert results["no-tool-calls"]["reason"] == "measured: no tool calls in the trace"
@@ -155,7 +156,9 @@ def test_folder_without_trace_files_is_skipped(tmp_path: Path) -> None:
     """A trial folder with no trace file in it is a trial that produced no trace."""
     (tmp_path / "notes.txt").write_text("hello", encoding="utf-8")
     axis = efficiency_axis(tmp_path)
-    assert (axis.state, axis.reason) == (AxisState.SKIPPED, f"no trace: {tmp_path} has no trace file")
+    assert (axis.state, axis.reason) == (
+        AxisState.SKIPPED, f"no trace: {tmp_path} has no trace file"
+    )
 
 
 def test_empty_trace_file_is_skipped(tmp_path: Path) -> None:
@@ -275,7 +278,8 @@ def test_non_finite_figure_is_null_in_the_dict() -> None:
 
 def test_multi_call_share_of_no_call_is_zero() -> None:
     """The share is calls in multi-call waves over non_eval calls, and 0.0 with none."""
-    assert (multi_call_share(4, 5), multi_call_share(0, 0), multi_call_share(3, 3)) == (0.8, 0.0, 1.0)
+    shares = (multi_call_share(4, 5), multi_call_share(0, 0), multi_call_share(3, 3))
+    assert shares == (0.8, 0.0, 1.0)
 
 
 def test_axis_state_values_are_the_result_json_spelling() -> None:
@@ -285,7 +289,8 @@ def test_axis_state_values_are_the_result_json_spelling() -> None:
 
 def test_bench_integration_doc_lists_every_figure_in_order() -> None:
     """docs/bench-integration.md's figures table has FIGURE_NAMES, in order."""
-    text = (Path(__file__).resolve().parents[1] / "docs" / "bench-integration.md").read_text("utf-8")
+    doc = Path(__file__).resolve().parents[1] / "docs" / "bench-integration.md"
+    text = doc.read_text("utf-8")
     section = text.split("## Figures", 1)[1].split("\n## ", 1)[0]
     names = [line.split("|")[1].strip().strip("`") for line in section.splitlines()
              if line.startswith("| `")]

@@ -135,7 +135,8 @@ def test_table_shows_every_task_below_ten_paired(tmp_path: Path) -> None:
     code, out, err = run("compare", str(base), str(cand))
     assert out == EXPECTED_TABLE
     assert code == 1
-    assert f"wavemetrics: error: baseline: trace could not be read: {base / 't2' / 'b.jsonl'}" in err
+    bad = base / "t2" / "b.jsonl"
+    assert f"wavemetrics: error: baseline: trace could not be read: {bad}" in err
     assert f"wavemetrics: error: candidate: no trace: {cand / 't5' / 'a.jsonl'} is empty" in err
     assert f"wavemetrics: note: {base / 'stray.jsonl'}: not in a task folder, not read" in err
 
@@ -154,7 +155,8 @@ def test_json_has_exactly_the_listed_keys(tmp_path: Path) -> None:
     document = json.loads(out)
     assert list(document) == JSON_KEYS
     assert all(list(task) == TASK_KEYS for task in document["tasks"])
-    # upper bound (100 + k) / 2: t1 (55 + 65) / 2 = 60 -> 75 (+15); t2 70 -> (60 + 90) / 2 = 75 (+5).
+    # upper bound (100 + k) / 2: t1 (55 + 65) / 2 = 60 -> 75 (+15);
+    # t2 70 -> (60 + 90) / 2 = 75 (+5).
     assert {k: v for k, v in document.items() if k not in ("tasks", "interval")} == {
         "metric": "upper_bound_saved_ms", "difference": 10.0, "confidence": 0.9,
         "resamples": 500, "seed": 7, "paired_tasks": 2, "baseline_only": ["t3"],
@@ -184,7 +186,9 @@ def test_json_has_exactly_the_listed_keys(tmp_path: Path) -> None:
         ("measured_turn_duration_ms_total", 0.0),
     ],
 )
-def test_each_metric_reads_its_figure_of_the_trial(tmp_path: Path, metric: str, value: float) -> None:
+def test_each_metric_reads_its_figure_of_the_trial(
+    tmp_path: Path, metric: str, value: float
+) -> None:
     """A trial's value for each metric is that figure of the trial's merged total."""
     saving_trial(tmp_path / "b" / "t" / "a.jsonl", 30)
     (tmp_path / "c" / "t").mkdir(parents=True)
@@ -222,7 +226,8 @@ def test_no_paired_task_exits_1_with_null_difference(tmp_path: Path) -> None:
     saving_trial(tmp_path / "c" / "y" / "a.jsonl", 10)
     code, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"), "--format", "json")
     document = json.loads(out)
-    assert (document["difference"], document["interval"], document["paired_tasks"]) == (None, None, 0)
+    figures = (document["difference"], document["interval"], document["paired_tasks"])
+    assert figures == (None, None, 0)
     assert code == 1
     code, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"))
     assert "candidate - baseline: none (no task has a usable trial on both sides)\n" in out
@@ -238,8 +243,12 @@ def test_equal_differences_give_a_point_interval_without_warning() -> None:
 
 def test_degenerate_bootstrap_inputs_never_raise() -> None:
     """No task, one task and a non-finite difference give no interval and a note."""
-    assert paired_bootstrap([], []) == Interval(None, None, "0 paired tasks: the bootstrap needs at least 2")
-    assert paired_bootstrap([1.0], [2.0]) == Interval(None, None, "1 paired task: the bootstrap needs at least 2")
+    assert paired_bootstrap([], []) == Interval(
+        None, None, "0 paired tasks: the bootstrap needs at least 2"
+    )
+    assert paired_bootstrap([1.0], [2.0]) == Interval(
+        None, None, "1 paired task: the bootstrap needs at least 2"
+    )
     assert paired_bootstrap([0.0, 0.0], [1.0, math.inf]) == Interval(
         None, None, "a per-task difference is not finite"
     )
@@ -265,9 +274,11 @@ def test_ten_paired_tasks_hide_rows_with_nothing_to_see() -> None:
     assert (comparison.interval.low, comparison.interval.high) == (20.0, 20.0)
     table = render_table(comparison)
     assert "unreliable" not in table
-    assert "broken                    2    1      0.010      1    0      0.030      +0.020\n" in table
+    row = "broken                    2    1      0.010      1    0      0.030      +0.020\n"
+    assert row in table
     assert "task00" not in table
-    assert "(10 paired tasks with no failed trial not shown; --format json lists every task)\n" in table
+    hidden = "(10 paired tasks with no failed trial not shown; --format json lists every task)\n"
+    assert hidden in table
 
 
 def test_lower_bound_trials_are_counted(tmp_path: Path) -> None:
@@ -405,7 +416,8 @@ def test_overflowing_values_give_nulls_not_a_crash() -> None:
         {"a": SideTask((1.0,), 1), "b": SideTask((2.0,), 1)},
     )
     document = comparison.to_dict()
-    assert (document["tasks"][0]["baseline_mean"], document["difference"], document["interval"]) == (
+    first = document["tasks"][0]
+    assert (first["baseline_mean"], document["difference"], document["interval"]) == (
         None, None, None
     )
     assert json.dumps(document, allow_nan=False)
