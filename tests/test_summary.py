@@ -227,7 +227,9 @@ def test_custom_eval_names_decide_the_buckets() -> None:
     waves = group_waves([
         call("a", "eval", 0, 4), call("b", "read", 1, 3),  # non_eval under the custom list
         call("c", "Run-Python", 10, 12),  # eval_only
-        call("d", "mcp:run-python", 20, 25), call("e", "eval", 21, 22),  # mixed
+        # mixed: two custom eval calls and "read" (by the defaults it would have no eval call)
+        call("d", "mcp:run-python", 20, 25), call("e", "read", 21, 22),
+        call("f", "run_python", 22, 24),
     ])
     expected = ParallelismSummary(
         eval_only_duration_ms=2.0, eval_only_waves=1, mixed_waves=1,
@@ -235,8 +237,9 @@ def test_custom_eval_names_decide_the_buckets() -> None:
         non_eval_joined_calls=2, non_eval_saved_round_trips=1,
         non_eval_wave_size_histogram="0:1:0:0:0:0:0:0", non_eval_waves_multi=1,
         non_eval_waves_total=1, upper_bound_saved_ms=3.0,  # 1 * 6 / 2
-        eval_outer_joined_calls=2, mixed_non_eval_joined_calls=1,
-        tool_time_ms=14.0,  # 4 + 2 + 2 + 5 + 1
+        eval_outer_joined_calls=3,  # c, plus d and f of the mixed wave
+        mixed_non_eval_joined_calls=1,  # e
+        tool_time_ms=16.0,  # 4 + 2 + 2 + 5 + 1 + 2
     )
     assert summarize(assembly(waves), eval_tool_names=["run_python"]) == expected
     once = (name for name in ["run_python"])  # a one-shot iterable serves every wave
