@@ -91,7 +91,8 @@ def eval_spellings(draw: st.DrawFn) -> str:
     base = base.replace("_", draw(st.sampled_from("_-")))
     body = draw(random_case(base))
     if draw(st.booleans()):
-        prefix = draw(st.sampled_from(("mcp", "server", "tool", "a.b", "x y", fullwidth("mcp"), "ln")))
+        prefixes = ("mcp", "server", "tool", "a.b", "x y", fullwidth("mcp"), "ln")
+        prefix = draw(st.sampled_from(prefixes))
         body = prefix + draw(st.sampled_from(EVAL_SEPARATORS)) + body
     return draw(trim_whitespace) + body + draw(trim_whitespace)
 
@@ -100,7 +101,8 @@ def eval_spellings(draw: st.DrawFn) -> str:
 NOT_EVAL_NAMES = (
     "evaluate", "evaluate_foo", "eval_helper", "codemodel", "foo.eval", "eval:", "ln",
     "evals", "xeval", "mcp:evaluate", "code mode", "code__mode", "eval/", fullwidth("eval"),
-    fullwidth("Eval"), "mcp:" + fullwidth("eval"), fullwidth("code_mode"), "eval\x1c", "\x1feval", "eval\x85", "\x85eval",
+    fullwidth("Eval"), "mcp:" + fullwidth("eval"), fullwidth("code_mode"),
+    "eval\x1c", "\x1feval", "eval\x85", "\x85eval",
     "e val", "read", "grep", "bash", "Read", "web-fetch", "mcp:search", "server/grep",
 )
 
