@@ -348,3 +348,12 @@ def test_empty_input_is_reported_not_an_error(tmp_path: Path, fmt: str) -> None:
     code, _, err = _run("summarize", "--format", fmt, str(empty))
     assert code == 0
     assert "empty input" in err
+
+
+def test_record_type_of_the_wrong_json_type_is_not_a_crash(tmp_path: Path) -> None:
+    """A first record whose "type" is a list is unrecognised (exit 1), never a traceback."""
+    odd = tmp_path / "odd.jsonl"
+    odd.write_text('{"type": ["x"], "timestamp": 1}\n', encoding="utf-8")
+    code, _, err = _run("summarize", "--format", "json", str(odd))
+    assert code == 1
+    assert "not a recognised trace format" in err

@@ -49,21 +49,19 @@ def first_records(lines: list[bytes]) -> list[dict[str, Any]]:
     return list(iter_records(lines, LineAccount()))
 
 
-def _first_typed(lines: list[bytes]) -> str | None:
-    for record in first_records(lines):
-        kind = record.get("type")
-        if isinstance(kind, str):
-            return kind
-    return None
+def _record_type(record: dict[str, Any]) -> str | None:
+    # A "type" that is a list or object must not reach a set lookup (unhashable).
+    kind = record.get("type")
+    return kind if isinstance(kind, str) else None
 
 
 def _sniff_events(lines: list[bytes], path: str) -> bool:
-    return any(record.get("type") in EVENT_TYPES for record in first_records(lines))
+    return any(_record_type(record) in EVENT_TYPES for record in first_records(lines))
 
 
 def _sniff_claude(lines: list[bytes], path: str) -> bool:
     for record in first_records(lines):
-        kind = record.get("type")
+        kind = _record_type(record)
         if kind in CLAUDE_ONLY_TYPES:
             return True
         if kind in ("user", "assistant", "system") and "uuid" in record:
