@@ -1,0 +1,431 @@
+"""Minimal valid trace lines for every format, for the bad-input, privacy and fuzz tests.
+
+One :class:`FormatLines` per format name of ``spec/formats.md``. Each builds
+JSON Lines where **every line is one accounting item**: ``prelude`` lines
+(session headers) are used items, each line of :meth:`FormatLines.call` is one
+used item, and a call is paired once read. Times are seconds after
+``T0 = 2025-01-01T00:00:00Z``. ``content`` is free text placed where the format
+keeps arguments and results (the privacy canary puts its secret there).
+
+A new format gets its row by adding one :class:`FormatLines` to ``BUILDERS``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+T0_MS = 1_735_689_600_000
+TRACE_ID = "5b8efff798038103d269b633813fc60c"
+
+
+def iso(seconds: float) -> str:
+    """``T0 + seconds`` as ISO-8601 with ``Z`` and milliseconds."""
+    millis = T0_MS + round(seconds * 1000)
+    whole, ms = divmod(millis - T0_MS, 1000)
+    return f"2025-01-01T{whole // 3600:02d}:{whole // 60 % 60:02d}:{whole % 60:02d}.{ms:03d}Z"
+
+
+def ns(seconds: float) -> int:
+    """``T0 + seconds`` in integer ns."""
+    return (T0_MS + round(seconds * 1000)) * 10**6
+
+
+def dump(value: Any) -> bytes:
+    """One compact JSON line with its newline."""
+    return json.dumps(value, separators=(",", ":")).encode() + b"\n"
+
+
+def raw_time(line: bytes, placeholder: str, literal: str) -> bytes:
+    """Replace the JSON string ``placeholder`` in ``line`` by the raw JSON ``literal``."""
+    quoted = json.dumps(placeholder).encode()
+    assert line.count(quoted) == 1, line
+    return line.replace(quoted, literal.encode())
+
+
+def duplicate_top_keys(line: bytes) -> bytes:
+    """The same object with every top-level key first given a decoy value (last one wins)."""
+    record = json.loads(line)
+    decoys = b"".join(json.dumps(key).encode() + b':"decoy",' for key in record)
+    return b"{" + decoys + line.lstrip()[1:]
+
+
+def _span_id(call_id: str) -> str:
+    return hashlib.sha256(call_id.encode()).hexdigest()[:16]
+
+
+_PLACEHOLDER = "@@TIME@@"
+
+
+@attrs.frozen
+class FormatLines:
+    """How to write a small valid trace of one format (see the module docstring).
+
+    ``time_literals``: raw JSON for a call's start time, by kind (``number``,
+    ``string``, ``null``, ``far_future``, ``before_1970``); ``valid_times``: the
+    kinds this format accepts. ``unknown``: a record of a type the reader does
+    not know and the key it is ignored under.
+    """
+
+    name: str
+    prelude: tuple[bytes, ...]
+    _call: Callable[[str, float, float, str], list[bytes]]
+    _start_line: Callable[[str, str], bytes]
+    time_literals: dict[str, str]
+    valid_times: frozenset[str]
+    unknown: tuple[bytes, str]
+    chatter: Callable[[str], list[bytes]]
+
+    def call(self, call_id: str, start: float, end: float, content: str = "ls -la") -> list[bytes]:
+        """Lines of one complete call (one item each)."""
+        return self._call(call_id, start, end, content)
+
+    def start_with_time(self, call_id: str, literal: str) -> bytes:
+        """One line: a call that starts at the raw JSON time ``literal`` and has no end."""
+        return raw_time(self._start_line(call_id, _PLACEHOLDER), _PLACEHOLDER, literal)
+
+
+# events ---------------------------------------------------------------------
+
+def _events_call(call_id: str, start: float, end: float, content: str) -> list[bytes]:
+    return [
+        dump({"type": "tool_execution_start", "toolCallId": call_id, "toolName": "bash",
+              "args": {"command": content}, "timestamp": T0_MS + round(start * 1000)}),
+        dump({"type": "tool_execution_end", "toolCallId": call_id, "toolName": "bash",
+              "result": {"output": content}, "isError": False, "timestamp": iso(end)}),
+    ]
+
+
+def _events_start(call_id: str, time: str) -> bytes:
+    return dump({"type": "tool_execution_start", "toolCallId": call_id, "toolName": "bash",
+                 "args": {}, "timestamp": time})
+
+
+def _events_chatter(text: str) -> list[bytes]:
+    return [
+        dump({"type": "message_update", "message": {"role": "user", "content": text}}),
+        dump({"type": "turn_end", "timestamp": T0_MS + 1, "message": text,
+              "toolResults": [text]}),
+        dump({"type": "tool_execution_update", "toolCallId": "u1", "toolName": "bash",
+              "partialResult": text}),
+    ]
+
+
+EVENTS = FormatLines(
+    "events", (), _events_call, _events_start,
+    {"number": str(T0_MS + 60_000), "string": json.dumps(iso(60)), "null": "null",
+     "far_future": json.dumps("9999-12-31T23:59:59.999Z"),
+     "before_1970": json.dumps("1969-12-31T23:59:59Z")},
+    frozenset(("number", "string", "far_future")),
+    (dump({"type": "agent_start_v2", "timestamp": T0_MS}), "agent_start_v2"),
+    _events_chatter,
+)
+
+
+# claude-code ----------------------------------------------------------------
+
+def _claude_start(call_id: str, time: str, content: str = "ls") -> bytes:
+    return dump({"type": "assistant", "uuid": f"u-{call_id}-s", "sessionId": "s1",
+                 "timestamp": time, "message": {"role": "assistant", "content": [
+                     {"type": "text", "text": content},
+                     {"type": "tool_use", "id": call_id, "name": "Bash",
+                      "input": {"command": content}}]}})
+
+
+def _claude_call(call_id: str, start: float, end: float, content: str) -> list[bytes]:
+    return [
+        _claude_start(call_id, iso(start), content),
+        dump({"type": "user", "uuid": f"u-{call_id}-e", "sessionId": "s1", "timestamp": iso(end),
+              "toolUseResult": {"stdout": content},
+              "message": {"role": "user", "content": [
+                  {"type": "tool_result", "tool_use_id": call_id, "content": content,
+                   "is_error": False}]}}),
+    ]
+
+
+def _claude_chatter(text: str) -> list[bytes]:
+    return [
+        dump({"type": "user", "uuid": "u-prompt", "sessionId": "s1", "timestamp": iso(0),
+              "message": {"role": "user", "content": text}}),
+        dump({"type": "summary", "summary": text, "leafUuid": "u-prompt"}),
+        dump({"type": "file-history-snapshot", "messageId": "m1",
+              "snapshot": {"trackedFileBackups": {"a.py": {"content": text}}}}),
+        dump({"type": "system", "subtype": "turn_duration", "uuid": "u-turn", "sessionId": "s1",
+              "durationMs": 1000, "content": text}),
+    ]
+
+
+CLAUDE = FormatLines(
+    "claude-code", (), _claude_call, _claude_start,
+    {"number": str(T0_MS + 60_000), "string": json.dumps(iso(60)), "null": "null",
+     "far_future": json.dumps("9999-12-31T23:59:59.999Z"),
+     "before_1970": json.dumps("1969-12-31T23:59:59Z")},
+    frozenset(("string", "far_future")),
+    (dump({"type": "brand-new-kind", "timestamp": iso(0)}), "brand-new-kind"),
+    _claude_chatter,
+)
+
+
+# codex ----------------------------------------------------------------------
+
+def _codex_start(call_id: str, time: str, content: str = "ls") -> bytes:
+    return dump({"timestamp": time, "type": "response_item", "payload": {
+        "type": "function_call", "name": "shell", "call_id": call_id,
+        "arguments": json.dumps({"command": [content]})}})
+
+
+def _codex_call(call_id: str, start: float, end: float, content: str) -> list[bytes]:
+    return [
+        _codex_start(call_id, iso(start), content),
+        dump({"timestamp": iso(end), "type": "response_item", "payload": {
+            "type": "function_call_output", "call_id": call_id,
+            "output": json.dumps({"output": content, "metadata": {"exit_code": 0}})}}),
+    ]
+
+
+def _codex_chatter(text: str) -> list[bytes]:
+    return [
+        dump({"timestamp": iso(0), "type": "response_item", "payload": {
+            "type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}}),
+        dump({"timestamp": iso(0), "type": "event_msg", "payload": {
+            "type": "agent_message", "message": text}}),
+        dump({"timestamp": iso(0), "type": "turn_context", "payload": {
+            "cwd": "/w", "user_instructions": text}}),
+    ]
+
+
+CODEX = FormatLines(
+    "codex",
+    (dump({"timestamp": iso(0), "type": "session_meta", "payload": {
+        "id": "0199a213-81c0-7800-8aa1-bbab2a035a53", "timestamp": iso(0), "cwd": "/w",
+        "instructions": "be brief"}}),),
+    _codex_call, _codex_start,
+    {"number": str(T0_MS + 60_000), "string": json.dumps(iso(60)), "null": "null",
+     "far_future": json.dumps("9999-12-31T23:59:59.999Z"),
+     "before_1970": json.dumps("1969-12-31T23:59:59Z")},
+    frozenset(("string", "far_future")),
+    (dump({"timestamp": iso(0), "type": "brand_new_kind", "payload": {}}), "brand_new_kind"),
+    _codex_chatter,
+)
+
+
+# codex-tui ------------------------------------------------------------------
+
+def _tui(time: str, msg: dict[str, Any]) -> bytes:
+    return dump({"ts": time, "dir": "to_tui", "kind": "codex_event",
+                 "payload": {"id": "1", "msg": msg}})
+
+
+def _tui_start(call_id: str, time: str, content: str = "ls") -> bytes:
+    return _tui(time, {"type": "exec_command_begin", "call_id": call_id, "command": [content],
+                       "cwd": "/w"})
+
+
+def _tui_call(call_id: str, start: float, end: float, content: str) -> list[bytes]:
+    return [
+        _tui_start(call_id, iso(start), content),
+        _tui(iso(end), {"type": "exec_command_end", "call_id": call_id, "stdout": content,
+                        "stderr": "", "exit_code": 0}),
+    ]
+
+
+def _tui_chatter(text: str) -> list[bytes]:
+    return [
+        _tui(iso(0), {"type": "agent_message", "message": text}),
+        dump({"ts": iso(0), "dir": "from_tui", "kind": "op", "payload": {
+            "type": "user_input", "items": [{"type": "text", "text": text}]}}),
+        dump({"ts": iso(0), "dir": "to_tui", "kind": "insert_history", "lines": [text]}),
+    ]
+
+
+CODEX_TUI = FormatLines(
+    "codex-tui",
+    (_tui(iso(0), {"type": "session_configured", "session_id": "s1", "model": "m"}),),
+    _tui_call, _tui_start,
+    {"number": str(T0_MS + 60_000), "string": json.dumps(iso(60)), "null": "null",
+     "far_future": json.dumps("9999-12-31T23:59:59.999Z"),
+     "before_1970": json.dumps("1969-12-31T23:59:59Z")},
+    frozenset(("string", "far_future")),
+    (dump({"ts": iso(0), "dir": "meta", "kind": "brand_new_kind"}), "brand_new_kind"),
+    _tui_chatter,
+)
+
+
+# pi -------------------------------------------------------------------------
+
+def _pi_start(call_id: str, time: str, content: str = "ls") -> bytes:
+    return dump({"type": "message", "timestamp": time, "message": {
+        "role": "assistant", "content": [
+            {"type": "text", "text": content},
+            {"type": "toolCall", "id": call_id, "name": "bash", "arguments": {"command": content}},
+        ]}})
+
+
+def _pi_call(call_id: str, start: float, end: float, content: str) -> list[bytes]:
+    return [
+        _pi_start(call_id, iso(start), content),
+        dump({"type": "message", "timestamp": iso(end), "message": {
+            "role": "toolResult", "toolCallId": call_id, "toolName": "bash",
+            "content": [{"type": "text", "text": content}], "isError": False}}),
+    ]
+
+
+def _pi_chatter(text: str) -> list[bytes]:
+    return [
+        dump({"type": "message", "timestamp": iso(0), "message": {
+            "role": "user", "content": [{"type": "text", "text": text}]}}),
+        dump({"type": "compaction", "timestamp": iso(0), "summary": text}),
+    ]
+
+
+PI = FormatLines(
+    "pi",
+    (dump({"type": "session", "id": "s1", "timestamp": iso(0), "cwd": "/w"}),),
+    _pi_call, _pi_start,
+    {"number": str(T0_MS + 60_000), "string": json.dumps(iso(60)), "null": "null",
+     "far_future": json.dumps("9999-12-31T23:59:59.999Z"),
+     "before_1970": json.dumps("1969-12-31T23:59:59Z")},
+    frozenset(("string", "far_future")),
+    (dump({"type": "brand_new_kind", "timestamp": iso(0)}), "brand_new_kind"),
+    _pi_chatter,
+)
+
+
+# otlp -----------------------------------------------------------------------
+
+def _otlp_attributes(values: dict[str, str]) -> list[dict[str, Any]]:
+    return [{"key": key, "value": {"stringValue": value}} for key, value in values.items()]
+
+
+def _otlp_span(call_id: str, start: Any, end: Any, content: str) -> bytes:
+    span: dict[str, Any] = {
+        "traceId": TRACE_ID, "spanId": _span_id(call_id), "name": "execute_tool bash",
+        "kind": 1, "startTimeUnixNano": start,
+        "attributes": _otlp_attributes({
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.call.id": call_id,
+            "gen_ai.tool.name": "bash", "gen_ai.conversation.id": "s1",
+            "gen_ai.tool.call.arguments": content, "gen_ai.tool.call.result": content,
+        }),
+    }
+    if end is not None:
+        span["endTimeUnixNano"] = end
+    return dump({"resourceSpans": [{"resource": {"attributes": []},
+                                    "scopeSpans": [{"scope": {"name": "t"}, "spans": [span]}]}]})
+
+
+def _otlp_call(call_id: str, start: float, end: float, content: str) -> list[bytes]:
+    return [_otlp_span(call_id, str(ns(start)), str(ns(end)), content)]
+
+
+def _otlp_chatter(text: str) -> list[bytes]:
+    chat = {"traceId": TRACE_ID, "spanId": "00000000000000aa", "name": "chat",
+            "startTimeUnixNano": str(ns(0)), "endTimeUnixNano": str(ns(1)),
+            "attributes": _otlp_attributes({"gen_ai.operation.name": "chat",
+                                            "gen_ai.prompt": text, "gen_ai.completion": text}),
+            "events": [{"name": "gen_ai.user.message", "attributes": _otlp_attributes(
+                {"content": text})}]}
+    return [
+        dump({"resourceSpans": [{"scopeSpans": [{"spans": [chat]}]}]}),
+        dump({"resourceLogs": [{"scopeLogs": [{"logRecords": [{"body": {"stringValue": text}}]}]}]}),
+    ]
+
+
+OTLP = FormatLines(
+    "otlp", (), _otlp_call,
+    lambda call_id, time: _otlp_span(call_id, time, None, "ls"),
+    {"number": str(ns(60)), "string": json.dumps(str(ns(60))), "null": "null",
+     "far_future": json.dumps(str(2**64 - 1)), "before_1970": json.dumps("-5")},
+    frozenset(("number", "string", "far_future")),
+    (dump({"brandNewSignal": []}), "unknown_record"),
+    _otlp_chatter,
+)
+
+
+# otel-spans -----------------------------------------------------------------
+
+def _otel_span(call_id: str, start: Any, end: Any, content: str) -> bytes:
+    return dump({
+        "name": "execute_tool bash",
+        "context": {"trace_id": "0x" + TRACE_ID, "span_id": "0x" + _span_id(call_id),
+                    "trace_state": "[]"},
+        "kind": "SpanKind.INTERNAL", "parent_id": None, "start_time": start, "end_time": end,
+        "status": {"status_code": "OK"},
+        "attributes": {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.call.id": call_id,
+                       "gen_ai.tool.name": "bash", "gen_ai.conversation.id": "s1",
+                       "gen_ai.tool.args": content, "gen_ai.output": content},
+        "events": [], "links": [], "resource": {"attributes": {"service.name": "agent"}},
+    })
+
+
+def _otel_call(call_id: str, start: float, end: float, content: str) -> list[bytes]:
+    return [_otel_span(call_id, ns(start), ns(end), content)]
+
+
+def _otel_chatter(text: str) -> list[bytes]:
+    return [
+        dump({"name": "call_llm", "context": {"trace_id": "0x" + TRACE_ID,
+                                              "span_id": "0x00000000000000aa"},
+              "parent_id": None, "start_time": ns(0), "end_time": ns(1),
+              "attributes": {"gen_ai.operation.name": "chat", "gen_ai.input.messages": text,
+                             "gen_ai.output": text}}),
+        dump({"final_output": text, "spans": []}),
+    ]
+
+
+OTEL_SPANS = FormatLines(
+    "otel-spans", (), _otel_call,
+    lambda call_id, time: _otel_span(call_id, time, None, "ls"),
+    {"number": str(ns(60)), "string": json.dumps(str(ns(60))), "null": "null",
+     "far_future": str(2**64 - 1), "before_1970": "-5"},
+    frozenset(("number", "string", "far_future")),
+    (dump({"brand_new": 1}), "unknown_record"),
+    _otel_chatter,
+)
+
+
+# inspect --------------------------------------------------------------------
+
+def _inspect_log(events: list[dict[str, Any]], **sample: Any) -> bytes:
+    return dump({"version": 2, "status": "success",
+                 "eval": {"eval_id": "ev1", "task": "t", "model": "m"},
+                 "samples": [{"id": 1, "epoch": 1, "events": events, **sample}]})
+
+
+def _inspect_tool(call_id: str, start: str, end: str | None, content: str) -> dict[str, Any]:
+    return {"event": "tool", "type": "function", "id": call_id, "function": "bash",
+            "arguments": {"cmd": content}, "result": content, "timestamp": start,
+            "completed": end}
+
+
+def _inspect_call(call_id: str, start: float, end: float, content: str) -> list[bytes]:
+    return [_inspect_log([_inspect_tool(call_id, iso(start), iso(end), content)])]
+
+
+def _inspect_chatter(text: str) -> list[bytes]:
+    return [
+        _inspect_log([{"event": "model", "timestamp": iso(0), "input": [{"content": text}],
+                       "output": {"completion": text}}],
+                     input=text, target=text, messages=[{"role": "user", "content": text}]),
+    ]
+
+
+INSPECT = FormatLines(
+    "inspect", (), _inspect_call,
+    lambda call_id, time: _inspect_log([_inspect_tool(call_id, time, None, "ls")]),
+    {"number": str(T0_MS + 60_000), "string": json.dumps(iso(60)), "null": "null",
+     "far_future": json.dumps("9999-12-31T23:59:59.999Z"),
+     "before_1970": json.dumps("1969-12-31T23:59:59Z")},
+    frozenset(("string", "far_future")),
+    (_inspect_log([{"event": "brand_new_kind", "timestamp": iso(0)}]), "brand_new_kind"),
+    _inspect_chatter,
+)
+
+#: Every format with a builder, by its ``--input-format`` name.
+BUILDERS: dict[str, FormatLines] = {
+    builder.name: builder
+    for builder in (EVENTS, CLAUDE, CODEX, CODEX_TUI, PI, OTLP, OTEL_SPANS, INSPECT)
+}
