@@ -357,3 +357,31 @@ def test_record_type_of_the_wrong_json_type_is_not_a_crash(tmp_path: Path) -> No
     code, _, err = _run("summarize", "--format", "json", str(odd))
     assert code == 1
     assert "not a recognised trace format" in err
+
+
+@needs_corpus
+@pytest.mark.parametrize(
+    ("relative", "reason"),
+    [
+        ("swe-agent/marshmallow-1867__function_calling_replace.traj", "no absolute timestamps"),
+        ("openhands/basic.json", "no UTC offset"),
+    ],
+)
+def test_formats_without_absolute_times_are_named_errors(relative: str, reason: str) -> None:
+    """SWE-agent and OpenHands files are recognised and refused with their reason, exit 1."""
+    code, out, err = _run("summarize", "--format", "jsonl", str(CORPUS / relative))
+    assert code == 1
+    assert out == ""
+    assert reason in err
+    assert err.count("\n") == 1
+
+
+@needs_corpus
+def test_trace_without_tool_calls_says_so() -> None:
+    """The OTLP example (one server span, no tool span) is read but noted as having no calls."""
+    code, document, err = _run(
+        "summarize", "--format", "json", str(CORPUS / "opentelemetry-proto" / "trace.json")
+    )
+    assert code == 0
+    assert document["total"]["observed_calls"] == 0
+    assert "no tool calls found" in err

@@ -102,6 +102,11 @@ def _run(
             )
         elif report.format == "empty":
             click.echo(f"wavemetrics: note: {report.path}: empty input", err=True)
+        if report.error is None and report.format != "empty" and report.lines_used == 0:
+            click.echo(
+                f"wavemetrics: note: {report.path}: no tool calls found in"
+                f" {report.lines_read} lines read as {report.format}", err=True,
+            )
     _subagent_hints(paths, outcome)
     return analyse(
         outcome,

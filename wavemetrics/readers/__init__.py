@@ -13,7 +13,12 @@ import attrs
 from wavemetrics.readers._lines import LineAccount, iter_records
 from wavemetrics.readers.claude_code import ClaudeFile, read_claude_code
 from wavemetrics.readers.lanes import InputReport, Lane
-from wavemetrics.readers.registry import DETECT_LINES, READERS, reader_named
+from wavemetrics.readers.registry import (
+    DETECT_LINES,
+    READERS,
+    reader_named,
+    unmeasurable_reason,
+)
 from wavemetrics.readers.sources import Source, expand_paths, open_error, project_folder
 
 __all__ = ["AUTO", "EMPTY", "FORMATS", "InputReport", "Lane", "ReadOutcome", "read_inputs"]
@@ -73,10 +78,13 @@ def read_inputs(paths: Sequence[str], input_format: str = AUTO) -> ReadOutcome:
         if input_format != AUTO:
             formats[path] = input_format
             continue
-        detected = detect_format(source.peek(DETECT_LINES), path)
+        peeked = source.peek(DETECT_LINES)
+        detected = detect_format(peeked, path)
         if source.error is not None and detected in (None, EMPTY):
             # Cut off before anything recognisable (else its readable lines are read).
             reports[path] = InputReport(path=path, format="unknown", error=source.error)
+        elif detected is None and (why := unmeasurable_reason(peeked, path)) is not None:
+            reports[path] = InputReport(path=path, format="unknown", error=why)
         elif detected is None:
             reports[path] = InputReport(
                 path=path, format="unknown",

@@ -29,7 +29,7 @@ from typing import Any
 
 import attrs
 
-from wavemetrics.readers._lines import LineAccount, iter_records
+from wavemetrics.readers._lines import LineAccount, iter_records, usable_text
 from wavemetrics.readers.lanes import Lane, LaneBuilder
 from wavemetrics.timestamps import ns_to_ms
 
@@ -47,7 +47,6 @@ __all__ = [
     "peek_text",
     "session_attribute",
     "split_item",
-    "usable_text",
 ]
 
 #: ``gen_ai.operation.name`` of a tool span.
@@ -90,26 +89,6 @@ def ns_time_to_ms(value: object) -> float | None:
     if not 1 <= value <= _NS_MAX:
         return None
     return ns_to_ms(value)
-
-
-def usable_text(value: object) -> str | None:
-    r"""``value`` when it is a non-empty ``str`` that UTF-8 can encode, else ``None``.
-
-    JSON escapes can produce lone surrogates (``"\ud800"``): an id or name
-    holding one can be neither printed nor hashed, so it is as unusable as a
-    missing one.
-
-    >>> usable_text("call_1"), usable_text(""), usable_text("\ud800"), usable_text(7)
-    ('call_1', None, None, None)
-    """
-    if not isinstance(value, str) or not value:
-        return None
-    if not value.isascii():
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return None
-    return value
 
 
 def split_item(account: LineAccount, parts: int) -> None:

@@ -40,14 +40,13 @@ from itertools import chain
 from pathlib import PurePath
 from typing import IO, Any
 
-from wavemetrics.readers._lines import LineAccount, iter_records
+from wavemetrics.readers._lines import LineAccount, iter_records, usable_text
 from wavemetrics.readers._spans import (
     Call,
     feed_calls,
     iter_json_values,
     peek_text,
     split_item,
-    usable_text,
 )
 from wavemetrics.readers.lanes import Lane, LaneBuilder
 from wavemetrics.readers.sources import Source

@@ -9,6 +9,7 @@ read together per project folder by :func:`read_claude_code`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import PurePath
 from typing import Any
@@ -90,6 +91,58 @@ READERS: tuple[Reader, ...] = (
     Reader("otel-spans", sniff_otel_spans, read_otel_spans),
     Reader("inspect", sniff_inspect, read_inspect),
 )
+
+
+@attrs.frozen
+class Unmeasurable:
+    """A trace format that is recognised but cannot give intervals, and why."""
+
+    name: str
+    sniff: Callable[[list[bytes], str], bool]
+    reason: str
+
+
+def _text_of(lines: list[bytes]) -> str:
+    return b"".join(lines).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+
+
+def _sniff_swe_agent(lines: list[bytes], path: str) -> bool:
+    text = _text_of(lines)
+    return text.startswith("{") and (
+        path.endswith(".traj") or re.search(r'"trajectory"\s*:\s*\[', text) is not None
+    )
+
+
+def _sniff_openhands(lines: list[bytes], path: str) -> bool:
+    text = _text_of(lines)
+    return (
+        text.startswith("[")
+        and '"source":' in text
+        and ('"action":' in text or '"observation":' in text)
+    )
+
+
+#: Formats recognised only to say clearly why they give no figures.
+UNMEASURABLE: tuple[Unmeasurable, ...] = (
+    Unmeasurable(
+        "swe-agent", _sniff_swe_agent,
+        "SWE-agent trajectory: it has no absolute timestamps (only per-step execution_time),"
+        " so tool calls cannot be placed in time; nothing to measure",
+    ),
+    Unmeasurable(
+        "openhands", _sniff_openhands,
+        "OpenHands event list: its timestamps carry no UTC offset (server local time), which"
+        " spec/formats.md treats as invalid; nothing to measure",
+    ),
+)
+
+
+def unmeasurable_reason(lines: list[bytes], path: str) -> str | None:
+    """Why an input of a recognised but unmeasurable format gives no figures, if it is one."""
+    for entry in UNMEASURABLE:
+        if entry.sniff(lines, path):
+            return entry.reason
+    return None
 
 
 def reader_named(name: str) -> Reader:

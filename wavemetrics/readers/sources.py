@@ -17,7 +17,7 @@ import attrs
 __all__ = ["STDIN", "Source", "expand_paths"]
 
 STDIN = "-"
-TRACE_SUFFIXES = (".jsonl", ".json", ".jsonl.gz", ".json.gz")
+TRACE_SUFFIXES = (".jsonl", ".json", ".jsonl.gz", ".json.gz", ".eval")
 # Claude Code writes agent-*.meta.json beside sub-agent transcripts: metadata, not a trace.
 _SKIPPED_SUFFIXES = (".meta.json",)
 _CHUNK = 1 << 16
