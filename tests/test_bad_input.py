@@ -187,17 +187,23 @@ def _invoke(*args: str, stdin: bytes | None = None) -> Result:
     return result
 
 
-def _stderr_for(path: str, expected: Expected) -> str:
+def _stderr_for(path: str, fmt: str, expected: Expected) -> str:
+    """The CLI's stderr for one input: its error, warning or note, then a note when
+    a readable input gave no usable record."""
+    text = ""
     if expected.error is not None:
-        return f"wavemetrics: error: {path}: {expected.error}\n"
-    if expected.problems:
+        text = f"wavemetrics: error: {path}: {expected.error}\n"
+    elif expected.problems:
         count = sum(expected.problems.values())
         lost = ", ".join(f"{reason} {n}" for reason, n in sorted(expected.problems.items()))
-        return (f"wavemetrics: warning: {path}: {count} line{'' if count == 1 else 's'}"
+        text = (f"wavemetrics: warning: {path}: {count} line{'' if count == 1 else 's'}"
                 f" not usable ({lost})\n")
-    if expected.format == "empty":
-        return f"wavemetrics: note: {path}: empty input\n"
-    return ""
+    elif expected.format == "empty":
+        text = f"wavemetrics: note: {path}: empty input\n"
+    if expected.error is None and expected.format != "empty" and expected.lines_used == 0:
+        text += (f"wavemetrics: note: {path}: no tool calls found in {expected.lines_read}"
+                 f" lines read as {expected.format or fmt}\n")
+    return text
 
 
 def _input_entry(path: str, fmt: str, expected: Expected) -> dict[str, Any]:
@@ -229,7 +235,7 @@ def test_hostile_input_is_accounted_with_the_documented_exit(
     result = _invoke("summarize", "--format", "json", *case.args, str(path))
     expected = case.expected
     assert result.exit_code == expected.exit_code, result.stderr
-    assert result.stderr == _stderr_for(str(path), expected)
+    assert result.stderr == _stderr_for(str(path), fmt, expected)
     document = json.loads(result.stdout)
     (entry,) = document["inputs"]
     _assert_identity(entry)
