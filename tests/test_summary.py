@@ -528,3 +528,10 @@ def test_fullwidth_eval_is_an_ordinary_tool_in_the_summary() -> None:
     assert (summary.non_eval_waves_total, summary.eval_only_waves) == (1, 0)
     # S = 4 + 2 = 6, span 4 -> modeled 2, upper 3
     assert (summary.modeled_wallclock_saved_ms, summary.upper_bound_saved_ms) == (2.0, 3.0)
+
+
+def test_turn_total_that_is_a_bool_is_refused() -> None:
+    """True is not a duration: summarize raises ValueError instead of recording 1.0 ms."""
+    empty = WaveAssembly((), WaveCounters())
+    with pytest.raises(ValueError, match="must be finite and >= 0"):
+        summarize(empty, measured_turn_duration_ms_total=True)

@@ -254,3 +254,12 @@ def test_time_to_ms_dispatches_on_type() -> None:
     assert time_to_ms(True) is None
     assert time_to_ms(None) is None
     assert time_to_ms(b"1970-01-01T00:00:01Z") is None
+
+
+def test_offset_minutes_of_60_or_more_are_invalid() -> None:
+    """An offset like +05:99 is not ISO-8601, so the time is invalid (None)."""
+    assert iso_to_ms("2025-01-01T00:00:00+05:99") is None
+    assert iso_to_ms("2025-01-01T00:00:00+05:60") is None
+    # +05:59 is valid: 2025-01-01T00:00:00+05:59 = 2024-12-31T18:01:00Z
+    # = 1735668060 s since the epoch (20088 days * 86400 + 18 h + 1 min).
+    assert iso_to_ms("2025-01-01T00:00:00+05:59") == 1735668060000.0

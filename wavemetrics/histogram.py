@@ -55,7 +55,10 @@ def encode_histogram(counts: Sequence[int]) -> str:
 
 
 def decode_histogram(encoded: str) -> tuple[int, ...]:
-    """Inverse of :func:`encode_histogram`. Raises ``ValueError`` on any other string.
+    """Inverse of :func:`encode_histogram`: 8 ``:``-separated ASCII decimal counts.
+
+    Raises ``ValueError`` for any string of another shape (leading zeros are read
+    as the number they spell).
 
     >>> decode_histogram("0:2:0:0:0:0:0:1")
     (0, 2, 0, 0, 0, 0, 0, 1)

@@ -94,10 +94,11 @@ def summarize(
     eval calls and folded into the non_eval figures. All float sums are naive
     left-to-right accumulations in wave order.
 
-    Raises ``ValueError`` if ``measured_turn_duration_ms_total`` is negative or
+    Raises ``ValueError`` if ``measured_turn_duration_ms_total`` is a bool, negative or
     not finite, and ``TypeError`` if ``eval_tool_names`` is a single ``str``.
     """
-    if not math.isfinite(measured_turn_duration_ms_total) or measured_turn_duration_ms_total < 0:
+    turn_total = measured_turn_duration_ms_total
+    if isinstance(turn_total, bool) or not math.isfinite(turn_total) or turn_total < 0:
         raise ValueError("measured_turn_duration_ms_total must be finite and >= 0")
     # tuple("eval") would be the letters e, v, a, l, each an eval name.
     if isinstance(eval_tool_names, str):

@@ -49,6 +49,8 @@ def iso_to_ms(text: str) -> float | None:
     try:
         if zulu:
             tz = dt.timezone.utc
+        elif int(off_m) >= 60:  # "+05:99" is not an offset
+            return None
         else:
             offset = dt.timedelta(hours=int(off_h), minutes=int(off_m))
             tz = dt.timezone(-offset if sign == "-" else offset)
