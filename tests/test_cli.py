@@ -297,7 +297,7 @@ def test_unreadable_input_exits_1_and_others_are_still_summarised(tmp_path: Path
     assert isinstance(document, dict)
     assert f"{missing}: no such file or directory" in err
     assert document["total"]["paired_calls"] == 3
-    assert [i["error"] for i in document["inputs"]] == ["no such file or directory", None]
+    assert [i["error"] for i in document["inputs"]] == [None, "no such file or directory"]
 
 
 def test_unrecognised_input_is_an_error_for_that_input(tmp_path: Path) -> None:
@@ -385,3 +385,11 @@ def test_trace_without_tool_calls_says_so() -> None:
     assert code == 0
     assert document["total"]["observed_calls"] == 0
     assert "no tool calls found" in err
+
+
+def test_a_file_named_twice_is_read_once(tmp_path: Path) -> None:
+    """Naming the same trace twice (or inside a named folder) does not double its figures."""
+    path = _events(tmp_path, PARALLEL)
+    _, document, _ = _run("summarize", "--format", "json", path, path, str(tmp_path))
+    assert [i["path"] for i in document["inputs"]] == [path]
+    assert document["total"]["paired_calls"] == 3

@@ -215,3 +215,21 @@ def test_os_text_escapes_undecodable_file_name_bytes() -> None:
     assert os_text("session-1") == "session-1"
     assert os_text("caf\u00e9") == "caf\u00e9"
     assert os_text("run\udcff\udcfe") == "run\\xff\\xfe"
+
+
+def test_ignored_record_types_are_capped_and_cut() -> None:
+    """Past 64 distinct types, further types fold into other_types; keys are cut to 64 chars."""
+    from wavemetrics.readers._lines import LineAccount
+
+    account = LineAccount()
+    for index in range(70):
+        account.ignore(f"type{index}")
+    account.ignore("type3")
+    account.ignore("x" * 100)
+    assert len(account.ignored) == 65  # 64 kept types + other_types
+    assert account.ignored["other_types"] == 7  # type64..type69 and the long one
+    assert account.ignored["type3"] == 2
+    assert account.lines_ignored == 72
+    fresh = LineAccount()
+    fresh.ignore("y" * 100)
+    assert fresh.ignored == {"y" * 64: 1}

@@ -193,7 +193,8 @@ def test_expand_paths_reports_bad_entries_inside_a_folder(tmp_path: Path) -> Non
     os.mkfifo(tmp_path / "fifo.jsonl")
     (tmp_path / "link.jsonl").symlink_to(tmp_path / "good.jsonl")
     files, errors = expand_paths([str(tmp_path)])
-    assert files == [good, str(tmp_path / "link.jsonl")]
+    # link.jsonl is good.jsonl again (same real path): read once, where first reached.
+    assert files == [good]
     assert errors == [
         (str(tmp_path / "broken.jsonl"), "broken symbolic link"),
         (str(tmp_path / "fifo.jsonl"), "not a regular file (skipped)"),
@@ -255,3 +256,13 @@ def test_project_folder_of_session_and_subagent_files() -> None:
     assert project_folder("/p/proj/s1/subagents/agent-a.jsonl") == "/p/proj"
     assert project_folder("/p/proj/agent-a.jsonl") == "/p/proj"
     assert project_folder("rel/s1.jsonl") == os.path.abspath("rel")
+
+
+def test_file_stem_drops_only_the_last_suffix_and_gz() -> None:
+    """Default session ids keep inner dots: a.b.jsonl -> a.b; x.jsonl.gz -> x; - -> stdin."""
+    from wavemetrics.readers.sources import file_stem
+
+    assert file_stem("/t/a.b.jsonl") == "a.b"
+    assert file_stem("x.jsonl.gz") == "x"
+    assert file_stem("noext") == "noext"
+    assert file_stem("-") == "stdin"

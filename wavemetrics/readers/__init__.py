@@ -19,7 +19,7 @@ from wavemetrics.readers.registry import (
     reader_named,
     unmeasurable_reason,
 )
-from wavemetrics.readers.sources import Source, expand_paths, open_error, project_folder
+from wavemetrics.readers.sources import Source, expand_inputs, open_error, project_folder
 
 __all__ = ["AUTO", "EMPTY", "FORMATS", "InputReport", "Lane", "ReadOutcome", "read_inputs"]
 
@@ -63,11 +63,13 @@ def read_inputs(paths: Sequence[str], input_format: str = AUTO) -> ReadOutcome:
     """
     if input_format != AUTO and input_format not in FORMATS:
         raise ValueError(f"unknown input format {input_format!r}")
-    files, missing = expand_paths(list(paths))
+    entries = expand_inputs(list(paths))
+    files = [path for path, error in entries if error is None]
     reports: dict[str, InputReport] = {}
-    order: list[str] = [path for path, _ in missing] + files
-    for path, reason in missing:
-        reports[path] = InputReport(path=path, format="unknown", error=reason)
+    order: list[str] = [path for path, _ in entries]
+    for path, reason in entries:
+        if reason is not None:
+            reports[path] = InputReport(path=path, format="unknown", error=reason)
     sources = {path: Source(path) for path in files}
     formats: dict[str, str] = {}
     for path, source in sources.items():

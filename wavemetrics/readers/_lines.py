@@ -16,6 +16,12 @@ import attrs
 
 __all__ = ["LineAccount", "iter_records", "os_text", "usable_text"]
 
+#: Distinct ignored record types kept per input before folding into ``other_types``.
+MAX_IGNORED_KINDS = 64
+#: Longest record type kept as a key.
+MAX_KIND_LENGTH = 64
+OTHER_KINDS = "other_types"
+
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -37,7 +43,17 @@ class LineAccount:
         self.lines_used += 1
 
     def ignore(self, kind: str) -> None:
-        self.ignored[kind] += 1
+        """Count a known non-tool record under its type.
+
+        Record types come from the file: at most :data:`MAX_IGNORED_KINDS`
+        distinct ones are kept, each cut to :data:`MAX_KIND_LENGTH` characters,
+        and further types are counted as ``other_types``, so a hostile file can
+        neither grow this table without bound nor smuggle text through it.
+        """
+        key = kind[:MAX_KIND_LENGTH]
+        if key not in self.ignored and len(self.ignored) >= MAX_IGNORED_KINDS:
+            key = OTHER_KINDS
+        self.ignored[key] += 1
 
     def problem(self, reason: str) -> None:
         self.problems[reason] += 1

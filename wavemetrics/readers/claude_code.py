@@ -16,6 +16,7 @@ import attrs
 
 from wavemetrics.readers._lines import LineAccount, iter_records, os_text, usable_text
 from wavemetrics.readers.lanes import Lane, LaneBuilder
+from wavemetrics.readers.sources import file_stem
 from wavemetrics.timestamps import iso_to_ms
 
 __all__ = ["CLAUDE_ONLY_TYPES", "ClaudeFile", "fallback_session_id", "read_claude_code"]
@@ -43,7 +44,7 @@ def fallback_session_id(path: str) -> str:
     pure = PurePath(os_text(path))
     if pure.parent.name == "subagents" and pure.parent.parent.name:
         return pure.parent.parent.name
-    return pure.name.split(".")[0] or pure.name
+    return file_stem(path)
 
 
 @attrs.define

@@ -37,7 +37,6 @@ import zipfile
 import zlib
 from collections.abc import Iterator
 from itertools import chain
-from pathlib import PurePath
 from typing import IO, Any
 
 from wavemetrics.readers._lines import LineAccount, iter_records, usable_text
@@ -49,7 +48,7 @@ from wavemetrics.readers._spans import (
     split_item,
 )
 from wavemetrics.readers.lanes import Lane, LaneBuilder
-from wavemetrics.readers.sources import Source
+from wavemetrics.readers.sources import Source, file_stem
 from wavemetrics.timestamps import iso_to_ms
 
 __all__ = ["read_inspect", "sniff_inspect"]
@@ -105,7 +104,7 @@ def sniff_inspect(lines: list[bytes], path: str) -> bool:
 
 
 def _fallback_eval_id(path: str) -> str:
-    return "stdin" if path == "-" else PurePath(path).name.split(".")[0] or PurePath(path).name
+    return file_stem(path)
 
 
 def _eval_id(document: object) -> str | None:

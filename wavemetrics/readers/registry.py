@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from pathlib import PurePath
 from typing import Any
 
 import attrs
@@ -26,7 +25,7 @@ from wavemetrics.readers.lanes import Lane
 from wavemetrics.readers.otel_spans import read_otel_spans, sniff_otel_spans
 from wavemetrics.readers.otlp import read_otlp, sniff_otlp
 from wavemetrics.readers.pi import read_pi_source, sniff_pi
-from wavemetrics.readers.sources import Source
+from wavemetrics.readers.sources import Source, file_stem
 
 __all__ = ["DETECT_LINES", "READERS", "Reader", "first_records", "reader_named"]
 
@@ -71,8 +70,8 @@ def _sniff_claude(lines: list[bytes], path: str) -> bool:
 
 
 def default_session_id(path: str) -> str:
-    """``stdin`` for ``-``, else the file name without its suffixes."""
-    return "stdin" if path == "-" else PurePath(path).name.split(".")[0]
+    """``stdin`` for ``-``, else the file name without its suffix (:func:`file_stem`)."""
+    return file_stem(path)
 
 
 def _read_events(source: Source) -> tuple[list[Lane], LineAccount]:

@@ -9,10 +9,12 @@ import stat
 import sys
 import zlib
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import BinaryIO
 
 import attrs
+
+from wavemetrics.readers._lines import os_text
 
 __all__ = ["STDIN", "Source", "expand_paths"]
 
@@ -185,31 +187,63 @@ def _walk(folder: str) -> tuple[list[str], list[tuple[str, str]]]:
     return found, bad
 
 
-def expand_paths(paths: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
-    """Expand directories recursively to their trace files, sorted; keep other paths.
+def expand_inputs(paths: list[str]) -> list[tuple[str, str | None]]:
+    """Expand directories recursively to their trace files, in command-line order.
 
-    Returns ``(files, errors)``: ``errors`` are ``(path, reason)`` for paths that
-    do not exist, directories with no trace file, and the entries of a
-    directory that cannot be read (unreadable sub-folders, broken links, link
-    loops, FIFOs and other non-regular files). Symbolic links to directories
-    are not followed (no loops); links to files are read.
+    Returns ``(path, error)`` pairs: ``error`` is ``None`` for a file (or ``-``)
+    to read, else the reason for a path that does not exist, a directory with no
+    trace file, or an entry of a directory that cannot be read (unreadable
+    sub-folders, broken links, link loops, FIFOs and other non-regular files).
+    Files inside a directory come sorted. A file reached twice (named twice, or
+    also inside a named folder) is listed once, where it is first reached.
+    Symbolic links to directories are not followed (no loops); links to files
+    are read.
     """
-    files: list[str] = []
-    errors: list[tuple[str, str]] = []
+    entries: list[tuple[str, str | None]] = []
+    seen: set[str] = set()
+
+    def add_file(path: str) -> None:
+        key = path if path == STDIN else os.path.realpath(path)
+        if key not in seen:
+            seen.add(key)
+            entries.append((path, None))
+
     for path in paths:
         if path == STDIN:
-            files.append(path)
+            add_file(path)
         elif os.path.isdir(path):
             found, bad = _walk(path)
             if not found and not bad:
-                errors.append((path, "no *.jsonl or *.json trace files in this directory"))
-            files.extend(found)
-            errors.extend(bad)
+                entries.append((path, "no *.jsonl or *.json trace files in this directory"))
+            for file in found:
+                add_file(file)
+            entries.extend((bad_path, reason) for bad_path, reason in bad)
         elif os.path.exists(path):
-            files.append(path)
+            add_file(path)
         else:
-            errors.append((path, _stat_error(path, regular=False) or "no such file or directory"))
+            entries.append((path, _stat_error(path, regular=False) or "no such file or directory"))
+    return entries
+
+
+def expand_paths(paths: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """:func:`expand_inputs` split into ``(files, errors)``."""
+    entries = expand_inputs(paths)
+    files = [path for path, error in entries if error is None]
+    errors = [(path, error) for path, error in entries if error is not None]
     return files, errors
+
+
+def file_stem(path: str) -> str:
+    """Default session id of an input: ``stdin`` for ``-``, else the file name
+    without its suffix (and without ``.gz`` first): ``a.b.jsonl`` -> ``a.b``.
+
+    >>> file_stem("/x/run.2.jsonl.gz"), file_stem("-")
+    ('run.2', 'stdin')
+    """
+    if path == STDIN:
+        return "stdin"
+    name = PurePath(os_text(path)).name.removesuffix(".gz")
+    return PurePath(name).stem or name
 
 
 def project_folder(path: str) -> str:
