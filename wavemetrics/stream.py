@@ -1,0 +1,291 @@
+"""Streaming assembly: waves summarised as soon as no later call can join them.
+
+The batch path (:func:`~wavemetrics.assemble_waves` then
+:func:`~wavemetrics.summarize`) holds every paired call of a lane. This path
+holds only pending calls and the *open* region (paired calls of waves that may
+still grow), and gives bit-identical figures (``spec/metrics.md`` sections
+1-5; the property tests compare the two paths).
+
+Why it is exact: waves are emitted in wave order, each sorted as the batch path
+sorts it, and the sums run in the same order. A wave is emitted only when its
+reach (largest end) is below every pending start and below the largest start
+seen so far. If starts arrive in non-decreasing time order (receive-time
+streams, span formats fed by start time), no later call can then join it or
+sort before it. If a later paired call does start at or before the reach of an
+emitted wave, exactness is lost and :class:`StreamOrderError` is raised: the
+caller falls back to the batch path for that input.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from wavemetrics.classify import EVAL_TOOL_NAMES, is_eval_tool_name
+from wavemetrics.histogram import HISTOGRAM_BUCKETS, encode_histogram, wave_size_bucket
+from wavemetrics.observations import (
+    DEFAULT_MAX_TRACKED_CALLS,
+    ToolCall,
+    WaveCounters,
+    validate_observation,
+)
+from wavemetrics.observations import _check_cap as check_cap
+from wavemetrics.savings import (
+    modeled_wallclock_saved_ms,
+    saved_round_trips,
+    upper_bound_saved_ms,
+    usable_durations_ms,
+)
+from wavemetrics.summary import ParallelismSummary
+from wavemetrics.waves import Wave, wave_from_calls
+
+__all__ = ["LaneStream", "StreamOrderError", "SummaryAccumulator", "summarize_stream"]
+
+_NEG_INF = float("-inf")
+_FIRST_CHECK = 64
+
+
+class StreamOrderError(Exception):
+    """A paired call starts at or before the reach of a wave already emitted."""
+
+
+class SummaryAccumulator:
+    """The one-pass bucket summary of section 5, fed wave by wave in wave order.
+
+    Gives the same figures as :func:`~wavemetrics.summarize` over the same waves
+    (same classification, same left-to-right sums). Eval matching is memoised
+    per distinct tool name.
+    """
+
+    def __init__(self, eval_tool_names: Iterable[str] = EVAL_TOOL_NAMES) -> None:
+        if isinstance(eval_tool_names, str):
+            raise TypeError("eval_tool_names is a collection of names, not one str")
+        self._eval_names = tuple(eval_tool_names)
+        self._is_eval: dict[str, bool] = {}
+        self.histogram = [0] * HISTOGRAM_BUCKETS
+        self.eval_only_waves = 0
+        self.eval_only_duration_ms = 0.0
+        self.mixed_waves = 0
+        self.eval_outer_joined_calls = 0
+        self.mixed_non_eval_joined_calls = 0
+        self.non_eval_waves_total = 0
+        self.non_eval_joined_calls = 0
+        self.non_eval_waves_multi = 0
+        self.non_eval_saved_round_trips = 0
+        self.modeled_wallclock_saved_ms = 0.0
+        self.upper_bound_saved_ms = 0.0
+        self.tool_time_ms = 0.0
+
+    def _eval(self, name: str) -> bool:
+        known = self._is_eval.get(name)
+        if known is None:
+            known = self._is_eval[name] = is_eval_tool_name(name, self._eval_names)
+        return known
+
+    def add(self, wave: Wave) -> None:
+        """Account one wave; waves must come in wave order (by first call)."""
+        calls = wave.calls
+        for duration in usable_durations_ms(wave):
+            self.tool_time_ms += duration
+        evals = sum(1 for call in calls if self._eval(call.tool_name))
+        size = len(calls)
+        if evals and evals == size:
+            self.eval_only_waves += 1
+            if math.isfinite(wave.span_ms):
+                self.eval_only_duration_ms += wave.span_ms
+            self.eval_outer_joined_calls += size
+        elif evals:
+            self.mixed_waves += 1
+            self.eval_outer_joined_calls += evals
+            self.mixed_non_eval_joined_calls += size - evals
+        else:
+            self.non_eval_waves_total += 1
+            self.non_eval_joined_calls += size
+            if size > 1:
+                self.non_eval_waves_multi += 1
+            if size > 0:
+                self.histogram[wave_size_bucket(size)] += 1
+            self.non_eval_saved_round_trips += saved_round_trips((wave,))
+            self.modeled_wallclock_saved_ms += modeled_wallclock_saved_ms(wave)
+            self.upper_bound_saved_ms += upper_bound_saved_ms(wave)
+
+    def result(
+        self, counters: WaveCounters, measured_turn_duration_ms_total: float = 0.0
+    ) -> ParallelismSummary:
+        """The summary of the waves added so far with the pairing ``counters``."""
+        return ParallelismSummary(
+            clock_anomalies=counters.clock_anomalies,
+            dropped_calls=counters.dropped_calls,
+            eval_only_duration_ms=self.eval_only_duration_ms,
+            eval_only_waves=self.eval_only_waves,
+            incomplete_calls=counters.incomplete_calls,
+            measured_turn_duration_ms_total=float(measured_turn_duration_ms_total),
+            mixed_waves=self.mixed_waves,
+            modeled_wallclock_saved_ms=self.modeled_wallclock_saved_ms,
+            non_eval_joined_calls=self.non_eval_joined_calls,
+            non_eval_saved_round_trips=self.non_eval_saved_round_trips,
+            non_eval_wave_size_histogram=encode_histogram(self.histogram),
+            non_eval_waves_multi=self.non_eval_waves_multi,
+            non_eval_waves_total=self.non_eval_waves_total,
+            upper_bound_saved_ms=self.upper_bound_saved_ms,
+            observed_calls=counters.observed_calls,
+            paired_calls=counters.paired_calls,
+            malformed_observations=counters.malformed_observations,
+            duplicate_starts=counters.duplicate_starts,
+            orphan_ends=counters.orphan_ends,
+            eval_outer_joined_calls=self.eval_outer_joined_calls,
+            mixed_non_eval_joined_calls=self.mixed_non_eval_joined_calls,
+            tool_time_ms=self.tool_time_ms,
+        )
+
+
+def _call_key(call: ToolCall) -> tuple[float, float]:
+    return (call.start_ms, call.end_ms)
+
+
+class LaneStream:
+    """One lane's pairing (section 1) and wave assembly (section 2), incrementally.
+
+    :meth:`start` and :meth:`end` take observations that are already valid (a
+    reader's job, ``spec/formats.md``); :meth:`feed` validates any element
+    first, like :func:`~wavemetrics.assemble_waves`. :meth:`finish` emits the
+    remaining waves and returns the lane's :class:`ParallelismSummary`.
+    Raises :class:`StreamOrderError` from :meth:`end`/:meth:`feed` when exactness
+    would be lost (see the module docstring). ``flush_every``: how many open
+    calls make the first attempt to emit waves (a tuning knob; figures never
+    depend on it).
+    """
+
+    def __init__(
+        self,
+        *,
+        max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
+        eval_tool_names: Iterable[str] = EVAL_TOOL_NAMES,
+        flush_every: int = _FIRST_CHECK,
+    ) -> None:
+        self._cap = check_cap(max_tracked_calls)
+        self._flush_every = flush_every
+        self.summary = SummaryAccumulator(eval_tool_names)
+        self.pending: dict[str, tuple[str, float]] = {}
+        self.open: list[ToolCall] = []
+        self.observed = self.paired = self.malformed = 0
+        self.dropped = self.duplicates = self.orphans = self.anomalies = 0
+        self.max_start = _NEG_INF
+        self.emitted_reach = _NEG_INF
+        self._check_at = flush_every
+
+    def start(self, call_id: str, tool_name: str, at_ms: float) -> None:
+        """A valid start observation (section 1)."""
+        self.observed += 1
+        if at_ms > self.max_start:
+            self.max_start = at_ms
+        cap = self._cap
+        if cap is not None and self.paired + len(self.pending) >= cap:
+            self.dropped += 1
+            return
+        if call_id in self.pending:
+            self.duplicates += 1
+        self.pending[call_id] = (tool_name, at_ms)
+
+    def end(self, call_id: str, at_ms: float) -> None:
+        """A valid end observation (section 1); its own tool name is not needed."""
+        start = self.pending.pop(call_id, None)
+        if start is None:
+            self.orphans += 1
+            return
+        tool_name, start_ms = start
+        if at_ms < start_ms:
+            self.anomalies += 1
+            return
+        if start_ms <= self.emitted_reach:
+            raise StreamOrderError(
+                f"a call starting at {start_ms} ms would join a wave already summarised"
+            )
+        self.paired += 1
+        self.open.append(ToolCall(call_id, tool_name, start_ms, at_ms))
+        if len(self.open) >= self._check_at:
+            self._emit(self._threshold())
+            # amortised: the open region is sorted again only after it doubles
+            self._check_at = max(self._flush_every, 2 * len(self.open))
+
+    def feed(self, item: object) -> None:
+        """Validate ``item`` like :func:`~wavemetrics.assemble_waves`, then start or end."""
+        valid = validate_observation(item)
+        if valid is None:
+            self.malformed += 1
+        elif valid[0] == "start":
+            self.start(valid[1], valid[2], valid[3])
+        else:
+            self.end(valid[1], valid[3])
+
+    def _threshold(self) -> float:
+        # No later start can come before the largest start seen (if starts are
+        # in time order) nor before a pending start.
+        threshold = self.max_start
+        for _, start_ms in self.pending.values():
+            if start_ms < threshold:
+                threshold = start_ms
+        return threshold
+
+    def _emit(self, threshold: float) -> None:
+        """Emit, in order, the leading waves of the open region whose reach < threshold."""
+        ordered = sorted(self.open, key=_call_key)  # stable: ties keep pairing order
+        begin = 0
+        reach = _NEG_INF
+        for index, call in enumerate(ordered):
+            if index > begin and call.start_ms > reach:
+                if reach >= threshold:
+                    break
+                self._emit_wave(ordered[begin:index], reach)
+                begin = index
+            # a new wave starts after the old reach, so max() restarts it too
+            reach = max(reach, call.end_ms)
+        else:
+            if begin < len(ordered) and reach < threshold:
+                self._emit_wave(ordered[begin:], reach)
+                begin = len(ordered)
+        self.open = ordered[begin:]
+
+    def _emit_wave(self, calls: list[ToolCall], reach: float) -> None:
+        self.summary.add(wave_from_calls(calls))
+        self.emitted_reach = reach
+
+    def counters(self) -> WaveCounters:
+        """The section 1 counters so far (incomplete = calls still pending)."""
+        return WaveCounters(
+            observed_calls=self.observed,
+            paired_calls=self.paired,
+            incomplete_calls=len(self.pending),
+            clock_anomalies=self.anomalies,
+            dropped_calls=self.dropped,
+            malformed_observations=self.malformed,
+            duplicate_starts=self.duplicates,
+            orphan_ends=self.orphans,
+        )
+
+    def finish(self, measured_turn_duration_ms_total: float = 0.0) -> ParallelismSummary:
+        """Emit every remaining wave and return the lane's summary."""
+        self._emit(float("inf"))
+        return self.summary.result(self.counters(), measured_turn_duration_ms_total)
+
+
+def summarize_stream(
+    observations: Iterable[object],
+    *,
+    max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
+    eval_tool_names: Iterable[str] = EVAL_TOOL_NAMES,
+    measured_turn_duration_ms_total: float = 0.0,
+    flush_every: int = _FIRST_CHECK,
+) -> ParallelismSummary:
+    """``summarize(assemble_waves(observations))`` through :class:`LaneStream`.
+
+    Same figures, bounded memory for start-ordered input; raises
+    :class:`StreamOrderError` when a call would join an already emitted wave.
+    """
+    lane = LaneStream(
+        max_tracked_calls=max_tracked_calls, eval_tool_names=eval_tool_names,
+        flush_every=flush_every,
+    )
+    for item in observations:
+        lane.feed(item)
+    return lane.finish(measured_turn_duration_ms_total)
