@@ -96,14 +96,9 @@ def classify_wave(
     'mixed'
     """
     eval_names = _normal_eval_names(eval_tool_names)
-    saw_eval = saw_other = False
-    for name in tool_names:
-        if _matches(normalize_tool_name(name), eval_names):
-            saw_eval = True
-        else:
-            saw_other = True
-    if saw_eval and saw_other:
-        return WaveBucket.MIXED
-    if saw_eval:
+    matches = [_matches(normalize_tool_name(name), eval_names) for name in tool_names]
+    if not any(matches):
+        return WaveBucket.NON_EVAL
+    if all(matches):
         return WaveBucket.EVAL_ONLY
-    return WaveBucket.NON_EVAL
+    return WaveBucket.MIXED

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 
 __all__ = [
@@ -75,5 +76,6 @@ def add_histograms(left: str, right: str) -> str:
     >>> add_histograms("1:0:0:0:0:0:0:0", "2:1:0:0:0:0:0:0")
     '3:1:0:0:0:0:0:0'
     """
-    pairs = zip(decode_histogram(left), decode_histogram(right), strict=True)
-    return encode_histogram([a + b for a, b in pairs])
+    # decode_histogram returns exactly 8 counts or raises, so the sides always align.
+    counts = map(operator.add, decode_histogram(left), decode_histogram(right))
+    return encode_histogram(list(counts))

@@ -94,9 +94,11 @@ def _is_time(value: object) -> bool:
 
 
 def _field(item: object, name: str) -> object:
+    # A missing attribute raises AttributeError, which validate_observation counts
+    # as malformed like any other failing access (a missing key gives None).
     if isinstance(item, Mapping):
         return item.get(name)
-    return getattr(item, name, None)
+    return getattr(item, name)
 
 
 def validate_observation(item: object) -> tuple[str, str, str, float] | None:

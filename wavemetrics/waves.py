@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 import attrs
@@ -103,7 +104,7 @@ def group_waves(calls: Iterable[ToolCall]) -> tuple[Wave, ...]:
     ordered = sorted(calls, key=lambda c: (c.start_ms, c.end_ms))
     waves: list[Wave] = []
     current: list[ToolCall] = []
-    reach = float("-inf")
+    reach = -math.inf
     for call in ordered:
         if current and call.start_ms > reach:
             waves.append(wave_from_calls(current))
