@@ -186,7 +186,7 @@ def non_eval_calls_in_multi_waves(
     names = tuple(eval_tool_names)
     count = 0
     for lane in analysis.lanes:
-        for wave in lane.assembly.waves:
+        for wave in lane.waves:
             if wave.size < 2:
                 continue
             bucket = classify_wave([call.tool_name for call in wave.calls], names)

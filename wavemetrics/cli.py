@@ -27,8 +27,9 @@ from wavemetrics.compare import (
 from wavemetrics.compare import render_json as render_compare_json
 from wavemetrics.compare import render_table as render_compare_table
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
+from wavemetrics.parallel import default_jobs, process_mapper
 from wavemetrics.pipeline import Analysis, analyse
-from wavemetrics.readers import AUTO, FORMATS, ReadOutcome, read_inputs
+from wavemetrics.readers import AUTO, FORMATS, ReadOutcome, StreamSettings, read_inputs
 from wavemetrics.report import (
     render_json,
     render_jsonl,
@@ -66,6 +67,11 @@ def _input_options(command: F) -> F:
             "--max-tracked-calls", type=click.IntRange(min=0), default=DEFAULT_MAX_TRACKED_CALLS,
             show_default=True, help="Cap on calls held per lane (v1); 0 means unbounded.",
         ),
+        click.option(
+            "--jobs", "-j", type=click.IntRange(min=1), default=default_jobs(),
+            show_default="the number of cores",
+            help="Read inputs in this many processes; the output is the same for any N.",
+        ),
     ]
     for option in reversed(options):
         command = option(command)
@@ -87,9 +93,14 @@ def _subagent_hints(paths: Sequence[str], outcome: ReadOutcome) -> None:
 
 
 def _run(
-    paths: Sequence[str], input_format: str, eval_tools: Sequence[str], max_tracked_calls: int
+    paths: Sequence[str], input_format: str, eval_tools: Sequence[str], max_tracked_calls: int,
+    *, jobs: int = 1, stream: bool = False,
 ) -> Analysis:
-    outcome = read_inputs(paths, input_format)
+    eval_names = tuple(eval_tools) or EVAL_TOOL_NAMES
+    cap = max_tracked_calls or None
+    settings = StreamSettings(max_tracked_calls=cap, eval_tool_names=eval_names) if stream else None
+    with process_mapper(jobs) as mapper:
+        outcome = read_inputs(paths, input_format, stream=settings, mapper=mapper)
     for report in outcome.inputs:
         if report.error is not None:
             click.echo(f"wavemetrics: error: {report.path}: {report.error}", err=True)
@@ -108,11 +119,7 @@ def _run(
                 f" {report.lines_read} lines read as {report.format}", err=True,
             )
     _subagent_hints(paths, outcome)
-    return analyse(
-        outcome,
-        eval_tool_names=tuple(eval_tools) or EVAL_TOOL_NAMES,
-        max_tracked_calls=max_tracked_calls or None,
-    )
+    return analyse(outcome, eval_tool_names=eval_names, max_tracked_calls=cap)
 
 
 def _exit(analysis: Analysis) -> None:
@@ -134,10 +141,10 @@ def main() -> None:
 )
 def summarize(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int, output_format: str,
+    max_tracked_calls: int, jobs: int, output_format: str,
 ) -> None:
     """Summarise tool-call parallelism per lane of each PATH (file, folder, or - for stdin)."""
-    analysis = _run(paths, input_format, eval_tools, max_tracked_calls)
+    analysis = _run(paths, input_format, eval_tools, max_tracked_calls, jobs=jobs, stream=True)
     if output_format == "json":
         click.echo(render_json(analysis), nl=False)
     elif output_format == "jsonl":
@@ -155,10 +162,10 @@ def summarize(
 )
 def waves(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int, output_format: str,
+    max_tracked_calls: int, jobs: int, output_format: str,
 ) -> None:
     """List every wave (lane, start, span, size, peak, bucket, saving, tools) of each PATH."""
-    analysis = _run(paths, input_format, eval_tools, max_tracked_calls)
+    analysis = _run(paths, input_format, eval_tools, max_tracked_calls, jobs=jobs)
     names = tuple(eval_tools) or EVAL_TOOL_NAMES
     if output_format == "json":
         document = waves_document(analysis, names)
@@ -191,7 +198,7 @@ def _fail(message: str) -> NoReturn:
 )
 def timeline(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int, output: str, lane_ids: tuple[str, ...],
+    max_tracked_calls: int, jobs: int, output: str, lane_ids: tuple[str, ...],
 ) -> None:
     """Draw each lane's tool calls as bars, grouped in waves and coloured by bucket (SVG or PNG)."""
     try:
@@ -199,7 +206,7 @@ def timeline(
     except MatplotlibMissing as error:  # nothing was read: like a usage error, as compare does
         click.echo(f"wavemetrics: error: {error}", err=True)
         raise SystemExit(2) from None
-    analysis = _run(paths, input_format, eval_tools, max_tracked_calls)
+    analysis = _run(paths, input_format, eval_tools, max_tracked_calls, jobs=jobs)
     try:
         lanes = select_lanes(analysis.lanes, lane_ids)
     except LaneNotFound as error:

@@ -13,7 +13,7 @@ from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.readers import ReadOutcome
 from wavemetrics.readers.lanes import Lane
 from wavemetrics.summary import ParallelismSummary, merge_summaries, summarize
-from wavemetrics.waves import WaveAssembly, assemble_waves
+from wavemetrics.waves import Wave, WaveAssembly, assemble_waves
 
 __all__ = ["Analysis", "LaneResult", "analyse", "session_hash"]
 
@@ -34,11 +34,22 @@ def session_hash(session_id: str, lane_id: str) -> str:
 
 @attrs.frozen
 class LaneResult:
-    """One lane with its waves and summary."""
+    """One lane with its waves and summary.
+
+    ``assembly`` is ``None`` when the lane was summarised while it was read
+    (streaming): its waves were not kept.
+    """
 
     lane: Lane
-    assembly: WaveAssembly
+    assembly: WaveAssembly | None
     summary: ParallelismSummary
+
+    @property
+    def waves(self) -> tuple[Wave, ...]:
+        """The lane's waves; raises ``ValueError`` if they were not kept (streaming)."""
+        if self.assembly is None:
+            raise ValueError("this lane was summarised while streaming: its waves were not kept")
+        return self.assembly.waves
 
     @property
     def session_hash(self) -> str:
@@ -60,7 +71,11 @@ def analyse(
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
     max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
 ) -> Analysis:
-    """Assemble and summarise every lane on its own, then merge them in lane order."""
+    """Assemble and summarise every lane on its own, then merge them in lane order.
+
+    A lane read in streaming mode already carries its summary (computed with
+    the settings it was read with) and is used as it is.
+    """
     results = tuple(
         _lane_result(lane, eval_tool_names, max_tracked_calls) for lane in outcome.lanes
     )
@@ -70,6 +85,8 @@ def analyse(
 def _lane_result(
     lane: Lane, eval_tool_names: Iterable[str], max_tracked_calls: int | None
 ) -> LaneResult:
+    if lane.summary is not None:
+        return LaneResult(lane, None, lane.summary)
     assembly = assemble_waves(lane.observations, max_tracked_calls=max_tracked_calls)
     summary = summarize(
         assembly,

@@ -179,7 +179,7 @@ def _wave_rows(
     result: LaneResult, eval_tool_names: tuple[str, ...]
 ) -> list[dict[str, Any]]:
     rows = []
-    for index, wave in enumerate(result.assembly.waves):
+    for index, wave in enumerate(result.waves):
         names = [call.tool_name for call in wave.calls]
         start = min(call.start_ms for call in wave.calls)
         rows.append({

@@ -267,7 +267,7 @@ def _draw_header(figure: Figure, height: float) -> None:
 
 def _lane_title(result: LaneResult) -> str:
     s = result.summary
-    waves = len(result.assembly.waves)
+    waves = len(result.waves)
     return _printable(
         f"session {result.lane.session_id} / lane {result.lane.lane_id}: "
         f"{s.paired_calls} calls in {waves} waves ({s.non_eval_waves_multi} multi-call non_eval); "
@@ -285,7 +285,7 @@ def _draw_lane(
 ) -> None:
     from matplotlib.patches import Rectangle
 
-    waves = result.assembly.waves
+    waves = result.waves
     axes.set_title(_lane_title(result), loc="left", fontsize=9.5, parse_math=False)
     axes.set_yticks([])
     axes.set_xlabel("seconds from the lane's first call")

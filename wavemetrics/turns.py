@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["measured_turn_duration_ms"]
+__all__ = ["TurnClock", "measured_turn_duration_ms"]
 
 
 def measured_turn_duration_ms(turn_events: Iterable[tuple[str, float]]) -> float:
@@ -31,3 +31,28 @@ def measured_turn_duration_ms(turn_events: Iterable[tuple[str, float]]) -> float
                 total += duration
             pending = None
     return total
+
+
+class TurnClock:
+    """:func:`measured_turn_duration_ms` one event at a time, for streaming readers.
+
+    >>> clock = TurnClock()
+    >>> for kind, at in [("turn_start", 0), ("turn_start", 5), ("turn_end", 9)]:
+    ...     clock.add(kind, at)
+    >>> clock.total_ms
+    4.0
+    """
+
+    def __init__(self) -> None:
+        self.total_ms = 0.0
+        self._pending: float | None = None
+
+    def add(self, kind: str, at_ms: float) -> None:
+        """One turn event, with the rules of :func:`measured_turn_duration_ms`."""
+        if kind == "turn_start":
+            self._pending = at_ms
+        elif kind == "turn_end" and self._pending is not None:
+            duration = at_ms - self._pending
+            if duration > 0:
+                self.total_ms += duration
+            self._pending = None

@@ -6,22 +6,47 @@ groups Claude Code files by project folder (``spec/formats.md``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import attrs
 
-from wavemetrics.readers._lines import LineAccount, iter_records
+from wavemetrics.readers._lines import LineAccount, forget_first_records, iter_records
 from wavemetrics.readers.claude_code import ClaudeFile, read_claude_code
-from wavemetrics.readers.lanes import InputReport, Lane
+from wavemetrics.readers.lanes import InputReport, Lane, StreamSettings, streaming
 from wavemetrics.readers.registry import (
     DETECT_LINES,
     READERS,
     reader_named,
     unmeasurable_reason,
 )
-from wavemetrics.readers.sources import Source, expand_inputs, open_error, project_folder
+from wavemetrics.readers.sources import (
+    STDIN,
+    Source,
+    expand_inputs,
+    open_error,
+    project_folder,
+)
+from wavemetrics.stream import StreamOrderError
 
-__all__ = ["AUTO", "EMPTY", "FORMATS", "InputReport", "Lane", "ReadOutcome", "read_inputs"]
+__all__ = [
+    "AUTO",
+    "EMPTY",
+    "FORMATS",
+    "Detection",
+    "InputReport",
+    "Lane",
+    "Mapper",
+    "ReadOutcome",
+    "ReadUnit",
+    "StreamSettings",
+    "UnitResult",
+    "detect_input",
+    "plan_units",
+    "read_inputs",
+    "read_unit",
+]
 
 AUTO = "auto"
 #: Pseudo-format of an input with no content at all (reported, not an error).
@@ -54,78 +79,204 @@ def detect_format(lines: list[bytes], path: str) -> str | None:
     return None
 
 
-def read_inputs(paths: Sequence[str], input_format: str = AUTO) -> ReadOutcome:
+Mapper = Callable[[Callable[[Any], Any], Sequence[Any]], Iterable[Any]]
+
+
+@attrs.frozen
+class Detection:
+    """What detection found for one file: its format, or why it cannot be read."""
+
+    path: str
+    format: str | None
+    error: str | None = None
+
+
+@attrs.frozen
+class ReadUnit:
+    """Files read together: one file, or every Claude Code file of a project folder."""
+
+    format: str
+    paths: tuple[str, ...]
+
+
+@attrs.frozen
+class UnitResult:
+    """The reports (one per path of the unit) and the lanes of one unit."""
+
+    reports: tuple[InputReport, ...]
+    lanes: tuple[Lane, ...]
+
+
+def _unrecognised() -> str:
+    return (f"not a recognised trace format (looked at the first {DETECT_LINES} lines;"
+            f" known: {', '.join(FORMATS)})")
+
+
+def detect_input(path: str, input_format: str = AUTO, source: Source | None = None) -> Detection:
+    """Detect one file's format (or take ``input_format``); never raises for bad data."""
+    source = source or Source(path)
+    error = None if source.is_stdin else open_error(path)
+    if error is not None:
+        return Detection(path, None, error)
+    if input_format != AUTO:
+        return Detection(path, input_format)
+    peeked = source.peek(DETECT_LINES)
+    try:
+        detected = detect_format(peeked, path)
+    finally:
+        forget_first_records()
+    if source.error is not None and detected in (None, EMPTY):
+        # Cut off before anything recognisable (else its readable lines are read).
+        return Detection(path, None, source.error)
+    if detected is None:
+        return Detection(path, None, unmeasurable_reason(peeked, path) or _unrecognised())
+    return Detection(path, detected)
+
+
+def plan_units(detections: Sequence[Detection]) -> list[ReadUnit]:
+    """Group detected files into read units, in order of first appearance.
+
+    Claude Code files are grouped by project folder (``spec/formats.md``: uuid
+    de-duplication and sub-agent lanes span a folder, so a folder is never split
+    between workers); every other file is a unit of its own.
+    """
+    units: list[ReadUnit] = []
+    claude: dict[str, int] = {}
+    for detection in detections:
+        fmt = detection.format
+        if fmt is None:
+            continue
+        if fmt != "claude-code" or detection.path == STDIN:
+            units.append(ReadUnit(fmt, (detection.path,)))
+            continue
+        key = project_folder(detection.path)
+        if key in claude:
+            index = claude[key]
+            units[index] = ReadUnit(fmt, (*units[index].paths, detection.path))
+        else:
+            claude[key] = len(units)
+            units.append(ReadUnit(fmt, (detection.path,)))
+    return [ReadUnit(u.format, tuple(sorted(u.paths))) if u.format == "claude-code" else u
+            for u in units]
+
+
+def _read_unit_once(unit: ReadUnit, sources: dict[str, Source]) -> UnitResult:
+    fmt = unit.format
+    if fmt == "claude-code":
+        members = [ClaudeFile(p, sources[p].lines) for p in unit.paths]
+        lane_list, accounts = read_claude_code(members)
+        reports = tuple(
+            _report(p, fmt, account, sources[p])
+            for p, account in zip(unit.paths, accounts, strict=True)
+        )
+        return UnitResult(reports, tuple(lane_list))
+    (path,) = unit.paths
+    source = sources[path]
+    if fmt == EMPTY:
+        account = LineAccount()
+        _count_all(source, account)
+        return UnitResult((_report(path, fmt, account, source),), ())
+    read = reader_named(fmt).read
+    assert read is not None
+    lane_list, account = read(source)
+    return UnitResult((_report(path, fmt, account, source),), tuple(lane_list))
+
+
+def read_unit(
+    unit: ReadUnit,
+    stream: StreamSettings | None = None,
+    sources: dict[str, Source] | None = None,
+) -> UnitResult:
+    """Read one unit; with ``stream`` settings, lanes are summarised while read.
+
+    Streaming needs regular files (a failed stream is re-read in batch mode:
+    :class:`~wavemetrics.stream.StreamOrderError`); stdin and pipes are read in
+    batch mode. The result is the same either way.
+    """
+    sources = sources or {path: Source(path) for path in unit.paths}
+    rereadable = all(os.path.isfile(path) for path in unit.paths)
+    if stream is None or not rereadable:
+        with streaming(None):
+            return _read_unit_once(unit, sources)
+    try:
+        with streaming(stream):
+            return _read_unit_once(unit, sources)
+    except StreamOrderError:
+        pass
+    fresh = {path: Source(path) for path in unit.paths}
+    with streaming(None):
+        result = _read_unit_once(unit, fresh)
+    # say so: the unit was read a second time because its calls came out of order
+    reports = tuple(
+        attrs.evolve(r, notes={**r.notes, "read_again_in_batch": 1}) for r in result.reports
+    )
+    return UnitResult(reports, result.lanes)
+
+
+def _detect_file(args: tuple[str, str]) -> Detection:
+    return detect_input(*args)
+
+
+def _read_unit_args(args: tuple[ReadUnit, StreamSettings | None]) -> UnitResult:
+    return read_unit(*args)
+
+
+def read_inputs(
+    paths: Sequence[str],
+    input_format: str = AUTO,
+    *,
+    stream: StreamSettings | None = None,
+    mapper: Mapper | None = None,
+) -> ReadOutcome:
     """Read every path (file, directory read recursively, or ``-`` for stdin).
 
-    ``input_format``: ``"auto"`` or one of :data:`FORMATS`. Never raises for bad
-    data: an unreadable or unrecognised input gets ``error`` set in its report and
-    the rest are still read. Raises ``ValueError`` for an unknown format name.
+    ``input_format``: ``"auto"`` or one of :data:`FORMATS`. ``stream``: summarise
+    lanes while reading (bounded memory; ``Lane.summary`` is set and
+    ``Lane.observations`` empty). ``mapper``: how to run detection and units,
+    e.g. a process pool's ``map``; the outcome never depends on it (the built-in
+    ``map`` by default). Never raises for bad data: an unreadable or
+    unrecognised input gets ``error`` set in its report and the rest are still
+    read. Raises ``ValueError`` for an unknown format name.
     """
     if input_format != AUTO and input_format not in FORMATS:
         raise ValueError(f"unknown input format {input_format!r}")
+    run: Mapper = mapper or map
     entries = expand_inputs(list(paths))
     files = [path for path, error in entries if error is None]
-    reports: dict[str, InputReport] = {}
-    order: list[str] = [path for path, _ in entries]
-    for path, reason in entries:
-        if reason is not None:
-            reports[path] = InputReport(path=path, format="unknown", error=reason)
-    sources = {path: Source(path) for path in files}
-    formats: dict[str, str] = {}
-    for path, source in sources.items():
-        error = None if source.is_stdin else open_error(path)
-        if error is not None:
-            reports[path] = InputReport(path=path, format="unknown", error=error)
-            continue
-        if input_format != AUTO:
-            formats[path] = input_format
-            continue
-        peeked = source.peek(DETECT_LINES)
-        detected = detect_format(peeked, path)
-        if source.error is not None and detected in (None, EMPTY):
-            # Cut off before anything recognisable (else its readable lines are read).
-            reports[path] = InputReport(path=path, format="unknown", error=source.error)
-        elif detected is None and (why := unmeasurable_reason(peeked, path)) is not None:
-            reports[path] = InputReport(path=path, format="unknown", error=why)
-        elif detected is None:
-            reports[path] = InputReport(
-                path=path, format="unknown",
-                error=f"not a recognised trace format (looked at the first {DETECT_LINES} lines;"
-                      f" known: {', '.join(FORMATS)})",
+    reports: dict[str, InputReport] = {
+        path: InputReport(path=path, format="unknown", error=reason)
+        for path, reason in entries
+        if reason is not None
+    }
+    # stdin and pipes can be read only once: detected and read here, one Source each
+    stdin = {path: Source(path) for path in files if path == STDIN or not os.path.isfile(path)}
+    on_disk = [path for path in files if path not in stdin]
+    detections = {d.path: d for d in run(_detect_file, [(p, input_format) for p in on_disk])}
+    for path, source in stdin.items():
+        detections[path] = detect_input(path, input_format, source)
+    ordered = [detections[path] for path in files]
+    for detection in ordered:
+        if detection.format is None:
+            reports[detection.path] = InputReport(
+                path=detection.path, format="unknown", error=detection.error
             )
-        else:
-            formats[path] = detected
+    units = plan_units(ordered)
+    parallel = [unit for unit in units if not any(path in stdin for path in unit.paths)]
+    results = dict(zip(
+        parallel, run(_read_unit_args, [(unit, stream) for unit in parallel]), strict=True
+    ))
+    for unit in units:
+        if unit not in results:
+            results[unit] = read_unit(
+                unit, stream, {path: stdin.get(path) or Source(path) for path in unit.paths}
+            )
     lanes: list[Lane] = []
-    claude_groups: dict[str, list[str]] = {}
-    for path, fmt in formats.items():
-        if fmt == "claude-code":
-            key = path if sources[path].is_stdin else project_folder(path)
-            claude_groups.setdefault(key, []).append(path)
-    done: set[str] = set()
-    for path, fmt in formats.items():
-        if path in done:
-            continue
-        source = sources[path]
-        if fmt == EMPTY:
-            account = LineAccount()
-            _count_all(source, account)
-            reports[path] = _report(path, fmt, account, source)
-        elif fmt != "claude-code":
-            read = reader_named(fmt).read
-            assert read is not None
-            lane_list, account = read(source)
-            lanes.extend(lane_list)
-            reports[path] = _report(path, fmt, account, source)
-        else:
-            group = next(g for g in claude_groups.values() if path in g)
-            group_sorted = sorted(group)
-            members = [ClaudeFile(p, sources[p].lines) for p in group_sorted]
-            lane_list, accounts = read_claude_code(members)
-            lanes.extend(lane_list)
-            for member, account in zip(group_sorted, accounts, strict=True):
-                reports[member] = _report(member, fmt, account, sources[member])
-            done.update(group)
-    return ReadOutcome(tuple(reports[p] for p in order), tuple(lanes))
+    for unit in units:
+        result = results[unit]
+        lanes.extend(result.lanes)
+        for report in result.reports:
+            reports[report.path] = report
+    return ReadOutcome(tuple(reports[p] for p, _ in entries), tuple(lanes))
 
 
 def _count_all(source: Source, account: LineAccount) -> None:

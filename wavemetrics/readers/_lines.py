@@ -146,3 +146,25 @@ def _one(raw: bytes, account: LineAccount, *, last: bool) -> Iterator[dict[str, 
         account.problem("truncated_last_line" if last and not complete else reason)
         return
     yield record
+
+
+_RECORDS_CACHE: list[tuple[list[bytes], list[dict[str, Any]]]] = []
+
+
+def first_records(lines: list[bytes]) -> list[dict[str, Any]]:
+    """The JSON objects among ``lines`` (unparsable lines skipped), for recognisers.
+
+    Detection shows the same peeked list to every format's recogniser: the
+    parse is kept for the last list seen (by identity), so a 50 MB first line
+    is parsed once, not once per format.
+    """
+    if _RECORDS_CACHE and _RECORDS_CACHE[0][0] is lines:
+        return _RECORDS_CACHE[0][1]
+    records = list(iter_records(lines, LineAccount()))
+    _RECORDS_CACHE[:] = [(lines, records)]
+    return records
+
+
+def forget_first_records() -> None:
+    """Drop the parse kept by :func:`first_records` (it may hold a huge line)."""
+    _RECORDS_CACHE.clear()

@@ -51,7 +51,7 @@ from typing import Any
 import attrs
 
 from wavemetrics.observations import Observation
-from wavemetrics.readers._lines import LineAccount, iter_records, usable_text
+from wavemetrics.readers._lines import LineAccount, first_records, iter_records, usable_text
 from wavemetrics.readers._uuids import session_id_from_file_name, uuid7_ms
 from wavemetrics.readers.lanes import Lane, LaneBuilder
 from wavemetrics.readers.sources import Source
@@ -281,7 +281,8 @@ def read_codex(lines: Iterable[bytes], *, path: str) -> tuple[list[Lane], LineAc
     ``invalid_timestamp``. Never raises for bad data.
     """
     account = LineAccount()
-    state = _Rollout(LaneBuilder(path, "", "main"), account)
+    # batch only: the batched-write rule rewrites a start after its output is read
+    state = _Rollout(LaneBuilder(path, "", "main", batch_only=True), account)
     seen = False
     for record in iter_records(lines, account):
         seen = True
@@ -312,7 +313,7 @@ def read_codex_source(source: Source) -> tuple[list[Lane], LineAccount]:
 def sniff_codex(lines: list[bytes], path: str) -> bool:
     """Whether the first lines hold a Codex envelope: ``timestamp``, a known
     ``type`` and an object ``payload``."""
-    for record in iter_records(lines, LineAccount()):
+    for record in first_records(lines):
         kind = record.get("type")
         if (
             isinstance(kind, str)

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from wavemetrics.readers._lines import LineAccount, iter_records, usable_text
+from wavemetrics.readers._lines import LineAccount, first_records, iter_records, usable_text
 from wavemetrics.readers._uuids import session_id_from_file_name
 from wavemetrics.readers.lanes import Lane, LaneBuilder
 from wavemetrics.readers.sources import Source
@@ -117,7 +117,7 @@ def read_codex_tui_source(source: Source) -> tuple[list[Lane], LineAccount]:
 def sniff_codex_tui(lines: list[bytes], path: str) -> bool:
     """Whether the first lines are recording entries: ``ts``, a string ``kind``
     and a ``dir`` of ``meta``/``to_tui``/``from_tui``."""
-    for record in iter_records(lines, LineAccount()):
+    for record in first_records(lines):
         direction = record.get("dir")
         if (
             isinstance(direction, str)

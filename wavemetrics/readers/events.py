@@ -14,7 +14,7 @@ from typing import Any
 from wavemetrics.readers._lines import LineAccount, iter_records, os_text, usable_text
 from wavemetrics.readers.lanes import Lane, LaneBuilder
 from wavemetrics.timestamps import time_to_ms
-from wavemetrics.turns import measured_turn_duration_ms
+from wavemetrics.turns import TurnClock
 
 __all__ = ["EVENT_TYPES", "read_events"]
 
@@ -58,8 +58,10 @@ def read_events(
     account = LineAccount()
     default_session_id = os_text(default_session_id)  # a file name may not be UTF-8
     lanes: dict[tuple[str, str], LaneBuilder] = {}
-    turns: dict[tuple[str, str], list[tuple[str, float]]] = {}
+    turns: dict[tuple[str, str], TurnClock] = {}
     closed: set[str] = set()
+    built: list[Lane] = []
+    order: dict[tuple[str, str], int] = {}  # lanes are reported in order of appearance
     for record in iter_records(lines, account):
         kind = record.get("type")
         if not isinstance(kind, str):
@@ -79,6 +81,9 @@ def read_events(
         if kind == _SHUTDOWN:
             closed.add(session_id)
             account.use()
+            # the session's lanes are complete: summarise them now and let them go
+            for key in [key for key in lanes if key[0] == session_id]:
+                built.append(_finish(lanes.pop(key), turns.pop(key)))
             continue
         at_ms = time_to_ms(record.get("timestamp"))
         call: tuple[str, str | None] | None = None
@@ -93,17 +98,21 @@ def read_events(
         key = (session_id, lane_id)
         lane = lanes.get(key)
         if lane is None:
-            lane = lanes[key] = LaneBuilder(path, session_id, lane_id)
-            turns[key] = []
+            lane = lanes[key] = LaneBuilder(path, session_id, lane_id, remember_ids=False)
+            order.setdefault(key, len(order))
+            turns[key] = TurnClock()
         account.use()
         if call is None:
-            turns[key].append((kind, at_ms))
+            turns[key].add(kind, at_ms)
         elif kind == "tool_execution_start":
             lane.start(call[0], call[1] or "", at_ms)
         else:
             lane.end(call[0], at_ms)  # the start's name, else "unknown" (formats.md)
-    built = []
-    for key, lane in lanes.items():
-        lane.turn_total_ms = measured_turn_duration_ms(turns[key])
-        built.append(lane.build())
+    built.extend(_finish(lane, turns[key]) for key, lane in lanes.items())
+    built.sort(key=lambda lane: order[(lane.session_id, lane.lane_id)])
     return built, account
+
+
+def _finish(lane: LaneBuilder, turns: TurnClock) -> Lane:
+    lane.turn_total_ms = turns.total_ms
+    return lane.build()

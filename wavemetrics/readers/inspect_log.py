@@ -39,7 +39,7 @@ from collections.abc import Iterator
 from itertools import chain
 from typing import IO, Any
 
-from wavemetrics.readers._lines import LineAccount, iter_records, usable_text
+from wavemetrics.readers._lines import LineAccount, first_records, usable_text
 from wavemetrics.readers._spans import (
     Call,
     feed_calls,
@@ -97,7 +97,7 @@ def sniff_inspect(lines: list[bytes], path: str) -> bool:
                 pass
         name = _first_member_name(head)
         return name is not None and _is_inspect_member(name)
-    if any(_eval_log_record(record) for record in iter_records(lines, LineAccount())):
+    if any(_eval_log_record(record) for record in first_records(lines)):
         return True
     text = peek_text(lines)
     return _LOG_HEAD.match(text) is not None and all(key.search(text) for key in _LOG_KEYS)

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 import attrs
 
-from wavemetrics.observations import Observation
+from wavemetrics.classify import EVAL_TOOL_NAMES
+from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS, Observation
 from wavemetrics.readers._lines import LineAccount
+from wavemetrics.stream import LaneStream
+from wavemetrics.summary import ParallelismSummary
 
-__all__ = ["InputReport", "Lane", "LaneBuilder"]
+__all__ = ["InputReport", "Lane", "LaneBuilder", "StreamSettings", "streaming"]
 
 UNKNOWN_TOOL = "unknown"
 
@@ -25,6 +32,30 @@ class Lane:
     lane_id: str
     observations: tuple[Observation, ...]
     measured_turn_duration_ms_total: float = 0.0
+    #: Set when the lane was summarised while it was read (streaming); then
+    #: ``observations`` is empty.
+    summary: ParallelismSummary | None = None
+
+
+@attrs.frozen
+class StreamSettings:
+    """How lanes read in streaming mode are summarised (the summary's options)."""
+
+    max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS
+    eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES
+
+
+_STREAMING: ContextVar[StreamSettings | None] = ContextVar("wavemetrics_streaming", default=None)
+
+
+@contextmanager
+def streaming(settings: StreamSettings | None) -> Iterator[None]:
+    """Within this block, new :class:`LaneBuilder` s summarise as they read (or not, for None)."""
+    token = _STREAMING.set(settings)
+    try:
+        yield
+    finally:
+        _STREAMING.reset(token)
 
 
 @attrs.frozen
@@ -66,7 +97,13 @@ class InputReport:
 
 @attrs.define
 class LaneBuilder:
-    """A lane being read: observations in feeding order, plus transcript bookkeeping."""
+    """A lane being read: observations in feeding order, plus transcript bookkeeping.
+
+    Inside a :func:`streaming` block the observations go straight to a
+    :class:`~wavemetrics.stream.LaneStream` instead of a list (unless
+    ``batch_only``), and only the ids a reader asks to remember are kept
+    (``remember_ids``: the first-start-wins rule of transcript readers needs them).
+    """
 
     path: str
     session_id: str
@@ -75,20 +112,43 @@ class LaneBuilder:
     turn_total_ms: float = 0.0
     start_names: dict[str, str] = attrs.field(factory=dict)
     ended: set[str] = attrs.field(factory=set)
+    batch_only: bool = False
+    remember_ids: bool = True
+    stream: LaneStream | None = None
+
+    def __attrs_post_init__(self) -> None:
+        settings = _STREAMING.get()
+        if settings is not None and not self.batch_only:
+            self.stream = LaneStream(
+                max_tracked_calls=settings.max_tracked_calls,
+                eval_tool_names=settings.eval_tool_names,
+            )
 
     def start(self, call_id: str, tool_name: str, at_ms: float) -> None:
-        self.start_names[call_id] = tool_name
-        self.observations.append(Observation("start", call_id, tool_name, at_ms))
+        if self.stream is None:
+            self.start_names[call_id] = tool_name
+            self.observations.append(Observation("start", call_id, tool_name, at_ms))
+            return
+        if self.remember_ids:
+            self.start_names[call_id] = tool_name
+        self.stream.start(call_id, tool_name, at_ms)
 
     def end(self, call_id: str, at_ms: float, tool_name: str | None = None) -> None:
+        if self.stream is not None:
+            self.stream.end(call_id, at_ms)
+            return
         name = tool_name or self.start_names.get(call_id, UNKNOWN_TOOL)
         self.observations.append(Observation("end", call_id, name, at_ms))
 
     def build(self) -> Lane:
+        summary = None
+        if self.stream is not None:
+            summary = self.stream.finish(self.turn_total_ms)
         return Lane(
             path=self.path,
             session_id=self.session_id,
             lane_id=self.lane_id,
             observations=tuple(self.observations),
             measured_turn_duration_ms_total=self.turn_total_ms,
+            summary=summary,
         )

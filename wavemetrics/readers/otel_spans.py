@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from wavemetrics.readers._lines import LineAccount, iter_records
+from wavemetrics.readers._lines import LineAccount, first_records
 from wavemetrics.readers._spans import (
     TOOL_OPERATION,
     SpanCollector,
@@ -71,7 +71,7 @@ def sniff_otel_spans(lines: list[bytes], path: str) -> bool:
     """SDK span dicts: the first records are span dicts (or ``{"spans": [span, ...]}``),
     or the text opens like a JSON object/array and shows the span keys
     ``"context": {``, ``"span_id":`` and ``"start_time":`` (pretty-printed)."""
-    for record in iter_records(lines, LineAccount()):
+    for record in first_records(lines):
         spans = record.get("spans")
         if _looks_like_span(record) or (
             isinstance(spans, list) and spans and _looks_like_span(spans[0])

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from wavemetrics.readers._lines import LineAccount, iter_records
+from wavemetrics.readers._lines import LineAccount, first_records
 from wavemetrics.readers._spans import (
     TOOL_OPERATION,
     SpanCollector,
@@ -63,7 +63,7 @@ def sniff_otlp(lines: list[bytes], path: str) -> bool:
     also pretty-printed), or one of its first records is such a document."""
     if _DOCUMENT_HEAD.match(peek_text(lines)):
         return True
-    return any("resourceSpans" in record for record in iter_records(lines, LineAccount()))
+    return any("resourceSpans" in record for record in first_records(lines))
 
 
 def _attributes(value: object) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from wavemetrics.readers._lines import LineAccount, iter_records
+from wavemetrics.readers._lines import LineAccount, first_records
 from wavemetrics.readers.claude_code import CLAUDE_ONLY_TYPES
 from wavemetrics.readers.codex import read_codex_source, sniff_codex
 from wavemetrics.readers.codex_tui import read_codex_tui_source, sniff_codex_tui
@@ -42,11 +42,6 @@ class Reader:
     name: str
     sniff: Callable[[list[bytes], str], bool]
     read: ReadFn | None
-
-
-def first_records(lines: list[bytes]) -> list[dict[str, Any]]:
-    """The JSON objects among ``lines`` (unparsable lines are skipped)."""
-    return list(iter_records(lines, LineAccount()))
 
 
 def _record_type(record: dict[str, Any]) -> str | None:

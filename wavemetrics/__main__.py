@@ -1,0 +1,5 @@
+"""``python -m wavemetrics`` runs the command line."""
+
+from wavemetrics.cli import main
+
+main()

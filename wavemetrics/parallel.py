@@ -1,0 +1,53 @@
+"""Running detection and read units in parallel processes (``--jobs``).
+
+The outcome never depends on the number of processes: units are independent
+(a Claude Code project folder is one unit), results come back in input order,
+and lanes are merged in that order (``spec/formats.md``: work is split by
+project folder, never within one).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from typing import Any
+
+from wavemetrics.readers import Mapper
+
+__all__ = ["default_jobs", "process_mapper"]
+
+
+def default_jobs() -> int:
+    """The number of cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+@contextmanager
+def process_mapper(jobs: int) -> Iterator[Mapper]:
+    """A ``map`` that runs on ``jobs`` processes when there is more than one item.
+
+    With ``jobs <= 1`` (or a single item) it is the built-in ``map``: no process
+    is started. Items are sent in chunks so that thousands of small files do not
+    cost one round trip each. The pool is shut down when the block ends.
+    """
+    pool: ProcessPoolExecutor | None = None
+
+    def run(function: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+        nonlocal pool
+        if jobs <= 1 or len(items) <= 1:
+            return list(map(function, items))
+        if pool is None:
+            pool = ProcessPoolExecutor(max_workers=jobs)
+        chunksize = max(1, len(items) // (jobs * 8))
+        return list(pool.map(function, items, chunksize=chunksize))
+
+    try:
+        yield run
+    finally:
+        if pool is not None:
+            pool.shutdown()
