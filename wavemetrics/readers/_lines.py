@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import attrs
+import msgspec
 
 __all__ = ["LineAccount", "iter_records", "os_text", "usable_text"]
 
@@ -112,40 +113,81 @@ def _parse(line: bytes) -> tuple[dict[str, Any] | None, str | None]:
     return value, None
 
 
-def iter_records(lines: Iterable[bytes], account: LineAccount) -> Iterator[dict[str, Any]]:
+class Record(msgspec.Struct, frozen=True):
+    """Base of the typed records a fast reader decodes: the dict methods readers use.
+
+    A subclass declares, as fields defaulting to ``msgspec.UNSET``, every key its
+    reader looks at; other keys are skipped by the decoder without being built.
+    ``get``, ``in`` and ``[]`` then behave as on the dict the stdlib parser gives.
+    """
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key in self.__struct_fields__:
+            value = getattr(self, key)
+            if value is not msgspec.UNSET:
+                return value
+        return default
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.__struct_fields__ and getattr(self, str(key)) is not msgspec.UNSET
+
+    def __getitem__(self, key: str) -> Any:
+        value = self.get(key, msgspec.UNSET)
+        if value is msgspec.UNSET:
+            raise KeyError(key)
+        return value
+
+
+def _valid_utf8(line: bytes) -> bool:
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def iter_records(
+    lines: Iterable[bytes], account: LineAccount, decoder: Any = None
+) -> Iterator[Any]:
     """Yield each line's JSON object; count blank lines and unparsable lines in ``account``.
 
     ``lines``: raw physical lines (bytes, with or without their ``\\n``). A UTF-8
-    BOM on the first line and a trailing CR are tolerated. A last line with no
-    newline that does not parse is ``truncated_last_line``. The caller must
-    account for every yielded record exactly once.
+    BOM on the first line and a trailing CR are tolerated. A line with no
+    newline (only the last line can lack one) that does not parse is
+    ``truncated_last_line``. The caller must account for every yielded record
+    exactly once.
+
+    ``decoder``: an optional ``msgspec.json.Decoder`` of a :class:`Record` type,
+    tried first on valid UTF-8 (msgspec skips undeclared keys without checking
+    their UTF-8, so that is checked here); any line it rejects is parsed by the
+    stdlib ``json`` as without it, so both give the same records and counts
+    (``tests/test_readers_fast.py``).
     """
+    decode = decoder.decode if decoder is not None else None
     first = True
-    previous: bytes | None = None
     for raw in lines:
-        if previous is not None:
-            yield from _one(previous, account, last=False)
+        account.lines_read += 1
         if first:
             raw = raw.removeprefix(_BOM)
             first = False
-        previous = raw
-    if previous is not None:
-        yield from _one(previous, account, last=True)
-
-
-def _one(raw: bytes, account: LineAccount, *, last: bool) -> Iterator[dict[str, Any]]:
-    account.lines_read += 1
-    complete = raw.endswith(b"\n")
-    line = raw.rstrip(b"\r\n")
-    if not line.strip():
-        account.ignore("blank_line")
-        return
-    record, reason = _parse(line)
-    if record is None:
-        assert reason is not None
-        account.problem("truncated_last_line" if last and not complete else reason)
-        return
-    yield record
+        line = raw.rstrip(b"\r\n")
+        if not line or line.isspace():
+            account.ignore("blank_line")
+            continue
+        if decode is not None and (line.isascii() or _valid_utf8(line)):
+            try:
+                fast = decode(line)
+            except (msgspec.DecodeError, RecursionError):  # the stdlib path names the reason
+                fast = None
+            if fast is not None:
+                yield fast
+                continue
+        record, reason = _parse(line)
+        if record is None:
+            assert reason is not None
+            account.problem(reason if raw.endswith(b"\n") else "truncated_last_line")
+            continue
+        yield record
 
 
 _RECORDS_CACHE: list[tuple[list[bytes], list[dict[str, Any]]]] = []

@@ -13,8 +13,9 @@ from pathlib import PurePath
 from typing import Any
 
 import attrs
+import msgspec
 
-from wavemetrics.readers._lines import LineAccount, iter_records, os_text, usable_text
+from wavemetrics.readers._lines import LineAccount, Record, iter_records, os_text, usable_text
 from wavemetrics.readers.lanes import Lane, LaneBuilder
 from wavemetrics.readers.sources import file_stem
 from wavemetrics.timestamps import iso_to_ms
@@ -28,6 +29,39 @@ CLAUDE_ONLY_TYPES = frozenset(
     ("summary", "file-history-snapshot", "queue-operation", "last-prompt", "permission-mode",
      "custom-title")
 )
+
+
+class _Block(Record, frozen=True):
+    type: Any = msgspec.UNSET
+    id: Any = msgspec.UNSET
+    name: Any = msgspec.UNSET
+    tool_use_id: Any = msgspec.UNSET
+
+
+class _Message(Record, frozen=True):
+    content: list[_Block] | str | msgspec.UnsetType | None = msgspec.UNSET
+
+
+class ClaudeRecord(Record, frozen=True):
+    """The keys of a transcript line this reader looks at; the text is skipped unbuilt.
+
+    A line whose ``message`` or blocks have another shape is parsed by the stdlib
+    path instead (same records, ``_lines.iter_records``).
+    """
+
+    type: Any = msgspec.UNSET
+    subtype: Any = msgspec.UNSET
+    uuid: Any = msgspec.UNSET
+    parentUuid: Any = msgspec.UNSET
+    isSidechain: Any = msgspec.UNSET
+    agentId: Any = msgspec.UNSET
+    sessionId: Any = msgspec.UNSET
+    timestamp: Any = msgspec.UNSET
+    durationMs: Any = msgspec.UNSET
+    message: _Message | msgspec.UnsetType = msgspec.UNSET
+
+
+_DECODER = msgspec.json.Decoder(ClaudeRecord)
 
 
 @attrs.frozen
@@ -75,10 +109,10 @@ class _Folder:
 
 def _blocks(record: dict[str, Any], block_type: str) -> Iterator[Any]:
     message = record.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
+    content = message.get("content") if isinstance(message, (dict, Record)) else None
     if isinstance(content, list):
         for block in content:
-            if isinstance(block, dict) and block.get("type") == block_type:
+            if isinstance(block, (dict, Record)) and block.get("type") == block_type:
                 yield block
 
 
@@ -177,7 +211,7 @@ def read_claude_code(files: Sequence[ClaudeFile]) -> tuple[list[Lane], list[Line
     accounts = []
     for file in files:
         account = LineAccount()
-        for record in iter_records(file.open_lines(), account):
+        for record in iter_records(file.open_lines(), account, _DECODER):
             _read_line(record, folder, account, file.path)
         accounts.append(account)
     return [lane.build() for lane in folder.lanes.values()], accounts

@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from wavemetrics.readers._lines import LineAccount, iter_records, os_text, usable_text
+import msgspec
+
+from wavemetrics.readers._lines import LineAccount, Record, iter_records, os_text, usable_text
 from wavemetrics.readers.lanes import Lane, LaneBuilder
 from wavemetrics.timestamps import time_to_ms
 from wavemetrics.turns import TurnClock
@@ -24,24 +26,47 @@ _TURN_TYPES = ("turn_start", "turn_end")
 _SHUTDOWN = "session_shutdown"
 #: Types that identify the format during detection.
 EVENT_TYPES = frozenset((*_TOOL_TYPES, *_TURN_TYPES, _SHUTDOWN, "tool_execution_update"))
+# Types this reader uses; tool_execution_update only identifies the format.
+_READ_TYPES = frozenset((*_TOOL_TYPES, *_TURN_TYPES, _SHUTDOWN))
 
 
-def _id(record: dict[str, Any], key: str, default: str) -> str | None:
-    """The record's id under ``key``; ``default`` when absent; ``None`` when unusable."""
-    if key not in record:
-        return default
-    return usable_text(record[key])
+class EventRecord(Record, frozen=True):
+    """The keys of an event this reader looks at; all others are skipped unbuilt."""
+
+    type: Any = msgspec.UNSET
+    toolCallId: Any = msgspec.UNSET
+    toolName: Any = msgspec.UNSET
+    timestamp: Any = msgspec.UNSET
+    sessionId: Any = msgspec.UNSET
+    agentId: Any = msgspec.UNSET
 
 
-def _tool_fields(record: dict[str, Any], kind: str) -> tuple[str, str | None] | None:
-    """``(toolCallId, toolName)``; an end may lack its name. ``None`` when unusable."""
-    call_id = usable_text(record.get("toolCallId"))
-    name = usable_text(record.get("toolName"))
-    if call_id is None:
-        return None
-    if name is not None:
-        return call_id, name
-    return None if kind == "tool_execution_start" else (call_id, None)
+_DECODER = msgspec.json.Decoder(EventRecord)
+
+
+_UNSET = msgspec.UNSET
+_FIELDS = EventRecord.__struct_fields__
+
+
+def _as_event(record: Any) -> EventRecord:
+    """A record parsed by the stdlib (a dict) as the typed record the loop reads."""
+    if isinstance(record, EventRecord):
+        return record
+    return EventRecord(**{key: record[key] for key in _FIELDS if key in record})
+
+
+def _text(value: Any) -> str | None:
+    # usable_text, inlined for the common case of an ASCII string
+    if value.__class__ is str and value and value.isascii():
+        return value
+    return usable_text(value)
+
+
+def _time(value: Any) -> float | None:
+    # time_to_ms, inlined for the common case of a float or small int of ms
+    if (value.__class__ is float or value.__class__ is int) and 0 <= value < 1e300:
+        return float(value)
+    return time_to_ms(value)
 
 
 def read_events(
@@ -53,47 +78,55 @@ def read_events(
     ``sessionId`` (the CLI passes the file name without its suffix); a missing
     ``agentId`` is lane ``"main"``. A tool event without a usable ``toolCallId``
     (or a start without ``toolName``) is ``invalid_tool_record``, a bad time
-    ``invalid_timestamp``, a present but empty or non-string id ``invalid_id``.
+    ``invalid_timestamp``, a present but unusable id ``invalid_id``, a record
+    without a string ``type`` ``missing_type``. Lines are decoded with msgspec
+    into :class:`EventRecord` (other keys are never built); lines it rejects go
+    through the stdlib parser and the same rules.
     """
-    account = LineAccount()
     default_session_id = os_text(default_session_id)  # a file name may not be UTF-8
+    account = LineAccount()
     lanes: dict[tuple[str, str], LaneBuilder] = {}
     turns: dict[tuple[str, str], TurnClock] = {}
     closed: set[str] = set()
     built: list[Lane] = []
     order: dict[tuple[str, str], int] = {}  # lanes are reported in order of appearance
-    for record in iter_records(lines, account):
-        kind = record.get("type")
-        if not isinstance(kind, str):
-            account.problem("missing_type")
+    use, ignore, problem = account.use, account.ignore, account.problem
+    for raw in iter_records(lines, account, _DECODER):
+        record = raw if raw.__class__ is EventRecord else _as_event(raw)
+        kind = record.type
+        if kind.__class__ is not str:
+            problem("missing_type")
             continue
-        if kind not in EVENT_TYPES or kind == "tool_execution_update":
-            account.ignore(kind)
+        if kind not in _READ_TYPES:
+            ignore(kind)
             continue
-        session_id = _id(record, "sessionId", default_session_id)
-        lane_id = _id(record, "agentId", "main")
+        session_id = record.sessionId
+        session_id = default_session_id if session_id is _UNSET else _text(session_id)
+        lane_id = record.agentId
+        lane_id = "main" if lane_id is _UNSET else _text(lane_id)
         if session_id is None or lane_id is None:
-            account.problem("invalid_id")
+            problem("invalid_id")
             continue
         if session_id in closed:
-            account.ignore("after_session_shutdown")
+            ignore("after_session_shutdown")
             continue
         if kind == _SHUTDOWN:
             closed.add(session_id)
-            account.use()
+            use()
             # the session's lanes are complete: summarise them now and let them go
             for key in [key for key in lanes if key[0] == session_id]:
                 built.append(_finish(lanes.pop(key), turns.pop(key)))
             continue
-        at_ms = time_to_ms(record.get("timestamp"))
-        call: tuple[str, str | None] | None = None
+        at_ms = _time(record.timestamp)
+        call_id = name = None
         if kind in _TOOL_TYPES:
-            call = _tool_fields(record, kind)
-            if call is None:
-                account.problem("invalid_tool_record")
+            call_id = _text(record.toolCallId)
+            name = _text(record.toolName)
+            if call_id is None or (name is None and kind == "tool_execution_start"):
+                problem("invalid_tool_record")
                 continue
         if at_ms is None:
-            account.problem("invalid_timestamp")
+            problem("invalid_timestamp")
             continue
         key = (session_id, lane_id)
         lane = lanes.get(key)
@@ -101,13 +134,13 @@ def read_events(
             lane = lanes[key] = LaneBuilder(path, session_id, lane_id, remember_ids=False)
             order.setdefault(key, len(order))
             turns[key] = TurnClock()
-        account.use()
-        if call is None:
+        use()
+        if call_id is None:
             turns[key].add(kind, at_ms)
         elif kind == "tool_execution_start":
-            lane.start(call[0], call[1] or "", at_ms)
+            lane.start(call_id, name, at_ms)  # type: ignore[arg-type]
         else:
-            lane.end(call[0], at_ms)  # the start's name, else "unknown" (formats.md)
+            lane.end(call_id, at_ms)  # the start's name, else "unknown" (formats.md)
     built.extend(_finish(lane, turns[key]) for key, lane in lanes.items())
     built.sort(key=lambda lane: order[(lane.session_id, lane.lane_id)])
     return built, account
