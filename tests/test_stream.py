@@ -132,3 +132,15 @@ def test_accumulator_refuses_a_single_string_of_eval_names() -> None:
     """Like summarize, a str of eval names raises TypeError instead of using its letters."""
     with pytest.raises(TypeError):
         SummaryAccumulator("eval")
+
+
+@given(start=st.integers(0, 10**6), length=st.integers(0, 10**4),
+       name=st.sampled_from(TOOL_NAMES))
+def test_single_call_shortcut_equals_the_general_wave(start: int, length: int, name: str) -> None:
+    """add_single(call) gives exactly what add(wave_from_calls([call])) gives."""
+    call = ToolCall("a", name, float(start), float(start + length))
+    general, single = SummaryAccumulator(), SummaryAccumulator()
+    general.add(wave_from_calls([call]))
+    single.add_single(call)
+    counters = WaveCounters(observed_calls=1, paired_calls=1)
+    assert single.result(counters) == general.result(counters)

@@ -109,6 +109,25 @@ class SummaryAccumulator:
             self.modeled_wallclock_saved_ms += modeled_wallclock_saved_ms(wave)
             self.upper_bound_saved_ms += upper_bound_saved_ms(wave)
 
+    def add_single(self, call: ToolCall) -> None:
+        """Account a wave of one paired call (finite times, ``end >= start``).
+
+        The same figures as ``add(wave_from_calls([call]))`` without building
+        the wave: its span is the call's duration, its peak at most 1 (no round
+        trip saved) and both savings are 0.0, and adding 0.0 to these sums,
+        which are never -0.0, changes nothing.
+        """
+        duration = call.end_ms - call.start_ms
+        self.tool_time_ms += duration
+        if self._eval(call.tool_name):
+            self.eval_only_waves += 1
+            self.eval_only_duration_ms += duration
+            self.eval_outer_joined_calls += 1
+        else:
+            self.non_eval_waves_total += 1
+            self.non_eval_joined_calls += 1
+            self.histogram[0] += 1
+
     def result(
         self, counters: WaveCounters, measured_turn_duration_ms_total: float = 0.0
     ) -> ParallelismSummary:
@@ -247,7 +266,10 @@ class LaneStream:
         self.open = ordered[begin:]
 
     def _emit_wave(self, calls: list[ToolCall], reach: float) -> None:
-        self.summary.add(wave_from_calls(calls))
+        if len(calls) == 1:
+            self.summary.add_single(calls[0])
+        else:
+            self.summary.add(wave_from_calls(calls))
         self.emitted_reach = reach
 
     def counters(self) -> WaveCounters:

@@ -8,6 +8,7 @@ non-tool record, counted by type) or a problem (counted by reason), so that
 from __future__ import annotations
 
 import json
+import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -190,7 +191,13 @@ def iter_records(
         yield record
 
 
-_RECORDS_CACHE: list[tuple[list[bytes], list[dict[str, Any]]]] = []
+class _LastParse(threading.local):
+    """Per thread: the last peeked list parsed by :func:`first_records`, and its records."""
+
+    entry: tuple[list[bytes], list[Any]] | None = None
+
+
+_LAST_PARSE = _LastParse()
 
 
 def first_records(lines: list[bytes]) -> list[dict[str, Any]]:
@@ -200,13 +207,14 @@ def first_records(lines: list[bytes]) -> list[dict[str, Any]]:
     parse is kept for the last list seen (by identity), so a 50 MB first line
     is parsed once, not once per format.
     """
-    if _RECORDS_CACHE and _RECORDS_CACHE[0][0] is lines:
-        return _RECORDS_CACHE[0][1]
+    entry = _LAST_PARSE.entry
+    if entry is not None and entry[0] is lines:
+        return entry[1]
     records = list(iter_records(lines, LineAccount()))
-    _RECORDS_CACHE[:] = [(lines, records)]
+    _LAST_PARSE.entry = (lines, records)
     return records
 
 
 def forget_first_records() -> None:
     """Drop the parse kept by :func:`first_records` (it may hold a huge line)."""
-    _RECORDS_CACHE.clear()
+    _LAST_PARSE.entry = None

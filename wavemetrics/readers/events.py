@@ -90,7 +90,9 @@ def read_events(
     closed: set[str] = set()
     built: list[Lane] = []
     order: dict[tuple[str, str], int] = {}  # lanes are reported in order of appearance
-    use, ignore, problem = account.use, account.ignore, account.problem
+    ignore, problem = account.ignore, account.problem
+    used = 0  # account.lines_used, added once at the end
+    current: tuple[Any, ...] = ("", "", None, None)  # the last lane used, and its turns
     for raw in iter_records(lines, account, _DECODER):
         record = raw if raw.__class__ is EventRecord else _as_event(raw)
         kind = record.type
@@ -112,12 +114,17 @@ def read_events(
             continue
         if kind == _SHUTDOWN:
             closed.add(session_id)
-            use()
+            used += 1
+            current = ("", "", None, None)
             # the session's lanes are complete: summarise them now and let them go
             for key in [key for key in lanes if key[0] == session_id]:
                 built.append(_finish(lanes.pop(key), turns.pop(key)))
             continue
-        at_ms = _time(record.timestamp)
+        stamp = record.timestamp  # _time(), inlined on this hot path
+        if (stamp.__class__ is float or stamp.__class__ is int) and 0 <= stamp < 1e300:
+            at_ms: float | None = float(stamp)
+        else:
+            at_ms = time_to_ms(stamp)
         call_id = name = None
         if kind in _TOOL_TYPES:
             call_id = _text(record.toolCallId)
@@ -128,19 +135,22 @@ def read_events(
         if at_ms is None:
             problem("invalid_timestamp")
             continue
-        key = (session_id, lane_id)
-        lane = lanes.get(key)
-        if lane is None:
-            lane = lanes[key] = LaneBuilder(path, session_id, lane_id, remember_ids=False)
-            order.setdefault(key, len(order))
-            turns[key] = TurnClock()
-        use()
+        if session_id != current[0] or lane_id != current[1]:
+            key = (session_id, lane_id)
+            lane = lanes.get(key)
+            if lane is None:
+                lane = lanes[key] = LaneBuilder(path, session_id, lane_id, remember_ids=False)
+                order.setdefault(key, len(order))
+                turns[key] = TurnClock()
+            current = (session_id, lane_id, lane, turns[key])
+        used += 1
         if call_id is None:
-            turns[key].add(kind, at_ms)
+            current[3].add(kind, at_ms)
         elif kind == "tool_execution_start":
-            lane.start(call_id, name, at_ms)  # type: ignore[arg-type]
+            current[2].start(call_id, name, at_ms)
         else:
-            lane.end(call_id, at_ms)  # the start's name, else "unknown" (formats.md)
+            current[2].end(call_id, at_ms)  # the start's name, else "unknown" (formats.md)
+    account.lines_used += used
     built.extend(_finish(lane, turns[key]) for key, lane in lanes.items())
     built.sort(key=lambda lane: order[(lane.session_id, lane.lane_id)])
     return built, account

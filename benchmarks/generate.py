@@ -1,0 +1,121 @@
+"""Deterministic trace generators for the benchmarks (issue 6).
+
+``events``: the host event stream, one lane, batches of 1-5 parallel calls with
+arguments and results of realistic size (which the readers must skip).
+``claude-code``: a Claude Code-shaped transcript: assistant lines with
+``tool_use`` blocks (one block per line, as Claude Code >= 1.0 streams them)
+and user lines with ``tool_result`` text, plus the envelope fields.
+
+Same arguments, same bytes. Usage:
+    python benchmarks/generate.py events 1000000 /tmp/events-1e6.jsonl
+    python benchmarks/generate.py claude-code 350000 /tmp/claude-200mb.jsonl
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import uuid
+from collections.abc import Iterator
+from datetime import datetime, timezone
+
+_TOOLS = ("read", "grep", "bash", "glob", "edit", "mcp__fs__list", "eval")
+_WORDS = ("alpha", "beta", "gamma", "delta", "wave", "span", "lane", "call", "tool", "agent")
+_START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
+
+
+def _text(rng: random.Random, words: int) -> str:
+    return " ".join(rng.choice(_WORDS) for _ in range(words))
+
+
+def _batches(rng: random.Random, calls: int) -> Iterator[list[tuple[str, str, int, int]]]:
+    """Batches of (call_id, tool, start_ms, end_ms), times increasing batch by batch."""
+    now = _START_MS
+    made = 0
+    while made < calls:
+        size = min(rng.choice((1, 1, 1, 2, 2, 3, 4, 5)), calls - made)
+        batch = []
+        for i in range(size):
+            start = now + i * rng.randint(0, 40)
+            end = start + rng.randint(5, 4000)
+            batch.append((f"call_{made + i:08d}", rng.choice(_TOOLS), start, end))
+        made += size
+        now = max(end for *_, end in batch) + rng.randint(200, 8000)
+        yield batch
+
+
+def events_lines(calls: int, seed: int = 6) -> Iterator[str]:
+    rng = random.Random(seed)
+    for batch in _batches(rng, calls):
+        first = min(start for _, _, start, _ in batch)
+        yield json.dumps({"type": "turn_start", "timestamp": first - 1})
+        for call_id, tool, start, _ in batch:
+            yield json.dumps({"type": "tool_execution_start", "toolCallId": call_id,
+                              "toolName": tool, "args": {"q": _text(rng, 6)},
+                              "timestamp": start})
+        for call_id, tool, _, end in sorted(batch, key=lambda c: c[3]):
+            yield json.dumps({"type": "tool_execution_end", "toolCallId": call_id,
+                              "toolName": tool, "isError": False,
+                              "result": _text(rng, 8), "timestamp": end})
+        yield json.dumps({"type": "turn_end", "timestamp": max(c[3] for c in batch) + 1})
+    yield json.dumps({"type": "session_shutdown"})
+
+
+def _iso(ms: int) -> str:
+    moment = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+def claude_code_lines(calls: int, seed: int = 6) -> Iterator[str]:
+    rng = random.Random(seed)
+    session = str(uuid.UUID(int=rng.getrandbits(128)))
+    parent = None
+    for batch in _batches(rng, calls):
+        message_id = f"msg_{rng.getrandbits(64):016x}"
+        for call_id, tool, start, _ in batch:
+            line_uuid = str(uuid.UUID(int=rng.getrandbits(128)))
+            yield json.dumps({
+                "parentUuid": parent, "isSidechain": False, "userType": "external",
+                "cwd": "/work/project", "sessionId": session, "version": "2.1.0",
+                "gitBranch": "main", "type": "assistant", "uuid": line_uuid,
+                "timestamp": _iso(start), "requestId": f"req_{rng.getrandbits(64):016x}",
+                "message": {"id": message_id, "type": "message", "role": "assistant",
+                            "model": "claude-x", "content": [{
+                                "type": "tool_use", "id": call_id, "name": tool,
+                                "input": {"command": _text(rng, 12)}}],
+                            "usage": {"input_tokens": rng.randint(1, 9999),
+                                      "output_tokens": rng.randint(1, 999)}},
+            })
+            parent = line_uuid
+        for call_id, _, _, end in sorted(batch, key=lambda c: c[3]):
+            line_uuid = str(uuid.UUID(int=rng.getrandbits(128)))
+            yield json.dumps({
+                "parentUuid": parent, "isSidechain": False, "userType": "external",
+                "cwd": "/work/project", "sessionId": session, "version": "2.1.0",
+                "gitBranch": "main", "type": "user", "uuid": line_uuid,
+                "timestamp": _iso(end),
+                "message": {"role": "user", "content": [{
+                    "type": "tool_result", "tool_use_id": call_id,
+                    "content": _text(rng, 40), "is_error": False}]},
+                "toolUseResult": {"stdout": _text(rng, 20), "stderr": "", "interrupted": False},
+            })
+            parent = line_uuid
+
+
+GENERATORS = {"events": events_lines, "claude-code": claude_code_lines}
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 4 or argv[1] not in GENERATORS:
+        print(__doc__, file=sys.stderr)
+        return 2
+    kind, calls, out = argv[1], int(float(argv[2])), argv[3]
+    with open(out, "w", encoding="utf-8") as handle:
+        for line in GENERATORS[kind](calls):
+            handle.write(line + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
