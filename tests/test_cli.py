@@ -393,3 +393,15 @@ def test_a_file_named_twice_is_read_once(tmp_path: Path) -> None:
     _, document, _ = _run("summarize", "--format", "json", path, path, str(tmp_path))
     assert [i["path"] for i in document["inputs"]] == [path]
     assert document["total"]["paired_calls"] == 3
+
+
+def test_table_shortens_numbers_too_wide_for_their_column() -> None:
+    """Counts over 5 digits and seconds over 9 characters are written as 421k, 1.0M, ..."""
+    from wavemetrics.report import _count, _seconds
+
+    assert _count(99999) == "99999"
+    assert _count(100000) == "100k"
+    assert _count(421_072) == "421k"
+    assert _count(1_000_000) == "1.0M"
+    assert _seconds(497_985_400.0) == "497985.40"  # 9 characters: kept
+    assert _seconds(12_345_678_900.0) == "12M"  # 12 345 678.9 s

@@ -98,8 +98,25 @@ def _short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _seconds(ms: float) -> str:
-    return f"{ms / 1000:.2f}" if math.isfinite(ms) else "n/a"
+def _seconds(ms: float, width: int = 9) -> str:
+    if not math.isfinite(ms):
+        return "n/a"
+    text = f"{ms / 1000:.2f}"
+    return text if len(text) <= width else _compact(ms / 1000)
+
+
+def _count(n: int, width: int = 5) -> str:
+    text = str(n)
+    return text if len(text) <= width else _compact(n)
+
+
+def _compact(value: float) -> str:
+    """A number too wide for its column, as 421k, 1.0M, 3.2G (3 significant digits at most)."""
+    for scale, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= scale:
+            scaled = value / scale
+            return f"{scaled:.1f}{suffix}" if abs(scaled) < 10 else f"{scaled:.0f}{suffix}"
+    return f"{value:.0f}"
 
 
 _COLUMNS = (
@@ -117,8 +134,8 @@ def _row(values: tuple[str, ...]) -> str:
 
 def _figures(label: tuple[str, str], s: ParallelismSummary) -> str:
     return _row((
-        *label, str(s.paired_calls), str(s.waves_total), str(s.non_eval_waves_multi),
-        str(s.non_eval_saved_round_trips), str(s.eval_only_waves), str(s.mixed_waves),
+        *label, _count(s.paired_calls), _count(s.waves_total), _count(s.non_eval_waves_multi),
+        _count(s.non_eval_saved_round_trips), _count(s.eval_only_waves), _count(s.mixed_waves),
         _seconds(s.modeled_wallclock_saved_ms), _seconds(s.upper_bound_saved_ms),
     ))
 
