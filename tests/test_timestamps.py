@@ -263,3 +263,19 @@ def test_offset_minutes_of_60_or_more_are_invalid() -> None:
     # +05:59 is valid: 2025-01-01T00:00:00+05:59 = 2024-12-31T18:01:00Z
     # = 1735668060 s since the epoch (20088 days * 86400 + 18 h + 1 min).
     assert iso_to_ms("2025-01-01T00:00:00+05:59") == 1735668060000.0
+
+
+@given(
+    year=st.integers(1960, 2200), month=st.integers(0, 13), day=st.integers(0, 32),
+    hour=st.integers(0, 25), minute=st.integers(0, 61), second=st.integers(0, 61),
+    milli=st.integers(0, 999),
+)
+def test_millisecond_z_shortcut_equals_the_exact_conversion(
+    year: int, month: int, day: int, hour: int, minute: int, second: int, milli: int
+) -> None:
+    """The cached path for YYYY-MM-DDTHH:MM:SS.mmmZ gives exactly iso_to_ms_exact's value."""
+    from wavemetrics.timestamps import iso_to_ms_exact
+
+    text = f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}.{milli:03d}Z"
+    assert iso_to_ms(text) == iso_to_ms_exact(text)
+    assert iso_to_ms(text) == iso_to_ms(text)  # and again, from the cache

@@ -87,28 +87,34 @@ class _Folder:
     sidechain_roots: dict[str, str] = attrs.field(factory=dict)
     lanes: dict[tuple[str, str], LaneBuilder] = attrs.field(factory=dict)
 
-    def lane_id(self, record: dict[str, Any]) -> str:
-        agent = usable_text(record.get("agentId"))
+    def lane_id(self, record: ClaudeRecord, uuid: str | None) -> str:
+        agent = usable_text(record.agentId)
         if agent is not None:
             return agent
-        if record.get("isSidechain") is True:
-            uuid = usable_text(record.get("uuid"))
-            if uuid is not None:
-                return self.sidechain_roots.get(uuid, uuid)
+        if record.isSidechain is True and uuid is not None:
+            return self.sidechain_roots.get(uuid, uuid)
         return "main"
 
-    def note_sidechain(self, record: dict[str, Any]) -> None:
+    def note_sidechain(self, record: ClaudeRecord, uuid: str | None) -> None:
         # Inline sub-agents (1.0.x): the lane is the root of the parentUuid chain.
-        uuid = usable_text(record.get("uuid"))
-        if record.get("isSidechain") is not True or uuid is None:
+        if record.isSidechain is not True or uuid is None:
             return
-        parent = record.get("parentUuid")
+        parent = record.parentUuid
         root = self.sidechain_roots.get(parent, uuid) if isinstance(parent, str) else uuid
         self.sidechain_roots.setdefault(uuid, root)
 
 
-def _blocks(record: dict[str, Any], block_type: str) -> Iterator[Any]:
-    message = record.get("message")
+_FIELDS = ClaudeRecord.__struct_fields__
+
+
+def _as_claude(record: Any) -> ClaudeRecord:
+    """A line parsed by the stdlib (a dict) as the typed record the reader reads;
+    ``message`` keeps whatever shape it had (the block rules check it)."""
+    return ClaudeRecord(**{key: record[key] for key in _FIELDS if key in record})
+
+
+def _blocks(record: ClaudeRecord, block_type: str) -> Iterator[Any]:
+    message = record.message
     content = message.get("content") if isinstance(message, (dict, Record)) else None
     if isinstance(content, list):
         for block in content:
@@ -116,25 +122,24 @@ def _blocks(record: dict[str, Any], block_type: str) -> Iterator[Any]:
                 yield block
 
 
-def _read_line(
-    record: dict[str, Any], folder: _Folder, account: LineAccount, path: str
-) -> None:
-    kind = record.get("type")
+def _read_line(record: ClaudeRecord, folder: _Folder, account: LineAccount, path: str) -> None:
+    kind = record.type
     if not isinstance(kind, str):
         account.problem("missing_type")
         return
-    uuid = record.get("uuid")
-    if isinstance(uuid, str) and uuid:
-        if uuid in folder.seen_uuids:
+    raw_uuid = record.uuid
+    if isinstance(raw_uuid, str) and raw_uuid:
+        if raw_uuid in folder.seen_uuids:
             account.ignore("duplicate_uuid")
             return
-        folder.seen_uuids.add(uuid)
+        folder.seen_uuids.add(raw_uuid)
     if kind not in _CONVERSATION:
         account.ignore(kind)
         return
-    folder.note_sidechain(record)
-    session_id = usable_text(record.get("sessionId")) or fallback_session_id(path)
-    key = (session_id, folder.lane_id(record))
+    uuid = usable_text(raw_uuid)
+    folder.note_sidechain(record, uuid)
+    session_id = usable_text(record.sessionId) or fallback_session_id(path)
+    key = (session_id, folder.lane_id(record, uuid))
     lane = folder.lanes.get(key)
     if lane is None:
         lane = folder.lanes[key] = LaneBuilder(path, *key)
@@ -146,7 +151,8 @@ def _read_line(
     if not blocks:
         account.ignore(kind)
         return
-    at_ms = iso_to_ms(record["timestamp"]) if isinstance(record.get("timestamp"), str) else None
+    stamp = record.timestamp
+    at_ms = iso_to_ms(stamp) if isinstance(stamp, str) else None
     if at_ms is None:
         account.problem("invalid_timestamp")
         return
@@ -182,10 +188,10 @@ def _read_line(
         account.problem("invalid_tool_record")
 
 
-def _read_turn(record: dict[str, Any], lane: LaneBuilder, account: LineAccount) -> None:
-    duration = record.get("durationMs")
+def _read_turn(record: ClaudeRecord, lane: LaneBuilder, account: LineAccount) -> None:
+    duration = record.durationMs
     if (
-        record.get("subtype") == "turn_duration"
+        record.subtype == "turn_duration"
         and isinstance(duration, (int, float))
         and not isinstance(duration, bool)
         and math.isfinite(duration)
@@ -212,6 +218,7 @@ def read_claude_code(files: Sequence[ClaudeFile]) -> tuple[list[Lane], list[Line
     for file in files:
         account = LineAccount()
         for record in iter_records(file.open_lines(), account, _DECODER):
-            _read_line(record, folder, account, file.path)
+            typed = record if record.__class__ is ClaudeRecord else _as_claude(record)
+            _read_line(typed, folder, account, file.path)
         accounts.append(account)
     return [lane.build() for lane in folder.lanes.values()], accounts
