@@ -66,3 +66,23 @@ def test_readme_example_output_is_what_the_demo_prints() -> None:
     )
     assert result.exit_code == 0
     assert result.stdout == shown.lstrip("\n")
+
+
+def test_formats_doc_examples_give_the_figures_it_states(tmp_path: Path) -> None:
+    """The events and claude-code examples of docs/formats.md give the savings it states."""
+    import json
+
+    from click.testing import CliRunner
+
+    from wavemetrics.cli import main
+
+    blocks = re.findall(r"```\n(.*?)```", (DOCS / "formats.md").read_text(encoding="utf-8"),
+                        flags=re.S)
+    expected = [(30.0, 65.0, 1), (1500.0, 1750.0, 1)]  # worked out by hand in the doc
+    for name, block, figures in zip(("events.jsonl", "s.jsonl"), blocks, expected, strict=False):
+        path = tmp_path / name
+        path.write_text(block, encoding="utf-8")
+        result = CliRunner().invoke(main, ["summarize", "--format", "json", str(path)])
+        total = json.loads(result.stdout)["total"]
+        assert (total["modeled_wallclock_saved_ms"], total["upper_bound_saved_ms"],
+                total["non_eval_saved_round_trips"]) == figures
