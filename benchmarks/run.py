@@ -116,13 +116,32 @@ def main() -> int:
             wall, rss = _measure(argv, args.repeat)
             floor = floor or wall
             walls[(kind, calls)] = wall
-            print(f"{kind + ' ' + format(calls, '.0e'):<22} {size_mb:>7.1f} {name:<34} "
+            print(f"{kind + ' ' + format(calls, ','):<22} {size_mb:>7.1f} {name:<34} "
                   f"{wall:>7.2f} {size_mb / wall:>7.1f} {calls / wall:>10.0f} {rss:>8.1f} "
                   f"{wall / floor:>8.2f}")
     small, large = walls.get(("events", 100_000)), walls.get(("events", 1_000_000))
     if small and large:
         print(f"scaling (events, unbounded): 1e6 / 1e5 wall = {large / small:.2f} (linear: 10)")
+    _many_files(workdir, args.repeat)
     return 0
+
+
+def _many_files(workdir: Path, repeat: int, count: int = 2000) -> None:
+    """--jobs 1 against --jobs 2 on many small files (each a short events trace)."""
+    folder = workdir / f"many-{count}"
+    if not folder.exists():
+        folder.mkdir(parents=True)
+        sys.path.insert(0, str(HERE))
+        from generate import events_lines
+
+        for index in range(count):
+            lines = events_lines(60, seed=index)
+            (folder / f"s{index:05d}.jsonl").write_text("\n".join(lines) + "\n")
+    cli = [PYTHON, "-m", "wavemetrics", "summarize", str(folder)]
+    one, _ = _measure([*cli, "--jobs", "1"], repeat)
+    two, _ = _measure([*cli, "--jobs", "2"], repeat)
+    print(f"{count} small files: --jobs 1 {one:.2f} s, --jobs 2 {two:.2f} s, "
+          f"speed-up {one / two:.2f}x")
 
 
 if __name__ == "__main__":

@@ -50,7 +50,8 @@ def skeleton(record: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def main() -> int:
-    files = [PROJECT / f"{SESSION}.jsonl", *sorted((PROJECT / SESSION / "subagents").glob("*.jsonl"))]
+    subagents = sorted((PROJECT / SESSION / "subagents").glob("*.jsonl"))
+    files = [PROJECT / f"{SESSION}.jsonl", *subagents]
     provenance = {
         "type": "wavemetrics-provenance",
         "source": "daaain/claude-code-log test data, project -experiments-worktrees, "
