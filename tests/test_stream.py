@@ -10,13 +10,20 @@ from hypothesis import strategies as st
 
 from tests.strategies import CALL_IDS, TOOL_NAMES, caps, observation_streams
 from wavemetrics.observations import Observation, ToolCall, WaveCounters
-from wavemetrics.stream import LaneStream, StreamOrderError, SummaryAccumulator, summarize_stream
-from wavemetrics.summary import summarize
+from wavemetrics.stream import LaneStream, StreamOrderError, summarize_stream
+from wavemetrics.summary import SummaryAccumulator, summarize
 from wavemetrics.waves import WaveAssembly, assemble_waves, wave_from_calls
 
 
 def _batch(observations: list[Any], cap: int | None) -> Any:
     return summarize(assemble_waves(observations, max_tracked_calls=cap))
+
+
+def _stream(observations: list[Any], cap: int | None, flush_every: int) -> Any:
+    lane = LaneStream(max_tracked_calls=cap, flush_every=flush_every)
+    for item in observations:
+        lane.feed(item)
+    return lane.finish()
 
 
 @st.composite
@@ -53,7 +60,7 @@ def test_start_ordered_input_streams_with_batch_figures(
     stream: list[Observation], cap: int | None, flush: int
 ) -> None:
     """With starts in time order the streaming summary equals the batch one, bit for bit."""
-    streamed = summarize_stream(stream, max_tracked_calls=cap, flush_every=flush)
+    streamed = _stream(stream, cap, flush)
     assert streamed == _batch(stream, cap)
 
 
@@ -62,7 +69,7 @@ def test_start_ordered_input_streams_with_batch_figures(
 def test_any_input_streams_exactly_or_says_it_cannot(stream: list[Any], cap: int | None) -> None:
     """For arbitrary arrival order the stream either equals the batch path or raises."""
     try:
-        streamed = summarize_stream(stream, max_tracked_calls=cap, flush_every=1)
+        streamed = _stream(stream, cap, 1)
     except StreamOrderError:
         return
     assert streamed == _batch(stream, cap)
@@ -144,3 +151,116 @@ def test_single_call_shortcut_equals_the_general_wave(start: int, length: int, n
     single.add_single(call)
     counters = WaveCounters(observed_calls=1, paired_calls=1)
     assert single.result(counters) == general.result(counters)
+
+
+def test_summarize_stream_uses_the_given_eval_names() -> None:
+    """With read as the only eval name, a lone read call is an eval_only wave of 5 ms."""
+    stream = [Observation("start", "a", "read", 0), Observation("end", "a", "read", 5)]
+    summary = summarize_stream(stream, eval_tool_names=("read",))
+    assert (summary.eval_only_waves, summary.non_eval_waves_total) == (1, 0)
+    assert summary.eval_only_duration_ms == 5.0
+    default = summarize_stream(stream)
+    assert (default.eval_only_waves, default.non_eval_waves_total) == (0, 1)
+
+
+def test_single_call_shortcut_uses_the_given_eval_names() -> None:
+    """add_single classifies with the accumulator's own eval names, not the defaults."""
+    accumulator = SummaryAccumulator(("grep",))
+    accumulator.add_single(ToolCall("a", "grep", 0.0, 3.0))
+    accumulator.add_single(ToolCall("b", "eval", 10.0, 12.0))
+    summary = accumulator.result(WaveCounters(observed_calls=2, paired_calls=2))
+    # grep is eval here (3 ms eval_only); eval is an ordinary tool (one non_eval wave)
+    assert (summary.eval_only_waves, summary.eval_only_duration_ms) == (1, 3.0)
+    assert (summary.non_eval_waves_total, summary.non_eval_wave_size_histogram) == (
+        1, "1:0:0:0:0:0:0:0"
+    )
+
+
+def test_finish_carries_the_turn_total_and_checks_it() -> None:
+    """finish(7.5) reports 7.5 ms of turns; no argument means 0.0; a negative total raises."""
+    assert LaneStream().finish(7.5).measured_turn_duration_ms_total == 7.5
+    assert LaneStream().finish().measured_turn_duration_ms_total == 0.0
+    assert summarize_stream([], measured_turn_duration_ms_total=2.0).measured_turn_duration_ms_total == 2.0
+    with pytest.raises(ValueError, match="must be finite and >= 0"):
+        LaneStream().finish(-1.0)
+
+
+def test_errors_say_what_went_wrong() -> None:
+    """The order error names the late start; a str of eval names is refused by name."""
+    lane = LaneStream(flush_every=1)
+    lane.start("a", "read", 0)
+    lane.start("b", "read", 20)
+    lane.end("a", 5)
+    lane.start("c", "read", 3)
+    with pytest.raises(StreamOrderError, match="a call starting at 3 ms would join a wave"):
+        lane.end("c", 4)
+    with pytest.raises(TypeError, match="collection of names, not one str"):
+        LaneStream(eval_tool_names="eval")
+
+
+def test_emission_stops_at_the_first_wave_that_may_still_grow() -> None:
+    """Waves before a still-open one are emitted once; the open one and later stay open."""
+    lane = LaneStream(flush_every=1, max_tracked_calls=None)
+    lane.start("a", "read", 0)
+    lane.end("a", 1)  # wave {a}, reach 1
+    lane.start("b", "read", 5)
+    lane.start("c", "read", 10)  # pending: its start (10) bounds what may close
+    lane.end("b", 30)  # wave {b} reaches 30 >= 10: it may still grow (c overlaps it)
+    assert [call.call_id for call in lane.open] == ["b"]
+    assert lane.emitted_reach == 1
+    lane.end("c", 12)
+    summary = lane.finish()
+    # waves: {a} (1 ms) and {b, c}: S = 25 + 2 = 27, span 25 -> modeled 2, upper 13.5
+    assert summary.non_eval_wave_size_histogram == "1:1:0:0:0:0:0:0"
+    assert (summary.modeled_wallclock_saved_ms, summary.upper_bound_saved_ms) == (2.0, 13.5)
+    assert summary.tool_time_ms == 28.0  # 1 + 25 + 2, counted once each
+
+
+def test_defaults_are_no_turn_time_and_the_v1_cap() -> None:
+    """summarize_stream and result() default to 0.0 turn ms; the cap reaches the stream."""
+    assert summarize_stream([]).measured_turn_duration_ms_total == 0.0
+    assert SummaryAccumulator().result(WaveCounters()).measured_turn_duration_ms_total == 0.0
+    two = [Observation("start", "a", "read", 0), Observation("start", "b", "read", 1)]
+    assert summarize_stream(two, max_tracked_calls=1).dropped_calls == 1
+    assert summarize_stream(two).dropped_calls == 0  # default cap 2000
+
+
+def test_a_wave_touching_a_pending_start_is_not_emitted() -> None:
+    """A wave whose reach equals a pending start stays open: that call will join it."""
+    lane = LaneStream(flush_every=1)
+    lane.start("a", "read", 0)
+    lane.start("b", "read", 5)  # pending, starts where a will end
+    lane.end("a", 5)
+    assert lane.emitted_reach == float("-inf")
+    lane.end("b", 8)  # joins {a}: closed intervals touch
+    summary = lane.finish()
+    assert summary.non_eval_wave_size_histogram == "0:1:0:0:0:0:0:0"
+    assert summary.modeled_wallclock_saved_ms == 0.0  # S = 5 + 3 = 8, span 8
+
+
+def test_emit_keeps_the_blocked_wave_and_everything_after_it() -> None:
+    """Emission stops at the first wave reaching the threshold; later calls stay open too."""
+    lane = LaneStream()
+    first, blocked, later = (ToolCall("a", "read", 0.0, 1.0), ToolCall("b", "read", 5.0, 30.0),
+                             ToolCall("d", "read", 40.0, 41.0))
+    lane.open = [later, first, blocked]  # any order: the emission sorts
+    lane._emit(10.0)  # wave {a} reaches 1 < 10; wave {b} reaches 30 >= 10
+    assert lane.open == [blocked, later]
+    assert lane.emitted_reach == 1.0
+    assert lane.summary.non_eval_waves_total == 1
+
+
+def test_a_complete_wave_reaching_the_threshold_exactly_stays_open() -> None:
+    """Before a later call, a wave whose reach equals a pending start is still not emitted."""
+    lane = LaneStream(flush_every=1)
+    lane.start("a", "read", 0)
+    lane.start("b", "read", 5)  # pending, touches a's end
+    lane.end("a", 5)
+    lane.start("d", "grep", 8)
+    lane.end("d", 9)  # open {a}, {d}: {a} reaches 5 == the pending start, so it waits
+    assert lane.emitted_reach == float("-inf")
+    lane.end("b", 7)  # joins {a}
+    summary = lane.finish()
+    # waves {a, b} (S = 5 + 2 = 7, span 7: saving 0) and {d}
+    assert summary.non_eval_wave_size_histogram == "1:1:0:0:0:0:0:0"
+    assert summary.modeled_wallclock_saved_ms == 0.0

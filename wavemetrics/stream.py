@@ -21,8 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from wavemetrics.classify import EVAL_TOOL_NAMES, is_eval_tool_name
-from wavemetrics.histogram import HISTOGRAM_BUCKETS, encode_histogram, wave_size_bucket
+from wavemetrics.classify import EVAL_TOOL_NAMES
 from wavemetrics.observations import (
     DEFAULT_MAX_TRACKED_CALLS,
     ToolCall,
@@ -30,132 +29,17 @@ from wavemetrics.observations import (
     validate_observation,
 )
 from wavemetrics.observations import _check_cap as check_cap
-from wavemetrics.savings import (
-    modeled_wallclock_saved_ms,
-    saved_round_trips,
-    upper_bound_saved_ms,
-    usable_durations_ms,
-)
-from wavemetrics.summary import ParallelismSummary
-from wavemetrics.waves import Wave, wave_from_calls
+from wavemetrics.summary import ParallelismSummary, SummaryAccumulator, check_turn_total
+from wavemetrics.waves import wave_from_calls
 
 __all__ = ["LaneStream", "StreamOrderError", "SummaryAccumulator", "summarize_stream"]
 
-_NEG_INF = float("-inf")
+_NEG_INF = -math.inf
 _FIRST_CHECK = 64
 
 
 class StreamOrderError(Exception):
     """A paired call starts at or before the reach of a wave already emitted."""
-
-
-class SummaryAccumulator:
-    """The one-pass bucket summary of section 5, fed wave by wave in wave order.
-
-    Gives the same figures as :func:`~wavemetrics.summarize` over the same waves
-    (same classification, same left-to-right sums). Eval matching is memoised
-    per distinct tool name.
-    """
-
-    def __init__(self, eval_tool_names: Iterable[str] = EVAL_TOOL_NAMES) -> None:
-        if isinstance(eval_tool_names, str):
-            raise TypeError("eval_tool_names is a collection of names, not one str")
-        self._eval_names = tuple(eval_tool_names)
-        self._is_eval: dict[str, bool] = {}
-        self.histogram = [0] * HISTOGRAM_BUCKETS
-        self.eval_only_waves = 0
-        self.eval_only_duration_ms = 0.0
-        self.mixed_waves = 0
-        self.eval_outer_joined_calls = 0
-        self.mixed_non_eval_joined_calls = 0
-        self.non_eval_waves_total = 0
-        self.non_eval_joined_calls = 0
-        self.non_eval_waves_multi = 0
-        self.non_eval_saved_round_trips = 0
-        self.modeled_wallclock_saved_ms = 0.0
-        self.upper_bound_saved_ms = 0.0
-        self.tool_time_ms = 0.0
-
-    def _eval(self, name: str) -> bool:
-        known = self._is_eval.get(name)
-        if known is None:
-            known = self._is_eval[name] = is_eval_tool_name(name, self._eval_names)
-        return known
-
-    def add(self, wave: Wave) -> None:
-        """Account one wave; waves must come in wave order (by first call)."""
-        calls = wave.calls
-        for duration in usable_durations_ms(wave):
-            self.tool_time_ms += duration
-        evals = sum(1 for call in calls if self._eval(call.tool_name))
-        size = len(calls)
-        if evals and evals == size:
-            self.eval_only_waves += 1
-            if math.isfinite(wave.span_ms):
-                self.eval_only_duration_ms += wave.span_ms
-            self.eval_outer_joined_calls += size
-        elif evals:
-            self.mixed_waves += 1
-            self.eval_outer_joined_calls += evals
-            self.mixed_non_eval_joined_calls += size - evals
-        else:
-            self.non_eval_waves_total += 1
-            self.non_eval_joined_calls += size
-            if size > 1:
-                self.non_eval_waves_multi += 1
-            if size > 0:
-                self.histogram[wave_size_bucket(size)] += 1
-            self.non_eval_saved_round_trips += saved_round_trips((wave,))
-            self.modeled_wallclock_saved_ms += modeled_wallclock_saved_ms(wave)
-            self.upper_bound_saved_ms += upper_bound_saved_ms(wave)
-
-    def add_single(self, call: ToolCall) -> None:
-        """Account a wave of one paired call (finite times, ``end >= start``).
-
-        The same figures as ``add(wave_from_calls([call]))`` without building
-        the wave: its span is the call's duration, its peak at most 1 (no round
-        trip saved) and both savings are 0.0, and adding 0.0 to these sums,
-        which are never -0.0, changes nothing.
-        """
-        duration = call.end_ms - call.start_ms
-        self.tool_time_ms += duration
-        if self._eval(call.tool_name):
-            self.eval_only_waves += 1
-            self.eval_only_duration_ms += duration
-            self.eval_outer_joined_calls += 1
-        else:
-            self.non_eval_waves_total += 1
-            self.non_eval_joined_calls += 1
-            self.histogram[0] += 1
-
-    def result(
-        self, counters: WaveCounters, measured_turn_duration_ms_total: float = 0.0
-    ) -> ParallelismSummary:
-        """The summary of the waves added so far with the pairing ``counters``."""
-        return ParallelismSummary(
-            clock_anomalies=counters.clock_anomalies,
-            dropped_calls=counters.dropped_calls,
-            eval_only_duration_ms=self.eval_only_duration_ms,
-            eval_only_waves=self.eval_only_waves,
-            incomplete_calls=counters.incomplete_calls,
-            measured_turn_duration_ms_total=float(measured_turn_duration_ms_total),
-            mixed_waves=self.mixed_waves,
-            modeled_wallclock_saved_ms=self.modeled_wallclock_saved_ms,
-            non_eval_joined_calls=self.non_eval_joined_calls,
-            non_eval_saved_round_trips=self.non_eval_saved_round_trips,
-            non_eval_wave_size_histogram=encode_histogram(self.histogram),
-            non_eval_waves_multi=self.non_eval_waves_multi,
-            non_eval_waves_total=self.non_eval_waves_total,
-            upper_bound_saved_ms=self.upper_bound_saved_ms,
-            observed_calls=counters.observed_calls,
-            paired_calls=counters.paired_calls,
-            malformed_observations=counters.malformed_observations,
-            duplicate_starts=counters.duplicate_starts,
-            orphan_ends=counters.orphan_ends,
-            eval_outer_joined_calls=self.eval_outer_joined_calls,
-            mixed_non_eval_joined_calls=self.mixed_non_eval_joined_calls,
-            tool_time_ms=self.tool_time_ms,
-        )
 
 
 def _call_key(call: ToolCall) -> tuple[float, float]:
@@ -196,8 +80,7 @@ class LaneStream:
     def start(self, call_id: str, tool_name: str, at_ms: float) -> None:
         """A valid start observation (section 1)."""
         self.observed += 1
-        if at_ms > self.max_start:
-            self.max_start = at_ms
+        self.max_start = max(self.max_start, at_ms)
         cap = self._cap
         if cap is not None and self.paired + len(self.pending) >= cap:
             self.dropped += 1
@@ -221,11 +104,13 @@ class LaneStream:
                 f"a call starting at {start_ms} ms would join a wave already summarised"
             )
         self.paired += 1
-        self.open.append(ToolCall(call_id, tool_name, start_ms, at_ms))
+        call = ToolCall(call_id, tool_name, start_ms, at_ms)  # pragma: no mutate (id never read)
+        self.open.append(call)
         if len(self.open) >= self._check_at:
             self._emit(self._threshold())
             # amortised: the open region is sorted again only after it doubles
-            self._check_at = max(self._flush_every, 2 * len(self.open))
+            grown = 2 * len(self.open)  # pragma: no mutate (when to retry: tuning only)
+            self._check_at = max(self._flush_every, grown)  # pragma: no mutate (tuning only)
 
     def feed(self, item: object) -> None:
         """Validate ``item`` like :func:`~wavemetrics.assemble_waves`, then start or end."""
@@ -240,11 +125,8 @@ class LaneStream:
     def _threshold(self) -> float:
         # No later start can come before the largest start seen (if starts are
         # in time order) nor before a pending start.
-        threshold = self.max_start
-        for _, start_ms in self.pending.values():
-            if start_ms < threshold:
-                threshold = start_ms
-        return threshold
+        earliest = min((start_ms for _, start_ms in self.pending.values()), default=math.inf)
+        return min(self.max_start, earliest)
 
     def _emit(self, threshold: float) -> None:
         """Emit, in order, the leading waves of the open region whose reach < threshold."""
@@ -287,8 +169,10 @@ class LaneStream:
 
     def finish(self, measured_turn_duration_ms_total: float = 0.0) -> ParallelismSummary:
         """Emit every remaining wave and return the lane's summary."""
-        self._emit(float("inf"))
-        return self.summary.result(self.counters(), measured_turn_duration_ms_total)
+        self._emit(math.inf)
+        return self.summary.result(
+            self.counters(), check_turn_total(measured_turn_duration_ms_total)
+        )
 
 
 def summarize_stream(
@@ -297,17 +181,13 @@ def summarize_stream(
     max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
     eval_tool_names: Iterable[str] = EVAL_TOOL_NAMES,
     measured_turn_duration_ms_total: float = 0.0,
-    flush_every: int = _FIRST_CHECK,
 ) -> ParallelismSummary:
     """``summarize(assemble_waves(observations))`` through :class:`LaneStream`.
 
     Same figures, bounded memory for start-ordered input; raises
     :class:`StreamOrderError` when a call would join an already emitted wave.
     """
-    lane = LaneStream(
-        max_tracked_calls=max_tracked_calls, eval_tool_names=eval_tool_names,
-        flush_every=flush_every,
-    )
+    lane = LaneStream(max_tracked_calls=max_tracked_calls, eval_tool_names=eval_tool_names)
     for item in observations:
         lane.feed(item)
     return lane.finish(measured_turn_duration_ms_total)

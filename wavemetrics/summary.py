@@ -16,6 +16,7 @@ from wavemetrics.histogram import (
     encode_histogram,
     wave_size_bucket,
 )
+from wavemetrics.observations import ToolCall, WaveCounters
 from wavemetrics.savings import (
     modeled_wallclock_saved_ms,
     saved_round_trips,
@@ -23,9 +24,17 @@ from wavemetrics.savings import (
     usable_durations_ms,
 )
 from wavemetrics.schema import SCHEMA_KIND, SUMMARY_FIELDS, V1_PROPERTIES
-from wavemetrics.waves import WaveAssembly
+from wavemetrics.waves import Wave, WaveAssembly
 
-__all__ = ["ParallelismSummary", "merge_summaries", "merge_two", "summarize", "to_event"]
+__all__ = [
+    "ParallelismSummary",
+    "SummaryAccumulator",
+    "check_turn_total",
+    "merge_summaries",
+    "merge_two",
+    "summarize",
+    "to_event",
+]
 
 
 @attrs.frozen
@@ -80,6 +89,127 @@ class ParallelismSummary:
         return {name: getattr(self, name) for name in SUMMARY_FIELDS}
 
 
+class SummaryAccumulator:
+    """The one-pass bucket summary of section 5, fed wave by wave in wave order.
+
+    :func:`summarize` runs it over an assembly's waves; the streaming path
+    (:mod:`wavemetrics.stream`) feeds it each wave as soon as the wave closes.
+    Every float sum is a naive left-to-right accumulation in wave order. A mixed
+    wave only counts in ``mixed_waves`` and the joined-call extras: it is never
+    stripped of its eval calls and folded into the non_eval figures.
+
+    Raises ``TypeError`` if ``eval_tool_names`` is a single ``str``.
+    """
+
+    def __init__(self, eval_tool_names: Iterable[str] = EVAL_TOOL_NAMES) -> None:
+        # tuple("eval") would be the letters e, v, a, l, each an eval name.
+        if isinstance(eval_tool_names, str):
+            raise TypeError("eval_tool_names is a collection of names, not one str")
+        self.eval_names = tuple(eval_tool_names)
+        self._eval_memo: dict[str, bool] = {}
+        self.histogram = [0] * HISTOGRAM_BUCKETS
+        self.eval_only_waves = self.mixed_waves = 0
+        self.eval_outer_joined_calls = self.mixed_non_eval_joined_calls = 0
+        self.non_eval_waves_total = self.non_eval_joined_calls = 0
+        self.non_eval_waves_multi = self.non_eval_saved_round_trips = 0
+        self.eval_only_duration_ms = 0.0
+        self.modeled_wallclock_saved_ms = 0.0
+        self.upper_bound_saved_ms = 0.0
+        self.tool_time_ms = 0.0
+
+    def add(self, wave: Wave) -> None:
+        """Account one wave; waves must come in wave order (by first call)."""
+        for duration in usable_durations_ms(wave):
+            self.tool_time_ms += duration
+        names = [call.tool_name for call in wave.calls]
+        bucket = classify_wave(names, self.eval_names)
+        if bucket is WaveBucket.EVAL_ONLY:
+            self.eval_only_waves += 1
+            if math.isfinite(wave.span_ms):
+                self.eval_only_duration_ms += wave.span_ms
+            self.eval_outer_joined_calls += len(names)
+        elif bucket is WaveBucket.MIXED:
+            self.mixed_waves += 1
+            evals = sum(1 for name in names if self.is_eval(name))
+            self.eval_outer_joined_calls += evals
+            self.mixed_non_eval_joined_calls += len(names) - evals
+        else:
+            size = len(names)
+            self.non_eval_waves_total += 1
+            self.non_eval_joined_calls += size
+            if size > 1:
+                self.non_eval_waves_multi += 1
+            if size > 0:
+                self.histogram[wave_size_bucket(size)] += 1
+            self.non_eval_saved_round_trips += saved_round_trips((wave,))
+            self.modeled_wallclock_saved_ms += modeled_wallclock_saved_ms(wave)
+            self.upper_bound_saved_ms += upper_bound_saved_ms(wave)
+
+    def is_eval(self, name: str) -> bool:
+        """:func:`is_eval_tool_name` with this summary's eval names, remembered per name."""
+        known = self._eval_memo.get(name)  # pragma: no mutate (a memo: a miss recomputes)
+        if known is None:
+            known = is_eval_tool_name(name, self.eval_names)
+            self._eval_memo[name] = known  # pragma: no mutate (a memo: recomputing is the same)
+        return known
+
+    def add_single(self, call: ToolCall) -> None:
+        """Account a wave of one paired call (finite times, ``end >= start``).
+
+        The same figures as ``add(wave_from_calls([call]))`` without building
+        the wave: its span is the call's duration, its peak at most 1 (no round
+        trip saved) and both savings are 0.0, and adding 0.0 to these sums,
+        which are never -0.0, changes nothing.
+        """
+        duration = call.end_ms - call.start_ms
+        self.tool_time_ms += duration
+        if self.is_eval(call.tool_name):
+            self.eval_only_waves += 1
+            self.eval_only_duration_ms += duration
+            self.eval_outer_joined_calls += 1
+        else:
+            self.non_eval_waves_total += 1
+            self.non_eval_joined_calls += 1
+            self.histogram[0] += 1
+
+    def result(
+        self, counters: WaveCounters, measured_turn_duration_ms_total: float = 0.0
+    ) -> ParallelismSummary:
+        """The summary of the waves added so far, with the pairing ``counters``."""
+        return ParallelismSummary(
+            clock_anomalies=counters.clock_anomalies,
+            dropped_calls=counters.dropped_calls,
+            eval_only_duration_ms=self.eval_only_duration_ms,
+            eval_only_waves=self.eval_only_waves,
+            incomplete_calls=counters.incomplete_calls,
+            measured_turn_duration_ms_total=float(measured_turn_duration_ms_total),
+            mixed_waves=self.mixed_waves,
+            modeled_wallclock_saved_ms=self.modeled_wallclock_saved_ms,
+            non_eval_joined_calls=self.non_eval_joined_calls,
+            non_eval_saved_round_trips=self.non_eval_saved_round_trips,
+            non_eval_wave_size_histogram=encode_histogram(self.histogram),
+            non_eval_waves_multi=self.non_eval_waves_multi,
+            non_eval_waves_total=self.non_eval_waves_total,
+            upper_bound_saved_ms=self.upper_bound_saved_ms,
+            observed_calls=counters.observed_calls,
+            paired_calls=counters.paired_calls,
+            malformed_observations=counters.malformed_observations,
+            duplicate_starts=counters.duplicate_starts,
+            orphan_ends=counters.orphan_ends,
+            eval_outer_joined_calls=self.eval_outer_joined_calls,
+            mixed_non_eval_joined_calls=self.mixed_non_eval_joined_calls,
+            tool_time_ms=self.tool_time_ms,
+        )
+
+
+def check_turn_total(measured_turn_duration_ms_total: float) -> float:
+    """The turn total as a float; raises ``ValueError`` unless a finite number ``>= 0``."""
+    turn_total = measured_turn_duration_ms_total
+    if isinstance(turn_total, bool) or not math.isfinite(turn_total) or turn_total < 0:
+        raise ValueError("measured_turn_duration_ms_total must be finite and >= 0")
+    return float(turn_total)
+
+
 def summarize(
     assembly: WaveAssembly,
     *,
@@ -92,76 +222,16 @@ def summarize(
     :func:`wavemetrics.measured_turn_duration_ms`). A mixed wave only counts
     in ``mixed_waves`` and the joined-call extras: it is never stripped of its
     eval calls and folded into the non_eval figures. All float sums are naive
-    left-to-right accumulations in wave order.
+    left-to-right accumulations in wave order (:class:`SummaryAccumulator`).
 
     Raises ``ValueError`` if ``measured_turn_duration_ms_total`` is a bool, negative or
     not finite, and ``TypeError`` if ``eval_tool_names`` is a single ``str``.
     """
-    turn_total = measured_turn_duration_ms_total
-    if isinstance(turn_total, bool) or not math.isfinite(turn_total) or turn_total < 0:
-        raise ValueError("measured_turn_duration_ms_total must be finite and >= 0")
-    # tuple("eval") would be the letters e, v, a, l, each an eval name.
-    if isinstance(eval_tool_names, str):
-        raise TypeError("eval_tool_names is a collection of names, not one str")
-    eval_names = tuple(eval_tool_names)
-    histogram = [0] * HISTOGRAM_BUCKETS
-    non_eval_waves = []
-    eval_only_waves = mixed_waves = 0
-    eval_only_duration = 0.0
-    eval_outer = mixed_other = non_eval_joined = multi = 0
-    tool_time = 0.0
+    turn_total = check_turn_total(measured_turn_duration_ms_total)
+    accumulator = SummaryAccumulator(eval_tool_names)
     for wave in assembly.waves:
-        for duration in usable_durations_ms(wave):
-            tool_time += duration
-        names = [call.tool_name for call in wave.calls]
-        bucket = classify_wave(names, eval_names)
-        if bucket is WaveBucket.EVAL_ONLY:
-            eval_only_waves += 1
-            if math.isfinite(wave.span_ms):
-                eval_only_duration += wave.span_ms
-            eval_outer += len(names)
-        elif bucket is WaveBucket.MIXED:
-            mixed_waves += 1
-            evals = sum(1 for name in names if is_eval_tool_name(name, eval_names))
-            eval_outer += evals
-            mixed_other += len(names) - evals
-        else:
-            non_eval_waves.append(wave)
-            size = len(names)
-            non_eval_joined += size
-            if size > 1:
-                multi += 1
-            if size > 0:
-                histogram[wave_size_bucket(size)] += 1
-    modeled = upper = 0.0
-    for wave in non_eval_waves:
-        modeled += modeled_wallclock_saved_ms(wave)
-        upper += upper_bound_saved_ms(wave)
-    counters = assembly.counters
-    return ParallelismSummary(
-        clock_anomalies=counters.clock_anomalies,
-        dropped_calls=counters.dropped_calls,
-        eval_only_duration_ms=eval_only_duration,
-        eval_only_waves=eval_only_waves,
-        incomplete_calls=counters.incomplete_calls,
-        measured_turn_duration_ms_total=float(measured_turn_duration_ms_total),
-        mixed_waves=mixed_waves,
-        modeled_wallclock_saved_ms=modeled,
-        non_eval_joined_calls=non_eval_joined,
-        non_eval_saved_round_trips=saved_round_trips(non_eval_waves),
-        non_eval_wave_size_histogram=encode_histogram(histogram),
-        non_eval_waves_multi=multi,
-        non_eval_waves_total=len(non_eval_waves),
-        upper_bound_saved_ms=upper,
-        observed_calls=counters.observed_calls,
-        paired_calls=counters.paired_calls,
-        malformed_observations=counters.malformed_observations,
-        duplicate_starts=counters.duplicate_starts,
-        orphan_ends=counters.orphan_ends,
-        eval_outer_joined_calls=eval_outer,
-        mixed_non_eval_joined_calls=mixed_other,
-        tool_time_ms=tool_time,
-    )
+        accumulator.add(wave)
+    return accumulator.result(assembly.counters, turn_total)
 
 
 def to_event(summary: ParallelismSummary, session_hash: str) -> dict[str, Any] | None:
