@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -35,13 +34,15 @@ def process_mapper(jobs: int) -> Iterator[Mapper]:
     is started. Items are sent in chunks so that thousands of small files do not
     cost one round trip each. The pool is shut down when the block ends.
     """
-    pool: ProcessPoolExecutor | None = None
+    pool: Any = None  # a ProcessPoolExecutor, imported only when needed (slow import)
 
     def run(function: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
         nonlocal pool
         if jobs <= 1 or len(items) <= 1:
             return list(map(function, items))
         if pool is None:
+            from concurrent.futures import ProcessPoolExecutor
+
             pool = ProcessPoolExecutor(max_workers=jobs)
         chunksize = max(1, len(items) // (jobs * 8))
         return list(pool.map(function, items, chunksize=chunksize))

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Sequence
+from html import escape  # & < > as entities; xml.sax would pull urllib into every start
 from pathlib import Path
 from typing import TYPE_CHECKING
-from xml.sax.saxutils import escape
 
 import attrs
 
@@ -216,7 +216,8 @@ def _with_tooltips(svg: str, tooltips: Sequence[str]) -> str:
     # every call, also of those too short to carry their name.
     for n, tooltip in enumerate(tooltips):
         opening = f'<g id="call-{n}">'
-        svg = svg.replace(opening, f"{opening}\n    <title>{escape(tooltip)}</title>", 1)
+        title = escape(tooltip, quote=False)
+        svg = svg.replace(opening, f"{opening}\n    <title>{title}</title>", 1)
     return svg
 
 

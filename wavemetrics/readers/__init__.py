@@ -213,8 +213,16 @@ def read_unit(
     return UnitResult(reports, result.lanes)
 
 
-def _detect_file(args: tuple[str, str]) -> Detection:
-    return detect_input(*args)
+def _detect_file(
+    args: tuple[str, str, StreamSettings | None],
+) -> tuple[Detection, UnitResult | None]:
+    """Detect one file and, unless it belongs to a Claude Code project folder
+    (read later as a group), read it at once: one round trip per file."""
+    path, input_format, stream = args
+    detection = detect_input(path, input_format)
+    if detection.format is None or detection.format == "claude-code":
+        return detection, None
+    return detection, read_unit(ReadUnit(detection.format, (path,)), stream)
 
 
 def _read_unit_args(args: tuple[ReadUnit, StreamSettings | None]) -> UnitResult:
@@ -251,7 +259,9 @@ def read_inputs(
     # stdin and pipes can be read only once: detected and read here, one Source each
     stdin = {path: Source(path) for path in files if path == STDIN or not os.path.isfile(path)}
     on_disk = [path for path in files if path not in stdin]
-    detections = {d.path: d for d in run(_detect_file, [(p, input_format) for p in on_disk])}
+    detected = run(_detect_file, [(p, input_format, stream) for p in on_disk])
+    detections = {d.path: d for d, _ in detected}
+    early = {ReadUnit(d.format, (d.path,)): r for d, r in detected if r is not None and d.format}
     for path, source in stdin.items():
         detections[path] = detect_input(path, input_format, source)
     ordered = [detections[path] for path in files]
@@ -261,8 +271,9 @@ def read_inputs(
                 path=detection.path, format="unknown", error=detection.error
             )
     units = plan_units(ordered)
-    parallel = [unit for unit in units if not any(path in stdin for path in unit.paths)]
-    results = dict(zip(
+    parallel = [unit for unit in units
+                if unit not in early and not any(path in stdin for path in unit.paths)]
+    results = early | dict(zip(
         parallel, run(_read_unit_args, [(unit, stream) for unit in parallel]), strict=True
     ))
     for unit in units:
