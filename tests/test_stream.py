@@ -144,11 +144,11 @@ def test_accumulator_refuses_a_single_string_of_eval_names() -> None:
 @given(start=st.integers(0, 10**6), length=st.integers(0, 10**4),
        name=st.sampled_from(TOOL_NAMES))
 def test_single_call_shortcut_equals_the_general_wave(start: int, length: int, name: str) -> None:
-    """add_single(call) gives exactly what add(wave_from_calls([call])) gives."""
+    """add_single(name, start, end) gives exactly what add(wave_from_calls([call])) gives."""
     call = ToolCall("a", name, float(start), float(start + length))
     general, single = SummaryAccumulator(), SummaryAccumulator()
     general.add(wave_from_calls([call]))
-    single.add_single(call)
+    single.add_single(call.tool_name, call.start_ms, call.end_ms)
     counters = WaveCounters(observed_calls=1, paired_calls=1)
     assert single.result(counters) == general.result(counters)
 
@@ -166,8 +166,8 @@ def test_summarize_stream_uses_the_given_eval_names() -> None:
 def test_single_call_shortcut_uses_the_given_eval_names() -> None:
     """add_single classifies with the accumulator's own eval names, not the defaults."""
     accumulator = SummaryAccumulator(("grep",))
-    accumulator.add_single(ToolCall("a", "grep", 0.0, 3.0))
-    accumulator.add_single(ToolCall("b", "eval", 10.0, 12.0))
+    accumulator.add_single("grep", 0.0, 3.0)
+    accumulator.add_single("eval", 10.0, 12.0)
     summary = accumulator.result(WaveCounters(observed_calls=2, paired_calls=2))
     # grep is eval here (3 ms eval_only); eval is an ordinary tool (one non_eval wave)
     assert (summary.eval_only_waves, summary.eval_only_duration_ms) == (1, 3.0)
@@ -206,7 +206,7 @@ def test_emission_stops_at_the_first_wave_that_may_still_grow() -> None:
     lane.start("b", "read", 5)
     lane.start("c", "read", 10)  # pending: its start (10) bounds what may close
     lane.end("b", 30)  # wave {b} reaches 30 >= 10: it may still grow (c overlaps it)
-    assert [call.call_id for call in lane.open] == ["b"]
+    assert [call_id for *_, call_id, _ in lane.open] == ["b"]
     assert lane.emitted_reach == 1
     lane.end("c", 12)
     summary = lane.finish()
@@ -241,8 +241,9 @@ def test_a_wave_touching_a_pending_start_is_not_emitted() -> None:
 def test_emit_keeps_the_blocked_wave_and_everything_after_it() -> None:
     """Emission stops at the first wave reaching the threshold; later calls stay open too."""
     lane = LaneStream()
-    first, blocked, later = (ToolCall("a", "read", 0.0, 1.0), ToolCall("b", "read", 5.0, 30.0),
-                             ToolCall("d", "read", 40.0, 41.0))
+    # open calls are (start, end, pairing sequence, call id, tool name)
+    first, blocked, later = (0.0, 1.0, 1, "a", "read"), (5.0, 30.0, 2, "b", "read"), (
+        40.0, 41.0, 3, "d", "read")
     lane.open = [later, first, blocked]  # any order: the emission sorts
     lane._emit(10.0)  # wave {a} reaches 1 < 10; wave {b} reaches 30 >= 10
     assert lane.open == [blocked, later]

@@ -42,10 +42,6 @@ class StreamOrderError(Exception):
     """A paired call starts at or before the reach of a wave already emitted."""
 
 
-def _call_key(call: ToolCall) -> tuple[float, float]:
-    return (call.start_ms, call.end_ms)
-
-
 class LaneStream:
     """One lane's pairing (section 1) and wave assembly (section 2), incrementally.
 
@@ -70,7 +66,10 @@ class LaneStream:
         self._flush_every = flush_every
         self.summary = SummaryAccumulator(eval_tool_names)
         self.pending: dict[str, tuple[str, float]] = {}
-        self.open: list[ToolCall] = []
+        # open calls as (start_ms, end_ms, pairing sequence, call_id, tool_name):
+        # tuples sort natively by (start, end) and then pairing order, which is
+        # the batch path's stable sort (section 2)
+        self.open: list[tuple[float, float, int, str, str]] = []
         self.observed = self.paired = self.malformed = 0
         self.dropped = self.duplicates = self.orphans = self.anomalies = 0
         self.max_start = _NEG_INF
@@ -104,8 +103,7 @@ class LaneStream:
                 f"a call starting at {start_ms} ms would join a wave already summarised"
             )
         self.paired += 1
-        call = ToolCall(call_id, tool_name, start_ms, at_ms)  # pragma: no mutate (id never read)
-        self.open.append(call)
+        self.open.append((start_ms, at_ms, self.paired, call_id, tool_name))
         if len(self.open) >= self._check_at:
             self._emit(self._threshold())
             # amortised: the open region is sorted again only after it doubles
@@ -130,28 +128,32 @@ class LaneStream:
 
     def _emit(self, threshold: float) -> None:
         """Emit, in order, the leading waves of the open region whose reach < threshold."""
-        ordered = sorted(self.open, key=_call_key)  # stable: ties keep pairing order
+        ordered = sorted(self.open)  # (start, end, pairing sequence): the batch order
         begin = 0
         reach = _NEG_INF
-        for index, call in enumerate(ordered):
-            if index > begin and call.start_ms > reach:
+        for index, (start_ms, end_ms, *_) in enumerate(ordered):
+            if index > begin and start_ms > reach:
                 if reach >= threshold:
                     break
                 self._emit_wave(ordered[begin:index], reach)
                 begin = index
             # a new wave starts after the old reach, so max() restarts it too
-            reach = max(reach, call.end_ms)
+            reach = max(reach, end_ms)
         else:
             if begin < len(ordered) and reach < threshold:
                 self._emit_wave(ordered[begin:], reach)
                 begin = len(ordered)
         self.open = ordered[begin:]
 
-    def _emit_wave(self, calls: list[ToolCall], reach: float) -> None:
+    def _emit_wave(self, calls: list[tuple[float, float, int, str, str]], reach: float) -> None:
         if len(calls) == 1:
-            self.summary.add_single(calls[0])
+            start_ms, end_ms, _, _, tool_name = calls[0]
+            self.summary.add_single(tool_name, start_ms, end_ms)
         else:
-            self.summary.add(wave_from_calls(calls))
+            self.summary.add(wave_from_calls([
+                ToolCall(call_id, tool_name, start_ms, end_ms)  # pragma: no mutate (id: never read)
+                for start_ms, end_ms, _, call_id, tool_name in calls
+            ]))
         self.emitted_reach = reach
 
     def counters(self) -> WaveCounters:

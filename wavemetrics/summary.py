@@ -8,7 +8,7 @@ from typing import Any
 
 import attrs
 
-from wavemetrics.classify import EVAL_TOOL_NAMES, WaveBucket, classify_wave, is_eval_tool_name
+from wavemetrics.classify import EVAL_TOOL_NAMES, is_eval_tool_name
 from wavemetrics.histogram import (
     EMPTY_HISTOGRAM,
     HISTOGRAM_BUCKETS,
@@ -16,7 +16,7 @@ from wavemetrics.histogram import (
     encode_histogram,
     wave_size_bucket,
 )
-from wavemetrics.observations import ToolCall, WaveCounters
+from wavemetrics.observations import WaveCounters
 from wavemetrics.savings import (
     modeled_wallclock_saved_ms,
     saved_round_trips,
@@ -121,20 +121,19 @@ class SummaryAccumulator:
         """Account one wave; waves must come in wave order (by first call)."""
         for duration in usable_durations_ms(wave):
             self.tool_time_ms += duration
-        names = [call.tool_name for call in wave.calls]
-        bucket = classify_wave(names, self.eval_names)
-        if bucket is WaveBucket.EVAL_ONLY:
+        size = len(wave.calls)
+        # the bucket of section 4 (classify_wave), from the memoised eval test
+        evals = sum(1 for call in wave.calls if self.is_eval(call.tool_name))
+        if evals and evals == size:
             self.eval_only_waves += 1
             if math.isfinite(wave.span_ms):
                 self.eval_only_duration_ms += wave.span_ms
-            self.eval_outer_joined_calls += len(names)
-        elif bucket is WaveBucket.MIXED:
+            self.eval_outer_joined_calls += size
+        elif evals:
             self.mixed_waves += 1
-            evals = sum(1 for name in names if self.is_eval(name))
             self.eval_outer_joined_calls += evals
-            self.mixed_non_eval_joined_calls += len(names) - evals
+            self.mixed_non_eval_joined_calls += size - evals
         else:
-            size = len(names)
             self.non_eval_waves_total += 1
             self.non_eval_joined_calls += size
             if size > 1:
@@ -153,17 +152,17 @@ class SummaryAccumulator:
             self._eval_memo[name] = known  # pragma: no mutate (a memo: recomputing is the same)
         return known
 
-    def add_single(self, call: ToolCall) -> None:
-        """Account a wave of one paired call (finite times, ``end >= start``).
+    def add_single(self, tool_name: str, start_ms: float, end_ms: float) -> None:
+        """Account a wave of one paired call (finite times, ``end_ms >= start_ms``).
 
         The same figures as ``add(wave_from_calls([call]))`` without building
         the wave: its span is the call's duration, its peak at most 1 (no round
         trip saved) and both savings are 0.0, and adding 0.0 to these sums,
         which are never -0.0, changes nothing.
         """
-        duration = call.end_ms - call.start_ms
+        duration = end_ms - start_ms
         self.tool_time_ms += duration
-        if self.is_eval(call.tool_name):
+        if self.is_eval(tool_name):
             self.eval_only_waves += 1
             self.eval_only_duration_ms += duration
             self.eval_outer_joined_calls += 1
