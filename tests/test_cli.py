@@ -405,3 +405,28 @@ def test_table_shortens_numbers_too_wide_for_their_column() -> None:
     assert _count(1_000_000) == "1.0M"
     assert _seconds(497_985_400.0) == "497985.40"  # 9 characters: kept
     assert _seconds(12_345_678_900.0) == "12M"  # 12 345 678.9 s
+
+
+def test_progress_bar_only_on_a_terminal_and_never_over_piped_json() -> None:
+    """stderr must be a terminal; piped JSON or JSONL on stdout suppresses the bar."""
+    from wavemetrics.cli import show_progress
+
+    assert show_progress("table", stdout_is_tty=False, stderr_is_tty=True)
+    assert show_progress("json", stdout_is_tty=True, stderr_is_tty=True)
+    assert not show_progress("json", stdout_is_tty=False, stderr_is_tty=True)
+    assert not show_progress("jsonl", stdout_is_tty=False, stderr_is_tty=True)
+    assert not show_progress("table", stdout_is_tty=True, stderr_is_tty=False)
+
+
+@needs_corpus
+def test_progress_counts_every_file_once(tmp_path: Path) -> None:
+    """read_inputs reports progress for every file: 3 event files, and a Claude folder of 5."""
+    from wavemetrics.readers import read_inputs
+
+    for index in range(3):
+        _events(tmp_path, PARALLEL, name=f"e{index}.jsonl")
+    steps: list[int] = []
+    folder = CORPUS / "claude-code-log" / "-Users-dain-workspace-coderabbit-review-helper"
+    read_inputs([str(tmp_path), str(folder)], progress=steps.append)
+    assert sum(steps) == 3 + 5
+    assert steps.count(5) == 1  # the Claude project folder counts when it is read

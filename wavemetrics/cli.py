@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TypeVar
 
@@ -30,6 +31,7 @@ from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.parallel import default_jobs, process_mapper
 from wavemetrics.pipeline import Analysis, analyse
 from wavemetrics.readers import AUTO, FORMATS, ReadOutcome, StreamSettings, read_inputs
+from wavemetrics.readers.sources import expand_inputs
 from wavemetrics.report import (
     render_json,
     render_jsonl,
@@ -49,6 +51,9 @@ from wavemetrics.timeline import (
 __all__ = ["main"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: Fewer files than this are read without a progress bar.
+PROGRESS_MIN_FILES = 20
 
 
 def _input_options(command: F) -> F:
@@ -92,15 +97,32 @@ def _subagent_hints(paths: Sequence[str], outcome: ReadOutcome) -> None:
             )
 
 
+def show_progress(output_format: str, stdout_is_tty: bool, stderr_is_tty: bool) -> bool:
+    """A progress bar goes to stderr only when it is a terminal, and never while
+    JSON is being piped from stdout (its reader may share the terminal's stderr)."""
+    if not stderr_is_tty:
+        return False
+    return stdout_is_tty or output_format not in ("json", "jsonl")
+
+
 def _run(
     paths: Sequence[str], input_format: str, eval_tools: Sequence[str], max_tracked_calls: int,
-    *, jobs: int = 1, stream: bool = False,
+    *, jobs: int = 1, stream: bool = False, output_format: str = "table",
 ) -> Analysis:
     eval_names = tuple(eval_tools) or EVAL_TOOL_NAMES
     cap = max_tracked_calls or None
     settings = StreamSettings(max_tracked_calls=cap, eval_tool_names=eval_names) if stream else None
+    total = 0
+    if show_progress(output_format, sys.stdout.isatty(), sys.stderr.isatty()):
+        total = sum(1 for _, error in expand_inputs(list(paths)) if error is None)
     with process_mapper(jobs) as mapper:
-        outcome = read_inputs(paths, input_format, stream=settings, mapper=mapper)
+        if total < PROGRESS_MIN_FILES:
+            outcome = read_inputs(paths, input_format, stream=settings, mapper=mapper)
+        else:
+            with click.progressbar(length=total, label="reading", file=sys.stderr) as bar:
+                outcome = read_inputs(
+                    paths, input_format, stream=settings, mapper=mapper, progress=bar.update
+                )
     for report in outcome.inputs:
         if report.error is not None:
             click.echo(f"wavemetrics: error: {report.path}: {report.error}", err=True)
@@ -144,7 +166,10 @@ def summarize(
     max_tracked_calls: int, jobs: int, output_format: str,
 ) -> None:
     """Summarise tool-call parallelism per lane of each PATH (file, folder, or - for stdin)."""
-    analysis = _run(paths, input_format, eval_tools, max_tracked_calls, jobs=jobs, stream=True)
+    analysis = _run(
+        paths, input_format, eval_tools, max_tracked_calls, jobs=jobs, stream=True,
+        output_format=output_format,
+    )
     if output_format == "json":
         click.echo(render_json(analysis), nl=False)
     elif output_format == "jsonl":
@@ -165,7 +190,9 @@ def waves(
     max_tracked_calls: int, jobs: int, output_format: str,
 ) -> None:
     """List every wave (lane, start, span, size, peak, bucket, saving, tools) of each PATH."""
-    analysis = _run(paths, input_format, eval_tools, max_tracked_calls, jobs=jobs)
+    analysis = _run(
+        paths, input_format, eval_tools, max_tracked_calls, jobs=jobs, output_format=output_format
+    )
     names = tuple(eval_tools) or EVAL_TOOL_NAMES
     if output_format == "json":
         document = waves_document(analysis, names)

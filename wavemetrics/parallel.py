@@ -36,16 +36,17 @@ def process_mapper(jobs: int) -> Iterator[Mapper]:
     """
     pool: Any = None  # a ProcessPoolExecutor, imported only when needed (slow import)
 
-    def run(function: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+    def run(function: Callable[[Any], Any], items: Sequence[Any]) -> Iterator[Any]:
+        """Results in item order, each as soon as it (and those before it) are done."""
         nonlocal pool
         if jobs <= 1 or len(items) <= 1:
-            return list(map(function, items))
+            return map(function, items)
         if pool is None:
             from concurrent.futures import ProcessPoolExecutor
 
             pool = ProcessPoolExecutor(max_workers=jobs)
         chunksize = max(1, len(items) // (jobs * 8))
-        return list(pool.map(function, items, chunksize=chunksize))
+        return pool.map(function, items, chunksize=chunksize)  # type: ignore[no-any-return]
 
     try:
         yield run

@@ -235,6 +235,7 @@ def read_inputs(
     *,
     stream: StreamSettings | None = None,
     mapper: Mapper | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> ReadOutcome:
     """Read every path (file, directory read recursively, or ``-`` for stdin).
 
@@ -242,7 +243,9 @@ def read_inputs(
     lanes while reading (bounded memory; ``Lane.summary`` is set and
     ``Lane.observations`` empty). ``mapper``: how to run detection and units,
     e.g. a process pool's ``map``; the outcome never depends on it (the built-in
-    ``map`` by default). Never raises for bad data: an unreadable or
+    ``map`` by default). ``progress(n)`` is called as ``n`` more files are done
+    (a progress bar's update; the files of a Claude Code folder count when the
+    folder is read). Never raises for bad data: an unreadable or
     unrecognised input gets ``error`` set in its report and the rest are still
     read. Raises ``ValueError`` for an unknown format name.
     """
@@ -259,7 +262,12 @@ def read_inputs(
     # stdin and pipes can be read only once: detected and read here, one Source each
     stdin = {path: Source(path) for path in files if path == STDIN or not os.path.isfile(path)}
     on_disk = [path for path in files if path not in stdin]
-    detected = run(_detect_file, [(p, input_format, stream) for p in on_disk])
+    done = progress or (lambda n: None)
+    detected = []
+    for detection, result in run(_detect_file, [(p, input_format, stream) for p in on_disk]):
+        detected.append((detection, result))
+        if detection.format != "claude-code":
+            done(1)
     detections = {d.path: d for d, _ in detected}
     early = {ReadUnit(d.format, (d.path,)): r for d, r in detected if r is not None and d.format}
     for path, source in stdin.items():
@@ -273,14 +281,18 @@ def read_inputs(
     units = plan_units(ordered)
     parallel = [unit for unit in units
                 if unit not in early and not any(path in stdin for path in unit.paths)]
-    results = early | dict(zip(
+    results = dict(early)
+    for unit, result in zip(
         parallel, run(_read_unit_args, [(unit, stream) for unit in parallel]), strict=True
-    ))
+    ):
+        results[unit] = result
+        done(len(unit.paths))
     for unit in units:
         if unit not in results:
             results[unit] = read_unit(
                 unit, stream, {path: stdin.get(path) or Source(path) for path in unit.paths}
             )
+            done(len(unit.paths))
     lanes: list[Lane] = []
     for unit in units:
         result = results[unit]
