@@ -7,6 +7,7 @@ written out from the contract, independently of ``wavemetrics.classify``.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -398,3 +399,29 @@ def exact_sessions(draw: st.DrawFn) -> tuple[list[object], list[tuple[str, float
     turns = draw(st.lists(st.tuples(st.sampled_from(("turn_start", "turn_end", "other")),
                                     st.integers(0, 10**6)), max_size=6))
     return stream, turns
+
+
+# ------------------------------------------------------------ reader fuzzing
+
+JSON_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=8), st.sampled_from(["", "\ud800", "2026-01-01T00:00:00.000Z", "a", "b"]),
+)
+#: Any JSON value, small: what a hostile or drifting trace may put in a field.
+JSON_VALUES = st.recursive(
+    JSON_SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
+                                                                max_size=3),
+    max_leaves=8,
+)
+
+
+def plausible_or_any(plausible: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """A plausible value most of the time, any JSON value otherwise."""
+    return st.one_of(plausible, plausible, JSON_VALUES)
+
+
+def fuzz_lines(record: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[bytes]:
+    """A record as a JSON line, or a random byte line."""
+    as_json = record.map(lambda r: json.dumps(r).encode() + b"\n")
+    return st.one_of(as_json, as_json, as_json, st.binary(max_size=20))

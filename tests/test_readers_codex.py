@@ -24,6 +24,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.corpus import CORPUS, needs_corpus
+from tests.reader_checks import check_lanes, observation_tuples, read_one, write_records
+from tests.strategies import fuzz_lines, plausible_or_any
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
 from wavemetrics.cli import main
 from wavemetrics.readers import InputReport, Lane, read_inputs
@@ -120,27 +122,11 @@ def _shell_output(seconds: Any) -> str:
 
 
 def _write(tmp_path: Path, records: list[Any], name: str = "rollout-fixture.jsonl") -> str:
-    """Write records (dicts as JSON, strings verbatim) as lines of a file."""
-    path = tmp_path / name
-    lines = [r if isinstance(r, str) else json.dumps(r) for r in records]
-    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    return str(path)
+    return write_records(tmp_path, records, name)
 
 
 def _read(path: str, input_format: str = "auto") -> tuple[InputReport, list[Lane]]:
-    """Read one input, check its line accounting identity and its format."""
-    outcome = read_inputs([path], input_format)
-    (report,) = outcome.inputs
-    assert report.error is None
-    assert report.format == "codex"
-    assert report.lines_read == (
-        report.lines_used + report.lines_ignored + sum(report.problems.values())
-    )
-    return report, list(outcome.lanes)
-
-
-def _observations(lane: Lane) -> list[tuple[str, str, str, float]]:
-    return [(o.kind, o.call_id, o.tool_name, o.at_ms) for o in lane.observations]
+    return read_one(path, "codex", input_format)
 
 
 def _summary(lane: Lane) -> ParallelismSummary:
@@ -225,7 +211,7 @@ def test_starts_and_ends_pair_by_call_id_in_file_order(tmp_path: Path) -> None:
     ])
     report, (lane,) = _read(path)
     assert (lane.session_id, lane.lane_id) == ("s-1", "main")
-    assert _observations(lane) == [
+    assert observation_tuples(lane) == [
         ("start", "a", "exec_command", BASE_MS + 100.0),
         ("start", "b", "apply_patch", BASE_MS + 110.0),
         ("start", "c", "local_shell_call", BASE_MS + 120.0),
@@ -248,7 +234,7 @@ def test_missing_output_leaves_an_incomplete_call(tmp_path: Path) -> None:
         _output(250, "zz"),
     ])
     _, (lane,) = _read(path)
-    assert _observations(lane)[-1] == ("end", "zz", "unknown", BASE_MS + 250.0)
+    assert observation_tuples(lane)[-1] == ("end", "zz", "unknown", BASE_MS + 250.0)
     summary = _summary(lane)
     assert (summary.observed_calls, summary.paired_calls, summary.incomplete_calls,
             summary.orphan_ends) == (2, 1, 1, 1)
@@ -263,7 +249,7 @@ def test_batched_write_moves_the_start_back_by_the_embedded_duration(tmp_path: P
         _call(9500, "c"), _output(9500, "c", _shell_output(0)),
     ])
     report, (lane,) = _read(path)
-    assert _observations(lane) == [
+    assert observation_tuples(lane) == [
         ("start", "a", "shell", BASE_MS + 3500.0),
         ("end", "a", "shell", BASE_MS + 5000.0),
         ("start", "b", "shell", BASE_MS + 7900.0),
@@ -328,7 +314,7 @@ def test_duplicate_call_ids_first_start_and_first_end_win(tmp_path: Path) -> Non
         _output(300, "a"), _output(350, "a"),
     ])
     report, (lane,) = _read(path)
-    assert _observations(lane) == [
+    assert observation_tuples(lane) == [
         ("start", "a", "first_name", BASE_MS + 100.0),
         ("end", "a", "first_name", BASE_MS + 300.0),
     ]
@@ -398,7 +384,7 @@ def test_invalid_timestamps_on_tool_records_are_problems(tmp_path: Path) -> None
     report, (lane,) = _read(path)
     assert report.problems == {"invalid_timestamp": 3}
     assert report.ignored == {"event_msg.user_message": 1}
-    assert _observations(lane) == [("start", "b", "shell", BASE_MS + 150.0)]
+    assert observation_tuples(lane) == [("start", "b", "shell", BASE_MS + 150.0)]
 
 
 def test_malformed_records_are_problems_by_reason(tmp_path: Path) -> None:
@@ -431,7 +417,7 @@ def test_ids_that_cannot_be_encoded_are_unusable(tmp_path: Path) -> None:
     report, (lane,) = _read(path)
     assert lane.session_id == "s-1"
     assert report.problems == {"invalid_session_meta": 1, "invalid_tool_record": 1}
-    assert _observations(lane)[0] == ("start", "a", "function_call", BASE_MS + 20.0)
+    assert observation_tuples(lane)[0] == ("start", "a", "function_call", BASE_MS + 20.0)
 
 
 def test_file_name_bytes_that_are_not_utf8_stay_printable(tmp_path: Path) -> None:
@@ -464,7 +450,7 @@ def test_fork_replayed_items_before_the_boundary_are_not_used(tmp_path: Path) ->
     assert report.ignored == {"replayed_items": 7}
     assert report.notes == {}
     assert (report.lines_read, report.lines_used) == (13, 6)
-    assert _observations(lane) == [
+    assert observation_tuples(lane) == [
         ("start", "p1", "shell", BASE_MS + 11_000.0),
         ("start", "own", "shell", BASE_MS + 11_100.0),
         ("end", "p1", "shell", BASE_MS + 12_000.0),
@@ -582,68 +568,33 @@ def test_auto_detection_picks_codex_for_a_rollout(tmp_path: Path) -> None:
     assert [r.format for r in outcome.inputs] == ["codex"]
 
 
-JSON_SCALARS = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False),
-    st.text(max_size=8), st.sampled_from(["", "\ud800", "2026-01-01T00:00:00.000Z", "a", "b"]),
-)
-JSON_VALUES = st.recursive(
-    JSON_SCALARS,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
-                                                                max_size=3),
-    max_leaves=8,
-)
-
-
-def _field(plausible: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    """A plausible value most of the time, any JSON value otherwise."""
-    return st.one_of(plausible, plausible, JSON_VALUES)
-
-
-def _fuzz_line(record: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[bytes]:
-    """A record as a JSON line, or a random byte line."""
-    as_json = record.map(lambda r: json.dumps(r).encode() + b"\n")
-    return st.one_of(as_json, as_json, as_json, st.binary(max_size=20))
-
-
-def _check_lanes(lanes: list[Lane]) -> None:
-    """Every observation a reader emits is one the metric core accepts."""
-    for lane in lanes:
-        for o in lane.observations:
-            assert o.kind in ("start", "end")
-            assert isinstance(o.call_id, str) and o.call_id
-            assert isinstance(o.tool_name, str) and o.tool_name
-            assert isinstance(o.at_ms, float) and 0 <= o.at_ms < float("inf")
-        summary = summarize(assemble_waves(lane.observations))
-        assert summary.malformed_observations == 0
-        f"{lane.session_id}{lane.lane_id}".encode()
-
-_TIMES = _field(st.integers(0, 5).map(_t))
-_IDS = _field(st.sampled_from(["a", "b", "c"]))
+_TIMES = plausible_or_any(st.integers(0, 5).map(_t))
+_IDS = plausible_or_any(st.sampled_from(["a", "b", "c"]))
 _CODEX_PAYLOAD = st.fixed_dictionaries(
-    {"type": _field(st.sampled_from(["function_call", "custom_tool_call", "local_shell_call",
+    {"type": plausible_or_any(st.sampled_from(["function_call", "custom_tool_call", "local_shell_call",
                                      "function_call_output", "custom_tool_call_output",
                                      "message", "token_count"]))},
-    optional={"call_id": _IDS, "name": _field(st.just("shell")),
-              "output": _field(st.sampled_from([_shell_output(0.001), "text"])),
-              "id": _field(st.sampled_from([_uuid7(BASE_MS + 2), "s"])),
+    optional={"call_id": _IDS, "name": plausible_or_any(st.just("shell")),
+              "output": plausible_or_any(st.sampled_from([_shell_output(0.001), "text"])),
+              "id": plausible_or_any(st.sampled_from([_uuid7(BASE_MS + 2), "s"])),
               "forked_from_id": _IDS, "timestamp": _TIMES,
-              "turn_id": _field(st.sampled_from([_uuid7(BASE_MS), _uuid7(BASE_MS + 3)]))},
+              "turn_id": plausible_or_any(st.sampled_from([_uuid7(BASE_MS), _uuid7(BASE_MS + 3)]))},
 )
 _CODEX_RECORD = st.fixed_dictionaries(
     {},
-    optional={"timestamp": _TIMES, "payload": _field(_CODEX_PAYLOAD),
-              "type": _field(st.sampled_from(["session_meta", "response_item", "event_msg",
+    optional={"timestamp": _TIMES, "payload": plausible_or_any(_CODEX_PAYLOAD),
+              "type": plausible_or_any(st.sampled_from(["session_meta", "response_item", "event_msg",
                                               "turn_context", "compacted"]))},
 )
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(_fuzz_line(_CODEX_RECORD), max_size=12))
+@given(st.lists(fuzz_lines(_CODEX_RECORD), max_size=12))
 def test_fuzzed_rollouts_never_raise(lines: list[bytes]) -> None:
     """Any mix of mutated rollout records and random bytes reads without an exception."""
     lanes, account = read_codex(lines, path="rollout-fuzz.jsonl")
     assert account.lines_read == len(lines)
     assert account.lines_read == account.lines_used + account.lines_ignored + sum(
         account.problems.values())
-    _check_lanes(lanes)
+    check_lanes(lanes)
     sniff_codex(lines, "rollout-fuzz.jsonl")

@@ -20,9 +20,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.corpus import CORPUS, needs_corpus
+from tests.reader_checks import check_lanes, observation_tuples, read_one, write_records
+from tests.strategies import fuzz_lines, plausible_or_any
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
 from wavemetrics.cli import main
-from wavemetrics.readers import InputReport, Lane, read_inputs
+from wavemetrics.readers import InputReport, Lane
 from wavemetrics.readers.codex_tui import read_codex_tui, sniff_codex_tui
 
 # 2026-01-01T00:00:00Z: 20 454 days after the epoch.
@@ -63,27 +65,11 @@ def _tool(at: int, event: str, call_id: str | None) -> dict[str, Any]:
 
 
 def _write(tmp_path: Path, records: list[Any], name: str = "recording.jsonl") -> str:
-    """Write records (dicts as JSON, strings verbatim) as lines of a file."""
-    path = tmp_path / name
-    lines = [r if isinstance(r, str) else json.dumps(r) for r in records]
-    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    return str(path)
+    return write_records(tmp_path, records, name)
 
 
 def _read(path: str, input_format: str = "auto") -> tuple[InputReport, list[Lane]]:
-    """Read one input, check its line accounting identity and its format."""
-    outcome = read_inputs([path], input_format)
-    (report,) = outcome.inputs
-    assert report.error is None
-    assert report.format == "codex-tui"
-    assert report.lines_read == (
-        report.lines_used + report.lines_ignored + sum(report.problems.values())
-    )
-    return report, list(outcome.lanes)
-
-
-def _observations(lane: Lane) -> list[tuple[str, str, str, float]]:
-    return [(o.kind, o.call_id, o.tool_name, o.at_ms) for o in lane.observations]
+    return read_one(path, "codex-tui", input_format)
 
 
 def _summary(lane: Lane) -> ParallelismSummary:
@@ -114,7 +100,7 @@ def test_corpus_recording_first_call_by_hand() -> None:
     """The first exec_command runs from 15:51:14.179 to 15:51:14.294 on 2025-08-09."""
     _, lanes = _read(str(CORPUS / RECORDING))
     first_ms = 1_754_754_674_179.0  # 2025-08-09T15:51:14.179Z
-    assert _observations(lanes[0])[:2] == [
+    assert observation_tuples(lanes[0])[:2] == [
         ("start", "call_FcgERRxr3Nze61sObylEGnl7", "exec_command", first_ms),
         ("end", "call_FcgERRxr3Nze61sObylEGnl7", "exec_command", first_ms + 115),
     ]
@@ -152,7 +138,7 @@ def test_begin_and_end_events_pair_at_their_ts(tmp_path: Path) -> None:
     ])
     report, (lane,) = _read(path)
     assert (lane.session_id, lane.lane_id) == ("sess-1", "main")
-    assert _observations(lane) == [
+    assert observation_tuples(lane) == [
         ("start", "a", "exec_command", BASE_MS + 100.0),
         ("start", "b", "patch_apply", BASE_MS + 150.0),
         ("end", "b", "patch_apply", BASE_MS + 200.0),
@@ -253,64 +239,29 @@ def test_sniffer_claims_recordings_and_nothing_else() -> None:
     assert not any(sniff_codex_tui([line], "r.jsonl") for line in others)
 
 
-JSON_SCALARS = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False),
-    st.text(max_size=8), st.sampled_from(["", "\ud800", "2026-01-01T00:00:00.000Z", "a", "b"]),
-)
-JSON_VALUES = st.recursive(
-    JSON_SCALARS,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
-                                                                max_size=3),
-    max_leaves=8,
-)
-
-
-def _field(plausible: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    """A plausible value most of the time, any JSON value otherwise."""
-    return st.one_of(plausible, plausible, JSON_VALUES)
-
-
-def _fuzz_line(record: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[bytes]:
-    """A record as a JSON line, or a random byte line."""
-    as_json = record.map(lambda r: json.dumps(r).encode() + b"\n")
-    return st.one_of(as_json, as_json, as_json, st.binary(max_size=20))
-
-
-def _check_lanes(lanes: list[Lane]) -> None:
-    """Every observation a reader emits is one the metric core accepts."""
-    for lane in lanes:
-        for o in lane.observations:
-            assert o.kind in ("start", "end")
-            assert isinstance(o.call_id, str) and o.call_id
-            assert isinstance(o.tool_name, str) and o.tool_name
-            assert isinstance(o.at_ms, float) and 0 <= o.at_ms < float("inf")
-        summary = summarize(assemble_waves(lane.observations))
-        assert summary.malformed_observations == 0
-        f"{lane.session_id}{lane.lane_id}".encode()
-
 _TUI_MSG = st.fixed_dictionaries(
-    {"type": _field(st.sampled_from(["exec_command_begin", "exec_command_end",
+    {"type": plausible_or_any(st.sampled_from(["exec_command_begin", "exec_command_end",
                                      "patch_apply_begin", "patch_apply_end",
                                      "session_configured", "agent_message"]))},
-    optional={"call_id": _field(st.sampled_from(["a", "b"])),
-              "session_id": _field(st.sampled_from(["s-1", "s-2"]))},
+    optional={"call_id": plausible_or_any(st.sampled_from(["a", "b"])),
+              "session_id": plausible_or_any(st.sampled_from(["s-1", "s-2"]))},
 )
 _TUI_RECORD = st.fixed_dictionaries(
     {},
-    optional={"ts": _field(st.integers(0, 5).map(_t)),
-              "dir": _field(st.sampled_from(["to_tui", "meta"])),
-              "kind": _field(st.sampled_from(["codex_event", "app_event"])),
-              "payload": _field(st.fixed_dictionaries({}, optional={"msg": _field(_TUI_MSG)}))},
+    optional={"ts": plausible_or_any(st.integers(0, 5).map(_t)),
+              "dir": plausible_or_any(st.sampled_from(["to_tui", "meta"])),
+              "kind": plausible_or_any(st.sampled_from(["codex_event", "app_event"])),
+              "payload": plausible_or_any(st.fixed_dictionaries({}, optional={"msg": plausible_or_any(_TUI_MSG)}))},
 )
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(_fuzz_line(_TUI_RECORD), max_size=12))
+@given(st.lists(fuzz_lines(_TUI_RECORD), max_size=12))
 def test_fuzzed_recordings_never_raise(lines: list[bytes]) -> None:
     """Any mix of mutated recording lines and random bytes reads without an exception."""
     lanes, account = read_codex_tui(lines, path="recording-fuzz.jsonl")
     assert account.lines_read == len(lines)
     assert account.lines_read == account.lines_used + account.lines_ignored + sum(
         account.problems.values())
-    _check_lanes(lanes)
+    check_lanes(lanes)
     sniff_codex_tui(lines, "recording-fuzz.jsonl")

@@ -21,6 +21,7 @@ from typing import Any
 from click.testing import CliRunner
 
 from tests.corpus import CORPUS, needs_corpus
+from tests.reader_checks import observation_tuples, read_one
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
 from wavemetrics.cli import main
 from wavemetrics.readers import InputReport, Lane, read_inputs
@@ -91,19 +92,7 @@ def _eval_members() -> dict[str, Any]:
 
 
 def _read(path: str, input_format: str = "auto") -> tuple[InputReport, list[Lane]]:
-    """Read one input as inspect and check its item accounting identity."""
-    outcome = read_inputs([path], input_format)
-    (report,) = outcome.inputs
-    assert report.error is None
-    assert report.format == "inspect"
-    assert report.lines_read == (
-        report.lines_used + report.lines_ignored + sum(report.problems.values())
-    )
-    return report, list(outcome.lanes)
-
-
-def _observations(lane: Lane) -> list[tuple[str, str, str, float]]:
-    return [(o.kind, o.call_id, o.tool_name, o.at_ms) for o in lane.observations]
+    return read_one(path, "inspect", input_format)
 
 
 def _summary(lane: Lane) -> ParallelismSummary:
@@ -118,7 +107,7 @@ def test_corpus_browser_log_figures() -> None:
             report.notes) == (43, 4, 39, {}, {})
     assert report.ignored == CORPUS_IGNORED
     assert (lane.session_id, lane.lane_id) == ("ZB2vu5GNujYaBdPSReCeop/1/1", "main")
-    assert _observations(lane)[:2] == [
+    assert observation_tuples(lane)[:2] == [
         ("start", "call_35FTpd6shR9efioDgeEBZ33s", "web_browser_go", 1747096059762.878),
         ("end", "call_35FTpd6shR9efioDgeEBZ33s", "web_browser_go", 1747096064080.452),
     ]
@@ -157,7 +146,7 @@ def test_eval_archive_is_detected_and_read_sample_by_sample(tmp_path: Path) -> N
     assert [(lane.session_id, lane.lane_id) for lane in lanes] == [
         ("evalFixture01/1/1", "main"), ("evalFixture01/alpha/2", "main"),
     ]
-    assert _observations(lanes[0]) == PARALLEL_OBSERVATIONS
+    assert observation_tuples(lanes[0]) == PARALLEL_OBSERVATIONS
     assert lanes[1].observations == ()
     # 5 events of sample 1, sample alpha without events, the unparsable member.
     assert (report.lines_read, report.lines_used, report.ignored, report.problems) == (
@@ -209,7 +198,7 @@ def test_json_log_with_iso_offsets_and_a_missing_end(tmp_path: Path) -> None:
     path.write_text(json.dumps(log, indent=2), encoding="utf-8")
     report, (lane,) = _read(str(path))
     assert lane.session_id == "E1/1/1"
-    assert _observations(lane) == PARALLEL_OBSERVATIONS
+    assert observation_tuples(lane) == PARALLEL_OBSERVATIONS
     assert (report.lines_read, report.lines_used, report.lines_ignored) == (5, 3, 2)
 
 

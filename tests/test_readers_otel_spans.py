@@ -21,9 +21,10 @@ import pytest
 from click.testing import CliRunner
 
 from tests.corpus import CORPUS, needs_corpus
+from tests.reader_checks import observation_tuples, read_one
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
 from wavemetrics.cli import main
-from wavemetrics.readers import InputReport, Lane, read_inputs
+from wavemetrics.readers import InputReport, Lane
 from wavemetrics.readers.otel_spans import sniff_otel_spans
 
 # 2026-01-01T00:00:00Z in ms and ns.
@@ -95,19 +96,7 @@ def _write_doc(tmp_path: Path, spans: list[Any], name: str = "trace.json") -> st
 
 
 def _read(path: str, input_format: str = "auto") -> tuple[InputReport, list[Lane]]:
-    """Read one input as otel-spans and check its item accounting identity."""
-    outcome = read_inputs([path], input_format)
-    (report,) = outcome.inputs
-    assert report.error is None
-    assert report.format == "otel-spans"
-    assert report.lines_read == (
-        report.lines_used + report.lines_ignored + sum(report.problems.values())
-    )
-    return report, list(outcome.lanes)
-
-
-def _observations(lane: Lane) -> list[tuple[str, str, str, float]]:
-    return [(o.kind, o.call_id, o.tool_name, o.at_ms) for o in lane.observations]
+    return read_one(path, "otel-spans", input_format)
 
 
 def _summary(lane: Lane) -> ParallelismSummary:
@@ -125,7 +114,7 @@ def test_corpus_any_agent_figures(row: tuple[Any, ...]) -> None:
     assert report.ignored == {"non_tool_span": ignored}
     (lane,) = lanes
     call_id, tool, start, end = first
-    assert _observations(lane)[:2] == [("start", call_id, tool, start), ("end", call_id, tool, end)]
+    assert observation_tuples(lane)[:2] == [("start", call_id, tool, start), ("end", call_id, tool, end)]
     summary = _summary(lane)
     assert (lane.session_id, lane.lane_id) == (session_id, "main")
     assert (summary.observed_calls, summary.paired_calls, summary.incomplete_calls,
@@ -164,7 +153,7 @@ def test_parallel_tool_spans_form_one_wave(tmp_path: Path) -> None:
         _span(4, 450, 480, tool="glob", call_id="c", parent=1),
     ])
     report, (lane,) = _read(path)
-    assert _observations(lane) == [
+    assert observation_tuples(lane) == [
         ("start", "a", "read", BASE_MS + 100.0), ("end", "a", "read", BASE_MS + 400.0),
         ("start", "b", "grep", BASE_MS + 200.0), ("end", "b", "grep", BASE_MS + 500.0),
         ("start", "c", "glob", BASE_MS + 450.0), ("end", "c", "glob", BASE_MS + 480.0),
@@ -205,7 +194,7 @@ def test_zero_or_malformed_times_are_invalid_and_null_end_is_incomplete(tmp_path
     ])
     report, (lane,) = _read(path)
     assert report.problems == {"invalid_timestamp": 5}
-    assert _observations(lane) == [("start", "open", "read", BASE_MS + 10.0)]
+    assert observation_tuples(lane) == [("start", "open", "read", BASE_MS + 10.0)]
     assert _summary(lane).incomplete_calls == 1
     assert (report.lines_read, report.lines_used, report.ignored) == (
         7, 1, {"non_tool_span": 1})
@@ -223,7 +212,7 @@ def test_duplicates_innermost_wins_then_synthetic_timing_is_set_aside(tmp_path: 
         _span(13, 4000, 4000, tool="c", call_id="instant"),
     ])
     report, (lane,) = _read(path)
-    assert _observations(lane) == [
+    assert observation_tuples(lane) == [
         ("start", "dup", "mcp_fetch", BASE_MS + 150.0), ("end", "dup", "mcp_fetch", BASE_MS + 850.0),
     ]
     assert report.ignored == {"duplicate_span": 1, "non_tool_span": 2, "synthetic_timing": 3}
@@ -271,7 +260,7 @@ def test_sdk_to_json_form_with_hex_ids_and_iso_times(tmp_path: Path) -> None:
                     encoding="utf-8")
     report, (lane,) = _read(str(path))
     assert lane.session_id == "s-sdk"
-    assert _observations(lane) == [
+    assert observation_tuples(lane) == [
         ("start", "00000000000000b2", "bash", BASE_MS + 250.0),
         ("end", "00000000000000b2", "bash", BASE_MS + 750.5),
     ]

@@ -17,9 +17,10 @@ from typing import Any
 from click.testing import CliRunner
 
 from tests.corpus import CORPUS, needs_corpus
+from tests.reader_checks import observation_tuples, read_one, write_records
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
 from wavemetrics.cli import main
-from wavemetrics.readers import InputReport, Lane, read_inputs
+from wavemetrics.readers import InputReport, Lane
 from wavemetrics.readers.otlp import sniff_otlp
 
 # 2026-01-01T00:00:00Z in ms and ns.
@@ -75,27 +76,11 @@ def _batch(spans: list[Any], resource: tuple[tuple[str, str], ...] = ()) -> dict
 
 
 def _write(tmp_path: Path, records: list[Any], name: str = "traces.jsonl") -> str:
-    """Write records (dicts as compact JSON, strings verbatim) one per line."""
-    path = tmp_path / name
-    lines = [r if isinstance(r, str) else json.dumps(r) for r in records]
-    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    return str(path)
+    return write_records(tmp_path, records, name)
 
 
 def _read(path: str, input_format: str = "auto") -> tuple[InputReport, list[Lane]]:
-    """Read one input as otlp and check its item accounting identity."""
-    outcome = read_inputs([path], input_format)
-    (report,) = outcome.inputs
-    assert report.error is None
-    assert report.format == "otlp"
-    assert report.lines_read == (
-        report.lines_used + report.lines_ignored + sum(report.problems.values())
-    )
-    return report, list(outcome.lanes)
-
-
-def _observations(lane: Lane) -> list[tuple[str, str, str, float]]:
-    return [(o.kind, o.call_id, o.tool_name, o.at_ms) for o in lane.observations]
+    return read_one(path, "otlp", input_format)
 
 
 def _summary(lane: Lane) -> ParallelismSummary:
@@ -142,7 +127,7 @@ def test_tool_spans_are_fed_as_start_end_pairs_in_start_order(tmp_path: Path) ->
     ])])
     report, (lane,) = _read(path)
     assert lane.session_id == TRACE
-    assert _observations(lane) == [
+    assert observation_tuples(lane) == [
         ("start", "a", "read", BASE_MS + 100.0), ("end", "a", "read", BASE_MS + 250.0),
         ("start", "b", "glob", BASE_MS + 200.0), ("end", "b", "glob", BASE_MS + 260.0),
         ("start", "c", "grep", BASE_MS + 300.0), ("end", "c", "grep", BASE_MS + 400.0),
@@ -203,7 +188,7 @@ def test_missing_end_is_a_start_alone(tmp_path: Path) -> None:
         _span("0000000000000002", 50, 90, call_id="done"),
     ])])
     report, (lane,) = _read(path)
-    assert _observations(lane) == [
+    assert observation_tuples(lane) == [
         ("start", "done", "read", BASE_MS + 50.0), ("end", "done", "read", BASE_MS + 90.0),
         ("start", "open", "read", BASE_MS + 100.0),
     ]
@@ -216,7 +201,7 @@ def test_end_before_start_reaches_the_core_as_a_clock_anomaly(tmp_path: Path) ->
     """A reversed span is fed as is and counted by the core as a clock anomaly."""
     path = _write(tmp_path, [_batch([_span("0000000000000001", 500, 400, call_id="r")])])
     report, (lane,) = _read(path)
-    assert _observations(lane) == [
+    assert observation_tuples(lane) == [
         ("start", "r", "read", BASE_MS + 500.0), ("end", "r", "read", BASE_MS + 400.0),
     ]
     assert (_summary(lane).clock_anomalies, report.lines_used) == (1, 1)
@@ -234,7 +219,7 @@ def test_duplicate_spans_of_one_call_the_innermost_wins(tmp_path: Path) -> None:
     ])])
     report, (lane,) = _read(path)
     # call_2's copies are equally long: the deeper span (the child) wins.
-    assert _observations(lane) == [
+    assert observation_tuples(lane) == [
         ("start", "call_1", "mcp_search", BASE_MS + 120.0),
         ("end", "call_1", "mcp_search", BASE_MS + 480.0),
         ("start", "call_2", "inner", BASE_MS + 600.0),
@@ -366,7 +351,7 @@ def test_tool_name_and_call_id_fallbacks(tmp_path: Path) -> None:
         _span("0000000000000010", 70, 80, tool="", operation="execute_tool", name=""),
     ])])
     report, (lane,) = _read(path)
-    assert _observations(lane) == [
+    assert observation_tuples(lane) == [
         ("start", "00000000000000ab", "web_fetch", BASE_MS + 10.0),
         ("end", "00000000000000ab", "web_fetch", BASE_MS + 20.0),
         ("start", "00000000000000cd", "lookup", BASE_MS + 30.0),
@@ -466,5 +451,5 @@ def test_malformed_attribute_entries_are_skipped(tmp_path: Path) -> None:
         "entry", _attr("gen_ai.operation.name", "execute_tool"),
     ]
     report, (lane,) = _read(_write(tmp_path, [_batch([span])]))
-    assert _observations(lane)[0] == ("start", "00000000000000a1", "fallback", BASE_MS + 10.0)
+    assert observation_tuples(lane)[0] == ("start", "00000000000000a1", "fallback", BASE_MS + 10.0)
     assert report.lines_used == 1

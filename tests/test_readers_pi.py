@@ -20,9 +20,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.corpus import CORPUS, needs_corpus
+from tests.reader_checks import check_lanes, observation_tuples, read_one, write_records
+from tests.strategies import fuzz_lines, plausible_or_any
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
 from wavemetrics.cli import main
-from wavemetrics.readers import InputReport, Lane, read_inputs
+from wavemetrics.readers import InputReport, Lane
 from wavemetrics.readers.pi import read_pi, sniff_pi
 
 # 2026-01-01T00:00:00Z: 20 454 days after the epoch.
@@ -63,27 +65,11 @@ def _result(at: int, call_id: str | None, name: str = "bash") -> dict[str, Any]:
 
 
 def _write(tmp_path: Path, records: list[Any], name: str = "session.jsonl") -> str:
-    """Write records (dicts as JSON, strings verbatim) as lines of a file."""
-    path = tmp_path / name
-    lines = [r if isinstance(r, str) else json.dumps(r) for r in records]
-    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    return str(path)
+    return write_records(tmp_path, records, name)
 
 
 def _read(path: str, input_format: str = "auto") -> tuple[InputReport, list[Lane]]:
-    """Read one input, check its line accounting identity and its format."""
-    outcome = read_inputs([path], input_format)
-    (report,) = outcome.inputs
-    assert report.error is None
-    assert report.format == "pi"
-    assert report.lines_read == (
-        report.lines_used + report.lines_ignored + sum(report.problems.values())
-    )
-    return report, list(outcome.lanes)
-
-
-def _observations(lane: Lane) -> list[tuple[str, str, str, float]]:
-    return [(o.kind, o.call_id, o.tool_name, o.at_ms) for o in lane.observations]
+    return read_one(path, "pi", input_format)
 
 
 def _summary(lane: Lane) -> ParallelismSummary:
@@ -153,7 +139,7 @@ def test_calls_of_one_message_start_together(tmp_path: Path) -> None:
     ])
     report, (lane,) = _read(path)
     assert (lane.session_id, lane.lane_id) == ("sess-1", "main")
-    assert _observations(lane) == [
+    assert observation_tuples(lane) == [
         ("start", "a", "read", BASE_MS + 100.0),
         ("start", "b", "grep", BASE_MS + 100.0),
         ("end", "a", "read", BASE_MS + 130.0),
@@ -172,7 +158,7 @@ def test_missing_result_is_incomplete_and_orphan_result_unknown(tmp_path: Path) 
         _header(0, "s"), _assistant(10, ("a", "bash")), _result(20, "zz"),
     ])
     _, (lane,) = _read(path)
-    assert _observations(lane)[-1] == ("end", "zz", "unknown", BASE_MS + 20.0)
+    assert observation_tuples(lane)[-1] == ("end", "zz", "unknown", BASE_MS + 20.0)
     summary = _summary(lane)
     assert (summary.incomplete_calls, summary.orphan_ends, summary.paired_calls) == (1, 1, 0)
 
@@ -187,7 +173,7 @@ def test_duplicate_call_ids_first_start_and_first_end_win(tmp_path: Path) -> Non
         _result(20, "a"), _result(25, "a"), _result(30, "b"),
     ])
     report, (lane,) = _read(path)
-    assert _observations(lane) == [
+    assert observation_tuples(lane) == [
         ("start", "a", "bash", BASE_MS + 10.0),
         ("start", "b", "read", BASE_MS + 18.0),
         ("end", "a", "bash", BASE_MS + 20.0),
@@ -232,7 +218,7 @@ def test_invalid_timestamps_on_tool_lines_are_problems(tmp_path: Path) -> None:
     report, (lane,) = _read(path)
     assert report.problems == {"invalid_timestamp": 3}
     assert report.ignored == {"message.user": 1}
-    assert _observations(lane) == [("start", "b", "bash", BASE_MS + 15.0)]
+    assert observation_tuples(lane) == [("start", "b", "bash", BASE_MS + 15.0)]
 
 
 def test_session_header_rules(tmp_path: Path) -> None:
@@ -285,65 +271,30 @@ def test_sniffer_claims_pi_sessions_and_nothing_else() -> None:
     assert not any(sniff_pi([line], "s.jsonl") for line in others)
 
 
-JSON_SCALARS = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False),
-    st.text(max_size=8), st.sampled_from(["", "\ud800", "2026-01-01T00:00:00.000Z", "a", "b"]),
-)
-JSON_VALUES = st.recursive(
-    JSON_SCALARS,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
-                                                                max_size=3),
-    max_leaves=8,
-)
-
-
-def _field(plausible: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    """A plausible value most of the time, any JSON value otherwise."""
-    return st.one_of(plausible, plausible, JSON_VALUES)
-
-
-def _fuzz_line(record: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[bytes]:
-    """A record as a JSON line, or a random byte line."""
-    as_json = record.map(lambda r: json.dumps(r).encode() + b"\n")
-    return st.one_of(as_json, as_json, as_json, st.binary(max_size=20))
-
-
-def _check_lanes(lanes: list[Lane]) -> None:
-    """Every observation a reader emits is one the metric core accepts."""
-    for lane in lanes:
-        for o in lane.observations:
-            assert o.kind in ("start", "end")
-            assert isinstance(o.call_id, str) and o.call_id
-            assert isinstance(o.tool_name, str) and o.tool_name
-            assert isinstance(o.at_ms, float) and 0 <= o.at_ms < float("inf")
-        summary = summarize(assemble_waves(lane.observations))
-        assert summary.malformed_observations == 0
-        f"{lane.session_id}{lane.lane_id}".encode()
-
 _PI_BLOCK = st.fixed_dictionaries(
-    {"type": _field(st.just("toolCall"))},
-    optional={"id": _field(st.sampled_from(["a", "b"])), "name": _field(st.just("read"))},
+    {"type": plausible_or_any(st.just("toolCall"))},
+    optional={"id": plausible_or_any(st.sampled_from(["a", "b"])), "name": plausible_or_any(st.just("read"))},
 )
 _PI_MESSAGE = st.fixed_dictionaries(
-    {"role": _field(st.sampled_from(["assistant", "toolResult", "user"]))},
-    optional={"content": _field(st.lists(_field(_PI_BLOCK), max_size=3)),
-              "toolCallId": _field(st.sampled_from(["a", "b"]))},
+    {"role": plausible_or_any(st.sampled_from(["assistant", "toolResult", "user"]))},
+    optional={"content": plausible_or_any(st.lists(plausible_or_any(_PI_BLOCK), max_size=3)),
+              "toolCallId": plausible_or_any(st.sampled_from(["a", "b"]))},
 )
 _PI_RECORD = st.fixed_dictionaries(
     {},
-    optional={"type": _field(st.sampled_from(["session", "message", "compaction"])),
-              "timestamp": _field(st.integers(0, 5).map(_t)),
-              "id": _field(st.just("s-1")), "message": _field(_PI_MESSAGE)},
+    optional={"type": plausible_or_any(st.sampled_from(["session", "message", "compaction"])),
+              "timestamp": plausible_or_any(st.integers(0, 5).map(_t)),
+              "id": plausible_or_any(st.just("s-1")), "message": plausible_or_any(_PI_MESSAGE)},
 )
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(_fuzz_line(_PI_RECORD), max_size=12))
+@given(st.lists(fuzz_lines(_PI_RECORD), max_size=12))
 def test_fuzzed_sessions_never_raise(lines: list[bytes]) -> None:
     """Any mix of mutated session lines and random bytes reads without an exception."""
     lanes, account = read_pi(lines, path="session-fuzz.jsonl")
     assert account.lines_read == len(lines)
     assert account.lines_read == account.lines_used + account.lines_ignored + sum(
         account.problems.values())
-    _check_lanes(lanes)
+    check_lanes(lanes)
     sniff_pi(lines, "session-fuzz.jsonl")

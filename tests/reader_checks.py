@@ -1,0 +1,51 @@
+"""Helpers shared by the reader tests: write a fixture, read it, check what came out."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from wavemetrics.readers import InputReport, Lane, read_inputs
+from wavemetrics.summary import summarize
+from wavemetrics.waves import assemble_waves
+
+
+def write_records(tmp_path: Path, records: list[Any], name: str) -> str:
+    """Write records (dicts as JSON, strings verbatim) as lines of a file."""
+    path = tmp_path / name
+    lines = [r if isinstance(r, str) else json.dumps(r) for r in records]
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
+def read_one(path: str, expected_format: str, input_format: str = "auto") -> tuple[
+    InputReport, list[Lane]
+]:
+    """Read one input; check it was read as ``expected_format`` with every line accounted."""
+    outcome = read_inputs([path], input_format)
+    (report,) = outcome.inputs
+    assert report.error is None
+    assert report.format == expected_format
+    assert report.lines_read == (
+        report.lines_used + report.lines_ignored + sum(report.problems.values())
+    )
+    return report, list(outcome.lanes)
+
+
+def observation_tuples(lane: Lane) -> list[tuple[str, str, str, float]]:
+    """A lane's observations as plain tuples, for exact comparisons."""
+    return [(o.kind, o.call_id, o.tool_name, o.at_ms) for o in lane.observations]
+
+
+def check_lanes(lanes: list[Lane]) -> None:
+    """Every observation a reader emits is one the metric core accepts."""
+    for lane in lanes:
+        for o in lane.observations:
+            assert o.kind in ("start", "end")
+            assert isinstance(o.call_id, str) and o.call_id
+            assert isinstance(o.tool_name, str) and o.tool_name
+            assert isinstance(o.at_ms, float) and 0 <= o.at_ms < float("inf")
+        summary = summarize(assemble_waves(lane.observations))
+        assert summary.malformed_observations == 0
+        f"{lane.session_id}{lane.lane_id}".encode()
