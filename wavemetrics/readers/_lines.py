@@ -65,6 +65,25 @@ class LineAccount:
         self.notes[what] += count
 
 
+def account_tool_line(account: LineAccount, blocks: int, usable: int, fed: int) -> None:
+    """Account one transcript line holding ``blocks`` tool blocks.
+
+    ``usable`` of them had an id (and name), ``fed`` of those reached the lane
+    (the others were repeats: first start and first end win). The line is used
+    if any was fed, ignored as ``repeated_tool_record`` if all usable ones were
+    repeats, else a problem (``invalid_tool_record``); unusable blocks are
+    counted in ``notes.invalid_tool_blocks``.
+    """
+    if usable < blocks:
+        account.note("invalid_tool_blocks", blocks - usable)
+    if fed:
+        account.use()
+    elif usable:
+        account.ignore("repeated_tool_record")
+    else:
+        account.problem("invalid_tool_record")
+
+
 def usable_text(value: object) -> str | None:
     r"""``value`` when it is a non-empty ``str`` that UTF-8 can encode, else ``None``.
 

@@ -15,7 +15,14 @@ from typing import Any
 import attrs
 import msgspec
 
-from wavemetrics.readers._lines import LineAccount, Record, iter_records, os_text, usable_text
+from wavemetrics.readers._lines import (
+    LineAccount,
+    Record,
+    account_tool_line,
+    iter_records,
+    os_text,
+    usable_text,
+)
 from wavemetrics.readers.lanes import Lane, LaneBuilder
 from wavemetrics.readers.sources import file_stem
 from wavemetrics.timestamps import iso_to_ms
@@ -178,14 +185,7 @@ def _read_line(record: ClaudeRecord, folder: _Folder, account: LineAccount, path
             lane.ended.add(call_id)
             lane.end(call_id, at_ms)
         fed += 1
-    if usable < len(blocks):
-        account.note("invalid_tool_blocks", len(blocks) - usable)
-    if fed:
-        account.use()
-    elif usable:
-        account.ignore("repeated_tool_record")
-    else:
-        account.problem("invalid_tool_record")
+    account_tool_line(account, len(blocks), usable, fed)
 
 
 def _read_turn(record: ClaudeRecord, lane: LaneBuilder, account: LineAccount) -> None:

@@ -36,7 +36,7 @@ from typing import Any
 
 import attrs
 
-from wavemetrics.readers._lines import LineAccount, iter_records, usable_text
+from wavemetrics.readers._lines import LineAccount, account_tool_line, iter_records, usable_text
 from wavemetrics.readers._uuids import session_id_from_file_name
 from wavemetrics.readers.lanes import Lane, LaneBuilder
 from wavemetrics.readers.sources import Source
@@ -95,14 +95,7 @@ def _read_calls(record: dict[str, Any], content: object, state: _Session) -> Non
             continue
         lane.start(call_id, name, at_ms)
         fed += 1
-    if usable < len(blocks):
-        account.note("invalid_tool_blocks", len(blocks) - usable)
-    if fed:
-        account.use()
-    elif usable:
-        account.ignore("repeated_tool_record")
-    else:
-        account.problem("invalid_tool_record")
+    account_tool_line(account, len(blocks), usable, fed)
 
 
 def _read_result(record: dict[str, Any], message: dict[str, Any], state: _Session) -> None:
