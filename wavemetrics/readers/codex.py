@@ -52,8 +52,8 @@ import attrs
 
 from wavemetrics.observations import Observation
 from wavemetrics.readers._lines import LineAccount, first_records, iter_records, usable_text
-from wavemetrics.readers._uuids import session_id_from_file_name, uuid7_ms
-from wavemetrics.readers.lanes import Lane, LaneBuilder
+from wavemetrics.readers._uuids import uuid7_ms
+from wavemetrics.readers.lanes import Lane, LaneBuilder, finish_single_lane
 from wavemetrics.readers.sources import Source
 from wavemetrics.timestamps import iso_to_ms
 
@@ -299,10 +299,7 @@ def read_codex(lines: Iterable[bytes], *, path: str) -> tuple[list[Lane], LineAc
         _close_gate(state, replayed=state.gate.dated)
     if not seen:
         return [], account
-    if state.session_id is None:
-        account.note("session_id_from_file_name")
-    state.lane.session_id = state.session_id or session_id_from_file_name(path)
-    return [state.lane.build()], account
+    return [finish_single_lane(state.lane, state.session_id, path, account)], account
 
 
 def read_codex_source(source: Source) -> tuple[list[Lane], LineAccount]:

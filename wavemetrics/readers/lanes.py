@@ -11,10 +11,18 @@ import attrs
 from wavemetrics.classify import EVAL_TOOL_NAMES
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS, Observation
 from wavemetrics.readers._lines import LineAccount
+from wavemetrics.readers._uuids import session_id_from_file_name
 from wavemetrics.stream import LaneStream
 from wavemetrics.summary import ParallelismSummary
 
-__all__ = ["InputReport", "Lane", "LaneBuilder", "StreamSettings", "streaming"]
+__all__ = [
+    "InputReport",
+    "Lane",
+    "LaneBuilder",
+    "StreamSettings",
+    "finish_single_lane",
+    "streaming",
+]
 
 UNKNOWN_TOOL = "unknown"
 
@@ -152,3 +160,17 @@ class LaneBuilder:
             measured_turn_duration_ms_total=self.turn_total_ms,
             summary=summary,
         )
+
+
+def finish_single_lane(
+    lane: LaneBuilder, session_id: str | None, path: str, account: LineAccount
+) -> Lane:
+    """Build the one lane of a single-session transcript (``codex``, ``pi``).
+
+    Without a session id from the file's own header, the UUID that ends the
+    file name stands in, and ``notes.session_id_from_file_name`` says so.
+    """
+    if session_id is None:
+        account.note("session_id_from_file_name")
+    lane.session_id = session_id or session_id_from_file_name(path)
+    return lane.build()

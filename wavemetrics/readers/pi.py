@@ -37,8 +37,7 @@ from typing import Any
 import attrs
 
 from wavemetrics.readers._lines import LineAccount, account_tool_line, iter_records, usable_text
-from wavemetrics.readers._uuids import session_id_from_file_name
-from wavemetrics.readers.lanes import Lane, LaneBuilder
+from wavemetrics.readers.lanes import Lane, LaneBuilder, finish_single_lane
 from wavemetrics.readers.sources import Source
 from wavemetrics.timestamps import iso_to_ms
 
@@ -146,10 +145,7 @@ def read_pi(lines: Iterable[bytes], *, path: str) -> tuple[list[Lane], LineAccou
             account.ignore(f"message.{role}" if isinstance(role, str) else "message")
     if not seen:
         return [], account
-    if state.session_id is None:
-        account.note("session_id_from_file_name")
-    state.lane.session_id = state.session_id or session_id_from_file_name(path)
-    return [state.lane.build()], account
+    return [finish_single_lane(state.lane, state.session_id, path, account)], account
 
 
 def read_pi_source(source: Source) -> tuple[list[Lane], LineAccount]:
