@@ -27,6 +27,8 @@ from wavemetrics.compare import (
 )
 from wavemetrics.compare import render_json as render_compare_json
 from wavemetrics.compare import render_table as render_compare_table
+from wavemetrics.native import ENGINES, default_engine
+from wavemetrics.native import available as native_available
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.parallel import default_jobs, process_mapper
 from wavemetrics.pipeline import Analysis, analyse
@@ -108,10 +110,14 @@ def show_progress(output_format: str, stdout_is_tty: bool, stderr_is_tty: bool) 
 def _run(
     paths: Sequence[str], input_format: str, eval_tools: Sequence[str], max_tracked_calls: int,
     *, jobs: int = 1, stream: bool = False, output_format: str = "table",
+    engine: str = "python",
 ) -> Analysis:
     eval_names = tuple(eval_tools) or EVAL_TOOL_NAMES
     cap = max_tracked_calls or None
-    settings = StreamSettings(max_tracked_calls=cap, eval_tool_names=eval_names) if stream else None
+    settings = (
+        StreamSettings(max_tracked_calls=cap, eval_tool_names=eval_names, engine=engine)
+        if stream else None
+    )
     total = 0
     if show_progress(output_format, sys.stdout.isatty(), sys.stderr.isatty()):
         total = sum(1 for _, error in expand_inputs(list(paths)) if error is None)
@@ -161,14 +167,24 @@ def main() -> None:
     "--format", "output_format", type=click.Choice(["table", "json", "jsonl"]), default="table",
     show_default=True, help="table for people; json: one document; jsonl: v1 payloads.",
 )
+@click.option(
+    "--engine", type=click.Choice(list(ENGINES)), default=default_engine(),
+    show_default="native when built",
+    help="native: the Rust readers for claude-code and events inputs (other formats use"
+         " Python); python: the reference implementation. The output is the same.",
+)
 def summarize(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int, jobs: int, output_format: str,
+    max_tracked_calls: int, jobs: int, output_format: str, engine: str,
 ) -> None:
     """Summarise tool-call parallelism per lane of each PATH (file, folder, or - for stdin)."""
+    if engine == "native" and not native_available():
+        raise click.UsageError(
+            "--engine native: the Rust extension is not built (see the README's build section)"
+        )
     analysis = _run(
         paths, input_format, eval_tools, max_tracked_calls, jobs=jobs, stream=True,
-        output_format=output_format,
+        output_format=output_format, engine=engine,
     )
     if output_format == "json":
         click.echo(render_json(analysis), nl=False)

@@ -193,6 +193,12 @@ def read_unit(
     :class:`~wavemetrics.stream.StreamOrderError`); stdin and pipes are read in
     batch mode. The result is the same either way.
     """
+    if stream is not None and stream.engine == "native":
+        from wavemetrics.native import read_unit_native  # the extension loads on first use
+
+        native = read_unit_native(unit.format, unit.paths, stream)
+        if native is not None:
+            return UnitResult(*native)
     sources = sources or {path: Source(path) for path in unit.paths}
     rereadable = all(os.path.isfile(path) for path in unit.paths)
     if stream is None or not rereadable:

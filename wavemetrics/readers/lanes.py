@@ -51,6 +51,9 @@ class StreamSettings:
 
     max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS
     eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES
+    #: ``"native"``: units of a format the Rust extension reads go to it
+    #: (:mod:`wavemetrics.native`); ``"python"``: the reference readers.
+    engine: str = "python"
 
 
 _STREAMING: ContextVar[StreamSettings | None] = ContextVar("wavemetrics_streaming", default=None)

@@ -1,0 +1,286 @@
+//! JSON decoding of only the keys a reader uses (serde_json; everything else is
+//! skipped by `IgnoredAny` without being built).
+//!
+//! Values of the keys a reader reads are taken as borrowed [`RawValue`]s and
+//! classified by [`Val::of`], so that a string with a lone surrogate escape
+//! (which Python's `json` accepts) is kept as WTF-8 bytes instead of failing
+//! the whole line. Duplicate keys: the last one wins, as in Python's `json`.
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::fmt;
+
+/// A JSON value as a reader sees it: the Python type that `json.loads` would build.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Val<'a> {
+    /// The key is not in the object.
+    #[default]
+    Absent,
+    Null,
+    Bool(bool),
+    /// An int or float, as the double Python's `float()` of it gives (ints that
+    /// overflow a double become infinite, which every rule rejects like Python).
+    Num(f64),
+    /// A string as WTF-8 (lone surrogates kept).
+    Str(Cow<'a, [u8]>),
+    /// An array, as its raw text.
+    Array(&'a str),
+    /// An object, as its raw text.
+    Object(&'a str),
+}
+
+struct WtfBytes;
+
+impl<'de> Visitor<'de> for WtfBytes {
+    type Value = Vec<u8>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+        Ok(v.to_vec())
+    }
+
+    fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
+        Ok(v)
+    }
+}
+
+fn number(text: &str) -> f64 {
+    if !text.contains(['.', 'e', 'E']) {
+        // a Python int: float(int) rounds correctly, and -0 is the int 0
+        if let Ok(small) = text.parse::<i64>() {
+            return small as f64;
+        }
+    }
+    // Rust's parse rounds correctly, like Python's float(); an overlong int gives inf
+    text.parse::<f64>().unwrap_or(f64::INFINITY)
+}
+
+impl<'a> Val<'a> {
+    /// Classify a raw JSON value (already validated by the parse that produced it).
+    pub fn of(raw: &'a RawValue) -> Val<'a> {
+        let text = raw.get();
+        match text.as_bytes().first() {
+            Some(b'"') => {
+                let inner = &text[1..text.len() - 1];
+                if !inner.contains('\\') {
+                    return Val::Str(Cow::Borrowed(inner.as_bytes()));
+                }
+                let mut de = serde_json::Deserializer::from_str(text);
+                match de.deserialize_bytes(WtfBytes) {
+                    Ok(bytes) => Val::Str(Cow::Owned(bytes)),
+                    Err(_) => Val::Null, // unreachable: the text was validated
+                }
+            }
+            Some(b'{') => Val::Object(text),
+            Some(b'[') => Val::Array(text),
+            Some(b't') => Val::Bool(true),
+            Some(b'f') => Val::Bool(false),
+            Some(b'n') => Val::Null,
+            _ => Val::Num(number(text)),
+        }
+    }
+
+    /// The value when it is a string.
+    pub fn str_bytes(&self) -> Option<&[u8]> {
+        match self {
+            Val::Str(bytes) => Some(bytes),
+            _ => None,
+        }
+    }
+
+    /// `usable_text`: a non-empty string that UTF-8 can encode (no lone surrogate).
+    pub fn usable_text(&self) -> Option<&str> {
+        match self {
+            Val::Str(bytes) if !bytes.is_empty() => std::str::from_utf8(bytes).ok(),
+            _ => None,
+        }
+    }
+
+    /// A JSON number (never a bool), as Python's `isinstance(v, (int, float))`.
+    pub fn number(&self) -> Option<f64> {
+        match self {
+            Val::Num(v) => Some(*v),
+            _ => None,
+        }
+    }
+}
+
+/// A key as WTF-8 bytes: a key with a lone surrogate escape is valid JSON for Python.
+struct KeyBytes;
+
+impl<'de> de::DeserializeSeed<'de> for KeyBytes {
+    type Value = Cow<'de, [u8]>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Cow<'de, [u8]>;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object key")
+            }
+
+            fn visit_borrowed_bytes<E: de::Error>(self, v: &'de [u8]) -> Result<Self::Value, E> {
+                Ok(Cow::Borrowed(v))
+            }
+
+            fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(v.to_vec()))
+            }
+        }
+        deserializer.deserialize_bytes(KeyVisitor)
+    }
+}
+
+/// Visit an object's entries, handing each key and raw value to `set`; the caller
+/// decides which keys it keeps. Unknown keys are skipped unbuilt.
+pub fn parse_object<'a, F>(
+    text: &'a str,
+    keys: &[&str],
+    mut set: F,
+) -> Result<(), serde_json::Error>
+where
+    F: FnMut(usize, &'a RawValue),
+{
+    struct ObjectVisitor<'k, F> {
+        keys: &'k [&'k str],
+        set: F,
+    }
+    impl<'de, 'k, F: FnMut(usize, &'de RawValue)> Visitor<'de> for ObjectVisitor<'k, F> {
+        type Value = ();
+
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a JSON object")
+        }
+
+        fn visit_map<M: MapAccess<'de>>(mut self, mut map: M) -> Result<(), M::Error> {
+            while let Some(key) = map.next_key_seed(KeyBytes)? {
+                match self.keys.iter().position(|k| k.as_bytes() == &*key) {
+                    Some(index) => {
+                        let raw: &'de RawValue = map.next_value()?;
+                        (self.set)(index, raw);
+                    }
+                    None => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(())
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.deserialize_map(ObjectVisitor {
+        keys,
+        set: &mut set,
+    })?;
+    de.end()
+}
+
+/// Visit an array's elements as raw values.
+pub fn parse_array<'a, F>(text: &'a str, mut each: F) -> Result<(), serde_json::Error>
+where
+    F: FnMut(&'a RawValue),
+{
+    struct ArrayVisitor<F>(F);
+    impl<'de, F: FnMut(&'de RawValue)> Visitor<'de> for ArrayVisitor<F> {
+        type Value = ();
+
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a JSON array")
+        }
+
+        fn visit_seq<S: SeqAccess<'de>>(mut self, mut seq: S) -> Result<(), S::Error> {
+            while let Some(raw) = seq.next_element::<&'de RawValue>()? {
+                (self.0)(raw);
+            }
+            Ok(())
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.deserialize_seq(ArrayVisitor(&mut each))?;
+    de.end()
+}
+
+/// Why a line gives no record (`_lines.py` `_parse`): `invalid_json` or `not_an_object`.
+pub fn rejection(text: &str) -> &'static str {
+    match serde_json::from_str::<IgnoredAny>(text) {
+        Ok(_)
+            if !text
+                .trim_start_matches([' ', '\t', '\n', '\r'])
+                .starts_with('{') =>
+        {
+            "not_an_object"
+        }
+        _ => "invalid_json",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vals(text: &str, keys: &[&str]) -> Result<Vec<Val<'static>>, serde_json::Error> {
+        let leaked: &'static str = Box::leak(text.to_string().into_boxed_str());
+        let mut out = vec![Val::Absent; keys.len()];
+        parse_object(leaked, keys, |i, raw| out[i] = Val::of(raw))?;
+        Ok(out)
+    }
+
+    #[test]
+    fn values_by_python_type() {
+        let v = vals(
+            r#"{"a":"x","b":1,"c":-0,"d":1.5e3,"e":true,"f":null,"g":[1],"h":{"k":2},"z":{"deep":[1,{"q":"r"}]}}"#,
+            &["a", "b", "c", "d", "e", "f", "g", "h", "i"],
+        )
+        .unwrap();
+        assert_eq!(v[0], Val::Str(Cow::Borrowed(b"x")));
+        assert_eq!(v[1], Val::Num(1.0));
+        assert!(matches!(v[2], Val::Num(z) if z == 0.0 && z.is_sign_positive()));
+        assert_eq!(v[3], Val::Num(1500.0));
+        assert_eq!(v[4], Val::Bool(true));
+        assert_eq!(v[5], Val::Null);
+        assert_eq!(v[6], Val::Array("[1]"));
+        assert_eq!(v[7], Val::Object(r#"{"k":2}"#));
+        assert_eq!(v[8], Val::Absent);
+    }
+
+    #[test]
+    fn lone_surrogates_and_duplicates() {
+        let v = vals(
+            r#"{"k\udc00":1,"a":"\ud800x","a2":"\u00e9\n","a":"\ud800y","s":"\ud83d\ude00"}"#,
+            &["a", "a2", "s"],
+        )
+        .unwrap();
+        assert_eq!(v[0].str_bytes(), Some(&b"\xed\xa0\x80y"[..]));
+        assert_eq!(v[0].usable_text(), None);
+        assert_eq!(v[1].usable_text(), Some("é\n"));
+        assert_eq!(v[2].usable_text(), Some("😀"));
+        assert_eq!(Val::Str(Cow::Borrowed(b"")).usable_text(), None);
+    }
+
+    #[test]
+    fn numbers_like_python_float() {
+        assert_eq!(
+            number("123456789012345678901234567890"),
+            1.2345678901234568e29
+        );
+        assert_eq!(number("1e400"), f64::INFINITY);
+        assert!(number("-0.0").is_sign_negative());
+        assert_eq!(number("9007199254740993"), 9007199254740992.0);
+    }
+
+    #[test]
+    fn rejections() {
+        assert_eq!(rejection("[1, 2]"), "not_an_object");
+        assert_eq!(rejection("\"x\""), "not_an_object");
+        assert_eq!(rejection("{\"a\":"), "invalid_json");
+        assert_eq!(rejection("NaN"), "invalid_json");
+        assert!(vals("{\"a\":1} x", &["a"]).is_err());
+        assert!(vals("{\"a\":\"\u{1}\"}", &["a"]).is_err());
+        assert!(vals("{\"b\":\"\u{1}\"}", &["a"]).is_err());
+    }
+}

@@ -1,0 +1,14 @@
+//! wavemetrics' native core: the `claude-code` and `events` readers, pairing,
+//! streaming wave assembly and the parallelism_v1 summary, bit for bit as the
+//! pure-Python reference computes them. The crate knows nothing of the Python
+//! API it serves; `python.rs` (feature `python`) is the thin binding.
+
+pub mod account;
+pub mod json;
+pub mod lines;
+pub mod readers;
+pub mod summary;
+pub mod time;
+
+#[cfg(feature = "python")]
+mod python;

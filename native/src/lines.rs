@@ -1,0 +1,105 @@
+//! Physical lines of a file, read in large chunks (`_lines.py` `iter_records`).
+
+use std::io::{self, Read};
+
+const CHUNK: usize = 1 << 20;
+
+/// Splits a byte stream on `\n`; a line is never copied unless it crosses a chunk.
+pub struct LineReader<R> {
+    source: R,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    eof: bool,
+}
+
+impl<R: Read> LineReader<R> {
+    pub fn new(source: R) -> Self {
+        LineReader {
+            source,
+            buf: vec![0; CHUNK],
+            start: 0,
+            end: 0,
+            eof: false,
+        }
+    }
+
+    /// The next line without its `\n`, and whether it had one; `None` at the end.
+    pub fn next_line(&mut self) -> io::Result<Option<(&[u8], bool)>> {
+        let mut scanned = self.start;
+        loop {
+            if let Some(pos) = memchr::memchr(b'\n', &self.buf[scanned..self.end]) {
+                let line_start = self.start;
+                let line_end = scanned + pos;
+                self.start = line_end + 1;
+                return Ok(Some((&self.buf[line_start..line_end], true)));
+            }
+            scanned = self.end;
+            if self.eof {
+                if self.start == self.end {
+                    return Ok(None);
+                }
+                let line_start = self.start;
+                self.start = self.end;
+                return Ok(Some((&self.buf[line_start..self.end], false)));
+            }
+            // keep the partial line: move it to the front, grow if it fills the buffer
+            if self.start > 0 {
+                self.buf.copy_within(self.start..self.end, 0);
+                scanned -= self.start;
+                self.end -= self.start;
+                self.start = 0;
+            }
+            if self.end == self.buf.len() {
+                let grown = self.buf.len() * 2;
+                self.buf.resize(grown, 0);
+            }
+            let read = loop {
+                match self.source.read(&mut self.buf[self.end..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                }
+            };
+            if read == 0 {
+                self.eof = true;
+            }
+            self.end += read;
+        }
+    }
+}
+
+/// `bytes.isspace()`: ASCII space, `\t`, `\n`, `\r`, `\x0b`, `\x0c`.
+pub fn is_py_space(byte: u8) -> bool {
+    matches!(byte, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(data: &[u8]) -> Vec<(Vec<u8>, bool)> {
+        let mut reader = LineReader::new(data);
+        reader.buf = vec![0; 4]; // tiny chunks: lines cross chunk borders
+        let mut out = Vec::new();
+        while let Some((line, nl)) = reader.next_line().unwrap() {
+            out.push((line.to_vec(), nl));
+        }
+        out
+    }
+
+    #[test]
+    fn splits_on_newlines_only() {
+        assert_eq!(
+            all(b"ab\r\n\nlonger line\nend"),
+            vec![
+                (b"ab\r".to_vec(), true),
+                (b"".to_vec(), true),
+                (b"longer line".to_vec(), true),
+                (b"end".to_vec(), false)
+            ]
+        );
+        assert!(all(b"").is_empty());
+        assert_eq!(all(b"x\n"), vec![(b"x".to_vec(), true)]);
+    }
+}

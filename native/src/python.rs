@@ -1,0 +1,144 @@
+//! The private Python module `wavemetrics._native`: paths in, plain tuples out,
+//! one call per read unit (never one per line). Errors become Python exceptions.
+
+use crate::account::LineAccount;
+use crate::readers::{self, ReadError, UnitOut};
+use crate::summary::{Settings, Summary};
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyTuple};
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+fn to_py_err(error: ReadError) -> PyErr {
+    match error {
+        ReadError::Io(e) => PyOSError::new_err(e.to_string()),
+        ReadError::TurnTotal => PyValueError::new_err(ReadError::TurnTotal.to_string()),
+    }
+}
+
+fn settings(max_tracked_calls: Option<usize>, eval_names: Vec<String>) -> Settings {
+    Settings {
+        max_tracked_calls,
+        eval_names,
+        stream: true,
+    }
+}
+
+fn account<'py>(py: Python<'py>, a: &LineAccount) -> PyResult<Bound<'py, PyTuple>> {
+    let ignored: Vec<(Bound<'py, PyBytes>, u64)> = a
+        .ignored
+        .iter()
+        .map(|(k, n)| (PyBytes::new(py, k), *n))
+        .collect();
+    (
+        a.lines_read,
+        a.lines_used,
+        ignored,
+        a.problems.clone(),
+        a.notes.clone(),
+    )
+        .into_pyobject(py)
+}
+
+fn summary<'py>(py: Python<'py>, s: &Summary) -> PyResult<Bound<'py, PyTuple>> {
+    let head = (
+        s.clock_anomalies,
+        s.dropped_calls,
+        s.eval_only_duration_ms,
+        s.eval_only_waves,
+        s.incomplete_calls,
+        s.measured_turn_duration_ms_total,
+        s.mixed_waves,
+        s.modeled_wallclock_saved_ms,
+        s.non_eval_joined_calls,
+        s.non_eval_saved_round_trips,
+        s.histogram_text(),
+    );
+    let tail = (
+        s.non_eval_waves_multi,
+        s.non_eval_waves_total,
+        s.upper_bound_saved_ms,
+        s.observed_calls,
+        s.paired_calls,
+        s.malformed_observations,
+        s.duplicate_starts,
+        s.orphan_ends,
+        s.eval_outer_joined_calls,
+        s.mixed_non_eval_joined_calls,
+        s.tool_time_ms,
+    );
+    (head, tail).into_pyobject(py)
+}
+
+/// `(accounts, lanes, read_again_in_batch)`; an account is `(lines_read, lines_used,
+/// [(ignored type as WTF-8 bytes, n)], [(problem, n)], [(note, n)])`, a lane is
+/// `(file index, session_id, lane_id, (summary head, summary tail))`.
+fn unit<'py>(py: Python<'py>, out: &UnitOut) -> PyResult<Bound<'py, PyTuple>> {
+    let accounts = out
+        .accounts
+        .iter()
+        .map(|a| account(py, a))
+        .collect::<PyResult<Vec<_>>>()?;
+    let lanes = out
+        .lanes
+        .iter()
+        .map(|l| {
+            Ok((
+                l.file,
+                l.session_id.as_str(),
+                l.lane_id.as_str(),
+                summary(py, &l.summary)?,
+            ))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    (accounts, lanes, out.read_again_in_batch).into_pyobject(py)
+}
+
+/// Read one Claude Code project folder (`paths` as file-system bytes, in order).
+#[pyfunction]
+fn read_claude_code<'py>(
+    py: Python<'py>,
+    paths: Vec<Vec<u8>>,
+    fallback_ids: Vec<String>,
+    max_tracked_calls: Option<usize>,
+    eval_names: Vec<String>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let s = settings(max_tracked_calls, eval_names);
+    let out = py
+        .detach(|| {
+            let paths: Vec<&Path> = paths
+                .iter()
+                .map(|p| Path::new(OsStr::from_bytes(p)))
+                .collect();
+            readers::read_claude_code(&paths, &fallback_ids, &s)
+        })
+        .map_err(to_py_err)?;
+    unit(py, &out)
+}
+
+/// Read one `events` input.
+#[pyfunction]
+fn read_events<'py>(
+    py: Python<'py>,
+    path: Vec<u8>,
+    default_session_id: String,
+    max_tracked_calls: Option<usize>,
+    eval_names: Vec<String>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let s = settings(max_tracked_calls, eval_names);
+    let out = py
+        .detach(|| {
+            readers::read_events(Path::new(OsStr::from_bytes(&path)), &default_session_id, &s)
+        })
+        .map_err(to_py_err)?;
+    unit(py, &out)
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(read_claude_code, m)?)?;
+    m.add_function(wrap_pyfunction!(read_events, m)?)?;
+    Ok(())
+}

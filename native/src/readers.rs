@@ -1,0 +1,692 @@
+//! The `claude-code` and `events` readers (`spec/formats.md`), line for line the
+//! rules of `wavemetrics/readers/claude_code.py` and `events.py`.
+
+use crate::account::LineAccount;
+use crate::json::{parse_array, parse_object, rejection, Val};
+use crate::lines::{is_py_space, LineReader};
+use crate::summary::{LaneStream, Settings, StreamOrderError, Summary};
+use crate::time::iso_to_ms;
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+use std::rc::Rc;
+
+/// One lane read, with its figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaneOut {
+    /// Index of the input the lane was first seen in.
+    pub file: usize,
+    pub session_id: String,
+    pub lane_id: String,
+    pub summary: Summary,
+}
+
+/// Everything a read unit gives: one account per input, the lanes in order of
+/// first appearance, and whether it had to be read a second time in batch mode.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnitOut {
+    pub accounts: Vec<LineAccount>,
+    pub lanes: Vec<LaneOut>,
+    pub read_again_in_batch: bool,
+}
+
+/// Why a unit could not be read; input data never panics, it ends up here or in an account.
+#[derive(Debug)]
+pub enum ReadError {
+    Io(io::Error),
+    /// A lane's turn total overflowed (`check_turn_total` of `summary.py`).
+    TurnTotal,
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            ReadError::Io(e) => write!(f, "{e}"),
+            ReadError::TurnTotal => {
+                f.write_str("measured_turn_duration_ms_total must be finite and >= 0")
+            }
+        }
+    }
+}
+
+impl From<io::Error> for ReadError {
+    fn from(e: io::Error) -> Self {
+        ReadError::Io(e)
+    }
+}
+
+enum Failure {
+    Order,
+    Read(ReadError),
+}
+
+impl From<StreamOrderError> for Failure {
+    fn from(_: StreamOrderError) -> Self {
+        Failure::Order
+    }
+}
+
+impl From<io::Error> for Failure {
+    fn from(e: io::Error) -> Self {
+        Failure::Read(ReadError::Io(e))
+    }
+}
+
+/// Streams first; when a call arrives for a wave already summarised, reads
+/// again in batch mode (`readers/__init__.py` `read_unit`).
+fn with_fallback<F>(settings: &Settings, mut read: F) -> Result<UnitOut, ReadError>
+where
+    F: FnMut(&Settings) -> Result<UnitOut, Failure>,
+{
+    match read(settings) {
+        Ok(out) => return Ok(out),
+        Err(Failure::Read(e)) => return Err(e),
+        Err(Failure::Order) => {}
+    }
+    let batch = Settings {
+        stream: false,
+        ..settings.clone()
+    };
+    match read(&batch) {
+        Ok(mut out) => {
+            out.read_again_in_batch = true;
+            Ok(out)
+        }
+        Err(Failure::Read(e)) => Err(e),
+        Err(Failure::Order) => unreachable!("batch mode never emits a wave early"),
+    }
+}
+
+/// What one physical line is before its record is read.
+enum Line<'a> {
+    Blank,
+    Problem(&'static str),
+    Json(&'a str),
+}
+
+fn split_line(raw: &[u8], first: bool, has_newline: bool) -> Line<'_> {
+    let mut line = raw;
+    if first {
+        line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
+    }
+    while let [rest @ .., b'\r'] = line {
+        line = rest;
+    }
+    if line.iter().all(|&b| is_py_space(b)) {
+        return Line::Blank;
+    }
+    let problem = |reason| {
+        Line::Problem(if has_newline {
+            reason
+        } else {
+            "truncated_last_line"
+        })
+    };
+    match std::str::from_utf8(line) {
+        Ok(text) => Line::Json(text),
+        Err(_) => problem("invalid_utf8"),
+    }
+}
+
+/// Feeds every record of `source` to `each`; blank lines and unparsable lines are
+/// accounted here (`iter_records`). `each` gets the line's JSON text.
+fn for_each_line<R: Read, F>(
+    source: R,
+    account: &mut LineAccount,
+    mut each: F,
+) -> Result<(), Failure>
+where
+    F: FnMut(&str, &mut LineAccount) -> Result<(), Failure>,
+{
+    let mut reader = LineReader::new(source);
+    let mut first = true;
+    while let Some((raw, has_newline)) = reader.next_line()? {
+        account.lines_read += 1;
+        let line = split_line(raw, first, has_newline);
+        first = false;
+        match line {
+            Line::Blank => account.ignore(b"blank_line"),
+            Line::Problem(reason) => account.problem(reason),
+            Line::Json(text) => {
+                if !text
+                    .trim_start_matches([' ', '\t', '\n', '\r'])
+                    .starts_with('{')
+                {
+                    let reason = rejection(text);
+                    account.problem(if has_newline {
+                        reason
+                    } else {
+                        "truncated_last_line"
+                    });
+                    continue;
+                }
+                match each(text, account) {
+                    Err(Failure::Read(ReadError::Io(e)))
+                        if e.kind() == io::ErrorKind::InvalidData =>
+                    {
+                        account.problem(if has_newline {
+                            "invalid_json"
+                        } else {
+                            "truncated_last_line"
+                        });
+                    }
+                    other => other?,
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn bad_json(_: serde_json::Error) -> Failure {
+    Failure::Read(ReadError::Io(io::Error::from(io::ErrorKind::InvalidData)))
+}
+
+fn check_turn_total(total: f64) -> Result<f64, Failure> {
+    if total.is_finite() && total >= 0.0 {
+        Ok(total)
+    } else {
+        Err(Failure::Read(ReadError::TurnTotal))
+    }
+}
+
+/// Tool names shared between calls (most lanes use a handful of names).
+#[derive(Default)]
+struct Names(HashSet<Rc<str>>);
+
+impl Names {
+    fn get(&mut self, name: &str) -> Rc<str> {
+        if let Some(known) = self.0.get(name) {
+            return known.clone();
+        }
+        let fresh: Rc<str> = name.into();
+        self.0.insert(fresh.clone());
+        fresh
+    }
+}
+
+// ------------------------------------------------------------------ claude-code
+
+const CLAUDE_KEYS: [&str; 10] = [
+    "type",
+    "subtype",
+    "uuid",
+    "parentUuid",
+    "isSidechain",
+    "agentId",
+    "sessionId",
+    "timestamp",
+    "durationMs",
+    "message",
+];
+const BLOCK_KEYS: [&str; 4] = ["type", "id", "name", "tool_use_id"];
+
+/// A line uuid, kept exactly: a canonical lower-case UUID as its 128 bits, any other
+/// string as its bytes (exact de-duplication without keeping 36-byte strings).
+#[derive(Default)]
+struct SeenUuids {
+    canonical: HashSet<u128>,
+    other: HashSet<Box<[u8]>>,
+}
+
+fn canonical_uuid(text: &[u8]) -> Option<u128> {
+    if text.len() != 36 {
+        return None;
+    }
+    let mut value = 0u128;
+    for (i, &c) in text.iter().enumerate() {
+        if matches!(i, 8 | 13 | 18 | 23) {
+            if c != b'-' {
+                return None;
+            }
+            continue;
+        }
+        let digit = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            _ => return None,
+        };
+        value = (value << 4) | u128::from(digit);
+    }
+    Some(value)
+}
+
+impl SeenUuids {
+    /// True when `uuid` was not seen before (and remembers it).
+    fn insert(&mut self, uuid: &[u8]) -> bool {
+        match canonical_uuid(uuid) {
+            Some(bits) => self.canonical.insert(bits),
+            None => {
+                if self.other.contains(uuid) {
+                    false
+                } else {
+                    self.other.insert(uuid.into())
+                }
+            }
+        }
+    }
+}
+
+struct ClaudeLane {
+    out: LaneOut,
+    stream: LaneStream,
+    turn_total: f64,
+    started: HashSet<Box<str>>,
+    ended: HashSet<Box<str>>,
+}
+
+struct Block<'a> {
+    kind: Val<'a>,
+    id: Val<'a>,
+    name: Val<'a>,
+    tool_use_id: Val<'a>,
+}
+
+/// The objects of `message.content` whose `type` is `block_type` (`_blocks`).
+fn tool_blocks<'a>(
+    message: &Val<'a>,
+    block_type: &[u8],
+) -> Result<Vec<Block<'a>>, serde_json::Error> {
+    let Val::Object(text) = message else {
+        return Ok(Vec::new());
+    };
+    let mut content = Val::Absent;
+    parse_object(text, &["content"], |_, raw| content = Val::of(raw))?;
+    let Val::Array(items) = content else {
+        return Ok(Vec::new());
+    };
+    let mut objects = Vec::new();
+    parse_array(items, |raw| {
+        if let Val::Object(object) = Val::of(raw) {
+            objects.push(object);
+        }
+    })?;
+    let mut blocks = Vec::new();
+    for object in objects {
+        let mut block = Block {
+            kind: Val::Absent,
+            id: Val::Absent,
+            name: Val::Absent,
+            tool_use_id: Val::Absent,
+        };
+        parse_object(object, &BLOCK_KEYS, |i, raw| {
+            let v = Val::of(raw);
+            match i {
+                0 => block.kind = v,
+                1 => block.id = v,
+                2 => block.name = v,
+                _ => block.tool_use_id = v,
+            }
+        })?;
+        if block.kind.str_bytes() == Some(block_type) {
+            blocks.push(block);
+        }
+    }
+    Ok(blocks)
+}
+
+struct ClaudeFolder<'s> {
+    settings: &'s Settings,
+    eval_names: Rc<[String]>,
+    seen: SeenUuids,
+    sidechain_roots: HashMap<Box<[u8]>, Box<str>>,
+    lanes: Vec<ClaudeLane>,
+    lane_index: HashMap<(Box<str>, Box<str>), usize>,
+    names: Names,
+}
+
+impl ClaudeFolder<'_> {
+    fn line(
+        &mut self,
+        text: &str,
+        file: usize,
+        fallback: &str,
+        account: &mut LineAccount,
+    ) -> Result<(), Failure> {
+        let mut v: [Val; 10] = Default::default();
+        parse_object(text, &CLAUDE_KEYS, |i, raw| v[i] = Val::of(raw)).map_err(bad_json)?;
+        let [kind, subtype, raw_uuid, parent, sidechain, agent, session, stamp, duration, message] =
+            v;
+        let Some(kind) = kind.str_bytes() else {
+            account.problem("missing_type");
+            return Ok(());
+        };
+        if let Some(uuid) = raw_uuid.str_bytes() {
+            if !uuid.is_empty() && !self.seen.insert(uuid) {
+                account.ignore(b"duplicate_uuid");
+                return Ok(());
+            }
+        }
+        if !matches!(kind, b"user" | b"assistant" | b"system") {
+            account.ignore(kind);
+            return Ok(());
+        }
+        let uuid = raw_uuid.usable_text();
+        let is_sidechain = sidechain == Val::Bool(true);
+        if let (true, Some(uuid)) = (is_sidechain, uuid) {
+            let root: Box<str> = match parent.str_bytes().and_then(|p| self.sidechain_roots.get(p))
+            {
+                Some(root) => root.clone(),
+                None => uuid.into(),
+            };
+            self.sidechain_roots
+                .entry(uuid.as_bytes().into())
+                .or_insert(root);
+        }
+        let session_id = session.usable_text().unwrap_or(fallback);
+        let lane_id: &str = match (agent.usable_text(), is_sidechain, uuid) {
+            (Some(agent), _, _) => agent,
+            (None, true, Some(uuid)) => self
+                .sidechain_roots
+                .get(uuid.as_bytes())
+                .map_or(uuid, |r| r),
+            _ => "main",
+        };
+        let key = (Box::<str>::from(session_id), Box::<str>::from(lane_id));
+        let index = match self.lane_index.get(&key) {
+            Some(&index) => index,
+            None => {
+                let index = self.lanes.len();
+                self.lanes.push(ClaudeLane {
+                    out: LaneOut {
+                        file,
+                        session_id: session_id.to_string(),
+                        lane_id: lane_id.to_string(),
+                        summary: Summary::default(),
+                    },
+                    stream: LaneStream::new(self.settings, self.eval_names.clone()),
+                    turn_total: 0.0,
+                    started: HashSet::new(),
+                    ended: HashSet::new(),
+                });
+                self.lane_index.insert(key, index);
+                index
+            }
+        };
+        let lane = &mut self.lanes[index];
+        if kind == b"system" {
+            match (subtype.str_bytes(), duration.number()) {
+                (Some(b"turn_duration"), Some(ms)) if ms.is_finite() && ms > 0.0 => {
+                    lane.turn_total += ms;
+                    account.use_line();
+                }
+                _ => account.ignore(b"system"),
+            }
+            return Ok(());
+        }
+        let assistant = kind == b"assistant";
+        let block_type: &[u8] = if assistant {
+            b"tool_use"
+        } else {
+            b"tool_result"
+        };
+        let blocks = tool_blocks(&message, block_type).map_err(bad_json)?;
+        if blocks.is_empty() {
+            account.ignore(kind);
+            return Ok(());
+        }
+        let at_ms = match stamp.str_bytes().map(iso_to_ms) {
+            Some(Some(ms)) => ms,
+            _ => {
+                account.problem("invalid_timestamp");
+                return Ok(());
+            }
+        };
+        let (mut fed, mut usable) = (0u64, 0u64);
+        for block in &blocks {
+            if assistant {
+                let (Some(call_id), Some(name)) =
+                    (block.id.usable_text(), block.name.usable_text())
+                else {
+                    continue;
+                };
+                usable += 1;
+                if lane.started.contains(call_id) {
+                    account.note("repeated_tool_use", 1);
+                    continue;
+                }
+                lane.started.insert(call_id.into());
+                let name = self.names.get(name);
+                lane.stream.start(call_id, name, at_ms);
+            } else {
+                let Some(call_id) = block.tool_use_id.usable_text() else {
+                    continue;
+                };
+                usable += 1;
+                if lane.ended.contains(call_id) {
+                    account.note("repeated_tool_result", 1);
+                    continue;
+                }
+                lane.ended.insert(call_id.into());
+                lane.stream.end(call_id, at_ms)?;
+            }
+            fed += 1;
+        }
+        account.tool_line(blocks.len() as u64, usable, fed);
+        Ok(())
+    }
+}
+
+fn read_claude_once(
+    paths: &[&Path],
+    fallback_ids: &[String],
+    settings: &Settings,
+) -> Result<UnitOut, Failure> {
+    let mut folder = ClaudeFolder {
+        settings,
+        eval_names: settings.eval_names.clone().into(),
+        seen: SeenUuids::default(),
+        sidechain_roots: HashMap::new(),
+        lanes: Vec::new(),
+        lane_index: HashMap::new(),
+        names: Names::default(),
+    };
+    let mut accounts = Vec::with_capacity(paths.len());
+    for (file, path) in paths.iter().enumerate() {
+        let mut account = LineAccount::default();
+        let fallback = fallback_ids.get(file).map_or("", String::as_str);
+        for_each_line(File::open(path)?, &mut account, |text, account| {
+            folder.line(text, file, fallback, account)
+        })?;
+        accounts.push(account);
+    }
+    let mut lanes = Vec::with_capacity(folder.lanes.len());
+    for lane in folder.lanes {
+        let total = check_turn_total(lane.turn_total)?;
+        let mut out = lane.out;
+        out.summary = lane.stream.finish(total);
+        lanes.push(out);
+    }
+    Ok(UnitOut {
+        accounts,
+        lanes,
+        read_again_in_batch: false,
+    })
+}
+
+/// Read the transcript files of one Claude Code project folder (in the given
+/// order) into lanes; `fallback_ids[i]` is the session id of file `i`'s lines
+/// without `sessionId`.
+pub fn read_claude_code(
+    paths: &[&Path],
+    fallback_ids: &[String],
+    settings: &Settings,
+) -> Result<UnitOut, ReadError> {
+    with_fallback(settings, |s| read_claude_once(paths, fallback_ids, s))
+}
+
+// ----------------------------------------------------------------------- events
+
+const EVENT_KEYS: [&str; 6] = [
+    "type",
+    "toolCallId",
+    "toolName",
+    "timestamp",
+    "sessionId",
+    "agentId",
+];
+
+/// `time_to_ms`: a number of ms (finite, >= 0, not bool) or an ISO-8601 string.
+fn time_to_ms(value: &Val) -> Option<f64> {
+    match value {
+        Val::Num(ms) if ms.is_finite() && *ms >= 0.0 => Some(*ms),
+        Val::Str(text) => iso_to_ms(text),
+        _ => None,
+    }
+}
+
+struct EventLane {
+    out: LaneOut,
+    stream: LaneStream,
+    turn_total: f64,
+    turn_pending: Option<f64>,
+    order: usize,
+}
+
+fn finish_event_lane(lane: EventLane) -> Result<(usize, LaneOut), Failure> {
+    let total = check_turn_total(lane.turn_total)?;
+    let mut out = lane.out;
+    out.summary = lane.stream.finish(total);
+    Ok((lane.order, out))
+}
+
+fn read_events_once(
+    path: &Path,
+    default_session_id: &str,
+    settings: &Settings,
+) -> Result<UnitOut, Failure> {
+    let eval_names: Rc<[String]> = settings.eval_names.clone().into();
+    let mut account = LineAccount::default();
+    let mut lanes: Vec<Option<EventLane>> = Vec::new();
+    let mut lane_index: HashMap<(Box<str>, Box<str>), usize> = HashMap::new();
+    let mut closed: HashSet<Box<str>> = HashSet::new();
+    let mut built: Vec<(usize, LaneOut)> = Vec::new();
+    let mut names = Names::default();
+    let mut used = 0u64;
+    for_each_line(File::open(path)?, &mut account, |text, account| {
+        let mut v: [Val; 6] = Default::default();
+        parse_object(text, &EVENT_KEYS, |i, raw| v[i] = Val::of(raw)).map_err(bad_json)?;
+        let [kind, call, tool, stamp, session, agent] = v;
+        let Some(kind) = kind.str_bytes() else {
+            account.problem("missing_type");
+            return Ok(());
+        };
+        let tool_event = matches!(kind, b"tool_execution_start" | b"tool_execution_end");
+        let turn_event = matches!(kind, b"turn_start" | b"turn_end");
+        let shutdown = kind == b"session_shutdown";
+        if !(tool_event || turn_event || shutdown) {
+            account.ignore(kind);
+            return Ok(());
+        }
+        let session_id = match session {
+            Val::Absent => Some(default_session_id),
+            ref other => other.usable_text(),
+        };
+        let lane_id = match agent {
+            Val::Absent => Some("main"),
+            ref other => other.usable_text(),
+        };
+        let (Some(session_id), Some(lane_id)) = (session_id, lane_id) else {
+            account.problem("invalid_id");
+            return Ok(());
+        };
+        if closed.contains(session_id) {
+            account.ignore(b"after_session_shutdown");
+            return Ok(());
+        }
+        if shutdown {
+            closed.insert(session_id.into());
+            used += 1;
+            for slot in lanes.iter_mut() {
+                if slot
+                    .as_ref()
+                    .is_some_and(|l| l.out.session_id == session_id)
+                {
+                    if let Some(lane) = slot.take() {
+                        built.push(finish_event_lane(lane)?);
+                    }
+                }
+            }
+            return Ok(());
+        }
+        let at_ms = time_to_ms(&stamp);
+        let mut call_id = None;
+        let mut name = None;
+        if tool_event {
+            call_id = call.usable_text();
+            name = tool.usable_text();
+            if call_id.is_none() || (name.is_none() && kind == b"tool_execution_start") {
+                account.problem("invalid_tool_record");
+                return Ok(());
+            }
+        }
+        let Some(at_ms) = at_ms else {
+            account.problem("invalid_timestamp");
+            return Ok(());
+        };
+        let key = (Box::<str>::from(session_id), Box::<str>::from(lane_id));
+        let index = match lane_index.get(&key) {
+            Some(&index) => index,
+            None => {
+                let index = lanes.len();
+                lanes.push(Some(EventLane {
+                    out: LaneOut {
+                        file: 0,
+                        session_id: session_id.to_string(),
+                        lane_id: lane_id.to_string(),
+                        summary: Summary::default(),
+                    },
+                    stream: LaneStream::new(settings, eval_names.clone()),
+                    turn_total: 0.0,
+                    turn_pending: None,
+                    order: index,
+                }));
+                lane_index.insert(key, index);
+                index
+            }
+        };
+        let Some(lane) = lanes[index].as_mut() else {
+            unreachable!("a lane is taken only when its session is closed");
+        };
+        used += 1;
+        match (call_id, kind) {
+            (None, b"turn_start") => lane.turn_pending = Some(at_ms),
+            (None, _) => {
+                if let Some(start) = lane.turn_pending.take() {
+                    let duration = at_ms - start;
+                    if duration > 0.0 {
+                        lane.turn_total += duration;
+                    }
+                }
+            }
+            (Some(call_id), b"tool_execution_start") => {
+                let name = names.get(name.unwrap_or("unknown"));
+                lane.stream.start(call_id, name, at_ms);
+            }
+            (Some(call_id), _) => lane.stream.end(call_id, at_ms)?,
+        }
+        Ok(())
+    })?;
+    account.lines_used += used;
+    for lane in lanes.into_iter().flatten() {
+        built.push(finish_event_lane(lane)?);
+    }
+    built.sort_by_key(|(order, _)| *order);
+    Ok(UnitOut {
+        accounts: vec![account],
+        lanes: built.into_iter().map(|(_, lane)| lane).collect(),
+        read_again_in_batch: false,
+    })
+}
+
+/// Read one `events` input into lanes keyed by `(sessionId, agentId)`;
+/// `default_session_id` stands in for a missing `sessionId`.
+pub fn read_events(
+    path: &Path,
+    default_session_id: &str,
+    settings: &Settings,
+) -> Result<UnitOut, ReadError> {
+    with_fallback(settings, |s| read_events_once(path, default_session_id, s))
+}

@@ -1,0 +1,496 @@
+//! Pairing, streaming wave assembly and the bucket summary of one lane
+//! (`spec/metrics.md` sections 1-5), as `wavemetrics/stream.py` computes them:
+//! the same emission schedule, the same sort order, float sums in wave order.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+const FIRST_CHECK: usize = 64;
+const BUCKET_MAXIMA: [usize; 7] = [1, 2, 3, 4, 8, 16, 32];
+
+/// The JavaScript `trim()` set of section 4.
+fn is_js_trim(c: char) -> bool {
+    matches!(c, '\u{9}'..='\u{d}' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}'
+        | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}')
+}
+
+/// Normal form of a tool name: JS trim, lower-case, `-` to `_` (section 4).
+pub fn normalize_tool_name(name: &str) -> String {
+    name.trim_matches(is_js_trim)
+        .to_lowercase()
+        .replace('-', "_")
+}
+
+/// Eval-name test of section 4 against names already in normal form (none empty).
+pub fn is_eval_normal(normal: &str, eval_names: &[String]) -> bool {
+    eval_names.iter().any(|e| {
+        normal == e
+            || (normal.len() > e.len()
+                && normal.ends_with(e.as_str())
+                && matches!(
+                    normal.as_bytes()[normal.len() - e.len() - 1],
+                    b'_' | b':' | b'/'
+                ))
+    })
+}
+
+/// Summary options shared by every lane of a read.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// `None`: unbounded.
+    pub max_tracked_calls: Option<usize>,
+    /// Eval names in normal form, empty ones dropped.
+    pub eval_names: Vec<String>,
+    /// Emit waves while reading (streaming); `false`: hold every call (batch).
+    pub stream: bool,
+}
+
+/// Every figure of a `ParallelismSummary`, in `SUMMARY_FIELDS` order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Summary {
+    pub clock_anomalies: u64,
+    pub dropped_calls: u64,
+    pub eval_only_duration_ms: f64,
+    pub eval_only_waves: u64,
+    pub incomplete_calls: u64,
+    pub measured_turn_duration_ms_total: f64,
+    pub mixed_waves: u64,
+    pub modeled_wallclock_saved_ms: f64,
+    pub non_eval_joined_calls: u64,
+    pub non_eval_saved_round_trips: u64,
+    pub histogram: [u64; 8],
+    pub non_eval_waves_multi: u64,
+    pub non_eval_waves_total: u64,
+    pub upper_bound_saved_ms: f64,
+    pub observed_calls: u64,
+    pub paired_calls: u64,
+    pub malformed_observations: u64,
+    pub duplicate_starts: u64,
+    pub orphan_ends: u64,
+    pub eval_outer_joined_calls: u64,
+    pub mixed_non_eval_joined_calls: u64,
+    pub tool_time_ms: f64,
+}
+
+impl Summary {
+    /// The histogram as the v1 wire string.
+    pub fn histogram_text(&self) -> String {
+        self.histogram
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(":")
+    }
+}
+
+fn wave_size_bucket(size: usize) -> usize {
+    BUCKET_MAXIMA
+        .iter()
+        .position(|&m| size <= m)
+        .unwrap_or(BUCKET_MAXIMA.len())
+}
+
+/// An open (paired, not yet summarised) call: start, end, pairing sequence, tool name.
+type OpenCall = (f64, f64, u64, Rc<str>);
+
+/// A paired call that would join a wave already summarised: the lane must be read in batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamOrderError;
+
+/// One lane's pairing and wave assembly, incrementally (`stream.py` `LaneStream`).
+pub struct LaneStream {
+    cap: Option<usize>,
+    stream: bool,
+    eval_names: Rc<[String]>,
+    eval_memo: HashMap<Rc<str>, bool>,
+    pending: HashMap<Box<str>, (Rc<str>, f64)>,
+    open: Vec<OpenCall>,
+    figures: Summary,
+    max_start: f64,
+    emitted_reach: f64,
+    check_at: usize,
+}
+
+/// Python's `max(a, b)`: `a` unless `b > a`.
+fn py_max(a: f64, b: f64) -> f64 {
+    if b > a {
+        b
+    } else {
+        a
+    }
+}
+
+fn py_min(a: f64, b: f64) -> f64 {
+    if b < a {
+        b
+    } else {
+        a
+    }
+}
+
+impl LaneStream {
+    pub fn new(settings: &Settings, eval_names: Rc<[String]>) -> Self {
+        LaneStream {
+            cap: settings.max_tracked_calls.filter(|&c| c > 0),
+            stream: settings.stream,
+            eval_names,
+            eval_memo: HashMap::new(),
+            pending: HashMap::new(),
+            open: Vec::new(),
+            figures: Summary::default(),
+            max_start: f64::NEG_INFINITY,
+            emitted_reach: f64::NEG_INFINITY,
+            check_at: FIRST_CHECK,
+        }
+    }
+
+    /// A valid start observation (section 1).
+    pub fn start(&mut self, call_id: &str, tool_name: Rc<str>, at_ms: f64) {
+        self.figures.observed_calls += 1;
+        self.max_start = py_max(self.max_start, at_ms);
+        if let Some(cap) = self.cap {
+            if self.figures.paired_calls as usize + self.pending.len() >= cap {
+                self.figures.dropped_calls += 1;
+                return;
+            }
+        }
+        if let Some(slot) = self.pending.get_mut(call_id) {
+            self.figures.duplicate_starts += 1;
+            *slot = (tool_name, at_ms);
+        } else {
+            self.pending.insert(call_id.into(), (tool_name, at_ms));
+        }
+    }
+
+    /// A valid end observation (section 1).
+    pub fn end(&mut self, call_id: &str, at_ms: f64) -> Result<(), StreamOrderError> {
+        let Some((tool_name, start_ms)) = self.pending.remove(call_id) else {
+            self.figures.orphan_ends += 1;
+            return Ok(());
+        };
+        if at_ms < start_ms {
+            self.figures.clock_anomalies += 1;
+            return Ok(());
+        }
+        if start_ms <= self.emitted_reach {
+            return Err(StreamOrderError);
+        }
+        self.figures.paired_calls += 1;
+        self.open
+            .push((start_ms, at_ms, self.figures.paired_calls, tool_name));
+        if self.stream && self.open.len() >= self.check_at {
+            let threshold = self.threshold();
+            self.emit(threshold);
+            self.check_at = FIRST_CHECK.max(2 * self.open.len());
+        }
+        Ok(())
+    }
+
+    fn threshold(&self) -> f64 {
+        let earliest = self
+            .pending
+            .values()
+            .map(|(_, s)| *s)
+            .fold(f64::INFINITY, py_min);
+        py_min(self.max_start, earliest)
+    }
+
+    /// Emit, in order, the leading waves of the open region whose reach < threshold.
+    fn emit(&mut self, threshold: f64) {
+        let mut ordered = std::mem::take(&mut self.open);
+        ordered.sort_by(|a, b| {
+            a.0.partial_cmp(&b.0)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal))
+                .then(a.2.cmp(&b.2))
+        });
+        let mut begin = 0;
+        let mut reach = f64::NEG_INFINITY;
+        let mut broke = false;
+        for index in 0..ordered.len() {
+            let (start_ms, end_ms) = (ordered[index].0, ordered[index].1);
+            if index > begin && start_ms > reach {
+                if reach >= threshold {
+                    broke = true;
+                    break;
+                }
+                self.emit_wave(&ordered[begin..index], reach);
+                begin = index;
+            }
+            reach = py_max(reach, end_ms);
+        }
+        if !broke && begin < ordered.len() && reach < threshold {
+            self.emit_wave(&ordered[begin..], reach);
+            begin = ordered.len();
+        }
+        ordered.drain(..begin);
+        self.open = ordered;
+    }
+
+    fn is_eval(&mut self, name: &Rc<str>) -> bool {
+        if let Some(&known) = self.eval_memo.get(name) {
+            return known;
+        }
+        let known = is_eval_normal(&normalize_tool_name(name), &self.eval_names);
+        self.eval_memo.insert(name.clone(), known);
+        known
+    }
+
+    /// `SummaryAccumulator.add` of one wave (calls in wave order).
+    fn emit_wave(&mut self, calls: &[OpenCall], reach: f64) {
+        self.emitted_reach = reach;
+        let size = calls.len();
+        let mut durations_sum = 0.0;
+        let mut usable = 0usize;
+        for (start, end, _, _) in calls {
+            if start.is_finite() && end.is_finite() && end >= start {
+                let duration = end - start;
+                self.figures.tool_time_ms += duration;
+                durations_sum += duration;
+                usable += 1;
+            }
+        }
+        // span: Python's max(ends) - min(starts), first extreme kept
+        let mut max_end = calls[0].1;
+        let mut min_start = calls[0].0;
+        for (start, end, _, _) in &calls[1..] {
+            max_end = py_max(max_end, *end);
+            min_start = py_min(min_start, *start);
+        }
+        let span = max_end - min_start;
+        let mut evals = 0;
+        for (_, _, _, name) in calls {
+            if self.is_eval(name) {
+                evals += 1;
+            }
+        }
+        let f = &mut self.figures;
+        if evals > 0 && evals == size {
+            f.eval_only_waves += 1;
+            if span.is_finite() {
+                f.eval_only_duration_ms += span;
+            }
+            f.eval_outer_joined_calls += size as u64;
+        } else if evals > 0 {
+            f.mixed_waves += 1;
+            f.eval_outer_joined_calls += evals as u64;
+            f.mixed_non_eval_joined_calls += (size - evals) as u64;
+        } else {
+            f.non_eval_waves_total += 1;
+            f.non_eval_joined_calls += size as u64;
+            if size > 1 {
+                f.non_eval_waves_multi += 1;
+            }
+            f.histogram[wave_size_bucket(size)] += 1;
+            let peak = peak_concurrency(calls);
+            f.non_eval_saved_round_trips += peak.saturating_sub(1) as u64;
+            if usable > 1 {
+                if span.is_finite() {
+                    f.modeled_wallclock_saved_ms += durations_sum - span;
+                } else {
+                    f.modeled_wallclock_saved_ms += 0.0;
+                }
+                let n = usable as f64;
+                f.upper_bound_saved_ms += (n - 1.0) * (durations_sum / n);
+            } else {
+                f.modeled_wallclock_saved_ms += 0.0;
+                f.upper_bound_saved_ms += 0.0;
+            }
+        }
+    }
+
+    /// Emit every remaining wave and return the lane's figures.
+    pub fn finish(mut self, turn_total_ms: f64) -> Summary {
+        self.emit(f64::INFINITY);
+        self.figures.incomplete_calls = self.pending.len() as u64;
+        self.figures.measured_turn_duration_ms_total = turn_total_ms;
+        self.figures
+    }
+}
+
+/// Peak of a sweep over `(start,+1)`/`(end,-1)` points, ends first at equal times.
+fn peak_concurrency(calls: &[OpenCall]) -> usize {
+    if calls.len() == 1 {
+        return usize::from(calls[0].1 > calls[0].0);
+    }
+    let mut points: Vec<(f64, i8)> = Vec::with_capacity(2 * calls.len());
+    for (start, end, _, _) in calls {
+        points.push((*start, 1));
+        points.push((*end, -1));
+    }
+    points.sort_by(|a, b| {
+        a.0.partial_cmp(&b.0)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.1.cmp(&b.1))
+    });
+    let (mut running, mut peak) = (0i64, 0i64);
+    for (_, delta) in points {
+        running += i64::from(delta);
+        peak = peak.max(running);
+    }
+    peak as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(stream: bool) -> Settings {
+        Settings {
+            max_tracked_calls: Some(2000),
+            eval_names: vec!["eval".into(), "codemode".into(), "code_mode".into()],
+            stream,
+        }
+    }
+
+    fn lane(stream: bool) -> LaneStream {
+        let s = settings(stream);
+        let names: Rc<[String]> = s.eval_names.clone().into();
+        LaneStream::new(&s, names)
+    }
+
+    #[test]
+    fn eval_names_by_section_4() {
+        let names: Vec<String> = settings(true).eval_names;
+        for (name, expected) in [
+            ("mcp:eval", true),
+            ("server/eval", true),
+            ("tool_eval", true),
+            ("code-mode", true),
+            (" EVAL ", true),
+            ("\u{feff}Eval", true),
+            ("evaluate", false),
+            ("eval_helper", false),
+            ("codemodel", false),
+            ("foo.eval", false),
+            ("eval:", false),
+            ("ln", false),
+            ("", false),
+            ("\u{1c}eval", false),
+            ("Ｅｖａｌ", false),
+        ] {
+            assert_eq!(
+                is_eval_normal(&normalize_tool_name(name), &names),
+                expected,
+                "{name:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn two_overlapping_calls() {
+        // read [0, 10] and grep [1, 4]: one wave of 2, span 10, S = 13
+        let mut l = lane(true);
+        l.start("a", "read".into(), 0.0);
+        l.start("b", "grep".into(), 1.0);
+        l.end("a", 10.0).unwrap();
+        l.end("b", 4.0).unwrap();
+        let s = l.finish(0.0);
+        assert_eq!(s.paired_calls, 2);
+        assert_eq!(s.non_eval_waves_multi, 1);
+        assert_eq!(s.modeled_wallclock_saved_ms, 3.0);
+        assert_eq!(s.upper_bound_saved_ms, 6.5);
+        assert_eq!(s.non_eval_saved_round_trips, 1);
+        assert_eq!(s.tool_time_ms, 13.0);
+        assert_eq!(s.histogram_text(), "0:1:0:0:0:0:0:0");
+    }
+
+    #[test]
+    fn counters_of_section_1() {
+        let mut l = lane(true);
+        l.start("a", "t".into(), 5.0);
+        l.start("a", "t".into(), 6.0); // duplicate start replaces
+        l.end("x", 7.0).unwrap(); // orphan
+        l.end("a", 5.5).unwrap(); // before the later start: anomaly
+        l.start("b", "t".into(), 1.0); // incomplete
+        let s = l.finish(2.5);
+        assert_eq!(
+            (
+                s.observed_calls,
+                s.duplicate_starts,
+                s.orphan_ends,
+                s.clock_anomalies,
+                s.incomplete_calls
+            ),
+            (3, 1, 1, 1, 1)
+        );
+        assert_eq!(s.measured_turn_duration_ms_total, 2.5);
+        assert_eq!(s.non_eval_waves_total, 0);
+    }
+
+    #[test]
+    fn cap_counts_paired_and_pending() {
+        let s = Settings {
+            max_tracked_calls: Some(2),
+            ..settings(true)
+        };
+        let mut l = LaneStream::new(&s, s.eval_names.clone().into());
+        l.start("a", "t".into(), 0.0);
+        l.end("a", 1.0).unwrap();
+        l.start("b", "t".into(), 2.0);
+        l.start("c", "t".into(), 3.0);
+        let f = l.finish(0.0);
+        assert_eq!(
+            (f.dropped_calls, f.incomplete_calls, f.paired_calls),
+            (1, 1, 1)
+        );
+    }
+
+    #[test]
+    fn late_call_into_emitted_wave_is_an_order_error() {
+        let mut l = lane(true);
+        for i in 0..64 {
+            let id = format!("c{i}");
+            l.start(&id, "t".into(), f64::from(i * 10 + 100));
+            l.end(&id, f64::from(i * 10 + 101)).unwrap();
+        }
+        l.start("late", "t".into(), 0.0);
+        assert_eq!(l.end("late", 1.0), Err(StreamOrderError));
+        // the batch path takes it
+        let mut b = lane(false);
+        for i in 0..64 {
+            let id = format!("c{i}");
+            b.start(&id, "t".into(), f64::from(i * 10 + 100));
+            b.end(&id, f64::from(i * 10 + 101)).unwrap();
+        }
+        b.start("late", "t".into(), 0.0);
+        b.end("late", 1.0).unwrap();
+        let f = b.finish(0.0);
+        assert_eq!((f.non_eval_waves_total, f.paired_calls), (65, 65));
+    }
+
+    #[test]
+    fn buckets_and_peaks() {
+        let mut l = lane(true);
+        // eval-only wave [0, 4] (two evals), mixed wave [10, 12], touching chain [20, 22]
+        for (id, name, s, e) in [
+            ("e1", "eval", 0.0, 4.0),
+            ("e2", "mcp:eval", 1.0, 2.0),
+            ("m1", "eval", 10.0, 12.0),
+            ("m2", "read", 11.0, 12.0),
+            ("t1", "read", 20.0, 21.0),
+            ("t2", "read", 21.0, 22.0),
+        ] {
+            l.start(id, name.into(), s);
+            l.end(id, e).unwrap();
+        }
+        let f = l.finish(0.0);
+        assert_eq!(
+            (f.eval_only_waves, f.eval_only_duration_ms, f.mixed_waves),
+            (1, 4.0, 1)
+        );
+        assert_eq!(
+            (f.eval_outer_joined_calls, f.mixed_non_eval_joined_calls),
+            (3, 1)
+        );
+        assert_eq!(
+            (f.non_eval_waves_total, f.non_eval_saved_round_trips),
+            (1, 0)
+        );
+        assert_eq!(f.modeled_wallclock_saved_ms, 0.0);
+        assert_eq!(f.upper_bound_saved_ms, 1.0);
+        assert_eq!(wave_size_bucket(33), 7);
+        assert_eq!(wave_size_bucket(5), 4);
+        assert_eq!(peak_concurrency(&[(3.0, 3.0, 1, "t".into())]), 0);
+    }
+}

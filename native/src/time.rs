@@ -1,0 +1,174 @@
+//! Reader times to float ms since the Unix epoch (`spec/formats.md`, general rules),
+//! exactly as `wavemetrics/timestamps.py` computes them.
+
+/// `ns / 10**6` as one correctly rounded division of the exact integer
+/// (Python's `int / int`), for `0 <= ns < 2**100`.
+pub fn ns_to_ms(ns: u128) -> f64 {
+    const D: u128 = 1_000_000;
+    if ns < (1u128 << 53) {
+        // both operands are exact doubles: IEEE division rounds correctly
+        return ns as f64 / 1e6;
+    }
+    // quotient >= 2**53 / 10**6 > 2**33: scale it to 55+ bits, then round to 53
+    let q = ns / D;
+    let bits = 128 - q.leading_zeros();
+    let k = 56u32.saturating_sub(bits);
+    let scaled = ns << k;
+    let m = scaled / D;
+    let sticky = !scaled.is_multiple_of(D);
+    let mbits = 128 - m.leading_zeros();
+    let s = mbits - 53;
+    let lower = m & ((1u128 << s) - 1);
+    let half = 1u128 << (s - 1);
+    let mut mant = m >> s;
+    if lower > half || (lower == half && (sticky || mant & 1 == 1)) {
+        mant += 1;
+    }
+    // mant <= 2**53 is an exact double; a power of two scales it exactly
+    (mant as f64) * 2f64.powi(s as i32 - k as i32)
+}
+
+fn digits(b: &[u8]) -> Option<u32> {
+    let mut v = 0u32;
+    for &c in b {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + u32::from(c - b'0');
+    }
+    Some(v)
+}
+
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    // Howard Hinnant's days_from_civil (proleptic Gregorian, as Python's datetime)
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn days_in_month(y: u32, m: u32) -> u32 {
+    match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        _ if (y.is_multiple_of(4) && !y.is_multiple_of(100)) || y.is_multiple_of(400) => 29,
+        _ => 28,
+    }
+}
+
+/// `iso_to_ms` of `timestamps.py`: `YYYY-MM-DD[Tt ]HH:MM:SS[.,fraction of 1-9 digits]`
+/// then `Z`/`z` or `+HH:MM`/`+HHMM`; `None` for any other shape, an invalid
+/// calendar value, an offset of 24 h or more, or a time before 1970.
+pub fn iso_to_ms(text: &[u8]) -> Option<f64> {
+    let n = text.len();
+    if n < 20 {
+        return None;
+    }
+    let sep = |i: usize, c: u8| text[i] == c;
+    let shape = sep(4, b'-')
+        && sep(7, b'-')
+        && matches!(text[10], b'T' | b't' | b' ')
+        && sep(13, b':')
+        && sep(16, b':');
+    if !shape {
+        return None;
+    }
+    let year = digits(&text[0..4])?;
+    let month = digits(&text[5..7])?;
+    let day = digits(&text[8..10])?;
+    let hour = digits(&text[11..13])?;
+    let minute = digits(&text[14..16])?;
+    let second = digits(&text[17..19])?;
+    let mut i = 19;
+    let mut nanos = 0u32;
+    if matches!(text[i], b'.' | b',') {
+        let begin = i + 1;
+        let mut end = begin;
+        while end < n && text[end].is_ascii_digit() {
+            end += 1;
+        }
+        let len = end - begin;
+        if len == 0 || len > 9 {
+            return None;
+        }
+        nanos = digits(&text[begin..end])? * 10u32.pow(9 - len as u32);
+        i = end;
+    }
+    let rest = &text[i..];
+    let offset_s: i64 = match rest {
+        [b'Z' | b'z'] => 0,
+        [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] | [sign @ (b'+' | b'-'), h1, h2, m1, m2] => {
+            let oh = digits(&[*h1, *h2])?;
+            let om = digits(&[*m1, *m2])?;
+            if om >= 60 || oh >= 24 {
+                return None;
+            }
+            let v = i64::from(oh * 3600 + om * 60);
+            if *sign == b'-' {
+                -v
+            } else {
+                v
+            }
+        }
+        _ => return None,
+    };
+    if year == 0 || !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
+        return None;
+    }
+    if hour > 23 || minute > 59 || second > 59 {
+        return None;
+    }
+    let days = days_from_civil(i64::from(year), i64::from(month), i64::from(day));
+    let seconds =
+        days * 86_400 + i64::from(hour) * 3600 + i64::from(minute) * 60 + i64::from(second)
+            - offset_s;
+    if seconds < 0 {
+        return None;
+    }
+    let ns = seconds as u128 * 1_000_000_000 + u128::from(nanos);
+    Some(ns_to_ms(ns))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_division_matches_python() {
+        // values checked with Python: 1751247501952174001 / 10**6
+        assert_eq!(ns_to_ms(1_751_247_501_952_174_001), 1751247501952.174);
+        assert_eq!(ns_to_ms(1_500_000_000), 1500.0);
+        assert_eq!(ns_to_ms(0), 0.0);
+        // 2**53 + 1 ns: above the exact-double range, rounds like Python
+        assert_eq!(ns_to_ms(9_007_199_254_740_993), 9007199254.740993);
+    }
+
+    #[test]
+    fn iso_shapes() {
+        assert_eq!(iso_to_ms(b"1970-01-01T00:00:01.5Z"), Some(1500.0));
+        assert_eq!(
+            iso_to_ms(b"2025-05-12T20:27:39.762878-04:00"),
+            iso_to_ms(b"2025-05-13T00:27:39.762878Z")
+        );
+        assert_eq!(
+            iso_to_ms(b"2025-06-08T11:00:13.842Z"),
+            Some(1749380413842.0)
+        );
+        assert_eq!(iso_to_ms(b"2025-05-12T20:27:39"), None);
+        assert_eq!(iso_to_ms(b"1969-12-31T23:59:59Z"), None);
+        assert_eq!(iso_to_ms(b"2025-02-29T00:00:00Z"), None);
+        assert_eq!(iso_to_ms(b"2024-02-29T00:00:00Z"), Some(1709164800000.0));
+        assert_eq!(iso_to_ms(b"2025-01-01T00:00:00+24:00"), None);
+        assert_eq!(iso_to_ms(b"2025-01-01T00:00:00+05:60"), None);
+        assert_eq!(iso_to_ms(b"2025-01-01T00:00:00.1234567890Z"), None);
+        assert_eq!(
+            iso_to_ms(b"2025-01-01 00:00:00,5+0100"),
+            Some(1735686000500.0)
+        );
+        assert_eq!(iso_to_ms(b"2025-01-01T24:00:00Z"), None);
+        assert_eq!(iso_to_ms(b"0000-01-01T00:00:00Z"), None);
+    }
+}

@@ -1,0 +1,133 @@
+"""The native engine: ``claude-code`` and ``events`` units read by the Rust extension.
+
+``wavemetrics._native`` (built by maturin from ``native/``) reads a unit's files
+straight from bytes and returns, in one call per unit, every input's line
+account and every lane's summary. It implements the same rules as the Python
+readers and core (``spec/formats.md``, ``spec/metrics.md``), which stay the
+reference: ``tests/test_native.py`` compares the two engines figure by figure.
+This module is the whole integration layer: it only converts between the
+extension's plain tuples and the package's report and lane types.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections import Counter
+from typing import Any
+
+from wavemetrics.classify import normalize_tool_name
+from wavemetrics.readers._lines import LineAccount
+from wavemetrics.readers.claude_code import fallback_session_id
+from wavemetrics.readers.lanes import InputReport, Lane, StreamSettings
+from wavemetrics.readers.sources import STDIN, file_stem
+from wavemetrics.summary import ParallelismSummary
+
+__all__ = ["ENGINES", "NATIVE_FORMATS", "available", "default_engine", "read_unit_native"]
+
+try:  # the extension is missing when the package was installed without building it
+    from wavemetrics import _native  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover (the test environment builds it)
+    _native = None
+
+#: The ``--engine`` choices.
+ENGINES = ("python", "native")
+#: Formats the native engine reads; other formats always use the Python readers.
+NATIVE_FORMATS = ("claude-code", "events")
+
+
+def available() -> bool:
+    """True when the Rust extension is importable."""
+    return _native is not None
+
+
+def default_engine() -> str:
+    """``native`` when the extension is built, else ``python``."""
+    return "native" if available() else "python"
+
+
+def _readable_natively(fmt: str, paths: tuple[str, ...]) -> bool:
+    # Regular, uncompressed files only: stdin, pipes and .gz stay with the Python
+    # readers (a pipe can be read once, and detection has already peeked it).
+    if fmt not in NATIVE_FORMATS or _native is None:
+        return False
+    for path in paths:
+        if path == STDIN or path.endswith(".gz"):
+            return False
+        try:
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def _eval_names(names: tuple[str, ...]) -> list[str]:
+    # the normal forms of section 4, empty ones dropped (classify._normal_eval_names)
+    return [normal for normal in (normalize_tool_name(n) for n in names) if normal]
+
+
+def _report(path: str, fmt: str, raw: tuple[Any, ...]) -> InputReport:
+    lines_read, lines_used, ignored, problems, notes = raw
+    account = LineAccount(
+        lines_read=lines_read,
+        lines_used=lines_used,
+        # a record type may hold a lone surrogate (valid JSON): WTF-8 back to str
+        ignored=Counter({key.decode("utf-8", "surrogatepass"): n for key, n in ignored}),
+        problems=Counter(dict(problems)),
+        notes=Counter(dict(notes)),
+    )
+    return InputReport.from_account(path, fmt, account)
+
+
+def _lane(paths: tuple[str, ...], raw: tuple[Any, ...]) -> Lane:
+    file, session_id, lane_id, (head, tail) = raw
+    summary = ParallelismSummary(*head, *tail)
+    return Lane(
+        path=paths[file],
+        session_id=session_id,
+        lane_id=lane_id,
+        observations=(),
+        measured_turn_duration_ms_total=summary.measured_turn_duration_ms_total,
+        summary=summary,
+    )
+
+
+def read_unit_native(
+    fmt: str, paths: tuple[str, ...], stream: StreamSettings
+) -> tuple[tuple[InputReport, ...], tuple[Lane, ...]] | None:
+    """Read one unit (a Claude Code project folder, or one events file) natively.
+
+    Returns the reports (one per path, in order) and the lanes with their
+    summaries, exactly as the Python readers in streaming mode would; ``None``
+    when the native engine cannot read this unit (another format, stdin, a
+    pipe, a gzip file, an I/O error): the caller then uses the Python readers,
+    which report the problem in their usual way.
+    """
+    if not _readable_natively(fmt, paths):
+        return None
+    cap = stream.max_tracked_calls or None
+    names = _eval_names(tuple(stream.eval_tool_names))
+    try:
+        if fmt == "claude-code":
+            result = _native.read_claude_code(
+                [os.fsencode(p) for p in paths], [fallback_session_id(p) for p in paths],
+                cap, names,
+            )
+        else:
+            (path,) = paths
+            result = _native.read_events(os.fsencode(path), file_stem(path), cap, names)
+    except (OSError, ValueError):
+        return None  # the Python readers give the reference behaviour for these
+    accounts, lanes, read_again = result
+    reports = tuple(_report(p, fmt, raw) for p, raw in zip(paths, accounts, strict=True))
+    if read_again:
+        reports = tuple(
+            InputReport(
+                path=r.path, format=r.format, lines_read=r.lines_read, lines_used=r.lines_used,
+                lines_ignored=r.lines_ignored, problems=r.problems, ignored=r.ignored,
+                notes={**r.notes, "read_again_in_batch": 1}, error=r.error,
+            )
+            for r in reports
+        )
+    return reports, tuple(_lane(paths, raw) for raw in lanes)
