@@ -425,3 +425,226 @@ def fuzz_lines(record: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[b
     """A record as a JSON line, or a random byte line."""
     as_json = record.map(lambda r: json.dumps(r).encode() + b"\n")
     return st.one_of(as_json, as_json, as_json, st.binary(max_size=20))
+
+
+# ------------------------------------------------- native engine: whole traces
+
+#: Ids that repeat (duplicates, reuse across lanes), plus hostile spellings:
+#: empty, a lone surrogate, non-ASCII, an upper-case UUID beside its lower-case twin.
+TRACE_IDS = st.one_of(
+    st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "toolu_01"]),
+    st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "toolu_01"]),
+    st.sampled_from(["", "\ud800", "é\u202e", "x\udcff", "3f2504e0-4f89-41d3-9a0c-0305e82c3301",
+                     "3F2504E0-4F89-41D3-9A0C-0305E82C3301"]),
+)
+_SECOND = st.integers(min_value=0, max_value=30)
+
+
+@st.composite
+def trace_times(draw: st.DrawFn) -> Any:
+    """A reader timestamp: ISO-8601 with 0-10 fraction digits and any offset spelling
+    (equal and fractional times are common), or an invalid or non-string value."""
+    second = draw(_SECOND)
+    digits = draw(st.sampled_from([0, 3, 3, 3, 3, 1, 2, 4, 6, 9, 10]))
+    fraction = "" if digits == 0 else "." + "".join(
+        draw(st.lists(st.sampled_from("0123456789"), min_size=digits, max_size=digits)))
+    zone = draw(st.sampled_from(["Z", "Z", "Z", "Z", "Z", "Z", "z", "+00:00", "-01:30", "+0530", "+05", "",
+                                 "+24:00", "+05:60"]))
+    sep = draw(st.sampled_from(["T", "T", "T", "t", " "]))
+    iso = f"2025-03-01{sep}10:00:{second:02d}{fraction}{zone}"
+    if draw(st.integers(0, 5)) > 0:
+        return iso
+    return draw(st.one_of(
+        st.sampled_from(["1969-12-31T23:59:59Z", "2025-02-29T00:00:00Z", "0000-01-01T00:00:00Z",
+                         "2024-02-29T23:59:59.999999999+14:00", "", "yesterday"]),
+        JSON_SCALARS,
+    ))
+
+
+def _event_times() -> st.SearchStrategy[Any]:
+    millis = st.integers(min_value=0, max_value=40).map(lambda n: 1_740_823_200_000 + n)
+    return st.one_of(
+        millis, millis, millis, millis, millis, millis.map(lambda n: n + 0.25), trace_times(),
+        st.sampled_from([-1, -0.0, 0, True, 1e300, 1.7e308, 2**1100, "12", None]),
+    )
+
+
+@st.composite
+def claude_records(draw: st.DrawFn) -> dict[str, Any]:
+    """One Claude Code transcript line as a dict: tool_use / tool_result / turn_duration /
+    other records, with uuids that repeat, sidechain chains, agentIds and odd values."""
+    kind = draw(st.sampled_from(
+        ["assistant", "assistant", "user", "user", "system", "summary", "file-history-snapshot",
+         "progress", "x" * 70, "\ud83d", "bad\x1b[2J"]))
+    record: dict[str, Any] = {"type": kind}
+    if draw(st.integers(0, 19)) == 0:
+        record["type"] = draw(JSON_SCALARS)
+    if draw(st.booleans()):
+        record["uuid"] = draw(st.one_of(TRACE_IDS, st.uuids().map(str), JSON_SCALARS))
+    if draw(st.booleans()):
+        record["parentUuid"] = draw(st.one_of(TRACE_IDS, st.none()))
+    if draw(st.integers(0, 5)) == 0:
+        record["isSidechain"] = draw(st.sampled_from([True, True, False, 1, "true"]))
+    if draw(st.integers(0, 7)) == 0:
+        record["agentId"] = draw(st.one_of(TRACE_IDS, JSON_SCALARS))
+    if draw(st.integers(0, 3)) > 0:
+        record["sessionId"] = draw(st.sampled_from(["s1", "s1", "s1", "s1", "s2", "", "\udfff"]))
+    if draw(st.integers(0, 9)) > 0:
+        record["timestamp"] = draw(trace_times())
+    if kind == "system" or draw(st.integers(0, 9)) == 0:
+        record["subtype"] = draw(st.sampled_from(["turn_duration", "turn_duration", "other"]))
+        record["durationMs"] = draw(st.one_of(
+            st.integers(-5, 10**6), st.floats(allow_nan=False, allow_infinity=False),
+            st.sampled_from([True, 0, 1e308, "5"])))
+    name = st.sampled_from(["Read", "Bash", "Read", "Grep", "eval", "mcp:code-mode", "", "\ud800"])
+    use = st.fixed_dictionaries({"type": st.just("tool_use"), "id": TRACE_IDS, "name": name})
+    result = st.fixed_dictionaries({"type": st.just("tool_result"), "tool_use_id": TRACE_IDS,
+                                    "is_error": st.booleans()})
+    block = st.one_of(
+        use if kind == "assistant" else result, use if kind == "assistant" else result,
+        use if kind == "assistant" else result, use, result,
+        st.fixed_dictionaries({"type": st.sampled_from(["server_tool_use", "text"]),
+                               "id": TRACE_IDS, "name": name}),
+        JSON_SCALARS,
+    )
+    blocks = st.lists(block, min_size=1, max_size=4)
+    content = draw(st.one_of(blocks, blocks, blocks, blocks, st.lists(block, max_size=4),
+                             st.text(max_size=5), st.none()))
+    message = draw(st.sampled_from(["object"] * 8 + ["string", "absent"]))
+    if message == "object":
+        record["message"] = {"role": "x", "content": content}
+    elif message == "string":
+        record["message"] = "hi"
+    return record
+
+
+@st.composite
+def event_records(draw: st.DrawFn) -> dict[str, Any]:
+    """One ``events`` line as a dict: tool, turn and shutdown events with odd ids and times."""
+    kind = draw(st.sampled_from(
+        ["tool_execution_start"] * 6 + ["tool_execution_end"] * 6 + ["turn_start", "turn_end", "session_shutdown",
+         "tool_execution_update", "message_update", "\ud800x"]))
+    record: dict[str, Any] = {"type": kind}
+    if draw(st.integers(0, 19)) == 0:
+        record["type"] = draw(JSON_SCALARS)
+    if draw(st.integers(0, 19)) > 0:
+        record["toolCallId"] = draw(st.one_of(TRACE_IDS, TRACE_IDS, TRACE_IDS, JSON_SCALARS))
+    if draw(st.integers(0, 19)) > 0:
+        record["toolName"] = draw(st.sampled_from(
+            ["read", "bash", "read", "grep", "eval", "Code-Mode", "", 5]))
+    if draw(st.integers(0, 19)) > 0:
+        record["timestamp"] = draw(_event_times())
+    if draw(st.booleans()):
+        record["sessionId"] = draw(st.sampled_from(
+            ["s1", "s1", "s1", "s1", "s2", "", None, "\ud800"]))
+    if draw(st.integers(0, 5)) == 0:
+        record["agentId"] = draw(st.sampled_from(["main", "sub", "sub2", "", 7]))
+    return record
+
+
+#: Lines no reader can use: blank, invalid JSON, not an object, not UTF-8, a NaN.
+BAD_LINES = st.sampled_from([
+    b"\n", b"   \t\n", b"\x0c\n", b"{\n", b"[1, 2]\n", b'"text"\n', b"\xff\xfe{}\n",
+    b'{"type": NaN}\n', b'{"type": "user"} trailing\n', b"{}\n", b'{"type":"a\x01"}\n',
+    b"\r\n", b'{"type": "user", "uuid": "u"}\r\r\n',
+])
+
+
+def trace_lines(records: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[bytes]:
+    """A record as one JSON line (ASCII-escaped or raw UTF-8, keys sometimes duplicated),
+    or a bad line."""
+
+    def encode(record: dict[str, Any], raw_utf8: bool, duplicate: bool) -> bytes:
+        text = json.dumps(record, ensure_ascii=not raw_utf8)
+        try:
+            line = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: only its escape is valid JSON
+            line = json.dumps(record).encode()
+        if duplicate and record:
+            key = next(iter(record))
+            line = b"{" + json.dumps(key).encode() + b':"decoy",' + line[1:]
+        return line + b"\n"
+
+    as_json = st.builds(encode, records, st.booleans(), st.integers(0, 7).map(lambda n: n == 0))
+    return st.one_of(*[as_json] * 12, BAD_LINES)
+
+
+@st.composite
+def claude_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A well-formed call: an assistant tool_use line and the user tool_result line of the
+    same id in the same lane, the result at or after the call (equal times are common)."""
+    call_id = draw(st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]))
+    start = draw(st.integers(0, 30))
+    end = start + draw(st.sampled_from([0, 0, 1, 2, 3, 5, 8]))
+    fraction = draw(st.sampled_from(["", ".5", ".250", ".123456789"]))
+    lane: dict[str, Any] = {"sessionId": "s1"}
+    if draw(st.integers(0, 4)) == 0:
+        lane["agentId"] = draw(st.sampled_from(["agent-1", "agent-2"]))
+    name = draw(st.sampled_from(["Read", "Grep", "Bash", "eval", "code-mode"]))
+    use = {"type": "assistant", "uuid": draw(st.uuids()).hex, **lane,
+           "timestamp": f"2025-03-01T10:00:{start:02d}{fraction}Z",
+           "message": {"content": [{"type": "tool_use", "id": call_id, "name": name,
+                                    "input": {"x": 1}}]}}
+    result = {"type": "user", "uuid": str(draw(st.uuids())), **lane,
+              "timestamp": f"2025-03-01T10:00:{min(end, 59):02d}{fraction}Z",
+              "message": {"content": [{"type": "tool_result", "tool_use_id": call_id,
+                                       "content": "ok"}]}}
+    return use, result
+
+
+@st.composite
+def event_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A well-formed events call (or turn): a start and its end at or after it, in one lane."""
+    call_id = draw(st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]))
+    start = 1_740_823_200_000 + draw(st.integers(0, 40))
+    end = start + draw(st.sampled_from([0, 0, 1, 2, 3, 5, 8]))
+    if draw(st.booleans()):
+        start, end = start + 0.5, end + 0.5
+    lane: dict[str, Any] = {}
+    if draw(st.integers(0, 3)) == 0:
+        lane["agentId"] = "sub"
+    if draw(st.integers(0, 4)) == 0:  # a turn: its duration is summed when positive
+        return ({"type": "turn_start", "timestamp": start, **lane},
+                {"type": "turn_end", "timestamp": end, **lane})
+    name = draw(st.sampled_from(["read", "grep", "bash", "eval", "Code-Mode"]))
+    return (
+        {"type": "tool_execution_start", "toolCallId": call_id, "toolName": name,
+         "timestamp": start, **lane},
+        {"type": "tool_execution_end", "toolCallId": call_id, "toolName": name,
+         "timestamp": end, **lane},
+    )
+
+
+def trace_files(
+    records: st.SearchStrategy[dict[str, Any]],
+    calls: st.SearchStrategy[tuple[dict[str, Any], dict[str, Any]]],
+) -> st.SearchStrategy[bytes]:
+    """A whole file: well-formed calls (each end a few lines after its start) among odd
+    records and bad lines, sometimes a BOM first, sometimes a last line cut short."""
+    single = trace_lines(records)
+
+    @st.composite
+    def build(draw: st.DrawFn) -> bytes:
+        lines: list[bytes] = []
+        for _ in range(draw(st.integers(0, 40))):
+            if draw(st.booleans()):
+                lines.append(draw(single))
+                continue
+            use, result = draw(calls)
+            at = draw(st.integers(0, len(lines)))
+            lines.insert(at, json.dumps(use).encode() + b"\n")
+            later = draw(st.integers(at + 1, len(lines)))
+            lines.insert(later, json.dumps(result).encode() + b"\n")
+        data = b"".join(lines)
+        if draw(st.integers(0, 5)) == 0:
+            data = b"\xef\xbb\xbf" + data
+        if data and draw(st.integers(0, 6)) == 0:
+            data = data[: draw(st.integers(1, len(data)))]
+        return data
+
+    return build()
+
+
+#: Summary settings both engines take: the call cap and the eval names.
+engine_caps = st.sampled_from([2000, 2000, 0, 1, 2, 3])
+engine_eval_names = st.sampled_from([("eval", "codemode", "code_mode"), ("read", " Bash "), ()])

@@ -1,0 +1,211 @@
+"""The native engine against the Python reference (issue 12): same traces, same output.
+
+Hypothesis draws whole ``claude-code`` project folders and ``events`` files with
+every quirk the readers handle (repeated uuids across files, sub-agent files,
+sidechain chains, agentIds, bad and blank lines, BOMs, cut last lines, lone
+surrogates, equal and fractional times, odd offsets, caps, eval names), reads
+them with both engines and compares the whole ``summarize --format json``
+document: every input's line accounting by reason and every lane's figures.
+A counting wrapper proves the native engine really read each unit.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.corpus import CORPUS, needs_corpus
+from tests.golden_cases import EXAMPLE
+from tests.strategies import (
+    claude_calls,
+    claude_records,
+    engine_caps,
+    engine_eval_names,
+    event_calls,
+    event_records,
+    trace_files,
+)
+from wavemetrics import native
+from wavemetrics.cli import main
+from wavemetrics.pipeline import analyse
+from wavemetrics.readers import StreamSettings, read_inputs
+from wavemetrics.report import render_json
+
+pytestmark = pytest.mark.skipif(not native.available(), reason="the Rust extension is not built")
+
+DIFFERENTIAL = settings(max_examples=200, deadline=None,
+                        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+class _Counting:
+    """Wraps the extension module and counts the units it read."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.units = 0
+
+    def __getattr__(self, name: str) -> Any:
+        function = getattr(self.inner, name)
+
+        def counted(*args: Any) -> Any:
+            self.units += 1
+            return function(*args)
+
+        return counted
+
+
+@contextmanager
+def counting_native() -> Iterator[_Counting]:
+    original = native._native
+    spy = _Counting(original)
+    native._native = spy
+    try:
+        yield spy
+    finally:
+        native._native = original
+
+
+def _json(paths: list[str], fmt: str, cap: int, names: tuple[str, ...], engine: str) -> str:
+    stream = StreamSettings(max_tracked_calls=cap or None, eval_tool_names=names, engine=engine)
+    outcome = read_inputs(paths, fmt, stream=stream)
+    return render_json(analyse(outcome, eval_tool_names=names, max_tracked_calls=cap or None))
+
+
+def _both(paths: list[str], fmt: str, cap: int, names: tuple[str, ...], units: int) -> str:
+    reference = _json(paths, fmt, cap, names, "python")
+    with counting_native() as spy:
+        fast = _json(paths, fmt, cap, names, "native")
+    assert spy.units == units
+    assert fast == reference
+    return fast
+
+
+@DIFFERENTIAL
+@given(
+    main_a=trace_files(claude_records(), claude_calls()), main_b=trace_files(claude_records(), claude_calls()),
+    agent=trace_files(claude_records(), claude_calls()), sub=trace_files(claude_records(), claude_calls()),
+    cap=engine_caps, names=engine_eval_names,
+)
+def test_claude_code_folders_read_the_same(
+    tmp_path_factory: pytest.TempPathFactory, main_a: bytes, main_b: bytes, agent: bytes,
+    sub: bytes, cap: int, names: tuple[str, ...],
+) -> None:
+    """A generated project folder (two sessions, an agent file, a subagents/ file) gives the
+    same accounts and figures on both engines."""
+    folder = tmp_path_factory.mktemp("project")
+    (folder / "s1").mkdir()
+    (folder / "s1" / "subagents").mkdir()
+    files = {"s1.jsonl": main_a, "s2.jsonl": main_b, "agent-7.jsonl": agent,
+             "s1/subagents/agent-a1.jsonl": sub}
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+    _both([str(folder)], "claude-code", cap, names, units=1)
+
+
+@DIFFERENTIAL
+@given(data=trace_files(event_records(), event_calls()), cap=engine_caps, names=engine_eval_names)
+def test_events_files_read_the_same(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes, cap: int, names: tuple[str, ...]
+) -> None:
+    """A generated events file gives the same accounts and figures on both engines."""
+    path = tmp_path_factory.mktemp("events") / "run.jsonl"
+    path.write_bytes(data)
+    _both([str(path)], "events", cap, names, units=1)
+
+
+@DIFFERENTIAL
+@given(
+    calls=st.lists(st.tuples(st.integers(0, 50), st.integers(0, 5)), min_size=1, max_size=150),
+    late=st.integers(0, 60),
+)
+def test_calls_out_of_order_are_read_again_in_batch_the_same(
+    tmp_path_factory: pytest.TempPathFactory, calls: list[tuple[int, int]], late: int
+) -> None:
+    """Many calls then one that starts inside an already summarised wave: both engines read
+    the file again in batch mode, note it, and give the same figures."""
+    lines = []
+    for index, (start, length) in enumerate(calls):
+        begin = 1_000 + start * 10 + index * 100
+        lines.append(f'{{"type":"tool_execution_start","toolCallId":"c{index}","toolName":"t",'
+                     f'"timestamp":{begin}}}')
+        lines.append(f'{{"type":"tool_execution_end","toolCallId":"c{index}",'
+                     f'"timestamp":{begin + length}}}')
+    lines.append(f'{{"type":"tool_execution_start","toolCallId":"late","toolName":"t",'
+                 f'"timestamp":{late}}}')
+    lines.append(f'{{"type":"tool_execution_end","toolCallId":"late","timestamp":{late + 1}}}')
+    path = tmp_path_factory.mktemp("late") / "run.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    out = _both([str(path)], "events", 2000, ("eval",), units=1)
+    assert ('"read_again_in_batch": 1' in out) == (len(calls) >= 64)
+
+
+def test_read_again_in_batch_is_noted(tmp_path: Path) -> None:
+    """64 calls in a row then one call at time 0: the native engine notes the batch re-read
+    and counts all 65 calls in 65 one-call waves."""
+    lines = []
+    for index in range(64):
+        lines.append(f'{{"type":"tool_execution_start","toolCallId":"c{index}","toolName":"t",'
+                     f'"timestamp":{100 + 10 * index}}}')
+        lines.append(f'{{"type":"tool_execution_end","toolCallId":"c{index}",'
+                     f'"timestamp":{101 + 10 * index}}}')
+    lines.append('{"type":"tool_execution_start","toolCallId":"z","toolName":"t","timestamp":0}')
+    lines.append('{"type":"tool_execution_end","toolCallId":"z","timestamp":1}')
+    (tmp_path / "run.jsonl").write_text("\n".join(lines) + "\n")
+    result = native.read_unit_native(
+        "events", (str(tmp_path / "run.jsonl"),), StreamSettings(engine="native")
+    )
+    assert result is not None
+    (report,), (lane,) = result
+    assert report.notes == {"read_again_in_batch": 1}
+    assert (report.lines_read, report.lines_used) == (130, 130)
+    assert lane.summary is not None
+    assert (lane.summary.paired_calls, lane.summary.non_eval_waves_total) == (65, 65)
+    assert lane.summary.tool_time_ms == 65.0
+
+
+def test_formats_and_inputs_the_native_engine_leaves_to_python(tmp_path: Path) -> None:
+    """A gzip file, a pipe-like non-regular input and other formats are not read natively."""
+    settings_native = StreamSettings(engine="native")
+    (tmp_path / "a.jsonl.gz").write_bytes(b"")
+    assert native.read_unit_native("events", (str(tmp_path / "a.jsonl.gz"),), settings_native) is None
+    assert native.read_unit_native("events", ("-",), settings_native) is None
+    assert native.read_unit_native("codex", (str(EXAMPLE),), settings_native) is None
+    assert native.read_unit_native("events", (str(tmp_path),), settings_native) is None
+
+
+def _summarize(args: list[str], engine: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", "--jobs", "1",
+                                       "--engine", engine, *args])
+    return result.exit_code, result.stdout
+
+
+@needs_corpus
+def test_whole_corpus_gives_identical_json() -> None:
+    """The whole corpus in one run gives byte-identical JSON and exit codes on both engines."""
+    here = os.getcwd()
+    os.chdir(CORPUS)
+    try:
+        with counting_native() as spy:
+            fast = _summarize(["."], "native")
+        reference = _summarize(["."], "python")
+    finally:
+        os.chdir(here)
+    assert spy.units > 0
+    assert fast == reference
+
+
+def test_bundled_example_gives_identical_json() -> None:
+    """The bundled example gives byte-identical JSON on both engines, in every output format."""
+    for output in ("json", "jsonl", "table"):
+        runs = [CliRunner().invoke(main, ["summarize", "--format", output, "--engine", engine,
+                                          str(EXAMPLE)]) for engine in ("python", "native")]
+        assert runs[0].exit_code == runs[1].exit_code == 0
+        assert runs[0].stdout == runs[1].stdout
