@@ -8,7 +8,8 @@ and user lines with ``tool_result`` text, plus the envelope fields.
 
 Same arguments, same bytes. Usage:
     python benchmarks/generate.py events 1000000 /tmp/events-1e6.jsonl
-    python benchmarks/generate.py claude-code 350000 /tmp/claude-200mb.jsonl
+    python benchmarks/generate.py claude-code 130000 /tmp/claude-200mb.jsonl
+    python benchmarks/generate.py claude-short 1800000 /tmp/claude-short-200mb.jsonl
 """
 
 from __future__ import annotations
@@ -103,7 +104,19 @@ def claude_code_lines(calls: int, seed: int = 6) -> Iterator[str]:
             parent = line_uuid
 
 
-GENERATORS = {"events": events_lines, "claude-code": claude_code_lines}
+def claude_short_lines(lines: int, seed: int = 6) -> Iterator[str]:
+    """Short Claude Code lines (~110 bytes) with distinct uuids and no tool calls: the
+    worst case for exact uuid de-duplication, which must remember every one."""
+    rng = random.Random(seed)
+    session = str(uuid.UUID(int=rng.getrandbits(128)))
+    for index in range(lines):
+        yield json.dumps({"type": "user", "uuid": str(uuid.UUID(int=rng.getrandbits(128))),
+                          "sessionId": session, "message": {"content": f"m{index}"}},
+                         separators=(",", ":"))
+
+
+GENERATORS = {"events": events_lines, "claude-code": claude_code_lines,
+              "claude-short": claude_short_lines}
 
 
 def main(argv: list[str]) -> int:

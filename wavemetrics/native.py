@@ -18,12 +18,20 @@ from typing import Any
 
 from wavemetrics.classify import normalize_tool_name
 from wavemetrics.readers._lines import LineAccount
-from wavemetrics.readers.claude_code import fallback_session_id
+from wavemetrics.readers.claude_code import CLAUDE_ONLY_TYPES, fallback_session_id
+from wavemetrics.readers.events import EVENT_TYPES
 from wavemetrics.readers.lanes import InputReport, Lane, StreamSettings
 from wavemetrics.readers.sources import STDIN, file_stem
 from wavemetrics.summary import ParallelismSummary
 
-__all__ = ["ENGINES", "NATIVE_FORMATS", "available", "default_engine", "read_unit_native"]
+__all__ = [
+    "ENGINES",
+    "NATIVE_FORMATS",
+    "available",
+    "default_engine",
+    "detect_native",
+    "read_unit_native",
+]
 
 try:  # the extension is missing when the package was installed without building it
     from wavemetrics import _native  # type: ignore[attr-defined]
@@ -60,6 +68,21 @@ def _readable_natively(fmt: str, paths: tuple[str, ...]) -> bool:
         except OSError:
             return False
     return True
+
+
+def detect_native(path: str) -> str | None:
+    """``events`` or ``claude-code`` when the registry's recognisers would pick that format
+    for this file (same first lines, same rules: ``registry.py``), else ``None``: then
+    the Python registry decides (another format, empty, unrecognised, unreadable)."""
+    if not _readable_natively("events", (path,)):
+        return None
+    try:
+        found: str | None = _native.detect(
+            os.fsencode(path), sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES)
+        )
+    except OSError:
+        return None
+    return found
 
 
 def _eval_names(names: tuple[str, ...]) -> list[str]:

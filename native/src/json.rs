@@ -284,3 +284,222 @@ mod tests {
         assert!(vals("{\"b\":\"\u{1}\"}", &["a"]).is_err());
     }
 }
+
+/// The raw `type`, `id`, `name` and `tool_use_id` of one object of `message.content`.
+#[derive(Debug, Default, Clone)]
+pub struct RawBlock<'a> {
+    pub kind: Option<&'a RawValue>,
+    pub id: Option<&'a RawValue>,
+    pub name: Option<&'a RawValue>,
+    pub tool_use_id: Option<&'a RawValue>,
+}
+
+/// `message` read in the same pass as its line: the blocks of `message.content` when
+/// `message` is an object whose `content` is an array (objects only; other elements
+/// and other shapes give no blocks). A string holding a lone surrogate escape fails
+/// this pass (serde_json checks strings it visits); the caller then reads the line
+/// again through [`Val`]s, which keep such strings.
+#[derive(Debug, Default, Clone)]
+pub struct FastMessage<'a> {
+    pub blocks: Vec<RawBlock<'a>>,
+}
+
+struct Other;
+
+impl<'de> de::Deserialize<'de> for Other {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer
+            .deserialize_ignored_any(IgnoredAny)
+            .map(|_| Other)
+    }
+}
+
+macro_rules! not_this_shape {
+    () => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(Default::default())
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(Default::default())
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(Default::default())
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(Default::default())
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(Default::default())
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(Default::default())
+        }
+    };
+}
+
+struct BlockVisitor;
+
+impl<'de> Visitor<'de> for BlockVisitor {
+    type Value = Option<RawBlock<'de>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a content block")
+    }
+
+    not_this_shape!();
+
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+        while seq.next_element::<Other>()?.is_some() {}
+        Ok(None)
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+        let mut block = RawBlock::default();
+        while let Some(key) = map.next_key_seed(KeyBytes)? {
+            match &*key {
+                b"type" => block.kind = Some(map.next_value()?),
+                b"id" => block.id = Some(map.next_value()?),
+                b"name" => block.name = Some(map.next_value()?),
+                b"tool_use_id" => block.tool_use_id = Some(map.next_value()?),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Some(block))
+    }
+}
+
+struct BlockSeed;
+
+impl<'de> de::DeserializeSeed<'de> for BlockSeed {
+    type Value = Option<RawBlock<'de>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(BlockVisitor)
+    }
+}
+
+struct ContentVisitor;
+
+impl<'de> Visitor<'de> for ContentVisitor {
+    type Value = Vec<RawBlock<'de>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("message content")
+    }
+
+    not_this_shape!();
+
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+        let mut blocks = Vec::new();
+        while let Some(block) = seq.next_element_seed(BlockSeed)? {
+            blocks.extend(block);
+        }
+        Ok(blocks)
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Vec::new())
+    }
+}
+
+struct ContentSeed;
+
+impl<'de> de::DeserializeSeed<'de> for ContentSeed {
+    type Value = Vec<RawBlock<'de>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(ContentVisitor)
+    }
+}
+
+struct MessageVisitor;
+
+impl<'de> Visitor<'de> for MessageVisitor {
+    type Value = FastMessage<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a message")
+    }
+
+    not_this_shape!();
+
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+        while seq.next_element::<Other>()?.is_some() {}
+        Ok(FastMessage::default())
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+        let mut message = FastMessage::default();
+        while let Some(key) = map.next_key_seed(KeyBytes)? {
+            if &*key == b"content" {
+                // a repeated key: the last one wins, as in Python
+                message.blocks = map.next_value_seed(ContentSeed)?;
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(message)
+    }
+}
+
+/// Parse a top-level object in one pass: the keys in `keys` as raw values, and the
+/// key `message_key` (if any) as a [`FastMessage`]. Unknown keys are skipped unbuilt.
+pub fn parse_object_fast<'a, F>(
+    text: &'a str,
+    keys: &[&str],
+    message_key: &str,
+    mut set: F,
+) -> Result<Option<FastMessage<'a>>, serde_json::Error>
+where
+    F: FnMut(usize, &'a RawValue),
+{
+    struct TopVisitor<'k, F> {
+        keys: &'k [&'k str],
+        message_key: &'k str,
+        set: F,
+    }
+    impl<'de, F: FnMut(usize, &'de RawValue)> Visitor<'de> for TopVisitor<'_, F> {
+        type Value = Option<FastMessage<'de>>;
+
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a JSON object")
+        }
+
+        fn visit_map<M: MapAccess<'de>>(mut self, mut map: M) -> Result<Self::Value, M::Error> {
+            let mut message = None;
+            while let Some(key) = map.next_key_seed(KeyBytes)? {
+                if self.message_key.as_bytes() == &*key {
+                    message = Some(map.next_value_seed(MessageSeed)?);
+                } else if let Some(index) = self.keys.iter().position(|k| k.as_bytes() == &*key) {
+                    let raw: &'de RawValue = map.next_value()?;
+                    (self.set)(index, raw);
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(message)
+        }
+    }
+    struct MessageSeed;
+    impl<'de> de::DeserializeSeed<'de> for MessageSeed {
+        type Value = FastMessage<'de>;
+
+        fn deserialize<D: Deserializer<'de>>(
+            self,
+            deserializer: D,
+        ) -> Result<Self::Value, D::Error> {
+            deserializer.deserialize_any(MessageVisitor)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let message = de.deserialize_map(TopVisitor {
+        keys,
+        message_key,
+        set: &mut set,
+    })?;
+    de.end()?;
+    Ok(message)
+}

@@ -4,6 +4,7 @@
 //! API it serves; `python.rs` (feature `python`) is the thin binding.
 
 pub mod account;
+pub mod detect;
 pub mod json;
 pub mod lines;
 pub mod readers;

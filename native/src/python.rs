@@ -2,6 +2,7 @@
 //! one call per read unit (never one per line). Errors become Python exceptions.
 
 use crate::account::LineAccount;
+use crate::detect::Sniffers;
 use crate::readers::{self, ReadError, UnitOut};
 use crate::summary::{Settings, Summary};
 use pyo3::exceptions::{PyOSError, PyValueError};
@@ -136,9 +137,26 @@ fn read_events<'py>(
     unit(py, &out)
 }
 
+/// Detect `events` or `claude-code` from a file's first lines; `None`: ask the registry.
+#[pyfunction]
+fn detect(
+    py: Python<'_>,
+    path: Vec<u8>,
+    event_types: Vec<String>,
+    claude_only_types: Vec<String>,
+) -> PyResult<Option<&'static str>> {
+    let sniffers = Sniffers {
+        event_types: &event_types,
+        claude_only_types: &claude_only_types,
+    };
+    py.detach(|| crate::detect::detect(Path::new(OsStr::from_bytes(&path)), &sniffers))
+        .map_err(|e| PyOSError::new_err(e.to_string()))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_claude_code, m)?)?;
     m.add_function(wrap_pyfunction!(read_events, m)?)?;
+    m.add_function(wrap_pyfunction!(detect, m)?)?;
     Ok(())
 }

@@ -2,11 +2,11 @@
 //! rules of `wavemetrics/readers/claude_code.py` and `events.py`.
 
 use crate::account::LineAccount;
-use crate::json::{parse_array, parse_object, rejection, Val};
+use crate::json::{parse_array, parse_object, parse_object_fast, rejection, RawBlock, Val};
 use crate::lines::{is_py_space, LineReader};
 use crate::summary::{LaneStream, Settings, StreamOrderError, Summary};
 use crate::time::iso_to_ms;
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 use std::fmt;
 use std::fs::File;
 use std::io::{self, Read};
@@ -284,11 +284,21 @@ struct Block<'a> {
     tool_use_id: Val<'a>,
 }
 
-/// The objects of `message.content` whose `type` is `block_type` (`_blocks`).
-fn tool_blocks<'a>(
-    message: &Val<'a>,
-    block_type: &[u8],
-) -> Result<Vec<Block<'a>>, serde_json::Error> {
+impl<'a> Block<'a> {
+    fn of(raw: &RawBlock<'a>) -> Block<'a> {
+        let val = |v: Option<&'a serde_json::value::RawValue>| v.map_or(Val::Absent, Val::of);
+        Block {
+            kind: val(raw.kind),
+            id: val(raw.id),
+            name: val(raw.name),
+            tool_use_id: val(raw.tool_use_id),
+        }
+    }
+}
+
+/// Every object of `message.content` (`_blocks` before its type filter), through
+/// [`Val`]s: the slow path, for lines the one-pass parse rejects.
+fn all_blocks<'a>(message: &Val<'a>) -> Result<Vec<Block<'a>>, serde_json::Error> {
     let Val::Object(text) = message else {
         return Ok(Vec::new());
     };
@@ -320,11 +330,25 @@ fn tool_blocks<'a>(
                 _ => block.tool_use_id = v,
             }
         })?;
-        if block.kind.str_bytes() == Some(block_type) {
-            blocks.push(block);
-        }
+        blocks.push(block);
     }
     Ok(blocks)
+}
+
+/// The top-level values a Claude line is read by (message excluded) and its content blocks.
+fn parse_claude_line(text: &str) -> Result<([Val<'_>; 9], Vec<Block<'_>>), serde_json::Error> {
+    let mut v: [Val; 9] = Default::default();
+    if let Ok(message) = parse_object_fast(text, &CLAUDE_KEYS[..9], "message", |i, raw| {
+        v[i] = Val::of(raw)
+    }) {
+        let blocks = message.map_or_else(Vec::new, |m| m.blocks.iter().map(Block::of).collect());
+        return Ok((v, blocks));
+    }
+    let mut v: [Val; 10] = Default::default();
+    parse_object(text, &CLAUDE_KEYS, |i, raw| v[i] = Val::of(raw))?;
+    let [a, b, c, d, e, f, g, h, i, message] = v;
+    let blocks = all_blocks(&message)?;
+    Ok(([a, b, c, d, e, f, g, h, i], blocks))
 }
 
 struct ClaudeFolder<'s> {
@@ -334,10 +358,33 @@ struct ClaudeFolder<'s> {
     sidechain_roots: HashMap<Box<[u8]>, Box<str>>,
     lanes: Vec<ClaudeLane>,
     lane_index: HashMap<(Box<str>, Box<str>), usize>,
+    last_lane: usize,
     names: Names,
 }
 
 impl ClaudeFolder<'_> {
+    fn lane_for(&mut self, file: usize, session_id: &str, lane_id: &str) -> usize {
+        let key = (Box::<str>::from(session_id), Box::<str>::from(lane_id));
+        if let Some(&index) = self.lane_index.get(&key) {
+            return index;
+        }
+        let index = self.lanes.len();
+        self.lanes.push(ClaudeLane {
+            out: LaneOut {
+                file,
+                session_id: session_id.to_string(),
+                lane_id: lane_id.to_string(),
+                summary: Summary::default(),
+            },
+            stream: LaneStream::new(self.settings, self.eval_names.clone()),
+            turn_total: 0.0,
+            started: HashSet::new(),
+            ended: HashSet::new(),
+        });
+        self.lane_index.insert(key, index);
+        index
+    }
+
     fn line(
         &mut self,
         text: &str,
@@ -345,10 +392,8 @@ impl ClaudeFolder<'_> {
         fallback: &str,
         account: &mut LineAccount,
     ) -> Result<(), Failure> {
-        let mut v: [Val; 10] = Default::default();
-        parse_object(text, &CLAUDE_KEYS, |i, raw| v[i] = Val::of(raw)).map_err(bad_json)?;
-        let [kind, subtype, raw_uuid, parent, sidechain, agent, session, stamp, duration, message] =
-            v;
+        let (v, all) = parse_claude_line(text).map_err(bad_json)?;
+        let [kind, subtype, raw_uuid, parent, sidechain, agent, session, stamp, duration] = v;
         let Some(kind) = kind.str_bytes() else {
             account.problem("missing_type");
             return Ok(());
@@ -376,35 +421,26 @@ impl ClaudeFolder<'_> {
                 .or_insert(root);
         }
         let session_id = session.usable_text().unwrap_or(fallback);
+        let sidechain_root: String;
         let lane_id: &str = match (agent.usable_text(), is_sidechain, uuid) {
             (Some(agent), _, _) => agent,
-            (None, true, Some(uuid)) => self
-                .sidechain_roots
-                .get(uuid.as_bytes())
-                .map_or(uuid, |r| r),
+            (None, true, Some(uuid)) => {
+                sidechain_root = self
+                    .sidechain_roots
+                    .get(uuid.as_bytes())
+                    .map_or(uuid, |r| r)
+                    .to_string();
+                &sidechain_root
+            }
             _ => "main",
         };
-        let key = (Box::<str>::from(session_id), Box::<str>::from(lane_id));
-        let index = match self.lane_index.get(&key) {
-            Some(&index) => index,
-            None => {
-                let index = self.lanes.len();
-                self.lanes.push(ClaudeLane {
-                    out: LaneOut {
-                        file,
-                        session_id: session_id.to_string(),
-                        lane_id: lane_id.to_string(),
-                        summary: Summary::default(),
-                    },
-                    stream: LaneStream::new(self.settings, self.eval_names.clone()),
-                    turn_total: 0.0,
-                    started: HashSet::new(),
-                    ended: HashSet::new(),
-                });
-                self.lane_index.insert(key, index);
-                index
-            }
+        let last = self.lanes.get(self.last_lane);
+        let index = match last {
+            // most lines belong to the lane of the line before: no key built, no hash
+            Some(l) if l.out.session_id == session_id && l.out.lane_id == lane_id => self.last_lane,
+            _ => self.lane_for(file, session_id, lane_id),
         };
+        self.last_lane = index;
         let lane = &mut self.lanes[index];
         if kind == b"system" {
             match (subtype.str_bytes(), duration.number()) {
@@ -422,7 +458,10 @@ impl ClaudeFolder<'_> {
         } else {
             b"tool_result"
         };
-        let blocks = tool_blocks(&message, block_type).map_err(bad_json)?;
+        let blocks: Vec<&Block> = all
+            .iter()
+            .filter(|b| b.kind.str_bytes() == Some(block_type))
+            .collect();
         if blocks.is_empty() {
             account.ignore(kind);
             return Ok(());
@@ -435,7 +474,7 @@ impl ClaudeFolder<'_> {
             }
         };
         let (mut fed, mut usable) = (0u64, 0u64);
-        for block in &blocks {
+        for block in blocks.iter() {
             if assistant {
                 let (Some(call_id), Some(name)) =
                     (block.id.usable_text(), block.name.usable_text())
@@ -481,6 +520,7 @@ fn read_claude_once(
         sidechain_roots: HashMap::new(),
         lanes: Vec::new(),
         lane_index: HashMap::new(),
+        last_lane: usize::MAX,
         names: Names::default(),
     };
     let mut accounts = Vec::with_capacity(paths.len());

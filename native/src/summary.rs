@@ -2,7 +2,7 @@
 //! (`spec/metrics.md` sections 1-5), as `wavemetrics/stream.py` computes them:
 //! the same emission schedule, the same sort order, float sums in wave order.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 use std::rc::Rc;
 
 const FIRST_CHECK: usize = 64;

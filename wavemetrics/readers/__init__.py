@@ -225,7 +225,14 @@ def _detect_file(
     """Detect one file and, unless it belongs to a Claude Code project folder
     (read later as a group), read it at once: one round trip per file."""
     path, input_format, stream = args
-    detection = detect_input(path, input_format)
+    detection = None
+    if stream is not None and stream.engine == "native" and input_format == AUTO:
+        from wavemetrics.native import detect_native
+
+        found = detect_native(path)
+        detection = Detection(path, found) if found is not None else None
+    if detection is None:
+        detection = detect_input(path, input_format)
     if detection.format is None or detection.format == "claude-code":
         return detection, None
     return detection, read_unit(ReadUnit(detection.format, (path,)), stream)
