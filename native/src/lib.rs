@@ -10,6 +10,7 @@ pub mod lines;
 pub mod readers;
 pub mod summary;
 pub mod time;
+pub mod uuids;
 
 #[cfg(feature = "python")]
 mod python;

@@ -6,6 +6,7 @@ use crate::json::{parse_array, parse_object, parse_object_fast, rejection, RawBl
 use crate::lines::{is_py_space, LineReader};
 use crate::summary::{LaneStream, Settings, StreamOrderError, Summary};
 use crate::time::iso_to_ms;
+use crate::uuids::SeenUuids;
 use hashbrown::{HashMap, HashSet};
 use std::fmt;
 use std::fs::File;
@@ -222,52 +223,6 @@ const CLAUDE_KEYS: [&str; 10] = [
     "message",
 ];
 const BLOCK_KEYS: [&str; 4] = ["type", "id", "name", "tool_use_id"];
-
-/// A line uuid, kept exactly: a canonical lower-case UUID as its 128 bits, any other
-/// string as its bytes (exact de-duplication without keeping 36-byte strings).
-#[derive(Default)]
-struct SeenUuids {
-    canonical: HashSet<u128>,
-    other: HashSet<Box<[u8]>>,
-}
-
-fn canonical_uuid(text: &[u8]) -> Option<u128> {
-    if text.len() != 36 {
-        return None;
-    }
-    let mut value = 0u128;
-    for (i, &c) in text.iter().enumerate() {
-        if matches!(i, 8 | 13 | 18 | 23) {
-            if c != b'-' {
-                return None;
-            }
-            continue;
-        }
-        let digit = match c {
-            b'0'..=b'9' => c - b'0',
-            b'a'..=b'f' => c - b'a' + 10,
-            _ => return None,
-        };
-        value = (value << 4) | u128::from(digit);
-    }
-    Some(value)
-}
-
-impl SeenUuids {
-    /// True when `uuid` was not seen before (and remembers it).
-    fn insert(&mut self, uuid: &[u8]) -> bool {
-        match canonical_uuid(uuid) {
-            Some(bits) => self.canonical.insert(bits),
-            None => {
-                if self.other.contains(uuid) {
-                    false
-                } else {
-                    self.other.insert(uuid.into())
-                }
-            }
-        }
-    }
-}
 
 struct ClaudeLane {
     out: LaneOut,
