@@ -209,3 +209,28 @@ def test_bundled_example_gives_identical_json() -> None:
                                           str(EXAMPLE)]) for engine in ("python", "native")]
         assert runs[0].exit_code == runs[1].exit_code == 0
         assert runs[0].stdout == runs[1].stdout
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(
+    projects=st.lists(trace_files(claude_records(), claude_calls()), min_size=1, max_size=4),
+    events=st.lists(trace_files(event_records(), event_calls()), min_size=1, max_size=3),
+)
+def test_units_read_on_threads_give_the_same_output(
+    tmp_path_factory: pytest.TempPathFactory, projects: list[bytes], events: list[bytes]
+) -> None:
+    """Several project folders and events files read on 1 or 3 native threads, or by the
+    Python engine, give the same document: units are read whole and merged in order."""
+    root = tmp_path_factory.mktemp("many")
+    for index, data in enumerate(projects):
+        folder = root / f"project-{index}"
+        folder.mkdir()
+        (folder / "session.jsonl").write_bytes(b'{"type":"summary","uuid":"x"}\n' + data)
+    for index, data in enumerate(events):
+        (root / f"run-{index}.jsonl").write_bytes(b'{"type":"turn_start","timestamp":1}\n' + data)
+    outputs = set()
+    for engine, jobs in (("python", 1), ("native", 1), ("native", 3)):
+        stream = StreamSettings(engine=engine, jobs=jobs)
+        outputs.add(render_json(analyse(read_inputs([str(root)], stream=stream))))
+    assert len(outputs) == 1

@@ -115,7 +115,8 @@ def _run(
     eval_names = tuple(eval_tools) or EVAL_TOOL_NAMES
     cap = max_tracked_calls or None
     settings = (
-        StreamSettings(max_tracked_calls=cap, eval_tool_names=eval_names, engine=engine)
+        StreamSettings(max_tracked_calls=cap, eval_tool_names=eval_names, engine=engine,
+                       jobs=jobs)
         if stream else None
     )
     total = 0

@@ -30,7 +30,9 @@ __all__ = [
     "available",
     "default_engine",
     "detect_native",
+    "detect_natively",
     "read_unit_native",
+    "read_units_natively",
 ]
 
 try:  # the extension is missing when the package was installed without building it
@@ -85,6 +87,19 @@ def detect_native(path: str) -> str | None:
     return found
 
 
+def detect_natively(paths: list[str], jobs: int) -> dict[str, str]:
+    """:func:`detect_native` for many files on ``jobs`` threads: the files found to be
+    ``events`` or ``claude-code``, with their format (the rest: ask the registry)."""
+    if _native is None:
+        return {}
+    candidates = [p for p in paths if _readable_natively("events", (p,))]
+    found = _native.detect_many(
+        [os.fsencode(p) for p in candidates], sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES),
+        jobs,
+    )
+    return {path: fmt for path, fmt in zip(candidates, found, strict=True) if fmt is not None}
+
+
 def _eval_names(names: tuple[str, ...]) -> list[str]:
     # the normal forms of section 4, empty ones dropped (classify._normal_eval_names)
     return [normal for normal in (normalize_tool_name(n) for n in names) if normal]
@@ -116,6 +131,53 @@ def _lane(paths: tuple[str, ...], raw: tuple[Any, ...]) -> Lane:
     )
 
 
+def _unit_args(fmt: str, paths: tuple[str, ...]) -> tuple[str, list[bytes], list[str]]:
+    fallbacks = ([fallback_session_id(p) for p in paths] if fmt == "claude-code"
+                 else [file_stem(p) for p in paths])
+    return fmt, [os.fsencode(p) for p in paths], fallbacks
+
+
+def _unit_result(
+    fmt: str, paths: tuple[str, ...], result: tuple[Any, ...]
+) -> tuple[tuple[InputReport, ...], tuple[Lane, ...]]:
+    accounts, lanes, read_again = result
+    reports = tuple(_report(p, fmt, raw) for p, raw in zip(paths, accounts, strict=True))
+    if read_again:
+        reports = tuple(
+            InputReport(
+                path=r.path, format=r.format, lines_read=r.lines_read, lines_used=r.lines_used,
+                lines_ignored=r.lines_ignored, problems=r.problems, ignored=r.ignored,
+                notes={**r.notes, "read_again_in_batch": 1}, error=r.error,
+            )
+            for r in reports
+        )
+    return reports, tuple(_lane(paths, raw) for raw in lanes)
+
+
+def read_units_natively(
+    units: list[tuple[str, tuple[str, ...]]], stream: StreamSettings, jobs: int
+) -> dict[int, tuple[tuple[InputReport, ...], tuple[Lane, ...]]]:
+    """Read many units at once on ``jobs`` threads (each unit whole on one thread).
+
+    ``units``: ``(format, paths)`` pairs. Returns, by index into ``units``, the
+    result of every unit the native engine read (as :func:`read_unit_native`);
+    the others (unreadable natively, or failed) are left to the Python readers.
+    """
+    if _native is None:
+        return {}
+    chosen = [i for i, (fmt, paths) in enumerate(units) if _readable_natively(fmt, paths)]
+    if not chosen:
+        return {}
+    results = _native.read_units(
+        [_unit_args(*units[i]) for i in chosen], stream.max_tracked_calls or None,
+        _eval_names(tuple(stream.eval_tool_names)), jobs,
+    )
+    return {
+        i: _unit_result(*units[i], result)
+        for i, result in zip(chosen, results, strict=True) if result is not None
+    }
+
+
 def read_unit_native(
     fmt: str, paths: tuple[str, ...], stream: StreamSettings
 ) -> tuple[tuple[InputReport, ...], tuple[Lane, ...]] | None:
@@ -131,26 +193,12 @@ def read_unit_native(
         return None
     cap = stream.max_tracked_calls or None
     names = _eval_names(tuple(stream.eval_tool_names))
+    _, raw_paths, fallbacks = _unit_args(fmt, paths)
     try:
         if fmt == "claude-code":
-            result = _native.read_claude_code(
-                [os.fsencode(p) for p in paths], [fallback_session_id(p) for p in paths],
-                cap, names,
-            )
+            result = _native.read_claude_code(raw_paths, fallbacks, cap, names)
         else:
-            (path,) = paths
-            result = _native.read_events(os.fsencode(path), file_stem(path), cap, names)
+            result = _native.read_events(raw_paths[0], fallbacks[0], cap, names)
     except (OSError, ValueError):
         return None  # the Python readers give the reference behaviour for these
-    accounts, lanes, read_again = result
-    reports = tuple(_report(p, fmt, raw) for p, raw in zip(paths, accounts, strict=True))
-    if read_again:
-        reports = tuple(
-            InputReport(
-                path=r.path, format=r.format, lines_read=r.lines_read, lines_used=r.lines_used,
-                lines_ignored=r.lines_ignored, problems=r.problems, ignored=r.ignored,
-                notes={**r.notes, "read_again_in_batch": 1}, error=r.error,
-            )
-            for r in reports
-        )
-    return reports, tuple(_lane(paths, raw) for raw in lanes)
+    return _unit_result(fmt, paths, result)

@@ -7,6 +7,7 @@ pub mod account;
 pub mod detect;
 pub mod json;
 pub mod lines;
+pub mod parallel;
 pub mod readers;
 pub mod summary;
 pub mod time;

@@ -137,6 +137,64 @@ fn read_events<'py>(
     unit(py, &out)
 }
 
+/// Read many units on `jobs` threads: `units` are `(format, paths, fallback ids)`
+/// (`claude-code` with one fallback session id per path, or `events` with one path
+/// and its default session id). Results in unit order, each a unit tuple as
+/// [`read_claude_code`] returns, or `None` when that unit failed (I/O, turn total):
+/// the caller reads it with the Python readers.
+#[pyfunction]
+fn read_units<'py>(
+    py: Python<'py>,
+    units: Vec<(String, Vec<Vec<u8>>, Vec<String>)>,
+    max_tracked_calls: Option<usize>,
+    eval_names: Vec<String>,
+    jobs: usize,
+) -> PyResult<Vec<Option<Bound<'py, PyTuple>>>> {
+    let s = settings(max_tracked_calls, eval_names);
+    let outs = py.detach(|| {
+        crate::parallel::map_indexed(units.len(), jobs, |i| {
+            let (format, paths, fallbacks) = &units[i];
+            let paths: Vec<&Path> = paths
+                .iter()
+                .map(|p| Path::new(OsStr::from_bytes(p)))
+                .collect();
+            if format == "claude-code" {
+                readers::read_claude_code(&paths, fallbacks, &s).ok()
+            } else {
+                match (paths.first(), fallbacks.first()) {
+                    (Some(path), Some(default)) => readers::read_events(path, default, &s).ok(),
+                    _ => None,
+                }
+            }
+        })
+    });
+    outs.iter()
+        .map(|out| out.as_ref().map(|o| unit(py, o)).transpose())
+        .collect()
+}
+
+/// [`detect`] for many files on `jobs` threads; `None` also for a file that cannot be read.
+#[pyfunction]
+fn detect_many(
+    py: Python<'_>,
+    paths: Vec<Vec<u8>>,
+    event_types: Vec<String>,
+    claude_only_types: Vec<String>,
+    jobs: usize,
+) -> Vec<Option<&'static str>> {
+    let sniffers = Sniffers {
+        event_types: &event_types,
+        claude_only_types: &claude_only_types,
+    };
+    py.detach(|| {
+        crate::parallel::map_indexed(paths.len(), jobs, |i| {
+            crate::detect::detect(Path::new(OsStr::from_bytes(&paths[i])), &sniffers)
+                .ok()
+                .flatten()
+        })
+    })
+}
+
 /// Detect `events` or `claude-code` from a file's first lines; `None`: ask the registry.
 #[pyfunction]
 fn detect(
@@ -158,5 +216,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_claude_code, m)?)?;
     m.add_function(wrap_pyfunction!(read_events, m)?)?;
     m.add_function(wrap_pyfunction!(detect, m)?)?;
+    m.add_function(wrap_pyfunction!(read_units, m)?)?;
+    m.add_function(wrap_pyfunction!(detect_many, m)?)?;
     Ok(())
 }

@@ -276,7 +276,14 @@ def read_inputs(
     stdin = {path: Source(path) for path in files if path == STDIN or not os.path.isfile(path)}
     on_disk = [path for path in files if path not in stdin]
     done = progress or (lambda n: None)
-    detected = []
+    detected: list[tuple[Detection, UnitResult | None]] = []
+    native = stream is not None and stream.engine == "native"
+    if native and stream is not None and input_format == AUTO:
+        from wavemetrics.native import detect_natively  # the extension loads on first use
+
+        found = detect_natively(on_disk, stream.jobs)
+        detected = [(Detection(path, fmt), None) for path, fmt in found.items()]
+        on_disk = [path for path in on_disk if path not in found]
     for detection, result in run(_detect_file, [(p, input_format, stream) for p in on_disk]):
         detected.append((detection, result))
         if detection.format != "claude-code":
@@ -295,6 +302,14 @@ def read_inputs(
     parallel = [unit for unit in units
                 if unit not in early and not any(path in stdin for path in unit.paths)]
     results = dict(early)
+    if native and stream is not None and parallel:
+        from wavemetrics.native import read_units_natively
+
+        read = read_units_natively([(u.format, u.paths) for u in parallel], stream, stream.jobs)
+        for index, (unit_reports, unit_lanes) in read.items():
+            results[parallel[index]] = UnitResult(unit_reports, unit_lanes)
+            done(len(parallel[index].paths))
+        parallel = [unit for index, unit in enumerate(parallel) if index not in read]
     for unit, result in zip(
         parallel, run(_read_unit_args, [(unit, stream) for unit in parallel]), strict=True
     ):

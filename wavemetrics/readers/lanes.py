@@ -54,6 +54,8 @@ class StreamSettings:
     #: ``"native"``: units of a format the Rust extension reads go to it
     #: (:mod:`wavemetrics.native`); ``"python"``: the reference readers.
     engine: str = "python"
+    #: Threads the native engine reads units on (``--jobs``); figures never depend on it.
+    jobs: int = 1
 
 
 _STREAMING: ContextVar[StreamSettings | None] = ContextVar("wavemetrics_streaming", default=None)
