@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Mutation gate for the native core: a fresh cargo-mutants run that must leave no survivor.
+
+Usage (from anywhere; it works in the repository that holds this script)::
+
+    python scripts/native_mutation_gate.py [--jobs N] [--timeout-multiplier X]
+
+What it does: runs ``cargo mutants`` in ``native/`` (scope and exclusions in
+``native/.cargo/mutants.toml``: the modules whose behaviour ``cargo test``
+pins; the readers and the Python binding are pinned by the differential tests
+of ``tests/test_native.py`` instead, see ``docs/testing.md``), then reads
+``native/mutants.out/outcomes.json``. Every mutant that was not caught
+(``missed``, ``timeout``) must be listed in ``native/mutants-excused.txt``
+with a written reason (``<file>: <mutation> # <reason>``, matched without
+line and column, so the list survives edits); an excuse that matches no
+mutant any more is reported so the list stays honest.
+
+Exit codes: 0 pass; 1 an unexcused surviving mutant, or a stale excuse;
+2 cargo-mutants could not run (not installed, the unmutated tests fail).
+
+Stdlib only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CRATE = ROOT / "native"
+EXCUSES = CRATE / "mutants-excused.txt"
+_POSITION = re.compile(r":\d+:\d+:")
+
+
+def _name(mutant: dict[str, object]) -> str:
+    """``file: mutation`` without line and column, e.g. ``src/time.rs: replace < with <=``."""
+    text = str(mutant.get("name", ""))
+    return _POSITION.sub(":", text, count=1)
+
+
+def _excuses() -> dict[str, str]:
+    found: dict[str, str] = {}
+    if not EXCUSES.exists():
+        return found
+    for raw in EXCUSES.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        what, _, reason = line.partition(" # ")
+        found[what.strip()] = reason.strip()
+    return found
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--timeout-multiplier", type=float, default=3.0)
+    args = parser.parse_args()
+    command = ["cargo", "mutants", "--no-shuffle", "--jobs", str(args.jobs),
+               "--timeout-multiplier", str(args.timeout_multiplier)]
+    print("$", " ".join(command), flush=True)
+    run = subprocess.run(command, cwd=CRATE, check=False)
+    outcomes_path = CRATE / "mutants.out" / "outcomes.json"
+    if not outcomes_path.exists():
+        print("native mutation gate: cargo-mutants did not run", file=sys.stderr)
+        return 2
+    outcomes = json.loads(outcomes_path.read_text(encoding="utf-8"))
+    summary = {key: outcomes.get(key) for key in
+               ("total_mutants", "caught", "missed", "timeout", "unviable", "success")}
+    print("native mutation gate:", summary)
+    if run.returncode not in (0, 2, 3):  # 2: missed mutants, 3: timeouts (cargo-mutants' codes)
+        print(f"native mutation gate: cargo mutants exited {run.returncode}", file=sys.stderr)
+        return 2
+    excuses = _excuses()
+    failed = False
+    survivors = set()
+    for outcome in outcomes.get("outcomes", []):
+        scenario = outcome.get("scenario")
+        if not isinstance(scenario, dict) or "Mutant" not in scenario:
+            continue
+        summary_text = str(outcome.get("summary", ""))
+        if summary_text not in ("MissedMutant", "Timeout"):
+            continue
+        name = _name(scenario["Mutant"])
+        survivors.add(name)
+        if excuses.get(name):
+            print(f"  excused: {name}  # {excuses[name]}")
+        else:
+            print(f"  SURVIVED ({summary_text}): {name}")
+            failed = True
+    for name in sorted(set(excuses) - survivors):
+        print(f"  stale excuse (no such surviving mutant): {name}")
+        failed = True
+    print("native mutation gate:", "FAIL" if failed else "pass")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
