@@ -14,12 +14,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from click.testing import CliRunner
-
 from tests.corpus import CORPUS, needs_corpus
 from tests.reader_checks import observation_tuples, read_one, sniffs, write_records
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
-from wavemetrics.cli import main
 from wavemetrics.pipeline import Lane
 from wavemetrics.readers import InputReport
 from wavemetrics.readers.otlp import OTLP
@@ -101,22 +98,6 @@ def test_corpus_example_is_a_lane_with_no_tool_calls() -> None:
     assert (summary.observed_calls, summary.waves_total, summary.non_eval_wave_size_histogram,
             summary.modeled_wallclock_saved_ms) == (0, 0, "0:0:0:0:0:0:0:0", 0.0)
 
-
-@needs_corpus
-def test_cli_json_on_the_corpus_example() -> None:
-    """``summarize --format json`` lists the example's lane with zero observed calls."""
-    path = CORPUS / "opentelemetry-proto" / "trace.json"
-    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(path)])
-    assert result.exit_code == 0
-    document = json.loads(result.stdout)
-    (entry,) = document["inputs"]
-    assert (entry["format"], entry["lines_read"], entry["lines_used"], entry["lines_ignored"],
-            entry["ignored"], entry["problems"], entry["error"]) == (
-        "otlp", 1, 0, 1, {"non_tool_span": 1}, {}, None)
-    (lane,) = document["lanes"]
-    assert (lane["session_id"], lane["lane_id"], lane["observed_calls"], lane["paired_calls"],
-            lane["waves_total"], lane["non_eval_wave_size_histogram"]) == (
-        EXAMPLE_TRACE, "main", 0, 0, 0, "0:0:0:0:0:0:0:0")
 
 
 def test_tool_spans_are_fed_as_start_end_pairs_in_start_order(tmp_path: Path) -> None:
