@@ -184,3 +184,22 @@ def test_read_unit_of_an_empty_input_accounts_its_blank_lines(tmp_path: Path) ->
     (report,) = read_unit(ReadUnit(EMPTY, (str(path),)), sink)
     assert (report.format, report.lines_read, report.lines_ignored) == (EMPTY, 2, 2)
     assert sink.lanes() == ()
+
+
+CORE = {"observations", "waves", "classify", "savings", "histogram", "summary", "schema",
+        "turns", "stream", "pipeline"}
+
+
+def test_readers_import_nothing_of_the_metric_core_but_observation() -> None:
+    """Readers know nothing of metrics: the only core name they import is the Observation type."""
+    imported = set()
+    for path in sorted((PACKAGE / "readers").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                parts = node.module.split(".")
+                if parts[0] == "wavemetrics" and len(parts) > 1 and parts[1] in CORE:
+                    imported |= {(node.module, alias.name) for alias in node.names}
+            elif isinstance(node, ast.Import):
+                assert not any(alias.name.split(".")[1:2] and alias.name.split(".")[1] in CORE
+                               for alias in node.names if alias.name.startswith("wavemetrics."))
+    assert imported == {("wavemetrics.observations", "Observation")}
