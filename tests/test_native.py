@@ -35,8 +35,7 @@ from tests.strategies import (
 )
 from wavemetrics import native
 from wavemetrics.cli import main
-from wavemetrics.pipeline import analyse
-from wavemetrics.readers import StreamSettings, read_inputs
+from wavemetrics.pipeline import StreamSettings, analyse, read_inputs
 from wavemetrics.report import render_json
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="the Rust extension is not built")
@@ -76,7 +75,7 @@ def counting_native() -> Iterator[_Counting]:
 def _json(paths: list[str], fmt: str, cap: int, names: tuple[str, ...], engine: str) -> str:
     stream = StreamSettings(max_tracked_calls=cap or None, eval_tool_names=names, engine=engine)
     outcome = read_inputs(paths, fmt, stream=stream)
-    return render_json(analyse(outcome, eval_tool_names=names, max_tracked_calls=cap or None))
+    return render_json(analyse(outcome))
 
 
 def _both(paths: list[str], fmt: str, cap: int, names: tuple[str, ...], units: int) -> str:

@@ -17,10 +17,11 @@ from collections import Counter
 from typing import Any
 
 from wavemetrics.classify import normalize_tool_name
+from wavemetrics.pipeline import StreamedLane, StreamSettings
 from wavemetrics.readers._lines import LineAccount
 from wavemetrics.readers.claude_code import CLAUDE_ONLY_TYPES, fallback_session_id
 from wavemetrics.readers.events import EVENT_TYPES
-from wavemetrics.readers.lanes import InputReport, Lane, StreamSettings
+from wavemetrics.readers.lanes import InputReport
 from wavemetrics.readers.sources import STDIN, file_stem
 from wavemetrics.summary import ParallelismSummary
 
@@ -118,14 +119,13 @@ def _report(path: str, fmt: str, raw: tuple[Any, ...]) -> InputReport:
     return InputReport.from_account(path, fmt, account)
 
 
-def _lane(paths: tuple[str, ...], raw: tuple[Any, ...]) -> Lane:
+def _lane(paths: tuple[str, ...], raw: tuple[Any, ...]) -> StreamedLane:
     file, session_id, lane_id, (head, tail) = raw
     summary = ParallelismSummary(*head, *tail)
-    return Lane(
+    return StreamedLane(
         path=paths[file],
         session_id=session_id,
         lane_id=lane_id,
-        observations=(),
         measured_turn_duration_ms_total=summary.measured_turn_duration_ms_total,
         summary=summary,
     )
@@ -139,7 +139,7 @@ def _unit_args(fmt: str, paths: tuple[str, ...]) -> tuple[str, list[bytes], list
 
 def _unit_result(
     fmt: str, paths: tuple[str, ...], result: tuple[Any, ...]
-) -> tuple[tuple[InputReport, ...], tuple[Lane, ...]]:
+) -> tuple[tuple[InputReport, ...], tuple[StreamedLane, ...]]:
     accounts, lanes, read_again = result
     reports = tuple(_report(p, fmt, raw) for p, raw in zip(paths, accounts, strict=True))
     if read_again:
@@ -156,7 +156,7 @@ def _unit_result(
 
 def read_units_natively(
     units: list[tuple[str, tuple[str, ...]]], stream: StreamSettings, jobs: int
-) -> dict[int, tuple[tuple[InputReport, ...], tuple[Lane, ...]]]:
+) -> dict[int, tuple[tuple[InputReport, ...], tuple[StreamedLane, ...]]]:
     """Read many units at once on ``jobs`` threads (each unit whole on one thread).
 
     ``units``: ``(format, paths)`` pairs. Returns, by index into ``units``, the
@@ -180,7 +180,7 @@ def read_units_natively(
 
 def read_unit_native(
     fmt: str, paths: tuple[str, ...], stream: StreamSettings
-) -> tuple[tuple[InputReport, ...], tuple[Lane, ...]] | None:
+) -> tuple[tuple[InputReport, ...], tuple[StreamedLane, ...]] | None:
     """Read one unit (a Claude Code project folder, or one events file) natively.
 
     Returns the reports (one per path, in order) and the lanes with their
