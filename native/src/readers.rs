@@ -224,12 +224,26 @@ const CLAUDE_KEYS: [&str; 10] = [
 ];
 const BLOCK_KEYS: [&str; 4] = ["type", "id", "name", "tool_use_id"];
 
+const STARTED: u8 = 1;
+const ENDED: u8 = 2;
+
+/// The entry of `call_id` (added with no flag if new): its shared key and its flags.
+fn remember<'m>(
+    calls: &'m mut HashMap<Rc<str>, u8>,
+    call_id: &str,
+) -> Option<(&'m Rc<str>, &'m mut u8)> {
+    if !calls.contains_key(call_id) {
+        calls.insert(call_id.into(), 0);
+    }
+    calls.get_key_value_mut(call_id)
+}
+
 struct ClaudeLane {
     out: LaneOut,
     stream: LaneStream,
     turn_total: f64,
-    started: HashSet<Box<str>>,
-    ended: HashSet<Box<str>>,
+    /// Call ids fed so far: bit 1 a start, bit 2 an end (first start and first end win).
+    calls: HashMap<Rc<str>, u8>,
 }
 
 struct Block<'a> {
@@ -333,8 +347,7 @@ impl ClaudeFolder<'_> {
             },
             stream: LaneStream::new(self.settings, self.eval_names.clone()),
             turn_total: 0.0,
-            started: HashSet::new(),
-            ended: HashSet::new(),
+            calls: HashMap::new(),
         });
         self.lane_index.insert(key, index);
         index
@@ -437,23 +450,30 @@ impl ClaudeFolder<'_> {
                     continue;
                 };
                 usable += 1;
-                if lane.started.contains(call_id) {
+                let Some((id, seen)) = remember(&mut lane.calls, call_id) else {
+                    continue;
+                };
+                if *seen & STARTED != 0 {
                     account.note("repeated_tool_use", 1);
                     continue;
                 }
-                lane.started.insert(call_id.into());
+                *seen |= STARTED;
+                let id = id.clone();
                 let name = self.names.get(name);
-                lane.stream.start(call_id, name, at_ms);
+                lane.stream.start(id, name, at_ms);
             } else {
                 let Some(call_id) = block.tool_use_id.usable_text() else {
                     continue;
                 };
                 usable += 1;
-                if lane.ended.contains(call_id) {
+                let Some((_, seen)) = remember(&mut lane.calls, call_id) else {
+                    continue;
+                };
+                if *seen & ENDED != 0 {
                     account.note("repeated_tool_result", 1);
                     continue;
                 }
-                lane.ended.insert(call_id.into());
+                *seen |= ENDED;
                 lane.stream.end(call_id, at_ms)?;
             }
             fed += 1;
@@ -658,7 +678,7 @@ fn read_events_once(
             }
             (Some(call_id), b"tool_execution_start") => {
                 let name = names.get(name.unwrap_or("unknown"));
-                lane.stream.start(call_id, name, at_ms);
+                lane.stream.start(call_id.into(), name, at_ms);
             }
             (Some(call_id), _) => lane.stream.end(call_id, at_ms)?,
         }

@@ -103,7 +103,7 @@ pub struct LaneStream {
     stream: bool,
     eval_names: Rc<[String]>,
     eval_memo: HashMap<Rc<str>, bool>,
-    pending: HashMap<Box<str>, (Rc<str>, f64)>,
+    pending: HashMap<Rc<str>, (Rc<str>, f64)>,
     open: Vec<OpenCall>,
     figures: Summary,
     max_start: f64,
@@ -145,7 +145,7 @@ impl LaneStream {
     }
 
     /// A valid start observation (section 1).
-    pub fn start(&mut self, call_id: &str, tool_name: Rc<str>, at_ms: f64) {
+    pub fn start(&mut self, call_id: Rc<str>, tool_name: Rc<str>, at_ms: f64) {
         self.figures.observed_calls += 1;
         self.max_start = py_max(self.max_start, at_ms);
         if let Some(cap) = self.cap {
@@ -154,11 +154,11 @@ impl LaneStream {
                 return;
             }
         }
-        if let Some(slot) = self.pending.get_mut(call_id) {
+        if let Some(slot) = self.pending.get_mut(&*call_id) {
             self.figures.duplicate_starts += 1;
             *slot = (tool_name, at_ms);
         } else {
-            self.pending.insert(call_id.into(), (tool_name, at_ms));
+            self.pending.insert(call_id, (tool_name, at_ms));
         }
     }
 
@@ -381,8 +381,8 @@ mod tests {
     fn two_overlapping_calls() {
         // read [0, 10] and grep [1, 4]: one wave of 2, span 10, S = 13
         let mut l = lane(true);
-        l.start("a", "read".into(), 0.0);
-        l.start("b", "grep".into(), 1.0);
+        l.start("a".into(), "read".into(), 0.0);
+        l.start("b".into(), "grep".into(), 1.0);
         l.end("a", 10.0).unwrap();
         l.end("b", 4.0).unwrap();
         let s = l.finish(0.0);
@@ -398,11 +398,11 @@ mod tests {
     #[test]
     fn counters_of_section_1() {
         let mut l = lane(true);
-        l.start("a", "t".into(), 5.0);
-        l.start("a", "t".into(), 6.0); // duplicate start replaces
+        l.start("a".into(), "t".into(), 5.0);
+        l.start("a".into(), "t".into(), 6.0); // duplicate start replaces
         l.end("x", 7.0).unwrap(); // orphan
         l.end("a", 5.5).unwrap(); // before the later start: anomaly
-        l.start("b", "t".into(), 1.0); // incomplete
+        l.start("b".into(), "t".into(), 1.0); // incomplete
         let s = l.finish(2.5);
         assert_eq!(
             (
@@ -425,10 +425,10 @@ mod tests {
             ..settings(true)
         };
         let mut l = LaneStream::new(&s, s.eval_names.clone().into());
-        l.start("a", "t".into(), 0.0);
+        l.start("a".into(), "t".into(), 0.0);
         l.end("a", 1.0).unwrap();
-        l.start("b", "t".into(), 2.0);
-        l.start("c", "t".into(), 3.0);
+        l.start("b".into(), "t".into(), 2.0);
+        l.start("c".into(), "t".into(), 3.0);
         let f = l.finish(0.0);
         assert_eq!(
             (f.dropped_calls, f.incomplete_calls, f.paired_calls),
@@ -441,19 +441,19 @@ mod tests {
         let mut l = lane(true);
         for i in 0..64 {
             let id = format!("c{i}");
-            l.start(&id, "t".into(), f64::from(i * 10 + 100));
+            l.start(id.as_str().into(), "t".into(), f64::from(i * 10 + 100));
             l.end(&id, f64::from(i * 10 + 101)).unwrap();
         }
-        l.start("late", "t".into(), 0.0);
+        l.start("late".into(), "t".into(), 0.0);
         assert_eq!(l.end("late", 1.0), Err(StreamOrderError));
         // the batch path takes it
         let mut b = lane(false);
         for i in 0..64 {
             let id = format!("c{i}");
-            b.start(&id, "t".into(), f64::from(i * 10 + 100));
+            b.start(id.as_str().into(), "t".into(), f64::from(i * 10 + 100));
             b.end(&id, f64::from(i * 10 + 101)).unwrap();
         }
-        b.start("late", "t".into(), 0.0);
+        b.start("late".into(), "t".into(), 0.0);
         b.end("late", 1.0).unwrap();
         let f = b.finish(0.0);
         assert_eq!((f.non_eval_waves_total, f.paired_calls), (65, 65));
@@ -471,7 +471,7 @@ mod tests {
             ("t1", "read", 20.0, 21.0),
             ("t2", "read", 21.0, 22.0),
         ] {
-            l.start(id, name.into(), s);
+            l.start(id.into(), name.into(), s);
             l.end(id, e).unwrap();
         }
         let f = l.finish(0.0);
