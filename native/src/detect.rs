@@ -21,6 +21,12 @@ pub struct Sniffers<'a> {
 pub fn detect(path: &Path, sniffers: &Sniffers) -> io::Result<Option<&'static str>> {
     let mut reader = LineReader::new(File::open(path)?);
     let mut types: Vec<(Option<Vec<u8>>, bool)> = Vec::new();
+    let event_names: Vec<memchr::memmem::Finder> = sniffers
+        .event_types
+        .iter()
+        .map(|t| memchr::memmem::Finder::new(t.as_bytes()))
+        .collect();
+    let mut claude_found = false;
     let mut with_content = 0;
     let mut first = true;
     while with_content < DETECT_LINES {
@@ -35,6 +41,16 @@ pub fn detect(path: &Path, sniffers: &Sniffers) -> io::Result<Option<&'static st
             line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
             first = false;
         }
+        // Once a record says claude-code, only an events record can change the answer,
+        // and a line that holds neither an event type's name nor a \u escape (the only
+        // escape that can spell a letter of one) cannot be one:
+        // such lines need no parse (the answer is exactly the full parse's).
+        if claude_found
+            && memchr::memmem::find(line, b"\\u").is_none()
+            && !event_names.iter().any(|f| f.find(line).is_some())
+        {
+            continue;
+        }
         let Ok(text) = std::str::from_utf8(line) else {
             continue;
         };
@@ -47,6 +63,14 @@ pub fn detect(path: &Path, sniffers: &Sniffers) -> io::Result<Option<&'static st
             }
         });
         if parsed.is_ok() {
+            let conversation = matches!(kind.as_deref(), Some(b"user" | b"assistant" | b"system"));
+            let claude_only = kind.as_ref().is_some_and(|k| {
+                sniffers
+                    .claude_only_types
+                    .iter()
+                    .any(|s| s.as_bytes() == k.as_slice())
+            });
+            claude_found |= claude_only || (conversation && has_uuid);
             types.push((kind, has_uuid));
         }
     }
@@ -67,4 +91,64 @@ pub fn detect(path: &Path, sniffers: &Sniffers) -> io::Result<Option<&'static st
         return Ok(Some("claude-code"));
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn detect_text(text: &str) -> Option<&'static str> {
+        let dir = std::env::temp_dir().join(format!("wm-detect-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!(
+            "{:x}.jsonl",
+            text.len() * 31 + text.bytes().map(usize::from).sum::<usize>()
+        ));
+        std::fs::write(&path, text).unwrap();
+        let events = ["tool_execution_start".to_string(), "turn_end".to_string()];
+        let claude = ["summary".to_string()];
+        let sniffers = Sniffers {
+            event_types: &events,
+            claude_only_types: &claude,
+        };
+        let found = detect(&path, &sniffers).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        found
+    }
+
+    #[test]
+    fn events_win_over_claude_within_the_first_lines() {
+        let claude = "{\"type\":\"user\",\"uuid\":\"u\"}\n";
+        assert_eq!(detect_text(claude), Some("claude-code"));
+        assert_eq!(
+            detect_text(&format!("{claude}{{\"type\":\"turn_end\"}}\n")),
+            Some("events")
+        );
+        // an escaped event type, found by the full parse
+        assert_eq!(
+            detect_text(&format!("{claude}{{\"type\":\"turn\\u005fend\"}}\n")),
+            Some("events")
+        );
+        // an event type's name in text, not as the type: still claude-code
+        assert_eq!(
+            detect_text(&format!("{claude}{{\"type\":\"x\",\"m\":\"turn_end\"}}\n")),
+            Some("claude-code")
+        );
+        // not JSON, or past the first 64 lines with content: not counted
+        assert_eq!(
+            detect_text(&format!("{claude}{{\"type\":\"turn_end\"\n")),
+            Some("claude-code")
+        );
+        let late = format!("{}{{\"type\":\"turn_end\"}}\n", claude.repeat(64));
+        assert_eq!(detect_text(&late), Some("claude-code"));
+        assert_eq!(
+            detect_text("{\"type\":\"user\"}\n{\"type\":\"summary\"}\n"),
+            Some("claude-code")
+        );
+        assert_eq!(detect_text("{\"type\":\"user\"}\n\n  \n"), None);
+        assert_eq!(
+            detect_text("\u{feff}{\"type\":\"tool_execution_start\"}"),
+            Some("events")
+        );
+    }
 }

@@ -2,7 +2,7 @@
 
 use std::io::{self, Read};
 
-const CHUNK: usize = 1 << 20;
+const CHUNK: usize = 1 << 17;
 
 /// Splits a byte stream on `\n`; a line is never copied unless it crosses a chunk.
 pub struct LineReader<R> {
