@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from wavemetrics.classify import EVAL_TOOL_NAMES
+from wavemetrics.exceptions import MissingExtraError, install_hint
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.pipeline import Analysis, analyse
 from wavemetrics.readers import AUTO, Mapper, StreamSettings, read_inputs
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = ["INSTALL_HINT", "dask_mapper", "summarize_on_dask"]
 
-INSTALL_HINT = "pip install 'wavemetrics[dask]'"
+INSTALL_HINT = install_hint("dask")
 
 #: Partitions per worker thread: enough to balance uneven files (a large
 #: project folder beside many small files), few enough that 50 000 files are
@@ -52,8 +53,8 @@ def _require_dask() -> None:
         import dask.bag  # noqa: F401
         import distributed  # noqa: F401
     except ImportError as exc:
-        raise ImportError(
-            f"running on a Dask cluster needs dask and distributed: {INSTALL_HINT}"
+        raise MissingExtraError(
+            "running on a Dask cluster", "dask and distributed", "dask"
         ) from exc
 
 

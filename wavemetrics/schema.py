@@ -16,6 +16,8 @@ counters, and the ``compare`` metrics (``docs/architecture-figures.md``).
 from __future__ import annotations
 
 import enum
+import math
+from collections.abc import Iterable
 from typing import Any
 
 import attrs
@@ -27,15 +29,19 @@ __all__ = [
     "EXTRA_PROPERTIES",
     "FIGURES",
     "FIGURE_MERGES",
+    "LOSS_FIGURES",
+    "METRIC_FIGURES",
     "PROPERTIES",
     "SCHEMA_KIND",
     "SUMMARY_FIELDS",
+    "TABLE_COLUMNS",
     "V1_PROPERTIES",
     "Column",
     "Compared",
     "Loss",
     "Merge",
     "Property",
+    "json_safe",
     "merge_value",
 ]
 
@@ -177,6 +183,37 @@ SUMMARY_FIELDS: tuple[str, ...] = tuple(p.name for p in FIGURES)
 FIGURE_MERGES: tuple[tuple[str, Merge], ...] = tuple(
     (p.name, p.merge) for p in PROPERTIES if p.merge is not None
 )
+
+_ALL = (*PROPERTIES, *DERIVED_PROPERTIES)
+
+
+def _ordered(specs: Iterable[tuple[str, Any]]) -> tuple[tuple[str, Any], ...]:
+    return tuple(sorted(((n, s) for n, s in specs if s is not None), key=lambda ns: ns[1].order))
+
+
+#: ``(name, Column)`` of the ``summarize`` table's figure columns, in column order.
+TABLE_COLUMNS: tuple[tuple[str, Column], ...] = _ordered((p.name, p.column) for p in _ALL)
+
+#: ``(name, Loss)`` of the figures that count lost calls, in loss order.
+LOSS_FIGURES: tuple[tuple[str, Loss], ...] = _ordered((p.name, p.loss) for p in _ALL)
+
+#: The figures ``wavemetrics compare`` can compare, in ``--metric`` order.
+METRIC_FIGURES: tuple[Property, ...] = tuple(
+    p for p in sorted(_ALL, key=lambda p: p.compare.order if p.compare else 0) if p.compare
+)
+
+
+def json_safe(value: Any) -> Any:
+    """``value``, or ``None`` for a non-finite float: JSON has no Infinity or NaN.
+
+    A non-finite figure comes only from absurd inputs (times that overflow).
+
+    >>> json_safe(1.5), json_safe(float("inf")), json_safe("0:0"), json_safe(None)
+    (1.5, None, '0:0', None)
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 def merge_value(rule: Merge, left: Any, right: Any) -> Any:

@@ -28,7 +28,13 @@ from wavemetrics.savings import (
     upper_bound_saved_ms,
     usable_durations_ms,
 )
-from wavemetrics.schema import FIGURE_MERGES, SCHEMA_KIND, SUMMARY_FIELDS, V1_PROPERTIES, merge_value
+from wavemetrics.schema import (
+    FIGURE_MERGES,
+    SCHEMA_KIND,
+    SUMMARY_FIELDS,
+    V1_PROPERTIES,
+    merge_value,
+)
 from wavemetrics.waves import Wave, WaveAssembly
 
 __all__ = [
