@@ -5,6 +5,8 @@ The metric contract is ``parallelism_v1`` (``spec/metrics.md``); readers follow
 savings -> summary.
 """
 
+from importlib import metadata as _metadata
+
 from wavemetrics.axis import AxisState, EfficiencyAxis, efficiency_axis
 from wavemetrics.classify import (
     EVAL_TOOL_NAMES,
@@ -13,6 +15,7 @@ from wavemetrics.classify import (
     is_eval_tool_name,
     normalize_tool_name,
 )
+from wavemetrics.exceptions import LaneNotFoundError, MissingExtraError, StreamOrderError
 from wavemetrics.histogram import decode_histogram, encode_histogram, wave_size_bucket
 from wavemetrics.observations import Observation, ToolCall, WaveCounters
 from wavemetrics.pipeline import Analysis, LaneResult, analyse, session_hash
@@ -27,7 +30,11 @@ from wavemetrics.summary import ParallelismSummary, merge_summaries, summarize
 from wavemetrics.turns import measured_turn_duration_ms
 from wavemetrics.waves import Wave, WaveAssembly, assemble_waves
 
-__version__ = "0.1.0"
+# written once, in pyproject.toml; read from the installed package's metadata
+try:
+    __version__ = _metadata.version("wavemetrics")
+except _metadata.PackageNotFoundError:  # a source tree that was never installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "EVAL_TOOL_NAMES",
@@ -38,10 +45,13 @@ __all__ = [
     "EfficiencyAxis",
     "InputReport",
     "Lane",
+    "LaneNotFoundError",
     "LaneResult",
+    "MissingExtraError",
     "Observation",
     "ParallelismSummary",
     "ReadOutcome",
+    "StreamOrderError",
     "ToolCall",
     "Wave",
     "WaveAssembly",

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import enum
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import attrs
@@ -104,6 +105,26 @@ class AxisState(str, enum.Enum):
         return self.value
 
 
+def _read_only(figures: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    # a frozen axis holds a read-only copy of its figures
+    return None if figures is None else MappingProxyType(dict(figures))
+
+
+def _check_one_line(reason: str) -> None:
+    if "\n" in reason or "\r" in reason:
+        raise ValueError("reason must be one line")
+
+
+def _check_figures(state: AxisState, figures: Mapping[str, Any] | None) -> None:
+    if (figures is not None) != (state is AxisState.SCORED):
+        raise ValueError("figures are present exactly when the axis is scored")
+
+
+def _check_complete(state: AxisState, complete: bool) -> None:
+    if complete and state is not AxisState.SCORED:
+        raise ValueError("only a scored axis can have complete evidence")
+
+
 @attrs.frozen
 class EfficiencyAxis:
     """One trial's efficiency axis: state, one-line reason, figures when scored.
@@ -117,17 +138,15 @@ class EfficiencyAxis:
     """
 
     state: AxisState
-    reason: str
-    figures: dict[str, Any] | None = None
-    evidence_complete: bool = False
-
-    def __attrs_post_init__(self) -> None:
-        if "\n" in self.reason or "\r" in self.reason:
-            raise ValueError("reason must be one line")
-        if (self.figures is not None) != (self.state is AxisState.SCORED):
-            raise ValueError("figures are present exactly when the axis is scored")
-        if self.evidence_complete and self.state is not AxisState.SCORED:
-            raise ValueError("only a scored axis can have complete evidence")
+    reason: str = attrs.field(validator=lambda _, __, reason: _check_one_line(reason))
+    figures: Mapping[str, Any] | None = attrs.field(
+        default=None, converter=_read_only, validator=lambda axis, _, figures: _check_figures(
+            axis.state, figures
+        ),
+    )
+    evidence_complete: bool = attrs.field(
+        default=False, validator=lambda axis, _, complete: _check_complete(axis.state, complete)
+    )
 
     def to_dict(self) -> dict[str, Any]:
         """The axis for a runner's ``result.json``: JSON-ready, ``"weighted": false``.

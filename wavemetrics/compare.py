@@ -15,6 +15,7 @@ import math
 import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import attrs
@@ -123,11 +124,12 @@ class SideTask:
 
     values: tuple[float, ...]
     trials: int
-    failed: int = 0
+    failed: int = attrs.field(default=0)
     lower_bound: int = 0
 
-    def __attrs_post_init__(self) -> None:
-        if len(self.values) + self.failed != self.trials:
+    @failed.validator
+    def _check_counts(self, _: attrs.Attribute[int], failed: int) -> None:
+        if len(self.values) + failed != self.trials:
             raise ValueError("trials must equal usable values plus failed trials")
 
     @property
@@ -373,11 +375,16 @@ def compare_tasks(
     )
 
 
+def _read_only_tasks(tasks: Mapping[str, SideTask]) -> Mapping[str, SideTask]:
+    # a frozen side holds a read-only copy of its tasks
+    return MappingProxyType(dict(tasks))
+
+
 @attrs.frozen
 class Side:
     """One side read from its folder: tasks, failed trials, files outside any task folder."""
 
-    tasks: dict[str, SideTask]
+    tasks: Mapping[str, SideTask] = attrs.field(converter=_read_only_tasks)
     failures: tuple[TrialFailure, ...]
     strays: tuple[str, ...]
 
