@@ -66,8 +66,8 @@ def dask_mapper(client: Client, *, npartitions: int | None = None) -> Mapper:
     over it and computes it on ``client``; the results come back as a list in
     item order. The function and items are pickled to the workers, so paths
     must be absolute and on a filesystem every worker shares. Raises
-    ``ImportError`` (naming ``pip install 'wavemetrics[dask]'``) without the
-    extra.
+    :class:`~wavemetrics.exceptions.MissingExtraError` (an ``ImportError``
+    naming ``pip install 'wavemetrics[dask]'``) without the extra.
     """
     _require_dask()
     import dask.bag
@@ -109,7 +109,8 @@ def summarize_on_dask(
     summaries travel back (with ``False`` every observation is sent to the
     client). Bad inputs are reported, not raised, as locally. Raises
     ``ValueError`` for ``-`` (stdin cannot be read on a cluster) or an
-    unknown format, ``ImportError`` without the ``dask`` extra.
+    unknown format, ``MissingExtraError`` (an ``ImportError``) without the
+    ``dask`` extra.
     """
     if STDIN in paths:
         raise ValueError(
