@@ -5,8 +5,6 @@ The metric contract is ``parallelism_v1`` (``spec/metrics.md``); readers follow
 savings -> summary.
 """
 
-from importlib import metadata as _metadata
-
 from wavemetrics.axis import AxisState, EfficiencyAxis, efficiency_axis
 from wavemetrics.classify import (
     EVAL_TOOL_NAMES,
@@ -30,11 +28,21 @@ from wavemetrics.summary import ParallelismSummary, merge_summaries, summarize
 from wavemetrics.turns import measured_turn_duration_ms
 from wavemetrics.waves import Wave, WaveAssembly, assemble_waves
 
-# written once, in pyproject.toml; read from the installed package's metadata
-try:
-    __version__ = _metadata.version("wavemetrics")
-except _metadata.PackageNotFoundError:  # a source tree that was never installed
-    __version__ = "0+unknown"
+
+def __getattr__(name: str) -> str:
+    """``__version__``: written once, in pyproject.toml, read from the installed metadata.
+
+    Read on first use: importing ``importlib.metadata`` costs every command
+    tens of milliseconds of start-up.
+    """
+    if name != "__version__":
+        raise AttributeError(f"module 'wavemetrics' has no attribute {name!r}")
+    from importlib import metadata
+
+    try:
+        return metadata.version("wavemetrics")
+    except metadata.PackageNotFoundError:  # a source tree that was never installed
+        return "0+unknown"
 
 __all__ = [
     "EVAL_TOOL_NAMES",
