@@ -7,7 +7,7 @@ displayed (a ``summarize`` table :class:`Column`, a ``compare`` metric).
 Everything else is derived from :data:`PROPERTIES`: the ``ParallelismSummary``
 attributes and their JSON order, ``to_event``'s 16 keys, ``merge_two``, the
 report's table columns and loss line, the efficiency axis' figures and loss
-counters, and the ``compare`` metrics (``docs/architecture-figures.md``).
+counters, and the ``compare`` metrics (``docs/architecture.md``, "Figures: one table").
 
 ``to_event`` emits the v1 keys in table order (contract order, section 6);
 ``docs/metrics.md`` carries the same table, and a test keeps the two equal.
