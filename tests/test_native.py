@@ -37,6 +37,7 @@ from wavemetrics import native
 from wavemetrics.cli import main
 from wavemetrics.pipeline import StreamSettings, analyse, read_inputs
 from wavemetrics.report import render_json
+from wavemetrics.schema import SUMMARY_FIELDS
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="the Rust extension is not built")
 
@@ -233,3 +234,9 @@ def test_units_read_on_threads_give_the_same_output(
         stream = StreamSettings(engine=engine, jobs=jobs)
         outputs.add(render_json(analyse(read_inputs([str(root)], stream=stream))))
     assert len(outputs) == 1
+
+
+def test_native_figures_are_the_summary_fields() -> None:
+    """The extension returns every figure of a summary, each under its own name."""
+    assert sorted(native.NATIVE_FIGURES) == sorted(SUMMARY_FIELDS)
+    assert len(set(native.NATIVE_FIGURES)) == len(native.NATIVE_FIGURES)

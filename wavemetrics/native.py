@@ -11,6 +11,7 @@ extension's plain tuples and the package's report and lane types.
 
 from __future__ import annotations
 
+import importlib
 import os
 import stat
 from collections import Counter
@@ -36,8 +37,9 @@ __all__ = [
     "read_units_natively",
 ]
 
+_native: Any
 try:  # the extension is missing when the package was installed without building it
-    from wavemetrics import _native  # type: ignore[attr-defined]
+    _native = importlib.import_module("wavemetrics._native")
 except ImportError:  # pragma: no cover (the test environment builds it)
     _native = None
 
@@ -119,9 +121,21 @@ def _report(path: str, fmt: str, raw: tuple[Any, ...]) -> InputReport:
     return InputReport.from_account(path, fmt, account)
 
 
+#: The figures of a lane, in the order the extension returns them (``python.rs``).
+NATIVE_FIGURES = (
+    "clock_anomalies", "dropped_calls", "eval_only_duration_ms", "eval_only_waves",
+    "incomplete_calls", "measured_turn_duration_ms_total", "mixed_waves",
+    "modeled_wallclock_saved_ms", "non_eval_joined_calls", "non_eval_saved_round_trips",
+    "non_eval_wave_size_histogram", "non_eval_waves_multi", "non_eval_waves_total",
+    "upper_bound_saved_ms", "observed_calls", "paired_calls", "malformed_observations",
+    "duplicate_starts", "orphan_ends", "eval_outer_joined_calls",
+    "mixed_non_eval_joined_calls", "tool_time_ms",
+)
+
+
 def _lane(paths: tuple[str, ...], raw: tuple[Any, ...]) -> StreamedLane:
     file, session_id, lane_id, (head, tail) = raw
-    summary = ParallelismSummary(*head, *tail)
+    summary = ParallelismSummary(**dict(zip(NATIVE_FIGURES, (*head, *tail), strict=True)))
     return StreamedLane(
         path=paths[file],
         session_id=session_id,
