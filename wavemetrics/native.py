@@ -20,10 +20,10 @@ from typing import Any
 from wavemetrics.classify import normalize_tool_name
 from wavemetrics.pipeline import StreamedLane, StreamSettings
 from wavemetrics.readers._lines import LineAccount
-from wavemetrics.readers.claude_code import CLAUDE_ONLY_TYPES, fallback_session_id
-from wavemetrics.readers.events import EVENT_TYPES
+from wavemetrics.readers.claude_code import CLAUDE_CODE, CLAUDE_ONLY_TYPES, fallback_session_id
+from wavemetrics.readers.events import EVENT_TYPES, EVENTS
 from wavemetrics.readers.lanes import InputReport
-from wavemetrics.readers.sources import STDIN, file_stem
+from wavemetrics.readers.sources import STDIN, file_stem, open_error
 from wavemetrics.summary import ParallelismSummary
 
 __all__ = [
@@ -46,7 +46,9 @@ except ImportError:  # pragma: no cover (the test environment builds it)
 #: The ``--engine`` choices.
 ENGINES = ("python", "native")
 #: Formats the native engine reads; other formats always use the Python readers.
-NATIVE_FORMATS = ("claude-code", "events")
+NATIVE_FORMATS = (CLAUDE_CODE.name, EVENTS.name)
+#: The formats the extension's detection names, by the index it returns.
+_DETECTED = (EVENTS.name, CLAUDE_CODE.name)
 
 
 def available() -> bool:
@@ -79,15 +81,15 @@ def detect_native(path: str) -> str | None:
     """``events`` or ``claude-code`` when the registry's recognisers would pick that format
     for this file (same first lines, same rules: ``registry.py``), else ``None``: then
     the Python registry decides (another format, empty, unrecognised, unreadable)."""
-    if not _readable_natively("events", (path,)):
+    if not _readable_natively(EVENTS.name, (path,)) or open_error(path) is not None:
         return None
     try:
-        found: str | None = _native.detect(
+        found: int | None = _native.detect(
             os.fsencode(path), sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES)
         )
     except OSError:
         return None
-    return found
+    return None if found is None else _DETECTED[found]
 
 
 def detect_natively(paths: list[str], jobs: int) -> dict[str, str]:
@@ -95,12 +97,15 @@ def detect_natively(paths: list[str], jobs: int) -> dict[str, str]:
     ``events`` or ``claude-code``, with their format (the rest: ask the registry)."""
     if _native is None:
         return {}
-    candidates = [p for p in paths if _readable_natively("events", (p,))]
+    # a file that cannot be opened is the registry's to report (same message as ever)
+    candidates = [p for p in paths
+                  if _readable_natively(EVENTS.name, (p,)) and open_error(p) is None]
     found = _native.detect_many(
         [os.fsencode(p) for p in candidates], sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES),
         jobs,
     )
-    return {path: fmt for path, fmt in zip(candidates, found, strict=True) if fmt is not None}
+    return {path: _DETECTED[index]
+            for path, index in zip(candidates, found, strict=True) if index is not None}
 
 
 def _eval_names(names: tuple[str, ...]) -> list[str]:
@@ -145,10 +150,11 @@ def _lane(paths: tuple[str, ...], raw: tuple[Any, ...]) -> StreamedLane:
     )
 
 
-def _unit_args(fmt: str, paths: tuple[str, ...]) -> tuple[str, list[bytes], list[str]]:
-    fallbacks = ([fallback_session_id(p) for p in paths] if fmt == "claude-code"
-                 else [file_stem(p) for p in paths])
-    return fmt, [os.fsencode(p) for p in paths], fallbacks
+def _unit_args(fmt: str, paths: tuple[str, ...]) -> tuple[bool, list[bytes], list[str]]:
+    # (a Claude Code folder?, the paths, the session id of lines without one, per path)
+    claude = fmt == CLAUDE_CODE.name
+    fallbacks = [fallback_session_id(p) if claude else file_stem(p) for p in paths]
+    return claude, [os.fsencode(p) for p in paths], fallbacks
 
 
 def _unit_result(
@@ -209,7 +215,7 @@ def read_unit_native(
     names = _eval_names(tuple(stream.eval_tool_names))
     _, raw_paths, fallbacks = _unit_args(fmt, paths)
     try:
-        if fmt == "claude-code":
+        if fmt == CLAUDE_CODE.name:
             result = _native.read_claude_code(raw_paths, fallbacks, cap, names)
         else:
             result = _native.read_events(raw_paths[0], fallbacks[0], cap, names)

@@ -1,7 +1,7 @@
 //! Format detection for the formats this crate reads (`registry.py`: `_sniff_events`,
 //! then `_sniff_claude`, over the JSON objects among the first 64 lines with content).
 
-use crate::json::{parse_object, Val};
+use crate::json::{nesting_exceeds, parse_object, Val, PY_MAX_DEPTH};
 use crate::lines::{is_py_space, LineReader};
 use std::fs::File;
 use std::io;
@@ -16,9 +16,16 @@ pub struct Sniffers<'a> {
     pub claude_only_types: &'a [String],
 }
 
-/// `"events"`, `"claude-code"`, or `None` when neither recogniser accepts the file
+/// What detection found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detected {
+    Events = 0,
+    ClaudeCode = 1,
+}
+
+/// `Events`, `ClaudeCode`, or `None` when neither recogniser accepts the file
 /// (then the Python registry decides: another format, empty, or unrecognised).
-pub fn detect(path: &Path, sniffers: &Sniffers) -> io::Result<Option<&'static str>> {
+pub fn detect(path: &Path, sniffers: &Sniffers) -> io::Result<Option<Detected>> {
     let mut reader = LineReader::new(File::open(path)?);
     let mut types: Vec<(Option<Vec<u8>>, bool)> = Vec::new();
     let event_names: Vec<memchr::memmem::Finder> = sniffers
@@ -54,6 +61,9 @@ pub fn detect(path: &Path, sniffers: &Sniffers) -> io::Result<Option<&'static st
         let Ok(text) = std::str::from_utf8(line) else {
             continue;
         };
+        if nesting_exceeds(line, PY_MAX_DEPTH) {
+            continue; // Python's json gives up on it: not a record
+        }
         let (mut kind, mut has_uuid) = (None, false);
         let parsed = parse_object(text, &["type", "uuid"], |i, raw| {
             if i == 0 {
@@ -79,7 +89,7 @@ pub fn detect(path: &Path, sniffers: &Sniffers) -> io::Result<Option<&'static st
             .is_some_and(|k| set.iter().any(|s| s.as_bytes() == k.as_slice()))
     };
     if types.iter().any(|(kind, _)| is(sniffers.event_types, kind)) {
-        return Ok(Some("events"));
+        return Ok(Some(Detected::Events));
     }
     let conversation = |kind: &Option<Vec<u8>>| {
         matches!(kind.as_deref(), Some(b"user" | b"assistant" | b"system"))
@@ -88,7 +98,7 @@ pub fn detect(path: &Path, sniffers: &Sniffers) -> io::Result<Option<&'static st
         .iter()
         .any(|(kind, uuid)| is(sniffers.claude_only_types, kind) || (conversation(kind) && *uuid))
     {
-        return Ok(Some("claude-code"));
+        return Ok(Some(Detected::ClaudeCode));
     }
     Ok(None)
 }
@@ -111,7 +121,10 @@ mod tests {
             event_types: &events,
             claude_only_types: &claude,
         };
-        let found = detect(&path, &sniffers).unwrap();
+        let found = detect(&path, &sniffers).unwrap().map(|f| match f {
+            Detected::Events => "events",
+            Detected::ClaudeCode => "claude-code",
+        });
         std::fs::remove_file(&path).unwrap();
         found
     }

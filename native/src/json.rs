@@ -503,3 +503,61 @@ where
     de.end()?;
     Ok(message)
 }
+
+/// Python's `json` gives up (`RecursionError`, the reader's `too_deeply_nested`)
+/// past about this many nested arrays and objects: its limit is the interpreter's
+/// recursion limit (1000) less the reader's own call depth, 984 levels as the
+/// command line reads Claude Code files (measured; docs/architecture.md).
+pub const PY_MAX_DEPTH: usize = 984;
+
+/// Whether a line nests arrays and objects deeper than `limit` (brackets inside
+/// strings do not count). Cheap for ordinary lines: only a line with more than
+/// `limit` opening brackets at all is scanned.
+pub fn nesting_exceeds(line: &[u8], limit: usize) -> bool {
+    if memchr::memchr2_iter(b'[', b'{', line).count() <= limit {
+        return false;
+    }
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &byte in line {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if byte == b'\\' {
+                escaped = true;
+            } else if byte == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod depth_tests {
+    use super::*;
+
+    #[test]
+    fn depth_counts_brackets_outside_strings() {
+        let deep = |n: usize| format!("{{\"x\":{}{}}}", "[".repeat(n), "]".repeat(n));
+        assert!(!nesting_exceeds(deep(983).as_bytes(), PY_MAX_DEPTH));
+        assert!(nesting_exceeds(deep(984).as_bytes(), PY_MAX_DEPTH));
+        let in_text = format!("{{\"x\":\"{}\"}}", "[".repeat(5000));
+        assert!(!nesting_exceeds(in_text.as_bytes(), PY_MAX_DEPTH));
+        let escaped = format!("{{\"x\":\"\\\"{}\"}}", "[".repeat(5000));
+        assert!(!nesting_exceeds(escaped.as_bytes(), PY_MAX_DEPTH));
+        let flat = "[]".repeat(5000);
+        assert!(!nesting_exceeds(flat.as_bytes(), PY_MAX_DEPTH));
+    }
+}

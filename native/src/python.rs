@@ -137,15 +137,15 @@ fn read_events<'py>(
     unit(py, &out)
 }
 
-/// Read many units on `jobs` threads: `units` are `(format, paths, fallback ids)`
-/// (`claude-code` with one fallback session id per path, or `events` with one path
-/// and its default session id). Results in unit order, each a unit tuple as
+/// Read many units on `jobs` threads: `units` are `(claude, paths, fallback ids)`
+/// (a Claude Code project folder with one fallback session id per path, or an
+/// `events` file and its default session id). Results in unit order, each a unit tuple as
 /// [`read_claude_code`] returns, or `None` when that unit failed (I/O, turn total):
 /// the caller reads it with the Python readers.
 #[pyfunction]
 fn read_units<'py>(
     py: Python<'py>,
-    units: Vec<(String, Vec<Vec<u8>>, Vec<String>)>,
+    units: Vec<(bool, Vec<Vec<u8>>, Vec<String>)>,
     max_tracked_calls: Option<usize>,
     eval_names: Vec<String>,
     jobs: usize,
@@ -153,12 +153,12 @@ fn read_units<'py>(
     let s = settings(max_tracked_calls, eval_names);
     let outs = py.detach(|| {
         crate::parallel::map_indexed(units.len(), jobs, |i| {
-            let (format, paths, fallbacks) = &units[i];
+            let (claude, paths, fallbacks) = &units[i];
             let paths: Vec<&Path> = paths
                 .iter()
                 .map(|p| Path::new(OsStr::from_bytes(p)))
                 .collect();
-            if format == "claude-code" {
+            if *claude {
                 readers::read_claude_code(&paths, fallbacks, &s).ok()
             } else {
                 match (paths.first(), fallbacks.first()) {
@@ -181,7 +181,7 @@ fn detect_many(
     event_types: Vec<String>,
     claude_only_types: Vec<String>,
     jobs: usize,
-) -> Vec<Option<&'static str>> {
+) -> Vec<Option<usize>> {
     let sniffers = Sniffers {
         event_types: &event_types,
         claude_only_types: &claude_only_types,
@@ -191,23 +191,25 @@ fn detect_many(
             crate::detect::detect(Path::new(OsStr::from_bytes(&paths[i])), &sniffers)
                 .ok()
                 .flatten()
+                .map(|found| found as usize)
         })
     })
 }
 
-/// Detect `events` or `claude-code` from a file's first lines; `None`: ask the registry.
+/// Detect `events` (0) or `claude-code` (1) from a file's first lines; `None`: ask the registry.
 #[pyfunction]
 fn detect(
     py: Python<'_>,
     path: Vec<u8>,
     event_types: Vec<String>,
     claude_only_types: Vec<String>,
-) -> PyResult<Option<&'static str>> {
+) -> PyResult<Option<usize>> {
     let sniffers = Sniffers {
         event_types: &event_types,
         claude_only_types: &claude_only_types,
     };
     py.detach(|| crate::detect::detect(Path::new(OsStr::from_bytes(&path)), &sniffers))
+        .map(|found| found.map(|f| f as usize))
         .map_err(|e| PyOSError::new_err(e.to_string()))
 }
 

@@ -2,7 +2,10 @@
 //! rules of `wavemetrics/readers/claude_code.py` and `events.py`.
 
 use crate::account::LineAccount;
-use crate::json::{parse_array, parse_object, parse_object_fast, rejection, RawBlock, Val};
+use crate::json::{
+    nesting_exceeds, parse_array, parse_object, parse_object_fast, rejection, RawBlock, Val,
+    PY_MAX_DEPTH,
+};
 use crate::lines::{is_py_space, LineReader};
 use crate::summary::{LaneStream, Settings, StreamOrderError, Summary};
 use crate::time::iso_to_ms;
@@ -126,6 +129,7 @@ fn split_line(raw: &[u8], first: bool, has_newline: bool) -> Line<'_> {
         })
     };
     match std::str::from_utf8(line) {
+        Ok(_) if nesting_exceeds(line, PY_MAX_DEPTH) => problem("too_deeply_nested"),
         Ok(text) => Line::Json(text),
         Err(_) => problem("invalid_utf8"),
     }
