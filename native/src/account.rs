@@ -81,10 +81,6 @@ impl LineAccount {
         self.ignored.iter().map(|(_, n)| n).sum()
     }
 
-    pub fn problem_count(&self) -> u64 {
-        self.problems.iter().map(|(_, n)| n).sum()
-    }
-
     /// `account_tool_line` of `_lines.py`: a transcript line holding `blocks` tool blocks.
     pub fn tool_line(&mut self, blocks: u64, usable: u64, fed: u64) {
         if usable < blocks {
@@ -131,5 +127,18 @@ mod tests {
         assert_eq!(account.ignored, vec![(b"repeated_tool_record".to_vec(), 1)]);
         assert_eq!(account.problems, vec![("invalid_tool_record", 1)]);
         assert_eq!(account.notes, vec![("invalid_tool_blocks", 2)]);
+        // every block usable and fed: used, and no note at all (not a note of 0)
+        let mut clean = LineAccount::default();
+        clean.tool_line(2, 2, 2);
+        clean.tool_line(1, 1, 1);
+        assert_eq!(
+            (clean.lines_used, clean.notes.len(), clean.lines_ignored()),
+            (2, 0, 0)
+        );
+        assert!(clean.problems.is_empty());
+        // one of two fed: used
+        let mut half = LineAccount::default();
+        half.tool_line(2, 2, 1);
+        assert_eq!((half.lines_used, half.lines_ignored()), (1, 0));
     }
 }

@@ -545,6 +545,97 @@ pub fn nesting_exceeds(line: &[u8], limit: usize) -> bool {
 }
 
 #[cfg(test)]
+mod fast_tests {
+    use super::*;
+
+    type Blocks = Vec<[Val<'static>; 4]>;
+
+    fn fast(text: &'static str) -> (Vec<Val<'static>>, Option<Blocks>) {
+        let mut top = vec![Val::Absent; 2];
+        let message = parse_object_fast(text, &["type", "uuid"], "message", |i, raw| {
+            top[i] = Val::of(raw)
+        })
+        .unwrap();
+        let blocks = message.map(|m| {
+            m.blocks
+                .iter()
+                .map(|b| {
+                    let v = |r: Option<&'static RawValue>| r.map_or(Val::Absent, Val::of);
+                    [v(b.kind), v(b.id), v(b.name), v(b.tool_use_id)]
+                })
+                .collect()
+        });
+        (top, blocks)
+    }
+
+    fn s(text: &'static str) -> Val<'static> {
+        Val::Str(Cow::Borrowed(text.as_bytes()))
+    }
+
+    #[test]
+    fn message_blocks_in_one_pass() {
+        let (top, blocks) = fast(
+            r#"{"type":"assistant","message":{"role":"x","content":[{"type":"tool_use","id":"a","name":"Read","input":{"k":[1]}},"text",7,[1],{"type":"tool_result","tool_use_id":"b","content":"ok"}]},"uuid":"u"}"#,
+        );
+        assert_eq!(top, vec![s("assistant"), s("u")]);
+        let blocks = blocks.unwrap();
+        assert_eq!(blocks.len(), 2);
+        assert_eq!(blocks[0], [s("tool_use"), s("a"), s("Read"), Val::Absent]);
+        assert_eq!(
+            blocks[1],
+            [s("tool_result"), Val::Absent, Val::Absent, s("b")]
+        );
+    }
+
+    #[test]
+    fn other_message_shapes_give_no_blocks() {
+        for text in [
+            r#"{"message":"text"}"#,
+            r#"{"message":[1,{"content":[{"type":"tool_use"}]}]}"#,
+            r#"{"message":{"content":"text"}}"#,
+            r#"{"message":{"content":{"type":"tool_use"}}}"#,
+            r#"{"message":{"content":null}}"#,
+            r#"{"message":{"content":true,"x":1}}"#,
+            r#"{"message":7}"#,
+            r#"{"message":null}"#,
+        ] {
+            let (_, blocks) = fast(text);
+            assert_eq!(blocks.map(|b| b.len()), Some(0), "{text}");
+        }
+        assert!(fast(r#"{"type":"user"}"#).1.is_none());
+        // the last content wins, as in Python
+        let (_, blocks) =
+            fast(r#"{"message":{"content":[{"type":"a"}],"content":[{"type":"b"},{"type":"c"}]}}"#);
+        assert_eq!(blocks.unwrap().len(), 2);
+    }
+
+    #[test]
+    fn lone_surrogates_fail_the_one_pass_parse() {
+        let text = r#"{"message":{"content":"\ud800"}}"#;
+        assert!(parse_object_fast(text, &[], "message", |_, _| {}).is_err());
+        assert!(parse_object(text, &["message"], |_, _| {}).is_ok());
+        assert!(parse_object_fast(r#"{"a":1} x"#, &[], "message", |_, _| {}).is_err());
+    }
+
+    #[test]
+    fn arrays_and_numbers() {
+        let mut seen = Vec::new();
+        parse_array(r#"[1, "a", {"b": 2}, [3]]"#, |raw| seen.push(Val::of(raw))).unwrap();
+        assert_eq!(seen.len(), 4);
+        assert_eq!(seen[0].number(), Some(1.0));
+        assert_eq!(seen[1].number(), None);
+        assert_eq!(Val::Bool(true).number(), None);
+        assert!(parse_array("[1,", |_| {}).is_err());
+        assert!(parse_array("[1] x", |_| {}).is_err());
+        let mut f = Vec::new();
+        parse_array("[false, true]", |raw| f.push(Val::of(raw))).unwrap();
+        assert_eq!(f, vec![Val::Bool(false), Val::Bool(true)]);
+        assert_eq!(rejection(r#"  {"a": 1"#), "invalid_json");
+        assert_eq!(rejection(" [1]"), "not_an_object");
+    }
+}
+
+#[cfg(test)]
 mod depth_tests {
     use super::*;
 

@@ -89,6 +89,16 @@ mod tests {
     }
 
     #[test]
+    fn python_bytes_whitespace() {
+        for byte in [b' ', b'\t', b'\n', b'\r', 0x0b, 0x0c] {
+            assert!(is_py_space(byte), "{byte}");
+        }
+        for byte in [b'x', 0x1c, 0x85, 0xa0, 0] {
+            assert!(!is_py_space(byte), "{byte}");
+        }
+    }
+
+    #[test]
     fn splits_on_newlines_only() {
         assert_eq!(
             all(b"ab\r\n\nlonger line\nend"),

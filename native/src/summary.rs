@@ -460,6 +460,50 @@ mod tests {
     }
 
     #[test]
+    fn zero_length_calls_pair() {
+        let mut l = lane(true);
+        l.start("a".into(), "t".into(), 5.0);
+        l.end("a", 5.0).unwrap();
+        let f = l.finish(0.0);
+        assert_eq!(
+            (f.paired_calls, f.clock_anomalies, f.non_eval_waves_total),
+            (1, 0, 1)
+        );
+        assert_eq!(f.non_eval_saved_round_trips, 0);
+    }
+
+    #[test]
+    fn no_wave_is_summarised_before_64_open_calls() {
+        // 63 calls, then one that starts before all of them: still one stream, no error
+        let mut l = lane(true);
+        for i in 0..63 {
+            let id = format!("c{i}");
+            l.start(id.as_str().into(), "t".into(), f64::from(i * 10 + 100));
+            l.end(&id, f64::from(i * 10 + 101)).unwrap();
+        }
+        l.start("early".into(), "t".into(), 0.0);
+        assert_eq!(l.end("early", 1.0), Ok(()));
+        assert_eq!(l.finish(0.0).non_eval_waves_total, 64);
+    }
+
+    #[test]
+    fn a_pending_start_holds_back_the_waves_after_it() {
+        // a long call starts first and ends last: the 64 short calls after its start
+        // must wait for it (the threshold is the earliest pending start)
+        let mut l = lane(true);
+        l.start("long".into(), "t".into(), 0.0);
+        for i in 0..70 {
+            let id = format!("c{i}");
+            l.start(id.as_str().into(), "t".into(), f64::from(i * 10 + 100));
+            l.end(&id, f64::from(i * 10 + 101)).unwrap();
+        }
+        assert_eq!(l.end("long", 5000.0), Ok(()));
+        let f = l.finish(0.0);
+        assert_eq!((f.non_eval_waves_total, f.non_eval_joined_calls), (1, 71));
+        assert_eq!(f.non_eval_saved_round_trips, 1);
+    }
+
+    #[test]
     fn buckets_and_peaks() {
         let mut l = lane(true);
         // eval-only wave [0, 4] (two evals), mixed wave [10, 12], touching chain [20, 22]
