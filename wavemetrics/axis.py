@@ -38,6 +38,7 @@ __all__ = [
     "efficiency_axis",
     "multi_call_share",
     "non_eval_calls_in_multi_waves",
+    "scored_axis",
 ]
 
 #: What ``traces`` may be: one path, several paths, or ``None``.
@@ -300,6 +301,22 @@ def efficiency_axis(
             _one_line(f"no usable record: {first.path}: {_problem_text(first)}"),
         )
     return _scored(analysis, eval_tool_names, problem_lines, len(reports), absent)
+
+
+def scored_axis(
+    analysis: Analysis,
+    eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
+    *,
+    problem_lines: int = 0,
+    traces_read: int = 1,
+) -> EfficiencyAxis:
+    """The scored axis of ``analysis`` (already read): figures of its merged total.
+
+    ``problem_lines`` counts the unusable lines of the inputs the lanes came
+    from, ``traces_read`` those inputs; ``compare`` uses this to score each
+    session of a task folder as one trial. Never raises for bad data.
+    """
+    return _scored(analysis, eval_tool_names, problem_lines, traces_read, [])
 
 
 def _scored(

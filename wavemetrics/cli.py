@@ -304,9 +304,17 @@ def compare(
         click.echo(f"wavemetrics: error: {failure.side}: {failure.reason}", err=True)
     for path in comparison.strays:
         click.echo(f"wavemetrics: note: {path}: not in a task folder, not read", err=True)
+    folders = {"baseline": baseline, "candidate": candidate}
+    for side in comparison.no_task_folders:
+        click.echo(f"wavemetrics: error: {side} {folders[side]}: no task folders found"
+                   f" (expected {side}/<task_id>/<trace files>)", err=True)
+    for task_id in comparison.empty_tasks:
+        click.echo(f"wavemetrics: error: task {task_id}: no trial files in either folder",
+                   err=True)
     if output_format == "json":
         click.echo(render_compare_json(comparison), nl=False)
     else:
         click.echo(render_compare_table(comparison), nl=False)
-    if comparison.failures or comparison.paired_tasks == 0:
+    if (comparison.failures or comparison.paired_tasks == 0 or comparison.empty_tasks
+            or comparison.no_task_folders):
         raise SystemExit(1)
