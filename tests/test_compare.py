@@ -315,7 +315,8 @@ def test_missing_scipy_exits_2_with_the_install_command(
     (tmp_path / "c").mkdir()
     code, out, err = run("compare", str(tmp_path / "b"), str(tmp_path / "c"))
     assert (code, out) == (2, "")
-    assert err == "wavemetrics: error: compare needs scipy: pip install 'wavemetrics[compare]'\n"
+    assert err == ("wavemetrics: error: compare needs scipy: pip install -e '.[compare]'"
+                   " (in the wavemetrics folder)\n")
     with pytest.raises(MissingExtra):
         paired_bootstrap([1.0, 2.0], [2.0, 4.0])
 

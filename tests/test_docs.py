@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from wavemetrics.schema import EXTRA_PROPERTIES, V1_PROPERTIES
 
@@ -86,3 +89,61 @@ def test_formats_doc_examples_give_the_figures_it_states(tmp_path: Path) -> None
         total = json.loads(result.stdout)["total"]
         assert (total["modeled_wallclock_saved_ms"], total["upper_bound_saved_ms"],
                 total["non_eval_saved_round_trips"]) == figures
+
+
+def _doc_files() -> list[Path]:
+    return [DOCS.parent / "README.md", *sorted(DOCS.glob("*.md"))]
+
+
+def test_bench_snippet_defines_every_name_it_uses(tmp_path: Path, monkeypatch: Any) -> None:
+    """docs/bench-integration.md's first Python block runs as written (no undefined name)."""
+    text = (DOCS / "bench-integration.md").read_text(encoding="utf-8")
+    snippet = re.findall(r"```python\n(.*?)\n```", text, flags=re.S)[0]
+    monkeypatch.chdir(tmp_path)  # its trial folder does not exist here: a skipped axis
+    namespace: dict[str, Any] = {}
+    exec(compile(snippet, "bench-integration.md", "exec"), namespace)  # noqa: S102
+    assert namespace["result"]["axes"]["efficiency"]["state"] == "skipped"
+    assert namespace["saved_ms"] is None
+
+
+def test_doc_commands_never_write_a_tracked_file() -> None:
+    """No ``-o FILE`` in a README or docs command names a file of the repository
+    (docs/timeline.md's command overwrote docs/timeline-example.png)."""
+    for doc in _doc_files():
+        for block in re.findall(r"```sh\n(.*?)\n```", doc.read_text(encoding="utf-8"), re.S):
+            for target in re.findall(r"(?:-o|--output)\s+(\S+)", block):
+                assert not (DOCS.parent / target).exists(), f"{doc.name}: -o {target}"
+
+
+def test_one_install_spelling_in_docs_and_messages() -> None:
+    """Every extra is installed as ``pip install [-q] -e '.[extra]'``: in the README, the
+    docs and the error hints alike (a bare ``'.[extra]'`` undoes an editable install)."""
+    from wavemetrics.compare import INSTALL_HINT as COMPARE
+    from wavemetrics.distributed import INSTALL_HINT as DASK
+    from wavemetrics.timeline import INSTALL_HINT as TIMELINE
+
+    texts = [doc.read_text(encoding="utf-8") for doc in _doc_files()]
+    texts += [COMPARE, DASK, TIMELINE]
+    commands = [c for text in texts for c in re.findall(r"pip install [^`\n|]*", text)]
+    assert commands
+    for command in commands:
+        if "mutmut" in command:
+            continue
+        assert re.match(r"pip install (-q )?-e ('\.\[[a-z,]+\]'|\.)( |$)", command), command
+    assert "'.[timeline]'" in TIMELINE and "'.[compare]'" in COMPARE and "'.[dask]'" in DASK
+
+
+def test_summarize_table_keeps_to_80_columns_with_many_formats() -> None:
+    """docs/cli.md promises at most 80 columns: the ``inputs:`` line of the whole
+    corpus (seven formats and unreadable files) is wrapped, not 121 columns wide."""
+    from click.testing import CliRunner
+
+    from tests.corpus import CORPUS
+    from wavemetrics.cli import main
+
+    if not CORPUS.is_dir():
+        pytest.skip(f"corpus absent: {CORPUS}")
+    result = CliRunner().invoke(main, ["summarize", "--jobs", "1", str(CORPUS)])
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("inputs: ")
+    assert max(len(line) for line in lines) <= 80

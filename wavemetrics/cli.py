@@ -42,6 +42,7 @@ from wavemetrics.report import (
 from wavemetrics.timeline import (
     LaneNotFound,
     MatplotlibMissing,
+    check_lane_count,
     output_format,
     render_timeline,
     require_matplotlib,
@@ -108,6 +109,7 @@ def show_progress(output_format: str, stdout_is_tty: bool, stderr_is_tty: bool) 
 def _run(
     paths: Sequence[str], input_format: str, eval_tools: Sequence[str], max_tracked_calls: int,
     *, jobs: int = 1, stream: bool = False, output_format: str = "table",
+    check_read: Callable[[ReadOutcome], None] | None = None,
 ) -> Analysis:
     eval_names = tuple(eval_tools) or EVAL_TOOL_NAMES
     cap = max_tracked_calls or None
@@ -141,6 +143,8 @@ def _run(
                 f" {report.lines_read} lines read as {report.format}", err=True,
             )
     _subagent_hints(paths, outcome)
+    if check_read is not None:  # what can be refused now is refused before any wave is built
+        check_read(outcome)
     return analyse(outcome, eval_tool_names=eval_names, max_tracked_calls=cap)
 
 
@@ -233,7 +237,15 @@ def timeline(
     except MatplotlibMissing as error:  # nothing was read: like a usage error, as compare does
         click.echo(f"wavemetrics: error: {error}", err=True)
         raise SystemExit(2) from None
-    analysis = _run(paths, input_format, eval_tools, max_tracked_calls, jobs=jobs)
+    def check_read(outcome: ReadOutcome) -> None:
+        if not lane_ids:
+            try:
+                check_lane_count(len(outcome.lanes))
+            except ValueError as error:
+                _fail(str(error))
+
+    analysis = _run(paths, input_format, eval_tools, max_tracked_calls, jobs=jobs,
+                    check_read=check_read)
     try:
         lanes = select_lanes(analysis.lanes, lane_ids)
     except LaneNotFound as error:
@@ -249,7 +261,8 @@ def timeline(
     except ValueError as error:  # too many lanes for one picture
         _fail(str(error))
     calls = sum(r.summary.paired_calls for r in lanes)
-    click.echo(f"{output}: {len(lanes)} lane{'' if len(lanes) == 1 else 's'}, {calls} calls")
+    click.echo(f"{output}: {len(lanes)} lane{'' if len(lanes) == 1 else 's'}, {calls} call"
+               f"{'' if calls == 1 else 's'}")
     _exit(analysis)
 
 

@@ -61,7 +61,8 @@ DEFAULT_SEED = 0
 UNRELIABLE_BELOW = 10
 #: ``scipy.stats.bootstrap``'s default: bias-corrected and accelerated.
 BOOTSTRAP_METHOD = "BCa"
-INSTALL_HINT = "pip install 'wavemetrics[compare]'"
+#: How to add the extra: the one install spelling of README, docs and messages.
+INSTALL_HINT = "pip install -e '.[compare]' (in the wavemetrics folder)"
 
 
 class MissingExtra(RuntimeError):

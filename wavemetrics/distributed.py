@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = ["INSTALL_HINT", "dask_mapper", "summarize_on_dask"]
 
-INSTALL_HINT = "pip install 'wavemetrics[dask]'"
+INSTALL_HINT = "pip install -e '.[dask]' (in the wavemetrics folder)"
 
 #: Partitions per worker thread: enough to balance uneven files (a large
 #: project folder beside many small files), few enough that 50 000 files are
@@ -65,7 +65,7 @@ def dask_mapper(client: Client, *, npartitions: int | None = None) -> Mapper:
     over it and computes it on ``client``; the results come back as a list in
     item order. The function and items are pickled to the workers, so paths
     must be absolute and on a filesystem every worker shares. Raises
-    ``ImportError`` (naming ``pip install 'wavemetrics[dask]'``) without the
+    ``ImportError`` (naming ``pip install -e '.[dask]'``) without the
     extra.
     """
     _require_dask()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import textwrap
 from collections import Counter
 from typing import Any
 
@@ -148,7 +149,9 @@ def _inputs_line(inputs: tuple[InputReport, ...], input_format: str) -> str:
     text = f"inputs: {parts or 'none read'} ({how})"
     if failed:
         text += f"; {failed} could not be read"
-    return text
+    # many formats make a long line: wrap it, so that the table keeps to 80 columns
+    return textwrap.fill(text, WIDTH, subsequent_indent="  ", break_long_words=False,
+                         break_on_hyphens=False)
 
 
 def render_table(analysis: Analysis, *, input_format: str = "auto") -> str:
