@@ -383,11 +383,14 @@ def test_random_bytes_are_never_recognised_and_never_crash(tmp_path: Path) -> No
     ["frobnicate"],
 ])
 def test_usage_errors_exit_2_without_a_traceback(args: list[str]) -> None:
-    """Bad options, a missing PATH or an unknown command exit with status 2."""
+    """Bad options, a missing PATH or an unknown command exit with status 2, in the one
+    error style: a single line ``wavemetrics: error: ...`` ending in a --help hint."""
     result = _invoke(*args)
     assert result.exit_code == 2
     assert result.stdout == ""
-    assert result.stderr.startswith("Usage: ")
+    assert result.stderr.startswith("wavemetrics: error: ")
+    assert result.stderr.endswith(" --help')\n")
+    assert result.stderr.count("\n") == 1
 
 
 def test_every_registered_format_has_a_bad_input_row() -> None:

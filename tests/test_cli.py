@@ -430,3 +430,112 @@ def test_progress_counts_every_file_once(tmp_path: Path) -> None:
     read_inputs([str(tmp_path), str(folder)], progress=steps.append)
     assert sum(steps) == 3 + 5
     assert steps.count(5) == 1  # the Claude project folder counts when it is read
+
+
+def test_no_arguments_print_the_help_and_exit_0() -> None:
+    """``wavemetrics`` alone lists the commands on stdout and is not an error (exit 0)."""
+    result = CliRunner().invoke(main, [])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("Usage: wavemetrics [OPTIONS]")
+    assert "summarize" in result.stdout and result.stderr == ""
+
+
+def test_a_usage_error_names_the_command_to_ask_for_help() -> None:
+    """A mistyped option is one line with click's suggestion and the command's --help hint."""
+    result = CliRunner().invoke(main, ["summarize", "--formt", "x"])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "wavemetrics: error: No such option '--formt'. (Did you mean one of: '--format',"
+        " '--input-format'?) (try 'wavemetrics summarize --help')\n"
+    )
+
+
+@needs_corpus
+def test_unmeasurable_format_cites_the_users_docs() -> None:
+    """The reason given for an OpenHands file cites docs/formats.md, which users have."""
+    path = CORPUS / "openhands" / "basic.json"
+    result = CliRunner().invoke(main, ["summarize", str(path)])
+    assert result.exit_code == 1
+    assert "which docs/formats.md treats as invalid" in result.stderr
+    assert "spec/" not in result.stderr
+
+
+def _events_file(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+@needs_corpus
+def test_header_of_a_cut_gzip_says_it_was_read_in_part(tmp_path: Path) -> None:
+    """A gzip cut in half is read up to the cut: the header counts it as read (pi), in part,
+    not as ``none read`` above a lane of figures; exit 1 for the error."""
+    import gzip
+
+    whole = gzip.compress((CORPUS / "pi-mono" / "before-compaction.jsonl").read_bytes())
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(whole[: len(whole) // 2])
+    result = CliRunner().invoke(main, ["summarize", str(cut)])
+    assert result.exit_code == 1
+    assert result.stdout.startswith(
+        "inputs: 1 pi (auto-detected); 1 of them read only in part, up to an error\n"
+        "  (figures are a lower bound)\n"
+    )
+    assert "could not be read" not in result.stdout
+
+
+@needs_corpus
+def test_nothing_read_prints_the_error_only() -> None:
+    """When every input failed before a line was read, stdout is empty: no table of zeros."""
+    path = CORPUS / "openhands" / "basic.json"
+    for command in ("summarize", "waves"):
+        result = CliRunner().invoke(main, [command, str(path)])
+        assert (result.exit_code, result.stdout) == (1, "")
+        assert result.stderr.startswith(f"wavemetrics: error: {path}: OpenHands event list")
+
+
+def test_jsonl_says_which_lanes_emitted_no_event(tmp_path: Path) -> None:
+    """A lane with one call that never ended has no wave, so no v1 event: stderr says so."""
+    path = _events_file(tmp_path / "s.jsonl", [
+        {"type": "tool_execution_start", "toolCallId": "a", "toolName": "read", "timestamp": 1},
+    ])
+    result = CliRunner().invoke(main, ["summarize", "--format", "jsonl", str(path)])
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == (
+        "wavemetrics: note: 1 lane emitted no event (no waves; the v1 contract emits none):"
+        " s/main (calls not counted: incomplete 1)\n"
+    )
+
+
+def test_counts_in_messages_are_singular_for_one(tmp_path: Path) -> None:
+    """One line read (a known record type, no tool call) is ``1 line``, not ``1 lines``."""
+    path = _events_file(tmp_path / "s.jsonl", [{"type": "message", "timestamp": 1}])
+    result = CliRunner().invoke(main, ["summarize", "--input-format", "events", str(path)])
+    assert "no tool calls found in 1 line read as events\n" in result.stderr
+
+
+@needs_corpus
+def test_sub_agent_files_without_their_session_are_noted() -> None:
+    """A ``subagents/`` folder read without its session file: the missing main lane is noted."""
+    project = CORPUS / "claude-code-log" / "-experiments-worktrees"
+    session = project / "ef958aa1-0e93-49f0-bb71-150f63befcd1"
+    result = CliRunner().invoke(main, ["summarize", str(session / "subagents")])
+    assert result.exit_code == 0
+    assert result.stderr == (
+        f"wavemetrics: note: {session}/subagents/: sub-agent files read without their session"
+        f" ({session}.jsonl was not read): the main lane is missing; pass the project folder\n"
+    )
+
+
+@needs_corpus
+def test_gzipped_session_without_its_sub_agents_is_noted(tmp_path: Path) -> None:
+    """A gzipped session file named without its ``subagents/`` folder gets the same note."""
+    import gzip
+    import shutil
+
+    project = CORPUS / "claude-code-log" / "-experiments-worktrees"
+    name = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
+    shutil.copytree(project / name, tmp_path / name)
+    session = tmp_path / f"{name}.jsonl.gz"
+    session.write_bytes(gzip.compress((project / f"{name}.jsonl").read_bytes()))
+    result = CliRunner().invoke(main, ["summarize", str(session)])
+    assert f"sub-agent files in {tmp_path / name / 'subagents'}/ were not read" in result.stderr

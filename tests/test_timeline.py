@@ -204,7 +204,7 @@ def test_panel_title_carries_the_lower_bound_mark(tmp_path: Path) -> None:
     code, _, _ = _run(str(path), "-o", str(out))
     assert code == 0
     texts = [_text(e) for e in ET.parse(out).getroot().iter() if e.tag.endswith("text")]
-    assert any(t.startswith("session s1 / lane main: 1 calls") and t.endswith(
+    assert any(t.startswith("session s1 / lane main: 1 call in 1 wave (") and t.endswith(
         "; calls not counted: incomplete 1 (figures are a lower bound)") for t in texts)
 
 

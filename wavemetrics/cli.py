@@ -84,18 +84,71 @@ def _input_options(command: F) -> F:
     return command
 
 
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+_SESSION_SUFFIXES = (".jsonl", ".jsonl.gz")
+
+
 def _subagent_hints(paths: Sequence[str], outcome: ReadOutcome) -> None:
-    # A session file named alone leaves its <session>/subagents/ lanes out: say so.
+    """Note partial Claude Code sub-agent sets: a session file read without its
+    ``<session>/subagents/`` folder, or sub-agent files read without their session file."""
     read = {os.path.abspath(r.path) for r in outcome.inputs}
     for path in paths:
-        if not path.endswith(".jsonl") or not os.path.isfile(path):
+        suffix = next((x for x in _SESSION_SUFFIXES if path.endswith(x)), None)
+        if suffix is None or not os.path.isfile(path):
             continue
-        folder = os.path.join(path[: -len(".jsonl")], "subagents")
+        folder = os.path.join(path[: -len(suffix)], "subagents")
         if os.path.isdir(folder) and not any(p.startswith(os.path.abspath(folder)) for p in read):
             click.echo(
                 f"wavemetrics: note: {path}: sub-agent files in {folder}/ were not read;"
                 " pass the project folder to include their lanes", err=True,
             )
+    claude = {os.path.abspath(r.path) for r in outcome.inputs if r.format == "claude-code"}
+    sessions = sorted({os.path.dirname(os.path.dirname(p)) for p in claude
+                       if os.path.basename(os.path.dirname(p)) == "subagents"})
+    for session in sessions:
+        if any(session + x in read for x in _SESSION_SUFFIXES):
+            continue
+        present = [session + x for x in _SESSION_SUFFIXES if os.path.isfile(session + x)]
+        where = f"{present[0]} was not read" if present else "no session file was found"
+        click.echo(
+            f"wavemetrics: note: {session}/subagents/: sub-agent files read without their"
+            f" session ({where}): the main lane is missing; pass the project folder", err=True,
+        )
+
+
+def _lanes_without_event(analysis: Analysis) -> None:
+    """Say on stderr which lanes emitted no v1 event (``--format jsonl``) and why."""
+    silent = [r for r in analysis.lanes if r.summary.to_event(r.session_hash) is None]
+    if not silent:
+        return
+    shown = []
+    for result in silent[:_NAMED_LANES]:
+        s = result.summary
+        losses = {"incomplete": s.incomplete_calls, "clock anomalies": s.clock_anomalies,
+                  "dropped": s.dropped_calls}
+        lost = ", ".join(f"{name} {n}" for name, n in losses.items() if n)
+        why = f"calls not counted: {lost}" if lost else "no tool calls"
+        shown.append(f"{result.lane.session_id}/{result.lane.lane_id} ({why})")
+    more = len(silent) - len(shown)
+    click.echo(
+        f"wavemetrics: note: {_plural(len(silent), 'lane')} emitted no event (no waves;"
+        " the v1 contract emits none): " + ", ".join(shown)
+        + (f" and {more} more" if more else ""), err=True,
+    )
+
+
+#: At most this many lanes are named in one note.
+_NAMED_LANES = 10
+
+
+def _nothing_read(analysis: Analysis) -> bool:
+    """Every input failed and not a line was read: there is no table to show."""
+    inputs = analysis.outcome.inputs
+    return bool(inputs) and not analysis.lanes and all(
+        r.error is not None and r.lines_read == 0 for r in inputs)
 
 
 def show_progress(output_format: str, stdout_is_tty: bool, stderr_is_tty: bool) -> bool:
@@ -140,7 +193,7 @@ def _run(
         if report.error is None and report.format != "empty" and report.lines_used == 0:
             click.echo(
                 f"wavemetrics: note: {report.path}: no tool calls found in"
-                f" {report.lines_read} lines read as {report.format}", err=True,
+                f" {_plural(report.lines_read, 'line')} read as {report.format}", err=True,
             )
     _subagent_hints(paths, outcome)
     if check_read is not None:  # what can be refused now is refused before any wave is built
@@ -153,10 +206,47 @@ def _exit(analysis: Analysis) -> None:
         raise SystemExit(1)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Wavemetrics(click.Group):
+    """The command group, with one error style for every message.
+
+    Click prints usage errors as a usage block, a ``Try ... --help`` line and
+    ``Error: ...``; here every error is one line, ``wavemetrics: error: ...``,
+    ending in the hint (``try 'wavemetrics summarize --help'``), as the
+    commands' own errors are. Exit statuses stay click's (2 for usage).
+    """
+
+    def main(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, prog_name: str | None = None,
+        complete_var: str | None = None, standalone_mode: bool = True, **extra: Any,
+    ) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            status = super().main(args, prog_name, complete_var, False, **extra)
+        except click.UsageError as error:
+            path = error.ctx.command_path if error.ctx is not None else "wavemetrics"
+            message = " ".join(error.format_message().split())
+            click.echo(f"wavemetrics: error: {message} (try '{path} --help')", err=True)
+            sys.exit(error.exit_code)
+        except click.ClickException as error:
+            click.echo(f"wavemetrics: error: {' '.join(error.format_message().split())}",
+                       err=True)
+            sys.exit(error.exit_code)
+        except click.Abort:
+            click.echo("wavemetrics: error: aborted", err=True)
+            sys.exit(1)
+        sys.exit(status if isinstance(status, int) else 0)
+
+
+@click.group(name="wavemetrics", cls=_Wavemetrics, invoke_without_command=True,
+             context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="wavemetrics")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """How much wall-clock time an agent's parallel tool calls really save (parallelism_v1)."""
+    if ctx.invoked_subcommand is None:  # no command: the help, and that is not an error
+        click.echo(ctx.get_help())
+        ctx.exit(0)
 
 
 @main.command()
@@ -178,7 +268,8 @@ def summarize(
         click.echo(render_json(analysis), nl=False)
     elif output_format == "jsonl":
         click.echo(render_jsonl(analysis), nl=False)
-    else:
+        _lanes_without_event(analysis)
+    elif not _nothing_read(analysis):  # else the errors above are all there is to say
         click.echo(render_table(analysis, input_format=input_format), nl=False)
     _exit(analysis)
 
@@ -201,7 +292,7 @@ def waves(
     if output_format == "json":
         document = waves_document(analysis, names)
         click.echo(json.dumps(document, indent=2, allow_nan=False))
-    else:
+    elif not _nothing_read(analysis):
         click.echo(render_waves_table(analysis, names), nl=False)
     _exit(analysis)
 

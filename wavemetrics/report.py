@@ -142,11 +142,17 @@ def _figures(label: tuple[str, str], s: ParallelismSummary) -> str:
 
 
 def _inputs_line(inputs: tuple[InputReport, ...], input_format: str) -> str:
-    by_format = Counter(r.format for r in inputs if r.error is None)
+    # An input cut short (a truncated gzip) was read up to the cut: it counts as
+    # read, in its format, and is said to be read only in part.
+    partly = [r for r in inputs if r.error is not None and r.lines_read > 0]
+    by_format = Counter(r.format for r in inputs if r.error is None or r in partly)
     how = "auto-detected" if input_format == "auto" else "--input-format"
     parts = ", ".join(f"{n} {fmt}" for fmt, n in sorted(by_format.items()))
-    failed = sum(1 for r in inputs if r.error is not None)
+    failed = sum(1 for r in inputs if r.error is not None) - len(partly)
     text = f"inputs: {parts or 'none read'} ({how})"
+    if partly:
+        text += (f"; {len(partly)} of them read only in part, up to an error"
+                 " (figures are a lower bound)")
     if failed:
         text += f"; {failed} could not be read"
     # many formats make a long line: wrap it, so that the table keeps to 80 columns

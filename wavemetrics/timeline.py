@@ -331,6 +331,10 @@ def _draw_header(figure: Figure, height: float) -> None:
             handle.set_gid(gid)
 
 
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
 def _lane_title(result: LaneResult) -> str:
     s = result.summary
     waves = len(result.waves)
@@ -341,7 +345,8 @@ def _lane_title(result: LaneResult) -> str:
     mark = f"; calls not counted: {lost} (figures are a lower bound)" if lost else ""
     return _printable(
         f"session {result.lane.session_id} / lane {result.lane.lane_id}: "
-        f"{s.paired_calls} calls in {waves} waves ({s.non_eval_waves_multi} multi-call non_eval); "
+        f"{_plural(s.paired_calls, 'call')} in {_plural(waves, 'wave')}"
+        f" ({s.non_eval_waves_multi} multi-call non_eval); "
         f"modeled saving {s.modeled_wallclock_saved_ms / 1000:.2f} s "
         f"(upper bound {s.upper_bound_saved_ms / 1000:.2f} s){mark}"
     )
