@@ -539,3 +539,38 @@ def test_gzipped_session_without_its_sub_agents_is_noted(tmp_path: Path) -> None
     session.write_bytes(gzip.compress((project / f"{name}.jsonl").read_bytes()))
     result = CliRunner().invoke(main, ["summarize", str(session)])
     assert f"sub-agent files in {tmp_path / name / 'subagents'}/ were not read" in result.stderr
+
+
+def _session_calls(path: Path, session: str) -> Path:
+    return _events_file(path, [
+        {"type": "tool_execution_start", "toolCallId": "a", "toolName": "read",
+         "timestamp": 1, "sessionId": session},
+        {"type": "tool_execution_end", "toolCallId": "a", "toolName": "read",
+         "timestamp": 2, "sessionId": session},
+    ])
+
+
+def test_session_ids_are_cut_to_prefixes_that_tell_them_apart(tmp_path: Path) -> None:
+    """Ids sharing their first 9 characters keep as many as tell them apart (the fixed
+    9-character cut showed ``0199812e-…`` twice); ids that fit are shown whole."""
+    a = _session_calls(tmp_path / "a.jsonl", "0199812e-64f0-7f73-91fc")
+    b = _session_calls(tmp_path / "b.jsonl", "0199812e-7a10-7f73-91fc")
+    rows = CliRunner().invoke(main, ["summarize", str(a), str(b)]).stdout.splitlines()[3:5]
+    assert [row.split()[0] for row in rows] == ["0199812e-6…", "0199812e-7…"]
+    c = _session_calls(tmp_path / "c.jsonl", "run-2026-11-30-a")
+    d = _session_calls(tmp_path / "d.jsonl", "run-2026-11-30-b")
+    for command in ("summarize", "waves"):
+        out = CliRunner().invoke(main, [command, str(c), str(d)]).stdout
+        assert "\nrun-2026-11-30-a main " in out and "\nrun-2026-11-30-b main " in out
+
+
+def test_show_paths_traces_each_row_to_its_input(tmp_path: Path) -> None:
+    """--show-paths lists every row's full session/lane id, its format and its input."""
+    a = _session_calls(tmp_path / "a.jsonl", "session-one-with-a-long-id")
+    for command in ("summarize", "waves"):
+        result = CliRunner().invoke(main, [command, "--show-paths", str(a)])
+        assert result.exit_code == 0
+        assert result.stdout.endswith(
+            "\nrows: session/lane (format): input\n"
+            f"  session-one-with-a-long-id/main (events): {a}\n"
+        )

@@ -253,7 +253,7 @@ def test_lane_option_without_a_match_exits_1_and_writes_nothing(tmp_path: Path) 
     out = tmp_path / "t.svg"
     code, stdout, stderr = _run(_events(tmp_path, TWO_LANES), "-o", str(out), "--lane", "mian")
     assert (code, stdout) == (1, "")
-    assert stderr == "wavemetrics: error: --lane mian: no such lane (lanes: main, helper)\n"
+    assert stderr == "wavemetrics: error: --lane mian: no such lane (lanes: s1/main, s1/helper)\n"
     assert not out.exists()
 
 
@@ -404,3 +404,14 @@ def test_readme_shows_the_timeline_of_the_bundled_example() -> None:
     assert "wavemetrics timeline wavemetrics/examples/claude-code-demo.jsonl" in section
     assert _png_size(PICTURE) == (1200, 900)
     assert PICTURE.stat().st_size < 200_000
+
+
+def test_lane_option_takes_prefixes_and_sessions(tmp_path: Path) -> None:
+    """--lane accepts a lane-id prefix, a session-id prefix (all its lanes) and
+    SESSION/LANE prefixes; an exact lane id still wins over longer ones it prefixes."""
+    trace = _events(tmp_path, TWO_LANES)
+    out = tmp_path / "t.svg"
+    for lane, counts in (("hel", "1 lane, 1 call"), ("s", "2 lanes, 3 calls"),
+                         ("s1/ma", "1 lane, 2 calls"), ("s/h", "1 lane, 1 call")):
+        code, stdout, _ = _run(trace, "-o", str(out), "--lane", lane)
+        assert (code, stdout) == (0, f"{out}: {counts}\n"), lane

@@ -255,9 +255,13 @@ def main(ctx: click.Context) -> None:
     "--format", "output_format", type=click.Choice(["table", "json", "jsonl"]), default="table",
     show_default=True, help="table for people; json: one document; jsonl: v1 payloads.",
 )
+@click.option(
+    "--show-paths", is_flag=True,
+    help="After the table, each row's full session/lane id, format and input path.",
+)
 def summarize(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int, jobs: int, output_format: str,
+    max_tracked_calls: int, jobs: int, output_format: str, show_paths: bool,
 ) -> None:
     """Summarise tool-call parallelism per lane of each PATH (file, folder, or - for stdin)."""
     analysis = _run(
@@ -270,7 +274,8 @@ def summarize(
         click.echo(render_jsonl(analysis), nl=False)
         _lanes_without_event(analysis)
     elif not _nothing_read(analysis):  # else the errors above are all there is to say
-        click.echo(render_table(analysis, input_format=input_format), nl=False)
+        click.echo(render_table(analysis, input_format=input_format, show_paths=show_paths),
+                   nl=False)
     _exit(analysis)
 
 
@@ -280,9 +285,13 @@ def summarize(
     "--format", "output_format", type=click.Choice(["table", "json"]), default="table",
     show_default=True, help="table for people; json: a list of waves.",
 )
+@click.option(
+    "--show-paths", is_flag=True,
+    help="After the table, each row's full session/lane id, format and input path.",
+)
 def waves(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int, jobs: int, output_format: str,
+    max_tracked_calls: int, jobs: int, output_format: str, show_paths: bool,
 ) -> None:
     """List every wave (lane, start, span, size, peak, bucket, saving, tools) of each PATH."""
     analysis = _run(
@@ -293,7 +302,7 @@ def waves(
         document = waves_document(analysis, names)
         click.echo(json.dumps(document, indent=2, allow_nan=False))
     elif not _nothing_read(analysis):
-        click.echo(render_waves_table(analysis, names), nl=False)
+        click.echo(render_waves_table(analysis, names, show_paths=show_paths), nl=False)
     _exit(analysis)
 
 
@@ -315,8 +324,9 @@ def _fail(message: str) -> NoReturn:
     help="The picture to write; its suffix (.svg or .png) chooses the format.",
 )
 @click.option(
-    "--lane", "lane_ids", multiple=True, metavar="ID",
-    help="Draw only this lane (lane_id or session_id/lane_id); repeatable.",
+    "--lane", "lane_ids", multiple=True, metavar="SESSION[/LANE]",
+    help="Draw only these lanes: LANE, SESSION or SESSION/LANE, each exact or a prefix;"
+         " repeatable.",
 )
 def timeline(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],

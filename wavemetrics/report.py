@@ -9,8 +9,10 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import os
 import textwrap
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from wavemetrics.classify import EVAL_TOOL_NAMES, classify_wave
@@ -21,10 +23,12 @@ from wavemetrics.schema import SCHEMA_KIND
 from wavemetrics.summary import ParallelismSummary
 
 __all__ = [
+    "paths_section",
     "render_json",
     "render_jsonl",
     "render_table",
     "render_waves_table",
+    "unique_prefixes",
     "waves_document",
 ]
 
@@ -127,18 +131,55 @@ _COLUMNS = (
 )
 
 
-def _row(values: tuple[str, ...]) -> str:
-    cells = [f"{_short(v, w):{align}{w}}" for v, (_, w, align) in zip(values, _COLUMNS,
-                                                                       strict=True)]
+def unique_prefixes(ids: Iterable[str], width: int) -> dict[str, str]:
+    """Each id as a column of ``width`` shows it: whole when it fits, else its first
+    ``width - 1`` characters and ``…``, or more characters where another id shares
+    them, so that no two ids look the same (the column then grows).
+
+    >>> unique_prefixes(["0199812e-64f0-7f73", "0199812e-7a10-7f73", "main"], 10)
+    {'0199812e-64f0-7f73': '0199812e-6…', '0199812e-7a10-7f73': '0199812e-7…', 'main': 'main'}
+    """
+    distinct = sorted(set(ids))
+    need = dict.fromkeys(distinct, 0)
+    for a, b in zip(distinct, distinct[1:], strict=False):
+        common = len(os.path.commonprefix([a, b]))
+        need[a] = max(need[a], common + 1)
+        need[b] = max(need[b], common + 1)
+    shown = {}
+    for text in distinct:
+        keep = max(width - 1, need[text])
+        shown[text] = text if len(text) <= max(width, keep) else text[:keep] + "…"
+    return shown
+
+
+def _row(values: tuple[str, ...], widths: tuple[int, int] = (10, 10)) -> str:
+    cells = []
+    for index, (value, (_, width, align)) in enumerate(zip(values, _COLUMNS, strict=True)):
+        if index < 2:  # session and lane: already shortened to unique prefixes
+            width = widths[index]
+            cells.append(f"{value:{align}{width}}")
+        else:
+            cells.append(f"{_short(value, width):{align}{width}}")
     return " ".join(cells).rstrip()
 
 
-def _figures(label: tuple[str, str], s: ParallelismSummary) -> str:
+def _labels(lanes: Sequence[LaneResult]) -> tuple[list[tuple[str, str]], tuple[int, int]]:
+    """The session and lane cells of each row, and the two columns' widths."""
+    sessions = unique_prefixes((r.lane.session_id for r in lanes), 10)
+    names = unique_prefixes((r.lane.lane_id for r in lanes), 10)
+    labels = [(sessions[r.lane.session_id], names[r.lane.lane_id]) for r in lanes]
+    widths = (max([10, *(len(s) for s, _ in labels)]), max([10, *(len(n) for _, n in labels)]))
+    return labels, widths
+
+
+def _figures(
+    label: tuple[str, str], s: ParallelismSummary, widths: tuple[int, int] = (10, 10)
+) -> str:
     return _row((
         *label, _count(s.paired_calls), _count(s.waves_total), _count(s.non_eval_waves_multi),
         _count(s.non_eval_saved_round_trips), _count(s.eval_only_waves), _count(s.mixed_waves),
         _seconds(s.modeled_wallclock_saved_ms), _seconds(s.upper_bound_saved_ms),
-    ))
+    ), widths)
 
 
 def _inputs_line(inputs: tuple[InputReport, ...], input_format: str) -> str:
@@ -160,16 +201,24 @@ def _inputs_line(inputs: tuple[InputReport, ...], input_format: str) -> str:
                          break_on_hyphens=False)
 
 
-def render_table(analysis: Analysis, *, input_format: str = "auto") -> str:
-    """A table for people: one row per lane and a total row, durations in seconds."""
+def render_table(
+    analysis: Analysis, *, input_format: str = "auto", show_paths: bool = False
+) -> str:
+    """A table for people: one row per lane and a total row, durations in seconds.
+
+    Session and lane ids are shortened to prefixes that tell them apart
+    (:func:`unique_prefixes`). ``show_paths`` adds a section that gives each
+    row's full session and lane ids, format and input path.
+    """
     lines = [_inputs_line(analysis.outcome.inputs, input_format), ""]
-    lines.append(_row(tuple(name for name, _, _ in _COLUMNS)))
-    for result in analysis.lanes:
-        lines.append(_figures((result.lane.session_id, result.lane.lane_id), result.summary))
+    labels, widths = _labels(analysis.lanes)
+    lines.append(_row(tuple(name for name, _, _ in _COLUMNS), widths))
+    for label, result in zip(labels, analysis.lanes, strict=True):
+        lines.append(_figures(label, result.summary, widths))
     lines.append("-" * len(lines[2]))
     lanes = len(analysis.lanes)
     lines.append(_figures(("total", f"{lanes} lane" + ("" if lanes == 1 else "s")),
-                          analysis.total))
+                          analysis.total, widths))
     total = analysis.total
     losses = {
         "incomplete": total.incomplete_calls, "clock anomalies": total.clock_anomalies,
@@ -185,7 +234,20 @@ def render_table(analysis: Analysis, *, input_format: str = "auto") -> str:
         "saved s: modeled wall-clock saving; upper s: upper bound. Eval/mixed waves are"
     )
     lines.append("never in multi, rt or the savings. Details: --format json, wavemetrics waves.")
+    if show_paths:
+        lines.extend(paths_section(analysis))
     return "\n".join(lines) + "\n"
+
+
+def paths_section(analysis: Analysis) -> list[str]:
+    """``--show-paths``: each row's full ``session/lane``, format and input path."""
+    formats = {report.path: report.format for report in analysis.outcome.inputs}
+    lines = ["", "rows: session/lane (format): input"]
+    for result in analysis.lanes:
+        lane = result.lane
+        lines.append(f"  {lane.session_id}/{lane.lane_id} ({formats.get(lane.path, '?')}):"
+                     f" {lane.path}")
+    return lines
 
 
 def _iso(ms: float) -> str:
@@ -235,15 +297,21 @@ def waves_document(
 
 
 def render_waves_table(
-    analysis: Analysis, eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES
+    analysis: Analysis, eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES,
+    *, show_paths: bool = False,
 ) -> str:
     """One line per wave: lane, start (UTC), span, size, peak, bucket, saving, tools."""
-    header = (f"{'session':<10} {'lane':<10} {'start (UTC)':<24} {'span s':>8} {'n':>3} "
+    sessions = unique_prefixes((r.lane.session_id for r in analysis.lanes), 10)
+    names = unique_prefixes((r.lane.lane_id for r in analysis.lanes), 10)
+    s_width = max([10, *(len(v) for v in sessions.values())])
+    l_width = max([10, *(len(v) for v in names.values())])
+    header = (f"{'session':<{s_width}} {'lane':<{l_width}} {'start (UTC)':<24} "
+              f"{'span s':>8} {'n':>3} "
               f"{'peak':>4} {'bucket':<9} {'saved s':>8}  tools")
     lines = [header]
     for row in waves_document(analysis, eval_tool_names):
         lines.append(
-            f"{_short(row['session_id'], 10):<10} {_short(row['lane_id'], 10):<10} "
+            f"{sessions[row['session_id']]:<{s_width}} {names[row['lane_id']]:<{l_width}} "
             f"{row['start']:<24} {_seconds(row['span_ms']):>8} {row['size']:>3} "
             f"{row['max_concurrency']:>4} {row['bucket']:<9} "
             f"{_seconds(row['modeled_wallclock_saved_ms']):>8}  "
@@ -251,4 +319,6 @@ def render_waves_table(
         )
     if len(lines) == 1:
         lines.append("(no waves: no paired tool calls)")
+    if show_paths:
+        lines.extend(paths_section(analysis))
     return "\n".join(lines) + "\n"

@@ -165,24 +165,44 @@ def check_lane_count(count: int) -> None:
 
 
 def select_lanes(lanes: Sequence[LaneResult], lane_ids: Iterable[str]) -> tuple[LaneResult, ...]:
-    """The lanes whose ``lane_id`` or ``session_id/lane_id`` equals one of ``lane_ids``.
+    """The lanes that one of ``lane_ids`` names: ``LANE``, ``SESSION`` or ``SESSION/LANE``.
 
-    No ids keeps every lane. Lanes keep their order. Raises :class:`LaneNotFound`
-    for the first id that matches no lane (a typo would otherwise drop a lane
-    silently).
+    An id without ``/`` names the lanes whose ``lane_id`` is exactly it (say
+    ``main``, in every session); failing that, the lanes whose ``lane_id`` or
+    ``session_id`` begins with it (a lane-id prefix, or every lane of a
+    session given by a prefix of its id). ``SESSION/LANE`` names the lanes
+    whose ``session_id`` and ``lane_id`` are exactly those, failing that
+    begin with them. No ids keeps every lane; lanes keep their order. Raises
+    :class:`LaneNotFound` for the first id that names no lane (a typo would
+    otherwise drop a lane silently).
     """
     wanted = tuple(lane_ids)
     if not wanted:
         return tuple(lanes)
+    chosen: set[int] = set()
     for lane_id in wanted:
-        if not any(lane_id in _names(r) for r in lanes):
-            available = list(dict.fromkeys(r.lane.lane_id for r in lanes))
+        found = _named_by(lanes, lane_id)
+        if not found:
+            available = list(dict.fromkeys(
+                f"{r.lane.session_id}/{r.lane.lane_id}" for r in lanes))
             raise LaneNotFound(lane_id, available)
-    return tuple(r for r in lanes if any(i in _names(r) for i in wanted))
+        chosen.update(found)
+    return tuple(r for index, r in enumerate(lanes) if index in chosen)
 
 
-def _names(result: LaneResult) -> tuple[str, str]:
-    return result.lane.lane_id, f"{result.lane.session_id}/{result.lane.lane_id}"
+def _named_by(lanes: Sequence[LaneResult], lane_id: str) -> set[int]:
+    """Indexes of the lanes ``lane_id`` names: exact matches, else prefix matches."""
+    if "/" in lane_id:
+        session, _, lane = lane_id.rpartition("/")
+        exact = {i for i, r in enumerate(lanes)
+                 if r.lane.session_id == session and r.lane.lane_id == lane}
+        return exact or {i for i, r in enumerate(lanes)
+                         if r.lane.session_id.startswith(session)
+                         and r.lane.lane_id.startswith(lane)}
+    exact = {i for i, r in enumerate(lanes) if r.lane.lane_id == lane_id}
+    return exact or {i for i, r in enumerate(lanes)
+                     if r.lane.lane_id.startswith(lane_id)
+                     or r.lane.session_id.startswith(lane_id)}
 
 
 def _printable(text: str) -> str:
