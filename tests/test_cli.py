@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -425,11 +426,14 @@ def test_progress_counts_every_file_once(tmp_path: Path) -> None:
 
     for index in range(3):
         _events(tmp_path, PARALLEL, name=f"e{index}.jsonl")
-    steps: list[int] = []
+    steps: list[Sequence[str]] = []
     folder = CORPUS / "claude-code-log" / "-Users-dain-workspace-coderabbit-review-helper"
     read_inputs([str(tmp_path), str(folder)], progress=steps.append)
-    assert sum(steps) == 3 + 5
-    assert steps.count(5) == 1  # the Claude project folder counts when it is read
+    done = [path for step in steps for path in step]
+    assert sorted(done) == sorted(
+        [str(tmp_path / f"e{i}.jsonl") for i in range(3)]
+        + [str(p) for p in folder.glob("*.jsonl")])
+    assert [len(step) for step in steps].count(5) == 1  # the Claude folder: when it is read
 
 
 def test_no_arguments_print_the_help_and_exit_0() -> None:
@@ -574,3 +578,116 @@ def test_show_paths_traces_each_row_to_its_input(tmp_path: Path) -> None:
             "\nrows: session/lane (format): input\n"
             f"  session-one-with-a-long-id/main (events): {a}\n"
         )
+
+
+CODEX = ("agentcmd/codex/rollout-2025-09-24T20-12-23-01997ea4-a70d-7da3-8c20-c736db82a7c5"
+         ".jsonl")
+
+
+@needs_corpus
+def test_identical_inputs_are_read_once(tmp_path: Path) -> None:
+    """``x.jsonl`` and ``x.jsonl.gz`` with the same content: one row (16 calls), not a
+    doubled total; stderr, the header and JSON say the copy was read once."""
+    import gzip
+
+    content = (CORPUS / CODEX).read_bytes()
+    (tmp_path / "x.jsonl").write_bytes(content)
+    (tmp_path / "x.jsonl.gz").write_bytes(gzip.compress(content))
+    result = CliRunner().invoke(main, ["summarize", str(tmp_path)])
+    assert result.exit_code == 0
+    assert result.stdout.startswith(
+        "inputs: 1 codex (auto-detected); 1 the same as another input, read once\n")
+    assert "\ntotal      1 lane        16 " in result.stdout
+    assert result.stderr == (f"wavemetrics: note: {tmp_path / 'x.jsonl.gz'}: the same content"
+                             f" as {tmp_path / 'x.jsonl'}, read once\n")
+    document = json.loads(CliRunner().invoke(
+        main, ["summarize", "--format", "json", str(tmp_path)]).stdout)
+    assert document["total"]["paired_calls"] == 16
+    assert document["same_content"] == [
+        {"path": str(tmp_path / "x.jsonl.gz"), "same_as": str(tmp_path / "x.jsonl")}]
+    assert document["inputs"][1]["format"] == "duplicate"
+
+
+@needs_corpus
+def test_the_same_path_named_twice_is_read_once() -> None:
+    """A file named twice on the command line gives one row."""
+    path = str(CORPUS / CODEX)
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", path, path])
+    assert len(json.loads(result.stdout)["lanes"]) == 1
+
+
+def test_a_session_lane_from_two_inputs_is_noted(tmp_path: Path) -> None:
+    """Two different files carrying session s / lane main: each counted, and the table,
+    stderr and JSON say the session/lane came from two inputs."""
+    a = _session_calls(tmp_path / "a.jsonl", "s")
+    b = _events_file(tmp_path / "b.jsonl", [
+        {"type": "tool_execution_start", "toolCallId": "z", "toolName": "grep",
+         "timestamp": 5, "sessionId": "s"},
+        {"type": "tool_execution_end", "toolCallId": "z", "toolName": "grep",
+         "timestamp": 9, "sessionId": "s"},
+    ])
+    result = CliRunner().invoke(main, ["summarize", str(a), str(b)])
+    assert result.exit_code == 0
+    assert ("repeated: 1 session/lane read from 2+ inputs, counted per input (--show-paths)\n"
+            in result.stdout)
+    assert result.stderr == (f"wavemetrics: note: s/main was read from 2 inputs ({a}, {b});"
+                             " each is counted\n")
+    document = json.loads(CliRunner().invoke(
+        main, ["summarize", "--format", "json", str(a), str(b)]).stdout)
+    assert document["repeated_lanes"] == [
+        {"session_id": "s", "lane_id": "main", "paths": [str(a), str(b)]}]
+    assert "repeated_lanes" not in json.loads(CliRunner().invoke(
+        main, ["summarize", "--format", "json", str(a)]).stdout)
+
+
+@needs_corpus
+def test_a_wrong_input_format_is_an_error_exit_1() -> None:
+    """Every line of a Codex rollout read as codex-tui is a problem: an error for that
+    input (exit 1, as efficiency_axis calls it failed), not a table of zeros."""
+    path = CORPUS / CODEX
+    result = CliRunner().invoke(main, ["summarize", "--input-format", "codex-tui", str(path)])
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (
+        f"wavemetrics: error: {path}: no usable record: 112 lines read as codex-tui, 112 not"
+        " usable (missing_kind 112), none used; is --input-format codex-tui right?"
+        " (auto detects the format)\n"
+    )
+    document = json.loads(CliRunner().invoke(
+        main, ["summarize", "--format", "json", "--input-format", "codex-tui", str(path)]).stdout)
+    (report,) = document["inputs"]
+    assert (report["lines_read"], report["problems"]) == (112, {"missing_kind": 112})
+
+
+@needs_corpus
+def test_gzip_on_stdin_is_detected_by_its_magic_bytes() -> None:
+    """``gzip -c f | wavemetrics summarize -`` reads the session (5 calls), not an error."""
+    import gzip
+
+    data = gzip.compress((CORPUS / "agentcmd" / "claude" / "full-session-five.jsonl").read_bytes())
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", "-"], input=data)
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["inputs"][0]["format"] == "claude-code"
+    assert document["total"]["paired_calls"] == 5
+
+
+def test_gzip_without_the_suffix_is_read(tmp_path: Path) -> None:
+    """A gzipped file whose name does not end in .gz is decompressed too."""
+    import gzip
+
+    plain = _session_calls(tmp_path / "s.jsonl", "s")
+    packed = tmp_path / "packed.jsonl"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    document = json.loads(CliRunner().invoke(
+        main, ["summarize", "--format", "json", str(packed)]).stdout)
+    assert document["total"]["paired_calls"] == 1
+
+
+def test_empty_folder_message_lists_every_suffix_read(tmp_path: Path) -> None:
+    """A folder with no trace file names every suffix a folder walk reads, .gz and .eval too."""
+    result = CliRunner().invoke(main, ["summarize", str(tmp_path)])
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (
+        f"wavemetrics: error: {tmp_path}: no trace files in this directory (read: *.jsonl,"
+        " *.json, *.jsonl.gz, *.json.gz, *.eval)\n"
+    )

@@ -26,7 +26,15 @@ import attrs
 
 from wavemetrics.classify import EVAL_TOOL_NAMES, WaveBucket, classify_wave
 from wavemetrics.pipeline import Analysis, analyse
-from wavemetrics.readers import AUTO, EMPTY, FORMATS, InputReport, read_inputs
+from wavemetrics.readers import (
+    AUTO,
+    DUPLICATE,
+    EMPTY,
+    FORMATS,
+    NO_USABLE_RECORD,
+    InputReport,
+    read_inputs,
+)
 from wavemetrics.readers.sources import STDIN, expand_paths
 from wavemetrics.schema import SCHEMA_KIND
 
@@ -279,7 +287,9 @@ def efficiency_axis(
     analysis = analyse(
         outcome, eval_tool_names=eval_tool_names, max_tracked_calls=max_tracked_calls
     )
-    failed = outcome.failed
+    # an input with no usable record is an error for the CLI; here it keeps its own reason
+    failed = tuple(r for r in outcome.failed
+                   if not (r.error or "").startswith(NO_USABLE_RECORD))
     if failed:
         first = failed[0]
         return EfficiencyAxis(
@@ -287,7 +297,7 @@ def efficiency_axis(
             _one_line(f"trace could not be read: {first.path}: {first.error}"
                       f"{_more(len(failed) - 1)}"),
         )
-    reports = outcome.inputs
+    reports = tuple(r for r in outcome.inputs if r.format != DUPLICATE)  # copies: read once
     if all(report.format == EMPTY for report in reports):
         return EfficiencyAxis(
             AxisState.SKIPPED,

@@ -30,7 +30,16 @@ from wavemetrics.compare import render_table as render_compare_table
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.parallel import default_jobs, process_mapper
 from wavemetrics.pipeline import Analysis, analyse
-from wavemetrics.readers import AUTO, FORMATS, ReadOutcome, StreamSettings, read_inputs
+from wavemetrics.progress import ByteProgress
+from wavemetrics.readers import (
+    AUTO,
+    DUPLICATE,
+    EMPTY,
+    FORMATS,
+    ReadOutcome,
+    StreamSettings,
+    read_inputs,
+)
 from wavemetrics.readers.sources import expand_inputs
 from wavemetrics.report import (
     render_json,
@@ -148,7 +157,7 @@ def _nothing_read(analysis: Analysis) -> bool:
     """Every input failed and not a line was read: there is no table to show."""
     inputs = analysis.outcome.inputs
     return bool(inputs) and not analysis.lanes and all(
-        r.error is not None and r.lines_read == 0 for r in inputs)
+        r.error is not None and r.lines_used == 0 for r in inputs)
 
 
 def show_progress(output_format: str, stdout_is_tty: bool, stderr_is_tty: bool) -> bool:
@@ -167,18 +176,22 @@ def _run(
     eval_names = tuple(eval_tools) or EVAL_TOOL_NAMES
     cap = max_tracked_calls or None
     settings = StreamSettings(max_tracked_calls=cap, eval_tool_names=eval_names) if stream else None
-    total = 0
+    files: list[str] = []
     if show_progress(output_format, sys.stdout.isatty(), sys.stderr.isatty()):
-        total = sum(1 for _, error in expand_inputs(list(paths)) if error is None)
+        files = [path for path, error in expand_inputs(list(paths)) if error is None]
     with process_mapper(jobs) as mapper:
-        if total < PROGRESS_MIN_FILES:
+        if len(files) < PROGRESS_MIN_FILES:
             outcome = read_inputs(paths, input_format, stream=settings, mapper=mapper)
         else:
-            with click.progressbar(length=total, label="reading", file=sys.stderr) as bar:
+            with ByteProgress(files) as bar:
                 outcome = read_inputs(
-                    paths, input_format, stream=settings, mapper=mapper, progress=bar.update
+                    paths, input_format, stream=settings, mapper=mapper, progress=bar.done
                 )
     for report in outcome.inputs:
+        if report.format == DUPLICATE:
+            click.echo(f"wavemetrics: note: {report.path}: the same content as"
+                       f" {outcome.same_as[report.path]}, read once", err=True)
+            continue
         if report.error is not None:
             click.echo(f"wavemetrics: error: {report.path}: {report.error}", err=True)
         elif report.problems:
@@ -190,12 +203,15 @@ def _run(
             )
         elif report.format == "empty":
             click.echo(f"wavemetrics: note: {report.path}: empty input", err=True)
-        if report.error is None and report.format != "empty" and report.lines_used == 0:
+        if report.error is None and report.format != EMPTY and report.lines_used == 0:
             click.echo(
                 f"wavemetrics: note: {report.path}: no tool calls found in"
                 f" {_plural(report.lines_read, 'line')} read as {report.format}", err=True,
             )
     _subagent_hints(paths, outcome)
+    for (session_id, lane_id), where in outcome.repeated_lanes.items():
+        click.echo(f"wavemetrics: note: {session_id}/{lane_id} was read from"
+                   f" {len(where)} inputs ({', '.join(where)}); each is counted", err=True)
     if check_read is not None:  # what can be refused now is refused before any wave is built
         check_read(outcome)
     return analyse(outcome, eval_tool_names=eval_names, max_tracked_calls=cap)

@@ -22,7 +22,7 @@ import attrs
 from wavemetrics.axis import EfficiencyAxis, scored_axis
 from wavemetrics.classify import EVAL_TOOL_NAMES
 from wavemetrics.pipeline import Analysis, LaneResult, analyse
-from wavemetrics.readers import AUTO, EMPTY, InputReport, read_inputs
+from wavemetrics.readers import AUTO, DUPLICATE, EMPTY, InputReport, read_inputs
 from wavemetrics.readers.sources import expand_paths, file_stem, project_folder
 from wavemetrics.summary import merge_summaries
 
@@ -465,12 +465,13 @@ class Trial:
 
 def _failure_reason(report: InputReport) -> str | None:
     """Why an input gives no trial (the axis' wording), or ``None`` when it is usable."""
-    if report.error is not None:
+    problems = sum(report.problems.values())
+    unusable = problems and report.lines_used == 0
+    if report.error is not None and not unusable:
         return f"trace could not be read: {report.path}: {report.error}"
     if report.format == EMPTY:
         return f"no trace: {report.path} is empty"
-    problems = sum(report.problems.values())
-    if problems and report.lines_used == 0:
+    if unusable:
         lost = ", ".join(f"{reason} {n}" for reason, n in report.problems.items())
         return (f"no usable record: {report.path}: {problems} line"
                 f"{'' if problems == 1 else 's'} not usable ({lost})")
@@ -506,6 +507,8 @@ def read_task(
     failures: list[tuple[str, str]] = []
     usable: dict[str, InputReport] = {}
     for report in outcome.inputs:
+        if report.format == DUPLICATE:  # a copy of another file here: read once, one trial
+            continue
         reason = _failure_reason(report)
         if reason is None:
             usable[report.path] = report

@@ -17,6 +17,7 @@ from typing import Any
 
 from wavemetrics.classify import EVAL_TOOL_NAMES, classify_wave
 from wavemetrics.pipeline import Analysis, LaneResult
+from wavemetrics.readers import DUPLICATE
 from wavemetrics.readers.lanes import InputReport
 from wavemetrics.savings import modeled_wallclock_saved_ms
 from wavemetrics.schema import SCHEMA_KIND
@@ -75,12 +76,24 @@ def json_document(analysis: Analysis) -> dict[str, Any]:
         }
         entry.update(_summary_dict(result.summary))
         lanes.append(entry)
-    return {
+    document: dict[str, Any] = {
         "schema_kind": SCHEMA_KIND,
         "inputs": [_input_dict(report) for report in analysis.outcome.inputs],
         "lanes": lanes,
         "total": _summary_dict(analysis.total),
     }
+    # Present only when there is something to say, so that the document of a
+    # run without copies keeps its shape.
+    if analysis.outcome.same_as:
+        document["same_content"] = [{"path": path, "same_as": first}
+                                    for path, first in analysis.outcome.same_as.items()]
+    repeated = analysis.outcome.repeated_lanes
+    if repeated:
+        document["repeated_lanes"] = [
+            {"session_id": session, "lane_id": lane, "paths": list(paths)}
+            for (session, lane), paths in repeated.items()
+        ]
+    return document
 
 
 def render_json(analysis: Analysis) -> str:
@@ -185,8 +198,10 @@ def _figures(
 def _inputs_line(inputs: tuple[InputReport, ...], input_format: str) -> str:
     # An input cut short (a truncated gzip) was read up to the cut: it counts as
     # read, in its format, and is said to be read only in part.
-    partly = [r for r in inputs if r.error is not None and r.lines_read > 0]
-    by_format = Counter(r.format for r in inputs if r.error is None or r in partly)
+    partly = [r for r in inputs if r.error is not None and r.lines_used > 0]
+    copies = sum(1 for r in inputs if r.format == DUPLICATE)
+    by_format = Counter(r.format for r in inputs
+                        if (r.error is None or r in partly) and r.format != DUPLICATE)
     how = "auto-detected" if input_format == "auto" else "--input-format"
     parts = ", ".join(f"{n} {fmt}" for fmt, n in sorted(by_format.items()))
     failed = sum(1 for r in inputs if r.error is not None) - len(partly)
@@ -196,6 +211,8 @@ def _inputs_line(inputs: tuple[InputReport, ...], input_format: str) -> str:
                  " (figures are a lower bound)")
     if failed:
         text += f"; {failed} could not be read"
+    if copies:
+        text += f"; {copies} the same as another input, read once"
     # many formats make a long line: wrap it, so that the table keeps to 80 columns
     return textwrap.fill(text, WIDTH, subsequent_indent="  ", break_long_words=False,
                          break_on_hyphens=False)
@@ -227,6 +244,11 @@ def render_table(
     lost = ", ".join(f"{name} {n}" for name, n in losses.items() if n)
     if lost:
         lines.append(f"calls not counted: {lost} (figures are a lower bound)")
+    repeated = analysis.outcome.repeated_lanes
+    if repeated:
+        count = len(repeated)
+        lines.append(f"repeated: {count} session/lane{'' if count == 1 else 's'} read from"
+                     " 2+ inputs, counted per input (--show-paths)")
     lines.append(
         "calls: paired calls; multi: non_eval waves of 2+ calls; rt: saved round trips;"
     )

@@ -25,6 +25,7 @@ from wavemetrics.readers.sources import (
     STDIN,
     Source,
     expand_inputs,
+    identical_inputs,
     open_error,
     project_folder,
 )
@@ -32,7 +33,9 @@ from wavemetrics.stream import StreamOrderError
 
 __all__ = [
     "AUTO",
+    "DUPLICATE",
     "EMPTY",
+    "NO_USABLE_RECORD",
     "FORMATS",
     "Detection",
     "InputReport",
@@ -51,16 +54,35 @@ __all__ = [
 AUTO = "auto"
 #: Pseudo-format of an input with no content at all (reported, not an error).
 EMPTY = "empty"
+#: Pseudo-format of an input whose content repeats an earlier input's (read once).
+DUPLICATE = "duplicate"
+#: How the error of an input whose every record is a problem begins.
+NO_USABLE_RECORD = "no usable record"
 #: The formats this version reads, by their ``--input-format`` names.
 FORMATS: tuple[str, ...] = tuple(reader.name for reader in READERS)
 
 
 @attrs.frozen
 class ReadOutcome:
-    """Every input's report (in input order) and every lane read (in reading order)."""
+    """Every input's report (in input order) and every lane read (in reading order).
+
+    ``same_as`` maps an input whose content repeats an earlier input's to that
+    input: it was read once (its report has format :data:`DUPLICATE`).
+    """
 
     inputs: tuple[InputReport, ...]
     lanes: tuple[Lane, ...]
+    same_as: dict[str, str] = attrs.field(factory=dict)
+
+    @property
+    def repeated_lanes(self) -> dict[tuple[str, str], tuple[str, ...]]:
+        """``(session_id, lane_id)`` of lanes read from more than one input, with
+        those inputs: each is summarised once per input (no format rule
+        de-duplicates them; Claude Code and pi copies in one folder are)."""
+        seen: dict[tuple[str, str], list[str]] = {}
+        for lane in self.lanes:
+            seen.setdefault((lane.session_id, lane.lane_id), []).append(lane.path)
+        return {key: tuple(paths) for key, paths in seen.items() if len(paths) > 1}
 
     @property
     def failed(self) -> tuple[InputReport, ...]:
@@ -235,7 +257,7 @@ def read_inputs(
     *,
     stream: StreamSettings | None = None,
     mapper: Mapper | None = None,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[Sequence[str]], None] | None = None,
 ) -> ReadOutcome:
     """Read every path (file, directory read recursively, or ``-`` for stdin).
 
@@ -243,31 +265,38 @@ def read_inputs(
     lanes while reading (bounded memory; ``Lane.summary`` is set and
     ``Lane.observations`` empty). ``mapper``: how to run detection and units,
     e.g. a process pool's ``map``; the outcome never depends on it (the built-in
-    ``map`` by default). ``progress(n)`` is called as ``n`` more files are done
-    (a progress bar's update; the files of a Claude Code folder count when the
-    folder is read). Never raises for bad data: an unreadable or
+    ``map`` by default). ``progress(paths)`` is called with the files just done
+    (a progress bar weighs them by size; the files of a Claude Code folder are
+    done when the folder is read). Never raises for bad data: an unreadable or
     unrecognised input gets ``error`` set in its report and the rest are still
-    read. Raises ``ValueError`` for an unknown format name.
+    read. Files with the same content (:func:`identical_inputs`) are read once.
+    An input whose every record is a problem (say a wrong ``input_format``) is
+    an error for that input, beginning :data:`NO_USABLE_RECORD`
+    (``spec/formats.md``, format detection); its lines stay accounted for.
+    Raises ``ValueError`` for an unknown format name.
     """
     if input_format != AUTO and input_format not in FORMATS:
         raise ValueError(f"unknown input format {input_format!r}")
     run: Mapper = mapper or map
     entries = expand_inputs(list(paths))
     files = [path for path, error in entries if error is None]
+    same_as = identical_inputs(files)
+    files = [path for path in files if path not in same_as]
     reports: dict[str, InputReport] = {
         path: InputReport(path=path, format="unknown", error=reason)
         for path, reason in entries
         if reason is not None
     }
+    reports.update({path: InputReport(path=path, format=DUPLICATE) for path in same_as})
     # stdin and pipes can be read only once: detected and read here, one Source each
     stdin = {path: Source(path) for path in files if path == STDIN or not os.path.isfile(path)}
     on_disk = [path for path in files if path not in stdin]
-    done = progress or (lambda n: None)
+    done = progress or (lambda paths: None)
     detected = []
     for detection, result in run(_detect_file, [(p, input_format, stream) for p in on_disk]):
         detected.append((detection, result))
         if detection.format != "claude-code":
-            done(1)
+            done((detection.path,))
     detections = {d.path: d for d, _ in detected}
     early = {ReadUnit(d.format, (d.path,)): r for d, r in detected if r is not None and d.format}
     for path, source in stdin.items():
@@ -286,20 +315,35 @@ def read_inputs(
         parallel, run(_read_unit_args, [(unit, stream) for unit in parallel]), strict=True
     ):
         results[unit] = result
-        done(len(unit.paths))
+        done(unit.paths)
     for unit in units:
         if unit not in results:
             results[unit] = read_unit(
                 unit, stream, {path: stdin.get(path) or Source(path) for path in unit.paths}
             )
-            done(len(unit.paths))
+            done(unit.paths)
     lanes: list[Lane] = []
     for unit in units:
         result = results[unit]
         lanes.extend(result.lanes)
         for report in result.reports:
-            reports[report.path] = report
-    return ReadOutcome(tuple(reports[p] for p, _ in entries), tuple(lanes))
+            reports[report.path] = _no_usable_record(report, input_format)
+    return ReadOutcome(tuple(reports[p] for p, _ in entries), tuple(lanes), same_as)
+
+
+def _no_usable_record(report: InputReport, input_format: str) -> InputReport:
+    """An input whose every record was a problem becomes an error (``spec/formats.md``)."""
+    problems = sum(report.problems.values())
+    # the rule of efficiency_axis' failed state: lines were problems, none was used
+    if report.error is not None or not problems or report.lines_used:
+        return report
+    lost = ", ".join(f"{reason} {n}" for reason, n in report.problems.items())
+    hint = (f"; is --input-format {input_format} right? (auto detects the format)"
+            if input_format != AUTO else "")
+    read = report.lines_read
+    return attrs.evolve(report, error=(
+        f"{NO_USABLE_RECORD}: {read} line{'' if read == 1 else 's'} read as {report.format},"
+        f" {problems} not usable ({lost}), none used{hint}"))
 
 
 def _count_all(source: Source, account: LineAccount) -> None:
