@@ -469,7 +469,7 @@ def test_a_task_whose_trials_differ_in_kind_is_flagged(tmp_path: Path) -> None:
     copy_session(tmp_path / "b" / "t")
     saving_trial(tmp_path / "b" / "t" / "a.jsonl", 10)
     saving_trial(tmp_path / "c" / "t" / "a.jsonl", 10)
-    code, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"), "--format", "json")
+    _code, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"), "--format", "json")
     document = json.loads(out)
     assert document["mixed_kind_tasks"] == ["t"]
     assert document["tasks"][0]["baseline_kinds"] == ["claude-code", "events"]

@@ -101,7 +101,7 @@ def test_bench_snippet_defines_every_name_it_uses(tmp_path: Path, monkeypatch: A
     snippet = re.findall(r"```python\n(.*?)\n```", text, flags=re.S)[0]
     monkeypatch.chdir(tmp_path)  # its trial folder does not exist here: a skipped axis
     namespace: dict[str, Any] = {}
-    exec(compile(snippet, "bench-integration.md", "exec"), namespace)  # noqa: S102
+    exec(compile(snippet, "bench-integration.md", "exec"), namespace)
     assert namespace["result"]["axes"]["efficiency"]["state"] == "skipped"
     assert namespace["saved_ms"] is None
 

@@ -231,7 +231,7 @@ class _Wavemetrics(click.Group):
     commands' own errors are. Exit statuses stay click's (2 for usage).
     """
 
-    def main(  # type: ignore[override]
+    def main(
         self, args: Sequence[str] | None = None, prog_name: str | None = None,
         complete_var: str | None = None, standalone_mode: bool = True, **extra: Any,
     ) -> Any:

@@ -432,7 +432,7 @@ def compare_tasks(
 
 
 def _lower_bound_names(side: str, tasks: Mapping[str, SideTask]) -> list[str]:
-    names = []
+    names: list[str] = []
     for task_id in sorted(tasks):
         task = tasks[task_id]
         given = task.lower_bound_names or tuple(
@@ -516,11 +516,11 @@ def read_task(
             failures.append((report.path, reason))
     sessions: dict[tuple[str, str], list[LaneResult]] = {}
     for result in analysis.lanes:
-        report = usable.get(result.lane.path)
-        if report is None:
+        found = usable.get(result.lane.path)
+        if found is None:
             continue
-        unit = (project_folder(report.path) if report.format == "claude-code"
-                else report.path)
+        unit = (project_folder(found.path) if found.format == "claude-code"
+                else found.path)
         sessions.setdefault((unit, result.lane.session_id), []).append(result)
     with_lanes = {r.lane.path for group in sessions.values() for r in group}
     trials: list[Trial] = []

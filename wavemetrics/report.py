@@ -7,12 +7,13 @@ section 7).
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import math
-import os
 import textwrap
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from os.path import commonpath
 from typing import Any
 
 from wavemetrics.classify import EVAL_TOOL_NAMES, classify_wave
@@ -154,8 +155,8 @@ def unique_prefixes(ids: Iterable[str], width: int) -> dict[str, str]:
     """
     distinct = sorted(set(ids))
     need = dict.fromkeys(distinct, 0)
-    for a, b in zip(distinct, distinct[1:], strict=False):
-        common = len(os.path.commonprefix([a, b]))
+    for a, b in itertools.pairwise(distinct):
+        common = len(commonpath([a, b]))
         need[a] = max(need[a], common + 1)
         need[b] = max(need[b], common + 1)
     shown = {}

@@ -37,9 +37,9 @@ __all__ = [
     "MatplotlibMissing",
     "check_lane_count",
     "figure_size_px",
+    "output_format",
     "panel_height_in",
     "panel_rows",
-    "output_format",
     "render_timeline",
     "require_matplotlib",
     "select_lanes",
@@ -219,10 +219,11 @@ def render_timeline(
     """Draw ``lanes`` (one panel each, in order) to ``path``, SVG or PNG by its suffix.
 
     Each call is a bar ``[start_ms, end_ms]`` in seconds from its session's
-    first start (the lanes of a session share one time axis), at least 3 px wide so zero-length calls show. SVG element ids: a
-    call's bar ``call-<n>`` (n counts calls from 0 over all panels, in lane then
-    wave order; its ``<title>`` is the hover text), the name written on it
-    ``name-<n>``, a multi-call wave's band ``wave-<n>``, legend entries
+    first start (the lanes of a session share one time axis), at least 3 px
+    wide so zero-length calls show. Each panel is as high as its largest wave
+    (:func:`panel_height_in`). SVG element ids: a call's bar ``call-<n>`` (n
+    counts calls from 0 over all panels, in lane then wave order; its
+    ``<title>`` is the hover text), the name written on it ``name-<n>``, a multi-call wave's band ``wave-<n>``, legend entries
     ``legend-<bucket>`` and ``legend-wave``. The same input gives the same
     bytes (fixed SVG hash salt, no date). A PNG is :func:`figure_size_px` big.
     Raises :class:`MatplotlibMissing` without matplotlib, ``ValueError`` for a

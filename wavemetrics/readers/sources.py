@@ -66,7 +66,7 @@ class Source:
             return stdin
         if self.path.endswith(".gz"):
             return gzip.open(self.path, "rb")  # type: ignore[return-value]
-        stream = open(self.path, "rb")
+        stream = open(self.path, "rb")  # noqa: SIM115 (returned open, closed by its reader)
         if _starts_gzip(stream):
             stream.close()
             return gzip.open(self.path, "rb")  # type: ignore[return-value]
