@@ -223,8 +223,9 @@ def render_timeline(
     wide so zero-length calls show. Each panel is as high as its largest wave
     (:func:`panel_height_in`). SVG element ids: a call's bar ``call-<n>`` (n
     counts calls from 0 over all panels, in lane then wave order; its
-    ``<title>`` is the hover text), the name written on it ``name-<n>``, a multi-call wave's band ``wave-<n>``, legend entries
-    ``legend-<bucket>`` and ``legend-wave``. The same input gives the same
+    ``<title>`` is the hover text), the name written on it ``name-<n>``, a
+    multi-call wave's band ``wave-<n>``, legend entries ``legend-<bucket>``
+    and ``legend-wave``. The same input gives the same
     bytes (fixed SVG hash salt, no date). A PNG is :func:`figure_size_px` big.
     Raises :class:`MatplotlibMissing` without matplotlib, ``ValueError`` for a
     suffix other than ``.svg``/``.png`` or more than :data:`MAX_LANES` lanes,
