@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -109,10 +110,15 @@ def test_bench_snippet_defines_every_name_it_uses(tmp_path: Path, monkeypatch: A
 def test_doc_commands_never_write_a_tracked_file() -> None:
     """No ``-o FILE`` in a README or docs command names a file of the repository
     (docs/timeline.md's command overwrote docs/timeline-example.png)."""
+    root = DOCS.parent.resolve()
+    tracked = {(root / line).resolve() for line in subprocess.run(
+        ["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True,
+    ).stdout.splitlines()}
+    assert root / "docs" / "timeline-example.png" in tracked
     for doc in _doc_files():
         for block in re.findall(r"```sh\n(.*?)\n```", doc.read_text(encoding="utf-8"), re.S):
             for target in re.findall(r"(?:-o|--output)\s+(\S+)", block):
-                assert not (DOCS.parent / target).exists(), f"{doc.name}: -o {target}"
+                assert (root / target).resolve() not in tracked, f"{doc.name}: -o {target}"
 
 
 def test_one_install_spelling_in_docs_and_messages() -> None:
