@@ -13,7 +13,6 @@ import math
 import textwrap
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from os.path import commonpath
 from typing import Any
 
 from wavemetrics.classify import EVAL_TOOL_NAMES, classify_wave
@@ -156,7 +155,9 @@ def unique_prefixes(ids: Iterable[str], width: int) -> dict[str, str]:
     distinct = sorted(set(ids))
     need = dict.fromkeys(distinct, 0)
     for a, b in itertools.pairwise(distinct):
-        common = len(commonpath([a, b]))
+        # characters in common at the start (commonpath would compare path parts)
+        common = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+                      min(len(a), len(b)))
         need[a] = max(need[a], common + 1)
         need[b] = max(need[b], common + 1)
     shown = {}

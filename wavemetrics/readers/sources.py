@@ -272,16 +272,17 @@ def identical_inputs(paths: list[str]) -> dict[str, str]:
     """Files whose content repeats an earlier file's: ``{path: the earlier path}``.
 
     Only files that share a name stem (``x.jsonl``, ``x.jsonl.gz``,
-    ``a/x.jsonl`` and ``b/x.jsonl``) are compared, by the SHA-256 of their
-    decompressed content, so that inputs without a namesake are read once
-    only. A file that cannot be read whole is never taken as a copy.
+    ``a/x.jsonl`` and ``b/x.jsonl``) and their content's size (a gzip file's
+    size from its trailer) are compared, by the SHA-256 of their decompressed
+    content, so that other inputs are read once only. A file that cannot be
+    read whole is never taken as a copy.
     """
-    by_stem: dict[str, list[str]] = {}
+    by_key: dict[tuple[str, int], list[str]] = {}
     for path in paths:
         if path != STDIN and os.path.isfile(path):
-            by_stem.setdefault(file_stem(path), []).append(path)
+            by_key.setdefault((file_stem(path), _content_size(path)), []).append(path)
     copies: dict[str, str] = {}
-    for group in by_stem.values():
+    for group in by_key.values():
         if len(group) < 2:
             continue
         first: dict[str, str] = {}
@@ -294,6 +295,19 @@ def identical_inputs(paths: list[str]) -> dict[str, str]:
             else:
                 first[digest] = path
     return copies
+
+
+def _content_size(path: str) -> int:
+    """Bytes of ``path``'s content: a gzip file's ISIZE trailer (the size mod 2**32
+    of its last member; a key to compare by, not a measure), else its size on disk."""
+    try:
+        with open(path, "rb") as stream:
+            if stream.read(2) != GZIP_MAGIC:
+                return os.fstat(stream.fileno()).st_size
+            stream.seek(-4, os.SEEK_END)
+            return int.from_bytes(stream.read(4), "little")
+    except OSError:
+        return -1
 
 
 def _content_digest(path: str) -> str | None:
