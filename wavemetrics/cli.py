@@ -114,8 +114,9 @@ def _subagent_hints(paths: Sequence[str], outcome: ReadOutcome) -> None:
                 f"wavemetrics: note: {path}: sub-agent files in {folder}/ were not read;"
                 " pass the project folder to include their lanes", err=True,
             )
-    claude = {os.path.abspath(r.path) for r in outcome.inputs if r.format == "claude-code"}
-    sessions = sorted({os.path.dirname(os.path.dirname(p)) for p in claude
+    # <session>/subagents/agent-*.jsonl is Claude Code's layout (the only format with it)
+    readable = {os.path.abspath(r.path) for r in outcome.inputs if r.error is None}
+    sessions = sorted({os.path.dirname(os.path.dirname(p)) for p in readable
                        if os.path.basename(os.path.dirname(p)) == "subagents"})
     for session in sessions:
         if any(session + x in read for x in _SESSION_SUFFIXES):
