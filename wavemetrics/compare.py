@@ -21,9 +21,10 @@ import attrs
 
 from wavemetrics.axis import EfficiencyAxis, scored_axis
 from wavemetrics.classify import EVAL_TOOL_NAMES
-from wavemetrics.pipeline import Analysis, LaneResult, analyse
-from wavemetrics.readers import AUTO, DUPLICATE, EMPTY, InputReport, read_inputs
-from wavemetrics.readers.sources import expand_paths, file_stem, project_folder
+from wavemetrics.pipeline import Analysis, LaneResult, analyse, read_inputs
+from wavemetrics.readers import AUTO, DUPLICATE, EMPTY, InputReport
+from wavemetrics.readers.registry import format_named
+from wavemetrics.readers.sources import expand_paths, file_stem
 from wavemetrics.summary import merge_summaries
 
 __all__ = [
@@ -519,8 +520,7 @@ def read_task(
         found = usable.get(result.lane.path)
         if found is None:
             continue
-        unit = (project_folder(found.path) if found.format == "claude-code"
-                else found.path)
+        unit = format_named(found.format).unit_key(found.path)  # a Claude Code folder
         sessions.setdefault((unit, result.lane.session_id), []).append(result)
     with_lanes = {r.lane.path for group in sessions.values() for r in group}
     trials: list[Trial] = []

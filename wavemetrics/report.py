@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from wavemetrics.classify import EVAL_TOOL_NAMES, classify_wave
-from wavemetrics.pipeline import Analysis, LaneResult
+from wavemetrics.pipeline import Analysis, LaneFigures, LaneResult
 from wavemetrics.readers import DUPLICATE
 from wavemetrics.readers.lanes import InputReport
 from wavemetrics.savings import modeled_wallclock_saved_ms
@@ -63,7 +63,7 @@ def _input_dict(report: InputReport) -> dict[str, Any]:
     }
 
 
-def json_document(analysis: Analysis) -> dict[str, Any]:
+def json_document(analysis: Analysis[LaneFigures]) -> dict[str, Any]:
     """The ``--format json`` document as a dict."""
     lanes = []
     for result in analysis.lanes:
@@ -96,12 +96,12 @@ def json_document(analysis: Analysis) -> dict[str, Any]:
     return document
 
 
-def render_json(analysis: Analysis) -> str:
+def render_json(analysis: Analysis[LaneFigures]) -> str:
     """One JSON document: inputs with their line accounting, every lane, the total."""
     return json.dumps(json_document(analysis), indent=2, allow_nan=False) + "\n"
 
 
-def render_jsonl(analysis: Analysis) -> str:
+def render_jsonl(analysis: Analysis[LaneFigures]) -> str:
     """The v1 wire payloads, one line per lane that has waves."""
     lines = []
     for result in analysis.lanes:
@@ -178,7 +178,7 @@ def _row(values: tuple[str, ...], widths: tuple[int, int] = (10, 10)) -> str:
     return " ".join(cells).rstrip()
 
 
-def _labels(lanes: Sequence[LaneResult]) -> tuple[list[tuple[str, str]], tuple[int, int]]:
+def _labels(lanes: Sequence[LaneFigures]) -> tuple[list[tuple[str, str]], tuple[int, int]]:
     """The session and lane cells of each row, and the two columns' widths."""
     sessions = unique_prefixes((r.lane.session_id for r in lanes), 10)
     names = unique_prefixes((r.lane.lane_id for r in lanes), 10)
@@ -221,7 +221,7 @@ def _inputs_line(inputs: tuple[InputReport, ...], input_format: str) -> str:
 
 
 def render_table(
-    analysis: Analysis, *, input_format: str = "auto", show_paths: bool = False
+    analysis: Analysis[LaneFigures], *, input_format: str = "auto", show_paths: bool = False
 ) -> str:
     """A table for people: one row per lane and a total row, durations in seconds.
 
@@ -263,7 +263,7 @@ def render_table(
     return "\n".join(lines) + "\n"
 
 
-def paths_section(analysis: Analysis) -> list[str]:
+def paths_section(analysis: Analysis[LaneFigures]) -> list[str]:
     """``--show-paths``: each row's full ``session/lane``, format and input path."""
     formats = {report.path: report.format for report in analysis.outcome.inputs}
     lines = ["", "rows: session/lane (format): input"]
@@ -311,7 +311,7 @@ def _wave_rows(
 
 
 def waves_document(
-    analysis: Analysis, eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES
+    analysis: Analysis[LaneResult], eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES
 ) -> list[dict[str, Any]]:
     """Every wave of every lane, in lane order then wave order."""
     rows: list[dict[str, Any]] = []
@@ -321,7 +321,7 @@ def waves_document(
 
 
 def render_waves_table(
-    analysis: Analysis, eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES,
+    analysis: Analysis[LaneResult], eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES,
     *, show_paths: bool = False,
 ) -> str:
     """One line per wave: lane, start (UTC), span, size, peak, bucket, saving, tools."""
