@@ -26,6 +26,7 @@ from wavemetrics.compare import (
     METRICS,
     Interval,
     MissingExtra,
+    Side,
     SideTask,
     TaskRow,
     compare_folders,
@@ -525,3 +526,13 @@ def test_task_folders_with_no_trial_files_on_either_side_exit_1(tmp_path: Path) 
     _, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"), "--format", "json")
     document = json.loads(out)
     assert (document["empty_tasks"], document["unusable_tasks"]) == (["hollow"], ["hollow"])
+def test_side_holds_read_only_tasks() -> None:
+    """A frozen Side keeps a read-only copy of its tasks; a SideTask checks its counts."""
+    tasks = {"t1": SideTask((1.0,), 1)}
+    side = Side(tasks, (), ())
+    tasks["t2"] = SideTask((), 0)
+    assert list(side.tasks) == ["t1"]
+    with pytest.raises(TypeError):
+        side.tasks["t3"] = SideTask((), 0)  # type: ignore[index]
+    with pytest.raises(ValueError, match="trials must equal usable values plus failed trials"):
+        SideTask((1.0,), 3, failed=1)

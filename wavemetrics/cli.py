@@ -14,7 +14,6 @@ from typing import Any, NoReturn, TypeVar, overload
 
 import click
 
-from wavemetrics import __version__
 from wavemetrics.classify import EVAL_TOOL_NAMES
 from wavemetrics.compare import (
     DEFAULT_CONFIDENCE,
@@ -48,6 +47,7 @@ from wavemetrics.report import (
     render_waves_table,
     waves_document,
 )
+from wavemetrics.schema import LOSS_FIGURES
 from wavemetrics.timeline import (
     LaneNotFound,
     MatplotlibMissing,
@@ -194,9 +194,8 @@ def _lanes_without_event(analysis: Analysis[Any]) -> None:
     shown = []
     for result in silent[:_NAMED_LANES]:
         s = result.summary
-        losses = {"incomplete": s.incomplete_calls, "clock anomalies": s.clock_anomalies,
-                  "dropped": s.dropped_calls}
-        lost = ", ".join(f"{name} {n}" for name, n in losses.items() if n)
+        lost = ", ".join(f"{loss.label} {getattr(s, name)}" for name, loss in LOSS_FIGURES
+                         if getattr(s, name))
         why = f"calls not counted: {lost}" if lost else "no tool calls"
         shown.append(f"{result.lane.session_id}/{result.lane.lane_id} ({why})")
     more = len(silent) - len(shown)
@@ -315,7 +314,7 @@ class _Wavemetrics(click.Group):
 
 @click.group(name="wavemetrics", cls=_Wavemetrics, invoke_without_command=True,
              context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="wavemetrics")
+@click.version_option(package_name="wavemetrics", prog_name="wavemetrics")
 @click.pass_context
 def main(ctx: click.Context) -> None:
     """How much wall-clock time an agent's parallel tool calls really save (parallelism_v1)."""

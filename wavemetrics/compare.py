@@ -15,16 +15,20 @@ import math
 import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import attrs
 
 from wavemetrics.axis import EfficiencyAxis, scored_axis
 from wavemetrics.classify import EVAL_TOOL_NAMES
+from wavemetrics.exceptions import MissingExtraError, install_hint
+from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.pipeline import Analysis, LaneResult, analyse, read_inputs
 from wavemetrics.readers import AUTO, DUPLICATE, EMPTY, InputReport
 from wavemetrics.readers.registry import format_named
 from wavemetrics.readers.sources import expand_paths, file_stem
+from wavemetrics.schema import METRIC_FIGURES, Property, json_safe
 from wavemetrics.summary import merge_summaries
 
 __all__ = [
@@ -62,12 +66,10 @@ DEFAULT_SEED = 0
 UNRELIABLE_BELOW = 10
 #: ``scipy.stats.bootstrap``'s default: bias-corrected and accelerated.
 BOOTSTRAP_METHOD = "BCa"
-#: How to add the extra: the one install spelling of README, docs and messages.
-INSTALL_HINT = "pip install -e '.[compare]' (in the wavemetrics folder)"
+INSTALL_HINT = install_hint("compare")
 
-
-class MissingExtra(RuntimeError):
-    """The optional ``compare`` extra (scipy) is not installed."""
+#: The earlier name of :class:`~wavemetrics.exceptions.MissingExtraError` (the same class).
+MissingExtra = MissingExtraError
 
 
 @attrs.frozen
@@ -90,22 +92,27 @@ class Metric:
         return f"{value / self.scale:{sign}.{self.decimals}f}"
 
 
-_MS = ("s", 1000.0, 3)
-_COUNT = ("", 1.0, 2)
+def _metric(prop: Property, label: str) -> Metric:
+    # A figure in ms is shown in s with 3 decimals, any other with 2.
+    if prop.unit == "ms":
+        return Metric(prop.name, label, "s", 1000.0, 3)
+    return Metric(prop.name, label, "", 1.0, 2)
 
-#: The metrics ``--metric`` accepts, by name; values are ``EfficiencyAxis.figures`` entries.
+
+#: The efficiency axis' own figure that can be compared (not a summary figure), by its order.
+_AXIS_METRICS = (
+    (4, Metric("non_eval_multi_call_share", "share of non_eval calls in waves of 2+ calls",
+               "", 1.0, 3)),
+)
+
+#: The metrics ``--metric`` accepts, by name; values are ``EfficiencyAxis.figures`` entries:
+#: the figure table's ``compare`` figures (``schema.py``) and the axis' share, in order.
 METRICS: dict[str, Metric] = {
     metric.name: metric
-    for metric in (
-        Metric("modeled_wallclock_saved_ms", "modeled wall-clock saving", *_MS),
-        Metric("upper_bound_saved_ms", "upper-bound saving", *_MS),
-        Metric("non_eval_saved_round_trips", "saved round trips", *_COUNT),
-        Metric("non_eval_waves_multi", "non_eval waves of 2+ calls", *_COUNT),
-        Metric("non_eval_multi_call_share",
-               "share of non_eval calls in waves of 2+ calls", "", 1.0, 3),
-        Metric("paired_calls", "paired tool calls", *_COUNT),
-        Metric("tool_time_ms", "summed tool-call time", *_MS),
-        Metric("measured_turn_duration_ms_total", "summed turn time", *_MS),
+    for _, metric in sorted(
+        (*((p.compare.order, _metric(p, p.compare.label)) for p in METRIC_FIGURES if p.compare),
+         *_AXIS_METRICS),
+        key=lambda ranked: ranked[0],
     )
 }
 DEFAULT_METRIC = "modeled_wallclock_saved_ms"
@@ -123,15 +130,16 @@ class SideTask:
 
     values: tuple[float, ...]
     trials: int
-    failed: int = 0
+    failed: int = attrs.field(default=0)
     lower_bound: int = 0
     #: The distinct kinds of the usable trials, sorted (``kind`` of :class:`Trial`).
     kinds: tuple[str, ...] = ()
     #: Names (``task/session``) of the usable trials whose figures are a lower bound.
     lower_bound_names: tuple[str, ...] = ()
 
-    def __attrs_post_init__(self) -> None:
-        if len(self.values) + self.failed != self.trials:
+    @failed.validator
+    def _check_counts(self, _: attrs.Attribute[int], failed: int) -> None:
+        if len(self.values) + failed != self.trials:
             raise ValueError("trials must equal usable values plus failed trials")
 
     @property
@@ -251,10 +259,10 @@ class Comparison:
         """The ``--format json`` document: every figure and count the table shows."""
         interval = None
         if self.interval.low is not None and self.interval.high is not None:
-            interval = [_finite(self.interval.low), _finite(self.interval.high)]
+            interval = [json_safe(self.interval.low), json_safe(self.interval.high)]
         return {
             "metric": self.metric,
-            "difference": _finite(self.difference),
+            "difference": json_safe(self.difference),
             "interval": interval,
             "confidence": self.confidence,
             "resamples": self.resamples,
@@ -275,9 +283,9 @@ class Comparison:
             "tasks": [
                 {
                     "task_id": row.task_id,
-                    "baseline_mean": _finite(row.baseline_mean),
-                    "candidate_mean": _finite(row.candidate_mean),
-                    "difference": _finite(row.difference),
+                    "baseline_mean": json_safe(row.baseline_mean),
+                    "candidate_mean": json_safe(row.candidate_mean),
+                    "difference": json_safe(row.difference),
                     "baseline_trials": row.baseline_trials,
                     "candidate_trials": row.candidate_trials,
                     "baseline_failed": row.baseline_failed,
@@ -288,11 +296,6 @@ class Comparison:
                 for row in self.tasks
             ],
         }
-
-
-def _finite(value: float | None) -> float | None:
-    # JSON has no Infinity/NaN; only absurd inputs overflow a figure.
-    return value if value is None or math.isfinite(value) else None
 
 
 BootstrapFn = Callable[..., Any]
@@ -307,7 +310,7 @@ def _load_scipy() -> tuple[Any, BootstrapFn]:
         import numpy
         from scipy.stats import bootstrap  # type: ignore[import-untyped,import-not-found,unused-ignore]
     except ImportError as exc:
-        raise MissingExtra(f"compare needs scipy: {INSTALL_HINT}") from exc
+        raise MissingExtraError("compare", "scipy", "compare") from exc
     return numpy, bootstrap
 
 
@@ -440,13 +443,16 @@ def _lower_bound_names(side: str, tasks: Mapping[str, SideTask]) -> list[str]:
             f"{task_id}/trial {n + 1}" for n in range(task.lower_bound))
         names.extend(f"{side}/{name}" for name in given)
     return names
+def _read_only_tasks(tasks: Mapping[str, SideTask]) -> Mapping[str, SideTask]:
+    # a frozen side holds a read-only copy of its tasks
+    return MappingProxyType(dict(tasks))
 
 
 @attrs.frozen
 class Side:
     """One side read from its folder: tasks, failed trials, files outside any task folder."""
 
-    tasks: dict[str, SideTask]
+    tasks: Mapping[str, SideTask] = attrs.field(converter=_read_only_tasks)
     failures: tuple[TrialFailure, ...]
     strays: tuple[str, ...]
 
@@ -548,7 +554,7 @@ def read_side(
     side: str = "baseline",
     input_format: str = AUTO,
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
-    max_tracked_calls: int | None = 2000,
+    max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
 ) -> Side:
     """Read ``root/<task_id>/...``: each session under a task folder is one trial.
 
@@ -592,7 +598,7 @@ def compare_folders(
     seed: int = DEFAULT_SEED,
     input_format: str = AUTO,
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
-    max_tracked_calls: int | None = 2000,
+    max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
 ) -> Comparison:
     """Read both folders (:func:`read_side`) and compare them (:func:`compare_tasks`).
 

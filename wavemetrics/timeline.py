@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING
 import attrs
 
 from wavemetrics.classify import EVAL_TOOL_NAMES, WaveBucket, classify_wave
+from wavemetrics.exceptions import LaneNotFoundError, MissingExtraError, install_hint
 from wavemetrics.pipeline import LaneResult
+from wavemetrics.schema import LOSS_FIGURES
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -46,7 +48,7 @@ __all__ = [
 ]
 
 #: The command that installs what drawing needs.
-INSTALL_HINT = "pip install -e '.[timeline]' (in the wavemetrics folder)"
+INSTALL_HINT = install_hint("timeline")
 #: Output formats, chosen by the output file's suffix.
 OUTPUT_FORMATS = ("svg", "png")
 
@@ -97,17 +99,10 @@ _CAPTION = (
 )
 
 
-class MatplotlibMissing(RuntimeError):
-    """Drawing was asked for but matplotlib cannot be imported."""
-
-
-class LaneNotFound(LookupError):
-    """A ``--lane`` id matched no lane; ``args[0]`` is the id, ``available`` the lane ids."""
-
-    def __init__(self, lane_id: str, available: Sequence[str]) -> None:
-        super().__init__(lane_id)
-        self.lane_id = lane_id
-        self.available = tuple(available)
+#: Earlier names of :class:`~wavemetrics.exceptions.MissingExtraError` and
+#: :class:`~wavemetrics.exceptions.LaneNotFoundError` (the same classes).
+MatplotlibMissing = MissingExtraError
+LaneNotFound = LaneNotFoundError
 
 
 def output_format(path: str | Path) -> str | None:
@@ -283,7 +278,7 @@ def require_matplotlib() -> None:
     try:
         import matplotlib  # noqa: F401
     except ImportError as error:
-        raise MatplotlibMissing(f"timeline needs matplotlib: {INSTALL_HINT}") from error
+        raise MissingExtraError("timeline", "matplotlib", "timeline") from error
 
 
 @attrs.define
@@ -360,9 +355,8 @@ def _plural(count: int, word: str) -> str:
 def _lane_title(result: LaneResult) -> str:
     s = result.summary
     waves = len(result.waves)
-    losses = {"incomplete": s.incomplete_calls, "clock anomalies": s.clock_anomalies,
-              "dropped": s.dropped_calls}
-    lost = ", ".join(f"{name} {n}" for name, n in losses.items() if n)
+    lost = ", ".join(f"{loss.label} {getattr(s, name)}" for name, loss in LOSS_FIGURES
+                     if getattr(s, name))
     # the same mark as summarize's "calls not counted: ... (figures are a lower bound)"
     mark = f"; calls not counted: {lost} (figures are a lower bound)" if lost else ""
     return _printable(
