@@ -414,3 +414,11 @@ def test_lane_option_takes_prefixes_and_sessions(tmp_path: Path) -> None:
                          ("s1/ma", "1 lane, 2 calls"), ("s/h", "1 lane, 1 call")):
         code, stdout, _ = _run(trace, "-o", str(out), "--lane", lane)
         assert (code, stdout) == (0, f"{out}: {counts}\n"), lane
+
+
+def test_nothing_read_gives_the_input_error_only(tmp_path: Path) -> None:
+    """A missing input and --lane: the input's error alone, not also ``no such lane``."""
+    missing = tmp_path / "missing.jsonl"
+    code, stdout, stderr = _run(str(missing), "-o", str(tmp_path / "t.svg"), "--lane", "main")
+    assert (code, stdout) == (1, "")
+    assert stderr == f"wavemetrics: error: {missing}: no such file or directory\n"

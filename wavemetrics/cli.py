@@ -208,8 +208,12 @@ def _lanes_without_event(analysis: Analysis[Any]) -> None:
 
 def _nothing_read(analysis: Analysis[Any]) -> bool:
     """Every input failed and not a line was used: there is no table to show."""
-    inputs = analysis.outcome.inputs
-    return bool(inputs) and not analysis.lanes and all(
+    return _nothing_read_from(analysis.outcome)
+
+
+def _nothing_read_from(outcome: ReadOutcome[Lane | StreamedLane]) -> bool:
+    inputs = outcome.inputs
+    return bool(inputs) and not outcome.lanes and all(
         r.error is not None and r.lines_used == 0 for r in inputs)
 
 
@@ -411,6 +415,8 @@ def timeline(
         status.fail(str(error), ExitStatus.USAGE_ERROR)
     outcome = _read(paths, input_format, None, jobs=jobs)  # batch: the waves are drawn
     status.check_inputs(outcome)
+    if _nothing_read_from(outcome):  # the input errors above are all there is to say
+        status.exit()
     if not lane_ids:  # what can be refused now is refused before any wave is built
         try:
             check_lane_count(len(outcome.lanes))
