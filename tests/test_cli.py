@@ -515,7 +515,8 @@ def test_counts_in_messages_are_singular_for_one(tmp_path: Path) -> None:
     """One line read (a known record type, no tool call) is ``1 line``, not ``1 lines``."""
     path = _events_file(tmp_path / "s.jsonl", [{"type": "message", "timestamp": 1}])
     result = CliRunner().invoke(main, ["summarize", "--input-format", "events", str(path)])
-    assert "no tool calls found in 1 line read as events\n" in result.stderr
+    assert ("no tool calls found in 1 line read as events; is --input-format events right?"
+            " (auto detects the format)\n") in result.stderr
 
 
 @needs_corpus

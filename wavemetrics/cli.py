@@ -273,9 +273,13 @@ def _read(
         elif report.format == "empty":
             click.echo(f"wavemetrics: note: {report.path}: empty input", err=True)
         if report.error is None and report.format != EMPTY and report.lines_used == 0:
+            # nothing used under a format the user chose: perhaps the wrong one
+            hint = (f"; is --input-format {input_format} right? (auto detects the format)"
+                    if input_format != AUTO else "")
             click.echo(
                 f"wavemetrics: note: {report.path}: no tool calls found in"
-                f" {_plural(report.lines_read, 'line')} read as {report.format}", err=True,
+                f" {_plural(report.lines_read, 'line')} read as {report.format}{hint}",
+                err=True,
             )
     _subagent_hints(paths, outcome)
     for (session_id, lane_id), where in outcome.repeated_lanes.items():
