@@ -10,7 +10,8 @@ What it does: runs ``cargo mutants`` in ``native/`` (scope and exclusions in
 pins; the readers and the Python binding are pinned by the differential tests
 of ``tests/test_native.py`` instead, see ``docs/testing.md``), then reads
 ``native/mutants.out/outcomes.json``. Every mutant the tests missed
-(a mutant that makes them hang, ``timeout``, counts as caught) must be listed in ``native/mutants-excused.txt``
+(a mutant that makes them hang, ``timeout``, counts as caught) must be listed in
+``native/mutants-excused.txt``
 with a written reason (``<file>: <mutation> # <reason>``, matched without
 line and column, so the list survives edits); an excuse that matches no
 mutant any more is reported so the list stays honest.

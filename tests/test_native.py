@@ -11,6 +11,7 @@ A counting wrapper proves the native engine really read each unit.
 
 from __future__ import annotations
 
+import gzip
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -79,11 +80,19 @@ def _json(paths: list[str], fmt: str, cap: int, names: tuple[str, ...], engine: 
     return render_json(analyse(outcome))
 
 
+def _outcome(paths: list[str], fmt: str, cap: int, names: tuple[str, ...], engine: str) -> str:
+    # an exception (the reference's turn-total overflow, say) must be the same too
+    try:
+        return _json(paths, fmt, cap, names, engine)
+    except ValueError as error:
+        return f"ValueError: {error}"
+
+
 def _both(paths: list[str], fmt: str, cap: int, names: tuple[str, ...], units: int) -> str:
-    reference = _json(paths, fmt, cap, names, "python")
+    reference = _outcome(paths, fmt, cap, names, "python")
     with counting_native() as spy:
-        fast = _json(paths, fmt, cap, names, "native")
-    assert spy.units == units
+        fast = _outcome(paths, fmt, cap, names, "native")
+    assert spy.units >= units  # a unit the extension gives up on is asked once more
     assert fast == reference
     return fast
 
@@ -179,6 +188,11 @@ def test_formats_and_inputs_the_native_engine_leaves_to_python(tmp_path: Path) -
     assert native.read_unit_native("events", ("-",), settings_native) is None
     assert native.read_unit_native("codex", (str(EXAMPLE),), settings_native) is None
     assert native.read_unit_native("events", (str(tmp_path),), settings_native) is None
+    # gzip content under a plain name (sources.py reads it by its magic bytes)
+    packed = tmp_path / "packed.jsonl"
+    packed.write_bytes(gzip.compress(b'{"type":"turn_start","timestamp":1}\n'))
+    assert native.read_unit_native("events", (str(packed),), settings_native) is None
+    assert native.detect_native(str(packed)) is None
 
 
 def _summarize(args: list[str], engine: str) -> tuple[int, str]:

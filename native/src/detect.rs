@@ -3,7 +3,6 @@
 
 use crate::json::{nesting_exceeds, parse_object, Val, PY_MAX_DEPTH};
 use crate::lines::{is_py_space, LineReader};
-use std::fs::File;
 use std::io;
 use std::path::Path;
 
@@ -26,7 +25,12 @@ pub enum Detected {
 /// `Events`, `ClaudeCode`, or `None` when neither recogniser accepts the file
 /// (then the Python registry decides: another format, empty, or unrecognised).
 pub fn detect(path: &Path, sniffers: &Sniffers) -> io::Result<Option<Detected>> {
-    let mut reader = LineReader::new(File::open(path)?);
+    let file = match crate::readers::open_plain(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::Unsupported => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let mut reader = LineReader::new(file);
     let mut types: Vec<(Option<Vec<u8>>, bool)> = Vec::new();
     let event_names: Vec<memchr::memmem::Finder> = sniffers
         .event_types

@@ -135,6 +135,29 @@ fn split_line(raw: &[u8], first: bool, has_newline: bool) -> Line<'_> {
     }
 }
 
+/// Opens a file to read natively; a file starting with the gzip magic bytes is
+/// refused (`Unsupported`): Python reads it, decompressed (`sources.py`).
+pub fn open_plain(path: &Path) -> io::Result<File> {
+    let mut file = File::open(path)?;
+    let mut head = [0u8; 2];
+    let mut got = 0;
+    while got < 2 {
+        match file.read(&mut head[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    if got == 2 && head == GZIP_MAGIC {
+        return Err(io::Error::new(io::ErrorKind::Unsupported, "gzip content"));
+    }
+    File::open(path)
+}
+
+/// The first two bytes of a gzip stream.
+pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
 /// Feeds every record of `source` to `each`; blank lines and unparsable lines are
 /// accounted here (`iter_records`). `each` gets the line's JSON text.
 fn for_each_line<R: Read, F>(
@@ -506,7 +529,7 @@ fn read_claude_once(
     for (file, path) in paths.iter().enumerate() {
         let mut account = LineAccount::default();
         let fallback = fallback_ids.get(file).map_or("", String::as_str);
-        for_each_line(File::open(path)?, &mut account, |text, account| {
+        for_each_line(open_plain(path)?, &mut account, |text, account| {
             folder.line(text, file, fallback, account)
         })?;
         accounts.push(account);
@@ -584,7 +607,7 @@ fn read_events_once(
     let mut built: Vec<(usize, LaneOut)> = Vec::new();
     let mut names = Names::default();
     let mut used = 0u64;
-    for_each_line(File::open(path)?, &mut account, |text, account| {
+    for_each_line(open_plain(path)?, &mut account, |text, account| {
         let mut v: [Val; 6] = Default::default();
         parse_object(text, &EVENT_KEYS, |i, raw| v[i] = Val::of(raw)).map_err(bad_json)?;
         let [kind, call, tool, stamp, session, agent] = v;
@@ -636,7 +659,11 @@ fn read_events_once(
         if tool_event {
             call_id = call.usable_text();
             name = tool.usable_text();
-            if call_id.is_none() || (name.is_none() && kind == b"tool_execution_start") {
+            // a start needs a usable name; an end may omit it (or give null), but a
+            // name it gives must be usable (events.py)
+            let bad_name = name.is_none()
+                && (kind == b"tool_execution_start" || !matches!(tool, Val::Absent | Val::Null));
+            if call_id.is_none() || bad_name {
                 account.problem("invalid_tool_record");
                 return Ok(());
             }
