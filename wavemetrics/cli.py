@@ -27,6 +27,7 @@ from wavemetrics.compare import (
 )
 from wavemetrics.compare import render_json as render_compare_json
 from wavemetrics.compare import render_table as render_compare_table
+from wavemetrics.escaping import printable, shortened
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.parallel import default_jobs, process_mapper
 from wavemetrics.pipeline import Analysis, analyse
@@ -83,6 +84,12 @@ def _input_options(command: F) -> F:
     return command
 
 
+def _say(level: str, message: str) -> None:
+    """One ``wavemetrics: <level>: ...`` line on stderr; input text in ``message``
+    (file names, ids, reasons quoting them) is escaped visibly (``docs/cli.md``)."""
+    click.echo(f"wavemetrics: {level}: {printable(message)}", err=True)
+
+
 def _subagent_hints(paths: Sequence[str], outcome: ReadOutcome) -> None:
     # A session file named alone leaves its <session>/subagents/ lanes out: say so.
     read = {os.path.abspath(r.path) for r in outcome.inputs}
@@ -91,10 +98,8 @@ def _subagent_hints(paths: Sequence[str], outcome: ReadOutcome) -> None:
             continue
         folder = os.path.join(path[: -len(".jsonl")], "subagents")
         if os.path.isdir(folder) and not any(p.startswith(os.path.abspath(folder)) for p in read):
-            click.echo(
-                f"wavemetrics: note: {path}: sub-agent files in {folder}/ were not read;"
-                " pass the project folder to include their lanes", err=True,
-            )
+            _say("note", f"{path}: sub-agent files in {folder}/ were not read;"
+                         " pass the project folder to include their lanes")
 
 
 def show_progress(output_format: str, stdout_is_tty: bool, stderr_is_tty: bool) -> bool:
@@ -125,21 +130,17 @@ def _run(
                 )
     for report in outcome.inputs:
         if report.error is not None:
-            click.echo(f"wavemetrics: error: {report.path}: {report.error}", err=True)
+            _say("error", f"{report.path}: {report.error}")
         elif report.problems:
             lost = ", ".join(f"{reason} {n}" for reason, n in report.problems.items())
             count = sum(report.problems.values())
-            click.echo(
-                f"wavemetrics: warning: {report.path}: {count} line"
-                f"{'' if count == 1 else 's'} not usable ({lost})", err=True,
-            )
+            _say("warning", f"{report.path}: {count} line"
+                            f"{'' if count == 1 else 's'} not usable ({lost})")
         elif report.format == "empty":
-            click.echo(f"wavemetrics: note: {report.path}: empty input", err=True)
+            _say("note", f"{report.path}: empty input")
         if report.error is None and report.format != "empty" and report.lines_used == 0:
-            click.echo(
-                f"wavemetrics: note: {report.path}: no tool calls found in"
-                f" {report.lines_read} lines read as {report.format}", err=True,
-            )
+            _say("note", f"{report.path}: no tool calls found in"
+                         f" {report.lines_read} lines read as {report.format}")
     _subagent_hints(paths, outcome)
     return analyse(outcome, eval_tool_names=eval_names, max_tracked_calls=cap)
 
@@ -209,7 +210,7 @@ def _picture_path(ctx: click.Context, param: click.Parameter, value: str) -> str
 
 
 def _fail(message: str) -> NoReturn:
-    click.echo(f"wavemetrics: error: {message}", err=True)
+    _say("error", message)
     raise SystemExit(1)
 
 
@@ -231,15 +232,15 @@ def timeline(
     try:
         require_matplotlib()  # before reading: a long read should not end in this
     except MatplotlibMissing as error:  # nothing was read: like a usage error, as compare does
-        click.echo(f"wavemetrics: error: {error}", err=True)
+        _say("error", str(error))
         raise SystemExit(2) from None
     analysis = _run(paths, input_format, eval_tools, max_tracked_calls, jobs=jobs)
     try:
         lanes = select_lanes(analysis.lanes, lane_ids)
     except LaneNotFound as error:
-        shown = ", ".join(error.available[:10]) or "none"
+        shown = ", ".join(shortened(lane, 40) for lane in error.available[:10]) or "none"
         more = f" and {len(error.available) - 10} more" if len(error.available) > 10 else ""
-        _fail(f"--lane {error.lane_id}: no such lane (lanes: {shown}{more})")
+        _fail(f"--lane {shortened(error.lane_id, 80)}: no such lane (lanes: {shown}{more})")
     if not lanes:
         _fail("no lanes to draw")
     try:
@@ -249,7 +250,8 @@ def timeline(
     except ValueError as error:  # too many lanes for one picture
         _fail(str(error))
     calls = sum(r.summary.paired_calls for r in lanes)
-    click.echo(f"{output}: {len(lanes)} lane{'' if len(lanes) == 1 else 's'}, {calls} calls")
+    plural = "" if len(lanes) == 1 else "s"
+    click.echo(f"{printable(output)}: {len(lanes)} lane{plural}, {calls} calls")
     _exit(analysis)
 
 
@@ -298,12 +300,12 @@ def compare(
             max_tracked_calls=max_tracked_calls or None,
         )
     except MissingExtra as error:  # nothing was computed: like a usage error
-        click.echo(f"wavemetrics: error: {error}", err=True)
+        _say("error", str(error))
         raise SystemExit(2) from None
     for failure in comparison.failures:
-        click.echo(f"wavemetrics: error: {failure.side}: {failure.reason}", err=True)
+        _say("error", f"{failure.side}: {failure.reason}")
     for path in comparison.strays:
-        click.echo(f"wavemetrics: note: {path}: not in a task folder, not read", err=True)
+        _say("note", f"{path}: not in a task folder, not read")
     if output_format == "json":
         click.echo(render_compare_json(comparison), nl=False)
     else:

@@ -21,6 +21,7 @@ import attrs
 
 from wavemetrics.axis import AxisState, efficiency_axis
 from wavemetrics.classify import EVAL_TOOL_NAMES
+from wavemetrics.escaping import printable, shortened
 from wavemetrics.readers import AUTO
 from wavemetrics.readers.sources import expand_paths
 
@@ -395,7 +396,10 @@ def read_side(
     no trace file is a task with 0 trials. Trace files directly in ``root``
     belong to no task: they are returned in ``strays``, not read. Each trial is
     measured by :func:`~wavemetrics.efficiency_axis`; a scored trial gives
-    ``figures[metric]``, any other state counts as failed.
+    ``figures[metric]``, any other state counts as failed. An entry of a task
+    folder that ``summarize`` would report as an error (a broken link, a FIFO
+    or link loop with a trace suffix, an unreadable sub-folder) is a failed
+    trial too, with that reason, so no trial is lost without a word.
     """
     tasks: dict[str, SideTask] = {}
     failures: list[TrialFailure] = []
@@ -409,7 +413,13 @@ def read_side(
             continue
         values: list[float] = []
         failed = lower = 0
-        trials = expand_paths([path])[0]
+        trials, unreadable = expand_paths([path])
+        # an entry summarize reports as an error (a dangling link, a FIFO or a
+        # link loop named like a trace, an unreadable folder) is a failed trial
+        for entry, reason in unreadable:
+            failed += 1
+            why = f"trace could not be read: {entry}: {reason}"
+            failures.append(TrialFailure(side, entry, why))
         for trial in trials:
             axis = efficiency_axis(trial, input_format=input_format,
                                    eval_tool_names=eval_tool_names,
@@ -420,7 +430,7 @@ def read_side(
             else:
                 failed += 1
                 failures.append(TrialFailure(side, trial, axis.reason))
-        tasks[name] = SideTask(tuple(values), len(trials), failed, lower)
+        tasks[name] = SideTask(tuple(values), len(trials) + len(unreadable), failed, lower)
     return Side(tasks, tuple(failures), tuple(strays))
 
 
@@ -465,7 +475,7 @@ _HEADER = (f"{'task':<{_TASK_WIDTH}} {'base n':>6} {'fail':>4} {'base mean':>10}
 
 
 def _short(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return shortened(text, width)  # input text: escaped, then cut
 
 
 def _task_line(row: TaskRow, metric: Metric) -> str:
@@ -539,9 +549,9 @@ def render_table(comparison: Comparison) -> str:
         lines.append(f"({hidden} paired task{'' if hidden == 1 else 's'} with no failed trial"
                      " not shown; --format json lists every task)")
     if comparison.baseline_only:
-        lines.append("baseline only: " + ", ".join(comparison.baseline_only))
+        lines.append("baseline only: " + ", ".join(map(printable, comparison.baseline_only)))
     if comparison.candidate_only:
-        lines.append("candidate only: " + ", ".join(comparison.candidate_only))
+        lines.append("candidate only: " + ", ".join(map(printable, comparison.candidate_only)))
     lines.append("n: trials found; fail: trials with no value (unreadable, unrecognised,")
     lines.append("empty, no usable record); means are over the other trials; unusable:")
     lines.append("a task in both folders with no usable trial on one side.")

@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any
 
 from wavemetrics.classify import EVAL_TOOL_NAMES, classify_wave
+from wavemetrics.escaping import printable, shortened
 from wavemetrics.pipeline import Analysis, LaneResult
 from wavemetrics.readers.lanes import InputReport
 from wavemetrics.savings import modeled_wallclock_saved_ms
@@ -95,11 +96,11 @@ def render_jsonl(analysis: Analysis) -> str:
 
 
 def _short(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return shortened(text, width)  # input text: escaped, then cut
 
 
-def _seconds(ms: float, width: int = 9) -> str:
-    if not math.isfinite(ms):
+def _seconds(ms: float | None, width: int = 9) -> str:
+    if ms is None or not math.isfinite(ms):  # None: a figure that overflowed
         return "n/a"
     text = f"{ms / 1000:.2f}"
     return text if len(text) <= width else _compact(ms / 1000)
@@ -188,7 +189,7 @@ def _iso(ms: float) -> str:
 
 
 def _tool_summary(names: list[str]) -> str:
-    counts = Counter(names)
+    counts = Counter(printable(name) for name in names)
     return ", ".join(name if n == 1 else f"{name} x{n}" for name, n in counts.items())
 
 
@@ -203,14 +204,15 @@ def _wave_rows(
             "session_id": result.lane.session_id,
             "lane_id": result.lane.lane_id,
             "wave": index,
-            "start_ms": start,
+            "start_ms": _finite(start),
             "start": _iso(start),
-            "span_ms": wave.span_ms,
+            "span_ms": _finite(wave.span_ms),
             "size": wave.size,
             "max_concurrency": wave.max_concurrency,
             "bucket": classify_wave(names, eval_tool_names).value,
             "tool_names": names,
-            "modeled_wallclock_saved_ms": modeled_wallclock_saved_ms(wave),
+            # a figure that overflowed (times near 1e308 ms) is null, as in summarize
+            "modeled_wallclock_saved_ms": _finite(modeled_wallclock_saved_ms(wave)),
         })
     return rows
 
