@@ -20,7 +20,7 @@ from tests.corpus import CORPUS, needs_corpus
 from tests.reader_checks import observation_tuples, read_one, write_records
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
 from wavemetrics.cli import main
-from wavemetrics.readers import InputReport, Lane
+from wavemetrics.readers import InputReport, Lane, read_inputs
 from wavemetrics.readers.otlp import sniff_otlp
 
 # 2026-01-01T00:00:00Z in ms and ns.
@@ -397,16 +397,50 @@ def test_bad_lines_and_malformed_containers_are_each_accounted(tmp_path: Path) -
     assert len(lane.observations) == 2
 
 
-def test_truncated_pretty_document_is_read_line_by_line(tmp_path: Path) -> None:
-    """A pretty-printed document cut short cannot be parsed whole: each line is accounted."""
+def test_a_single_document_cut_short_is_an_error_for_the_input(tmp_path: Path) -> None:
+    """A pretty-printed document cut short is one item, a problem, and fails the input
+    (``spec/formats.md``: never "1 line not usable" with its contents silently lost)."""
     text = json.dumps(_batch([_span("0000000000000001", 10, 20)]), indent=2)
     lines = text.splitlines()[:12]
     path = tmp_path / "cut.json"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    report, lanes = _read(str(path), "otlp")
-    assert report.lines_read == 12
-    assert report.lines_used == 0
-    assert lanes == []
+    outcome = read_inputs([str(path)])
+    (report,) = outcome.inputs
+    assert (report.format, report.lines_read, report.lines_used, report.problems) == (
+        "otlp", 1, 0, {"invalid_json": 1})
+    assert report.error == "the JSON document does not parse (invalid_json)"
+    assert outcome.lanes == ()
+
+
+def test_concatenated_pretty_documents_resume_after_a_bad_one(tmp_path: Path) -> None:
+    """101 pretty-printed documents, the 51st with a bad value: 100 are read, 1 is a problem."""
+    documents = []
+    for index in range(101):
+        text = json.dumps(_batch([_span(f"{index + 1:016x}", index * 100, index * 100 + 10,
+                                        call_id=f"c{index}")]), indent=2)
+        if index == 50:
+            text = text.replace('"kind": 1', '"kind": tru')
+        documents.append(text)
+    path = tmp_path / "stream.json"
+    path.write_text("\n".join(documents) + "\n", encoding="utf-8")
+    report, (lane,) = _read(str(path))
+    assert (report.lines_read, report.lines_used, report.problems) == (
+        101, 100, {"invalid_json": 1})
+    assert len(lane.observations) == 200  # 100 calls, a start and an end each
+
+
+def test_documents_side_by_side_and_strings_with_brackets_are_split_right(
+    tmp_path: Path,
+) -> None:
+    """``}{`` on one line starts the next document; brackets and escaped quotes inside
+    strings do not end one."""
+    one = json.dumps(_batch([_span("0000000000000001", 10, 20, call_id='a}"]{')]), indent=1)
+    two = json.dumps(_batch([_span("0000000000000002", 30, 40, call_id="b")]))
+    path = tmp_path / "packed.json"
+    path.write_text(one + two + "\n", encoding="utf-8")
+    report, (lane,) = _read(str(path))
+    assert (report.lines_read, report.lines_used, report.problems) == (2, 2, {})
+    assert [o.call_id for o in lane.observations] == ['a}"]{', 'a}"]{', "b", "b"]
 
 
 def test_garbage_after_a_document_is_one_problem(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from wavemetrics.compare import (
 from wavemetrics.compare import render_json as render_compare_json
 from wavemetrics.compare import render_table as render_compare_table
 from wavemetrics.escaping import printable, shortened
+from wavemetrics.limits import DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_LINE_BYTES, Limits
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.parallel import default_jobs, process_mapper
 from wavemetrics.pipeline import Analysis, analyse
@@ -57,6 +58,22 @@ F = TypeVar("F", bound=Callable[..., Any])
 PROGRESS_MIN_FILES = 20
 
 
+def _limit_options() -> list[Callable[[F], F]]:
+    return [
+        click.option(
+            "--max-line-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_LINE_BYTES,
+            show_default=True, metavar="BYTES",
+            help="A longer line is a problem (line_too_long), skipped without being held.",
+        ),
+        click.option(
+            "--max-document-bytes", type=click.IntRange(min=1),
+            default=DEFAULT_MAX_DOCUMENT_BYTES, show_default=True, metavar="BYTES",
+            help="A line, JSON document or archive member past this many (decompressed)"
+                 " bytes ends its input as an error.",
+        ),
+    ]
+
+
 def _input_options(command: F) -> F:
     options = [
         click.argument("paths", nargs=-1, required=True, metavar="PATH..."),
@@ -73,6 +90,7 @@ def _input_options(command: F) -> F:
             "--max-tracked-calls", type=click.IntRange(min=0), default=DEFAULT_MAX_TRACKED_CALLS,
             show_default=True, help="Cap on calls held per lane (v1); 0 means unbounded.",
         ),
+        *_limit_options(),
         click.option(
             "--jobs", "-j", type=click.IntRange(min=1), default=default_jobs(),
             show_default="the number of cores",
@@ -113,6 +131,7 @@ def show_progress(output_format: str, stdout_is_tty: bool, stderr_is_tty: bool) 
 def _run(
     paths: Sequence[str], input_format: str, eval_tools: Sequence[str], max_tracked_calls: int,
     *, jobs: int = 1, stream: bool = False, output_format: str = "table",
+    limits: Limits | None = None,
 ) -> Analysis:
     eval_names = tuple(eval_tools) or EVAL_TOOL_NAMES
     cap = max_tracked_calls or None
@@ -122,11 +141,14 @@ def _run(
         total = sum(1 for _, error in expand_inputs(list(paths)) if error is None)
     with process_mapper(jobs) as mapper:
         if total < PROGRESS_MIN_FILES:
-            outcome = read_inputs(paths, input_format, stream=settings, mapper=mapper)
+            outcome = read_inputs(
+                paths, input_format, stream=settings, mapper=mapper, limits=limits
+            )
         else:
             with click.progressbar(length=total, label="reading", file=sys.stderr) as bar:
                 outcome = read_inputs(
-                    paths, input_format, stream=settings, mapper=mapper, progress=bar.update
+                    paths, input_format, stream=settings, mapper=mapper, progress=bar.update,
+                    limits=limits,
                 )
     for report in outcome.inputs:
         if report.error is not None:
@@ -164,12 +186,13 @@ def main() -> None:
 )
 def summarize(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int, jobs: int, output_format: str,
+    max_tracked_calls: int, max_line_bytes: int, max_document_bytes: int, jobs: int,
+    output_format: str,
 ) -> None:
     """Summarise tool-call parallelism per lane of each PATH (file, folder, or - for stdin)."""
     analysis = _run(
         paths, input_format, eval_tools, max_tracked_calls, jobs=jobs, stream=True,
-        output_format=output_format,
+        output_format=output_format, limits=Limits(max_line_bytes, max_document_bytes),
     )
     if output_format == "json":
         click.echo(render_json(analysis), nl=False)
@@ -188,11 +211,13 @@ def summarize(
 )
 def waves(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int, jobs: int, output_format: str,
+    max_tracked_calls: int, max_line_bytes: int, max_document_bytes: int, jobs: int,
+    output_format: str,
 ) -> None:
     """List every wave (lane, start, span, size, peak, bucket, saving, tools) of each PATH."""
     analysis = _run(
-        paths, input_format, eval_tools, max_tracked_calls, jobs=jobs, output_format=output_format
+        paths, input_format, eval_tools, max_tracked_calls, jobs=jobs, output_format=output_format,
+        limits=Limits(max_line_bytes, max_document_bytes),
     )
     names = tuple(eval_tools) or EVAL_TOOL_NAMES
     if output_format == "json":
@@ -226,7 +251,8 @@ def _fail(message: str) -> NoReturn:
 )
 def timeline(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int, jobs: int, output: str, lane_ids: tuple[str, ...],
+    max_tracked_calls: int, max_line_bytes: int, max_document_bytes: int, jobs: int,
+    output: str, lane_ids: tuple[str, ...],
 ) -> None:
     """Draw each lane's tool calls as bars, grouped in waves and coloured by bucket (SVG or PNG)."""
     try:
@@ -234,7 +260,8 @@ def timeline(
     except MatplotlibMissing as error:  # nothing was read: like a usage error, as compare does
         _say("error", str(error))
         raise SystemExit(2) from None
-    analysis = _run(paths, input_format, eval_tools, max_tracked_calls, jobs=jobs)
+    analysis = _run(paths, input_format, eval_tools, max_tracked_calls, jobs=jobs,
+                    limits=Limits(max_line_bytes, max_document_bytes))
     try:
         lanes = select_lanes(analysis.lanes, lane_ids)
     except LaneNotFound as error:
@@ -282,10 +309,12 @@ def timeline(
     "--max-tracked-calls", type=click.IntRange(min=0), default=DEFAULT_MAX_TRACKED_CALLS,
     show_default=True, help="Cap on calls held per lane (v1); 0 means unbounded.",
 )
+@_limit_options()[0]
+@_limit_options()[1]
 def compare(
     baseline: str, candidate: str, metric: str, output_format: str, seed: int,
     resamples: int, confidence: float, input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int,
+    max_tracked_calls: int, max_line_bytes: int, max_document_bytes: int,
 ) -> None:
     """Compare two harness versions: BASELINE and CANDIDATE are folders <task_id>/<trial traces>.
 
@@ -298,6 +327,7 @@ def compare(
             seed=seed, input_format=input_format,
             eval_tool_names=tuple(eval_tools) or EVAL_TOOL_NAMES,
             max_tracked_calls=max_tracked_calls or None,
+            limits=Limits(max_line_bytes, max_document_bytes),
         )
     except MissingExtra as error:  # nothing was computed: like a usage error
         _say("error", str(error))

@@ -22,6 +22,7 @@ import attrs
 from wavemetrics.axis import AxisState, efficiency_axis
 from wavemetrics.classify import EVAL_TOOL_NAMES
 from wavemetrics.escaping import printable, shortened
+from wavemetrics.limits import Limits
 from wavemetrics.readers import AUTO
 from wavemetrics.readers.sources import expand_paths
 
@@ -389,6 +390,7 @@ def read_side(
     input_format: str = AUTO,
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
     max_tracked_calls: int | None = 2000,
+    limits: Limits | None = None,
 ) -> Side:
     """Read ``root/<task_id>/...``: every trace file under a task folder is one trial.
 
@@ -423,7 +425,7 @@ def read_side(
         for trial in trials:
             axis = efficiency_axis(trial, input_format=input_format,
                                    eval_tool_names=eval_tool_names,
-                                   max_tracked_calls=max_tracked_calls)
+                                   max_tracked_calls=max_tracked_calls, limits=limits)
             if axis.state is AxisState.SCORED and axis.figures is not None:
                 values.append(float(axis.figures[metric]))
                 lower += not axis.evidence_complete
@@ -445,6 +447,7 @@ def compare_folders(
     input_format: str = AUTO,
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
     max_tracked_calls: int | None = 2000,
+    limits: Limits | None = None,
 ) -> Comparison:
     """Read both folders (:func:`read_side`) and compare them (:func:`compare_tasks`).
 
@@ -455,7 +458,7 @@ def compare_folders(
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}")
     options: dict[str, Any] = {"input_format": input_format, "eval_tool_names": eval_tool_names,
-                               "max_tracked_calls": max_tracked_calls}
+                               "max_tracked_calls": max_tracked_calls, "limits": limits}
     base = read_side(baseline, metric, side="baseline", **options)
     cand = read_side(candidate, metric, side="candidate", **options)
     result = compare_tasks(base.tasks, cand.tasks, metric=metric, resamples=resamples,

@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 
+from wavemetrics.limits import Limits, current_limits, limits_in_effect
 from wavemetrics.readers._lines import LineAccount, forget_first_records, iter_records
 from wavemetrics.readers.claude_code import ClaudeFile, read_claude_code
 from wavemetrics.readers.lanes import InputReport, Lane, StreamSettings, streaming
@@ -115,12 +116,19 @@ def _unrecognised() -> str:
 def detect_input(path: str, input_format: str = AUTO, source: Source | None = None) -> Detection:
     """Detect one file's format (or take ``input_format``); never raises for bad data."""
     source = source or Source(path)
-    error = None if source.is_stdin else open_error(path)
-    if error is not None:
-        return Detection(path, None, error)
+    if source.read_once():
+        # a pipe, device or stdin is opened once, by the peek (a FIFO opened
+        # twice loses a writer that wrote and closed in between)
+        peeked = source.peek(1 if input_format != AUTO else DETECT_LINES)
+        if source.error is not None and not peeked:
+            return Detection(path, None, source.error)
+    else:
+        error = open_error(path)
+        if error is not None:
+            return Detection(path, None, error)
+        peeked = [] if input_format != AUTO else source.peek(DETECT_LINES)
     if input_format != AUTO:
         return Detection(path, input_format)
-    peeked = source.peek(DETECT_LINES)
     try:
         detected = detect_format(peeked, path)
     finally:
@@ -214,19 +222,22 @@ def read_unit(
 
 
 def _detect_file(
-    args: tuple[str, str, StreamSettings | None],
+    args: tuple[str, str, StreamSettings | None, Limits],
 ) -> tuple[Detection, UnitResult | None]:
     """Detect one file and, unless it belongs to a Claude Code project folder
     (read later as a group), read it at once: one round trip per file."""
-    path, input_format, stream = args
-    detection = detect_input(path, input_format)
-    if detection.format is None or detection.format == "claude-code":
-        return detection, None
-    return detection, read_unit(ReadUnit(detection.format, (path,)), stream)
+    path, input_format, stream, limits = args
+    with limits_in_effect(limits):  # also in a worker process
+        detection = detect_input(path, input_format)
+        if detection.format is None or detection.format == "claude-code":
+            return detection, None
+        return detection, read_unit(ReadUnit(detection.format, (path,)), stream)
 
 
-def _read_unit_args(args: tuple[ReadUnit, StreamSettings | None]) -> UnitResult:
-    return read_unit(*args)
+def _read_unit_args(args: tuple[ReadUnit, StreamSettings | None, Limits]) -> UnitResult:
+    unit, stream, limits = args
+    with limits_in_effect(limits):
+        return read_unit(unit, stream)
 
 
 def read_inputs(
@@ -236,6 +247,7 @@ def read_inputs(
     stream: StreamSettings | None = None,
     mapper: Mapper | None = None,
     progress: Callable[[int], None] | None = None,
+    limits: Limits | None = None,
 ) -> ReadOutcome:
     """Read every path (file, directory read recursively, or ``-`` for stdin).
 
@@ -245,12 +257,27 @@ def read_inputs(
     e.g. a process pool's ``map``; the outcome never depends on it (the built-in
     ``map`` by default). ``progress(n)`` is called as ``n`` more files are done
     (a progress bar's update; the files of a Claude Code folder count when the
-    folder is read). Never raises for bad data: an unreadable or
-    unrecognised input gets ``error`` set in its report and the rest are still
-    read. Raises ``ValueError`` for an unknown format name.
+    folder is read). ``limits``: the byte limits of :mod:`wavemetrics.limits`
+    (default :data:`~wavemetrics.limits.DEFAULT_LIMITS`). Never raises for bad
+    data: an unreadable or unrecognised input, or one past the limits, gets
+    ``error`` set in its report and the rest are still read. Raises
+    ``ValueError`` for an unknown format name.
     """
     if input_format != AUTO and input_format not in FORMATS:
         raise ValueError(f"unknown input format {input_format!r}")
+    limits = limits or current_limits()
+    with limits_in_effect(limits):
+        return _read_inputs(paths, input_format, stream, mapper, progress, limits)
+
+
+def _read_inputs(
+    paths: Sequence[str],
+    input_format: str,
+    stream: StreamSettings | None,
+    mapper: Mapper | None,
+    progress: Callable[[int], None] | None,
+    limits: Limits,
+) -> ReadOutcome:
     run: Mapper = mapper or map
     entries = expand_inputs(list(paths))
     files = [path for path, error in entries if error is None]
@@ -264,7 +291,8 @@ def read_inputs(
     on_disk = [path for path in files if path not in stdin]
     done = progress or (lambda n: None)
     detected = []
-    for detection, result in run(_detect_file, [(p, input_format, stream) for p in on_disk]):
+    jobs = [(p, input_format, stream, limits) for p in on_disk]
+    for detection, result in run(_detect_file, jobs):
         detected.append((detection, result))
         if detection.format != "claude-code":
             done(1)
@@ -283,7 +311,8 @@ def read_inputs(
                 if unit not in early and not any(path in stdin for path in unit.paths)]
     results = dict(early)
     for unit, result in zip(
-        parallel, run(_read_unit_args, [(unit, stream) for unit in parallel]), strict=True
+        parallel, run(_read_unit_args, [(unit, stream, limits) for unit in parallel]),
+        strict=True,
     ):
         results[unit] = result
         done(len(unit.paths))

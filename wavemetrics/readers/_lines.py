@@ -8,6 +8,7 @@ non-tool record, counted by type) or a problem (counted by reason), so that
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -16,13 +17,25 @@ from typing import Any
 import attrs
 import msgspec
 
-__all__ = ["LineAccount", "iter_records", "os_text", "usable_text"]
+__all__ = ["LINE_TOO_LONG", "LineAccount", "iter_records", "os_text", "usable_text"]
 
-#: Distinct ignored record types kept per input before folding into ``other_types``.
+#: Distinct ignored record types kept per input before folding into ``other``.
 MAX_IGNORED_KINDS = 64
 #: Longest record type kept as a key.
 MAX_KIND_LENGTH = 64
-OTHER_KINDS = "other_types"
+OTHER_KINDS = "other"
+# A record type is named in the report only when it is a short identifier
+# (spec/formats.md, "Limits and hostile input"): free text never reaches the output.
+_KIND = re.compile(r"[A-Za-z0-9_.:-]{1,64}", re.ASCII)
+
+
+class _TooLong(bytes):
+    """The type of :data:`LINE_TOO_LONG` (a class of its own, so no real line is it)."""
+
+
+#: Stands in for a line longer than ``--max-line-bytes``, which is never held:
+#: :func:`iter_records` counts it as the problem ``line_too_long``.
+LINE_TOO_LONG = _TooLong(b"\x00")
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -36,6 +49,9 @@ class LineAccount:
     ignored: Counter[str] = attrs.field(factory=Counter)
     problems: Counter[str] = attrs.field(factory=Counter)
     notes: Counter[str] = attrs.field(factory=Counter)
+    #: Why the input as a whole failed although it was read (a single JSON
+    #: document that does not parse, a document past the limits), else ``None``.
+    error: str | None = None
 
     @property
     def lines_ignored(self) -> int:
@@ -47,12 +63,14 @@ class LineAccount:
     def ignore(self, kind: str) -> None:
         """Count a known non-tool record under its type.
 
-        Record types come from the file: at most :data:`MAX_IGNORED_KINDS`
-        distinct ones are kept, each cut to :data:`MAX_KIND_LENGTH` characters,
-        and further types are counted as ``other_types``, so a hostile file can
-        neither grow this table without bound nor smuggle text through it.
+        Record types come from the file: a type is kept as a key only when it is
+        a short identifier (ASCII letters, digits, ``_.:-``, at most
+        :data:`MAX_KIND_LENGTH` characters), and at most
+        :data:`MAX_IGNORED_KINDS` distinct ones are kept; any other type is
+        counted as ``other``, so a hostile file can neither grow this table
+        without bound nor smuggle text through it (``spec/formats.md``).
         """
-        key = kind[:MAX_KIND_LENGTH]
+        key = kind if _KIND.fullmatch(kind) else OTHER_KINDS
         if key not in self.ignored and len(self.ignored) >= MAX_IGNORED_KINDS:
             key = OTHER_KINDS
         self.ignored[key] += 1
@@ -187,6 +205,9 @@ def iter_records(
     first = True
     for raw in lines:
         account.lines_read += 1
+        if raw is LINE_TOO_LONG:
+            account.problem("line_too_long")
+            continue
         if first:
             raw = raw.removeprefix(_BOM)
             first = False

@@ -29,7 +29,9 @@ from typing import Any
 
 import attrs
 
-from wavemetrics.readers._lines import LineAccount, iter_records, usable_text
+from wavemetrics.limits import InputTooLarge, current_limits
+from wavemetrics.readers._documents import parse_document, split_documents
+from wavemetrics.readers._lines import LINE_TOO_LONG, LineAccount, iter_records, usable_text
 from wavemetrics.readers.lanes import Lane, LaneBuilder
 from wavemetrics.timestamps import ns_to_ms
 
@@ -113,16 +115,19 @@ def _first_line_is_object(line: bytes) -> bool:
 def iter_json_values(lines: Iterable[bytes], account: LineAccount) -> Iterator[Any]:
     """Yield the top-level JSON values of an input, each counted as one item.
 
-    JSON Lines when the first line with content is a JSON object on its own:
+    JSON Lines when the first line with content is a JSON object on its own,
+    or does not begin a JSON object or array (text that is no document):
     lines are read one at a time through :func:`~wavemetrics.readers._lines.iter_records`
     (blank lines ignored, bad lines counted as problems, only objects yielded).
-    Otherwise the input is a whole document (pretty-printed, a compact array,
-    or several values one after another, as the OTel console exporter writes):
-    the whole text is read into memory (the stdlib has no streaming JSON
-    parser) and its values are yielded in order. If even the first value cannot
-    be parsed, the lines are read as JSON Lines after all, so every line is
-    accounted; a later bad value counts as one ``invalid_json`` item and ends
-    the input. The caller accounts every yielded value exactly once.
+    Otherwise the input is whole document(s) (pretty-printed, a compact array,
+    or several values one after another, as the OTel console exporter
+    writes): each top-level document is read alone
+    (:func:`~wavemetrics.readers._documents.split_documents`, at most
+    ``--max-document-bytes``) and is one item; one that fails to parse is a
+    problem and reading resumes at the next (``spec/formats.md``, "Limits and
+    hostile input"). A single document that fails to parse, and a document
+    past the limits, set ``account.error`` (the input fails). The caller
+    accounts every yielded value exactly once.
     """
     source = iter(lines)
     head: list[bytes] = []
@@ -132,34 +137,29 @@ def iter_json_values(lines: Iterable[bytes], account: LineAccount) -> Iterator[A
         if raw.removeprefix(_BOM).strip():
             content = True
             break
-    if not content or _first_line_is_object(head[-1]):
+    if (not content or head[-1] is LINE_TOO_LONG
+            or not head[-1].removeprefix(_BOM).lstrip().startswith((b"{", b"["))
+            or _first_line_is_object(head[-1])):
         yield from iter_records(chain(head, source), account)
         return
-    buffered = head + list(source)
+    documents = failed = 0
+    reason: str | None = None
     try:
-        text = b"".join(buffered).removeprefix(_BOM).decode("utf-8")
-    except UnicodeDecodeError:
-        yield from iter_records(buffered, account)
+        for data in split_documents(chain(head, source), current_limits()):
+            account.lines_read += 1
+            documents += 1
+            value, reason = parse_document(data)
+            del data
+            if reason is not None:
+                failed += 1
+                account.problem(reason)
+                continue
+            yield value
+    except InputTooLarge as exc:
+        account.error = str(exc)
         return
-    decoder = json.JSONDecoder(parse_constant=_reject_constant)
-    position = _skip_whitespace(text, 0)
-    first = True
-    while position < len(text):
-        try:
-            value, position = decoder.raw_decode(text, position)
-        except (ValueError, RecursionError):
-            if first:
-                yield from iter_records(buffered, account)
-            else:
-                account.lines_read += 1
-                account.problem("invalid_json")
-            return
-        if first:
-            first = False
-            del buffered  # the text is all the document mode needs from here on
-        account.lines_read += 1
-        yield value
-        position = _skip_whitespace(text, position)
+    if documents == 1 and failed == 1:
+        account.error = f"the JSON document does not parse ({reason})"
 
 
 def _skip_whitespace(text: str, position: int) -> int:

@@ -8,13 +8,14 @@ import os
 import stat
 import sys
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path, PurePath
 from typing import BinaryIO
 
 import attrs
 
-from wavemetrics.readers._lines import os_text
+from wavemetrics.limits import InputTooLarge, Limits, current_limits, mib
+from wavemetrics.readers._lines import LINE_TOO_LONG, os_text
 
 __all__ = ["STDIN", "Source", "expand_paths"]
 
@@ -30,27 +31,37 @@ class Source:
     """One input: a file path or stdin. ``error`` holds why reading stopped early.
 
     Lines are read lazily; stdin and other inputs that can be read only once
-    (pipes, ``<(...)``) can be peeked (for detection) and then read once in
-    full, the peeked lines first.
+    (pipes, ``<(...)``, devices) are opened once: they can be peeked (for
+    detection) and then read once in full, the peeked lines first.
+
+    Lines are bounded by ``limits`` (:mod:`wavemetrics.limits`, taken from
+    :func:`~wavemetrics.limits.current_limits` when the source is made): a
+    line longer than ``max_line_bytes`` is yielded as
+    :data:`~wavemetrics.readers._lines.LINE_TOO_LONG` without being held; one
+    still running after ``max_document_bytes`` ends the input with ``error``.
     """
 
     path: str
     error: str | None = None
+    limits: Limits = attrs.field(factory=current_limits)
     _peeked: list[bytes] | None = None
     _live: Iterator[bytes] | None = None
+    _once: bool | None = None
 
     @property
     def is_stdin(self) -> bool:
         return self.path == STDIN
 
-    def _read_once(self) -> bool:
-        # Reopening a pipe would lose the lines detection already consumed.
-        if self.is_stdin:
-            return True
-        try:
-            return not stat.S_ISREG(os.stat(self.path).st_mode)
-        except OSError:
-            return False
+    def read_once(self) -> bool:
+        """Whether this input can be read only once (stdin, a pipe, a device)."""
+        # Reopening a pipe would lose the lines detection already consumed, and a
+        # FIFO opened twice loses a writer that wrote and closed in between.
+        if self._once is None:
+            try:
+                self._once = self.is_stdin or not stat.S_ISREG(os.stat(self.path).st_mode)
+            except OSError:
+                self._once = False
+        return self._once
 
     def _open(self) -> BinaryIO:
         if self.is_stdin:
@@ -59,60 +70,154 @@ class Source:
             return gzip.open(self.path, "rb")  # type: ignore[return-value]
         return open(self.path, "rb")
 
+    def _live_lines(self) -> Iterator[bytes]:
+        if self._live is None:
+            try:
+                stream = self._open()
+            except OSError as exc:
+                self.error = _describe(exc)
+                self._live = iter(())
+            else:
+                self._live = self._guarded(stream, close=not self.is_stdin)
+        return self._live
+
     def peek(self, count: int) -> list[bytes]:
         """First lines, up to ``count`` with content (blank lines do not count).
 
         For stdin and pipes the lines are kept and replayed first by :meth:`lines`.
         """
-        if self._read_once():
+        if self.read_once():
             if self._peeked is None:
-                self._live = self._guarded(self._open(), close=not self.is_stdin)
-                self._peeked = _take(self._live, count)
+                self._peeked = _take(self._live_lines(), count)
             return list(self._peeked)
-        stream = self._open()
+        try:
+            stream = self._open()
+        except OSError as exc:
+            self.error = _describe(exc)
+            return []
         try:
             return _take(self._guarded(stream, close=False), count)
         finally:
             stream.close()
 
     def lines(self) -> Iterator[bytes]:
-        """Every raw line; an I/O or decompression failure stops it and sets ``error``."""
-        if self._read_once():
+        """Every raw line; an I/O or decompression failure, or a line past
+        ``max_document_bytes``, stops it and sets ``error``."""
+        if self.read_once():
             yield from self._peeked or ()
-            yield from self._live or self._guarded(self._open(), close=not self.is_stdin)
+            self._peeked = []
+            yield from self._live_lines()
             return
-        yield from self._guarded(self._open(), close=True)
+        try:
+            stream = self._open()
+        except OSError as exc:
+            self.error = _describe(exc)
+            return
+        yield from self._guarded(stream, close=True)
 
     def _guarded(self, stream: BinaryIO, *, close: bool) -> Iterator[bytes]:
+        limits = self.limits
         try:
-            yield from _split_lines(stream) if isinstance(stream, gzip.GzipFile) else stream
+            if isinstance(stream, gzip.GzipFile):
+                yield from _split_lines(stream, limits)
+            else:
+                yield from _bounded_lines(stream, limits)
         except (OSError, EOFError, zlib.error) as exc:
             self.error = _describe(exc)
+        except InputTooLarge as exc:
+            self.error = str(exc)
         finally:
             if close:
                 stream.close()
 
 
-def _split_lines(stream: gzip.GzipFile) -> Iterator[bytes]:
-    """Lines of a decompressing stream; the partial last line of a stream cut short
-    is yielded (without its newline) before the error propagates, so it is counted."""
+def _too_large(limits: Limits) -> InputTooLarge:
+    return InputTooLarge(
+        f"a line runs past {mib(limits.max_document_bytes)} (--max-document-bytes):"
+        " not read further"
+    )
+
+
+def _skip_rest(read: Callable[[int], bytes], skipped: int, limits: Limits) -> Iterator[bytes]:
+    """Skip the rest of an over-long line (``skipped`` bytes of it already read) to its
+    newline; yields :data:`LINE_TOO_LONG` once the line is over, raises
+    :class:`InputTooLarge` when it runs past ``max_document_bytes``."""
+    while True:
+        if skipped > limits.max_document_bytes:
+            yield LINE_TOO_LONG  # the line is counted before the input ends
+            raise _too_large(limits)
+        piece = read(_CHUNK)
+        if not piece:
+            yield LINE_TOO_LONG
+            return
+        end = piece.find(b"\n")
+        if end != -1:
+            yield LINE_TOO_LONG
+            return
+        skipped += len(piece)
+
+
+def _bounded_lines(stream: BinaryIO, limits: Limits) -> Iterator[bytes]:
+    """Lines of a plain stream, none longer than ``max_line_bytes`` (without its newline).
+
+    ``readline`` with a size stops at the limit, so an over-long line is never
+    held: it is skipped to its newline in chunks (:func:`_skip_rest`).
+    """
+    cap = limits.max_line_bytes + 1  # the content and its newline
+    readline = stream.readline
+    while line := readline(cap):
+        if len(line) < cap or line.endswith(b"\n"):
+            yield line
+            continue
+        yield from _skip_rest(readline, len(line), limits)
+
+
+def _split_lines(stream: gzip.GzipFile, limits: Limits) -> Iterator[bytes]:
+    """Lines of a decompressing stream, bounded as :func:`_bounded_lines`; the partial
+    last line of a stream cut short is yielded (without its newline) before the
+    error propagates, so it is counted."""
     # Iterating the stream itself would drop that partial line with the error.
+    line_cap = limits.max_line_bytes
     parts: list[bytes] = []
+    size = 0
+    skipped = -1  # bytes of an over-long line skipped so far; -1: not skipping
     try:
         while chunk := stream.read1(_CHUNK):
             start = 0
             while (end := chunk.find(b"\n", start)) != -1:
-                parts.append(chunk[start : end + 1])
-                yield b"".join(parts)
-                parts = []
+                if skipped >= 0:
+                    skipped = -1
+                    yield LINE_TOO_LONG
+                elif size + end - start > line_cap:
+                    parts, size = [], 0
+                    yield LINE_TOO_LONG
+                else:
+                    parts.append(chunk[start : end + 1])
+                    yield b"".join(parts)
+                    parts, size = [], 0
                 start = end + 1
-            if start < len(chunk):
+            rest = len(chunk) - start
+            if not rest:
+                continue
+            if skipped >= 0:
+                skipped += rest
+            elif size + rest > line_cap:
+                skipped, parts, size = size + rest, [], 0
+            else:
                 parts.append(chunk[start:])
+                size += rest
+            if skipped > limits.max_document_bytes:
+                yield LINE_TOO_LONG
+                raise _too_large(limits)
     except (OSError, EOFError, zlib.error):
-        if parts:
+        if skipped >= 0:
+            yield LINE_TOO_LONG
+        elif parts:
             yield b"".join(parts)
         raise
-    if parts:
+    if skipped >= 0:
+        yield LINE_TOO_LONG
+    elif parts:
         yield b"".join(parts)
 
 
