@@ -39,7 +39,8 @@ from collections.abc import Iterator
 from itertools import chain
 from typing import IO, Any
 
-from wavemetrics.readers._lines import LineAccount, first_records, usable_text
+from wavemetrics.limits import InputTooLarge, current_limits, mib
+from wavemetrics.readers._lines import LINE_TOO_LONG, LineAccount, first_records, usable_text
 from wavemetrics.readers._spans import (
     Call,
     feed_calls,
@@ -55,6 +56,7 @@ __all__ = ["read_inspect", "sniff_inspect"]
 
 FORMAT = "inspect"
 _ZIP_MAGIC = b"PK\x03\x04"
+_MEMBER_CHUNK = 1 << 20
 _SAMPLES = "samples/"
 _HEADERS = ("header.json", "_journal/start.json")
 _LOG_HEAD = re.compile(r"\A\s*\{")
@@ -219,7 +221,7 @@ class _Log:
         return [lane.build() for lane in self.lanes.values()]
 
 
-def _parse_member(data: bytes) -> tuple[Any, str | None]:
+def _parse_member(data: bytes | bytearray) -> tuple[Any, str | None]:
     try:
         return json.loads(data.decode("utf-8")), None
     except UnicodeDecodeError:
@@ -230,12 +232,29 @@ def _parse_member(data: bytes) -> tuple[Any, str | None]:
         return None, "invalid_json"
 
 
+def _read_member(archive: zipfile.ZipFile, member: zipfile.ZipInfo | str) -> bytearray:
+    """A member's bytes, decompressed in chunks and counted: raises
+    :class:`~wavemetrics.limits.InputTooLarge` past ``max_document_bytes``
+    (whatever size the archive claims), so a zip bomb stops at the limit."""
+    limit = current_limits().max_document_bytes
+    data = bytearray()
+    with archive.open(member) as stream:
+        while chunk := stream.read(_MEMBER_CHUNK):
+            data += chunk
+            if len(data) > limit:
+                raise InputTooLarge(
+                    f"an archive member inflates past {mib(limit)} (--max-document-bytes):"
+                    " not read further"
+                )
+    return data  # not copied to bytes: a member may be hundreds of MiB
+
+
 def _archive_eval_id(archive: zipfile.ZipFile, names: set[str]) -> str | None:
     for name in _HEADERS:
         if name not in names:
             continue
         try:
-            document, _ = _parse_member(archive.read(name))
+            document, _ = _parse_member(_read_member(archive, name))
         except _MEMBER_ERRORS:
             continue
         eval_id = _eval_id(document)
@@ -257,14 +276,20 @@ def _read_archive(
     with archive:
         members = [info for info in archive.infolist()
                    if info.filename.startswith(_SAMPLES) and not info.is_dir()]
-        eval_id = _archive_eval_id(archive, set(archive.namelist())) or fallback_id
+        try:
+            eval_id = _archive_eval_id(archive, set(archive.namelist())) or fallback_id
+        except InputTooLarge as exc:
+            return str(exc)
         if not members:
             account.lines_read += 1
             account.ignore("no_samples")
         for info in members:
             account.lines_read += 1
             try:
-                data = archive.read(info)
+                data = _read_member(archive, info)
+            except InputTooLarge as exc:
+                account.problem("member_too_large")
+                return str(exc)
             except _MEMBER_ERRORS:
                 account.problem("invalid_archive_member")
                 continue
@@ -300,6 +325,18 @@ def _lines_start_zip(lines: Iterator[bytes]) -> tuple[bool, list[bytes]]:
     return first.startswith(_ZIP_MAGIC), [first]
 
 
+def _gather(head: list[bytes], lines: Iterator[bytes]) -> bytearray | None:
+    """The whole of a zip archive read from a stream (zip needs random access), or
+    ``None`` past ``max_document_bytes``."""
+    limit = current_limits().max_document_bytes
+    data = bytearray()
+    for line in chain(head, lines):
+        if line is LINE_TOO_LONG or len(data) + len(line) > limit:
+            return None
+        data += line
+    return data
+
+
 def read_inspect(source: Source) -> tuple[list[Lane], LineAccount]:
     """Read one Inspect eval log (``.json`` document or ``.eval`` archive) into lanes.
 
@@ -317,8 +354,14 @@ def read_inspect(source: Source) -> tuple[list[Lane], LineAccount]:
         lines = source.lines()
         is_zip, head = _lines_start_zip(lines)
         if is_zip:
-            data = b"".join([*head, *lines])
-            error = _read_archive(io.BytesIO(data), log, fallback_id, account)
+            data = _gather(head, lines)
+            if data is None:
+                account.lines_read += 1
+                account.problem("archive_too_large")
+                error = (f"a zip archive read from a stream runs past"
+                         f" {mib(current_limits().max_document_bytes)} (--max-document-bytes)")
+            else:
+                error = _read_archive(io.BytesIO(data), log, fallback_id, account)
         else:
             error = None
             for document in iter_json_values(chain(head, lines), account):
