@@ -430,3 +430,24 @@ def test_progress_counts_every_file_once(tmp_path: Path) -> None:
     read_inputs([str(tmp_path), str(folder)], progress=steps.append)
     assert sum(steps) == 3 + 5
     assert steps.count(5) == 1  # the Claude project folder counts when it is read
+
+
+def test_waves_json_writes_null_for_figures_that_overflow(tmp_path: Path) -> None:
+    """Two calls of about 1.7e308 ms in one wave: their summed time overflows, so the wave's
+    saving is ``null`` in ``waves --format json`` (valid JSON), as in summarize."""
+    path = tmp_path / "huge.jsonl"
+    events = [("tool_execution_start", "a", 0), ("tool_execution_start", "b", 1),
+              ("tool_execution_end", "a", 1.7e308), ("tool_execution_end", "b", 1.7e308)]
+    path.write_text("".join(
+        json.dumps({"type": kind, "toolCallId": call, "toolName": "read", "timestamp": at}) + "\n"
+        for kind, call, at in events), encoding="utf-8")
+    code, rows, _ = _run("waves", "--format", "json", str(path))
+    assert code == 0
+    assert [(r["size"], r["span_ms"], r["modeled_wallclock_saved_ms"]) for r in rows] == [
+        (2, 1.7e308, None)]
+    code, document, _ = _run("summarize", "--format", "json", str(path))
+    assert code == 0
+    assert document["total"]["modeled_wallclock_saved_ms"] is None
+    code, table, _ = _run("waves", str(path))
+    assert code == 0
+    assert "n/a" in table

@@ -420,3 +420,60 @@ def test_figures_of_a_small_transcript_end_to_end(tmp_path: Path) -> None:
         "measured_turn_duration_ms_total": 12000.0,
     }
     assert {key: lane[key] for key in expected} == expected
+
+
+def _turn_line(uuid: str, duration_literal: str) -> str:
+    return ('{"type":"system","subtype":"turn_duration","uuid":"' + uuid
+            + '","sessionId":"s1","timestamp":"2025-01-01T00:00:00.000Z","durationMs":'
+            + duration_literal + "}")
+
+
+def _session_with_turns(tmp_path: Path, literals: list[str]) -> Path:
+    start = {"type": "assistant", "uuid": "u1", "sessionId": "s1",
+             "timestamp": "2025-01-01T00:00:01.000Z",
+             "message": {"content": [{"type": "tool_use", "id": "t1", "name": "Bash"}]}}
+    end = {"type": "user", "uuid": "u2", "sessionId": "s1",
+           "timestamp": "2025-01-01T00:00:02.000Z",
+           "message": {"content": [{"type": "tool_result", "tool_use_id": "t1"}]}}
+    lines = [json.dumps(start), json.dumps(end)]
+    lines += [_turn_line(f"turn{i}", literal) for i, literal in enumerate(literals)]
+    path = tmp_path / "proj" / "s1.jsonl"
+    path.parent.mkdir()
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_turn_duration_of_400_digits_is_a_problem_not_a_traceback(tmp_path: Path) -> None:
+    """An integer ``durationMs`` too large for a float is ``invalid_duration``; the rest is read."""
+    path = _session_with_turns(tmp_path, ["1" + "0" * 399, "1500"])
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(path)])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    (entry,) = document["inputs"]
+    assert (entry["lines_read"], entry["lines_used"], entry["problems"]) == (
+        4, 3, {"invalid_duration": 1})
+    assert document["total"]["measured_turn_duration_ms_total"] == 1500.0
+
+
+def test_turn_durations_that_overflow_the_total_are_problems(tmp_path: Path) -> None:
+    """Three turns of 1e308: the first is added, the two that would make the total
+    infinite are ``turn_total_overflow``; summarize, waves and compare never crash."""
+    path = _session_with_turns(tmp_path, ["1e308", "1e308", "1e308"])
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(path)])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    (entry,) = document["inputs"]
+    assert (entry["lines_read"], entry["lines_used"], entry["problems"]) == (
+        5, 3, {"turn_total_overflow": 2})
+    assert document["total"]["measured_turn_duration_ms_total"] == 1e308
+    for command in (["summarize"], ["waves"], ["waves", "--format", "json"]):
+        result = CliRunner().invoke(main, [*command, str(path)])
+        assert result.exit_code == 0, result.output
+    for side in ("base", "cand"):
+        trial = tmp_path / side / "task" / "t.jsonl"
+        trial.parent.mkdir(parents=True)
+        trial.write_bytes(path.read_bytes())
+    result = CliRunner().invoke(main, ["compare", "--metric", "measured_turn_duration_ms_total",
+                                       str(tmp_path / "base"), str(tmp_path / "cand")])
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "candidate - baseline, mean over 1 paired task: +0.000 s" in result.stdout

@@ -345,3 +345,20 @@ def test_figures_of_a_small_stream_end_to_end(tmp_path: Path) -> None:
         "incomplete_calls": 0, "clock_anomalies": 0,
     }
     assert {key: lane[key] for key in expected} == expected
+
+
+def test_turns_that_overflow_the_total_are_problems(tmp_path: Path) -> None:
+    """Turns of 1.5e308 ms each: the second would make the total infinite, so its end is
+    ``turn_total_overflow`` and the total stays 1.5e308 (never a traceback)."""
+    events = [("turn_start", 0), ("turn_end", 1.5e308), ("turn_start", 0),
+              ("turn_end", 1.5e308)]
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps({"type": kind, "timestamp": at}) + "\n"
+                            for kind, at in events), encoding="utf-8")
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(path)])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    (entry,) = document["inputs"]
+    assert (entry["lines_read"], entry["lines_used"], entry["problems"]) == (
+        4, 3, {"turn_total_overflow": 1})
+    assert document["total"]["measured_turn_duration_ms_total"] == 1.5e308

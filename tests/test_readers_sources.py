@@ -22,7 +22,13 @@ import pytest
 
 from wavemetrics.readers import read_inputs
 from wavemetrics.readers import sources as sources_module
-from wavemetrics.readers.sources import Source, expand_paths, open_error, project_folder
+from wavemetrics.readers.sources import (
+    Source,
+    expand_inputs,
+    expand_paths,
+    open_error,
+    project_folder,
+)
 
 LINES = [b'{"n": 1}\n', b"\n", b'{"n": 2}\n', b"  \n", b'{"n": 3}\n', b'{"n": 4}']
 
@@ -266,3 +272,19 @@ def test_file_stem_drops_only_the_last_suffix_and_gz() -> None:
     assert file_stem("x.jsonl.gz") == "x"
     assert file_stem("noext") == "noext"
     assert file_stem("-") == "stdin"
+
+
+def test_folder_nested_1100_levels_deep_is_walked_without_recursion_error(
+    tmp_path: Path,
+) -> None:
+    """A trace 1,100 folders down is found (``os.walk`` recursed and raised RecursionError)."""
+    deepest = tmp_path
+    for _ in range(1100):  # Path.mkdir(parents=True) recurses too
+        deepest = deepest / "d"
+        os.mkdir(deepest)
+    (deepest / "x.jsonl").write_text(
+        '{"type":"tool_execution_start","toolCallId":"a","toolName":"r","timestamp":1}\n',
+        encoding="utf-8")
+    (tmp_path / "a.jsonl").write_text("{}\n", encoding="utf-8")
+    entries = expand_inputs([str(tmp_path)])
+    assert entries == [(str(tmp_path / "a.jsonl"), None), (str(deepest / "x.jsonl"), None)]

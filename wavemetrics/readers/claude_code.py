@@ -189,18 +189,35 @@ def _read_line(record: ClaudeRecord, folder: _Folder, account: LineAccount, path
 
 
 def _read_turn(record: ClaudeRecord, lane: LaneBuilder, account: LineAccount) -> None:
+    """A ``turn_duration`` line adds its finite, positive ``durationMs`` to the lane.
+
+    An integer too large for a float (400 digits) is ``invalid_duration``; a
+    duration that would overflow the lane's total to infinity (three of 1e308)
+    is ``turn_total_overflow`` and is not added (``spec/formats.md``, "Limits
+    and hostile input"). Other ``system`` lines are ignored.
+    """
     duration = record.durationMs
     if (
-        record.subtype == "turn_duration"
-        and isinstance(duration, (int, float))
-        and not isinstance(duration, bool)
-        and math.isfinite(duration)
-        and duration > 0
+        record.subtype != "turn_duration"
+        or not isinstance(duration, (int, float))
+        or isinstance(duration, bool)
     ):
-        lane.turn_total_ms += duration
-        account.use()
-    else:
         account.ignore("system")
+        return
+    try:
+        ms = float(duration)
+    except OverflowError:
+        account.problem("invalid_duration")
+        return
+    if not (math.isfinite(ms) and ms > 0):
+        account.ignore("system")
+        return
+    total = lane.turn_total_ms + ms
+    if not math.isfinite(total):
+        account.problem("turn_total_overflow")
+        return
+    lane.turn_total_ms = total
+    account.use()
 
 
 def read_claude_code(files: Sequence[ClaudeFile]) -> tuple[list[Lane], list[LineAccount]]:

@@ -8,6 +8,7 @@ counted (``ignored["after_session_shutdown"]``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -143,10 +144,18 @@ def read_events(
                 order.setdefault(key, len(order))
                 turns[key] = TurnClock()
             current = (session_id, lane_id, lane, turns[key])
-        used += 1
         if call_id is None:
-            current[3].add(kind, at_ms)
-        elif kind == "tool_execution_start":
+            clock: TurnClock = current[3]
+            before = clock.total_ms
+            clock.add(kind, at_ms)
+            if clock.total_ms == math.inf:  # a turn that overflows the total: a problem
+                clock.total_ms = before
+                problem("turn_total_overflow")
+                continue
+            used += 1
+            continue
+        used += 1
+        if kind == "tool_execution_start":
             current[2].start(call_id, name, at_ms)
         else:
             current[2].end(call_id, at_ms)  # the start's name, else "unknown" (formats.md)

@@ -271,6 +271,40 @@ def _stat_error(path: str, *, regular: bool) -> str | None:
     return None
 
 
+def _walk_files(
+    folder: str, onerror: Callable[[OSError], None]
+) -> Iterator[tuple[str, list[str]]]:
+    """``(folder, sorted non-folder names)`` of ``folder`` and every sub-folder, depth
+    first, sub-folders in name order: the order of ``os.walk`` with sorted names.
+
+    Iterative, so a tree nested 1,100 levels deep cannot raise ``RecursionError``
+    (``os.walk`` recurses before Python 3.12). Links to folders are not followed;
+    a folder that cannot be listed is passed to ``onerror``.
+    """
+    stack = [folder]
+    while stack:
+        root = stack.pop()
+        try:
+            with os.scandir(root) as scan:
+                entries = list(scan)
+        except OSError as exc:
+            onerror(exc)
+            continue
+        subfolders: list[str] = []
+        names: list[str] = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if not is_dir:
+                names.append(entry.name)
+            elif not entry.is_symlink():
+                subfolders.append(entry.name)
+        yield root, sorted(names)
+        stack.extend(os.path.join(root, name) for name in sorted(subfolders, reverse=True))
+
+
 def _walk(folder: str) -> tuple[list[str], list[tuple[str, str]]]:
     found: list[str] = []
     bad: list[tuple[str, str]] = []
@@ -278,9 +312,8 @@ def _walk(folder: str) -> tuple[list[str], list[tuple[str, str]]]:
     def unreadable(exc: OSError) -> None:
         bad.append((exc.filename or folder, _describe(exc)))
 
-    for root, dirs, names in os.walk(folder, onerror=unreadable):
-        dirs.sort()
-        for name in sorted(names):
+    for root, names in _walk_files(folder, unreadable):
+        for name in names:
             if not _is_trace_name(name):
                 continue
             full = os.path.join(root, name)
