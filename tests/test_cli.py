@@ -451,3 +451,36 @@ def test_waves_json_writes_null_for_figures_that_overflow(tmp_path: Path) -> Non
     code, table, _ = _run("waves", str(path))
     assert code == 0
     assert "n/a" in table
+
+
+def test_jsonl_keeps_lanes_whose_waves_are_all_eval_only_or_mixed(tmp_path: Path) -> None:
+    """A lane of only an eval_only wave and a lane of only a mixed wave each get a payload."""
+    path = _events(tmp_path, [
+        _ev("tool_execution_start", "e", "eval", 1000, agentId="ev"),
+        _ev("tool_execution_end", "e", "eval", 1200, agentId="ev"),
+        _ev("tool_execution_start", "m", "eval", 2000, agentId="mx"),
+        _ev("tool_execution_start", "r", "read", 2100, agentId="mx"),
+        _ev("tool_execution_end", "r", "read", 2150, agentId="mx"),
+        _ev("tool_execution_end", "m", "eval", 2300, agentId="mx"),
+    ])
+    code, out, _ = _run("summarize", "--format", "jsonl", path)
+    assert code == 0
+    payloads = [json.loads(line) for line in out.splitlines()]
+    assert [p["$session_id"] for p in payloads] == [
+        hashlib.sha256(b'["s1","ev"]').hexdigest(), hashlib.sha256(b'["s1","mx"]').hexdigest()]
+    # ev: one eval_only wave of span 200 ms; mx: one mixed wave, never counted
+    assert [(p["eval_only_waves"], p["eval_only_duration_ms"], p["mixed_waves"],
+             p["non_eval_waves_total"], p["modeled_wallclock_saved_ms"]) for p in payloads] == [
+        (1, 200.0, 0, 0, 0.0), (0, 0.0, 1, 0, 0.0)]
+
+
+def test_waves_with_a_missing_input_exits_1_and_lists_the_good_waves(tmp_path: Path) -> None:
+    """``waves good.jsonl /missing`` names the missing path and exits 1, like summarize."""
+    good = _events(tmp_path, PARALLEL)
+    missing = str(tmp_path / "missing")
+    code, rows, err = _run("waves", "--format", "json", good, missing)
+    assert code == 1
+    assert err == f"wavemetrics: error: {missing}: no such file or directory\n"
+    assert [(r["start_ms"], r["size"]) for r in rows] == [(1000.0, 2), (3000.0, 1)]
+    code, _, _ = _run("waves", good, missing)
+    assert code == 1

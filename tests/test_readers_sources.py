@@ -278,13 +278,21 @@ def test_folder_nested_1100_levels_deep_is_walked_without_recursion_error(
     tmp_path: Path,
 ) -> None:
     """A trace 1,100 folders down is found (``os.walk`` recursed and raised RecursionError)."""
+    chain = []
     deepest = tmp_path
-    for _ in range(1100):  # Path.mkdir(parents=True) recurses too
-        deepest = deepest / "d"
-        os.mkdir(deepest)
-    (deepest / "x.jsonl").write_text(
-        '{"type":"tool_execution_start","toolCallId":"a","toolName":"r","timestamp":1}\n',
-        encoding="utf-8")
-    (tmp_path / "a.jsonl").write_text("{}\n", encoding="utf-8")
-    entries = expand_inputs([str(tmp_path)])
-    assert entries == [(str(tmp_path / "a.jsonl"), None), (str(deepest / "x.jsonl"), None)]
+    try:
+        for _ in range(1100):  # Path.mkdir(parents=True) recurses too
+            deepest = deepest / "d"
+            os.mkdir(deepest)
+            chain.append(deepest)
+        (deepest / "x.jsonl").write_text(
+            '{"type":"tool_execution_start","toolCallId":"a","toolName":"r","timestamp":1}\n',
+            encoding="utf-8")
+        (tmp_path / "a.jsonl").write_text("{}\n", encoding="utf-8")
+        entries = expand_inputs([str(tmp_path)])
+        assert entries == [(str(tmp_path / "a.jsonl"), None), (str(deepest / "x.jsonl"), None)]
+    finally:
+        # removed here, deepest first: pytest's own clean-up (shutil.rmtree) recurses
+        (deepest / "x.jsonl").unlink(missing_ok=True)
+        for folder in reversed(chain):
+            os.rmdir(folder)
