@@ -23,6 +23,7 @@ from wavemetrics.readers._lines import (
     os_text,
     usable_text,
 )
+from wavemetrics.readers._seen import SeenIds
 from wavemetrics.readers.lanes import Lane, LaneBuilder
 from wavemetrics.readers.sources import file_stem
 from wavemetrics.timestamps import iso_to_ms
@@ -90,7 +91,7 @@ def fallback_session_id(path: str) -> str:
 
 @attrs.define
 class _Folder:
-    seen_uuids: set[str] = attrs.field(factory=set)
+    seen_uuids: SeenIds = attrs.field(factory=SeenIds)  # 8-byte fingerprints, not the ids
     sidechain_roots: dict[str, str] = attrs.field(factory=dict)
     lanes: dict[tuple[str, str], LaneBuilder] = attrs.field(factory=dict)
 
@@ -135,11 +136,9 @@ def _read_line(record: ClaudeRecord, folder: _Folder, account: LineAccount, path
         account.problem("missing_type")
         return
     raw_uuid = record.uuid
-    if isinstance(raw_uuid, str) and raw_uuid:
-        if raw_uuid in folder.seen_uuids:
-            account.ignore("duplicate_uuid")
-            return
-        folder.seen_uuids.add(raw_uuid)
+    if isinstance(raw_uuid, str) and raw_uuid and not folder.seen_uuids.add(raw_uuid):
+        account.ignore("duplicate_uuid")
+        return
     if kind not in _CONVERSATION:
         account.ignore(kind)
         return
