@@ -17,7 +17,9 @@ from typing import Any
 import attrs
 import msgspec
 
-__all__ = ["LINE_TOO_LONG", "LineAccount", "iter_records", "os_text", "usable_text"]
+__all__ = [
+    "LINE_TOO_LONG", "LineAccount", "iter_records", "os_text", "usable_id", "usable_text",
+]
 
 #: Distinct ignored record types kept per input before folding into ``other``.
 MAX_IGNORED_KINDS = 64
@@ -120,6 +122,26 @@ def usable_text(value: object) -> str | None:
         except UnicodeEncodeError:
             return None
     return value
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def usable_id(value: object) -> str | None:
+    r"""``value`` when it is usable as an id, else ``None``.
+
+    An id (session, lane, call) must be a non-empty ``str`` with no unpaired
+    surrogate and no control character (C0, DEL, C1): ``spec/formats.md``,
+    "Limits and hostile input", makes such an id a problem (``invalid_id``),
+    never silently replaced by a default lane or session.
+
+    >>> usable_id("agent-1"), usable_id("a\x1b[2J"), usable_id("a\ud800"), usable_id("")
+    ('agent-1', None, None, None)
+    """
+    text = usable_text(value)
+    if text is None or (not text.isprintable() and _CONTROL.search(text)):
+        return None
+    return text
 
 
 def os_text(name: str) -> str:
