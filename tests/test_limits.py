@@ -29,7 +29,7 @@ from wavemetrics.limits import (
     DEFAULT_MAX_LINE_BYTES,
     Limits,
 )
-from wavemetrics.readers import read_inputs
+from wavemetrics.pipeline import read_inputs
 
 #: One ``events`` wave of two calls: a [1000, 1100], b [1010, 1040].
 EVENTS = b"".join(json.dumps(record).encode() + b"\n" for record in (

@@ -15,11 +15,12 @@ from typing import Any
 import msgspec
 
 from wavemetrics.readers._lines import LineAccount, Record, iter_records, os_text, usable_text
-from wavemetrics.readers.lanes import Lane, LaneBuilder
+from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
+from wavemetrics.readers.lanes import LaneBuilder
+from wavemetrics.readers.sources import Source, file_stem
 from wavemetrics.timestamps import time_to_ms
-from wavemetrics.turns import TurnClock
 
-__all__ = ["EVENT_TYPES", "read_events"]
+__all__ = ["EVENTS", "EVENT_TYPES", "read_events"]
 
 FORMAT = "events"
 _TOOL_TYPES = ("tool_execution_start", "tool_execution_end")
@@ -71,9 +72,9 @@ def _time(value: Any) -> float | None:
 
 
 def read_events(
-    lines: Iterable[bytes], *, path: str, default_session_id: str
-) -> tuple[list[Lane], LineAccount]:
-    """Read one ``events`` input into lanes keyed by ``(sessionId, agentId)``.
+    lines: Iterable[bytes], *, path: str, default_session_id: str, sink: ObservationSink
+) -> LineAccount:
+    """Read one ``events`` input into ``sink``: lanes keyed by ``(sessionId, agentId)``.
 
     ``lines``: raw physical lines. ``default_session_id`` stands in for a missing
     ``sessionId`` (the CLI passes the file name without its suffix); a missing
@@ -82,18 +83,17 @@ def read_events(
     ``invalid_timestamp``, a present but unusable id ``invalid_id``, a record
     without a string ``type`` ``missing_type``. Lines are decoded with msgspec
     into :class:`EventRecord` (other keys are never built); lines it rejects go
-    through the stdlib parser and the same rules.
+    through the stdlib parser and the same rules. Lanes are opened in order of
+    appearance; turn events go to their lane's writer. Returns the line account.
     """
     default_session_id = os_text(default_session_id)  # a file name may not be UTF-8
     account = LineAccount()
     lanes: dict[tuple[str, str], LaneBuilder] = {}
-    turns: dict[tuple[str, str], TurnClock] = {}
     closed: set[str] = set()
-    built: list[Lane] = []
-    order: dict[tuple[str, str], int] = {}  # lanes are reported in order of appearance
     ignore, problem = account.ignore, account.problem
     used = 0  # account.lines_used, added once at the end
-    current: tuple[Any, ...] = ("", "", None, None)  # the last lane used, and its turns
+    current: tuple[Any, ...] = ("", "", None)  # the last lane used
+    turn_totals: dict[tuple[str, str], list[Any]] = {}  # [pending start, total ms] per lane
     for raw in iter_records(lines, account, _DECODER):
         record = raw if raw.__class__ is EventRecord else _as_event(raw)
         kind = record.type
@@ -116,10 +116,10 @@ def read_events(
         if kind == _SHUTDOWN:
             closed.add(session_id)
             used += 1
-            current = ("", "", None, None)
-            # the session's lanes are complete: summarise them now and let them go
+            current = ("", "", None)
+            # the session's lanes are complete: close them now (a stream lets them go)
             for key in [key for key in lanes if key[0] == session_id]:
-                built.append(_finish(lanes.pop(key), turns.pop(key)))
+                lanes.pop(key).build()
             continue
         stamp = record.timestamp  # _time(), inlined on this hot path
         if (stamp.__class__ is float or stamp.__class__ is int) and 0 <= stamp < 1e300:
@@ -140,19 +140,19 @@ def read_events(
             key = (session_id, lane_id)
             lane = lanes.get(key)
             if lane is None:
-                lane = lanes[key] = LaneBuilder(path, session_id, lane_id, remember_ids=False)
-                order.setdefault(key, len(order))
-                turns[key] = TurnClock()
-            current = (session_id, lane_id, lane, turns[key])
+                lane = lanes[key] = LaneBuilder(
+                    path, session_id, lane_id, remember_ids=False, sink=sink
+                )
+            current = (session_id, lane_id, lane)
         if call_id is None:
-            clock: TurnClock = current[3]
-            before = clock.total_ms
-            clock.add(kind, at_ms)
-            if clock.total_ms == math.inf:  # a turn that overflows the total: a problem
-                clock.total_ms = before
+            if _turn_overflows(turn_totals, (session_id, lane_id), kind, at_ms):
                 problem("turn_total_overflow")
+                # the pipeline's turn clock must not pair a later end with this
+                # turn's start: a start no end can follow stands in for this end
+                current[2].turn_event("turn_start", math.inf)
                 continue
             used += 1
+            current[2].turn_event(kind, at_ms)
             continue
         used += 1
         if kind == "tool_execution_start":
@@ -160,11 +160,56 @@ def read_events(
         else:
             current[2].end(call_id, at_ms)  # the start's name, else "unknown" (formats.md)
     account.lines_used += used
-    built.extend(_finish(lane, turns[key]) for key, lane in lanes.items())
-    built.sort(key=lambda lane: order[(lane.session_id, lane.lane_id)])
-    return built, account
+    for lane in lanes.values():
+        lane.build()
+    return account
 
 
-def _finish(lane: LaneBuilder, turns: TurnClock) -> Lane:
-    lane.turn_total_ms = turns.total_ms
-    return lane.build()
+def _turn_overflows(
+    totals: dict[tuple[str, str], list[Any]], key: tuple[str, str], kind: str, at_ms: float
+) -> bool:
+    """Follow a lane's turn total (the rules of ``spec/metrics.md`` section 6, as the
+    pipeline measures it) and say whether this ``turn_end`` would make it infinite.
+
+    Such a turn is a problem (``turn_total_overflow``) and is not added
+    (``spec/formats.md``, "Limits and hostile input"): times near 1.8e308 ms are
+    finite, their sums need not be.
+    """
+    state = totals.get(key)
+    if state is None:
+        state = totals[key] = [None, 0.0]
+    if kind == "turn_start":
+        state[0] = at_ms
+        return False
+    if kind != "turn_end" or state[0] is None:
+        return False
+    duration = at_ms - state[0]
+    state[0] = None
+    if duration > 0:
+        total = state[1] + duration
+        if total == math.inf:
+            return True
+        state[1] = total
+    return False
+
+
+def _record_type(record: dict[str, Any]) -> str | None:
+    # A "type" that is a list or object must not reach a set lookup (unhashable).
+    kind = record.get("type")
+    return kind if isinstance(kind, str) else None
+
+
+def sniff_events(peek: Peek) -> bool:
+    """Whether any first record has an event ``type`` (:data:`EVENT_TYPES`)."""
+    return any(_record_type(record) in EVENT_TYPES for record in peek.records)
+
+
+def _read_source(source: Source, sink: ObservationSink) -> LineAccount:
+    # a missing sessionId is the file name without its suffix (stdin for -)
+    return read_events(
+        source.lines(), path=source.path, default_session_id=file_stem(source.path), sink=sink
+    )
+
+
+#: The ``events`` format (``spec/formats.md``).
+EVENTS = FileFormat(FORMAT, sniff_events, _read_source)
