@@ -477,3 +477,28 @@ def test_turn_durations_that_overflow_the_total_are_problems(tmp_path: Path) -> 
                                        str(tmp_path / "base"), str(tmp_path / "cand")])
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert "candidate - baseline, mean over 1 paired task: +0.000 s" in result.stdout
+
+
+def test_ids_with_a_lone_surrogate_or_a_control_character_are_invalid_id(
+    tmp_path: Path,
+) -> None:
+    """An ``agentId`` or ``sessionId`` holding ``\\ud800`` or ESC is ``invalid_id``: the line
+    is never moved to the ``main`` lane of a session named after the file."""
+    def start(uuid: str, **ids: str) -> str:
+        record = {"type": "assistant", "uuid": uuid, "sessionId": "s1",
+                  "timestamp": "2025-01-01T00:00:01.000Z",
+                  "message": {"content": [{"type": "tool_use", "id": uuid, "name": "Bash"}]}}
+        record.update(ids)
+        return json.dumps(record)  # ensure_ascii: the surrogate is written as \\ud800
+
+    path = tmp_path / "proj" / "f.jsonl"
+    path.parent.mkdir()
+    path.write_text("\n".join([
+        start("u1", agentId="a\ud800"), start("u2", sessionId="s\ud800"),
+        start("u3", agentId="a\x1b[2J"), start("u4", sessionId="\x00"), start("u5"),
+    ]) + "\n", encoding="utf-8")
+    outcome = read_inputs([str(path)])
+    (report,) = outcome.inputs
+    assert (report.lines_read, report.lines_used, report.problems) == (
+        5, 1, {"invalid_id": 4})
+    assert [(lane.session_id, lane.lane_id) for lane in outcome.lanes] == [("s1", "main")]

@@ -396,15 +396,16 @@ def test_malformed_records_are_problems_by_reason(tmp_path: Path) -> None:
 
 
 def test_ids_that_cannot_be_encoded_are_unusable(tmp_path: Path) -> None:
-    """A call id or session id holding a lone surrogate counts as missing; a bad name falls
-    back to the payload type."""
+    """A session id holding a lone surrogate is ``invalid_id`` (spec/formats.md: never
+    replaced), a call id holding one makes the call unusable; a bad name falls back to
+    the payload type."""
     path = _write(tmp_path, [
         _meta(0, "\ud800"), _meta(1, "s-1"),
         _call(10, "\udfff"), _call(20, "a", "\ud800"), _output(30, "a"),
     ])
     report, (lane,) = _read(path)
     assert lane.session_id == "s-1"
-    assert report.problems == {"invalid_session_meta": 1, "invalid_tool_record": 1}
+    assert report.problems == {"invalid_id": 1, "invalid_tool_record": 1}
     assert observation_tuples(lane)[0] == ("start", "a", "function_call", BASE_MS + 20.0)
 
 

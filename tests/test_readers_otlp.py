@@ -469,3 +469,16 @@ def test_malformed_attribute_entries_are_skipped(tmp_path: Path) -> None:
     report, (lane,) = _read(_write(tmp_path, [_batch([span])]))
     assert observation_tuples(lane)[0] == ("start", "00000000000000a1", "fallback", BASE_MS + 10.0)
     assert report.lines_used == 1
+
+
+def test_session_or_call_id_with_a_control_character_is_invalid_id(tmp_path: Path) -> None:
+    """A tool span whose ``gen_ai.conversation.id`` holds ESC or whose call id holds a lone
+    surrogate is ``invalid_id``: never read under the trace id instead."""
+    spans = [
+        _span("0000000000000001", 10, 20, extra=(("gen_ai.conversation.id", "c\x1b[2J"),)),
+        _span("0000000000000002", 10, 20, call_id="\ud800"),
+        _span("0000000000000003", 30, 40, call_id="ok"),
+    ]
+    report, (lane,) = _read(_write(tmp_path, [_batch(spans)]))
+    assert (report.lines_read, report.lines_used, report.problems) == (3, 1, {"invalid_id": 2})
+    assert [o.call_id for o in lane.observations] == ["ok", "ok"]

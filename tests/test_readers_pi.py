@@ -211,7 +211,7 @@ def test_invalid_timestamps_on_tool_lines_are_problems(tmp_path: Path) -> None:
 
 def test_session_header_rules(tmp_path: Path) -> None:
     """The first header with a usable id names the session; unusable ones before are problems
-    and later ones are ignored."""
+    (a lone surrogate is ``invalid_id``) and later ones are ignored."""
     path = _write(tmp_path, [
         {"type": "session", "id": "", "timestamp": _t(0)},
         {"type": "session", "id": "\ud800", "timestamp": _t(0)},
@@ -221,7 +221,7 @@ def test_session_header_rules(tmp_path: Path) -> None:
     ])
     report, (lane,) = _read(path)
     assert lane.session_id == "first"
-    assert report.problems == {"invalid_session_header": 2}
+    assert report.problems == {"invalid_id": 1, "invalid_session_header": 1}
     assert report.ignored == {"custom_future_type": 1, "model_change": 1,
                               "repeated_session": 1}
     assert lane.observations == ()

@@ -25,7 +25,7 @@ from wavemetrics.readers.registry import (
     format_named,
     unmeasurable_reason,
 )
-from wavemetrics.readers.sources import STDIN, Source, open_error
+from wavemetrics.readers.sources import MAX_PEEK_LINES, STDIN, Source, open_error
 
 __all__ = [
     "AUTO",
@@ -52,7 +52,8 @@ def detect_format(peek: Peek) -> TraceFormat | str | None:
     """The first format whose recogniser accepts ``peek``; ``EMPTY`` when no line
     has content; ``None`` when there is content but no format matches."""
     if not any(line.strip() for line in peek.lines):
-        return EMPTY
+        # a peek cut at its line cap has not seen the end: content may follow
+        return None if len(peek.lines) >= MAX_PEEK_LINES else EMPTY
     for trace_format in TRACE_FORMATS:
         if trace_format.sniff(peek):
             return trace_format

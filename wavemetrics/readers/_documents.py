@@ -88,11 +88,16 @@ def split_documents(lines: Iterable[bytes], limits: Limits) -> Iterator[bytes]:
             )
         line = raw.removeprefix(_BOM) if first else raw
         first = False
+        if not in_string and line.isspace():
+            # whitespace between tokens: counted in the document's size, never held
+            if depth:
+                size += len(line)
+                if size > limits.max_document_bytes:
+                    raise _too_large(limits)
+            continue
         start = 0  # where the current value began in this line (when it began here)
         position = 0
         length = len(line)
-        if not parts and depth == 0 and not in_string and line.isspace():
-            continue
         while position < length:
             if in_string:
                 if escaped:

@@ -17,7 +17,8 @@ import attrs
 import msgspec
 
 __all__ = [
-    "LINE_TOO_LONG", "LineAccount", "iter_records", "os_text", "usable_id", "usable_text",
+    "LINE_TOO_LONG", "LineAccount", "bad_id", "iter_records", "os_text", "usable_id",
+    "usable_text",
 ]
 
 #: Distinct ignored record types kept per input before folding into ``other``.
@@ -141,6 +142,17 @@ def usable_id(value: object) -> str | None:
     if text is None or (not text.isprintable() and _CONTROL.search(text)):
         return None
     return text
+
+
+def bad_id(value: object) -> bool:
+    """Whether ``value`` is id text that :func:`usable_id` refuses: a non-empty ``str``
+    with an unpaired surrogate or a control character (``invalid_id``). A missing,
+    empty or non-string value is not a bad id but an absent one.
+
+    >>> bad_id("a\x1b"), bad_id("a"), bad_id(""), bad_id(None), bad_id(7)
+    (True, False, False, False, False)
+    """
+    return isinstance(value, str) and bool(value) and usable_id(value) is None
 
 
 def os_text(name: str) -> str:

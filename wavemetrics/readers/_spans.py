@@ -31,7 +31,14 @@ import attrs
 
 from wavemetrics.limits import InputTooLarge, current_limits
 from wavemetrics.readers._documents import parse_document, split_documents
-from wavemetrics.readers._lines import LINE_TOO_LONG, LineAccount, iter_records, usable_text
+from wavemetrics.readers._lines import (
+    LINE_TOO_LONG,
+    LineAccount,
+    bad_id,
+    iter_records,
+    usable_id,
+    usable_text,
+)
 from wavemetrics.readers._protocol import ObservationSink
 from wavemetrics.readers.lanes import LaneBuilder
 from wavemetrics.timestamps import ns_to_ms
@@ -215,7 +222,7 @@ class SpanRecord:
 def session_attribute(attributes: dict[str, Any]) -> str | None:
     """``gen_ai.conversation.id``, else ``session.id``: the first that is a non-empty string."""
     for key in (CONVERSATION_ID, SESSION_ID):
-        value = usable_text(attributes.get(key))
+        value = usable_id(attributes.get(key))
         if value is not None:
             return value
     return None
@@ -232,10 +239,16 @@ def make_tool_span(
 
     Tool name: ``gen_ai.tool.name``, else ``span_name`` without its
     ``execute_tool `` prefix (``invalid_tool_record`` when that leaves
-    nothing); call id: ``gen_ai.tool.call.id``, else the span id. A missing
+    nothing); call id: ``gen_ai.tool.call.id``, else the span id. A session
+    or call id attribute with a control character or an unpaired surrogate is
+    ``invalid_id``. A missing
     start, or an end that is given but unusable, is ``invalid_timestamp``;
     no end at all leaves a start alone. Returns whether the span is usable.
     """
+    if any(bad_id(attributes.get(key))
+           for key in (CONVERSATION_ID, SESSION_ID, "gen_ai.tool.call.id")):
+        account.problem("invalid_id")  # never replaced by another id (spec/formats.md)
+        return False
     name = usable_text(attributes.get("gen_ai.tool.name"))
     if name is None and isinstance(span_name, str):
         name = usable_text(span_name.removeprefix(_TOOL_PREFIX))
@@ -245,7 +258,7 @@ def make_tool_span(
     if record.start_ms is None or (end_given and record.end_ms is None):
         account.problem("invalid_timestamp")
         return False
-    record.call_id = usable_text(attributes.get("gen_ai.tool.call.id")) or record.span_id
+    record.call_id = usable_id(attributes.get("gen_ai.tool.call.id")) or record.span_id
     record.tool_name = name
     return True
 

@@ -19,8 +19,10 @@ from wavemetrics.readers._lines import (
     LineAccount,
     Record,
     account_tool_line,
+    bad_id,
     iter_records,
     os_text,
+    usable_id,
     usable_text,
 )
 from wavemetrics.readers._protocol import ObservationSink, Peek
@@ -104,7 +106,7 @@ class _Folder:
     lanes: dict[tuple[str, str], LaneBuilder] = attrs.field(factory=dict)
 
     def lane_id(self, record: ClaudeRecord, uuid: str | None) -> str:
-        agent = usable_text(record.agentId)
+        agent = usable_id(record.agentId)
         if agent is not None:
             return agent
         if record.isSidechain is True and uuid is not None:
@@ -150,9 +152,14 @@ def _read_line(record: ClaudeRecord, folder: _Folder, account: LineAccount, path
     if kind not in _CONVERSATION:
         account.ignore(kind)
         return
-    uuid = usable_text(raw_uuid)
+    if bad_id(record.sessionId) or bad_id(record.agentId) or (
+        record.isSidechain is True and bad_id(raw_uuid)
+    ):  # never moved to a default lane or session (spec/formats.md)
+        account.problem("invalid_id")
+        return
+    uuid = usable_id(raw_uuid)
     folder.note_sidechain(record, uuid)
-    session_id = usable_text(record.sessionId) or fallback_session_id(path)
+    session_id = usable_id(record.sessionId) or fallback_session_id(path)
     key = (session_id, folder.lane_id(record, uuid))
     lane = folder.lanes.get(key)
     if lane is None:
@@ -173,7 +180,7 @@ def _read_line(record: ClaudeRecord, folder: _Folder, account: LineAccount, path
     fed = usable = 0
     for block in blocks:
         if kind == "assistant":
-            call_id, name = usable_text(block.get("id")), usable_text(block.get("name"))
+            call_id, name = usable_id(block.get("id")), usable_text(block.get("name"))
             if call_id is None or name is None:
                 continue
             usable += 1
@@ -182,7 +189,7 @@ def _read_line(record: ClaudeRecord, folder: _Folder, account: LineAccount, path
                 continue
             lane.start(call_id, name, at_ms)
         else:
-            call_id = usable_text(block.get("tool_use_id"))
+            call_id = usable_id(block.get("tool_use_id"))
             if call_id is None:
                 continue
             usable += 1

@@ -51,7 +51,7 @@ from typing import Any
 import attrs
 
 from wavemetrics.observations import Observation
-from wavemetrics.readers._lines import LineAccount, iter_records, usable_text
+from wavemetrics.readers._lines import LineAccount, bad_id, iter_records, usable_id, usable_text
 from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers._uuids import uuid7_ms
 from wavemetrics.readers.lanes import LaneBuilder, finish_single_lane
@@ -156,7 +156,10 @@ def _read_meta(payload: dict[str, Any], state: _Rollout, account: LineAccount) -
     if state.session_id is not None:
         account.ignore("repeated_session_meta")
         return
-    session_id = usable_text(payload.get("id"))
+    session_id = usable_id(payload.get("id"))
+    if bad_id(payload.get("id")):  # never replaced by the file name (spec/formats.md)
+        account.problem("invalid_id")
+        return
     if session_id is None:
         account.problem("invalid_session_meta")
         return
@@ -178,7 +181,7 @@ def _read_meta(payload: dict[str, Any], state: _Rollout, account: LineAccount) -
 
 def _read_call(record: dict[str, Any], payload: dict[str, Any], kind: str, state: _Rollout,
                account: LineAccount) -> None:
-    call_id = usable_text(payload.get("call_id"))
+    call_id = usable_id(payload.get("call_id"))
     if call_id is None:
         account.problem("invalid_tool_record")
         return

@@ -14,7 +14,14 @@ from typing import Any
 
 import msgspec
 
-from wavemetrics.readers._lines import LineAccount, Record, iter_records, os_text, usable_text
+from wavemetrics.readers._lines import (
+    LineAccount,
+    Record,
+    iter_records,
+    os_text,
+    usable_id,
+    usable_text,
+)
 from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers.lanes import LaneBuilder
 from wavemetrics.readers.sources import Source, file_stem
@@ -64,6 +71,13 @@ def _text(value: Any) -> str | None:
     return usable_text(value)
 
 
+def _id(value: Any) -> str | None:
+    # usable_id, inlined for the common case of a printable ASCII string
+    if value.__class__ is str and value and value.isascii() and value.isprintable():
+        return value
+    return usable_id(value)
+
+
 def _time(value: Any) -> float | None:
     # time_to_ms, inlined for the common case of a float or small int of ms
     if (value.__class__ is float or value.__class__ is int) and 0 <= value < 1e300:
@@ -104,9 +118,9 @@ def read_events(
             ignore(kind)
             continue
         session_id = record.sessionId
-        session_id = default_session_id if session_id is _UNSET else _text(session_id)
+        session_id = default_session_id if session_id is _UNSET else _id(session_id)
         lane_id = record.agentId
-        lane_id = "main" if lane_id is _UNSET else _text(lane_id)
+        lane_id = "main" if lane_id is _UNSET else _id(lane_id)
         if session_id is None or lane_id is None:
             problem("invalid_id")
             continue
@@ -128,7 +142,7 @@ def read_events(
             at_ms = time_to_ms(stamp)
         call_id = name = None
         if kind in _TOOL_TYPES:
-            call_id = _text(record.toolCallId)
+            call_id = _id(record.toolCallId)
             name = _text(record.toolName)
             if call_id is None or (name is None and kind == "tool_execution_start"):
                 problem("invalid_tool_record")

@@ -40,7 +40,7 @@ from itertools import chain
 from typing import IO, Any
 
 from wavemetrics.limits import InputTooLarge, current_limits, mib
-from wavemetrics.readers._lines import LINE_TOO_LONG, LineAccount, usable_text
+from wavemetrics.readers._lines import LINE_TOO_LONG, LineAccount, usable_id, usable_text
 from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers._spans import (
     Call,
@@ -113,7 +113,7 @@ def _fallback_eval_id(path: str) -> str:
 
 def _eval_id(document: object) -> str | None:
     header = document.get("eval") if isinstance(document, dict) else None
-    return usable_text(header.get("eval_id")) if isinstance(header, dict) else None
+    return usable_id(header.get("eval_id")) if isinstance(header, dict) else None
 
 
 def _sample_key(sample: dict[str, Any]) -> tuple[str, int] | None:
@@ -122,7 +122,7 @@ def _sample_key(sample: dict[str, Any]) -> tuple[str, int] | None:
         return None
     if isinstance(sample_id, int):
         return str(sample_id), epoch
-    text = usable_text(sample_id)
+    text = usable_id(sample_id)
     return None if text is None else (text, epoch)
 
 
@@ -141,7 +141,7 @@ def _nested_tool_events(event: dict[str, Any]) -> int:
 
 
 def _tool_call(event: dict[str, Any], account: LineAccount) -> Call | None:
-    call_id, name = usable_text(event.get("id")), usable_text(event.get("function"))
+    call_id, name = usable_id(event.get("id")), usable_text(event.get("function"))
     if call_id is None or name is None:
         account.problem("invalid_tool_record")
         return None

@@ -36,7 +36,14 @@ from typing import Any
 
 import attrs
 
-from wavemetrics.readers._lines import LineAccount, account_tool_line, iter_records, usable_text
+from wavemetrics.readers._lines import (
+    LineAccount,
+    account_tool_line,
+    bad_id,
+    iter_records,
+    usable_id,
+    usable_text,
+)
 from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers.lanes import LaneBuilder, finish_single_lane
 from wavemetrics.readers.sources import Source
@@ -63,7 +70,10 @@ def _read_header(record: dict[str, Any], state: _Session) -> None:
     if state.session_id is not None:
         state.account.ignore("repeated_session")
         return
-    session_id = usable_text(record.get("id"))
+    session_id = usable_id(record.get("id"))
+    if bad_id(record.get("id")):  # never replaced by the file name (spec/formats.md)
+        state.account.problem("invalid_id")
+        return
     if session_id is None:
         state.account.problem("invalid_session_header")
         return
@@ -86,7 +96,7 @@ def _read_calls(record: dict[str, Any], content: object, state: _Session) -> Non
         return
     fed = usable = 0
     for block in blocks:
-        call_id, name = usable_text(block.get("id")), usable_text(block.get("name"))
+        call_id, name = usable_id(block.get("id")), usable_text(block.get("name"))
         if call_id is None or name is None:
             continue
         usable += 1
@@ -100,7 +110,7 @@ def _read_calls(record: dict[str, Any], content: object, state: _Session) -> Non
 
 def _read_result(record: dict[str, Any], message: dict[str, Any], state: _Session) -> None:
     account, lane = state.account, state.lane
-    call_id = usable_text(message.get("toolCallId"))
+    call_id = usable_id(message.get("toolCallId"))
     if call_id is None:
         account.problem("invalid_tool_record")
         return

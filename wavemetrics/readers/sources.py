@@ -88,7 +88,7 @@ class Source:
         """
         if self.read_once():
             if self._peeked is None:
-                self._peeked = _take(self._live_lines(), count)
+                self._peeked = _take(self._live_lines(), count, self.limits.max_line_bytes)
             return list(self._peeked)
         try:
             stream = self._open()
@@ -96,7 +96,7 @@ class Source:
             self.error = _describe(exc)
             return []
         try:
-            return _take(self._guarded(stream, close=False), count)
+            return _take(self._guarded(stream, close=False), count, self.limits.max_line_bytes)
         finally:
             stream.close()
 
@@ -191,6 +191,8 @@ def _split_lines(stream: gzip.GzipFile, limits: Limits) -> Iterator[bytes]:
                 elif size + end - start > line_cap:
                     parts, size = [], 0
                     yield LINE_TOO_LONG
+                elif not parts:  # the whole line is in this chunk (the common case)
+                    yield chunk[start : end + 1]
                 else:
                     parts.append(chunk[start : end + 1])
                     yield b"".join(parts)
@@ -221,13 +223,22 @@ def _split_lines(stream: gzip.GzipFile, limits: Limits) -> Iterator[bytes]:
         yield b"".join(parts)
 
 
-def _take(lines: Iterator[bytes], count: int) -> list[bytes]:
+#: At most this many lines are peeked for detection, blank ones included.
+MAX_PEEK_LINES = 100_000
+
+
+def _take(lines: Iterator[bytes], count: int, byte_cap: int) -> list[bytes]:
+    """First lines, up to ``count`` with content, and never more than
+    :data:`MAX_PEEK_LINES` lines nor (once one has content) ``byte_cap`` bytes:
+    a flood of blank lines or of long lines is not held for detection."""
     taken: list[bytes] = []
-    with_content = 0
+    with_content = size = 0
     for line in lines:
         taken.append(line)
+        size += len(line)
         with_content += bool(line.strip())
-        if with_content >= count:
+        if (with_content >= count or len(taken) >= MAX_PEEK_LINES
+                or (with_content and size >= byte_cap)):
             break
     return taken
 
