@@ -144,6 +144,68 @@ class _BatchLane:
         ))
 
 
+class _CappedBatchLane(_BatchLane):
+    """A batch lane for a unit read again after its stream went out of order.
+
+    Only what the core can still use is kept: a start the cap would drop (paired
+    plus pending calls at ``max_tracked_calls``) and an end with no pending start
+    (an orphan) leave the core's pairing state unchanged (``spec/metrics.md``
+    section 1), so they are counted here instead of held, and the counters are
+    added to the assembly's. Memory is then bounded by the cap, not by the input,
+    and the figures are the same (the lane is summarised at :meth:`close`).
+    """
+
+    def __init__(self, sink: LaneSink, index: int, path: str, settings: StreamSettings) -> None:
+        super().__init__(sink, index, path)
+        self._settings = settings
+        self._pending: dict[str, float] = {}  # the core's pending starts, mirrored
+        self._paired = self._dropped = self._orphans = 0
+
+    def start(self, call_id: str, tool_name: str, at_ms: float) -> None:
+        cap = self._settings.max_tracked_calls
+        if cap and self._paired + len(self._pending) >= cap:
+            self._dropped += 1  # observed and dropped by the core: nothing to hold
+            return
+        self._pending[call_id] = at_ms
+        super().start(call_id, tool_name, at_ms)
+
+    def end(self, call_id: str, at_ms: float) -> None:
+        start_ms = self._pending.pop(call_id, None)
+        if start_ms is None:
+            self._orphans += 1  # an orphan end: the core only counts it
+            return
+        self._paired += at_ms >= start_ms  # else a clock anomaly, not paired
+        super().end(call_id, at_ms)
+
+    def extend(
+        self, kinds: Sequence[str], call_ids: Sequence[str], tool_names: Sequence[str],
+        at_ms: Sequence[float],
+    ) -> None:
+        _check_columns(kinds, call_ids, tool_names, at_ms)
+        for kind, call_id, tool_name, at in zip(kinds, call_ids, tool_names, at_ms, strict=True):
+            if kind == "start":
+                self.start(call_id, tool_name, at)
+            else:
+                self.end(call_id, at)
+
+    def close(self, session_id: str, lane_id: str, turn_duration_ms: float = 0.0) -> None:
+        turns = turn_duration_ms + self._turns.total_ms
+        settings = self._settings
+        assembly = assemble_waves(self._observations, max_tracked_calls=settings.max_tracked_calls)
+        counters = assembly.counters
+        assembly = attrs.evolve(assembly, counters=attrs.evolve(
+            counters,
+            observed_calls=counters.observed_calls + self._dropped,
+            dropped_calls=counters.dropped_calls + self._dropped,
+            orphan_ends=counters.orphan_ends + self._orphans,
+        ))
+        summary = summarize(assembly, measured_turn_duration_ms_total=turns,
+                            eval_tool_names=settings.eval_tool_names)
+        self._sink.closed(self._index, StreamedLane(
+            self._path, session_id, lane_id, turns, summary
+        ))
+
+
 class _StreamLane(LaneStream):
     """A :class:`~wavemetrics.readers._protocol.LaneWriter` summarising as it is fed.
 
@@ -204,8 +266,11 @@ class LaneSink:
     and the unit must be read again in batch mode.
     """
 
-    def __init__(self, stream: StreamSettings | None = None) -> None:
+    def __init__(
+        self, stream: StreamSettings | None = None, *, capped: StreamSettings | None = None
+    ) -> None:
         self.stream = stream
+        self.capped = capped  # batch lanes that hold only what this cap keeps
         self.out_of_order = False
         self._slots: list[Lane | StreamedLane | None] = []
 
@@ -213,6 +278,8 @@ class LaneSink:
         index = len(self._slots)
         self._slots.append(None)
         if self.stream is None:
+            if self.capped is not None:
+                return _CappedBatchLane(self, index, path, self.capped)
             return _BatchLane(self, index, path)
         return _StreamLane(self, index, path, self.stream)
 
@@ -257,7 +324,8 @@ def read_unit(
     reports = read_unit_into(unit, sink, sources)
     if not sink.out_of_order:
         return UnitResult(reports, sink.lanes())
-    batch = LaneSink(None)
+    # read again, holding only what the cap keeps (issue 10: not every record)
+    batch = LaneSink(None, capped=stream)
     reports = read_unit_into(unit, batch, {path: Source(path) for path in unit.paths})
     # say so: the unit was read a second time because its calls came out of order
     noted = tuple(
