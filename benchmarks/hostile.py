@@ -139,12 +139,13 @@ def claude_short_lines(path: Path) -> Path:
 
 
 def out_of_order_past_cap(path: Path) -> Path:
-    """3 million events calls, one out of order among the first 2,000, so the stream
+    """3 million events calls, one out of order among the first 2,000 (the 101st, after
+    waves were summarised), so the stream
     falls back to a batch read (482 MB before, 25 MB streamed)."""
     target = path / "out-of-order.jsonl"
     with target.open("wb") as file:
         for index in range(3_000_000):
-            start = 1000 + index * 10 if index != 5 else 500
+            start = 1000 + index * 10 if index != 100 else 500
             file.write(b'{"type":"tool_execution_start","toolCallId":"c%d","toolName":"read",'
                        b'"timestamp":%d}\n' % (index, start))
             file.write(b'{"type":"tool_execution_end","toolCallId":"c%d","toolName":"read",'
