@@ -296,3 +296,19 @@ def test_folder_nested_1100_levels_deep_is_walked_without_recursion_error(
         (deepest / "x.jsonl").unlink(missing_ok=True)
         for folder in reversed(chain):
             os.rmdir(folder)
+
+
+def test_a_run_of_empty_lines_in_gzip_is_one_piece_and_every_line_counted(
+    tmp_path: Path,
+) -> None:
+    """200 000 empty lines between two records of a gzip input: each counts as a
+    ``blank_line`` (the source hands the run over in pieces, not line by line)."""
+    record = b'{"type":"turn_start","timestamp":1}\n'
+    path = tmp_path / "padded.jsonl.gz"
+    path.write_bytes(gzip.compress(record + b"\n" * 200_000 + b"\r\n" + record, mtime=0))
+    (report,) = read_inputs([str(path)]).inputs
+    assert (report.format, report.lines_read, report.lines_used, report.ignored,
+            report.problems) == ("events", 200_003, 2, {"blank_line": 200_001}, {})
+    pieces = list(Source(str(path)).lines())
+    assert len(pieces) < 100  # runs of b"\n" come as a few pieces of up to 64 KiB
+    assert b"".join(pieces) == record + b"\n" * 200_000 + b"\r\n" + record

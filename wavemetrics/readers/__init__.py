@@ -16,6 +16,7 @@ from typing import Any
 
 import attrs
 
+from wavemetrics.limits import current_limits
 from wavemetrics.readers._lines import LineAccount, iter_records
 from wavemetrics.readers._protocol import ObservationSink, Peek, TraceFormat
 from wavemetrics.readers.lanes import InputReport
@@ -25,7 +26,7 @@ from wavemetrics.readers.registry import (
     format_named,
     unmeasurable_reason,
 )
-from wavemetrics.readers.sources import MAX_PEEK_LINES, STDIN, Source, open_error
+from wavemetrics.readers.sources import STDIN, Source, open_error, peek_was_cut
 
 __all__ = [
     "AUTO",
@@ -52,8 +53,9 @@ def detect_format(peek: Peek) -> TraceFormat | str | None:
     """The first format whose recogniser accepts ``peek``; ``EMPTY`` when no line
     has content; ``None`` when there is content but no format matches."""
     if not any(line.strip() for line in peek.lines):
-        # a peek cut at its line cap has not seen the end: content may follow
-        return None if len(peek.lines) >= MAX_PEEK_LINES else EMPTY
+        # a peek cut at its cap has not seen the end: content may follow
+        cut = peek_was_cut(list(peek.lines), current_limits().max_line_bytes)
+        return None if cut else EMPTY
     for trace_format in TRACE_FORMATS:
         if trace_format.sniff(peek):
             return trace_format

@@ -62,7 +62,7 @@ class LineAccount:
     def use(self) -> None:
         self.lines_used += 1
 
-    def ignore(self, kind: str) -> None:
+    def ignore(self, kind: str, count: int = 1) -> None:
         """Count a known non-tool record under its type.
 
         Record types come from the file: a type is kept as a key only when it is
@@ -75,7 +75,7 @@ class LineAccount:
         key = kind if _KIND.fullmatch(kind) else OTHER_KINDS
         if key not in self.ignored and len(self.ignored) >= MAX_IGNORED_KINDS:
             key = OTHER_KINDS
-        self.ignored[key] += 1
+        self.ignored[key] += count
 
     def problem(self, reason: str) -> None:
         self.problems[reason] += 1
@@ -246,7 +246,11 @@ def iter_records(
             first = False
         line = raw.rstrip(b"\r\n")
         if not line or line.isspace():
-            account.ignore("blank_line")
+            # a run of empty lines may come as one piece (a source coalesces
+            # b"\n" * k): each of its newlines is a line
+            runs = raw.count(b"\n") if raw.startswith(b"\n\n") else 1
+            account.lines_read += runs - 1
+            account.ignore("blank_line", runs)
             continue
         if decode is not None and (line.isascii() or _valid_utf8(line)):
             try:

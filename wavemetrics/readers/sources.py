@@ -192,6 +192,13 @@ def _split_lines(stream: gzip.GzipFile, limits: Limits) -> Iterator[bytes]:
                     parts, size = [], 0
                     yield LINE_TOO_LONG
                 elif not parts:  # the whole line is in this chunk (the common case)
+                    if end == start and chunk.startswith(b"\n\n", start):
+                        # a run of empty lines (padding): one piece, each newline
+                        # still counted as a line by iter_records
+                        run = len(chunk) - start - len(chunk[start:].lstrip(b"\n"))
+                        yield chunk[start : start + run]
+                        start += run
+                        continue
                     yield chunk[start : end + 1]
                 else:
                     parts.append(chunk[start : end + 1])
@@ -229,18 +236,23 @@ MAX_PEEK_LINES = 100_000
 
 def _take(lines: Iterator[bytes], count: int, byte_cap: int) -> list[bytes]:
     """First lines, up to ``count`` with content, and never more than
-    :data:`MAX_PEEK_LINES` lines nor (once one has content) ``byte_cap`` bytes:
-    a flood of blank lines or of long lines is not held for detection."""
+    :data:`MAX_PEEK_LINES` lines nor ``byte_cap`` bytes (the line that reaches
+    it included): a flood of blank lines or of long lines is not held for
+    detection (:func:`peek_was_cut` tells a peek cut short)."""
     taken: list[bytes] = []
     with_content = size = 0
     for line in lines:
         taken.append(line)
         size += len(line)
         with_content += bool(line.strip())
-        if (with_content >= count or len(taken) >= MAX_PEEK_LINES
-                or (with_content and size >= byte_cap)):
+        if with_content >= count or len(taken) >= MAX_PEEK_LINES or size >= byte_cap:
             break
     return taken
+
+
+def peek_was_cut(lines: list[bytes], byte_cap: int) -> bool:
+    """Whether a peek stopped at its line or byte cap (more may follow)."""
+    return len(lines) >= MAX_PEEK_LINES or sum(map(len, lines)) >= byte_cap
 
 
 def _describe(exc: BaseException) -> str:
