@@ -6,9 +6,10 @@ Memory is bounded by these limits, not by what an input says:
   (``line_too_long``), skipped to its newline without being held whole;
 - a line still running after ``max_document_bytes``, a single JSON document
   or an archive member larger than that, ends that input as an error
-  (:class:`InputTooLarge`). Bytes are counted after decompression, so a small
-  gzip or zip that expands without end stops at the limit, and so does a
-  device or pipe that never ends (``/dev/zero``).
+  (:class:`~wavemetrics.exceptions.InputTooLargeError`, raised and caught
+  inside the readers). Bytes are counted after decompression, so a small gzip
+  or zip that expands without end stops at the limit, and so does a device or
+  pipe that never ends (``/dev/zero``).
 
 The CLI sets them with ``--max-line-bytes`` and ``--max-document-bytes``; the
 library with ``read_inputs(..., limits=Limits(...))``. Readers look up the
@@ -24,11 +25,13 @@ from contextvars import ContextVar
 
 import attrs
 
+from wavemetrics.exceptions import InputTooLargeError  # re-exported: raised with the limits
+
 __all__ = [
     "DEFAULT_LIMITS",
     "DEFAULT_MAX_DOCUMENT_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
-    "InputTooLarge",
+    "InputTooLargeError",
     "Limits",
     "current_limits",
     "limits_in_effect",
@@ -59,14 +62,6 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
-
-
-class InputTooLarge(Exception):
-    """An input holds a line, document or archive member past ``max_document_bytes``.
-
-    Raised while reading; the input is then reported with this message as its
-    error (the lines read before it are kept and counted).
-    """
 
 
 _LIMITS: ContextVar[Limits] = ContextVar("wavemetrics_limits", default=DEFAULT_LIMITS)

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from wavemetrics.limits import InputTooLarge, Limits, mib
+from wavemetrics.limits import InputTooLargeError, Limits, mib
 from wavemetrics.readers._lines import LINE_TOO_LONG
 
 __all__ = ["parse_document", "split_documents"]
@@ -54,8 +54,8 @@ def parse_document(data: bytes) -> tuple[Any, str | None]:
         return None, "invalid_json"
 
 
-def _too_large(limits: Limits) -> InputTooLarge:
-    return InputTooLarge(
+def _too_large(limits: Limits) -> InputTooLargeError:
+    return InputTooLargeError(
         f"a JSON document runs past {mib(limits.max_document_bytes)} (--max-document-bytes):"
         " not read further"
     )
@@ -69,7 +69,7 @@ def split_documents(lines: Iterable[bytes], limits: Limits) -> Iterator[bytes]:
     is yielded as one item, up to the next value. The validity of each is
     left to the parser. An unclosed value at the end is
     yielded as it is (the parser then rejects it). Raises
-    :class:`~wavemetrics.limits.InputTooLarge` when one value runs past
+    :class:`~wavemetrics.limits.InputTooLargeError` when one value runs past
     ``max_document_bytes`` or holds a line longer than ``max_line_bytes``.
     """
     parts: list[bytes] = []
@@ -82,7 +82,7 @@ def split_documents(lines: Iterable[bytes], limits: Limits) -> Iterator[bytes]:
     first = True
     for raw in lines:
         if raw is LINE_TOO_LONG:
-            raise InputTooLarge(
+            raise InputTooLargeError(
                 f"a JSON document holds a line longer than {mib(limits.max_line_bytes)}"
                 " (--max-line-bytes): not read further"
             )

@@ -29,7 +29,7 @@ from typing import Any
 
 import attrs
 
-from wavemetrics.limits import InputTooLarge, current_limits
+from wavemetrics.limits import InputTooLargeError, current_limits
 from wavemetrics.readers._documents import parse_document, split_documents
 from wavemetrics.readers._lines import (
     LINE_TOO_LONG,
@@ -163,7 +163,7 @@ def iter_json_values(lines: Iterable[bytes], account: LineAccount) -> Iterator[A
                 account.problem(reason)
                 continue
             yield value
-    except InputTooLarge as exc:
+    except InputTooLargeError as exc:
         account.error = str(exc)
         return
     if documents == 1 and failed == 1:

@@ -39,7 +39,7 @@ from collections.abc import Iterator
 from itertools import chain
 from typing import IO, Any
 
-from wavemetrics.limits import InputTooLarge, current_limits, mib
+from wavemetrics.limits import InputTooLargeError, current_limits, mib
 from wavemetrics.readers._lines import LINE_TOO_LONG, LineAccount, usable_id, usable_text
 from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers._spans import (
@@ -240,7 +240,7 @@ def _parse_member(data: bytes | bytearray) -> tuple[Any, str | None]:
 
 def _read_member(archive: zipfile.ZipFile, member: zipfile.ZipInfo | str) -> bytearray:
     """A member's bytes, decompressed in chunks and counted: raises
-    :class:`~wavemetrics.limits.InputTooLarge` past ``max_document_bytes``
+    :class:`~wavemetrics.limits.InputTooLargeError` past ``max_document_bytes``
     (whatever size the archive claims), so a zip bomb stops at the limit."""
     limit = current_limits().max_document_bytes
     data = bytearray()
@@ -248,7 +248,7 @@ def _read_member(archive: zipfile.ZipFile, member: zipfile.ZipInfo | str) -> byt
         while chunk := stream.read(_MEMBER_CHUNK):
             data += chunk
             if len(data) > limit:
-                raise InputTooLarge(
+                raise InputTooLargeError(
                     f"an archive member inflates past {mib(limit)} (--max-document-bytes):"
                     " not read further"
                 )
@@ -284,7 +284,7 @@ def _read_archive(
                    if info.filename.startswith(_SAMPLES) and not info.is_dir()]
         try:
             eval_id = _archive_eval_id(archive, set(archive.namelist())) or fallback_id
-        except InputTooLarge as exc:
+        except InputTooLargeError as exc:
             return str(exc)
         if not members:
             account.lines_read += 1
@@ -293,7 +293,7 @@ def _read_archive(
             account.lines_read += 1
             try:
                 data = _read_member(archive, info)
-            except InputTooLarge as exc:
+            except InputTooLargeError as exc:
                 account.problem("member_too_large")
                 return str(exc)
             except _MEMBER_ERRORS:

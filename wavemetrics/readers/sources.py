@@ -14,7 +14,7 @@ from typing import BinaryIO
 
 import attrs
 
-from wavemetrics.limits import InputTooLarge, Limits, current_limits, mib
+from wavemetrics.limits import InputTooLargeError, Limits, current_limits, mib
 from wavemetrics.readers._lines import LINE_TOO_LONG, os_text
 
 __all__ = ["STDIN", "Source", "expand_paths"]
@@ -124,15 +124,15 @@ class Source:
                 yield from _bounded_lines(stream, limits)
         except (OSError, EOFError, zlib.error) as exc:
             self.error = _describe(exc)
-        except InputTooLarge as exc:
+        except InputTooLargeError as exc:
             self.error = str(exc)
         finally:
             if close:
                 stream.close()
 
 
-def _too_large(limits: Limits) -> InputTooLarge:
-    return InputTooLarge(
+def _too_large(limits: Limits) -> InputTooLargeError:
+    return InputTooLargeError(
         f"a line runs past {mib(limits.max_document_bytes)} (--max-document-bytes):"
         " not read further"
     )
@@ -141,7 +141,7 @@ def _too_large(limits: Limits) -> InputTooLarge:
 def _skip_rest(read: Callable[[int], bytes], skipped: int, limits: Limits) -> Iterator[bytes]:
     """Skip the rest of an over-long line (``skipped`` bytes of it already read) to its
     newline; yields :data:`LINE_TOO_LONG` once the line is over, raises
-    :class:`InputTooLarge` when it runs past ``max_document_bytes``."""
+    :class:`InputTooLargeError` when it runs past ``max_document_bytes``."""
     while True:
         if skipped > limits.max_document_bytes:
             yield LINE_TOO_LONG  # the line is counted before the input ends
