@@ -101,12 +101,12 @@ def fallback_session_id(path: str) -> str:
 @attrs.define
 class _Folder:
     sink: ObservationSink
-    seen_uuids: SeenIds = attrs.field(factory=SeenIds)  # 8-byte fingerprints, not the ids
+    seen_uuids: SeenIds = attrs.field(factory=SeenIds)  # 64-bit hashes, not the ids
     sidechain_roots: dict[str, str] = attrs.field(factory=dict)
     lanes: dict[tuple[str, str], LaneBuilder] = attrs.field(factory=dict)
 
     def lane_id(self, record: ClaudeRecord, uuid: str | None) -> str:
-        agent = usable_id(record.agentId)
+        agent = _id(record.agentId)
         if agent is not None:
             return agent
         if record.isSidechain is True and uuid is not None:
@@ -140,6 +140,20 @@ def _blocks(record: ClaudeRecord, block_type: str) -> Iterator[Any]:
                 yield block
 
 
+def _id(value: Any) -> str | None:
+    # usable_id, inlined for the common case of a printable ASCII string
+    if value.__class__ is str and value and value.isascii() and value.isprintable():
+        return value
+    return usable_id(value)
+
+
+def _suspect(value: Any) -> bool:
+    # bad_id, with the common cases (absent, printable ASCII) decided inline
+    if value.__class__ is not str or not value or (value.isascii() and value.isprintable()):
+        return False
+    return bad_id(value)
+
+
 def _read_line(record: ClaudeRecord, folder: _Folder, account: LineAccount, path: str) -> None:
     kind = record.type
     if not isinstance(kind, str):
@@ -152,14 +166,15 @@ def _read_line(record: ClaudeRecord, folder: _Folder, account: LineAccount, path
     if kind not in _CONVERSATION:
         account.ignore(kind)
         return
-    if bad_id(record.sessionId) or bad_id(record.agentId) or (
-        record.isSidechain is True and bad_id(raw_uuid)
+    raw_session = record.sessionId
+    if _suspect(raw_session) or _suspect(record.agentId) or (
+        record.isSidechain is True and _suspect(raw_uuid)
     ):  # never moved to a default lane or session (spec/formats.md)
         account.problem("invalid_id")
         return
-    uuid = usable_id(raw_uuid)
+    uuid = _id(raw_uuid)
     folder.note_sidechain(record, uuid)
-    session_id = usable_id(record.sessionId) or fallback_session_id(path)
+    session_id = _id(raw_session) or fallback_session_id(path)
     key = (session_id, folder.lane_id(record, uuid))
     lane = folder.lanes.get(key)
     if lane is None:
