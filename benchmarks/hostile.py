@@ -21,7 +21,6 @@ import subprocess
 import sys
 import time
 import zipfile
-import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 

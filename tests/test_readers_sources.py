@@ -30,6 +30,9 @@ from wavemetrics.readers.sources import (
     project_folder,
 )
 
+NO_TRACE_FILES = ("no trace files in this directory (read: *.jsonl, *.json, *.jsonl.gz,"
+                  " *.json.gz, *.eval)")
+
 LINES = [b'{"n": 1}\n', b"\n", b'{"n": 2}\n', b"  \n", b'{"n": 3}\n', b'{"n": 4}']
 
 
@@ -172,8 +175,8 @@ def test_expand_paths_reports_missing_paths_and_empty_folders(tmp_path: Path) ->
     assert files == []
     assert errors == [
         (missing, "no such file or directory"),
-        (str(tmp_path / "empty"), "no *.jsonl or *.json trace files in this directory"),
-        (str(tmp_path / "notes"), "no *.jsonl or *.json trace files in this directory"),
+        (str(tmp_path / "empty"), NO_TRACE_FILES),
+        (str(tmp_path / "notes"), NO_TRACE_FILES),
     ]
 
 
