@@ -377,6 +377,7 @@ def test_a_sample_written_twice_counts_once(tmp_path: Path) -> None:
     # 3 round trips. Once: durations 2500 + 750, span 2500: 750 ms, 1 round trip.
     sample = _parallel_sample()
     code, document = cli_document([_write_log(tmp_path, [sample, sample])])
+    assert code == 0
     assert lane_figures(document, *WAVE_FIGURES) == {
         ("E/1/1", "main"): (3, "0:1:0:0:0:0:0:0", 1, 750.0)}
     (entry,) = document["inputs"]

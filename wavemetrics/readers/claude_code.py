@@ -65,6 +65,7 @@ class ClaudeRecord(Record, frozen=True):
     sessionId: Any = msgspec.UNSET
     timestamp: Any = msgspec.UNSET
     durationMs: Any = msgspec.UNSET
+    forkedFrom: Any = msgspec.UNSET
     message: _Message | msgspec.UnsetType = msgspec.UNSET
 
 
@@ -129,10 +130,39 @@ def _blocks(record: ClaudeRecord, block_type: str) -> Iterator[Any]:
                 yield block
 
 
+def _is_fork_copy(record: ClaudeRecord) -> bool:
+    """Whether a line is a fork's copy of another session's history (``forkedFrom``)."""
+    fork = record.forkedFrom
+    return fork is not msgspec.UNSET and fork is not None and fork != "" and fork != {}
+
+
+def _server_tool_blocks(record: ClaudeRecord) -> int:
+    """How many blocks of an assistant line are server-side tools (``server_tool_use`` and
+    their ``*_tool_result``): run in the model's service, not the harness, so not calls."""
+    message = record.message
+    content = message.get("content") if isinstance(message, (dict, Record)) else None
+    if not isinstance(content, list):
+        return 0
+    count = 0
+    for block in content:
+        kind = block.get("type") if isinstance(block, (dict, Record)) else None
+        if isinstance(kind, str) and (
+            kind == "server_tool_use" or (kind.endswith("_tool_result") and kind != "tool_result")
+        ):
+            count += 1
+    return count
+
+
 def _read_line(record: ClaudeRecord, folder: _Folder, account: LineAccount, path: str) -> None:
     kind = record.type
     if not isinstance(kind, str):
         account.problem("missing_type")
+        return
+    if _is_fork_copy(record):
+        # /branch and forkSession copy the parent's lines (with its uuids for /branch):
+        # checked before the uuid de-duplication, so neither file order nor a missing
+        # parent decides which copy is used.
+        account.ignore("replayed_lines")
         return
     raw_uuid = record.uuid
     if isinstance(raw_uuid, str) and raw_uuid:
@@ -154,6 +184,10 @@ def _read_line(record: ClaudeRecord, folder: _Folder, account: LineAccount, path
         _read_turn(record, lane, account)
         return
     block_type = "tool_use" if kind == "assistant" else "tool_result"
+    if kind == "assistant":
+        server = _server_tool_blocks(record)
+        if server:
+            account.note("server_tool_blocks", server)
     blocks = list(_blocks(record, block_type))
     if not blocks:
         account.ignore(kind)
@@ -207,8 +241,13 @@ def read_claude_code(files: Sequence[ClaudeFile]) -> tuple[list[Lane], list[Line
     """Read the transcript files of one project folder into lanes.
 
     ``files`` are read in the given order (the CLI sorts them by path), lines in
-    file order. Lines are de-duplicated by ``uuid`` across all ``files``; within
-    a lane a call id's first start and first end win (repeats are counted in
+    file order. A line carrying ``forkedFrom`` (a ``/branch`` or ``forkSession``
+    copy of another session's history) is ignored as ``replayed_lines`` before
+    anything else, so figures do not depend on file order and a fork read without
+    its parent keeps only its own lines. Server-side tool blocks
+    (``server_tool_use``, ``web_search_tool_result``, ...) are not calls:
+    ``notes["server_tool_blocks"]``. Lines are de-duplicated by ``uuid`` across
+    all ``files``; within a lane a call id's first start and first end win (repeats are counted in
     ``notes``). Lanes: ``agentId``, else the parentUuid-chain root of an
     ``isSidechain`` line, else ``"main"``; keyed with the line's ``sessionId``.
     Returns the lanes in order of first appearance and one account per file.
