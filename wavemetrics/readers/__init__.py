@@ -15,6 +15,7 @@ import attrs
 from wavemetrics.readers._lines import LineAccount, forget_first_records, iter_records
 from wavemetrics.readers.claude_code import ClaudeFile, read_claude_code
 from wavemetrics.readers.lanes import InputReport, Lane, StreamSettings, streaming
+from wavemetrics.readers.pi import PiFile, read_pi_folder
 from wavemetrics.readers.registry import (
     DETECT_LINES,
     READERS,
@@ -93,7 +94,8 @@ class Detection:
 
 @attrs.frozen
 class ReadUnit:
-    """Files read together: one file, or every Claude Code file of a project folder."""
+    """Files read together: one file, every Claude Code file of a project folder, or
+    every pi session file of a folder."""
 
     format: str
     paths: tuple[str, ...]
@@ -138,26 +140,38 @@ def plan_units(detections: Sequence[Detection]) -> list[ReadUnit]:
 
     Claude Code files are grouped by project folder (``spec/formats.md``: uuid
     de-duplication and sub-agent lanes span a folder, so a folder is never split
-    between workers); every other file is a unit of its own.
+    between workers), pi files by folder (forks are read after their parents,
+    copied entries de-duplicated); every other file is a unit of its own.
     """
     units: list[ReadUnit] = []
-    claude: dict[str, int] = {}
+    folders: dict[tuple[str, str], int] = {}
     for detection in detections:
         fmt = detection.format
         if fmt is None:
             continue
-        if fmt != "claude-code" or detection.path == STDIN:
+        if fmt not in FOLDER_FORMATS or detection.path == STDIN:
             units.append(ReadUnit(fmt, (detection.path,)))
             continue
-        key = project_folder(detection.path)
-        if key in claude:
-            index = claude[key]
+        key = (fmt, _folder_of(fmt, detection.path))
+        if key in folders:
+            index = folders[key]
             units[index] = ReadUnit(fmt, (*units[index].paths, detection.path))
         else:
-            claude[key] = len(units)
+            folders[key] = len(units)
             units.append(ReadUnit(fmt, (detection.path,)))
-    return [ReadUnit(u.format, tuple(sorted(u.paths))) if u.format == "claude-code" else u
+    return [ReadUnit(u.format, tuple(sorted(u.paths))) if u.format in FOLDER_FORMATS else u
             for u in units]
+
+
+#: Formats whose files are read together per folder: Claude Code project folders
+#: (uuid de-duplication, sub-agent lanes) and pi session folders (fork copies).
+FOLDER_FORMATS = ("claude-code", "pi")
+
+
+def _folder_of(fmt: str, path: str) -> str:
+    if fmt == "claude-code":
+        return project_folder(path)
+    return os.path.dirname(os.path.abspath(path))
 
 
 def _read_unit_once(unit: ReadUnit, sources: dict[str, Source]) -> UnitResult:
@@ -165,6 +179,14 @@ def _read_unit_once(unit: ReadUnit, sources: dict[str, Source]) -> UnitResult:
     if fmt == "claude-code":
         members = [ClaudeFile(p, sources[p].lines) for p in unit.paths]
         lane_list, accounts = read_claude_code(members)
+        reports = tuple(
+            _report(p, fmt, account, sources[p])
+            for p, account in zip(unit.paths, accounts, strict=True)
+        )
+        return UnitResult(reports, tuple(lane_list))
+    if fmt == "pi" and len(unit.paths) > 1:
+        pi_files = [PiFile(p, sources[p].lines) for p in unit.paths]
+        lane_list, accounts = read_pi_folder(pi_files)
         reports = tuple(
             _report(p, fmt, account, sources[p])
             for p, account in zip(unit.paths, accounts, strict=True)
@@ -216,11 +238,11 @@ def read_unit(
 def _detect_file(
     args: tuple[str, str, StreamSettings | None],
 ) -> tuple[Detection, UnitResult | None]:
-    """Detect one file and, unless it belongs to a Claude Code project folder
-    (read later as a group), read it at once: one round trip per file."""
+    """Detect one file and, unless it belongs to a folder read as a group (Claude Code,
+    pi), read it at once: one round trip per file."""
     path, input_format, stream = args
     detection = detect_input(path, input_format)
-    if detection.format is None or detection.format == "claude-code":
+    if detection.format is None or detection.format in FOLDER_FORMATS:
         return detection, None
     return detection, read_unit(ReadUnit(detection.format, (path,)), stream)
 
@@ -266,7 +288,7 @@ def read_inputs(
     detected = []
     for detection, result in run(_detect_file, [(p, input_format, stream) for p in on_disk]):
         detected.append((detection, result))
-        if detection.format != "claude-code":
+        if detection.format not in FOLDER_FORMATS:
             done(1)
     detections = {d.path: d for d, _ in detected}
     early = {ReadUnit(d.format, (d.path,)): r for d, r in detected if r is not None and d.format}

@@ -24,6 +24,14 @@ Choices where the spec is silent:
   is ignored (``"repeated_tool_record"``); a repeated result line is ignored
   (``"repeated_tool_result"``).
 - v2/v3 ``id``/``parentId`` branches are not followed: file order is kept.
+- Forks (``/fork``, v3; ``spec/formats.md``): a file whose header names a parent
+  (``parentSession``, ``branchedFrom``: a path or a session id) may begin with
+  copies of the parent's entries (same ``id`` and ``timestamp``). The files of
+  one folder are read together (:func:`read_pi_folder`): parents before their
+  forks, and an entry of a fork whose ``(id, timestamp)`` was already read in
+  the folder is ignored as ``duplicate_entry``. Keying on the timestamp too
+  (*choice*) keeps unrelated sessions apart, whose 8-hex-digit entry ids can
+  collide in a large folder. A fork read without its parent keeps its entries.
 - ``measured_turn_duration_ms_total`` is 0 (the spec names no turn source).
 - Other lines are ignored by ``type``, other messages as ``"message.<role>"``
   (``bashExecution`` is a user's ``!cmd``, not a tool call).
@@ -31,17 +39,25 @@ Choices where the spec is silent:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import itertools
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import PurePath
 from typing import Any
 
 import attrs
 
-from wavemetrics.readers._lines import LineAccount, account_tool_line, iter_records, usable_text
+from wavemetrics.readers._lines import (
+    LineAccount,
+    account_tool_line,
+    iter_records,
+    os_text,
+    usable_text,
+)
 from wavemetrics.readers.lanes import Lane, LaneBuilder, finish_single_lane
 from wavemetrics.readers.sources import Source
 from wavemetrics.timestamps import iso_to_ms
 
-__all__ = ["read_pi", "read_pi_source", "sniff_pi"]
+__all__ = ["PARENT_KEYS", "PiFile", "read_pi", "read_pi_folder", "read_pi_source", "sniff_pi"]
 
 FORMAT = "pi"
 
@@ -115,13 +131,30 @@ def _read_result(record: dict[str, Any], message: dict[str, Any], state: _Sessio
     account.use()
 
 
-def read_pi(lines: Iterable[bytes], *, path: str) -> tuple[list[Lane], LineAccount]:
+def _entry_key(record: dict[str, Any]) -> tuple[str, str] | None:
+    """``(id, timestamp)`` of an entry (any line but the session header), if it has an id."""
+    entry_id = usable_text(record.get("id"))
+    if entry_id is None or record.get("type") == "session":
+        return None
+    stamp = record.get("timestamp")
+    return entry_id, stamp if isinstance(stamp, str) else ""
+
+
+def read_pi(
+    lines: Iterable[bytes],
+    *,
+    path: str,
+    entries: set[tuple[str, str]] | None = None,
+    fork: bool = False,
+) -> tuple[list[Lane], LineAccount]:
     """Read one pi session file into its single lane (none for an input with no records).
 
     ``lines``: raw physical lines. Problems: ``missing_type``,
     ``invalid_session_header``, ``invalid_payload`` (a ``message`` line whose
     ``message`` is not an object), ``invalid_tool_record``,
-    ``invalid_timestamp``. Never raises for bad data.
+    ``invalid_timestamp``. ``entries``: the ``(id, timestamp)`` keys of entries
+    already read in the folder, extended with this file's; with ``fork``, an
+    entry found there is ignored as ``duplicate_entry``. Never raises for bad data.
     """
     account = LineAccount()
     state = _Session(LaneBuilder(path, "", "main"), account)
@@ -129,6 +162,12 @@ def read_pi(lines: Iterable[bytes], *, path: str) -> tuple[list[Lane], LineAccou
     for record in iter_records(lines, account):
         seen = True
         kind = record.get("type")
+        key = _entry_key(record) if entries is not None else None
+        if key is not None and entries is not None:
+            if fork and key in entries:
+                account.ignore("duplicate_entry")
+                continue
+            entries.add(key)
         if not isinstance(kind, str):
             account.problem("missing_type")
         elif kind == "session":
@@ -146,6 +185,87 @@ def read_pi(lines: Iterable[bytes], *, path: str) -> tuple[list[Lane], LineAccou
     if not seen:
         return [], account
     return [finish_single_lane(state.lane, state.session_id, path, account)], account
+
+
+#: Header keys that name the session a fork was made from (a file path or a session id).
+PARENT_KEYS = ("parentSession", "branchedFrom")
+_HEADER_LINES = 16
+
+
+@attrs.frozen
+class PiFile:
+    """One session file of a folder: its display path and a line opener."""
+
+    path: str
+    open_lines: Callable[[], Iterable[bytes]]
+
+
+@attrs.frozen
+class _Header:
+    session_id: str | None
+    parent: str | None
+
+
+def _header(file: PiFile) -> _Header:
+    """The session id and parent reference of a file's ``session`` header (first lines)."""
+    lines = iter(file.open_lines())
+    head = list(itertools.islice(lines, _HEADER_LINES))
+    close = getattr(lines, "close", None)
+    if close is not None:
+        close()
+    for record in iter_records(head, LineAccount()):
+        if record.get("type") == "session":
+            parent = next((text for key in PARENT_KEYS
+                           if (text := usable_text(record.get(key))) is not None), None)
+            return _Header(usable_text(record.get("id")), parent)
+    return _Header(None, None)
+
+
+def _parent_path(reference: str, headers: dict[str, _Header]) -> str | None:
+    """The file of the folder a parent reference names: same file name, or that session id."""
+    name = PurePath(reference.replace("\\", "/")).name
+    for path, header in headers.items():
+        if PurePath(os_text(path)).name == name or header.session_id == reference:
+            return path
+    return None
+
+
+def _parents_first(paths: Sequence[str], headers: dict[str, _Header]) -> list[str]:
+    """``paths`` ordered so that every parent in the folder comes before its forks; otherwise
+    in the given order (a reference cycle in bad data is broken where it is met)."""
+    order: list[str] = []
+    placed: set[str] = set()
+    for path in paths:
+        chain: list[str] = []
+        node: str | None = path
+        while node is not None and node not in placed and node not in chain:
+            chain.append(node)
+            parent = headers[node].parent
+            node = None if parent is None else _parent_path(parent, headers)
+        for item in reversed(chain):
+            placed.add(item)
+            order.append(item)
+    return order
+
+
+def read_pi_folder(files: Sequence[PiFile]) -> tuple[list[Lane], list[LineAccount]]:
+    """Read the pi session files of one folder: parents before forks, copies ignored.
+
+    Returns the lanes and one account per file, both in the order of ``files``
+    (so the output does not depend on the reading order either). Never raises
+    for bad data.
+    """
+    headers = {file.path: _header(file) for file in files}
+    by_path = {file.path: file for file in files}
+    entries: set[tuple[str, str]] = set()
+    results: dict[str, tuple[list[Lane], LineAccount]] = {}
+    for path in _parents_first([file.path for file in files], headers):
+        results[path] = read_pi(
+            by_path[path].open_lines(), path=path, entries=entries,
+            fork=headers[path].parent is not None,
+        )
+    lanes = [lane for file in files for lane in results[file.path][0]]
+    return lanes, [results[file.path][1] for file in files]
 
 
 def read_pi_source(source: Source) -> tuple[list[Lane], LineAccount]:
