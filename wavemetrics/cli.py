@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TypeVar
 
@@ -140,6 +141,14 @@ def _run(
                 f"wavemetrics: note: {report.path}: no tool calls found in"
                 f" {report.lines_read} lines read as {report.format}", err=True,
             )
+    if outcome.skipped:
+        reasons = Counter(skipped.reason for skipped in outcome.skipped)
+        count = len(outcome.skipped)
+        click.echo(
+            f"wavemetrics: note: skipped {count} file{'' if count == 1 else 's'} found in"
+            f" folders: " + "; ".join(f"{reason} ({n})" for reason, n in reasons.items()),
+            err=True,
+        )
     _subagent_hints(paths, outcome)
     return analyse(outcome, eval_tool_names=eval_names, max_tracked_calls=cap)
 

@@ -70,12 +70,18 @@ def json_document(analysis: Analysis) -> dict[str, Any]:
         }
         entry.update(_summary_dict(result.summary))
         lanes.append(entry)
-    return {
+    document: dict[str, Any] = {
         "schema_kind": SCHEMA_KIND,
         "inputs": [_input_dict(report) for report in analysis.outcome.inputs],
-        "lanes": lanes,
-        "total": _summary_dict(analysis.total),
     }
+    if analysis.outcome.skipped:
+        # Only when a folder walk skipped a file, so other documents stay as they were.
+        document["skipped_files"] = [
+            {"path": s.path, "reason": s.reason} for s in analysis.outcome.skipped
+        ]
+    document["lanes"] = lanes
+    document["total"] = _summary_dict(analysis.total)
+    return document
 
 
 def render_json(analysis: Analysis) -> str:
@@ -140,7 +146,7 @@ def _figures(label: tuple[str, str], s: ParallelismSummary) -> str:
     ))
 
 
-def _inputs_line(inputs: tuple[InputReport, ...], input_format: str) -> str:
+def _inputs_line(inputs: tuple[InputReport, ...], input_format: str, skipped: int = 0) -> str:
     by_format = Counter(r.format for r in inputs if r.error is None)
     how = "auto-detected" if input_format == "auto" else "--input-format"
     parts = ", ".join(f"{n} {fmt}" for fmt, n in sorted(by_format.items()))
@@ -148,12 +154,15 @@ def _inputs_line(inputs: tuple[InputReport, ...], input_format: str) -> str:
     text = f"inputs: {parts or 'none read'} ({how})"
     if failed:
         text += f"; {failed} could not be read"
+    if skipped:
+        text += f"; {skipped} file{'' if skipped == 1 else 's'} in folders skipped (not traces)"
     return text
 
 
 def render_table(analysis: Analysis, *, input_format: str = "auto") -> str:
     """A table for people: one row per lane and a total row, durations in seconds."""
-    lines = [_inputs_line(analysis.outcome.inputs, input_format), ""]
+    lines = [_inputs_line(analysis.outcome.inputs, input_format,
+                          len(analysis.outcome.skipped)), ""]
     lines.append(_row(tuple(name for name, _, _ in _COLUMNS)))
     for result in analysis.lanes:
         lines.append(_figures((result.lane.session_id, result.lane.lane_id), result.summary))

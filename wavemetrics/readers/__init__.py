@@ -25,7 +25,7 @@ from wavemetrics.readers.registry import (
 from wavemetrics.readers.sources import (
     STDIN,
     Source,
-    expand_inputs,
+    expand,
     open_error,
     project_folder,
 )
@@ -41,6 +41,7 @@ __all__ = [
     "Mapper",
     "ReadOutcome",
     "ReadUnit",
+    "SkippedFile",
     "StreamSettings",
     "UnitResult",
     "detect_input",
@@ -57,11 +58,21 @@ FORMATS: tuple[str, ...] = tuple(reader.name for reader in READERS)
 
 
 @attrs.frozen
+class SkippedFile:
+    """A file found while walking a folder that is not a trace, and why it was skipped."""
+
+    path: str
+    reason: str
+
+
+@attrs.frozen
 class ReadOutcome:
-    """Every input's report (in input order) and every lane read (in reading order)."""
+    """Every input's report (in input order), every lane read (in reading order), and the
+    files found in folders that were skipped as not traces (``spec/formats.md``)."""
 
     inputs: tuple[InputReport, ...]
     lanes: tuple[Lane, ...]
+    skipped: tuple[SkippedFile, ...] = ()
 
     @property
     def failed(self) -> tuple[InputReport, ...]:
@@ -90,6 +101,8 @@ class Detection:
     path: str
     format: str | None
     error: str | None = None
+    #: Content that matches no format (neither read nor a known unmeasurable one).
+    unrecognised: bool = False
 
 
 @attrs.frozen
@@ -131,7 +144,8 @@ def detect_input(path: str, input_format: str = AUTO, source: Source | None = No
         # Cut off before anything recognisable (else its readable lines are read).
         return Detection(path, None, source.error)
     if detected is None:
-        return Detection(path, None, unmeasurable_reason(peeked, path) or _unrecognised())
+        reason = unmeasurable_reason(peeked, path)
+        return Detection(path, None, reason or _unrecognised(), unrecognised=reason is None)
     return Detection(path, detected)
 
 
@@ -274,7 +288,8 @@ def read_inputs(
     if input_format != AUTO and input_format not in FORMATS:
         raise ValueError(f"unknown input format {input_format!r}")
     run: Mapper = mapper or map
-    entries = expand_inputs(list(paths))
+    expansion = expand(list(paths))
+    entries = expansion.entries
     files = [path for path, error in entries if error is None]
     reports: dict[str, InputReport] = {
         path: InputReport(path=path, format="unknown", error=reason)
@@ -295,11 +310,18 @@ def read_inputs(
     for path, source in stdin.items():
         detections[path] = detect_input(path, input_format, source)
     ordered = [detections[path] for path in files]
+    skipped = [SkippedFile(path, reason) for path, reason in expansion.skipped]
     for detection in ordered:
-        if detection.format is None:
+        if detection.format is None and detection.unrecognised and (
+            detection.path in expansion.walked
+        ):
+            # Found by a folder walk, not named: a file that is no trace is skipped.
+            skipped.append(SkippedFile(detection.path, SKIPPED_UNRECOGNISED))
+        elif detection.format is None:
             reports[detection.path] = InputReport(
                 path=detection.path, format="unknown", error=detection.error
             )
+    entries = _folders_only_skipped(entries, expansion.walked, reports, skipped)
     units = plan_units(ordered)
     parallel = [unit for unit in units
                 if unit not in early and not any(path in stdin for path in unit.paths)]
@@ -321,7 +343,37 @@ def read_inputs(
         lanes.extend(result.lanes)
         for report in result.reports:
             reports[report.path] = report
-    return ReadOutcome(tuple(reports[p] for p, _ in entries), tuple(lanes))
+    return ReadOutcome(
+        tuple(reports[p] for p, _ in entries if p in reports), tuple(lanes),
+        tuple(sorted(skipped, key=lambda s: s.path)),
+    )
+
+
+#: Why a file found in a folder was skipped after detection.
+SKIPPED_UNRECOGNISED = (
+    f"not a trace: matches no known format (looked at the first {DETECT_LINES} lines)"
+)
+
+
+def _folders_only_skipped(
+    entries: list[tuple[str, str | None]],
+    walked: dict[str, str],
+    reports: dict[str, InputReport],
+    skipped: list[SkippedFile],
+) -> list[tuple[str, str | None]]:
+    """A named folder whose every file was skipped is an error, as an empty folder is."""
+    skipped_paths = {s.path for s in skipped}
+    folders: dict[str, list[str]] = {}
+    for path, folder in walked.items():
+        folders.setdefault(folder, []).append(path)
+    added: list[tuple[str, str | None]] = []
+    for folder, files in folders.items():
+        if files and all(path in skipped_paths for path in files):
+            reason = (f"no trace files in this directory ({len(files)} found, none a trace:"
+                      " skipped)")
+            reports[folder] = InputReport(path=folder, format="unknown", error=reason)
+            added.append((folder, reason))
+    return entries + added
 
 
 def _count_all(source: Source, account: LineAccount) -> None:

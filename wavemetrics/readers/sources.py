@@ -16,7 +16,7 @@ import attrs
 
 from wavemetrics.readers._lines import os_text
 
-__all__ = ["STDIN", "Source", "expand_paths"]
+__all__ = ["SIDECAR_REASON", "STDIN", "Expansion", "Source", "expand", "expand_paths"]
 
 STDIN = "-"
 TRACE_SUFFIXES = (".jsonl", ".json", ".jsonl.gz", ".json.gz", ".eval")
@@ -152,6 +152,10 @@ def _is_trace_name(name: str) -> bool:
     return name.endswith(TRACE_SUFFIXES) and not name.endswith(_SKIPPED_SUFFIXES)
 
 
+#: Why a ``*.meta.json`` file found in a folder is skipped without being opened.
+SIDECAR_REASON = "metadata sidecar (*.meta.json, written beside Claude Code sub-agents)"
+
+
 def _stat_error(path: str, *, regular: bool) -> str | None:
     """Why ``path`` cannot be read as a trace file, or ``None``; with ``regular``,
     only regular files qualify (a FIFO in a folder would block the read forever)."""
@@ -166,7 +170,9 @@ def _stat_error(path: str, *, regular: bool) -> str | None:
     return None
 
 
-def _walk(folder: str) -> tuple[list[str], list[tuple[str, str]]]:
+def _walk(
+    folder: str, skipped: list[tuple[str, str]] | None = None
+) -> tuple[list[str], list[tuple[str, str]]]:
     found: list[str] = []
     bad: list[tuple[str, str]] = []
 
@@ -177,6 +183,8 @@ def _walk(folder: str) -> tuple[list[str], list[tuple[str, str]]]:
         dirs.sort()
         for name in sorted(names):
             if not _is_trace_name(name):
+                if skipped is not None and name.endswith(_SKIPPED_SUFFIXES):
+                    skipped.append((os.path.join(root, name), SIDECAR_REASON))
                 continue
             full = os.path.join(root, name)
             reason = _stat_error(full, regular=True)
@@ -185,6 +193,29 @@ def _walk(folder: str) -> tuple[list[str], list[tuple[str, str]]]:
             else:
                 bad.append((full, reason))
     return found, bad
+
+
+@attrs.frozen
+class Expansion:
+    """What the paths a user named expand to.
+
+    ``entries``: ``(path, error)`` pairs as :func:`expand_inputs` gives them;
+    ``walked``: every file found inside a named folder, mapped to that folder;
+    ``skipped``: ``(path, reason)`` of files found in folders and skipped without
+    being read (metadata sidecars), counted in the report (``spec/formats.md``).
+    """
+
+    entries: list[tuple[str, str | None]]
+    walked: dict[str, str]
+    skipped: list[tuple[str, str]]
+
+
+def expand(paths: list[str]) -> Expansion:
+    """:func:`expand_inputs`, also saying which files a folder walk found or skipped."""
+    walked: dict[str, str] = {}
+    skipped: list[tuple[str, str]] = []
+    entries = _expand(paths, walked, skipped)
+    return Expansion(entries, walked, skipped)
 
 
 def expand_inputs(paths: list[str]) -> list[tuple[str, str | None]]:
@@ -197,8 +228,15 @@ def expand_inputs(paths: list[str]) -> list[tuple[str, str | None]]:
     Files inside a directory come sorted. A file reached twice (named twice, or
     also inside a named folder) is listed once, where it is first reached.
     Symbolic links to directories are not followed (no loops); links to files
-    are read.
+    are read. Metadata sidecars (``*.meta.json``) in a folder are not listed
+    (:func:`expand` reports them as skipped).
     """
+    return _expand(paths, {}, [])
+
+
+def _expand(
+    paths: list[str], walked: dict[str, str], skipped: list[tuple[str, str]]
+) -> list[tuple[str, str | None]]:
     entries: list[tuple[str, str | None]] = []
     seen: set[str] = set()
 
@@ -212,10 +250,11 @@ def expand_inputs(paths: list[str]) -> list[tuple[str, str | None]]:
         if path == STDIN:
             add_file(path)
         elif os.path.isdir(path):
-            found, bad = _walk(path)
+            found, bad = _walk(path, skipped)
             if not found and not bad:
                 entries.append((path, "no *.jsonl or *.json trace files in this directory"))
             for file in found:
+                walked.setdefault(file, path)
                 add_file(file)
             entries.extend((bad_path, reason) for bad_path, reason in bad)
         elif os.path.exists(path):
