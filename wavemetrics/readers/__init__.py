@@ -15,7 +15,7 @@ import attrs
 from wavemetrics.readers._lines import LineAccount, forget_first_records, iter_records
 from wavemetrics.readers.claude_code import ClaudeFile, read_claude_code
 from wavemetrics.readers.lanes import InputReport, Lane, StreamSettings, streaming
-from wavemetrics.readers.pi import PiFile, read_pi_folder
+from wavemetrics.readers.pi import read_pi_folder
 from wavemetrics.readers.registry import (
     DETECT_LINES,
     READERS,
@@ -199,8 +199,7 @@ def _read_unit_once(unit: ReadUnit, sources: dict[str, Source]) -> UnitResult:
         )
         return UnitResult(reports, tuple(lane_list))
     if fmt == "pi" and len(unit.paths) > 1:
-        pi_files = [PiFile(p, sources[p].lines) for p in unit.paths]
-        lane_list, accounts = read_pi_folder(pi_files)
+        lane_list, accounts = read_pi_folder([sources[p] for p in unit.paths])
         reports = tuple(
             _report(p, fmt, account, sources[p])
             for p, account in zip(unit.paths, accounts, strict=True)

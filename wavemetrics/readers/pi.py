@@ -39,8 +39,7 @@ Choices where the spec is silent:
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import PurePath
 from typing import Any
 
@@ -57,7 +56,7 @@ from wavemetrics.readers.lanes import Lane, LaneBuilder, finish_single_lane
 from wavemetrics.readers.sources import Source
 from wavemetrics.timestamps import iso_to_ms
 
-__all__ = ["PARENT_KEYS", "PiFile", "read_pi", "read_pi_folder", "read_pi_source", "sniff_pi"]
+__all__ = ["PARENT_KEYS", "read_pi", "read_pi_folder", "read_pi_source", "sniff_pi"]
 
 FORMAT = "pi"
 
@@ -193,27 +192,15 @@ _HEADER_LINES = 16
 
 
 @attrs.frozen
-class PiFile:
-    """One session file of a folder: its display path and a line opener."""
-
-    path: str
-    open_lines: Callable[[], Iterable[bytes]]
-
-
-@attrs.frozen
 class _Header:
     session_id: str | None
     parent: str | None
 
 
-def _header(file: PiFile) -> _Header:
-    """The session id and parent reference of a file's ``session`` header (first lines)."""
-    lines = iter(file.open_lines())
-    head = list(itertools.islice(lines, _HEADER_LINES))
-    close = getattr(lines, "close", None)
-    if close is not None:
-        close()
-    for record in iter_records(head, LineAccount()):
+def _header(source: Source) -> _Header:
+    """The session id and parent reference of a file's ``session`` header (first lines;
+    peeked, so an input that can be read only once loses nothing)."""
+    for record in iter_records(source.peek(_HEADER_LINES), LineAccount()):
         if record.get("type") == "session":
             parent = next((text for key in PARENT_KEYS
                            if (text := usable_text(record.get(key))) is not None), None)
@@ -248,24 +235,24 @@ def _parents_first(paths: Sequence[str], headers: dict[str, _Header]) -> list[st
     return order
 
 
-def read_pi_folder(files: Sequence[PiFile]) -> tuple[list[Lane], list[LineAccount]]:
+def read_pi_folder(sources: Sequence[Source]) -> tuple[list[Lane], list[LineAccount]]:
     """Read the pi session files of one folder: parents before forks, copies ignored.
 
-    Returns the lanes and one account per file, both in the order of ``files``
-    (so the output does not depend on the reading order either). Never raises
-    for bad data.
+    Returns the lanes and one account per source, both in the order of
+    ``sources`` (so the output does not depend on the reading order either).
+    Never raises for bad data.
     """
-    headers = {file.path: _header(file) for file in files}
-    by_path = {file.path: file for file in files}
+    headers = {source.path: _header(source) for source in sources}
+    by_path = {source.path: source for source in sources}
     entries: set[tuple[str, str]] = set()
     results: dict[str, tuple[list[Lane], LineAccount]] = {}
-    for path in _parents_first([file.path for file in files], headers):
+    for path in _parents_first([source.path for source in sources], headers):
         results[path] = read_pi(
-            by_path[path].open_lines(), path=path, entries=entries,
+            by_path[path].lines(), path=path, entries=entries,
             fork=headers[path].parent is not None,
         )
-    lanes = [lane for file in files for lane in results[file.path][0]]
-    return lanes, [results[file.path][1] for file in files]
+    lanes = [lane for source in sources for lane in results[source.path][0]]
+    return lanes, [results[source.path][1] for source in sources]
 
 
 def read_pi_source(source: Source) -> tuple[list[Lane], LineAccount]:
