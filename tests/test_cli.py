@@ -421,7 +421,7 @@ def test_progress_bar_only_on_a_terminal_and_never_over_piped_json() -> None:
 @needs_corpus
 def test_progress_counts_every_file_once(tmp_path: Path) -> None:
     """read_inputs reports progress for every file: 3 event files, and a Claude folder of 5."""
-    from wavemetrics.readers import read_inputs
+    from wavemetrics.pipeline import read_inputs
 
     for index in range(3):
         _events(tmp_path, PARALLEL, name=f"e{index}.jsonl")

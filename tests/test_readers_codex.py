@@ -27,15 +27,18 @@ from tests.corpus import CORPUS, needs_corpus
 from tests.reader_checks import (
     check_lanes,
     cli_document,
+    collect,
     observation_tuples,
     read_one,
+    sniffs,
     write_records,
 )
 from tests.strategies import fuzz_lines, plausible_or_any
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
 from wavemetrics.cli import main
-from wavemetrics.readers import InputReport, Lane, read_inputs
-from wavemetrics.readers.codex import embedded_duration_ms, read_codex, sniff_codex
+from wavemetrics.pipeline import Lane, read_inputs
+from wavemetrics.readers import InputReport
+from wavemetrics.readers.codex import CODEX, embedded_duration_ms, read_codex
 
 # 2026-01-01T00:00:00Z: 20 454 days after the epoch.
 BASE_MS = 1_767_225_600_000
@@ -558,7 +561,7 @@ def test_input_without_records_has_no_lane(tmp_path: Path) -> None:
 def test_sniffer_claims_rollouts_and_nothing_else() -> None:
     """The codex recogniser needs a timestamped envelope with a known type and object payload."""
     rollout = [json.dumps(_meta(0, "s")).encode()]
-    assert sniff_codex(rollout, "x.jsonl")
+    assert sniffs(CODEX, rollout, "x.jsonl")
     others = [
         b'{"type": "session", "id": "x", "timestamp": "2026-01-01T00:00:00Z"}',
         b'{"type": "message", "timestamp": "t", "message": {"role": "user"}}',
@@ -568,7 +571,7 @@ def test_sniffer_claims_rollouts_and_nothing_else() -> None:
         b'{"type": "event_msg", "payload": {"type": "token_count"}}',
         b'{"resourceSpans": []}',
     ]
-    assert not any(sniff_codex([line], "x.jsonl") for line in others)
+    assert not any(sniffs(CODEX, [line], "x.jsonl") for line in others)
 
 
 def test_auto_detection_picks_codex_for_a_rollout(tmp_path: Path) -> None:
@@ -602,12 +605,12 @@ _CODEX_RECORD = st.fixed_dictionaries(
 @given(st.lists(fuzz_lines(_CODEX_RECORD), max_size=12))
 def test_fuzzed_rollouts_never_raise(lines: list[bytes]) -> None:
     """Any mix of mutated rollout records and random bytes reads without an exception."""
-    lanes, account = read_codex(lines, path="rollout-fuzz.jsonl")
+    lanes, account = collect(read_codex, lines, path="rollout-fuzz.jsonl")
     assert account.lines_read == len(lines)
     assert account.lines_read == account.lines_used + account.lines_ignored + sum(
         account.problems.values())
     check_lanes(lanes)
-    sniff_codex(lines, "rollout-fuzz.jsonl")
+    sniffs(CODEX, lines, "rollout-fuzz.jsonl")
 
 
 # --- 2026 shapes (issue 14): namespaced MCP tools, client-side tool search, Code Mode.

@@ -27,11 +27,13 @@ from tests.reader_checks import (
     lane_figures,
     observation_tuples,
     read_one,
+    sniffs,
 )
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
 from wavemetrics.cli import main
-from wavemetrics.readers import InputReport, Lane, read_inputs
-from wavemetrics.readers.inspect_log import sniff_inspect
+from wavemetrics.pipeline import Lane, read_inputs
+from wavemetrics.readers import InputReport
+from wavemetrics.readers.inspect_log import INSPECT
 
 # 2026-01-01T00:00:00Z in ms.
 BASE_MS = 1_767_225_600_000
@@ -283,18 +285,18 @@ def test_sniff_recognises_logs_and_archives_and_nothing_else(tmp_path: Path) -> 
     pretty = json.dumps({"version": 2, "status": "success", "eval": {"eval_id": "E"}},
                         indent=2).encode().splitlines(True)
     assert pretty[0] == b"{\n"
-    assert sniff_inspect(pretty, "log.json")
-    assert sniff_inspect([b'{"eval": {"eval_id": "E"}, "samples": []}\n'], "log.json")
+    assert sniffs(INSPECT, pretty, "log.json")
+    assert sniffs(INSPECT, [b'{"eval": {"eval_id": "E"}, "samples": []}\n'], "log.json")
     archive = _write_eval(tmp_path / "x.eval", _eval_members())
     head = Path(archive).read_bytes()[:200].splitlines(True)
-    assert sniff_inspect(head, archive)
-    assert sniff_inspect(head, "-")
+    assert sniffs(INSPECT, head, archive)
+    assert sniffs(INSPECT, head, "-")
     other = tmp_path / "other.zip"
     with zipfile.ZipFile(other, "w") as handle:
         handle.writestr("readme.txt", "hello")
-    assert not sniff_inspect(other.read_bytes().splitlines(True), str(other))
-    assert not sniff_inspect([b'{"spans": [], "eval": 1}\n'], "x.json")
-    assert not sniff_inspect([b'{"type": "user", "text": "\\"eval\\": {\\"eval_id\\": 1}"}\n'],
+    assert not sniffs(INSPECT, other.read_bytes().splitlines(True), str(other))
+    assert not sniffs(INSPECT, [b'{"spans": [], "eval": 1}\n'], "x.json")
+    assert not sniffs(INSPECT, [b'{"type": "user", "text": "\\"eval\\": {\\"eval_id\\": 1}"}\n'],
                              "s.jsonl")
 
 

@@ -21,11 +21,12 @@ import pytest
 from click.testing import CliRunner
 
 from tests.corpus import CORPUS, needs_corpus
-from tests.reader_checks import observation_tuples, read_one
+from tests.reader_checks import observation_tuples, read_one, sniffs
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
 from wavemetrics.cli import main
-from wavemetrics.readers import InputReport, Lane
-from wavemetrics.readers.otel_spans import sniff_otel_spans
+from wavemetrics.pipeline import Lane
+from wavemetrics.readers import InputReport
+from wavemetrics.readers.otel_spans import OTEL_SPANS
 
 # 2026-01-01T00:00:00Z in ms and ns.
 BASE_MS = 1_767_225_600_000
@@ -304,16 +305,16 @@ def test_sniff_recognises_pretty_documents_and_not_other_formats() -> None:
     pretty = json.dumps({"spans": [_span(1, 1, 2)]}, indent=2).encode().splitlines(True)
     array = json.dumps([_span(1, 1, 2)], indent=4).encode().splitlines(True)
     assert pretty[0] == b"{\n" and array[0] == b"[\n"
-    assert sniff_otel_spans(pretty[:64], "trace.json")
-    assert sniff_otel_spans(array[:64], "spans.json")
-    assert sniff_otel_spans([json.dumps(_span(1, 1, 2)).encode() + b"\n"], "s.jsonl")
-    assert not sniff_otel_spans([b'{"resourceSpans": []}\n'], "x.json")
-    assert not sniff_otel_spans([b"{\n", b'  "resourceSpans": [],\n', b'  "context": {\n',
+    assert sniffs(OTEL_SPANS, pretty[:64], "trace.json")
+    assert sniffs(OTEL_SPANS, array[:64], "spans.json")
+    assert sniffs(OTEL_SPANS, [json.dumps(_span(1, 1, 2)).encode() + b"\n"], "s.jsonl")
+    assert not sniffs(OTEL_SPANS, [b'{"resourceSpans": []}\n'], "x.json")
+    assert not sniffs(OTEL_SPANS, [b"{\n", b'  "resourceSpans": [],\n', b'  "context": {\n',
                                  b'  "span_id": 1, "start_time": 2\n'], "x.json")
-    assert not sniff_otel_spans([b'{"type": "assistant", "uuid": "u", "message": '
+    assert not sniffs(OTEL_SPANS, [b'{"type": "assistant", "uuid": "u", "message": '
                                  b'{"content": "\\"context\\": {\\"span_id\\": 1, '
                                  b'\\"start_time\\": 2}"}}\n'], "session.jsonl")
-    assert not sniff_otel_spans([b'{"version": 2, "eval": {"eval_id": "e"}}\n'], "log.json")
+    assert not sniffs(OTEL_SPANS, [b'{"version": 2, "eval": {"eval_id": "e"}}\n'], "log.json")
 
 
 def test_agent_lanes_and_nested_mcp_copies_in_span_dicts(tmp_path: Path) -> None:

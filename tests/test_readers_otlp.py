@@ -26,12 +26,14 @@ from tests.reader_checks import (
     lane_figures,
     observation_tuples,
     read_one,
+    sniffs,
     write_records,
 )
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
 from wavemetrics.cli import main
-from wavemetrics.readers import InputReport, Lane
-from wavemetrics.readers.otlp import sniff_otlp
+from wavemetrics.pipeline import Lane
+from wavemetrics.readers import InputReport
+from wavemetrics.readers.otlp import OTLP
 
 # 2026-01-01T00:00:00Z in ms and ns.
 BASE_MS = 1_767_225_600_000
@@ -435,14 +437,14 @@ def test_sniff_recognises_both_layouts_and_nothing_else() -> None:
     """Detection accepts JSON Lines batches and an indented document, not other JSON."""
     line = json.dumps(_batch([])).encode() + b"\n"
     pretty = [b"{\n", b'  "resourceSpans": [\n', b"    {\n"]
-    assert sniff_otlp([line], "x.jsonl")
-    assert sniff_otlp([b"\xef\xbb\xbf" + line], "x.jsonl")
-    assert sniff_otlp(pretty, "x.json")
-    assert sniff_otlp([b'{"resourceLogs": []}\n', line], "x.jsonl")
-    assert not sniff_otlp([b'{"spans": []}\n'], "x.json")
-    assert not sniff_otlp([b'{"type": "user", "text": "{\\"resourceSpans\\": []}"}\n'], "x")
-    assert not sniff_otlp([b"[\n", b'  {"resourceSpans": [\n'], "x.json")
-    assert not sniff_otlp([b"PK\x03\x04binary"], "x.eval")
+    assert sniffs(OTLP, [line], "x.jsonl")
+    assert sniffs(OTLP, [b"\xef\xbb\xbf" + line], "x.jsonl")
+    assert sniffs(OTLP, pretty, "x.json")
+    assert sniffs(OTLP, [b'{"resourceLogs": []}\n', line], "x.jsonl")
+    assert not sniffs(OTLP, [b'{"spans": []}\n'], "x.json")
+    assert not sniffs(OTLP, [b'{"type": "user", "text": "{\\"resourceSpans\\": []}"}\n'], "x")
+    assert not sniffs(OTLP, [b"[\n", b'  {"resourceSpans": [\n'], "x.json")
+    assert not sniffs(OTLP, [b"PK\x03\x04binary"], "x.eval")
 
 
 def test_malformed_attribute_entries_are_skipped(tmp_path: Path) -> None:

@@ -25,16 +25,19 @@ from tests.reader_checks import (
     WAVE_FIGURES,
     check_lanes,
     cli_document,
+    collect,
     lane_figures,
     observation_tuples,
     read_one,
+    sniffs,
     write_records,
 )
 from tests.strategies import fuzz_lines, plausible_or_any
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
 from wavemetrics.cli import main
-from wavemetrics.readers import InputReport, Lane
-from wavemetrics.readers.pi import read_pi, sniff_pi
+from wavemetrics.pipeline import Lane
+from wavemetrics.readers import InputReport
+from wavemetrics.readers.pi import PI, read_pi
 
 # 2026-01-01T00:00:00Z: 20 454 days after the epoch.
 BASE_MS = 1_767_225_600_000
@@ -268,8 +271,8 @@ def test_input_without_records_has_no_lane(tmp_path: Path) -> None:
 
 def test_sniffer_claims_pi_sessions_and_nothing_else() -> None:
     """The pi recogniser needs a session header or a message line with a role."""
-    assert sniff_pi([json.dumps(_header(0, "s")).encode()], "s.jsonl")
-    assert sniff_pi([json.dumps(_result(1, "a")).encode()], "s.jsonl")
+    assert sniffs(PI, [json.dumps(_header(0, "s")).encode()], "s.jsonl")
+    assert sniffs(PI, [json.dumps(_result(1, "a")).encode()], "s.jsonl")
     others = [
         b'{"timestamp": "t", "type": "session_meta", "payload": {"id": "x"}}',
         b'{"ts": "t", "dir": "meta", "kind": "session_start"}',
@@ -277,7 +280,7 @@ def test_sniffer_claims_pi_sessions_and_nothing_else() -> None:
         b'{"type": "session", "id": 5, "timestamp": "t"}',
         b'{"type": "message", "message": "text"}',
     ]
-    assert not any(sniff_pi([line], "s.jsonl") for line in others)
+    assert not any(sniffs(PI, [line], "s.jsonl") for line in others)
 
 
 _PI_BLOCK = st.fixed_dictionaries(
@@ -301,12 +304,12 @@ _PI_RECORD = st.fixed_dictionaries(
 @given(st.lists(fuzz_lines(_PI_RECORD), max_size=12))
 def test_fuzzed_sessions_never_raise(lines: list[bytes]) -> None:
     """Any mix of mutated session lines and random bytes reads without an exception."""
-    lanes, account = read_pi(lines, path="session-fuzz.jsonl")
+    lanes, account = collect(read_pi, lines, path="session-fuzz.jsonl")
     assert account.lines_read == len(lines)
     assert account.lines_read == account.lines_used + account.lines_ignored + sum(
         account.problems.values())
     check_lanes(lanes)
-    sniff_pi(lines, "session-fuzz.jsonl")
+    sniffs(PI, lines, "session-fuzz.jsonl")
 
 
 # --- 2026 shapes (issue 14): v3 forks copy their parent's entries.

@@ -15,8 +15,19 @@ from wavemetrics.classify import (
 )
 from wavemetrics.histogram import decode_histogram, encode_histogram, wave_size_bucket
 from wavemetrics.observations import Observation, ToolCall, WaveCounters
-from wavemetrics.pipeline import Analysis, LaneResult, analyse, session_hash
-from wavemetrics.readers import FORMATS, InputReport, Lane, ReadOutcome, read_inputs
+from wavemetrics.pipeline import (
+    Analysis,
+    Lane,
+    LaneResult,
+    ReadOutcome,
+    StreamedLane,
+    StreamedLaneResult,
+    StreamSettings,
+    analyse,
+    read_inputs,
+    session_hash,
+)
+from wavemetrics.readers import FORMATS, InputReport
 from wavemetrics.savings import (
     modeled_wallclock_saved_ms,
     saved_round_trips,
@@ -42,6 +53,9 @@ __all__ = [
     "Observation",
     "ParallelismSummary",
     "ReadOutcome",
+    "StreamSettings",
+    "StreamedLane",
+    "StreamedLaneResult",
     "ToolCall",
     "Wave",
     "WaveAssembly",

@@ -11,7 +11,7 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar, overload
 
 import click
 
@@ -30,8 +30,15 @@ from wavemetrics.compare import render_json as render_compare_json
 from wavemetrics.compare import render_table as render_compare_table
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.parallel import default_jobs, process_mapper
-from wavemetrics.pipeline import Analysis, analyse
-from wavemetrics.readers import AUTO, FORMATS, ReadOutcome, StreamSettings, read_inputs
+from wavemetrics.pipeline import (
+    Lane,
+    ReadOutcome,
+    StreamedLane,
+    StreamSettings,
+    analyse,
+    read_inputs,
+)
+from wavemetrics.readers import AUTO, FORMATS
 from wavemetrics.readers.sources import expand_inputs
 from wavemetrics.report import (
     render_json,
@@ -57,6 +64,63 @@ F = TypeVar("F", bound=Callable[..., Any])
 PROGRESS_MIN_FILES = 20
 
 
+class ExitStatus:
+    """The one owner of a command's exit status: 0 ok, 1 data errors, 2 usage errors.
+
+    A command records data errors as it goes (:meth:`check_inputs`) and ends
+    with :meth:`exit`; :meth:`fail` stops at once with a message on stderr.
+    """
+
+    OK, DATA_ERROR, USAGE_ERROR = 0, 1, 2
+
+    def __init__(self) -> None:
+        self.code = self.OK
+
+    def data_error(self) -> None:
+        """Some input could not be read: the command goes on, and exits with 1."""
+        self.code = max(self.code, self.DATA_ERROR)
+
+    def check_inputs(self, outcome: ReadOutcome[Lane | StreamedLane]) -> None:
+        """A data error if any input could not be read or recognised."""
+        if outcome.failed:
+            self.data_error()
+
+    def fail(self, message: str, code: int = DATA_ERROR) -> NoReturn:
+        """Print ``wavemetrics: error: message`` and exit with ``code`` now."""
+        click.echo(f"wavemetrics: error: {message}", err=True)
+        raise SystemExit(code)
+
+    def exit(self) -> None:
+        """End the command with the recorded status (nothing to do for 0)."""
+        if self.code != self.OK:
+            raise SystemExit(self.code)
+
+
+def _eval_names(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[
+    str, ...
+]:
+    """``--eval-tool``: the names given, else the defaults (given names replace them)."""
+    return tuple(value) or EVAL_TOOL_NAMES
+
+
+def _cap(ctx: click.Context, param: click.Parameter, value: int) -> int | None:
+    """``--max-tracked-calls``: 0 means unbounded (``None``)."""
+    return value or None
+
+
+def _eval_tool_option(help_text: str) -> Callable[[F], F]:
+    return click.option(
+        "--eval-tool", "eval_tools", multiple=True, metavar="NAME", callback=_eval_names,
+        help=help_text,
+    )
+
+
+_MAX_TRACKED_CALLS_OPTION = click.option(
+    "--max-tracked-calls", type=click.IntRange(min=0), default=DEFAULT_MAX_TRACKED_CALLS,
+    show_default=True, callback=_cap, help="Cap on calls held per lane (v1); 0 means unbounded.",
+)
+
+
 def _input_options(command: F) -> F:
     options = [
         click.argument("paths", nargs=-1, required=True, metavar="PATH..."),
@@ -64,15 +128,11 @@ def _input_options(command: F) -> F:
             "--input-format", type=click.Choice([AUTO, *FORMATS]), default=AUTO,
             show_default=True, help="Trace format; auto: detect from each input's first records.",
         ),
-        click.option(
-            "--eval-tool", "eval_tools", multiple=True, metavar="NAME",
-            help="An eval (code-execution) tool name; repeatable; replaces the defaults "
-                 f"({', '.join(EVAL_TOOL_NAMES)}).",
+        _eval_tool_option(
+            "An eval (code-execution) tool name; repeatable; replaces the defaults "
+            f"({', '.join(EVAL_TOOL_NAMES)})."
         ),
-        click.option(
-            "--max-tracked-calls", type=click.IntRange(min=0), default=DEFAULT_MAX_TRACKED_CALLS,
-            show_default=True, help="Cap on calls held per lane (v1); 0 means unbounded.",
-        ),
+        _MAX_TRACKED_CALLS_OPTION,
         click.option(
             "--jobs", "-j", type=click.IntRange(min=1), default=default_jobs(),
             show_default="the number of cores",
@@ -84,7 +144,7 @@ def _input_options(command: F) -> F:
     return command
 
 
-def _subagent_hints(paths: Sequence[str], outcome: ReadOutcome) -> None:
+def _subagent_hints(paths: Sequence[str], outcome: ReadOutcome[Lane | StreamedLane]) -> None:
     # A session file named alone leaves its <session>/subagents/ lanes out: say so.
     read = {os.path.abspath(r.path) for r in outcome.inputs}
     for path in paths:
@@ -106,13 +166,26 @@ def show_progress(output_format: str, stdout_is_tty: bool, stderr_is_tty: bool) 
     return stdout_is_tty or output_format not in ("json", "jsonl")
 
 
-def _run(
-    paths: Sequence[str], input_format: str, eval_tools: Sequence[str], max_tracked_calls: int,
-    *, jobs: int = 1, stream: bool = False, output_format: str = "table",
-) -> Analysis:
-    eval_names = tuple(eval_tools) or EVAL_TOOL_NAMES
-    cap = max_tracked_calls or None
-    settings = StreamSettings(max_tracked_calls=cap, eval_tool_names=eval_names) if stream else None
+@overload
+def _read(
+    paths: Sequence[str], input_format: str, stream: None, *, jobs: int,
+    output_format: str = ...,
+) -> ReadOutcome[Lane]: ...
+
+
+@overload
+def _read(
+    paths: Sequence[str], input_format: str, stream: StreamSettings, *, jobs: int,
+    output_format: str = ...,
+) -> ReadOutcome[Lane | StreamedLane]: ...
+
+
+def _read(
+    paths: Sequence[str], input_format: str, stream: StreamSettings | None, *, jobs: int,
+    output_format: str = "table",
+) -> ReadOutcome[Lane | StreamedLane]:
+    """Read ``paths`` (streamed with ``stream`` settings, else in batch) and warn on stderr."""
+    settings = stream
     total = 0
     if show_progress(output_format, sys.stdout.isatty(), sys.stderr.isatty()):
         total = sum(1 for _, error in expand_inputs(list(paths)) if error is None)
@@ -150,12 +223,7 @@ def _run(
             err=True,
         )
     _subagent_hints(paths, outcome)
-    return analyse(outcome, eval_tool_names=eval_names, max_tracked_calls=cap)
-
-
-def _exit(analysis: Analysis) -> None:
-    if analysis.outcome.failed:
-        raise SystemExit(1)
+    return outcome
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -172,20 +240,21 @@ def main() -> None:
 )
 def summarize(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int, jobs: int, output_format: str,
+    max_tracked_calls: int | None, jobs: int, output_format: str,
 ) -> None:
     """Summarise tool-call parallelism per lane of each PATH (file, folder, or - for stdin)."""
-    analysis = _run(
-        paths, input_format, eval_tools, max_tracked_calls, jobs=jobs, stream=True,
-        output_format=output_format,
-    )
+    status = ExitStatus()
+    settings = StreamSettings(max_tracked_calls, eval_tools)
+    outcome = _read(paths, input_format, settings, jobs=jobs, output_format=output_format)
+    status.check_inputs(outcome)
+    analysis = analyse(outcome)  # with the settings the lanes were streamed with
     if output_format == "json":
         click.echo(render_json(analysis), nl=False)
     elif output_format == "jsonl":
         click.echo(render_jsonl(analysis), nl=False)
     else:
         click.echo(render_table(analysis, input_format=input_format), nl=False)
-    _exit(analysis)
+    status.exit()
 
 
 @main.command()
@@ -196,30 +265,26 @@ def summarize(
 )
 def waves(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int, jobs: int, output_format: str,
+    max_tracked_calls: int | None, jobs: int, output_format: str,
 ) -> None:
     """List every wave (lane, start, span, size, peak, bucket, saving, tools) of each PATH."""
-    analysis = _run(
-        paths, input_format, eval_tools, max_tracked_calls, jobs=jobs, output_format=output_format
-    )
-    names = tuple(eval_tools) or EVAL_TOOL_NAMES
+    status = ExitStatus()
+    # read in batch: waves are listed, so every lane is assembled whole
+    outcome = _read(paths, input_format, None, jobs=jobs, output_format=output_format)
+    status.check_inputs(outcome)
+    analysis = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls)
     if output_format == "json":
-        document = waves_document(analysis, names)
+        document = waves_document(analysis, eval_tools)
         click.echo(json.dumps(document, indent=2, allow_nan=False))
     else:
-        click.echo(render_waves_table(analysis, names), nl=False)
-    _exit(analysis)
+        click.echo(render_waves_table(analysis, eval_tools), nl=False)
+    status.exit()
 
 
 def _picture_path(ctx: click.Context, param: click.Parameter, value: str) -> str:
     if output_format(value) is None:
         raise click.BadParameter(f"{value!r}: the file name must end in .svg or .png")
     return value
-
-
-def _fail(message: str) -> NoReturn:
-    click.echo(f"wavemetrics: error: {message}", err=True)
-    raise SystemExit(1)
 
 
 @main.command()
@@ -234,32 +299,34 @@ def _fail(message: str) -> NoReturn:
 )
 def timeline(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int, jobs: int, output: str, lane_ids: tuple[str, ...],
+    max_tracked_calls: int | None, jobs: int, output: str, lane_ids: tuple[str, ...],
 ) -> None:
     """Draw each lane's tool calls as bars, grouped in waves and coloured by bucket (SVG or PNG)."""
+    status = ExitStatus()
     try:
         require_matplotlib()  # before reading: a long read should not end in this
     except MatplotlibMissing as error:  # nothing was read: like a usage error, as compare does
-        click.echo(f"wavemetrics: error: {error}", err=True)
-        raise SystemExit(2) from None
-    analysis = _run(paths, input_format, eval_tools, max_tracked_calls, jobs=jobs)
+        status.fail(str(error), ExitStatus.USAGE_ERROR)
+    outcome = _read(paths, input_format, None, jobs=jobs)  # batch: the waves are drawn
+    status.check_inputs(outcome)
+    analysis = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls)
     try:
         lanes = select_lanes(analysis.lanes, lane_ids)
     except LaneNotFound as error:
         shown = ", ".join(error.available[:10]) or "none"
         more = f" and {len(error.available) - 10} more" if len(error.available) > 10 else ""
-        _fail(f"--lane {error.lane_id}: no such lane (lanes: {shown}{more})")
+        status.fail(f"--lane {error.lane_id}: no such lane (lanes: {shown}{more})")
     if not lanes:
-        _fail("no lanes to draw")
+        status.fail("no lanes to draw")
     try:
-        render_timeline(lanes, output, eval_tool_names=tuple(eval_tools) or EVAL_TOOL_NAMES)
+        render_timeline(lanes, output, eval_tool_names=eval_tools)
     except OSError as error:
-        _fail(f"{output}: {error.strerror or error}")
+        status.fail(f"{output}: {error.strerror or error}")
     except ValueError as error:  # too many lanes for one picture
-        _fail(str(error))
+        status.fail(str(error))
     calls = sum(r.summary.paired_calls for r in lanes)
     click.echo(f"{output}: {len(lanes)} lane{'' if len(lanes) == 1 else 's'}, {calls} calls")
-    _exit(analysis)
+    status.exit()
 
 
 @main.command()
@@ -283,32 +350,27 @@ def timeline(
     "--input-format", type=click.Choice([AUTO, *FORMATS]), default=AUTO, show_default=True,
     help="Trace format of every trial; auto: detect per file.",
 )
-@click.option("--eval-tool", "eval_tools", multiple=True, metavar="NAME",
-              help="An eval tool name; repeatable; replaces the defaults.")
-@click.option(
-    "--max-tracked-calls", type=click.IntRange(min=0), default=DEFAULT_MAX_TRACKED_CALLS,
-    show_default=True, help="Cap on calls held per lane (v1); 0 means unbounded.",
-)
+@_eval_tool_option("An eval tool name; repeatable; replaces the defaults.")
+@_MAX_TRACKED_CALLS_OPTION
 def compare(
     baseline: str, candidate: str, metric: str, output_format: str, seed: int,
     resamples: int, confidence: float, input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int,
+    max_tracked_calls: int | None,
 ) -> None:
     """Compare two harness versions: BASELINE and CANDIDATE are folders <task_id>/<trial traces>.
 
     Prints the mean over tasks of the per-task difference (candidate minus
     baseline) with a paired bootstrap interval. Needs the compare extra (scipy).
     """
+    status = ExitStatus()
     try:
         comparison = compare_folders(
             baseline, candidate, metric=metric, resamples=resamples, confidence=confidence,
-            seed=seed, input_format=input_format,
-            eval_tool_names=tuple(eval_tools) or EVAL_TOOL_NAMES,
-            max_tracked_calls=max_tracked_calls or None,
+            seed=seed, input_format=input_format, eval_tool_names=eval_tools,
+            max_tracked_calls=max_tracked_calls,
         )
     except MissingExtra as error:  # nothing was computed: like a usage error
-        click.echo(f"wavemetrics: error: {error}", err=True)
-        raise SystemExit(2) from None
+        status.fail(str(error), ExitStatus.USAGE_ERROR)
     for failure in comparison.failures:
         click.echo(f"wavemetrics: error: {failure.side}: {failure.reason}", err=True)
     for path in comparison.strays:
@@ -318,4 +380,5 @@ def compare(
     else:
         click.echo(render_compare_table(comparison), nl=False)
     if comparison.failures or comparison.paired_tasks == 0:
-        raise SystemExit(1)
+        status.data_error()
+    status.exit()

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from wavemetrics.readers import Mapper
+from wavemetrics.pipeline import Mapper
 
 __all__ = ["default_jobs", "process_mapper"]
 

@@ -30,7 +30,8 @@ from typing import Any
 import attrs
 
 from wavemetrics.readers._lines import LineAccount, iter_records, usable_text
-from wavemetrics.readers.lanes import Lane, LaneBuilder
+from wavemetrics.readers._protocol import ObservationSink
+from wavemetrics.readers.lanes import LaneBuilder
 from wavemetrics.timestamps import ns_to_ms
 
 __all__ = [
@@ -509,8 +510,8 @@ class SpanCollector:
             groups.setdefault(find(span.index), []).append(span)
         return list(groups.values())
 
-    def lanes(self, path: str, account: LineAccount) -> list[Lane]:
-        """Lanes of the tool spans, in order of their first tool span.
+    def lanes(self, path: str, account: LineAccount, sink: ObservationSink) -> None:
+        """Feed ``sink`` the lanes of the tool spans, in order of their first tool span.
 
         Duplicate spans of one call are reduced to the innermost
         (``ignored["duplicate_span"]`` for the others, :meth:`_copies`); each
@@ -536,7 +537,7 @@ class SpanCollector:
             assert span.start_ms is not None
             key = (self.session_of(span), self._lane_of(span))
             if key not in builders:
-                builders[key] = LaneBuilder(path, *key)
+                builders[key] = LaneBuilder(path, *key, sink=sink)
                 calls[key] = []
             if span.end_ms == span.start_ms or span.index in copied:
                 account.ignore("synthetic_timing")
@@ -545,7 +546,7 @@ class SpanCollector:
             calls[key].append(Call(span.call_id, span.tool_name, span.start_ms, span.end_ms))
         for key, builder in builders.items():
             feed_calls(builder, calls[key])
-        return [builder.build() for builder in builders.values()]
+            builder.build()
 
     def _copied_timing(self, tools: list[SpanRecord]) -> set[int]:
         """Indices of tool spans whose start and end equal their parent's, where 2+

@@ -58,7 +58,8 @@ from typing import IO, Any
 
 import attrs
 
-from wavemetrics.readers._lines import LineAccount, first_records, usable_text
+from wavemetrics.readers._lines import LineAccount, usable_text
+from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers._spans import (
     Call,
     feed_calls,
@@ -66,11 +67,11 @@ from wavemetrics.readers._spans import (
     peek_text,
     split_item,
 )
-from wavemetrics.readers.lanes import Lane, LaneBuilder
+from wavemetrics.readers.lanes import LaneBuilder
 from wavemetrics.readers.sources import Source, file_stem
 from wavemetrics.timestamps import iso_to_ms
 
-__all__ = ["read_inspect", "sniff_inspect"]
+__all__ = ["INSPECT", "read_inspect", "sniff_inspect"]
 
 FORMAT = "inspect"
 MAIN = "main"
@@ -103,10 +104,11 @@ def _eval_log_record(record: dict[str, Any]) -> bool:
     return isinstance(header, dict) and "eval_id" in header
 
 
-def sniff_inspect(lines: list[bytes], path: str) -> bool:
+def sniff_inspect(peek: Peek) -> bool:
     """An Inspect eval log: a zip whose members are Inspect's (``.eval``), or JSON
     whose first record has ``eval.eval_id``, or text that opens a JSON object
     and shows ``"eval": {`` and ``"eval_id":`` (a pretty-printed ``.json`` log)."""
+    lines, path = peek.lines, peek.path
     head = b"".join(lines)
     if head.startswith(_ZIP_MAGIC):
         if _regular_file(path):
@@ -117,7 +119,7 @@ def sniff_inspect(lines: list[bytes], path: str) -> bool:
                 pass
         name = _first_member_name(head)
         return name is not None and _is_inspect_member(name)
-    if any(_eval_log_record(record) for record in first_records(lines)):
+    if any(_eval_log_record(record) for record in peek.records):
         return True
     text = peek_text(lines)
     return _LOG_HEAD.match(text) is not None and all(key.search(text) for key in _LOG_KEYS)
@@ -252,8 +254,9 @@ class _Log:
     archive) is counted as ``duplicate_samples`` and not read again.
     """
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, sink: ObservationSink) -> None:
         self.path = path
+        self.sink = sink
         self.lanes: dict[tuple[str, str], LaneBuilder] = {}
         self.samples: set[str] = set()
 
@@ -269,7 +272,8 @@ class _Log:
             account.ignore("duplicate_samples")
             return
         self.samples.add(session_id)
-        main = self.lanes[(session_id, MAIN)] = LaneBuilder(self.path, session_id, MAIN)
+        main = self.lanes[(session_id, MAIN)] = LaneBuilder(
+            self.path, session_id, MAIN, sink=self.sink)
         events = sample.get("events")
         if events is None or events == []:
             account.ignore("no_events")
@@ -306,7 +310,7 @@ class _Log:
                 lane = main
             elif lane_calls:
                 lane = self.lanes[(session_id, lane_id)] = LaneBuilder(
-                    self.path, session_id, lane_id)
+                    self.path, session_id, lane_id, sink=self.sink)
             feed_calls(lane, lane_calls)
 
     def document(self, document: object, fallback_id: str, account: LineAccount) -> None:
@@ -326,8 +330,9 @@ class _Log:
         for sample in samples:
             self.sample(sample, eval_id, account)
 
-    def build(self) -> list[Lane]:
-        return [lane.build() for lane in self.lanes.values()]
+    def build(self) -> None:
+        for lane in self.lanes.values():
+            lane.build()
 
 
 def _parse_member(data: bytes) -> tuple[Any, str | None]:
@@ -411,16 +416,16 @@ def _lines_start_zip(lines: Iterator[bytes]) -> tuple[bool, list[bytes]]:
     return first.startswith(_ZIP_MAGIC), [first]
 
 
-def read_inspect(source: Source) -> tuple[list[Lane], LineAccount]:
-    """Read one Inspect eval log (``.json`` document or ``.eval`` archive) into lanes.
+def read_inspect(source: Source, sink: ObservationSink) -> LineAccount:
+    """Read one Inspect eval log (``.json`` document or ``.eval`` archive) into ``sink``.
 
     A ``.eval`` file is opened by path; from stdin or a ``.gz`` file the archive
     is read into memory first (zip needs random access). An archive that cannot
     be opened at all sets ``source.error`` (the input is reported as failed).
-    Never raises for bad data.
+    Never raises for bad data; returns the item account.
     """
     account = LineAccount()
-    log = _Log(source.path)
+    log = _Log(source.path, sink)
     fallback_id = _fallback_eval_id(source.path)
     if _is_zip(source):
         error = _read_archive(source.path, log, fallback_id, account)
@@ -436,4 +441,9 @@ def read_inspect(source: Source) -> tuple[list[Lane], LineAccount]:
                 log.document(document, fallback_id, account)
     if error is not None and source.error is None:
         source.error = error
-    return log.build(), account
+    log.build()
+    return account
+
+
+#: The ``inspect`` format (``spec/formats.md``).
+INSPECT = FileFormat("inspect", sniff_inspect, read_inspect)

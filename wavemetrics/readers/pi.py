@@ -39,6 +39,7 @@ Choices where the spec is silent:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import PurePath
 from typing import Any
@@ -52,11 +53,12 @@ from wavemetrics.readers._lines import (
     os_text,
     usable_text,
 )
-from wavemetrics.readers.lanes import Lane, LaneBuilder, finish_single_lane
-from wavemetrics.readers.sources import Source
+from wavemetrics.readers._protocol import ObservationSink, Peek
+from wavemetrics.readers.lanes import LaneBuilder, finish_single_lane
+from wavemetrics.readers.sources import STDIN, Source
 from wavemetrics.timestamps import iso_to_ms
 
-__all__ = ["PARENT_KEYS", "read_pi", "read_pi_folder", "read_pi_source", "sniff_pi"]
+__all__ = ["PARENT_KEYS", "PI", "read_pi", "read_pi_folder", "sniff_pi"]
 
 FORMAT = "pi"
 
@@ -143,10 +145,12 @@ def read_pi(
     lines: Iterable[bytes],
     *,
     path: str,
+    sink: ObservationSink,
     entries: set[tuple[str, str]] | None = None,
     fork: bool = False,
-) -> tuple[list[Lane], LineAccount]:
-    """Read one pi session file into its single lane (none for an input with no records).
+) -> LineAccount:
+    """Read one pi session file into its single lane of ``sink`` (none for an input
+    with no records); returns the line account.
 
     ``lines``: raw physical lines. Problems: ``missing_type``,
     ``invalid_session_header``, ``invalid_payload`` (a ``message`` line whose
@@ -156,7 +160,7 @@ def read_pi(
     entry found there is ignored as ``duplicate_entry``. Never raises for bad data.
     """
     account = LineAccount()
-    state = _Session(LaneBuilder(path, "", "main"), account)
+    state = _Session(LaneBuilder(path, "", "main", sink=sink), account)
     seen = False
     for record in iter_records(lines, account):
         seen = True
@@ -181,9 +185,9 @@ def read_pi(
             _read_result(record, message, state)
         else:
             account.ignore(f"message.{role}" if isinstance(role, str) else "message")
-    if not seen:
-        return [], account
-    return [finish_single_lane(state.lane, state.session_id, path, account)], account
+    if seen:  # a lane opened and never closed is not reported
+        finish_single_lane(state.lane, state.session_id, path, account)
+    return account
 
 
 #: Header keys that name the session a fork was made from (a file path or a session id).
@@ -235,35 +239,29 @@ def _parents_first(paths: Sequence[str], headers: dict[str, _Header]) -> list[st
     return order
 
 
-def read_pi_folder(sources: Sequence[Source]) -> tuple[list[Lane], list[LineAccount]]:
-    """Read the pi session files of one folder: parents before forks, copies ignored.
+def read_pi_folder(sources: Sequence[Source], sink: ObservationSink) -> list[LineAccount]:
+    """Read the pi session files of one folder into ``sink``: parents before forks,
+    copies ignored.
 
-    Returns the lanes and one account per source, both in the order of
-    ``sources`` (so the output does not depend on the reading order either).
-    Never raises for bad data.
+    Lanes are opened in reading order (parents first, else by path); returns one
+    account per source, in the order of ``sources``. Never raises for bad data.
     """
     headers = {source.path: _header(source) for source in sources}
     by_path = {source.path: source for source in sources}
     entries: set[tuple[str, str]] = set()
-    results: dict[str, tuple[list[Lane], LineAccount]] = {}
+    accounts: dict[str, LineAccount] = {}
     for path in _parents_first([source.path for source in sources], headers):
-        results[path] = read_pi(
-            by_path[path].lines(), path=path, entries=entries,
+        accounts[path] = read_pi(
+            by_path[path].lines(), path=path, sink=sink, entries=entries,
             fork=headers[path].parent is not None,
         )
-    lanes = [lane for source in sources for lane in results[source.path][0]]
-    return lanes, [results[source.path][1] for source in sources]
+    return [accounts[source.path] for source in sources]
 
 
-def read_pi_source(source: Source) -> tuple[list[Lane], LineAccount]:
-    """Registry entry point: read a whole :class:`Source` as a pi session file."""
-    return read_pi(source.lines(), path=source.path)
-
-
-def sniff_pi(lines: list[bytes], path: str) -> bool:
+def sniff_pi(peek: Peek) -> bool:
     """Whether the first lines hold a pi session header (``type == "session"`` with
     an ``id``) or a ``message`` line whose ``message`` has a ``role``."""
-    for record in iter_records(lines, LineAccount()):
+    for record in peek.records:
         kind = record.get("type")
         if kind == "session" and isinstance(record.get("id"), str) and "timestamp" in record:
             return True
@@ -271,3 +269,28 @@ def sniff_pi(lines: list[bytes], path: str) -> bool:
         if kind == "message" and isinstance(message, dict) and "role" in message:
             return True
     return False
+
+
+@attrs.frozen
+class _Pi:
+    """The ``pi`` format: the session files of one folder are read together (forks)."""
+
+    name: str = FORMAT
+    streamable: bool = True
+
+    def sniff(self, peek: Peek) -> bool:
+        return sniff_pi(peek)
+
+    def unit_key(self, path: str) -> str:
+        # a fork is read after its parent, and its copies are de-duplicated, within a
+        # folder (spec/formats.md); stdin and other pipes are read alone
+        if path == STDIN or not os.path.isfile(path):
+            return path
+        return os.path.dirname(os.path.abspath(path))
+
+    def read(self, sources: Sequence[Source], sink: ObservationSink) -> list[LineAccount]:
+        return read_pi_folder(sources, sink)
+
+
+#: The ``pi`` format (``spec/formats.md``).
+PI = _Pi()
