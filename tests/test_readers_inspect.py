@@ -14,11 +14,14 @@ Fixture figures are worked out by hand in the comments beside them.
 from __future__ import annotations
 
 import json
+import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.corpus import CORPUS, needs_corpus
 from tests.reader_checks import (
@@ -411,3 +414,25 @@ def test_a_repeated_tool_event_id_counts_once(tmp_path: Path) -> None:
     # a [1, 3.5] and b [1.25, 2]: durations 2500 + 750, span 2500: 750 ms, 1 round trip.
     summary = _summary(lane)
     assert (summary.modeled_wallclock_saved_ms, summary.non_eval_saved_round_trips) == (750.0, 1)
+
+
+@settings(max_examples=30, deadline=None)
+@given(copies=st.lists(st.integers(min_value=1, max_value=3), min_size=3, max_size=3))
+def test_repeating_samples_never_changes_the_lanes(copies: list[int]) -> None:
+    """However often each sample is written, every session keeps exactly the calls of its
+    first copy (duplicates counted, never read)."""
+    samples = [_parallel_sample(), _handoff_sample(2), _sample(3, 1, [])]
+    written = [sample for sample, n in zip(samples, copies, strict=True) for _ in range(n)]
+    with tempfile.TemporaryDirectory() as folder:
+        report, lanes = _read(_write_log(Path(folder), written))
+    assert [(lane.session_id, lane.lane_id, observation_tuples(lane)) for lane in lanes] == [
+        ("E/1/1", "main", PARALLEL_OBSERVATIONS),
+        ("E/2/1", "main", [("start", "call_r", "research", BASE_MS + 1000.0),
+                           ("end", "call_r", "research", BASE_MS + 6000.0)]),
+        ("E/2/1", "researcher", [("start", "w1", "web_fetch", BASE_MS + 1200.0),
+                                 ("end", "w1", "web_fetch", BASE_MS + 3200.0),
+                                 ("start", "w2", "web_fetch", BASE_MS + 3300.0),
+                                 ("end", "w2", "web_fetch", BASE_MS + 5300.0)]),
+        ("E/3/1", "main", []),
+    ]
+    assert report.ignored.get("duplicate_samples", 0) == sum(copies) - 3
