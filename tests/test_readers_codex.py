@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -35,7 +34,6 @@ from tests.reader_checks import (
 )
 from tests.strategies import fuzz_lines, plausible_or_any
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
-from wavemetrics.cli import main
 from wavemetrics.pipeline import Lane, read_inputs
 from wavemetrics.readers import InputReport
 from wavemetrics.readers.codex import CODEX, embedded_duration_ms, read_codex
@@ -191,24 +189,6 @@ def test_corpus_schema_fixture_ignores_unknown_types_by_type() -> None:
     assert report.ignored["event_msg.exec_command_end"] == 3
     assert report.notes == {"batched_write_no_duration": 3}
 
-
-@needs_corpus
-def test_cli_json_on_a_localpush_rollout() -> None:
-    """``wavemetrics summarize --format json`` reports the rollout's lane and line figures."""
-    path = CORPUS / "localpush" / "rollout-2026-02-23T12-47-42-019c8a53-a0dd-7130-bcd7-95445d84846a.jsonl"
-    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(path)])
-    assert result.exit_code == 0
-    document = json.loads(result.stdout)
-    (entry,) = document["inputs"]
-    assert (entry["format"], entry["lines_read"], entry["lines_used"], entry["lines_ignored"],
-            entry["problems"]) == ("codex", 837, 288, 549, {})
-    (lane,) = document["lanes"]
-    assert (lane["session_id"], lane["lane_id"], lane["observed_calls"], lane["paired_calls"],
-            lane["incomplete_calls"], lane["non_eval_waves_total"], lane["non_eval_waves_multi"],
-            lane["non_eval_wave_size_histogram"], lane["modeled_wallclock_saved_ms"],
-            lane["upper_bound_saved_ms"], lane["non_eval_saved_round_trips"]) == (
-        "019c8a53-a0dd-7130-bcd7-95445d84846a", "main", 144, 143, 1, 77, 25,
-        "52:3:3:19:0:0:0:0", 9045.0, 9523.75, 66)
 
 
 def test_starts_and_ends_pair_by_call_id_in_file_order(tmp_path: Path) -> None:

@@ -11,11 +11,9 @@ begins at 15:51:14.179 and ends at 15:51:14.294 (115 ms); the tool time
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,7 +28,6 @@ from tests.reader_checks import (
 )
 from tests.strategies import fuzz_lines, plausible_or_any
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
-from wavemetrics.cli import main
 from wavemetrics.pipeline import Lane
 from wavemetrics.readers import InputReport
 from wavemetrics.readers.codex_tui import CODEX_TUI, read_codex_tui
@@ -115,23 +112,6 @@ def test_corpus_recording_first_call_by_hand() -> None:
     names = [o.tool_name for o in lanes[0].observations if o.kind == "start"]
     assert names.count("patch_apply") == 1
 
-
-@needs_corpus
-def test_cli_json_on_the_recording() -> None:
-    """``wavemetrics summarize --format json`` lists both sessions of the recording."""
-    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(CORPUS / RECORDING)])
-    assert result.exit_code == 0
-    document = json.loads(result.stdout)
-    (entry,) = document["inputs"]
-    assert (entry["format"], entry["lines_read"], entry["lines_used"], entry["lines_ignored"],
-            entry["problems"]) == ("codex-tui", 24109, 66, 24043, {})
-    assert [(lane["session_id"], lane["lane_id"], lane["observed_calls"], lane["paired_calls"],
-             lane["incomplete_calls"], lane["non_eval_waves_total"],
-             lane["non_eval_wave_size_histogram"], lane["modeled_wallclock_saved_ms"],
-             lane["upper_bound_saved_ms"], lane["non_eval_saved_round_trips"])
-            for lane in document["lanes"]] == [
-        (row[0], "main", *row[1:5], row[6], row[7], row[8], row[9]) for row in RECORDING_LANES
-    ]
 
 
 def test_begin_and_end_events_pair_at_their_ts(tmp_path: Path) -> None:

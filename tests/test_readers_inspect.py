@@ -132,23 +132,6 @@ def test_corpus_browser_log_figures() -> None:
         0.0, 0.0, 0, 9860.18896484375)
 
 
-@needs_corpus
-def test_cli_json_on_the_corpus_log() -> None:
-    """``summarize --format json`` detects the pretty-printed log and reports its lane."""
-    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(CORPUS / CORPUS_LOG)])
-    assert result.exit_code == 0
-    document = json.loads(result.stdout)
-    (entry,) = document["inputs"]
-    assert (entry["format"], entry["lines_read"], entry["lines_used"], entry["lines_ignored"],
-            entry["ignored"], entry["problems"]) == ("inspect", 43, 4, 39, CORPUS_IGNORED, {})
-    (lane,) = document["lanes"]
-    assert (lane["session_id"], lane["lane_id"], lane["observed_calls"], lane["paired_calls"],
-            lane["non_eval_waves_total"], lane["non_eval_wave_size_histogram"],
-            lane["modeled_wallclock_saved_ms"], lane["upper_bound_saved_ms"],
-            lane["tool_time_ms"]) == (
-        "ZB2vu5GNujYaBdPSReCeop/1/1", "main", 4, 4, 4, "4:0:0:0:0:0:0:0", 0.0, 0.0,
-        9860.18896484375)
-
 
 def test_eval_archive_is_detected_and_read_sample_by_sample(tmp_path: Path) -> None:
     """A ``.eval`` zip gives one session per sample; a broken member is one problem."""

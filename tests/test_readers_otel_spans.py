@@ -18,12 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 from tests.corpus import CORPUS, needs_corpus
 from tests.reader_checks import observation_tuples, read_one, sniffs
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
-from wavemetrics.cli import main
 from wavemetrics.pipeline import Lane
 from wavemetrics.readers import InputReport
 from wavemetrics.readers.otel_spans import OTEL_SPANS
@@ -125,24 +123,6 @@ def test_corpus_any_agent_figures(row: tuple[Any, ...]) -> None:
     assert (summary.modeled_wallclock_saved_ms, summary.upper_bound_saved_ms,
             summary.non_eval_saved_round_trips, summary.tool_time_ms) == (0.0, 0.0, 0, tool_time)
 
-
-@needs_corpus
-def test_cli_json_on_an_any_agent_trace() -> None:
-    """``summarize --format json`` detects otel-spans and reports the lane and item figures."""
-    path = CORPUS / "any-agent" / "GOOGLE_trace.json"
-    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(path)])
-    assert result.exit_code == 0
-    document = json.loads(result.stdout)
-    (entry,) = document["inputs"]
-    assert (entry["format"], entry["lines_read"], entry["lines_used"], entry["lines_ignored"],
-            entry["problems"]) == ("otel-spans", 7, 3, 4, {})
-    (lane,) = document["lanes"]
-    assert (lane["session_id"], lane["lane_id"], lane["observed_calls"], lane["paired_calls"],
-            lane["non_eval_waves_total"], lane["non_eval_wave_size_histogram"],
-            lane["modeled_wallclock_saved_ms"], lane["upper_bound_saved_ms"],
-            lane["tool_time_ms"]) == (
-        "cdbd7b99cef221c28dd6d03c27d09b4c", "main", 3, 3, 3, "3:0:0:0:0:0:0:0", 0.0, 0.0,
-        8.4033203125)
 
 
 def test_parallel_tool_spans_form_one_wave(tmp_path: Path) -> None:

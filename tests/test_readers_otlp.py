@@ -15,7 +15,6 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,7 +29,6 @@ from tests.reader_checks import (
     write_records,
 )
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
-from wavemetrics.cli import main
 from wavemetrics.pipeline import Lane
 from wavemetrics.readers import InputReport
 from wavemetrics.readers.otlp import OTLP
@@ -109,20 +107,6 @@ def test_corpus_example_has_no_lane_without_tool_spans() -> None:
     # spec/formats.md (2026): span readers make lanes only for sessions with tool spans.
     assert lanes == []
 
-
-@needs_corpus
-def test_cli_json_on_the_corpus_example() -> None:
-    """``summarize --format json`` reads the example (exit 0) and lists no 0-call lane."""
-    path = CORPUS / "opentelemetry-proto" / "trace.json"
-    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(path)])
-    assert result.exit_code == 0
-    document = json.loads(result.stdout)
-    (entry,) = document["inputs"]
-    assert (entry["format"], entry["lines_read"], entry["lines_used"], entry["lines_ignored"],
-            entry["ignored"], entry["problems"], entry["error"]) == (
-        "otlp", 1, 0, 1, {"non_tool_span": 1}, {}, None)
-    assert document["lanes"] == []
-    assert (document["total"]["observed_calls"], document["total"]["waves_total"]) == (0, 0)
 
 
 def test_tool_spans_are_fed_as_start_end_pairs_in_start_order(tmp_path: Path) -> None:

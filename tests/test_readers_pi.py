@@ -16,7 +16,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,7 +33,6 @@ from tests.reader_checks import (
 )
 from tests.strategies import fuzz_lines, plausible_or_any
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
-from wavemetrics.cli import main
 from wavemetrics.pipeline import Lane
 from wavemetrics.readers import InputReport
 from wavemetrics.readers.pi import PI, read_pi
@@ -120,24 +118,6 @@ def test_corpus_first_wave_by_hand() -> None:
     ]
     assert (wave.span_ms, wave.max_concurrency) == (14.0, 2)
 
-
-@needs_corpus
-def test_cli_json_on_the_session_file() -> None:
-    """``wavemetrics summarize --format json`` reports the pi session's lane and lines."""
-    result = CliRunner().invoke(main, ["summarize", "--format", "json",
-                                       str(CORPUS / SESSION_FILE)])
-    assert result.exit_code == 0
-    document = json.loads(result.stdout)
-    (entry,) = document["inputs"]
-    assert (entry["format"], entry["lines_read"], entry["lines_used"], entry["lines_ignored"],
-            entry["problems"]) == ("pi", 1003, 886, 117, {})
-    (lane,) = document["lanes"]
-    assert (lane["session_id"], lane["lane_id"], lane["observed_calls"], lane["paired_calls"],
-            lane["incomplete_calls"], lane["non_eval_waves_total"], lane["non_eval_waves_multi"],
-            lane["non_eval_wave_size_histogram"], lane["modeled_wallclock_saved_ms"],
-            lane["upper_bound_saved_ms"], lane["non_eval_saved_round_trips"]) == (
-        "ffae836b-9420-4060-ac13-7745215f90ff", "main", 454, 448, 6, 433, 8,
-        "425:3:3:2:0:0:0:0", 194.0, 249.83333333333334, 15)
 
 
 def test_calls_of_one_message_start_together(tmp_path: Path) -> None:
