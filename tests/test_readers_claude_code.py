@@ -468,6 +468,15 @@ def test_a_branch_sorted_before_its_parent_leaves_the_parent_its_calls(tmp_path:
     """``/branch`` copies (parent's uuids, ``forkedFrom``) are replayed lines, never used."""
     # Before: the branch file "a-branch" was read first, its copies took the uuids, the
     # parent's lines were dropped as duplicates: sess-b got t1, t2 and sess-p no lane.
+    # Rebuilt here without the forkedFrom marks.
+    unmarked = tmp_path / "unmarked"
+    unmarked.mkdir()
+    (unmarked / "a-branch.jsonl").write_bytes(b"".join(
+        line.replace(b', "forkedFrom": {"sessionId": "sess-p", "messageUuid": "u3"}', b"")
+        for line in _fork_lines(same_uuids=True)))
+    (unmarked / "p-parent.jsonl").write_bytes(b"".join(_parent_lines()))
+    assert lane_figures(cli_document([str(unmarked)])[1], *WAVE_FIGURES) == {
+        ("sess-b", "main"): (3, "1:1:0:0:0:0:0:0", 1, 2000.0)}
     project = tmp_path / "proj"
     project.mkdir()
     (project / "a-branch.jsonl").write_bytes(b"".join(_fork_lines(same_uuids=True)))

@@ -326,7 +326,12 @@ def _write_log(tmp_path: Path, samples: list[Any], name: str = "log.json") -> st
 def test_tool_events_inside_an_agent_span_are_that_agents_lane(tmp_path: Path) -> None:
     """The researcher's calls are a lane; the handoff call that starts it stays in ``main``."""
     # As one lane: research overlaps both fetches, one wave of 3, durations 5000 + 2000 +
-    # 2000 = 9000, span 5000: 4000 ms saved, peak 2 (issue 14's "today").
+    # 2000 = 9000, span 5000: 4000 ms saved, peak 2 (issue 14's "today"), rebuilt here
+    # with the agent span made a plain solver span.
+    as_solver = json.loads(json.dumps(_handoff_sample()).replace('"agent"', '"solver"'))
+    _, before = cli_document([_write_log(tmp_path, [as_solver], "solver.json")])
+    assert lane_figures(before, *WAVE_FIGURES) == {
+        ("E/1/1", "main"): (3, "0:0:1:0:0:0:0:0", 1, 4000.0)}
     code, document = cli_document([_write_log(tmp_path, [_handoff_sample()])])
     assert code == 0
     assert lane_figures(document, *WAVE_FIGURES) == {

@@ -506,7 +506,16 @@ def _agent_as_tool() -> list[dict[str, Any]]:
 def test_an_agent_called_as_a_tool_is_its_own_lane(tmp_path: Path) -> None:
     """The research call stays in the planner's lane ``main``; the researcher's calls are a lane."""
     # In one lane: research [1000, 6000] overlaps both fetches: one wave of 3, durations
-    # 5000 + 2000 + 2000 = 9000, span 5000: 4000 ms saved, peak 2 (issue 14's "today").
+    # 5000 + 2000 + 2000 = 9000, span 5000: 4000 ms saved, peak 2 (issue 14's "today"),
+    # rebuilt here by making the agent spans plain chat spans.
+    flat = _agent_as_tool()
+    for span in flat:
+        for attribute in span["attributes"]:
+            if attribute["value"].get("stringValue") == "invoke_agent":
+                attribute["value"]["stringValue"] = "chat"
+    one_lane = _write(tmp_path, [_batch(flat)], "one-lane.jsonl")
+    assert lane_figures(cli_document([one_lane])[1], *WAVE_FIGURES) == {
+        (TRACE, "main"): (3, "0:0:1:0:0:0:0:0", 1, 4000.0)}
     path = _write(tmp_path, [_batch(_agent_as_tool())])
     assert lane_figures(cli_document([path])[1], *WAVE_FIGURES) == {
         (TRACE, "main"): (1, "1:0:0:0:0:0:0:0", 0, 0.0),
@@ -548,7 +557,14 @@ def _mcp_call(ends: tuple[int, int, int] = (2000, 1990, 1870)) -> list[dict[str,
 def test_nested_mcp_spans_of_one_call_count_once_innermost_wins(tmp_path: Path) -> None:
     """The GenAI, MCP client and MCP server spans of one call are one call: the server span."""
     # Counted as three calls: durations 2000 + 1980 + 1850 = 5830, span 2000: 3830 ms
-    # "saved", peak 3 so 2 round trips (issue 14's "today"). As one call: nothing saved.
+    # "saved", peak 3 so 2 round trips (issue 14's "today"), rebuilt here by cutting the
+    # parent links (three unrelated spans). As one call: nothing saved.
+    unlinked = _mcp_call()
+    for span in unlinked:
+        span["parentSpanId"] = ""
+    three = _write(tmp_path, [_batch(unlinked)], "unlinked.jsonl")
+    assert lane_figures(cli_document([three])[1], *WAVE_FIGURES) == {
+        (TRACE, "main"): (3, "0:0:1:0:0:0:0:0", 2, 3830.0)}
     report, (lane,) = _read(_write(tmp_path, [_batch(_mcp_call())]))
     assert observation_tuples(lane) == [
         ("start", "00000000000000e3", "get-weather", BASE_MS + 20.0),

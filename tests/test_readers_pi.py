@@ -342,7 +342,14 @@ PI_FORK_FIGURES = {
 def test_a_fork_does_not_count_its_parents_wave_twice(tmp_path: Path) -> None:
     """The parent's entries copied into a fork are ``duplicate_entry``, read parent first
     even when the fork's file name sorts first."""
-    # Before: both lanes had the wave of t1 and t2, 2000 ms saved twice (4000 in total).
+    # Before: both lanes had the wave of t1 and t2, 2000 ms saved twice (4000 in total);
+    # rebuilt here with the header's parent left out.
+    unmarked = tmp_path / "--unmarked--"
+    _write_folder(unmarked, {
+        "2026-01-01_a-fork.jsonl": _fork_records({}),
+        "2026-01-01_z-parent.jsonl": [_v3_header("sess-p"), *_parent_entries()],
+    })
+    assert cli_document([str(unmarked)])[1]["total"]["modeled_wallclock_saved_ms"] == 4000.0
     folder = tmp_path / "--proj--"
     _write_folder(folder, {
         "2026-01-01_a-fork.jsonl": _fork_records({"parentSession": "sess-p"}),
