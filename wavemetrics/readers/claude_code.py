@@ -8,7 +8,7 @@ sub-agent files are lanes of their parent session.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import PurePath
 from typing import Any
 
@@ -129,36 +129,33 @@ def _as_claude(record: Any) -> ClaudeRecord:
     return ClaudeRecord(**{key: record[key] for key in _FIELDS if key in record})
 
 
-def _blocks(record: ClaudeRecord, block_type: str) -> Iterator[Any]:
+def _blocks(record: ClaudeRecord, block_type: str) -> tuple[list[Any], int]:
+    """The line's content blocks of ``block_type``, and (for ``tool_use``) how many blocks
+    are server-side tools (``server_tool_use`` and their ``*_tool_result``): those run in
+    the model's service, not the harness, so they are not calls (``spec/formats.md``)."""
     message = record.message
     content = message.get("content") if isinstance(message, (dict, Record)) else None
-    if isinstance(content, list):
-        for block in content:
-            if isinstance(block, (dict, Record)) and block.get("type") == block_type:
-                yield block
+    found: list[Any] = []
+    server = 0
+    if not isinstance(content, list):
+        return found, server
+    for block in content:
+        if not isinstance(block, (dict, Record)):
+            continue
+        kind = block.get("type")
+        if kind == block_type:
+            found.append(block)
+        elif block_type == "tool_use" and isinstance(kind, str) and (
+            kind == "server_tool_use" or (kind.endswith("_tool_result") and kind != "tool_result")
+        ):
+            server += 1
+    return found, server
 
 
 def _is_fork_copy(record: ClaudeRecord) -> bool:
     """Whether a line is a fork's copy of another session's history (``forkedFrom``)."""
     fork = record.forkedFrom
     return fork is not msgspec.UNSET and fork is not None and fork != "" and fork != {}
-
-
-def _server_tool_blocks(record: ClaudeRecord) -> int:
-    """How many blocks of an assistant line are server-side tools (``server_tool_use`` and
-    their ``*_tool_result``): run in the model's service, not the harness, so not calls."""
-    message = record.message
-    content = message.get("content") if isinstance(message, (dict, Record)) else None
-    if not isinstance(content, list):
-        return 0
-    count = 0
-    for block in content:
-        kind = block.get("type") if isinstance(block, (dict, Record)) else None
-        if isinstance(kind, str) and (
-            kind == "server_tool_use" or (kind.endswith("_tool_result") and kind != "tool_result")
-        ):
-            count += 1
-    return count
 
 
 def _read_line(record: ClaudeRecord, folder: _Folder, account: LineAccount, path: str) -> None:
@@ -192,11 +189,9 @@ def _read_line(record: ClaudeRecord, folder: _Folder, account: LineAccount, path
         _read_turn(record, lane, account)
         return
     block_type = "tool_use" if kind == "assistant" else "tool_result"
-    if kind == "assistant":
-        server = _server_tool_blocks(record)
-        if server:
-            account.note("server_tool_blocks", server)
-    blocks = list(_blocks(record, block_type))
+    blocks, server = _blocks(record, block_type)
+    if server:
+        account.note("server_tool_blocks", server)
     if not blocks:
         account.ignore(kind)
         return
