@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -432,6 +433,15 @@ def test_progress_counts_every_file_once(tmp_path: Path) -> None:
     assert steps.count(5) == 1  # the Claude project folder counts when it is read
 
 
+def test_version_is_the_one_written_in_pyproject() -> None:
+    """``--version`` prints the version pyproject.toml declares (read from the metadata)."""
+    pyproject = (Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8")
+    versions = re.findall(r'^version = "([^"]+)"$', pyproject, flags=re.M)
+    assert len(versions) == 1
+    version = versions[0]
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.exit_code == 0
+    assert result.output == f"wavemetrics, version {version}\n"
 # One row per format: a corpus file, its input report and its lanes' figures. The
 # figures were worked out for each format's reader tests (by hand from the file
 # or the contract) and pin the whole path: detection, reader, sink, core, JSON.

@@ -13,6 +13,7 @@ from wavemetrics.classify import (
     is_eval_tool_name,
     normalize_tool_name,
 )
+from wavemetrics.exceptions import LaneNotFoundError, MissingExtraError, StreamOrderError
 from wavemetrics.histogram import decode_histogram, encode_histogram, wave_size_bucket
 from wavemetrics.observations import Observation, ToolCall, WaveCounters
 from wavemetrics.pipeline import (
@@ -38,7 +39,21 @@ from wavemetrics.summary import ParallelismSummary, merge_summaries, summarize
 from wavemetrics.turns import measured_turn_duration_ms
 from wavemetrics.waves import Wave, WaveAssembly, assemble_waves
 
-__version__ = "0.1.0"
+
+def __getattr__(name: str) -> str:
+    """``__version__``: written once, in pyproject.toml, read from the installed metadata.
+
+    Read on first use: importing ``importlib.metadata`` costs every command
+    tens of milliseconds of start-up.
+    """
+    if name != "__version__":
+        raise AttributeError(f"module 'wavemetrics' has no attribute {name!r}")
+    from importlib import metadata
+
+    try:
+        return metadata.version("wavemetrics")
+    except metadata.PackageNotFoundError:  # a source tree that was never installed
+        return "0+unknown"
 
 __all__ = [
     "EVAL_TOOL_NAMES",
@@ -49,10 +64,13 @@ __all__ = [
     "EfficiencyAxis",
     "InputReport",
     "Lane",
+    "LaneNotFoundError",
     "LaneResult",
+    "MissingExtraError",
     "Observation",
     "ParallelismSummary",
     "ReadOutcome",
+    "StreamOrderError",
     "StreamSettings",
     "StreamedLane",
     "StreamedLaneResult",
