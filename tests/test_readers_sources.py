@@ -359,3 +359,19 @@ def test_the_table_and_stderr_count_skipped_files(tmp_path: Path) -> None:
     assert ("wavemetrics: note: skipped 3 files found in folders: not a trace: matches no"
             " known format (looked at the first 64 lines) (2); metadata sidecar (*.meta.json,"
             " written beside Claude Code sub-agents) (1)") in result.stderr
+
+
+def test_a_copy_of_a_skipped_file_is_skipped_too(tmp_path: Path) -> None:
+    """Two identical journal.jsonl files in two folders are both skipped, neither reported
+    as an input read once."""
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "journal.jsonl").write_text(_JOURNAL, encoding="utf-8")
+        (tmp_path / name / "s1.jsonl").write_text(
+            _SESSION.replace('"s1"', f'"s-{name}"'), encoding="utf-8")
+    outcome = read_inputs([str(tmp_path / "a"), str(tmp_path / "b")])
+    assert [s.path for s in outcome.skipped] == [
+        str(tmp_path / "a" / "journal.jsonl"), str(tmp_path / "b" / "journal.jsonl")]
+    assert [(r.path, r.format, r.error) for r in outcome.inputs] == [
+        (str(tmp_path / "a" / "s1.jsonl"), "claude-code", None),
+        (str(tmp_path / "b" / "s1.jsonl"), "claude-code", None)]
