@@ -750,9 +750,8 @@ CORPUS_CLI_CASES: list[tuple[str, str, tuple[Any, ...], dict[str, Any], list[dic
         "otlp",
         "opentelemetry-proto/trace.json",
         ("otlp", 1, 0, 1, {}), {"ignored": {"non_tool_span": 1}, "error": None},
-        [{"session_id": "5b8efff798038103d269b633813fc60c", "lane_id": "main",
-          "observed_calls": 0, "paired_calls": 0, "waves_total": 0,
-          _HISTOGRAM: "0:0:0:0:0:0:0:0"}],
+        # no tool span, so no lane (spec/formats.md 2026: no 0-call lanes from span readers)
+        [],
     ),
     (
         "otel-spans",

@@ -8,13 +8,21 @@ lines_ignored + problems`` for every file.
 from __future__ import annotations
 
 import json
+import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from tests.reader_checks import collect
+from tests.reader_checks import (
+    WAVE_FIGURES,
+    cli_document,
+    collect,
+    lane_figures,
+)
 from wavemetrics import Observation, assemble_waves
 from wavemetrics.cli import main
 from wavemetrics.pipeline import Lane, ReadOutcome, read_inputs
@@ -424,6 +432,126 @@ def test_figures_of_a_small_transcript_end_to_end(tmp_path: Path) -> None:
         "measured_turn_duration_ms_total": 12000.0,
     }
     assert {key: lane[key] for key in expected} == expected
+
+
+# --- 2026 shapes (issue 14): /branch and forkSession forks, server-side tools.
+
+def _parent_lines() -> list[bytes]:
+    """Session ``sess-p``: Bash t1 [0, 2] s and Read t2 [0, 3] s run together."""
+    return [
+        _assistant("u1", _t(0), _use("t1"), _use("t2", "Read"), session="sess-p"),
+        _user("u2", _t(2), _result("t1"), session="sess-p"),
+        _user("u3", _t(3), _result("t2"), session="sess-p"),
+    ]
+
+
+def _fork_lines(*, same_uuids: bool) -> list[bytes]:
+    """Session ``sess-b``: the parent's lines copied with ``forkedFrom`` (the parent's uuids
+    for ``/branch``, new ones for the SDK's ``forkSession``), then its own call t3 [10, 11] s."""
+    fork = {"sessionId": "sess-p", "messageUuid": "u3"}
+    ids = ("u1", "u2", "u3") if same_uuids else ("f1", "f2", "f3")
+    return [
+        _assistant(ids[0], _t(0), _use("t1"), _use("t2", "Read"), session="sess-b",
+                   forkedFrom=fork),
+        _user(ids[1], _t(2), _result("t1"), session="sess-b", forkedFrom=fork),
+        _user(ids[2], _t(3), _result("t2"), session="sess-b", forkedFrom=fork),
+        _assistant("b1", _t(10), _use("t3"), session="sess-b"),
+        _user("b2", _t(11), _result("t3"), session="sess-b"),
+    ]
+
+
+#: Parent: one wave [0, 3] s, durations 2000 + 3000, span 3000: 2000 ms saved, peak 2.
+#: Fork: t3 alone.
+FORK_FIGURES = {
+    ("sess-p", "main"): (2, "0:1:0:0:0:0:0:0", 1, 2000.0),
+    ("sess-b", "main"): (1, "1:0:0:0:0:0:0:0", 0, 0.0),
+}
+
+
+def test_a_branch_sorted_before_its_parent_leaves_the_parent_its_calls(tmp_path: Path) -> None:
+    """``/branch`` copies (parent's uuids, ``forkedFrom``) are replayed lines, never used."""
+    # Before: the branch file "a-branch" was read first, its copies took the uuids, the
+    # parent's lines were dropped as duplicates: sess-b got t1, t2 and sess-p no lane.
+    # Rebuilt here without the forkedFrom marks.
+    unmarked = tmp_path / "unmarked"
+    unmarked.mkdir()
+    (unmarked / "a-branch.jsonl").write_bytes(b"".join(
+        line.replace(b', "forkedFrom": {"sessionId": "sess-p", "messageUuid": "u3"}', b"")
+        for line in _fork_lines(same_uuids=True)))
+    (unmarked / "p-parent.jsonl").write_bytes(b"".join(_parent_lines()))
+    assert lane_figures(cli_document([str(unmarked)])[1], *WAVE_FIGURES) == {
+        ("sess-b", "main"): (3, "1:1:0:0:0:0:0:0", 1, 2000.0)}
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "a-branch.jsonl").write_bytes(b"".join(_fork_lines(same_uuids=True)))
+    (project / "p-parent.jsonl").write_bytes(b"".join(_parent_lines()))
+    code, document = cli_document([str(project)])
+    assert code == 0
+    assert lane_figures(document, *WAVE_FIGURES) == FORK_FIGURES
+    branch, parent = document["inputs"]
+    assert (branch["lines_used"], branch["ignored"]) == (2, {"replayed_lines": 3})
+    assert (parent["lines_used"], parent["ignored"]) == (3, {})
+
+
+def test_an_sdk_fork_does_not_count_the_parents_wave_twice(tmp_path: Path) -> None:
+    """``forkSession`` copies (new uuids, ``forkedFrom``) are not a second copy of the wave."""
+    # Before: both sessions had the wave of t1 and t2 (2000 ms saved twice, 4000 in total).
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "parent.jsonl").write_bytes(b"".join(_parent_lines()))
+    (project / "sdk-fork.jsonl").write_bytes(b"".join(_fork_lines(same_uuids=False)))
+    code, document = cli_document([str(project)])
+    assert code == 0
+    assert lane_figures(document, *WAVE_FIGURES) == FORK_FIGURES
+    assert document["total"]["modeled_wallclock_saved_ms"] == 2000.0
+
+
+def test_a_fork_read_without_its_parent_keeps_only_its_own_lines() -> None:
+    """A fork file alone still sets aside its copied history."""
+    lanes, account = _read(_fork_lines(same_uuids=True), "/p/proj/sess-b.jsonl")
+    (lane,) = lanes
+    assert lane.observations == (_obs("start", "t3", 10), _obs("end", "t3", 11))
+    assert (account.lines_used, dict(account.ignored)) == (2, {"replayed_lines": 3})
+
+
+@settings(max_examples=25, deadline=None)
+@given(names=st.lists(st.sampled_from(["0", "a", "m", "z", "parent"]), min_size=3,
+                      max_size=3, unique=True),
+       same_uuids=st.booleans())
+def test_fork_figures_do_not_depend_on_file_names(names: list[str], same_uuids: bool) -> None:
+    """Whatever the file names (so the reading order) of a parent, its fork and a fork of the
+    fork, every session keeps exactly its own calls."""
+    grandchild = [line.replace(b'"sess-b"', b'"sess-c"').replace(b'"b1"', b'"c1"')
+                  .replace(b'"b2"', b'"c2"').replace(b'"t3"', b'"t4"')
+                  for line in _fork_lines(same_uuids=same_uuids)]
+    files = dict(zip(names, [_parent_lines(), _fork_lines(same_uuids=same_uuids), grandchild],
+                     strict=True))
+    with tempfile.TemporaryDirectory() as folder:
+        project = Path(folder) / "proj"
+        project.mkdir()
+        for name, lines in files.items():
+            (project / f"{name}.jsonl").write_bytes(b"".join(lines))
+        _, document = cli_document([str(project)])
+    assert lane_figures(document, *WAVE_FIGURES) == {
+        **FORK_FIGURES, ("sess-c", "main"): (1, "1:0:0:0:0:0:0:0", 0, 0.0)}
+
+
+def test_server_side_tools_are_not_calls() -> None:
+    """``server_tool_use`` and its ``web_search_tool_result`` run in the model's service: they
+    are counted as ignored blocks, never calls, and a client call beside them still counts."""
+    server_use = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search",
+                  "input": {"query": "q"}}
+    server_result = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1",
+                     "content": []}
+    lanes, account = _read([
+        _assistant("u1", _t(0), server_use, server_result, {"type": "text", "text": "x"}),
+        _assistant("u2", _t(1), server_use | {"id": "srvtoolu_2"}, _use("c1")),
+        _user("u3", _t(2), _result("c1")),
+    ])
+    (lane,) = lanes
+    assert lane.observations == (_obs("start", "c1", 1), _obs("end", "c1", 2))
+    assert (account.lines_used, dict(account.ignored), dict(account.notes)) == (
+        2, {"assistant": 1}, {"server_tool_blocks": 3})
 
 
 def _turn_line(uuid: str, duration_literal: str) -> str:

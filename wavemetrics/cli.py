@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TypeVar, overload
 
@@ -303,6 +304,12 @@ def _read(
             _stderr(
                 f"wavemetrics: note: {report.path}: no tool calls found in"
                 f" {_plural(report.lines_read, 'line')} read as {report.format}{hint}")
+    if outcome.skipped:
+        reasons = Counter(skipped.reason for skipped in outcome.skipped)
+        count = len(outcome.skipped)
+        _stderr(
+            f"wavemetrics: note: skipped {count} file{'' if count == 1 else 's'} found in"
+            f" folders: " + "; ".join(f"{reason} ({n})" for reason, n in reasons.items()))
     _subagent_hints(paths, outcome)
     for (session_id, lane_id), where in outcome.repeated_lanes.items():
         _stderr(f"wavemetrics: note: {session_id}/{lane_id} was read from"

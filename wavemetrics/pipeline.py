@@ -40,7 +40,8 @@ from wavemetrics.readers import (
 from wavemetrics.readers import read_unit as read_unit_into
 from wavemetrics.readers._protocol import LaneWriter
 from wavemetrics.readers.lanes import UNKNOWN_TOOL
-from wavemetrics.readers.sources import STDIN, Source, expand_inputs, identical_inputs
+from wavemetrics.readers.registry import DETECT_LINES
+from wavemetrics.readers.sources import STDIN, Source, expand, identical_inputs
 from wavemetrics.stream import LaneStream, StreamOrderError
 from wavemetrics.summary import ParallelismSummary, merge_summaries, summarize
 from wavemetrics.turns import TurnClock
@@ -54,6 +55,7 @@ __all__ = [
     "LaneSink",
     "Mapper",
     "ReadOutcome",
+    "SkippedFile",
     "StreamSettings",
     "StreamedLane",
     "StreamedLaneResult",
@@ -345,12 +347,15 @@ class ReadOutcome(Generic[L_co]):
     nothing was streamed); ``ReadOutcome[Lane]`` is what a batch read gives.
     ``same_as`` maps an input whose content repeats an earlier input's to that
     input: it was read once (its report has format :data:`~wavemetrics.readers.DUPLICATE`).
+    ``skipped``: files found while walking folders that are not traces
+    (``spec/formats.md``, format detection), by path.
     """
 
     inputs: tuple[InputReport, ...]
     lanes: tuple[L_co, ...]
     stream: StreamSettings | None = None
     same_as: dict[str, str] = attrs.field(factory=dict)
+    skipped: tuple[SkippedFile, ...] = ()
 
     @property
     def repeated_lanes(self) -> dict[tuple[str, str], tuple[str, ...]]:
@@ -366,6 +371,41 @@ class ReadOutcome(Generic[L_co]):
     def failed(self) -> tuple[InputReport, ...]:
         """Inputs that could not be read or recognised."""
         return tuple(report for report in self.inputs if report.error is not None)
+
+
+@attrs.frozen
+class SkippedFile:
+    """A file found while walking a folder that is not a trace, and why it was skipped."""
+
+    path: str
+    reason: str
+
+
+#: Why a file found in a folder was skipped after detection.
+SKIPPED_UNRECOGNISED = (
+    f"not a trace: matches no known format (looked at the first {DETECT_LINES} lines)"
+)
+
+
+def _folders_only_skipped(
+    entries: list[tuple[str, str | None]],
+    walked: dict[str, str],
+    reports: dict[str, InputReport],
+    skipped: list[SkippedFile],
+) -> list[tuple[str, str | None]]:
+    """A named folder whose every file was skipped is an error, as an empty folder is."""
+    skipped_paths = {s.path for s in skipped}
+    folders: dict[str, list[str]] = {}
+    for path, folder in walked.items():
+        folders.setdefault(folder, []).append(path)
+    added: list[tuple[str, str | None]] = []
+    for folder, files in folders.items():
+        if files and all(path in skipped_paths for path in files):
+            reason = (f"no trace files in this directory ({len(files)} found, none a trace:"
+                      " skipped)")
+            reports[folder] = InputReport(path=folder, format="unknown", error=reason)
+            added.append((folder, reason))
+    return entries + added
 
 
 def _detect_file(
@@ -448,7 +488,8 @@ def _read_inputs(
     limits: Limits,
 ) -> ReadOutcome[Lane | StreamedLane]:
     run: Mapper = mapper or map
-    entries = expand_inputs(list(paths))
+    expansion = expand(list(paths))
+    entries = expansion.entries
     files = [path for path, error in entries if error is None]
     same_as = identical_inputs(files)
     files = [path for path in files if path not in same_as]
@@ -473,11 +514,24 @@ def _read_inputs(
     for path, source in stdin.items():
         detections[path] = detect_input(path, input_format, source)
     ordered = [detections[path] for path in files]
+    skipped = [SkippedFile(path, reason) for path, reason in expansion.skipped]
     for detection in ordered:
-        if detection.format is None:
+        if detection.format is None and detection.unrecognised and (
+            detection.path in expansion.walked
+        ):
+            # Found by a folder walk, not named: a file that is no trace is skipped.
+            skipped.append(SkippedFile(detection.path, SKIPPED_UNRECOGNISED))
+        elif detection.format is None:
             reports[detection.path] = InputReport(
                 path=detection.path, format="unknown", error=detection.error
             )
+    skipped_paths = {s.path for s in skipped}
+    for path, first in same_as.items():
+        if first in skipped_paths and path in expansion.walked:
+            # a copy of a file skipped as no trace is skipped too, not "read once"
+            del reports[path]
+            skipped.append(SkippedFile(path, SKIPPED_UNRECOGNISED))
+    entries = _folders_only_skipped(entries, expansion.walked, reports, skipped)
     units = plan_units(ordered)
     parallel = [unit for unit in units
                 if unit not in early and not any(path in stdin for path in unit.paths)]
@@ -500,7 +554,10 @@ def _read_inputs(
         lanes.extend(result.lanes)
         for report in result.reports:
             reports[report.path] = _no_usable_record(report, input_format)
-    return ReadOutcome(tuple(reports[p] for p, _ in entries), tuple(lanes), stream, same_as)
+    return ReadOutcome(
+        tuple(reports[p] for p, _ in entries if p in reports), tuple(lanes), stream, same_as,
+        tuple(sorted(skipped, key=lambda s: s.path)),
+    )
 
 
 def _no_usable_record(report: InputReport, input_format: str) -> InputReport:

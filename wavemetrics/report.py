@@ -85,7 +85,11 @@ def json_document(analysis: Analysis[LaneFigures]) -> dict[str, Any]:
         "total": _summary_dict(analysis.total),
     }
     # Present only when there is something to say, so that the document of a
-    # run without copies keeps its shape.
+    # run without copies (or skipped files) keeps its shape.
+    if analysis.outcome.skipped:
+        document["skipped_files"] = [
+            {"path": s.path, "reason": s.reason} for s in analysis.outcome.skipped
+        ]
     if analysis.outcome.same_as:
         document["same_content"] = [{"path": path, "same_as": first}
                                     for path, first in analysis.outcome.same_as.items()]
@@ -211,7 +215,7 @@ def _figures(
     ), widths)
 
 
-def _inputs_line(inputs: tuple[InputReport, ...], input_format: str) -> str:
+def _inputs_line(inputs: tuple[InputReport, ...], input_format: str, skipped: int = 0) -> str:
     # An input cut short (a truncated gzip) was read up to the cut: it counts as
     # read, in its format, and is said to be read only in part.
     partly = [r for r in inputs if r.error is not None and r.lines_used > 0]
@@ -229,6 +233,8 @@ def _inputs_line(inputs: tuple[InputReport, ...], input_format: str) -> str:
         text += f"; {failed} could not be read"
     if copies:
         text += f"; {copies} the same as another input, read once"
+    if skipped:
+        text += f"; {skipped} file{'' if skipped == 1 else 's'} in folders skipped (not traces)"
     # many formats make a long line: wrap it, so that the table keeps to 80 columns
     return textwrap.fill(text, WIDTH, subsequent_indent="  ", break_long_words=False,
                          break_on_hyphens=False)
@@ -243,7 +249,8 @@ def render_table(
     (:func:`unique_prefixes`). ``show_paths`` adds a section that gives each
     row's full session and lane ids, format and input path.
     """
-    lines = [_inputs_line(analysis.outcome.inputs, input_format), ""]
+    lines = [_inputs_line(analysis.outcome.inputs, input_format,
+                          len(analysis.outcome.skipped)), ""]
     labels, widths = _labels(analysis.lanes)
     lines.append(_row(tuple(name for name, _, _ in _COLUMNS), widths))
     for label, result in zip(labels, analysis.lanes, strict=True):

@@ -75,6 +75,8 @@ class Detection:
     path: str
     format: str | None
     error: str | None = None
+    #: Content that matches no format (neither read nor a known unmeasurable one).
+    unrecognised: bool = False
 
 
 @attrs.frozen
@@ -113,7 +115,8 @@ def detect_input(path: str, input_format: str = AUTO, source: Source | None = No
         # Cut off before anything recognisable (else its readable lines are read).
         return Detection(path, None, source.error)
     if detected is None:
-        return Detection(path, None, unmeasurable_reason(peek) or _unrecognised())
+        reason = unmeasurable_reason(peek)
+        return Detection(path, None, reason or _unrecognised(), unrecognised=reason is None)
     return Detection(path, detected if isinstance(detected, str) else detected.name)
 
 
@@ -131,9 +134,10 @@ def plan_units(detections: Sequence[Detection]) -> list[ReadUnit]:
     """Group detected files into read units, in order of first appearance.
 
     Files of one format with one ``unit_key`` form one unit (a Claude Code
-    project folder: uuid de-duplication and sub-agent lanes span a folder, so
-    it is never split between workers, ``spec/formats.md``), read in path
-    order; stdin is always a unit of its own.
+    project folder: uuid de-duplication and sub-agent lanes span a folder; a pi
+    session folder: forks are read after their parents; so a folder is never
+    split between workers, ``spec/formats.md``), read in path order; stdin is
+    always a unit of its own.
     """
     units: list[ReadUnit] = []
     index: dict[tuple[str, str], int] = {}

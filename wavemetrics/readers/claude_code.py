@@ -8,7 +8,7 @@ sub-agent files are lanes of their parent session.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import PurePath
 from typing import Any
 
@@ -75,6 +75,7 @@ class ClaudeRecord(Record, frozen=True):
     sessionId: Any = msgspec.UNSET
     timestamp: Any = msgspec.UNSET
     durationMs: Any = msgspec.UNSET
+    forkedFrom: Any = msgspec.UNSET
     message: _Message | msgspec.UnsetType = msgspec.UNSET
 
 
@@ -131,13 +132,33 @@ def _as_claude(record: Any) -> ClaudeRecord:
     return ClaudeRecord(**{key: record[key] for key in _FIELDS if key in record})
 
 
-def _blocks(record: ClaudeRecord, block_type: str) -> Iterator[Any]:
+def _blocks(record: ClaudeRecord, block_type: str) -> tuple[list[Any], int]:
+    """The line's content blocks of ``block_type``, and (for ``tool_use``) how many blocks
+    are server-side tools (``server_tool_use`` and their ``*_tool_result``): those run in
+    the model's service, not the harness, so they are not calls (``spec/formats.md``)."""
     message = record.message
     content = message.get("content") if isinstance(message, (dict, Record)) else None
-    if isinstance(content, list):
-        for block in content:
-            if isinstance(block, (dict, Record)) and block.get("type") == block_type:
-                yield block
+    found: list[Any] = []
+    server = 0
+    if not isinstance(content, list):
+        return found, server
+    for block in content:
+        if not isinstance(block, (dict, Record)):
+            continue
+        kind = block.get("type")
+        if kind == block_type:
+            found.append(block)
+        elif block_type == "tool_use" and isinstance(kind, str) and (
+            kind == "server_tool_use" or (kind.endswith("_tool_result") and kind != "tool_result")
+        ):
+            server += 1
+    return found, server
+
+
+def _is_fork_copy(record: ClaudeRecord) -> bool:
+    """Whether a line is a fork's copy of another session's history (``forkedFrom``)."""
+    fork = record.forkedFrom
+    return fork is not msgspec.UNSET and fork is not None and fork != "" and fork != {}
 
 
 def _id(value: Any) -> str | None:
@@ -158,6 +179,12 @@ def _read_line(record: ClaudeRecord, folder: _Folder, account: LineAccount, path
     kind = record.type
     if not isinstance(kind, str):
         account.problem("missing_type")
+        return
+    if _is_fork_copy(record):
+        # /branch and forkSession copy the parent's lines (with its uuids for /branch):
+        # checked before the uuid de-duplication, so neither file order nor a missing
+        # parent decides which copy is used.
+        account.ignore("replayed_lines")
         return
     raw_uuid = record.uuid
     if isinstance(raw_uuid, str) and raw_uuid and not folder.seen_uuids.add(raw_uuid):
@@ -183,7 +210,9 @@ def _read_line(record: ClaudeRecord, folder: _Folder, account: LineAccount, path
         _read_turn(record, lane, account)
         return
     block_type = "tool_use" if kind == "assistant" else "tool_result"
-    blocks = list(_blocks(record, block_type))
+    blocks, server = _blocks(record, block_type)
+    if server:
+        account.note("server_tool_blocks", server)
     if not blocks:
         account.ignore(kind)
         return
@@ -253,8 +282,13 @@ def read_claude_code(files: Sequence[ClaudeFile], sink: ObservationSink) -> list
     """Read the transcript files of one project folder into lanes of ``sink``.
 
     ``files`` are read in the given order (the CLI sorts them by path), lines in
-    file order. Lines are de-duplicated by ``uuid`` across all ``files``; within
-    a lane a call id's first start and first end win (repeats are counted in
+    file order. A line carrying ``forkedFrom`` (a ``/branch`` or ``forkSession``
+    copy of another session's history) is ignored as ``replayed_lines`` before
+    anything else, so figures do not depend on file order and a fork read without
+    its parent keeps only its own lines. Server-side tool blocks
+    (``server_tool_use``, ``web_search_tool_result``, ...) are not calls:
+    ``notes["server_tool_blocks"]``. Lines are de-duplicated by ``uuid`` across
+    all ``files``; within a lane a call id's first start and first end win (repeats are counted in
     ``notes``). Lanes: ``agentId``, else the parentUuid-chain root of an
     ``isSidechain`` line, else ``"main"``; keyed with the line's ``sessionId``.
     Lanes are opened in order of first appearance and closed at the end.

@@ -18,7 +18,16 @@ import attrs
 from wavemetrics.limits import InputTooLargeError, Limits, current_limits, mib
 from wavemetrics.readers._lines import LINE_TOO_LONG, os_text
 
-__all__ = ["EMPTY_FOLDER", "STDIN", "Source", "expand_paths", "identical_inputs"]
+__all__ = [
+    "EMPTY_FOLDER",
+    "SIDECAR_REASON",
+    "STDIN",
+    "Expansion",
+    "Source",
+    "expand",
+    "expand_paths",
+    "identical_inputs",
+]
 
 STDIN = "-"
 TRACE_SUFFIXES = (".jsonl", ".json", ".jsonl.gz", ".json.gz", ".eval")
@@ -315,6 +324,10 @@ def _is_trace_name(name: str) -> bool:
     return name.endswith(TRACE_SUFFIXES) and not name.endswith(_SKIPPED_SUFFIXES)
 
 
+#: Why a ``*.meta.json`` file found in a folder is skipped without being opened.
+SIDECAR_REASON = "metadata sidecar (*.meta.json, written beside Claude Code sub-agents)"
+
+
 def _stat_error(path: str, *, regular: bool) -> str | None:
     """Why ``path`` cannot be read as a trace file, or ``None``; with ``regular``,
     only regular files qualify (a FIFO in a folder would block the read forever)."""
@@ -363,7 +376,9 @@ def _walk_files(
         stack.extend(os.path.join(root, name) for name in sorted(subfolders, reverse=True))
 
 
-def _walk(folder: str) -> tuple[list[str], list[tuple[str, str]]]:
+def _walk(
+    folder: str, skipped: list[tuple[str, str]] | None = None
+) -> tuple[list[str], list[tuple[str, str]]]:
     found: list[str] = []
     bad: list[tuple[str, str]] = []
 
@@ -373,6 +388,8 @@ def _walk(folder: str) -> tuple[list[str], list[tuple[str, str]]]:
     for root, names in _walk_files(folder, unreadable):
         for name in names:
             if not _is_trace_name(name):
+                if skipped is not None and name.endswith(_SKIPPED_SUFFIXES):
+                    skipped.append((os.path.join(root, name), SIDECAR_REASON))
                 continue
             full = os.path.join(root, name)
             reason = _stat_error(full, regular=True)
@@ -381,6 +398,29 @@ def _walk(folder: str) -> tuple[list[str], list[tuple[str, str]]]:
             else:
                 bad.append((full, reason))
     return found, bad
+
+
+@attrs.frozen
+class Expansion:
+    """What the paths a user named expand to.
+
+    ``entries``: ``(path, error)`` pairs as :func:`expand_inputs` gives them;
+    ``walked``: every file found inside a named folder, mapped to that folder;
+    ``skipped``: ``(path, reason)`` of files found in folders and skipped without
+    being read (metadata sidecars), counted in the report (``spec/formats.md``).
+    """
+
+    entries: list[tuple[str, str | None]]
+    walked: dict[str, str]
+    skipped: list[tuple[str, str]]
+
+
+def expand(paths: list[str]) -> Expansion:
+    """:func:`expand_inputs`, also saying which files a folder walk found or skipped."""
+    walked: dict[str, str] = {}
+    skipped: list[tuple[str, str]] = []
+    entries = _expand(paths, walked, skipped)
+    return Expansion(entries, walked, skipped)
 
 
 def expand_inputs(paths: list[str]) -> list[tuple[str, str | None]]:
@@ -393,8 +433,15 @@ def expand_inputs(paths: list[str]) -> list[tuple[str, str | None]]:
     Files inside a directory come sorted. A file reached twice (named twice, or
     also inside a named folder) is listed once, where it is first reached.
     Symbolic links to directories are not followed (no loops); links to files
-    are read.
+    are read. Metadata sidecars (``*.meta.json``) in a folder are not listed
+    (:func:`expand` reports them as skipped).
     """
+    return _expand(paths, {}, [])
+
+
+def _expand(
+    paths: list[str], walked: dict[str, str], skipped: list[tuple[str, str]]
+) -> list[tuple[str, str | None]]:
     entries: list[tuple[str, str | None]] = []
     seen: set[str] = set()
 
@@ -408,10 +455,11 @@ def expand_inputs(paths: list[str]) -> list[tuple[str, str | None]]:
         if path == STDIN:
             add_file(path)
         elif os.path.isdir(path):
-            found, bad = _walk(path)
+            found, bad = _walk(path, skipped)
             if not found and not bad:
                 entries.append((path, EMPTY_FOLDER))
             for file in found:
+                walked.setdefault(file, path)
                 add_file(file)
             entries.extend((bad_path, reason) for bad_path, reason in bad)
         elif os.path.exists(path):
