@@ -102,7 +102,7 @@ def fallback_session_id(path: str) -> str:
 @attrs.define
 class _Folder:
     sink: ObservationSink
-    seen_uuids: SeenIds = attrs.field(factory=SeenIds)  # 64-bit hashes, not the ids
+    seen_uuids: SeenIds = attrs.field(factory=SeenIds)  # exact, compact keys (_seen.py)
     sidechain_roots: dict[str, str] = attrs.field(factory=dict)
     lanes: dict[tuple[str, str], LaneBuilder] = attrs.field(factory=dict)
 
