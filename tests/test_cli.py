@@ -750,9 +750,8 @@ CORPUS_CLI_CASES: list[tuple[str, str, tuple[Any, ...], dict[str, Any], list[dic
         "otlp",
         "opentelemetry-proto/trace.json",
         ("otlp", 1, 0, 1, {}), {"ignored": {"non_tool_span": 1}, "error": None},
-        [{"session_id": "5b8efff798038103d269b633813fc60c", "lane_id": "main",
-          "observed_calls": 0, "paired_calls": 0, "waves_total": 0,
-          _HISTOGRAM: "0:0:0:0:0:0:0:0"}],
+        # no tool span, so no lane (spec/formats.md 2026: no 0-call lanes from span readers)
+        [],
     ),
     (
         "otel-spans",
@@ -803,3 +802,57 @@ def test_every_format_has_a_corpus_cli_case() -> None:
     from wavemetrics.readers import FORMATS
 
     assert {case[0] for case in CORPUS_CLI_CASES} == set(FORMATS) - {"events", "claude-code"}
+
+
+def test_waves_json_writes_null_for_figures_that_overflow(tmp_path: Path) -> None:
+    """Two calls of about 1.7e308 ms in one wave: their summed time overflows, so the wave's
+    saving is ``null`` in ``waves --format json`` (valid JSON), as in summarize."""
+    path = tmp_path / "huge.jsonl"
+    events = [("tool_execution_start", "a", 0), ("tool_execution_start", "b", 1),
+              ("tool_execution_end", "a", 1.7e308), ("tool_execution_end", "b", 1.7e308)]
+    path.write_text("".join(
+        json.dumps({"type": kind, "toolCallId": call, "toolName": "read", "timestamp": at}) + "\n"
+        for kind, call, at in events), encoding="utf-8")
+    code, rows, _ = _run("waves", "--format", "json", str(path))
+    assert code == 0
+    assert [(r["size"], r["span_ms"], r["modeled_wallclock_saved_ms"]) for r in rows] == [
+        (2, 1.7e308, None)]
+    code, document, _ = _run("summarize", "--format", "json", str(path))
+    assert code == 0
+    assert document["total"]["modeled_wallclock_saved_ms"] is None
+    code, table, _ = _run("waves", str(path))
+    assert code == 0
+    assert "n/a" in table
+
+
+def test_jsonl_keeps_lanes_whose_waves_are_all_eval_only_or_mixed(tmp_path: Path) -> None:
+    """A lane of only an eval_only wave and a lane of only a mixed wave each get a payload."""
+    path = _events(tmp_path, [
+        _ev("tool_execution_start", "e", "eval", 1000, agentId="ev"),
+        _ev("tool_execution_end", "e", "eval", 1200, agentId="ev"),
+        _ev("tool_execution_start", "m", "eval", 2000, agentId="mx"),
+        _ev("tool_execution_start", "r", "read", 2100, agentId="mx"),
+        _ev("tool_execution_end", "r", "read", 2150, agentId="mx"),
+        _ev("tool_execution_end", "m", "eval", 2300, agentId="mx"),
+    ])
+    code, out, _ = _run("summarize", "--format", "jsonl", path)
+    assert code == 0
+    payloads = [json.loads(line) for line in out.splitlines()]
+    assert [p["$session_id"] for p in payloads] == [
+        hashlib.sha256(b'["s1","ev"]').hexdigest(), hashlib.sha256(b'["s1","mx"]').hexdigest()]
+    # ev: one eval_only wave of span 200 ms; mx: one mixed wave, never counted
+    assert [(p["eval_only_waves"], p["eval_only_duration_ms"], p["mixed_waves"],
+             p["non_eval_waves_total"], p["modeled_wallclock_saved_ms"]) for p in payloads] == [
+        (1, 200.0, 0, 0, 0.0), (0, 0.0, 1, 0, 0.0)]
+
+
+def test_waves_with_a_missing_input_exits_1_and_lists_the_good_waves(tmp_path: Path) -> None:
+    """``waves good.jsonl /missing`` names the missing path and exits 1, like summarize."""
+    good = _events(tmp_path, PARALLEL)
+    missing = str(tmp_path / "missing")
+    code, rows, err = _run("waves", "--format", "json", good, missing)
+    assert code == 1
+    assert err == f"wavemetrics: error: {missing}: no such file or directory\n"
+    assert [(r["start_ms"], r["size"]) for r in rows] == [(1000.0, 2), (3000.0, 1)]
+    code, _, _ = _run("waves", good, missing)
+    assert code == 1

@@ -13,8 +13,15 @@ from wavemetrics.classify import (
     is_eval_tool_name,
     normalize_tool_name,
 )
-from wavemetrics.exceptions import LaneNotFoundError, MissingExtraError, StreamOrderError
+from wavemetrics.escaping import printable
+from wavemetrics.exceptions import (
+    InputTooLargeError,
+    LaneNotFoundError,
+    MissingExtraError,
+    StreamOrderError,
+)
 from wavemetrics.histogram import decode_histogram, encode_histogram, wave_size_bucket
+from wavemetrics.limits import DEFAULT_LIMITS, Limits
 from wavemetrics.observations import Observation, ToolCall, WaveCounters
 from wavemetrics.pipeline import (
     Analysis,
@@ -56,6 +63,7 @@ def __getattr__(name: str) -> str:
         return "0+unknown"
 
 __all__ = [
+    "DEFAULT_LIMITS",
     "EVAL_TOOL_NAMES",
     "FORMATS",
     "SCHEMA_KIND",
@@ -63,9 +71,11 @@ __all__ = [
     "AxisState",
     "EfficiencyAxis",
     "InputReport",
+    "InputTooLargeError",
     "Lane",
     "LaneNotFoundError",
     "LaneResult",
+    "Limits",
     "MissingExtraError",
     "Observation",
     "ParallelismSummary",
@@ -91,6 +101,7 @@ __all__ = [
     "merge_summaries",
     "modeled_wallclock_saved_ms",
     "normalize_tool_name",
+    "printable",
     "read_inputs",
     "saved_round_trips",
     "session_hash",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TypeVar, overload
 
@@ -26,6 +27,8 @@ from wavemetrics.compare import (
 )
 from wavemetrics.compare import render_json as render_compare_json
 from wavemetrics.compare import render_table as render_compare_table
+from wavemetrics.escaping import printable, shortened
+from wavemetrics.limits import DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_LINE_BYTES, Limits
 from wavemetrics.native import ENGINES, default_engine
 from wavemetrics.native import available as native_available
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
@@ -91,7 +94,7 @@ class ExitStatus:
 
     def fail(self, message: str, code: int = DATA_ERROR) -> NoReturn:
         """Print ``wavemetrics: error: message`` and exit with ``code`` now."""
-        click.echo(f"wavemetrics: error: {message}", err=True)
+        _stderr(f"wavemetrics: error: {message}")
         raise SystemExit(code)
 
     def exit(self) -> None:
@@ -125,6 +128,22 @@ _MAX_TRACKED_CALLS_OPTION = click.option(
 )
 
 
+def _limit_options() -> list[Callable[[F], F]]:
+    return [
+        click.option(
+            "--max-line-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_LINE_BYTES,
+            show_default=True, metavar="BYTES",
+            help="A longer line is a problem (line_too_long), skipped without being held.",
+        ),
+        click.option(
+            "--max-document-bytes", type=click.IntRange(min=1),
+            default=DEFAULT_MAX_DOCUMENT_BYTES, show_default=True, metavar="BYTES",
+            help="A line, JSON document or archive member past this many (decompressed)"
+                 " bytes ends its input as an error.",
+        ),
+    ]
+
+
 def _input_options(command: F) -> F:
     options = [
         click.argument("paths", nargs=-1, required=True, metavar="PATH..."),
@@ -137,6 +156,7 @@ def _input_options(command: F) -> F:
             f"({', '.join(EVAL_TOOL_NAMES)})."
         ),
         _MAX_TRACKED_CALLS_OPTION,
+        *_limit_options(),
         click.option(
             "--jobs", "-j", type=click.IntRange(min=1), default=default_jobs(),
             show_default="the number of cores",
@@ -156,6 +176,12 @@ def _plural(count: int, word: str) -> str:
 _SESSION_SUFFIXES = (".jsonl", ".jsonl.gz")
 
 
+def _stderr(message: str) -> None:
+    """One ``wavemetrics: ...`` line on stderr; input text in it (file names, ids,
+    reasons quoting them) is escaped visibly (``docs/cli.md``, "Escaping")."""
+    click.echo(printable(message), err=True)
+
+
 def _subagent_hints(paths: Sequence[str], outcome: ReadOutcome[Lane | StreamedLane]) -> None:
     """Note partial Claude Code sub-agent sets: a session file read without its
     ``<session>/subagents/`` folder, or sub-agent files read without their session file."""
@@ -166,10 +192,9 @@ def _subagent_hints(paths: Sequence[str], outcome: ReadOutcome[Lane | StreamedLa
             continue
         folder = os.path.join(path[: -len(suffix)], "subagents")
         if os.path.isdir(folder) and not any(p.startswith(os.path.abspath(folder)) for p in read):
-            click.echo(
+            _stderr(
                 f"wavemetrics: note: {path}: sub-agent files in {folder}/ were not read;"
-                " pass the project folder to include their lanes", err=True,
-            )
+                " pass the project folder to include their lanes")
     # <session>/subagents/agent-*.jsonl is Claude Code's layout (the only format with it)
     readable = {os.path.abspath(r.path) for r in outcome.inputs if r.error is None}
     sessions = sorted({os.path.dirname(os.path.dirname(p)) for p in readable
@@ -179,10 +204,9 @@ def _subagent_hints(paths: Sequence[str], outcome: ReadOutcome[Lane | StreamedLa
             continue
         present = [session + x for x in _SESSION_SUFFIXES if os.path.isfile(session + x)]
         where = f"{present[0]} was not read" if present else "no session file was found"
-        click.echo(
+        _stderr(
             f"wavemetrics: note: {session}/subagents/: sub-agent files read without their"
-            f" session ({where}): the main lane is missing; pass the project folder", err=True,
-        )
+            f" session ({where}): the main lane is missing; pass the project folder")
 
 
 #: At most this many lanes are named in one note.
@@ -202,11 +226,10 @@ def _lanes_without_event(analysis: Analysis[Any]) -> None:
         why = f"calls not counted: {lost}" if lost else "no tool calls"
         shown.append(f"{result.lane.session_id}/{result.lane.lane_id} ({why})")
     more = len(silent) - len(shown)
-    click.echo(
+    _stderr(
         f"wavemetrics: note: {_plural(len(silent), 'lane')} emitted no event (no waves;"
         " the v1 contract emits none): " + ", ".join(shown)
-        + (f" and {more} more" if more else ""), err=True,
-    )
+        + (f" and {more} more" if more else ""))
 
 
 def _nothing_read(analysis: Analysis[Any]) -> bool:
@@ -231,20 +254,20 @@ def show_progress(output_format: str, stdout_is_tty: bool, stderr_is_tty: bool) 
 @overload
 def _read(
     paths: Sequence[str], input_format: str, stream: None, *, jobs: int,
-    output_format: str = ...,
+    output_format: str = ..., limits: Limits | None = ...,
 ) -> ReadOutcome[Lane]: ...
 
 
 @overload
 def _read(
     paths: Sequence[str], input_format: str, stream: StreamSettings, *, jobs: int,
-    output_format: str = ...,
+    output_format: str = ..., limits: Limits | None = ...,
 ) -> ReadOutcome[Lane | StreamedLane]: ...
 
 
 def _read(
     paths: Sequence[str], input_format: str, stream: StreamSettings | None, *, jobs: int,
-    output_format: str = "table",
+    output_format: str = "table", limits: Limits | None = None,
 ) -> ReadOutcome[Lane | StreamedLane]:
     """Read ``paths`` (streamed with ``stream`` settings, else in batch) and warn on stderr."""
     settings = stream
@@ -253,41 +276,47 @@ def _read(
         files = [path for path, error in expand_inputs(list(paths)) if error is None]
     with process_mapper(jobs) as mapper:
         if len(files) < PROGRESS_MIN_FILES:
-            outcome = read_inputs(paths, input_format, stream=settings, mapper=mapper)
+            outcome = read_inputs(
+                paths, input_format, stream=settings, mapper=mapper, limits=limits
+            )
         else:
             with ByteProgress(files) as bar:
                 outcome = read_inputs(
-                    paths, input_format, stream=settings, mapper=mapper, progress=bar.done
+                    paths, input_format, stream=settings, mapper=mapper, progress=bar.done,
+                    limits=limits,
                 )
     for report in outcome.inputs:
         if report.format == DUPLICATE:
-            click.echo(f"wavemetrics: note: {report.path}: the same content as"
-                       f" {outcome.same_as[report.path]}, read once", err=True)
+            _stderr(f"wavemetrics: note: {report.path}: the same content as"
+                       f" {outcome.same_as[report.path]}, read once")
             continue
         if report.error is not None:
-            click.echo(f"wavemetrics: error: {report.path}: {report.error}", err=True)
+            _stderr(f"wavemetrics: error: {report.path}: {report.error}")
         elif report.problems:
             lost = ", ".join(f"{reason} {n}" for reason, n in report.problems.items())
             count = sum(report.problems.values())
-            click.echo(
+            _stderr(
                 f"wavemetrics: warning: {report.path}: {count} line"
-                f"{'' if count == 1 else 's'} not usable ({lost})", err=True,
-            )
+                f"{'' if count == 1 else 's'} not usable ({lost})")
         elif report.format == "empty":
-            click.echo(f"wavemetrics: note: {report.path}: empty input", err=True)
+            _stderr(f"wavemetrics: note: {report.path}: empty input")
         if report.error is None and report.format != EMPTY and report.lines_used == 0:
             # nothing used under a format the user chose: perhaps the wrong one
             hint = (f"; is --input-format {input_format} right? (auto detects the format)"
                     if input_format != AUTO else "")
-            click.echo(
+            _stderr(
                 f"wavemetrics: note: {report.path}: no tool calls found in"
-                f" {_plural(report.lines_read, 'line')} read as {report.format}{hint}",
-                err=True,
-            )
+                f" {_plural(report.lines_read, 'line')} read as {report.format}{hint}")
+    if outcome.skipped:
+        reasons = Counter(skipped.reason for skipped in outcome.skipped)
+        count = len(outcome.skipped)
+        _stderr(
+            f"wavemetrics: note: skipped {count} file{'' if count == 1 else 's'} found in"
+            f" folders: " + "; ".join(f"{reason} ({n})" for reason, n in reasons.items()))
     _subagent_hints(paths, outcome)
     for (session_id, lane_id), where in outcome.repeated_lanes.items():
-        click.echo(f"wavemetrics: note: {session_id}/{lane_id} was read from"
-                   f" {len(where)} inputs ({', '.join(where)}); each is counted", err=True)
+        _stderr(f"wavemetrics: note: {session_id}/{lane_id} was read from"
+                   f" {len(where)} inputs ({', '.join(where)}); each is counted")
     return outcome
 
 
@@ -311,14 +340,13 @@ class _Wavemetrics(click.Group):
         except click.UsageError as error:
             path = error.ctx.command_path if error.ctx is not None else "wavemetrics"
             message = " ".join(error.format_message().split())
-            click.echo(f"wavemetrics: error: {message} (try '{path} --help')", err=True)
+            _stderr(f"wavemetrics: error: {message} (try '{path} --help')")
             sys.exit(error.exit_code)
         except click.ClickException as error:
-            click.echo(f"wavemetrics: error: {' '.join(error.format_message().split())}",
-                       err=True)
+            _stderr(f"wavemetrics: error: {' '.join(error.format_message().split())}")
             sys.exit(error.exit_code)
         except click.Abort:
-            click.echo("wavemetrics: error: aborted", err=True)
+            _stderr("wavemetrics: error: aborted")
             sys.exit(1)
         sys.exit(status if isinstance(status, int) else 0)
 
@@ -355,8 +383,8 @@ _SHOW_PATHS_OPTION = click.option(
 )
 def summarize(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int | None, jobs: int, output_format: str, show_paths: bool,
-    engine: str,
+    max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int, jobs: int,
+    output_format: str, show_paths: bool, engine: str,
 ) -> None:
     """Summarise tool-call parallelism per lane of each PATH (file, folder, or - for stdin)."""
     if engine == "native" and not native_available():
@@ -365,7 +393,8 @@ def summarize(
         )
     status = ExitStatus()
     settings = StreamSettings(max_tracked_calls, eval_tools, engine=engine, jobs=jobs)
-    outcome = _read(paths, input_format, settings, jobs=jobs, output_format=output_format)
+    outcome = _read(paths, input_format, settings, jobs=jobs, output_format=output_format,
+                    limits=Limits(max_line_bytes, max_document_bytes))
     status.check_inputs(outcome)
     analysis = analyse(outcome)  # with the settings the lanes were streamed with
     if output_format == "json":
@@ -388,12 +417,14 @@ def summarize(
 @_SHOW_PATHS_OPTION
 def waves(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int | None, jobs: int, output_format: str, show_paths: bool,
+    max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int, jobs: int,
+    output_format: str, show_paths: bool,
 ) -> None:
     """List every wave (lane, start, span, size, peak, bucket, saving, tools) of each PATH."""
     status = ExitStatus()
     # read in batch: waves are listed, so every lane is assembled whole
-    outcome = _read(paths, input_format, None, jobs=jobs, output_format=output_format)
+    outcome = _read(paths, input_format, None, jobs=jobs, output_format=output_format,
+                    limits=Limits(max_line_bytes, max_document_bytes))
     status.check_inputs(outcome)
     analysis = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls)
     if output_format == "json":
@@ -423,7 +454,8 @@ def _picture_path(ctx: click.Context, param: click.Parameter, value: str) -> str
 )
 def timeline(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int | None, jobs: int, output: str, lane_ids: tuple[str, ...],
+    max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int, jobs: int,
+    output: str, lane_ids: tuple[str, ...],
 ) -> None:
     """Draw each lane's tool calls as bars, grouped in waves and coloured by bucket (SVG or PNG)."""
     status = ExitStatus()
@@ -431,7 +463,8 @@ def timeline(
         require_matplotlib()  # before reading: a long read should not end in this
     except MatplotlibMissing as error:  # nothing was read: like a usage error, as compare does
         status.fail(str(error), ExitStatus.USAGE_ERROR)
-    outcome = _read(paths, input_format, None, jobs=jobs)  # batch: the waves are drawn
+    outcome = _read(paths, input_format, None, jobs=jobs,  # batch: the waves are drawn
+                    limits=Limits(max_line_bytes, max_document_bytes))
     status.check_inputs(outcome)
     if _nothing_read_from(outcome):  # the input errors above are all there is to say
         status.exit()
@@ -444,9 +477,9 @@ def timeline(
     try:
         lanes = select_lanes(analysis.lanes, lane_ids)
     except LaneNotFound as error:
-        shown = ", ".join(error.available[:10]) or "none"
+        shown = ", ".join(shortened(lane, 40) for lane in error.available[:10]) or "none"
         more = f" and {len(error.available) - 10} more" if len(error.available) > 10 else ""
-        status.fail(f"--lane {error.lane_id}: no such lane (lanes: {shown}{more})")
+        status.fail(f"--lane {shortened(error.lane_id, 80)}: no such lane (lanes: {shown}{more})")
     if not lanes:
         status.fail("no lanes to draw")
     try:
@@ -456,7 +489,7 @@ def timeline(
     except ValueError as error:  # too many lanes for one picture
         status.fail(str(error))
     calls = sum(r.summary.paired_calls for r in lanes)
-    click.echo(f"{output}: {_plural(len(lanes), 'lane')}, {_plural(calls, 'call')}")
+    click.echo(printable(f"{output}: {_plural(len(lanes), 'lane')}, {_plural(calls, 'call')}"))
     status.exit()
 
 
@@ -483,10 +516,12 @@ def timeline(
 )
 @_eval_tool_option("An eval tool name; repeatable; replaces the defaults.")
 @_MAX_TRACKED_CALLS_OPTION
+@_limit_options()[0]
+@_limit_options()[1]
 def compare(
     baseline: str, candidate: str, metric: str, output_format: str, seed: int,
     resamples: int, confidence: float, input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int | None,
+    max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int,
 ) -> None:
     """Compare two harness versions: BASELINE and CANDIDATE are folders <task_id>/<trial traces>.
 
@@ -499,20 +534,20 @@ def compare(
             baseline, candidate, metric=metric, resamples=resamples, confidence=confidence,
             seed=seed, input_format=input_format, eval_tool_names=eval_tools,
             max_tracked_calls=max_tracked_calls,
+            limits=Limits(max_line_bytes, max_document_bytes),
         )
     except MissingExtra as error:  # nothing was computed: like a usage error
         status.fail(str(error), ExitStatus.USAGE_ERROR)
     for failure in comparison.failures:
-        click.echo(f"wavemetrics: error: {failure.side}: {failure.reason}", err=True)
+        _stderr(f"wavemetrics: error: {failure.side}: {failure.reason}")
     for path in comparison.strays:
-        click.echo(f"wavemetrics: note: {path}: not in a task folder, not read", err=True)
+        _stderr(f"wavemetrics: note: {path}: not in a task folder, not read")
     folders = {"baseline": baseline, "candidate": candidate}
     for side in comparison.no_task_folders:
-        click.echo(f"wavemetrics: error: {side} {folders[side]}: no task folders found"
-                   f" (expected {side}/<task_id>/<trace files>)", err=True)
+        _stderr(f"wavemetrics: error: {side} {folders[side]}: no task folders found"
+                   f" (expected {side}/<task_id>/<trace files>)")
     for task_id in comparison.empty_tasks:
-        click.echo(f"wavemetrics: error: task {task_id}: no trial files in either folder",
-                   err=True)
+        _stderr(f"wavemetrics: error: task {task_id}: no trial files in either folder")
     if output_format == "json":
         click.echo(render_compare_json(comparison), nl=False)
     else:
