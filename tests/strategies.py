@@ -429,14 +429,28 @@ def fuzz_lines(record: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[b
 
 # ------------------------------------------------- native engine: whole traces
 
+#: Ids that make ``invalid_id`` (issue 10): C0, DEL and C1 control characters, a lone
+#: surrogate; a bidi override and a non-breaking space are printable enough to be ids.
+BAD_TRACE_IDS = st.sampled_from(["a\x1b[2J", "\x00", "x\x7f", "\x9b31m", "a\r\nb", "\ud800",
+                                 "x\udcff", "\t"])
 #: Ids that repeat (duplicates, reuse across lanes), plus hostile spellings:
-#: empty, a lone surrogate, non-ASCII, an upper-case UUID beside its lower-case twin.
+#: empty, a lone surrogate, a control character, non-ASCII, an upper-case UUID beside
+#: its lower-case twin.
 TRACE_IDS = st.one_of(
     st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "toolu_01"]),
     st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "toolu_01"]),
     st.sampled_from(["", "\ud800", "é\u202e", "x\udcff", "3f2504e0-4f89-41d3-9a0c-0305e82c3301",
-                     "3F2504E0-4F89-41D3-9A0C-0305E82C3301"]),
+                     "3F2504E0-4F89-41D3-9A0C-0305E82C3301", "a\u00a0b"]),
+    BAD_TRACE_IDS,
 )
+#: ``forkedFrom`` values: an object or text makes a line a fork's copy (``replayed_lines``);
+#: null, ``""`` and ``{}`` do not.
+FORKED_FROM = st.sampled_from([{"sessionId": "s0", "messageUuid": "u"}, "s0", None, "", {}, 0,
+                               False, [], {"x": None}])
+#: Record types: the readers' own, and ones named only as ``other`` (too long, not an
+#: identifier, escapes, non-ASCII, empty).
+ODD_TYPES = ["x" * 70, "x" * 64, "\ud83d", "bad\x1b[2J", "has space", "é", "", "a:b.c-d_e",
+             "web_search_tool_result"]
 _SECOND = st.integers(min_value=0, max_value=30)
 
 
@@ -475,7 +489,7 @@ def claude_records(draw: st.DrawFn) -> dict[str, Any]:
     other records, with uuids that repeat, sidechain chains, agentIds and odd values."""
     kind = draw(st.sampled_from(
         ["assistant", "assistant", "user", "user", "system", "summary", "file-history-snapshot",
-         "progress", "x" * 70, "\ud83d", "bad\x1b[2J"]))
+         "progress", *ODD_TYPES]))
     record: dict[str, Any] = {"type": kind}
     if draw(st.integers(0, 19)) == 0:
         record["type"] = draw(JSON_SCALARS)
@@ -488,14 +502,18 @@ def claude_records(draw: st.DrawFn) -> dict[str, Any]:
     if draw(st.integers(0, 7)) == 0:
         record["agentId"] = draw(st.one_of(TRACE_IDS, JSON_SCALARS))
     if draw(st.integers(0, 3)) > 0:
-        record["sessionId"] = draw(st.sampled_from(["s1", "s1", "s1", "s1", "s2", "", "\udfff"]))
+        record["sessionId"] = draw(st.sampled_from(["s1", "s1", "s1", "s1", "s2", "", "\udfff",
+                                                    "s\x1b1", "s\x85"]))
+    if draw(st.integers(0, 7)) == 0:
+        record["forkedFrom"] = draw(FORKED_FROM)
     if draw(st.integers(0, 9)) > 0:
         record["timestamp"] = draw(trace_times())
     if kind == "system" or draw(st.integers(0, 9)) == 0:
         record["subtype"] = draw(st.sampled_from(["turn_duration", "turn_duration", "other"]))
         record["durationMs"] = draw(st.one_of(
             st.integers(-5, 10**6), st.floats(allow_nan=False, allow_infinity=False),
-            st.sampled_from([True, 0, 1e308, "5"])))
+            st.sampled_from([True, 0, 1e308, 1.7976931348623157e308, 10**400, -(10**400),
+                             2**1024, 2**1023, "5"])))
     name = st.sampled_from(["Read", "Bash", "Read", "Grep", "eval", "mcp:code-mode", "", "\ud800"])
     use = st.fixed_dictionaries({"type": st.just("tool_use"), "id": TRACE_IDS, "name": name})
     result = st.fixed_dictionaries({"type": st.just("tool_result"), "tool_use_id": TRACE_IDS,
@@ -503,8 +521,10 @@ def claude_records(draw: st.DrawFn) -> dict[str, Any]:
     block = st.one_of(
         use if kind == "assistant" else result, use if kind == "assistant" else result,
         use if kind == "assistant" else result, use, result,
-        st.fixed_dictionaries({"type": st.sampled_from(["server_tool_use", "text"]),
-                               "id": TRACE_IDS, "name": name}),
+        st.fixed_dictionaries({"type": st.sampled_from(
+            ["server_tool_use", "server_tool_use", "web_search_tool_result",
+             "code_execution_tool_result", "_tool_result", "tool_result_x", "text"]),
+            "id": TRACE_IDS, "name": name}),
         JSON_SCALARS,
     )
     blocks = st.lists(block, min_size=1, max_size=4)
@@ -523,7 +543,7 @@ def event_records(draw: st.DrawFn) -> dict[str, Any]:
     """One ``events`` line as a dict: tool, turn and shutdown events with odd ids and times."""
     kind = draw(st.sampled_from(
         ["tool_execution_start"] * 6 + ["tool_execution_end"] * 6 + ["turn_start", "turn_end", "session_shutdown",
-         "tool_execution_update", "message_update", "\ud800x"]))
+         "tool_execution_update", "message_update", "\ud800x", *ODD_TYPES]))
     record: dict[str, Any] = {"type": kind}
     if draw(st.integers(0, 19)) == 0:
         record["type"] = draw(JSON_SCALARS)
@@ -536,9 +556,9 @@ def event_records(draw: st.DrawFn) -> dict[str, Any]:
         record["timestamp"] = draw(_event_times())
     if draw(st.booleans()):
         record["sessionId"] = draw(st.sampled_from(
-            ["s1", "s1", "s1", "s1", "s2", "", None, "\ud800"]))
+            ["s1", "s1", "s1", "s1", "s2", "", None, "\ud800", "s\x1b1"]))
     if draw(st.integers(0, 5)) == 0:
-        record["agentId"] = draw(st.sampled_from(["main", "sub", "sub2", "", 7]))
+        record["agentId"] = draw(st.sampled_from(["main", "sub", "sub2", "", 7, "sub\x07"]))
     return record
 
 
@@ -604,6 +624,8 @@ def event_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
     if draw(st.integers(0, 3)) == 0:
         lane["agentId"] = "sub"
     if draw(st.integers(0, 4)) == 0:  # a turn: its duration is summed when positive
+        if draw(st.integers(0, 3)) == 0:  # two of these overflow the total: turn_total_overflow
+            start, end = draw(st.sampled_from([(0, 1.7976931348623157e308), (1, 1e308)]))
         return ({"type": "turn_start", "timestamp": start, **lane},
                 {"type": "turn_end", "timestamp": end, **lane})
     name = draw(st.sampled_from(["read", "grep", "bash", "eval", "Code-Mode"]))

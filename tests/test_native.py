@@ -254,3 +254,46 @@ def test_native_figures_are_the_summary_fields() -> None:
     """The extension returns every figure of a summary, each under its own name."""
     assert sorted(native.NATIVE_FIGURES) == sorted(SUMMARY_FIELDS)
     assert len(set(native.NATIVE_FIGURES)) == len(native.NATIVE_FIGURES)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(
+    claude=trace_files(claude_records(), claude_calls()),
+    events=trace_files(event_records(), event_calls()),
+    max_line_bytes=st.integers(min_value=1, max_value=400),
+)
+def test_a_small_max_line_bytes_reads_with_python_the_same(
+    tmp_path_factory: pytest.TempPathFactory, claude: bytes, events: bytes, max_line_bytes: int
+) -> None:
+    """With --max-line-bytes other than the default (over-long lines become line_too_long),
+    --engine native reads with Python: no unit reaches the extension and the JSON is the
+    same as --engine python's."""
+    folder = tmp_path_factory.mktemp("limits")
+    (folder / "s1.jsonl").write_bytes(claude)
+    (folder / "run.events.jsonl").write_bytes(events)
+    args = ["--max-line-bytes", str(max_line_bytes), str(folder / "s1.jsonl"),
+            str(folder / "run.events.jsonl")]
+    with counting_native() as spy:
+        fast = _summarize(["--input-format", "claude-code", *args[:3]], "native")
+        fast_events = _summarize(["--input-format", "events", args[0], args[1], args[3]],
+                                 "native")
+    assert spy.units == 0
+    assert fast == _summarize(["--input-format", "claude-code", *args[:3]], "python")
+    assert fast_events == _summarize(["--input-format", "events", args[0], args[1], args[3]],
+                                     "python")
+
+
+def test_a_line_past_the_default_line_limit_is_handed_back_to_python(tmp_path: Path) -> None:
+    """A line of more than 64 MiB (the default --max-line-bytes) is never held by the native
+    engine: detection and reading hand the file back, and Python counts it as line_too_long."""
+    path = tmp_path / "run.jsonl"
+    with path.open("wb") as out:
+        out.write(b'{"type":"turn_start","timestamp":1}\n')
+        out.write(b'{"type":"turn_end","timestamp":5}\n')
+        out.write(b"x" * (64 * 2**20 + 1) + b"\n")
+        out.write(b'{"type":"session_shutdown","timestamp":6}\n')
+    assert native.read_unit_native("events", (str(path),), StreamSettings(engine="native")) is None
+    code, fast = _summarize([str(path)], "native")
+    assert (code, fast) == _summarize([str(path)], "python")
+    assert '"line_too_long": 1' in fast

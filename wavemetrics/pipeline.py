@@ -324,9 +324,11 @@ def read_unit(
 
     A stream that turns out of order is dropped and the unit read again in
     batch mode; its reports then carry ``notes.read_again_in_batch``. The
-    figures are the same either way.
+    figures are the same either way. The native engine reads under the default
+    limits only (:data:`~wavemetrics.limits.DEFAULT_LIMITS`); under other
+    limits the Python readers read the unit.
     """
-    if stream is not None and stream.engine == "native":
+    if stream is not None and stream.engine == "native" and current_limits() == DEFAULT_LIMITS:
         from wavemetrics.native import read_unit_native  # the extension loads on first use
 
         native = read_unit_native(unit.format, unit.paths, stream)

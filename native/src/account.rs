@@ -4,8 +4,9 @@ use std::collections::HashMap;
 
 /// Distinct ignored record types kept per input before folding into `other_types`.
 pub const MAX_IGNORED_KINDS: usize = 64;
-/// The key of ignored types beyond `MAX_IGNORED_KINDS`.
-pub const OTHER_KINDS: &[u8] = b"other_types";
+/// The key of ignored types beyond `MAX_IGNORED_KINDS`, and of types that are
+/// not short identifiers.
+pub const OTHER_KINDS: &[u8] = b"other";
 /// Longest record type kept as a key, in characters (code points).
 pub const MAX_KIND_LENGTH: usize = 64;
 
@@ -28,18 +29,14 @@ fn bump(table: &mut Vec<(&'static str, u64)>, key: &'static str, count: u64) {
     }
 }
 
-/// The first `MAX_KIND_LENGTH` code points of a WTF-8 string.
-fn cut_kind(kind: &[u8]) -> &[u8] {
-    let mut chars = 0;
-    for (index, &byte) in kind.iter().enumerate() {
-        if byte & 0xC0 != 0x80 {
-            if chars == MAX_KIND_LENGTH {
-                return &kind[..index];
-            }
-            chars += 1;
-        }
-    }
-    kind
+/// `_KIND` of `_lines.py`: ASCII letters, digits and `_.:-`, 1 to
+/// `MAX_KIND_LENGTH` characters (`spec/formats.md`, "Limits and hostile input").
+pub fn is_short_identifier(kind: &[u8]) -> bool {
+    !kind.is_empty()
+        && kind.len() <= MAX_KIND_LENGTH
+        && kind
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'))
 }
 
 impl LineAccount {
@@ -47,10 +44,15 @@ impl LineAccount {
         self.lines_used += 1;
     }
 
-    /// A known non-tool record, counted under its (cut) type; at most
-    /// `MAX_IGNORED_KINDS` distinct keys, later ones under `other_types`.
+    /// A known non-tool record, counted under its type when that is a short
+    /// identifier (else `other`); at most
+    /// `MAX_IGNORED_KINDS` distinct keys, later ones under `other`.
     pub fn ignore(&mut self, kind: &[u8]) {
-        let key = cut_kind(kind);
+        let key = if is_short_identifier(kind) {
+            kind
+        } else {
+            OTHER_KINDS
+        };
         if let Some(&index) = self.ignored_index.get(key) {
             self.ignored[index].1 += 1;
             return;
@@ -101,7 +103,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn kinds_are_cut_and_folded() {
+    fn kinds_are_named_only_as_short_identifiers_and_folded() {
         let mut account = LineAccount::default();
         for i in 0..70 {
             account.ignore(format!("k{i}").as_bytes());
@@ -109,12 +111,23 @@ mod tests {
         account.ignore(b"k0");
         assert_eq!(account.ignored.len(), 65);
         assert_eq!(account.ignored[0], (b"k0".to_vec(), 2));
-        assert_eq!(account.ignored[64], (b"other_types".to_vec(), 6));
-        let long = "é".repeat(70);
-        account.ignore(long.as_bytes());
-        assert_eq!(account.ignored[64].1, 7);
-        assert_eq!(cut_kind(long.as_bytes()).len(), 128);
-        assert_eq!(account.lines_ignored(), 72);
+        assert_eq!(account.ignored[64], (b"other".to_vec(), 6));
+        account.ignore("é".as_bytes());
+        account.ignore(&[b'x'; 65]);
+        account.ignore(b"a\x1b[2J");
+        account.ignore(b"");
+        assert_eq!(account.ignored[64].1, 10);
+        assert_eq!(account.lines_ignored(), 75);
+        let mut fresh = LineAccount::default();
+        fresh.ignore(&[b'x'; 65]);
+        fresh.ignore(&[b'x'; 64]);
+        fresh.ignore(b"file-history_snapshot.v2:x");
+        assert_eq!(fresh.ignored[0], (b"other".to_vec(), 1));
+        assert_eq!(fresh.ignored[1], (vec![b'x'; 64], 1));
+        assert_eq!(
+            fresh.ignored[2],
+            (b"file-history_snapshot.v2:x".to_vec(), 1)
+        );
     }
 
     #[test]

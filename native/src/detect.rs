@@ -8,6 +8,11 @@ use std::path::Path;
 
 /// How many first lines with content detection looks at (`DETECT_LINES`).
 pub const DETECT_LINES: usize = 64;
+/// The peek's caps in Python (`sources.py`): past this many lines or bytes,
+/// detection is left to Python (a peek cut at its cap decides differently).
+pub const PEEK_MAX_LINES: usize = 100_000;
+/// The peek's byte cap (64 MiB), less a margin so Python's own count decides.
+pub const PEEK_MAX_BYTES: usize = 64 * (1 << 20) - 1024;
 
 /// The type sets the Python registry recognises formats by.
 pub struct Sniffers<'a> {
@@ -40,10 +45,19 @@ pub fn detect(path: &Path, sniffers: &Sniffers) -> io::Result<Option<Detected>> 
     let mut claude_found = false;
     let mut with_content = 0;
     let mut first = true;
+    let (mut lines, mut bytes) = (0usize, 0usize);
     while with_content < DETECT_LINES {
-        let Some((raw, _)) = reader.next_line()? else {
-            break;
+        let raw = match reader.next_line() {
+            Ok(Some((raw, _))) => raw,
+            Ok(None) => break,
+            Err(e) if e.kind() == io::ErrorKind::Unsupported => return Ok(None),
+            Err(e) => return Err(e),
         };
+        lines += 1;
+        bytes += raw.len() + 1;
+        if lines >= PEEK_MAX_LINES || bytes >= PEEK_MAX_BYTES {
+            return Ok(None);
+        }
         if raw.iter().any(|&b| !is_py_space(b)) {
             with_content += 1;
         }

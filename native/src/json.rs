@@ -22,6 +22,8 @@ pub enum Val<'a> {
     /// An int or float, as the double Python's `float()` of it gives (ints that
     /// overflow a double become infinite, which every rule rejects like Python).
     Num(f64),
+    /// An integer literal too large for a float (Python's `float(int)` raises).
+    BigInt,
     /// A string as WTF-8 (lone surrogates kept).
     Str(Cow<'a, [u8]>),
     /// An array, as its raw text.
@@ -80,7 +82,10 @@ impl<'a> Val<'a> {
             Some(b't') => Val::Bool(true),
             Some(b'f') => Val::Bool(false),
             Some(b'n') => Val::Null,
-            _ => Val::Num(number(text)),
+            _ => match number(text) {
+                v if v.is_infinite() && !text.contains(['.', 'e', 'E']) => Val::BigInt,
+                v => Val::Num(v),
+            },
         }
     }
 
@@ -101,9 +106,24 @@ impl<'a> Val<'a> {
     }
 
     /// A JSON number (never a bool), as Python's `isinstance(v, (int, float))`.
+    /// `usable_id` of `_lines.py`: usable text with no control character (C0,
+    /// DEL, C1); a lone surrogate already fails `usable_text`.
+    pub fn usable_id(&self) -> Option<&str> {
+        self.usable_text().filter(|t| {
+            !t.chars()
+                .any(|c| matches!(c, '\0'..='\x1f' | '\x7f'..='\u{9f}'))
+        })
+    }
+
+    /// `bad_id` of `_lines.py`: a non-empty string that `usable_id` refuses.
+    pub fn bad_id(&self) -> bool {
+        matches!(self, Val::Str(b) if !b.is_empty()) && self.usable_id().is_none()
+    }
+
     pub fn number(&self) -> Option<f64> {
         match self {
             Val::Num(v) => Some(*v),
+            Val::BigInt => Some(f64::INFINITY),
             _ => None,
         }
     }

@@ -4,6 +4,13 @@ use std::io::{self, Read};
 
 const CHUNK: usize = 1 << 17;
 
+/// A line this long or longer is not held: the reader stops with an
+/// `Unsupported` error and the unit is handed back to Python, which counts it
+/// as `line_too_long` under the default `--max-line-bytes` (64 MiB,
+/// `wavemetrics/limits.py`) or ends the input past `--max-document-bytes`.
+/// A little under the limit, so that a trailing `\r` never decides.
+pub const MAX_HELD_LINE: usize = 64 * (1 << 20) - 16;
+
 /// Splits a byte stream on `\n`; a line is never copied unless it crosses a chunk.
 pub struct LineReader<R> {
     source: R,
@@ -49,6 +56,9 @@ impl<R: Read> LineReader<R> {
                 scanned -= self.start;
                 self.end -= self.start;
                 self.start = 0;
+            }
+            if self.end - self.start >= MAX_HELD_LINE {
+                return Err(io::Error::new(io::ErrorKind::Unsupported, "line_too_long"));
             }
             if self.end == self.buf.len() {
                 let grown = self.buf.len() * 2;
@@ -111,5 +121,21 @@ mod tests {
         );
         assert!(all(b"").is_empty());
         assert_eq!(all(b"x\n"), vec![(b"x".to_vec(), true)]);
+    }
+
+    #[test]
+    fn a_line_of_the_limit_is_not_held() {
+        let mut data = vec![b'x'; MAX_HELD_LINE - 1];
+        data.extend_from_slice(b"\nshort\n");
+        let mut reader = LineReader::new(&data[..]);
+        assert_eq!(
+            reader.next_line().unwrap().unwrap().0.len(),
+            MAX_HELD_LINE - 1
+        );
+        assert_eq!(reader.next_line().unwrap().unwrap().0, b"short");
+        let long = vec![b'x'; MAX_HELD_LINE + 1];
+        let mut reader = LineReader::new(&long[..]);
+        let error = reader.next_line().unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::Unsupported);
     }
 }

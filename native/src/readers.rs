@@ -237,7 +237,7 @@ impl Names {
 
 // ------------------------------------------------------------------ claude-code
 
-const CLAUDE_KEYS: [&str; 10] = [
+const CLAUDE_KEYS: [&str; 11] = [
     "type",
     "subtype",
     "uuid",
@@ -247,6 +247,7 @@ const CLAUDE_KEYS: [&str; 10] = [
     "sessionId",
     "timestamp",
     "durationMs",
+    "forkedFrom",
     "message",
 ];
 const BLOCK_KEYS: [&str; 4] = ["type", "id", "name", "tool_use_id"];
@@ -332,19 +333,38 @@ fn all_blocks<'a>(message: &Val<'a>) -> Result<Vec<Block<'a>>, serde_json::Error
 }
 
 /// The top-level values a Claude line is read by (message excluded) and its content blocks.
-fn parse_claude_line(text: &str) -> Result<([Val<'_>; 9], Vec<Block<'_>>), serde_json::Error> {
-    let mut v: [Val; 9] = Default::default();
-    if let Ok(message) = parse_object_fast(text, &CLAUDE_KEYS[..9], "message", |i, raw| {
+fn parse_claude_line(text: &str) -> Result<([Val<'_>; 10], Vec<Block<'_>>), serde_json::Error> {
+    let mut v: [Val; 10] = Default::default();
+    if let Ok(message) = parse_object_fast(text, &CLAUDE_KEYS[..10], "message", |i, raw| {
         v[i] = Val::of(raw)
     }) {
         let blocks = message.map_or_else(Vec::new, |m| m.blocks.iter().map(Block::of).collect());
         return Ok((v, blocks));
     }
-    let mut v: [Val; 10] = Default::default();
+    let mut v: [Val; 11] = Default::default();
     parse_object(text, &CLAUDE_KEYS, |i, raw| v[i] = Val::of(raw))?;
-    let [a, b, c, d, e, f, g, h, i, message] = v;
+    let [a, b, c, d, e, f, g, h, i, j, message] = v;
     let blocks = all_blocks(&message)?;
-    Ok(([a, b, c, d, e, f, g, h, i], blocks))
+    Ok(([a, b, c, d, e, f, g, h, i, j], blocks))
+}
+
+/// `_is_fork_copy`: a `forkedFrom` that is present and not null, `""` or `{}`.
+fn is_fork_copy(fork: &Val) -> bool {
+    match fork {
+        Val::Absent | Val::Null => false,
+        Val::Str(text) => !text.is_empty(),
+        Val::Object(text) => {
+            let inner = &text[1..text.len() - 1];
+            !inner.bytes().all(is_py_space)
+        }
+        _ => true,
+    }
+}
+
+/// A server-side tool block type (`_blocks`): `server_tool_use` or a
+/// `*_tool_result` other than `tool_result`.
+fn is_server_block(kind: &[u8]) -> bool {
+    kind == b"server_tool_use" || (kind.ends_with(b"_tool_result") && kind != b"tool_result")
 }
 
 struct ClaudeFolder<'s> {
@@ -388,11 +408,16 @@ impl ClaudeFolder<'_> {
         account: &mut LineAccount,
     ) -> Result<(), Failure> {
         let (v, all) = parse_claude_line(text).map_err(bad_json)?;
-        let [kind, subtype, raw_uuid, parent, sidechain, agent, session, stamp, duration] = v;
+        let [kind, subtype, raw_uuid, parent, sidechain, agent, session, stamp, duration, fork] = v;
         let Some(kind) = kind.str_bytes() else {
             account.problem("missing_type");
             return Ok(());
         };
+        if is_fork_copy(&fork) {
+            // a /branch or forkSession copy: before the uuid de-duplication
+            account.ignore(b"replayed_lines");
+            return Ok(());
+        }
         if let Some(uuid) = raw_uuid.str_bytes() {
             if !uuid.is_empty() && !self.seen.insert(uuid) {
                 account.ignore(b"duplicate_uuid");
@@ -403,8 +428,12 @@ impl ClaudeFolder<'_> {
             account.ignore(kind);
             return Ok(());
         }
-        let uuid = raw_uuid.usable_text();
         let is_sidechain = sidechain == Val::Bool(true);
+        if session.bad_id() || agent.bad_id() || (is_sidechain && raw_uuid.bad_id()) {
+            account.problem("invalid_id");
+            return Ok(());
+        }
+        let uuid = raw_uuid.usable_id();
         if let (true, Some(uuid)) = (is_sidechain, uuid) {
             let root: Box<str> = match parent.str_bytes().and_then(|p| self.sidechain_roots.get(p))
             {
@@ -415,9 +444,9 @@ impl ClaudeFolder<'_> {
                 .entry(uuid.as_bytes().into())
                 .or_insert(root);
         }
-        let session_id = session.usable_text().unwrap_or(fallback);
+        let session_id = session.usable_id().unwrap_or(fallback);
         let sidechain_root: String;
-        let lane_id: &str = match (agent.usable_text(), is_sidechain, uuid) {
+        let lane_id: &str = match (agent.usable_id(), is_sidechain, uuid) {
             (Some(agent), _, _) => agent,
             (None, true, Some(uuid)) => {
                 sidechain_root = self
@@ -438,10 +467,18 @@ impl ClaudeFolder<'_> {
         self.last_lane = index;
         let lane = &mut self.lanes[index];
         if kind == b"system" {
-            match (subtype.str_bytes(), duration.number()) {
-                (Some(b"turn_duration"), Some(ms)) if ms.is_finite() && ms > 0.0 => {
-                    lane.turn_total += ms;
-                    account.use_line();
+            // _read_turn: an int too large for a float is invalid_duration; a
+            // duration that would make the total infinite is turn_total_overflow
+            match (subtype.str_bytes(), &duration) {
+                (Some(b"turn_duration"), Val::BigInt) => account.problem("invalid_duration"),
+                (Some(b"turn_duration"), Val::Num(ms)) if ms.is_finite() && *ms > 0.0 => {
+                    let total = lane.turn_total + ms;
+                    if total.is_finite() {
+                        lane.turn_total = total;
+                        account.use_line();
+                    } else {
+                        account.problem("turn_total_overflow");
+                    }
                 }
                 _ => account.ignore(b"system"),
             }
@@ -457,6 +494,15 @@ impl ClaudeFolder<'_> {
             .iter()
             .filter(|b| b.kind.str_bytes() == Some(block_type))
             .collect();
+        if assistant {
+            let server = all
+                .iter()
+                .filter(|b| b.kind.str_bytes().is_some_and(is_server_block))
+                .count();
+            if server > 0 {
+                account.note("server_tool_blocks", server as u64);
+            }
+        }
         if blocks.is_empty() {
             account.ignore(kind);
             return Ok(());
@@ -471,8 +517,7 @@ impl ClaudeFolder<'_> {
         let (mut fed, mut usable) = (0u64, 0u64);
         for block in blocks.iter() {
             if assistant {
-                let (Some(call_id), Some(name)) =
-                    (block.id.usable_text(), block.name.usable_text())
+                let (Some(call_id), Some(name)) = (block.id.usable_id(), block.name.usable_text())
                 else {
                     continue;
                 };
@@ -489,7 +534,7 @@ impl ClaudeFolder<'_> {
                 let name = self.names.get(name);
                 lane.stream.start(id, name, at_ms);
             } else {
-                let Some(call_id) = block.tool_use_id.usable_text() else {
+                let Some(call_id) = block.tool_use_id.usable_id() else {
                     continue;
                 };
                 usable += 1;
@@ -624,11 +669,11 @@ fn read_events_once(
         }
         let session_id = match session {
             Val::Absent => Some(default_session_id),
-            ref other => other.usable_text(),
+            ref other => other.usable_id(),
         };
         let lane_id = match agent {
             Val::Absent => Some("main"),
-            ref other => other.usable_text(),
+            ref other => other.usable_id(),
         };
         let (Some(session_id), Some(lane_id)) = (session_id, lane_id) else {
             account.problem("invalid_id");
@@ -657,7 +702,7 @@ fn read_events_once(
         let mut call_id = None;
         let mut name = None;
         if tool_event {
-            call_id = call.usable_text();
+            call_id = call.usable_id();
             name = tool.usable_text();
             // a start needs a usable name; an end may omit it (or give null), but a
             // name it gives must be usable (events.py)
@@ -703,7 +748,16 @@ fn read_events_once(
                 if let Some(start) = lane.turn_pending.take() {
                     let duration = at_ms - start;
                     if duration > 0.0 {
-                        lane.turn_total += duration;
+                        let total = lane.turn_total + duration;
+                        if total == f64::INFINITY {
+                            // _turn_overflows: a problem, not added; a start no end
+                            // can follow stands in for this end
+                            used -= 1;
+                            account.problem("turn_total_overflow");
+                            lane.turn_pending = Some(f64::INFINITY);
+                            return Ok(());
+                        }
+                        lane.turn_total = total;
                     }
                 }
             }
@@ -735,4 +789,134 @@ pub fn read_events(
     settings: &Settings,
 ) -> Result<UnitOut, ReadError> {
     with_fallback(settings, |s| read_events_once(path, default_session_id, s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn settings() -> Settings {
+        Settings {
+            max_tracked_calls: Some(2000),
+            eval_names: vec!["eval".into()],
+            stream: true,
+        }
+    }
+
+    fn claude(name: &str, lines: &[&str]) -> UnitOut {
+        let path =
+            std::env::temp_dir().join(format!("wm-native-{}-{name}.jsonl", std::process::id()));
+        let mut file = File::create(&path).unwrap();
+        for line in lines {
+            writeln!(file, "{line}").unwrap();
+        }
+        drop(file);
+        let out = read_claude_code(&[path.as_path()], &["f".to_string()], &settings()).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        out
+    }
+
+    fn events(name: &str, lines: &[&str]) -> UnitOut {
+        let path =
+            std::env::temp_dir().join(format!("wm-native-{}-{name}.jsonl", std::process::id()));
+        std::fs::write(&path, lines.join("\n")).unwrap();
+        let out = read_events(&path, "run", &settings()).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        out
+    }
+
+    const USE: &str = r#"{"type":"assistant","uuid":"u1","sessionId":"s","timestamp":"2025-01-01T00:00:00Z","message":{"content":[{"type":"tool_use","id":"a","name":"Read"}]}}"#;
+
+    #[test]
+    fn fork_copies_are_replayed_before_uuid_deduplication() {
+        let fork = r#"{"type":"assistant","uuid":"u1","forkedFrom":{"sessionId":"p"},"sessionId":"s","timestamp":"2025-01-01T00:00:00Z","message":{"content":[{"type":"tool_use","id":"a","name":"Read"}]}}"#;
+        let not_fork = r#"{"type":"summary","uuid":"u2","forkedFrom":{ }}"#;
+        let out = claude("fork", &[fork, USE, not_fork]);
+        let account = &out.accounts[0];
+        assert_eq!(account.lines_used, 1); // the fork's copy did not take the uuid
+        assert_eq!(
+            account.ignored,
+            vec![(b"replayed_lines".to_vec(), 1), (b"summary".to_vec(), 1)]
+        );
+    }
+
+    #[test]
+    fn server_tool_blocks_are_noted_not_calls() {
+        let line = r#"{"type":"assistant","uuid":"u1","sessionId":"s","timestamp":"2025-01-01T00:00:00Z","message":{"content":[{"type":"server_tool_use","id":"s1","name":"web_search"},{"type":"web_search_tool_result"},{"type":"tool_result"}]}}"#;
+        let out = claude("server", &[line]);
+        let account = &out.accounts[0];
+        assert_eq!(account.notes, vec![("server_tool_blocks", 2)]);
+        assert_eq!(account.ignored, vec![(b"assistant".to_vec(), 1)]);
+        assert_eq!(out.lanes[0].summary.observed_calls, 0);
+    }
+
+    #[test]
+    fn control_characters_in_ids_are_invalid_ids() {
+        let bad_session = r#"{"type":"user","sessionId":"s\u001b[2J"}"#;
+        let bad_agent = r#"{"type":"user","sessionId":"s","agentId":"a\u0085"}"#;
+        let bad_sidechain = r#"{"type":"user","sessionId":"s","isSidechain":true,"uuid":"\ud800"}"#;
+        let bad_call = r#"{"type":"assistant","uuid":"u9","sessionId":"s","timestamp":"2025-01-01T00:00:00Z","message":{"content":[{"type":"tool_use","id":"a\u007f","name":"Read"}]}}"#;
+        let out = claude("ids", &[bad_session, bad_agent, bad_sidechain, bad_call]);
+        let account = &out.accounts[0];
+        assert_eq!(
+            account.problems,
+            vec![("invalid_id", 3), ("invalid_tool_record", 1)]
+        );
+    }
+
+    #[test]
+    fn turn_durations_too_large_or_overflowing_are_problems() {
+        let turn = |ms: &str| {
+            format!(
+                r#"{{"type":"system","subtype":"turn_duration","sessionId":"s","durationMs":{ms}}}"#
+            )
+        };
+        let big_int = format!("1{}", "0".repeat(400));
+        let lines = [
+            turn(&big_int),
+            turn("1e308"),
+            turn("1e308"),
+            turn("1e400"),
+            turn("5"),
+        ];
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let out = claude("turns", &refs);
+        let account = &out.accounts[0];
+        assert_eq!(
+            account.problems,
+            vec![("invalid_duration", 1), ("turn_total_overflow", 1)]
+        );
+        assert_eq!(account.lines_used, 2);
+        assert_eq!(account.ignored, vec![(b"system".to_vec(), 1)]);
+        assert_eq!(
+            out.lanes[0].summary.measured_turn_duration_ms_total,
+            1e308 + 5.0
+        );
+    }
+
+    #[test]
+    fn an_events_turn_that_would_overflow_the_total_is_a_problem() {
+        let out = events(
+            "turns",
+            &[
+                r#"{"type":"turn_start","timestamp":0}"#,
+                r#"{"type":"turn_end","timestamp":1.7976931348623157e308}"#,
+                r#"{"type":"turn_start","timestamp":0}"#,
+                r#"{"type":"turn_end","timestamp":1.7976931348623157e308}"#,
+                r#"{"type":"turn_end","timestamp":5}"#,
+                r#"{"type":"tool_execution_start","toolCallId":"c\u0000","toolName":"read","timestamp":1}"#,
+            ],
+        );
+        let account = &out.accounts[0];
+        assert_eq!(
+            account.problems,
+            vec![("turn_total_overflow", 1), ("invalid_tool_record", 1)]
+        );
+        assert_eq!(account.lines_used, 4);
+        assert_eq!(
+            out.lanes[0].summary.measured_turn_duration_ms_total,
+            1.7976931348623157e308
+        );
+    }
 }

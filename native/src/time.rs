@@ -59,8 +59,8 @@ fn days_in_month(y: u32, m: u32) -> u32 {
     }
 }
 
-/// `iso_to_ms` of `timestamps.py`: `YYYY-MM-DD[Tt ]HH:MM:SS[.,fraction of 1-9 digits]`
-/// then `Z`/`z` or `+HH:MM`/`+HHMM`; `None` for any other shape, an invalid
+/// `iso_to_ms` of `timestamps.py`: `YYYY-MM-DD[Tt ]HH:MM:SS[.,fraction of any digits,
+/// the first nine read]` then `Z`/`z`, `+HH:MM`, `+HHMM` or `+HH`; `None` for any other shape, an invalid
 /// calendar value, an offset of 24 h or more, or a time before 1970.
 pub fn iso_to_ms(text: &[u8]) -> Option<f64> {
     let n = text.len();
@@ -91,30 +91,27 @@ pub fn iso_to_ms(text: &[u8]) -> Option<f64> {
             end += 1;
         }
         let len = end - begin;
-        if len == 0 || len > 9 {
+        if len == 0 {
             return None;
         }
-        nanos = digits(&text[begin..end])? * 10u32.pow(9 - len as u32);
+        // any number of digits: the first nine are read, the rest dropped
+        let kept = len.min(9);
+        nanos = digits(&text[begin..begin + kept])? * 10u32.pow(9 - kept as u32);
         i = end;
     }
     let rest = &text[i..];
-    let offset_s: i64 = match rest {
-        [b'Z' | b'z'] => 0,
+    let (sign, oh, om) = match rest {
+        [b'Z' | b'z'] => (b'+', 0, 0),
         [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] | [sign @ (b'+' | b'-'), h1, h2, m1, m2] => {
-            let oh = digits(&[*h1, *h2])?;
-            let om = digits(&[*m1, *m2])?;
-            if om >= 60 || oh >= 24 {
-                return None;
-            }
-            let v = i64::from(oh * 3600 + om * 60);
-            if *sign == b'-' {
-                -v
-            } else {
-                v
-            }
+            (*sign, digits(&[*h1, *h2])?, digits(&[*m1, *m2])?)
         }
+        [sign @ (b'+' | b'-'), h1, h2] => (*sign, digits(&[*h1, *h2])?, 0),
         _ => return None,
     };
+    if om >= 60 || oh >= 24 {
+        return None;
+    }
+    let offset_s = i64::from(oh * 3600 + om * 60) * if sign == b'-' { -1 } else { 1 };
     if year == 0 || !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
         return None;
     }
@@ -163,7 +160,19 @@ mod tests {
         assert_eq!(iso_to_ms(b"2024-02-29T00:00:00Z"), Some(1709164800000.0));
         assert_eq!(iso_to_ms(b"2025-01-01T00:00:00+24:00"), None);
         assert_eq!(iso_to_ms(b"2025-01-01T00:00:00+05:60"), None);
-        assert_eq!(iso_to_ms(b"2025-01-01T00:00:00.1234567890Z"), None);
+        // any number of fraction digits: the first nine are read (timestamps.py)
+        assert_eq!(
+            iso_to_ms(b"2025-01-01T00:00:00.1234567899999Z"),
+            iso_to_ms(b"2025-01-01T00:00:00.123456789Z")
+        );
+        assert_eq!(
+            iso_to_ms(b"2025-01-01T00:00:00.5000000009Z"),
+            Some(1735689600500.0)
+        );
+        // +HH is an offset of whole hours; +HH: is nothing
+        assert_eq!(iso_to_ms(b"2025-01-01T05:00:00+05"), Some(1735689600000.0));
+        assert_eq!(iso_to_ms(b"2025-01-01T05:00:00+05:"), None);
+        assert_eq!(iso_to_ms(b"2025-01-01T05:00:00+5"), None);
         assert_eq!(
             iso_to_ms(b"2025-01-01 00:00:00,5+0100"),
             Some(1735686000500.0)
