@@ -20,6 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.corpus import CORPUS, needs_corpus
+from tests.extras import needs_matplotlib
 from wavemetrics.cli import main
 from wavemetrics.pipeline import LaneResult, analyse
 from wavemetrics.readers import read_inputs
@@ -91,6 +92,7 @@ TWO_LANES = [
 ]
 
 
+@needs_matplotlib
 @needs_corpus
 def test_svg_of_a_corpus_session_has_one_bar_per_call(tmp_path: Path) -> None:
     """The SVG of the five-call session is valid XML with bars call-0..call-4 and two wave bands."""
@@ -102,6 +104,7 @@ def test_svg_of_a_corpus_session_has_one_bar_per_call(tmp_path: Path) -> None:
     assert _numbered(ids, "wave") == ["wave-0", "wave-1"]
 
 
+@needs_matplotlib
 @needs_corpus
 def test_svg_legend_names_the_buckets_and_the_wave_band(tmp_path: Path) -> None:
     """The legend has one entry per bucket, in bucket order, and one for the wave band."""
@@ -118,6 +121,7 @@ def test_svg_legend_names_the_buckets_and_the_wave_band(tmp_path: Path) -> None:
     assert {"legend-non_eval", "legend-eval_only", "legend-mixed", "legend-wave"} <= set(ids)
 
 
+@needs_matplotlib
 @needs_corpus
 def test_svg_bars_carry_name_and_times_as_hover_text(tmp_path: Path) -> None:
     """Each bar's <title> gives tool, duration, start from the first call, bucket and wave size."""
@@ -135,6 +139,7 @@ def test_svg_bars_carry_name_and_times_as_hover_text(tmp_path: Path) -> None:
     ]
 
 
+@needs_matplotlib
 @needs_corpus
 def test_tool_names_are_written_only_on_bars_they_fit(tmp_path: Path) -> None:
     """Only the 17 s WebSearch bars carry a name; the 1.2 s Read and 0.18 s Grep are too short."""
@@ -146,6 +151,7 @@ def test_tool_names_are_written_only_on_bars_they_fit(tmp_path: Path) -> None:
     }
 
 
+@needs_matplotlib
 @needs_corpus
 def test_svg_is_the_same_bytes_for_the_same_input(tmp_path: Path) -> None:
     """Two renderings of one input are byte-identical (fixed hash salt, no date)."""
@@ -155,6 +161,7 @@ def test_svg_is_the_same_bytes_for_the_same_input(tmp_path: Path) -> None:
     assert first.read_bytes() == second.read_bytes()
 
 
+@needs_matplotlib
 @needs_corpus
 def test_png_of_one_lane_is_1200_by_300_pixels(tmp_path: Path) -> None:
     """A one-lane PNG is 12 x (0.75 + 2.0 + 0.25) in at 100 dpi: 1200 x 300 px."""
@@ -164,6 +171,7 @@ def test_png_of_one_lane_is_1200_by_300_pixels(tmp_path: Path) -> None:
     assert _png_size(out) == (1200, 300)
 
 
+@needs_matplotlib
 def test_png_height_grows_200_pixels_per_lane(tmp_path: Path) -> None:
     """A two-lane PNG is 12 x (0.75 + 2 x 2.0 + 0.25) in at 100 dpi: 1200 x 500 px."""
     out = tmp_path / "two.png"
@@ -172,6 +180,7 @@ def test_png_height_grows_200_pixels_per_lane(tmp_path: Path) -> None:
     assert _png_size(out) == (1200, 500)
 
 
+@needs_matplotlib
 def test_lane_option_keeps_the_lanes_it_names(tmp_path: Path) -> None:
     """--lane matches a lane id or session_id/lane_id, is repeatable, and keeps lane order."""
     trace = _events(tmp_path, TWO_LANES)
@@ -196,6 +205,7 @@ def test_lane_option_keeps_the_lanes_it_names(tmp_path: Path) -> None:
         assert [_text(next(iter(ids[i]))) for i in _numbered(ids, "call")] == titles
 
 
+@needs_matplotlib
 def test_lane_option_without_a_match_exits_1_and_writes_nothing(tmp_path: Path) -> None:
     """A --lane id that matches no lane is an error naming the lanes there are, with exit 1."""
     out = tmp_path / "t.svg"
@@ -247,6 +257,7 @@ def test_output_format_follows_the_suffix_in_any_case() -> None:
     ]
 
 
+@needs_matplotlib
 def test_bars_are_coloured_by_their_wave_bucket(tmp_path: Path) -> None:
     """A mixed wave's bars are pink, an eval_only wave's orange, a non_eval wave's blue."""
     trace = _events(tmp_path, [
@@ -261,6 +272,7 @@ def test_bars_are_coloured_by_their_wave_bucket(tmp_path: Path) -> None:
     assert fills == [["#cc79a7"], ["#cc79a7"], ["#e69f00"], ["#0072b2"]]
 
 
+@needs_matplotlib
 def test_zero_length_calls_are_drawn_3_pixels_wide(tmp_path: Path) -> None:
     """Calls whose end equals their start are bars 3 px (2.16 pt) wide, not invisible."""
     trace = _events(tmp_path, [
@@ -275,6 +287,7 @@ def test_zero_length_calls_are_drawn_3_pixels_wide(tmp_path: Path) -> None:
     assert _numbered(ids, "wave") == ["wave-0"]  # the two touch at one instant: one wave
 
 
+@needs_matplotlib
 def test_odd_tool_names_are_drawn_literally(tmp_path: Path) -> None:
     """Dollar signs are not parsed as math; control characters show as '?' (the SVG stays XML)."""
     trace = _events(tmp_path, [("main", "a", "$x$ <y> & \u0001z", 0, 1000)])
@@ -285,6 +298,7 @@ def test_odd_tool_names_are_drawn_literally(tmp_path: Path) -> None:
     assert _text(ids["call-0"]) == "$x$ <y> & ?z: 1.000 s from 0.000 s (non_eval wave of 1)"
 
 
+@needs_matplotlib
 def test_lane_without_paired_calls_is_an_empty_panel(tmp_path: Path) -> None:
     """A lane whose only call never ended is drawn as a panel saying it has no paired calls."""
     path = tmp_path / "s1.jsonl"
@@ -299,6 +313,7 @@ def test_lane_without_paired_calls_is_an_empty_panel(tmp_path: Path) -> None:
     assert "no paired tool calls" in [_text(e) for e in root.iter() if e.tag.endswith("text")]
 
 
+@needs_matplotlib
 def test_unreadable_input_is_reported_and_the_others_drawn_with_exit_1(tmp_path: Path) -> None:
     """A missing input is named on stderr with exit 1; the readable input is still drawn."""
     out = tmp_path / "t.svg"
@@ -309,6 +324,7 @@ def test_unreadable_input_is_reported_and_the_others_drawn_with_exit_1(tmp_path:
     assert _numbered(_ids(out), "call") == ["call-0", "call-1", "call-2"]
 
 
+@needs_matplotlib
 def test_no_lanes_at_all_exits_1_without_a_picture(tmp_path: Path) -> None:
     """An empty input has no lane to draw: exit 1, and no file is written."""
     empty = tmp_path / "empty.jsonl"
@@ -320,6 +336,7 @@ def test_no_lanes_at_all_exits_1_without_a_picture(tmp_path: Path) -> None:
     assert not out.exists()
 
 
+@needs_matplotlib
 def test_more_than_100_lanes_is_refused(tmp_path: Path) -> None:
     """101 lanes would not fit one picture: exit 1 with advice to pick lanes with --lane."""
     trace = _events(tmp_path, [(f"lane{n}", f"c{n}", "read", 0, 10) for n in range(101)])
