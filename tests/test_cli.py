@@ -311,8 +311,7 @@ def test_unrecognised_input_is_an_error_for_that_input(tmp_path: Path) -> None:
 
 
 def test_usage_errors_exit_2() -> None:
-    """No path, or an unknown option value, is a usage error with exit status 2."""
-    assert _run("summarize")[0] == 2
+    """An unknown option value is a usage error with exit status 2 (no PATH: test_locations.py)."""
     assert _run("summarize", "--format", "xml", "x")[0] == 2
     assert _run("summarize", "--max-tracked-calls", "-1", "x")[0] == 2
 

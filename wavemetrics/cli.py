@@ -10,43 +10,28 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
 from wavemetrics import __version__
-from wavemetrics.classify import EVAL_TOOL_NAMES
-from wavemetrics.compare import (
+from wavemetrics._names import (
+    AUTO,
     DEFAULT_CONFIDENCE,
+    DEFAULT_MAX_TRACKED_CALLS,
     DEFAULT_METRIC,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
-    METRICS,
-    MissingExtra,
-    compare_folders,
+    FORMAT_NAMES,
+    METRIC_NAMES,
 )
-from wavemetrics.compare import render_json as render_compare_json
-from wavemetrics.compare import render_table as render_compare_table
-from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
-from wavemetrics.parallel import default_jobs, process_mapper
-from wavemetrics.pipeline import Analysis, analyse
-from wavemetrics.readers import AUTO, FORMATS, ReadOutcome, StreamSettings, read_inputs
-from wavemetrics.readers.sources import expand_inputs
-from wavemetrics.report import (
-    render_json,
-    render_jsonl,
-    render_table,
-    render_waves_table,
-    waves_document,
-)
-from wavemetrics.timeline import (
-    LaneNotFound,
-    MatplotlibMissing,
-    output_format,
-    render_timeline,
-    require_matplotlib,
-    select_lanes,
-)
+from wavemetrics.classify import EVAL_TOOL_NAMES
+from wavemetrics.parallel import default_jobs
+
+if TYPE_CHECKING:  # the readers and the core are imported when a command runs
+    from wavemetrics.cache import ReadCache
+    from wavemetrics.pipeline import Analysis
+    from wavemetrics.readers import ReadOutcome
 
 __all__ = ["main"]
 
@@ -58,9 +43,9 @@ PROGRESS_MIN_FILES = 20
 
 def _input_options(command: F) -> F:
     options = [
-        click.argument("paths", nargs=-1, required=True, metavar="PATH..."),
+        click.argument("paths", nargs=-1, metavar="[PATH]..."),
         click.option(
-            "--input-format", type=click.Choice([AUTO, *FORMATS]), default=AUTO,
+            "--input-format", type=click.Choice([AUTO, *FORMAT_NAMES]), default=AUTO,
             show_default=True, help="Trace format; auto: detect from each input's first records.",
         ),
         click.option(
@@ -77,10 +62,67 @@ def _input_options(command: F) -> F:
             show_default="the number of cores",
             help="Read inputs in this many processes; the output is the same for any N.",
         ),
+        click.option(
+            "--no-cache", is_flag=True,
+            help="Read every file, neither using nor filling the cache (`wavemetrics cache info`).",
+        ),
     ]
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def _demo_option(command: F) -> F:
+    return click.option(
+        "--demo", is_flag=True,
+        help="Read the example bundled with wavemetrics (a real Claude Code session's skeleton).",
+    )(command)
+
+
+def demo_path() -> str:
+    """The bundled example trace, as a file path (also inside an installed wheel)."""
+    from importlib.resources import files
+
+    return str(files("wavemetrics") / "examples" / "claude-code-demo.jsonl")
+
+
+def stdin_is_terminal() -> bool:
+    """Whether standard input is a terminal (no data piped in)."""
+    try:
+        return sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _resolve_paths(paths: Sequence[str], demo: bool) -> list[str]:
+    """PATHs as given; ``--demo``: the bundled example; none: stdin when data is piped
+    in, else the standard trace locations that exist (named on stderr)."""
+    if demo:
+        if paths:
+            raise click.UsageError("--demo reads the bundled example: give no PATH with it")
+        return [demo_path()]
+    if paths:
+        return list(paths)
+    if not stdin_is_terminal():
+        return ["-"]
+    from wavemetrics.locations import default_locations, standard_locations
+
+    found = default_locations()
+    if not found:
+        looked = ", ".join(str(d) for _, d in standard_locations(os.environ, _home()))
+        raise click.UsageError(
+            f"no PATH given and none of the usual trace folders exist (looked in {looked});"
+            " give a PATH, pipe a trace to stdin, or try --demo"
+        )
+    for agent, directory in found:
+        click.echo(f"wavemetrics: reading {directory} ({agent})", err=True)
+    return [str(directory) for _, directory in found]
+
+
+def _home() -> Any:
+    from pathlib import Path
+
+    return Path.home()
 
 
 def _subagent_hints(paths: Sequence[str], outcome: ReadOutcome) -> None:
@@ -102,13 +144,28 @@ def show_progress(output_format: str, stdout_is_tty: bool, stderr_is_tty: bool) 
     JSON is being piped from stdout (its reader may share the terminal's stderr)."""
     if not stderr_is_tty:
         return False
-    return stdout_is_tty or output_format not in ("json", "jsonl")
+    return stdout_is_tty or output_format not in ("json", "jsonl", "csv")
+
+
+def open_cache(no_cache: bool) -> ReadCache | None:
+    """The user's read cache (``$WAVEMETRICS_CACHE_DIR`` or the platform cache dir), or None."""
+    if no_cache:
+        return None
+    from wavemetrics.cache import ReadCache
+
+    return ReadCache()
 
 
 def _run(
     paths: Sequence[str], input_format: str, eval_tools: Sequence[str], max_tracked_calls: int,
     *, jobs: int = 1, stream: bool = False, output_format: str = "table",
+    cache: ReadCache | None = None,
 ) -> Analysis:
+    from wavemetrics.parallel import process_mapper
+    from wavemetrics.pipeline import analyse
+    from wavemetrics.readers import StreamSettings, read_inputs
+    from wavemetrics.readers.sources import expand_inputs
+
     eval_names = tuple(eval_tools) or EVAL_TOOL_NAMES
     cap = max_tracked_calls or None
     settings = StreamSettings(max_tracked_calls=cap, eval_tool_names=eval_names) if stream else None
@@ -117,11 +174,12 @@ def _run(
         total = sum(1 for _, error in expand_inputs(list(paths)) if error is None)
     with process_mapper(jobs) as mapper:
         if total < PROGRESS_MIN_FILES:
-            outcome = read_inputs(paths, input_format, stream=settings, mapper=mapper)
+            outcome = read_inputs(paths, input_format, stream=settings, mapper=mapper, cache=cache)
         else:
             with click.progressbar(length=total, label="reading", file=sys.stderr) as bar:
                 outcome = read_inputs(
-                    paths, input_format, stream=settings, mapper=mapper, progress=bar.update
+                    paths, input_format, stream=settings, mapper=mapper, progress=bar.update,
+                    cache=cache,
                 )
     for report in outcome.inputs:
         if report.error is not None:
@@ -157,23 +215,37 @@ def main() -> None:
 
 @main.command()
 @_input_options
+@_demo_option
 @click.option(
-    "--format", "output_format", type=click.Choice(["table", "json", "jsonl"]), default="table",
-    show_default=True, help="table for people; json: one document; jsonl: v1 payloads.",
+    "--format", "output_format", type=click.Choice(["table", "json", "jsonl", "csv"]),
+    default="table", show_default=True,
+    help="table for people; json: one document; jsonl: v1 payloads; csv: one row per lane.",
 )
 def summarize(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int, jobs: int, output_format: str,
+    max_tracked_calls: int, jobs: int, no_cache: bool, demo: bool, output_format: str,
 ) -> None:
-    """Summarise tool-call parallelism per lane of each PATH (file, folder, or - for stdin)."""
+    """Summarise tool-call parallelism per lane of each PATH (file, folder, or - for stdin).
+
+    With no PATH: standard input when data is piped in, else the usual trace
+    folders of Claude Code, Codex and pi that exist (named on stderr).
+    """
+    from wavemetrics.report import json_document, render_json, render_jsonl, render_table
+
+    files = _resolve_paths(paths, demo)
     analysis = _run(
-        paths, input_format, eval_tools, max_tracked_calls, jobs=jobs, stream=True,
-        output_format=output_format,
+        files, input_format, eval_tools, max_tracked_calls, jobs=jobs, stream=True,
+        output_format=output_format, cache=open_cache(no_cache),
     )
     if output_format == "json":
         click.echo(render_json(analysis), nl=False)
     elif output_format == "jsonl":
         click.echo(render_jsonl(analysis), nl=False)
+    elif output_format == "csv":
+        from wavemetrics.csvout import rows_to_csv, summary_rows
+
+        columns, rows = summary_rows(json_document(analysis))
+        click.echo(rows_to_csv(columns, rows), nl=False)
     else:
         click.echo(render_table(analysis, input_format=input_format), nl=False)
     _exit(analysis)
@@ -181,28 +253,44 @@ def summarize(
 
 @main.command()
 @_input_options
+@_demo_option
 @click.option(
-    "--format", "output_format", type=click.Choice(["table", "json"]), default="table",
-    show_default=True, help="table for people; json: a list of waves.",
+    "--format", "output_format", type=click.Choice(["table", "json", "csv"]), default="table",
+    show_default=True, help="table for people; json: a list of waves; csv: one row per call.",
 )
 def waves(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int, jobs: int, output_format: str,
+    max_tracked_calls: int, jobs: int, no_cache: bool, demo: bool, output_format: str,
 ) -> None:
     """List every wave (lane, start, span, size, peak, bucket, saving, tools) of each PATH."""
+    from wavemetrics.report import render_waves_table, waves_document
+
+    files = _resolve_paths(paths, demo)
     analysis = _run(
-        paths, input_format, eval_tools, max_tracked_calls, jobs=jobs, output_format=output_format
+        files, input_format, eval_tools, max_tracked_calls, jobs=jobs,
+        output_format=output_format, cache=open_cache(no_cache),
     )
     names = tuple(eval_tools) or EVAL_TOOL_NAMES
     if output_format == "json":
         document = waves_document(analysis, names)
         click.echo(json.dumps(document, indent=2, allow_nan=False))
+    elif output_format == "csv":
+        from wavemetrics.csvout import WAVE_CALL_COLUMNS, rows_to_csv, wave_call_rows
+
+        calls = [
+            [(c.call_id, c.tool_name, c.start_ms, c.end_ms) for c in wave.calls]
+            for result in analysis.lanes for wave in result.waves
+        ]
+        rows = wave_call_rows(waves_document(analysis, names), calls)
+        click.echo(rows_to_csv(WAVE_CALL_COLUMNS, rows), nl=False)
     else:
         click.echo(render_waves_table(analysis, names), nl=False)
     _exit(analysis)
 
 
 def _picture_path(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    from wavemetrics.timeline import output_format
+
     if output_format(value) is None:
         raise click.BadParameter(f"{value!r}: the file name must end in .svg or .png")
     return value
@@ -225,15 +313,26 @@ def _fail(message: str) -> NoReturn:
 )
 def timeline(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int, jobs: int, output: str, lane_ids: tuple[str, ...],
+    max_tracked_calls: int, jobs: int, no_cache: bool, output: str, lane_ids: tuple[str, ...],
 ) -> None:
     """Draw each lane's tool calls as bars, grouped in waves and coloured by bucket (SVG or PNG)."""
+    from wavemetrics.timeline import (
+        LaneNotFound,
+        MatplotlibMissing,
+        render_timeline,
+        require_matplotlib,
+        select_lanes,
+    )
+
     try:
         require_matplotlib()  # before reading: a long read should not end in this
     except MatplotlibMissing as error:  # nothing was read: like a usage error, as compare does
         click.echo(f"wavemetrics: error: {error}", err=True)
         raise SystemExit(2) from None
-    analysis = _run(paths, input_format, eval_tools, max_tracked_calls, jobs=jobs)
+    analysis = _run(
+        _resolve_paths(paths, False), input_format, eval_tools, max_tracked_calls, jobs=jobs,
+        cache=open_cache(no_cache),
+    )
     try:
         lanes = select_lanes(analysis.lanes, lane_ids)
     except LaneNotFound as error:
@@ -257,7 +356,7 @@ def timeline(
 @click.argument("baseline", type=click.Path(exists=True, file_okay=False))
 @click.argument("candidate", type=click.Path(exists=True, file_okay=False))
 @click.option(
-    "--metric", type=click.Choice(list(METRICS)), default=DEFAULT_METRIC, show_default=True,
+    "--metric", type=click.Choice(list(METRIC_NAMES)), default=DEFAULT_METRIC, show_default=True,
     help="The per-trial figure to compare.",
 )
 @click.option(
@@ -271,7 +370,7 @@ def timeline(
 @click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=DEFAULT_CONFIDENCE, show_default=True, help="Confidence level.")
 @click.option(
-    "--input-format", type=click.Choice([AUTO, *FORMATS]), default=AUTO, show_default=True,
+    "--input-format", type=click.Choice([AUTO, *FORMAT_NAMES]), default=AUTO, show_default=True,
     help="Trace format of every trial; auto: detect per file.",
 )
 @click.option("--eval-tool", "eval_tools", multiple=True, metavar="NAME",
@@ -290,6 +389,10 @@ def compare(
     Prints the mean over tasks of the per-task difference (candidate minus
     baseline) with a paired bootstrap interval. Needs the compare extra (scipy).
     """
+    from wavemetrics.compare import MissingExtra, compare_folders
+    from wavemetrics.compare import render_json as render_compare_json
+    from wavemetrics.compare import render_table as render_compare_table
+
     try:
         comparison = compare_folders(
             baseline, candidate, metric=metric, resamples=resamples, confidence=confidence,
@@ -310,3 +413,57 @@ def compare(
         click.echo(render_compare_table(comparison), nl=False)
     if comparison.failures or comparison.paired_tasks == 0:
         raise SystemExit(1)
+
+
+@main.group()
+def cache() -> None:
+    """The read cache: what each trace file yielded, so that repeat runs are instant.
+
+    It lives in $WAVEMETRICS_CACHE_DIR if set, else the user cache directory.
+    """
+
+
+@cache.command("info")
+def cache_info() -> None:
+    """Where the cache is, how many units and files it holds and its size."""
+    from wavemetrics.cache import ReadCache
+
+    info = ReadCache().info()
+    click.echo(f"path: {info.path}")
+    if not info.exists:
+        click.echo("state: empty (no cache file yet)")
+        return
+    click.echo(f"read units: {info.units} ({info.files} files)")
+    click.echo(f"format detections: {info.detections}")
+    click.echo(f"size: {info.size_bytes} bytes")
+
+
+@cache.command("clear")
+def cache_clear() -> None:
+    """Delete the cache (it is rebuilt by the next run)."""
+    from wavemetrics.cache import ReadCache
+
+    store = ReadCache()
+    removed = store.clear()
+    click.echo(f"{'removed' if removed else 'nothing to remove at'} {store.path}")
+
+
+@main.command()
+@click.option("--no-cache", is_flag=True, help="Read the transcript without the cache.")
+def statusline(no_cache: bool) -> None:
+    """One line for Claude Code's status line: waves, multi-call waves, modeled saving.
+
+    Reads Claude Code's status-line JSON (with "transcript_path") on stdin;
+    bad or missing input still prints one line and exits 0 (docs/cli.md).
+    """
+    from wavemetrics.statusline import status_line
+
+    try:
+        text = "" if stdin_is_terminal() else sys.stdin.read()
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    try:
+        store = open_cache(no_cache)
+    except Exception:  # no usable cache: still one line
+        store = None
+    click.echo(status_line(text, store))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -28,7 +28,11 @@ from wavemetrics.readers.sources import (
     open_error,
     project_folder,
 )
+from wavemetrics.readers.unit_cache import decode_unit, encode_unit, replay_streaming
 from wavemetrics.stream import StreamOrderError
+
+if TYPE_CHECKING:
+    from wavemetrics.cache import ReadCache
 
 __all__ = [
     "AUTO",
@@ -42,6 +46,7 @@ __all__ = [
     "ReadUnit",
     "StreamSettings",
     "UnitResult",
+    "cached_read_unit",
     "detect_input",
     "plan_units",
     "read_inputs",
@@ -213,20 +218,77 @@ def read_unit(
     return UnitResult(reports, result.lanes)
 
 
+def cached_read_unit(
+    unit: ReadUnit,
+    stream: StreamSettings | None = None,
+    cache: ReadCache | None = None,
+    sources: dict[str, Source] | None = None,
+) -> UnitResult:
+    """:func:`read_unit` through the cache: the same result, read from the cache
+    when every file of the unit is unchanged (``wavemetrics.cache``).
+
+    A miss reads the unit in batch mode and stores its compact records unless a
+    file changed while it was read or could not be read in full; a streaming
+    result is then replayed from the records (``unit_cache.replay_streaming``).
+    """
+    from wavemetrics.cache import file_key, unit_key
+
+    keys = [file_key(path) for path in unit.paths] if cache is not None else []
+    if cache is None or not keys or any(key is None for key in keys):
+        return read_unit(unit, stream, sources)
+    known = [key for key in keys if key is not None]
+    key = unit_key(unit.format, known)
+    value = cache.load(key)
+    decoded = None
+    if value is not None:
+        try:
+            decoded = decode_unit(unit.paths, value)
+        except (ValueError, TypeError, IndexError, KeyError):
+            decoded = None  # damaged: read again, never trusted
+    if decoded is None:
+        result = read_unit(unit, None, sources)
+        reports, lanes = result.reports, result.lanes
+        unchanged = [file_key(path) for path in unit.paths] == keys
+        if unchanged and all(r.error is None for r in reports):
+            cache.store(key, encode_unit(unit.paths, reports, lanes), files=len(keys))
+    else:
+        reports, lanes = decoded
+    if stream is not None:
+        reports, lanes = replay_streaming(unit.format, reports, lanes, stream)
+    return UnitResult(reports, lanes)
+
+
+def _detect_cached(path: str, input_format: str, cache: ReadCache | None) -> Detection:
+    if cache is None:
+        return detect_input(path, input_format)
+    from wavemetrics.cache import file_key
+
+    key = file_key(path)
+    known = cache.detection(key, input_format) if key is not None else None
+    if known is not None:
+        return Detection(path, known)
+    detection = detect_input(path, input_format)
+    if key is not None and detection.format is not None and file_key(path) == key:
+        cache.store_detection(key, input_format, detection.format)
+    return detection
+
+
 def _detect_file(
-    args: tuple[str, str, StreamSettings | None],
+    args: tuple[str, str, StreamSettings | None, ReadCache | None],
 ) -> tuple[Detection, UnitResult | None]:
     """Detect one file and, unless it belongs to a Claude Code project folder
     (read later as a group), read it at once: one round trip per file."""
-    path, input_format, stream = args
-    detection = detect_input(path, input_format)
+    path, input_format, stream, cache = args
+    detection = _detect_cached(path, input_format, cache)
     if detection.format is None or detection.format == "claude-code":
         return detection, None
-    return detection, read_unit(ReadUnit(detection.format, (path,)), stream)
+    return detection, cached_read_unit(ReadUnit(detection.format, (path,)), stream, cache)
 
 
-def _read_unit_args(args: tuple[ReadUnit, StreamSettings | None]) -> UnitResult:
-    return read_unit(*args)
+def _read_unit_args(
+    args: tuple[ReadUnit, StreamSettings | None, ReadCache | None],
+) -> UnitResult:
+    return cached_read_unit(*args)
 
 
 def read_inputs(
@@ -236,6 +298,7 @@ def read_inputs(
     stream: StreamSettings | None = None,
     mapper: Mapper | None = None,
     progress: Callable[[int], None] | None = None,
+    cache: ReadCache | None = None,
 ) -> ReadOutcome:
     """Read every path (file, directory read recursively, or ``-`` for stdin).
 
@@ -247,7 +310,9 @@ def read_inputs(
     (a progress bar's update; the files of a Claude Code folder count when the
     folder is read). Never raises for bad data: an unreadable or
     unrecognised input gets ``error`` set in its report and the rest are still
-    read. Raises ``ValueError`` for an unknown format name.
+    read. ``cache``: a :class:`~wavemetrics.cache.ReadCache` to read unchanged
+    files from (the outcome is the same with or without it; stdin is never
+    cached). Raises ``ValueError`` for an unknown format name.
     """
     if input_format != AUTO and input_format not in FORMATS:
         raise ValueError(f"unknown input format {input_format!r}")
@@ -264,7 +329,7 @@ def read_inputs(
     on_disk = [path for path in files if path not in stdin]
     done = progress or (lambda n: None)
     detected = []
-    for detection, result in run(_detect_file, [(p, input_format, stream) for p in on_disk]):
+    for detection, result in run(_detect_file, [(p, input_format, stream, cache) for p in on_disk]):
         detected.append((detection, result))
         if detection.format != "claude-code":
             done(1)
@@ -283,14 +348,14 @@ def read_inputs(
                 if unit not in early and not any(path in stdin for path in unit.paths)]
     results = dict(early)
     for unit, result in zip(
-        parallel, run(_read_unit_args, [(unit, stream) for unit in parallel]), strict=True
+        parallel, run(_read_unit_args, [(unit, stream, cache) for unit in parallel]), strict=True
     ):
         results[unit] = result
         done(len(unit.paths))
     for unit in units:
         if unit not in results:
-            results[unit] = read_unit(
-                unit, stream, {path: stdin.get(path) or Source(path) for path in unit.paths}
+            results[unit] = cached_read_unit(
+                unit, stream, cache, {path: stdin.get(path) or Source(path) for path in unit.paths}
             )
             done(len(unit.paths))
     lanes: list[Lane] = []

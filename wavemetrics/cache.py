@@ -1,0 +1,281 @@
+"""A persistent cache of what each input yielded, so that repeat runs are instant (issue 13).
+
+What is kept, per read unit (one file, or the Claude Code files of one project
+folder read together): every report's line accounting and every lane's compact
+call records (``kind``, ``call_id``, ``tool_name``, ``at_ms``), never a line of
+text, argument, result or prompt. Per file, the format detection found. Both
+are keyed by the file's absolute path, size, ``st_mtime_ns`` and inode (and the
+wavemetrics version and cache schema): any change to any of them is a miss,
+and the file is read again in full.
+
+Where: SQLite (stdlib :mod:`sqlite3`, WAL journal, so two runs at once are
+safe) in ``$WAVEMETRICS_CACHE_DIR`` if set, else the user cache directory of
+the platform (:func:`platformdirs.user_cache_dir`, e.g. ``~/.cache/wavemetrics``).
+
+A damaged cache is never trusted: a row whose BLAKE2b digest does not match its
+blob, or that does not decode, is dropped and the unit read again; a database
+file SQLite cannot open or query is deleted and created anew. Errors of the
+cache never fail a run: without a usable cache directory the run reads as with
+``--no-cache``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+__all__ = [
+    "CACHE_ENV",
+    "CACHE_FILE",
+    "CACHE_SCHEMA",
+    "CacheInfo",
+    "FileKey",
+    "ReadCache",
+    "default_cache_dir",
+    "file_key",
+]
+
+#: Environment variable naming the cache directory (tests point it at a temporary folder).
+CACHE_ENV = "WAVEMETRICS_CACHE_DIR"
+#: The database file in the cache directory.
+CACHE_FILE = "cache.sqlite3"
+#: Bumped whenever what is stored, or how a reader reads, changes meaning.
+CACHE_SCHEMA = 1
+
+_TABLES = (
+    "CREATE TABLE IF NOT EXISTS detections (path TEXT NOT NULL, mode TEXT NOT NULL,"
+    " stamp TEXT NOT NULL, format TEXT NOT NULL, PRIMARY KEY (path, mode))",
+    "CREATE TABLE IF NOT EXISTS units (key TEXT PRIMARY KEY, files INTEGER NOT NULL,"
+    " digest BLOB NOT NULL, blob BLOB NOT NULL, stored REAL NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS figures (key TEXT PRIMARY KEY, digest BLOB NOT NULL,"
+    " blob BLOB NOT NULL)",
+)
+
+
+def default_cache_dir() -> Path:
+    """``$WAVEMETRICS_CACHE_DIR`` if set and not empty, else the platform's user cache dir."""
+    configured = os.environ.get(CACHE_ENV)
+    if configured:
+        return Path(configured)
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("wavemetrics", appauthor=False))
+
+
+@attrs.frozen
+class FileKey:
+    """What identifies one version of a file: absolute path, size (bytes),
+    modification time (ns) and inode."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    inode: int
+
+    @property
+    def stamp(self) -> str:
+        return f"{self.size}:{self.mtime_ns}:{self.inode}"
+
+
+def file_key(path: str) -> FileKey | None:
+    """The key of a regular file, or ``None`` (stdin, pipes, missing files: never cached)."""
+    if path == "-":
+        return None
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    import stat
+
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return FileKey(os.path.abspath(path), info.st_size, info.st_mtime_ns, info.st_ino)
+
+
+def _version() -> str:
+    from wavemetrics import __version__
+
+    return f"{__version__}/{CACHE_SCHEMA}"
+
+
+def unit_key(fmt: str, keys: Sequence[FileKey], extra: str = "") -> str:
+    """The SQLite key of a unit: SHA-256 of its format, its files' keys and the version."""
+    text = json.dumps(
+        [_version(), fmt, extra, [[k.path, k.size, k.mtime_ns, k.inode] for k in keys]],
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _digest(blob: bytes) -> bytes:
+    return hashlib.blake2b(blob, digest_size=16).digest()
+
+
+@attrs.frozen
+class CacheInfo:
+    """What ``wavemetrics cache info`` prints: where the cache is, its entries and size (bytes)."""
+
+    path: str
+    exists: bool
+    units: int
+    files: int
+    detections: int
+    size_bytes: int
+
+
+_CONNECTIONS: dict[str, sqlite3.Connection] = {}
+
+
+@attrs.define
+class ReadCache:
+    """The cache in ``directory`` (created on first write). Picklable: a worker
+    process opens its own connection on first use."""
+
+    directory: Path = attrs.field(factory=default_cache_dir, converter=Path)
+
+    @property
+    def path(self) -> Path:
+        return self.directory / CACHE_FILE
+
+    # -- connection -------------------------------------------------------
+    def _connect(self) -> sqlite3.Connection | None:
+        name = str(self.path)
+        connection = _CONNECTIONS.get(name)
+        if connection is not None:
+            return connection
+        for _attempt in range(2):
+            try:
+                self.directory.mkdir(parents=True, exist_ok=True)
+                connection = sqlite3.connect(name, timeout=10.0, isolation_level=None)
+                connection.execute("PRAGMA journal_mode=WAL")
+                connection.execute("PRAGMA synchronous=NORMAL")
+                for table in _TABLES:
+                    connection.execute(table)
+                connection.execute("SELECT count(*) FROM units").fetchone()
+            except sqlite3.DatabaseError:
+                # not a database, or damaged: rebuilt, never trusted
+                if connection is not None:
+                    connection.close()
+                    connection = None
+                self._remove_files()
+                continue
+            except OSError:
+                return None  # no usable cache directory: run without a cache
+            _CONNECTIONS[name] = connection
+            return connection
+        return None
+
+    def _remove_files(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(str(self.path) + suffix)
+
+    def close(self) -> None:
+        """Close this process's connection to the cache (it reopens on next use)."""
+        connection = _CONNECTIONS.pop(str(self.path), None)
+        if connection is not None:
+            connection.close()
+
+    @contextlib.contextmanager
+    def _query(self) -> Iterator[sqlite3.Connection | None]:
+        connection = self._connect()
+        try:
+            yield connection
+        except sqlite3.DatabaseError:
+            # damaged while open: drop it; this run goes on without the entry
+            self.close()
+            self._remove_files()
+
+    # -- detections -------------------------------------------------------
+    def detection(self, key: FileKey, mode: str) -> str | None:
+        """The format detected for this version of the file with ``--input-format mode``."""
+        with self._query() as db:
+            if db is None:
+                return None
+            row = db.execute(
+                "SELECT stamp, format FROM detections WHERE path = ? AND mode = ?",
+                (key.path, f"{_version()}/{mode}"),
+            ).fetchone()
+            if row is not None and row[0] == key.stamp:
+                return str(row[1])
+        return None
+
+    def store_detection(self, key: FileKey, mode: str, fmt: str) -> None:
+        with self._query() as db:
+            if db is not None:
+                db.execute(
+                    "INSERT OR REPLACE INTO detections VALUES (?, ?, ?, ?)",
+                    (key.path, f"{_version()}/{mode}", key.stamp, fmt),
+                )
+
+    # -- units ------------------------------------------------------------
+    def load(self, key: str, table: str = "units") -> Any:
+        """The decoded value stored under ``key``, or ``None`` (absent or damaged: dropped)."""
+        import msgspec
+
+        with self._query() as db:
+            if db is None:
+                return None
+            row = db.execute(f"SELECT digest, blob FROM {table} WHERE key = ?", (key,)).fetchone()
+            if row is None:
+                return None
+            digest, blob = row
+            if isinstance(blob, bytes) and digest == _digest(blob):
+                try:
+                    return msgspec.msgpack.decode(blob)
+                except msgspec.DecodeError:
+                    pass
+            db.execute(f"DELETE FROM {table} WHERE key = ?", (key,))
+        return None
+
+    def store(self, key: str, value: Any, files: int = 1, table: str = "units") -> None:
+        """Store ``value`` (msgpack-encodable) under ``key``."""
+        import msgspec
+
+        blob = msgspec.msgpack.encode(value)
+        with self._query() as db:
+            if db is None:
+                return
+            if table == "units":
+                db.execute(
+                    "INSERT OR REPLACE INTO units VALUES (?, ?, ?, ?, ?)",
+                    (key, files, _digest(blob), blob, time.time()),
+                )
+            else:
+                db.execute(
+                    f"INSERT OR REPLACE INTO {table} VALUES (?, ?, ?)", (key, _digest(blob), blob)
+                )
+
+    # -- maintenance ------------------------------------------------------
+    def info(self) -> CacheInfo:
+        """Counts and size of the cache; does not create it."""
+        if not self.path.exists():
+            return CacheInfo(str(self.path), False, 0, 0, 0, 0)
+        size = sum(
+            os.path.getsize(str(self.path) + s)
+            for s in ("", "-wal", "-shm") if os.path.exists(str(self.path) + s)
+        )
+        units = files = detections = 0
+        with self._query() as db:
+            if db is not None:
+                units, files = db.execute(
+                    "SELECT count(*), coalesce(sum(files), 0) FROM units"
+                ).fetchone()
+                (detections,) = db.execute("SELECT count(*) FROM detections").fetchone()
+        return CacheInfo(str(self.path), True, int(units), int(files), int(detections), size)
+
+    def clear(self) -> bool:
+        """Delete the cache database; ``True`` if there was one."""
+        existed = self.path.exists()
+        self.close()
+        self._remove_files()
+        return existed
