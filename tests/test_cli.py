@@ -429,3 +429,31 @@ def test_progress_counts_every_file_once(tmp_path: Path) -> None:
     read_inputs([str(tmp_path), str(folder)], progress=steps.append)
     assert sum(steps) == 3 + 5
     assert steps.count(5) == 1  # the Claude project folder counts when it is read
+
+
+def test_option_names_spelled_for_the_cli_equal_their_sources() -> None:
+    """wavemetrics._names mirrors the readers' formats, the cap and compare's metrics."""
+    from wavemetrics import _names, compare, observations, readers
+
+    assert _names.FORMAT_NAMES == readers.FORMATS
+    assert _names.AUTO == readers.AUTO
+    assert _names.DEFAULT_MAX_TRACKED_CALLS == observations.DEFAULT_MAX_TRACKED_CALLS
+    assert tuple(compare.METRICS) == _names.METRIC_NAMES
+    assert (_names.DEFAULT_METRIC, _names.DEFAULT_RESAMPLES, _names.DEFAULT_CONFIDENCE,
+            _names.DEFAULT_SEED) == (compare.DEFAULT_METRIC, compare.DEFAULT_RESAMPLES,
+                                     compare.DEFAULT_CONFIDENCE, compare.DEFAULT_SEED)
+
+
+def test_help_imports_no_reader_and_no_core_module() -> None:
+    """`wavemetrics --help` loads click and the CLI only: readers and the core come lazily."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from wavemetrics.cli import main\n"
+            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('wavemetrics')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    loaded = done.stdout.strip().splitlines()[-1]
+    assert loaded == str(["wavemetrics", "wavemetrics._names", "wavemetrics.classify",
+                          "wavemetrics.cli", "wavemetrics.parallel"])
