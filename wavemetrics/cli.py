@@ -72,6 +72,44 @@ def _input_options(command: F) -> F:
     return command
 
 
+def _window_options(command: F) -> F:
+    options = [
+        click.option("--since", metavar="DATE|TIME",
+                     help="Only calls whose wave starts at or after this date (2025-09-24,"
+                          " 20250924) or ISO time; in --timezone, else local time."),
+        click.option("--until", metavar="DATE|TIME",
+                     help="Only calls whose wave starts before this ISO time, or by the end"
+                          " of this date."),
+        click.option("--timezone", metavar="ZONE",
+                     help="IANA time zone (e.g. Europe/Paris, UTC) of dates, times without"
+                          " an offset and --by day|week|month; default: local time."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+class Window:
+    """The ``--since``/``--until`` bounds in Unix ms (``None``: open) and the zone."""
+
+    def __init__(self, since: str | None, until: str | None, timezone: str | None) -> None:
+        from wavemetrics.timewindow import BadMoment, parse_bound, resolve_zone
+
+        try:
+            self.zone = resolve_zone(timezone)
+            self.since_ms = None if since is None else parse_bound(since, self.zone, until=False)
+            self.until_ms = None if until is None else parse_bound(until, self.zone, until=True)
+        except BadMoment as error:
+            raise click.UsageError(str(error)) from None
+        if (self.since_ms is not None and self.until_ms is not None
+                and self.since_ms >= self.until_ms):
+            raise click.UsageError(f"--since {since} is not before --until {until}")
+
+    @property
+    def active(self) -> bool:
+        return self.since_ms is not None or self.until_ms is not None
+
+
 def _demo_option(command: F) -> F:
     return click.option(
         "--demo", is_flag=True,
@@ -159,7 +197,7 @@ def open_cache(no_cache: bool) -> ReadCache | None:
 def _run(
     paths: Sequence[str], input_format: str, eval_tools: Sequence[str], max_tracked_calls: int,
     *, jobs: int = 1, stream: bool = False, output_format: str = "table",
-    cache: ReadCache | None = None,
+    cache: ReadCache | None = None, window: Window | None = None,
 ) -> Analysis:
     from wavemetrics.parallel import process_mapper
     from wavemetrics.pipeline import analyse
@@ -199,7 +237,19 @@ def _run(
                 f" {report.lines_read} lines read as {report.format}", err=True,
             )
     _subagent_hints(paths, outcome)
+    if window is not None and window.active:
+        outcome = _windowed(outcome, window)
     return analyse(outcome, eval_tool_names=eval_names, max_tracked_calls=cap)
+
+
+def _windowed(outcome: ReadOutcome, window: Window) -> ReadOutcome:
+    """The outcome with each lane cut to the calls of the waves that start in the window."""
+    import attrs
+
+    from wavemetrics.slices import window_lane
+
+    lanes = [window_lane(lane, window.since_ms, window.until_ms) for lane in outcome.lanes]
+    return attrs.evolve(outcome, lanes=tuple(lane for lane in lanes if lane is not None))
 
 
 def _exit(analysis: Analysis) -> None:
@@ -215,15 +265,21 @@ def main() -> None:
 
 @main.command()
 @_input_options
+@_window_options
 @_demo_option
 @click.option(
     "--format", "output_format", type=click.Choice(["table", "json", "jsonl", "csv"]),
     default="table", show_default=True,
     help="table for people; json: one document; jsonl: v1 payloads; csv: one row per lane.",
 )
+@click.option(
+    "--by", type=click.Choice(["session", "lane", "project", "day", "week", "month", "tool"]),
+    help="One row per group (and a total) instead of one per lane; not with jsonl.",
+)
 def summarize(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int, jobs: int, no_cache: bool, demo: bool, output_format: str,
+    max_tracked_calls: int, jobs: int, no_cache: bool, since: str | None, until: str | None,
+    timezone: str | None, demo: bool, output_format: str, by: str | None,
 ) -> None:
     """Summarise tool-call parallelism per lane of each PATH (file, folder, or - for stdin).
 
@@ -232,12 +288,19 @@ def summarize(
     """
     from wavemetrics.report import json_document, render_json, render_jsonl, render_table
 
+    if by is not None and output_format == "jsonl":
+        raise click.UsageError("--by groups rows: use --format table, json or csv")
+    window = Window(since, until, timezone)
     files = _resolve_paths(paths, demo)
+    # slicing by time needs each lane's calls: those lanes are read in batch mode
+    batch = window.active or by in ("day", "week", "month", "tool")
     analysis = _run(
-        files, input_format, eval_tools, max_tracked_calls, jobs=jobs, stream=True,
-        output_format=output_format, cache=open_cache(no_cache),
+        files, input_format, eval_tools, max_tracked_calls, jobs=jobs, stream=not batch,
+        output_format=output_format, cache=open_cache(no_cache), window=window,
     )
-    if output_format == "json":
+    if by is not None:
+        _print_groups(analysis, by, window, output_format, eval_tools, max_tracked_calls)
+    elif output_format == "json":
         click.echo(render_json(analysis), nl=False)
     elif output_format == "jsonl":
         click.echo(render_jsonl(analysis), nl=False)
@@ -251,8 +314,30 @@ def summarize(
     _exit(analysis)
 
 
+def _print_groups(
+    analysis: Analysis, by: str, window: Window, output_format: str,
+    eval_tools: Sequence[str], max_tracked_calls: int,
+) -> None:
+    from wavemetrics.groups import group_document, render_group_table
+
+    document = group_document(
+        analysis, by, zone=window.zone, eval_tool_names=tuple(eval_tools) or EVAL_TOOL_NAMES,
+        max_tracked_calls=max_tracked_calls or None,
+    )
+    if output_format == "json":
+        click.echo(json.dumps(document, indent=2, allow_nan=False))
+    elif output_format == "csv":
+        from wavemetrics.csvout import rows_to_csv, summary_rows
+
+        columns, rows = summary_rows(document)
+        click.echo(rows_to_csv(columns, rows), nl=False)
+    else:
+        click.echo(render_group_table(document), nl=False)
+
+
 @main.command()
 @_input_options
+@_window_options
 @_demo_option
 @click.option(
     "--format", "output_format", type=click.Choice(["table", "json", "csv"]), default="table",
@@ -260,15 +345,17 @@ def summarize(
 )
 def waves(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int, jobs: int, no_cache: bool, demo: bool, output_format: str,
+    max_tracked_calls: int, jobs: int, no_cache: bool, since: str | None, until: str | None,
+    timezone: str | None, demo: bool, output_format: str,
 ) -> None:
     """List every wave (lane, start, span, size, peak, bucket, saving, tools) of each PATH."""
     from wavemetrics.report import render_waves_table, waves_document
 
+    window = Window(since, until, timezone)
     files = _resolve_paths(paths, demo)
     analysis = _run(
         files, input_format, eval_tools, max_tracked_calls, jobs=jobs,
-        output_format=output_format, cache=open_cache(no_cache),
+        output_format=output_format, cache=open_cache(no_cache), window=window,
     )
     names = tuple(eval_tools) or EVAL_TOOL_NAMES
     if output_format == "json":

@@ -44,15 +44,13 @@ def rows_to_csv(columns: Sequence[str], rows: Iterable[dict[str, Any]]) -> str:
 def summary_rows(document: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
     """Columns and rows of ``summarize --format csv`` from its JSON ``document``:
     ``row`` is ``lane`` (or ``group``) for each entry and ``total`` for the last row."""
-    entries = document.get("groups", document["lanes"])
+    entries = document["groups"] if "groups" in document else document["lanes"]
     kind = "group" if "groups" in document else "lane"
     figures = list(document["total"])
     lead = list(SUMMARY_LEAD) if kind == "lane" else ["row", "by", "group"]
-    rows = [{"row": kind, **entry} for entry in entries]
-    total = {"row": "total", **document["total"]}
-    if kind == "group":
-        total["by"] = document["by"]
-    rows.append(total)
+    by = document.get("by")
+    rows = [{"row": kind, "by": by, **entry} for entry in entries]
+    rows.append({"row": "total", "by": by, **document["total"]})
     return lead + figures, rows
 
 

@@ -243,3 +243,10 @@ def render_waves_table(
     if len(lines) == 1:
         lines.append("(no waves: no paired tool calls)")
     return "\n".join(lines) + "\n"
+
+
+# Shared with the --by tables and documents (wavemetrics.groups).
+summary_dict = _summary_dict
+seconds = _seconds
+compact_count = _count
+shorten = _short
