@@ -29,7 +29,7 @@ def _invoke(*args: str) -> tuple[int, str, str]:
 
 def _units(cache_dir: Path) -> int:
     with sqlite3.connect(cache_dir / CACHE_FILE) as db:
-        return int(db.execute("SELECT count(*) FROM units").fetchone()[0])
+        return int(db.execute("SELECT count(*) FROM units WHERE files > 0").fetchone()[0])
 
 
 @needs_corpus
@@ -184,9 +184,9 @@ def test_cache_info_and_clear(tmp_path: Path, private_cache: Path) -> None:
     assert _invoke("summarize", "--jobs", "1", str(tmp_path))[0] == 0
     code, out, _ = _invoke("cache", "info")
     lines = out.splitlines()
-    assert lines[:3] == [f"path: {private_cache / CACHE_FILE}", "read units: 2 (2 files)",
-                         "format detections: 2"]
-    assert lines[3].startswith("size: ")
+    assert lines[:4] == [f"path: {private_cache / CACHE_FILE}", "read units: 2 (2 files)",
+                         "lane summaries: 2 units", "format detections: 2"]
+    assert lines[4].startswith("size: ")
     assert _invoke("cache", "clear") == (0, f"removed {private_cache / CACHE_FILE}\n", "")
     assert not (private_cache / CACHE_FILE).exists()
     assert _invoke("cache", "clear")[1] == f"nothing to remove at {private_cache / CACHE_FILE}\n"

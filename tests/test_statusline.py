@@ -77,3 +77,26 @@ def test_unreadable_transcript_is_one_line(tmp_path: Path) -> None:
 def test_format_rounds_the_saving_to_a_tenth_of_a_second() -> None:
     """12 349 ms is shown as 12.3 s; counts as they are."""
     assert format_figures(3, 1, 12349.0) == "waves 3 · multi 1 · saved 12.3s"
+
+
+def test_warm_status_line_loads_neither_click_nor_the_readers(tmp_path: Path,
+                                                              private_cache: Path) -> None:
+    """The console script answers a cached transcript with the stdlib and the cache only."""
+    import os
+    import subprocess
+    import sys
+
+    trace = write_events(tmp_path / "t.jsonl", TWO_LANES)
+    payload = json.dumps({"transcript_path": str(trace)})
+    code = ("import sys; sys.argv = ['wavemetrics', 'statusline']\n"
+            "from wavemetrics._entry import main; main()\n"
+            "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'click', 'attrs', 'attr',"
+            " 'msgspec'} | {m for m in sys.modules if m.startswith('wavemetrics.readers')})\n"
+            "print(heavy)")
+    env = {**os.environ, "WAVEMETRICS_CACHE_DIR": str(private_cache)}
+    cold = subprocess.run([sys.executable, "-c", code], input=payload, capture_output=True,
+                          text=True, env=env, check=True)
+    warm = subprocess.run([sys.executable, "-c", code], input=payload, capture_output=True,
+                          text=True, env=env, check=True)
+    assert cold.stdout.splitlines()[0] == "waves 5 · multi 2 · saved 0.0s"
+    assert warm.stdout.splitlines() == ["waves 5 · multi 2 · saved 0.0s", "[]"]

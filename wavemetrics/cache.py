@@ -26,12 +26,14 @@ import hashlib
 import json
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-import attrs
+# Only the stdlib and platformdirs here: the status line answers from this
+# module without loading attrs, msgspec, the readers or the core.
 
 __all__ = [
     "CACHE_ENV",
@@ -71,8 +73,7 @@ def default_cache_dir() -> Path:
     return Path(user_cache_dir("wavemetrics", appauthor=False))
 
 
-@attrs.frozen
-class FileKey:
+class FileKey(NamedTuple):
     """What identifies one version of a file: absolute path, size (bytes),
     modification time (ns) and inode."""
 
@@ -94,8 +95,6 @@ def file_key(path: str) -> FileKey | None:
         info = os.stat(path)
     except (OSError, ValueError):
         return None
-    import stat
-
     if not stat.S_ISREG(info.st_mode):
         return None
     return FileKey(os.path.abspath(path), info.st_size, info.st_mtime_ns, info.st_ino)
@@ -120,14 +119,15 @@ def _digest(blob: bytes) -> bytes:
     return hashlib.blake2b(blob, digest_size=16).digest()
 
 
-@attrs.frozen
-class CacheInfo:
-    """What ``wavemetrics cache info`` prints: where the cache is, its entries and size (bytes)."""
+class CacheInfo(NamedTuple):
+    """What ``wavemetrics cache info`` prints: where the cache is, its read units (and
+    their files), summaries kept for ``summarize``, detections and size (bytes)."""
 
     path: str
     exists: bool
     units: int
     files: int
+    summaries: int
     detections: int
     size_bytes: int
 
@@ -135,12 +135,15 @@ class CacheInfo:
 _CONNECTIONS: dict[str, sqlite3.Connection] = {}
 
 
-@attrs.define
 class ReadCache:
-    """The cache in ``directory`` (created on first write). Picklable: a worker
-    process opens its own connection on first use."""
+    """The cache in ``directory`` (default: :func:`default_cache_dir`; created on first
+    write). Picklable: a worker process opens its own connection on first use."""
 
-    directory: Path = attrs.field(factory=default_cache_dir, converter=Path)
+    def __init__(self, directory: Path | str | None = None) -> None:
+        self.directory = default_cache_dir() if directory is None else Path(directory)
+
+    def __repr__(self) -> str:
+        return f"ReadCache({str(self.directory)!r})"
 
     @property
     def path(self) -> Path:
@@ -218,14 +221,15 @@ class ReadCache:
                 )
 
     # -- units ------------------------------------------------------------
-    def load(self, key: str, table: str = "units") -> Any:
-        """The decoded value stored under ``key``, or ``None`` (absent or damaged: dropped)."""
+    def load(self, key: str) -> Any:
+        """The value stored under ``key`` in the ``units`` table, or ``None`` (absent, or
+        damaged: then dropped)."""
         import msgspec
 
         with self._query() as db:
             if db is None:
                 return None
-            row = db.execute(f"SELECT digest, blob FROM {table} WHERE key = ?", (key,)).fetchone()
+            row = db.execute("SELECT digest, blob FROM units WHERE key = ?", (key,)).fetchone()
             if row is None:
                 return None
             digest, blob = row
@@ -234,44 +238,67 @@ class ReadCache:
                     return msgspec.msgpack.decode(blob)
                 except msgspec.DecodeError:
                     pass
-            db.execute(f"DELETE FROM {table} WHERE key = ?", (key,))
+            db.execute("DELETE FROM units WHERE key = ?", (key,))
         return None
 
-    def store(self, key: str, value: Any, files: int = 1, table: str = "units") -> None:
-        """Store ``value`` (msgpack-encodable) under ``key``."""
+    def store(self, key: str, value: Any, files: int = 1) -> None:
+        """Store ``value`` (msgpack-encodable) under ``key`` in the ``units`` table;
+        ``files``: how many files the unit has (for ``cache info``)."""
         import msgspec
 
         blob = msgspec.msgpack.encode(value)
         with self._query() as db:
-            if db is None:
-                return
-            if table == "units":
+            if db is not None:
                 db.execute(
                     "INSERT OR REPLACE INTO units VALUES (?, ?, ?, ?, ?)",
                     (key, files, _digest(blob), blob, time.time()),
                 )
-            else:
-                db.execute(
-                    f"INSERT OR REPLACE INTO {table} VALUES (?, ?, ?)", (key, _digest(blob), blob)
-                )
+
+    def load_json(self, key: str) -> Any:
+        """The JSON value stored under ``key`` in the ``figures`` table, or ``None``."""
+        with self._query() as db:
+            if db is None:
+                return None
+            row = db.execute("SELECT digest, blob FROM figures WHERE key = ?", (key,)).fetchone()
+            if row is None:
+                return None
+            digest, blob = row
+            if isinstance(blob, bytes) and digest == _digest(blob):
+                try:
+                    return json.loads(blob)
+                except ValueError:
+                    pass
+            db.execute("DELETE FROM figures WHERE key = ?", (key,))
+        return None
+
+    def store_json(self, key: str, value: Any) -> None:
+        """Store a JSON-encodable ``value`` under ``key`` in the ``figures`` table."""
+        blob = json.dumps(value, separators=(",", ":")).encode("utf-8")
+        with self._query() as db:
+            if db is not None:
+                db.execute("INSERT OR REPLACE INTO figures VALUES (?, ?, ?)",
+                           (key, _digest(blob), blob))
 
     # -- maintenance ------------------------------------------------------
     def info(self) -> CacheInfo:
         """Counts and size of the cache; does not create it."""
         if not self.path.exists():
-            return CacheInfo(str(self.path), False, 0, 0, 0, 0)
+            return CacheInfo(str(self.path), False, 0, 0, 0, 0, 0)
         size = sum(
             os.path.getsize(str(self.path) + s)
             for s in ("", "-wal", "-shm") if os.path.exists(str(self.path) + s)
         )
-        units = files = detections = 0
+        units = files = summaries = detections = 0
         with self._query() as db:
             if db is not None:
                 units, files = db.execute(
-                    "SELECT count(*), coalesce(sum(files), 0) FROM units"
+                    "SELECT count(*), coalesce(sum(files), 0) FROM units WHERE files > 0"
                 ).fetchone()
+                (summaries,) = db.execute(
+                    "SELECT count(*) FROM units WHERE files = 0").fetchone()
                 (detections,) = db.execute("SELECT count(*) FROM detections").fetchone()
-        return CacheInfo(str(self.path), True, int(units), int(files), int(detections), size)
+        return CacheInfo(str(self.path), True, int(units), int(files), int(summaries),
+                         int(detections), size)
 
     def clear(self) -> bool:
         """Delete the cache database; ``True`` if there was one."""

@@ -521,6 +521,7 @@ def cache_info() -> None:
         click.echo("state: empty (no cache file yet)")
         return
     click.echo(f"read units: {info.units} ({info.files} files)")
+    click.echo(f"lane summaries: {info.summaries} units")
     click.echo(f"format detections: {info.detections}")
     click.echo(f"size: {info.size_bytes} bytes")
 
@@ -543,14 +544,6 @@ def statusline(no_cache: bool) -> None:
     Reads Claude Code's status-line JSON (with "transcript_path") on stdin;
     bad or missing input still prints one line and exits 0 (docs/cli.md).
     """
-    from wavemetrics.statusline import status_line
+    from wavemetrics.statusline import run
 
-    try:
-        text = "" if stdin_is_terminal() else sys.stdin.read()
-    except (OSError, UnicodeDecodeError):
-        text = ""
-    try:
-        store = open_cache(no_cache)
-    except Exception:  # no usable cache: still one line
-        store = None
-    click.echo(status_line(text, store))
+    run(no_cache=no_cache)

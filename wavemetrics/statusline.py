@@ -20,7 +20,7 @@ from typing import Any
 
 from wavemetrics.cache import FileKey, ReadCache, file_key, unit_key
 
-__all__ = ["format_figures", "status_line"]
+__all__ = ["format_figures", "run", "status_line"]
 
 _FIGURES = "statusline-v1"
 
@@ -54,7 +54,7 @@ def _compute(path: str, key: FileKey, cache: ReadCache | None) -> tuple[int, int
     figures = (total.waves_total, total.non_eval_waves_multi, total.modeled_wallclock_saved_ms)
     if cache is not None:
         fmt = outcome.inputs[0].format
-        cache.store(unit_key(fmt, [key], _FIGURES), list(figures), table="figures")
+        cache.store_json(unit_key(fmt, [key], _FIGURES), list(figures))
     return figures
 
 
@@ -70,7 +70,7 @@ def status_line(stdin_text: str, cache: ReadCache | None) -> str:
         if cache is not None:
             fmt = cache.detection(key, "auto")
             if fmt is not None:
-                known = cache.load(unit_key(fmt, [key], _FIGURES), table="figures")
+                known = cache.load_json(unit_key(fmt, [key], _FIGURES))
                 if isinstance(known, list) and len(known) == 3:
                     return format_figures(int(known[0]), int(known[1]), float(known[2]))
         figures = _compute(path, key, cache)
@@ -79,3 +79,25 @@ def status_line(stdin_text: str, cache: ReadCache | None) -> str:
     if figures is None:
         return "wavemetrics: transcript not readable"
     return format_figures(*figures)
+
+
+def run(*, no_cache: bool = False) -> None:
+    """Read stdin, print the line (stdout), never raise: ``wavemetrics statusline``."""
+    import sys
+
+    try:
+        text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    except (OSError, ValueError, UnicodeDecodeError):
+        text = ""
+    try:
+        store = None if no_cache else ReadCache()
+    except Exception:  # no usable cache directory: still one line
+        store = None
+    line = status_line(text, store) + "\n"
+    out = getattr(sys.stdout, "buffer", None)
+    if out is not None:  # UTF-8 whatever the locale: "·" must never fail the prompt
+        sys.stdout.flush()
+        out.write(line.encode("utf-8"))
+        out.flush()
+    else:
+        sys.stdout.write(line)

@@ -237,25 +237,42 @@ def cached_read_unit(
     if cache is None or not keys or any(key is None for key in keys):
         return read_unit(unit, stream, sources)
     known = [key for key in keys if key is not None]
-    key = unit_key(unit.format, known)
-    value = cache.load(key)
-    decoded = None
-    if value is not None:
-        try:
-            decoded = decode_unit(unit.paths, value)
-        except (ValueError, TypeError, IndexError, KeyError):
-            decoded = None  # damaged: read again, never trusted
+    summarised_key = None
+    if stream is not None:
+        # the lanes as a streaming read leaves them: summaries, no calls
+        settings = f"stream:{stream.max_tracked_calls}:{list(stream.eval_tool_names)}"
+        summarised_key = unit_key(unit.format, known, settings)
+        hit = _decoded(unit, cache.load(summarised_key))
+        if hit is not None:
+            return UnitResult(*hit)
+    records_key = unit_key(unit.format, known)
+    decoded = _decoded(unit, cache.load(records_key))
     if decoded is None:
         result = read_unit(unit, None, sources)
         reports, lanes = result.reports, result.lanes
         unchanged = [file_key(path) for path in unit.paths] == keys
-        if unchanged and all(r.error is None for r in reports):
-            cache.store(key, encode_unit(unit.paths, reports, lanes), files=len(keys))
+        storable = unchanged and all(r.error is None for r in reports)
+        if storable:
+            cache.store(records_key, encode_unit(unit.paths, reports, lanes), files=len(keys))
     else:
         reports, lanes = decoded
-    if stream is not None:
+        storable = True
+    if stream is not None and summarised_key is not None:
         reports, lanes = replay_streaming(unit.format, reports, lanes, stream)
+        if storable:
+            cache.store(summarised_key, encode_unit(unit.paths, reports, lanes), files=0)
     return UnitResult(reports, lanes)
+
+
+def _decoded(
+    unit: ReadUnit, value: Any
+) -> tuple[tuple[InputReport, ...], tuple[Lane, ...]] | None:
+    if value is None:
+        return None
+    try:
+        return decode_unit(unit.paths, value)
+    except (ValueError, TypeError, IndexError, KeyError):
+        return None  # damaged or of another version: read again, never trusted
 
 
 def _detect_cached(path: str, input_format: str, cache: ReadCache | None) -> Detection:

@@ -20,6 +20,7 @@ import attrs
 from wavemetrics.observations import Observation
 from wavemetrics.readers.lanes import InputReport, Lane, StreamSettings
 from wavemetrics.stream import LaneStream, StreamOrderError
+from wavemetrics.summary import ParallelismSummary
 
 __all__ = ["BATCH_ONLY_FORMATS", "decode_unit", "encode_unit", "replay_streaming"]
 
@@ -38,15 +39,15 @@ def _path_of(ref: Any, paths: Sequence[str]) -> str:
 def encode_unit(
     paths: Sequence[str], reports: Sequence[InputReport], lanes: Sequence[Lane]
 ) -> list[Any]:
-    """Compact, msgpack-able records of a unit read in batch mode (no text, no summary)."""
-    if any(lane.summary is not None for lane in lanes):
-        raise ValueError("only lanes read in batch mode (with their observations) are cached")
+    """Compact, msgpack-able records of a unit: reports, and per lane its ids, turn
+    total, observations (batch) or summary figures (streamed). No text."""
     return [
         [[_path_ref(r.path, paths), r.format, r.lines_read, r.lines_used, r.lines_ignored,
           r.problems, r.ignored, r.notes, r.error] for r in reports],
         [[_path_ref(lane.path, paths), lane.session_id, lane.lane_id,
           lane.measured_turn_duration_ms_total,
-          [[o.kind, o.call_id, o.tool_name, o.at_ms] for o in lane.observations]]
+          [[o.kind, o.call_id, o.tool_name, o.at_ms] for o in lane.observations],
+          None if lane.summary is None else attrs.asdict(lane.summary)]
          for lane in lanes],
     ]
 
@@ -76,8 +77,9 @@ def decode_unit(
             path=_path_of(ref, paths), session_id=str(session), lane_id=str(lane_id),
             observations=tuple(Observation(*row) for row in observations),
             measured_turn_duration_ms_total=turns,
+            summary=None if figures is None else ParallelismSummary(**figures),
         )
-        for ref, session, lane_id, turns, observations in lane_rows
+        for ref, session, lane_id, turns, observations, figures in lane_rows
     )
     return reports, lanes
 
