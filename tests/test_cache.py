@@ -234,3 +234,21 @@ def test_copied_corpus_file_in_a_new_place_is_a_new_entry(tmp_path: Path, privat
     two = _invoke("summarize", "--format", "json", "--jobs", "1", str(tmp_path / "pi2"))
     assert one[1].replace(str(tmp_path / "pi"), "X") == two[1].replace(str(tmp_path / "pi2"), "X")
     assert _units(private_cache) == 2 * count
+
+
+@needs_corpus
+def test_two_runs_at_once_share_the_cache(private_cache: Path) -> None:
+    """Two processes filling one cache at the same time both print the uncached output."""
+    import subprocess
+    import sys
+
+    folder = str(CORPUS / "claude-code-log")
+    args = [sys.executable, "-m", "wavemetrics", "summarize", "--format", "json", "--jobs", "1",
+            folder]
+    env = {**os.environ, "WAVEMETRICS_CACHE_DIR": str(private_cache)}
+    expected = _invoke("summarize", "--format", "json", "--jobs", "1", "--no-cache", folder)[1]
+    runs = [subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            for _ in range(2)]
+    outputs = [run.communicate(timeout=300)[0].decode("utf-8") for run in runs]
+    assert outputs == [expected, expected]
+    assert _invoke("summarize", "--format", "json", "--jobs", "1", folder)[1] == expected
