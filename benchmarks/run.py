@@ -9,8 +9,9 @@ Medians of ``--repeat`` runs; peak RSS is the child's ``ru_maxrss``.
     python benchmarks/run.py [--quick] [--repeat N] [--workdir DIR]
 
 ``summarize`` runs with ``--no-cache``: these figures are of reading (the
-cache's own figures: ``benchmarks/daily.py``). Inputs are generated deterministically by ``benchmarks/generate.py`` into
-``--workdir`` (default /tmp/wavemetrics-bench) when missing.
+cache's own figures: ``benchmarks/daily.py``). Inputs are generated
+deterministically by ``benchmarks/generate.py`` into ``--workdir`` (default
+/tmp/wavemetrics-bench) when missing.
 """
 
 from __future__ import annotations

@@ -375,7 +375,7 @@ def test_random_bytes_are_never_recognised_and_never_crash(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("args", [
-    ["summarize"],
+    ["summarize", "--since", "yesterday", "x.jsonl"],
     ["summarize", "--input-format", "nope", "x.jsonl"],
     ["summarize", "--format", "xml", "x.jsonl"],
     ["summarize", "--max-tracked-calls", "-1", "x.jsonl"],
@@ -383,7 +383,8 @@ def test_random_bytes_are_never_recognised_and_never_crash(tmp_path: Path) -> No
     ["frobnicate"],
 ])
 def test_usage_errors_exit_2_without_a_traceback(args: list[str]) -> None:
-    """Bad options, a missing PATH or an unknown command exit with status 2."""
+    """Bad options or dates, or an unknown command exit with status 2 (no PATH:
+    tests/test_locations.py)."""
     result = _invoke(*args)
     assert result.exit_code == 2
     assert result.stdout == ""
