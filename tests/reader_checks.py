@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from wavemetrics.readers import InputReport, Lane, read_inputs
+from wavemetrics.pipeline import Lane, LaneSink, read_inputs
+from wavemetrics.readers import InputReport
+from wavemetrics.readers._protocol import Peek, TraceFormat
 from wavemetrics.summary import summarize
 from wavemetrics.waves import assemble_waves
 
@@ -49,3 +52,17 @@ def check_lanes(lanes: list[Lane]) -> None:
         summary = summarize(assemble_waves(lane.observations))
         assert summary.malformed_observations == 0
         f"{lane.session_id}{lane.lane_id}".encode()
+
+
+def collect(read: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[list[Lane], Any]:
+    """Call a format's read function with a batch sink: its lanes and what it returned."""
+    sink = LaneSink()
+    returned = read(*args, sink=sink, **kwargs)
+    lanes = list(sink.lanes())
+    assert all(isinstance(lane, Lane) for lane in lanes)
+    return lanes, returned  # type: ignore[return-value]
+
+
+def sniffs(trace_format: TraceFormat, lines: list[bytes], path: str) -> bool:
+    """Whether ``trace_format`` recognises these first lines of ``path``."""
+    return trace_format.sniff(Peek(lines, path))

@@ -420,7 +420,7 @@ def test_progress_bar_only_on_a_terminal_and_never_over_piped_json() -> None:
 @needs_corpus
 def test_progress_counts_every_file_once(tmp_path: Path) -> None:
     """read_inputs reports progress for every file: 3 event files, and a Claude folder of 5."""
-    from wavemetrics.readers import read_inputs
+    from wavemetrics.pipeline import read_inputs
 
     for index in range(3):
         _events(tmp_path, PARALLEL, name=f"e{index}.jsonl")
@@ -432,13 +432,14 @@ def test_progress_counts_every_file_once(tmp_path: Path) -> None:
 
 
 def test_option_names_spelled_for_the_cli_equal_their_sources() -> None:
-    """wavemetrics._names mirrors the readers' formats, the cap and compare's metrics."""
+    """wavemetrics._names mirrors the cap and compare's defaults; its lazy choices are
+    the registry's formats and compare's metrics."""
     from wavemetrics import _names, compare, observations, readers
 
-    assert _names.FORMAT_NAMES == readers.FORMATS
     assert _names.AUTO == readers.AUTO
     assert _names.DEFAULT_MAX_TRACKED_CALLS == observations.DEFAULT_MAX_TRACKED_CALLS
-    assert tuple(compare.METRICS) == _names.METRIC_NAMES
+    assert list(_names.input_format_choice().choices) == [readers.AUTO, *readers.FORMATS]
+    assert list(_names.metric_choice().choices) == list(compare.METRICS)
     assert (_names.DEFAULT_METRIC, _names.DEFAULT_RESAMPLES, _names.DEFAULT_CONFIDENCE,
             _names.DEFAULT_SEED) == (compare.DEFAULT_METRIC, compare.DEFAULT_RESAMPLES,
                                      compare.DEFAULT_CONFIDENCE, compare.DEFAULT_SEED)
@@ -457,3 +458,104 @@ def test_help_imports_no_reader_and_no_core_module() -> None:
     loaded = done.stdout.strip().splitlines()[-1]
     assert loaded == str(["wavemetrics", "wavemetrics._names", "wavemetrics.classify",
                           "wavemetrics.cli", "wavemetrics.parallel"])
+
+
+# One row per format: a corpus file, its input report and its lanes' figures. The
+# figures were worked out for each format's reader tests (by hand from the file
+# or the contract) and pin the whole path: detection, reader, sink, core, JSON.
+# (id, corpus path, (format, lines_read, lines_used, lines_ignored, problems),
+#  extra input fields, [expected lane fields, in lane order])
+_HISTOGRAM = "non_eval_wave_size_histogram"
+CORPUS_CLI_CASES: list[tuple[str, str, tuple[Any, ...], dict[str, Any], list[dict[str, Any]]]] = [
+    (
+        "codex",
+        "localpush/rollout-2026-02-23T12-47-42-019c8a53-a0dd-7130-bcd7-95445d84846a.jsonl",
+        ("codex", 837, 288, 549, {}), {},
+        [{"session_id": "019c8a53-a0dd-7130-bcd7-95445d84846a", "lane_id": "main",
+          "observed_calls": 144, "paired_calls": 143, "incomplete_calls": 1,
+          "non_eval_waves_total": 77, "non_eval_waves_multi": 25, _HISTOGRAM: "52:3:3:19:0:0:0:0",
+          "modeled_wallclock_saved_ms": 9045.0, "upper_bound_saved_ms": 9523.75,
+          "non_eval_saved_round_trips": 66}],
+    ),
+    (
+        "codex-tui",
+        "openai-codex/binary-size-log.jsonl",
+        ("codex-tui", 24109, 66, 24043, {}), {},
+        [{"session_id": "d126e3d0-80ed-480a-be8c-09d97ff602cf", "lane_id": "main",
+          "observed_calls": 19, "paired_calls": 19, "incomplete_calls": 0,
+          "non_eval_waves_total": 19, _HISTOGRAM: "19:0:0:0:0:0:0:0",
+          "modeled_wallclock_saved_ms": 0.0, "upper_bound_saved_ms": 0.0,
+          "non_eval_saved_round_trips": 0},
+         {"session_id": "c7df96da-daec-4fe9-aed9-3cd19b7a6192", "lane_id": "main",
+          "observed_calls": 13, "paired_calls": 13, "incomplete_calls": 0,
+          "non_eval_waves_total": 13, _HISTOGRAM: "13:0:0:0:0:0:0:0",
+          "modeled_wallclock_saved_ms": 0.0, "upper_bound_saved_ms": 0.0,
+          "non_eval_saved_round_trips": 0}],
+    ),
+    (
+        "pi",
+        "pi-mono/before-compaction.jsonl",
+        ("pi", 1003, 886, 117, {}), {},
+        [{"session_id": "ffae836b-9420-4060-ac13-7745215f90ff", "lane_id": "main",
+          "observed_calls": 454, "paired_calls": 448, "incomplete_calls": 6,
+          "non_eval_waves_total": 433, "non_eval_waves_multi": 8, _HISTOGRAM: "425:3:3:2:0:0:0:0",
+          "modeled_wallclock_saved_ms": 194.0, "upper_bound_saved_ms": 249.83333333333334,
+          "non_eval_saved_round_trips": 15}],
+    ),
+    (
+        "otlp",
+        "opentelemetry-proto/trace.json",
+        ("otlp", 1, 0, 1, {}), {"ignored": {"non_tool_span": 1}, "error": None},
+        [{"session_id": "5b8efff798038103d269b633813fc60c", "lane_id": "main",
+          "observed_calls": 0, "paired_calls": 0, "waves_total": 0,
+          _HISTOGRAM: "0:0:0:0:0:0:0:0"}],
+    ),
+    (
+        "otel-spans",
+        "any-agent/GOOGLE_trace.json",
+        ("otel-spans", 7, 3, 4, {}), {},
+        [{"session_id": "cdbd7b99cef221c28dd6d03c27d09b4c", "lane_id": "main",
+          "observed_calls": 3, "paired_calls": 3, "non_eval_waves_total": 3,
+          _HISTOGRAM: "3:0:0:0:0:0:0:0", "modeled_wallclock_saved_ms": 0.0,
+          "upper_bound_saved_ms": 0.0, "tool_time_ms": 8.4033203125}],
+    ),
+    (
+        "inspect",
+        "inspect_ai/2025-05-12T20-27-36-04-00_browser.json",
+        ("inspect", 43, 4, 39, {}),
+        {"ignored": {"model": 5, "sample_init": 1, "sandbox": 10, "score": 1, "span_begin": 8,
+                     "span_end": 8, "state": 2, "store": 4}},
+        [{"session_id": "ZB2vu5GNujYaBdPSReCeop/1/1", "lane_id": "main",
+          "observed_calls": 4, "paired_calls": 4, "non_eval_waves_total": 4,
+          _HISTOGRAM: "4:0:0:0:0:0:0:0", "modeled_wallclock_saved_ms": 0.0,
+          "upper_bound_saved_ms": 0.0, "tool_time_ms": 9860.18896484375}],
+    ),
+]
+
+
+@needs_corpus
+@pytest.mark.parametrize(
+    ("path", "report", "extra", "lanes"),
+    [pytest.param(*case[1:], id=case[0]) for case in CORPUS_CLI_CASES],
+)
+def test_summarize_json_on_a_corpus_file_of_each_format(
+    path: str, report: tuple[Any, ...], extra: dict[str, Any], lanes: list[dict[str, Any]]
+) -> None:
+    """``summarize --format json`` detects each format's corpus file and reports its lines and lanes."""
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(CORPUS / path)])
+    assert result.exit_code == 0
+    document = json.loads(result.stdout)
+    (entry,) = document["inputs"]
+    assert (entry["format"], entry["lines_read"], entry["lines_used"], entry["lines_ignored"],
+            entry["problems"]) == report
+    assert {key: entry[key] for key in extra} == extra
+    assert [{key: lane[key] for key in expected}
+            for lane, expected in zip(document["lanes"], lanes, strict=True)] == lanes
+    assert len(document["lanes"]) == len(lanes)
+
+
+def test_every_format_has_a_corpus_cli_case() -> None:
+    """The per-format CLI table covers every format (claude-code and events have their own CLI tests)."""
+    from wavemetrics.readers import FORMATS
+
+    assert {case[0] for case in CORPUS_CLI_CASES} == set(FORMATS) - {"events", "claude-code"}

@@ -22,8 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.trace_builders import BUILDERS, FormatLines
-from wavemetrics.pipeline import analyse
-from wavemetrics.readers import FORMATS, ReadOutcome, read_inputs
+from wavemetrics.pipeline import ReadOutcome, analyse, read_inputs
+from wavemetrics.readers import FORMATS
 from wavemetrics.report import render_json, render_jsonl, render_table, render_waves_table
 
 FORMATS_UNDER_TEST = [name for name in BUILDERS if name in FORMATS]

@@ -18,10 +18,10 @@ from wavemetrics.locations import default_locations, standard_locations
 def test_standard_locations_without_overrides(tmp_path: Path) -> None:
     """Claude Code's two folders, then Codex's, then pi's, under the home folder."""
     assert standard_locations({}, tmp_path) == [
-        ("claude-code", tmp_path / ".claude/projects"),
-        ("claude-code", tmp_path / ".config/claude/projects"),
-        ("codex", tmp_path / ".codex/sessions"),
-        ("pi", tmp_path / ".pi/agent/sessions"),
+        ("Claude Code", tmp_path / ".claude/projects"),
+        ("Claude Code", tmp_path / ".config/claude/projects"),
+        ("Codex", tmp_path / ".codex/sessions"),
+        ("pi coding agent", tmp_path / ".pi/agent/sessions"),
     ]
 
 
@@ -29,10 +29,10 @@ def test_environment_overrides_replace_the_defaults(tmp_path: Path) -> None:
     """CLAUDE_CONFIG_DIR (comma-separated) and CODEX_HOME replace the home folders."""
     env = {"CLAUDE_CONFIG_DIR": "/a, /b", "CODEX_HOME": "/c"}
     assert standard_locations(env, tmp_path) == [
-        ("claude-code", Path("/a/projects")),
-        ("claude-code", Path("/b/projects")),
-        ("codex", Path("/c/sessions")),
-        ("pi", tmp_path / ".pi/agent/sessions"),
+        ("Claude Code", Path("/a/projects")),
+        ("Claude Code", Path("/b/projects")),
+        ("Codex", Path("/c/sessions")),
+        ("pi coding agent", tmp_path / ".pi/agent/sessions"),
     ]
 
 
@@ -41,8 +41,8 @@ def test_only_existing_folders_are_read(tmp_path: Path) -> None:
     (tmp_path / ".pi/agent/sessions").mkdir(parents=True)
     (tmp_path / ".claude/projects").mkdir(parents=True)
     assert default_locations({}, tmp_path) == [
-        ("claude-code", tmp_path / ".claude/projects"),
-        ("pi", tmp_path / ".pi/agent/sessions"),
+        ("Claude Code", tmp_path / ".claude/projects"),
+        ("pi coding agent", tmp_path / ".pi/agent/sessions"),
     ]
 
 
@@ -67,8 +67,8 @@ def test_no_path_on_a_terminal_reads_the_standard_folders(terminal: Path) -> Non
     result = CliRunner().invoke(main, ["summarize", "--format", "json", "--jobs", "1"])
     assert result.exit_code == 0, result.stderr
     assert result.stderr.splitlines()[:2] == [
-        f"wavemetrics: reading {terminal / '.claude/projects'} (claude-code)",
-        f"wavemetrics: reading {terminal / '.pi/agent/sessions'} (pi)",
+        f"wavemetrics: reading {terminal / '.claude/projects'} (Claude Code)",
+        f"wavemetrics: reading {terminal / '.pi/agent/sessions'} (pi coding agent)",
     ]
     document = json.loads(result.stdout)
     formats = {i["format"] for i in document["inputs"]}

@@ -10,8 +10,7 @@ from click.testing import CliRunner
 from tests.corpus import CORPUS, needs_corpus
 from wavemetrics.cli import main
 from wavemetrics.parallel import process_mapper
-from wavemetrics.pipeline import analyse
-from wavemetrics.readers import StreamSettings, read_inputs
+from wavemetrics.pipeline import StreamSettings, analyse, read_inputs
 from wavemetrics.report import json_document
 
 CORPUS_DIRS = ("claude-code-log", "agentcmd", "localpush", "pi-mono", "any-agent", "inspect_ai",

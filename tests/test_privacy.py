@@ -23,8 +23,8 @@ from click.testing import CliRunner
 from tests.trace_builders import BUILDERS, FormatLines
 from wavemetrics import assemble_waves, summarize
 from wavemetrics.cli import main
-from wavemetrics.pipeline import analyse
-from wavemetrics.readers import FORMATS, read_inputs
+from wavemetrics.pipeline import analyse, read_inputs
+from wavemetrics.readers import FORMATS
 
 SECRET = "CANARY-7f3a9c"
 FORMATS_UNDER_TEST = [name for name in BUILDERS if name in FORMATS]

@@ -14,12 +14,12 @@ from typing import Any
 
 from click.testing import CliRunner
 
+from tests.reader_checks import collect
 from wavemetrics import Observation, assemble_waves
 from wavemetrics.cli import main
-from wavemetrics.readers import ReadOutcome, read_inputs
+from wavemetrics.pipeline import Lane, ReadOutcome, read_inputs
 from wavemetrics.readers._lines import LineAccount
 from wavemetrics.readers.claude_code import ClaudeFile, fallback_session_id, read_claude_code
-from wavemetrics.readers.lanes import Lane
 
 T0_MS = 1_735_689_600_000.0
 
@@ -76,7 +76,7 @@ def _check(account: LineAccount | Any) -> None:
 
 
 def _read(lines: list[bytes], path: str = "/p/proj/s1.jsonl") -> tuple[list[Lane], LineAccount]:
-    lanes, (account,) = read_claude_code([ClaudeFile(path, lambda: lines)])
+    lanes, (account,) = collect(read_claude_code, [ClaudeFile(path, lambda: lines)])
     assert account.lines_read == len(lines)
     _check(account)
     return lanes, account

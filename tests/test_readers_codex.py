@@ -19,17 +19,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.corpus import CORPUS, needs_corpus
-from tests.reader_checks import check_lanes, observation_tuples, read_one, write_records
+from tests.reader_checks import (
+    check_lanes,
+    collect,
+    observation_tuples,
+    read_one,
+    sniffs,
+    write_records,
+)
 from tests.strategies import fuzz_lines, plausible_or_any
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
-from wavemetrics.cli import main
-from wavemetrics.readers import InputReport, Lane, read_inputs
-from wavemetrics.readers.codex import embedded_duration_ms, read_codex, sniff_codex
+from wavemetrics.pipeline import Lane, read_inputs
+from wavemetrics.readers import InputReport
+from wavemetrics.readers.codex import CODEX, embedded_duration_ms, read_codex
 
 # 2026-01-01T00:00:00Z: 20 454 days after the epoch.
 BASE_MS = 1_767_225_600_000
@@ -178,24 +184,6 @@ def test_corpus_schema_fixture_ignores_unknown_types_by_type() -> None:
     assert report.ignored["event_msg.exec_command_end"] == 3
     assert report.notes == {"batched_write_no_duration": 2}
 
-
-@needs_corpus
-def test_cli_json_on_a_localpush_rollout() -> None:
-    """``wavemetrics summarize --format json`` reports the rollout's lane and line figures."""
-    path = CORPUS / "localpush" / "rollout-2026-02-23T12-47-42-019c8a53-a0dd-7130-bcd7-95445d84846a.jsonl"
-    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(path)])
-    assert result.exit_code == 0
-    document = json.loads(result.stdout)
-    (entry,) = document["inputs"]
-    assert (entry["format"], entry["lines_read"], entry["lines_used"], entry["lines_ignored"],
-            entry["problems"]) == ("codex", 837, 288, 549, {})
-    (lane,) = document["lanes"]
-    assert (lane["session_id"], lane["lane_id"], lane["observed_calls"], lane["paired_calls"],
-            lane["incomplete_calls"], lane["non_eval_waves_total"], lane["non_eval_waves_multi"],
-            lane["non_eval_wave_size_histogram"], lane["modeled_wallclock_saved_ms"],
-            lane["upper_bound_saved_ms"], lane["non_eval_saved_round_trips"]) == (
-        "019c8a53-a0dd-7130-bcd7-95445d84846a", "main", 144, 143, 1, 77, 25,
-        "52:3:3:19:0:0:0:0", 9045.0, 9523.75, 66)
 
 
 def test_starts_and_ends_pair_by_call_id_in_file_order(tmp_path: Path) -> None:
@@ -548,7 +536,7 @@ def test_input_without_records_has_no_lane(tmp_path: Path) -> None:
 def test_sniffer_claims_rollouts_and_nothing_else() -> None:
     """The codex recogniser needs a timestamped envelope with a known type and object payload."""
     rollout = [json.dumps(_meta(0, "s")).encode()]
-    assert sniff_codex(rollout, "x.jsonl")
+    assert sniffs(CODEX, rollout, "x.jsonl")
     others = [
         b'{"type": "session", "id": "x", "timestamp": "2026-01-01T00:00:00Z"}',
         b'{"type": "message", "timestamp": "t", "message": {"role": "user"}}',
@@ -558,7 +546,7 @@ def test_sniffer_claims_rollouts_and_nothing_else() -> None:
         b'{"type": "event_msg", "payload": {"type": "token_count"}}',
         b'{"resourceSpans": []}',
     ]
-    assert not any(sniff_codex([line], "x.jsonl") for line in others)
+    assert not any(sniffs(CODEX, [line], "x.jsonl") for line in others)
 
 
 def test_auto_detection_picks_codex_for_a_rollout(tmp_path: Path) -> None:
@@ -592,9 +580,9 @@ _CODEX_RECORD = st.fixed_dictionaries(
 @given(st.lists(fuzz_lines(_CODEX_RECORD), max_size=12))
 def test_fuzzed_rollouts_never_raise(lines: list[bytes]) -> None:
     """Any mix of mutated rollout records and random bytes reads without an exception."""
-    lanes, account = read_codex(lines, path="rollout-fuzz.jsonl")
+    lanes, account = collect(read_codex, lines, path="rollout-fuzz.jsonl")
     assert account.lines_read == len(lines)
     assert account.lines_read == account.lines_used + account.lines_ignored + sum(
         account.problems.values())
     check_lanes(lanes)
-    sniff_codex(lines, "rollout-fuzz.jsonl")
+    sniffs(CODEX, lines, "rollout-fuzz.jsonl")

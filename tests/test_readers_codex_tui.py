@@ -11,21 +11,26 @@ begins at 15:51:14.179 and ends at 15:51:14.294 (115 ms); the tool time
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.corpus import CORPUS, needs_corpus
-from tests.reader_checks import check_lanes, observation_tuples, read_one, write_records
+from tests.reader_checks import (
+    check_lanes,
+    collect,
+    observation_tuples,
+    read_one,
+    sniffs,
+    write_records,
+)
 from tests.strategies import fuzz_lines, plausible_or_any
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
-from wavemetrics.cli import main
-from wavemetrics.readers import InputReport, Lane
-from wavemetrics.readers.codex_tui import read_codex_tui, sniff_codex_tui
+from wavemetrics.pipeline import Lane
+from wavemetrics.readers import InputReport
+from wavemetrics.readers.codex_tui import CODEX_TUI, read_codex_tui
 
 # 2026-01-01T00:00:00Z: 20 454 days after the epoch.
 BASE_MS = 1_767_225_600_000
@@ -107,23 +112,6 @@ def test_corpus_recording_first_call_by_hand() -> None:
     names = [o.tool_name for o in lanes[0].observations if o.kind == "start"]
     assert names.count("patch_apply") == 1
 
-
-@needs_corpus
-def test_cli_json_on_the_recording() -> None:
-    """``wavemetrics summarize --format json`` lists both sessions of the recording."""
-    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(CORPUS / RECORDING)])
-    assert result.exit_code == 0
-    document = json.loads(result.stdout)
-    (entry,) = document["inputs"]
-    assert (entry["format"], entry["lines_read"], entry["lines_used"], entry["lines_ignored"],
-            entry["problems"]) == ("codex-tui", 24109, 66, 24043, {})
-    assert [(lane["session_id"], lane["lane_id"], lane["observed_calls"], lane["paired_calls"],
-             lane["incomplete_calls"], lane["non_eval_waves_total"],
-             lane["non_eval_wave_size_histogram"], lane["modeled_wallclock_saved_ms"],
-             lane["upper_bound_saved_ms"], lane["non_eval_saved_round_trips"])
-            for lane in document["lanes"]] == [
-        (row[0], "main", *row[1:5], row[6], row[7], row[8], row[9]) for row in RECORDING_LANES
-    ]
 
 
 def test_begin_and_end_events_pair_at_their_ts(tmp_path: Path) -> None:
@@ -229,14 +217,14 @@ def test_unusable_lines_are_problems_and_others_ignored(tmp_path: Path) -> None:
 
 def test_sniffer_claims_recordings_and_nothing_else() -> None:
     """The codex-tui recogniser needs ts, a string kind and a known dir."""
-    assert sniff_codex_tui([b'{"ts": "t", "dir": "meta", "kind": "session_start"}'], "r.jsonl")
+    assert sniffs(CODEX_TUI, [b'{"ts": "t", "dir": "meta", "kind": "session_start"}'], "r.jsonl")
     others = [
         b'{"timestamp": "t", "type": "session_meta", "payload": {"id": "x"}}',
         b'{"type": "session", "id": "x", "timestamp": "t"}',
         b'{"ts": "t", "dir": "sideways", "kind": "codex_event"}',
         b'{"dir": "to_tui", "kind": "codex_event"}',
     ]
-    assert not any(sniff_codex_tui([line], "r.jsonl") for line in others)
+    assert not any(sniffs(CODEX_TUI, [line], "r.jsonl") for line in others)
 
 
 _TUI_MSG = st.fixed_dictionaries(
@@ -259,9 +247,9 @@ _TUI_RECORD = st.fixed_dictionaries(
 @given(st.lists(fuzz_lines(_TUI_RECORD), max_size=12))
 def test_fuzzed_recordings_never_raise(lines: list[bytes]) -> None:
     """Any mix of mutated recording lines and random bytes reads without an exception."""
-    lanes, account = read_codex_tui(lines, path="recording-fuzz.jsonl")
+    lanes, account = collect(read_codex_tui, lines, path="recording-fuzz.jsonl")
     assert account.lines_read == len(lines)
     assert account.lines_read == account.lines_used + account.lines_ignored + sum(
         account.problems.values())
     check_lanes(lanes)
-    sniff_codex_tui(lines, "recording-fuzz.jsonl")
+    sniffs(CODEX_TUI, lines, "recording-fuzz.jsonl")

@@ -14,12 +14,12 @@ from typing import Any
 
 from click.testing import CliRunner
 
+from tests.reader_checks import collect
 from wavemetrics import Observation, assemble_waves
 from wavemetrics.cli import main
-from wavemetrics.readers import read_inputs
+from wavemetrics.pipeline import Lane, read_inputs
 from wavemetrics.readers._lines import LineAccount
 from wavemetrics.readers.events import read_events
-from wavemetrics.readers.lanes import Lane
 
 
 def _line(**fields: Any) -> bytes:
@@ -36,7 +36,7 @@ def _end(call: str, at: Any, name: str = "bash", **extra: Any) -> bytes:
 
 
 def _read(lines: list[bytes], default: str = "file") -> tuple[list[Lane], LineAccount]:
-    lanes, account = read_events(lines, path="p.jsonl", default_session_id=default)
+    lanes, account = collect(read_events, lines, path="p.jsonl", default_session_id=default)
     assert account.lines_read == len(lines)
     assert account.lines_read == (
         account.lines_used + account.lines_ignored + sum(account.problems.values())
@@ -310,7 +310,7 @@ def test_observations_keep_file_order_even_when_time_runs_backwards() -> None:
 
 def test_undecodable_file_name_gives_a_printable_default_session() -> None:
     """A default session id from a non-UTF-8 file name is escaped, so it can be hashed."""
-    lanes, _ = read_events([_start("a", 1)], path="x", default_session_id="run\udcff")
+    lanes, _ = collect(read_events, [_start("a", 1)], path="x", default_session_id="run\udcff")
     assert lanes[0].session_id == "run\\xff"
 
 

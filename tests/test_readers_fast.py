@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.reader_checks import collect
 from wavemetrics.readers import claude_code, events
 from wavemetrics.readers._lines import LineAccount, iter_records
 from wavemetrics.readers.claude_code import ClaudeFile, read_claude_code
@@ -89,10 +90,10 @@ def files(draw: st.DrawFn, line: Any) -> list[bytes]:
 
 
 def _events_both(lines: list[bytes], monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
-    fast = read_events(iter(lines), path="p", default_session_id="s")
+    fast = collect(read_events, iter(lines), path="p", default_session_id="s")
     with monkeypatch.context() as patch:
         patch.setattr(events, "_DECODER", None)
-        slow = read_events(iter(lines), path="p", default_session_id="s")
+        slow = collect(read_events, iter(lines), path="p", default_session_id="s")
     return fast, slow
 
 
@@ -110,10 +111,10 @@ def test_events_fast_path_equals_stdlib_path(lines: list[bytes]) -> None:
 @given(lines=files(_claude))
 def test_claude_fast_path_equals_stdlib_path(lines: list[bytes]) -> None:
     """Every lane and line count of the claude-code reader is the same with msgspec."""
-    fast = read_claude_code([ClaudeFile("p/s.jsonl", lambda: iter(lines))])
+    fast = collect(read_claude_code, [ClaudeFile("p/s.jsonl", lambda: iter(lines))])
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setattr(claude_code, "_DECODER", None)
-        slow = read_claude_code([ClaudeFile("p/s.jsonl", lambda: iter(lines))])
+        slow = collect(read_claude_code, [ClaudeFile("p/s.jsonl", lambda: iter(lines))])
     assert fast == slow
 
 

@@ -21,11 +21,12 @@ from typing import Any
 from click.testing import CliRunner
 
 from tests.corpus import CORPUS, needs_corpus
-from tests.reader_checks import observation_tuples, read_one
+from tests.reader_checks import observation_tuples, read_one, sniffs
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
 from wavemetrics.cli import main
-from wavemetrics.readers import InputReport, Lane, read_inputs
-from wavemetrics.readers.inspect_log import sniff_inspect
+from wavemetrics.pipeline import Lane, read_inputs
+from wavemetrics.readers import InputReport
+from wavemetrics.readers.inspect_log import INSPECT
 
 # 2026-01-01T00:00:00Z in ms.
 BASE_MS = 1_767_225_600_000
@@ -120,23 +121,6 @@ def test_corpus_browser_log_figures() -> None:
             summary.non_eval_saved_round_trips, summary.tool_time_ms) == (
         0.0, 0.0, 0, 9860.18896484375)
 
-
-@needs_corpus
-def test_cli_json_on_the_corpus_log() -> None:
-    """``summarize --format json`` detects the pretty-printed log and reports its lane."""
-    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(CORPUS / CORPUS_LOG)])
-    assert result.exit_code == 0
-    document = json.loads(result.stdout)
-    (entry,) = document["inputs"]
-    assert (entry["format"], entry["lines_read"], entry["lines_used"], entry["lines_ignored"],
-            entry["ignored"], entry["problems"]) == ("inspect", 43, 4, 39, CORPUS_IGNORED, {})
-    (lane,) = document["lanes"]
-    assert (lane["session_id"], lane["lane_id"], lane["observed_calls"], lane["paired_calls"],
-            lane["non_eval_waves_total"], lane["non_eval_wave_size_histogram"],
-            lane["modeled_wallclock_saved_ms"], lane["upper_bound_saved_ms"],
-            lane["tool_time_ms"]) == (
-        "ZB2vu5GNujYaBdPSReCeop/1/1", "main", 4, 4, 4, "4:0:0:0:0:0:0:0", 0.0, 0.0,
-        9860.18896484375)
 
 
 def test_eval_archive_is_detected_and_read_sample_by_sample(tmp_path: Path) -> None:
@@ -277,16 +261,16 @@ def test_sniff_recognises_logs_and_archives_and_nothing_else(tmp_path: Path) -> 
     pretty = json.dumps({"version": 2, "status": "success", "eval": {"eval_id": "E"}},
                         indent=2).encode().splitlines(True)
     assert pretty[0] == b"{\n"
-    assert sniff_inspect(pretty, "log.json")
-    assert sniff_inspect([b'{"eval": {"eval_id": "E"}, "samples": []}\n'], "log.json")
+    assert sniffs(INSPECT, pretty, "log.json")
+    assert sniffs(INSPECT, [b'{"eval": {"eval_id": "E"}, "samples": []}\n'], "log.json")
     archive = _write_eval(tmp_path / "x.eval", _eval_members())
     head = Path(archive).read_bytes()[:200].splitlines(True)
-    assert sniff_inspect(head, archive)
-    assert sniff_inspect(head, "-")
+    assert sniffs(INSPECT, head, archive)
+    assert sniffs(INSPECT, head, "-")
     other = tmp_path / "other.zip"
     with zipfile.ZipFile(other, "w") as handle:
         handle.writestr("readme.txt", "hello")
-    assert not sniff_inspect(other.read_bytes().splitlines(True), str(other))
-    assert not sniff_inspect([b'{"spans": [], "eval": 1}\n'], "x.json")
-    assert not sniff_inspect([b'{"type": "user", "text": "\\"eval\\": {\\"eval_id\\": 1}"}\n'],
+    assert not sniffs(INSPECT, other.read_bytes().splitlines(True), str(other))
+    assert not sniffs(INSPECT, [b'{"spans": [], "eval": 1}\n'], "x.json")
+    assert not sniffs(INSPECT, [b'{"type": "user", "text": "\\"eval\\": {\\"eval_id\\": 1}"}\n'],
                              "s.jsonl")

@@ -18,14 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 from tests.corpus import CORPUS, needs_corpus
-from tests.reader_checks import observation_tuples, read_one
+from tests.reader_checks import observation_tuples, read_one, sniffs
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
-from wavemetrics.cli import main
-from wavemetrics.readers import InputReport, Lane
-from wavemetrics.readers.otel_spans import sniff_otel_spans
+from wavemetrics.pipeline import Lane
+from wavemetrics.readers import InputReport
+from wavemetrics.readers.otel_spans import OTEL_SPANS
 
 # 2026-01-01T00:00:00Z in ms and ns.
 BASE_MS = 1_767_225_600_000
@@ -124,24 +123,6 @@ def test_corpus_any_agent_figures(row: tuple[Any, ...]) -> None:
     assert (summary.modeled_wallclock_saved_ms, summary.upper_bound_saved_ms,
             summary.non_eval_saved_round_trips, summary.tool_time_ms) == (0.0, 0.0, 0, tool_time)
 
-
-@needs_corpus
-def test_cli_json_on_an_any_agent_trace() -> None:
-    """``summarize --format json`` detects otel-spans and reports the lane and item figures."""
-    path = CORPUS / "any-agent" / "GOOGLE_trace.json"
-    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(path)])
-    assert result.exit_code == 0
-    document = json.loads(result.stdout)
-    (entry,) = document["inputs"]
-    assert (entry["format"], entry["lines_read"], entry["lines_used"], entry["lines_ignored"],
-            entry["problems"]) == ("otel-spans", 7, 3, 4, {})
-    (lane,) = document["lanes"]
-    assert (lane["session_id"], lane["lane_id"], lane["observed_calls"], lane["paired_calls"],
-            lane["non_eval_waves_total"], lane["non_eval_wave_size_histogram"],
-            lane["modeled_wallclock_saved_ms"], lane["upper_bound_saved_ms"],
-            lane["tool_time_ms"]) == (
-        "cdbd7b99cef221c28dd6d03c27d09b4c", "main", 3, 3, 3, "3:0:0:0:0:0:0:0", 0.0, 0.0,
-        8.4033203125)
 
 
 def test_parallel_tool_spans_form_one_wave(tmp_path: Path) -> None:
@@ -304,13 +285,13 @@ def test_sniff_recognises_pretty_documents_and_not_other_formats() -> None:
     pretty = json.dumps({"spans": [_span(1, 1, 2)]}, indent=2).encode().splitlines(True)
     array = json.dumps([_span(1, 1, 2)], indent=4).encode().splitlines(True)
     assert pretty[0] == b"{\n" and array[0] == b"[\n"
-    assert sniff_otel_spans(pretty[:64], "trace.json")
-    assert sniff_otel_spans(array[:64], "spans.json")
-    assert sniff_otel_spans([json.dumps(_span(1, 1, 2)).encode() + b"\n"], "s.jsonl")
-    assert not sniff_otel_spans([b'{"resourceSpans": []}\n'], "x.json")
-    assert not sniff_otel_spans([b"{\n", b'  "resourceSpans": [],\n', b'  "context": {\n',
+    assert sniffs(OTEL_SPANS, pretty[:64], "trace.json")
+    assert sniffs(OTEL_SPANS, array[:64], "spans.json")
+    assert sniffs(OTEL_SPANS, [json.dumps(_span(1, 1, 2)).encode() + b"\n"], "s.jsonl")
+    assert not sniffs(OTEL_SPANS, [b'{"resourceSpans": []}\n'], "x.json")
+    assert not sniffs(OTEL_SPANS, [b"{\n", b'  "resourceSpans": [],\n', b'  "context": {\n',
                                  b'  "span_id": 1, "start_time": 2\n'], "x.json")
-    assert not sniff_otel_spans([b'{"type": "assistant", "uuid": "u", "message": '
+    assert not sniffs(OTEL_SPANS, [b'{"type": "assistant", "uuid": "u", "message": '
                                  b'{"content": "\\"context\\": {\\"span_id\\": 1, '
                                  b'\\"start_time\\": 2}"}}\n'], "session.jsonl")
-    assert not sniff_otel_spans([b'{"version": 2, "eval": {"eval_id": "e"}}\n'], "log.json")
+    assert not sniffs(OTEL_SPANS, [b'{"version": 2, "eval": {"eval_id": "e"}}\n'], "log.json")

@@ -14,14 +14,12 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from click.testing import CliRunner
-
 from tests.corpus import CORPUS, needs_corpus
-from tests.reader_checks import observation_tuples, read_one, write_records
+from tests.reader_checks import observation_tuples, read_one, sniffs, write_records
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
-from wavemetrics.cli import main
-from wavemetrics.readers import InputReport, Lane
-from wavemetrics.readers.otlp import sniff_otlp
+from wavemetrics.pipeline import Lane
+from wavemetrics.readers import InputReport
+from wavemetrics.readers.otlp import OTLP
 
 # 2026-01-01T00:00:00Z in ms and ns.
 BASE_MS = 1_767_225_600_000
@@ -100,22 +98,6 @@ def test_corpus_example_is_a_lane_with_no_tool_calls() -> None:
     assert (summary.observed_calls, summary.waves_total, summary.non_eval_wave_size_histogram,
             summary.modeled_wallclock_saved_ms) == (0, 0, "0:0:0:0:0:0:0:0", 0.0)
 
-
-@needs_corpus
-def test_cli_json_on_the_corpus_example() -> None:
-    """``summarize --format json`` lists the example's lane with zero observed calls."""
-    path = CORPUS / "opentelemetry-proto" / "trace.json"
-    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(path)])
-    assert result.exit_code == 0
-    document = json.loads(result.stdout)
-    (entry,) = document["inputs"]
-    assert (entry["format"], entry["lines_read"], entry["lines_used"], entry["lines_ignored"],
-            entry["ignored"], entry["problems"], entry["error"]) == (
-        "otlp", 1, 0, 1, {"non_tool_span": 1}, {}, None)
-    (lane,) = document["lanes"]
-    assert (lane["session_id"], lane["lane_id"], lane["observed_calls"], lane["paired_calls"],
-            lane["waves_total"], lane["non_eval_wave_size_histogram"]) == (
-        EXAMPLE_TRACE, "main", 0, 0, 0, "0:0:0:0:0:0:0:0")
 
 
 def test_tool_spans_are_fed_as_start_end_pairs_in_start_order(tmp_path: Path) -> None:
@@ -430,14 +412,14 @@ def test_sniff_recognises_both_layouts_and_nothing_else() -> None:
     """Detection accepts JSON Lines batches and an indented document, not other JSON."""
     line = json.dumps(_batch([])).encode() + b"\n"
     pretty = [b"{\n", b'  "resourceSpans": [\n', b"    {\n"]
-    assert sniff_otlp([line], "x.jsonl")
-    assert sniff_otlp([b"\xef\xbb\xbf" + line], "x.jsonl")
-    assert sniff_otlp(pretty, "x.json")
-    assert sniff_otlp([b'{"resourceLogs": []}\n', line], "x.jsonl")
-    assert not sniff_otlp([b'{"spans": []}\n'], "x.json")
-    assert not sniff_otlp([b'{"type": "user", "text": "{\\"resourceSpans\\": []}"}\n'], "x")
-    assert not sniff_otlp([b"[\n", b'  {"resourceSpans": [\n'], "x.json")
-    assert not sniff_otlp([b"PK\x03\x04binary"], "x.eval")
+    assert sniffs(OTLP, [line], "x.jsonl")
+    assert sniffs(OTLP, [b"\xef\xbb\xbf" + line], "x.jsonl")
+    assert sniffs(OTLP, pretty, "x.json")
+    assert sniffs(OTLP, [b'{"resourceLogs": []}\n', line], "x.jsonl")
+    assert not sniffs(OTLP, [b'{"spans": []}\n'], "x.json")
+    assert not sniffs(OTLP, [b'{"type": "user", "text": "{\\"resourceSpans\\": []}"}\n'], "x")
+    assert not sniffs(OTLP, [b"[\n", b'  {"resourceSpans": [\n'], "x.json")
+    assert not sniffs(OTLP, [b"PK\x03\x04binary"], "x.eval")
 
 
 def test_malformed_attribute_entries_are_skipped(tmp_path: Path) -> None:

@@ -15,17 +15,23 @@ import json
 from pathlib import Path
 from typing import Any
 
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.corpus import CORPUS, needs_corpus
-from tests.reader_checks import check_lanes, observation_tuples, read_one, write_records
+from tests.reader_checks import (
+    check_lanes,
+    collect,
+    observation_tuples,
+    read_one,
+    sniffs,
+    write_records,
+)
 from tests.strategies import fuzz_lines, plausible_or_any
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
-from wavemetrics.cli import main
-from wavemetrics.readers import InputReport, Lane
-from wavemetrics.readers.pi import read_pi, sniff_pi
+from wavemetrics.pipeline import Lane
+from wavemetrics.readers import InputReport
+from wavemetrics.readers.pi import PI, read_pi
 
 # 2026-01-01T00:00:00Z: 20 454 days after the epoch.
 BASE_MS = 1_767_225_600_000
@@ -108,24 +114,6 @@ def test_corpus_first_wave_by_hand() -> None:
     ]
     assert (wave.span_ms, wave.max_concurrency) == (14.0, 2)
 
-
-@needs_corpus
-def test_cli_json_on_the_session_file() -> None:
-    """``wavemetrics summarize --format json`` reports the pi session's lane and lines."""
-    result = CliRunner().invoke(main, ["summarize", "--format", "json",
-                                       str(CORPUS / SESSION_FILE)])
-    assert result.exit_code == 0
-    document = json.loads(result.stdout)
-    (entry,) = document["inputs"]
-    assert (entry["format"], entry["lines_read"], entry["lines_used"], entry["lines_ignored"],
-            entry["problems"]) == ("pi", 1003, 886, 117, {})
-    (lane,) = document["lanes"]
-    assert (lane["session_id"], lane["lane_id"], lane["observed_calls"], lane["paired_calls"],
-            lane["incomplete_calls"], lane["non_eval_waves_total"], lane["non_eval_waves_multi"],
-            lane["non_eval_wave_size_histogram"], lane["modeled_wallclock_saved_ms"],
-            lane["upper_bound_saved_ms"], lane["non_eval_saved_round_trips"]) == (
-        "ffae836b-9420-4060-ac13-7745215f90ff", "main", 454, 448, 6, 433, 8,
-        "425:3:3:2:0:0:0:0", 194.0, 249.83333333333334, 15)
 
 
 def test_calls_of_one_message_start_together(tmp_path: Path) -> None:
@@ -259,8 +247,8 @@ def test_input_without_records_has_no_lane(tmp_path: Path) -> None:
 
 def test_sniffer_claims_pi_sessions_and_nothing_else() -> None:
     """The pi recogniser needs a session header or a message line with a role."""
-    assert sniff_pi([json.dumps(_header(0, "s")).encode()], "s.jsonl")
-    assert sniff_pi([json.dumps(_result(1, "a")).encode()], "s.jsonl")
+    assert sniffs(PI, [json.dumps(_header(0, "s")).encode()], "s.jsonl")
+    assert sniffs(PI, [json.dumps(_result(1, "a")).encode()], "s.jsonl")
     others = [
         b'{"timestamp": "t", "type": "session_meta", "payload": {"id": "x"}}',
         b'{"ts": "t", "dir": "meta", "kind": "session_start"}',
@@ -268,7 +256,7 @@ def test_sniffer_claims_pi_sessions_and_nothing_else() -> None:
         b'{"type": "session", "id": 5, "timestamp": "t"}',
         b'{"type": "message", "message": "text"}',
     ]
-    assert not any(sniff_pi([line], "s.jsonl") for line in others)
+    assert not any(sniffs(PI, [line], "s.jsonl") for line in others)
 
 
 _PI_BLOCK = st.fixed_dictionaries(
@@ -292,9 +280,9 @@ _PI_RECORD = st.fixed_dictionaries(
 @given(st.lists(fuzz_lines(_PI_RECORD), max_size=12))
 def test_fuzzed_sessions_never_raise(lines: list[bytes]) -> None:
     """Any mix of mutated session lines and random bytes reads without an exception."""
-    lanes, account = read_pi(lines, path="session-fuzz.jsonl")
+    lanes, account = collect(read_pi, lines, path="session-fuzz.jsonl")
     assert account.lines_read == len(lines)
     assert account.lines_read == account.lines_used + account.lines_ignored + sum(
         account.problems.values())
     check_lanes(lanes)
-    sniff_pi(lines, "session-fuzz.jsonl")
+    sniffs(PI, lines, "session-fuzz.jsonl")

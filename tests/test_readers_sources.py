@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from wavemetrics.readers import read_inputs
+from wavemetrics.pipeline import read_inputs
 from wavemetrics.readers import sources as sources_module
 from wavemetrics.readers.sources import Source, expand_paths, open_error, project_folder
 

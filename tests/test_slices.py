@@ -13,7 +13,7 @@ from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import Event, write_events
 from wavemetrics.cli import main
 from wavemetrics.observations import Observation
-from wavemetrics.readers.lanes import Lane
+from wavemetrics.pipeline import Lane
 from wavemetrics.slices import partition_lane, window_lane
 
 #: 2025-09-24T00:00:00Z in Unix ms.

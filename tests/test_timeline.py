@@ -22,8 +22,7 @@ from click.testing import CliRunner
 from tests.corpus import CORPUS, needs_corpus
 from tests.extras import needs_matplotlib
 from wavemetrics.cli import main
-from wavemetrics.pipeline import LaneResult, analyse
-from wavemetrics.readers import read_inputs
+from wavemetrics.pipeline import LaneResult, analyse, read_inputs
 from wavemetrics.timeline import MatplotlibMissing, output_format, render_timeline
 
 FIVE = CORPUS / "agentcmd" / "claude" / "full-session-five.jsonl"

@@ -19,8 +19,19 @@ if TYPE_CHECKING:
     )
     from wavemetrics.histogram import decode_histogram, encode_histogram, wave_size_bucket
     from wavemetrics.observations import Observation, ToolCall, WaveCounters
-    from wavemetrics.pipeline import Analysis, LaneResult, analyse, session_hash
-    from wavemetrics.readers import FORMATS, InputReport, Lane, ReadOutcome, read_inputs
+    from wavemetrics.pipeline import (
+        Analysis,
+        Lane,
+        LaneResult,
+        ReadOutcome,
+        StreamedLane,
+        StreamedLaneResult,
+        StreamSettings,
+        analyse,
+        read_inputs,
+        session_hash,
+    )
+    from wavemetrics.readers import FORMATS, InputReport
     from wavemetrics.savings import (
         modeled_wallclock_saved_ms,
         saved_round_trips,
@@ -49,14 +60,17 @@ _LAZY: dict[str, str] = {
     "ToolCall": "wavemetrics.observations",
     "WaveCounters": "wavemetrics.observations",
     "Analysis": "wavemetrics.pipeline",
+    "Lane": "wavemetrics.pipeline",
     "LaneResult": "wavemetrics.pipeline",
+    "ReadOutcome": "wavemetrics.pipeline",
+    "StreamedLane": "wavemetrics.pipeline",
+    "StreamedLaneResult": "wavemetrics.pipeline",
+    "StreamSettings": "wavemetrics.pipeline",
     "analyse": "wavemetrics.pipeline",
+    "read_inputs": "wavemetrics.pipeline",
     "session_hash": "wavemetrics.pipeline",
     "FORMATS": "wavemetrics.readers",
     "InputReport": "wavemetrics.readers",
-    "Lane": "wavemetrics.readers",
-    "ReadOutcome": "wavemetrics.readers",
-    "read_inputs": "wavemetrics.readers",
     "modeled_wallclock_saved_ms": "wavemetrics.savings",
     "saved_round_trips": "wavemetrics.savings",
     "upper_bound_saved_ms": "wavemetrics.savings",
@@ -85,6 +99,9 @@ __all__ = [
     "Observation",
     "ParallelismSummary",
     "ReadOutcome",
+    "StreamSettings",
+    "StreamedLane",
+    "StreamedLaneResult",
     "ToolCall",
     "Wave",
     "WaveAssembly",

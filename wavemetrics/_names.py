@@ -1,11 +1,18 @@
-"""Names and defaults the command line needs before it reads anything.
+"""Defaults the command line needs before it reads anything, and lazy option choices.
 
-Building the CLI's options must not import the readers, the core or scipy-side
-modules (``wavemetrics --help`` stays under 100 ms, issue 13), so the option
-choices are spelled here; ``tests/test_cli.py`` checks that each equals its source.
+Building the CLI's options must not import the readers, the core or the
+compare module (``wavemetrics --help`` stays under 100 ms, issue 13): the
+defaults are spelled here (``tests/test_cli.py`` checks each against its
+source), and the choices of ``--input-format`` and ``--metric`` are loaded
+from their registries only when a command's help or a value needs them.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import click
 
 __all__ = [
     "AUTO",
@@ -14,25 +21,58 @@ __all__ = [
     "DEFAULT_METRIC",
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
-    "FORMAT_NAMES",
-    "METRIC_NAMES",
+    "LazyChoice",
+    "input_format_choice",
+    "metric_choice",
 ]
 
 #: ``--input-format auto``: detect each input's format (``readers.AUTO``).
 AUTO = "auto"
-#: ``readers.FORMATS``, in registry order.
-FORMAT_NAMES: tuple[str, ...] = (
-    "events", "claude-code", "codex", "codex-tui", "pi", "otlp", "otel-spans", "inspect",
-)
 #: ``observations.DEFAULT_MAX_TRACKED_CALLS``: the v1 cap on calls held per lane.
 DEFAULT_MAX_TRACKED_CALLS = 2000
-#: The keys of ``compare.METRICS``, in order, and the compare defaults.
-METRIC_NAMES: tuple[str, ...] = (
-    "modeled_wallclock_saved_ms", "upper_bound_saved_ms", "non_eval_saved_round_trips",
-    "non_eval_waves_multi", "non_eval_multi_call_share", "paired_calls", "tool_time_ms",
-    "measured_turn_duration_ms_total",
-)
+#: The compare defaults (``compare.DEFAULT_*``).
 DEFAULT_METRIC = "modeled_wallclock_saved_ms"
 DEFAULT_RESAMPLES = 9999
 DEFAULT_CONFIDENCE = 0.95
 DEFAULT_SEED = 0
+
+
+class LazyChoice(click.Choice):  # type: ignore[type-arg]
+    """A :class:`click.Choice` whose choices are loaded on first use by ``load()``."""
+
+    def __init__(self, load: Callable[[], Sequence[str]]) -> None:
+        self._load = load
+        self._loaded: tuple[str, ...] | None = None
+        super().__init__((), case_sensitive=True)
+
+    @property  # type: ignore[override]
+    def choices(self) -> Sequence[Any]:
+        if self._loaded is None:
+            self._loaded = tuple(self._load())
+        return self._loaded
+
+    @choices.setter
+    def choices(self, value: Sequence[Any]) -> None:
+        pass  # set by click.Choice.__init__; the loaded list is the truth
+
+
+def _input_formats() -> list[str]:
+    from wavemetrics.readers import FORMATS
+
+    return [AUTO, *FORMATS]
+
+
+def _metrics() -> list[str]:
+    from wavemetrics.compare import METRICS
+
+    return list(METRICS)
+
+
+def input_format_choice() -> LazyChoice:
+    """``--input-format``: ``auto`` and every registered format."""
+    return LazyChoice(_input_formats)
+
+
+def metric_choice() -> LazyChoice:
+    """``--metric`` of compare: the keys of ``compare.METRICS``."""
+    return LazyChoice(_metrics)

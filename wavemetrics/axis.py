@@ -25,8 +25,8 @@ from typing import Any
 import attrs
 
 from wavemetrics.classify import EVAL_TOOL_NAMES, WaveBucket, classify_wave
-from wavemetrics.pipeline import Analysis, analyse
-from wavemetrics.readers import AUTO, EMPTY, FORMATS, InputReport, read_inputs
+from wavemetrics.pipeline import Analysis, LaneResult, analyse, read_inputs
+from wavemetrics.readers import AUTO, EMPTY, FORMATS, InputReport
 from wavemetrics.readers.sources import STDIN, expand_paths
 from wavemetrics.schema import SCHEMA_KIND
 
@@ -176,7 +176,7 @@ def _absent(path: str) -> str | None:
 
 
 def non_eval_calls_in_multi_waves(
-    analysis: Analysis, eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES
+    analysis: Analysis[LaneResult], eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES
 ) -> int:
     """Calls in non_eval waves of two or more calls, over every lane of ``analysis``.
 
@@ -303,7 +303,7 @@ def efficiency_axis(
 
 
 def _scored(
-    analysis: Analysis,
+    analysis: Analysis[LaneResult],
     eval_tool_names: Sequence[str],
     problem_lines: int,
     traces_read: int,

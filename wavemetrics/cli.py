@@ -10,7 +10,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, overload
 
 import click
 
@@ -22,16 +22,15 @@ from wavemetrics._names import (
     DEFAULT_METRIC,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
-    FORMAT_NAMES,
-    METRIC_NAMES,
+    input_format_choice,
+    metric_choice,
 )
 from wavemetrics.classify import EVAL_TOOL_NAMES
 from wavemetrics.parallel import default_jobs
 
 if TYPE_CHECKING:  # the readers and the core are imported when a command runs
     from wavemetrics.cache import ReadCache
-    from wavemetrics.pipeline import Analysis
-    from wavemetrics.readers import ReadOutcome
+    from wavemetrics.pipeline import Analysis, Lane, ReadOutcome, StreamedLane, StreamSettings
 
 __all__ = ["main"]
 
@@ -41,22 +40,75 @@ F = TypeVar("F", bound=Callable[..., Any])
 PROGRESS_MIN_FILES = 20
 
 
+class ExitStatus:
+    """The one owner of a command's exit status: 0 ok, 1 data errors, 2 usage errors.
+
+    A command records data errors as it goes (:meth:`check_inputs`) and ends
+    with :meth:`exit`; :meth:`fail` stops at once with a message on stderr.
+    """
+
+    OK, DATA_ERROR, USAGE_ERROR = 0, 1, 2
+
+    def __init__(self) -> None:
+        self.code = self.OK
+
+    def data_error(self) -> None:
+        """Some input could not be read: the command goes on, and exits with 1."""
+        self.code = max(self.code, self.DATA_ERROR)
+
+    def check_inputs(self, outcome: ReadOutcome[Lane | StreamedLane]) -> None:
+        """A data error if any input could not be read or recognised."""
+        if outcome.failed:
+            self.data_error()
+
+    def fail(self, message: str, code: int = DATA_ERROR) -> NoReturn:
+        """Print ``wavemetrics: error: message`` and exit with ``code`` now."""
+        click.echo(f"wavemetrics: error: {message}", err=True)
+        raise SystemExit(code)
+
+    def exit(self) -> None:
+        """End the command with the recorded status (nothing to do for 0)."""
+        if self.code != self.OK:
+            raise SystemExit(self.code)
+
+
+def _eval_names(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[
+    str, ...
+]:
+    """``--eval-tool``: the names given, else the defaults (given names replace them)."""
+    return tuple(value) or EVAL_TOOL_NAMES
+
+
+def _cap(ctx: click.Context, param: click.Parameter, value: int) -> int | None:
+    """``--max-tracked-calls``: 0 means unbounded (``None``)."""
+    return value or None
+
+
+def _eval_tool_option(help_text: str) -> Callable[[F], F]:
+    return click.option(
+        "--eval-tool", "eval_tools", multiple=True, metavar="NAME", callback=_eval_names,
+        help=help_text,
+    )
+
+
+_MAX_TRACKED_CALLS_OPTION = click.option(
+    "--max-tracked-calls", type=click.IntRange(min=0), default=DEFAULT_MAX_TRACKED_CALLS,
+    show_default=True, callback=_cap, help="Cap on calls held per lane (v1); 0 means unbounded.",
+)
+
+
 def _input_options(command: F) -> F:
     options = [
         click.argument("paths", nargs=-1, metavar="[PATH]..."),
         click.option(
-            "--input-format", type=click.Choice([AUTO, *FORMAT_NAMES]), default=AUTO,
+            "--input-format", type=input_format_choice(), default=AUTO,
             show_default=True, help="Trace format; auto: detect from each input's first records.",
         ),
-        click.option(
-            "--eval-tool", "eval_tools", multiple=True, metavar="NAME",
-            help="An eval (code-execution) tool name; repeatable; replaces the defaults "
-                 f"({', '.join(EVAL_TOOL_NAMES)}).",
+        _eval_tool_option(
+            "An eval (code-execution) tool name; repeatable; replaces the defaults "
+            f"({', '.join(EVAL_TOOL_NAMES)})."
         ),
-        click.option(
-            "--max-tracked-calls", type=click.IntRange(min=0), default=DEFAULT_MAX_TRACKED_CALLS,
-            show_default=True, help="Cap on calls held per lane (v1); 0 means unbounded.",
-        ),
+        _MAX_TRACKED_CALLS_OPTION,
         click.option(
             "--jobs", "-j", type=click.IntRange(min=1), default=default_jobs(),
             show_default="the number of cores",
@@ -163,7 +215,7 @@ def _home() -> Any:
     return Path.home()
 
 
-def _subagent_hints(paths: Sequence[str], outcome: ReadOutcome) -> None:
+def _subagent_hints(paths: Sequence[str], outcome: ReadOutcome[Lane | StreamedLane]) -> None:
     # A session file named alone leaves its <session>/subagents/ lanes out: say so.
     read = {os.path.abspath(r.path) for r in outcome.inputs}
     for path in paths:
@@ -194,25 +246,48 @@ def open_cache(no_cache: bool) -> ReadCache | None:
     return ReadCache()
 
 
-def _run(
-    paths: Sequence[str], input_format: str, eval_tools: Sequence[str], max_tracked_calls: int,
-    *, jobs: int = 1, stream: bool = False, output_format: str = "table",
-    cache: ReadCache | None = None, window: Window | None = None,
-) -> Analysis:
+def _windowed(outcome: ReadOutcome[Lane], window: Window) -> ReadOutcome[Lane]:
+    """The outcome with each lane cut to the calls of the waves that start in the window."""
+    import attrs
+
+    from wavemetrics.slices import window_lane
+
+    lanes = [window_lane(lane, window.since_ms, window.until_ms) for lane in outcome.lanes]
+    return attrs.evolve(outcome, lanes=tuple(lane for lane in lanes if lane is not None))
+
+
+@overload
+def _read(
+    paths: Sequence[str], input_format: str, stream: None, *, jobs: int,
+    output_format: str = ..., cache: ReadCache | None = ...,
+) -> ReadOutcome[Lane]: ...
+
+
+@overload
+def _read(
+    paths: Sequence[str], input_format: str, stream: StreamSettings, *, jobs: int,
+    output_format: str = ..., cache: ReadCache | None = ...,
+) -> ReadOutcome[Lane | StreamedLane]: ...
+
+
+def _read(
+    paths: Sequence[str], input_format: str, stream: StreamSettings | None, *, jobs: int,
+    output_format: str = "table", cache: ReadCache | None = None,
+) -> ReadOutcome[Lane | StreamedLane]:
+    """Read ``paths`` (streamed with ``stream`` settings, else in batch) and warn on stderr."""
     from wavemetrics.parallel import process_mapper
-    from wavemetrics.pipeline import analyse
-    from wavemetrics.readers import StreamSettings, read_inputs
+    from wavemetrics.pipeline import read_inputs
     from wavemetrics.readers.sources import expand_inputs
 
-    eval_names = tuple(eval_tools) or EVAL_TOOL_NAMES
-    cap = max_tracked_calls or None
-    settings = StreamSettings(max_tracked_calls=cap, eval_tool_names=eval_names) if stream else None
+    settings = stream
     total = 0
     if show_progress(output_format, sys.stdout.isatty(), sys.stderr.isatty()):
         total = sum(1 for _, error in expand_inputs(list(paths)) if error is None)
     with process_mapper(jobs) as mapper:
         if total < PROGRESS_MIN_FILES:
-            outcome = read_inputs(paths, input_format, stream=settings, mapper=mapper, cache=cache)
+            outcome = read_inputs(
+                paths, input_format, stream=settings, mapper=mapper, cache=cache
+            )
         else:
             with click.progressbar(length=total, label="reading", file=sys.stderr) as bar:
                 outcome = read_inputs(
@@ -237,24 +312,7 @@ def _run(
                 f" {report.lines_read} lines read as {report.format}", err=True,
             )
     _subagent_hints(paths, outcome)
-    if window is not None and window.active:
-        outcome = _windowed(outcome, window)
-    return analyse(outcome, eval_tool_names=eval_names, max_tracked_calls=cap)
-
-
-def _windowed(outcome: ReadOutcome, window: Window) -> ReadOutcome:
-    """The outcome with each lane cut to the calls of the waves that start in the window."""
-    import attrs
-
-    from wavemetrics.slices import window_lane
-
-    lanes = [window_lane(lane, window.since_ms, window.until_ms) for lane in outcome.lanes]
-    return attrs.evolve(outcome, lanes=tuple(lane for lane in lanes if lane is not None))
-
-
-def _exit(analysis: Analysis) -> None:
-    if analysis.outcome.failed:
-        raise SystemExit(1)
+    return outcome
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -278,26 +336,39 @@ def main() -> None:
 )
 def summarize(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int, jobs: int, no_cache: bool, since: str | None, until: str | None,
-    timezone: str | None, demo: bool, output_format: str, by: str | None,
+    max_tracked_calls: int | None, jobs: int, no_cache: bool, since: str | None,
+    until: str | None, timezone: str | None, demo: bool, output_format: str, by: str | None,
 ) -> None:
     """Summarise tool-call parallelism per lane of each PATH (file, folder, or - for stdin).
 
     With no PATH: standard input when data is piped in, else the usual trace
     folders of Claude Code, Codex and pi that exist (named on stderr).
     """
+    from wavemetrics.pipeline import StreamSettings, analyse
     from wavemetrics.report import json_document, render_json, render_jsonl, render_table
 
+    status = ExitStatus()
     if by is not None and output_format == "jsonl":
         raise click.UsageError("--by groups rows: use --format table, json or csv")
     window = Window(since, until, timezone)
     files = _resolve_paths(paths, demo)
+    cache = open_cache(no_cache)
     # slicing by time needs each lane's calls: those lanes are read in batch mode
-    batch = window.active or by in ("day", "week", "month", "tool")
-    analysis = _run(
-        files, input_format, eval_tools, max_tracked_calls, jobs=jobs, stream=not batch,
-        output_format=output_format, cache=open_cache(no_cache), window=window,
-    )
+    if window.active or by in ("day", "week", "month", "tool"):
+        batch = _read(files, input_format, None, jobs=jobs, output_format=output_format,
+                      cache=cache)
+        status.check_inputs(batch)
+        if window.active:
+            batch = _windowed(batch, window)
+        analysis: Analysis[Any] = analyse(
+            batch, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls
+        )
+    else:
+        settings = StreamSettings(max_tracked_calls, eval_tools)
+        outcome = _read(files, input_format, settings, jobs=jobs, output_format=output_format,
+                        cache=cache)
+        status.check_inputs(outcome)
+        analysis = analyse(outcome)  # with the settings the lanes were streamed with
     if by is not None:
         _print_groups(analysis, by, window, output_format, eval_tools, max_tracked_calls)
     elif output_format == "json":
@@ -311,18 +382,18 @@ def summarize(
         click.echo(rows_to_csv(columns, rows), nl=False)
     else:
         click.echo(render_table(analysis, input_format=input_format), nl=False)
-    _exit(analysis)
+    status.exit()
 
 
 def _print_groups(
-    analysis: Analysis, by: str, window: Window, output_format: str,
-    eval_tools: Sequence[str], max_tracked_calls: int,
+    analysis: Analysis[Any], by: str, window: Window, output_format: str,
+    eval_tools: Sequence[str], max_tracked_calls: int | None,
 ) -> None:
     from wavemetrics.groups import group_document, render_group_table
 
     document = group_document(
-        analysis, by, zone=window.zone, eval_tool_names=tuple(eval_tools) or EVAL_TOOL_NAMES,
-        max_tracked_calls=max_tracked_calls or None,
+        analysis, by, zone=window.zone, eval_tool_names=eval_tools,
+        max_tracked_calls=max_tracked_calls,
     )
     if output_format == "json":
         click.echo(json.dumps(document, indent=2, allow_nan=False))
@@ -345,21 +416,25 @@ def _print_groups(
 )
 def waves(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int, jobs: int, no_cache: bool, since: str | None, until: str | None,
-    timezone: str | None, demo: bool, output_format: str,
+    max_tracked_calls: int | None, jobs: int, no_cache: bool, since: str | None,
+    until: str | None, timezone: str | None, demo: bool, output_format: str,
 ) -> None:
     """List every wave (lane, start, span, size, peak, bucket, saving, tools) of each PATH."""
+    from wavemetrics.pipeline import analyse
     from wavemetrics.report import render_waves_table, waves_document
 
+    status = ExitStatus()
     window = Window(since, until, timezone)
     files = _resolve_paths(paths, demo)
-    analysis = _run(
-        files, input_format, eval_tools, max_tracked_calls, jobs=jobs,
-        output_format=output_format, cache=open_cache(no_cache), window=window,
-    )
-    names = tuple(eval_tools) or EVAL_TOOL_NAMES
+    # read in batch: waves are listed, so every lane is assembled whole
+    outcome = _read(files, input_format, None, jobs=jobs, output_format=output_format,
+                    cache=open_cache(no_cache))
+    status.check_inputs(outcome)
+    if window.active:
+        outcome = _windowed(outcome, window)
+    analysis = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls)
     if output_format == "json":
-        document = waves_document(analysis, names)
+        document = waves_document(analysis, eval_tools)
         click.echo(json.dumps(document, indent=2, allow_nan=False))
     elif output_format == "csv":
         from wavemetrics.csvout import WAVE_CALL_COLUMNS, rows_to_csv, wave_call_rows
@@ -368,11 +443,11 @@ def waves(
             [(c.call_id, c.tool_name, c.start_ms, c.end_ms) for c in wave.calls]
             for result in analysis.lanes for wave in result.waves
         ]
-        rows = wave_call_rows(waves_document(analysis, names), calls)
+        rows = wave_call_rows(waves_document(analysis, eval_tools), calls)
         click.echo(rows_to_csv(WAVE_CALL_COLUMNS, rows), nl=False)
     else:
-        click.echo(render_waves_table(analysis, names), nl=False)
-    _exit(analysis)
+        click.echo(render_waves_table(analysis, eval_tools), nl=False)
+    status.exit()
 
 
 def _picture_path(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -381,11 +456,6 @@ def _picture_path(ctx: click.Context, param: click.Parameter, value: str) -> str
     if output_format(value) is None:
         raise click.BadParameter(f"{value!r}: the file name must end in .svg or .png")
     return value
-
-
-def _fail(message: str) -> NoReturn:
-    click.echo(f"wavemetrics: error: {message}", err=True)
-    raise SystemExit(1)
 
 
 @main.command()
@@ -400,9 +470,11 @@ def _fail(message: str) -> NoReturn:
 )
 def timeline(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int, jobs: int, no_cache: bool, output: str, lane_ids: tuple[str, ...],
+    max_tracked_calls: int | None, jobs: int, no_cache: bool, output: str,
+    lane_ids: tuple[str, ...],
 ) -> None:
     """Draw each lane's tool calls as bars, grouped in waves and coloured by bucket (SVG or PNG)."""
+    from wavemetrics.pipeline import analyse
     from wavemetrics.timeline import (
         LaneNotFound,
         MatplotlibMissing,
@@ -411,39 +483,39 @@ def timeline(
         select_lanes,
     )
 
+    status = ExitStatus()
     try:
         require_matplotlib()  # before reading: a long read should not end in this
     except MatplotlibMissing as error:  # nothing was read: like a usage error, as compare does
-        click.echo(f"wavemetrics: error: {error}", err=True)
-        raise SystemExit(2) from None
-    analysis = _run(
-        _resolve_paths(paths, False), input_format, eval_tools, max_tracked_calls, jobs=jobs,
-        cache=open_cache(no_cache),
-    )
+        status.fail(str(error), ExitStatus.USAGE_ERROR)
+    outcome = _read(_resolve_paths(paths, False), input_format, None, jobs=jobs,
+                    cache=open_cache(no_cache))  # batch: the waves are drawn
+    status.check_inputs(outcome)
+    analysis = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls)
     try:
         lanes = select_lanes(analysis.lanes, lane_ids)
     except LaneNotFound as error:
         shown = ", ".join(error.available[:10]) or "none"
         more = f" and {len(error.available) - 10} more" if len(error.available) > 10 else ""
-        _fail(f"--lane {error.lane_id}: no such lane (lanes: {shown}{more})")
+        status.fail(f"--lane {error.lane_id}: no such lane (lanes: {shown}{more})")
     if not lanes:
-        _fail("no lanes to draw")
+        status.fail("no lanes to draw")
     try:
-        render_timeline(lanes, output, eval_tool_names=tuple(eval_tools) or EVAL_TOOL_NAMES)
+        render_timeline(lanes, output, eval_tool_names=eval_tools)
     except OSError as error:
-        _fail(f"{output}: {error.strerror or error}")
+        status.fail(f"{output}: {error.strerror or error}")
     except ValueError as error:  # too many lanes for one picture
-        _fail(str(error))
+        status.fail(str(error))
     calls = sum(r.summary.paired_calls for r in lanes)
     click.echo(f"{output}: {len(lanes)} lane{'' if len(lanes) == 1 else 's'}, {calls} calls")
-    _exit(analysis)
+    status.exit()
 
 
 @main.command()
 @click.argument("baseline", type=click.Path(exists=True, file_okay=False))
 @click.argument("candidate", type=click.Path(exists=True, file_okay=False))
 @click.option(
-    "--metric", type=click.Choice(list(METRIC_NAMES)), default=DEFAULT_METRIC, show_default=True,
+    "--metric", type=metric_choice(), default=DEFAULT_METRIC, show_default=True,
     help="The per-trial figure to compare.",
 )
 @click.option(
@@ -457,19 +529,15 @@ def timeline(
 @click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=DEFAULT_CONFIDENCE, show_default=True, help="Confidence level.")
 @click.option(
-    "--input-format", type=click.Choice([AUTO, *FORMAT_NAMES]), default=AUTO, show_default=True,
+    "--input-format", type=input_format_choice(), default=AUTO, show_default=True,
     help="Trace format of every trial; auto: detect per file.",
 )
-@click.option("--eval-tool", "eval_tools", multiple=True, metavar="NAME",
-              help="An eval tool name; repeatable; replaces the defaults.")
-@click.option(
-    "--max-tracked-calls", type=click.IntRange(min=0), default=DEFAULT_MAX_TRACKED_CALLS,
-    show_default=True, help="Cap on calls held per lane (v1); 0 means unbounded.",
-)
+@_eval_tool_option("An eval tool name; repeatable; replaces the defaults.")
+@_MAX_TRACKED_CALLS_OPTION
 def compare(
     baseline: str, candidate: str, metric: str, output_format: str, seed: int,
     resamples: int, confidence: float, input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int,
+    max_tracked_calls: int | None,
 ) -> None:
     """Compare two harness versions: BASELINE and CANDIDATE are folders <task_id>/<trial traces>.
 
@@ -480,16 +548,15 @@ def compare(
     from wavemetrics.compare import render_json as render_compare_json
     from wavemetrics.compare import render_table as render_compare_table
 
+    status = ExitStatus()
     try:
         comparison = compare_folders(
             baseline, candidate, metric=metric, resamples=resamples, confidence=confidence,
-            seed=seed, input_format=input_format,
-            eval_tool_names=tuple(eval_tools) or EVAL_TOOL_NAMES,
-            max_tracked_calls=max_tracked_calls or None,
+            seed=seed, input_format=input_format, eval_tool_names=eval_tools,
+            max_tracked_calls=max_tracked_calls,
         )
     except MissingExtra as error:  # nothing was computed: like a usage error
-        click.echo(f"wavemetrics: error: {error}", err=True)
-        raise SystemExit(2) from None
+        status.fail(str(error), ExitStatus.USAGE_ERROR)
     for failure in comparison.failures:
         click.echo(f"wavemetrics: error: {failure.side}: {failure.reason}", err=True)
     for path in comparison.strays:
@@ -499,7 +566,8 @@ def compare(
     else:
         click.echo(render_compare_table(comparison), nl=False)
     if comparison.failures or comparison.paired_tasks == 0:
-        raise SystemExit(1)
+        status.data_error()
+    status.exit()
 
 
 @main.group()

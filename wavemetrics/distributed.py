@@ -29,8 +29,15 @@ from typing import TYPE_CHECKING, Any
 
 from wavemetrics.classify import EVAL_TOOL_NAMES
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
-from wavemetrics.pipeline import Analysis, analyse
-from wavemetrics.readers import AUTO, Mapper, StreamSettings, read_inputs
+from wavemetrics.pipeline import (
+    Analysis,
+    LaneResult,
+    Mapper,
+    StreamedLaneResult,
+    StreamSettings,
+    summarize_inputs,
+)
+from wavemetrics.readers import AUTO
 from wavemetrics.readers.sources import STDIN
 
 if TYPE_CHECKING:
@@ -58,7 +65,7 @@ def _require_dask() -> None:
 
 
 def dask_mapper(client: Client, *, npartitions: int | None = None) -> Mapper:
-    """A ``map`` for :func:`~wavemetrics.readers.read_inputs` that runs on ``client``'s cluster.
+    """A ``map`` for :func:`~wavemetrics.pipeline.read_inputs` that runs on ``client``'s cluster.
 
     Each call turns the items into a ``dask.bag`` (``npartitions`` partitions;
     by default 8 per worker thread, at most one per item), maps the function
@@ -95,7 +102,7 @@ def summarize_on_dask(
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
     max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
     stream: bool = True,
-) -> Analysis:
+) -> Analysis[LaneResult | StreamedLaneResult]:
     """Read and summarise ``paths`` (files or folders) on ``client``'s Dask cluster.
 
     The result equals ``analyse(read_inputs(absolute_paths, ...))`` run on one
@@ -115,11 +122,8 @@ def summarize_on_dask(
             "stdin ('-') cannot be read on a Dask cluster: save it to a file the workers can read"
         )
     mapper = dask_mapper(client)
-    eval_names = tuple(eval_tool_names)
-    settings = (
-        StreamSettings(max_tracked_calls=max_tracked_calls, eval_tool_names=eval_names)
-        if stream else None
-    )
+    settings = StreamSettings(max_tracked_calls, tuple(eval_tool_names))
     absolute = [os.path.abspath(path) for path in paths]
-    outcome = read_inputs(absolute, input_format, stream=settings, mapper=mapper)
-    return analyse(outcome, eval_tool_names=eval_names, max_tracked_calls=max_tracked_calls)
+    return summarize_inputs(
+        absolute, input_format, settings=settings, stream=stream, mapper=mapper
+    )

@@ -17,9 +17,8 @@ figure of all lanes, the same as without ``--by``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from wavemetrics.classify import EVAL_TOOL_NAMES, WaveBucket, classify_wave
 from wavemetrics.pipeline import Analysis, LaneResult
@@ -27,49 +26,33 @@ from wavemetrics.summary import ParallelismSummary, merge_summaries, summarize
 from wavemetrics.timewindow import Zone, label_of
 from wavemetrics.waves import assemble_waves
 
-__all__ = ["BY_CHOICES", "NOT_RECORDED", "group_document", "recorded_cwd", "render_group_table"]
+__all__ = ["BY_CHOICES", "NOT_RECORDED", "group_document", "project_of", "render_group_table"]
 
 BY_CHOICES = ("session", "lane", "project", "day", "week", "month", "tool")
 NOT_RECORDED = "(not recorded)"
-_HEADER_LINES = 5
 
 
-def recorded_cwd(path: str, fmt: str) -> str | None:
-    """The working directory a Codex rollout (``session_meta.payload.cwd``) or a pi
-    session (header ``cwd``) records in its first lines; ``None`` if none."""
-    if fmt not in ("codex", "pi"):
-        return None
+def project_of(path: str, format_name: str) -> str:
+    """The project of an input for ``--by project``: the key of the read unit for a
+    format whose files are read together (a Claude Code project folder), else the
+    working directory the file records, else :data:`NOT_RECORDED` (also for stdin)."""
+    from wavemetrics.readers._protocol import FileFormat
+    from wavemetrics.readers.registry import format_named
+
+    if path == "-":
+        return NOT_RECORDED
     try:
-        with open(path, "rb") as handle:
-            for _ in range(_HEADER_LINES):
-                line = handle.readline()
-                if not line:
-                    break
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    continue
-                if not isinstance(record, dict):
-                    continue
-                holder = record.get("payload") if fmt == "codex" else record
-                cwd = holder.get("cwd") if isinstance(holder, dict) else None
-                if isinstance(cwd, str) and cwd:
-                    return cwd
-    except OSError:
-        return None
-    return None
+        trace_format = format_named(format_name)
+    except KeyError:  # empty or unknown inputs have no lanes anyway
+        return NOT_RECORDED
+    if not isinstance(trace_format, FileFormat):
+        return trace_format.unit_key(path)
+    if trace_format.working_directory is None:
+        return NOT_RECORDED
+    return trace_format.working_directory(path) or NOT_RECORDED
 
 
-def _project(result: LaneResult, formats: dict[str, str]) -> str:
-    from wavemetrics.readers.sources import project_folder
-
-    fmt = formats.get(result.lane.path, "")
-    if fmt == "claude-code" and result.lane.path != "-":
-        return project_folder(result.lane.path)
-    return recorded_cwd(result.lane.path, fmt) or NOT_RECORDED
-
-
-def _by_lane_key(analysis: Analysis, by: str) -> list[tuple[str, ParallelismSummary]]:
+def _by_lane_key(analysis: Analysis[Any], by: str) -> list[tuple[str, ParallelismSummary]]:
     formats = {r.path: r.format for r in analysis.outcome.inputs}
     grouped: dict[str, list[ParallelismSummary]] = {}
     for result in analysis.lanes:
@@ -78,19 +61,19 @@ def _by_lane_key(analysis: Analysis, by: str) -> list[tuple[str, ParallelismSumm
         elif by == "lane":
             key = f"{result.lane.session_id}/{result.lane.lane_id}"
         else:
-            key = _project(result, formats)
+            key = project_of(result.lane.path, formats.get(result.lane.path, ""))
         grouped.setdefault(key, []).append(result.summary)
     return [(key, merge_summaries(items)) for key, items in grouped.items()]
 
 
 def _by_period(
-    analysis: Analysis, period: str, zone: Zone, eval_tool_names: Sequence[str],
+    analysis: Analysis[Any], period: str, zone: Zone, eval_tool_names: Sequence[str],
     max_tracked_calls: int | None,
 ) -> list[tuple[str, ParallelismSummary]]:
     from wavemetrics.slices import partition_lane
 
     grouped: dict[str, list[ParallelismSummary]] = {}
-    for result in analysis.lanes:
+    for result in cast("tuple[LaneResult, ...]", analysis.lanes):
         parts = partition_lane(result.lane, lambda ms: label_of(ms, period, zone))
         for label, part in parts.items():
             assembly = assemble_waves(part.observations, max_tracked_calls=max_tracked_calls)
@@ -112,10 +95,10 @@ def _tool_figures(calls: int, multi: int, total_ms: float, eval_mixed: int) -> d
 
 
 def _by_tool(
-    analysis: Analysis, eval_tool_names: Sequence[str]
+    analysis: Analysis[Any], eval_tool_names: Sequence[str]
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     counts: dict[str, list[float]] = {}  # name -> [calls, multi, total ms, eval/mixed calls]
-    for result in analysis.lanes:
+    for result in cast("tuple[LaneResult, ...]", analysis.lanes):
         for wave in result.waves:
             bucket = classify_wave([c.tool_name for c in wave.calls], eval_tool_names)
             multi = bucket is WaveBucket.NON_EVAL and wave.size >= 2
@@ -134,7 +117,7 @@ def _by_tool(
 
 
 def group_document(
-    analysis: Analysis, by: str, *, zone: Zone = None,
+    analysis: Analysis[Any], by: str, *, zone: Zone = None,
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES, max_tracked_calls: int | None = None,
 ) -> dict[str, Any]:
     """The ``--by`` JSON document: ``schema_kind``, ``by``, ``inputs`` (as without

@@ -20,18 +20,19 @@ __all__ = ["default_locations", "standard_locations"]
 
 
 def standard_locations(env: Mapping[str, str], home: Path) -> list[tuple[str, Path]]:
-    """Every standard location as ``(agent, directory)``, existing or not, in order."""
+    """Every standard location as ``(agent, directory)``, existing or not, in order (agents
+    by their product names, not format names: a format is named only in its module)."""
     found: list[tuple[str, Path]] = []
     claude = [part.strip() for part in env.get("CLAUDE_CONFIG_DIR", "").split(",") if part.strip()]
     if claude:
-        found.extend(("claude-code", Path(part) / "projects") for part in claude)
+        found.extend(("Claude Code", Path(part) / "projects") for part in claude)
     else:
         config = env.get("XDG_CONFIG_HOME") or str(home / ".config")
-        found.append(("claude-code", home / ".claude" / "projects"))
-        found.append(("claude-code", Path(config) / "claude" / "projects"))
+        found.append(("Claude Code", home / ".claude" / "projects"))
+        found.append(("Claude Code", Path(config) / "claude" / "projects"))
     codex = env.get("CODEX_HOME")
-    found.append(("codex", (Path(codex) if codex else home / ".codex") / "sessions"))
-    found.append(("pi", home / ".pi" / "agent" / "sessions"))
+    found.append(("Codex", (Path(codex) if codex else home / ".codex") / "sessions"))
+    found.append(("pi coding agent", home / ".pi" / "agent" / "sessions"))
     return found
 
 

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from wavemetrics.readers import Mapper
+    from wavemetrics.pipeline import Mapper
 
 __all__ = ["default_jobs", "process_mapper"]
 

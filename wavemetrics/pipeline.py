@@ -1,21 +1,479 @@
-"""Wiring of readers and core: lanes -> waves -> summaries, and the session hash."""
+"""Wiring of readers and core: paths -> lanes -> waves -> summaries, and the session hash.
+
+The reader layer (``wavemetrics.readers``) knows formats and nothing of
+metrics; the core knows metrics and nothing of files. This module joins them
+and makes the one decision between them in the open: a lane is **streamed**
+(summarised while read, in bounded memory: :class:`StreamedLane`) when stream
+settings are given, its format is ``streamable`` and its inputs can be read
+again; otherwise it is kept whole for wave assembly (**batch**: :class:`Lane`).
+A unit whose stream turns out of order is read again in batch mode here
+(``notes.read_again_in_batch``): the figures are the same either way.
+"""
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, overload
 
 import attrs
 
 from wavemetrics.classify import EVAL_TOOL_NAMES
-from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
-from wavemetrics.readers import ReadOutcome
-from wavemetrics.readers.lanes import Lane
+from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS, Observation
+from wavemetrics.readers import (
+    AUTO,
+    FORMATS,
+    Detection,
+    InputReport,
+    ReadUnit,
+    detect_input,
+    plan_units,
+    reads_alone,
+    streamable,
+)
+from wavemetrics.readers import read_unit as read_unit_into
+from wavemetrics.readers._protocol import LaneWriter
+from wavemetrics.readers.lanes import UNKNOWN_TOOL
+from wavemetrics.readers.sources import STDIN, Source, expand_inputs
+from wavemetrics.stream import LaneStream, StreamOrderError
 from wavemetrics.summary import ParallelismSummary, merge_summaries, summarize
+from wavemetrics.turns import TurnClock
 from wavemetrics.waves import Wave, WaveAssembly, assemble_waves
 
-__all__ = ["Analysis", "LaneResult", "analyse", "session_hash"]
+if TYPE_CHECKING:
+    from wavemetrics.cache import ReadCache
+
+__all__ = [
+    "Analysis",
+    "Lane",
+    "LaneFigures",
+    "LaneResult",
+    "LaneSink",
+    "Mapper",
+    "ReadOutcome",
+    "StreamSettings",
+    "StreamedLane",
+    "StreamedLaneResult",
+    "UnitResult",
+    "analyse",
+    "cached_read_unit",
+    "read_inputs",
+    "read_unit",
+    "session_hash",
+    "summarize_inputs",
+]
+
+#: How to run detection and read units: ``map``, a process pool's ``map``, a Dask bag's.
+Mapper = Callable[[Callable[[Any], Any], Sequence[Any]], Iterable[Any]]
+
+
+@attrs.frozen
+class StreamSettings:
+    """The summary's options: the per-lane cap (``None``: unbounded) and the eval tool names.
+
+    Given once (to :func:`read_inputs` or :func:`summarize_inputs`): streamed
+    lanes are summarised with them, and :func:`analyse` uses the same ones.
+    """
+
+    max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS
+    eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES
+
+
+@attrs.frozen
+class Lane:
+    """One agent's observations (``spec/formats.md``): ``lane_id`` is ``"main"`` for the top agent.
+
+    ``path`` is the input the lane was first seen in; ``measured_turn_duration_ms_total``
+    is in ms. Holds only ids, tool names and times.
+    """
+
+    path: str
+    session_id: str
+    lane_id: str
+    observations: tuple[Observation, ...]
+    measured_turn_duration_ms_total: float = 0.0
+
+
+@attrs.frozen
+class StreamedLane:
+    """A lane summarised while it was read: its identity and summary, no observations."""
+
+    path: str
+    session_id: str
+    lane_id: str
+    measured_turn_duration_ms_total: float
+    summary: ParallelismSummary
+
+
+class _BatchLane:
+    """A :class:`~wavemetrics.readers._protocol.LaneWriter` keeping every observation."""
+
+    def __init__(self, sink: LaneSink, index: int, path: str) -> None:
+        self._sink, self._index, self._path = sink, index, path
+        self._observations: list[Observation] = []
+        self._names: dict[str, str] = {}
+        self._turns = TurnClock()
+
+    def start(self, call_id: str, tool_name: str, at_ms: float) -> None:
+        self._names[call_id] = tool_name
+        self._observations.append(Observation("start", call_id, tool_name, at_ms))
+
+    def end(self, call_id: str, at_ms: float) -> None:
+        # the start's name, else "unknown" (spec/formats.md)
+        name = self._names.get(call_id, UNKNOWN_TOOL)
+        self._observations.append(Observation("end", call_id, name, at_ms))
+
+    def extend(
+        self, kinds: Sequence[str], call_ids: Sequence[str], tool_names: Sequence[str],
+        at_ms: Sequence[float],
+    ) -> None:
+        _check_columns(kinds, call_ids, tool_names, at_ms)
+        names, append = self._names, self._observations.append
+        for kind, call_id, tool_name, at in zip(kinds, call_ids, tool_names, at_ms, strict=True):
+            if kind == "start":
+                names[call_id] = tool_name
+            append(Observation(kind, call_id, tool_name, at))
+
+    def turn_event(self, kind: str, at_ms: float) -> None:
+        self._turns.add(kind, at_ms)
+
+    def close(self, session_id: str, lane_id: str, turn_duration_ms: float = 0.0) -> None:
+        turns = turn_duration_ms + self._turns.total_ms
+        self._sink.closed(self._index, Lane(
+            self._path, session_id, lane_id, tuple(self._observations), turns
+        ))
+
+
+class _StreamLane(LaneStream):
+    """A :class:`~wavemetrics.readers._protocol.LaneWriter` summarising as it is fed.
+
+    ``start`` is the core stream's own (the hot path); an end that would break
+    exactness marks the sink out of order instead of raising into the reader.
+    """
+
+    def __init__(self, sink: LaneSink, index: int, path: str, settings: StreamSettings) -> None:
+        super().__init__(
+            max_tracked_calls=settings.max_tracked_calls,
+            eval_tool_names=settings.eval_tool_names,
+        )
+        self.lane_sink, self.lane_index, self.lane_path = sink, index, path
+        self.turn_clock = TurnClock()
+
+    def end(self, call_id: str, at_ms: float) -> None:
+        try:
+            super().end(call_id, at_ms)
+        except StreamOrderError:
+            self.lane_sink.out_of_order = True
+
+    def extend(
+        self, kinds: Sequence[str], call_ids: Sequence[str], tool_names: Sequence[str],
+        at_ms: Sequence[float],
+    ) -> None:
+        _check_columns(kinds, call_ids, tool_names, at_ms)
+        for kind, call_id, tool_name, at in zip(kinds, call_ids, tool_names, at_ms, strict=True):
+            if kind == "start":
+                self.start(call_id, tool_name, at)
+            else:
+                self.end(call_id, at)
+
+    def turn_event(self, kind: str, at_ms: float) -> None:
+        self.turn_clock.add(kind, at_ms)
+
+    def close(self, session_id: str, lane_id: str, turn_duration_ms: float = 0.0) -> None:
+        if self.lane_sink.out_of_order:
+            return  # the unit is read again in batch mode
+        turns = turn_duration_ms + self.turn_clock.total_ms
+        self.lane_sink.closed(self.lane_index, StreamedLane(
+            self.lane_path, session_id, lane_id, turns, self.finish(turns)
+        ))
+
+
+def _check_columns(*columns: Sequence[Any]) -> None:
+    if len({len(column) for column in columns}) > 1:
+        raise ValueError("kinds, call_ids, tool_names and at_ms must have the same length")
+
+
+class LaneSink:
+    """The :class:`~wavemetrics.readers._protocol.ObservationSink` of one read unit.
+
+    With ``stream`` settings every lane is summarised while fed
+    (:class:`StreamedLane`), else kept whole (:class:`Lane`). :meth:`lanes`
+    gives the closed lanes in the order they were opened. ``out_of_order`` is
+    set when a streamed call would join a wave already summarised
+    (:class:`~wavemetrics.stream.StreamOrderError`): the lanes are then void
+    and the unit must be read again in batch mode.
+    """
+
+    def __init__(self, stream: StreamSettings | None = None) -> None:
+        self.stream = stream
+        self.out_of_order = False
+        self._slots: list[Lane | StreamedLane | None] = []
+
+    def open_lane(self, path: str) -> LaneWriter:
+        index = len(self._slots)
+        self._slots.append(None)
+        if self.stream is None:
+            return _BatchLane(self, index, path)
+        return _StreamLane(self, index, path, self.stream)
+
+    def closed(self, index: int, lane: Lane | StreamedLane) -> None:
+        """A writer's lane is complete (called by the writers)."""
+        self._slots[index] = lane
+
+    def lanes(self) -> tuple[Lane | StreamedLane, ...]:
+        """The closed lanes, in the order they were opened."""
+        return tuple(lane for lane in self._slots if lane is not None)
+
+
+L_co = TypeVar("L_co", bound="Lane | StreamedLane", covariant=True)
+
+
+@attrs.frozen
+class UnitResult(Generic[L_co]):
+    """The reports (one per path of the unit) and the lanes of one unit."""
+
+    reports: tuple[InputReport, ...]
+    lanes: tuple[L_co, ...]
+
+
+def read_unit(
+    unit: ReadUnit,
+    stream: StreamSettings | None = None,
+    sources: dict[str, Source] | None = None,
+) -> UnitResult[Lane | StreamedLane]:
+    """Read one unit; its lanes are streamed if ``stream`` is given, its format is
+    streamable and its files can be read again (stdin and pipes cannot).
+
+    A stream that turns out of order is dropped and the unit read again in
+    batch mode; its reports then carry ``notes.read_again_in_batch``. The
+    figures are the same either way.
+    """
+    sources = sources or {path: Source(path) for path in unit.paths}
+    rereadable = all(os.path.isfile(path) for path in unit.paths)
+    if stream is None or not rereadable or not streamable(unit.format):
+        sink = LaneSink(None)
+        return UnitResult(read_unit_into(unit, sink, sources), sink.lanes())
+    sink = LaneSink(stream)
+    reports = read_unit_into(unit, sink, sources)
+    if not sink.out_of_order:
+        return UnitResult(reports, sink.lanes())
+    batch = LaneSink(None)
+    reports = read_unit_into(unit, batch, {path: Source(path) for path in unit.paths})
+    # say so: the unit was read a second time because its calls came out of order
+    noted = tuple(
+        attrs.evolve(r, notes={**r.notes, "read_again_in_batch": 1}) for r in reports
+    )
+    return UnitResult(noted, batch.lanes())
+
+
+@attrs.frozen
+class ReadOutcome(Generic[L_co]):
+    """Every input's report (in input order) and every lane read (in reading order).
+
+    ``stream``: the settings streamed lanes were summarised with (``None`` when
+    nothing was streamed); ``ReadOutcome[Lane]`` is what a batch read gives.
+    """
+
+    inputs: tuple[InputReport, ...]
+    lanes: tuple[L_co, ...]
+    stream: StreamSettings | None = None
+
+    @property
+    def failed(self) -> tuple[InputReport, ...]:
+        """Inputs that could not be read or recognised."""
+        return tuple(report for report in self.inputs if report.error is not None)
+
+
+def cached_read_unit(
+    unit: ReadUnit,
+    stream: StreamSettings | None = None,
+    cache: ReadCache | None = None,
+    sources: dict[str, Source] | None = None,
+) -> UnitResult[Lane | StreamedLane]:
+    """:func:`read_unit` through the cache: the same result, read from the cache
+    when every file of the unit is unchanged (``wavemetrics.cache``).
+
+    With ``stream`` settings, the lanes a streaming read gives are kept per
+    settings, so a warm ``summarize`` neither parses nor summarises. A miss
+    reads the unit in batch mode and stores its compact records unless a file
+    changed while it was read or could not be read in full; a streaming result
+    is then replayed from them (``wavemetrics.unit_records``).
+    """
+    if cache is None:
+        return read_unit(unit, stream, sources)
+    from wavemetrics.cache import file_key, unit_key
+    from wavemetrics.unit_records import encode_unit, replay_streaming
+
+    keys = [file_key(path) for path in unit.paths]
+    known = [key for key in keys if key is not None]
+    if not known or len(known) != len(keys):
+        return read_unit(unit, stream, sources)
+    summarised_key = None
+    if stream is not None:
+        settings = f"stream:{stream.max_tracked_calls}:{list(stream.eval_tool_names)}"
+        summarised_key = unit_key(unit.format, known, settings)
+        hit = _decoded(unit, cache.load(summarised_key))
+        if hit is not None:
+            return UnitResult(*hit)
+    records_key = unit_key(unit.format, known)
+    decoded = _decoded(unit, cache.load(records_key))
+    if decoded is None:
+        result = read_unit(unit, None, sources)
+        reports, lanes = result.reports, result.lanes
+        unchanged = [file_key(path) for path in unit.paths] == keys
+        storable = unchanged and all(r.error is None for r in reports)
+        if storable:
+            cache.store(records_key, encode_unit(unit.paths, reports, lanes), files=len(keys))
+    else:
+        reports, lanes = decoded
+        storable = True
+    if stream is not None and summarised_key is not None:
+        reports, lanes = replay_streaming(unit.format, reports, lanes, stream)
+        if storable:
+            cache.store(summarised_key, encode_unit(unit.paths, reports, lanes), files=0)
+    return UnitResult(reports, lanes)
+
+
+def _decoded(
+    unit: ReadUnit, value: Any
+) -> tuple[tuple[InputReport, ...], tuple[Lane | StreamedLane, ...]] | None:
+    if value is None:
+        return None
+    from wavemetrics.unit_records import decode_unit
+
+    try:
+        return decode_unit(unit.paths, value)
+    except (ValueError, TypeError, IndexError, KeyError):
+        return None  # damaged or of another version: read again, never trusted
+
+
+def _detect_cached(path: str, input_format: str, cache: ReadCache | None) -> Detection:
+    if cache is None:
+        return detect_input(path, input_format)
+    from wavemetrics.cache import file_key
+
+    key = file_key(path)
+    known = cache.detection(key, input_format) if key is not None else None
+    if known is not None:
+        return Detection(path, known)
+    detection = detect_input(path, input_format)
+    if key is not None and detection.format is not None and file_key(path) == key:
+        cache.store_detection(key, input_format, detection.format)
+    return detection
+
+
+def _detect_file(
+    args: tuple[str, str, StreamSettings | None, ReadCache | None],
+) -> tuple[Detection, UnitResult[Lane | StreamedLane] | None]:
+    """Detect one file and, unless its format reads it with others (a Claude Code
+    project folder, read later as a group), read it at once: one round trip per file."""
+    path, input_format, stream, cache = args
+    detection = _detect_cached(path, input_format, cache)
+    if detection.format is None or not reads_alone(detection.format, path):
+        return detection, None
+    return detection, cached_read_unit(ReadUnit(detection.format, (path,)), stream, cache)
+
+
+def _read_unit_args(
+    args: tuple[ReadUnit, StreamSettings | None, ReadCache | None],
+) -> UnitResult[Any]:
+    return cached_read_unit(*args)
+
+
+@overload
+def read_inputs(
+    paths: Sequence[str], input_format: str = ..., *, stream: None = None,
+    mapper: Mapper | None = None, progress: Callable[[int], None] | None = None,
+    cache: ReadCache | None = None,
+) -> ReadOutcome[Lane]: ...
+
+
+@overload
+def read_inputs(
+    paths: Sequence[str], input_format: str = ..., *, stream: StreamSettings,
+    mapper: Mapper | None = None, progress: Callable[[int], None] | None = None,
+    cache: ReadCache | None = None,
+) -> ReadOutcome[Lane | StreamedLane]: ...
+
+
+def read_inputs(
+    paths: Sequence[str],
+    input_format: str = AUTO,
+    *,
+    stream: StreamSettings | None = None,
+    mapper: Mapper | None = None,
+    progress: Callable[[int], None] | None = None,
+    cache: ReadCache | None = None,
+) -> ReadOutcome[Lane | StreamedLane]:
+    """Read every path (file, directory read recursively, or ``-`` for stdin).
+
+    ``input_format``: ``"auto"`` or one of :data:`~wavemetrics.readers.FORMATS`.
+    ``stream``: summarise lanes while reading (bounded memory; those lanes are
+    :class:`StreamedLane`, see :func:`read_unit`); without it every lane is a
+    :class:`Lane`. ``mapper``: how to run detection and units, e.g. a process
+    pool's ``map``; the outcome never depends on it (the built-in ``map`` by
+    default). ``progress(n)`` is called as ``n`` more files are done (a
+    progress bar's update; the files of a Claude Code folder count when the
+    folder is read). Never raises for bad data: an unreadable or unrecognised
+    input gets ``error`` set in its report and the rest are still read.
+    ``cache``: a :class:`~wavemetrics.cache.ReadCache` to read unchanged files
+    from (the outcome is the same with or without it; stdin is never cached).
+    Raises ``ValueError`` for an unknown format name.
+    """
+    if input_format != AUTO and input_format not in FORMATS:
+        raise ValueError(f"unknown input format {input_format!r}")
+    run: Mapper = mapper or map
+    entries = expand_inputs(list(paths))
+    files = [path for path, error in entries if error is None]
+    reports: dict[str, InputReport] = {
+        path: InputReport(path=path, format="unknown", error=reason)
+        for path, reason in entries
+        if reason is not None
+    }
+    # stdin and pipes can be read only once: detected and read here, one Source each
+    stdin = {path: Source(path) for path in files if path == STDIN or not os.path.isfile(path)}
+    on_disk = [path for path in files if path not in stdin]
+    done = progress or (lambda n: None)
+    detected = []
+    for detection, result in run(_detect_file, [(p, input_format, stream, cache) for p in on_disk]):
+        detected.append((detection, result))
+        if detection.format is None or result is not None:
+            done(1)
+    detections = {d.path: d for d, _ in detected}
+    early = {ReadUnit(d.format, (d.path,)): r for d, r in detected if r is not None and d.format}
+    for path, source in stdin.items():
+        detections[path] = detect_input(path, input_format, source)
+    ordered = [detections[path] for path in files]
+    for detection in ordered:
+        if detection.format is None:
+            reports[detection.path] = InputReport(
+                path=detection.path, format="unknown", error=detection.error
+            )
+    units = plan_units(ordered)
+    parallel = [unit for unit in units
+                if unit not in early and not any(path in stdin for path in unit.paths)]
+    results = dict(early)
+    for unit, result in zip(
+        parallel, run(_read_unit_args, [(unit, stream, cache) for unit in parallel]), strict=True
+    ):
+        results[unit] = result
+        done(len(unit.paths))
+    for unit in units:
+        if unit not in results:
+            results[unit] = cached_read_unit(
+                unit, stream, cache, {path: stdin.get(path) or Source(path) for path in unit.paths}
+            )
+            done(len(unit.paths))
+    lanes: list[Lane | StreamedLane] = []
+    for unit in units:
+        result = results[unit]
+        lanes.extend(result.lanes)
+        for report in result.reports:
+            reports[report.path] = report
+    return ReadOutcome(tuple(reports[p] for p, _ in entries), tuple(lanes), stream)
 
 
 def session_hash(session_id: str, lane_id: str) -> str:
@@ -32,23 +490,30 @@ def session_hash(session_id: str, lane_id: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+class LaneFigures(Protocol):
+    """What every lane result has: the lane, its summary and its payload hash."""
+
+    @property
+    def lane(self) -> Lane | StreamedLane: ...
+
+    @property
+    def summary(self) -> ParallelismSummary: ...
+
+    @property
+    def session_hash(self) -> str: ...
+
+
 @attrs.frozen
 class LaneResult:
-    """One lane with its waves and summary.
-
-    ``assembly`` is ``None`` when the lane was summarised while it was read
-    (streaming): its waves were not kept.
-    """
+    """A lane assembled in batch: its waves and summary."""
 
     lane: Lane
-    assembly: WaveAssembly | None
+    assembly: WaveAssembly
     summary: ParallelismSummary
 
     @property
     def waves(self) -> tuple[Wave, ...]:
-        """The lane's waves; raises ``ValueError`` if they were not kept (streaming)."""
-        if self.assembly is None:
-            raise ValueError("this lane was summarised while streaming: its waves were not kept")
+        """The lane's waves, in wave order."""
         return self.assembly.waves
 
     @property
@@ -57,40 +522,137 @@ class LaneResult:
 
 
 @attrs.frozen
-class Analysis:
-    """What the CLI renders: the read outcome, every lane's result and the merged total."""
+class StreamedLaneResult:
+    """A lane summarised while read: its summary only (its waves were not kept)."""
 
-    outcome: ReadOutcome
-    lanes: tuple[LaneResult, ...]
+    lane: StreamedLane
+    summary: ParallelismSummary
+
+    @property
+    def session_hash(self) -> str:
+        return session_hash(self.lane.session_id, self.lane.lane_id)
+
+
+R_co = TypeVar("R_co", bound=LaneFigures, covariant=True)
+
+
+class _Unset(enum.Enum):
+    """A keyword argument not given (``None`` means something else)."""
+
+    UNSET = "unset"
+
+
+UNSET = _Unset.UNSET
+
+
+@attrs.frozen
+class Analysis(Generic[R_co]):
+    """What the CLI renders: the read outcome, every lane's result and the merged total.
+
+    ``Analysis[LaneResult]`` (a batch read) has every lane's waves.
+    """
+
+    outcome: ReadOutcome[Lane | StreamedLane]
+    lanes: tuple[R_co, ...]
     total: ParallelismSummary
 
 
+@overload
 def analyse(
-    outcome: ReadOutcome,
+    outcome: ReadOutcome[Lane], *, eval_tool_names: Sequence[str] | None = None,
+    max_tracked_calls: int | _Unset | None = UNSET,
+) -> Analysis[LaneResult]: ...
+
+
+@overload
+def analyse(
+    outcome: ReadOutcome[Lane | StreamedLane], *, eval_tool_names: Sequence[str] | None = None,
+    max_tracked_calls: int | _Unset | None = UNSET,
+) -> Analysis[LaneResult | StreamedLaneResult]: ...
+
+
+def analyse(
+    outcome: ReadOutcome[Lane | StreamedLane],
     *,
-    eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
-    max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
-) -> Analysis:
+    eval_tool_names: Sequence[str] | None = None,
+    max_tracked_calls: int | _Unset | None = UNSET,
+) -> Analysis[LaneResult | StreamedLaneResult]:
     """Assemble and summarise every lane on its own, then merge them in lane order.
 
-    A lane read in streaming mode already carries its summary (computed with
-    the settings it was read with) and is used as it is.
+    ``max_tracked_calls``: the per-lane cap (``None``: unbounded; the v1
+    default when not given); ``eval_tool_names``: the defaults when ``None``.
+    An outcome read with stream settings is analysed with those (its streamed
+    lanes already carry their summaries): giving other values raises
+    ``ValueError`` rather than mixing two settings in one total.
     """
-    results = tuple(
-        _lane_result(lane, eval_tool_names, max_tracked_calls) for lane in outcome.lanes
-    )
+    settings = outcome.stream
+    if settings is None:
+        names = tuple(eval_tool_names) if eval_tool_names is not None else EVAL_TOOL_NAMES
+        cap = DEFAULT_MAX_TRACKED_CALLS if isinstance(max_tracked_calls, _Unset) else (
+            max_tracked_calls
+        )
+        settings = StreamSettings(cap, names)
+    elif ((not isinstance(max_tracked_calls, _Unset)
+           and max_tracked_calls != settings.max_tracked_calls)
+          or (eval_tool_names is not None
+              and tuple(eval_tool_names) != settings.eval_tool_names)):
+        raise ValueError(
+            "analyse() was given other settings than the lanes were streamed with"
+        )
+    results = tuple(_lane_result(lane, settings) for lane in outcome.lanes)
     return Analysis(outcome, results, merge_summaries(r.summary for r in results))
 
 
 def _lane_result(
-    lane: Lane, eval_tool_names: Iterable[str], max_tracked_calls: int | None
-) -> LaneResult:
-    if lane.summary is not None:
-        return LaneResult(lane, None, lane.summary)
-    assembly = assemble_waves(lane.observations, max_tracked_calls=max_tracked_calls)
+    lane: Lane | StreamedLane, settings: StreamSettings
+) -> LaneResult | StreamedLaneResult:
+    if isinstance(lane, StreamedLane):
+        return StreamedLaneResult(lane, lane.summary)
+    assembly = assemble_waves(lane.observations, max_tracked_calls=settings.max_tracked_calls)
     summary = summarize(
         assembly,
         measured_turn_duration_ms_total=lane.measured_turn_duration_ms_total,
-        eval_tool_names=eval_tool_names,
+        eval_tool_names=settings.eval_tool_names,
     )
     return LaneResult(lane, assembly, summary)
+
+
+@overload
+def summarize_inputs(
+    paths: Sequence[str], input_format: str = ..., *,
+    settings: StreamSettings = ..., stream: Literal[False] = False,
+    mapper: Mapper | None = None, progress: Callable[[int], None] | None = None,
+) -> Analysis[LaneResult]: ...
+
+
+@overload
+def summarize_inputs(
+    paths: Sequence[str], input_format: str = ..., *,
+    settings: StreamSettings = ..., stream: bool,
+    mapper: Mapper | None = None, progress: Callable[[int], None] | None = None,
+) -> Analysis[LaneResult | StreamedLaneResult]: ...
+
+
+def summarize_inputs(
+    paths: Sequence[str],
+    input_format: str = AUTO,
+    *,
+    settings: StreamSettings = StreamSettings(),
+    stream: bool = False,
+    mapper: Mapper | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Analysis[LaneResult | StreamedLaneResult]:
+    """:func:`read_inputs` then :func:`analyse`, with ``settings`` given once.
+
+    ``stream=True``: lanes may be streamed (see :func:`read_unit`);
+    ``False``: every lane is assembled in batch and has its waves.
+    """
+    if stream:
+        return analyse(read_inputs(
+            paths, input_format, stream=settings, mapper=mapper, progress=progress
+        ))
+    outcome = read_inputs(paths, input_format, mapper=mapper, progress=progress)
+    return analyse(
+        outcome, eval_tool_names=settings.eval_tool_names,
+        max_tracked_calls=settings.max_tracked_calls,
+    )

@@ -13,7 +13,7 @@ from collections import Counter
 from typing import Any
 
 from wavemetrics.classify import EVAL_TOOL_NAMES, classify_wave
-from wavemetrics.pipeline import Analysis, LaneResult
+from wavemetrics.pipeline import Analysis, LaneFigures, LaneResult
 from wavemetrics.readers.lanes import InputReport
 from wavemetrics.savings import modeled_wallclock_saved_ms
 from wavemetrics.schema import SCHEMA_KIND
@@ -57,7 +57,7 @@ def _input_dict(report: InputReport) -> dict[str, Any]:
     }
 
 
-def json_document(analysis: Analysis) -> dict[str, Any]:
+def json_document(analysis: Analysis[LaneFigures]) -> dict[str, Any]:
     """The ``--format json`` document as a dict."""
     lanes = []
     for result in analysis.lanes:
@@ -78,12 +78,12 @@ def json_document(analysis: Analysis) -> dict[str, Any]:
     }
 
 
-def render_json(analysis: Analysis) -> str:
+def render_json(analysis: Analysis[LaneFigures]) -> str:
     """One JSON document: inputs with their line accounting, every lane, the total."""
     return json.dumps(json_document(analysis), indent=2, allow_nan=False) + "\n"
 
 
-def render_jsonl(analysis: Analysis) -> str:
+def render_jsonl(analysis: Analysis[LaneFigures]) -> str:
     """The v1 wire payloads, one line per lane that has waves."""
     lines = []
     for result in analysis.lanes:
@@ -151,7 +151,7 @@ def _inputs_line(inputs: tuple[InputReport, ...], input_format: str) -> str:
     return text
 
 
-def render_table(analysis: Analysis, *, input_format: str = "auto") -> str:
+def render_table(analysis: Analysis[LaneFigures], *, input_format: str = "auto") -> str:
     """A table for people: one row per lane and a total row, durations in seconds."""
     lines = [_inputs_line(analysis.outcome.inputs, input_format), ""]
     lines.append(_row(tuple(name for name, _, _ in _COLUMNS)))
@@ -216,7 +216,7 @@ def _wave_rows(
 
 
 def waves_document(
-    analysis: Analysis, eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES
+    analysis: Analysis[LaneResult], eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES
 ) -> list[dict[str, Any]]:
     """Every wave of every lane, in lane order then wave order."""
     rows: list[dict[str, Any]] = []
@@ -226,7 +226,7 @@ def waves_document(
 
 
 def render_waves_table(
-    analysis: Analysis, eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES
+    analysis: Analysis[LaneResult], eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES
 ) -> str:
     """One line per wave: lane, start (UTC), span, size, peak, bucket, saving, tools."""
     header = (f"{'session':<10} {'lane':<10} {'start (UTC)':<24} {'span s':>8} {'n':>3} "

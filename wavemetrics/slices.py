@@ -19,7 +19,8 @@ from typing import TypeVar
 
 import attrs
 
-from wavemetrics.readers.lanes import Lane
+from wavemetrics.observations import Observation
+from wavemetrics.pipeline import Lane, StreamedLane
 from wavemetrics.waves import assemble_waves
 
 __all__ = ["partition_lane", "window_lane"]
@@ -33,14 +34,14 @@ def _time(value: object) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def partition_lane(lane: Lane, key_of: Callable[[float], K]) -> dict[K, Lane]:
+def partition_lane(lane: Lane | StreamedLane, key_of: Callable[[float], K]) -> dict[K, Lane]:
     """Split a batch lane (with its observations) into one lane per key, in order of
     first appearance; ``key_of(ms)`` gives the key of a time (see the module doc).
 
     Observations keep their order; an observation without a usable time goes
     with the lane's earliest start. Raises ``ValueError`` for a streamed lane.
     """
-    if lane.summary is not None:
+    if isinstance(lane, StreamedLane):
         raise ValueError("a lane summarised while streaming has no calls to slice")
     assembly = assemble_waves(lane.observations, max_tracked_calls=None)
     wave_start: dict[str, float] = {}
@@ -52,7 +53,7 @@ def partition_lane(lane: Lane, key_of: Callable[[float], K]) -> dict[K, Lane]:
               if o.kind == "start" and (t := _time(o.at_ms)) is not None]
     times = starts or [t for o in lane.observations if (t := _time(o.at_ms)) is not None]
     home = key_of(min(times)) if times else None
-    parts: dict[K, list[object]] = {}
+    parts: dict[K, list[Observation]] = {}
     for item in lane.observations:
         at = wave_start.get(item.call_id) if isinstance(item.call_id, str) else None
         if at is None:
@@ -66,7 +67,7 @@ def partition_lane(lane: Lane, key_of: Callable[[float], K]) -> dict[K, Lane]:
     return {
         key: attrs.evolve(
             lane,
-            observations=tuple(items),  # type: ignore[arg-type]
+            observations=tuple(items),
             measured_turn_duration_ms_total=(
                 lane.measured_turn_duration_ms_total if key == home else 0.0
             ),

@@ -44,8 +44,7 @@ def _transcript_path(text: str) -> str | None:
 
 
 def _compute(path: str, key: FileKey, cache: ReadCache | None) -> tuple[int, int, float] | None:
-    from wavemetrics.pipeline import analyse
-    from wavemetrics.readers import read_inputs
+    from wavemetrics.pipeline import analyse, read_inputs
 
     outcome = read_inputs([path], cache=cache)
     if outcome.failed or not outcome.inputs:

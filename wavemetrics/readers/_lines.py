@@ -8,7 +8,6 @@ non-tool record, counted by type) or a problem (counted by reason), so that
 from __future__ import annotations
 
 import json
-import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -208,32 +207,3 @@ def iter_records(
             account.problem(reason if raw.endswith(b"\n") else "truncated_last_line")
             continue
         yield record
-
-
-class _LastParse(threading.local):
-    """Per thread: the last peeked list parsed by :func:`first_records`, and its records."""
-
-    entry: tuple[list[bytes], list[Any]] | None = None
-
-
-_LAST_PARSE = _LastParse()
-
-
-def first_records(lines: list[bytes]) -> list[dict[str, Any]]:
-    """The JSON objects among ``lines`` (unparsable lines skipped), for recognisers.
-
-    Detection shows the same peeked list to every format's recogniser: the
-    parse is kept for the last list seen (by identity), so a 50 MB first line
-    is parsed once, not once per format.
-    """
-    entry = _LAST_PARSE.entry
-    if entry is not None and entry[0] is lines:
-        return entry[1]
-    records = list(iter_records(lines, LineAccount()))
-    _LAST_PARSE.entry = (lines, records)
-    return records
-
-
-def forget_first_records() -> None:
-    """Drop the parse kept by :func:`first_records` (it may hold a huge line)."""
-    _LAST_PARSE.entry = None

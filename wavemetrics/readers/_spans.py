@@ -30,7 +30,8 @@ from typing import Any
 import attrs
 
 from wavemetrics.readers._lines import LineAccount, iter_records, usable_text
-from wavemetrics.readers.lanes import Lane, LaneBuilder
+from wavemetrics.readers._protocol import ObservationSink
+from wavemetrics.readers.lanes import LaneBuilder
 from wavemetrics.timestamps import ns_to_ms
 
 __all__ = [
@@ -338,8 +339,9 @@ class SpanCollector:
             return (2, 0.0, 0, span.index)
         return (0, duration, -self._depth(span), span.index)
 
-    def lanes(self, path: str, account: LineAccount) -> list[Lane]:
-        """One lane (``"main"``) per session with any span, in order of first appearance.
+    def lanes(self, path: str, account: LineAccount, sink: ObservationSink) -> None:
+        """Feed ``sink`` one lane (``"main"``) per session with any span, in order of
+        first appearance.
 
         Tool spans: duplicates of one call id in a session are reduced to the
         innermost (``ignored["duplicate_span"]`` for the others); then a
@@ -353,7 +355,7 @@ class SpanCollector:
         for span in self._spans:
             session = self.session_of(span)
             if session not in builders:
-                builders[session] = LaneBuilder(path, session, "main")
+                builders[session] = LaneBuilder(path, session, "main", sink=sink)
             if span.call_id is not None:
                 groups.setdefault((session, span.call_id), []).append(span)
         winners: list[tuple[str, SpanRecord]] = []
@@ -377,7 +379,8 @@ class SpanCollector:
             )
         for session, lane_calls in calls.items():
             feed_calls(builders[session], lane_calls)
-        return [builder.build() for builder in builders.values()]
+        for builder in builders.values():
+            builder.build()
 
     def _copied_timing(self, tools: list[SpanRecord]) -> set[int]:
         """Indices of tool spans whose start and end equal their parent's, where 2+

@@ -23,11 +23,18 @@ from wavemetrics.readers._lines import (
     os_text,
     usable_text,
 )
-from wavemetrics.readers.lanes import Lane, LaneBuilder
-from wavemetrics.readers.sources import file_stem
+from wavemetrics.readers._protocol import ObservationSink, Peek
+from wavemetrics.readers.lanes import LaneBuilder
+from wavemetrics.readers.sources import STDIN, Source, file_stem, project_folder
 from wavemetrics.timestamps import iso_to_ms
 
-__all__ = ["CLAUDE_ONLY_TYPES", "ClaudeFile", "fallback_session_id", "read_claude_code"]
+__all__ = [
+    "CLAUDE_CODE",
+    "CLAUDE_ONLY_TYPES",
+    "ClaudeFile",
+    "fallback_session_id",
+    "read_claude_code",
+]
 
 FORMAT = "claude-code"
 _CONVERSATION = ("user", "assistant", "system")
@@ -90,6 +97,7 @@ def fallback_session_id(path: str) -> str:
 
 @attrs.define
 class _Folder:
+    sink: ObservationSink
     seen_uuids: set[str] = attrs.field(factory=set)
     sidechain_roots: dict[str, str] = attrs.field(factory=dict)
     lanes: dict[tuple[str, str], LaneBuilder] = attrs.field(factory=dict)
@@ -149,7 +157,7 @@ def _read_line(record: ClaudeRecord, folder: _Folder, account: LineAccount, path
     key = (session_id, folder.lane_id(record, uuid))
     lane = folder.lanes.get(key)
     if lane is None:
-        lane = folder.lanes[key] = LaneBuilder(path, *key)
+        lane = folder.lanes[key] = LaneBuilder(path, *key, sink=folder.sink)
     if kind == "system":
         _read_turn(record, lane, account)
         return
@@ -203,17 +211,18 @@ def _read_turn(record: ClaudeRecord, lane: LaneBuilder, account: LineAccount) ->
         account.ignore("system")
 
 
-def read_claude_code(files: Sequence[ClaudeFile]) -> tuple[list[Lane], list[LineAccount]]:
-    """Read the transcript files of one project folder into lanes.
+def read_claude_code(files: Sequence[ClaudeFile], sink: ObservationSink) -> list[LineAccount]:
+    """Read the transcript files of one project folder into lanes of ``sink``.
 
     ``files`` are read in the given order (the CLI sorts them by path), lines in
     file order. Lines are de-duplicated by ``uuid`` across all ``files``; within
     a lane a call id's first start and first end win (repeats are counted in
     ``notes``). Lanes: ``agentId``, else the parentUuid-chain root of an
     ``isSidechain`` line, else ``"main"``; keyed with the line's ``sessionId``.
-    Returns the lanes in order of first appearance and one account per file.
+    Lanes are opened in order of first appearance and closed at the end.
+    Returns one account per file.
     """
-    folder = _Folder()
+    folder = _Folder(sink)
     accounts = []
     for file in files:
         account = LineAccount()
@@ -221,4 +230,46 @@ def read_claude_code(files: Sequence[ClaudeFile]) -> tuple[list[Lane], list[Line
             typed = record if record.__class__ is ClaudeRecord else _as_claude(record)
             _read_line(typed, folder, account, file.path)
         accounts.append(account)
-    return [lane.build() for lane in folder.lanes.values()], accounts
+    for lane in folder.lanes.values():
+        lane.build()
+    return accounts
+
+
+def _record_type(record: dict[str, Any]) -> str | None:
+    # A "type" that is a list or object must not reach a set lookup (unhashable).
+    kind = record.get("type")
+    return kind if isinstance(kind, str) else None
+
+
+def sniff_claude_code(peek: Peek) -> bool:
+    """Whether a first record has a Claude-only ``type``, or a conversation
+    ``type`` (user, assistant, system) with a ``uuid``."""
+    for record in peek.records:
+        kind = _record_type(record)
+        if kind in CLAUDE_ONLY_TYPES:
+            return True
+        if kind in _CONVERSATION and "uuid" in record:
+            return True
+    return False
+
+
+@attrs.frozen
+class _ClaudeCode:
+    """The ``claude-code`` format: files are read together per project folder."""
+
+    name: str = FORMAT
+    streamable: bool = True
+
+    def sniff(self, peek: Peek) -> bool:
+        return sniff_claude_code(peek)
+
+    def unit_key(self, path: str) -> str:
+        # uuid de-duplication and sub-agent lanes span a project folder (spec/formats.md)
+        return path if path == STDIN else project_folder(path)
+
+    def read(self, sources: Sequence[Source], sink: ObservationSink) -> list[LineAccount]:
+        return read_claude_code([ClaudeFile(s.path, s.lines) for s in sources], sink)
+
+
+#: The ``claude-code`` format (``spec/formats.md``).
+CLAUDE_CODE = _ClaudeCode()

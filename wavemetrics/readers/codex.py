@@ -51,13 +51,14 @@ from typing import Any
 import attrs
 
 from wavemetrics.observations import Observation
-from wavemetrics.readers._lines import LineAccount, first_records, iter_records, usable_text
+from wavemetrics.readers._lines import LineAccount, iter_records, usable_text
+from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers._uuids import uuid7_ms
-from wavemetrics.readers.lanes import Lane, LaneBuilder, finish_single_lane
-from wavemetrics.readers.sources import Source
+from wavemetrics.readers.lanes import LaneBuilder, finish_single_lane
+from wavemetrics.readers.sources import Source, head_records
 from wavemetrics.timestamps import iso_to_ms
 
-__all__ = ["CODEX_TYPES", "embedded_duration_ms", "read_codex", "read_codex_source", "sniff_codex"]
+__all__ = ["CODEX", "CODEX_TYPES", "embedded_duration_ms", "read_codex", "sniff_codex"]
 
 FORMAT = "codex"
 _START_TYPES = frozenset(("function_call", "custom_tool_call", "local_shell_call"))
@@ -272,8 +273,9 @@ def _close_gate(state: _Rollout, *, replayed: bool) -> None:
     account.note("fork_boundary_unknown")
 
 
-def read_codex(lines: Iterable[bytes], *, path: str) -> tuple[list[Lane], LineAccount]:
-    """Read one Codex rollout into its single lane (none for an input with no records).
+def read_codex(lines: Iterable[bytes], *, path: str, sink: ObservationSink) -> LineAccount:
+    """Read one Codex rollout into its single lane of ``sink`` (none for an input
+    with no records); returns the line account.
 
     ``lines``: raw physical lines. Problems: ``missing_type``,
     ``invalid_payload``, ``invalid_session_meta`` (a ``session_meta`` before the
@@ -282,7 +284,7 @@ def read_codex(lines: Iterable[bytes], *, path: str) -> tuple[list[Lane], LineAc
     """
     account = LineAccount()
     # batch only: the batched-write rule rewrites a start after its output is read
-    state = _Rollout(LaneBuilder(path, "", "main", batch_only=True), account)
+    state = _Rollout(LaneBuilder(path, "", "main", batch_only=True, sink=sink), account)
     seen = False
     for record in iter_records(lines, account):
         seen = True
@@ -297,20 +299,19 @@ def read_codex(lines: Iterable[bytes], *, path: str) -> tuple[list[Lane], LineAc
             _read_record(record, state, gate.account)
     if state.gate is not None:
         _close_gate(state, replayed=state.gate.dated)
-    if not seen:
-        return [], account
-    return [finish_single_lane(state.lane, state.session_id, path, account)], account
+    if seen:  # a lane opened and never closed is not reported
+        finish_single_lane(state.lane, state.session_id, path, account)
+    return account
 
 
-def read_codex_source(source: Source) -> tuple[list[Lane], LineAccount]:
-    """Registry entry point: read a whole :class:`Source` as a Codex rollout."""
-    return read_codex(source.lines(), path=source.path)
+def _read_source(source: Source, sink: ObservationSink) -> LineAccount:
+    return read_codex(source.lines(), path=source.path, sink=sink)
 
 
-def sniff_codex(lines: list[bytes], path: str) -> bool:
+def sniff_codex(peek: Peek) -> bool:
     """Whether the first lines hold a Codex envelope: ``timestamp``, a known
     ``type`` and an object ``payload``."""
-    for record in first_records(lines):
+    for record in peek.records:
         kind = record.get("type")
         if (
             isinstance(kind, str)
@@ -320,3 +321,19 @@ def sniff_codex(lines: list[bytes], path: str) -> bool:
         ):
             return True
     return False
+
+
+#: The ``codex`` format (``spec/formats.md``). Not streamed: the batched-write
+#: rule rewrites a start after its output is read, so the lane is handed over
+#: whole, in an order a stream may not take.
+def session_cwd(path: str) -> str | None:
+    """The ``payload.cwd`` of the rollout's ``session_meta`` (first lines), or ``None``."""
+    for record in head_records(path):
+        payload = record.get("payload")
+        if record.get("type") == "session_meta" and isinstance(payload, dict):
+            return usable_text(payload.get("cwd"))
+    return None
+
+
+CODEX = FileFormat("codex", sniff_codex, _read_source, streamable=False,
+                   working_directory=session_cwd)

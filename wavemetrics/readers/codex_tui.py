@@ -29,13 +29,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from wavemetrics.readers._lines import LineAccount, first_records, iter_records, usable_text
+from wavemetrics.readers._lines import LineAccount, iter_records, usable_text
+from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers._uuids import session_id_from_file_name
-from wavemetrics.readers.lanes import Lane, LaneBuilder
+from wavemetrics.readers.lanes import LaneBuilder
 from wavemetrics.readers.sources import Source
 from wavemetrics.timestamps import iso_to_ms
 
-__all__ = ["TUI_DIRECTIONS", "read_codex_tui", "read_codex_tui_source", "sniff_codex_tui"]
+__all__ = ["CODEX_TUI", "TUI_DIRECTIONS", "read_codex_tui", "sniff_codex_tui"]
 
 FORMAT = "codex-tui"
 _TOOL_EVENTS = {
@@ -48,13 +49,14 @@ _TOOL_EVENTS = {
 TUI_DIRECTIONS = frozenset(("meta", "to_tui", "from_tui"))
 
 
-def read_codex_tui(lines: Iterable[bytes], *, path: str) -> tuple[list[Lane], LineAccount]:
-    """Read one TUI recording into one lane per session, in order of appearance.
+def read_codex_tui(lines: Iterable[bytes], *, path: str, sink: ObservationSink) -> LineAccount:
+    """Read one TUI recording into ``sink``: one lane per session, in order of appearance.
 
     ``lines``: raw physical lines. Problems: ``missing_kind``,
     ``invalid_payload`` (a ``codex_event`` without ``payload.msg.type``),
     ``invalid_session_configured`` (no ``session_id``), ``invalid_tool_record``
-    (no ``call_id``), ``invalid_timestamp``. Never raises for bad data.
+    (no ``call_id``), ``invalid_timestamp``. Never raises for bad data; returns
+    the line account.
     """
     account = LineAccount()
     lanes: dict[str, LaneBuilder] = {}
@@ -80,7 +82,7 @@ def read_codex_tui(lines: Iterable[bytes], *, path: str) -> tuple[list[Lane], Li
                 continue
             current = session_id
             if current not in lanes:
-                lanes[current] = LaneBuilder(path, current, "main")
+                lanes[current] = LaneBuilder(path, current, "main", sink=sink)
             account.use()
             continue
         tool = _TOOL_EVENTS.get(event)
@@ -99,25 +101,26 @@ def read_codex_tui(lines: Iterable[bytes], *, path: str) -> tuple[list[Lane], Li
         session_id = current if current is not None else session_id_from_file_name(path)
         lane = lanes.get(session_id)
         if lane is None:
-            lane = lanes[session_id] = LaneBuilder(path, session_id, "main")
+            lane = lanes[session_id] = LaneBuilder(path, session_id, "main", sink=sink)
         side, name = tool
         if side == "start":
             lane.start(call_id, name, at_ms)
         else:
             lane.end(call_id, at_ms)
         account.use()
-    return [lane.build() for lane in lanes.values()], account
+    for lane in lanes.values():
+        lane.build()
+    return account
 
 
-def read_codex_tui_source(source: Source) -> tuple[list[Lane], LineAccount]:
-    """Registry entry point: read a whole :class:`Source` as a TUI recording."""
-    return read_codex_tui(source.lines(), path=source.path)
+def _read_source(source: Source, sink: ObservationSink) -> LineAccount:
+    return read_codex_tui(source.lines(), path=source.path, sink=sink)
 
 
-def sniff_codex_tui(lines: list[bytes], path: str) -> bool:
+def sniff_codex_tui(peek: Peek) -> bool:
     """Whether the first lines are recording entries: ``ts``, a string ``kind``
     and a ``dir`` of ``meta``/``to_tui``/``from_tui``."""
-    for record in first_records(lines):
+    for record in peek.records:
         direction = record.get("dir")
         if (
             isinstance(direction, str)
@@ -127,3 +130,7 @@ def sniff_codex_tui(lines: list[bytes], path: str) -> bool:
         ):
             return True
     return False
+
+
+#: The ``codex-tui`` format (``spec/formats.md``).
+CODEX_TUI = FileFormat(FORMAT, sniff_codex_tui, _read_source)

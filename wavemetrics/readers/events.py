@@ -14,11 +14,12 @@ from typing import Any
 import msgspec
 
 from wavemetrics.readers._lines import LineAccount, Record, iter_records, os_text, usable_text
-from wavemetrics.readers.lanes import Lane, LaneBuilder
+from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
+from wavemetrics.readers.lanes import LaneBuilder
+from wavemetrics.readers.sources import Source, file_stem
 from wavemetrics.timestamps import time_to_ms
-from wavemetrics.turns import TurnClock
 
-__all__ = ["EVENT_TYPES", "read_events"]
+__all__ = ["EVENTS", "EVENT_TYPES", "read_events"]
 
 FORMAT = "events"
 _TOOL_TYPES = ("tool_execution_start", "tool_execution_end")
@@ -70,9 +71,9 @@ def _time(value: Any) -> float | None:
 
 
 def read_events(
-    lines: Iterable[bytes], *, path: str, default_session_id: str
-) -> tuple[list[Lane], LineAccount]:
-    """Read one ``events`` input into lanes keyed by ``(sessionId, agentId)``.
+    lines: Iterable[bytes], *, path: str, default_session_id: str, sink: ObservationSink
+) -> LineAccount:
+    """Read one ``events`` input into ``sink``: lanes keyed by ``(sessionId, agentId)``.
 
     ``lines``: raw physical lines. ``default_session_id`` stands in for a missing
     ``sessionId`` (the CLI passes the file name without its suffix); a missing
@@ -81,18 +82,16 @@ def read_events(
     ``invalid_timestamp``, a present but unusable id ``invalid_id``, a record
     without a string ``type`` ``missing_type``. Lines are decoded with msgspec
     into :class:`EventRecord` (other keys are never built); lines it rejects go
-    through the stdlib parser and the same rules.
+    through the stdlib parser and the same rules. Lanes are opened in order of
+    appearance; turn events go to their lane's writer. Returns the line account.
     """
     default_session_id = os_text(default_session_id)  # a file name may not be UTF-8
     account = LineAccount()
     lanes: dict[tuple[str, str], LaneBuilder] = {}
-    turns: dict[tuple[str, str], TurnClock] = {}
     closed: set[str] = set()
-    built: list[Lane] = []
-    order: dict[tuple[str, str], int] = {}  # lanes are reported in order of appearance
     ignore, problem = account.ignore, account.problem
     used = 0  # account.lines_used, added once at the end
-    current: tuple[Any, ...] = ("", "", None, None)  # the last lane used, and its turns
+    current: tuple[Any, ...] = ("", "", None)  # the last lane used
     for raw in iter_records(lines, account, _DECODER):
         record = raw if raw.__class__ is EventRecord else _as_event(raw)
         kind = record.type
@@ -115,10 +114,10 @@ def read_events(
         if kind == _SHUTDOWN:
             closed.add(session_id)
             used += 1
-            current = ("", "", None, None)
-            # the session's lanes are complete: summarise them now and let them go
+            current = ("", "", None)
+            # the session's lanes are complete: close them now (a stream lets them go)
             for key in [key for key in lanes if key[0] == session_id]:
-                built.append(_finish(lanes.pop(key), turns.pop(key)))
+                lanes.pop(key).build()
             continue
         stamp = record.timestamp  # _time(), inlined on this hot path
         if (stamp.__class__ is float or stamp.__class__ is int) and 0 <= stamp < 1e300:
@@ -139,23 +138,40 @@ def read_events(
             key = (session_id, lane_id)
             lane = lanes.get(key)
             if lane is None:
-                lane = lanes[key] = LaneBuilder(path, session_id, lane_id, remember_ids=False)
-                order.setdefault(key, len(order))
-                turns[key] = TurnClock()
-            current = (session_id, lane_id, lane, turns[key])
+                lane = lanes[key] = LaneBuilder(
+                    path, session_id, lane_id, remember_ids=False, sink=sink
+                )
+            current = (session_id, lane_id, lane)
         used += 1
         if call_id is None:
-            current[3].add(kind, at_ms)
+            current[2].turn_event(kind, at_ms)
         elif kind == "tool_execution_start":
             current[2].start(call_id, name, at_ms)
         else:
             current[2].end(call_id, at_ms)  # the start's name, else "unknown" (formats.md)
     account.lines_used += used
-    built.extend(_finish(lane, turns[key]) for key, lane in lanes.items())
-    built.sort(key=lambda lane: order[(lane.session_id, lane.lane_id)])
-    return built, account
+    for lane in lanes.values():
+        lane.build()
+    return account
 
 
-def _finish(lane: LaneBuilder, turns: TurnClock) -> Lane:
-    lane.turn_total_ms = turns.total_ms
-    return lane.build()
+def _record_type(record: dict[str, Any]) -> str | None:
+    # A "type" that is a list or object must not reach a set lookup (unhashable).
+    kind = record.get("type")
+    return kind if isinstance(kind, str) else None
+
+
+def sniff_events(peek: Peek) -> bool:
+    """Whether any first record has an event ``type`` (:data:`EVENT_TYPES`)."""
+    return any(_record_type(record) in EVENT_TYPES for record in peek.records)
+
+
+def _read_source(source: Source, sink: ObservationSink) -> LineAccount:
+    # a missing sessionId is the file name without its suffix (stdin for -)
+    return read_events(
+        source.lines(), path=source.path, default_session_id=file_stem(source.path), sink=sink
+    )
+
+
+#: The ``events`` format (``spec/formats.md``).
+EVENTS = FileFormat(FORMAT, sniff_events, _read_source)

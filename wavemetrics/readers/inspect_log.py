@@ -39,7 +39,8 @@ from collections.abc import Iterator
 from itertools import chain
 from typing import IO, Any
 
-from wavemetrics.readers._lines import LineAccount, first_records, usable_text
+from wavemetrics.readers._lines import LineAccount, usable_text
+from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers._spans import (
     Call,
     feed_calls,
@@ -47,11 +48,11 @@ from wavemetrics.readers._spans import (
     peek_text,
     split_item,
 )
-from wavemetrics.readers.lanes import Lane, LaneBuilder
+from wavemetrics.readers.lanes import LaneBuilder
 from wavemetrics.readers.sources import Source, file_stem
 from wavemetrics.timestamps import iso_to_ms
 
-__all__ = ["read_inspect", "sniff_inspect"]
+__all__ = ["INSPECT", "read_inspect", "sniff_inspect"]
 
 FORMAT = "inspect"
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -83,10 +84,11 @@ def _eval_log_record(record: dict[str, Any]) -> bool:
     return isinstance(header, dict) and "eval_id" in header
 
 
-def sniff_inspect(lines: list[bytes], path: str) -> bool:
+def sniff_inspect(peek: Peek) -> bool:
     """An Inspect eval log: a zip whose members are Inspect's (``.eval``), or JSON
     whose first record has ``eval.eval_id``, or text that opens a JSON object
     and shows ``"eval": {`` and ``"eval_id":`` (a pretty-printed ``.json`` log)."""
+    lines, path = peek.lines, peek.path
     head = b"".join(lines)
     if head.startswith(_ZIP_MAGIC):
         if _regular_file(path):
@@ -97,7 +99,7 @@ def sniff_inspect(lines: list[bytes], path: str) -> bool:
                 pass
         name = _first_member_name(head)
         return name is not None and _is_inspect_member(name)
-    if any(_eval_log_record(record) for record in first_records(lines)):
+    if any(_eval_log_record(record) for record in peek.records):
         return True
     text = peek_text(lines)
     return _LOG_HEAD.match(text) is not None and all(key.search(text) for key in _LOG_KEYS)
@@ -155,8 +157,9 @@ def _tool_call(event: dict[str, Any], account: LineAccount) -> Call | None:
 class _Log:
     """Lanes of one input, one per sample session, in order of first appearance."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, sink: ObservationSink) -> None:
         self.path = path
+        self.sink = sink
         self.lanes: dict[str, LaneBuilder] = {}
 
     def sample(self, sample: object, eval_id: str, account: LineAccount) -> None:
@@ -169,7 +172,9 @@ class _Log:
         session_id = f"{eval_id}/{key[0]}/{key[1]}"
         lane = self.lanes.get(session_id)
         if lane is None:
-            lane = self.lanes[session_id] = LaneBuilder(self.path, session_id, "main")
+            lane = self.lanes[session_id] = LaneBuilder(
+                self.path, session_id, "main", sink=self.sink
+            )
         events = sample.get("events")
         if events is None or events == []:
             account.ignore("no_events")
@@ -215,8 +220,9 @@ class _Log:
         for sample in samples:
             self.sample(sample, eval_id, account)
 
-    def build(self) -> list[Lane]:
-        return [lane.build() for lane in self.lanes.values()]
+    def build(self) -> None:
+        for lane in self.lanes.values():
+            lane.build()
 
 
 def _parse_member(data: bytes) -> tuple[Any, str | None]:
@@ -300,16 +306,16 @@ def _lines_start_zip(lines: Iterator[bytes]) -> tuple[bool, list[bytes]]:
     return first.startswith(_ZIP_MAGIC), [first]
 
 
-def read_inspect(source: Source) -> tuple[list[Lane], LineAccount]:
-    """Read one Inspect eval log (``.json`` document or ``.eval`` archive) into lanes.
+def read_inspect(source: Source, sink: ObservationSink) -> LineAccount:
+    """Read one Inspect eval log (``.json`` document or ``.eval`` archive) into ``sink``.
 
     A ``.eval`` file is opened by path; from stdin or a ``.gz`` file the archive
     is read into memory first (zip needs random access). An archive that cannot
     be opened at all sets ``source.error`` (the input is reported as failed).
-    Never raises for bad data.
+    Never raises for bad data; returns the item account.
     """
     account = LineAccount()
-    log = _Log(source.path)
+    log = _Log(source.path, sink)
     fallback_id = _fallback_eval_id(source.path)
     if _is_zip(source):
         error = _read_archive(source.path, log, fallback_id, account)
@@ -325,4 +331,9 @@ def read_inspect(source: Source) -> tuple[list[Lane], LineAccount]:
                 log.document(document, fallback_id, account)
     if error is not None and source.error is None:
         source.error = error
-    return log.build(), account
+    log.build()
+    return account
+
+
+#: The ``inspect`` format (``spec/formats.md``).
+INSPECT = FileFormat("inspect", sniff_inspect, read_inspect)

@@ -29,7 +29,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from wavemetrics.readers._lines import LineAccount, first_records
+from wavemetrics.readers._lines import LineAccount
+from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers._spans import (
     TOOL_OPERATION,
     SpanCollector,
@@ -41,11 +42,10 @@ from wavemetrics.readers._spans import (
     session_attribute,
     split_item,
 )
-from wavemetrics.readers.lanes import Lane
 from wavemetrics.readers.sources import Source
 from wavemetrics.timestamps import iso_to_ms
 
-__all__ = ["read_otel_spans", "sniff_otel_spans"]
+__all__ = ["OTEL_SPANS", "read_otel_spans", "sniff_otel_spans"]
 
 FORMAT = "otel-spans"
 _HEX_ID = re.compile(r"0[xX]([0-9a-fA-F]{1,32})", re.ASCII)
@@ -67,17 +67,17 @@ def _looks_like_span(value: object) -> bool:
     )
 
 
-def sniff_otel_spans(lines: list[bytes], path: str) -> bool:
+def sniff_otel_spans(peek: Peek) -> bool:
     """SDK span dicts: the first records are span dicts (or ``{"spans": [span, ...]}``),
     or the text opens like a JSON object/array and shows the span keys
     ``"context": {``, ``"span_id":`` and ``"start_time":`` (pretty-printed)."""
-    for record in first_records(lines):
+    for record in peek.records:
         spans = record.get("spans")
         if _looks_like_span(record) or (
             isinstance(spans, list) and spans and _looks_like_span(spans[0])
         ):
             return True
-    text = peek_text(lines)
+    text = peek_text(peek.lines)
     if _OPENS_JSON.match(text) is None or '"resourceSpans"' in text:
         return False
     return all(key.search(text) for key in _SPAN_KEYS)
@@ -164,15 +164,20 @@ def _read_value(value: object, collector: SpanCollector, account: LineAccount) -
         _span(raw, collector, account)
 
 
-def read_otel_spans(source: Source) -> tuple[list[Lane], LineAccount]:
-    """Read one input of OTel SDK span dicts into lanes.
+def read_otel_spans(source: Source, sink: ObservationSink) -> LineAccount:
+    """Read one input of OTel SDK span dicts into ``sink``.
 
-    Returns one lane ``"main"`` per session that has any span, also one with no
-    tool span (it reports zero calls), and the item account (module docstring).
+    Feeds one lane ``"main"`` per session that has any span, also one with no
+    tool span (it reports zero calls); returns the item account (module docstring).
     Never raises for bad data.
     """
     account = LineAccount()
     collector = SpanCollector()
     for value in iter_json_values(source.lines(), account):
         _read_value(value, collector, account)
-    return collector.lanes(source.path, account), account
+    collector.lanes(source.path, account, sink)
+    return account
+
+
+#: The ``otel-spans`` format (``spec/formats.md``).
+OTEL_SPANS = FileFormat("otel-spans", sniff_otel_spans, read_otel_spans)

@@ -29,7 +29,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from wavemetrics.readers._lines import LineAccount, first_records
+from wavemetrics.readers._lines import LineAccount
+from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers._spans import (
     TOOL_OPERATION,
     SpanCollector,
@@ -41,10 +42,9 @@ from wavemetrics.readers._spans import (
     session_attribute,
     split_item,
 )
-from wavemetrics.readers.lanes import Lane
 from wavemetrics.readers.sources import Source
 
-__all__ = ["read_otlp", "sniff_otlp"]
+__all__ = ["OTLP", "read_otlp", "sniff_otlp"]
 
 FORMAT = "otlp"
 _TRACE_ID = re.compile(r"[0-9a-fA-F]{32}", re.ASCII)
@@ -58,12 +58,12 @@ _OTHER_SIGNALS = ("resourceLogs", "resourceMetrics", "resourceProfiles")
 _DOCUMENT_HEAD = re.compile(r'\A\s*\{\s*"resourceSpans"\s*:')
 
 
-def sniff_otlp(lines: list[bytes], path: str) -> bool:
+def sniff_otlp(peek: Peek) -> bool:
     """OTLP/JSON traces: the input starts with ``{"resourceSpans":`` (any layout,
     also pretty-printed), or one of its first records is such a document."""
-    if _DOCUMENT_HEAD.match(peek_text(lines)):
+    if _DOCUMENT_HEAD.match(peek_text(peek.lines)):
         return True
-    return any("resourceSpans" in record for record in first_records(lines))
+    return any("resourceSpans" in record for record in peek.records)
 
 
 def _attributes(value: object) -> dict[str, Any]:
@@ -150,15 +150,20 @@ def _read_document(document: object, collector: SpanCollector, account: LineAcco
         split_item(account, items)
 
 
-def read_otlp(source: Source) -> tuple[list[Lane], LineAccount]:
-    """Read one OTLP/JSON input (JSON Lines of batches, or one document) into lanes.
+def read_otlp(source: Source, sink: ObservationSink) -> LineAccount:
+    """Read one OTLP/JSON input (JSON Lines of batches, or one document) into ``sink``.
 
-    Returns one lane ``"main"`` per session that has any span, also one with no
-    tool span (it reports zero calls), and the item account (module docstring).
+    Feeds one lane ``"main"`` per session that has any span, also one with no
+    tool span (it reports zero calls); returns the item account (module docstring).
     Never raises for bad data.
     """
     account = LineAccount()
     collector = SpanCollector()
     for document in iter_json_values(source.lines(), account):
         _read_document(document, collector, account)
-    return collector.lanes(source.path, account), account
+    collector.lanes(source.path, account, sink)
+    return account
+
+
+#: The ``otlp`` format (``spec/formats.md``).
+OTLP = FileFormat("otlp", sniff_otlp, read_otlp)

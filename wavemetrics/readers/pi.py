@@ -37,11 +37,12 @@ from typing import Any
 import attrs
 
 from wavemetrics.readers._lines import LineAccount, account_tool_line, iter_records, usable_text
-from wavemetrics.readers.lanes import Lane, LaneBuilder, finish_single_lane
-from wavemetrics.readers.sources import Source
+from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
+from wavemetrics.readers.lanes import LaneBuilder, finish_single_lane
+from wavemetrics.readers.sources import Source, head_records
 from wavemetrics.timestamps import iso_to_ms
 
-__all__ = ["read_pi", "read_pi_source", "sniff_pi"]
+__all__ = ["PI", "read_pi", "sniff_pi"]
 
 FORMAT = "pi"
 
@@ -115,8 +116,9 @@ def _read_result(record: dict[str, Any], message: dict[str, Any], state: _Sessio
     account.use()
 
 
-def read_pi(lines: Iterable[bytes], *, path: str) -> tuple[list[Lane], LineAccount]:
-    """Read one pi session file into its single lane (none for an input with no records).
+def read_pi(lines: Iterable[bytes], *, path: str, sink: ObservationSink) -> LineAccount:
+    """Read one pi session file into its single lane of ``sink`` (none for an input
+    with no records); returns the line account.
 
     ``lines``: raw physical lines. Problems: ``missing_type``,
     ``invalid_session_header``, ``invalid_payload`` (a ``message`` line whose
@@ -124,7 +126,7 @@ def read_pi(lines: Iterable[bytes], *, path: str) -> tuple[list[Lane], LineAccou
     ``invalid_timestamp``. Never raises for bad data.
     """
     account = LineAccount()
-    state = _Session(LaneBuilder(path, "", "main"), account)
+    state = _Session(LaneBuilder(path, "", "main", sink=sink), account)
     seen = False
     for record in iter_records(lines, account):
         seen = True
@@ -143,20 +145,19 @@ def read_pi(lines: Iterable[bytes], *, path: str) -> tuple[list[Lane], LineAccou
             _read_result(record, message, state)
         else:
             account.ignore(f"message.{role}" if isinstance(role, str) else "message")
-    if not seen:
-        return [], account
-    return [finish_single_lane(state.lane, state.session_id, path, account)], account
+    if seen:  # a lane opened and never closed is not reported
+        finish_single_lane(state.lane, state.session_id, path, account)
+    return account
 
 
-def read_pi_source(source: Source) -> tuple[list[Lane], LineAccount]:
-    """Registry entry point: read a whole :class:`Source` as a pi session file."""
-    return read_pi(source.lines(), path=source.path)
+def _read_source(source: Source, sink: ObservationSink) -> LineAccount:
+    return read_pi(source.lines(), path=source.path, sink=sink)
 
 
-def sniff_pi(lines: list[bytes], path: str) -> bool:
+def sniff_pi(peek: Peek) -> bool:
     """Whether the first lines hold a pi session header (``type == "session"`` with
     an ``id``) or a ``message`` line whose ``message`` has a ``role``."""
-    for record in iter_records(lines, LineAccount()):
+    for record in peek.records:
         kind = record.get("type")
         if kind == "session" and isinstance(record.get("id"), str) and "timestamp" in record:
             return True
@@ -164,3 +165,15 @@ def sniff_pi(lines: list[bytes], path: str) -> bool:
         if kind == "message" and isinstance(message, dict) and "role" in message:
             return True
     return False
+
+
+#: The ``pi`` format (``spec/formats.md``).
+def session_cwd(path: str) -> str | None:
+    """The ``cwd`` of the session header line (first lines), or ``None``."""
+    for record in head_records(path):
+        if record.get("type") == "session":
+            return usable_text(record.get("cwd"))
+    return None
+
+
+PI = FileFormat("pi", sniff_pi, _read_source, working_directory=session_cwd)

@@ -16,7 +16,7 @@ import attrs
 
 from wavemetrics.readers._lines import os_text
 
-__all__ = ["STDIN", "Source", "expand_paths"]
+__all__ = ["STDIN", "Source", "expand_paths", "head_records"]
 
 STDIN = "-"
 TRACE_SUFFIXES = (".jsonl", ".json", ".jsonl.gz", ".json.gz", ".eval")
@@ -253,3 +253,24 @@ def project_folder(path: str) -> str:
     if pure.parent.name == "subagents":
         return str(pure.parent.parent.parent)
     return str(pure.parent)
+
+
+def head_records(path: str, count: int = 5) -> list[dict[str, object]]:
+    """The JSON objects among the first ``count`` lines of a file (plain or ``.gz``);
+    ``[]`` when it cannot be read. For header fields (a session's ``cwd``), never text."""
+    import json
+
+    records: list[dict[str, object]] = []
+    source = Source(path)
+    try:
+        lines = source.peek(count)
+    except OSError:
+        return records
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+    return records

@@ -1,0 +1,196 @@
+"""The pipeline: the sink readers feed, the stream-or-batch decision and its fallback (issue 9)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from wavemetrics import Observation, assemble_waves, summarize
+from wavemetrics.pipeline import (
+    Lane,
+    LaneResult,
+    LaneSink,
+    StreamedLane,
+    StreamedLaneResult,
+    StreamSettings,
+    analyse,
+    read_inputs,
+    read_unit,
+    summarize_inputs,
+)
+from wavemetrics.readers import ReadUnit
+
+# a [0,10] and b [5,20] overlap (one wave of 2), c [30,40] is alone: by hand
+# (spec/metrics.md section 4) the 2-wave saves (10 + 15) - 20 = 5 ms.
+CALLS = [("a", 0.0, 10.0), ("b", 5.0, 20.0), ("c", 30.0, 40.0)]
+
+
+def _feed(sink: LaneSink, path: str = "p") -> None:
+    writer = sink.open_lane(path)
+    for call_id, start, _ in CALLS:
+        writer.start(call_id, "read", start)
+    for call_id, _, end in CALLS:
+        writer.end(call_id, end)
+    writer.turn_event("turn_start", 0.0)
+    writer.turn_event("turn_end", 100.0)
+    writer.close("s", "main", 7.0)
+
+
+def test_batch_sink_keeps_observations_and_names_ends_by_their_start() -> None:
+    """A batch lane holds every observation in feeding order; an end takes its start's name."""
+    sink = LaneSink()
+    writer = sink.open_lane("p")
+    writer.start("a", "read", 1.0)
+    writer.end("a", 2.0)
+    writer.end("z", 3.0)
+    writer.close("s", "main")
+    (lane,) = sink.lanes()
+    assert lane == Lane("p", "s", "main", (
+        Observation("start", "a", "read", 1.0), Observation("end", "a", "read", 2.0),
+        Observation("end", "z", "unknown", 3.0),
+    ), 0.0)
+
+
+def test_lanes_come_in_opening_order_and_unclosed_lanes_are_dropped() -> None:
+    """Lanes are reported in the order they were opened, whatever order they close in."""
+    sink = LaneSink()
+    first, second, never = sink.open_lane("1"), sink.open_lane("2"), sink.open_lane("3")
+    second.close("s", "two")
+    first.close("s", "one")
+    assert never is not None
+    assert [lane.lane_id for lane in sink.lanes()] == ["one", "two"]
+
+
+def test_turn_events_and_durations_add_up() -> None:
+    """Turn time is the paired turn events (100 ms) plus durations the format measured (7 ms)."""
+    sink = LaneSink()
+    _feed(sink)
+    (lane,) = sink.lanes()
+    assert lane.measured_turn_duration_ms_total == 107.0
+
+
+def test_stream_sink_gives_the_batch_summary() -> None:
+    """A streamed lane carries the very summary batch assembly gives (5 ms saved by hand)."""
+    batch, stream = LaneSink(), LaneSink(StreamSettings())
+    _feed(batch)
+    _feed(stream)
+    (kept,) = batch.lanes()
+    (streamed,) = stream.lanes()
+    assert isinstance(kept, Lane) and isinstance(streamed, StreamedLane)
+    expected = summarize(assemble_waves(kept.observations), measured_turn_duration_ms_total=107.0)
+    assert streamed.summary == expected
+    assert expected.modeled_wallclock_saved_ms == 5.0
+    assert (streamed.path, streamed.session_id, streamed.lane_id) == ("p", "s", "main")
+
+
+@pytest.mark.parametrize("stream", [None, StreamSettings()])
+def test_extend_takes_parallel_columns_like_single_calls(stream: StreamSettings | None) -> None:
+    """A batch of columns (a native reader's call) gives what one call per observation gives."""
+    one, many = LaneSink(stream), LaneSink(stream)
+    _feed(one)
+    writer = many.open_lane("p")
+    writer.extend(
+        ["start"] * 3 + ["end"] * 3, [c for c, _, _ in CALLS] * 2, ["read"] * 6,
+        [s for _, s, _ in CALLS] + [e for _, _, e in CALLS],
+    )
+    writer.turn_event("turn_start", 0.0)
+    writer.turn_event("turn_end", 100.0)
+    writer.close("s", "main", 7.0)
+    assert many.lanes() == one.lanes()
+
+
+def test_extend_rejects_columns_of_different_lengths() -> None:
+    """Columns of different lengths are a caller's error: ValueError, nothing fed."""
+    for stream in (None, StreamSettings()):
+        writer = LaneSink(stream).open_lane("p")
+        with pytest.raises(ValueError, match="same length"):
+            writer.extend(["start"], ["a", "b"], ["read"], [1.0])
+
+
+def test_an_out_of_order_stream_marks_the_sink_instead_of_raising() -> None:
+    """A call joining a summarised wave sets out_of_order; the reader is never interrupted."""
+    sink = LaneSink(StreamSettings(max_tracked_calls=None))
+    writer = sink.open_lane("p")
+    for i in range(70):  # sequential calls: the first waves are summarised early
+        writer.start(f"c{i}", "read", 100.0 * i)
+        writer.end(f"c{i}", 100.0 * i + 10)
+    writer.start("late", "read", 5.0)
+    writer.end("late", 7.0)
+    writer.close("s", "main")
+    assert sink.out_of_order
+    assert sink.lanes() == ()
+
+
+def _events(path: Path, calls: list[tuple[str, int, int]]) -> str:
+    lines = []
+    for call_id, start, end in calls:
+        lines.append({"type": "tool_execution_start", "toolCallId": call_id, "toolName": "read",
+                      "timestamp": start, "sessionId": "s"})
+        lines.append({"type": "tool_execution_end", "toolCallId": call_id, "timestamp": end,
+                      "sessionId": "s"})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
+def test_read_unit_falls_back_to_batch_and_says_so(tmp_path: Path) -> None:
+    """An out-of-order unit is read again whole: Lane results, note read_again_in_batch."""
+    calls = [(f"c{i}", 100 * i, 100 * i + 10) for i in range(70)] + [("late", 5, 7)]
+    path = _events(tmp_path / "late.jsonl", calls)
+    result = read_unit(ReadUnit("events", (path,)), StreamSettings(max_tracked_calls=None))
+    assert [r.notes for r in result.reports] == [{"read_again_in_batch": 1}]
+    (lane,) = result.lanes
+    assert isinstance(lane, Lane) and len(lane.observations) == 142
+
+
+def test_read_unit_streams_only_what_may_be_streamed(tmp_path: Path) -> None:
+    """With settings an events file is streamed; without, or for codex, lanes are kept whole."""
+    path = _events(tmp_path / "ok.jsonl", [("a", 0, 10), ("b", 5, 20)])
+    unit = ReadUnit("events", (path,))
+    assert isinstance(read_unit(unit, StreamSettings()).lanes[0], StreamedLane)
+    assert isinstance(read_unit(unit).lanes[0], Lane)
+    rollout = tmp_path / "rollout.jsonl"
+    rollout.write_text(json.dumps({"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta",
+                                   "payload": {"id": "r"}}) + "\n", encoding="utf-8")
+    (lane,) = read_unit(ReadUnit("codex", (str(rollout),)), StreamSettings()).lanes
+    assert isinstance(lane, Lane)
+
+
+def test_analyse_types_say_whether_waves_were_kept(tmp_path: Path) -> None:
+    """A batch read gives LaneResult with waves; a streamed one StreamedLaneResult, no waves."""
+    path = _events(tmp_path / "t.jsonl", [("a", 0, 10), ("b", 5, 20), ("c", 30, 40)])
+    batch = analyse(read_inputs([path]))
+    streamed = analyse(read_inputs([path], stream=StreamSettings()))
+    (kept,) = batch.lanes
+    (summary_only,) = streamed.lanes
+    assert isinstance(kept, LaneResult) and isinstance(summary_only, StreamedLaneResult)
+    assert [w.size for w in kept.waves] == [2, 1]
+    assert not hasattr(summary_only, "waves")
+    assert summary_only.summary == kept.summary and streamed.total == batch.total
+    assert kept.session_hash == summary_only.session_hash
+
+
+def test_analyse_refuses_other_settings_than_the_stream_used(tmp_path: Path) -> None:
+    """Settings are given once: analysing a streamed outcome with others is a ValueError."""
+    path = _events(tmp_path / "t.jsonl", [("a", 0, 10)])
+    outcome = read_inputs([path], stream=StreamSettings(max_tracked_calls=None))
+    assert analyse(outcome).total.paired_calls == 1
+    assert analyse(outcome, max_tracked_calls=None).total.paired_calls == 1
+    with pytest.raises(ValueError, match="other settings"):
+        analyse(outcome, max_tracked_calls=2000)
+    with pytest.raises(ValueError, match="other settings"):
+        analyse(outcome, eval_tool_names=["x"])
+
+
+def test_summarize_inputs_streams_only_when_asked(tmp_path: Path) -> None:
+    """summarize_inputs reads and analyses with one settings object; stream=False keeps waves."""
+    path = _events(tmp_path / "t.jsonl", [("a", 0, 10), ("b", 5, 20), ("c", 30, 40)])
+    settings = StreamSettings(max_tracked_calls=None, eval_tool_names=("read",))
+    batch = summarize_inputs([path], settings=settings)
+    streamed = summarize_inputs([path], settings=settings, stream=True)
+    assert all(isinstance(r, LaneResult) for r in batch.lanes)
+    assert all(isinstance(r, StreamedLaneResult) for r in streamed.lanes)
+    assert batch.total == streamed.total
+    # every call is "read", an eval tool here: no non-eval wave
+    assert batch.total.non_eval_waves_total == 0 and batch.total.eval_only_waves == 2

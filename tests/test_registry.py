@@ -1,0 +1,205 @@
+"""The registry of trace formats and the format-agnostic reader layer (issue 9)."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+import wavemetrics
+from wavemetrics.pipeline import LaneSink
+from wavemetrics.readers import (
+    EMPTY,
+    FORMATS,
+    Detection,
+    ReadUnit,
+    detect_input,
+    plan_units,
+    read_unit,
+    reads_alone,
+    streamable,
+)
+from wavemetrics.readers._protocol import Peek
+from wavemetrics.readers.registry import TRACE_FORMATS, format_named, unmeasurable_reason
+
+PACKAGE = Path(wavemetrics.__file__).parent
+#: The module that declares each format, by its --input-format name.
+MODULES = {
+    "events": "events", "claude-code": "claude_code", "codex": "codex",
+    "codex-tui": "codex_tui", "pi": "pi", "otlp": "otlp", "otel-spans": "otel_spans",
+    "inspect": "inspect_log",
+}
+#: The same words used for something else than the format (a field of a record).
+HOMONYMS = {("events", "readers/inspect_log.py")}  # an Inspect sample's "events" list
+
+
+def test_formats_are_the_registry_in_detection_order() -> None:
+    """FORMATS lists the registry's names in order, each once, and format_named finds each."""
+    assert FORMATS == ("events", "claude-code", "codex", "codex-tui", "pi", "otlp",
+                       "otel-spans", "inspect")
+    for trace_format in TRACE_FORMATS:
+        assert format_named(trace_format.name) is trace_format
+    with pytest.raises(KeyError):
+        format_named("nope")
+
+
+def test_every_entry_has_the_protocol_members() -> None:
+    """Each registry entry has a str name, a bool streamable and the three callables."""
+    for trace_format in TRACE_FORMATS:
+        assert isinstance(trace_format.name, str)
+        assert isinstance(trace_format.streamable, bool)
+        assert callable(trace_format.sniff)
+        assert callable(trace_format.unit_key)
+        assert callable(trace_format.read)
+
+
+def _string_constants(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {node.value for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_no_module_but_its_own_names_a_format(name: str) -> None:
+    """A format's name appears as a string literal only in its own module (one place to change)."""
+    own = PACKAGE / "readers" / f"{MODULES[name]}.py"
+    assert name in _string_constants(own)
+    naming = [str(path.relative_to(PACKAGE)) for path in sorted(PACKAGE.rglob("*.py"))
+              if path != own and name in _string_constants(path)
+              and (name, str(path.relative_to(PACKAGE))) not in HOMONYMS]
+    assert naming == []
+
+
+def test_only_codex_is_kept_whole() -> None:
+    """Every format streams but codex, whose batched-write rule rewrites a start afterwards."""
+    assert [f.name for f in TRACE_FORMATS if not f.streamable] == ["codex"]
+    assert not streamable(EMPTY)
+    assert streamable("events") and not streamable("codex")
+
+
+def test_peek_parses_its_records_once_and_skips_what_is_not_an_object() -> None:
+    """Peek.records are the JSON objects among the lines, parsed on first use and then kept."""
+    peek = Peek([b'{"type": "x"}\n', b"\n", b"[1]\n", b"not json\n", b'{"a": 1}'], "p.jsonl")
+    assert peek.records == [{"type": "x"}, {"a": 1}]
+    assert peek.records is peek.records
+
+
+def test_peek_text_drops_bom_and_leading_space() -> None:
+    """Peek.text joins the lines, decodes them leniently and strips a BOM and leading space."""
+    assert Peek([b"\xef\xbb\xbf  \n", b'[{"source": 1}]'], "x").text == '[{"source": 1}]'
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ({"type": "tool_execution_start", "toolCallId": "a", "timestamp": 1}, "events"),
+    ({"type": "assistant", "uuid": "u", "message": {}}, "claude-code"),
+    ({"type": "summary"}, "claude-code"),
+    ({"timestamp": "t", "type": "session_meta", "payload": {}}, "codex"),
+    ({"ts": "t", "dir": "meta", "kind": "session_start"}, "codex-tui"),
+    ({"type": "session", "id": "s", "timestamp": "t"}, "pi"),
+    ({"resourceSpans": []}, "otlp"),
+    ({"context": {"span_id": "1"}, "start_time": "t"}, "otel-spans"),
+    ({"eval": {"eval_id": "E"}, "samples": []}, "inspect"),
+])
+def test_each_format_is_detected_by_its_own_entry(
+    tmp_path: Path, line: dict[str, object], expected: str
+) -> None:
+    """A first record typical of each format is detected as that format, first match winning."""
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    assert detect_input(str(path)) == Detection(str(path), expected)
+    accepting = [f.name for f in TRACE_FORMATS if f.sniff(Peek([path.read_bytes()], str(path)))]
+    assert accepting[0] == expected
+
+
+def test_unmeasurable_formats_say_why() -> None:
+    """SWE-agent and OpenHands inputs are recognised only to explain that they cannot be measured."""
+    swe = unmeasurable_reason(Peek([b'{"trajectory": []}'], "run.json"))
+    hands = unmeasurable_reason(Peek([b'[{"source": "agent", "action": "run"}]'], "x.json"))
+    assert swe is not None and swe.startswith("SWE-agent trajectory")
+    assert hands is not None and hands.startswith("OpenHands event list")
+    assert unmeasurable_reason(Peek([b'{"a": 1}'], "x.json")) is None
+
+
+def test_unit_keys_group_claude_code_folders_only(tmp_path: Path) -> None:
+    """A Claude Code file's unit is its project folder (sub-agents included); others stand alone."""
+    claude = format_named("claude-code")
+    project = tmp_path / "proj"
+    assert claude.unit_key(str(project / "s1.jsonl")) == str(project)
+    assert claude.unit_key(str(project / "s1" / "subagents" / "agent-a.jsonl")) == str(project)
+    assert claude.unit_key("-") == "-"
+    for trace_format in TRACE_FORMATS:
+        if trace_format.name != "claude-code":
+            assert trace_format.unit_key("/x/a.jsonl") == "/x/a.jsonl"
+    assert not reads_alone("claude-code", str(project / "s1.jsonl"))
+    assert reads_alone("claude-code", "-") and reads_alone("events", "/x/a.jsonl")
+
+
+def test_plan_units_groups_by_unit_key_in_order_of_first_appearance(tmp_path: Path) -> None:
+    """Units follow first appearance; a folder's Claude files form one unit, sorted by path."""
+    a, b = str(tmp_path / "p" / "b.jsonl"), str(tmp_path / "p" / "a.jsonl")
+    sub = str(tmp_path / "p" / "a" / "subagents" / "agent-x.jsonl")
+    other = str(tmp_path / "q" / "c.jsonl")
+    units = plan_units([
+        Detection("/e1.jsonl", "events"), Detection(a, "claude-code"),
+        Detection("/bad", None, "unreadable"), Detection(other, "claude-code"),
+        Detection(b, "claude-code"), Detection("-", "claude-code"), Detection(sub, "claude-code"),
+        Detection("/e0.jsonl", "events"),
+    ])
+    assert units == [
+        ReadUnit("events", ("/e1.jsonl",)),
+        ReadUnit("claude-code", tuple(sorted((a, b, sub)))),
+        ReadUnit("claude-code", (other,)),
+        ReadUnit("claude-code", ("-",)),
+        ReadUnit("events", ("/e0.jsonl",)),
+    ]
+
+
+def test_read_unit_reports_every_file_and_feeds_the_sink(tmp_path: Path) -> None:
+    """read_unit gives one report per path (lines accounted) and the lanes land in the sink."""
+    first = tmp_path / "p" / "a.jsonl"
+    second = tmp_path / "p" / "b.jsonl"
+    first.parent.mkdir()
+    use = {"type": "assistant", "uuid": "u1", "sessionId": "s", "timestamp": "2026-01-01T00:00:00Z",
+           "message": {"content": [{"type": "tool_use", "id": "t1", "name": "Read"}]}}
+    result = {"type": "user", "uuid": "u2", "sessionId": "s", "timestamp": "2026-01-01T00:00:01Z",
+              "message": {"content": [{"type": "tool_result", "tool_use_id": "t1"}]}}
+    first.write_text(json.dumps(use) + "\n", encoding="utf-8")
+    second.write_text(json.dumps(result) + "\n\n", encoding="utf-8")
+    sink = LaneSink()
+    reports = read_unit(ReadUnit("claude-code", (str(first), str(second))), sink)
+    assert [(r.path, r.format, r.lines_read, r.lines_used, r.lines_ignored) for r in reports] == [
+        (str(first), "claude-code", 1, 1, 0), (str(second), "claude-code", 2, 1, 1),
+    ]
+    (lane,) = sink.lanes()
+    assert (lane.path, lane.session_id, lane.lane_id) == (str(first), "s", "main")
+
+
+def test_read_unit_of_an_empty_input_accounts_its_blank_lines(tmp_path: Path) -> None:
+    """An input with no content is the pseudo-format empty: its blank lines are ignored, no lane."""
+    path = tmp_path / "e.jsonl"
+    path.write_bytes(b"\n  \n")
+    sink = LaneSink()
+    (report,) = read_unit(ReadUnit(EMPTY, (str(path),)), sink)
+    assert (report.format, report.lines_read, report.lines_ignored) == (EMPTY, 2, 2)
+    assert sink.lanes() == ()
+
+
+CORE = {"observations", "waves", "classify", "savings", "histogram", "summary", "schema",
+        "turns", "stream", "pipeline"}
+
+
+def test_readers_import_nothing_of_the_metric_core_but_observation() -> None:
+    """Readers know nothing of metrics: the only core name they import is the Observation type."""
+    imported = set()
+    for path in sorted((PACKAGE / "readers").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                parts = node.module.split(".")
+                if parts[0] == "wavemetrics" and len(parts) > 1 and parts[1] in CORE:
+                    imported |= {(node.module, alias.name) for alias in node.names}
+            elif isinstance(node, ast.Import):
+                assert not any(alias.name.split(".")[1:2] and alias.name.split(".")[1] in CORE
+                               for alias in node.names if alias.name.startswith("wavemetrics."))
+    assert imported == {("wavemetrics.observations", "Observation")}
