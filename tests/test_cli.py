@@ -559,3 +559,13 @@ def test_every_format_has_a_corpus_cli_case() -> None:
     from wavemetrics.readers import FORMATS
 
     assert {case[0] for case in CORPUS_CLI_CASES} == set(FORMATS) - {"events", "claude-code"}
+
+
+def test_every_public_name_resolves_on_first_use() -> None:
+    """`import wavemetrics` is lazy, yet every name of __all__ is there when asked for."""
+    import wavemetrics
+
+    assert all(getattr(wavemetrics, name) is not None for name in wavemetrics.__all__)
+    assert set(dir(wavemetrics)) == set(wavemetrics.__all__)
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        wavemetrics.nope  # noqa: B018

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from wavemetrics.axis import AxisState, EfficiencyAxis, efficiency_axis
+    from wavemetrics.cache import ReadCache
     from wavemetrics.classify import (
         EVAL_TOOL_NAMES,
         WaveBucket,
@@ -48,6 +49,7 @@ _LAZY: dict[str, str] = {
     "AxisState": "wavemetrics.axis",
     "EfficiencyAxis": "wavemetrics.axis",
     "efficiency_axis": "wavemetrics.axis",
+    "ReadCache": "wavemetrics.cache",
     "EVAL_TOOL_NAMES": "wavemetrics.classify",
     "WaveBucket": "wavemetrics.classify",
     "classify_wave": "wavemetrics.classify",
@@ -98,6 +100,7 @@ __all__ = [
     "LaneResult",
     "Observation",
     "ParallelismSummary",
+    "ReadCache",
     "ReadOutcome",
     "StreamSettings",
     "StreamedLane",
