@@ -214,9 +214,11 @@ def test_unwritable_cache_dir_runs_without_cache(
 
 def test_two_cache_handles_share_one_database(tmp_path: Path) -> None:
     """Two connections (two runs at once) see each other's entries (WAL)."""
+    from wavemetrics.cache import UnitKey
+
     first, second = ReadCache(tmp_path / "c"), ReadCache(tmp_path / "c")
-    first.store("k", [1, 2.5, "x"])
-    assert second.load("k") == [1, 2.5, "x"]
+    first.store(UnitKey("k", "u"), [1, 2.5, "x"])
+    assert second.load(UnitKey("k", "u")) == [1, 2.5, "x"]
     with sqlite3.connect(tmp_path / "c" / CACHE_FILE) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     first.close()
@@ -252,3 +254,37 @@ def test_two_runs_at_once_share_the_cache(private_cache: Path) -> None:
     outputs = [run.communicate(timeout=300)[0].decode("utf-8") for run in runs]
     assert outputs == [expected, expected]
     assert _invoke("summarize", "--format", "json", "--jobs", "1", folder)[1] == expected
+
+
+def test_a_new_version_of_a_file_replaces_the_old_entries(tmp_path: Path,
+                                                          private_cache: Path) -> None:
+    """A session appended to day after day keeps one entry, not one per version."""
+    trace = write_events(tmp_path / "s.jsonl", TWO_LANES[:5])
+    for end in (5, 9, 13, 18):
+        write_events(trace, TWO_LANES[:end])
+        _summary(trace)
+        CliRunner().invoke(main, ["statusline"], input=json.dumps({"transcript_path": str(trace)}))
+    ReadCache(private_cache).close()
+    with sqlite3.connect(private_cache / CACHE_FILE) as db:
+        rows = db.execute("SELECT files, count(*) FROM units GROUP BY files ORDER BY files")
+        assert rows.fetchall() == [(0, 1), (1, 1)]  # lane summaries, call records
+        assert db.execute("SELECT count(*) FROM figures").fetchone() == (1,)
+    assert _summary(trace)["total"]["paired_calls"] == 8
+
+
+def test_a_cache_of_another_schema_is_emptied(tmp_path: Path, private_cache: Path) -> None:
+    """Entries written under another CACHE_SCHEMA are dropped, not read."""
+    from wavemetrics.cache import CACHE_SCHEMA
+
+    trace = write_events(tmp_path / "s.jsonl", TWO_LANES)
+    expected = _summary(trace, "--no-cache")
+    assert _summary(trace) == expected
+    ReadCache(private_cache).close()
+    with sqlite3.connect(private_cache / CACHE_FILE) as db:
+        db.execute("UPDATE units SET blob = X'91c0', digest = ?",
+                   (__import__("hashlib").blake2b(b"\x91\xc0", digest_size=16).digest(),))
+        db.execute(f"PRAGMA user_version = {CACHE_SCHEMA - 1}")
+    assert _summary(trace) == expected
+    ReadCache(private_cache).close()
+    with sqlite3.connect(private_cache / CACHE_FILE) as db:
+        assert db.execute("PRAGMA user_version").fetchone() == (CACHE_SCHEMA,)

@@ -42,6 +42,7 @@ __all__ = [
     "CacheInfo",
     "FileKey",
     "ReadCache",
+    "UnitKey",
     "default_cache_dir",
     "file_key",
 ]
@@ -50,16 +51,19 @@ __all__ = [
 CACHE_ENV = "WAVEMETRICS_CACHE_DIR"
 #: The database file in the cache directory.
 CACHE_FILE = "cache.sqlite3"
-#: Bumped whenever what is stored, or how a reader reads, changes meaning.
-CACHE_SCHEMA = 1
+#: Bumped whenever what is stored, or how a reader reads, changes meaning; a
+#: database of another schema (``PRAGMA user_version``) is emptied and rebuilt.
+CACHE_SCHEMA = 2
 
 _TABLES = (
     "CREATE TABLE IF NOT EXISTS detections (path TEXT NOT NULL, mode TEXT NOT NULL,"
     " stamp TEXT NOT NULL, format TEXT NOT NULL, PRIMARY KEY (path, mode))",
-    "CREATE TABLE IF NOT EXISTS units (key TEXT PRIMARY KEY, files INTEGER NOT NULL,"
-    " digest BLOB NOT NULL, blob BLOB NOT NULL, stored REAL NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS figures (key TEXT PRIMARY KEY, digest BLOB NOT NULL,"
-    " blob BLOB NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS units (key TEXT PRIMARY KEY, unit TEXT NOT NULL,"
+    " files INTEGER NOT NULL, digest BLOB NOT NULL, blob BLOB NOT NULL, stored REAL NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS units_by_unit ON units (unit)",
+    "CREATE TABLE IF NOT EXISTS figures (key TEXT PRIMARY KEY, unit TEXT NOT NULL,"
+    " digest BLOB NOT NULL, blob BLOB NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS figures_by_unit ON figures (unit)",
 )
 
 
@@ -106,13 +110,27 @@ def _version() -> str:
     return f"{__version__}/{CACHE_SCHEMA}"
 
 
-def unit_key(fmt: str, keys: Sequence[FileKey], extra: str = "") -> str:
-    """The SQLite key of a unit: SHA-256 of its format, its files' keys and the version."""
-    text = json.dumps(
-        [_version(), fmt, extra, [[k.path, k.size, k.mtime_ns, k.inode] for k in keys]],
-        ensure_ascii=False,
-    )
+class UnitKey(NamedTuple):
+    """``key``: one version of a unit (its files' keys); ``unit``: the unit whatever
+    the version (its files' paths), so storing a new version drops the old ones."""
+
+    key: str
+    unit: str
+
+
+def _sha256(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def unit_key(fmt: str, keys: Sequence[FileKey], extra: str = "") -> UnitKey:
+    """The SQLite keys of a unit read as ``fmt`` (``extra``: what else the entry depends
+    on, e.g. summary settings): SHA-256 of them, the files' keys and the version."""
+    head = [_version(), fmt, extra]
+    return UnitKey(
+        _sha256([*head, [[k.path, k.size, k.mtime_ns, k.inode] for k in keys]]),
+        _sha256([*head, [k.path for k in keys]]),
+    )
 
 
 def _digest(blob: bytes) -> bytes:
@@ -132,7 +150,7 @@ class CacheInfo(NamedTuple):
     size_bytes: int
 
 
-_CONNECTIONS: dict[str, sqlite3.Connection] = {}
+_CONNECTIONS: dict[tuple[str, int], sqlite3.Connection] = {}
 
 
 class ReadCache:
@@ -151,24 +169,35 @@ class ReadCache:
 
     # -- connection -------------------------------------------------------
     def _connect(self) -> sqlite3.Connection | None:
-        name = str(self.path)
+        # one connection per process: a connection must not cross a fork (SQLite)
+        name = (str(self.path), os.getpid())
         connection = _CONNECTIONS.get(name)
         if connection is not None:
             return connection
         for _attempt in range(2):
+            connection = None
             try:
                 self.directory.mkdir(parents=True, exist_ok=True)
-                connection = sqlite3.connect(name, timeout=10.0, isolation_level=None)
+                connection = sqlite3.connect(name[0], timeout=10.0, isolation_level=None)
                 connection.execute("PRAGMA journal_mode=WAL")
                 connection.execute("PRAGMA synchronous=NORMAL")
+                (schema,) = connection.execute("PRAGMA user_version").fetchone()
+                if schema != CACHE_SCHEMA:
+                    for table in ("detections", "units", "figures"):
+                        connection.execute(f"DROP TABLE IF EXISTS {table}")
+                    connection.execute(f"PRAGMA user_version = {CACHE_SCHEMA}")
                 for table in _TABLES:
                     connection.execute(table)
                 connection.execute("SELECT count(*) FROM units").fetchone()
+            except sqlite3.OperationalError:
+                # locked for too long, or no usable file: this run goes without the cache
+                if connection is not None:
+                    connection.close()
+                return None
             except sqlite3.DatabaseError:
                 # not a database, or damaged: rebuilt, never trusted
                 if connection is not None:
                     connection.close()
-                    connection = None
                 self._remove_files()
                 continue
             except OSError:
@@ -184,7 +213,7 @@ class ReadCache:
 
     def close(self) -> None:
         """Close this process's connection to the cache (it reopens on next use)."""
-        connection = _CONNECTIONS.pop(str(self.path), None)
+        connection = _CONNECTIONS.pop((str(self.path), os.getpid()), None)
         if connection is not None:
             connection.close()
 
@@ -193,6 +222,8 @@ class ReadCache:
         connection = self._connect()
         try:
             yield connection
+        except sqlite3.OperationalError:
+            pass  # busy past the timeout, or a disk error: this entry goes uncached
         except sqlite3.DatabaseError:
             # damaged while open: drop it; this run goes on without the entry
             self.close()
@@ -221,7 +252,7 @@ class ReadCache:
                 )
 
     # -- units ------------------------------------------------------------
-    def load(self, key: str) -> Any:
+    def load(self, key: UnitKey) -> Any:
         """The value stored under ``key`` in the ``units`` table, or ``None`` (absent, or
         damaged: then dropped)."""
         import msgspec
@@ -229,7 +260,9 @@ class ReadCache:
         with self._query() as db:
             if db is None:
                 return None
-            row = db.execute("SELECT digest, blob FROM units WHERE key = ?", (key,)).fetchone()
+            row = db.execute(
+                "SELECT digest, blob FROM units WHERE key = ?", (key.key,)
+            ).fetchone()
             if row is None:
                 return None
             digest, blob = row
@@ -238,28 +271,35 @@ class ReadCache:
                     return msgspec.msgpack.decode(blob)
                 except msgspec.DecodeError:
                     pass
-            db.execute("DELETE FROM units WHERE key = ?", (key,))
+            db.execute("DELETE FROM units WHERE key = ?", (key.key,))
         return None
 
-    def store(self, key: str, value: Any, files: int = 1) -> None:
-        """Store ``value`` (msgpack-encodable) under ``key`` in the ``units`` table;
-        ``files``: how many files the unit has (for ``cache info``)."""
+    def store(self, key: UnitKey, value: Any, files: int = 1) -> None:
+        """Store ``value`` (msgpack-encodable) under ``key`` in the ``units`` table, in
+        place of the unit's older versions; ``files``: how many files the unit has
+        (``0`` for lane summaries; for ``cache info``)."""
         import msgspec
 
         blob = msgspec.msgpack.encode(value)
         with self._query() as db:
             if db is not None:
-                db.execute(
-                    "INSERT OR REPLACE INTO units VALUES (?, ?, ?, ?, ?)",
-                    (key, files, _digest(blob), blob, time.time()),
-                )
+                with db:  # one transaction: the old versions go as the new one comes
+                    db.execute("BEGIN IMMEDIATE")
+                    db.execute("DELETE FROM units WHERE unit = ? AND key != ?",
+                               (key.unit, key.key))
+                    db.execute(
+                        "INSERT OR REPLACE INTO units VALUES (?, ?, ?, ?, ?, ?)",
+                        (key.key, key.unit, files, _digest(blob), blob, time.time()),
+                    )
 
-    def load_json(self, key: str) -> Any:
+    def load_json(self, key: UnitKey) -> Any:
         """The JSON value stored under ``key`` in the ``figures`` table, or ``None``."""
         with self._query() as db:
             if db is None:
                 return None
-            row = db.execute("SELECT digest, blob FROM figures WHERE key = ?", (key,)).fetchone()
+            row = db.execute(
+                "SELECT digest, blob FROM figures WHERE key = ?", (key.key,)
+            ).fetchone()
             if row is None:
                 return None
             digest, blob = row
@@ -268,16 +308,21 @@ class ReadCache:
                     return json.loads(blob)
                 except ValueError:
                     pass
-            db.execute("DELETE FROM figures WHERE key = ?", (key,))
+            db.execute("DELETE FROM figures WHERE key = ?", (key.key,))
         return None
 
-    def store_json(self, key: str, value: Any) -> None:
-        """Store a JSON-encodable ``value`` under ``key`` in the ``figures`` table."""
+    def store_json(self, key: UnitKey, value: Any) -> None:
+        """Store a JSON-encodable ``value`` under ``key`` in the ``figures`` table, in
+        place of the unit's older versions."""
         blob = json.dumps(value, separators=(",", ":")).encode("utf-8")
         with self._query() as db:
             if db is not None:
-                db.execute("INSERT OR REPLACE INTO figures VALUES (?, ?, ?)",
-                           (key, _digest(blob), blob))
+                with db:
+                    db.execute("BEGIN IMMEDIATE")
+                    db.execute("DELETE FROM figures WHERE unit = ? AND key != ?",
+                               (key.unit, key.key))
+                    db.execute("INSERT OR REPLACE INTO figures VALUES (?, ?, ?, ?)",
+                               (key.key, key.unit, _digest(blob), blob))
 
     # -- maintenance ------------------------------------------------------
     def info(self) -> CacheInfo:
