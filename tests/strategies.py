@@ -16,6 +16,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from wavemetrics.observations import Observation, ToolCall
+from wavemetrics.schema import FIGURES
 from wavemetrics.summary import ParallelismSummary
 from wavemetrics.waves import Wave, wave_from_calls
 
@@ -347,15 +348,12 @@ def wave_lists(
 
 # ------------------------------------------------------------------------- summaries
 
-_INT_FIELDS = (
-    "clock_anomalies", "dropped_calls", "eval_only_waves", "incomplete_calls", "mixed_waves",
-    "non_eval_joined_calls", "non_eval_saved_round_trips", "non_eval_waves_multi",
-    "non_eval_waves_total", "observed_calls", "paired_calls", "malformed_observations",
-    "duplicate_starts", "orphan_ends", "eval_outer_joined_calls", "mixed_non_eval_joined_calls",
-)
-_FLOAT_FIELDS = (
-    "eval_only_duration_ms", "measured_turn_duration_ms_total", "modeled_wallclock_saved_ms",
-    "upper_bound_saved_ms", "tool_time_ms",
+# Drawn from the figure table, so that a new figure is drawn without an edit here:
+# a figure in ms is a float, the histogram an encoded string, any other an int count.
+_FLOAT_FIELDS = tuple(p.name for p in FIGURES if p.unit == "ms")
+_STRING_FIELDS = tuple(p.name for p in FIGURES if p.json_type == "string")
+_INT_FIELDS = tuple(
+    p.name for p in FIGURES if p.name not in _FLOAT_FIELDS and p.name not in _STRING_FIELDS
 )
 
 
@@ -372,8 +370,9 @@ def summaries(
 
     values: dict[str, object] = {name: draw(st.integers(0, 10**9)) for name in _INT_FIELDS}
     values |= {name: draw(float_values()) for name in _FLOAT_FIELDS}
-    counts = draw(st.lists(st.integers(0, 10**6), min_size=8, max_size=8))
-    values["non_eval_wave_size_histogram"] = ":".join(str(c) for c in counts)
+    for name in _STRING_FIELDS:  # the histogram: 8 counts joined by ":"
+        counts = draw(st.lists(st.integers(0, 10**6), min_size=8, max_size=8))
+        values[name] = ":".join(str(c) for c in counts)
     return ParallelismSummary(**values)  # type: ignore[arg-type]
 
 

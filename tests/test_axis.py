@@ -14,7 +14,8 @@ import pytest
 
 from tests.event_traces import TWO_LANES, write_events
 from wavemetrics import AxisState, EfficiencyAxis, efficiency_axis
-from wavemetrics.axis import FIGURE_NAMES, multi_call_share
+from wavemetrics.axis import AXIS_ONLY_FIGURES, FIGURE_NAMES, LOSS_COUNTERS, multi_call_share
+from wavemetrics.schema import SUMMARY_FIELDS
 
 # TWO_LANES by hand: main has waves {read, grep} (durations 100 + 30, span 100:
 # saving 30, upper 65, peak 2), {bash} (50), eval_only {eval} (span 100) and
@@ -295,3 +296,24 @@ def test_bench_integration_doc_lists_every_figure_in_order() -> None:
     names = [line.split("|")[1].strip().strip("`") for line in section.splitlines()
              if line.startswith("| `")]
     assert tuple(names) == FIGURE_NAMES
+
+
+def test_every_axis_figure_is_the_axis_own_or_a_summary_figure() -> None:
+    """FIGURE_NAMES holds the axis' own figures and summary figures (values from the total)."""
+    assert set(AXIS_ONLY_FIGURES) <= set(FIGURE_NAMES)
+    assert set(FIGURE_NAMES) - set(AXIS_ONLY_FIGURES) <= set(SUMMARY_FIELDS)
+    assert LOSS_COUNTERS == (
+        "incomplete_calls", "clock_anomalies", "dropped_calls", "problem_lines", "missing_traces",
+    )
+
+
+def test_axis_figures_are_read_only(tmp_path: Path) -> None:
+    """A frozen axis holds a read-only copy of its figures: neither it nor the caller's dict."""
+    given = {name: 0 for name in FIGURE_NAMES}
+    axis = EfficiencyAxis(AxisState.SCORED, "measured", given)
+    given["paired_calls"] = 5
+    assert axis.figures is not None
+    assert axis.figures["paired_calls"] == 0
+    with pytest.raises(TypeError):
+        axis.figures["paired_calls"] = 1  # type: ignore[index]
+    assert axis.to_dict()["figures"] == {name: 0 for name in FIGURE_NAMES}

@@ -28,9 +28,11 @@ from wavemetrics.classify import (
     EVAL_TOOL_NAMES,
     JS_TRIM_CHARACTERS,
     WaveBucket,
+    check_eval_names,
     classify_wave,
     is_eval_tool_name,
     normalize_tool_name,
+    wave_bucket,
 )
 
 ONE_STR_MESSAGE = "^" + re.escape("eval_tool_names is a collection of names, not one str") + "$"
@@ -277,3 +279,30 @@ def test_custom_names_agree_with_the_contract(names: list[str], eval_names: list
     for name in names:
         assert is_eval_tool_name(name, eval_names) == oracle_is_eval(name, eval_names)
     assert classify_wave(names, eval_names).value == oracle_bucket(names, eval_names)
+
+
+@pytest.mark.parametrize(("eval_calls", "calls", "bucket"), [
+    (0, 0, WaveBucket.NON_EVAL), (0, 1, WaveBucket.NON_EVAL), (0, 5, WaveBucket.NON_EVAL),
+    (1, 1, WaveBucket.EVAL_ONLY), (5, 5, WaveBucket.EVAL_ONLY),
+    (1, 2, WaveBucket.MIXED), (4, 5, WaveBucket.MIXED), (1, 5, WaveBucket.MIXED),
+])
+def test_wave_bucket_from_counts(eval_calls: int, calls: int, bucket: WaveBucket) -> None:
+    """No eval call: non_eval; every call an eval call: eval_only; otherwise mixed (section 4)."""
+    assert wave_bucket(eval_calls, calls) is bucket
+
+
+@given(st.lists(tool_name_spellings))
+def test_classify_wave_is_wave_bucket_of_the_eval_count(names: list[str]) -> None:
+    """classify_wave equals the oracle, and wave_bucket of its eval-call count."""
+    evals = sum(1 for name in names if oracle_is_eval(name))
+    assert classify_wave(names).value == oracle_bucket(names)
+    assert wave_bucket(evals, len(names)) is classify_wave(names)
+
+
+def test_check_eval_names_refuses_one_str_only() -> None:
+    """check_eval_names returns any collection of names as it is and refuses a single str."""
+    names = ["eval", "run"]
+    assert check_eval_names(names) is names
+    assert check_eval_names(()) == ()
+    with pytest.raises(TypeError, match=ONE_STR_MESSAGE):
+        check_eval_names("eval")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -458,6 +459,17 @@ def test_help_imports_no_reader_and_no_core_module() -> None:
     loaded = done.stdout.strip().splitlines()[-1]
     assert loaded == str(["wavemetrics", "wavemetrics._names", "wavemetrics.classify",
                           "wavemetrics.cli", "wavemetrics.parallel"])
+
+
+def test_version_is_the_one_written_in_pyproject() -> None:
+    """``--version`` prints the version pyproject.toml declares (read from the metadata)."""
+    pyproject = (Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8")
+    versions = re.findall(r'^version = "([^"]+)"$', pyproject, flags=re.M)
+    assert len(versions) == 1
+    version = versions[0]
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.exit_code == 0
+    assert result.output == f"wavemetrics, version {version}\n"
 
 
 # One row per format: a corpus file, its input report and its lanes' figures. The

@@ -25,6 +25,7 @@ from wavemetrics.compare import (
     METRICS,
     Interval,
     MissingExtra,
+    Side,
     SideTask,
     TaskRow,
     compare_folders,
@@ -437,3 +438,15 @@ def test_overflowing_values_give_nulls_not_a_crash() -> None:
         None, None, None
     )
     assert json.dumps(document, allow_nan=False)
+
+
+def test_side_holds_read_only_tasks() -> None:
+    """A frozen Side keeps a read-only copy of its tasks; a SideTask checks its counts."""
+    tasks = {"t1": SideTask((1.0,), 1)}
+    side = Side(tasks, (), ())
+    tasks["t2"] = SideTask((), 0)
+    assert list(side.tasks) == ["t1"]
+    with pytest.raises(TypeError):
+        side.tasks["t3"] = SideTask((), 0)  # type: ignore[index]
+    with pytest.raises(ValueError, match="trials must equal usable values plus failed trials"):
+        SideTask((1.0,), 3, failed=1)

@@ -1,15 +1,33 @@
-"""The parallelism_v1 property registry (``spec/metrics.md`` section 6)."""
+"""The figure table: the v1 registry, merge rules and display (``spec/metrics.md`` 6, 8)."""
 
 from __future__ import annotations
 
-import attrs
+import math
+from collections.abc import Callable
+from typing import Any
 
+import attrs
+import pytest
+from hypothesis import given
+
+import wavemetrics.summary as summary_module
+from tests.strategies import summaries
 from wavemetrics.schema import (
+    DERIVED_PROPERTIES,
     EXTRA_PROPERTIES,
+    FIGURE_MERGES,
+    FIGURES,
+    LOSS_FIGURES,
+    METRIC_FIGURES,
+    PROPERTIES,
     SCHEMA_KIND,
     SUMMARY_FIELDS,
+    TABLE_COLUMNS,
     V1_PROPERTIES,
+    Merge,
     Property,
+    json_safe,
+    merge_value,
 )
 from wavemetrics.summary import ParallelismSummary
 
@@ -73,3 +91,126 @@ def test_property_is_a_frozen_record() -> None:
     fields = (prop.name, prop.json_type, prop.unit, prop.meaning)
     assert fields == ("x_ms", "number", "ms", "an example")
     assert prop == Property("x_ms", "number", "ms", "an example")
+
+
+# ------------------------------------------------------------------ the figure table
+
+
+def _histogram_sum(left: str, right: str) -> str:
+    # section 8, written out: position by position over the 8 ':'-separated counts
+    pairs = zip(left.split(":"), right.split(":"), strict=True)
+    return ":".join(str(int(a) + int(b)) for a, b in pairs)
+
+
+#: Each rule as section 8 states it, independently of ``merge_value``.
+RULES: dict[Merge, Callable[[Any, Any], Any]] = {
+    Merge.SUM: lambda a, b: a + b,
+    Merge.MAX: lambda a, b: a if a >= b else b,
+    Merge.HISTOGRAM: _histogram_sum,
+}
+
+
+@given(summaries(), summaries())
+def test_every_figure_merges_as_its_rule_says(
+    a: ParallelismSummary, b: ParallelismSummary
+) -> None:
+    """``a + b`` gives, for every figure of the table, its merge rule applied to a and b."""
+    merged = a + b
+    for prop in FIGURES:
+        assert prop.merge is not None
+        expected = RULES[prop.merge](getattr(a, prop.name), getattr(b, prop.name))
+        assert getattr(merged, prop.name) == expected, prop.name
+
+
+def test_merge_rules_of_today() -> None:
+    """Every figure sums except the histogram (by position); the wire constants never merge."""
+    rules = {p.name: p.merge for p in PROPERTIES}
+    assert rules.pop("$session_id") is None
+    assert rules.pop("schema_kind") is None
+    assert rules.pop("non_eval_wave_size_histogram") is Merge.HISTOGRAM
+    assert set(rules.values()) == {Merge.SUM}
+    assert tuple((p.name, p.merge) for p in FIGURES) == FIGURE_MERGES
+
+
+@pytest.mark.parametrize(("rule", "left", "right", "expected"), [
+    (Merge.SUM, 3, 5, 8),
+    (Merge.SUM, 2.5, -1.0, 1.5),
+    (Merge.MAX, 3, 5, 5),
+    (Merge.MAX, 5, 3, 5),
+    (Merge.MAX, -2.5, -7.0, -2.5),
+    (Merge.HISTOGRAM, "1:0:0:0:0:0:0:2", "2:1:0:0:0:0:0:40", "3:1:0:0:0:0:0:42"),
+])
+def test_merge_value_applies_the_rule(rule: Merge, left: Any, right: Any, expected: Any) -> None:
+    """merge_value sums, keeps the larger, or adds histograms position by position."""
+    assert merge_value(rule, left, right) == expected
+
+
+def test_a_max_figure_merges_by_max_through_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """merge_two takes each rule from the table: a figure declared ``max`` keeps the larger."""
+    as_max = tuple(
+        (name, Merge.MAX if name == "dropped_calls" else rule) for name, rule in FIGURE_MERGES
+    )
+    monkeypatch.setattr(summary_module, "FIGURE_MERGES", as_max)
+    a = ParallelismSummary(dropped_calls=7, paired_calls=2)
+    b = ParallelismSummary(dropped_calls=4, paired_calls=3)
+    assert (a + b).dropped_calls == 7
+    assert (b + a).dropped_calls == 7
+    assert (a + b).paired_calls == 5
+
+
+def test_v1_and_extras_come_from_one_table() -> None:
+    """V1_PROPERTIES and EXTRA_PROPERTIES split PROPERTIES by the v1 flag, in table order."""
+    assert PROPERTIES == V1_PROPERTIES + EXTRA_PROPERTIES
+    assert all(p.v1 for p in V1_PROPERTIES)
+    assert not any(p.v1 for p in EXTRA_PROPERTIES)
+    assert tuple(p.name for p in FIGURES) == SUMMARY_FIELDS
+
+
+def test_loss_figures_in_loss_order() -> None:
+    """The calls lost are incomplete, clock anomalies and dropped, in that order and wording."""
+    assert tuple((name, loss.label) for name, loss in LOSS_FIGURES) == (
+        ("incomplete_calls", "incomplete"),
+        ("clock_anomalies", "clock anomalies"),
+        ("dropped_calls", "dropped"),
+    )
+
+
+def test_table_columns_in_column_order() -> None:
+    """The summarize table shows calls, waves, multi, rt, eval, mixed, saved s, upper s."""
+    assert tuple((name, c.header, c.width, c.seconds) for name, c in TABLE_COLUMNS) == (
+        ("paired_calls", "calls", 5, False),
+        ("waves_total", "waves", 5, False),
+        ("non_eval_waves_multi", "multi", 5, False),
+        ("non_eval_saved_round_trips", "rt", 5, False),
+        ("eval_only_waves", "eval", 5, False),
+        ("mixed_waves", "mixed", 5, False),
+        ("modeled_wallclock_saved_ms", "saved s", 9, True),
+        ("upper_bound_saved_ms", "upper s", 9, True),
+    )
+    assert {p.name for p in DERIVED_PROPERTIES} == {"waves_total"}
+
+
+def test_metric_figures_in_metric_order() -> None:
+    """The compare metrics of the table, in --metric order (the axis' share is compare's own)."""
+    assert tuple(p.name for p in METRIC_FIGURES) == (
+        "modeled_wallclock_saved_ms", "upper_bound_saved_ms", "non_eval_saved_round_trips",
+        "non_eval_waves_multi", "paired_calls", "tool_time_ms",
+        "measured_turn_duration_ms_total",
+    )
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    (1.5, 1.5), (0, 0), (-0.0, -0.0), ("0:0:0:0:0:0:0:0", "0:0:0:0:0:0:0:0"), (None, None),
+    (True, True), (math.inf, None), (-math.inf, None), (math.nan, None), (10**400, 10**400),
+])
+def test_json_safe_nulls_only_non_finite_floats(value: object, expected: object) -> None:
+    """json_safe turns inf, -inf and NaN into None and returns any other value as it is."""
+    assert json_safe(value) == expected
+    assert type(json_safe(value)) is type(expected)
+
+
+def test_merge_rules_are_spelled_as_in_the_docs() -> None:
+    """A merge rule's value and str() are its plain spelling: sum, max, histogram."""
+    assert [(rule.value, str(rule)) for rule in Merge] == [
+        ("sum", "sum"), ("max", "max"), ("histogram", "histogram")
+    ]

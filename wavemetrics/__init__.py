@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         is_eval_tool_name,
         normalize_tool_name,
     )
+    from wavemetrics.exceptions import LaneNotFoundError, MissingExtraError, StreamOrderError
     from wavemetrics.histogram import decode_histogram, encode_histogram, wave_size_bucket
     from wavemetrics.observations import Observation, ToolCall, WaveCounters
     from wavemetrics.pipeline import (
@@ -55,6 +56,9 @@ _LAZY: dict[str, str] = {
     "classify_wave": "wavemetrics.classify",
     "is_eval_tool_name": "wavemetrics.classify",
     "normalize_tool_name": "wavemetrics.classify",
+    "LaneNotFoundError": "wavemetrics.exceptions",
+    "MissingExtraError": "wavemetrics.exceptions",
+    "StreamOrderError": "wavemetrics.exceptions",
     "decode_histogram": "wavemetrics.histogram",
     "encode_histogram": "wavemetrics.histogram",
     "wave_size_bucket": "wavemetrics.histogram",
@@ -86,7 +90,6 @@ _LAZY: dict[str, str] = {
     "assemble_waves": "wavemetrics.waves",
 }
 
-__version__ = "0.1.0"
 
 __all__ = [
     "EVAL_TOOL_NAMES",
@@ -97,11 +100,14 @@ __all__ = [
     "EfficiencyAxis",
     "InputReport",
     "Lane",
+    "LaneNotFoundError",
     "LaneResult",
+    "MissingExtraError",
     "Observation",
     "ParallelismSummary",
     "ReadCache",
     "ReadOutcome",
+    "StreamOrderError",
     "StreamSettings",
     "StreamedLane",
     "StreamedLaneResult",
@@ -132,7 +138,21 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """Import a public name's module on first access (``AttributeError`` for unknown names)."""
+    """Import a public name's module on first access (``AttributeError`` for unknown names).
+
+    ``__version__``: written once, in pyproject.toml, read from the installed
+    metadata on first use (importing ``importlib.metadata`` costs every command
+    tens of milliseconds of start-up).
+    """
+    if name == "__version__":
+        from importlib import metadata
+
+        try:
+            version = metadata.version("wavemetrics")
+        except metadata.PackageNotFoundError:  # a source tree that was never installed
+            version = "0+unknown"
+        globals()[name] = version
+        return version
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'wavemetrics' has no attribute {name!r}")

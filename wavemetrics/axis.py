@@ -17,20 +17,22 @@ weighted into a trial's total) and is always in exactly one state:
 from __future__ import annotations
 
 import enum
-import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import attrs
 
 from wavemetrics.classify import EVAL_TOOL_NAMES, WaveBucket, classify_wave
+from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.pipeline import Analysis, LaneResult, analyse, read_inputs
 from wavemetrics.readers import AUTO, EMPTY, FORMATS, InputReport
 from wavemetrics.readers.sources import STDIN, expand_paths
-from wavemetrics.schema import SCHEMA_KIND
+from wavemetrics.schema import LOSS_FIGURES, SCHEMA_KIND, json_safe
 
 __all__ = [
+    "AXIS_ONLY_FIGURES",
     "FIGURE_NAMES",
     "LOSS_COUNTERS",
     "AxisState",
@@ -43,7 +45,9 @@ __all__ = [
 #: What ``traces`` may be: one path, several paths, or ``None``.
 TracePaths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None
 
-#: The keys of ``EfficiencyAxis.figures``, in order.
+#: The keys of ``EfficiencyAxis.figures``, in order (stable ``result.json`` columns):
+#: summary figures (their values and loss flags come from the figure table,
+#: ``schema.py``) among the axis' own figures (:data:`AXIS_ONLY_FIGURES`).
 FIGURE_NAMES: tuple[str, ...] = (
     "traces_read",
     "lanes",
@@ -70,11 +74,21 @@ FIGURE_NAMES: tuple[str, ...] = (
     "lower_bound",
 )
 
-#: Figures that count evidence lost; any of them non-zero makes the figures a lower bound.
+#: The figures the axis computes itself; every other name is a summary figure.
+AXIS_ONLY_FIGURES: tuple[str, ...] = (
+    "traces_read",
+    "lanes",
+    "non_eval_calls_in_multi_waves",
+    "non_eval_multi_call_share",
+    "problem_lines",
+    "missing_traces",
+    "lower_bound",
+)
+
+#: Figures that count evidence lost; any of them non-zero makes the figures a lower bound:
+#: the summary's loss figures (schema.py), then the lines and traces the axis lost.
 LOSS_COUNTERS: tuple[str, ...] = (
-    "incomplete_calls",
-    "clock_anomalies",
-    "dropped_calls",
+    *(name for name, _ in LOSS_FIGURES),
     "problem_lines",
     "missing_traces",
 )
@@ -91,6 +105,26 @@ class AxisState(str, enum.Enum):
         return self.value
 
 
+def _read_only(figures: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    # a frozen axis holds a read-only copy of its figures
+    return None if figures is None else MappingProxyType(dict(figures))
+
+
+def _check_one_line(reason: str) -> None:
+    if "\n" in reason or "\r" in reason:
+        raise ValueError("reason must be one line")
+
+
+def _check_figures(state: AxisState, figures: Mapping[str, Any] | None) -> None:
+    if (figures is not None) != (state is AxisState.SCORED):
+        raise ValueError("figures are present exactly when the axis is scored")
+
+
+def _check_complete(state: AxisState, complete: bool) -> None:
+    if complete and state is not AxisState.SCORED:
+        raise ValueError("only a scored axis can have complete evidence")
+
+
 @attrs.frozen
 class EfficiencyAxis:
     """One trial's efficiency axis: state, one-line reason, figures when scored.
@@ -104,17 +138,15 @@ class EfficiencyAxis:
     """
 
     state: AxisState
-    reason: str
-    figures: dict[str, Any] | None = None
-    evidence_complete: bool = False
-
-    def __attrs_post_init__(self) -> None:
-        if "\n" in self.reason or "\r" in self.reason:
-            raise ValueError("reason must be one line")
-        if (self.figures is not None) != (self.state is AxisState.SCORED):
-            raise ValueError("figures are present exactly when the axis is scored")
-        if self.evidence_complete and self.state is not AxisState.SCORED:
-            raise ValueError("only a scored axis can have complete evidence")
+    reason: str = attrs.field(validator=lambda _, __, reason: _check_one_line(reason))
+    figures: Mapping[str, Any] | None = attrs.field(
+        default=None, converter=_read_only, validator=lambda axis, _, figures: _check_figures(
+            axis.state, figures
+        ),
+    )
+    evidence_complete: bool = attrs.field(
+        default=False, validator=lambda axis, _, complete: _check_complete(axis.state, complete)
+    )
 
     def to_dict(self) -> dict[str, Any]:
         """The axis for a runner's ``result.json``: JSON-ready, ``"weighted": false``.
@@ -126,7 +158,7 @@ class EfficiencyAxis:
         """
         figures = None
         if self.figures is not None:
-            figures = {name: _finite(value) for name, value in self.figures.items()}
+            figures = {name: json_safe(value) for name, value in self.figures.items()}
         return {
             "axis": "efficiency",
             "state": self.state.value,
@@ -136,13 +168,6 @@ class EfficiencyAxis:
             "contract": SCHEMA_KIND,
             "figures": figures,
         }
-
-
-def _finite(value: Any) -> Any:
-    # JSON has no Infinity/NaN (as in report.py).
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
 
 
 def _one_line(text: str) -> str:
@@ -231,7 +256,7 @@ def efficiency_axis(
     *,
     input_format: str = AUTO,
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
-    max_tracked_calls: int | None = 2000,
+    max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
 ) -> EfficiencyAxis:
     """Measure one trial's efficiency axis from its trace files (or say why not).
 
@@ -311,33 +336,22 @@ def _scored(
 ) -> EfficiencyAxis:
     total = analysis.total
     in_multi = non_eval_calls_in_multi_waves(analysis, eval_tool_names)
-    figures: dict[str, Any] = {
+    own: dict[str, Any] = {
         "traces_read": traces_read,
         "lanes": len(analysis.lanes),
-        "paired_calls": total.paired_calls,
-        "tool_time_ms": total.tool_time_ms,
-        "non_eval_joined_calls": total.non_eval_joined_calls,
-        "non_eval_waves_total": total.non_eval_waves_total,
-        "non_eval_waves_multi": total.non_eval_waves_multi,
         "non_eval_calls_in_multi_waves": in_multi,
         "non_eval_multi_call_share": multi_call_share(in_multi, total.non_eval_joined_calls),
-        "non_eval_saved_round_trips": total.non_eval_saved_round_trips,
-        "modeled_wallclock_saved_ms": total.modeled_wallclock_saved_ms,
-        "upper_bound_saved_ms": total.upper_bound_saved_ms,
-        "non_eval_wave_size_histogram": total.non_eval_wave_size_histogram,
-        "eval_only_waves": total.eval_only_waves,
-        "eval_only_duration_ms": total.eval_only_duration_ms,
-        "mixed_waves": total.mixed_waves,
-        "measured_turn_duration_ms_total": total.measured_turn_duration_ms_total,
-        "incomplete_calls": total.incomplete_calls,
-        "clock_anomalies": total.clock_anomalies,
-        "dropped_calls": total.dropped_calls,
         "problem_lines": problem_lines,
         "missing_traces": len(absent),
     }
-    losses = {name: figures[name] for name in LOSS_COUNTERS if figures[name]}
+
+    def value(name: str) -> Any:
+        return own[name] if name in own else getattr(total, name)
+
+    losses = {name: value(name) for name in LOSS_COUNTERS if value(name)}
     complete = not losses
-    figures["lower_bound"] = not complete
+    own["lower_bound"] = not complete
+    figures = {name: value(name) for name in FIGURE_NAMES}
     if total.paired_calls == 0 and total.observed_calls == 0:
         what = "no tool calls in the trace" + ("" if traces_read == 1 else "s")
     else:

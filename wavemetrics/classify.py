@@ -9,9 +9,11 @@ __all__ = [
     "EVAL_TOOL_NAMES",
     "JS_TRIM_CHARACTERS",
     "WaveBucket",
+    "check_eval_names",
     "classify_wave",
     "is_eval_tool_name",
     "normalize_tool_name",
+    "wave_bucket",
 ]
 
 #: Default eval (code-execution) tool names, already in normal form. ``ln`` is
@@ -53,12 +55,21 @@ def normalize_tool_name(name: str) -> str:
     return name.strip(JS_TRIM_CHARACTERS).lower().replace("-", "_")
 
 
+def check_eval_names(eval_tool_names: Iterable[str]) -> Iterable[str]:
+    """``eval_tool_names`` itself; raises ``TypeError`` if it is a single ``str``.
+
+    The one check every API taking eval names runs: ``tuple("eval")`` would be
+    the letters e, v, a, l, each an eval name.
+    """
+    if isinstance(eval_tool_names, str):
+        raise TypeError("eval_tool_names is a collection of names, not one str")
+    return eval_tool_names
+
+
 def _normal_eval_names(eval_tool_names: Iterable[str]) -> tuple[str, ...]:
     # Caller-supplied names are normalised too, so "Code-Mode" means code_mode;
     # an empty name would match every name ending in a separator, so it is dropped.
-    if isinstance(eval_tool_names, str):
-        raise TypeError("eval_tool_names is a collection of names, not one str")
-    names = (normalize_tool_name(e) for e in eval_tool_names)
+    names = (normalize_tool_name(e) for e in check_eval_names(eval_tool_names))
     return tuple(e for e in names if e)
 
 
@@ -97,8 +108,21 @@ def classify_wave(
     """
     eval_names = _normal_eval_names(eval_tool_names)
     matches = [_matches(normalize_tool_name(name), eval_names) for name in tool_names]
-    if not any(matches):
+    return wave_bucket(sum(matches), len(matches))
+
+
+def wave_bucket(eval_calls: int, calls: int) -> WaveBucket:
+    """Bucket of a wave of ``calls`` calls of which ``eval_calls`` are eval calls (section 4).
+
+    The one rule :func:`classify_wave` and the summary share: no eval call (also
+    no call at all): ``non_eval``; every call an eval call: ``eval_only``;
+    otherwise ``mixed``.
+
+    >>> [wave_bucket(0, 2).value, wave_bucket(2, 2).value, wave_bucket(1, 2).value]
+    ['non_eval', 'eval_only', 'mixed']
+    """
+    if eval_calls == 0:
         return WaveBucket.NON_EVAL
-    if all(matches):
+    if eval_calls == calls:
         return WaveBucket.EVAL_ONLY
     return WaveBucket.MIXED

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, overload
 
 import click
 
-from wavemetrics import __version__
 from wavemetrics._names import (
     AUTO,
     DEFAULT_CONFIDENCE,
@@ -316,7 +315,7 @@ def _read(
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="wavemetrics")
+@click.version_option(package_name="wavemetrics", prog_name="wavemetrics")
 def main() -> None:
     """How much wall-clock time an agent's parallel tool calls really save (parallelism_v1)."""
 

@@ -15,14 +15,18 @@ import math
 import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import attrs
 
 from wavemetrics.axis import AxisState, efficiency_axis
 from wavemetrics.classify import EVAL_TOOL_NAMES
+from wavemetrics.exceptions import MissingExtraError, install_hint
+from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.readers import AUTO
 from wavemetrics.readers.sources import expand_paths
+from wavemetrics.schema import METRIC_FIGURES, Property, json_safe
 
 __all__ = [
     "BOOTSTRAP_METHOD",
@@ -57,11 +61,10 @@ DEFAULT_SEED = 0
 UNRELIABLE_BELOW = 10
 #: ``scipy.stats.bootstrap``'s default: bias-corrected and accelerated.
 BOOTSTRAP_METHOD = "BCa"
-INSTALL_HINT = "pip install 'wavemetrics[compare]'"
+INSTALL_HINT = install_hint("compare")
 
-
-class MissingExtra(RuntimeError):
-    """The optional ``compare`` extra (scipy) is not installed."""
+#: The earlier name of :class:`~wavemetrics.exceptions.MissingExtraError` (the same class).
+MissingExtra = MissingExtraError
 
 
 @attrs.frozen
@@ -84,22 +87,27 @@ class Metric:
         return f"{value / self.scale:{sign}.{self.decimals}f}"
 
 
-_MS = ("s", 1000.0, 3)
-_COUNT = ("", 1.0, 2)
+def _metric(prop: Property, label: str) -> Metric:
+    # A figure in ms is shown in s with 3 decimals, any other with 2.
+    if prop.unit == "ms":
+        return Metric(prop.name, label, "s", 1000.0, 3)
+    return Metric(prop.name, label, "", 1.0, 2)
 
-#: The metrics ``--metric`` accepts, by name; values are ``EfficiencyAxis.figures`` entries.
+
+#: The efficiency axis' own figure that can be compared (not a summary figure), by its order.
+_AXIS_METRICS = (
+    (4, Metric("non_eval_multi_call_share", "share of non_eval calls in waves of 2+ calls",
+               "", 1.0, 3)),
+)
+
+#: The metrics ``--metric`` accepts, by name; values are ``EfficiencyAxis.figures`` entries:
+#: the figure table's ``compare`` figures (``schema.py``) and the axis' share, in order.
 METRICS: dict[str, Metric] = {
     metric.name: metric
-    for metric in (
-        Metric("modeled_wallclock_saved_ms", "modeled wall-clock saving", *_MS),
-        Metric("upper_bound_saved_ms", "upper-bound saving", *_MS),
-        Metric("non_eval_saved_round_trips", "saved round trips", *_COUNT),
-        Metric("non_eval_waves_multi", "non_eval waves of 2+ calls", *_COUNT),
-        Metric("non_eval_multi_call_share",
-               "share of non_eval calls in waves of 2+ calls", "", 1.0, 3),
-        Metric("paired_calls", "paired tool calls", *_COUNT),
-        Metric("tool_time_ms", "summed tool-call time", *_MS),
-        Metric("measured_turn_duration_ms_total", "summed turn time", *_MS),
+    for _, metric in sorted(
+        (*((p.compare.order, _metric(p, p.compare.label)) for p in METRIC_FIGURES if p.compare),
+         *_AXIS_METRICS),
+        key=lambda ranked: ranked[0],
     )
 }
 DEFAULT_METRIC = "modeled_wallclock_saved_ms"
@@ -116,11 +124,12 @@ class SideTask:
 
     values: tuple[float, ...]
     trials: int
-    failed: int = 0
+    failed: int = attrs.field(default=0)
     lower_bound: int = 0
 
-    def __attrs_post_init__(self) -> None:
-        if len(self.values) + self.failed != self.trials:
+    @failed.validator
+    def _check_counts(self, _: attrs.Attribute[int], failed: int) -> None:
+        if len(self.values) + failed != self.trials:
             raise ValueError("trials must equal usable values plus failed trials")
 
     @property
@@ -202,10 +211,10 @@ class Comparison:
         """Exactly the keys of issue 5: metric, difference, interval, ..., tasks."""
         interval = None
         if self.interval.low is not None and self.interval.high is not None:
-            interval = [_finite(self.interval.low), _finite(self.interval.high)]
+            interval = [json_safe(self.interval.low), json_safe(self.interval.high)]
         return {
             "metric": self.metric,
-            "difference": _finite(self.difference),
+            "difference": json_safe(self.difference),
             "interval": interval,
             "confidence": self.confidence,
             "resamples": self.resamples,
@@ -216,9 +225,9 @@ class Comparison:
             "tasks": [
                 {
                     "task_id": row.task_id,
-                    "baseline_mean": _finite(row.baseline_mean),
-                    "candidate_mean": _finite(row.candidate_mean),
-                    "difference": _finite(row.difference),
+                    "baseline_mean": json_safe(row.baseline_mean),
+                    "candidate_mean": json_safe(row.candidate_mean),
+                    "difference": json_safe(row.difference),
                     "baseline_trials": row.baseline_trials,
                     "candidate_trials": row.candidate_trials,
                     "baseline_failed": row.baseline_failed,
@@ -227,11 +236,6 @@ class Comparison:
                 for row in self.tasks
             ],
         }
-
-
-def _finite(value: float | None) -> float | None:
-    # JSON has no Infinity/NaN; only absurd inputs overflow a figure.
-    return value if value is None or math.isfinite(value) else None
 
 
 BootstrapFn = Callable[..., Any]
@@ -246,7 +250,7 @@ def _load_scipy() -> tuple[Any, BootstrapFn]:
         import numpy
         from scipy.stats import bootstrap  # type: ignore[import-untyped,import-not-found,unused-ignore]
     except ImportError as exc:
-        raise MissingExtra(f"compare needs scipy: {INSTALL_HINT}") from exc
+        raise MissingExtraError("compare", "scipy", "compare") from exc
     return numpy, bootstrap
 
 
@@ -371,11 +375,16 @@ def compare_tasks(
     )
 
 
+def _read_only_tasks(tasks: Mapping[str, SideTask]) -> Mapping[str, SideTask]:
+    # a frozen side holds a read-only copy of its tasks
+    return MappingProxyType(dict(tasks))
+
+
 @attrs.frozen
 class Side:
     """One side read from its folder: tasks, failed trials, files outside any task folder."""
 
-    tasks: dict[str, SideTask]
+    tasks: Mapping[str, SideTask] = attrs.field(converter=_read_only_tasks)
     failures: tuple[TrialFailure, ...]
     strays: tuple[str, ...]
 
@@ -387,7 +396,7 @@ def read_side(
     side: str = "baseline",
     input_format: str = AUTO,
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
-    max_tracked_calls: int | None = 2000,
+    max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
 ) -> Side:
     """Read ``root/<task_id>/...``: every trace file under a task folder is one trial.
 
@@ -434,7 +443,7 @@ def compare_folders(
     seed: int = DEFAULT_SEED,
     input_format: str = AUTO,
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
-    max_tracked_calls: int | None = 2000,
+    max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
 ) -> Comparison:
     """Read both folders (:func:`read_side`) and compare them (:func:`compare_tasks`).
 

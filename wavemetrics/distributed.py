@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from wavemetrics.classify import EVAL_TOOL_NAMES
+from wavemetrics.exceptions import MissingExtraError, install_hint
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.pipeline import (
     Analysis,
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = ["INSTALL_HINT", "dask_mapper", "summarize_on_dask"]
 
-INSTALL_HINT = "pip install 'wavemetrics[dask]'"
+INSTALL_HINT = install_hint("dask")
 
 #: Partitions per worker thread: enough to balance uneven files (a large
 #: project folder beside many small files), few enough that 50 000 files are
@@ -59,8 +60,8 @@ def _require_dask() -> None:
         import dask.bag  # noqa: F401
         import distributed  # noqa: F401
     except ImportError as exc:
-        raise ImportError(
-            f"running on a Dask cluster needs dask and distributed: {INSTALL_HINT}"
+        raise MissingExtraError(
+            "running on a Dask cluster", "dask and distributed", "dask"
         ) from exc
 
 
@@ -72,8 +73,8 @@ def dask_mapper(client: Client, *, npartitions: int | None = None) -> Mapper:
     over it and computes it on ``client``; the results come back as a list in
     item order. The function and items are pickled to the workers, so paths
     must be absolute and on a filesystem every worker shares. Raises
-    ``ImportError`` (naming ``pip install 'wavemetrics[dask]'``) without the
-    extra.
+    :class:`~wavemetrics.exceptions.MissingExtraError` (an ``ImportError``
+    naming ``pip install 'wavemetrics[dask]'``) without the extra.
     """
     _require_dask()
     import dask.bag
@@ -115,7 +116,8 @@ def summarize_on_dask(
     summaries travel back (with ``False`` every observation is sent to the
     client). Bad inputs are reported, not raised, as locally. Raises
     ``ValueError`` for ``-`` (stdin cannot be read on a cluster) or an
-    unknown format, ``ImportError`` without the ``dask`` extra.
+    unknown format, ``MissingExtraError`` (an ``ImportError``) without the
+    ``dask`` extra.
     """
     if STDIN in paths:
         raise ValueError(

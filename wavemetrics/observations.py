@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from typing import Literal, get_args
 
 import attrs
 
 __all__ = [
     "DEFAULT_MAX_TRACKED_CALLS",
     "Observation",
+    "ObservationKind",
     "Pairing",
     "ToolCall",
     "WaveCounters",
@@ -20,7 +22,9 @@ __all__ = [
 #: The v1 default cap on calls held at once (paired + pending).
 DEFAULT_MAX_TRACKED_CALLS = 2000
 
-_KINDS = ("start", "end")
+#: What an observation marks: a call's start or its end.
+ObservationKind = Literal["start", "end"]
+_KINDS: tuple[str, ...] = get_args(ObservationKind)
 
 
 @attrs.frozen
@@ -35,7 +39,7 @@ class Observation:
     'start'
     """
 
-    kind: str
+    kind: ObservationKind
     call_id: str
     tool_name: str
     at_ms: float

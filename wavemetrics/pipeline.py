@@ -17,12 +17,12 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, cast, overload
 
 import attrs
 
 from wavemetrics.classify import EVAL_TOOL_NAMES
-from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS, Observation
+from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS, Observation, ObservationKind
 from wavemetrics.readers import (
     AUTO,
     FORMATS,
@@ -135,7 +135,8 @@ class _BatchLane:
         for kind, call_id, tool_name, at in zip(kinds, call_ids, tool_names, at_ms, strict=True):
             if kind == "start":
                 names[call_id] = tool_name
-            append(Observation(kind, call_id, tool_name, at))
+            # a batch's kinds are unchecked str; the core counts a bad one as malformed
+            append(Observation(cast(ObservationKind, kind), call_id, tool_name, at))
 
     def turn_event(self, kind: str, at_ms: float) -> None:
         self._turns.add(kind, at_ms)

@@ -16,7 +16,14 @@ from wavemetrics.classify import EVAL_TOOL_NAMES, classify_wave
 from wavemetrics.pipeline import Analysis, LaneFigures, LaneResult
 from wavemetrics.readers.lanes import InputReport
 from wavemetrics.savings import modeled_wallclock_saved_ms
-from wavemetrics.schema import SCHEMA_KIND
+from wavemetrics.schema import (
+    DERIVED_PROPERTIES,
+    LOSS_FIGURES,
+    SCHEMA_KIND,
+    TABLE_COLUMNS,
+    Column,
+    json_safe,
+)
 from wavemetrics.summary import ParallelismSummary
 
 __all__ = [
@@ -30,16 +37,10 @@ __all__ = [
 WIDTH = 80
 
 
-def _finite(value: Any) -> Any:
-    # JSON has no Infinity/NaN; a non-finite figure (only from absurd inputs) is null.
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
 def _summary_dict(summary: ParallelismSummary) -> dict[str, Any]:
-    values = {name: _finite(value) for name, value in summary.as_dict().items()}
-    values["waves_total"] = summary.waves_total
+    values = {name: json_safe(value) for name, value in summary.as_dict().items()}
+    for prop in DERIVED_PROPERTIES:
+        values[prop.name] = getattr(summary, prop.name)
     return values
 
 
@@ -89,7 +90,7 @@ def render_jsonl(analysis: Analysis[LaneFigures]) -> str:
     for result in analysis.lanes:
         event = result.summary.to_event(result.session_hash)
         if event is not None:
-            safe = {key: _finite(value) for key, value in event.items()}
+            safe = {key: json_safe(value) for key, value in event.items()}
             lines.append(json.dumps(safe, allow_nan=False) + "\n")
     return "".join(lines)
 
@@ -119,10 +120,10 @@ def _compact(value: float) -> str:
     return f"{value:.0f}"
 
 
+# session and lane, then the figure columns of the table (schema.py)
 _COLUMNS = (
-    ("session", 10, "<"), ("lane", 10, "<"), ("calls", 5, ">"), ("waves", 5, ">"),
-    ("multi", 5, ">"), ("rt", 5, ">"), ("eval", 5, ">"), ("mixed", 5, ">"),
-    ("saved s", 9, ">"), ("upper s", 9, ">"),
+    ("session", 10, "<"), ("lane", 10, "<"),
+    *((column.header, column.width, ">") for _, column in TABLE_COLUMNS),
 )
 
 
@@ -132,11 +133,15 @@ def _row(values: tuple[str, ...]) -> str:
     return " ".join(cells).rstrip()
 
 
+def _cell(value: Any, column: Column) -> str:
+    if column.seconds:
+        return _seconds(value, column.width)
+    return _count(value, column.width)
+
+
 def _figures(label: tuple[str, str], s: ParallelismSummary) -> str:
     return _row((
-        *label, _count(s.paired_calls), _count(s.waves_total), _count(s.non_eval_waves_multi),
-        _count(s.non_eval_saved_round_trips), _count(s.eval_only_waves), _count(s.mixed_waves),
-        _seconds(s.modeled_wallclock_saved_ms), _seconds(s.upper_bound_saved_ms),
+        *label, *(_cell(getattr(s, name), column) for name, column in TABLE_COLUMNS),
     ))
 
 
@@ -162,10 +167,7 @@ def render_table(analysis: Analysis[LaneFigures], *, input_format: str = "auto")
     lines.append(_figures(("total", f"{lanes} lane" + ("" if lanes == 1 else "s")),
                           analysis.total))
     total = analysis.total
-    losses = {
-        "incomplete": total.incomplete_calls, "clock anomalies": total.clock_anomalies,
-        "dropped": total.dropped_calls,
-    }
+    losses = {loss.label: getattr(total, name) for name, loss in LOSS_FIGURES}
     lost = ", ".join(f"{name} {n}" for name, n in losses.items() if n)
     if lost:
         lines.append(f"calls not counted: {lost} (figures are a lower bound)")

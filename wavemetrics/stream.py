@@ -21,7 +21,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+import attrs
+
 from wavemetrics.classify import EVAL_TOOL_NAMES
+from wavemetrics.exceptions import StreamOrderError
 from wavemetrics.observations import (
     DEFAULT_MAX_TRACKED_CALLS,
     ToolCall,
@@ -35,11 +38,9 @@ from wavemetrics.waves import wave_from_calls
 __all__ = ["LaneStream", "StreamOrderError", "SummaryAccumulator", "summarize_stream"]
 
 _NEG_INF = -math.inf
+#: The pairing counters this stream keeps as attributes of the same name.
+_COUNTED = tuple(f.name for f in attrs.fields(WaveCounters) if f.name != "incomplete_calls")
 _FIRST_CHECK = 64
-
-
-class StreamOrderError(Exception):
-    """A paired call starts at or before the reach of a wave already emitted."""
 
 
 class LaneStream:
@@ -70,40 +71,42 @@ class LaneStream:
         # tuples sort natively by (start, end) and then pairing order, which is
         # the batch path's stable sort (section 2)
         self.open: list[tuple[float, float, int, str, str]] = []
-        self.observed = self.paired = self.malformed = 0
-        self.dropped = self.duplicates = self.orphans = self.anomalies = 0
+        # the pairing counters, named as their WaveCounters fields (incomplete: pending)
+        self.observed_calls = self.paired_calls = self.malformed_observations = 0
+        self.dropped_calls = self.duplicate_starts = self.orphan_ends = 0
+        self.clock_anomalies = 0
         self.max_start = _NEG_INF
         self.emitted_reach = _NEG_INF
         self._check_at = flush_every
 
     def start(self, call_id: str, tool_name: str, at_ms: float) -> None:
         """A valid start observation (section 1)."""
-        self.observed += 1
+        self.observed_calls += 1
         self.max_start = max(self.max_start, at_ms)
         cap = self._cap
-        if cap is not None and self.paired + len(self.pending) >= cap:
-            self.dropped += 1
+        if cap is not None and self.paired_calls + len(self.pending) >= cap:
+            self.dropped_calls += 1
             return
         if call_id in self.pending:
-            self.duplicates += 1
+            self.duplicate_starts += 1
         self.pending[call_id] = (tool_name, at_ms)
 
     def end(self, call_id: str, at_ms: float) -> None:
         """A valid end observation (section 1); its own tool name is not needed."""
         start = self.pending.pop(call_id, None)
         if start is None:
-            self.orphans += 1
+            self.orphan_ends += 1
             return
         tool_name, start_ms = start
         if at_ms < start_ms:
-            self.anomalies += 1
+            self.clock_anomalies += 1
             return
         if start_ms <= self.emitted_reach:
             raise StreamOrderError(
                 f"a call starting at {start_ms} ms would join a wave already summarised"
             )
-        self.paired += 1
-        self.open.append((start_ms, at_ms, self.paired, call_id, tool_name))
+        self.paired_calls += 1
+        self.open.append((start_ms, at_ms, self.paired_calls, call_id, tool_name))
         if len(self.open) >= self._check_at:
             self._emit(self._threshold())
             # amortised: the open region is sorted again only after it doubles
@@ -114,7 +117,7 @@ class LaneStream:
         """Validate ``item`` like :func:`~wavemetrics.assemble_waves`, then start or end."""
         valid = validate_observation(item)
         if valid is None:
-            self.malformed += 1
+            self.malformed_observations += 1
         elif valid[0] == "start":
             self.start(valid[1], valid[2], valid[3])
         else:
@@ -158,16 +161,8 @@ class LaneStream:
 
     def counters(self) -> WaveCounters:
         """The section 1 counters so far (incomplete = calls still pending)."""
-        return WaveCounters(
-            observed_calls=self.observed,
-            paired_calls=self.paired,
-            incomplete_calls=len(self.pending),
-            clock_anomalies=self.anomalies,
-            dropped_calls=self.dropped,
-            malformed_observations=self.malformed,
-            duplicate_starts=self.duplicates,
-            orphan_ends=self.orphans,
-        )
+        counts = {name: getattr(self, name) for name in _COUNTED}
+        return WaveCounters(incomplete_calls=len(self.pending), **counts)
 
     def finish(self, measured_turn_duration_ms_total: float = 0.0) -> ParallelismSummary:
         """Emit every remaining wave and return the lane's summary."""

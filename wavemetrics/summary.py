@@ -8,11 +8,16 @@ from typing import Any
 
 import attrs
 
-from wavemetrics.classify import EVAL_TOOL_NAMES, is_eval_tool_name
+from wavemetrics.classify import (
+    EVAL_TOOL_NAMES,
+    WaveBucket,
+    check_eval_names,
+    is_eval_tool_name,
+    wave_bucket,
+)
 from wavemetrics.histogram import (
     EMPTY_HISTOGRAM,
     HISTOGRAM_BUCKETS,
-    add_histograms,
     encode_histogram,
     wave_size_bucket,
 )
@@ -23,7 +28,13 @@ from wavemetrics.savings import (
     upper_bound_saved_ms,
     usable_durations_ms,
 )
-from wavemetrics.schema import SCHEMA_KIND, SUMMARY_FIELDS, V1_PROPERTIES
+from wavemetrics.schema import (
+    FIGURE_MERGES,
+    SCHEMA_KIND,
+    SUMMARY_FIELDS,
+    V1_PROPERTIES,
+    merge_value,
+)
 from wavemetrics.waves import Wave, WaveAssembly
 
 __all__ = [
@@ -102,10 +113,7 @@ class SummaryAccumulator:
     """
 
     def __init__(self, eval_tool_names: Iterable[str] = EVAL_TOOL_NAMES) -> None:
-        # tuple("eval") would be the letters e, v, a, l, each an eval name.
-        if isinstance(eval_tool_names, str):
-            raise TypeError("eval_tool_names is a collection of names, not one str")
-        self.eval_names = tuple(eval_tool_names)
+        self.eval_names = tuple(check_eval_names(eval_tool_names))
         self._eval_memo: dict[str, bool] = {}
         self.histogram = [0] * HISTOGRAM_BUCKETS
         self.eval_only_waves = self.mixed_waves = 0
@@ -122,14 +130,15 @@ class SummaryAccumulator:
         for duration in usable_durations_ms(wave):
             self.tool_time_ms += duration
         size = len(wave.calls)
-        # the bucket of section 4 (classify_wave), from the memoised eval test
+        # the bucket of section 4 (wave_bucket, as classify_wave), from the memoised eval test
         evals = sum(1 for call in wave.calls if self.is_eval(call.tool_name))
-        if evals and evals == size:
+        bucket = wave_bucket(evals, size)
+        if bucket is WaveBucket.EVAL_ONLY:
             self.eval_only_waves += 1
             if math.isfinite(wave.span_ms):
                 self.eval_only_duration_ms += wave.span_ms
             self.eval_outer_joined_calls += size
-        elif evals:
+        elif bucket is WaveBucket.MIXED:
             self.mixed_waves += 1
             self.eval_outer_joined_calls += evals
             self.mixed_non_eval_joined_calls += size - evals
@@ -174,31 +183,27 @@ class SummaryAccumulator:
     def result(
         self, counters: WaveCounters, measured_turn_duration_ms_total: float = 0.0
     ) -> ParallelismSummary:
-        """The summary of the waves added so far, with the pairing ``counters``."""
-        return ParallelismSummary(
-            clock_anomalies=counters.clock_anomalies,
-            dropped_calls=counters.dropped_calls,
-            eval_only_duration_ms=self.eval_only_duration_ms,
-            eval_only_waves=self.eval_only_waves,
-            incomplete_calls=counters.incomplete_calls,
-            measured_turn_duration_ms_total=float(measured_turn_duration_ms_total),
-            mixed_waves=self.mixed_waves,
-            modeled_wallclock_saved_ms=self.modeled_wallclock_saved_ms,
-            non_eval_joined_calls=self.non_eval_joined_calls,
-            non_eval_saved_round_trips=self.non_eval_saved_round_trips,
-            non_eval_wave_size_histogram=encode_histogram(self.histogram),
-            non_eval_waves_multi=self.non_eval_waves_multi,
-            non_eval_waves_total=self.non_eval_waves_total,
-            upper_bound_saved_ms=self.upper_bound_saved_ms,
-            observed_calls=counters.observed_calls,
-            paired_calls=counters.paired_calls,
-            malformed_observations=counters.malformed_observations,
-            duplicate_starts=counters.duplicate_starts,
-            orphan_ends=counters.orphan_ends,
-            eval_outer_joined_calls=self.eval_outer_joined_calls,
-            mixed_non_eval_joined_calls=self.mixed_non_eval_joined_calls,
-            tool_time_ms=self.tool_time_ms,
-        )
+        """The summary of the waves added so far, with the pairing ``counters``.
+
+        Pairing figures come from ``counters`` (a :class:`WaveCounters` field
+        of the same name), the histogram is encoded, the turn total passed
+        through; every other figure is this accumulator's attribute of that name.
+        """
+        values: dict[str, Any] = {name: getattr(counters, name) for name in _COUNTER_FIELDS}
+        values.update({name: getattr(self, name) for name in _WAVE_FIGURES})
+        values["non_eval_wave_size_histogram"] = encode_histogram(self.histogram)
+        values["measured_turn_duration_ms_total"] = float(measured_turn_duration_ms_total)
+        return ParallelismSummary(**values)
+
+
+#: The figures the pairing counts (section 1), by their ``WaveCounters`` field names.
+_COUNTER_FIELDS = tuple(field.name for field in attrs.fields(WaveCounters))
+#: The figures a ``SummaryAccumulator`` sums wave by wave, as its attributes of that name.
+_WAVE_FIGURES = tuple(
+    name for name in SUMMARY_FIELDS
+    if name not in _COUNTER_FIELDS
+    and name not in ("non_eval_wave_size_histogram", "measured_turn_duration_ms_total")
+)
 
 
 def check_turn_total(measured_turn_duration_ms_total: float) -> float:
@@ -255,14 +260,14 @@ def to_event(summary: ParallelismSummary, session_hash: str) -> dict[str, Any] |
 
 
 def merge_two(left: ParallelismSummary, right: ParallelismSummary) -> ParallelismSummary:
-    """Merge two summaries: counters and sums add, histograms add by position (section 8)."""
+    """Merge two summaries figure by figure, each by its table entry's rule (section 8).
+
+    Counters and sums add, the histogram adds by position, a ``max`` figure
+    keeps the larger (:func:`~wavemetrics.schema.merge_value`).
+    """
     values: dict[str, Any] = {}
-    for name in SUMMARY_FIELDS:
-        a, b = getattr(left, name), getattr(right, name)
-        if name == "non_eval_wave_size_histogram":
-            values[name] = add_histograms(a, b)
-        else:
-            values[name] = a + b
+    for name, rule in FIGURE_MERGES:
+        values[name] = merge_value(rule, getattr(left, name), getattr(right, name))
     return ParallelismSummary(**values)
 
 

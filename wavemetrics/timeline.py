@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from wavemetrics.classify import EVAL_TOOL_NAMES, WaveBucket, classify_wave
+from wavemetrics.exceptions import LaneNotFoundError, MissingExtraError, install_hint
 from wavemetrics.pipeline import LaneResult
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ __all__ = [
 ]
 
 #: The command that installs what drawing needs.
-INSTALL_HINT = "pip install 'wavemetrics[timeline]'"
+INSTALL_HINT = install_hint("timeline")
 #: Output formats, chosen by the output file's suffix.
 OUTPUT_FORMATS = ("svg", "png")
 
@@ -93,17 +94,10 @@ _CAPTION = (
 )
 
 
-class MatplotlibMissing(RuntimeError):
-    """Drawing was asked for but matplotlib cannot be imported."""
-
-
-class LaneNotFound(LookupError):
-    """A ``--lane`` id matched no lane; ``args[0]`` is the id, ``available`` the lane ids."""
-
-    def __init__(self, lane_id: str, available: Sequence[str]) -> None:
-        super().__init__(lane_id)
-        self.lane_id = lane_id
-        self.available = tuple(available)
+#: Earlier names of :class:`~wavemetrics.exceptions.MissingExtraError` and
+#: :class:`~wavemetrics.exceptions.LaneNotFoundError` (the same classes).
+MatplotlibMissing = MissingExtraError
+LaneNotFound = LaneNotFoundError
 
 
 def output_format(path: str | Path) -> str | None:
@@ -226,7 +220,7 @@ def require_matplotlib() -> None:
     try:
         import matplotlib  # noqa: F401
     except ImportError as error:
-        raise MatplotlibMissing(f"timeline needs matplotlib: {INSTALL_HINT}") from error
+        raise MissingExtraError("timeline", "matplotlib", "timeline") from error
 
 
 @attrs.define

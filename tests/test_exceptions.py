@@ -1,0 +1,60 @@
+"""The errors of wavemetrics: one module, each a subclass of a built-in."""
+
+from __future__ import annotations
+
+import pytest
+
+import wavemetrics
+from wavemetrics import compare, distributed, timeline
+from wavemetrics.exceptions import (
+    LaneNotFoundError,
+    MissingExtraError,
+    StreamOrderError,
+    install_hint,
+)
+
+
+def test_missing_extra_is_an_import_error_naming_the_install_command() -> None:
+    """MissingExtraError is an ImportError whose message ends with the extra's pip command."""
+    error = MissingExtraError("timeline", "matplotlib", "timeline")
+    assert isinstance(error, ImportError)
+    assert str(error) == "timeline needs matplotlib: pip install 'wavemetrics[timeline]'"
+    assert (error.extra, error.install_hint) == ("timeline", "pip install 'wavemetrics[timeline]'")
+
+
+def test_one_missing_extra_error_for_timeline_compare_and_dask() -> None:
+    """timeline, compare and distributed raise the same class, and name their own extra."""
+    assert timeline.MatplotlibMissing is MissingExtraError
+    assert compare.MissingExtra is MissingExtraError
+    assert (timeline.INSTALL_HINT, compare.INSTALL_HINT, distributed.INSTALL_HINT) == (
+        "pip install 'wavemetrics[timeline]'",
+        "pip install 'wavemetrics[compare]'",
+        "pip install 'wavemetrics[dask]'",
+    )
+    assert install_hint("x") == "pip install 'wavemetrics[x]'"
+
+
+def test_stream_order_and_lane_errors_subclass_built_ins() -> None:
+    """StreamOrderError is a RuntimeError; LaneNotFoundError a LookupError with the lane ids."""
+    assert issubclass(StreamOrderError, RuntimeError)
+    error = LaneNotFoundError("sub-1", ["main", "sub-2"])
+    assert isinstance(error, LookupError)
+    assert (error.args, error.lane_id, error.available) == (("sub-1",), "sub-1", ("main", "sub-2"))
+    assert timeline.LaneNotFound is LaneNotFoundError
+
+
+def test_errors_are_public() -> None:
+    """The package exports its errors, so callers need not know the module."""
+    for error in (MissingExtraError, StreamOrderError, LaneNotFoundError):
+        assert getattr(wavemetrics, error.__name__) is error
+        assert error.__name__ in wavemetrics.__all__
+
+
+def test_missing_scipy_raises_missing_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without scipy, compare raises MissingExtraError naming the compare extra."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "scipy.stats", None)
+    with pytest.raises(MissingExtraError) as raised:
+        compare.require_scipy()
+    assert raised.value.extra == "compare"

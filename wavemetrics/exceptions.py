@@ -1,0 +1,56 @@
+"""Every error wavemetrics raises on purpose, each a subclass of a built-in.
+
+Catch the built-in (``ImportError``, ``RuntimeError``, ``LookupError``) or the
+class here. Bad data is never an exception: readers count it in their
+reports (``spec/formats.md``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["LaneNotFoundError", "MissingExtraError", "StreamOrderError"]
+
+
+class MissingExtraError(ImportError):
+    """A feature needs an optional extra that is not installed.
+
+    The one error of ``timeline`` (matplotlib), ``compare`` (scipy) and
+    ``wavemetrics.distributed`` (dask). ``extra`` is the extra's name,
+    ``install_hint`` the command that installs it; the message is
+    ``"<feature> needs <packages>: pip install 'wavemetrics[<extra>]'"``.
+
+    >>> str(MissingExtraError("compare", "scipy", "compare"))
+    "compare needs scipy: pip install 'wavemetrics[compare]'"
+    """
+
+    def __init__(self, feature: str, packages: str, extra: str) -> None:
+        self.extra = extra
+        self.install_hint = install_hint(extra)
+        super().__init__(f"{feature} needs {packages}: {self.install_hint}")
+
+
+def install_hint(extra: str) -> str:
+    """The command that installs the optional ``extra``.
+
+    >>> install_hint("timeline")
+    "pip install 'wavemetrics[timeline]'"
+    """
+    return f"pip install 'wavemetrics[{extra}]'"
+
+
+class StreamOrderError(RuntimeError):
+    """A paired call starts at or before the reach of a wave already emitted.
+
+    Raised by :class:`~wavemetrics.stream.LaneStream`: the stream can no longer
+    give the batch path's figures, so the caller summarises the lane in batch.
+    """
+
+
+class LaneNotFoundError(LookupError):
+    """A ``--lane`` id matched no lane; ``args[0]`` is the id, ``available`` the lane ids."""
+
+    def __init__(self, lane_id: str, available: Sequence[str]) -> None:
+        super().__init__(lane_id)
+        self.lane_id = lane_id
+        self.available = tuple(available)
