@@ -149,8 +149,13 @@ def _cases(b: FormatLines) -> list[Case]:
                             problems={"invalid_json": 2, "invalid_utf8": 3})),
         Case("binary_garbage_file", b"".join(GARBAGE),
              Expected(1, 0, 0, error=NOT_RECOGNISED, format="unknown")),
+        # every record a problem: an error for the input (spec/formats.md, detection)
         Case("binary_garbage_file_with_format", b"".join(GARBAGE),
-             Expected(0, 6, 0, problems=GARBAGE_PROBLEMS), args=("--input-format", b.name)),
+             Expected(1, 6, 0, problems=GARBAGE_PROBLEMS, error=(
+                 f"no usable record: 6 lines read as {b.name}, 6 not usable (invalid_json 2,"
+                 f" invalid_utf8 3, truncated_last_line 1), none used; is --input-format"
+                 f" {b.name} right? (auto detects the format)")),
+             args=("--input-format", b.name)),
         Case("gzip.jsonl.gz", gzip.compress(b"".join(good), mtime=0), _good_expected(b)),
         Case("gzip_cut_short.jsonl.gz",
              _cut_gzip(b"".join(good) + third[0][: len(third[0]) // 2]),
@@ -201,8 +206,9 @@ def _stderr_for(path: str, fmt: str, expected: Expected) -> str:
     elif expected.format == "empty":
         text = f"wavemetrics: note: {path}: empty input\n"
     if expected.error is None and expected.format != "empty" and expected.lines_used == 0:
-        text += (f"wavemetrics: note: {path}: no tool calls found in {expected.lines_read}"
-                 f" lines read as {expected.format or fmt}\n")
+        n = expected.lines_read
+        text += (f"wavemetrics: note: {path}: no tool calls found in {n}"
+                 f" line{'' if n == 1 else 's'} read as {expected.format or fmt}\n")
     return text
 
 
@@ -383,12 +389,15 @@ def test_random_bytes_are_never_recognised_and_never_crash(tmp_path: Path) -> No
     ["frobnicate"],
 ])
 def test_usage_errors_exit_2_without_a_traceback(args: list[str]) -> None:
-    """Bad options or dates, or an unknown command exit with status 2 (no PATH:
+    """Bad options or dates, or an unknown command exit with status 2, in the one error
+    style: a single line ``wavemetrics: error: ...`` ending in a --help hint (no PATH:
     tests/test_locations.py)."""
     result = _invoke(*args)
     assert result.exit_code == 2
     assert result.stdout == ""
-    assert result.stderr.startswith("Usage: ")
+    assert result.stderr.startswith("wavemetrics: error: ")
+    assert result.stderr.endswith(" --help')\n")
+    assert result.stderr.count("\n") == 1
 
 
 def test_every_registered_format_has_a_bad_input_row() -> None:

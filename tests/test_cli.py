@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -425,11 +426,272 @@ def test_progress_counts_every_file_once(tmp_path: Path) -> None:
 
     for index in range(3):
         _events(tmp_path, PARALLEL, name=f"e{index}.jsonl")
-    steps: list[int] = []
+    steps: list[Sequence[str]] = []
     folder = CORPUS / "claude-code-log" / "-Users-dain-workspace-coderabbit-review-helper"
     read_inputs([str(tmp_path), str(folder)], progress=steps.append)
-    assert sum(steps) == 3 + 5
-    assert steps.count(5) == 1  # the Claude project folder counts when it is read
+    done = [path for step in steps for path in step]
+    assert sorted(done) == sorted(
+        [str(tmp_path / f"e{i}.jsonl") for i in range(3)]
+        + [str(p) for p in folder.glob("*.jsonl")])
+    assert [len(step) for step in steps].count(5) == 1  # the Claude folder: when it is read
+
+
+def test_no_arguments_print_the_help_and_exit_0() -> None:
+    """``wavemetrics`` alone lists the commands on stdout and is not an error (exit 0)."""
+    result = CliRunner().invoke(main, [])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("Usage: wavemetrics [OPTIONS]")
+    assert "summarize" in result.stdout and result.stderr == ""
+
+
+def test_a_usage_error_names_the_command_to_ask_for_help() -> None:
+    """A mistyped option is one line with click's suggestion and the command's --help hint."""
+    result = CliRunner().invoke(main, ["summarize", "--formt", "x"])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "wavemetrics: error: No such option '--formt'. (Did you mean one of: '--format',"
+        " '--input-format'?) (try 'wavemetrics summarize --help')\n"
+    )
+
+
+@needs_corpus
+def test_unmeasurable_format_cites_the_users_docs() -> None:
+    """The reason given for an OpenHands file cites docs/formats.md, which users have."""
+    path = CORPUS / "openhands" / "basic.json"
+    result = CliRunner().invoke(main, ["summarize", str(path)])
+    assert result.exit_code == 1
+    assert "which docs/formats.md treats as invalid" in result.stderr
+    assert "spec/" not in result.stderr
+
+
+def _events_file(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+@needs_corpus
+def test_header_of_a_cut_gzip_says_it_was_read_in_part(tmp_path: Path) -> None:
+    """A gzip cut in half is read up to the cut: the header counts it as read (pi), in part,
+    not as ``none read`` above a lane of figures; exit 1 for the error."""
+    import gzip
+
+    whole = gzip.compress((CORPUS / "pi-mono" / "before-compaction.jsonl").read_bytes())
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(whole[: len(whole) // 2])
+    result = CliRunner().invoke(main, ["summarize", str(cut)])
+    assert result.exit_code == 1
+    assert result.stdout.startswith(
+        "inputs: 1 pi (auto-detected); 1 of them read only in part, up to an error\n"
+        "  (figures are a lower bound)\n"
+    )
+    assert "could not be read" not in result.stdout
+
+
+@needs_corpus
+def test_nothing_read_prints_the_error_only() -> None:
+    """When every input failed before a line was read, stdout is empty: no table of zeros."""
+    path = CORPUS / "openhands" / "basic.json"
+    for command in ("summarize", "waves"):
+        result = CliRunner().invoke(main, [command, str(path)])
+        assert (result.exit_code, result.stdout) == (1, "")
+        assert result.stderr.startswith(f"wavemetrics: error: {path}: OpenHands event list")
+
+
+def test_jsonl_says_which_lanes_emitted_no_event(tmp_path: Path) -> None:
+    """A lane with one call that never ended has no wave, so no v1 event: stderr says so."""
+    path = _events_file(tmp_path / "s.jsonl", [
+        {"type": "tool_execution_start", "toolCallId": "a", "toolName": "read", "timestamp": 1},
+    ])
+    result = CliRunner().invoke(main, ["summarize", "--format", "jsonl", str(path)])
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == (
+        "wavemetrics: note: 1 lane emitted no event (no waves; the v1 contract emits none):"
+        " s/main (calls not counted: incomplete 1)\n"
+    )
+
+
+def test_counts_in_messages_are_singular_for_one(tmp_path: Path) -> None:
+    """One line read (a known record type, no tool call) is ``1 line``, not ``1 lines``."""
+    path = _events_file(tmp_path / "s.jsonl", [{"type": "message", "timestamp": 1}])
+    result = CliRunner().invoke(main, ["summarize", "--input-format", "events", str(path)])
+    assert ("no tool calls found in 1 line read as events; is --input-format events right?"
+            " (auto detects the format)\n") in result.stderr
+
+
+@needs_corpus
+def test_sub_agent_files_without_their_session_are_noted() -> None:
+    """A ``subagents/`` folder read without its session file: the missing main lane is noted."""
+    project = CORPUS / "claude-code-log" / "-experiments-worktrees"
+    session = project / "ef958aa1-0e93-49f0-bb71-150f63befcd1"
+    result = CliRunner().invoke(main, ["summarize", str(session / "subagents")])
+    assert result.exit_code == 0
+    assert result.stderr == (
+        f"wavemetrics: note: {session}/subagents/: sub-agent files read without their session"
+        f" ({session}.jsonl was not read): the main lane is missing; pass the project folder\n"
+    )
+
+
+@needs_corpus
+def test_gzipped_session_without_its_sub_agents_is_noted(tmp_path: Path) -> None:
+    """A gzipped session file named without its ``subagents/`` folder gets the same note."""
+    import gzip
+    import shutil
+
+    project = CORPUS / "claude-code-log" / "-experiments-worktrees"
+    name = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
+    shutil.copytree(project / name, tmp_path / name)
+    session = tmp_path / f"{name}.jsonl.gz"
+    session.write_bytes(gzip.compress((project / f"{name}.jsonl").read_bytes()))
+    result = CliRunner().invoke(main, ["summarize", str(session)])
+    assert f"sub-agent files in {tmp_path / name / 'subagents'}/ were not read" in result.stderr
+
+
+def _session_calls(path: Path, session: str) -> Path:
+    return _events_file(path, [
+        {"type": "tool_execution_start", "toolCallId": "a", "toolName": "read",
+         "timestamp": 1, "sessionId": session},
+        {"type": "tool_execution_end", "toolCallId": "a", "toolName": "read",
+         "timestamp": 2, "sessionId": session},
+    ])
+
+
+def test_session_ids_are_cut_to_prefixes_that_tell_them_apart(tmp_path: Path) -> None:
+    """Ids sharing their first 9 characters keep as many as tell them apart (the fixed
+    9-character cut showed ``0199812e-…`` twice); ids that fit are shown whole."""
+    a = _session_calls(tmp_path / "a.jsonl", "0199812e-64f0-7f73-91fc")
+    b = _session_calls(tmp_path / "b.jsonl", "0199812e-7a10-7f73-91fc")
+    rows = CliRunner().invoke(main, ["summarize", str(a), str(b)]).stdout.splitlines()[3:5]
+    assert [row.split()[0] for row in rows] == ["0199812e-6…", "0199812e-7…"]
+    c = _session_calls(tmp_path / "c.jsonl", "run-2026-11-30-a")
+    d = _session_calls(tmp_path / "d.jsonl", "run-2026-11-30-b")
+    for command in ("summarize", "waves"):
+        out = CliRunner().invoke(main, [command, str(c), str(d)]).stdout
+        assert "\nrun-2026-11-30-a main " in out and "\nrun-2026-11-30-b main " in out
+
+
+def test_show_paths_traces_each_row_to_its_input(tmp_path: Path) -> None:
+    """--show-paths lists every row's full session/lane id, its format and its input."""
+    a = _session_calls(tmp_path / "a.jsonl", "session-one-with-a-long-id")
+    for command in ("summarize", "waves"):
+        result = CliRunner().invoke(main, [command, "--show-paths", str(a)])
+        assert result.exit_code == 0
+        assert result.stdout.endswith(
+            "\nrows: session/lane (format): input\n"
+            f"  session-one-with-a-long-id/main (events): {a}\n"
+        )
+
+
+CODEX = ("agentcmd/codex/rollout-2025-09-24T20-12-23-01997ea4-a70d-7da3-8c20-c736db82a7c5"
+         ".jsonl")
+
+
+@needs_corpus
+def test_identical_inputs_are_read_once(tmp_path: Path) -> None:
+    """``x.jsonl`` and ``x.jsonl.gz`` with the same content: one row (16 calls), not a
+    doubled total; stderr, the header and JSON say the copy was read once."""
+    import gzip
+
+    content = (CORPUS / CODEX).read_bytes()
+    (tmp_path / "x.jsonl").write_bytes(content)
+    (tmp_path / "x.jsonl.gz").write_bytes(gzip.compress(content))
+    result = CliRunner().invoke(main, ["summarize", str(tmp_path)])
+    assert result.exit_code == 0
+    assert result.stdout.startswith(
+        "inputs: 1 codex (auto-detected); 1 the same as another input, read once\n")
+    assert "\ntotal      1 lane        16 " in result.stdout
+    assert result.stderr == (f"wavemetrics: note: {tmp_path / 'x.jsonl.gz'}: the same content"
+                             f" as {tmp_path / 'x.jsonl'}, read once\n")
+    document = json.loads(CliRunner().invoke(
+        main, ["summarize", "--format", "json", str(tmp_path)]).stdout)
+    assert document["total"]["paired_calls"] == 16
+    assert document["same_content"] == [
+        {"path": str(tmp_path / "x.jsonl.gz"), "same_as": str(tmp_path / "x.jsonl")}]
+    assert document["inputs"][1]["format"] == "duplicate"
+
+
+@needs_corpus
+def test_the_same_path_named_twice_is_read_once() -> None:
+    """A file named twice on the command line gives one row."""
+    path = str(CORPUS / CODEX)
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", path, path])
+    assert len(json.loads(result.stdout)["lanes"]) == 1
+
+
+def test_a_session_lane_from_two_inputs_is_noted(tmp_path: Path) -> None:
+    """Two different files carrying session s / lane main: each counted, and the table,
+    stderr and JSON say the session/lane came from two inputs."""
+    a = _session_calls(tmp_path / "a.jsonl", "s")
+    b = _events_file(tmp_path / "b.jsonl", [
+        {"type": "tool_execution_start", "toolCallId": "z", "toolName": "grep",
+         "timestamp": 5, "sessionId": "s"},
+        {"type": "tool_execution_end", "toolCallId": "z", "toolName": "grep",
+         "timestamp": 9, "sessionId": "s"},
+    ])
+    result = CliRunner().invoke(main, ["summarize", str(a), str(b)])
+    assert result.exit_code == 0
+    assert ("repeated: 1 session/lane read from 2+ inputs, counted per input (--show-paths)\n"
+            in result.stdout)
+    assert result.stderr == (f"wavemetrics: note: s/main was read from 2 inputs ({a}, {b});"
+                             " each is counted\n")
+    document = json.loads(CliRunner().invoke(
+        main, ["summarize", "--format", "json", str(a), str(b)]).stdout)
+    assert document["repeated_lanes"] == [
+        {"session_id": "s", "lane_id": "main", "paths": [str(a), str(b)]}]
+    assert "repeated_lanes" not in json.loads(CliRunner().invoke(
+        main, ["summarize", "--format", "json", str(a)]).stdout)
+
+
+@needs_corpus
+def test_a_wrong_input_format_is_an_error_exit_1() -> None:
+    """Every line of a Codex rollout read as codex-tui is a problem: an error for that
+    input (exit 1, as efficiency_axis calls it failed), not a table of zeros."""
+    path = CORPUS / CODEX
+    result = CliRunner().invoke(main, ["summarize", "--input-format", "codex-tui", str(path)])
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (
+        f"wavemetrics: error: {path}: no usable record: 112 lines read as codex-tui, 112 not"
+        " usable (missing_kind 112), none used; is --input-format codex-tui right?"
+        " (auto detects the format)\n"
+    )
+    document = json.loads(CliRunner().invoke(
+        main, ["summarize", "--format", "json", "--input-format", "codex-tui", str(path)]).stdout)
+    (report,) = document["inputs"]
+    assert (report["lines_read"], report["problems"]) == (112, {"missing_kind": 112})
+
+
+@needs_corpus
+def test_gzip_on_stdin_is_detected_by_its_magic_bytes() -> None:
+    """``gzip -c f | wavemetrics summarize -`` reads the session (5 calls), not an error."""
+    import gzip
+
+    data = gzip.compress((CORPUS / "agentcmd" / "claude" / "full-session-five.jsonl").read_bytes())
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", "-"], input=data)
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["inputs"][0]["format"] == "claude-code"
+    assert document["total"]["paired_calls"] == 5
+
+
+def test_gzip_without_the_suffix_is_read(tmp_path: Path) -> None:
+    """A gzipped file whose name does not end in .gz is decompressed too."""
+    import gzip
+
+    plain = _session_calls(tmp_path / "s.jsonl", "s")
+    packed = tmp_path / "packed.jsonl"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    document = json.loads(CliRunner().invoke(
+        main, ["summarize", "--format", "json", str(packed)]).stdout)
+    assert document["total"]["paired_calls"] == 1
+
+
+def test_empty_folder_message_lists_every_suffix_read(tmp_path: Path) -> None:
+    """A folder with no trace file names every suffix a folder walk reads, .gz and .eval too."""
+    result = CliRunner().invoke(main, ["summarize", str(tmp_path)])
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (
+        f"wavemetrics: error: {tmp_path}: no trace files in this directory (read: *.jsonl,"
+        " *.json, *.jsonl.gz, *.json.gz, *.eval)\n"
+    )
 
 
 def test_option_names_spelled_for_the_cli_equal_their_sources() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import saving_trial, write_events
 from tests.extras import needs_scipy
 from wavemetrics.cli import main
@@ -36,11 +38,13 @@ from wavemetrics.compare import (
 
 JSON_KEYS = [
     "metric", "difference", "interval", "confidence", "resamples", "seed", "paired_tasks",
-    "baseline_only", "candidate_only", "tasks",
+    "baseline_only", "candidate_only", "unusable_tasks", "empty_tasks", "mixed_kind_tasks",
+    "failed_trials", "lower_bound_trials", "not_read", "no_task_folders", "tasks",
 ]
 TASK_KEYS = [
     "task_id", "baseline_mean", "candidate_mean", "difference", "baseline_trials",
-    "candidate_trials", "baseline_failed", "candidate_failed",
+    "candidate_trials", "baseline_failed", "candidate_failed", "baseline_kinds",
+    "candidate_kinds",
 ]
 
 
@@ -66,12 +70,13 @@ def make_sides(root: Path) -> tuple[Path, Path]:
 # By hand: t1 baseline (10 + 30) / 2 = 20, candidate 50, +30; t2 baseline 40 (b failed),
 # candidate (20 + 80) / 2 = 50, +10; t3 and t4 one-sided; t5 candidate's only trial is
 # empty (failed). Overall (30 + 10) / 2 = 20.
+EV = ("events",)  # the kind of every usable trial of make_sides
 EXPECTED_TASKS = [
-    TaskRow("t1", 20.0, 50.0, 30.0, 2, 1, 0, 0),
-    TaskRow("t2", 40.0, 50.0, 10.0, 2, 2, 1, 0),
-    TaskRow("t3", 5.0, None, None, 1, 0, 0, 0),
-    TaskRow("t4", None, 7.0, None, 0, 1, 0, 0),
-    TaskRow("t5", 60.0, None, None, 1, 1, 0, 1),
+    TaskRow("t1", 20.0, 50.0, 30.0, 2, 1, 0, 0, EV, EV),
+    TaskRow("t2", 40.0, 50.0, 10.0, 2, 2, 1, 0, EV, EV),
+    TaskRow("t3", 5.0, None, None, 1, 0, 0, 0, EV, ()),
+    TaskRow("t4", None, 7.0, None, 0, 1, 0, 0, (), EV),
+    TaskRow("t5", 60.0, None, None, 1, 1, 0, 1, EV, ()),
 ]
 
 EXPECTED_TABLE = """\
@@ -92,9 +97,10 @@ t4                        0    0          -      1    0      0.007           -
 t5                        1    0      0.060      1    1          -           -
 baseline only: t3
 candidate only: t4
-n: trials found; fail: trials with no value (unreadable, unrecognised,
-empty, no usable record); means are over the other trials; unusable:
-a task in both folders with no usable trial on one side.
+n: trials found (a trial is one session, its lanes summed); fail: trials
+with no value (unreadable, unrecognised, empty, no usable record); means
+are over the other trials; unusable: a task in both folders with no
+usable trial on one side.
 """
 
 
@@ -166,13 +172,18 @@ def test_json_has_exactly_the_listed_keys(tmp_path: Path) -> None:
     assert {k: v for k, v in document.items() if k not in ("tasks", "interval")} == {
         "metric": "upper_bound_saved_ms", "difference": 10.0, "confidence": 0.9,
         "resamples": 500, "seed": 7, "paired_tasks": 2, "baseline_only": ["t3"],
-        "candidate_only": ["t4"],
+        "candidate_only": ["t4"], "unusable_tasks": ["t5"], "empty_tasks": [],
+        "mixed_kind_tasks": [], "failed_trials": {"baseline": 1, "candidate": 1},
+        "lower_bound_trials": [], "not_read": [str(base / "stray.jsonl")],
+        "no_task_folders": [],
     }
     assert document["tasks"][:2] == [
         {"task_id": "t1", "baseline_mean": 60.0, "candidate_mean": 75.0, "difference": 15.0,
-         "baseline_trials": 2, "candidate_trials": 1, "baseline_failed": 0, "candidate_failed": 0},
+         "baseline_trials": 2, "candidate_trials": 1, "baseline_failed": 0, "candidate_failed": 0,
+         "baseline_kinds": ["events"], "candidate_kinds": ["events"]},
         {"task_id": "t2", "baseline_mean": 70.0, "candidate_mean": 75.0, "difference": 5.0,
-         "baseline_trials": 2, "candidate_trials": 2, "baseline_failed": 1, "candidate_failed": 0},
+         "baseline_trials": 2, "candidate_trials": 2, "baseline_failed": 1, "candidate_failed": 0,
+         "baseline_kinds": ["events"], "candidate_kinds": ["events"]},
     ]
     assert document["tasks"][3]["baseline_mean"] is None
     assert document["interval"] == [5.0, 15.0]
@@ -213,7 +224,7 @@ def test_share_is_zero_for_a_trial_without_non_eval_calls(tmp_path: Path) -> Non
     saving_trial(tmp_path / "c" / "t" / "a.jsonl", 30)
     comparison = compare_folders(str(tmp_path / "b"), str(tmp_path / "c"),
                                  metric="non_eval_multi_call_share")
-    assert comparison.tasks == (TaskRow("t", 0.0, 1.0, 1.0, 1, 1, 0, 0),)
+    assert comparison.tasks == (TaskRow("t", 0.0, 1.0, 1.0, 1, 1, 0, 0, EV, EV),)
 
 
 @needs_scipy
@@ -226,7 +237,9 @@ def test_one_paired_task_has_no_interval_and_says_why(tmp_path: Path) -> None:
     assert (document["difference"], document["interval"], code) == (15.0, None, 0)
     code, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"))
     assert "95% interval: none (1 paired task: the bootstrap needs at least 2)\n" in out
-    assert "warning: fewer than 10 paired tasks: the interval is unreliable\n" in out
+    # no interval, so no bootstrap ran: neither its method line nor its warning is shown
+    assert "warning: fewer than 10 paired tasks" not in out
+    assert "paired bootstrap over tasks" not in out
 
 
 @needs_scipy
@@ -317,7 +330,8 @@ def test_missing_scipy_exits_2_with_the_install_command(
     (tmp_path / "c").mkdir()
     code, out, err = run("compare", str(tmp_path / "b"), str(tmp_path / "c"))
     assert (code, out) == (2, "")
-    assert err == "wavemetrics: error: compare needs scipy: pip install 'wavemetrics[compare]'\n"
+    assert err == ("wavemetrics: error: compare needs scipy: pip install -e '.[compare]'"
+                   " (in the wavemetrics folder)\n")
     with pytest.raises(MissingExtra):
         paired_bootstrap([1.0, 2.0], [2.0, 4.0])
 
@@ -440,6 +454,94 @@ def test_overflowing_values_give_nulls_not_a_crash() -> None:
     assert json.dumps(document, allow_nan=False)
 
 
+WORKTREES = CORPUS / "claude-code-log" / "-experiments-worktrees"
+SESSION = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
+
+
+def copy_session(task: Path) -> None:
+    """Copy the real worktrees session (main lane + 6 sub-agent files) into ``task``."""
+    task.mkdir(parents=True)
+    shutil.copy(WORKTREES / f"{SESSION}.jsonl", task)
+    shutil.copytree(WORKTREES / SESSION, task / SESSION)
+
+
+@needs_corpus
+def test_a_session_with_its_sub_agents_is_one_trial(tmp_path: Path) -> None:
+    """A Claude Code session and its ``subagents/`` files are one trial: its lanes summed."""
+    copy_session(tmp_path / "b" / "t")
+    saving_trial(tmp_path / "c" / "t" / "a.jsonl", 10)
+    code, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"), "--format", "json")
+    (task,) = json.loads(out)["tasks"]
+    # Lanes with a saving (tests/test_cli.py's independently computed table):
+    # main 1 642 275 + a4ca7529 325 974 + ab1e6e14 53 504 = 2 021 753 ms, one trial
+    # (the mean over 7 files would be 288 821.857... ms).
+    assert (task["baseline_trials"], task["baseline_mean"]) == (1, 2021753.0)
+    assert task["baseline_kinds"] == ["claude-code"]
+    assert (task["difference"], code) == (10.0 - 2021753.0, 0)
+
+
+@needs_corpus
+def test_a_task_whose_trials_differ_in_kind_is_flagged(tmp_path: Path) -> None:
+    """A side whose trials of one task are of two formats is flagged in the table and JSON."""
+    copy_session(tmp_path / "b" / "t")
+    saving_trial(tmp_path / "b" / "t" / "a.jsonl", 10)
+    saving_trial(tmp_path / "c" / "t" / "a.jsonl", 10)
+    _code, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"), "--format", "json")
+    document = json.loads(out)
+    assert document["mixed_kind_tasks"] == ["t"]
+    assert document["tasks"][0]["baseline_kinds"] == ["claude-code", "events"]
+    assert document["tasks"][0]["baseline_trials"] == 2
+    _, table, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"))
+    assert "\nt*  " in table
+    assert "  t: baseline claude-code, events\n" in table
+
+
+def test_files_sharing_a_default_session_id_stay_two_trials(tmp_path: Path) -> None:
+    """Two trial folders each holding ``trace.jsonl`` (session id from the name) are two trials."""
+    saving_trial(tmp_path / "b" / "t" / "trial-1" / "trace.jsonl", 10)
+    saving_trial(tmp_path / "b" / "t" / "trial-2" / "trace.jsonl", 30)
+    saving_trial(tmp_path / "c" / "t" / "trace.jsonl", 50)
+    comparison = compare_folders(str(tmp_path / "b"), str(tmp_path / "c"))
+    assert comparison.tasks == (TaskRow("t", 20.0, 50.0, 30.0, 2, 1, 0, 0, EV, EV),)
+
+
+def test_lower_bound_trials_are_named_in_table_and_json(tmp_path: Path) -> None:
+    """The lower-bound line names each trial (side/task/session); JSON lists the same names."""
+    write_events(tmp_path / "b" / "t" / "a.jsonl", [
+        ("tool_execution_start", "x", "read", 0, "main"),
+    ])
+    saving_trial(tmp_path / "c" / "t" / "a.jsonl", 10)
+    _, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"))
+    assert ("lower bound: 1 usable trial lost calls or lines (figures are a lower bound):\n"
+            "  baseline/t/a\n") in out
+    _, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"), "--format", "json")
+    assert json.loads(out)["lower_bound_trials"] == ["baseline/t/a"]
+
+
+def test_a_side_without_task_folders_says_so_and_exits_1(tmp_path: Path) -> None:
+    """A side folder with no task folder is named on stderr and in the table; exit 1."""
+    (tmp_path / "b").mkdir()
+    saving_trial(tmp_path / "c" / "t" / "a.jsonl", 10)
+    code, out, err = run("compare", str(tmp_path / "b"), str(tmp_path / "c"))
+    assert code == 1
+    assert f"wavemetrics: error: baseline {tmp_path / 'b'}: no task folders found" in err
+    assert "baseline: no task folders found (expected baseline/<task_id>/<traces>)\n" in out
+    _, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"), "--format", "json")
+    assert json.loads(out)["no_task_folders"] == ["baseline"]
+
+
+def test_task_folders_with_no_trial_files_on_either_side_exit_1(tmp_path: Path) -> None:
+    """A task whose folders on both sides hold no trace file is an error (exit 1), named."""
+    for side in ("b", "c"):
+        saving_trial(tmp_path / side / "t" / "a.jsonl", 10)
+        (tmp_path / side / "hollow").mkdir()
+    code, out, err = run("compare", str(tmp_path / "b"), str(tmp_path / "c"))
+    assert code == 1
+    assert "wavemetrics: error: task hollow: no trial files in either folder\n" in err
+    assert "no trial files: 1 task on neither side: hollow\n" in out
+    _, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"), "--format", "json")
+    document = json.loads(out)
+    assert (document["empty_tasks"], document["unusable_tasks"]) == (["hollow"], ["hollow"])
 def test_side_holds_read_only_tasks() -> None:
     """A frozen Side keeps a read-only copy of its tasks; a SideTask checks its counts."""
     tasks = {"t1": SideTask((1.0,), 1)}

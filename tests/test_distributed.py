@@ -178,11 +178,11 @@ def test_stdin_is_refused(client: Client) -> None:
 def test_missing_extra_names_the_install_command(
     module: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Without dask or distributed, one line says pip install 'wavemetrics[dask]'."""
+    """Without dask or distributed, one line says pip install -e '.[dask]'."""
     monkeypatch.setitem(sys.modules, module, None)  # makes `import <module>` fail
     with pytest.raises(ImportError) as raised:
         summarize_on_dask(["x.jsonl"], client=None)  # type: ignore[arg-type]
     message = str(raised.value)
     assert INSTALL_HINT in message
-    assert INSTALL_HINT == "pip install 'wavemetrics[dask]'"
+    assert INSTALL_HINT == "pip install -e '.[dask]' (in the wavemetrics folder)"
     assert "\n" not in message

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from wavemetrics.schema import EXTRA_PROPERTIES, V1_PROPERTIES
 
@@ -86,3 +90,79 @@ def test_formats_doc_examples_give_the_figures_it_states(tmp_path: Path) -> None
         total = json.loads(result.stdout)["total"]
         assert (total["modeled_wallclock_saved_ms"], total["upper_bound_saved_ms"],
                 total["non_eval_saved_round_trips"]) == figures
+
+
+def _doc_files() -> list[Path]:
+    return [DOCS.parent / "README.md", *sorted(DOCS.glob("*.md"))]
+
+
+@pytest.mark.parametrize("doc", ["docs/bench-integration.md", "README.md"])
+def test_bench_snippet_defines_every_name_it_uses(
+    doc: str, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """The bench-runner Python block (docs and README) runs as written: no undefined name."""
+    text = (DOCS.parent / doc).read_text(encoding="utf-8")
+    snippet = next(block for block in re.findall(r"```python\n(.*?)\n```", text, flags=re.S)
+                   if "efficiency_axis(" in block)
+    monkeypatch.chdir(tmp_path)  # its trial folder does not exist here: a skipped axis
+    namespace: dict[str, Any] = {}
+    exec(compile(snippet, doc, "exec"), namespace)
+    assert namespace["result"]["axes"]["efficiency"]["state"] == "skipped"
+
+
+def test_readme_core_snippet_gives_the_saving_it_states() -> None:
+    """The README's core-API block runs and its wave saves 100 + 30 - 100 = 30 ms."""
+    text = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+    snippet = next(block for block in re.findall(r"```python\n(.*?)\n```", text, flags=re.S)
+                   if "assemble_waves(" in block)
+    namespace: dict[str, Any] = {}
+    exec(compile(snippet, "README.md", "exec"), namespace)
+    assert namespace["summary"].modeled_wallclock_saved_ms == 30.0
+
+
+def test_doc_commands_never_write_a_tracked_file() -> None:
+    """No ``-o FILE`` in a README or docs command names a file of the repository
+    (docs/timeline.md's command overwrote docs/timeline-example.png)."""
+    root = DOCS.parent.resolve()
+    tracked = {(root / line).resolve() for line in subprocess.run(
+        ["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True,
+    ).stdout.splitlines()}
+    assert root / "docs" / "timeline-example.png" in tracked
+    for doc in _doc_files():
+        for block in re.findall(r"```sh\n(.*?)\n```", doc.read_text(encoding="utf-8"), re.S):
+            for target in re.findall(r"(?:-o|--output)\s+(\S+)", block):
+                assert (root / target).resolve() not in tracked, f"{doc.name}: -o {target}"
+
+
+def test_one_install_spelling_in_docs_and_messages() -> None:
+    """Every extra is installed as ``pip install [-q] -e '.[extra]'``: in the README, the
+    docs and the error hints alike (a bare ``'.[extra]'`` undoes an editable install)."""
+    from wavemetrics.compare import INSTALL_HINT as COMPARE
+    from wavemetrics.distributed import INSTALL_HINT as DASK
+    from wavemetrics.timeline import INSTALL_HINT as TIMELINE
+
+    texts = [doc.read_text(encoding="utf-8") for doc in _doc_files()]
+    texts += [COMPARE, DASK, TIMELINE]
+    commands = [c for text in texts for c in re.findall(r"pip install [^`\n|]*", text)]
+    assert commands
+    ours = [c for c in commands if "wavemetrics[" in c or "'.[" in c or re.search(r" \.( |$)", c)]
+    assert ours
+    for command in ours:  # installs of wavemetrics itself (others, e.g. orjson, are not ours)
+        assert re.match(r"pip install (-q )?-e ('\.\[[a-z,]+\]'|\.)( |$)", command), command
+    assert "'.[timeline]'" in TIMELINE and "'.[compare]'" in COMPARE and "'.[dask]'" in DASK
+
+
+def test_summarize_table_keeps_to_80_columns_with_many_formats() -> None:
+    """docs/cli.md promises at most 80 columns: the ``inputs:`` line of the whole
+    corpus (seven formats and unreadable files) is wrapped, not 121 columns wide."""
+    from click.testing import CliRunner
+
+    from tests.corpus import CORPUS
+    from wavemetrics.cli import main
+
+    if not CORPUS.is_dir():
+        pytest.skip(f"corpus absent: {CORPUS}")
+    result = CliRunner().invoke(main, ["summarize", "--jobs", "1", str(CORPUS)])
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("inputs: ")
+    assert max(len(line) for line in lines) <= 80

@@ -18,8 +18,9 @@ def test_missing_extra_is_an_import_error_naming_the_install_command() -> None:
     """MissingExtraError is an ImportError whose message ends with the extra's pip command."""
     error = MissingExtraError("timeline", "matplotlib", "timeline")
     assert isinstance(error, ImportError)
-    assert str(error) == "timeline needs matplotlib: pip install 'wavemetrics[timeline]'"
-    assert (error.extra, error.install_hint) == ("timeline", "pip install 'wavemetrics[timeline]'")
+    hint = "pip install -e '.[timeline]' (in the wavemetrics folder)"
+    assert str(error) == f"timeline needs matplotlib: {hint}"
+    assert (error.extra, error.install_hint) == ("timeline", hint)
 
 
 def test_one_missing_extra_error_for_timeline_compare_and_dask() -> None:
@@ -27,11 +28,11 @@ def test_one_missing_extra_error_for_timeline_compare_and_dask() -> None:
     assert timeline.MatplotlibMissing is MissingExtraError
     assert compare.MissingExtra is MissingExtraError
     assert (timeline.INSTALL_HINT, compare.INSTALL_HINT, distributed.INSTALL_HINT) == (
-        "pip install 'wavemetrics[timeline]'",
-        "pip install 'wavemetrics[compare]'",
-        "pip install 'wavemetrics[dask]'",
+        "pip install -e '.[timeline]' (in the wavemetrics folder)",
+        "pip install -e '.[compare]' (in the wavemetrics folder)",
+        "pip install -e '.[dask]' (in the wavemetrics folder)",
     )
-    assert install_hint("x") == "pip install 'wavemetrics[x]'"
+    assert install_hint("x") == "pip install -e '.[x]' (in the wavemetrics folder)"
 
 
 def test_stream_order_and_lane_errors_subclass_built_ins() -> None:

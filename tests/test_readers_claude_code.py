@@ -166,9 +166,13 @@ def test_lines_are_deduplicated_by_uuid_across_a_project_folder(tmp_path: Path) 
 
 
 def test_different_project_folders_are_never_deduplicated_together(tmp_path: Path) -> None:
-    """The same uuid in two project folders is read in both: de-duplication is per folder."""
+    """The same uuid in two project folders is read in both: de-duplication is per folder.
+
+    (The second file differs by one non-tool line, so it is not a byte-identical
+    copy, which is read once whatever the format.)"""
     lines = [_assistant("u1", _t(1), _use("a")), _user("u2", _t(2), _result("a"))]
-    outcome = _read_tree(tmp_path, {"p1/s1.jsonl": lines, "p2/s1.jsonl": lines}, "p1", "p2")
+    other = [*lines, _line(type="summary", uuid="u9")]
+    outcome = _read_tree(tmp_path, {"p1/s1.jsonl": lines, "p2/s1.jsonl": other}, "p1", "p2")
     assert [(lane.path, len(lane.observations)) for lane in outcome.lanes] == [
         (str(tmp_path / "p1" / "s1.jsonl"), 2), (str(tmp_path / "p2" / "s1.jsonl"), 2)
     ]

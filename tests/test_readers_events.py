@@ -345,3 +345,22 @@ def test_figures_of_a_small_stream_end_to_end(tmp_path: Path) -> None:
         "incomplete_calls": 0, "clock_anomalies": 0,
     }
     assert {key: lane[key] for key in expected} == expected
+
+
+def test_end_with_an_empty_tool_name_is_an_invalid_tool_record(tmp_path: Path) -> None:
+    """An end whose ``toolName`` is ``""`` is ``invalid_tool_record``, so its start stays open."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join([
+        _start("a", 1000), _end("a", 2000, name=""),
+        _start("b", 3000), _end("b", 4000, name=[]),
+        _start("c", 5000), _end("c", 6000),
+    ]))
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(path)])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    (report,) = document["inputs"]
+    # 6 lines: two ends rejected, four records used; calls a and b never end.
+    assert (report["lines_read"], report["lines_used"]) == (6, 4)
+    assert report["problems"] == {"invalid_tool_record": 2}
+    total = document["total"]
+    assert (total["paired_calls"], total["incomplete_calls"]) == (1, 2)

@@ -24,6 +24,9 @@ from wavemetrics.pipeline import read_inputs
 from wavemetrics.readers import sources as sources_module
 from wavemetrics.readers.sources import Source, expand_paths, open_error, project_folder
 
+NO_TRACE_FILES = ("no trace files in this directory (read: *.jsonl, *.json, *.jsonl.gz,"
+                  " *.json.gz, *.eval)")
+
 LINES = [b'{"n": 1}\n', b"\n", b'{"n": 2}\n', b"  \n", b'{"n": 3}\n', b'{"n": 4}']
 
 
@@ -166,8 +169,8 @@ def test_expand_paths_reports_missing_paths_and_empty_folders(tmp_path: Path) ->
     assert files == []
     assert errors == [
         (missing, "no such file or directory"),
-        (str(tmp_path / "empty"), "no *.jsonl or *.json trace files in this directory"),
-        (str(tmp_path / "notes"), "no *.jsonl or *.json trace files in this directory"),
+        (str(tmp_path / "empty"), NO_TRACE_FILES),
+        (str(tmp_path / "notes"), NO_TRACE_FILES),
     ]
 
 

@@ -162,21 +162,75 @@ def test_svg_is_the_same_bytes_for_the_same_input(tmp_path: Path) -> None:
 
 @needs_matplotlib
 @needs_corpus
-def test_png_of_one_lane_is_1200_by_300_pixels(tmp_path: Path) -> None:
-    """A one-lane PNG is 12 x (0.75 + 2.0 + 0.25) in at 100 dpi: 1200 x 300 px."""
+def test_png_of_one_lane_is_as_high_as_its_largest_wave(tmp_path: Path) -> None:
+    """full-session-five's largest wave has 2 calls: 12 x (0.75 + (0.25 + 2 x 0.25 + 0.5)
+    + 0.25) in at 100 dpi, 1200 x 225 px (a fixed-height panel was 300 px, mostly empty)."""
     out = tmp_path / "five.png"
     code, _, _ = _run(str(FIVE), "-o", str(out))
     assert code == 0
-    assert _png_size(out) == (1200, 300)
+    assert _png_size(out) == (1200, 225)
 
 
 @needs_matplotlib
-def test_png_height_grows_200_pixels_per_lane(tmp_path: Path) -> None:
-    """A two-lane PNG is 12 x (0.75 + 2 x 2.0 + 0.25) in at 100 dpi: 1200 x 500 px."""
+def test_png_height_adds_each_panels_rows(tmp_path: Path) -> None:
+    """Lanes with waves of 2 and 1 calls: 0.75 + (0.25 + 0.5 + 0.5) + (0.25 + 0.25 + 0.5)
+    + 0.25 = 3.25 in, 1200 x 325 px."""
     out = tmp_path / "two.png"
     code, stdout, _ = _run(_events(tmp_path, TWO_LANES), "-o", str(out))
     assert (code, stdout) == (0, f"{out}: 2 lanes, 3 calls\n")
-    assert _png_size(out) == (1200, 500)
+    assert _png_size(out) == (1200, 325)
+
+
+def test_lanes_of_a_session_share_one_clock(tmp_path: Path) -> None:
+    """A sub-agent lane's bars are placed from the session's first call, under the main
+    lane's calls of the same moment (its bash starts 4 s after main's read)."""
+    out = tmp_path / "t.svg"
+    code, _, _ = _run(_events(tmp_path, TWO_LANES), "-o", str(out))
+    assert code == 0
+    ids = _ids(out)
+    tips = [_text(next(iter(ids[i]))) for i in _numbered(ids, "call")]
+    assert tips[2] == "bash: 4.000 s from 4.000 s (non_eval wave of 1)"
+    main_bar, helper_bar = _bar_path(ids["call-0"]), _bar_path(ids["call-2"])
+    x0 = float(re.findall(r"M ([-\d.]+) ", main_bar.attrib["d"])[0])
+    x2 = float(re.findall(r"M ([-\d.]+) ", helper_bar.attrib["d"])[0])
+    # both panels span the session's 8 s (1 s to 9 s) plus 1 % margins: 8.16 s over
+    # (12 - 0.5) in x 72 = 828 pt, so bash starts 4 / 8.16 x 828 pt right of read
+    assert abs((x2 - x0) - 4 / 8.16 * 828) < 0.01
+
+
+def test_panel_title_carries_the_lower_bound_mark(tmp_path: Path) -> None:
+    """A lane with a call that never ended says, in its title, that its figures are a lower bound."""
+    path = tmp_path / "s1.jsonl"
+    lines = [
+        {"type": "tool_execution_start", "toolCallId": "a", "toolName": "read", "timestamp": 0},
+        {"type": "tool_execution_end", "toolCallId": "a", "toolName": "read", "timestamp": 10},
+        {"type": "tool_execution_start", "toolCallId": "b", "toolName": "read", "timestamp": 20},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    out = tmp_path / "t.svg"
+    code, _, _ = _run(str(path), "-o", str(out))
+    assert code == 0
+    texts = [_text(e) for e in ET.parse(out).getroot().iter() if e.tag.endswith("text")]
+    assert any(t.startswith("session s1 / lane main: 1 call in 1 wave (") and t.endswith(
+        "; calls not counted: incomplete 1 (figures are a lower bound)") for t in texts)
+
+
+@needs_matplotlib
+def test_lane_limit_is_checked_before_waves_are_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """101 lanes are refused as soon as they are read: no wave is assembled for them."""
+    import wavemetrics.pipeline
+
+    def never(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("waves were assembled before the lane limit was checked")
+
+    # the CLI imports analyse when the command runs (a lazy import, issue 13)
+    monkeypatch.setattr(wavemetrics.pipeline, "analyse", never)
+    trace = _events(tmp_path, [(f"lane{n}", f"c{n}", "read", 0, 10) for n in range(101)])
+    code, _, stderr = _run(trace, "-o", str(tmp_path / "t.png"))
+    assert code == 1
+    assert stderr.endswith("101 lanes: at most 100 fit in one picture; choose some with --lane\n")
 
 
 @needs_matplotlib
@@ -185,7 +239,7 @@ def test_lane_option_keeps_the_lanes_it_names(tmp_path: Path) -> None:
     trace = _events(tmp_path, TWO_LANES)
     out = tmp_path / "t.svg"
     expected = {
-        ("helper",): ("1 lane, 1 calls", ["bash: 4.000 s from 0.000 s (non_eval wave of 1)"]),
+        ("helper",): ("1 lane, 1 call", ["bash: 4.000 s from 0.000 s (non_eval wave of 1)"]),
         ("s1/main",): ("1 lane, 2 calls", [
             "read: 1.000 s from 0.000 s (non_eval wave of 2)",
             "grep: 0.300 s from 0.100 s (non_eval wave of 2)",
@@ -193,7 +247,7 @@ def test_lane_option_keeps_the_lanes_it_names(tmp_path: Path) -> None:
         ("helper", "main"): ("2 lanes, 3 calls", [
             "read: 1.000 s from 0.000 s (non_eval wave of 2)",
             "grep: 0.300 s from 0.100 s (non_eval wave of 2)",
-            "bash: 4.000 s from 0.000 s (non_eval wave of 1)",
+            "bash: 4.000 s from 4.000 s (non_eval wave of 1)",
         ]),
     }
     for lanes, (counts, titles) in expected.items():
@@ -210,7 +264,7 @@ def test_lane_option_without_a_match_exits_1_and_writes_nothing(tmp_path: Path) 
     out = tmp_path / "t.svg"
     code, stdout, stderr = _run(_events(tmp_path, TWO_LANES), "-o", str(out), "--lane", "mian")
     assert (code, stdout) == (1, "")
-    assert stderr == "wavemetrics: error: --lane mian: no such lane (lanes: main, helper)\n"
+    assert stderr == "wavemetrics: error: --lane mian: no such lane (lanes: s1/main, s1/helper)\n"
     assert not out.exists()
 
 
@@ -223,7 +277,8 @@ def test_missing_matplotlib_says_how_to_install_it(
     code, stdout, stderr = _run(_events(tmp_path, TWO_LANES), "-o", str(out))
     assert (code, stdout) == (2, "")
     assert stderr == (
-        "wavemetrics: error: timeline needs matplotlib: pip install 'wavemetrics[timeline]'\n"
+        "wavemetrics: error: timeline needs matplotlib: pip install -e '.[timeline]'"
+        " (in the wavemetrics folder)\n"
     )
     assert not out.exists()
 
@@ -234,7 +289,7 @@ def test_render_timeline_without_matplotlib_raises_matplotlib_missing(
     """The Python API raises MatplotlibMissing, whose message is the install hint."""
     lanes = _lanes(Path(_events(tmp_path, TWO_LANES)))
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    with pytest.raises(MatplotlibMissing, match=re.escape("pip install 'wavemetrics[timeline]'")):
+    with pytest.raises(MatplotlibMissing, match=re.escape("pip install -e '.[timeline]'")):
         render_timeline(lanes, tmp_path / "t.svg")
 
 
@@ -309,7 +364,14 @@ def test_lane_without_paired_calls_is_an_empty_panel(tmp_path: Path) -> None:
     ids = _ids(out)
     assert _numbered(ids, "call") == []
     root = ET.parse(out).getroot()
-    assert "no paired tool calls" in [_text(e) for e in root.iter() if e.tag.endswith("text")]
+    texts = [_text(e) for e in root.iter() if e.tag.endswith("text")]
+    assert "no paired tool calls" in texts
+    # no time axis (it was an empty 0-1 s axis): no axis label, no tick labels
+    assert not any(t.startswith("seconds from") for t in texts)
+    assert not any(re.fullmatch(r"[\d.]+", t) for t in texts)
+    png = tmp_path / "t.png"
+    _run(str(path), "-o", str(png))
+    assert _png_size(png) == (1200, 150)  # 0.75 + (0.25 title + 0.25 text) + 0.25 in
 
 
 @needs_matplotlib
@@ -349,10 +411,33 @@ def test_more_than_100_lanes_is_refused(tmp_path: Path) -> None:
 
 
 def test_readme_shows_the_timeline_of_the_bundled_example() -> None:
-    """The README's picture exists, is a 7-lane PNG (1200 x 1500 px) and stays under 200 KB."""
+    """The README's picture exists, is the 7-lane PNG of the example and stays under 200 KB.
+
+    Largest waves per lane (the example's histograms): 3, 1, 2, 1, 1, 2, 1 rows, so
+    0.75 + 7 x (0.25 + 0.5) + 11 x 0.25 + 0.25 = 9 in: 1200 x 900 px.
+    """
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Seeing the waves", 1)[1].split("\n## ", 1)[0]
     assert "](docs/timeline-example.png)" in section
     assert "wavemetrics timeline wavemetrics/examples/claude-code-demo.jsonl" in section
-    assert _png_size(PICTURE) == (1200, 1500)
+    assert _png_size(PICTURE) == (1200, 900)
     assert PICTURE.stat().st_size < 200_000
+
+
+def test_lane_option_takes_prefixes_and_sessions(tmp_path: Path) -> None:
+    """--lane accepts a lane-id prefix, a session-id prefix (all its lanes) and
+    SESSION/LANE prefixes; an exact lane id still wins over longer ones it prefixes."""
+    trace = _events(tmp_path, TWO_LANES)
+    out = tmp_path / "t.svg"
+    for lane, counts in (("hel", "1 lane, 1 call"), ("s", "2 lanes, 3 calls"),
+                         ("s1/ma", "1 lane, 2 calls"), ("s/h", "1 lane, 1 call")):
+        code, stdout, _ = _run(trace, "-o", str(out), "--lane", lane)
+        assert (code, stdout) == (0, f"{out}: {counts}\n"), lane
+
+
+def test_nothing_read_gives_the_input_error_only(tmp_path: Path) -> None:
+    """A missing input and --lane: the input's error alone, not also ``no such lane``."""
+    missing = tmp_path / "missing.jsonl"
+    code, stdout, stderr = _run(str(missing), "-o", str(tmp_path / "t.svg"), "--lane", "main")
+    assert (code, stdout) == (1, "")
+    assert stderr == f"wavemetrics: error: {missing}: no such file or directory\n"

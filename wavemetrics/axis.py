@@ -27,7 +27,7 @@ import attrs
 from wavemetrics.classify import EVAL_TOOL_NAMES, WaveBucket, classify_wave
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.pipeline import Analysis, LaneResult, analyse, read_inputs
-from wavemetrics.readers import AUTO, EMPTY, FORMATS, InputReport
+from wavemetrics.readers import AUTO, DUPLICATE, EMPTY, FORMATS, NO_USABLE_RECORD, InputReport
 from wavemetrics.readers.sources import STDIN, expand_paths
 from wavemetrics.schema import LOSS_FIGURES, SCHEMA_KIND, json_safe
 
@@ -40,6 +40,7 @@ __all__ = [
     "efficiency_axis",
     "multi_call_share",
     "non_eval_calls_in_multi_waves",
+    "scored_axis",
 ]
 
 #: What ``traces`` may be: one path, several paths, or ``None``.
@@ -303,7 +304,9 @@ def efficiency_axis(
     analysis = analyse(
         outcome, eval_tool_names=eval_tool_names, max_tracked_calls=max_tracked_calls
     )
-    failed = outcome.failed
+    # an input with no usable record is an error for the CLI; here it keeps its own reason
+    failed = tuple(r for r in outcome.failed
+                   if not (r.error or "").startswith(NO_USABLE_RECORD))
     if failed:
         first = failed[0]
         return EfficiencyAxis(
@@ -311,7 +314,7 @@ def efficiency_axis(
             _one_line(f"trace could not be read: {first.path}: {first.error}"
                       f"{_more(len(failed) - 1)}"),
         )
-    reports = outcome.inputs
+    reports = tuple(r for r in outcome.inputs if r.format != DUPLICATE)  # copies: read once
     if all(report.format == EMPTY for report in reports):
         return EfficiencyAxis(
             AxisState.SKIPPED,
@@ -325,6 +328,22 @@ def efficiency_axis(
             _one_line(f"no usable record: {first.path}: {_problem_text(first)}"),
         )
     return _scored(analysis, eval_tool_names, problem_lines, len(reports), absent)
+
+
+def scored_axis(
+    analysis: Analysis[LaneResult],
+    eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
+    *,
+    problem_lines: int = 0,
+    traces_read: int = 1,
+) -> EfficiencyAxis:
+    """The scored axis of ``analysis`` (already read): figures of its merged total.
+
+    ``problem_lines`` counts the unusable lines of the inputs the lanes came
+    from, ``traces_read`` those inputs; ``compare`` uses this to score each
+    session of a task folder as one trial. Never raises for bad data.
+    """
+    return _scored(analysis, eval_tool_names, problem_lines, traces_read, [])
 
 
 def _scored(

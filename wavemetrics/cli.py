@@ -214,18 +214,77 @@ def _home() -> Any:
     return Path.home()
 
 
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+_SESSION_SUFFIXES = (".jsonl", ".jsonl.gz")
+
+
 def _subagent_hints(paths: Sequence[str], outcome: ReadOutcome[Lane | StreamedLane]) -> None:
-    # A session file named alone leaves its <session>/subagents/ lanes out: say so.
+    """Note partial Claude Code sub-agent sets: a session file read without its
+    ``<session>/subagents/`` folder, or sub-agent files read without their session file."""
     read = {os.path.abspath(r.path) for r in outcome.inputs}
     for path in paths:
-        if not path.endswith(".jsonl") or not os.path.isfile(path):
+        suffix = next((x for x in _SESSION_SUFFIXES if path.endswith(x)), None)
+        if suffix is None or not os.path.isfile(path):
             continue
-        folder = os.path.join(path[: -len(".jsonl")], "subagents")
+        folder = os.path.join(path[: -len(suffix)], "subagents")
         if os.path.isdir(folder) and not any(p.startswith(os.path.abspath(folder)) for p in read):
             click.echo(
                 f"wavemetrics: note: {path}: sub-agent files in {folder}/ were not read;"
                 " pass the project folder to include their lanes", err=True,
             )
+    # <session>/subagents/agent-*.jsonl is Claude Code's layout (the only format with it)
+    readable = {os.path.abspath(r.path) for r in outcome.inputs if r.error is None}
+    sessions = sorted({os.path.dirname(os.path.dirname(p)) for p in readable
+                       if os.path.basename(os.path.dirname(p)) == "subagents"})
+    for session in sessions:
+        if any(session + x in read for x in _SESSION_SUFFIXES):
+            continue
+        present = [session + x for x in _SESSION_SUFFIXES if os.path.isfile(session + x)]
+        where = f"{present[0]} was not read" if present else "no session file was found"
+        click.echo(
+            f"wavemetrics: note: {session}/subagents/: sub-agent files read without their"
+            f" session ({where}): the main lane is missing; pass the project folder", err=True,
+        )
+
+
+#: At most this many lanes are named in one note.
+_NAMED_LANES = 10
+
+
+def _lanes_without_event(analysis: Analysis[Any]) -> None:
+    """Say on stderr which lanes emitted no v1 event (``--format jsonl``) and why."""
+    from wavemetrics.schema import LOSS_FIGURES
+
+    silent = [r for r in analysis.lanes if r.summary.to_event(r.session_hash) is None]
+    if not silent:
+        return
+    shown = []
+    for result in silent[:_NAMED_LANES]:
+        s = result.summary
+        lost = ", ".join(f"{loss.label} {getattr(s, name)}" for name, loss in LOSS_FIGURES
+                         if getattr(s, name))
+        why = f"calls not counted: {lost}" if lost else "no tool calls"
+        shown.append(f"{result.lane.session_id}/{result.lane.lane_id} ({why})")
+    more = len(silent) - len(shown)
+    click.echo(
+        f"wavemetrics: note: {_plural(len(silent), 'lane')} emitted no event (no waves;"
+        " the v1 contract emits none): " + ", ".join(shown)
+        + (f" and {more} more" if more else ""), err=True,
+    )
+
+
+def _nothing_read(analysis: Analysis[Any]) -> bool:
+    """Every input failed and not a line was used: there is no table to show."""
+    return _nothing_read_from(analysis.outcome)
+
+
+def _nothing_read_from(outcome: ReadOutcome[Lane | StreamedLane]) -> bool:
+    inputs = outcome.inputs
+    return bool(inputs) and not outcome.lanes and all(
+        r.error is not None and r.lines_used == 0 for r in inputs)
 
 
 def show_progress(output_format: str, stdout_is_tty: bool, stderr_is_tty: bool) -> bool:
@@ -276,24 +335,31 @@ def _read(
     """Read ``paths`` (streamed with ``stream`` settings, else in batch) and warn on stderr."""
     from wavemetrics.parallel import process_mapper
     from wavemetrics.pipeline import read_inputs
+    from wavemetrics.readers import DUPLICATE, EMPTY
     from wavemetrics.readers.sources import expand_inputs
 
     settings = stream
-    total = 0
+    files: list[str] = []
     if show_progress(output_format, sys.stdout.isatty(), sys.stderr.isatty()):
-        total = sum(1 for _, error in expand_inputs(list(paths)) if error is None)
+        files = [path for path, error in expand_inputs(list(paths)) if error is None]
     with process_mapper(jobs) as mapper:
-        if total < PROGRESS_MIN_FILES:
+        if len(files) < PROGRESS_MIN_FILES:
             outcome = read_inputs(
                 paths, input_format, stream=settings, mapper=mapper, cache=cache
             )
         else:
-            with click.progressbar(length=total, label="reading", file=sys.stderr) as bar:
+            from wavemetrics.progress import ByteProgress
+
+            with ByteProgress(files) as bar:
                 outcome = read_inputs(
-                    paths, input_format, stream=settings, mapper=mapper, progress=bar.update,
+                    paths, input_format, stream=settings, mapper=mapper, progress=bar.done,
                     cache=cache,
                 )
     for report in outcome.inputs:
+        if report.format == DUPLICATE:
+            click.echo(f"wavemetrics: note: {report.path}: the same content as"
+                       f" {outcome.same_as[report.path]}, read once", err=True)
+            continue
         if report.error is not None:
             click.echo(f"wavemetrics: error: {report.path}: {report.error}", err=True)
         elif report.problems:
@@ -305,19 +371,69 @@ def _read(
             )
         elif report.format == "empty":
             click.echo(f"wavemetrics: note: {report.path}: empty input", err=True)
-        if report.error is None and report.format != "empty" and report.lines_used == 0:
+        if report.error is None and report.format != EMPTY and report.lines_used == 0:
+            # nothing used under a format the user chose: perhaps the wrong one
+            hint = (f"; is --input-format {input_format} right? (auto detects the format)"
+                    if input_format != AUTO else "")
             click.echo(
                 f"wavemetrics: note: {report.path}: no tool calls found in"
-                f" {report.lines_read} lines read as {report.format}", err=True,
+                f" {_plural(report.lines_read, 'line')} read as {report.format}{hint}",
+                err=True,
             )
     _subagent_hints(paths, outcome)
+    for (session_id, lane_id), where in outcome.repeated_lanes.items():
+        click.echo(f"wavemetrics: note: {session_id}/{lane_id} was read from"
+                   f" {len(where)} inputs ({', '.join(where)}); each is counted", err=True)
     return outcome
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Wavemetrics(click.Group):
+    """The command group, with one error style for every message.
+
+    Click prints usage errors as a usage block, a ``Try ... --help`` line and
+    ``Error: ...``; here every error is one line, ``wavemetrics: error: ...``,
+    ending in the hint (``try 'wavemetrics summarize --help'``), as the
+    commands' own errors are. Exit statuses stay click's (2 for usage).
+    """
+
+    def main(
+        self, args: Sequence[str] | None = None, prog_name: str | None = None,
+        complete_var: str | None = None, standalone_mode: bool = True, **extra: Any,
+    ) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            status = super().main(args, prog_name, complete_var, False, **extra)
+        except click.UsageError as error:
+            path = error.ctx.command_path if error.ctx is not None else "wavemetrics"
+            message = " ".join(error.format_message().split())
+            click.echo(f"wavemetrics: error: {message} (try '{path} --help')", err=True)
+            sys.exit(error.exit_code)
+        except click.ClickException as error:
+            click.echo(f"wavemetrics: error: {' '.join(error.format_message().split())}",
+                       err=True)
+            sys.exit(error.exit_code)
+        except click.Abort:
+            click.echo("wavemetrics: error: aborted", err=True)
+            sys.exit(1)
+        sys.exit(status if isinstance(status, int) else 0)
+
+
+@click.group(name="wavemetrics", cls=_Wavemetrics, invoke_without_command=True,
+             context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="wavemetrics", prog_name="wavemetrics")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """How much wall-clock time an agent's parallel tool calls really save (parallelism_v1)."""
+    if ctx.invoked_subcommand is None:  # no command: the help, and that is not an error
+        click.echo(ctx.get_help())
+        ctx.exit(0)
+
+
+_SHOW_PATHS_OPTION = click.option(
+    "--show-paths", is_flag=True,
+    help="After the table, each row's full session/lane id, format and input path.",
+)
 
 
 @main.command()
@@ -333,10 +449,12 @@ def main() -> None:
     "--by", type=click.Choice(["session", "lane", "project", "day", "week", "month", "tool"]),
     help="One row per group (and a total) instead of one per lane; not with jsonl.",
 )
+@_SHOW_PATHS_OPTION
 def summarize(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
     max_tracked_calls: int | None, jobs: int, no_cache: bool, since: str | None,
     until: str | None, timezone: str | None, demo: bool, output_format: str, by: str | None,
+    show_paths: bool,
 ) -> None:
     """Summarise tool-call parallelism per lane of each PATH (file, folder, or - for stdin).
 
@@ -374,13 +492,15 @@ def summarize(
         click.echo(render_json(analysis), nl=False)
     elif output_format == "jsonl":
         click.echo(render_jsonl(analysis), nl=False)
+        _lanes_without_event(analysis)
     elif output_format == "csv":
         from wavemetrics.csvout import rows_to_csv, summary_rows
 
         columns, rows = summary_rows(json_document(analysis))
         click.echo(rows_to_csv(columns, rows), nl=False)
-    else:
-        click.echo(render_table(analysis, input_format=input_format), nl=False)
+    elif not _nothing_read(analysis):  # else the errors above are all there is to say
+        click.echo(render_table(analysis, input_format=input_format, show_paths=show_paths),
+                   nl=False)
     status.exit()
 
 
@@ -413,10 +533,12 @@ def _print_groups(
     "--format", "output_format", type=click.Choice(["table", "json", "csv"]), default="table",
     show_default=True, help="table for people; json: a list of waves; csv: one row per call.",
 )
+@_SHOW_PATHS_OPTION
 def waves(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
     max_tracked_calls: int | None, jobs: int, no_cache: bool, since: str | None,
     until: str | None, timezone: str | None, demo: bool, output_format: str,
+    show_paths: bool,
 ) -> None:
     """List every wave (lane, start, span, size, peak, bucket, saving, tools) of each PATH."""
     from wavemetrics.pipeline import analyse
@@ -444,8 +566,8 @@ def waves(
         ]
         rows = wave_call_rows(waves_document(analysis, eval_tools), calls)
         click.echo(rows_to_csv(WAVE_CALL_COLUMNS, rows), nl=False)
-    else:
-        click.echo(render_waves_table(analysis, eval_tools), nl=False)
+    elif not _nothing_read(analysis):
+        click.echo(render_waves_table(analysis, eval_tools, show_paths=show_paths), nl=False)
     status.exit()
 
 
@@ -464,8 +586,9 @@ def _picture_path(ctx: click.Context, param: click.Parameter, value: str) -> str
     help="The picture to write; its suffix (.svg or .png) chooses the format.",
 )
 @click.option(
-    "--lane", "lane_ids", multiple=True, metavar="ID",
-    help="Draw only this lane (lane_id or session_id/lane_id); repeatable.",
+    "--lane", "lane_ids", multiple=True, metavar="SESSION[/LANE]",
+    help="Draw only these lanes: LANE, SESSION or SESSION/LANE, each exact or a prefix;"
+         " repeatable.",
 )
 def timeline(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
@@ -477,6 +600,7 @@ def timeline(
     from wavemetrics.timeline import (
         LaneNotFound,
         MatplotlibMissing,
+        check_lane_count,
         render_timeline,
         require_matplotlib,
         select_lanes,
@@ -490,6 +614,13 @@ def timeline(
     outcome = _read(_resolve_paths(paths, False), input_format, None, jobs=jobs,
                     cache=open_cache(no_cache))  # batch: the waves are drawn
     status.check_inputs(outcome)
+    if _nothing_read_from(outcome):  # the input errors above are all there is to say
+        status.exit()
+    if not lane_ids:  # what can be refused now is refused before any wave is built
+        try:
+            check_lane_count(len(outcome.lanes))
+        except ValueError as error:
+            status.fail(str(error))
     analysis = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls)
     try:
         lanes = select_lanes(analysis.lanes, lane_ids)
@@ -506,7 +637,7 @@ def timeline(
     except ValueError as error:  # too many lanes for one picture
         status.fail(str(error))
     calls = sum(r.summary.paired_calls for r in lanes)
-    click.echo(f"{output}: {len(lanes)} lane{'' if len(lanes) == 1 else 's'}, {calls} calls")
+    click.echo(f"{output}: {_plural(len(lanes), 'lane')}, {_plural(calls, 'call')}")
     status.exit()
 
 
@@ -560,11 +691,19 @@ def compare(
         click.echo(f"wavemetrics: error: {failure.side}: {failure.reason}", err=True)
     for path in comparison.strays:
         click.echo(f"wavemetrics: note: {path}: not in a task folder, not read", err=True)
+    folders = {"baseline": baseline, "candidate": candidate}
+    for side in comparison.no_task_folders:
+        click.echo(f"wavemetrics: error: {side} {folders[side]}: no task folders found"
+                   f" (expected {side}/<task_id>/<trace files>)", err=True)
+    for task_id in comparison.empty_tasks:
+        click.echo(f"wavemetrics: error: task {task_id}: no trial files in either folder",
+                   err=True)
     if output_format == "json":
         click.echo(render_compare_json(comparison), nl=False)
     else:
         click.echo(render_compare_table(comparison), nl=False)
-    if comparison.failures or comparison.paired_tasks == 0:
+    if (comparison.failures or comparison.paired_tasks == 0 or comparison.empty_tasks
+            or comparison.no_task_folders):
         status.data_error()
     status.exit()
 

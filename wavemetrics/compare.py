@@ -20,13 +20,16 @@ from typing import Any
 
 import attrs
 
-from wavemetrics.axis import AxisState, efficiency_axis
+from wavemetrics.axis import EfficiencyAxis, scored_axis
 from wavemetrics.classify import EVAL_TOOL_NAMES
 from wavemetrics.exceptions import MissingExtraError, install_hint
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
-from wavemetrics.readers import AUTO
-from wavemetrics.readers.sources import expand_paths
+from wavemetrics.pipeline import Analysis, LaneResult, analyse, read_inputs
+from wavemetrics.readers import AUTO, DUPLICATE, EMPTY, InputReport
+from wavemetrics.readers.registry import format_named
+from wavemetrics.readers.sources import expand_paths, file_stem
 from wavemetrics.schema import METRIC_FIGURES, Property, json_safe
+from wavemetrics.summary import merge_summaries
 
 __all__ = [
     "BOOTSTRAP_METHOD",
@@ -44,11 +47,13 @@ __all__ = [
     "Side",
     "SideTask",
     "TaskRow",
+    "Trial",
     "TrialFailure",
     "compare_folders",
     "compare_tasks",
     "paired_bootstrap",
     "read_side",
+    "read_task",
     "render_json",
     "render_table",
     "require_scipy",
@@ -117,20 +122,30 @@ DEFAULT_METRIC = "modeled_wallclock_saved_ms"
 class SideTask:
     """One task on one side: the metric value of each usable trial, and the trial counts.
 
-    ``trials`` counts every trial file found (usable or not); ``failed`` those
-    that gave no value (axis failed, or skipped: an empty file);
-    ``lower_bound`` the usable ones whose figures are a lower bound.
+    ``trials`` counts every trial found (usable or not): one per session read,
+    plus one per trace file that gave no session; ``failed`` those that gave
+    no value (a file unreadable, unrecognised, empty, or with no usable
+    record); ``lower_bound`` the usable ones whose figures are a lower bound.
     """
 
     values: tuple[float, ...]
     trials: int
     failed: int = attrs.field(default=0)
     lower_bound: int = 0
+    #: The distinct kinds of the usable trials, sorted (``kind`` of :class:`Trial`).
+    kinds: tuple[str, ...] = ()
+    #: Names (``task/session``) of the usable trials whose figures are a lower bound.
+    lower_bound_names: tuple[str, ...] = ()
 
     @failed.validator
     def _check_counts(self, _: attrs.Attribute[int], failed: int) -> None:
         if len(self.values) + failed != self.trials:
             raise ValueError("trials must equal usable values plus failed trials")
+
+    @property
+    def mixed(self) -> bool:
+        """The usable trials differ in kind (say one Claude Code, one Codex trial)."""
+        return len(self.kinds) > 1
 
     @property
     def mean(self) -> float | None:
@@ -160,6 +175,13 @@ class TaskRow:
     candidate_trials: int
     baseline_failed: int
     candidate_failed: int
+    baseline_kinds: tuple[str, ...] = ()
+    candidate_kinds: tuple[str, ...] = ()
+
+    @property
+    def mixed(self) -> bool:
+        """A side's usable trials of this task differ in kind."""
+        return len(self.baseline_kinds) > 1 or len(self.candidate_kinds) > 1
 
 
 @attrs.frozen
@@ -193,9 +215,35 @@ class Comparison:
     tasks: tuple[TaskRow, ...]
     baseline_only: tuple[str, ...]
     candidate_only: tuple[str, ...]
-    lower_bound_trials: int = 0
+    #: ``side/task/session`` of every usable trial whose figures are a lower bound.
+    lower_bound: tuple[str, ...] = ()
     failures: tuple[TrialFailure, ...] = ()
     strays: tuple[str, ...] = ()
+    #: The sides (``baseline``, ``candidate``) whose folder holds no task folder.
+    no_task_folders: tuple[str, ...] = ()
+
+    @property
+    def lower_bound_trials(self) -> int:
+        """How many usable trials have figures that are a lower bound."""
+        return len(self.lower_bound)
+
+    @property
+    def empty_tasks(self) -> tuple[str, ...]:
+        """Tasks whose folders hold no trial file on either side (an error: exit 1)."""
+        return tuple(row.task_id for row in self.tasks
+                     if row.baseline_trials == 0 and row.candidate_trials == 0)
+
+    @property
+    def unusable_tasks(self) -> tuple[str, ...]:
+        """Tasks in both folders with no usable trial on one side (empty tasks included)."""
+        one_sided = set(self.baseline_only) | set(self.candidate_only)
+        return tuple(row.task_id for row in self.tasks
+                     if row.difference is None and row.task_id not in one_sided)
+
+    @property
+    def mixed_kind_tasks(self) -> tuple[str, ...]:
+        """Tasks where one side's usable trials differ in kind."""
+        return tuple(row.task_id for row in self.tasks if row.mixed)
 
     @property
     def paired_tasks(self) -> int:
@@ -208,7 +256,7 @@ class Comparison:
         return self.paired_tasks < UNRELIABLE_BELOW
 
     def to_dict(self) -> dict[str, Any]:
-        """Exactly the keys of issue 5: metric, difference, interval, ..., tasks."""
+        """The ``--format json`` document: every figure and count the table shows."""
         interval = None
         if self.interval.low is not None and self.interval.high is not None:
             interval = [json_safe(self.interval.low), json_safe(self.interval.high)]
@@ -222,6 +270,16 @@ class Comparison:
             "paired_tasks": self.paired_tasks,
             "baseline_only": list(self.baseline_only),
             "candidate_only": list(self.candidate_only),
+            "unusable_tasks": list(self.unusable_tasks),
+            "empty_tasks": list(self.empty_tasks),
+            "mixed_kind_tasks": list(self.mixed_kind_tasks),
+            "failed_trials": {
+                "baseline": sum(row.baseline_failed for row in self.tasks),
+                "candidate": sum(row.candidate_failed for row in self.tasks),
+            },
+            "lower_bound_trials": list(self.lower_bound),
+            "not_read": list(self.strays),
+            "no_task_folders": list(self.no_task_folders),
             "tasks": [
                 {
                     "task_id": row.task_id,
@@ -232,6 +290,8 @@ class Comparison:
                     "candidate_trials": row.candidate_trials,
                     "baseline_failed": row.baseline_failed,
                     "candidate_failed": row.candidate_failed,
+                    "baseline_kinds": list(row.baseline_kinds),
+                    "candidate_kinds": list(row.candidate_kinds),
                 }
                 for row in self.tasks
             ],
@@ -351,7 +411,7 @@ def compare_tasks(
         b_mean, c_mean = base.mean, cand.mean
         difference = None if b_mean is None or c_mean is None else c_mean - b_mean
         rows.append(TaskRow(task_id, b_mean, c_mean, difference, base.trials, cand.trials,
-                            base.failed, cand.failed))
+                            base.failed, cand.failed, base.kinds, cand.kinds))
     paired = [row for row in rows if row.difference is not None]
     differences = [row.difference for row in paired if row.difference is not None]
     overall = _mean(differences) if differences else None
@@ -370,11 +430,19 @@ def compare_tasks(
         tasks=tuple(rows),
         baseline_only=tuple(sorted(set(baseline) - set(candidate))),
         candidate_only=tuple(sorted(set(candidate) - set(baseline))),
-        lower_bound_trials=sum(side.lower_bound for side in (*baseline.values(),
-                                                              *candidate.values())),
+        lower_bound=(*_lower_bound_names("baseline", baseline),
+                     *_lower_bound_names("candidate", candidate)),
     )
 
 
+def _lower_bound_names(side: str, tasks: Mapping[str, SideTask]) -> list[str]:
+    names: list[str] = []
+    for task_id in sorted(tasks):
+        task = tasks[task_id]
+        given = task.lower_bound_names or tuple(
+            f"{task_id}/trial {n + 1}" for n in range(task.lower_bound))
+        names.extend(f"{side}/{name}" for name in given)
+    return names
 def _read_only_tasks(tasks: Mapping[str, SideTask]) -> Mapping[str, SideTask]:
     # a frozen side holds a read-only copy of its tasks
     return MappingProxyType(dict(tasks))
@@ -389,6 +457,96 @@ class Side:
     strays: tuple[str, ...]
 
 
+@attrs.frozen
+class Trial:
+    """One trial of a task: one session (its lanes summed), scored like ``efficiency_axis``.
+
+    ``name`` is ``<task>/<session_id>``; ``kind`` is the format of its inputs,
+    with `` (no main lane)`` when only sub-agent lanes of the session were found.
+    """
+
+    name: str
+    kind: str
+    axis: EfficiencyAxis
+
+
+def _failure_reason(report: InputReport) -> str | None:
+    """Why an input gives no trial (the axis' wording), or ``None`` when it is usable."""
+    problems = sum(report.problems.values())
+    unusable = problems and report.lines_used == 0
+    if report.error is not None and not unusable:
+        return f"trace could not be read: {report.path}: {report.error}"
+    if report.format == EMPTY:
+        return f"no trace: {report.path} is empty"
+    if unusable:
+        lost = ", ".join(f"{reason} {n}" for reason, n in report.problems.items())
+        return (f"no usable record: {report.path}: {problems} line"
+                f"{'' if problems == 1 else 's'} not usable ({lost})")
+    return None
+
+
+def read_task(
+    folder: str,
+    task_id: str,
+    *,
+    input_format: str = AUTO,
+    eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
+    max_tracked_calls: int | None = 2000,
+) -> tuple[list[Trial], list[tuple[str, str]], int]:
+    """Read one task folder into trials: ``(trials, failures, trial files found)``.
+
+    Every trace file under ``folder`` is read together (as ``summarize`` reads
+    a folder: a Claude Code session with its ``<session>/subagents/`` files is
+    one read), and each session is one trial: its lanes are summed. A
+    session is keyed by its read unit (the file, or for Claude Code the
+    project folder) and its session id, so two files that only share a
+    default session id (the file name) stay two trials. A file that could not
+    be read, was empty or had no usable record is a failed trial
+    ``(path, reason)``; a readable file with no lane (no tool call) is a
+    trial of its own with zero figures.
+    """
+    paths = expand_paths([folder])[0]
+    if not paths:
+        return [], [], 0
+    names = tuple(eval_tool_names)
+    outcome = read_inputs(paths, input_format)
+    analysis = analyse(outcome, eval_tool_names=names, max_tracked_calls=max_tracked_calls)
+    failures: list[tuple[str, str]] = []
+    usable: dict[str, InputReport] = {}
+    for report in outcome.inputs:
+        if report.format == DUPLICATE:  # a copy of another file here: read once, one trial
+            continue
+        reason = _failure_reason(report)
+        if reason is None:
+            usable[report.path] = report
+        else:
+            failures.append((report.path, reason))
+    sessions: dict[tuple[str, str], list[LaneResult]] = {}
+    for result in analysis.lanes:
+        found = usable.get(result.lane.path)
+        if found is None:
+            continue
+        unit = format_named(found.format).unit_key(found.path)  # a Claude Code folder
+        sessions.setdefault((unit, result.lane.session_id), []).append(result)
+    with_lanes = {r.lane.path for group in sessions.values() for r in group}
+    trials: list[Trial] = []
+    for (_, session_id), group in sessions.items():
+        inputs = sorted({r.lane.path for r in group})
+        kind = " + ".join(sorted({usable[p].format for p in inputs}))
+        if not any(r.lane.lane_id == "main" for r in group):
+            kind += " (no main lane)"
+        part = Analysis(outcome, tuple(group), merge_summaries(r.summary for r in group))
+        problems = sum(sum(usable[p].problems.values()) for p in inputs)
+        axis = scored_axis(part, names, problem_lines=problems, traces_read=len(inputs))
+        trials.append(Trial(f"{task_id}/{session_id}", kind, axis))
+    for path, report in usable.items():
+        if path not in with_lanes:  # read, but no lane: a trial with zero figures
+            part = Analysis(outcome, (), merge_summaries(()))
+            axis = scored_axis(part, names, problem_lines=sum(report.problems.values()))
+            trials.append(Trial(f"{task_id}/{file_stem(path)}", report.format, axis))
+    return trials, failures, len(paths)
+
+
 def read_side(
     root: str,
     metric: str,
@@ -398,13 +556,13 @@ def read_side(
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
     max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
 ) -> Side:
-    """Read ``root/<task_id>/...``: every trace file under a task folder is one trial.
+    """Read ``root/<task_id>/...``: each session under a task folder is one trial.
 
     Task folders are the sub-folders of ``root`` (sorted); a task folder with
     no trace file is a task with 0 trials. Trace files directly in ``root``
-    belong to no task: they are returned in ``strays``, not read. Each trial is
-    measured by :func:`~wavemetrics.efficiency_axis`; a scored trial gives
-    ``figures[metric]``, any other state counts as failed.
+    belong to no task: they are returned in ``strays``, not read. Each task
+    folder is read by :func:`read_task`; a trial gives ``figures[metric]``,
+    a failed one counts as failed.
     """
     tasks: dict[str, SideTask] = {}
     failures: list[TrialFailure] = []
@@ -416,20 +574,17 @@ def read_side(
             if path in walked:  # a trace file, by the same rule as folder reading
                 strays.append(path)
             continue
-        values: list[float] = []
-        failed = lower = 0
-        trials = expand_paths([path])[0]
-        for trial in trials:
-            axis = efficiency_axis(trial, input_format=input_format,
-                                   eval_tool_names=eval_tool_names,
-                                   max_tracked_calls=max_tracked_calls)
-            if axis.state is AxisState.SCORED and axis.figures is not None:
-                values.append(float(axis.figures[metric]))
-                lower += not axis.evidence_complete
-            else:
-                failed += 1
-                failures.append(TrialFailure(side, trial, axis.reason))
-        tasks[name] = SideTask(tuple(values), len(trials), failed, lower)
+        trials, failed, _ = read_task(path, name, input_format=input_format,
+                                      eval_tool_names=eval_tool_names,
+                                      max_tracked_calls=max_tracked_calls)
+        failures.extend(TrialFailure(side, trial_path, reason) for trial_path, reason in failed)
+        values = tuple(float(t.axis.figures[metric]) for t in trials
+                       if t.axis.figures is not None)
+        lower = tuple(t.name for t in trials if not t.axis.evidence_complete)
+        tasks[name] = SideTask(
+            values, len(trials) + len(failed), len(failed), len(lower),
+            kinds=tuple(sorted({t.kind for t in trials})), lower_bound_names=lower,
+        )
     return Side(tasks, tuple(failures), tuple(strays))
 
 
@@ -459,8 +614,10 @@ def compare_folders(
     cand = read_side(candidate, metric, side="candidate", **options)
     result = compare_tasks(base.tasks, cand.tasks, metric=metric, resamples=resamples,
                            confidence=confidence, seed=seed)
+    empty_sides = tuple(name for name, side in (("baseline", base), ("candidate", cand))
+                        if not side.tasks)
     return attrs.evolve(result, failures=base.failures + cand.failures,
-                        strays=base.strays + cand.strays)
+                        strays=base.strays + cand.strays, no_task_folders=empty_sides)
 
 
 def render_json(comparison: Comparison) -> str:
@@ -477,8 +634,13 @@ def _short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+#: The lower-bound trials named in the table (all of them are in --format json).
+_NAMED = 10
+
+
 def _task_line(row: TaskRow, metric: Metric) -> str:
-    return (f"{_short(row.task_id, _TASK_WIDTH):<{_TASK_WIDTH}} {row.baseline_trials:>6} "
+    task = _short(row.task_id, _TASK_WIDTH - 1) + "*" if row.mixed else row.task_id
+    return (f"{_short(task, _TASK_WIDTH):<{_TASK_WIDTH}} {row.baseline_trials:>6} "
             f"{row.baseline_failed:>4} {metric.show(row.baseline_mean):>10} "
             f"{row.candidate_trials:>6} {row.candidate_failed:>4} "
             f"{metric.show(row.candidate_mean):>10} "
@@ -486,7 +648,8 @@ def _task_line(row: TaskRow, metric: Metric) -> str:
 
 
 def _needs_attention(row: TaskRow) -> bool:
-    return row.difference is None or bool(row.baseline_failed or row.candidate_failed)
+    return (row.difference is None or row.mixed
+            or bool(row.baseline_failed or row.candidate_failed))
 
 
 def render_table(comparison: Comparison) -> str:
@@ -509,30 +672,48 @@ def render_table(comparison: Comparison) -> str:
     interval = comparison.interval
     label = f"{comparison.confidence * 100:g}% interval"
     if interval.low is None or interval.high is None:
+        # no interval: no bootstrap ran, so neither its method nor its warning is shown
         lines.append(f"{label}: none ({interval.note})")
     else:
         lines.append(f"{label}: [{metric.show(interval.low, signed=True)}, "
                      f"{metric.show(interval.high, signed=True)}]{unit}")
         if interval.note:
             lines.append(f"  ({interval.note})")
-    lines.append(f"  paired bootstrap over tasks: method {BOOTSTRAP_METHOD}, "
-                 f"{comparison.resamples} resamples, seed {comparison.seed}")
-    if comparison.unreliable:
-        lines.append(f"warning: fewer than {UNRELIABLE_BELOW} paired tasks:"
-                     " the interval is unreliable")
+        lines.append(f"  paired bootstrap over tasks: method {BOOTSTRAP_METHOD}, "
+                     f"{comparison.resamples} resamples, seed {comparison.seed}")
+        if comparison.unreliable:
+            lines.append(f"warning: fewer than {UNRELIABLE_BELOW} paired tasks:"
+                         " the interval is unreliable")
+    for side in comparison.no_task_folders:
+        lines.append(f"{side}: no task folders found (expected {side}/<task_id>/<traces>)")
     total = len(comparison.tasks)
     coverage = (f"coverage: {paired} of {total} task{'' if total == 1 else 's'} paired"
                 f" ({len(comparison.baseline_only)} baseline only,"
                 f" {len(comparison.candidate_only)} candidate only")
-    unusable = _unusable(comparison)
+    unusable = len(comparison.unusable_tasks)
     lines.append(coverage + (f", {unusable} unusable)" if unusable else ")"))
+    if comparison.empty_tasks:
+        count = len(comparison.empty_tasks)
+        lines.append(f"no trial files: {count} task{'' if count == 1 else 's'} on neither side: "
+                     + ", ".join(comparison.empty_tasks))
     base_failed = sum(row.baseline_failed for row in comparison.tasks)
     cand_failed = sum(row.candidate_failed for row in comparison.tasks)
     lines.append(f"failed trials: baseline {base_failed}, candidate {cand_failed}")
-    if comparison.lower_bound_trials:
+    if comparison.lower_bound:
         count = comparison.lower_bound_trials
         lines.append(f"lower bound: {count} usable trial{'' if count == 1 else 's'} lost calls"
-                     " or lines (figures are a lower bound)")
+                     " or lines (figures are a lower bound):")
+        lines.extend(f"  {_short(name, 78)}" for name in comparison.lower_bound[:_NAMED])
+        if count > _NAMED:
+            lines.append(f"  (and {count - _NAMED} more; --format json lists them)")
+    if comparison.mixed_kind_tasks:
+        lines.append("mixed kinds (trials of one side differ; the mean mixes them):")
+        for row in comparison.tasks:
+            if row.mixed:
+                kinds = "; ".join(f"{side} {', '.join(k)}" for side, k in (
+                    ("baseline", row.baseline_kinds), ("candidate", row.candidate_kinds))
+                    if len(k) > 1)
+                lines.append(f"  {_short(f'{row.task_id}: {kinds}', 78)}")
     if comparison.strays:
         count = len(comparison.strays)
         lines.append(f"not read: {count} trace file{'' if count == 1 else 's'} outside any"
@@ -551,13 +732,10 @@ def render_table(comparison: Comparison) -> str:
         lines.append("baseline only: " + ", ".join(comparison.baseline_only))
     if comparison.candidate_only:
         lines.append("candidate only: " + ", ".join(comparison.candidate_only))
-    lines.append("n: trials found; fail: trials with no value (unreadable, unrecognised,")
-    lines.append("empty, no usable record); means are over the other trials; unusable:")
-    lines.append("a task in both folders with no usable trial on one side.")
+    lines.append("n: trials found (a trial is one session, its lanes summed); fail: trials")
+    lines.append("with no value (unreadable, unrecognised, empty, no usable record); means")
+    lines.append("are over the other trials; unusable: a task in both folders with no")
+    lines.append("usable trial on one side.")
+    if comparison.mixed_kind_tasks:
+        lines.append("*: a task whose trials differ in kind on one side (listed above).")
     return "\n".join(lines) + "\n"
-
-
-def _unusable(comparison: Comparison) -> int:
-    one_sided = set(comparison.baseline_only) | set(comparison.candidate_only)
-    return sum(1 for row in comparison.tasks
-               if row.difference is None and row.task_id not in one_sided)

@@ -74,7 +74,7 @@ def dask_mapper(client: Client, *, npartitions: int | None = None) -> Mapper:
     item order. The function and items are pickled to the workers, so paths
     must be absolute and on a filesystem every worker shares. Raises
     :class:`~wavemetrics.exceptions.MissingExtraError` (an ``ImportError``
-    naming ``pip install 'wavemetrics[dask]'``) without the extra.
+    naming ``pip install -e '.[dask]'``) without the extra.
     """
     _require_dask()
     import dask.bag

@@ -18,10 +18,11 @@ class MissingExtraError(ImportError):
     The one error of ``timeline`` (matplotlib), ``compare`` (scipy) and
     ``wavemetrics.distributed`` (dask). ``extra`` is the extra's name,
     ``install_hint`` the command that installs it; the message is
-    ``"<feature> needs <packages>: pip install 'wavemetrics[<extra>]'"``.
+    ``"<feature> needs <packages>: pip install -e '.[<extra>]' (in the
+    wavemetrics folder)"``.
 
     >>> str(MissingExtraError("compare", "scipy", "compare"))
-    "compare needs scipy: pip install 'wavemetrics[compare]'"
+    "compare needs scipy: pip install -e '.[compare]' (in the wavemetrics folder)"
     """
 
     def __init__(self, feature: str, packages: str, extra: str) -> None:
@@ -33,10 +34,14 @@ class MissingExtraError(ImportError):
 def install_hint(extra: str) -> str:
     """The command that installs the optional ``extra``.
 
+    One spelling in README, docs and messages: an editable install of the
+    clone (wavemetrics is installed from its folder; a bare ``'.[extra]'``
+    would undo the editable install of the tests).
+
     >>> install_hint("timeline")
-    "pip install 'wavemetrics[timeline]'"
+    "pip install -e '.[timeline]' (in the wavemetrics folder)"
     """
-    return f"pip install 'wavemetrics[{extra}]'"
+    return f"pip install -e '.[{extra}]' (in the wavemetrics folder)"
 
 
 class StreamOrderError(RuntimeError):

@@ -25,7 +25,9 @@ from wavemetrics.classify import EVAL_TOOL_NAMES
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS, Observation, ObservationKind
 from wavemetrics.readers import (
     AUTO,
+    DUPLICATE,
     FORMATS,
+    NO_USABLE_RECORD,
     Detection,
     InputReport,
     ReadUnit,
@@ -37,7 +39,7 @@ from wavemetrics.readers import (
 from wavemetrics.readers import read_unit as read_unit_into
 from wavemetrics.readers._protocol import LaneWriter
 from wavemetrics.readers.lanes import UNKNOWN_TOOL
-from wavemetrics.readers.sources import STDIN, Source, expand_inputs
+from wavemetrics.readers.sources import STDIN, Source, expand_inputs, identical_inputs
 from wavemetrics.stream import LaneStream, StreamOrderError
 from wavemetrics.summary import ParallelismSummary, merge_summaries, summarize
 from wavemetrics.turns import TurnClock
@@ -276,11 +278,24 @@ class ReadOutcome(Generic[L_co]):
 
     ``stream``: the settings streamed lanes were summarised with (``None`` when
     nothing was streamed); ``ReadOutcome[Lane]`` is what a batch read gives.
+    ``same_as`` maps an input whose content repeats an earlier input's to that
+    input: it was read once (its report has format :data:`~wavemetrics.readers.DUPLICATE`).
     """
 
     inputs: tuple[InputReport, ...]
     lanes: tuple[L_co, ...]
     stream: StreamSettings | None = None
+    same_as: dict[str, str] = attrs.field(factory=dict)
+
+    @property
+    def repeated_lanes(self) -> dict[tuple[str, str], tuple[str, ...]]:
+        """``(session_id, lane_id)`` of lanes read from more than one input, with
+        those inputs: each is summarised once per input (no format rule
+        de-duplicates them; Claude Code and pi copies in one folder are)."""
+        seen: dict[tuple[str, str], list[str]] = {}
+        for lane in self.lanes:
+            seen.setdefault((lane.session_id, lane.lane_id), []).append(lane.path)
+        return {key: tuple(paths) for key, paths in seen.items() if len(paths) > 1}
 
     @property
     def failed(self) -> tuple[InputReport, ...]:
@@ -387,7 +402,7 @@ def _read_unit_args(
 @overload
 def read_inputs(
     paths: Sequence[str], input_format: str = ..., *, stream: None = None,
-    mapper: Mapper | None = None, progress: Callable[[int], None] | None = None,
+    mapper: Mapper | None = None, progress: Callable[[Sequence[str]], None] | None = None,
     cache: ReadCache | None = None,
 ) -> ReadOutcome[Lane]: ...
 
@@ -395,7 +410,7 @@ def read_inputs(
 @overload
 def read_inputs(
     paths: Sequence[str], input_format: str = ..., *, stream: StreamSettings,
-    mapper: Mapper | None = None, progress: Callable[[int], None] | None = None,
+    mapper: Mapper | None = None, progress: Callable[[Sequence[str]], None] | None = None,
     cache: ReadCache | None = None,
 ) -> ReadOutcome[Lane | StreamedLane]: ...
 
@@ -406,7 +421,7 @@ def read_inputs(
     *,
     stream: StreamSettings | None = None,
     mapper: Mapper | None = None,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[Sequence[str]], None] | None = None,
     cache: ReadCache | None = None,
 ) -> ReadOutcome[Lane | StreamedLane]:
     """Read every path (file, directory read recursively, or ``-`` for stdin).
@@ -416,33 +431,41 @@ def read_inputs(
     :class:`StreamedLane`, see :func:`read_unit`); without it every lane is a
     :class:`Lane`. ``mapper``: how to run detection and units, e.g. a process
     pool's ``map``; the outcome never depends on it (the built-in ``map`` by
-    default). ``progress(n)`` is called as ``n`` more files are done (a
-    progress bar's update; the files of a Claude Code folder count when the
-    folder is read). Never raises for bad data: an unreadable or unrecognised
-    input gets ``error`` set in its report and the rest are still read.
+    default). ``progress(paths)`` is called with the files just done (a
+    progress bar weighs them by size; the files of a Claude Code folder are
+    done when the folder is read). Never raises for bad data: an unreadable or
+    unrecognised input gets ``error`` set in its report and the rest are still
+    read. Files with the same content (:func:`~wavemetrics.readers.sources.identical_inputs`)
+    are read once. An input whose every record is a problem (say a wrong
+    ``input_format``) is an error for that input, beginning
+    :data:`~wavemetrics.readers.NO_USABLE_RECORD` (``spec/formats.md``, format
+    detection); its lines stay accounted for. Raises ``ValueError`` for an
+    unknown format name.
     ``cache``: a :class:`~wavemetrics.cache.ReadCache` to read unchanged files
     from (the outcome is the same with or without it; stdin is never cached).
-    Raises ``ValueError`` for an unknown format name.
     """
     if input_format != AUTO and input_format not in FORMATS:
         raise ValueError(f"unknown input format {input_format!r}")
     run: Mapper = mapper or map
     entries = expand_inputs(list(paths))
     files = [path for path, error in entries if error is None]
+    same_as = identical_inputs(files)
+    files = [path for path in files if path not in same_as]
     reports: dict[str, InputReport] = {
         path: InputReport(path=path, format="unknown", error=reason)
         for path, reason in entries
         if reason is not None
     }
+    reports.update({path: InputReport(path=path, format=DUPLICATE) for path in same_as})
     # stdin and pipes can be read only once: detected and read here, one Source each
     stdin = {path: Source(path) for path in files if path == STDIN or not os.path.isfile(path)}
     on_disk = [path for path in files if path not in stdin]
-    done = progress or (lambda n: None)
+    done = progress or (lambda paths: None)
     detected = []
     for detection, result in run(_detect_file, [(p, input_format, stream, cache) for p in on_disk]):
         detected.append((detection, result))
         if detection.format is None or result is not None:
-            done(1)
+            done((detection.path,))
     detections = {d.path: d for d, _ in detected}
     early = {ReadUnit(d.format, (d.path,)): r for d, r in detected if r is not None and d.format}
     for path, source in stdin.items():
@@ -461,20 +484,35 @@ def read_inputs(
         parallel, run(_read_unit_args, [(unit, stream, cache) for unit in parallel]), strict=True
     ):
         results[unit] = result
-        done(len(unit.paths))
+        done(unit.paths)
     for unit in units:
         if unit not in results:
             results[unit] = cached_read_unit(
                 unit, stream, cache, {path: stdin.get(path) or Source(path) for path in unit.paths}
             )
-            done(len(unit.paths))
+            done(unit.paths)
     lanes: list[Lane | StreamedLane] = []
     for unit in units:
         result = results[unit]
         lanes.extend(result.lanes)
         for report in result.reports:
-            reports[report.path] = report
-    return ReadOutcome(tuple(reports[p] for p, _ in entries), tuple(lanes), stream)
+            reports[report.path] = _no_usable_record(report, input_format)
+    return ReadOutcome(tuple(reports[p] for p, _ in entries), tuple(lanes), stream, same_as)
+
+
+def _no_usable_record(report: InputReport, input_format: str) -> InputReport:
+    """An input whose every record was a problem becomes an error (``spec/formats.md``)."""
+    problems = sum(report.problems.values())
+    # the rule of efficiency_axis' failed state: lines were problems, none was used
+    if report.error is not None or not problems or report.lines_used:
+        return report
+    lost = ", ".join(f"{reason} {n}" for reason, n in report.problems.items())
+    hint = (f"; is --input-format {input_format} right? (auto detects the format)"
+            if input_format != AUTO else "")
+    read = report.lines_read
+    return attrs.evolve(report, error=(
+        f"{NO_USABLE_RECORD}: {read} line{'' if read == 1 else 's'} read as {report.format},"
+        f" {problems} not usable ({lost}), none used{hint}"))
 
 
 def session_hash(session_id: str, lane_id: str) -> str:
@@ -622,7 +660,7 @@ def _lane_result(
 def summarize_inputs(
     paths: Sequence[str], input_format: str = ..., *,
     settings: StreamSettings = ..., stream: Literal[False] = False,
-    mapper: Mapper | None = None, progress: Callable[[int], None] | None = None,
+    mapper: Mapper | None = None, progress: Callable[[Sequence[str]], None] | None = None,
 ) -> Analysis[LaneResult]: ...
 
 
@@ -630,7 +668,7 @@ def summarize_inputs(
 def summarize_inputs(
     paths: Sequence[str], input_format: str = ..., *,
     settings: StreamSettings = ..., stream: bool,
-    mapper: Mapper | None = None, progress: Callable[[int], None] | None = None,
+    mapper: Mapper | None = None, progress: Callable[[Sequence[str]], None] | None = None,
 ) -> Analysis[LaneResult | StreamedLaneResult]: ...
 
 
@@ -641,7 +679,7 @@ def summarize_inputs(
     settings: StreamSettings = StreamSettings(),
     stream: bool = False,
     mapper: Mapper | None = None,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[Sequence[str]], None] | None = None,
 ) -> Analysis[LaneResult | StreamedLaneResult]:
     """:func:`read_inputs` then :func:`analyse`, with ``settings`` given once.
 

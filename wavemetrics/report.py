@@ -7,13 +7,17 @@ section 7).
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import math
+import textwrap
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from wavemetrics.classify import EVAL_TOOL_NAMES, classify_wave
 from wavemetrics.pipeline import Analysis, LaneFigures, LaneResult
+from wavemetrics.readers import DUPLICATE
 from wavemetrics.readers.lanes import InputReport
 from wavemetrics.savings import modeled_wallclock_saved_ms
 from wavemetrics.schema import (
@@ -27,10 +31,12 @@ from wavemetrics.schema import (
 from wavemetrics.summary import ParallelismSummary
 
 __all__ = [
+    "paths_section",
     "render_json",
     "render_jsonl",
     "render_table",
     "render_waves_table",
+    "unique_prefixes",
     "waves_document",
 ]
 
@@ -71,12 +77,24 @@ def json_document(analysis: Analysis[LaneFigures]) -> dict[str, Any]:
         }
         entry.update(_summary_dict(result.summary))
         lanes.append(entry)
-    return {
+    document: dict[str, Any] = {
         "schema_kind": SCHEMA_KIND,
         "inputs": [_input_dict(report) for report in analysis.outcome.inputs],
         "lanes": lanes,
         "total": _summary_dict(analysis.total),
     }
+    # Present only when there is something to say, so that the document of a
+    # run without copies keeps its shape.
+    if analysis.outcome.same_as:
+        document["same_content"] = [{"path": path, "same_as": first}
+                                    for path, first in analysis.outcome.same_as.items()]
+    repeated = analysis.outcome.repeated_lanes
+    if repeated:
+        document["repeated_lanes"] = [
+            {"session_id": session, "lane_id": lane, "paths": list(paths)}
+            for (session, lane), paths in repeated.items()
+        ]
+    return document
 
 
 def render_json(analysis: Analysis[LaneFigures]) -> str:
@@ -127,10 +145,47 @@ _COLUMNS = (
 )
 
 
-def _row(values: tuple[str, ...]) -> str:
-    cells = [f"{_short(v, w):{align}{w}}" for v, (_, w, align) in zip(values, _COLUMNS,
-                                                                       strict=True)]
+def unique_prefixes(ids: Iterable[str], width: int) -> dict[str, str]:
+    """Each id as a column of ``width`` shows it: whole when it fits, else its first
+    ``width - 1`` characters and ``…``, or more characters where another id shares
+    them, so that no two ids look the same (the column then grows).
+
+    >>> unique_prefixes(["0199812e-64f0-7f73", "0199812e-7a10-7f73", "main"], 10)
+    {'0199812e-64f0-7f73': '0199812e-6…', '0199812e-7a10-7f73': '0199812e-7…', 'main': 'main'}
+    """
+    distinct = sorted(set(ids))
+    need = dict.fromkeys(distinct, 0)
+    for a, b in itertools.pairwise(distinct):
+        # characters in common at the start (commonpath would compare path parts)
+        common = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+                      min(len(a), len(b)))
+        need[a] = max(need[a], common + 1)
+        need[b] = max(need[b], common + 1)
+    shown = {}
+    for text in distinct:
+        keep = max(width - 1, need[text])
+        shown[text] = text if len(text) <= max(width, keep) else text[:keep] + "…"
+    return shown
+
+
+def _row(values: tuple[str, ...], widths: tuple[int, int] = (10, 10)) -> str:
+    cells = []
+    for index, (value, (_, width, align)) in enumerate(zip(values, _COLUMNS, strict=True)):
+        if index < 2:  # session and lane: already shortened to unique prefixes
+            width = widths[index]
+            cells.append(f"{value:{align}{width}}")
+        else:
+            cells.append(f"{_short(value, width):{align}{width}}")
     return " ".join(cells).rstrip()
+
+
+def _labels(lanes: Sequence[LaneFigures]) -> tuple[list[tuple[str, str]], tuple[int, int]]:
+    """The session and lane cells of each row, and the two columns' widths."""
+    sessions = unique_prefixes((r.lane.session_id for r in lanes), 10)
+    names = unique_prefixes((r.lane.lane_id for r in lanes), 10)
+    labels = [(sessions[r.lane.session_id], names[r.lane.lane_id]) for r in lanes]
+    widths = (max([10, *(len(s) for s, _ in labels)]), max([10, *(len(n) for _, n in labels)]))
+    return labels, widths
 
 
 def _cell(value: Any, column: Column) -> str:
@@ -139,38 +194,65 @@ def _cell(value: Any, column: Column) -> str:
     return _count(value, column.width)
 
 
-def _figures(label: tuple[str, str], s: ParallelismSummary) -> str:
+def _figures(
+    label: tuple[str, str], s: ParallelismSummary, widths: tuple[int, int] = (10, 10)
+) -> str:
     return _row((
         *label, *(_cell(getattr(s, name), column) for name, column in TABLE_COLUMNS),
-    ))
+    ), widths)
 
 
 def _inputs_line(inputs: tuple[InputReport, ...], input_format: str) -> str:
-    by_format = Counter(r.format for r in inputs if r.error is None)
+    # An input cut short (a truncated gzip) was read up to the cut: it counts as
+    # read, in its format, and is said to be read only in part.
+    partly = [r for r in inputs if r.error is not None and r.lines_used > 0]
+    copies = sum(1 for r in inputs if r.format == DUPLICATE)
+    by_format = Counter(r.format for r in inputs
+                        if (r.error is None or r in partly) and r.format != DUPLICATE)
     how = "auto-detected" if input_format == "auto" else "--input-format"
     parts = ", ".join(f"{n} {fmt}" for fmt, n in sorted(by_format.items()))
-    failed = sum(1 for r in inputs if r.error is not None)
+    failed = sum(1 for r in inputs if r.error is not None) - len(partly)
     text = f"inputs: {parts or 'none read'} ({how})"
+    if partly:
+        text += (f"; {len(partly)} of them read only in part, up to an error"
+                 " (figures are a lower bound)")
     if failed:
         text += f"; {failed} could not be read"
-    return text
+    if copies:
+        text += f"; {copies} the same as another input, read once"
+    # many formats make a long line: wrap it, so that the table keeps to 80 columns
+    return textwrap.fill(text, WIDTH, subsequent_indent="  ", break_long_words=False,
+                         break_on_hyphens=False)
 
 
-def render_table(analysis: Analysis[LaneFigures], *, input_format: str = "auto") -> str:
-    """A table for people: one row per lane and a total row, durations in seconds."""
+def render_table(
+    analysis: Analysis[LaneFigures], *, input_format: str = "auto", show_paths: bool = False
+) -> str:
+    """A table for people: one row per lane and a total row, durations in seconds.
+
+    Session and lane ids are shortened to prefixes that tell them apart
+    (:func:`unique_prefixes`). ``show_paths`` adds a section that gives each
+    row's full session and lane ids, format and input path.
+    """
     lines = [_inputs_line(analysis.outcome.inputs, input_format), ""]
-    lines.append(_row(tuple(name for name, _, _ in _COLUMNS)))
-    for result in analysis.lanes:
-        lines.append(_figures((result.lane.session_id, result.lane.lane_id), result.summary))
+    labels, widths = _labels(analysis.lanes)
+    lines.append(_row(tuple(name for name, _, _ in _COLUMNS), widths))
+    for label, result in zip(labels, analysis.lanes, strict=True):
+        lines.append(_figures(label, result.summary, widths))
     lines.append("-" * len(lines[2]))
     lanes = len(analysis.lanes)
     lines.append(_figures(("total", f"{lanes} lane" + ("" if lanes == 1 else "s")),
-                          analysis.total))
+                          analysis.total, widths))
     total = analysis.total
     losses = {loss.label: getattr(total, name) for name, loss in LOSS_FIGURES}
     lost = ", ".join(f"{name} {n}" for name, n in losses.items() if n)
     if lost:
         lines.append(f"calls not counted: {lost} (figures are a lower bound)")
+    repeated = analysis.outcome.repeated_lanes
+    if repeated:
+        count = len(repeated)
+        lines.append(f"repeated: {count} session/lane{'' if count == 1 else 's'} read from"
+                     " 2+ inputs, counted per input (--show-paths)")
     lines.append(
         "calls: paired calls; multi: non_eval waves of 2+ calls; rt: saved round trips;"
     )
@@ -178,7 +260,20 @@ def render_table(analysis: Analysis[LaneFigures], *, input_format: str = "auto")
         "saved s: modeled wall-clock saving; upper s: upper bound. Eval/mixed waves are"
     )
     lines.append("never in multi, rt or the savings. Details: --format json, wavemetrics waves.")
+    if show_paths:
+        lines.extend(paths_section(analysis))
     return "\n".join(lines) + "\n"
+
+
+def paths_section(analysis: Analysis[LaneFigures]) -> list[str]:
+    """``--show-paths``: each row's full ``session/lane``, format and input path."""
+    formats = {report.path: report.format for report in analysis.outcome.inputs}
+    lines = ["", "rows: session/lane (format): input"]
+    for result in analysis.lanes:
+        lane = result.lane
+        lines.append(f"  {lane.session_id}/{lane.lane_id} ({formats.get(lane.path, '?')}):"
+                     f" {lane.path}")
+    return lines
 
 
 def _iso(ms: float) -> str:
@@ -228,15 +323,21 @@ def waves_document(
 
 
 def render_waves_table(
-    analysis: Analysis[LaneResult], eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES
+    analysis: Analysis[LaneResult], eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES,
+    *, show_paths: bool = False,
 ) -> str:
     """One line per wave: lane, start (UTC), span, size, peak, bucket, saving, tools."""
-    header = (f"{'session':<10} {'lane':<10} {'start (UTC)':<24} {'span s':>8} {'n':>3} "
+    sessions = unique_prefixes((r.lane.session_id for r in analysis.lanes), 10)
+    names = unique_prefixes((r.lane.lane_id for r in analysis.lanes), 10)
+    s_width = max([10, *(len(v) for v in sessions.values())])
+    l_width = max([10, *(len(v) for v in names.values())])
+    header = (f"{'session':<{s_width}} {'lane':<{l_width}} {'start (UTC)':<24} "
+              f"{'span s':>8} {'n':>3} "
               f"{'peak':>4} {'bucket':<9} {'saved s':>8}  tools")
     lines = [header]
     for row in waves_document(analysis, eval_tool_names):
         lines.append(
-            f"{_short(row['session_id'], 10):<10} {_short(row['lane_id'], 10):<10} "
+            f"{sessions[row['session_id']]:<{s_width}} {names[row['lane_id']]:<{l_width}} "
             f"{row['start']:<24} {_seconds(row['span_ms']):>8} {row['size']:>3} "
             f"{row['max_concurrency']:>4} {row['bucket']:<9} "
             f"{_seconds(row['modeled_wallclock_saved_ms']):>8}  "
@@ -244,6 +345,8 @@ def render_waves_table(
         )
     if len(lines) == 1:
         lines.append("(no waves: no paired tool calls)")
+    if show_paths:
+        lines.extend(paths_section(analysis))
     return "\n".join(lines) + "\n"
 
 

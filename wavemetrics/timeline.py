@@ -1,7 +1,8 @@
 """Timeline pictures: each lane's tool calls as bars from start to end, grouped in waves.
 
-The picture shows what ``wavemetrics waves`` lists: one panel per lane, time in
-seconds from the lane's first call, each call a bar in its wave's colour
+The picture shows what ``wavemetrics waves`` lists: one panel per lane, as
+high as its largest wave, time in seconds from the session's first call (the
+lanes of a session share one clock), each call a bar in its wave's colour
 (``spec/metrics.md`` section 4 buckets), the calls of a wave stacked in rows
 (first call on top, wave order of section 2) on a light band that spans the
 wave. Drawing needs matplotlib, the optional extra ``timeline``; lane selection
@@ -22,6 +23,7 @@ import attrs
 from wavemetrics.classify import EVAL_TOOL_NAMES, WaveBucket, classify_wave
 from wavemetrics.exceptions import LaneNotFoundError, MissingExtraError, install_hint
 from wavemetrics.pipeline import LaneResult
+from wavemetrics.schema import LOSS_FIGURES
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -35,8 +37,11 @@ __all__ = [
     "OUTPUT_FORMATS",
     "LaneNotFound",
     "MatplotlibMissing",
+    "check_lane_count",
     "figure_size_px",
     "output_format",
+    "panel_height_in",
+    "panel_rows",
     "render_timeline",
     "require_matplotlib",
     "select_lanes",
@@ -47,23 +52,23 @@ INSTALL_HINT = install_hint("timeline")
 #: Output formats, chosen by the output file's suffix.
 OUTPUT_FORMATS = ("svg", "png")
 
-# Geometry in inches. Every value is a binary fraction, so that inches x DPI
-# gives whole pixels exactly: a picture of n lanes is 1200 x (100 + 200 n) px.
+# Geometry in inches. Every value is a multiple of 1/4 in, so that inches x DPI
+# gives whole pixels exactly. A panel is as high as its tallest wave: a title,
+# one row per call of that wave, and the time axis; a lane with no paired call
+# is a title and one line of text, without an axis.
 DPI = 100
 WIDTH_IN = 12.0
 HEADER_IN = 0.75  # caption and legend
 FOOTER_IN = 0.25
-LANE_IN = 2.0  # one panel: title, bars, time axis
-_TITLE_IN = 0.375  # from the panel's top to its axes
-_AXES_IN = 1.125
+ROW_IN = 0.25  # one row of bars
+_TITLE_IN = 0.25  # from the panel's top to its axes
+_XAXIS_IN = 0.5  # below the axes: tick labels and the axis label
+_EMPTY_IN = 0.25  # the text of a lane with no paired call
 _LEFT_IN = 0.25
 _RIGHT_IN = 0.25
 
 #: At most this many panels in one picture (a PNG is at most 65535 px high).
 MAX_LANES = 100
-#: At least this many rows per panel, so that bars keep one thickness across
-#: lanes whose waves have at most this many calls.
-MIN_ROWS = 3
 _BAR_HEIGHT = 0.7  # of a row
 _MIN_BAR_PX = 3.0  # a zero-length call still shows as a bar this wide
 _BAND_PAD_PX = 3.0  # a wave's band reaches this far beyond its first start and last end
@@ -110,39 +115,89 @@ def output_format(path: str | Path) -> str | None:
     return suffix if suffix in OUTPUT_FORMATS else None
 
 
-def figure_size_px(lanes: int) -> tuple[int, int]:
-    """Width and height in pixels of a PNG of ``lanes`` panels (an SVG has the same size in pt).
+def panel_rows(result: LaneResult) -> int:
+    """Rows of a lane's panel: its largest wave's size, 0 for a lane with no wave."""
+    return max((wave.size for wave in result.waves), default=0)
 
-    >>> figure_size_px(1), figure_size_px(7)
-    ((1200, 300), (1200, 1500))
+
+def panel_height_in(rows: int) -> float:
+    """Height in inches of a panel of ``rows`` rows (0: a lane with no paired call).
+
+    >>> panel_height_in(0), panel_height_in(1), panel_height_in(3)
+    (0.5, 1.0, 1.5)
     """
-    width, height = _figure_size_in(lanes)
+    if rows == 0:
+        return _TITLE_IN + _EMPTY_IN
+    return _TITLE_IN + rows * ROW_IN + _XAXIS_IN
+
+
+def figure_size_px(rows: Sequence[int]) -> tuple[int, int]:
+    """Width and height in pixels of a PNG whose panels have ``rows`` rows each
+    (:func:`panel_rows`; an SVG has the same size in pt).
+
+    >>> figure_size_px([1]), figure_size_px([3, 0, 1])
+    ((1200, 200), (1200, 400))
+    """
+    width, height = _figure_size_in(rows)
     return round(width * DPI), round(height * DPI)
 
 
-def _figure_size_in(lanes: int) -> tuple[float, float]:
-    return WIDTH_IN, HEADER_IN + LANE_IN * max(lanes, 1) + FOOTER_IN
+def _figure_size_in(rows: Sequence[int]) -> tuple[float, float]:
+    panels = sum(panel_height_in(n) for n in rows) if rows else panel_height_in(0)
+    return WIDTH_IN, HEADER_IN + panels + FOOTER_IN
+
+
+def check_lane_count(count: int) -> None:
+    """Raise ``ValueError`` when ``count`` lanes are more than :data:`MAX_LANES`.
+
+    The CLI calls this as soon as the lanes are read, before waves are
+    assembled or anything is drawn.
+    """
+    if count > MAX_LANES:
+        raise ValueError(
+            f"{count} lanes: at most {MAX_LANES} fit in one picture; choose some with --lane"
+        )
 
 
 def select_lanes(lanes: Sequence[LaneResult], lane_ids: Iterable[str]) -> tuple[LaneResult, ...]:
-    """The lanes whose ``lane_id`` or ``session_id/lane_id`` equals one of ``lane_ids``.
+    """The lanes that one of ``lane_ids`` names: ``LANE``, ``SESSION`` or ``SESSION/LANE``.
 
-    No ids keeps every lane. Lanes keep their order. Raises :class:`LaneNotFound`
-    for the first id that matches no lane (a typo would otherwise drop a lane
-    silently).
+    An id without ``/`` names the lanes whose ``lane_id`` is exactly it (say
+    ``main``, in every session); failing that, the lanes whose ``lane_id`` or
+    ``session_id`` begins with it (a lane-id prefix, or every lane of a
+    session given by a prefix of its id). ``SESSION/LANE`` names the lanes
+    whose ``session_id`` and ``lane_id`` are exactly those, failing that
+    begin with them. No ids keeps every lane; lanes keep their order. Raises
+    :class:`LaneNotFound` for the first id that names no lane (a typo would
+    otherwise drop a lane silently).
     """
     wanted = tuple(lane_ids)
     if not wanted:
         return tuple(lanes)
+    chosen: set[int] = set()
     for lane_id in wanted:
-        if not any(lane_id in _names(r) for r in lanes):
-            available = list(dict.fromkeys(r.lane.lane_id for r in lanes))
+        found = _named_by(lanes, lane_id)
+        if not found:
+            available = list(dict.fromkeys(
+                f"{r.lane.session_id}/{r.lane.lane_id}" for r in lanes))
             raise LaneNotFound(lane_id, available)
-    return tuple(r for r in lanes if any(i in _names(r) for i in wanted))
+        chosen.update(found)
+    return tuple(r for index, r in enumerate(lanes) if index in chosen)
 
 
-def _names(result: LaneResult) -> tuple[str, str]:
-    return result.lane.lane_id, f"{result.lane.session_id}/{result.lane.lane_id}"
+def _named_by(lanes: Sequence[LaneResult], lane_id: str) -> set[int]:
+    """Indexes of the lanes ``lane_id`` names: exact matches, else prefix matches."""
+    if "/" in lane_id:
+        session, _, lane = lane_id.rpartition("/")
+        exact = {i for i, r in enumerate(lanes)
+                 if r.lane.session_id == session and r.lane.lane_id == lane}
+        return exact or {i for i, r in enumerate(lanes)
+                         if r.lane.session_id.startswith(session)
+                         and r.lane.lane_id.startswith(lane)}
+    exact = {i for i, r in enumerate(lanes) if r.lane.lane_id == lane_id}
+    return exact or {i for i, r in enumerate(lanes)
+                     if r.lane.lane_id.startswith(lane_id)
+                     or r.lane.session_id.startswith(lane_id)}
 
 
 def _printable(text: str) -> str:
@@ -158,12 +213,14 @@ def render_timeline(
 ) -> None:
     """Draw ``lanes`` (one panel each, in order) to ``path``, SVG or PNG by its suffix.
 
-    Each call is a bar ``[start_ms, end_ms]`` in seconds from the lane's first
-    start, at least 3 px wide so zero-length calls show. SVG element ids: a
-    call's bar ``call-<n>`` (n counts calls from 0 over all panels, in lane then
-    wave order; its ``<title>`` is the hover text), the name written on it
-    ``name-<n>``, a multi-call wave's band ``wave-<n>``, legend entries
-    ``legend-<bucket>`` and ``legend-wave``. The same input gives the same
+    Each call is a bar ``[start_ms, end_ms]`` in seconds from its session's
+    first start (the lanes of a session share one time axis), at least 3 px
+    wide so zero-length calls show. Each panel is as high as its largest wave
+    (:func:`panel_height_in`). SVG element ids: a call's bar ``call-<n>`` (n
+    counts calls from 0 over all panels, in lane then wave order; its
+    ``<title>`` is the hover text), the name written on it ``name-<n>``, a
+    multi-call wave's band ``wave-<n>``, legend entries ``legend-<bucket>``
+    and ``legend-wave``. The same input gives the same
     bytes (fixed SVG hash salt, no date). A PNG is :func:`figure_size_px` big.
     Raises :class:`MatplotlibMissing` without matplotlib, ``ValueError`` for a
     suffix other than ``.svg``/``.png`` or more than :data:`MAX_LANES` lanes,
@@ -172,10 +229,7 @@ def render_timeline(
     fmt = output_format(path)
     if fmt is None:
         raise ValueError(f"{path}: the output must end in .svg or .png")
-    if len(lanes) > MAX_LANES:
-        raise ValueError(
-            f"{len(lanes)} lanes: at most {MAX_LANES} fit in one picture; choose some with --lane"
-        )
+    check_lane_count(len(lanes))
     names = tuple(eval_tool_names)
     require_matplotlib()
     import matplotlib
@@ -187,14 +241,18 @@ def render_timeline(
     with matplotlib.rc_context(
         {"svg.hashsalt": "wavemetrics", "svg.fonttype": "none", "font.size": 9.0}
     ):
-        width, height = _figure_size_in(len(lanes))
+        rows = [panel_rows(result) for result in lanes]
+        width, height = _figure_size_in(rows)
         figure = Figure(figsize=(width, height), dpi=DPI)
         measure = TextToPath()  # sizes the tool names (do they fit on their bar?)
         _draw_header(figure, height)
         counter = _Counter()
-        for index, result in enumerate(lanes):
-            axes = figure.add_axes(_panel_rect(index, height))
-            _draw_lane(axes, result, names, counter, measure)
+        clocks = _session_clocks(lanes)
+        top = height - HEADER_IN
+        for result, n in zip(lanes, rows, strict=True):
+            axes = figure.add_axes(_panel_rect(top, n, height))
+            _draw_lane(axes, result, names, counter, measure, clocks[result.lane.session_id], n)
+            top -= panel_height_in(n)
         if not lanes:
             figure.text(0.5, 0.5, "no lanes", ha="center", va="center")
         if fmt == "png":
@@ -230,15 +288,45 @@ class _Counter:
     tooltips: list[str] = attrs.field(factory=list)
 
 
-def _panel_rect(index: int, height: float) -> tuple[float, float, float, float]:
-    top = height - HEADER_IN - index * LANE_IN - _TITLE_IN
-    bottom = top - _AXES_IN
+def _panel_rect(top: float, rows: int, height: float) -> tuple[float, float, float, float]:
+    axes_top = top - _TITLE_IN
+    axes_in = rows * ROW_IN if rows else _EMPTY_IN
     return (
         _LEFT_IN / WIDTH_IN,
-        bottom / height,
+        (axes_top - axes_in) / height,
         (WIDTH_IN - _LEFT_IN - _RIGHT_IN) / WIDTH_IN,
-        _AXES_IN / height,
+        axes_in / height,
     )
+
+
+@attrs.frozen
+class _Clock:
+    """One session's time axis: its first call's start (ms) and its extent (s)."""
+
+    origin_ms: float
+    extent_s: float
+
+
+def _session_clocks(lanes: Sequence[LaneResult]) -> dict[str, _Clock]:
+    """Every session's lanes share one clock, so a sub-agent's calls line up
+    under the main lane's call that started it."""
+    starts: dict[str, float] = {}
+    ends: dict[str, float] = {}
+    for result in lanes:
+        session = result.lane.session_id
+        for wave in result.waves:
+            for call in wave.calls:
+                starts[session] = min(starts.get(session, call.start_ms), call.start_ms)
+                ends[session] = max(ends.get(session, call.end_ms), call.end_ms)
+    clocks = {}
+    for result in lanes:
+        session = result.lane.session_id
+        if session in starts:
+            extent = ends[session] / 1000 - starts[session] / 1000
+            clocks[session] = _Clock(starts[session], extent if extent > 0 else 1.0)
+        else:
+            clocks[session] = _Clock(0.0, 1.0)
+    return clocks
 
 
 def _draw_header(figure: Figure, height: float) -> None:
@@ -260,14 +348,23 @@ def _draw_header(figure: Figure, height: float) -> None:
             handle.set_gid(gid)
 
 
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
 def _lane_title(result: LaneResult) -> str:
     s = result.summary
     waves = len(result.waves)
+    lost = ", ".join(f"{loss.label} {getattr(s, name)}" for name, loss in LOSS_FIGURES
+                     if getattr(s, name))
+    # the same mark as summarize's "calls not counted: ... (figures are a lower bound)"
+    mark = f"; calls not counted: {lost} (figures are a lower bound)" if lost else ""
     return _printable(
         f"session {result.lane.session_id} / lane {result.lane.lane_id}: "
-        f"{s.paired_calls} calls in {waves} waves ({s.non_eval_waves_multi} multi-call non_eval); "
+        f"{_plural(s.paired_calls, 'call')} in {_plural(waves, 'wave')}"
+        f" ({s.non_eval_waves_multi} multi-call non_eval); "
         f"modeled saving {s.modeled_wallclock_saved_ms / 1000:.2f} s "
-        f"(upper bound {s.upper_bound_saved_ms / 1000:.2f} s)"
+        f"(upper bound {s.upper_bound_saved_ms / 1000:.2f} s){mark}"
     )
 
 
@@ -277,31 +374,31 @@ def _draw_lane(
     eval_names: tuple[str, ...],
     counter: _Counter,
     measure: TextToPath,
+    clock: _Clock,
+    rows: int,
 ) -> None:
     from matplotlib.patches import Rectangle
 
     waves = result.waves
     axes.set_title(_lane_title(result), loc="left", fontsize=9.5, parse_math=False)
+    if not waves:  # no time axis to show: a line of text, not an empty 0-1 s axis
+        axes.set_axis_off()
+        axes.text(0.0, 0.5, "no paired tool calls", transform=axes.transAxes,
+                  ha="left", va="center", color="#606060")
+        return
     axes.set_yticks([])
-    axes.set_xlabel("seconds from the lane's first call")
+    axes.set_xlabel("seconds from the session's first call")
     for side in ("left", "right", "top"):
         axes.spines[side].set_visible(False)
-    rows = max([MIN_ROWS, *(w.size for w in waves)])
     axes.set_ylim(rows - 0.5, -0.5)  # row 0 on top
-    if not waves:
-        axes.set_xlim(0.0, 1.0)
-        axes.text(0.5, 0.5, "no paired tool calls", transform=axes.transAxes,
-                  ha="center", va="center", color="#606060")
-        return
 
-    origin = min(w.calls[0].start_ms for w in waves)
-    extent_s = max(c.end_ms for w in waves for c in w.calls) / 1000 - origin / 1000
-    extent_s = extent_s if extent_s > 0 else 1.0
+    origin = clock.origin_ms
+    extent_s = clock.extent_s
     margin = extent_s * 0.01
     axes.set_xlim(-margin, extent_s + margin)
     width_px = (WIDTH_IN - _LEFT_IN - _RIGHT_IN) * DPI
     seconds_per_px = (extent_s + 2 * margin) / width_px
-    row_px = _AXES_IN * DPI / rows
+    row_px = ROW_IN * DPI
 
     for wave in waves:
         bucket = classify_wave((c.tool_name for c in wave.calls), eval_names)

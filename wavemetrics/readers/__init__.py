@@ -29,8 +29,10 @@ from wavemetrics.readers.sources import STDIN, Source, open_error
 
 __all__ = [
     "AUTO",
+    "DUPLICATE",
     "EMPTY",
     "FORMATS",
+    "NO_USABLE_RECORD",
     "Detection",
     "InputReport",
     "ReadUnit",
@@ -44,6 +46,10 @@ __all__ = [
 AUTO = "auto"
 #: Pseudo-format of an input with no content at all (reported, not an error).
 EMPTY = "empty"
+#: Pseudo-format of an input whose content repeats an earlier input's (read once).
+DUPLICATE = "duplicate"
+#: How the error of an input whose every record is a problem begins.
+NO_USABLE_RECORD = "no usable record"
 #: The formats this version reads, by their ``--input-format`` names.
 FORMATS: tuple[str, ...] = tuple(trace_format.name for trace_format in TRACE_FORMATS)
 

@@ -78,7 +78,8 @@ def read_events(
     ``lines``: raw physical lines. ``default_session_id`` stands in for a missing
     ``sessionId`` (the CLI passes the file name without its suffix); a missing
     ``agentId`` is lane ``"main"``. A tool event without a usable ``toolCallId``
-    (or a start without ``toolName``) is ``invalid_tool_record``, a bad time
+    (or a start without ``toolName``, or any tool event whose ``toolName`` is
+    present but empty or not text) is ``invalid_tool_record``, a bad time
     ``invalid_timestamp``, a present but unusable id ``invalid_id``, a record
     without a string ``type`` ``missing_type``. Lines are decoded with msgspec
     into :class:`EventRecord` (other keys are never built); lines it rejects go
@@ -128,7 +129,12 @@ def read_events(
         if kind in _TOOL_TYPES:
             call_id = _text(record.toolCallId)
             name = _text(record.toolName)
-            if call_id is None or (name is None and kind == "tool_execution_start"):
+            # A start needs a usable name; an end may omit it (or give null) and
+            # carries its start's name, but a name it gives must be usable: an
+            # empty or non-text name is invalid_tool_record, not an orphan end.
+            if call_id is None or (name is None and (
+                    kind == "tool_execution_start"
+                    or record.toolName not in (_UNSET, None))):
                 problem("invalid_tool_record")
                 continue
         if at_ms is None:

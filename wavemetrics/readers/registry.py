@@ -84,7 +84,7 @@ UNMEASURABLE: tuple[Unmeasurable, ...] = (
     Unmeasurable(
         "openhands", _sniff_openhands,
         "OpenHands event list: its timestamps carry no UTC offset (server local time), which"
-        " spec/formats.md treats as invalid; nothing to measure",
+        " docs/formats.md treats as invalid; nothing to measure",
     ),
 )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import gzip
+import hashlib
 import os
 import stat
 import sys
@@ -16,13 +17,16 @@ import attrs
 
 from wavemetrics.readers._lines import os_text
 
-__all__ = ["STDIN", "Source", "expand_paths", "head_records"]
+__all__ = ["EMPTY_FOLDER", "STDIN", "Source", "expand_paths", "head_records", "identical_inputs"]
 
 STDIN = "-"
 TRACE_SUFFIXES = (".jsonl", ".json", ".jsonl.gz", ".json.gz", ".eval")
 # Claude Code writes agent-*.meta.json beside sub-agent transcripts: metadata, not a trace.
 _SKIPPED_SUFFIXES = (".meta.json",)
 _CHUNK = 1 << 16
+#: Why a folder gave nothing to read: every suffix a folder walk reads.
+EMPTY_FOLDER = ("no trace files in this directory (read: "
+                + ", ".join(f"*{suffix}" for suffix in TRACE_SUFFIXES) + ")")
 
 
 @attrs.define(eq=False)
@@ -53,11 +57,20 @@ class Source:
             return False
 
     def _open(self) -> BinaryIO:
+        # Compression is told by the gzip magic bytes, and by the .gz suffix (a
+        # .gz file without them is a damaged gzip, said so): `gzip -c f | ... -`.
         if self.is_stdin:
-            return sys.stdin.buffer
+            stdin = sys.stdin.buffer
+            if _starts_gzip(stdin):
+                return gzip.GzipFile(fileobj=stdin, mode="rb")  # type: ignore[return-value]
+            return stdin
         if self.path.endswith(".gz"):
             return gzip.open(self.path, "rb")  # type: ignore[return-value]
-        return open(self.path, "rb")
+        stream = open(self.path, "rb")  # noqa: SIM115 (returned open, closed by its reader)
+        if _starts_gzip(stream):
+            stream.close()
+            return gzip.open(self.path, "rb")  # type: ignore[return-value]
+        return stream
 
     def peek(self, count: int) -> list[bytes]:
         """First lines, up to ``count`` with content (blank lines do not count).
@@ -91,6 +104,28 @@ class Source:
         finally:
             if close:
                 stream.close()
+
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _starts_gzip(stream: BinaryIO) -> bool:
+    """Whether ``stream`` begins with the gzip magic bytes, leaving its position as it was.
+
+    Pipes are looked at with ``peek`` (nothing is consumed); a stream that
+    can neither peek nor seek is taken as not compressed.
+    """
+    peek = getattr(stream, "peek", None)
+    if peek is not None:
+        try:
+            return bytes(peek(2)[:2]) == GZIP_MAGIC
+        except (OSError, ValueError):
+            return False
+    if stream.seekable():
+        head = stream.read(2)
+        stream.seek(-len(head), os.SEEK_CUR)
+        return head == GZIP_MAGIC
+    return False
 
 
 def _split_lines(stream: gzip.GzipFile) -> Iterator[bytes]:
@@ -214,7 +249,7 @@ def expand_inputs(paths: list[str]) -> list[tuple[str, str | None]]:
         elif os.path.isdir(path):
             found, bad = _walk(path)
             if not found and not bad:
-                entries.append((path, "no *.jsonl or *.json trace files in this directory"))
+                entries.append((path, EMPTY_FOLDER))
             for file in found:
                 add_file(file)
             entries.extend((bad_path, reason) for bad_path, reason in bad)
@@ -231,6 +266,56 @@ def expand_paths(paths: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
     files = [path for path, error in entries if error is None]
     errors = [(path, error) for path, error in entries if error is not None]
     return files, errors
+
+
+def identical_inputs(paths: list[str]) -> dict[str, str]:
+    """Files whose content repeats an earlier file's: ``{path: the earlier path}``.
+
+    Only files that share a name stem (``x.jsonl``, ``x.jsonl.gz``,
+    ``a/x.jsonl`` and ``b/x.jsonl``) and their content's size (a gzip file's
+    size from its trailer) are compared, by the SHA-256 of their decompressed
+    content, so that other inputs are read once only. A file that cannot be
+    read whole is never taken as a copy.
+    """
+    by_key: dict[tuple[str, int], list[str]] = {}
+    for path in paths:
+        if path != STDIN and os.path.isfile(path):
+            by_key.setdefault((file_stem(path), _content_size(path)), []).append(path)
+    copies: dict[str, str] = {}
+    for group in by_key.values():
+        if len(group) < 2:
+            continue
+        first: dict[str, str] = {}
+        for path in group:
+            digest = _content_digest(path)
+            if digest is None:
+                continue
+            if digest in first:
+                copies[path] = first[digest]
+            else:
+                first[digest] = path
+    return copies
+
+
+def _content_size(path: str) -> int:
+    """Bytes of ``path``'s content: a gzip file's ISIZE trailer (the size mod 2**32
+    of its last member; a key to compare by, not a measure), else its size on disk."""
+    try:
+        with open(path, "rb") as stream:
+            if stream.read(2) != GZIP_MAGIC:
+                return os.fstat(stream.fileno()).st_size
+            stream.seek(-4, os.SEEK_END)
+            return int.from_bytes(stream.read(4), "little")
+    except OSError:
+        return -1
+
+
+def _content_digest(path: str) -> str | None:
+    source = Source(path)
+    digest = hashlib.sha256()
+    for line in source.lines():
+        digest.update(line)
+    return None if source.error is not None else digest.hexdigest()
 
 
 def file_stem(path: str) -> str:

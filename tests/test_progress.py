@@ -1,0 +1,43 @@
+"""The progress bar of a long read (``wavemetrics.progress``): bytes, files, cleared."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from wavemetrics.progress import ByteProgress
+
+
+class _Terminal(io.StringIO):
+    """A text stream that says it is a terminal, so the bar draws on it."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_bar_moves_by_bytes_and_counts_files(tmp_path: Path) -> None:
+    """A 10-byte file done of 10 + 990 bytes moves the bar 1 %, and the label says 1/2 files."""
+    small, big = tmp_path / "small.jsonl", tmp_path / "big.jsonl"
+    small.write_bytes(b"x" * 10)
+    big.write_bytes(b"x" * 990)
+    terminal = _Terminal()
+    with ByteProgress([str(small), str(big)], file=terminal) as bar:
+        assert bar.label() == "reading 0/2 files"
+        bar.done([str(small)])
+        assert bar.label() == "reading 1/2 files"
+        assert (bar.bytes_done, bar.bytes_total) == (10, 1000)
+        bar.done([str(big)])
+        assert bar.bytes_done == 1000
+    text = terminal.getvalue()
+    assert "reading 1/2 files" in text and "  1%" in text
+    # cleared at the end: the last thing written moves up and erases the bar's line
+    assert text.endswith("\x1b[1A\r\x1b[2K")
+
+
+def test_an_empty_file_still_moves_the_bar(tmp_path: Path) -> None:
+    """A file of 0 bytes counts as one byte, so the bar ends full."""
+    empty = tmp_path / "e.jsonl"
+    empty.write_bytes(b"")
+    with ByteProgress([str(empty)], file=io.StringIO()) as bar:
+        bar.done([str(empty)])
+        assert (bar.bytes_done, bar.bytes_total) == (1, 1)
