@@ -465,6 +465,7 @@ def copy_session(task: Path) -> None:
     shutil.copytree(WORKTREES / SESSION, task / SESSION)
 
 
+@needs_scipy
 @needs_corpus
 def test_a_session_with_its_sub_agents_is_one_trial(tmp_path: Path) -> None:
     """A Claude Code session and its ``subagents/`` files are one trial: its lanes summed."""
@@ -480,6 +481,7 @@ def test_a_session_with_its_sub_agents_is_one_trial(tmp_path: Path) -> None:
     assert (task["difference"], code) == (10.0 - 2021753.0, 0)
 
 
+@needs_scipy
 @needs_corpus
 def test_a_task_whose_trials_differ_in_kind_is_flagged(tmp_path: Path) -> None:
     """A side whose trials of one task are of two formats is flagged in the table and JSON."""
@@ -496,6 +498,7 @@ def test_a_task_whose_trials_differ_in_kind_is_flagged(tmp_path: Path) -> None:
     assert "  t: baseline claude-code, events\n" in table
 
 
+@needs_scipy
 def test_files_sharing_a_default_session_id_stay_two_trials(tmp_path: Path) -> None:
     """Two trial folders each holding ``trace.jsonl`` (session id from the name) are two trials."""
     saving_trial(tmp_path / "b" / "t" / "trial-1" / "trace.jsonl", 10)
@@ -505,6 +508,7 @@ def test_files_sharing_a_default_session_id_stay_two_trials(tmp_path: Path) -> N
     assert comparison.tasks == (TaskRow("t", 20.0, 50.0, 30.0, 2, 1, 0, 0, EV, EV),)
 
 
+@needs_scipy
 def test_lower_bound_trials_are_named_in_table_and_json(tmp_path: Path) -> None:
     """The lower-bound line names each trial (side/task/session); JSON lists the same names."""
     write_events(tmp_path / "b" / "t" / "a.jsonl", [
@@ -518,6 +522,7 @@ def test_lower_bound_trials_are_named_in_table_and_json(tmp_path: Path) -> None:
     assert json.loads(out)["lower_bound_trials"] == ["baseline/t/a"]
 
 
+@needs_scipy
 def test_a_side_without_task_folders_says_so_and_exits_1(tmp_path: Path) -> None:
     """A side folder with no task folder is named on stderr and in the table; exit 1."""
     (tmp_path / "b").mkdir()
@@ -530,6 +535,7 @@ def test_a_side_without_task_folders_says_so_and_exits_1(tmp_path: Path) -> None
     assert json.loads(out)["no_task_folders"] == ["baseline"]
 
 
+@needs_scipy
 def test_task_folders_with_no_trial_files_on_either_side_exit_1(tmp_path: Path) -> None:
     """A task whose folders on both sides hold no trace file is an error (exit 1), named."""
     for side in ("b", "c"):

@@ -181,6 +181,7 @@ def test_png_height_adds_each_panels_rows(tmp_path: Path) -> None:
     assert _png_size(out) == (1200, 325)
 
 
+@needs_matplotlib
 def test_lanes_of_a_session_share_one_clock(tmp_path: Path) -> None:
     """A sub-agent lane's bars are placed from the session's first call, under the main
     lane's calls of the same moment (its bash starts 4 s after main's read)."""
@@ -198,6 +199,7 @@ def test_lanes_of_a_session_share_one_clock(tmp_path: Path) -> None:
     assert abs((x2 - x0) - 4 / 8.16 * 828) < 0.01
 
 
+@needs_matplotlib
 def test_panel_title_carries_the_lower_bound_mark(tmp_path: Path) -> None:
     """A lane with a call that never ended says, in its title, that its figures are a lower bound."""
     path = tmp_path / "s1.jsonl"
@@ -424,6 +426,7 @@ def test_readme_shows_the_timeline_of_the_bundled_example() -> None:
     assert PICTURE.stat().st_size < 200_000
 
 
+@needs_matplotlib
 def test_lane_option_takes_prefixes_and_sessions(tmp_path: Path) -> None:
     """--lane accepts a lane-id prefix, a session-id prefix (all its lanes) and
     SESSION/LANE prefixes; an exact lane id still wins over longer ones it prefixes."""
@@ -435,6 +438,7 @@ def test_lane_option_takes_prefixes_and_sessions(tmp_path: Path) -> None:
         assert (code, stdout) == (0, f"{out}: {counts}\n"), lane
 
 
+@needs_matplotlib
 def test_nothing_read_gives_the_input_error_only(tmp_path: Path) -> None:
     """A missing input and --lane: the input's error alone, not also ``no such lane``."""
     missing = tmp_path / "missing.jsonl"
