@@ -58,6 +58,29 @@ def check_lanes(lanes: list[Lane]) -> None:
         f"{lane.session_id}{lane.lane_id}".encode()
 
 
+def cli_document(paths: list[str], *options: str) -> tuple[int, dict[str, Any]]:
+    """``summarize --format json`` on ``paths``: the exit code and the parsed document."""
+    from click.testing import CliRunner
+
+    from wavemetrics.cli import main
+
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", *options, *paths])
+    return result.exit_code, json.loads(result.stdout)
+
+
+def lane_figures(document: dict[str, Any], *keys: str) -> dict[tuple[str, str], tuple[Any, ...]]:
+    """``{(session_id, lane_id): (figure, ...)}`` of a summarize JSON document, for ``keys``."""
+    return {
+        (lane["session_id"], lane["lane_id"]): tuple(lane[key] for key in keys)
+        for lane in document["lanes"]
+    }
+
+
+#: The figures most rules change, in this order, for :func:`lane_figures`.
+WAVE_FIGURES = (
+    "observed_calls", "non_eval_wave_size_histogram", "non_eval_saved_round_trips",
+    "modeled_wallclock_saved_ms",
+)
 def collect(read: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[list[Lane], Any]:
     """Call a format's read function with a batch sink: its lanes and what it returned."""
     sink = LaneSink()

@@ -421,6 +421,49 @@ def plausible_or_any(plausible: st.SearchStrategy[Any]) -> st.SearchStrategy[Any
 
 
 def fuzz_lines(record: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[bytes]:
-    """A record as a JSON line, or a random byte line."""
+    """A record as a JSON line, or a random byte line (one line: no newline inside, since
+    a run of newlines is counted as that many blank lines)."""
     as_json = record.map(lambda r: json.dumps(r).encode() + b"\n")
-    return st.one_of(as_json, as_json, as_json, st.binary(max_size=20))
+    random_line = st.binary(max_size=20).map(lambda b: b.replace(b"\n", b" "))
+    return st.one_of(as_json, as_json, as_json, random_line)
+
+
+# ------------------------------------------------------------ hostile values (issue 10)
+
+#: Text an attacker puts in an id, a name or a type: terminal escapes, CR/LF that
+#: would forge rows, C1, DEL, bidi overrides, lone surrogates, long and empty text.
+HOSTILE_TEXT = st.one_of(
+    st.text(max_size=12),
+    st.text(alphabet=st.characters(codec="utf-8", categories=["Cc", "Cf", "Zl", "Zp"]),
+            min_size=1, max_size=6),
+    st.sampled_from([
+        "\x1b[2J\x1b[H", "\x1b]8;;https://x\x07link\x1b]8;;\x07", "a\r\nwavemetrics: note: x",
+        "\x00", "\x07", "\x9b31m", "\x7f", "ab\u202ecd", "\u2066x", "\ud800", "x\udcff",
+        "x" * 5000, "", " ", "main", "2025-01-01T00:00:00.123456789012+05",
+    ]),
+)
+#: Numbers that overflow or sit at the edges: huge integers, 1e308, negatives, zero.
+HOSTILE_NUMBERS = st.one_of(
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.sampled_from([10**400, -(10**400), 1e308, -1e308, 1.7976931348623157e308, 0, -1,
+                     2**64, 2**64 - 1, 5e-324]),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+#: Any JSON value a hostile trace may hold in any field.
+HOSTILE_JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), HOSTILE_NUMBERS, HOSTILE_TEXT),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(HOSTILE_TEXT, inner, max_size=3),
+    max_leaves=6,
+)
+
+
+def json_paths(value: Any) -> list[tuple[Any, ...]]:
+    """Every path (keys and indices) to a value inside a JSON value, the root excluded."""
+    found: list[tuple[Any, ...]] = []
+    if isinstance(value, dict):
+        for key, child in value.items():
+            found += [(key,), *((key, *rest) for rest in json_paths(child))]
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            found += [(index,), *((index, *rest) for rest in json_paths(child))]
+    return found

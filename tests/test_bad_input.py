@@ -102,6 +102,7 @@ GARBAGE = [
     b"\x89PNG\r\n",                          # invalid UTF-8 (a PNG header)
     b"\x1f\x8b\x08\x00\xca\xfe",             # a gzip header, cut, no newline
 ]
+RUNAWAY = "a line runs past 10000 bytes (--max-document-bytes): not read further"
 GARBAGE_PROBLEMS = {"invalid_json": 2, "invalid_utf8": 3, "truncated_last_line": 1}
 
 
@@ -142,7 +143,8 @@ def _cases(b: FormatLines) -> list[Case]:
              b"".join([*good, b"[" * 100_000 + b"]" * 100_000 + b"\n",
                        b'{"a":' * 100_000 + b"1" + b"}" * 100_000 + b"\n"]),
              _good_expected(b, lines_read=n + 2, problems={"too_deeply_nested": 2})),
-        Case("unknown_record_types", b"".join([*good, unknown_line, unknown_line]),
+        Case("unknown_record_types",
+             b"".join([*good, unknown_line, b.unknown_again or unknown_line]),
              _good_expected(b, lines_read=n + 2, ignored={unknown_key: 2})),
         Case("garbage_between_records", b"".join([*good[:1], *GARBAGE[:5], *good[1:]]),
              _good_expected(b, lines_read=n + 5,
@@ -168,6 +170,27 @@ def _cases(b: FormatLines) -> list[Case]:
         Case("not_gzip.jsonl.gz", b"".join(good),
              Expected(1, 0, 0, format="unknown",
                       error="not a valid gzip file (no gzip header)")),
+        # Limits (spec/formats.md, "Limits and hostile input"), small so the test is quick
+        Case("line_too_long", b"".join([*good[:1], b'{"pad":"' + b"x" * 5000 + b'"}\n',
+                                        *good[1:]]),
+             _good_expected(b, lines_read=n + 1, problems={"line_too_long": 1}),
+             args=("--max-line-bytes", "1000")),
+        Case("line_too_long.jsonl.gz",
+             gzip.compress(b"".join([*good[:1], b"y" * 5000 + b"\n", *good[1:]]), mtime=0),
+             _good_expected(b, lines_read=n + 1, problems={"line_too_long": 1}),
+             args=("--max-line-bytes", "1000")),
+        Case("last_line_too_long", b"".join([*good, b"z" * 5000]),
+             _good_expected(b, lines_read=n + 1, problems={"line_too_long": 1}),
+             args=("--max-line-bytes", "1000")),
+        Case("runaway_line", b"".join([*good, b"\x00" * 50_000]),
+             _good_expected(b, exit_code=1, lines_read=n + 1, problems={"line_too_long": 1},
+                            error=RUNAWAY),
+             args=("--max-line-bytes", "1000", "--max-document-bytes", "10000")),
+        Case("runaway_line.jsonl.gz",
+             gzip.compress(b"".join([*good, b"\x00" * 50_000]), mtime=0),
+             _good_expected(b, exit_code=1, lines_read=n + 1, problems={"line_too_long": 1},
+                            error=RUNAWAY),
+             args=("--max-line-bytes", "1000", "--max-document-bytes", "10000")),
     ]
     for kind, literal in b.time_literals.items():
         line = b.start_with_time("t", literal)

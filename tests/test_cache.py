@@ -47,13 +47,16 @@ def test_cold_warm_and_uncached_runs_print_the_same_bytes_on_the_corpus(
     warm = _invoke(*args)
     assert cold == plain
     assert warm == plain
-    # one entry per read unit: each file, but one per Claude Code project folder
+    # one entry per read unit: each file, but one per Claude Code project folder and per
+    # pi folder (its session files are read together, parents before forks)
     inputs = [i for i in json.loads(plain[1] if command == "summarize" else cold_inputs(folders))
               ["inputs"] if i["error"] is None]
     claude = {os.path.dirname(i["path"]).split("/subagents")[0].rsplit("/", 1)[0]
               if "/subagents" in i["path"] else os.path.dirname(i["path"])
               for i in inputs if i["format"] == "claude-code"}
-    assert stored == len(claude) + sum(1 for i in inputs if i["format"] != "claude-code")
+    pi = {os.path.dirname(i["path"]) for i in inputs if i["format"] == "pi"}
+    assert stored == len(claude) + len(pi) + sum(
+        1 for i in inputs if i["format"] not in ("claude-code", "pi"))
     assert _units(private_cache) == stored  # the warm run read, it did not write
 
 
@@ -288,3 +291,111 @@ def test_a_cache_of_another_schema_is_emptied(tmp_path: Path, private_cache: Pat
     ReadCache(private_cache).close()
     with sqlite3.connect(private_cache / CACHE_FILE) as db:
         assert db.execute("PRAGMA user_version").fetchone() == (CACHE_SCHEMA,)
+
+
+def _padded_wave(tmp_path: Path) -> Path:
+    """The read/grep wave of TWO_LANES; grep's end line padded past 150 bytes."""
+    lines = [event_line(e) for e in TWO_LANES[:5]]
+    record = json.loads(lines[3])
+    assert record["toolCallId"] == "b" and record["type"] == "tool_execution_end"
+    lines[3] = json.dumps({**record, "pad": "x" * 200}) + "\n"
+    trace = tmp_path / "padded.jsonl"
+    trace.write_text("".join(lines), encoding="utf-8")
+    return trace
+
+
+@pytest.mark.parametrize("command", ["summarize", "waves"])
+def test_a_file_cached_under_one_line_limit_is_read_again_under_another(
+    command: str, tmp_path: Path, private_cache: Path
+) -> None:
+    """The limits in force are part of the cache key: a file cached under the default
+    --max-line-bytes and read again under 150 gives the uncached result for 150 (and back)."""
+    trace = str(_padded_wave(tmp_path))
+    base = [command, "--format", "json", "--jobs", "1", trace]
+    default_cold = _invoke(*base)
+    tight = _invoke(*base, "--max-line-bytes", "150")
+    assert tight == _invoke(*base, "--max-line-bytes", "150", "--no-cache")
+    assert tight != default_cold
+    assert _invoke(*base) == default_cold == _invoke(*base, "--no-cache")
+    if command == "summarize":
+        # default: read [1000,1100] and grep [1010,1040]: one wave, 100 + 30 - 100 saved
+        full = json.loads(default_cold[1])
+        assert (full["total"]["paired_calls"], full["total"]["modeled_wallclock_saved_ms"]) == (
+            2, 30.0)
+        # 150 bytes: grep's end is line_too_long, so only read pairs and nothing is saved
+        cut = json.loads(tight[1])
+        assert (cut["total"]["paired_calls"], cut["total"]["modeled_wallclock_saved_ms"]) == (
+            1, 0.0)
+        assert cut["inputs"][0]["problems"] == {"line_too_long": 1}
+    else:
+        assert [row["size"] for row in json.loads(default_cold[1])] == [2]
+        assert [row["size"] for row in json.loads(tight[1])] == [1]
+
+
+def _pi_entry(entry_id: str, parent: str | None, record: dict[str, Any]) -> dict[str, Any]:
+    return {**record, "id": entry_id, "parentId": parent}
+
+
+def _pi_call(at: str, *calls: tuple[str, str]) -> dict[str, Any]:
+    content = [{"type": "toolCall", "id": i, "name": n, "arguments": {}} for i, n in calls]
+    return {"type": "message", "timestamp": at,
+            "message": {"role": "assistant", "content": content}}
+
+
+def _pi_result(at: str, call_id: str, name: str) -> dict[str, Any]:
+    return {"type": "message", "timestamp": at,
+            "message": {"role": "toolResult", "toolName": name, "toolCallId": call_id,
+                        "content": []}}
+
+
+def _pi_fork_folder(folder: Path) -> None:
+    """A pi v3 parent (cwd /p/alpha: t1 [0,2000] and t2 [0,3000] in one wave) and its fork
+    (cwd /p/beta: the parent's 3 entries copied, then t3 [10000,11000] alone), the fork's
+    file sorting first, and a meta.json that is no trace."""
+    t0, t2s, t3s, t10s, t11s = (f"2026-01-01T00:00:{s}.000Z" for s in ("00", "02", "03", "10",
+                                                                         "11"))
+    parent = [
+        _pi_entry("0000000a", None, _pi_call(t0, ("t1", "bash"), ("t2", "read"))),
+        _pi_entry("0000000b", "0000000a", _pi_result(t2s, "t1", "bash")),
+        _pi_entry("0000000c", "0000000b", _pi_result(t3s, "t2", "read")),
+    ]
+    header = {"type": "session", "version": 3, "timestamp": t0}
+    files = {
+        "2026-01-01_z-parent.jsonl": [{**header, "id": "sess-p", "cwd": "/p/alpha"}, *parent],
+        "2026-01-01_a-fork.jsonl": [
+            {**header, "id": "sess-f", "cwd": "/p/beta", "parentSession": "sess-p"}, *parent,
+            _pi_entry("0000000d", "0000000c", _pi_call(t10s, ("t3", "bash"))),
+            _pi_entry("0000000e", "0000000d", _pi_result(t11s, "t3", "bash")),
+        ],
+    }
+    folder.mkdir(parents=True)
+    for name, records in files.items():
+        (folder / name).write_text("".join(json.dumps(r) + "\n" for r in records),
+                                   encoding="utf-8")
+    (folder / "meta.json").write_text('{"title": "not a trace"}\n', encoding="utf-8")
+
+
+def test_pi_fork_folder_is_one_cached_unit_with_the_uncached_figures(
+    tmp_path: Path, private_cache: Path
+) -> None:
+    """A pi folder (parent, fork, a skipped meta.json) is cached as one read unit, and cold,
+    warm and --no-cache runs agree for summarize, --by project and waves."""
+    folder = tmp_path / "--p-alpha--"
+    _pi_fork_folder(folder)
+    for args in (["summarize"], ["summarize", "--by", "project"], ["waves"]):
+        command = [*args, "--format", "json", "--jobs", "1", str(folder)]
+        plain = _invoke(*command, "--no-cache")
+        cold = _invoke(*command)
+        warm = _invoke(*command)
+        assert cold == plain
+        assert warm == plain
+    assert _units(private_cache) == 1  # parent and fork: one unit; meta.json: skipped
+    document = json.loads(_invoke("summarize", "--format", "json", "--jobs", "1", str(folder))[1])
+    assert document["skipped_files"][0]["path"] == str(folder / "meta.json")
+    assert document["total"]["modeled_wallclock_saved_ms"] == 2000.0  # the fork's copies: once
+    code, out, _ = _invoke("summarize", "--by", "project", "--format", "json", "--jobs", "1",
+                           str(folder))
+    groups = {g["group"]: (g["paired_calls"], g["modeled_wallclock_saved_ms"])
+              for g in json.loads(out)["groups"]}
+    # each file by its own header's cwd: the parent's wave (3000 + 2000 - 3000) and t3 alone
+    assert (code, groups) == (0, {"/p/alpha": (2, 2000.0), "/p/beta": (1, 0.0)})

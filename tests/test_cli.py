@@ -21,6 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.corpus import CORPUS, needs_corpus
+from tests.event_traces import TWO_LANES, write_events
 from wavemetrics.cli import main
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "wavemetrics" / "examples" / "claude-code-demo.jsonl"
@@ -702,10 +703,12 @@ def test_empty_folder_message_lists_every_suffix_read(tmp_path: Path) -> None:
 def test_option_names_spelled_for_the_cli_equal_their_sources() -> None:
     """wavemetrics._names mirrors the cap and compare's defaults; its lazy choices are
     the registry's formats and compare's metrics."""
-    from wavemetrics import _names, compare, observations, readers
+    from wavemetrics import _names, compare, limits, observations, readers
 
     assert _names.AUTO == readers.AUTO
     assert _names.DEFAULT_MAX_TRACKED_CALLS == observations.DEFAULT_MAX_TRACKED_CALLS
+    assert (_names.DEFAULT_MAX_LINE_BYTES, _names.DEFAULT_MAX_DOCUMENT_BYTES) == (
+        limits.DEFAULT_MAX_LINE_BYTES, limits.DEFAULT_MAX_DOCUMENT_BYTES)
     assert list(_names.input_format_choice().choices) == [readers.AUTO, *readers.FORMATS]
     assert list(_names.metric_choice().choices) == list(compare.METRICS)
     assert (_names.DEFAULT_METRIC, _names.DEFAULT_RESAMPLES, _names.DEFAULT_CONFIDENCE,
@@ -725,7 +728,7 @@ def test_help_imports_no_reader_and_no_core_module() -> None:
                           check=True)
     loaded = done.stdout.strip().splitlines()[-1]
     assert loaded == str(["wavemetrics", "wavemetrics._names", "wavemetrics.classify",
-                          "wavemetrics.cli", "wavemetrics.parallel"])
+                          "wavemetrics.cli", "wavemetrics.escaping", "wavemetrics.parallel"])
 
 
 def test_version_is_the_one_written_in_pyproject() -> None:
@@ -785,9 +788,8 @@ CORPUS_CLI_CASES: list[tuple[str, str, tuple[Any, ...], dict[str, Any], list[dic
         "otlp",
         "opentelemetry-proto/trace.json",
         ("otlp", 1, 0, 1, {}), {"ignored": {"non_tool_span": 1}, "error": None},
-        [{"session_id": "5b8efff798038103d269b633813fc60c", "lane_id": "main",
-          "observed_calls": 0, "paired_calls": 0, "waves_total": 0,
-          _HISTOGRAM: "0:0:0:0:0:0:0:0"}],
+        # no tool span, so no lane (spec/formats.md 2026: no 0-call lanes from span readers)
+        [],
     ),
     (
         "otel-spans",
@@ -848,3 +850,134 @@ def test_every_public_name_resolves_on_first_use() -> None:
     assert set(dir(wavemetrics)) == set(wavemetrics.__all__)
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         wavemetrics.nope  # noqa: B018
+
+
+def test_waves_json_writes_null_for_figures_that_overflow(tmp_path: Path) -> None:
+    """Two calls of about 1.7e308 ms in one wave: their summed time overflows, so the wave's
+    saving is ``null`` in ``waves --format json`` (valid JSON), as in summarize."""
+    path = tmp_path / "huge.jsonl"
+    events = [("tool_execution_start", "a", 0), ("tool_execution_start", "b", 1),
+              ("tool_execution_end", "a", 1.7e308), ("tool_execution_end", "b", 1.7e308)]
+    path.write_text("".join(
+        json.dumps({"type": kind, "toolCallId": call, "toolName": "read", "timestamp": at}) + "\n"
+        for kind, call, at in events), encoding="utf-8")
+    code, rows, _ = _run("waves", "--format", "json", str(path))
+    assert code == 0
+    assert [(r["size"], r["span_ms"], r["modeled_wallclock_saved_ms"]) for r in rows] == [
+        (2, 1.7e308, None)]
+    code, document, _ = _run("summarize", "--format", "json", str(path))
+    assert code == 0
+    assert document["total"]["modeled_wallclock_saved_ms"] is None
+    code, table, _ = _run("waves", str(path))
+    assert code == 0
+    assert "n/a" in table
+
+
+def test_jsonl_keeps_lanes_whose_waves_are_all_eval_only_or_mixed(tmp_path: Path) -> None:
+    """A lane of only an eval_only wave and a lane of only a mixed wave each get a payload."""
+    path = _events(tmp_path, [
+        _ev("tool_execution_start", "e", "eval", 1000, agentId="ev"),
+        _ev("tool_execution_end", "e", "eval", 1200, agentId="ev"),
+        _ev("tool_execution_start", "m", "eval", 2000, agentId="mx"),
+        _ev("tool_execution_start", "r", "read", 2100, agentId="mx"),
+        _ev("tool_execution_end", "r", "read", 2150, agentId="mx"),
+        _ev("tool_execution_end", "m", "eval", 2300, agentId="mx"),
+    ])
+    code, out, _ = _run("summarize", "--format", "jsonl", path)
+    assert code == 0
+    payloads = [json.loads(line) for line in out.splitlines()]
+    assert [p["$session_id"] for p in payloads] == [
+        hashlib.sha256(b'["s1","ev"]').hexdigest(), hashlib.sha256(b'["s1","mx"]').hexdigest()]
+    # ev: one eval_only wave of span 200 ms; mx: one mixed wave, never counted
+    assert [(p["eval_only_waves"], p["eval_only_duration_ms"], p["mixed_waves"],
+             p["non_eval_waves_total"], p["modeled_wallclock_saved_ms"]) for p in payloads] == [
+        (1, 200.0, 0, 0, 0.0), (0, 0.0, 1, 0, 0.0)]
+
+
+def test_waves_with_a_missing_input_exits_1_and_lists_the_good_waves(tmp_path: Path) -> None:
+    """``waves good.jsonl /missing`` names the missing path and exits 1, like summarize."""
+    good = _events(tmp_path, PARALLEL)
+    missing = str(tmp_path / "missing")
+    code, rows, err = _run("waves", "--format", "json", good, missing)
+    assert code == 1
+    assert err == f"wavemetrics: error: {missing}: no such file or directory\n"
+    assert [(r["start_ms"], r["size"]) for r in rows] == [(1000.0, 2), (3000.0, 1)]
+    code, _, _ = _run("waves", good, missing)
+    assert code == 1
+
+
+#: Hostile text for the issue-13 outputs: ESC (a terminal escape) and U+202E (RIGHT-TO-LEFT
+#: OVERRIDE). A lane id may hold U+202E but not ESC (an id with a control character is the
+#: problem invalid_id), so ESC goes in the tool name and in the pi session's cwd.
+_EVIL_LANE = "ev\u202eil"
+_EVIL_TOOL = "gr\x1b[2Jep\u202e"
+_EVIL_CWD = "/p/\x1b[2J\u202eevil"
+
+
+def _no_raw_escape(text: str) -> bool:
+    return "\x1b" not in text and "\u202e" not in text
+
+
+def test_issue_13_text_outputs_escape_esc_and_rlo(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """--by tables, the stderr line naming a default folder, cache info and the status line
+    show ESC and U+202E escaped (\\x1b, \\u202e); CSV keeps values as they are (data) in a
+    file or pipe and escapes them on a terminal."""
+    from wavemetrics import cli
+
+    monkeypatch.setenv("WAVEMETRICS_CACHE_DIR", str(tmp_path / "cache\x1b[2J\u202e"))
+    trace = _events(tmp_path, [
+        _ev("tool_execution_start", "a", "read", 1000, agentId=_EVIL_LANE),
+        _ev("tool_execution_start", "b", _EVIL_TOOL, 1100, agentId=_EVIL_LANE),
+        _ev("tool_execution_end", "b", _EVIL_TOOL, 1400, agentId=_EVIL_LANE),
+        _ev("tool_execution_end", "a", "read", 2000, agentId=_EVIL_LANE),
+    ])
+    code, by_lane, err = _run("summarize", "--by", "lane", "--jobs", "1", trace)
+    assert code == 0 and _no_raw_escape(by_lane + err)
+    assert "ev\\u202eil" in by_lane
+    code, by_tool, err = _run("summarize", "--by", "tool", "--jobs", "1", trace)
+    assert code == 0 and _no_raw_escape(by_tool + err)
+    assert "gr\\x1b[2Jep\\u202e " in by_tool
+    # CSV is data, like JSON: the exact name, for a csv reader (docs/cli.md, "Escaping")
+    code, csv_text, _ = _run("summarize", "--by", "tool", "--format", "csv", "--jobs", "1", trace)
+    # (click's test runner shows the \r\n line ends as \n)
+    assert code == 0 and f"\ngroup,tool,{_EVIL_TOOL},1,1,300.0,300.0,0.0\n" in csv_text
+    # ... but on a terminal it is escaped like the tables, so it cannot drive the terminal
+    monkeypatch.setattr(cli, "stdout_is_terminal", lambda: True)
+    code, csv_text, _ = _run("summarize", "--by", "tool", "--format", "csv", "--jobs", "1", trace)
+    assert code == 0 and _no_raw_escape(csv_text)
+    assert "\ngroup,tool,gr\\x1b[2Jep\\u202e,1,1,300.0,300.0,0.0\n" in csv_text
+    monkeypatch.setattr(cli, "stdout_is_terminal", lambda: False)
+    pi = tmp_path / "pi" / "session.jsonl"
+    pi.parent.mkdir()
+    pi.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"type": "session", "id": "s", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": _EVIL_CWD},
+        {"type": "message", "timestamp": "2026-01-01T00:00:00.000Z", "message": {
+            "role": "assistant", "content": [{"type": "toolCall", "id": "t1", "name": "bash",
+                                              "arguments": {}}]}},
+        {"type": "message", "timestamp": "2026-01-01T00:00:01.000Z", "message": {
+            "role": "toolResult", "toolName": "bash", "toolCallId": "t1", "content": []}},
+    ]), encoding="utf-8")
+    code, by_project, err = _run("summarize", "--by", "project", "--jobs", "1", str(pi))
+    assert code == 0 and _no_raw_escape(by_project + err)
+    assert "/p/\\x1b[2J\\u202eevil" in by_project
+    # no PATH on a terminal: the Codex folder read is named on stderr, escaped
+    codex = tmp_path / "co\x1b]8;;dex\u202e"
+    write_events(codex / "sessions" / "s.jsonl", TWO_LANES)
+    monkeypatch.setattr(cli, "stdin_is_terminal", lambda: True)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.setenv("CODEX_HOME", str(codex))
+    code, _, err = _run("summarize", "--jobs", "1")
+    shown = str(codex / "sessions").replace("\x1b", "\\x1b").replace("\u202e", "\\u202e")
+    assert code == 0 and _no_raw_escape(err)
+    assert err.splitlines()[0] == f"wavemetrics: reading {shown} (Codex)"
+    code, info, _ = _run("cache", "info")
+    assert code == 0 and _no_raw_escape(info)
+    assert info.splitlines()[0].startswith(f"path: {tmp_path}/cache\\x1b[2J\\u202e")
+    # the status line holds figures only, and goes through the same escaping
+    result = CliRunner().invoke(main, ["statusline"],
+                                input=json.dumps({"transcript_path": trace}))
+    assert result.exit_code == 0
+    assert result.stdout == "waves 1 · multi 1 · saved 0.3s\n"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -558,3 +559,35 @@ def test_side_holds_read_only_tasks() -> None:
         side.tasks["t3"] = SideTask((), 0)  # type: ignore[index]
     with pytest.raises(ValueError, match="trials must equal usable values plus failed trials"):
         SideTask((1.0,), 3, failed=1)
+
+
+def test_unreadable_trials_are_failed_trials_with_their_reason(tmp_path: Path) -> None:
+    """A dangling link, a FIFO and a link loop named ``*.jsonl`` in a task folder are failed
+    trials with summarize's reasons, reported on stderr, and the run exits 1."""
+    base, cand = tmp_path / "baseline", tmp_path / "candidate"
+    saving_trial(base / "t1" / "a.jsonl", 10)
+    saving_trial(cand / "t1" / "a.jsonl", 30)
+    (cand / "t1" / "dangling.jsonl").symlink_to(cand / "t1" / "nowhere.jsonl")
+    os.mkfifo(cand / "t1" / "fifo.jsonl")
+    (base / "t1" / "loop1.jsonl").symlink_to(base / "t1" / "loop2.jsonl")
+    (base / "t1" / "loop2.jsonl").symlink_to(base / "t1" / "loop1.jsonl")
+    comparison = compare_folders(str(base), str(cand))
+    # t1: baseline 3 trials (a, loop1, loop2; 2 failed), candidate 3 (a, dangling, fifo; 2 failed)
+    assert list(comparison.tasks) == [TaskRow("t1", 10.0, 30.0, 20.0, 3, 3, 2, 2,
+                                              baseline_kinds=("events",),
+                                              candidate_kinds=("events",))]
+    reasons = [
+        ("baseline", base / "t1" / "loop1.jsonl", "too many levels of symbolic links"),
+        ("baseline", base / "t1" / "loop2.jsonl", "too many levels of symbolic links"),
+        ("candidate", cand / "t1" / "dangling.jsonl", "broken symbolic link"),
+        ("candidate", cand / "t1" / "fifo.jsonl", "not a regular file (skipped)"),
+    ]
+    assert sorted((f.side, f.path, f.reason) for f in comparison.failures) == [
+        (side, str(path), f"trace could not be read: {path}: {why}") for side, path, why in reasons
+    ]
+    code, _, err = run("compare", str(base), str(cand))
+    assert code == 1
+    assert sorted(err.splitlines()) == [
+        f"wavemetrics: error: {side}: trace could not be read: {path}: {why}"
+        for side, path, why in reasons
+    ]

@@ -76,3 +76,15 @@ def test_cells_are_quoted_by_the_csv_module() -> None:
     """A tool name with a comma or a quote stays one cell."""
     text = rows_to_csv(["tool_name", "n"], [{"tool_name": 'a,"b"', "n": None}])
     assert text == 'tool_name,n\r\n"a,""b""",\r\n'
+
+
+def test_rows_to_csv_escapes_text_only_when_asked() -> None:
+    """Without ``escape`` a value with ESC and U+202E is written as it is; with ``printable``
+    its text cells are escaped and numbers and empty cells are left alone."""
+    from wavemetrics.escaping import printable
+
+    rows = [{"tool_name": "a\x1b[2J\u202e", "calls": 2, "mean": None}]
+    columns = ["tool_name", "calls", "mean"]
+    assert rows_to_csv(columns, rows) == "tool_name,calls,mean\r\na\x1b[2J\u202e,2,\r\n"
+    assert rows_to_csv(columns, rows, printable) == (
+        "tool_name,calls,mean\r\na\\x1b[2J\\u202e,2,\r\n")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 import wavemetrics
@@ -59,3 +61,16 @@ def test_missing_scipy_raises_missing_extra(monkeypatch: pytest.MonkeyPatch) -> 
     with pytest.raises(MissingExtraError) as raised:
         compare.require_scipy()
     assert raised.value.extra == "compare"
+
+
+def test_input_too_large_is_a_value_error_and_never_leaves_read_inputs(tmp_path: Any) -> None:
+    """InputTooLargeError is a ValueError raised inside the readers only: past the limits,
+    read_inputs reports the input's error instead of raising."""
+    from wavemetrics.exceptions import InputTooLargeError
+
+    assert issubclass(InputTooLargeError, ValueError)
+    path = tmp_path / "runaway.jsonl"
+    path.write_bytes(b"x" * 5000)
+    limits = wavemetrics.Limits(max_line_bytes=100, max_document_bytes=1000)
+    (report,) = wavemetrics.read_inputs([str(path)], limits=limits).inputs
+    assert report.error == "a line runs past 1000 bytes (--max-document-bytes): not read further"

@@ -13,15 +13,20 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import tempfile
 import zlib
 from pathlib import Path
 from typing import Any
 
+from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.strategies import HOSTILE_JSON, json_paths
 from tests.trace_builders import BUILDERS, FormatLines
+from wavemetrics.axis import efficiency_axis
+from wavemetrics.cli import main
 from wavemetrics.pipeline import ReadOutcome, analyse, read_inputs
 from wavemetrics.readers import FORMATS
 from wavemetrics.report import render_json, render_jsonl, render_table, render_waves_table
@@ -172,3 +177,88 @@ def test_gzip_cut_anywhere_gives_an_accounted_result(fmt: str, cut: float, sync:
     else:
         packed = gzip.compress(content, mtime=0)
     _read_every_way(packed[: int(len(packed) * cut)], "x.jsonl.gz")
+
+
+# ---------------------------------------------- hostile values in every field (issue 10)
+
+_RAW_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
+                          "\u2066-\u2069\ud800-\udfff]")
+HOSTILE = settings(max_examples=150, deadline=None,
+                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def _hostile_trace(fmt: str, data: st.DataObject) -> bytes:
+    """The format's valid lines with random fields (any depth) replaced by hostile values;
+    span formats are sometimes written as concatenated pretty-printed documents."""
+    lines = _valid_lines(BUILDERS[fmt])
+    records = [json.loads(line) for line in lines]
+    for record in records:
+        paths = json_paths(record)
+        for path in data.draw(st.lists(st.sampled_from(paths), max_size=3) if paths
+                              else st.just([])):
+            try:
+                _parent(record, path)[path[-1]] = data.draw(HOSTILE_JSON)
+            except (KeyError, IndexError, TypeError):  # an earlier change removed the path
+                continue
+    pretty = fmt in ("otlp", "otel-spans", "inspect") and data.draw(st.booleans())
+    return b"".join(json.dumps(r, indent=2 if pretty else None).encode() + b"\n"
+                    for r in records)
+
+
+def _assert_no_raw_controls(text: str) -> None:
+    match = _RAW_CONTROL.search(text)
+    assert match is None, repr(text[max(match.start() - 40, 0): match.end() + 40])
+
+
+@HOSTILE
+@given(fmt=st.sampled_from(FORMATS_UNDER_TEST), data=st.data(),
+       name=st.sampled_from(["t.jsonl", "t\x1b[2J\u202e.jsonl", "t.json"]))
+def test_hostile_values_in_every_field_never_crash_any_entry_point(
+    fmt: str, data: st.DataObject, name: str
+) -> None:
+    """Hostile JSON in any field of any format: read_inputs, efficiency_axis and the CLI
+    (summarize and waves, table and JSON) never raise, every line is accounted for, JSON
+    output is strict JSON and text output carries no raw control or bidi character."""
+    trace = _hostile_trace(fmt, data)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / name
+        path.write_bytes(trace)
+        _check(read_inputs([str(path)]))
+        axis = efficiency_axis(str(path))
+        json.dumps(axis.to_dict(), allow_nan=False)
+        runner = CliRunner()
+        for command in (["summarize", "--format", "json"], ["waves", "--format", "json"]):
+            result = runner.invoke(main, [*command, "--jobs", "1", str(path)])
+            assert result.exception is None or isinstance(result.exception, SystemExit), (
+                result.exc_info)
+            assert result.exit_code in (0, 1), result.output
+            document = json.loads(result.stdout, parse_constant=_no_constant)
+            if command[0] == "summarize":
+                for entry in document["inputs"]:
+                    assert entry["lines_read"] == (entry["lines_used"] + entry["lines_ignored"]
+                                                   + sum(entry["problems"].values()))
+            _assert_no_raw_controls(result.stderr)
+        for command in (["summarize"], ["waves"]):
+            result = runner.invoke(main, [*command, "--jobs", "1", str(path)])
+            assert result.exit_code in (0, 1), result.output
+            _assert_no_raw_controls(result.stdout + result.stderr)
+
+
+@HOSTILE
+@given(data=st.binary(max_size=400), stdin=st.booleans())
+def test_random_bytes_through_the_cli_never_crash(data: bytes, stdin: bool) -> None:
+    """Random bytes, from a file or stdin, through ``summarize``: exit 0 or 1, strict JSON."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "x.jsonl"
+        path.write_bytes(data)
+        args = ["summarize", "--format", "json", "--jobs", "1", "-" if stdin else str(path)]
+        result = CliRunner().invoke(main, args, input=data if stdin else None)
+        assert result.exception is None or isinstance(result.exception, SystemExit), (
+            result.exc_info)
+        assert result.exit_code in (0, 1)
+        json.loads(result.stdout, parse_constant=_no_constant)
+        _assert_no_raw_controls(result.stderr)
+
+
+def _no_constant(name: str) -> Any:
+    raise AssertionError(f"non-JSON constant {name} in the output")

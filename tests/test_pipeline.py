@@ -134,14 +134,23 @@ def _events(path: Path, calls: list[tuple[str, int, int]]) -> str:
     return str(path)
 
 
-def test_read_unit_falls_back_to_batch_and_says_so(tmp_path: Path) -> None:
-    """An out-of-order unit is read again whole: Lane results, note read_again_in_batch."""
+@pytest.mark.parametrize("cap", [None, 100, 271])
+def test_read_unit_falls_back_to_batch_and_says_so(tmp_path: Path, cap: int | None) -> None:
+    """An out-of-order unit is read again in batch mode (note read_again_in_batch), holding
+    only what the cap keeps (issue 10); its figures are those of the whole batch path."""
     calls = [(f"c{i}", 100 * i, 100 * i + 10) for i in range(70)] + [("late", 5, 7)]
+    calls += [(f"d{i}", 10_000 + 100 * i, 10_000 + 100 * i + 10) for i in range(200)]
     path = _events(tmp_path / "late.jsonl", calls)
-    result = read_unit(ReadUnit("events", (path,)), StreamSettings(max_tracked_calls=None))
+    result = read_unit(ReadUnit("events", (path,)), StreamSettings(max_tracked_calls=cap))
     assert [r.notes for r in result.reports] == [{"read_again_in_batch": 1}]
     (lane,) = result.lanes
-    assert isinstance(lane, Lane) and len(lane.observations) == 142
+    assert isinstance(lane, StreamedLane)
+    (whole,) = analyse(read_inputs([path]), max_tracked_calls=cap).lanes
+    assert lane.summary == whole.summary
+    # by hand, cap 100: c0..c69, late and d0..d28 are held and paired; d29..d199 dropped
+    if cap == 100:
+        assert (lane.summary.observed_calls, lane.summary.paired_calls,
+                lane.summary.dropped_calls) == (271, 100, 171)
 
 
 def test_read_unit_streams_only_what_may_be_streamed(tmp_path: Path) -> None:

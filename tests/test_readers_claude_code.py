@@ -8,13 +8,21 @@ lines_ignored + problems`` for every file.
 from __future__ import annotations
 
 import json
+import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from tests.reader_checks import collect
+from tests.reader_checks import (
+    WAVE_FIGURES,
+    cli_document,
+    collect,
+    lane_figures,
+)
 from wavemetrics import Observation, assemble_waves
 from wavemetrics.cli import main
 from wavemetrics.pipeline import Lane, ReadOutcome, read_inputs
@@ -424,3 +432,205 @@ def test_figures_of_a_small_transcript_end_to_end(tmp_path: Path) -> None:
         "measured_turn_duration_ms_total": 12000.0,
     }
     assert {key: lane[key] for key in expected} == expected
+
+
+# --- 2026 shapes (issue 14): /branch and forkSession forks, server-side tools.
+
+def _parent_lines() -> list[bytes]:
+    """Session ``sess-p``: Bash t1 [0, 2] s and Read t2 [0, 3] s run together."""
+    return [
+        _assistant("u1", _t(0), _use("t1"), _use("t2", "Read"), session="sess-p"),
+        _user("u2", _t(2), _result("t1"), session="sess-p"),
+        _user("u3", _t(3), _result("t2"), session="sess-p"),
+    ]
+
+
+def _fork_lines(*, same_uuids: bool) -> list[bytes]:
+    """Session ``sess-b``: the parent's lines copied with ``forkedFrom`` (the parent's uuids
+    for ``/branch``, new ones for the SDK's ``forkSession``), then its own call t3 [10, 11] s."""
+    fork = {"sessionId": "sess-p", "messageUuid": "u3"}
+    ids = ("u1", "u2", "u3") if same_uuids else ("f1", "f2", "f3")
+    return [
+        _assistant(ids[0], _t(0), _use("t1"), _use("t2", "Read"), session="sess-b",
+                   forkedFrom=fork),
+        _user(ids[1], _t(2), _result("t1"), session="sess-b", forkedFrom=fork),
+        _user(ids[2], _t(3), _result("t2"), session="sess-b", forkedFrom=fork),
+        _assistant("b1", _t(10), _use("t3"), session="sess-b"),
+        _user("b2", _t(11), _result("t3"), session="sess-b"),
+    ]
+
+
+#: Parent: one wave [0, 3] s, durations 2000 + 3000, span 3000: 2000 ms saved, peak 2.
+#: Fork: t3 alone.
+FORK_FIGURES = {
+    ("sess-p", "main"): (2, "0:1:0:0:0:0:0:0", 1, 2000.0),
+    ("sess-b", "main"): (1, "1:0:0:0:0:0:0:0", 0, 0.0),
+}
+
+
+def test_a_branch_sorted_before_its_parent_leaves_the_parent_its_calls(tmp_path: Path) -> None:
+    """``/branch`` copies (parent's uuids, ``forkedFrom``) are replayed lines, never used."""
+    # Before: the branch file "a-branch" was read first, its copies took the uuids, the
+    # parent's lines were dropped as duplicates: sess-b got t1, t2 and sess-p no lane.
+    # Rebuilt here without the forkedFrom marks.
+    unmarked = tmp_path / "unmarked"
+    unmarked.mkdir()
+    (unmarked / "a-branch.jsonl").write_bytes(b"".join(
+        line.replace(b', "forkedFrom": {"sessionId": "sess-p", "messageUuid": "u3"}', b"")
+        for line in _fork_lines(same_uuids=True)))
+    (unmarked / "p-parent.jsonl").write_bytes(b"".join(_parent_lines()))
+    assert lane_figures(cli_document([str(unmarked)])[1], *WAVE_FIGURES) == {
+        ("sess-b", "main"): (3, "1:1:0:0:0:0:0:0", 1, 2000.0)}
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "a-branch.jsonl").write_bytes(b"".join(_fork_lines(same_uuids=True)))
+    (project / "p-parent.jsonl").write_bytes(b"".join(_parent_lines()))
+    code, document = cli_document([str(project)])
+    assert code == 0
+    assert lane_figures(document, *WAVE_FIGURES) == FORK_FIGURES
+    branch, parent = document["inputs"]
+    assert (branch["lines_used"], branch["ignored"]) == (2, {"replayed_lines": 3})
+    assert (parent["lines_used"], parent["ignored"]) == (3, {})
+
+
+def test_an_sdk_fork_does_not_count_the_parents_wave_twice(tmp_path: Path) -> None:
+    """``forkSession`` copies (new uuids, ``forkedFrom``) are not a second copy of the wave."""
+    # Before: both sessions had the wave of t1 and t2 (2000 ms saved twice, 4000 in total).
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "parent.jsonl").write_bytes(b"".join(_parent_lines()))
+    (project / "sdk-fork.jsonl").write_bytes(b"".join(_fork_lines(same_uuids=False)))
+    code, document = cli_document([str(project)])
+    assert code == 0
+    assert lane_figures(document, *WAVE_FIGURES) == FORK_FIGURES
+    assert document["total"]["modeled_wallclock_saved_ms"] == 2000.0
+
+
+def test_a_fork_read_without_its_parent_keeps_only_its_own_lines() -> None:
+    """A fork file alone still sets aside its copied history."""
+    lanes, account = _read(_fork_lines(same_uuids=True), "/p/proj/sess-b.jsonl")
+    (lane,) = lanes
+    assert lane.observations == (_obs("start", "t3", 10), _obs("end", "t3", 11))
+    assert (account.lines_used, dict(account.ignored)) == (2, {"replayed_lines": 3})
+
+
+@settings(max_examples=25, deadline=None)
+@given(names=st.lists(st.sampled_from(["0", "a", "m", "z", "parent"]), min_size=3,
+                      max_size=3, unique=True),
+       same_uuids=st.booleans())
+def test_fork_figures_do_not_depend_on_file_names(names: list[str], same_uuids: bool) -> None:
+    """Whatever the file names (so the reading order) of a parent, its fork and a fork of the
+    fork, every session keeps exactly its own calls."""
+    grandchild = [line.replace(b'"sess-b"', b'"sess-c"').replace(b'"b1"', b'"c1"')
+                  .replace(b'"b2"', b'"c2"').replace(b'"t3"', b'"t4"')
+                  for line in _fork_lines(same_uuids=same_uuids)]
+    files = dict(zip(names, [_parent_lines(), _fork_lines(same_uuids=same_uuids), grandchild],
+                     strict=True))
+    with tempfile.TemporaryDirectory() as folder:
+        project = Path(folder) / "proj"
+        project.mkdir()
+        for name, lines in files.items():
+            (project / f"{name}.jsonl").write_bytes(b"".join(lines))
+        _, document = cli_document([str(project)])
+    assert lane_figures(document, *WAVE_FIGURES) == {
+        **FORK_FIGURES, ("sess-c", "main"): (1, "1:0:0:0:0:0:0:0", 0, 0.0)}
+
+
+def test_server_side_tools_are_not_calls() -> None:
+    """``server_tool_use`` and its ``web_search_tool_result`` run in the model's service: they
+    are counted as ignored blocks, never calls, and a client call beside them still counts."""
+    server_use = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search",
+                  "input": {"query": "q"}}
+    server_result = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1",
+                     "content": []}
+    lanes, account = _read([
+        _assistant("u1", _t(0), server_use, server_result, {"type": "text", "text": "x"}),
+        _assistant("u2", _t(1), server_use | {"id": "srvtoolu_2"}, _use("c1")),
+        _user("u3", _t(2), _result("c1")),
+    ])
+    (lane,) = lanes
+    assert lane.observations == (_obs("start", "c1", 1), _obs("end", "c1", 2))
+    assert (account.lines_used, dict(account.ignored), dict(account.notes)) == (
+        2, {"assistant": 1}, {"server_tool_blocks": 3})
+
+
+def _turn_line(uuid: str, duration_literal: str) -> str:
+    return ('{"type":"system","subtype":"turn_duration","uuid":"' + uuid
+            + '","sessionId":"s1","timestamp":"2025-01-01T00:00:00.000Z","durationMs":'
+            + duration_literal + "}")
+
+
+def _session_with_turns(tmp_path: Path, literals: list[str]) -> Path:
+    start = {"type": "assistant", "uuid": "u1", "sessionId": "s1",
+             "timestamp": "2025-01-01T00:00:01.000Z",
+             "message": {"content": [{"type": "tool_use", "id": "t1", "name": "Bash"}]}}
+    end = {"type": "user", "uuid": "u2", "sessionId": "s1",
+           "timestamp": "2025-01-01T00:00:02.000Z",
+           "message": {"content": [{"type": "tool_result", "tool_use_id": "t1"}]}}
+    lines = [json.dumps(start), json.dumps(end)]
+    lines += [_turn_line(f"turn{i}", literal) for i, literal in enumerate(literals)]
+    path = tmp_path / "proj" / "s1.jsonl"
+    path.parent.mkdir()
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_turn_duration_of_400_digits_is_a_problem_not_a_traceback(tmp_path: Path) -> None:
+    """An integer ``durationMs`` too large for a float is ``invalid_duration``; the rest is read."""
+    path = _session_with_turns(tmp_path, ["1" + "0" * 399, "1500"])
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(path)])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    (entry,) = document["inputs"]
+    assert (entry["lines_read"], entry["lines_used"], entry["problems"]) == (
+        4, 3, {"invalid_duration": 1})
+    assert document["total"]["measured_turn_duration_ms_total"] == 1500.0
+
+
+def test_turn_durations_that_overflow_the_total_are_problems(tmp_path: Path) -> None:
+    """Three turns of 1e308: the first is added, the two that would make the total
+    infinite are ``turn_total_overflow``; summarize, waves and compare never crash."""
+    path = _session_with_turns(tmp_path, ["1e308", "1e308", "1e308"])
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(path)])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    (entry,) = document["inputs"]
+    assert (entry["lines_read"], entry["lines_used"], entry["problems"]) == (
+        5, 3, {"turn_total_overflow": 2})
+    assert document["total"]["measured_turn_duration_ms_total"] == 1e308
+    for command in (["summarize"], ["waves"], ["waves", "--format", "json"]):
+        result = CliRunner().invoke(main, [*command, str(path)])
+        assert result.exit_code == 0, result.output
+    for side in ("base", "cand"):
+        trial = tmp_path / side / "task" / "t.jsonl"
+        trial.parent.mkdir(parents=True)
+        trial.write_bytes(path.read_bytes())
+    result = CliRunner().invoke(main, ["compare", "--metric", "measured_turn_duration_ms_total",
+                                       str(tmp_path / "base"), str(tmp_path / "cand")])
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "candidate - baseline, mean over 1 paired task: +0.000 s" in result.stdout
+
+
+def test_ids_with_a_lone_surrogate_or_a_control_character_are_invalid_id(
+    tmp_path: Path,
+) -> None:
+    """An ``agentId`` or ``sessionId`` holding ``\\ud800`` or ESC is ``invalid_id``: the line
+    is never moved to the ``main`` lane of a session named after the file."""
+    def start(uuid: str, **ids: str) -> str:
+        record = {"type": "assistant", "uuid": uuid, "sessionId": "s1",
+                  "timestamp": "2025-01-01T00:00:01.000Z",
+                  "message": {"content": [{"type": "tool_use", "id": uuid, "name": "Bash"}]}}
+        record.update(ids)
+        return json.dumps(record)  # ensure_ascii: the surrogate is written as \\ud800
+
+    path = tmp_path / "proj" / "f.jsonl"
+    path.parent.mkdir()
+    path.write_text("\n".join([
+        start("u1", agentId="a\ud800"), start("u2", sessionId="s\ud800"),
+        start("u3", agentId="a\x1b[2J"), start("u4", sessionId="\x00"), start("u5"),
+    ]) + "\n", encoding="utf-8")
+    outcome = read_inputs([str(path)])
+    (report,) = outcome.inputs
+    assert (report.lines_read, report.lines_used, report.problems) == (
+        5, 1, {"invalid_id": 4})
+    assert [(lane.session_id, lane.lane_id) for lane in outcome.lanes] == [("s1", "main")]

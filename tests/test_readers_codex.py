@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from tests.corpus import CORPUS, needs_corpus
 from tests.reader_checks import (
     check_lanes,
+    cli_document,
     collect,
     observation_tuples,
     read_one,
@@ -72,8 +73,11 @@ CORPUS_FILES = [
      "019c8bfe-ec25-79e0-97d7-bda6a9c575ff", 5, 5, 0, 5, 0, "5:0:0:0:0:0:0:0",
      0.0, 0.0, 0, 54838.0, 63, 11, 52, {}),
     ("agent-sessions/codex_small_schema_fixture.jsonl",
-     "019fc8be-3658-7ca3-9e29-000000000000", 2, 2, 0, 1, 1, "0:1:0:0:0:0:0:0",
-     0.0, 0.0, 0, 0.0, 118, 5, 108, {"invalid_timestamp": 5}),
+     # 2026 rule: the client-side tool_search_call call-3 and its output are a third
+     # call, at the same instant as the other two (one wave of 3 zero-length calls,
+     # peak 0); the trimmed tool_search_call is now an invalid_timestamp problem.
+     "019fc8be-3658-7ca3-9e29-000000000000", 3, 3, 0, 1, 1, "0:0:1:0:0:0:0:0",
+     0.0, 0.0, 0, 0.0, 118, 7, 105, {"invalid_timestamp": 6}),
 ]
 
 # Batched-write notes of the 0.4x files: (applied, no duration), counted independently.
@@ -180,9 +184,10 @@ def test_corpus_schema_fixture_ignores_unknown_types_by_type() -> None:
     assert report.ignored["repeated_session_meta"] == 6
     assert report.ignored["world_state"] == 5
     assert report.ignored["inter_agent_communication_metadata"] == 1
-    assert report.ignored["response_item.tool_search_call"] == 2
+    assert "response_item.tool_search_call" not in report.ignored  # a call since 2026
+    assert report.ignored["response_item.web_search_call"] == 1
     assert report.ignored["event_msg.exec_command_end"] == 3
-    assert report.notes == {"batched_write_no_duration": 2}
+    assert report.notes == {"batched_write_no_duration": 3}
 
 
 
@@ -396,15 +401,16 @@ def test_malformed_records_are_problems_by_reason(tmp_path: Path) -> None:
 
 
 def test_ids_that_cannot_be_encoded_are_unusable(tmp_path: Path) -> None:
-    """A call id or session id holding a lone surrogate counts as missing; a bad name falls
-    back to the payload type."""
+    """A session id holding a lone surrogate is ``invalid_id`` (spec/formats.md: never
+    replaced), a call id holding one makes the call unusable; a bad name falls back to
+    the payload type."""
     path = _write(tmp_path, [
         _meta(0, "\ud800"), _meta(1, "s-1"),
         _call(10, "\udfff"), _call(20, "a", "\ud800"), _output(30, "a"),
     ])
     report, (lane,) = _read(path)
     assert lane.session_id == "s-1"
-    assert report.problems == {"invalid_session_meta": 1, "invalid_tool_record": 1}
+    assert report.problems == {"invalid_id": 1, "invalid_tool_record": 1}
     assert observation_tuples(lane)[0] == ("start", "a", "function_call", BASE_MS + 20.0)
 
 
@@ -586,3 +592,90 @@ def test_fuzzed_rollouts_never_raise(lines: list[bytes]) -> None:
         account.problems.values())
     check_lanes(lanes)
     sniffs(CODEX, lines, "rollout-fuzz.jsonl")
+
+
+# --- 2026 shapes (issue 14): namespaced MCP tools, client-side tool search, Code Mode.
+
+def _namespaced(at: int, call_id: str, name: str, namespace: str | None,
+                kind: str = "function_call") -> dict[str, Any]:
+    record = _call(at, call_id, name, kind)
+    record["payload"]["namespace"] = namespace
+    return record
+
+
+def test_mcp_namespaces_keep_two_servers_tools_apart(tmp_path: Path) -> None:
+    """``namespace: "mcp__<server>"`` + ``name`` is ``mcp__<server>__<name>``; other namespaces
+    (and a name already written in full) keep ``name``."""
+    path = _write(tmp_path, [
+        _meta(0, "s1"),
+        _namespaced(10, "c1", "search", "mcp__notes"),
+        _namespaced(20, "c2", "search", "mcp__docs"),
+        _namespaced(30, "c3", "shell", "functions"),
+        _namespaced(40, "c4", "mcp__wiki__search", "mcp__wiki"),
+        _output(100, "c1"), _output(110, "c2"), _output(120, "c3"), _output(130, "c4"),
+    ])
+    _, (lane,) = _read(path)
+    assert [o.tool_name for o in lane.observations if o.kind == "start"] == [
+        "mcp__notes__search", "mcp__docs__search", "shell", "mcp__wiki__search"]
+
+
+def test_a_client_side_tool_search_is_a_call(tmp_path: Path) -> None:
+    """A ``tool_search_call`` the harness runs (``execution`` not ``"server"``, a ``call_id``)
+    starts a call that its ``tool_search_output`` ends; server and id-less items are not calls."""
+    search = _call(0, "ts1", None, "tool_search_call")
+    search["payload"]["execution"] = "client"
+    server = {"timestamp": _t(50), "type": "response_item",
+              "payload": {"type": "tool_search_call", "execution": "server", "status": "done"}}
+    path = _write(tmp_path, [
+        _meta(0, "s1"), search, server,
+        _call(100, "c1", "exec_command"),
+        _output(400, "ts1", kind="tool_search_output"),
+        _output(1000, "c1"),
+        {"timestamp": _t(1100), "type": "response_item",
+         "payload": {"type": "web_search_call", "id": "ws1", "status": "completed"}},
+    ])
+    report, (lane,) = _read(path)
+    assert [(o.kind, o.call_id, o.tool_name) for o in lane.observations] == [
+        ("start", "ts1", "tool_search_call"), ("start", "c1", "exec_command"),
+        ("end", "ts1", "tool_search_call"), ("end", "c1", "exec_command")]
+    assert report.ignored == {"response_item.tool_search_call": 1,
+                              "response_item.web_search_call": 1}
+    # Before, only c1 was a call. Now one wave [0, 1000]: durations 400 + 900 = 1300,
+    # span 1000: 300 ms saved, peak 2.
+    summary = _summary(lane)
+    assert (summary.non_eval_wave_size_histogram, summary.modeled_wallclock_saved_ms,
+            summary.non_eval_saved_round_trips) == ("0:1:0:0:0:0:0:0", 300.0, 1)
+
+
+def test_code_mode_exec_and_wait_classify_as_eval(tmp_path: Path) -> None:
+    """Code Mode's ``exec`` cell and ``wait`` are eval calls for codex; ``exec_command``,
+    ``wait_agent`` and an MCP tool named ``exec`` are not."""
+    path = _write(tmp_path, [
+        _meta(0, "s1"),
+        _namespaced(0, "e1", "exec", "functions", "custom_tool_call"),
+        _call(500, "c1", "exec_command"),
+        _output(1500, "c1"),
+        _output(3000, "e1", kind="custom_tool_call_output"),
+        _namespaced(3100, "w1", "wait", "functions"),
+        _output(4000, "w1"),
+        _call(5000, "c2", "exec_command"), _output(6000, "c2"),
+        _call(7000, "a1", "wait_agent"), _output(7500, "a1"),
+        _namespaced(8000, "m1", "exec", "mcp__sandbox"), _output(8200, "m1"),
+    ])
+    code, document = cli_document([path])
+    assert code == 0
+    (lane,) = document["lanes"]
+    # Before: wave {e1 [0, 3000], c1 [500, 1500]} was non_eval (durations 3000 + 1000,
+    # span 3000: 1000 ms saved, 1 round trip) and wait was a non_eval wave of 1.
+    # Now: that wave is mixed, wait [3100, 4000] is eval_only (900 ms), and the three
+    # other calls are non_eval waves of 1.
+    assert {key: lane[key] for key in (
+        "mixed_waves", "eval_only_waves", "eval_only_duration_ms", "non_eval_waves_total",
+        "non_eval_wave_size_histogram", "modeled_wallclock_saved_ms",
+        "non_eval_saved_round_trips", "eval_outer_joined_calls",
+        "mixed_non_eval_joined_calls")} == {
+        "mixed_waves": 1, "eval_only_waves": 1, "eval_only_duration_ms": 900.0,
+        "non_eval_waves_total": 3, "non_eval_wave_size_histogram": "3:0:0:0:0:0:0:0",
+        "modeled_wallclock_saved_ms": 0.0, "non_eval_saved_round_trips": 0,
+        "eval_outer_joined_calls": 2, "mixed_non_eval_joined_calls": 1,
+    }

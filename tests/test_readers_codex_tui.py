@@ -206,9 +206,10 @@ def test_unusable_lines_are_problems_and_others_ignored(tmp_path: Path) -> None:
         "",
     ])
     report, (lane,) = _read(path)
-    assert report.problems == {"invalid_payload": 1, "invalid_session_configured": 2,
-                               "invalid_timestamp": 1, "invalid_tool_record": 2,
-                               "missing_kind": 1}
+    # the lone-surrogate session id is invalid_id (spec/formats.md), the missing one not
+    assert report.problems == {"invalid_id": 1, "invalid_payload": 1,
+                               "invalid_session_configured": 1, "invalid_timestamp": 1,
+                               "invalid_tool_record": 2, "missing_kind": 1}
     assert report.ignored == {"blank_line": 1, "codex_event.agent_message_delta": 1,
                               "codex_event.mcp_tool_call_begin": 1, "key_event": 1}
     assert (report.lines_read, report.lines_used) == (12, 1)

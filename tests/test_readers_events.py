@@ -364,3 +364,43 @@ def test_end_with_an_empty_tool_name_is_an_invalid_tool_record(tmp_path: Path) -
     assert report["problems"] == {"invalid_tool_record": 2}
     total = document["total"]
     assert (total["paired_calls"], total["incomplete_calls"]) == (1, 2)
+
+
+def test_turns_that_overflow_the_total_are_problems(tmp_path: Path) -> None:
+    """Turns of 1.5e308 ms each: the second would make the total infinite, so its end is
+    ``turn_total_overflow`` and the total stays 1.5e308 (never a traceback)."""
+    events = [("turn_start", 0), ("turn_end", 1.5e308), ("turn_start", 0),
+              ("turn_end", 1.5e308)]
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps({"type": kind, "timestamp": at}) + "\n"
+                            for kind, at in events), encoding="utf-8")
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(path)])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    (entry,) = document["inputs"]
+    assert (entry["lines_read"], entry["lines_used"], entry["problems"]) == (
+        4, 3, {"turn_total_overflow": 1})
+    assert document["total"]["measured_turn_duration_ms_total"] == 1.5e308
+
+
+def test_ids_with_control_characters_are_invalid_id(tmp_path: Path) -> None:
+    """An ``agentId`` with ESC, a ``sessionId`` with NUL or a lone surrogate is
+    ``invalid_id``, not a lane; a ``toolCallId`` with one makes the tool record unusable."""
+    lines = [
+        {"type": "tool_execution_start", "toolCallId": "a", "toolName": "r", "timestamp": 1,
+         "agentId": "x\x1b[2J"},
+        {"type": "tool_execution_start", "toolCallId": "b", "toolName": "r", "timestamp": 1,
+         "sessionId": "s\x00"},
+        {"type": "tool_execution_start", "toolCallId": "c", "toolName": "r", "timestamp": 1,
+         "sessionId": "s\ud800"},
+        {"type": "tool_execution_start", "toolCallId": "d\x07", "toolName": "r", "timestamp": 1},
+        {"type": "tool_execution_start", "toolCallId": "e", "toolName": "r", "timestamp": 1,
+         "agentId": "sub\u202eagent"},
+    ]
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    outcome = read_inputs([str(path)])
+    (report,) = outcome.inputs
+    assert report.problems == {"invalid_id": 3, "invalid_tool_record": 1}
+    # a bidi override is not a control character: the id is usable (and escaped in tables)
+    assert [lane.lane_id for lane in outcome.lanes] == ["sub\u202eagent"]

@@ -14,14 +14,24 @@ Fixture figures are worked out by hand in the comments beside them.
 from __future__ import annotations
 
 import json
+import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.corpus import CORPUS, needs_corpus
-from tests.reader_checks import observation_tuples, read_one, sniffs
+from tests.reader_checks import (
+    WAVE_FIGURES,
+    cli_document,
+    lane_figures,
+    observation_tuples,
+    read_one,
+    sniffs,
+)
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
 from wavemetrics.cli import main
 from wavemetrics.pipeline import Lane, read_inputs
@@ -274,3 +284,143 @@ def test_sniff_recognises_logs_and_archives_and_nothing_else(tmp_path: Path) -> 
     assert not sniffs(INSPECT, [b'{"spans": [], "eval": 1}\n'], "x.json")
     assert not sniffs(INSPECT, [b'{"type": "user", "text": "\\"eval\\": {\\"eval_id\\": 1}"}\n'],
                              "s.jsonl")
+
+
+# --- 2026 shapes (issue 14): sub-agent lanes, duplicate samples, repeated tool events.
+
+def _at(seconds: float) -> str:
+    """``2026-01-01T00:00:00Z`` plus ``seconds``, as Inspect writes times (µs, offset)."""
+    whole, micros = divmod(round(seconds * 1_000_000), 1_000_000)
+    return f"2026-01-01T00:00:{whole:02d}.{micros:06d}+00:00"
+
+
+def _begin(span_id: str, kind: str, name: str, parent: str | None) -> dict[str, Any]:
+    return {"event": "span_begin", "id": span_id, "parent_id": parent, "type": kind,
+            "name": name, "span_id": span_id, "timestamp": _at(0)}
+
+
+def _end(span_id: str) -> dict[str, Any]:
+    return {"event": "span_end", "id": span_id, "span_id": span_id, "timestamp": _at(0)}
+
+
+def _handoff_sample(sample_id: Any = 1) -> dict[str, Any]:
+    """A ``research`` tool [1 s, 6 s] that runs a researcher agent whose two web_fetch calls
+    [1.2, 3.2] and [3.3, 5.3] sit in the sample's main event list, inside its agent span."""
+    return _sample(sample_id, 1, [
+        _begin("g", "solver", "generate", None),
+        _begin("t1", "tool", "research", "g"),
+        _tool("call_r", "research", _at(1), _at(6), span_id="g"),
+        _begin("a1", "agent", "researcher", "t1"),
+        _tool("w1", "web_fetch", _at(1.2), _at(3.2), span_id="a1"),
+        _tool("w2", "web_fetch", _at(3.3), _at(5.3), span_id="a1"),
+        _end("a1"), _end("t1"), _end("g"),
+    ])
+
+
+def _write_log(tmp_path: Path, samples: list[Any], name: str = "log.json") -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps({"eval": {"eval_id": "E"}, "samples": samples}), encoding="utf-8")
+    return str(path)
+
+
+def test_tool_events_inside_an_agent_span_are_that_agents_lane(tmp_path: Path) -> None:
+    """The researcher's calls are a lane; the handoff call that starts it stays in ``main``."""
+    # As one lane: research overlaps both fetches, one wave of 3, durations 5000 + 2000 +
+    # 2000 = 9000, span 5000: 4000 ms saved, peak 2 (issue 14's "today"), rebuilt here
+    # with the agent span made a plain solver span.
+    as_solver = json.loads(json.dumps(_handoff_sample()).replace('"agent"', '"solver"'))
+    _, before = cli_document([_write_log(tmp_path, [as_solver], "solver.json")])
+    assert lane_figures(before, *WAVE_FIGURES) == {
+        ("E/1/1", "main"): (3, "0:0:1:0:0:0:0:0", 1, 4000.0)}
+    code, document = cli_document([_write_log(tmp_path, [_handoff_sample()])])
+    assert code == 0
+    assert lane_figures(document, *WAVE_FIGURES) == {
+        ("E/1/1", "main"): (1, "1:0:0:0:0:0:0:0", 0, 0.0),
+        ("E/1/1", "researcher"): (2, "2:0:0:0:0:0:0:0", 0, 0.0),
+    }
+
+
+def test_agent_spans_sharing_a_name_are_made_unique_and_interleaving_is_followed(
+    tmp_path: Path,
+) -> None:
+    """Two agent spans named alike get ``name#id`` lanes; their interleaved events keep their
+    own agent through ``span_id``; without ``span_id`` the innermost open agent span wins."""
+    sample = _sample(2, 1, [
+        _begin("a1", "agent", "worker", None),
+        _begin("a2", "agent", "worker", None),
+        _tool("x1", "bash", _at(1), _at(2), span_id="a1"),
+        _tool("x2", "bash", _at(1.5), _at(2.5), span_id="a2"),
+        _end("a2"),
+        _begin("a3", "agent", "solo", "a1"),
+        _tool("x3", "bash", _at(3), _at(4)),  # no span_id: a3 is the innermost open agent
+        _end("a3"),
+        _tool("x4", "bash", _at(5), _at(6)),  # no span_id: inside a1 only
+        _end("a1"),
+        _tool("x5", "bash", _at(7), _at(8)),
+    ])
+    _, lanes = _read(_write_log(tmp_path, [sample]))
+    assert [(lane.lane_id, [o.call_id for o in lane.observations[::2]]) for lane in lanes] == [
+        ("main", ["x5"]), ("worker#a1", ["x1", "x4"]), ("worker#a2", ["x2"]), ("solo", ["x3"])]
+
+
+def test_a_sample_written_twice_counts_once(tmp_path: Path) -> None:
+    """A sample with the same id and epoch twice in one log is read once (first wins)."""
+    # Read twice, a [1, 3.5] and b [1.25, 2] would each be fed twice: one wave of 4,
+    # durations 2500 + 2500 + 750 + 750 = 6500, span 2500: 4000 ms "saved", peak 4 so
+    # 3 round trips. Once: durations 2500 + 750, span 2500: 750 ms, 1 round trip.
+    sample = _parallel_sample()
+    code, document = cli_document([_write_log(tmp_path, [sample, sample])])
+    assert code == 0
+    assert lane_figures(document, *WAVE_FIGURES) == {
+        ("E/1/1", "main"): (3, "0:1:0:0:0:0:0:0", 1, 750.0)}
+    (entry,) = document["inputs"]
+    assert entry["ignored"]["duplicate_samples"] == 1
+    assert entry["lines_read"] == (
+        entry["lines_used"] + entry["lines_ignored"] + sum(entry["problems"].values()))
+
+
+def test_a_sample_in_two_archive_members_counts_once(tmp_path: Path) -> None:
+    """The same sample in two members of one ``.eval`` is one session, read from the first."""
+    members = _eval_members()
+    members["samples/1_epoch_1_copy.json"] = _parallel_sample()
+    report, lanes = _read(_write_eval(tmp_path / "twice.eval", members))
+    assert [lane.session_id for lane in lanes] == ["evalFixture01/1/1", "evalFixture01/alpha/2"]
+    assert observation_tuples(lanes[0]) == PARALLEL_OBSERVATIONS
+    assert report.ignored["duplicate_samples"] == 1
+
+
+def test_a_repeated_tool_event_id_counts_once(tmp_path: Path) -> None:
+    """A tool event whose id repeats in a sample is counted, not joined with its first copy."""
+    sample = _sample(3, 1, [
+        _tool("a", "bash", _at(1), _at(3.5)),
+        _tool("a", "bash", _at(1), _at(3.5)),
+        _tool("b", "bash", _at(1.25), _at(2)),
+    ])
+    report, (lane,) = _read(_write_log(tmp_path, [sample]))
+    assert [o.call_id for o in lane.observations] == ["a", "a", "b", "b"]
+    assert (report.lines_used, report.ignored) == (2, {"repeated_tool_event": 1})
+    # a [1, 3.5] and b [1.25, 2]: durations 2500 + 750, span 2500: 750 ms, 1 round trip.
+    summary = _summary(lane)
+    assert (summary.modeled_wallclock_saved_ms, summary.non_eval_saved_round_trips) == (750.0, 1)
+
+
+@settings(max_examples=30, deadline=None)
+@given(copies=st.lists(st.integers(min_value=1, max_value=3), min_size=3, max_size=3))
+def test_repeating_samples_never_changes_the_lanes(copies: list[int]) -> None:
+    """However often each sample is written, every session keeps exactly the calls of its
+    first copy (duplicates counted, never read)."""
+    samples = [_parallel_sample(), _handoff_sample(2), _sample(3, 1, [])]
+    written = [sample for sample, n in zip(samples, copies, strict=True) for _ in range(n)]
+    with tempfile.TemporaryDirectory() as folder:
+        report, lanes = _read(_write_log(Path(folder), written))
+    assert [(lane.session_id, lane.lane_id, observation_tuples(lane)) for lane in lanes] == [
+        ("E/1/1", "main", PARALLEL_OBSERVATIONS),
+        ("E/2/1", "main", [("start", "call_r", "research", BASE_MS + 1000.0),
+                           ("end", "call_r", "research", BASE_MS + 6000.0)]),
+        ("E/2/1", "researcher", [("start", "w1", "web_fetch", BASE_MS + 1200.0),
+                                 ("end", "w1", "web_fetch", BASE_MS + 3200.0),
+                                 ("start", "w2", "web_fetch", BASE_MS + 3300.0),
+                                 ("end", "w2", "web_fetch", BASE_MS + 5300.0)]),
+        ("E/3/1", "main", []),
+    ]
+    assert report.ignored.get("duplicate_samples", 0) == sum(copies) - 3

@@ -217,8 +217,9 @@ def test_os_text_escapes_undecodable_file_name_bytes() -> None:
     assert os_text("run\udcff\udcfe") == "run\\xff\\xfe"
 
 
-def test_ignored_record_types_are_capped_and_cut() -> None:
-    """Past 64 distinct types, further types fold into other_types; keys are cut to 64 chars."""
+def test_ignored_record_types_are_capped_and_only_short_identifiers_are_named() -> None:
+    """Past 64 distinct types, further types fold into ``other``; a type that is not a
+    short identifier (letters, digits, ``_.:-``, at most 64 characters) is ``other`` too."""
     from wavemetrics.readers._lines import LineAccount
 
     account = LineAccount()
@@ -226,10 +227,12 @@ def test_ignored_record_types_are_capped_and_cut() -> None:
         account.ignore(f"type{index}")
     account.ignore("type3")
     account.ignore("x" * 100)
-    assert len(account.ignored) == 65  # 64 kept types + other_types
-    assert account.ignored["other_types"] == 7  # type64..type69 and the long one
+    assert len(account.ignored) == 65  # 64 kept types + other
+    assert account.ignored["other"] == 7  # type64..type69 and the long one
     assert account.ignored["type3"] == 2
     assert account.lines_ignored == 72
     fresh = LineAccount()
-    fresh.ignore("y" * 100)
-    assert fresh.ignored == {"y" * 64: 1}
+    for kind in ("y" * 65, "my secret prompt", "a\x1bb", "caf\u00e9", "", "ok.v2:x-y_z",
+                 "z" * 64):
+        fresh.ignore(kind)
+    assert fresh.ignored == {"other": 5, "ok.v2:x-y_z": 1, "z" * 64: 1}

@@ -295,3 +295,30 @@ def test_sniff_recognises_pretty_documents_and_not_other_formats() -> None:
                                  b'{"content": "\\"context\\": {\\"span_id\\": 1, '
                                  b'\\"start_time\\": 2}"}}\n'], "session.jsonl")
     assert not sniffs(OTEL_SPANS, [b'{"version": 2, "eval": {"eval_id": "e"}}\n'], "log.json")
+
+
+def test_agent_lanes_and_nested_mcp_copies_in_span_dicts(tmp_path: Path) -> None:
+    """The 2026 span rules hold for SDK span dicts too: an agent called as a tool is a lane,
+    and a same-named tool span nested in another (an MCP span) is a copy of the call."""
+    agent = {"gen_ai.operation.name": "invoke_agent"}
+    spans = [
+        _span(0xA0, 0, 10000, tool=None, attributes={**agent, "gen_ai.agent.name": "planner"}),
+        _span(0xC1, 1000, 6000, tool="research", call_id="call_r", parent=0xA0),
+        _span(0xA1, 1100, 5900, tool=None, parent=0xC1,
+              attributes={**agent, "gen_ai.agent.name": "researcher"}),
+        _span(0xC2, 1200, 3200, tool="web_fetch", call_id="w1", parent=0xA1),
+        _span(0xC3, 1210, 3100, tool="web_fetch", parent=0xC2,
+              attributes={"jsonrpc.request.id": "1"}),
+        _span(0xC4, 3300, 5300, tool="web_fetch", call_id="w2", parent=0xA1),
+    ]
+    report, lanes = _read(_write_doc(tmp_path, spans))
+    # In one lane the research call [1000, 6000] would join both fetches and the MCP copy.
+    assert [(lane.lane_id, observation_tuples(lane)) for lane in lanes] == [
+        ("main", [("start", "call_r", "research", BASE_MS + 1000.0),
+                  ("end", "call_r", "research", BASE_MS + 6000.0)]),
+        ("researcher", [("start", "00000000000000c3", "web_fetch", BASE_MS + 1210.0),
+                        ("end", "00000000000000c3", "web_fetch", BASE_MS + 3100.0),
+                        ("start", "w2", "web_fetch", BASE_MS + 3300.0),
+                        ("end", "w2", "web_fetch", BASE_MS + 5300.0)]),
+    ]
+    assert report.ignored == {"duplicate_span": 1, "non_tool_span": 2}

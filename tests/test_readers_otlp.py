@@ -10,14 +10,26 @@ call. Fixture figures are worked out by hand in the comments beside them.
 from __future__ import annotations
 
 import json
+import tempfile
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from tests.corpus import CORPUS, needs_corpus
-from tests.reader_checks import observation_tuples, read_one, sniffs, write_records
+from tests.reader_checks import (
+    WAVE_FIGURES,
+    cli_document,
+    lane_figures,
+    observation_tuples,
+    read_one,
+    sniffs,
+    write_records,
+)
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
-from wavemetrics.pipeline import Lane
+from wavemetrics.pipeline import Lane, read_inputs
 from wavemetrics.readers import InputReport
 from wavemetrics.readers.otlp import OTLP
 
@@ -86,17 +98,14 @@ def _summary(lane: Lane) -> ParallelismSummary:
 
 
 @needs_corpus
-def test_corpus_example_is_a_lane_with_no_tool_calls() -> None:
-    """The official OTLP example is read as one session with zero calls, not as an empty input."""
+def test_corpus_example_has_no_lane_without_tool_spans() -> None:
+    """The official OTLP example is read and accounted, but makes no lane (it has no tool span)."""
     report, lanes = _read(str(CORPUS / "opentelemetry-proto" / "trace.json"))
     assert (report.lines_read, report.lines_used, report.lines_ignored, report.problems) == (
         1, 0, 1, {})
     assert report.ignored == {"non_tool_span": 1}
-    (lane,) = lanes
-    assert (lane.session_id, lane.lane_id, lane.observations) == (EXAMPLE_TRACE, "main", ())
-    summary = _summary(lane)
-    assert (summary.observed_calls, summary.waves_total, summary.non_eval_wave_size_histogram,
-            summary.modeled_wallclock_saved_ms) == (0, 0, "0:0:0:0:0:0:0:0", 0.0)
+    # spec/formats.md (2026): span readers make lanes only for sessions with tool spans.
+    assert lanes == []
 
 
 
@@ -156,11 +165,11 @@ def test_zero_and_malformed_times_are_invalid_timestamps(tmp_path: Path) -> None
     path = _write(tmp_path, [_batch([
         *bad, _span("00000000000000f0", 0, 0, tool=None, operation="chat", raw=True),
     ])])
-    report, (lane,) = _read(path)
+    report, lanes = _read(path)
     assert report.problems == {"invalid_timestamp": 8}
     assert report.ignored == {"non_tool_span": 1}
     assert (report.lines_read, report.lines_used) == (9, 0)
-    assert lane.observations == ()
+    assert lanes == []  # no usable tool span, so no lane
 
 
 def test_missing_end_is_a_start_alone(tmp_path: Path) -> None:
@@ -281,9 +290,9 @@ def test_session_id_lookup_order(tmp_path: Path) -> None:
         _batch([_span("00000000000000d1", 10, 20, call_id="bare", trace=t4)]),
     ])
     report, lanes = _read(path)
-    # The root holding conv-far is a session of its own, with no tool call.
+    # The root holding conv-far has no tool span of its own: no lane for it.
     assert [(lane.session_id, [o.call_id for o in lane.observations][:1]) for lane in lanes] == [
-        ("conv-own", ["own"]), ("conv-root", ["deep"]), ("s-near", ["near"]), ("conv-far", []),
+        ("conv-own", ["own"]), ("conv-root", ["deep"]), ("s-near", ["near"]),
         ("s-resource", ["res"]), ("abcdef0123456789abcdef0123456789", ["bare"]),
     ]
     assert (report.lines_read, report.lines_used, report.ignored) == (
@@ -379,16 +388,50 @@ def test_bad_lines_and_malformed_containers_are_each_accounted(tmp_path: Path) -
     assert len(lane.observations) == 2
 
 
-def test_truncated_pretty_document_is_read_line_by_line(tmp_path: Path) -> None:
-    """A pretty-printed document cut short cannot be parsed whole: each line is accounted."""
+def test_a_single_document_cut_short_is_an_error_for_the_input(tmp_path: Path) -> None:
+    """A pretty-printed document cut short is one item, a problem, and fails the input
+    (``spec/formats.md``: never "1 line not usable" with its contents silently lost)."""
     text = json.dumps(_batch([_span("0000000000000001", 10, 20)]), indent=2)
     lines = text.splitlines()[:12]
     path = tmp_path / "cut.json"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    report, lanes = _read(str(path), "otlp")
-    assert report.lines_read == 12
-    assert report.lines_used == 0
-    assert lanes == []
+    outcome = read_inputs([str(path)])
+    (report,) = outcome.inputs
+    assert (report.format, report.lines_read, report.lines_used, report.problems) == (
+        "otlp", 1, 0, {"invalid_json": 1})
+    assert report.error == "the JSON document does not parse (invalid_json)"
+    assert outcome.lanes == ()
+
+
+def test_concatenated_pretty_documents_resume_after_a_bad_one(tmp_path: Path) -> None:
+    """101 pretty-printed documents, the 51st with a bad value: 100 are read, 1 is a problem."""
+    documents = []
+    for index in range(101):
+        text = json.dumps(_batch([_span(f"{index + 1:016x}", index * 100, index * 100 + 10,
+                                        call_id=f"c{index}")]), indent=2)
+        if index == 50:
+            text = text.replace('"kind": 1', '"kind": tru')
+        documents.append(text)
+    path = tmp_path / "stream.json"
+    path.write_text("\n".join(documents) + "\n", encoding="utf-8")
+    report, (lane,) = _read(str(path))
+    assert (report.lines_read, report.lines_used, report.problems) == (
+        101, 100, {"invalid_json": 1})
+    assert len(lane.observations) == 200  # 100 calls, a start and an end each
+
+
+def test_documents_side_by_side_and_strings_with_brackets_are_split_right(
+    tmp_path: Path,
+) -> None:
+    """``}{`` on one line starts the next document; brackets and escaped quotes inside
+    strings do not end one."""
+    one = json.dumps(_batch([_span("0000000000000001", 10, 20, call_id='a}"]{')]), indent=1)
+    two = json.dumps(_batch([_span("0000000000000002", 30, 40, call_id="b")]))
+    path = tmp_path / "packed.json"
+    path.write_text(one + two + "\n", encoding="utf-8")
+    report, (lane,) = _read(str(path))
+    assert (report.lines_read, report.lines_used, report.problems) == (2, 2, {})
+    assert [o.call_id for o in lane.observations] == ['a}"]{', 'a}"]{', "b", "b"]
 
 
 def test_garbage_after_a_document_is_one_problem(tmp_path: Path) -> None:
@@ -435,3 +478,265 @@ def test_malformed_attribute_entries_are_skipped(tmp_path: Path) -> None:
     report, (lane,) = _read(_write(tmp_path, [_batch([span])]))
     assert observation_tuples(lane)[0] == ("start", "00000000000000a1", "fallback", BASE_MS + 10.0)
     assert report.lines_used == 1
+
+
+# --- 2026 shapes (issue 14): agent lanes, MCP duplicates, sibling sessions, Claude Code spans.
+
+def _agent(span_id: str, start: int, end: int, name: str, *, parent: str | None = None,
+           extra: tuple[tuple[str, str], ...] = ()) -> dict[str, Any]:
+    """An ``invoke_agent`` span named ``name`` (``gen_ai.agent.name``)."""
+    return _span(span_id, start, end, tool=None, operation="invoke_agent", parent=parent,
+                 name=f"invoke_agent {name}", extra=(("gen_ai.agent.name", name), *extra))
+
+
+def _multi_agent(nested: bool) -> list[dict[str, Any]]:
+    """A planner whose two workers each run one ``read``; ``nested=False`` drops the
+    worker agent spans (the tools hang straight under the planner)."""
+    planner = _agent("00000000000000a0", 0, 3000, "planner",
+                     extra=(("gen_ai.conversation.id", "conv-1"),))
+    workers = [_agent("00000000000000a1", 100, 2000, "worker-a", parent="00000000000000a0"),
+               _agent("00000000000000a2", 100, 2500, "worker-b", parent="00000000000000a0")]
+    up_a = "00000000000000a1" if nested else "00000000000000a0"
+    up_b = "00000000000000a2" if nested else "00000000000000a0"
+    tools = [_span("00000000000000b1", 200, 700, call_id="a1", parent=up_a),
+             _span("00000000000000b2", 250, 1000, call_id="b1", parent=up_b)]
+    return [planner, *(workers if nested else []), *tools]
+
+
+def test_sub_agents_are_lanes_and_never_share_a_wave(tmp_path: Path) -> None:
+    """Each nested invoke_agent is a lane of its own; a planner without tool spans has none."""
+    flat = _write(tmp_path, [_batch(_multi_agent(nested=False))], "flat.jsonl")
+    # One agent: a1 [200, 700] and b1 [250, 1000] are one wave, durations 500 + 750 = 1250,
+    # span 800: 450 ms saved, peak 2 (the figure issue 14 reports for the nested trace).
+    assert lane_figures(cli_document([flat])[1], *WAVE_FIGURES) == {
+        ("conv-1", "main"): (2, "0:1:0:0:0:0:0:0", 1, 450.0)}
+    nested = _write(tmp_path, [_batch(_multi_agent(nested=True))], "nested.jsonl")
+    code, document = cli_document([nested])
+    assert code == 0
+    assert lane_figures(document, *WAVE_FIGURES) == {
+        ("conv-1", "worker-a"): (1, "1:0:0:0:0:0:0:0", 0, 0.0),
+        ("conv-1", "worker-b"): (1, "1:0:0:0:0:0:0:0", 0, 0.0),
+    }
+    assert document["total"]["modeled_wallclock_saved_ms"] == 0.0
+    (entry,) = document["inputs"]
+    assert (entry["lines_read"], entry["lines_used"], entry["ignored"]) == (
+        5, 2, {"non_tool_span": 3})
+
+
+def _agent_as_tool() -> list[dict[str, Any]]:
+    """``execute_tool research`` -> ``invoke_agent researcher`` -> two sequential web_fetch."""
+    return [
+        _agent("00000000000000a0", 0, 10000, "planner"),
+        _span("00000000000000c1", 1000, 6000, tool="research", call_id="call_r",
+              parent="00000000000000a0"),
+        _agent("00000000000000a1", 1100, 5900, "researcher", parent="00000000000000c1"),
+        _span("00000000000000c2", 1200, 3200, tool="web_fetch", call_id="w1",
+              parent="00000000000000a1"),
+        _span("00000000000000c3", 3300, 5300, tool="web_fetch", call_id="w2",
+              parent="00000000000000a1"),
+    ]
+
+
+def test_an_agent_called_as_a_tool_is_its_own_lane(tmp_path: Path) -> None:
+    """The research call stays in the planner's lane ``main``; the researcher's calls are a lane."""
+    # In one lane: research [1000, 6000] overlaps both fetches: one wave of 3, durations
+    # 5000 + 2000 + 2000 = 9000, span 5000: 4000 ms saved, peak 2 (issue 14's "today"),
+    # rebuilt here by making the agent spans plain chat spans.
+    flat = _agent_as_tool()
+    for span in flat:
+        for attribute in span["attributes"]:
+            if attribute["value"].get("stringValue") == "invoke_agent":
+                attribute["value"]["stringValue"] = "chat"
+    one_lane = _write(tmp_path, [_batch(flat)], "one-lane.jsonl")
+    assert lane_figures(cli_document([one_lane])[1], *WAVE_FIGURES) == {
+        (TRACE, "main"): (3, "0:0:1:0:0:0:0:0", 1, 4000.0)}
+    path = _write(tmp_path, [_batch(_agent_as_tool())])
+    assert lane_figures(cli_document([path])[1], *WAVE_FIGURES) == {
+        (TRACE, "main"): (1, "1:0:0:0:0:0:0:0", 0, 0.0),
+        (TRACE, "researcher"): (2, "2:0:0:0:0:0:0:0", 0, 0.0),
+    }
+
+
+def test_several_top_level_agents_are_lanes_keyed_by_id_then_name_then_span(
+    tmp_path: Path,
+) -> None:
+    """Two top-level agents are two lanes: ``gen_ai.agent.id`` before the name, the span id last;
+    tool spans with no agent above them are ``main``."""
+    spans = [
+        _agent("00000000000000a1", 0, 900, "alpha", extra=(("gen_ai.agent.id", "agt_1"),)),
+        _span("00000000000000d1", 10, 500, call_id="x1", parent="00000000000000a1"),
+        _span("00000000000000a2", 0, 900, tool=None, operation="invoke_agent",
+              name="invoke_agent"),
+        _span("00000000000000d2", 20, 400, call_id="x2", parent="00000000000000a2"),
+        _span("00000000000000d3", 30, 300, call_id="x3"),
+    ]
+    _, lanes = _read(_write(tmp_path, [_batch(spans)]))
+    assert [(lane.lane_id, len(lane.observations)) for lane in lanes] == [
+        ("agt_1", 2), ("00000000000000a2", 2), ("main", 2)]
+
+
+def _mcp_call(ends: tuple[int, int, int] = (2000, 1990, 1870)) -> list[dict[str, Any]]:
+    """One MCP call as three execute_tool spans: GenAI tool span, MCP client span, MCP server
+    span; the two MCP spans carry ``jsonrpc.request.id`` and no call id."""
+    rpc = (("jsonrpc.request.id", "7"), ("mcp.method.name", "tools/call"))
+    return [
+        _span("00000000000000e1", 0, ends[0], tool="get-weather", call_id="call_1"),
+        _span("00000000000000e2", 10, ends[1], tool="get-weather", parent="00000000000000e1",
+              extra=rpc),
+        _span("00000000000000e3", 20, ends[2], tool="get-weather", parent="00000000000000e2",
+              extra=rpc),
+    ]
+
+
+def test_nested_mcp_spans_of_one_call_count_once_innermost_wins(tmp_path: Path) -> None:
+    """The GenAI, MCP client and MCP server spans of one call are one call: the server span."""
+    # Counted as three calls: durations 2000 + 1980 + 1850 = 5830, span 2000: 3830 ms
+    # "saved", peak 3 so 2 round trips (issue 14's "today"), rebuilt here by cutting the
+    # parent links (three unrelated spans). As one call: nothing saved.
+    unlinked = _mcp_call()
+    for span in unlinked:
+        span["parentSpanId"] = ""
+    three = _write(tmp_path, [_batch(unlinked)], "unlinked.jsonl")
+    assert lane_figures(cli_document([three])[1], *WAVE_FIGURES) == {
+        (TRACE, "main"): (3, "0:0:1:0:0:0:0:0", 2, 3830.0)}
+    report, (lane,) = _read(_write(tmp_path, [_batch(_mcp_call())]))
+    assert observation_tuples(lane) == [
+        ("start", "00000000000000e3", "get-weather", BASE_MS + 20.0),
+        ("end", "00000000000000e3", "get-weather", BASE_MS + 1870.0),
+    ]
+    assert (report.lines_read, report.lines_used, report.ignored) == (
+        3, 1, {"duplicate_span": 2})
+    summary = _summary(lane)
+    assert (summary.observed_calls, summary.non_eval_saved_round_trips,
+            summary.modeled_wallclock_saved_ms) == (1, 0, 0.0)
+
+
+def test_same_named_tool_spans_across_an_agent_are_separate_calls(tmp_path: Path) -> None:
+    """A tool span below a same-named tool span is a copy only with no invoke_agent between."""
+    spans = [
+        _span("00000000000000f1", 0, 1000, tool="research", call_id="outer"),
+        _agent("00000000000000f2", 10, 990, "helper", parent="00000000000000f1"),
+        _span("00000000000000f3", 20, 500, tool="research", call_id="inner",
+              parent="00000000000000f2"),
+    ]
+    report, lanes = _read(_write(tmp_path, [_batch(spans)]))
+    assert [(lane.lane_id, [o.call_id for o in lane.observations]) for lane in lanes] == [
+        ("main", ["outer", "outer"]), ("helper", ["inner", "inner"])]
+    assert report.ignored == {"non_tool_span": 1}
+
+
+def test_the_one_conversation_id_of_a_trace_is_the_session(tmp_path: Path) -> None:
+    """With no session on the tool span's ancestors or resource, the one conversation id on a
+    sibling span of the trace is the session; two different ones leave the trace id."""
+    one, two = "1" * 32, "2" * 32
+    spans = [
+        _span("0000000000000001", 0, 900, tool=None, name="agent_loop", trace=one),
+        _span("0000000000000002", 10, 100, tool=None, operation="chat", trace=one,
+              parent="0000000000000001", extra=(("gen_ai.conversation.id", "conv-x"),)),
+        _span("0000000000000003", 110, 300, call_id="t1", trace=one, parent="0000000000000001"),
+        _span("0000000000000011", 0, 900, tool=None, name="agent_loop", trace=two),
+        _span("0000000000000012", 10, 100, tool=None, operation="chat", trace=two,
+              parent="0000000000000011", extra=(("gen_ai.conversation.id", "conv-y"),)),
+        _span("0000000000000013", 10, 100, tool=None, operation="chat", trace=two,
+              parent="0000000000000011", extra=(("gen_ai.conversation.id", "conv-z"),)),
+        _span("0000000000000014", 110, 300, call_id="t2", trace=two, parent="0000000000000011"),
+    ]
+    _, lanes = _read(_write(tmp_path, [_batch(spans)]))
+    assert [(lane.session_id, lane.observations[0].call_id) for lane in lanes] == [
+        ("conv-x", "t1"), (two, "t2")]
+
+
+def test_sessions_without_tool_spans_get_no_lane(tmp_path: Path) -> None:
+    """A conversation made only of chat spans reports no 0-call lane beside the one with tools."""
+    spans = [
+        _span("0000000000000001", 0, 100, tool=None, operation="chat", trace="1" * 32,
+              extra=(("gen_ai.conversation.id", "talk-only"),)),
+        _span("0000000000000002", 0, 100, call_id="t", trace="2" * 32,
+              extra=(("gen_ai.conversation.id", "with-tools"),)),
+    ]
+    _, lanes = _read(_write(tmp_path, [_batch(spans)]))
+    assert [lane.session_id for lane in lanes] == ["with-tools"]
+
+
+def _claude_span(span_id: str, start: int, end: int, name: str, *, parent: str | None = None,
+                 **attributes: str) -> dict[str, Any]:
+    """A span of Claude Code's own OTel traces (beta): no gen_ai.* attributes at all."""
+    return _span(span_id, start, end, tool=None, name=name, parent=parent,
+                 extra=(("session.id", "cc-session"), *attributes.items()))
+
+
+def test_claude_code_tool_spans_are_calls_their_children_are_not(tmp_path: Path) -> None:
+    """``claude_code.tool`` spans are calls (``tool_name``, ``tool_use_id`` else span id,
+    ``session.id``); ``claude_code.tool.execution``/``blocked_on_user`` children are parts."""
+    spans = [
+        _claude_span("00000000000000a0", 0, 2000, "claude_code.interaction"),
+        _claude_span("00000000000000a1", 0, 1000, "claude_code.tool", parent="00000000000000a0",
+                     **{"span.type": "tool", "tool_name": "Read", "tool_use_id": "toolu_1"}),
+        _claude_span("00000000000000a2", 5, 990, "claude_code.tool.execution",
+                     parent="00000000000000a1", **{"span.type": "tool.execution"}),
+        _claude_span("00000000000000a3", 200, 700, "claude_code.tool",
+                     parent="00000000000000a0", **{"tool_name": "Grep"}),
+        _claude_span("00000000000000a4", 200, 260, "claude_code.tool.blocked_on_user",
+                     parent="00000000000000a3"),
+    ]
+    report, (lane,) = _read(_write(tmp_path, [_batch(spans)]))
+    assert lane.session_id == "cc-session"
+    assert observation_tuples(lane) == [
+        ("start", "toolu_1", "Read", BASE_MS + 0.0), ("end", "toolu_1", "Read", BASE_MS + 1000.0),
+        ("start", "00000000000000a3", "Grep", BASE_MS + 200.0),
+        ("end", "00000000000000a3", "Grep", BASE_MS + 700.0),
+    ]
+    assert (report.lines_used, report.ignored) == (2, {"non_tool_span": 3})
+    # One wave [0, 1000]: durations 1000 + 500, span 1000: 500 ms saved, peak 2.
+    summary = _summary(lane)
+    assert (summary.modeled_wallclock_saved_ms, summary.non_eval_saved_round_trips) == (500.0, 1)
+
+
+def test_a_claude_code_tool_span_without_tool_name_is_a_problem(tmp_path: Path) -> None:
+    """A ``claude_code.tool`` span with no ``tool_name`` is an invalid tool record."""
+    spans = [_claude_span("00000000000000a1", 0, 1000, "claude_code.tool")]
+    report, lanes = _read(_write(tmp_path, [_batch(spans)]))
+    assert (report.problems, lanes) == ({"invalid_tool_record": 1}, [])
+
+
+@settings(max_examples=40, deadline=None)
+@given(order=st.permutations(range(13)))
+def test_span_figures_do_not_depend_on_span_order(order: list[int]) -> None:
+    """Agent lanes, MCP copies and sessions are decided on the whole input: any span order
+    (spans arrive out of order, split across batches) gives the same lanes and calls."""
+    spans = [*_multi_agent(nested=True), *_agent_as_tool(), *_mcp_call()]
+    # three traces, so ids cannot collide and conv-1 stays on the first one
+    for span in spans[5:10]:
+        span["traceId"] = "3" * 32
+    for span in spans[10:]:
+        span["traceId"] = "4" * 32
+    shuffled = [spans[i] for i in order]
+    with tempfile.TemporaryDirectory() as folder:
+        _, lanes = _read(_write(Path(folder), [_batch(shuffled)]))
+    assert {(lane.session_id, lane.lane_id): observation_tuples(lane) for lane in lanes} == {
+        ("conv-1", "worker-a"): [("start", "a1", "read", BASE_MS + 200.0),
+                                 ("end", "a1", "read", BASE_MS + 700.0)],
+        ("conv-1", "worker-b"): [("start", "b1", "read", BASE_MS + 250.0),
+                                 ("end", "b1", "read", BASE_MS + 1000.0)],
+        ("3" * 32, "main"): [("start", "call_r", "research", BASE_MS + 1000.0),
+                             ("end", "call_r", "research", BASE_MS + 6000.0)],
+        ("3" * 32, "researcher"): [("start", "w1", "web_fetch", BASE_MS + 1200.0),
+                                   ("end", "w1", "web_fetch", BASE_MS + 3200.0),
+                                   ("start", "w2", "web_fetch", BASE_MS + 3300.0),
+                                   ("end", "w2", "web_fetch", BASE_MS + 5300.0)],
+        ("4" * 32, "main"): [("start", "00000000000000e3", "get-weather", BASE_MS + 20.0),
+                             ("end", "00000000000000e3", "get-weather", BASE_MS + 1870.0)],
+    }
+
+
+def test_session_or_call_id_with_a_control_character_is_invalid_id(tmp_path: Path) -> None:
+    """A tool span whose ``gen_ai.conversation.id`` holds ESC or whose call id holds a lone
+    surrogate is ``invalid_id``: never read under the trace id instead."""
+    spans = [
+        _span("0000000000000001", 10, 20, extra=(("gen_ai.conversation.id", "c\x1b[2J"),)),
+        _span("0000000000000002", 10, 20, call_id="\ud800"),
+        _span("0000000000000003", 30, 40, call_id="ok"),
+    ]
+    report, (lane,) = _read(_write(tmp_path, [_batch(spans)]))
+    assert (report.lines_read, report.lines_used, report.problems) == (3, 1, {"invalid_id": 2})
+    assert [o.call_id for o in lane.observations] == ["ok", "ok"]

@@ -12,6 +12,7 @@ the corpus manifest's 435.1 s.
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +21,11 @@ from hypothesis import strategies as st
 
 from tests.corpus import CORPUS, needs_corpus
 from tests.reader_checks import (
+    WAVE_FIGURES,
     check_lanes,
+    cli_document,
     collect,
+    lane_figures,
     observation_tuples,
     read_one,
     sniffs,
@@ -211,7 +215,7 @@ def test_invalid_timestamps_on_tool_lines_are_problems(tmp_path: Path) -> None:
 
 def test_session_header_rules(tmp_path: Path) -> None:
     """The first header with a usable id names the session; unusable ones before are problems
-    and later ones are ignored."""
+    (a lone surrogate is ``invalid_id``) and later ones are ignored."""
     path = _write(tmp_path, [
         {"type": "session", "id": "", "timestamp": _t(0)},
         {"type": "session", "id": "\ud800", "timestamp": _t(0)},
@@ -221,7 +225,7 @@ def test_session_header_rules(tmp_path: Path) -> None:
     ])
     report, (lane,) = _read(path)
     assert lane.session_id == "first"
-    assert report.problems == {"invalid_session_header": 2}
+    assert report.problems == {"invalid_id": 1, "invalid_session_header": 1}
     assert report.ignored == {"custom_future_type": 1, "model_change": 1,
                               "repeated_session": 1}
     assert lane.observations == ()
@@ -286,3 +290,131 @@ def test_fuzzed_sessions_never_raise(lines: list[bytes]) -> None:
         account.problems.values())
     check_lanes(lanes)
     sniffs(PI, lines, "session-fuzz.jsonl")
+
+
+# --- 2026 shapes (issue 14): v3 forks copy their parent's entries.
+
+def _entry(entry_id: str, parent: str | None, record: dict[str, Any]) -> dict[str, Any]:
+    """A v3 entry: ``record`` with its 8-hex ``id`` and ``parentId``."""
+    return {**record, "id": entry_id, "parentId": parent}
+
+
+def _parent_entries() -> list[dict[str, Any]]:
+    """Calls t1 [0, 2000] and t2 [0, 3000] of one message, as v3 entries."""
+    return [
+        _entry("0000000a", None, _assistant(0, ("t1", "bash"), ("t2", "read"))),
+        _entry("0000000b", "0000000a", _result(2000, "t1")),
+        _entry("0000000c", "0000000b", _result(3000, "t2", "read")),
+    ]
+
+
+def _v3_header(session_id: str, **parent: str) -> dict[str, Any]:
+    return {**_header(0, session_id), "version": 3, **parent}
+
+
+def _fork_records(parent_ref: dict[str, str], session_id: str = "sess-f",
+                  own: tuple[str, str, str] = ("0000000d", "0000000e", "t3"),
+                  copies: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """A fork: its header naming the parent, the parent's entries (same ids and times), then
+    its own call [10000, 11000]."""
+    return [
+        _v3_header(session_id, **parent_ref),
+        *(copies if copies is not None else _parent_entries()),
+        _entry(own[0], "0000000c", _assistant(10_000, (own[2], "bash"))),
+        _entry(own[1], own[0], _result(11_000, own[2])),
+    ]
+
+
+def _write_folder(folder: Path, files: dict[str, list[dict[str, Any]]]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, records in files.items():
+        write_records(folder, records, name)
+
+
+#: Parent: one wave [0, 3000], durations 2000 + 3000, span 3000: 2000 ms saved, peak 2.
+#: Fork: t3 alone.
+PI_FORK_FIGURES = {
+    ("sess-p", "main"): (2, "0:1:0:0:0:0:0:0", 1, 2000.0),
+    ("sess-f", "main"): (1, "1:0:0:0:0:0:0:0", 0, 0.0),
+}
+
+
+def test_a_fork_does_not_count_its_parents_wave_twice(tmp_path: Path) -> None:
+    """The parent's entries copied into a fork are ``duplicate_entry``, read parent first
+    even when the fork's file name sorts first."""
+    # Before: both lanes had the wave of t1 and t2, 2000 ms saved twice (4000 in total);
+    # rebuilt here with the header's parent left out.
+    unmarked = tmp_path / "--unmarked--"
+    _write_folder(unmarked, {
+        "2026-01-01_a-fork.jsonl": _fork_records({}),
+        "2026-01-01_z-parent.jsonl": [_v3_header("sess-p"), *_parent_entries()],
+    })
+    assert cli_document([str(unmarked)])[1]["total"]["modeled_wallclock_saved_ms"] == 4000.0
+    folder = tmp_path / "--proj--"
+    _write_folder(folder, {
+        "2026-01-01_a-fork.jsonl": _fork_records({"parentSession": "sess-p"}),
+        "2026-01-01_z-parent.jsonl": [_v3_header("sess-p"), *_parent_entries()],
+    })
+    code, document = cli_document([str(folder)])
+    assert code == 0
+    assert lane_figures(document, *WAVE_FIGURES) == PI_FORK_FIGURES
+    fork, parent = document["inputs"]
+    assert (fork["lines_read"], fork["lines_used"], fork["ignored"]) == (
+        6, 3, {"duplicate_entry": 3})
+    assert (parent["lines_used"], parent["ignored"]) == (4, {})
+    assert document["total"]["modeled_wallclock_saved_ms"] == 2000.0
+
+
+def test_a_fork_named_by_file_path_and_a_fork_of_a_fork(tmp_path: Path) -> None:
+    """``branchedFrom`` may name the parent's file; a fork of a fork drops the copies of both."""
+    folder = tmp_path / "--proj--"
+    fork = _fork_records({"branchedFrom": "/home/u/.pi/agent/sessions/--proj--/p.jsonl"})
+    grandchild = _fork_records({"parentSession": "sess-f"}, "sess-g",
+                               ("0000000f", "00000010", "t4"), copies=fork[1:])
+    _write_folder(folder, {"a.jsonl": grandchild, "b.jsonl": fork,
+                           "p.jsonl": [_v3_header("sess-p"), *_parent_entries()]})
+    _, document = cli_document([str(folder)])
+    assert lane_figures(document, *WAVE_FIGURES) == {
+        **PI_FORK_FIGURES, ("sess-g", "main"): (1, "1:0:0:0:0:0:0:0", 0, 0.0)}
+    assert [entry["ignored"] for entry in document["inputs"]] == [
+        {"duplicate_entry": 5}, {"duplicate_entry": 3}, {}]
+
+
+def test_a_fork_read_without_its_parent_keeps_its_entries(tmp_path: Path) -> None:
+    """Alone in its folder, a fork's copied entries are its own history and are read."""
+    folder = tmp_path / "--proj--"
+    _write_folder(folder, {"fork.jsonl": _fork_records({"parentSession": "sess-p"})})
+    _, document = cli_document([str(folder)])
+    # t1 [0, 2000], t2 [0, 3000] (one wave, 2000 ms saved) and t3 alone, all in sess-f.
+    assert lane_figures(document, *WAVE_FIGURES) == {
+        ("sess-f", "main"): (3, "1:1:0:0:0:0:0:0", 1, 2000.0)}
+
+
+def test_same_entry_ids_at_other_times_are_not_copies(tmp_path: Path) -> None:
+    """Only an entry with the same id and timestamp as one already read is a copy."""
+    folder = tmp_path / "--proj--"
+    other = [_entry("0000000a", None, _assistant(50_000, ("u1", "bash"))),
+             _entry("0000000b", "0000000a", _result(51_000, "u1"))]
+    _write_folder(folder, {"a.jsonl": [_v3_header("sess-x", parentSession="sess-p"), *other],
+                           "p.jsonl": [_v3_header("sess-p"), *_parent_entries()]})
+    _, document = cli_document([str(folder)])
+    assert [entry["ignored"] for entry in document["inputs"]] == [{}, {}]
+    assert lane_figures(document, "observed_calls") == {
+        ("sess-x", "main"): (1,), ("sess-p", "main"): (2,)}
+
+
+@settings(max_examples=25, deadline=None)
+@given(names=st.permutations(["a", "m", "z"]))
+def test_fork_figures_do_not_depend_on_file_names(names: list[str]) -> None:
+    """However the parent, its fork and the fork's fork are named, each keeps its own calls."""
+    fork = _fork_records({"parentSession": "sess-p"})
+    grandchild = _fork_records({"parentSession": "sess-f"}, "sess-g",
+                               ("0000000f", "00000010", "t4"), copies=fork[1:])
+    contents = [[_v3_header("sess-p"), *_parent_entries()], fork, grandchild]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "--proj--"
+        _write_folder(folder, {f"{name}.jsonl": records
+                               for name, records in zip(names, contents, strict=True)})
+        _, document = cli_document([str(folder)])
+    assert lane_figures(document, *WAVE_FIGURES) == {
+        **PI_FORK_FIGURES, ("sess-g", "main"): (1, "1:0:0:0:0:0:0:0", 0, 0.0)}

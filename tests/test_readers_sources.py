@@ -22,7 +22,13 @@ import pytest
 
 from wavemetrics.pipeline import read_inputs
 from wavemetrics.readers import sources as sources_module
-from wavemetrics.readers.sources import Source, expand_paths, open_error, project_folder
+from wavemetrics.readers.sources import (
+    Source,
+    expand_inputs,
+    expand_paths,
+    open_error,
+    project_folder,
+)
 
 NO_TRACE_FILES = ("no trace files in this directory (read: *.jsonl, *.json, *.jsonl.gz,"
                   " *.json.gz, *.eval)")
@@ -269,3 +275,149 @@ def test_file_stem_drops_only_the_last_suffix_and_gz() -> None:
     assert file_stem("x.jsonl.gz") == "x"
     assert file_stem("noext") == "noext"
     assert file_stem("-") == "stdin"
+
+
+# --- Skipped files in folder walks (spec/formats.md, format detection; issue 14).
+
+_SESSION = (
+    '{"type":"assistant","uuid":"u1","sessionId":"s1","timestamp":"2026-01-01T00:00:00.000Z",'
+    '"message":{"content":[{"type":"tool_use","id":"t1","name":"Read"}]}}\n'
+    '{"type":"user","uuid":"u2","sessionId":"s1","timestamp":"2026-01-01T00:00:01.000Z",'
+    '"message":{"content":[{"type":"tool_result","tool_use_id":"t1"}]}}\n'
+)
+_META = '{"agentType": "general-purpose", "description": "look around"}\n'
+_JOURNAL = '{"step": 1, "status": "done"}\n{"step": 2, "status": "running"}\n'
+
+
+def _project(tmp_path: Path) -> Path:
+    """A Claude Code project folder with a meta.json, a sub-agent and its meta sidecar,
+    and a workflow journal.jsonl."""
+    project = tmp_path / "proj"
+    (project / "s1" / "subagents").mkdir(parents=True)
+    (project / "s1.jsonl").write_text(_SESSION, encoding="utf-8")
+    (project / "meta.json").write_text(_META, encoding="utf-8")
+    (project / "journal.jsonl").write_text(_JOURNAL, encoding="utf-8")
+    (project / "s1" / "subagents" / "agent-a1.jsonl").write_text(
+        _SESSION.replace('"u1"', '"v1"').replace('"u2"', '"v2"').replace('"t1"', '"t9"')
+        .replace('"sessionId":"s1"', '"sessionId":"s1","agentId":"a1"'), encoding="utf-8")
+    (project / "s1" / "subagents" / "agent-a1.meta.json").write_text(_META, encoding="utf-8")
+    return project
+
+
+def test_files_in_a_folder_that_are_not_traces_are_skipped_and_counted(tmp_path: Path) -> None:
+    """A meta.json, a journal.jsonl and an agent-*.meta.json found in a folder are skipped
+    with their reason, not errors: the run exits 0 and the sessions are still read."""
+    from tests.reader_checks import cli_document
+
+    project = _project(tmp_path)
+    # Before: meta.json and journal.jsonl were "not a recognised trace format" (exit 1)
+    # and the sidecar was dropped without a count.
+    code, document = cli_document([str(project)])
+    assert code == 0
+    assert [entry["path"] for entry in document["inputs"]] == [
+        str(project / "s1.jsonl"), str(project / "s1" / "subagents" / "agent-a1.jsonl")]
+    assert all(entry["error"] is None for entry in document["inputs"])
+    unrecognised = ("not a trace: matches no known format (looked at the first 64 lines)")
+    assert document["skipped_files"] == [
+        {"path": str(project / "journal.jsonl"), "reason": unrecognised},
+        {"path": str(project / "meta.json"), "reason": unrecognised},
+        {"path": str(project / "s1" / "subagents" / "agent-a1.meta.json"),
+         "reason": sources_module.SIDECAR_REASON},
+    ]
+    assert sorted(lane["lane_id"] for lane in document["lanes"]) == ["a1", "main"]
+
+
+def test_a_named_file_that_matches_no_format_is_still_an_error(tmp_path: Path) -> None:
+    """The skipping is for folder walks only: a path the user named is an error (exit 1)."""
+    from tests.reader_checks import cli_document
+
+    project = _project(tmp_path)
+    code, document = cli_document([str(project / "meta.json"), str(project / "s1.jsonl")])
+    assert code == 1
+    failed, read = document["inputs"]
+    assert failed["error"].startswith("not a recognised trace format")
+    assert read["error"] is None
+    assert "skipped_files" not in document
+
+
+def test_a_folder_whose_every_file_is_skipped_is_an_error(tmp_path: Path) -> None:
+    """Like an empty folder, a named folder with no trace among its files fails (exit 1)."""
+    folder = tmp_path / "workflow"
+    folder.mkdir()
+    (folder / "journal.jsonl").write_text(_JOURNAL, encoding="utf-8")
+    outcome = read_inputs([str(folder)])
+    (report,) = outcome.inputs
+    assert (report.path, report.error) == (
+        str(folder), "no trace files in this directory (1 found, none a trace: skipped)")
+    assert [s.path for s in outcome.skipped] == [str(folder / "journal.jsonl")]
+
+
+def test_the_table_and_stderr_count_skipped_files(tmp_path: Path) -> None:
+    """The table's inputs line and one stderr note count the skipped files by reason."""
+    from click.testing import CliRunner
+
+    from wavemetrics.cli import main
+
+    result = CliRunner().invoke(main, ["summarize", str(_project(tmp_path))])
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[0] == (
+        "inputs: 2 claude-code (auto-detected); 3 files in folders skipped (not traces)")
+    assert ("wavemetrics: note: skipped 3 files found in folders: not a trace: matches no"
+            " known format (looked at the first 64 lines) (2); metadata sidecar (*.meta.json,"
+            " written beside Claude Code sub-agents) (1)") in result.stderr
+
+
+def test_a_copy_of_a_skipped_file_is_skipped_too(tmp_path: Path) -> None:
+    """Two identical journal.jsonl files in two folders are both skipped, neither reported
+    as an input read once."""
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "journal.jsonl").write_text(_JOURNAL, encoding="utf-8")
+        (tmp_path / name / "s1.jsonl").write_text(
+            _SESSION.replace('"s1"', f'"s-{name}"'), encoding="utf-8")
+    outcome = read_inputs([str(tmp_path / "a"), str(tmp_path / "b")])
+    assert [s.path for s in outcome.skipped] == [
+        str(tmp_path / "a" / "journal.jsonl"), str(tmp_path / "b" / "journal.jsonl")]
+    assert [(r.path, r.format, r.error) for r in outcome.inputs] == [
+        (str(tmp_path / "a" / "s1.jsonl"), "claude-code", None),
+        (str(tmp_path / "b" / "s1.jsonl"), "claude-code", None)]
+
+
+def test_folder_nested_1100_levels_deep_is_walked_without_recursion_error(
+    tmp_path: Path,
+) -> None:
+    """A trace 1,100 folders down is found (``os.walk`` recursed and raised RecursionError)."""
+    chain = []
+    deepest = tmp_path
+    try:
+        for _ in range(1100):  # Path.mkdir(parents=True) recurses too
+            deepest = deepest / "d"
+            os.mkdir(deepest)
+            chain.append(deepest)
+        (deepest / "x.jsonl").write_text(
+            '{"type":"tool_execution_start","toolCallId":"a","toolName":"r","timestamp":1}\n',
+            encoding="utf-8")
+        (tmp_path / "a.jsonl").write_text("{}\n", encoding="utf-8")
+        entries = expand_inputs([str(tmp_path)])
+        assert entries == [(str(tmp_path / "a.jsonl"), None), (str(deepest / "x.jsonl"), None)]
+    finally:
+        # removed here, deepest first: pytest's own clean-up (shutil.rmtree) recurses
+        (deepest / "x.jsonl").unlink(missing_ok=True)
+        for folder in reversed(chain):
+            os.rmdir(folder)
+
+
+def test_a_run_of_empty_lines_in_gzip_is_one_piece_and_every_line_counted(
+    tmp_path: Path,
+) -> None:
+    """200 000 empty lines between two records of a gzip input: each counts as a
+    ``blank_line`` (the source hands the run over in pieces, not line by line)."""
+    record = b'{"type":"turn_start","timestamp":1}\n'
+    path = tmp_path / "padded.jsonl.gz"
+    path.write_bytes(gzip.compress(record + b"\n" * 200_000 + b"\r\n" + record, mtime=0))
+    (report,) = read_inputs([str(path)]).inputs
+    assert (report.format, report.lines_read, report.lines_used, report.ignored,
+            report.problems) == ("events", 200_003, 2, {"blank_line": 200_001}, {})
+    pieces = list(Source(str(path)).lines())
+    assert len(pieces) < 100  # runs of b"\n" come as a few pieces of up to 64 KiB
+    assert b"".join(pieces) == record + b"\n" * 200_000 + b"\r\n" + record

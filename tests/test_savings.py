@@ -132,6 +132,22 @@ def test_modeled_sums_in_the_wave_order() -> None:
     assert modeled_wallclock_saved_ms(ordered) != math.fsum([0.1, 0.2, 0.3]) - 0.3
 
 
+def test_savings_sum_in_wave_order_not_duration_order() -> None:
+    """read [0, 3], grep [1, 1.2], grep [2, 2.1]: durations 3, 0.19999999999999996 and
+    0.10000000000000009 summed in wave (start) order, not sorted by duration.
+
+    By hand: 3 + 0.19999999999999996 = 3.2, + 0.10000000000000009 = 3.3000000000000003;
+    modeled 3.3000000000000003 - 3 = 0.30000000000000027; upper bound
+    2 * (3.3000000000000003 / 3) = 2.2. Sorted by duration the sum is 3.3, which gives
+    0.2999999999999998 and 2.1999999999999997.
+    """
+    mixed = wave_from_calls([ToolCall("r", "read", 0, 3), ToolCall("g1", "grep", 1, 1.2),
+                             ToolCall("g2", "grep", 2, 2.1)])
+    assert [c.call_id for c in mixed.calls] == ["r", "g1", "g2"]
+    assert modeled_wallclock_saved_ms(mixed) == 0.30000000000000027
+    assert upper_bound_saved_ms(mixed) == 2.2
+
+
 # ----------------------------------------------------------------- upper bound
 
 

@@ -265,3 +265,24 @@ def test_a_complete_wave_reaching_the_threshold_exactly_stays_open() -> None:
     # waves {a, b} (S = 5 + 2 = 7, span 7: saving 0) and {d}
     assert summary.non_eval_wave_size_histogram == "1:1:0:0:0:0:0:0"
     assert summary.modeled_wallclock_saved_ms == 0.0
+
+
+def test_equal_starts_with_fractional_durations_sum_in_batch_order() -> None:
+    """Calls a, b, c start at 0 ms and end at 0.3, 0.2, 0.1 ms (ends arrive in that order):
+    the open region is sorted by (start, end), so the stream sums c, b, a like the batch.
+
+    By hand: 0.1 + 0.2 = 0.30000000000000004, + 0.3 = 0.6000000000000001 (tool time);
+    upper bound (3 - 1) * (0.6000000000000001 / 3) = 0.4000000000000001. Pairing order
+    (a, b, c) would give 0.3 + 0.2 + 0.1 = 0.6 and 0.39999999999999997.
+    """
+    observations = [Observation("start", c, "read", 0.0) for c in "abc"] + [
+        Observation("end", "a", "read", 0.3), Observation("end", "b", "read", 0.2),
+        Observation("end", "c", "read", 0.1),
+    ]
+    batch = summarize(assemble_waves(observations))
+    streamed = summarize_stream(observations)
+    assert (batch.tool_time_ms, batch.upper_bound_saved_ms) == (
+        0.6000000000000001, 0.4000000000000001)
+    assert (streamed.tool_time_ms, streamed.upper_bound_saved_ms) == (
+        0.6000000000000001, 0.4000000000000001)
+    assert streamed == batch

@@ -445,3 +445,40 @@ def test_nothing_read_gives_the_input_error_only(tmp_path: Path) -> None:
     code, stdout, stderr = _run(str(missing), "-o", str(tmp_path / "t.svg"), "--lane", "main")
     assert (code, stdout) == (1, "")
     assert stderr == f"wavemetrics: error: {missing}: no such file or directory\n"
+
+
+def _events_trace(path: Path, calls: list[tuple[str, str, int, int]], agent: str = "main") -> Path:
+    """An ``events`` trace of ``(call id, tool name, start ms, end ms)`` calls in one lane."""
+    lines = []
+    for call_id, name, start, end in calls:
+        for kind, at in (("tool_execution_start", start), ("tool_execution_end", end)):
+            lines.append(json.dumps({"type": kind, "toolCallId": call_id, "toolName": name,
+                                     "timestamp": at, "agentId": agent}))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_huge_tool_name_and_lane_id_are_drawn_shortened(tmp_path: Path) -> None:
+    """A 1 MB tool name and lane id are cut to 80 characters (79 and "…") in the SVG."""
+    huge = "x" * 1_000_000
+    trace = _events_trace(tmp_path / "t.jsonl", [("a", huge, 0, 60_000)], agent="L" * 1_000_000)
+    out = tmp_path / "t.svg"
+    render_timeline(_lanes(trace), out)
+    assert out.stat().st_size < 100_000
+    ids = _ids(out)
+    title = _text(next(e for e in ids["call-0"] if e.tag.endswith("title")))
+    assert title == "x" * 79 + "…: 60.000 s from 0.000 s (non_eval wave of 1)"
+    assert ("L" * 39 + "…") in out.read_text(encoding="utf-8")
+    assert ("L" * 41) not in out.read_text(encoding="utf-8")
+
+
+def test_every_bar_gets_its_own_hover_text_among_many_calls(tmp_path: Path) -> None:
+    """With 300 calls, bar ``call-n`` carries the n-th call's title (call-1 is not call-10)."""
+    calls = [(f"c{n}", f"tool{n}", n * 1000, n * 1000 + 500) for n in range(300)]
+    out = tmp_path / "many.svg"
+    render_timeline(_lanes(_events_trace(tmp_path / "many.jsonl", calls)), out)
+    ids = _ids(out)
+    titles = [_text(next(e for e in ids[i] if e.tag.endswith("title")))
+              for i in _numbered(ids, "call")]
+    assert titles == [f"tool{n}: 0.500 s from {n:.3f} s (non_eval wave of 1)"
+                      for n in range(300)]

@@ -110,9 +110,15 @@ def test_iso_nanoseconds_do_not_go_through_float_seconds() -> None:
     assert result != 1751247501.952174001 * 1000
 
 
-def test_iso_ten_fraction_digits_are_invalid() -> None:
-    """More than nine fraction digits are not accepted."""
-    assert iso_to_ms("2025-06-30T01:38:21.1234567891Z") is None
+def test_iso_fraction_digits_past_the_ninth_are_dropped() -> None:
+    """A fraction longer than nine digits (RFC 3339 allows any length) is read to the ns."""
+    # 12 digits, as in issue 10: .123456789 s, the last three digits dropped, not rounded
+    assert iso_to_ms("2025-06-30T01:38:21.123456789999Z") == exact_ms(
+        2025, 6, 30, 1, 38, 21, 123456789)
+    assert iso_to_ms("2025-06-30T01:38:21.1234567891Z") == exact_ms(
+        2025, 6, 30, 1, 38, 21, 123456789)
+    # a hostile fraction of a million digits is read as fast and gives the same ms
+    assert iso_to_ms("1970-01-01T00:00:01.5" + "0" * 1_000_000 + "Z") == 1500.0
 
 
 @pytest.mark.parametrize(
@@ -122,6 +128,8 @@ def test_iso_ten_fraction_digits_are_invalid() -> None:
         ("2025-05-13T06:27:39.762878+06:00", 6 * 3600),
         ("2025-05-13T05:57:39.762878+05:30", 5 * 3600 + 30 * 60),
         ("2025-05-13T05:57:39.762878+0530", 5 * 3600 + 30 * 60),
+        ("2025-05-13T06:27:39.762878+06", 6 * 3600),
+        ("2025-05-12T20:27:39.762878-04", -4 * 3600),
         ("2025-05-13T00:27:39.762878+00:00", 0),
         ("2025-05-13T00:27:39.762878-00:00", 0),
     ],
@@ -153,6 +161,10 @@ def test_iso_accepts_lowercase_space_and_comma() -> None:
         "2025-05-12T20:27:39Z ",
         "2025-05-12T20:27:39.Z",  # an empty fraction
         "2025-05-12T20:27:39+5:00",  # a one-digit offset hour
+        "2025-05-12T20:27:39+05:",  # a colon with no minutes
+        "2025-05-12T20:27:39+05:3",  # one minute digit
+        "2025-05-12T20:27:39+053",  # three offset digits
+        "2025-05-12T20:27:39+5",  # a one-digit offset hour, no minutes
         "2025-05-12T20:27:39 +05:00",
         "20250512T202739Z",  # basic format
         "",

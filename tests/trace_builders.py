@@ -68,7 +68,9 @@ class FormatLines:
     ``time_literals``: raw JSON for a call's start time, by kind (``number``,
     ``string``, ``null``, ``far_future``, ``before_1970``); ``valid_times``: the
     kinds this format accepts. ``unknown``: a record of a type the reader does
-    not know and the key it is ignored under.
+    not know and the key it is ignored under; ``unknown_again``: a second such
+    record, where writing the same one twice would be a duplicate (an Inspect
+    sample), else ``None``.
     """
 
     name: str
@@ -79,6 +81,7 @@ class FormatLines:
     valid_times: frozenset[str]
     unknown: tuple[bytes, str]
     chatter: Callable[[str], list[bytes]]
+    unknown_again: bytes | None = None
 
     def call(self, call_id: str, start: float, end: float, content: str = "ls -la") -> list[bytes]:
         """Lines of one complete call (one item each)."""
@@ -389,10 +392,12 @@ OTEL_SPANS = FormatLines(
 
 # inspect --------------------------------------------------------------------
 
-def _inspect_log(events: list[dict[str, Any]], **sample: Any) -> bytes:
+def _inspect_log(events: list[dict[str, Any]], sample_id: str = "1", **sample: Any) -> bytes:
+    # Each line is its own sample (its own id): one sample written twice in a log is a
+    # duplicate and counts once (spec/formats.md, inspect).
     return dump({"version": 2, "status": "success",
                  "eval": {"eval_id": "ev1", "task": "t", "model": "m"},
-                 "samples": [{"id": 1, "epoch": 1, "events": events, **sample}]})
+                 "samples": [{"id": sample_id, "epoch": 1, "events": events, **sample}]})
 
 
 def _inspect_tool(call_id: str, start: str, end: str | None, content: str) -> dict[str, Any]:
@@ -402,26 +407,29 @@ def _inspect_tool(call_id: str, start: str, end: str | None, content: str) -> di
 
 
 def _inspect_call(call_id: str, start: float, end: float, content: str) -> list[bytes]:
-    return [_inspect_log([_inspect_tool(call_id, iso(start), iso(end), content)])]
+    return [_inspect_log([_inspect_tool(call_id, iso(start), iso(end), content)], call_id)]
 
 
 def _inspect_chatter(text: str) -> list[bytes]:
     return [
         _inspect_log([{"event": "model", "timestamp": iso(0), "input": [{"content": text}],
                        "output": {"completion": text}}],
+                     "chatter-" + hashlib.sha256(text.encode()).hexdigest()[:8],
                      input=text, target=text, messages=[{"role": "user", "content": text}]),
     ]
 
 
 INSPECT = FormatLines(
     "inspect", (), _inspect_call,
-    lambda call_id, time: _inspect_log([_inspect_tool(call_id, time, None, "ls")]),
+    lambda call_id, time: _inspect_log([_inspect_tool(call_id, time, None, "ls")], call_id),
     {"number": str(T0_MS + 60_000), "string": json.dumps(iso(60)), "null": "null",
      "far_future": json.dumps("9999-12-31T23:59:59.999Z"),
      "before_1970": json.dumps("1969-12-31T23:59:59Z")},
     frozenset(("string", "far_future")),
-    (_inspect_log([{"event": "brand_new_kind", "timestamp": iso(0)}]), "brand_new_kind"),
+    (_inspect_log([{"event": "brand_new_kind", "timestamp": iso(0)}], "new-kind"),
+     "brand_new_kind"),
     _inspect_chatter,
+    _inspect_log([{"event": "brand_new_kind", "timestamp": iso(0)}], "new-kind-2"),
 )
 
 #: Every format with a builder, by its ``--input-format`` name.

@@ -18,8 +18,15 @@ if TYPE_CHECKING:
         is_eval_tool_name,
         normalize_tool_name,
     )
-    from wavemetrics.exceptions import LaneNotFoundError, MissingExtraError, StreamOrderError
+    from wavemetrics.escaping import printable
+    from wavemetrics.exceptions import (
+        InputTooLargeError,
+        LaneNotFoundError,
+        MissingExtraError,
+        StreamOrderError,
+    )
     from wavemetrics.histogram import decode_histogram, encode_histogram, wave_size_bucket
+    from wavemetrics.limits import DEFAULT_LIMITS, Limits
     from wavemetrics.observations import Observation, ToolCall, WaveCounters
     from wavemetrics.pipeline import (
         Analysis,
@@ -56,12 +63,16 @@ _LAZY: dict[str, str] = {
     "classify_wave": "wavemetrics.classify",
     "is_eval_tool_name": "wavemetrics.classify",
     "normalize_tool_name": "wavemetrics.classify",
+    "printable": "wavemetrics.escaping",
+    "InputTooLargeError": "wavemetrics.exceptions",
     "LaneNotFoundError": "wavemetrics.exceptions",
     "MissingExtraError": "wavemetrics.exceptions",
     "StreamOrderError": "wavemetrics.exceptions",
     "decode_histogram": "wavemetrics.histogram",
     "encode_histogram": "wavemetrics.histogram",
     "wave_size_bucket": "wavemetrics.histogram",
+    "DEFAULT_LIMITS": "wavemetrics.limits",
+    "Limits": "wavemetrics.limits",
     "Observation": "wavemetrics.observations",
     "ToolCall": "wavemetrics.observations",
     "WaveCounters": "wavemetrics.observations",
@@ -92,6 +103,7 @@ _LAZY: dict[str, str] = {
 
 
 __all__ = [
+    "DEFAULT_LIMITS",
     "EVAL_TOOL_NAMES",
     "FORMATS",
     "SCHEMA_KIND",
@@ -99,9 +111,11 @@ __all__ = [
     "AxisState",
     "EfficiencyAxis",
     "InputReport",
+    "InputTooLargeError",
     "Lane",
     "LaneNotFoundError",
     "LaneResult",
+    "Limits",
     "MissingExtraError",
     "Observation",
     "ParallelismSummary",
@@ -128,6 +142,7 @@ __all__ = [
     "merge_summaries",
     "modeled_wallclock_saved_ms",
     "normalize_tool_name",
+    "printable",
     "read_inputs",
     "saved_round_trips",
     "session_hash",

@@ -17,6 +17,8 @@ import click
 __all__ = [
     "AUTO",
     "DEFAULT_CONFIDENCE",
+    "DEFAULT_MAX_DOCUMENT_BYTES",
+    "DEFAULT_MAX_LINE_BYTES",
     "DEFAULT_MAX_TRACKED_CALLS",
     "DEFAULT_METRIC",
     "DEFAULT_RESAMPLES",
@@ -30,6 +32,9 @@ __all__ = [
 AUTO = "auto"
 #: ``observations.DEFAULT_MAX_TRACKED_CALLS``: the v1 cap on calls held per lane.
 DEFAULT_MAX_TRACKED_CALLS = 2000
+#: The byte limits' defaults (``limits.DEFAULT_MAX_*``): 64 MiB a line, 256 MiB a document.
+DEFAULT_MAX_LINE_BYTES = 64 * 2**20
+DEFAULT_MAX_DOCUMENT_BYTES = 256 * 2**20
 #: The compare defaults (``compare.DEFAULT_*``).
 DEFAULT_METRIC = "modeled_wallclock_saved_ms"
 DEFAULT_RESAMPLES = 9999

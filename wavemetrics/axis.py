@@ -25,6 +25,7 @@ from typing import Any
 import attrs
 
 from wavemetrics.classify import EVAL_TOOL_NAMES, WaveBucket, classify_wave
+from wavemetrics.limits import Limits
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.pipeline import Analysis, LaneResult, analyse, read_inputs
 from wavemetrics.readers import AUTO, DUPLICATE, EMPTY, FORMATS, NO_USABLE_RECORD, InputReport
@@ -258,6 +259,7 @@ def efficiency_axis(
     input_format: str = AUTO,
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
     max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
+    limits: Limits | None = None,
 ) -> EfficiencyAxis:
     """Measure one trial's efficiency axis from its trace files (or say why not).
 
@@ -279,7 +281,8 @@ def efficiency_axis(
       ``max_tracked_calls`` or a clock anomaly, or one of several paths was
       absent: the figures are then a lower bound.
 
-    Never raises for bad data. Raises ``ValueError`` for an unknown
+    ``limits``: the byte limits of :mod:`wavemetrics.limits` (an input past
+    them fails). Never raises for bad data. Raises ``ValueError`` for an unknown
     ``input_format`` or a negative ``max_tracked_calls``, ``TypeError`` when
     ``traces`` is not a path, a sequence of paths or ``None``.
     """
@@ -300,7 +303,7 @@ def efficiency_axis(
         return EfficiencyAxis(
             AxisState.SKIPPED, _one_line(f"no trace: {absent[0][1]}{_more(len(absent) - 1)}")
         )
-    outcome = read_inputs(present, input_format)
+    outcome = read_inputs(present, input_format, limits=limits)
     analysis = analyse(
         outcome, eval_tool_names=eval_tool_names, max_tracked_calls=max_tracked_calls
     )

@@ -30,7 +30,10 @@ import stat
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from wavemetrics.limits import Limits
 
 # Only the stdlib and platformdirs here: the status line answers from this
 # module without loading attrs, msgspec, the readers or the core.
@@ -44,7 +47,9 @@ __all__ = [
     "ReadCache",
     "UnitKey",
     "default_cache_dir",
+    "detection_mode",
     "file_key",
+    "limits_key",
 ]
 
 #: Environment variable naming the cache directory (tests point it at a temporary folder).
@@ -53,7 +58,7 @@ CACHE_ENV = "WAVEMETRICS_CACHE_DIR"
 CACHE_FILE = "cache.sqlite3"
 #: Bumped whenever what is stored, or how a reader reads, changes meaning; a
 #: database of another schema (``PRAGMA user_version``) is emptied and rebuilt.
-CACHE_SCHEMA = 2
+CACHE_SCHEMA = 3
 
 _TABLES = (
     "CREATE TABLE IF NOT EXISTS detections (path TEXT NOT NULL, mode TEXT NOT NULL,"
@@ -131,6 +136,25 @@ def unit_key(fmt: str, keys: Sequence[FileKey], extra: str = "") -> UnitKey:
         _sha256([*head, [[k.path, k.size, k.mtime_ns, k.inode] for k in keys]]),
         _sha256([*head, [k.path for k in keys]]),
     )
+
+
+def limits_key(limits: Limits | None) -> str:
+    """The part of a cache key naming the byte limits a read ran under: they change
+    what a read yields (``line_too_long``, an input cut at ``--max-document-bytes``).
+    ``None`` (the status line, which never imports the limits) means the defaults."""
+    if limits is None:
+        return "limits:default"
+    from wavemetrics.limits import DEFAULT_LIMITS
+
+    if limits == DEFAULT_LIMITS:
+        return "limits:default"
+    return f"limits:{limits.max_line_bytes}:{limits.max_document_bytes}"
+
+
+def detection_mode(input_format: str, limits: Limits | None) -> str:
+    """The ``mode`` a detection is stored under: ``--input-format`` and the limits
+    (detection peeks under them)."""
+    return f"{input_format}/{limits_key(limits)}"
 
 
 def _digest(blob: bytes) -> bytes:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, overload
 
@@ -17,6 +18,8 @@ import click
 from wavemetrics._names import (
     AUTO,
     DEFAULT_CONFIDENCE,
+    DEFAULT_MAX_DOCUMENT_BYTES,
+    DEFAULT_MAX_LINE_BYTES,
     DEFAULT_MAX_TRACKED_CALLS,
     DEFAULT_METRIC,
     DEFAULT_RESAMPLES,
@@ -25,10 +28,12 @@ from wavemetrics._names import (
     metric_choice,
 )
 from wavemetrics.classify import EVAL_TOOL_NAMES
+from wavemetrics.escaping import printable, shortened
 from wavemetrics.parallel import default_jobs
 
 if TYPE_CHECKING:  # the readers and the core are imported when a command runs
     from wavemetrics.cache import ReadCache
+    from wavemetrics.limits import Limits
     from wavemetrics.pipeline import Analysis, Lane, ReadOutcome, StreamedLane, StreamSettings
 
 __all__ = ["main"]
@@ -62,7 +67,7 @@ class ExitStatus:
 
     def fail(self, message: str, code: int = DATA_ERROR) -> NoReturn:
         """Print ``wavemetrics: error: message`` and exit with ``code`` now."""
-        click.echo(f"wavemetrics: error: {message}", err=True)
+        _stderr(f"wavemetrics: error: {message}")
         raise SystemExit(code)
 
     def exit(self) -> None:
@@ -96,6 +101,30 @@ _MAX_TRACKED_CALLS_OPTION = click.option(
 )
 
 
+def _limit_options() -> list[Callable[[F], F]]:
+    return [
+        click.option(
+            "--max-line-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_LINE_BYTES,
+            show_default=True, metavar="BYTES",
+            help="A longer line is a problem (line_too_long), skipped without being held.",
+        ),
+        click.option(
+            "--max-document-bytes", type=click.IntRange(min=1),
+            default=DEFAULT_MAX_DOCUMENT_BYTES, show_default=True, metavar="BYTES",
+            help="A line, JSON document or archive member past this many (decompressed)"
+                 " bytes ends its input as an error.",
+        ),
+    ]
+
+
+def _limits(max_line_bytes: int, max_document_bytes: int) -> Limits:
+    """The :class:`~wavemetrics.limits.Limits` of ``--max-line-bytes`` and
+    ``--max-document-bytes`` (imported when a command runs, not for ``--help``)."""
+    from wavemetrics.limits import Limits
+
+    return Limits(max_line_bytes, max_document_bytes)
+
+
 def _input_options(command: F) -> F:
     options = [
         click.argument("paths", nargs=-1, metavar="[PATH]..."),
@@ -108,6 +137,7 @@ def _input_options(command: F) -> F:
             f"({', '.join(EVAL_TOOL_NAMES)})."
         ),
         _MAX_TRACKED_CALLS_OPTION,
+        *_limit_options(),
         click.option(
             "--jobs", "-j", type=click.IntRange(min=1), default=default_jobs(),
             show_default="the number of cores",
@@ -204,7 +234,7 @@ def _resolve_paths(paths: Sequence[str], demo: bool) -> list[str]:
             " give a PATH, pipe a trace to stdin, or try --demo"
         )
     for agent, directory in found:
-        click.echo(f"wavemetrics: reading {directory} ({agent})", err=True)
+        _stderr(f"wavemetrics: reading {directory} ({agent})")
     return [str(directory) for _, directory in found]
 
 
@@ -221,6 +251,27 @@ def _plural(count: int, word: str) -> str:
 _SESSION_SUFFIXES = (".jsonl", ".jsonl.gz")
 
 
+def _stderr(message: str) -> None:
+    """One ``wavemetrics: ...`` line on stderr; input text in it (file names, ids,
+    reasons quoting them) is escaped visibly (``docs/cli.md``, "Escaping")."""
+    click.echo(printable(message), err=True)
+
+
+def _echo_csv(write: Callable[..., str], columns: Sequence[str], rows: Any) -> None:
+    """``--format csv`` on stdout: values exact in a file or pipe (click would strip ANSI
+    sequences from them: ``color=True`` stops it), escaped like the tables on a terminal."""
+    escape = printable if stdout_is_terminal() else None
+    click.echo(write(columns, rows, escape), nl=False, color=True)
+
+
+def stdout_is_terminal() -> bool:
+    """Whether standard output is a terminal (not a file or a pipe)."""
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 def _subagent_hints(paths: Sequence[str], outcome: ReadOutcome[Lane | StreamedLane]) -> None:
     """Note partial Claude Code sub-agent sets: a session file read without its
     ``<session>/subagents/`` folder, or sub-agent files read without their session file."""
@@ -231,10 +282,9 @@ def _subagent_hints(paths: Sequence[str], outcome: ReadOutcome[Lane | StreamedLa
             continue
         folder = os.path.join(path[: -len(suffix)], "subagents")
         if os.path.isdir(folder) and not any(p.startswith(os.path.abspath(folder)) for p in read):
-            click.echo(
+            _stderr(
                 f"wavemetrics: note: {path}: sub-agent files in {folder}/ were not read;"
-                " pass the project folder to include their lanes", err=True,
-            )
+                " pass the project folder to include their lanes")
     # <session>/subagents/agent-*.jsonl is Claude Code's layout (the only format with it)
     readable = {os.path.abspath(r.path) for r in outcome.inputs if r.error is None}
     sessions = sorted({os.path.dirname(os.path.dirname(p)) for p in readable
@@ -244,10 +294,9 @@ def _subagent_hints(paths: Sequence[str], outcome: ReadOutcome[Lane | StreamedLa
             continue
         present = [session + x for x in _SESSION_SUFFIXES if os.path.isfile(session + x)]
         where = f"{present[0]} was not read" if present else "no session file was found"
-        click.echo(
+        _stderr(
             f"wavemetrics: note: {session}/subagents/: sub-agent files read without their"
-            f" session ({where}): the main lane is missing; pass the project folder", err=True,
-        )
+            f" session ({where}): the main lane is missing; pass the project folder")
 
 
 #: At most this many lanes are named in one note.
@@ -269,11 +318,10 @@ def _lanes_without_event(analysis: Analysis[Any]) -> None:
         why = f"calls not counted: {lost}" if lost else "no tool calls"
         shown.append(f"{result.lane.session_id}/{result.lane.lane_id} ({why})")
     more = len(silent) - len(shown)
-    click.echo(
+    _stderr(
         f"wavemetrics: note: {_plural(len(silent), 'lane')} emitted no event (no waves;"
         " the v1 contract emits none): " + ", ".join(shown)
-        + (f" and {more} more" if more else ""), err=True,
-    )
+        + (f" and {more} more" if more else ""))
 
 
 def _nothing_read(analysis: Analysis[Any]) -> bool:
@@ -317,20 +365,21 @@ def _windowed(outcome: ReadOutcome[Lane], window: Window) -> ReadOutcome[Lane]:
 @overload
 def _read(
     paths: Sequence[str], input_format: str, stream: None, *, jobs: int,
-    output_format: str = ..., cache: ReadCache | None = ...,
+    output_format: str = ..., cache: ReadCache | None = ..., limits: Limits | None = ...,
 ) -> ReadOutcome[Lane]: ...
 
 
 @overload
 def _read(
     paths: Sequence[str], input_format: str, stream: StreamSettings, *, jobs: int,
-    output_format: str = ..., cache: ReadCache | None = ...,
+    output_format: str = ..., cache: ReadCache | None = ..., limits: Limits | None = ...,
 ) -> ReadOutcome[Lane | StreamedLane]: ...
 
 
 def _read(
     paths: Sequence[str], input_format: str, stream: StreamSettings | None, *, jobs: int,
     output_format: str = "table", cache: ReadCache | None = None,
+    limits: Limits | None = None,
 ) -> ReadOutcome[Lane | StreamedLane]:
     """Read ``paths`` (streamed with ``stream`` settings, else in batch) and warn on stderr."""
     from wavemetrics.parallel import process_mapper
@@ -345,7 +394,8 @@ def _read(
     with process_mapper(jobs) as mapper:
         if len(files) < PROGRESS_MIN_FILES:
             outcome = read_inputs(
-                paths, input_format, stream=settings, mapper=mapper, cache=cache
+                paths, input_format, stream=settings, mapper=mapper, cache=cache,
+                limits=limits,
             )
         else:
             from wavemetrics.progress import ByteProgress
@@ -353,37 +403,40 @@ def _read(
             with ByteProgress(files) as bar:
                 outcome = read_inputs(
                     paths, input_format, stream=settings, mapper=mapper, progress=bar.done,
-                    cache=cache,
+                    cache=cache, limits=limits,
                 )
     for report in outcome.inputs:
         if report.format == DUPLICATE:
-            click.echo(f"wavemetrics: note: {report.path}: the same content as"
-                       f" {outcome.same_as[report.path]}, read once", err=True)
+            _stderr(f"wavemetrics: note: {report.path}: the same content as"
+                       f" {outcome.same_as[report.path]}, read once")
             continue
         if report.error is not None:
-            click.echo(f"wavemetrics: error: {report.path}: {report.error}", err=True)
+            _stderr(f"wavemetrics: error: {report.path}: {report.error}")
         elif report.problems:
             lost = ", ".join(f"{reason} {n}" for reason, n in report.problems.items())
             count = sum(report.problems.values())
-            click.echo(
+            _stderr(
                 f"wavemetrics: warning: {report.path}: {count} line"
-                f"{'' if count == 1 else 's'} not usable ({lost})", err=True,
-            )
+                f"{'' if count == 1 else 's'} not usable ({lost})")
         elif report.format == "empty":
-            click.echo(f"wavemetrics: note: {report.path}: empty input", err=True)
+            _stderr(f"wavemetrics: note: {report.path}: empty input")
         if report.error is None and report.format != EMPTY and report.lines_used == 0:
             # nothing used under a format the user chose: perhaps the wrong one
             hint = (f"; is --input-format {input_format} right? (auto detects the format)"
                     if input_format != AUTO else "")
-            click.echo(
+            _stderr(
                 f"wavemetrics: note: {report.path}: no tool calls found in"
-                f" {_plural(report.lines_read, 'line')} read as {report.format}{hint}",
-                err=True,
-            )
+                f" {_plural(report.lines_read, 'line')} read as {report.format}{hint}")
+    if outcome.skipped:
+        reasons = Counter(skipped.reason for skipped in outcome.skipped)
+        count = len(outcome.skipped)
+        _stderr(
+            f"wavemetrics: note: skipped {count} file{'' if count == 1 else 's'} found in"
+            f" folders: " + "; ".join(f"{reason} ({n})" for reason, n in reasons.items()))
     _subagent_hints(paths, outcome)
     for (session_id, lane_id), where in outcome.repeated_lanes.items():
-        click.echo(f"wavemetrics: note: {session_id}/{lane_id} was read from"
-                   f" {len(where)} inputs ({', '.join(where)}); each is counted", err=True)
+        _stderr(f"wavemetrics: note: {session_id}/{lane_id} was read from"
+                   f" {len(where)} inputs ({', '.join(where)}); each is counted")
     return outcome
 
 
@@ -407,14 +460,13 @@ class _Wavemetrics(click.Group):
         except click.UsageError as error:
             path = error.ctx.command_path if error.ctx is not None else "wavemetrics"
             message = " ".join(error.format_message().split())
-            click.echo(f"wavemetrics: error: {message} (try '{path} --help')", err=True)
+            _stderr(f"wavemetrics: error: {message} (try '{path} --help')")
             sys.exit(error.exit_code)
         except click.ClickException as error:
-            click.echo(f"wavemetrics: error: {' '.join(error.format_message().split())}",
-                       err=True)
+            _stderr(f"wavemetrics: error: {' '.join(error.format_message().split())}")
             sys.exit(error.exit_code)
         except click.Abort:
-            click.echo("wavemetrics: error: aborted", err=True)
+            _stderr("wavemetrics: error: aborted")
             sys.exit(1)
         sys.exit(status if isinstance(status, int) else 0)
 
@@ -452,9 +504,9 @@ _SHOW_PATHS_OPTION = click.option(
 @_SHOW_PATHS_OPTION
 def summarize(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int | None, jobs: int, no_cache: bool, since: str | None,
-    until: str | None, timezone: str | None, demo: bool, output_format: str, by: str | None,
-    show_paths: bool,
+    max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int, jobs: int,
+    no_cache: bool, since: str | None, until: str | None, timezone: str | None, demo: bool,
+    output_format: str, by: str | None, show_paths: bool,
 ) -> None:
     """Summarise tool-call parallelism per lane of each PATH (file, folder, or - for stdin).
 
@@ -470,10 +522,11 @@ def summarize(
     window = Window(since, until, timezone)
     files = _resolve_paths(paths, demo)
     cache = open_cache(no_cache)
+    limits = _limits(max_line_bytes, max_document_bytes)
     # slicing by time needs each lane's calls: those lanes are read in batch mode
     if window.active or by in ("day", "week", "month", "tool"):
         batch = _read(files, input_format, None, jobs=jobs, output_format=output_format,
-                      cache=cache)
+                      cache=cache, limits=limits)
         status.check_inputs(batch)
         if window.active:
             batch = _windowed(batch, window)
@@ -483,7 +536,7 @@ def summarize(
     else:
         settings = StreamSettings(max_tracked_calls, eval_tools)
         outcome = _read(files, input_format, settings, jobs=jobs, output_format=output_format,
-                        cache=cache)
+                        cache=cache, limits=limits)
         status.check_inputs(outcome)
         analysis = analyse(outcome)  # with the settings the lanes were streamed with
     if by is not None:
@@ -497,7 +550,7 @@ def summarize(
         from wavemetrics.csvout import rows_to_csv, summary_rows
 
         columns, rows = summary_rows(json_document(analysis))
-        click.echo(rows_to_csv(columns, rows), nl=False)
+        _echo_csv(rows_to_csv, columns, rows)
     elif not _nothing_read(analysis):  # else the errors above are all there is to say
         click.echo(render_table(analysis, input_format=input_format, show_paths=show_paths),
                    nl=False)
@@ -520,7 +573,7 @@ def _print_groups(
         from wavemetrics.csvout import rows_to_csv, summary_rows
 
         columns, rows = summary_rows(document)
-        click.echo(rows_to_csv(columns, rows), nl=False)
+        _echo_csv(rows_to_csv, columns, rows)
     else:
         click.echo(render_group_table(document), nl=False)
 
@@ -536,9 +589,9 @@ def _print_groups(
 @_SHOW_PATHS_OPTION
 def waves(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int | None, jobs: int, no_cache: bool, since: str | None,
-    until: str | None, timezone: str | None, demo: bool, output_format: str,
-    show_paths: bool,
+    max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int, jobs: int,
+    no_cache: bool, since: str | None, until: str | None, timezone: str | None, demo: bool,
+    output_format: str, show_paths: bool,
 ) -> None:
     """List every wave (lane, start, span, size, peak, bucket, saving, tools) of each PATH."""
     from wavemetrics.pipeline import analyse
@@ -549,7 +602,7 @@ def waves(
     files = _resolve_paths(paths, demo)
     # read in batch: waves are listed, so every lane is assembled whole
     outcome = _read(files, input_format, None, jobs=jobs, output_format=output_format,
-                    cache=open_cache(no_cache))
+                    cache=open_cache(no_cache), limits=_limits(max_line_bytes, max_document_bytes))
     status.check_inputs(outcome)
     if window.active:
         outcome = _windowed(outcome, window)
@@ -565,7 +618,7 @@ def waves(
             for result in analysis.lanes for wave in result.waves
         ]
         rows = wave_call_rows(waves_document(analysis, eval_tools), calls)
-        click.echo(rows_to_csv(WAVE_CALL_COLUMNS, rows), nl=False)
+        _echo_csv(rows_to_csv, WAVE_CALL_COLUMNS, rows)
     elif not _nothing_read(analysis):
         click.echo(render_waves_table(analysis, eval_tools, show_paths=show_paths), nl=False)
     status.exit()
@@ -592,8 +645,8 @@ def _picture_path(ctx: click.Context, param: click.Parameter, value: str) -> str
 )
 def timeline(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int | None, jobs: int, no_cache: bool, output: str,
-    lane_ids: tuple[str, ...],
+    max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int, jobs: int,
+    no_cache: bool, output: str, lane_ids: tuple[str, ...],
 ) -> None:
     """Draw each lane's tool calls as bars, grouped in waves and coloured by bucket (SVG or PNG)."""
     from wavemetrics.pipeline import analyse
@@ -612,7 +665,8 @@ def timeline(
     except MatplotlibMissing as error:  # nothing was read: like a usage error, as compare does
         status.fail(str(error), ExitStatus.USAGE_ERROR)
     outcome = _read(_resolve_paths(paths, False), input_format, None, jobs=jobs,
-                    cache=open_cache(no_cache))  # batch: the waves are drawn
+                    cache=open_cache(no_cache),  # batch: the waves are drawn
+                    limits=_limits(max_line_bytes, max_document_bytes))
     status.check_inputs(outcome)
     if _nothing_read_from(outcome):  # the input errors above are all there is to say
         status.exit()
@@ -625,9 +679,9 @@ def timeline(
     try:
         lanes = select_lanes(analysis.lanes, lane_ids)
     except LaneNotFound as error:
-        shown = ", ".join(error.available[:10]) or "none"
+        shown = ", ".join(shortened(lane, 40) for lane in error.available[:10]) or "none"
         more = f" and {len(error.available) - 10} more" if len(error.available) > 10 else ""
-        status.fail(f"--lane {error.lane_id}: no such lane (lanes: {shown}{more})")
+        status.fail(f"--lane {shortened(error.lane_id, 80)}: no such lane (lanes: {shown}{more})")
     if not lanes:
         status.fail("no lanes to draw")
     try:
@@ -637,7 +691,7 @@ def timeline(
     except ValueError as error:  # too many lanes for one picture
         status.fail(str(error))
     calls = sum(r.summary.paired_calls for r in lanes)
-    click.echo(f"{output}: {_plural(len(lanes), 'lane')}, {_plural(calls, 'call')}")
+    click.echo(printable(f"{output}: {_plural(len(lanes), 'lane')}, {_plural(calls, 'call')}"))
     status.exit()
 
 
@@ -664,10 +718,12 @@ def timeline(
 )
 @_eval_tool_option("An eval tool name; repeatable; replaces the defaults.")
 @_MAX_TRACKED_CALLS_OPTION
+@_limit_options()[0]
+@_limit_options()[1]
 def compare(
     baseline: str, candidate: str, metric: str, output_format: str, seed: int,
     resamples: int, confidence: float, input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int | None,
+    max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int,
 ) -> None:
     """Compare two harness versions: BASELINE and CANDIDATE are folders <task_id>/<trial traces>.
 
@@ -684,20 +740,20 @@ def compare(
             baseline, candidate, metric=metric, resamples=resamples, confidence=confidence,
             seed=seed, input_format=input_format, eval_tool_names=eval_tools,
             max_tracked_calls=max_tracked_calls,
+            limits=_limits(max_line_bytes, max_document_bytes),
         )
     except MissingExtra as error:  # nothing was computed: like a usage error
         status.fail(str(error), ExitStatus.USAGE_ERROR)
     for failure in comparison.failures:
-        click.echo(f"wavemetrics: error: {failure.side}: {failure.reason}", err=True)
+        _stderr(f"wavemetrics: error: {failure.side}: {failure.reason}")
     for path in comparison.strays:
-        click.echo(f"wavemetrics: note: {path}: not in a task folder, not read", err=True)
+        _stderr(f"wavemetrics: note: {path}: not in a task folder, not read")
     folders = {"baseline": baseline, "candidate": candidate}
     for side in comparison.no_task_folders:
-        click.echo(f"wavemetrics: error: {side} {folders[side]}: no task folders found"
-                   f" (expected {side}/<task_id>/<trace files>)", err=True)
+        _stderr(f"wavemetrics: error: {side} {folders[side]}: no task folders found"
+                   f" (expected {side}/<task_id>/<trace files>)")
     for task_id in comparison.empty_tasks:
-        click.echo(f"wavemetrics: error: task {task_id}: no trial files in either folder",
-                   err=True)
+        _stderr(f"wavemetrics: error: task {task_id}: no trial files in either folder")
     if output_format == "json":
         click.echo(render_compare_json(comparison), nl=False)
     else:
@@ -722,7 +778,7 @@ def cache_info() -> None:
     from wavemetrics.cache import ReadCache
 
     info = ReadCache().info()
-    click.echo(f"path: {info.path}")
+    click.echo(printable(f"path: {info.path}"))
     if not info.exists:
         click.echo("state: empty (no cache file yet)")
         return
@@ -739,7 +795,7 @@ def cache_clear() -> None:
 
     store = ReadCache()
     removed = store.clear()
-    click.echo(f"{'removed' if removed else 'nothing to remove at'} {store.path}")
+    click.echo(printable(f"{'removed' if removed else 'nothing to remove at'} {store.path}"))
 
 
 @main.command()

@@ -22,7 +22,9 @@ import attrs
 
 from wavemetrics.axis import EfficiencyAxis, scored_axis
 from wavemetrics.classify import EVAL_TOOL_NAMES
+from wavemetrics.escaping import printable, shortened
 from wavemetrics.exceptions import MissingExtraError, install_hint
+from wavemetrics.limits import Limits
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.pipeline import Analysis, LaneResult, analyse, read_inputs
 from wavemetrics.readers import AUTO, DUPLICATE, EMPTY, InputReport
@@ -492,6 +494,7 @@ def read_task(
     input_format: str = AUTO,
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
     max_tracked_calls: int | None = 2000,
+    limits: Limits | None = None,
 ) -> tuple[list[Trial], list[tuple[str, str]], int]:
     """Read one task folder into trials: ``(trials, failures, trial files found)``.
 
@@ -502,16 +505,23 @@ def read_task(
     project folder) and its session id, so two files that only share a
     default session id (the file name) stay two trials. A file that could not
     be read, was empty or had no usable record is a failed trial
-    ``(path, reason)``; a readable file with no lane (no tool call) is a
-    trial of its own with zero figures.
+    ``(path, reason)``, and so is an entry ``summarize`` reports as an error
+    (a broken link, a FIFO or link loop named like a trace, an unreadable
+    sub-folder); a readable file with no lane (no tool call) is a trial of
+    its own with zero figures.
     """
-    paths = expand_paths([folder])[0]
+    paths, unreadable = expand_paths([folder])
+    # an entry summarize reports as an error (a dangling link, a FIFO or a link
+    # loop named like a trace, an unreadable folder) is a failed trial, never lost
+    unreadable = [(entry, why) for entry, why in unreadable if entry != folder]  # not "empty"
+    failures: list[tuple[str, str]] = [
+        (entry, f"trace could not be read: {entry}: {reason}") for entry, reason in unreadable
+    ]
     if not paths:
-        return [], [], 0
+        return [], failures, len(failures)
     names = tuple(eval_tool_names)
-    outcome = read_inputs(paths, input_format)
+    outcome = read_inputs(paths, input_format, limits=limits)
     analysis = analyse(outcome, eval_tool_names=names, max_tracked_calls=max_tracked_calls)
-    failures: list[tuple[str, str]] = []
     usable: dict[str, InputReport] = {}
     for report in outcome.inputs:
         if report.format == DUPLICATE:  # a copy of another file here: read once, one trial
@@ -544,7 +554,7 @@ def read_task(
             part = Analysis(outcome, (), merge_summaries(()))
             axis = scored_axis(part, names, problem_lines=sum(report.problems.values()))
             trials.append(Trial(f"{task_id}/{file_stem(path)}", report.format, axis))
-    return trials, failures, len(paths)
+    return trials, failures, len(paths) + len(unreadable)
 
 
 def read_side(
@@ -555,6 +565,7 @@ def read_side(
     input_format: str = AUTO,
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
     max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
+    limits: Limits | None = None,
 ) -> Side:
     """Read ``root/<task_id>/...``: each session under a task folder is one trial.
 
@@ -562,7 +573,10 @@ def read_side(
     no trace file is a task with 0 trials. Trace files directly in ``root``
     belong to no task: they are returned in ``strays``, not read. Each task
     folder is read by :func:`read_task`; a trial gives ``figures[metric]``,
-    a failed one counts as failed.
+    a failed one counts as failed. An entry of a task
+    folder that ``summarize`` reports as an error (a broken link, a FIFO or
+    link loop with a trace suffix, an unreadable sub-folder) is a failed trial
+    too, with that reason, so no trial is lost without a word.
     """
     tasks: dict[str, SideTask] = {}
     failures: list[TrialFailure] = []
@@ -576,7 +590,7 @@ def read_side(
             continue
         trials, failed, _ = read_task(path, name, input_format=input_format,
                                       eval_tool_names=eval_tool_names,
-                                      max_tracked_calls=max_tracked_calls)
+                                      max_tracked_calls=max_tracked_calls, limits=limits)
         failures.extend(TrialFailure(side, trial_path, reason) for trial_path, reason in failed)
         values = tuple(float(t.axis.figures[metric]) for t in trials
                        if t.axis.figures is not None)
@@ -599,6 +613,7 @@ def compare_folders(
     input_format: str = AUTO,
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
     max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
+    limits: Limits | None = None,
 ) -> Comparison:
     """Read both folders (:func:`read_side`) and compare them (:func:`compare_tasks`).
 
@@ -609,7 +624,7 @@ def compare_folders(
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}")
     options: dict[str, Any] = {"input_format": input_format, "eval_tool_names": eval_tool_names,
-                               "max_tracked_calls": max_tracked_calls}
+                               "max_tracked_calls": max_tracked_calls, "limits": limits}
     base = read_side(baseline, metric, side="baseline", **options)
     cand = read_side(candidate, metric, side="candidate", **options)
     result = compare_tasks(base.tasks, cand.tasks, metric=metric, resamples=resamples,
@@ -631,7 +646,7 @@ _HEADER = (f"{'task':<{_TASK_WIDTH}} {'base n':>6} {'fail':>4} {'base mean':>10}
 
 
 def _short(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return shortened(text, width)  # input text: escaped, then cut
 
 
 #: The lower-bound trials named in the table (all of them are in --format json).
@@ -729,9 +744,9 @@ def render_table(comparison: Comparison) -> str:
         lines.append(f"({hidden} paired task{'' if hidden == 1 else 's'} with no failed trial"
                      " not shown; --format json lists every task)")
     if comparison.baseline_only:
-        lines.append("baseline only: " + ", ".join(comparison.baseline_only))
+        lines.append("baseline only: " + ", ".join(map(printable, comparison.baseline_only)))
     if comparison.candidate_only:
-        lines.append("candidate only: " + ", ".join(comparison.candidate_only))
+        lines.append("candidate only: " + ", ".join(map(printable, comparison.candidate_only)))
     lines.append("n: trials found (a trial is one session, its lanes summed); fail: trials")
     lines.append("with no value (unreadable, unrecognised, empty, no usable record); means")
     lines.append("are over the other trials; unusable: a task in both folders with no")

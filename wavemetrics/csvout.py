@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 __all__ = ["SUMMARY_LEAD", "WAVE_CALL_COLUMNS", "rows_to_csv", "summary_rows", "wave_call_rows"]
@@ -31,13 +31,24 @@ def _cell(value: Any) -> Any:
     return "" if value is None else value
 
 
-def rows_to_csv(columns: Sequence[str], rows: Iterable[dict[str, Any]]) -> str:
-    """A header line and one line per row (``\\r\\n`` ends, RFC 4180, as ``csv`` writes)."""
+def rows_to_csv(
+    columns: Sequence[str], rows: Iterable[dict[str, Any]],
+    escape: Callable[[str], str] | None = None,
+) -> str:
+    """A header line and one line per row (``\\r\\n`` ends, RFC 4180, as ``csv`` writes).
+
+    Text values are written as they are (CSV is data, like JSON), or passed through
+    ``escape`` (the CLI gives :func:`~wavemetrics.escaping.printable` when stdout is a
+    terminal, so a trace cannot send escape sequences to it; ``docs/cli.md``, "Escaping").
+    """
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(columns)
     for row in rows:
-        writer.writerow([_cell(row.get(name)) for name in columns])
+        cells = [_cell(row.get(name)) for name in columns]
+        if escape is not None:
+            cells = [escape(cell) if isinstance(cell, str) else cell for cell in cells]
+        writer.writerow(cells)
     return buffer.getvalue()
 
 

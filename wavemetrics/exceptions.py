@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["LaneNotFoundError", "MissingExtraError", "StreamOrderError"]
+__all__ = ["InputTooLargeError", "LaneNotFoundError", "MissingExtraError", "StreamOrderError"]
 
 
 class MissingExtraError(ImportError):
@@ -59,3 +59,13 @@ class LaneNotFoundError(LookupError):
         super().__init__(lane_id)
         self.lane_id = lane_id
         self.available = tuple(available)
+
+
+class InputTooLargeError(ValueError):
+    """An input holds a line, JSON document or archive member past ``max_document_bytes``.
+
+    Raised inside the readers while reading (``wavemetrics.limits``) and caught
+    there: the input is then reported with this message as its ``error`` (the
+    lines read before it are kept and counted); it never reaches a caller of
+    ``read_inputs`` (``spec/formats.md``, "Limits and hostile input").
+    """

@@ -33,9 +33,11 @@ NOT_RECORDED = "(not recorded)"
 
 
 def project_of(path: str, format_name: str) -> str:
-    """The project of an input for ``--by project``: the key of the read unit for a
-    format whose files are read together (a Claude Code project folder), else the
-    working directory the file records, else :data:`NOT_RECORDED` (also for stdin)."""
+    """The project of an input for ``--by project``: the working directory the file
+    records (pi and Codex session headers' ``cwd``; pi is read per folder, but each
+    session file, fork or parent, is grouped by its own header), else the key of the
+    read unit for a format whose files are read together without one (a Claude Code
+    project folder), else :data:`NOT_RECORDED` (also for stdin)."""
     from wavemetrics.readers._protocol import FileFormat
     from wavemetrics.readers.registry import format_named
 
@@ -45,11 +47,12 @@ def project_of(path: str, format_name: str) -> str:
         trace_format = format_named(format_name)
     except KeyError:  # empty or unknown inputs have no lanes anyway
         return NOT_RECORDED
-    if not isinstance(trace_format, FileFormat):
+    working_directory = getattr(trace_format, "working_directory", None)
+    if working_directory is not None:  # pi (a folder-read format) and Codex record a cwd
+        return working_directory(path) or NOT_RECORDED
+    if not isinstance(trace_format, FileFormat):  # claude-code: its project folder
         return trace_format.unit_key(path)
-    if trace_format.working_directory is None:
-        return NOT_RECORDED
-    return trace_format.working_directory(path) or NOT_RECORDED
+    return NOT_RECORDED
 
 
 def _by_lane_key(analysis: Analysis[Any], by: str) -> list[tuple[str, ParallelismSummary]]:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, cast
 import attrs
 
 from wavemetrics.classify import EVAL_TOOL_NAMES
+from wavemetrics.limits import Limits, current_limits, limits_in_effect
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS, Observation, ObservationKind
 from wavemetrics.readers import (
     AUTO,
@@ -39,7 +40,8 @@ from wavemetrics.readers import (
 from wavemetrics.readers import read_unit as read_unit_into
 from wavemetrics.readers._protocol import LaneWriter
 from wavemetrics.readers.lanes import UNKNOWN_TOOL
-from wavemetrics.readers.sources import STDIN, Source, expand_inputs, identical_inputs
+from wavemetrics.readers.registry import DETECT_LINES
+from wavemetrics.readers.sources import STDIN, Source, expand, identical_inputs
 from wavemetrics.stream import LaneStream, StreamOrderError
 from wavemetrics.summary import ParallelismSummary, merge_summaries, summarize
 from wavemetrics.turns import TurnClock
@@ -56,6 +58,7 @@ __all__ = [
     "LaneSink",
     "Mapper",
     "ReadOutcome",
+    "SkippedFile",
     "StreamSettings",
     "StreamedLane",
     "StreamedLaneResult",
@@ -150,6 +153,68 @@ class _BatchLane:
         ))
 
 
+class _CappedBatchLane(_BatchLane):
+    """A batch lane for a unit read again after its stream went out of order.
+
+    Only what the core can still use is kept: a start the cap would drop (paired
+    plus pending calls at ``max_tracked_calls``) and an end with no pending start
+    (an orphan) leave the core's pairing state unchanged (``spec/metrics.md``
+    section 1), so they are counted here instead of held, and the counters are
+    added to the assembly's. Memory is then bounded by the cap, not by the input,
+    and the figures are the same (the lane is summarised at :meth:`close`).
+    """
+
+    def __init__(self, sink: LaneSink, index: int, path: str, settings: StreamSettings) -> None:
+        super().__init__(sink, index, path)
+        self._settings = settings
+        self._pending: dict[str, float] = {}  # the core's pending starts, mirrored
+        self._paired = self._dropped = self._orphans = 0
+
+    def start(self, call_id: str, tool_name: str, at_ms: float) -> None:
+        cap = self._settings.max_tracked_calls
+        if cap and self._paired + len(self._pending) >= cap:
+            self._dropped += 1  # observed and dropped by the core: nothing to hold
+            return
+        self._pending[call_id] = at_ms
+        super().start(call_id, tool_name, at_ms)
+
+    def end(self, call_id: str, at_ms: float) -> None:
+        start_ms = self._pending.pop(call_id, None)
+        if start_ms is None:
+            self._orphans += 1  # an orphan end: the core only counts it
+            return
+        self._paired += at_ms >= start_ms  # else a clock anomaly, not paired
+        super().end(call_id, at_ms)
+
+    def extend(
+        self, kinds: Sequence[str], call_ids: Sequence[str], tool_names: Sequence[str],
+        at_ms: Sequence[float],
+    ) -> None:
+        _check_columns(kinds, call_ids, tool_names, at_ms)
+        for kind, call_id, tool_name, at in zip(kinds, call_ids, tool_names, at_ms, strict=True):
+            if kind == "start":
+                self.start(call_id, tool_name, at)
+            else:
+                self.end(call_id, at)
+
+    def close(self, session_id: str, lane_id: str, turn_duration_ms: float = 0.0) -> None:
+        turns = turn_duration_ms + self._turns.total_ms
+        settings = self._settings
+        assembly = assemble_waves(self._observations, max_tracked_calls=settings.max_tracked_calls)
+        counters = assembly.counters
+        assembly = attrs.evolve(assembly, counters=attrs.evolve(
+            counters,
+            observed_calls=counters.observed_calls + self._dropped,
+            dropped_calls=counters.dropped_calls + self._dropped,
+            orphan_ends=counters.orphan_ends + self._orphans,
+        ))
+        summary = summarize(assembly, measured_turn_duration_ms_total=turns,
+                            eval_tool_names=settings.eval_tool_names)
+        self._sink.closed(self._index, StreamedLane(
+            self._path, session_id, lane_id, turns, summary
+        ))
+
+
 class _StreamLane(LaneStream):
     """A :class:`~wavemetrics.readers._protocol.LaneWriter` summarising as it is fed.
 
@@ -210,8 +275,11 @@ class LaneSink:
     and the unit must be read again in batch mode.
     """
 
-    def __init__(self, stream: StreamSettings | None = None) -> None:
+    def __init__(
+        self, stream: StreamSettings | None = None, *, capped: StreamSettings | None = None
+    ) -> None:
         self.stream = stream
+        self.capped = capped  # batch lanes that hold only what this cap keeps
         self.out_of_order = False
         self._slots: list[Lane | StreamedLane | None] = []
 
@@ -219,6 +287,8 @@ class LaneSink:
         index = len(self._slots)
         self._slots.append(None)
         if self.stream is None:
+            if self.capped is not None:
+                return _CappedBatchLane(self, index, path, self.capped)
             return _BatchLane(self, index, path)
         return _StreamLane(self, index, path, self.stream)
 
@@ -263,7 +333,8 @@ def read_unit(
     reports = read_unit_into(unit, sink, sources)
     if not sink.out_of_order:
         return UnitResult(reports, sink.lanes())
-    batch = LaneSink(None)
+    # read again, holding only what the cap keeps (issue 10: not every record)
+    batch = LaneSink(None, capped=stream)
     reports = read_unit_into(unit, batch, {path: Source(path) for path in unit.paths})
     # say so: the unit was read a second time because its calls came out of order
     noted = tuple(
@@ -280,12 +351,15 @@ class ReadOutcome(Generic[L_co]):
     nothing was streamed); ``ReadOutcome[Lane]`` is what a batch read gives.
     ``same_as`` maps an input whose content repeats an earlier input's to that
     input: it was read once (its report has format :data:`~wavemetrics.readers.DUPLICATE`).
+    ``skipped``: files found while walking folders that are not traces
+    (``spec/formats.md``, format detection), by path.
     """
 
     inputs: tuple[InputReport, ...]
     lanes: tuple[L_co, ...]
     stream: StreamSettings | None = None
     same_as: dict[str, str] = attrs.field(factory=dict)
+    skipped: tuple[SkippedFile, ...] = ()
 
     @property
     def repeated_lanes(self) -> dict[tuple[str, str], tuple[str, ...]]:
@@ -320,21 +394,23 @@ def cached_read_unit(
     """
     if cache is None:
         return read_unit(unit, stream, sources)
-    from wavemetrics.cache import file_key, unit_key
+    from wavemetrics.cache import file_key, limits_key, unit_key
     from wavemetrics.unit_records import encode_unit, replay_streaming
 
     keys = [file_key(path) for path in unit.paths]
     known = [key for key in keys if key is not None]
     if not known or len(known) != len(keys):
         return read_unit(unit, stream, sources)
+    # the limits in force change what a read yields (line_too_long, a cut input)
+    limits = limits_key(current_limits())
     summarised_key = None
     if stream is not None:
         settings = f"stream:{stream.max_tracked_calls}:{list(stream.eval_tool_names)}"
-        summarised_key = unit_key(unit.format, known, settings)
+        summarised_key = unit_key(unit.format, known, f"{limits}/{settings}")
         hit = _decoded(unit, cache.load(summarised_key))
         if hit is not None:
             return UnitResult(*hit)
-    records_key = unit_key(unit.format, known)
+    records_key = unit_key(unit.format, known, limits)
     decoded = _decoded(unit, cache.load(records_key))
     if decoded is None:
         result = read_unit(unit, None, sources)
@@ -369,40 +445,80 @@ def _decoded(
 def _detect_cached(path: str, input_format: str, cache: ReadCache | None) -> Detection:
     if cache is None:
         return detect_input(path, input_format)
-    from wavemetrics.cache import file_key
+    from wavemetrics.cache import detection_mode, file_key
 
     key = file_key(path)
-    known = cache.detection(key, input_format) if key is not None else None
+    mode = detection_mode(input_format, current_limits())  # detection peeks under them
+    known = cache.detection(key, mode) if key is not None else None
     if known is not None:
         return Detection(path, known)
     detection = detect_input(path, input_format)
     if key is not None and detection.format is not None and file_key(path) == key:
-        cache.store_detection(key, input_format, detection.format)
+        cache.store_detection(key, mode, detection.format)
     return detection
 
 
+@attrs.frozen
+class SkippedFile:
+    """A file found while walking a folder that is not a trace, and why it was skipped."""
+
+    path: str
+    reason: str
+
+
+#: Why a file found in a folder was skipped after detection.
+SKIPPED_UNRECOGNISED = (
+    f"not a trace: matches no known format (looked at the first {DETECT_LINES} lines)"
+)
+
+
+def _folders_only_skipped(
+    entries: list[tuple[str, str | None]],
+    walked: dict[str, str],
+    reports: dict[str, InputReport],
+    skipped: list[SkippedFile],
+) -> list[tuple[str, str | None]]:
+    """A named folder whose every file was skipped is an error, as an empty folder is."""
+    skipped_paths = {s.path for s in skipped}
+    folders: dict[str, list[str]] = {}
+    for path, folder in walked.items():
+        folders.setdefault(folder, []).append(path)
+    added: list[tuple[str, str | None]] = []
+    for folder, files in folders.items():
+        if files and all(path in skipped_paths for path in files):
+            reason = (f"no trace files in this directory ({len(files)} found, none a trace:"
+                      " skipped)")
+            reports[folder] = InputReport(path=folder, format="unknown", error=reason)
+            added.append((folder, reason))
+    return entries + added
+
+
 def _detect_file(
-    args: tuple[str, str, StreamSettings | None, ReadCache | None],
+    args: tuple[str, str, StreamSettings | None, Limits, ReadCache | None],
 ) -> tuple[Detection, UnitResult[Lane | StreamedLane] | None]:
     """Detect one file and, unless its format reads it with others (a Claude Code
     project folder, read later as a group), read it at once: one round trip per file."""
-    path, input_format, stream, cache = args
-    detection = _detect_cached(path, input_format, cache)
-    if detection.format is None or not reads_alone(detection.format, path):
-        return detection, None
-    return detection, cached_read_unit(ReadUnit(detection.format, (path,)), stream, cache)
+    path, input_format, stream, limits, cache = args
+    with limits_in_effect(limits):  # also in a worker process
+        detection = _detect_cached(path, input_format, cache)
+        if detection.format is None or not reads_alone(detection.format, path):
+            return detection, None
+        return detection, cached_read_unit(ReadUnit(detection.format, (path,)), stream, cache)
 
 
 def _read_unit_args(
-    args: tuple[ReadUnit, StreamSettings | None, ReadCache | None],
+    args: tuple[ReadUnit, StreamSettings | None, Limits, ReadCache | None],
 ) -> UnitResult[Any]:
-    return cached_read_unit(*args)
+    unit, stream, limits, cache = args
+    with limits_in_effect(limits):
+        return cached_read_unit(unit, stream, cache)
 
 
 @overload
 def read_inputs(
     paths: Sequence[str], input_format: str = ..., *, stream: None = None,
     mapper: Mapper | None = None, progress: Callable[[Sequence[str]], None] | None = None,
+    limits: Limits | None = None,
     cache: ReadCache | None = None,
 ) -> ReadOutcome[Lane]: ...
 
@@ -411,6 +527,7 @@ def read_inputs(
 def read_inputs(
     paths: Sequence[str], input_format: str = ..., *, stream: StreamSettings,
     mapper: Mapper | None = None, progress: Callable[[Sequence[str]], None] | None = None,
+    limits: Limits | None = None,
     cache: ReadCache | None = None,
 ) -> ReadOutcome[Lane | StreamedLane]: ...
 
@@ -422,6 +539,7 @@ def read_inputs(
     stream: StreamSettings | None = None,
     mapper: Mapper | None = None,
     progress: Callable[[Sequence[str]], None] | None = None,
+    limits: Limits | None = None,
     cache: ReadCache | None = None,
 ) -> ReadOutcome[Lane | StreamedLane]:
     """Read every path (file, directory read recursively, or ``-`` for stdin).
@@ -433,8 +551,10 @@ def read_inputs(
     pool's ``map``; the outcome never depends on it (the built-in ``map`` by
     default). ``progress(paths)`` is called with the files just done (a
     progress bar weighs them by size; the files of a Claude Code folder are
-    done when the folder is read). Never raises for bad data: an unreadable or
-    unrecognised input gets ``error`` set in its report and the rest are still
+    done when the folder is read). ``limits``: the byte limits of
+    :mod:`wavemetrics.limits` (default :data:`~wavemetrics.limits.DEFAULT_LIMITS`).
+    Never raises for bad data: an unreadable or unrecognised input, or one
+    past the limits, gets ``error`` set in its report and the rest are still
     read. Files with the same content (:func:`~wavemetrics.readers.sources.identical_inputs`)
     are read once. An input whose every record is a problem (say a wrong
     ``input_format``) is an error for that input, beginning
@@ -442,12 +562,28 @@ def read_inputs(
     detection); its lines stay accounted for. Raises ``ValueError`` for an
     unknown format name.
     ``cache``: a :class:`~wavemetrics.cache.ReadCache` to read unchanged files
-    from (the outcome is the same with or without it; stdin is never cached).
+    from (the outcome is the same with or without it; stdin is never cached; the
+    limits in force are part of every cache key).
     """
     if input_format != AUTO and input_format not in FORMATS:
         raise ValueError(f"unknown input format {input_format!r}")
+    limits = limits or current_limits()
+    with limits_in_effect(limits):
+        return _read_inputs(paths, input_format, stream, mapper, progress, limits, cache)
+
+
+def _read_inputs(
+    paths: Sequence[str],
+    input_format: str,
+    stream: StreamSettings | None,
+    mapper: Mapper | None,
+    progress: Callable[[Sequence[str]], None] | None,
+    limits: Limits,
+    cache: ReadCache | None,
+) -> ReadOutcome[Lane | StreamedLane]:
     run: Mapper = mapper or map
-    entries = expand_inputs(list(paths))
+    expansion = expand(list(paths))
+    entries = expansion.entries
     files = [path for path, error in entries if error is None]
     same_as = identical_inputs(files)
     files = [path for path in files if path not in same_as]
@@ -462,7 +598,8 @@ def read_inputs(
     on_disk = [path for path in files if path not in stdin]
     done = progress or (lambda paths: None)
     detected = []
-    for detection, result in run(_detect_file, [(p, input_format, stream, cache) for p in on_disk]):
+    jobs = [(p, input_format, stream, limits, cache) for p in on_disk]
+    for detection, result in run(_detect_file, jobs):
         detected.append((detection, result))
         if detection.format is None or result is not None:
             done((detection.path,))
@@ -471,17 +608,31 @@ def read_inputs(
     for path, source in stdin.items():
         detections[path] = detect_input(path, input_format, source)
     ordered = [detections[path] for path in files]
+    skipped = [SkippedFile(path, reason) for path, reason in expansion.skipped]
     for detection in ordered:
-        if detection.format is None:
+        if detection.format is None and detection.unrecognised and (
+            detection.path in expansion.walked
+        ):
+            # Found by a folder walk, not named: a file that is no trace is skipped.
+            skipped.append(SkippedFile(detection.path, SKIPPED_UNRECOGNISED))
+        elif detection.format is None:
             reports[detection.path] = InputReport(
                 path=detection.path, format="unknown", error=detection.error
             )
+    skipped_paths = {s.path for s in skipped}
+    for path, first in same_as.items():
+        if first in skipped_paths and path in expansion.walked:
+            # a copy of a file skipped as no trace is skipped too, not "read once"
+            del reports[path]
+            skipped.append(SkippedFile(path, SKIPPED_UNRECOGNISED))
+    entries = _folders_only_skipped(entries, expansion.walked, reports, skipped)
     units = plan_units(ordered)
     parallel = [unit for unit in units
                 if unit not in early and not any(path in stdin for path in unit.paths)]
     results = dict(early)
     for unit, result in zip(
-        parallel, run(_read_unit_args, [(unit, stream, cache) for unit in parallel]), strict=True
+        parallel, run(_read_unit_args, [(unit, stream, limits, cache) for unit in parallel]),
+        strict=True,
     ):
         results[unit] = result
         done(unit.paths)
@@ -497,7 +648,10 @@ def read_inputs(
         lanes.extend(result.lanes)
         for report in result.reports:
             reports[report.path] = _no_usable_record(report, input_format)
-    return ReadOutcome(tuple(reports[p] for p, _ in entries), tuple(lanes), stream, same_as)
+    return ReadOutcome(
+        tuple(reports[p] for p, _ in entries if p in reports), tuple(lanes), stream, same_as,
+        tuple(sorted(skipped, key=lambda s: s.path)),
+    )
 
 
 def _no_usable_record(report: InputReport, input_format: str) -> InputReport:

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from wavemetrics.classify import EVAL_TOOL_NAMES, classify_wave
+from wavemetrics.escaping import printable, shortened
 from wavemetrics.pipeline import Analysis, LaneFigures, LaneResult
 from wavemetrics.readers import DUPLICATE
 from wavemetrics.readers.lanes import InputReport
@@ -84,7 +85,11 @@ def json_document(analysis: Analysis[LaneFigures]) -> dict[str, Any]:
         "total": _summary_dict(analysis.total),
     }
     # Present only when there is something to say, so that the document of a
-    # run without copies keeps its shape.
+    # run without copies (or skipped files) keeps its shape.
+    if analysis.outcome.skipped:
+        document["skipped_files"] = [
+            {"path": s.path, "reason": s.reason} for s in analysis.outcome.skipped
+        ]
     if analysis.outcome.same_as:
         document["same_content"] = [{"path": path, "same_as": first}
                                     for path, first in analysis.outcome.same_as.items()]
@@ -114,11 +119,11 @@ def render_jsonl(analysis: Analysis[LaneFigures]) -> str:
 
 
 def _short(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return shortened(text, width)  # input text: escaped, then cut
 
 
-def _seconds(ms: float, width: int = 9) -> str:
-    if not math.isfinite(ms):
+def _seconds(ms: float | None, width: int = 9) -> str:
+    if ms is None or not math.isfinite(ms):  # None: a figure that overflowed
         return "n/a"
     text = f"{ms / 1000:.2f}"
     return text if len(text) <= width else _compact(ms / 1000)
@@ -145,15 +150,23 @@ _COLUMNS = (
 )
 
 
+#: Widest id cell of a table, in characters (ids are unique up to this many).
+_MAX_PREFIX = 80
+
+
 def unique_prefixes(ids: Iterable[str], width: int) -> dict[str, str]:
     """Each id as a column of ``width`` shows it: whole when it fits, else its first
     ``width - 1`` characters and ``…``, or more characters where another id shares
-    them, so that no two ids look the same (the column then grows).
+    them, so that no two ids look the same (the column then grows, up to 80
+    characters). Ids are escaped first (:func:`~wavemetrics.escaping.printable`).
 
     >>> unique_prefixes(["0199812e-64f0-7f73", "0199812e-7a10-7f73", "main"], 10)
     {'0199812e-64f0-7f73': '0199812e-6…', '0199812e-7a10-7f73': '0199812e-7…', 'main': 'main'}
     """
-    distinct = sorted(set(ids))
+    # input text: escaped first (docs/cli.md, "Escaping"), and never wider than
+    # _MAX_PREFIX characters, so two near-identical 1 MB ids cannot widen the table
+    originals = {text: printable(text[: _MAX_PREFIX * 8]) for text in set(ids)}
+    distinct = sorted(set(originals.values()))
     need = dict.fromkeys(distinct, 0)
     for a, b in itertools.pairwise(distinct):
         # characters in common at the start (commonpath would compare path parts)
@@ -163,9 +176,9 @@ def unique_prefixes(ids: Iterable[str], width: int) -> dict[str, str]:
         need[b] = max(need[b], common + 1)
     shown = {}
     for text in distinct:
-        keep = max(width - 1, need[text])
+        keep = min(max(width - 1, need[text]), _MAX_PREFIX)
         shown[text] = text if len(text) <= max(width, keep) else text[:keep] + "…"
-    return shown
+    return {original: shown[escaped] for original, escaped in sorted(originals.items())}
 
 
 def _row(values: tuple[str, ...], widths: tuple[int, int] = (10, 10)) -> str:
@@ -202,7 +215,7 @@ def _figures(
     ), widths)
 
 
-def _inputs_line(inputs: tuple[InputReport, ...], input_format: str) -> str:
+def _inputs_line(inputs: tuple[InputReport, ...], input_format: str, skipped: int = 0) -> str:
     # An input cut short (a truncated gzip) was read up to the cut: it counts as
     # read, in its format, and is said to be read only in part.
     partly = [r for r in inputs if r.error is not None and r.lines_used > 0]
@@ -220,6 +233,8 @@ def _inputs_line(inputs: tuple[InputReport, ...], input_format: str) -> str:
         text += f"; {failed} could not be read"
     if copies:
         text += f"; {copies} the same as another input, read once"
+    if skipped:
+        text += f"; {skipped} file{'' if skipped == 1 else 's'} in folders skipped (not traces)"
     # many formats make a long line: wrap it, so that the table keeps to 80 columns
     return textwrap.fill(text, WIDTH, subsequent_indent="  ", break_long_words=False,
                          break_on_hyphens=False)
@@ -234,7 +249,8 @@ def render_table(
     (:func:`unique_prefixes`). ``show_paths`` adds a section that gives each
     row's full session and lane ids, format and input path.
     """
-    lines = [_inputs_line(analysis.outcome.inputs, input_format), ""]
+    lines = [_inputs_line(analysis.outcome.inputs, input_format,
+                          len(analysis.outcome.skipped)), ""]
     labels, widths = _labels(analysis.lanes)
     lines.append(_row(tuple(name for name, _, _ in _COLUMNS), widths))
     for label, result in zip(labels, analysis.lanes, strict=True):
@@ -271,8 +287,8 @@ def paths_section(analysis: Analysis[LaneFigures]) -> list[str]:
     lines = ["", "rows: session/lane (format): input"]
     for result in analysis.lanes:
         lane = result.lane
-        lines.append(f"  {lane.session_id}/{lane.lane_id} ({formats.get(lane.path, '?')}):"
-                     f" {lane.path}")
+        lines.append(printable(f"  {lane.session_id}/{lane.lane_id}"
+                               f" ({formats.get(lane.path, '?')}): {lane.path}"))
     return lines
 
 
@@ -285,7 +301,7 @@ def _iso(ms: float) -> str:
 
 
 def _tool_summary(names: list[str]) -> str:
-    counts = Counter(names)
+    counts = Counter(printable(name) for name in names)
     return ", ".join(name if n == 1 else f"{name} x{n}" for name, n in counts.items())
 
 
@@ -300,14 +316,15 @@ def _wave_rows(
             "session_id": result.lane.session_id,
             "lane_id": result.lane.lane_id,
             "wave": index,
-            "start_ms": start,
+            "start_ms": json_safe(start),
             "start": _iso(start),
-            "span_ms": wave.span_ms,
+            "span_ms": json_safe(wave.span_ms),
             "size": wave.size,
             "max_concurrency": wave.max_concurrency,
             "bucket": classify_wave(names, eval_tool_names).value,
             "tool_names": names,
-            "modeled_wallclock_saved_ms": modeled_wallclock_saved_ms(wave),
+            # a figure that overflowed (times near 1e308 ms) is null, as in summarize
+            "modeled_wallclock_saved_ms": json_safe(modeled_wallclock_saved_ms(wave)),
         })
     return rows
 

@@ -18,7 +18,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from wavemetrics.cache import FileKey, ReadCache, file_key, unit_key
+from wavemetrics.cache import (
+    FileKey,
+    ReadCache,
+    detection_mode,
+    file_key,
+    limits_key,
+    unit_key,
+)
+from wavemetrics.escaping import printable
 
 __all__ = ["format_figures", "run", "status_line"]
 
@@ -32,6 +40,11 @@ def format_figures(waves: int, multi: int, saved_ms: float) -> str:
     'waves 42 · multi 7 · saved 12.3s'
     """
     return f"waves {waves} · multi {multi} · saved {saved_ms / 1000:.1f}s"
+
+
+def _figures_key() -> str:
+    # the status line always reads with the default limits (it has no options)
+    return f"{_FIGURES}/{limits_key(None)}"
 
 
 def _transcript_path(text: str) -> str | None:
@@ -53,7 +66,7 @@ def _compute(path: str, key: FileKey, cache: ReadCache | None) -> tuple[int, int
     figures = (total.waves_total, total.non_eval_waves_multi, total.modeled_wallclock_saved_ms)
     if cache is not None:
         fmt = outcome.inputs[0].format
-        cache.store_json(unit_key(fmt, [key], _FIGURES), list(figures))
+        cache.store_json(unit_key(fmt, [key], _figures_key()), list(figures))
     return figures
 
 
@@ -67,9 +80,9 @@ def status_line(stdin_text: str, cache: ReadCache | None) -> str:
         return "wavemetrics: no transcript yet"
     try:
         if cache is not None:
-            fmt = cache.detection(key, "auto")
+            fmt = cache.detection(key, detection_mode("auto", None))
             if fmt is not None:
-                known = cache.load_json(unit_key(fmt, [key], _FIGURES))
+                known = cache.load_json(unit_key(fmt, [key], _figures_key()))
                 if isinstance(known, list) and len(known) == 3:
                     return format_figures(int(known[0]), int(known[1]), float(known[2]))
         figures = _compute(path, key, cache)
@@ -92,7 +105,7 @@ def run(*, no_cache: bool = False) -> None:
         store = None if no_cache else ReadCache()
     except Exception:  # no usable cache directory: still one line
         store = None
-    line = status_line(text, store) + "\n"
+    line = printable(status_line(text, store)) + "\n"  # as every text output (docs/cli.md)
     out = getattr(sys.stdout, "buffer", None)
     if out is not None:  # UTF-8 whatever the locale: "·" must never fail the prompt
         sys.stdout.flush()

@@ -13,6 +13,7 @@ Only ids, tool names and times are drawn (section 7).
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable, Sequence
 from html import escape  # & < > as entities; xml.sax would pull urllib into every start
 from pathlib import Path
@@ -200,8 +201,15 @@ def _named_by(lanes: Sequence[LaneResult], lane_id: str) -> set[int]:
                      or r.lane.session_id.startswith(lane_id)}
 
 
-def _printable(text: str) -> str:
+#: Longest id or tool name drawn, in characters; longer ones end in "…" (a 1 MB
+#: name must cost no more to draw than a short one).
+MAX_NAME_CHARS = 80
+
+
+def _printable(text: str, limit: int = MAX_NAME_CHARS) -> str:
     # Control characters are not allowed in XML (SVG) and garble a PNG: show them as "?".
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
     return "".join(c if c.isprintable() else "?" for c in text)
 
 
@@ -263,14 +271,20 @@ def render_timeline(
     Path(path).write_text(_with_tooltips(buffer.getvalue(), counter.tooltips), encoding="utf-8")
 
 
+_CALL_GROUP = re.compile(r'<g id="call-(\d+)">')
+
+
 def _with_tooltips(svg: str, tooltips: Sequence[str]) -> str:
     # An SVG <title> is the hover text of its element: the name and duration of
-    # every call, also of those too short to carry their name.
-    for n, tooltip in enumerate(tooltips):
-        opening = f'<g id="call-{n}">'
-        title = escape(tooltip, quote=False)
-        svg = svg.replace(opening, f"{opening}\n    <title>{title}</title>", 1)
-    return svg
+    # every call, also of those too short to carry their name. One pass over the
+    # SVG for all calls (a pass per call grows with calls x file size).
+    def titled(match: re.Match[str]) -> str:
+        n = int(match.group(1))
+        if n >= len(tooltips):
+            return match.group()
+        return f"{match.group()}\n    <title>{escape(tooltips[n], quote=False)}</title>"
+
+    return _CALL_GROUP.sub(titled, svg)
 
 
 def require_matplotlib() -> None:
@@ -360,11 +374,13 @@ def _lane_title(result: LaneResult) -> str:
     # the same mark as summarize's "calls not counted: ... (figures are a lower bound)"
     mark = f"; calls not counted: {lost} (figures are a lower bound)" if lost else ""
     return _printable(
-        f"session {result.lane.session_id} / lane {result.lane.lane_id}: "
+        f"session {_printable(result.lane.session_id, 40)}"
+        f" / lane {_printable(result.lane.lane_id, 40)}: "
         f"{_plural(s.paired_calls, 'call')} in {_plural(waves, 'wave')}"
         f" ({s.non_eval_waves_multi} multi-call non_eval); "
         f"modeled saving {s.modeled_wallclock_saved_ms / 1000:.2f} s "
-        f"(upper bound {s.upper_bound_saved_ms / 1000:.2f} s){mark}"
+        f"(upper bound {s.upper_bound_saved_ms / 1000:.2f} s){mark}",
+        limit=400,
     )
 
 

@@ -10,10 +10,12 @@ __all__ = ["iso_to_ms", "iso_to_ms_exact", "ms_from_number", "ns_to_ms", "time_t
 
 # Calendar arithmetic is datetime's; the regex only fixes the accepted shape,
 # because fromisoformat before 3.11 rejects "Z" and no version keeps more than
-# microseconds (OTLP and some exporters write nanoseconds).
+# microseconds (OTLP and some exporters write nanoseconds). A fraction may have
+# any number of digits (RFC 3339 sets no limit): the first nine are read, the
+# rest dropped. Offsets are ``+HH:MM``, ``+HHMM`` or ``+HH`` (ISO 8601).
 _ISO = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?"
-    r"(?:([Zz])|([+-])(\d{2}):?(\d{2}))",
+    r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?"
+    r"(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)",
     re.ASCII,
 )
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
@@ -62,8 +64,10 @@ def iso_to_ms(text: str) -> float | None:
 def iso_to_ms_exact(text: str) -> float | None:
     """ISO-8601 date-time with ``Z`` or a UTC offset to ms since the epoch, else ``None``.
 
-    Up to nanosecond fractions are kept exactly until the final division.
-    Times without an offset and times before 1970 are invalid (``None``).
+    The fraction is read to the nanosecond (its first nine digits, any further
+    digits dropped) and kept exactly until the final division. The offset is
+    ``Z``, ``+HH:MM``, ``+HHMM`` or ``+HH`` (``spec/formats.md``, general
+    rules). Times without an offset and times before 1970 are invalid (``None``).
 
     >>> iso_to_ms("1970-01-01T00:00:01.5Z")
     1500.0
@@ -79,10 +83,10 @@ def iso_to_ms_exact(text: str) -> float | None:
     try:
         if zulu:
             tz = dt.timezone.utc
-        elif int(off_m) >= 60:  # "+05:99" is not an offset
+        elif int(off_m or 0) >= 60:  # "+05:99" is not an offset
             return None
         else:
-            offset = dt.timedelta(hours=int(off_h), minutes=int(off_m))
+            offset = dt.timedelta(hours=int(off_h), minutes=int(off_m or 0))
             tz = dt.timezone(-offset if sign == "-" else offset)
         moment = dt.datetime(
             int(year), int(month), int(day), int(hour), int(minute), int(second), tzinfo=tz
@@ -92,7 +96,7 @@ def iso_to_ms_exact(text: str) -> float | None:
     seconds = (moment - _EPOCH) // dt.timedelta(seconds=1)
     if seconds < 0:
         return None
-    nanos = int((fraction or "").ljust(9, "0"))
+    nanos = int((fraction or "")[:9].ljust(9, "0"))
     return ns_to_ms(seconds * 1_000_000_000 + nanos)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import attrs
 
+from wavemetrics.limits import current_limits
 from wavemetrics.readers._lines import LineAccount, iter_records
 from wavemetrics.readers._protocol import ObservationSink, Peek, TraceFormat
 from wavemetrics.readers.lanes import InputReport
@@ -25,7 +26,7 @@ from wavemetrics.readers.registry import (
     format_named,
     unmeasurable_reason,
 )
-from wavemetrics.readers.sources import STDIN, Source, open_error
+from wavemetrics.readers.sources import STDIN, Source, open_error, peek_was_cut
 
 __all__ = [
     "AUTO",
@@ -58,7 +59,9 @@ def detect_format(peek: Peek) -> TraceFormat | str | None:
     """The first format whose recogniser accepts ``peek``; ``EMPTY`` when no line
     has content; ``None`` when there is content but no format matches."""
     if not any(line.strip() for line in peek.lines):
-        return EMPTY
+        # a peek cut at its cap has not seen the end: content may follow
+        cut = peek_was_cut(list(peek.lines), current_limits().max_line_bytes)
+        return None if cut else EMPTY
     for trace_format in TRACE_FORMATS:
         if trace_format.sniff(peek):
             return trace_format
@@ -72,6 +75,8 @@ class Detection:
     path: str
     format: str | None
     error: str | None = None
+    #: Content that matches no format (neither read nor a known unmeasurable one).
+    unrecognised: bool = False
 
 
 @attrs.frozen
@@ -91,18 +96,27 @@ def _unrecognised() -> str:
 def detect_input(path: str, input_format: str = AUTO, source: Source | None = None) -> Detection:
     """Detect one file's format (or take ``input_format``); never raises for bad data."""
     source = source or Source(path)
-    error = None if source.is_stdin else open_error(path)
-    if error is not None:
-        return Detection(path, None, error)
+    if source.read_once():
+        # a pipe, device or stdin is opened once, by the peek (a FIFO opened
+        # twice loses a writer that wrote and closed in between)
+        lines = source.peek(1 if input_format != AUTO else DETECT_LINES)
+        if source.error is not None and not lines:
+            return Detection(path, None, source.error)
+    else:
+        error = open_error(path)
+        if error is not None:
+            return Detection(path, None, error)
+        lines = [] if input_format != AUTO else source.peek(DETECT_LINES)
     if input_format != AUTO:
         return Detection(path, input_format)
-    peek = Peek(source.peek(DETECT_LINES), path)
+    peek = Peek(lines, path)
     detected = detect_format(peek)
     if source.error is not None and detected in (None, EMPTY):
         # Cut off before anything recognisable (else its readable lines are read).
         return Detection(path, None, source.error)
     if detected is None:
-        return Detection(path, None, unmeasurable_reason(peek) or _unrecognised())
+        reason = unmeasurable_reason(peek)
+        return Detection(path, None, reason or _unrecognised(), unrecognised=reason is None)
     return Detection(path, detected if isinstance(detected, str) else detected.name)
 
 
@@ -120,9 +134,10 @@ def plan_units(detections: Sequence[Detection]) -> list[ReadUnit]:
     """Group detected files into read units, in order of first appearance.
 
     Files of one format with one ``unit_key`` form one unit (a Claude Code
-    project folder: uuid de-duplication and sub-agent lanes span a folder, so
-    it is never split between workers, ``spec/formats.md``), read in path
-    order; stdin is always a unit of its own.
+    project folder: uuid de-duplication and sub-agent lanes span a folder; a pi
+    session folder: forks are read after their parents; so a folder is never
+    split between workers, ``spec/formats.md``), read in path order; stdin is
+    always a unit of its own.
     """
     units: list[ReadUnit] = []
     index: dict[tuple[str, str], int] = {}

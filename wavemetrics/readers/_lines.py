@@ -8,6 +8,7 @@ non-tool record, counted by type) or a problem (counted by reason), so that
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -15,13 +16,28 @@ from typing import Any
 import attrs
 import msgspec
 
-__all__ = ["LineAccount", "iter_records", "os_text", "usable_text"]
+__all__ = [
+    "LINE_TOO_LONG", "LineAccount", "bad_id", "iter_records", "os_text", "usable_id",
+    "usable_text",
+]
 
-#: Distinct ignored record types kept per input before folding into ``other_types``.
+#: Distinct ignored record types kept per input before folding into ``other``.
 MAX_IGNORED_KINDS = 64
 #: Longest record type kept as a key.
 MAX_KIND_LENGTH = 64
-OTHER_KINDS = "other_types"
+OTHER_KINDS = "other"
+# A record type is named in the report only when it is a short identifier
+# (spec/formats.md, "Limits and hostile input"): free text never reaches the output.
+_KIND = re.compile(r"[A-Za-z0-9_.:-]{1,64}", re.ASCII)
+
+
+class _TooLong(bytes):
+    """The type of :data:`LINE_TOO_LONG` (a class of its own, so no real line is it)."""
+
+
+#: Stands in for a line longer than ``--max-line-bytes``, which is never held:
+#: :func:`iter_records` counts it as the problem ``line_too_long``.
+LINE_TOO_LONG = _TooLong(b"\x00")
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -35,6 +51,9 @@ class LineAccount:
     ignored: Counter[str] = attrs.field(factory=Counter)
     problems: Counter[str] = attrs.field(factory=Counter)
     notes: Counter[str] = attrs.field(factory=Counter)
+    #: Why the input as a whole failed although it was read (a single JSON
+    #: document that does not parse, a document past the limits), else ``None``.
+    error: str | None = None
 
     @property
     def lines_ignored(self) -> int:
@@ -43,18 +62,20 @@ class LineAccount:
     def use(self) -> None:
         self.lines_used += 1
 
-    def ignore(self, kind: str) -> None:
+    def ignore(self, kind: str, count: int = 1) -> None:
         """Count a known non-tool record under its type.
 
-        Record types come from the file: at most :data:`MAX_IGNORED_KINDS`
-        distinct ones are kept, each cut to :data:`MAX_KIND_LENGTH` characters,
-        and further types are counted as ``other_types``, so a hostile file can
-        neither grow this table without bound nor smuggle text through it.
+        Record types come from the file: a type is kept as a key only when it is
+        a short identifier (ASCII letters, digits, ``_.:-``, at most
+        :data:`MAX_KIND_LENGTH` characters), and at most
+        :data:`MAX_IGNORED_KINDS` distinct ones are kept; any other type is
+        counted as ``other``, so a hostile file can neither grow this table
+        without bound nor smuggle text through it (``spec/formats.md``).
         """
-        key = kind[:MAX_KIND_LENGTH]
+        key = kind if _KIND.fullmatch(kind) else OTHER_KINDS
         if key not in self.ignored and len(self.ignored) >= MAX_IGNORED_KINDS:
             key = OTHER_KINDS
-        self.ignored[key] += 1
+        self.ignored[key] += count
 
     def problem(self, reason: str) -> None:
         self.problems[reason] += 1
@@ -101,6 +122,37 @@ def usable_text(value: object) -> str | None:
         except UnicodeEncodeError:
             return None
     return value
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def usable_id(value: object) -> str | None:
+    r"""``value`` when it is usable as an id, else ``None``.
+
+    An id (session, lane, call) must be a non-empty ``str`` with no unpaired
+    surrogate and no control character (C0, DEL, C1): ``spec/formats.md``,
+    "Limits and hostile input", makes such an id a problem (``invalid_id``),
+    never silently replaced by a default lane or session.
+
+    >>> usable_id("agent-1"), usable_id("a\x1b[2J"), usable_id("a\ud800"), usable_id("")
+    ('agent-1', None, None, None)
+    """
+    text = usable_text(value)
+    if text is None or (not text.isprintable() and _CONTROL.search(text)):
+        return None
+    return text
+
+
+def bad_id(value: object) -> bool:
+    """Whether ``value`` is id text that :func:`usable_id` refuses: a non-empty ``str``
+    with an unpaired surrogate or a control character (``invalid_id``). A missing,
+    empty or non-string value is not a bad id but an absent one.
+
+    >>> bad_id("a\x1b"), bad_id("a"), bad_id(""), bad_id(None), bad_id(7)
+    (True, False, False, False, False)
+    """
+    return isinstance(value, str) and bool(value) and usable_id(value) is None
 
 
 def os_text(name: str) -> str:
@@ -186,12 +238,19 @@ def iter_records(
     first = True
     for raw in lines:
         account.lines_read += 1
+        if raw is LINE_TOO_LONG:
+            account.problem("line_too_long")
+            continue
         if first:
             raw = raw.removeprefix(_BOM)
             first = False
         line = raw.rstrip(b"\r\n")
         if not line or line.isspace():
-            account.ignore("blank_line")
+            # a run of empty lines may come as one piece (a source coalesces
+            # b"\n" * k): each of its newlines is a line
+            runs = raw.count(b"\n") if raw.startswith(b"\n\n") else 1
+            account.lines_read += runs - 1
+            account.ignore("blank_line", runs)
             continue
         if decode is not None and (line.isascii() or _valid_utf8(line)):
             try:

@@ -128,7 +128,8 @@ class TraceFormat(Protocol):
 @attrs.frozen
 class FileFormat:
     """A :class:`TraceFormat` whose files are read one at a time (every format but
-    ``claude-code``): a recogniser and a one-file reader, declared in the format's module."""
+    ``claude-code`` and ``pi``, read per folder): a recogniser and a one-file reader,
+    declared in the format's module."""
 
     name: str
     recognise: Callable[[Peek], bool]

@@ -29,21 +29,35 @@ from typing import Any
 
 import attrs
 
-from wavemetrics.readers._lines import LineAccount, iter_records, usable_text
+from wavemetrics.limits import InputTooLargeError, current_limits
+from wavemetrics.readers._documents import parse_document, split_documents
+from wavemetrics.readers._lines import (
+    LINE_TOO_LONG,
+    LineAccount,
+    bad_id,
+    iter_records,
+    usable_id,
+    usable_text,
+)
 from wavemetrics.readers._protocol import ObservationSink
 from wavemetrics.readers.lanes import LaneBuilder
 from wavemetrics.timestamps import ns_to_ms
 
 __all__ = [
+    "AGENT_OPERATION",
+    "CLAUDE_TOOL_SPAN",
     "CONVERSATION_ID",
     "SESSION_ID",
+    "SPAN_ATTRIBUTES",
     "TOOL_OPERATION",
     "Call",
     "SpanCollector",
     "SpanRecord",
     "feed_calls",
+    "is_claude_tool_span",
     "iter_json_values",
     "make_tool_span",
+    "mark_span",
     "ns_time_to_ms",
     "peek_text",
     "session_attribute",
@@ -53,9 +67,19 @@ __all__ = [
 #: ``gen_ai.operation.name`` of a tool span.
 TOOL_OPERATION = "execute_tool"
 _TOOL_PREFIX = TOOL_OPERATION + " "
+#: ``gen_ai.operation.name`` of an agent span: the tool spans below it are its lane.
+AGENT_OPERATION = "invoke_agent"
 #: Session attributes, in lookup order within one span (``spec/formats.md``, ``otlp``).
 CONVERSATION_ID = "gen_ai.conversation.id"
 SESSION_ID = "session.id"
+#: Claude Code's own OTel tool span (beta): its name, and its ``span.type``.
+CLAUDE_TOOL_SPAN = "claude_code.tool"
+#: Every attribute key the span readers look at (the rest are never kept).
+SPAN_ATTRIBUTES = frozenset((
+    "gen_ai.operation.name", "gen_ai.tool.call.id", "gen_ai.tool.name",
+    CONVERSATION_ID, SESSION_ID, "gen_ai.agent.id", "gen_ai.agent.name",
+    "span.type", "tool_name", "tool_use_id",
+))
 
 _BOM = b"\xef\xbb\xbf"
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
@@ -114,16 +138,19 @@ def _first_line_is_object(line: bytes) -> bool:
 def iter_json_values(lines: Iterable[bytes], account: LineAccount) -> Iterator[Any]:
     """Yield the top-level JSON values of an input, each counted as one item.
 
-    JSON Lines when the first line with content is a JSON object on its own:
+    JSON Lines when the first line with content is a JSON object on its own,
+    or does not begin a JSON object or array (text that is no document):
     lines are read one at a time through :func:`~wavemetrics.readers._lines.iter_records`
     (blank lines ignored, bad lines counted as problems, only objects yielded).
-    Otherwise the input is a whole document (pretty-printed, a compact array,
-    or several values one after another, as the OTel console exporter writes):
-    the whole text is read into memory (the stdlib has no streaming JSON
-    parser) and its values are yielded in order. If even the first value cannot
-    be parsed, the lines are read as JSON Lines after all, so every line is
-    accounted; a later bad value counts as one ``invalid_json`` item and ends
-    the input. The caller accounts every yielded value exactly once.
+    Otherwise the input is whole document(s) (pretty-printed, a compact array,
+    or several values one after another, as the OTel console exporter
+    writes): each top-level document is read alone
+    (:func:`~wavemetrics.readers._documents.split_documents`, at most
+    ``--max-document-bytes``) and is one item; one that fails to parse is a
+    problem and reading resumes at the next (``spec/formats.md``, "Limits and
+    hostile input"). A single document that fails to parse, and a document
+    past the limits, set ``account.error`` (the input fails). The caller
+    accounts every yielded value exactly once.
     """
     source = iter(lines)
     head: list[bytes] = []
@@ -133,34 +160,29 @@ def iter_json_values(lines: Iterable[bytes], account: LineAccount) -> Iterator[A
         if raw.removeprefix(_BOM).strip():
             content = True
             break
-    if not content or _first_line_is_object(head[-1]):
+    if (not content or head[-1] is LINE_TOO_LONG
+            or not head[-1].removeprefix(_BOM).lstrip().startswith((b"{", b"["))
+            or _first_line_is_object(head[-1])):
         yield from iter_records(chain(head, source), account)
         return
-    buffered = head + list(source)
+    documents = failed = 0
+    reason: str | None = None
     try:
-        text = b"".join(buffered).removeprefix(_BOM).decode("utf-8")
-    except UnicodeDecodeError:
-        yield from iter_records(buffered, account)
+        for data in split_documents(chain(head, source), current_limits()):
+            account.lines_read += 1
+            documents += 1
+            value, reason = parse_document(data)
+            del data
+            if reason is not None:
+                failed += 1
+                account.problem(reason)
+                continue
+            yield value
+    except InputTooLargeError as exc:
+        account.error = str(exc)
         return
-    decoder = json.JSONDecoder(parse_constant=_reject_constant)
-    position = _skip_whitespace(text, 0)
-    first = True
-    while position < len(text):
-        try:
-            value, position = decoder.raw_decode(text, position)
-        except (ValueError, RecursionError):
-            if first:
-                yield from iter_records(buffered, account)
-            else:
-                account.lines_read += 1
-                account.problem("invalid_json")
-            return
-        if first:
-            first = False
-            del buffered  # the text is all the document mode needs from here on
-        account.lines_read += 1
-        yield value
-        position = _skip_whitespace(text, position)
+    if documents == 1 and failed == 1:
+        account.error = f"the JSON document does not parse ({reason})"
 
 
 def _skip_whitespace(text: str, position: int) -> int:
@@ -210,12 +232,15 @@ class SpanRecord:
     end_ms: float | None
     call_id: str | None = None
     tool_name: str | None = None
+    #: For an ``invoke_agent`` span: its lane key (``gen_ai.agent.id``, else
+    #: ``gen_ai.agent.name``, else the span id); ``None`` for every other span.
+    agent: str | None = None
 
 
 def session_attribute(attributes: dict[str, Any]) -> str | None:
     """``gen_ai.conversation.id``, else ``session.id``: the first that is a non-empty string."""
     for key in (CONVERSATION_ID, SESSION_ID):
-        value = usable_text(attributes.get(key))
+        value = usable_id(attributes.get(key))
         if value is not None:
             return value
     return None
@@ -232,21 +257,81 @@ def make_tool_span(
 
     Tool name: ``gen_ai.tool.name``, else ``span_name`` without its
     ``execute_tool `` prefix (``invalid_tool_record`` when that leaves
-    nothing); call id: ``gen_ai.tool.call.id``, else the span id. A missing
+    nothing); call id: ``gen_ai.tool.call.id``, else the span id. A session
+    or call id attribute with a control character or an unpaired surrogate is
+    ``invalid_id``. A missing
     start, or an end that is given but unusable, is ``invalid_timestamp``;
     no end at all leaves a start alone. Returns whether the span is usable.
     """
+    if any(bad_id(attributes.get(key))
+           for key in (CONVERSATION_ID, SESSION_ID, "gen_ai.tool.call.id")):
+        account.problem("invalid_id")  # never replaced by another id (spec/formats.md)
+        return False
     name = usable_text(attributes.get("gen_ai.tool.name"))
     if name is None and isinstance(span_name, str):
         name = usable_text(span_name.removeprefix(_TOOL_PREFIX))
+    call_id = usable_id(attributes.get("gen_ai.tool.call.id"))
+    return _tool_span(record, name, call_id, end_given, account)
+
+
+def _tool_span(
+    record: SpanRecord, name: str | None, call_id: str | None, end_given: bool,
+    account: LineAccount,
+) -> bool:
     if name is None:
         account.problem("invalid_tool_record")
         return False
     if record.start_ms is None or (end_given and record.end_ms is None):
         account.problem("invalid_timestamp")
         return False
-    record.call_id = usable_text(attributes.get("gen_ai.tool.call.id")) or record.span_id
+    record.call_id = call_id or record.span_id
     record.tool_name = name
+    return True
+
+
+def is_claude_tool_span(attributes: dict[str, Any], span_name: object) -> bool:
+    """Claude Code's own OTel tool span (beta): ``claude_code.tool``, or ``span.type == "tool"``.
+
+    Its children (``claude_code.tool.execution``, ``claude_code.tool.blocked_on_user``)
+    are parts of the call, not calls.
+    """
+    return span_name == CLAUDE_TOOL_SPAN or attributes.get("span.type") == "tool"
+
+
+def mark_span(
+    record: SpanRecord,
+    attributes: dict[str, Any],
+    span_name: object,
+    end_given: bool,
+    account: LineAccount,
+) -> bool:
+    """Mark ``record`` as what it is: a tool span, an agent span, or neither.
+
+    A tool span is an ``execute_tool`` span (:func:`make_tool_span`) or a
+    Claude Code ``claude_code.tool`` span (tool name ``tool_name``, call id
+    ``tool_use_id`` else the span id, session ``session.id``, already on the
+    record). An ``invoke_agent`` span gets its lane key in ``record.agent``.
+    Returns ``False`` when a tool span is unusable (a problem was counted),
+    so the caller drops it; ``True`` otherwise.
+    """
+    operation = attributes.get("gen_ai.operation.name")
+    if operation == TOOL_OPERATION:
+        return make_tool_span(record, attributes, span_name, end_given, account)
+    if operation == AGENT_OPERATION:
+        record.agent = (
+            usable_id(attributes.get("gen_ai.agent.id"))
+            or usable_id(attributes.get("gen_ai.agent.name"))
+            or record.span_id
+        )
+        return True
+    if operation is None and is_claude_tool_span(attributes, span_name):
+        if bad_id(attributes.get("tool_use_id")) or bad_id(attributes.get(SESSION_ID)):
+            account.problem("invalid_id")  # never replaced by another id (spec/formats.md)
+            return False
+        return _tool_span(
+            record, usable_text(attributes.get("tool_name")),
+            usable_id(attributes.get("tool_use_id")), end_given, account,
+        )
     return True
 
 
@@ -267,6 +352,8 @@ class SpanCollector:
     _spans: list[SpanRecord] = attrs.field(factory=list)
     _by_key: dict[_Key, SpanRecord] = attrs.field(factory=dict)
     _chain_memo: dict[_Key, str | None] = attrs.field(factory=dict)
+    _trace_sessions: dict[str, str] | None = None
+    _top_agent_counts: dict[str, int] | None = None
 
     def next_index(self) -> int:
         """Input position of the next span (the stable order of equal start times)."""
@@ -309,23 +396,85 @@ class SpanCollector:
         return found
 
     def session_of(self, span: SpanRecord) -> str:
-        """The span's session id: own attribute, ancestors in its trace, resource, trace id."""
+        """The span's session id: own attribute, ancestors in its trace, resource, the one
+        conversation id of its trace, trace id (``spec/formats.md``, ``otlp``)."""
         return (
             span.session
             or self._ancestor_session(self._parent(span))
             or span.resource_session
+            or self._trace_session(span.trace_id)
             or span.trace_id
         )
 
-    def _depth(self, span: SpanRecord) -> int:
-        depth = 0
+    def _trace_session(self, trace_id: str) -> str | None:
+        # The one session attribute on the spans of a trace (say on a sibling
+        # ``chat`` span, when the application drives the loop); none when 0 or 2+.
+        if self._trace_sessions is None:
+            found: dict[str, set[str]] = {}
+            for span in self._spans:
+                if span.session is not None:
+                    found.setdefault(span.trace_id, set()).add(span.session)
+            self._trace_sessions = {
+                trace: next(iter(values)) for trace, values in found.items() if len(values) == 1
+            }
+        return self._trace_sessions.get(trace_id)
+
+    def _ancestors(self, span: SpanRecord) -> Iterator[SpanRecord]:
+        """The span's ancestors in its trace, nearest first (safe against parent cycles)."""
         seen = {(span.trace_id, span.span_id)}
         node = self._parent(span)
         while node is not None and (node.trace_id, node.span_id) not in seen:
             seen.add((node.trace_id, node.span_id))
-            depth += 1
+            yield node
             node = self._parent(node)
-        return depth
+
+    def _depth(self, span: SpanRecord) -> int:
+        return sum(1 for _ in self._ancestors(span))
+
+    def _agent_of(self, span: SpanRecord) -> SpanRecord | None:
+        """The nearest ``invoke_agent`` span above ``span``, if any."""
+        return next((node for node in self._ancestors(span) if node.agent is not None), None)
+
+    def _lane_of(self, span: SpanRecord) -> str:
+        """Lane id of a tool span: ``"main"`` with no agent above it, or when its agent is
+        the only top-level agent of the trace; else the agent's key (``spec/formats.md``).
+
+        Top-level: no agent span and no tool span above it (an agent below a tool span
+        is an agent called as a tool, a lane of its own like a sub-agent).
+        """
+        agent = self._agent_of(span)
+        if agent is None:
+            return "main"
+        assert agent.agent is not None
+        if not self._nested(agent) and self._top_agents().get(agent.trace_id) == 1:
+            return "main"
+        return agent.agent
+
+    def _nested(self, agent: SpanRecord) -> bool:
+        # A sub-agent (an agent span above it) or an agent called as a tool (a tool span above).
+        return any(
+            node.agent is not None or node.call_id is not None for node in self._ancestors(agent)
+        )
+
+    def _top_agents(self) -> dict[str, int]:
+        # How many top-level (not nested) invoke_agent spans each trace has.
+        if self._top_agent_counts is None:
+            counts: dict[str, int] = {}
+            for span in self._spans:
+                if span.agent is not None and not self._nested(span):
+                    counts[span.trace_id] = counts.get(span.trace_id, 0) + 1
+            self._top_agent_counts = counts
+        return self._top_agent_counts
+
+    def _outer_copy(self, span: SpanRecord) -> SpanRecord | None:
+        """The nearest tool span above ``span`` with the same tool name and no agent span
+        between them (the GenAI and MCP client spans around an MCP server span)."""
+        for node in self._ancestors(span):
+            if node.agent is not None:
+                return None
+            if node.call_id is not None and node.tool_name == span.tool_name:
+                return node
+        return None
 
     def _rank(self, span: SpanRecord) -> tuple[int, float, int, int]:
         # Innermost wins: shortest ended span first; at equal length the deeper
@@ -339,47 +488,80 @@ class SpanCollector:
             return (2, 0.0, 0, span.index)
         return (0, duration, -self._depth(span), span.index)
 
-    def lanes(self, path: str, account: LineAccount, sink: ObservationSink) -> None:
-        """Feed ``sink`` one lane (``"main"``) per session with any span, in order of
-        first appearance.
+    def _copies(self) -> list[list[SpanRecord]]:
+        """Tool spans grouped by call: one group per call, in input order of first span.
 
-        Tool spans: duplicates of one call id in a session are reduced to the
-        innermost (``ignored["duplicate_span"]`` for the others); then a
-        zero-length span, or one that shares exactly its parent's start and
-        end together with at least one sibling tool span, is set aside
-        (``ignored["synthetic_timing"]``); the rest are used and fed in order
-        of start time.
+        Two tool spans are copies of one call when they share a call id in one
+        session, or when one lies below the other with the same tool name and no
+        agent span between (``spec/formats.md``, duplicate spans); copies of
+        copies are one group (union-find over span indices).
         """
-        builders: dict[str, LaneBuilder] = {}
-        groups: dict[tuple[str, str], list[SpanRecord]] = {}
-        for span in self._spans:
-            session = self.session_of(span)
-            if session not in builders:
-                builders[session] = LaneBuilder(path, session, "main", sink=sink)
-            if span.call_id is not None:
-                groups.setdefault((session, span.call_id), []).append(span)
-        winners: list[tuple[str, SpanRecord]] = []
-        for (session, _), copies in groups.items():
+        tools = [span for span in self._spans if span.call_id is not None]
+        root: dict[int, int] = {span.index: span.index for span in tools}
+
+        def find(index: int) -> int:
+            while root[index] != index:
+                root[index] = root[root[index]]
+                index = root[index]
+            return index
+
+        def join(a: int, b: int) -> None:
+            ra, rb = find(a), find(b)
+            if ra != rb:
+                root[max(ra, rb)] = min(ra, rb)
+
+        by_call: dict[tuple[str, str], int] = {}
+        for span in tools:
+            assert span.call_id is not None
+            key = (self.session_of(span), span.call_id)
+            if key in by_call:
+                join(span.index, by_call[key])
+            else:
+                by_call[key] = span.index
+            outer = self._outer_copy(span)
+            if outer is not None:
+                join(span.index, outer.index)
+        groups: dict[int, list[SpanRecord]] = {}
+        for span in tools:
+            groups.setdefault(find(span.index), []).append(span)
+        return list(groups.values())
+
+    def lanes(self, path: str, account: LineAccount, sink: ObservationSink) -> None:
+        """Feed ``sink`` the lanes of the tool spans, in order of their first tool span.
+
+        Duplicate spans of one call are reduced to the innermost
+        (``ignored["duplicate_span"]`` for the others, :meth:`_copies`); each
+        call goes to the lane of the nearest ``invoke_agent`` above it
+        (:meth:`_lane_of`), keyed with its session. Then a zero-length span, or
+        one that shares exactly its parent's start and end together with at
+        least one sibling tool span, is set aside (``ignored["synthetic_timing"]``);
+        the rest are used and fed in order of start time. Only sessions and
+        agents that have tool spans get a lane (``spec/formats.md``: no 0-call lanes).
+        """
+        winners: list[SpanRecord] = []
+        for copies in self._copies():
             best = min(copies, key=self._rank) if len(copies) > 1 else copies[0]
             for _ in range(len(copies) - 1):
                 account.ignore("duplicate_span")
-            winners.append((session, best))
-        winners.sort(key=lambda pair: pair[1].index)  # input order, for the stable sort
-        copied = self._copied_timing([span for _, span in winners])
-        calls: dict[str, list[Call]] = {}
-        for session, span in winners:
+            winners.append(best)
+        winners.sort(key=lambda span: span.index)  # input order, for the stable sort
+        copied = self._copied_timing(winners)
+        builders: dict[tuple[str, str], LaneBuilder] = {}
+        calls: dict[tuple[str, str], list[Call]] = {}
+        for span in winners:
             assert span.call_id is not None and span.tool_name is not None
             assert span.start_ms is not None
+            key = (self.session_of(span), self._lane_of(span))
+            if key not in builders:
+                builders[key] = LaneBuilder(path, *key, sink=sink)
+                calls[key] = []
             if span.end_ms == span.start_ms or span.index in copied:
                 account.ignore("synthetic_timing")
                 continue
             account.use()
-            calls.setdefault(session, []).append(
-                Call(span.call_id, span.tool_name, span.start_ms, span.end_ms)
-            )
-        for session, lane_calls in calls.items():
-            feed_calls(builders[session], lane_calls)
-        for builder in builders.values():
+            calls[key].append(Call(span.call_id, span.tool_name, span.start_ms, span.end_ms))
+        for key, builder in builders.items():
+            feed_calls(builder, calls[key])
             builder.build()
 
     def _copied_timing(self, tools: list[SpanRecord]) -> set[int]:

@@ -8,7 +8,7 @@ sub-agent files are lanes of their parent session.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import PurePath
 from typing import Any
 
@@ -19,11 +19,14 @@ from wavemetrics.readers._lines import (
     LineAccount,
     Record,
     account_tool_line,
+    bad_id,
     iter_records,
     os_text,
+    usable_id,
     usable_text,
 )
 from wavemetrics.readers._protocol import ObservationSink, Peek
+from wavemetrics.readers._seen import SeenIds
 from wavemetrics.readers.lanes import LaneBuilder
 from wavemetrics.readers.sources import STDIN, Source, file_stem, project_folder
 from wavemetrics.timestamps import iso_to_ms
@@ -72,6 +75,7 @@ class ClaudeRecord(Record, frozen=True):
     sessionId: Any = msgspec.UNSET
     timestamp: Any = msgspec.UNSET
     durationMs: Any = msgspec.UNSET
+    forkedFrom: Any = msgspec.UNSET
     message: _Message | msgspec.UnsetType = msgspec.UNSET
 
 
@@ -98,12 +102,12 @@ def fallback_session_id(path: str) -> str:
 @attrs.define
 class _Folder:
     sink: ObservationSink
-    seen_uuids: set[str] = attrs.field(factory=set)
+    seen_uuids: SeenIds = attrs.field(factory=SeenIds)  # exact, compact keys (_seen.py)
     sidechain_roots: dict[str, str] = attrs.field(factory=dict)
     lanes: dict[tuple[str, str], LaneBuilder] = attrs.field(factory=dict)
 
     def lane_id(self, record: ClaudeRecord, uuid: str | None) -> str:
-        agent = usable_text(record.agentId)
+        agent = _id(record.agentId)
         if agent is not None:
             return agent
         if record.isSidechain is True and uuid is not None:
@@ -128,13 +132,47 @@ def _as_claude(record: Any) -> ClaudeRecord:
     return ClaudeRecord(**{key: record[key] for key in _FIELDS if key in record})
 
 
-def _blocks(record: ClaudeRecord, block_type: str) -> Iterator[Any]:
+def _blocks(record: ClaudeRecord, block_type: str) -> tuple[list[Any], int]:
+    """The line's content blocks of ``block_type``, and (for ``tool_use``) how many blocks
+    are server-side tools (``server_tool_use`` and their ``*_tool_result``): those run in
+    the model's service, not the harness, so they are not calls (``spec/formats.md``)."""
     message = record.message
     content = message.get("content") if isinstance(message, (dict, Record)) else None
-    if isinstance(content, list):
-        for block in content:
-            if isinstance(block, (dict, Record)) and block.get("type") == block_type:
-                yield block
+    found: list[Any] = []
+    server = 0
+    if not isinstance(content, list):
+        return found, server
+    for block in content:
+        if not isinstance(block, (dict, Record)):
+            continue
+        kind = block.get("type")
+        if kind == block_type:
+            found.append(block)
+        elif block_type == "tool_use" and isinstance(kind, str) and (
+            kind == "server_tool_use" or (kind.endswith("_tool_result") and kind != "tool_result")
+        ):
+            server += 1
+    return found, server
+
+
+def _is_fork_copy(record: ClaudeRecord) -> bool:
+    """Whether a line is a fork's copy of another session's history (``forkedFrom``)."""
+    fork = record.forkedFrom
+    return fork is not msgspec.UNSET and fork is not None and fork != "" and fork != {}
+
+
+def _id(value: Any) -> str | None:
+    # usable_id, inlined for the common case of a printable ASCII string
+    if value.__class__ is str and value and value.isascii() and value.isprintable():
+        return value
+    return usable_id(value)
+
+
+def _suspect(value: Any) -> bool:
+    # bad_id, with the common cases (absent, printable ASCII) decided inline
+    if value.__class__ is not str or not value or (value.isascii() and value.isprintable()):
+        return False
+    return bad_id(value)
 
 
 def _read_line(record: ClaudeRecord, folder: _Folder, account: LineAccount, path: str) -> None:
@@ -142,18 +180,28 @@ def _read_line(record: ClaudeRecord, folder: _Folder, account: LineAccount, path
     if not isinstance(kind, str):
         account.problem("missing_type")
         return
+    if _is_fork_copy(record):
+        # /branch and forkSession copy the parent's lines (with its uuids for /branch):
+        # checked before the uuid de-duplication, so neither file order nor a missing
+        # parent decides which copy is used.
+        account.ignore("replayed_lines")
+        return
     raw_uuid = record.uuid
-    if isinstance(raw_uuid, str) and raw_uuid:
-        if raw_uuid in folder.seen_uuids:
-            account.ignore("duplicate_uuid")
-            return
-        folder.seen_uuids.add(raw_uuid)
+    if isinstance(raw_uuid, str) and raw_uuid and not folder.seen_uuids.add(raw_uuid):
+        account.ignore("duplicate_uuid")
+        return
     if kind not in _CONVERSATION:
         account.ignore(kind)
         return
-    uuid = usable_text(raw_uuid)
+    raw_session = record.sessionId
+    if _suspect(raw_session) or _suspect(record.agentId) or (
+        record.isSidechain is True and _suspect(raw_uuid)
+    ):  # never moved to a default lane or session (spec/formats.md)
+        account.problem("invalid_id")
+        return
+    uuid = _id(raw_uuid)
     folder.note_sidechain(record, uuid)
-    session_id = usable_text(record.sessionId) or fallback_session_id(path)
+    session_id = _id(raw_session) or fallback_session_id(path)
     key = (session_id, folder.lane_id(record, uuid))
     lane = folder.lanes.get(key)
     if lane is None:
@@ -162,7 +210,9 @@ def _read_line(record: ClaudeRecord, folder: _Folder, account: LineAccount, path
         _read_turn(record, lane, account)
         return
     block_type = "tool_use" if kind == "assistant" else "tool_result"
-    blocks = list(_blocks(record, block_type))
+    blocks, server = _blocks(record, block_type)
+    if server:
+        account.note("server_tool_blocks", server)
     if not blocks:
         account.ignore(kind)
         return
@@ -174,7 +224,7 @@ def _read_line(record: ClaudeRecord, folder: _Folder, account: LineAccount, path
     fed = usable = 0
     for block in blocks:
         if kind == "assistant":
-            call_id, name = usable_text(block.get("id")), usable_text(block.get("name"))
+            call_id, name = usable_id(block.get("id")), usable_text(block.get("name"))
             if call_id is None or name is None:
                 continue
             usable += 1
@@ -183,7 +233,7 @@ def _read_line(record: ClaudeRecord, folder: _Folder, account: LineAccount, path
                 continue
             lane.start(call_id, name, at_ms)
         else:
-            call_id = usable_text(block.get("tool_use_id"))
+            call_id = usable_id(block.get("tool_use_id"))
             if call_id is None:
                 continue
             usable += 1
@@ -197,26 +247,48 @@ def _read_line(record: ClaudeRecord, folder: _Folder, account: LineAccount, path
 
 
 def _read_turn(record: ClaudeRecord, lane: LaneBuilder, account: LineAccount) -> None:
+    """A ``turn_duration`` line adds its finite, positive ``durationMs`` to the lane.
+
+    An integer too large for a float (400 digits) is ``invalid_duration``; a
+    duration that would overflow the lane's total to infinity (three of 1e308)
+    is ``turn_total_overflow`` and is not added (``spec/formats.md``, "Limits
+    and hostile input"). Other ``system`` lines are ignored.
+    """
     duration = record.durationMs
     if (
-        record.subtype == "turn_duration"
-        and isinstance(duration, (int, float))
-        and not isinstance(duration, bool)
-        and math.isfinite(duration)
-        and duration > 0
+        record.subtype != "turn_duration"
+        or not isinstance(duration, (int, float))
+        or isinstance(duration, bool)
     ):
-        lane.turn_total_ms += duration
-        account.use()
-    else:
         account.ignore("system")
+        return
+    try:
+        ms = float(duration)
+    except OverflowError:
+        account.problem("invalid_duration")
+        return
+    if not (math.isfinite(ms) and ms > 0):
+        account.ignore("system")
+        return
+    total = lane.turn_total_ms + ms
+    if not math.isfinite(total):
+        account.problem("turn_total_overflow")
+        return
+    lane.turn_total_ms = total
+    account.use()
 
 
 def read_claude_code(files: Sequence[ClaudeFile], sink: ObservationSink) -> list[LineAccount]:
     """Read the transcript files of one project folder into lanes of ``sink``.
 
     ``files`` are read in the given order (the CLI sorts them by path), lines in
-    file order. Lines are de-duplicated by ``uuid`` across all ``files``; within
-    a lane a call id's first start and first end win (repeats are counted in
+    file order. A line carrying ``forkedFrom`` (a ``/branch`` or ``forkSession``
+    copy of another session's history) is ignored as ``replayed_lines`` before
+    anything else, so figures do not depend on file order and a fork read without
+    its parent keeps only its own lines. Server-side tool blocks
+    (``server_tool_use``, ``web_search_tool_result``, ...) are not calls:
+    ``notes["server_tool_blocks"]``. Lines are de-duplicated by ``uuid`` across
+    all ``files``; within a lane a call id's first start and first end win (repeats are counted in
     ``notes``). Lanes: ``agentId``, else the parentUuid-chain root of an
     ``isSidechain`` line, else ``"main"``; keyed with the line's ``sessionId``.
     Lanes are opened in order of first appearance and closed at the end.

@@ -35,8 +35,17 @@ Rules that change numbers (all from ``spec/formats.md`` unless marked *choice*):
   with ``Z`` or an offset.
 - *Choice*: ``measured_turn_duration_ms_total`` is 0: the spec names no turn
   source for Codex (``task_started``/``task_complete`` are not persisted by 0.4x).
-- Other ``response_item`` kinds (``web_search_call``, ``tool_search_call``, ...)
-  and every ``event_msg`` (``exec_command_end``, ...) are ignored, counted as
+- 2026 shapes: a ``function_call`` with ``namespace`` ``mcp__<server>`` is named
+  ``mcp__<server>__<name>`` (other namespaces keep ``name``); a
+  ``tool_search_call`` run by the harness (``execution`` not ``"server"``) with a
+  ``call_id`` is a call ended by the ``tool_search_output`` with that id; Code
+  Mode's ``exec`` cell and ``wait`` (namespace ``functions`` or none) are named
+  ``exec:code_mode`` and ``wait:code_mode`` so that the default eval names
+  classify them as eval (*choice*: the renaming keeps the rule inside the reader
+  and holds in every view; a custom ``--eval-tool`` list decides for itself).
+- Other ``response_item`` kinds (``web_search_call``, ``image_generation_call``,
+  server-side or id-less tool search, ...) and every ``event_msg``
+  (``exec_command_end``, ...) are ignored, counted as
   ``"response_item.<type>"``/``"event_msg.<type>"``; other envelopes by ``type``.
 """
 
@@ -51,18 +60,38 @@ from typing import Any
 import attrs
 
 from wavemetrics.observations import Observation
-from wavemetrics.readers._lines import LineAccount, iter_records, usable_text
+from wavemetrics.readers._lines import LineAccount, bad_id, iter_records, usable_id, usable_text
 from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers._uuids import uuid7_ms
 from wavemetrics.readers.lanes import LaneBuilder, finish_single_lane
 from wavemetrics.readers.sources import Source, head_records
 from wavemetrics.timestamps import iso_to_ms
 
-__all__ = ["CODEX", "CODEX_TYPES", "embedded_duration_ms", "read_codex", "sniff_codex"]
+__all__ = [
+    "CODEX",
+    "CODEX_TYPES",
+    "CODE_MODE_SUFFIX",
+    "embedded_duration_ms",
+    "read_codex",
+    "sniff_codex",
+    "tool_name",
+]
 
 FORMAT = "codex"
-_START_TYPES = frozenset(("function_call", "custom_tool_call", "local_shell_call"))
-_END_TYPES = frozenset(("function_call_output", "custom_tool_call_output"))
+_START_TYPES = frozenset(
+    ("function_call", "custom_tool_call", "local_shell_call", "tool_search_call")
+)
+_END_TYPES = frozenset(("function_call_output", "custom_tool_call_output", "tool_search_output"))
+# Tool search (2026) is a call only when the harness runs it: not "server", with a call_id.
+_TOOL_SEARCH = frozenset(("tool_search_call", "tool_search_output"))
+_MCP_NAMESPACE = "mcp__"
+#: Code Mode (2026): the ``exec`` cell, inside which the model's code runs other tools,
+#: and its ``wait`` companion, in the ``functions`` namespace (or none).
+_CODE_MODE = frozenset(("exec", "wait"))
+_CODE_MODE_NAMESPACES = (None, "functions")
+#: Suffix that makes Code Mode calls eval under the default eval names
+#: (``spec/metrics.md`` section 4: a name ending in ``:code_mode``).
+CODE_MODE_SUFFIX = ":code_mode"
 _WITH_PAYLOAD = frozenset(("session_meta", "response_item", "event_msg", "turn_context"))
 #: Envelope types that identify the format during detection.
 CODEX_TYPES = frozenset((*_WITH_PAYLOAD, "compacted"))
@@ -156,7 +185,10 @@ def _read_meta(payload: dict[str, Any], state: _Rollout, account: LineAccount) -
     if state.session_id is not None:
         account.ignore("repeated_session_meta")
         return
-    session_id = usable_text(payload.get("id"))
+    session_id = usable_id(payload.get("id"))
+    if bad_id(payload.get("id")):  # never replaced by the file name (spec/formats.md)
+        account.problem("invalid_id")
+        return
     if session_id is None:
         account.problem("invalid_session_meta")
         return
@@ -176,9 +208,44 @@ def _read_meta(payload: dict[str, Any], state: _Rollout, account: LineAccount) -
     state.gate = _Gate(created, state.snapshot())
 
 
+def tool_name(payload: dict[str, Any], kind: str) -> str:
+    """The tool name of a call item (``spec/formats.md``, ``codex``).
+
+    ``payload.name``, else the item type. A ``namespace`` of ``mcp__<server>``
+    is prefixed as earlier versions wrote it in ``name`` (so two servers' ``search``
+    stay apart); other namespaces keep ``name``. Code Mode's ``exec`` and ``wait``
+    (namespace ``functions`` or none) get :data:`CODE_MODE_SUFFIX`, so they
+    classify as eval with the default eval names and no other name does.
+
+    >>> tool_name({"name": "search", "namespace": "mcp__notes"}, "function_call")
+    'mcp__notes__search'
+    >>> tool_name({"name": "exec"}, "custom_tool_call"), tool_name({}, "local_shell_call")
+    ('exec:code_mode', 'local_shell_call')
+    """
+    name = usable_text(payload.get("name"))
+    if name is None:
+        return kind
+    namespace = payload.get("namespace")
+    if isinstance(namespace, str) and namespace.startswith(_MCP_NAMESPACE) and len(
+        namespace
+    ) > len(_MCP_NAMESPACE) and not name.startswith(namespace + "__"):
+        return f"{namespace}__{name}"
+    if name in _CODE_MODE and (namespace in _CODE_MODE_NAMESPACES):
+        return name + CODE_MODE_SUFFIX
+    return name
+
+
+def _harness_call(payload: dict[str, Any], item: str) -> bool:
+    """Whether a response item is a call record: tool search only when the harness ran it
+    (``execution`` other than ``"server"``) and it has a ``call_id``."""
+    if item not in _TOOL_SEARCH:
+        return True
+    return payload.get("execution") != "server" and usable_text(payload.get("call_id")) is not None
+
+
 def _read_call(record: dict[str, Any], payload: dict[str, Any], kind: str, state: _Rollout,
                account: LineAccount) -> None:
-    call_id = usable_text(payload.get("call_id"))
+    call_id = usable_id(payload.get("call_id"))
     if call_id is None:
         account.problem("invalid_tool_record")
         return
@@ -193,7 +260,7 @@ def _read_call(record: dict[str, Any], payload: dict[str, Any], kind: str, state
             account.ignore("repeated_tool_call")
             return
         state.start_index[call_id] = len(lane.observations)
-        lane.start(call_id, usable_text(payload.get("name")) or kind, at_ms)
+        lane.start(call_id, tool_name(payload, kind), at_ms)
         account.use()
         return
     if call_id in lane.ended:
@@ -235,7 +302,9 @@ def _read_record(record: dict[str, Any], state: _Rollout, account: LineAccount) 
     item = payload.get("type")
     if not isinstance(item, str):  # also keeps unhashable JSON values out of set lookups
         account.ignore(kind)
-    elif kind == "response_item" and (item in _START_TYPES or item in _END_TYPES):
+    elif kind == "response_item" and (item in _START_TYPES or item in _END_TYPES) and (
+        _harness_call(payload, item)
+    ):
         _read_call(record, payload, item, state, account)
     elif kind == "turn_context":
         account.ignore(kind)

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from wavemetrics.readers._lines import LineAccount, iter_records, usable_text
+from wavemetrics.readers._lines import LineAccount, bad_id, iter_records, usable_id
 from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers._uuids import session_id_from_file_name
 from wavemetrics.readers.lanes import LaneBuilder
@@ -76,7 +76,10 @@ def read_codex_tui(lines: Iterable[bytes], *, path: str, sink: ObservationSink) 
             account.problem("invalid_payload")
             continue
         if event == "session_configured":
-            session_id = usable_text(msg.get("session_id"))
+            session_id = usable_id(msg.get("session_id"))
+            if bad_id(msg.get("session_id")):  # never a default session (spec/formats.md)
+                account.problem("invalid_id")
+                continue
             if session_id is None:
                 account.problem("invalid_session_configured")
                 continue
@@ -89,7 +92,7 @@ def read_codex_tui(lines: Iterable[bytes], *, path: str, sink: ObservationSink) 
         if tool is None:
             account.ignore(f"codex_event.{event}")
             continue
-        call_id = usable_text(msg.get("call_id"))
+        call_id = usable_id(msg.get("call_id"))
         if call_id is None:
             account.problem("invalid_tool_record")
             continue

@@ -8,12 +8,20 @@ counted (``ignored["after_session_shutdown"]``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any
 
 import msgspec
 
-from wavemetrics.readers._lines import LineAccount, Record, iter_records, os_text, usable_text
+from wavemetrics.readers._lines import (
+    LineAccount,
+    Record,
+    iter_records,
+    os_text,
+    usable_id,
+    usable_text,
+)
 from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers.lanes import LaneBuilder
 from wavemetrics.readers.sources import Source, file_stem
@@ -63,6 +71,13 @@ def _text(value: Any) -> str | None:
     return usable_text(value)
 
 
+def _id(value: Any) -> str | None:
+    # usable_id, inlined for the common case of a printable ASCII string
+    if value.__class__ is str and value and value.isascii() and value.isprintable():
+        return value
+    return usable_id(value)
+
+
 def _time(value: Any) -> float | None:
     # time_to_ms, inlined for the common case of a float or small int of ms
     if (value.__class__ is float or value.__class__ is int) and 0 <= value < 1e300:
@@ -93,6 +108,7 @@ def read_events(
     ignore, problem = account.ignore, account.problem
     used = 0  # account.lines_used, added once at the end
     current: tuple[Any, ...] = ("", "", None)  # the last lane used
+    turn_totals: dict[tuple[str, str], list[Any]] = {}  # [pending start, total ms] per lane
     for raw in iter_records(lines, account, _DECODER):
         record = raw if raw.__class__ is EventRecord else _as_event(raw)
         kind = record.type
@@ -103,9 +119,9 @@ def read_events(
             ignore(kind)
             continue
         session_id = record.sessionId
-        session_id = default_session_id if session_id is _UNSET else _text(session_id)
+        session_id = default_session_id if session_id is _UNSET else _id(session_id)
         lane_id = record.agentId
-        lane_id = "main" if lane_id is _UNSET else _text(lane_id)
+        lane_id = "main" if lane_id is _UNSET else _id(lane_id)
         if session_id is None or lane_id is None:
             problem("invalid_id")
             continue
@@ -127,7 +143,7 @@ def read_events(
             at_ms = time_to_ms(stamp)
         call_id = name = None
         if kind in _TOOL_TYPES:
-            call_id = _text(record.toolCallId)
+            call_id = _id(record.toolCallId)
             name = _text(record.toolName)
             # A start needs a usable name; an end may omit it (or give null) and
             # carries its start's name, but a name it gives must be usable: an
@@ -148,10 +164,18 @@ def read_events(
                     path, session_id, lane_id, remember_ids=False, sink=sink
                 )
             current = (session_id, lane_id, lane)
-        used += 1
         if call_id is None:
+            if _turn_overflows(turn_totals, (session_id, lane_id), kind, at_ms):
+                problem("turn_total_overflow")
+                # the pipeline's turn clock must not pair a later end with this
+                # turn's start: a start no end can follow stands in for this end
+                current[2].turn_event("turn_start", math.inf)
+                continue
+            used += 1
             current[2].turn_event(kind, at_ms)
-        elif kind == "tool_execution_start":
+            continue
+        used += 1
+        if kind == "tool_execution_start":
             current[2].start(call_id, name, at_ms)
         else:
             current[2].end(call_id, at_ms)  # the start's name, else "unknown" (formats.md)
@@ -159,6 +183,34 @@ def read_events(
     for lane in lanes.values():
         lane.build()
     return account
+
+
+def _turn_overflows(
+    totals: dict[tuple[str, str], list[Any]], key: tuple[str, str], kind: str, at_ms: float
+) -> bool:
+    """Follow a lane's turn total (the rules of ``spec/metrics.md`` section 6, as the
+    pipeline measures it) and say whether this ``turn_end`` would make it infinite.
+
+    Such a turn is a problem (``turn_total_overflow``) and is not added
+    (``spec/formats.md``, "Limits and hostile input"): times near 1.8e308 ms are
+    finite, their sums need not be.
+    """
+    state = totals.get(key)
+    if state is None:
+        state = totals[key] = [None, 0.0]
+    if kind == "turn_start":
+        state[0] = at_ms
+        return False
+    if kind != "turn_end" or state[0] is None:
+        return False
+    duration = at_ms - state[0]
+    state[0] = None
+    if duration > 0:
+        total = state[1] + duration
+        if total == math.inf:
+            return True
+        state[1] = total
+    return False
 
 
 def _record_type(record: dict[str, Any]) -> str | None:

@@ -8,14 +8,30 @@ stdlib :mod:`zipfile`.
 
 Each sample is a session, ``session_id = "<eval_id>/<sample id>/<epoch>"``
 (``eval.eval_id``; in an archive from ``header.json``, else
-``_journal/start.json``; else the file name without its suffix), one lane
+``_journal/start.json``; else the file name without its suffix), with lane
 ``"main"``, reported also when it has no tool call. A call is an event of the
 sample's ``events`` list with ``event == "tool"``: call id ``id``, tool name
 ``function``, start ``timestamp``, end ``completed`` (ISO-8601 with offset);
 ``completed`` missing or ``null`` makes a start alone (incomplete). Calls are
-fed in order of start time. Tool events nested inside another event's
-``events`` (sub-agent work in older logs) are not calls of the sample's
-lane: they are counted in ``notes["nested_tool_events"]``.
+fed in order of start time, per lane. Tool events nested inside another
+event's ``events`` (sub-agent work in older logs) are not calls of the
+sample's lanes: they are counted in ``notes["nested_tool_events"]``.
+
+Sub-agents (2026): a tool event inside a ``span_begin`` of ``type == "agent"``
+(until its ``span_end``) belongs to that agent's lane: the span's ``name``,
+``name#id`` when two agent spans of the sample share the name; the innermost
+agent span wins. The event's ``span_id`` is followed up the spans'
+``parent_id`` chain when it names a span of the sample (parallel agents
+interleave their events in the list); otherwise the spans open at that point
+of the list decide (*choice*, where the spec is silent on interleaving). The
+handoff tool event that starts an agent is written before the agent's span
+begins, so it stays in the parent's lane. An agent lane exists only when it
+has a call (*choice*).
+
+Duplicates: a sample seen before in the input (same id and epoch, in one log
+or in two members of a ``.eval``) is one item ignored as
+``duplicate_samples``, its events unread; a tool event whose ``id`` was
+already used in the sample is ignored as ``repeated_tool_event`` (first wins).
 
 Items (``lines_read``): each event of a sample; plus one item for a sample
 with no event (``ignored["no_events"]``), for a sample without a usable
@@ -35,11 +51,15 @@ import os
 import re
 import zipfile
 import zlib
+from collections import Counter
 from collections.abc import Iterator
 from itertools import chain
 from typing import IO, Any
 
-from wavemetrics.readers._lines import LineAccount, usable_text
+import attrs
+
+from wavemetrics.limits import InputTooLargeError, current_limits, mib
+from wavemetrics.readers._lines import LINE_TOO_LONG, LineAccount, usable_id, usable_text
 from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers._spans import (
     Call,
@@ -55,7 +75,9 @@ from wavemetrics.timestamps import iso_to_ms
 __all__ = ["INSPECT", "read_inspect", "sniff_inspect"]
 
 FORMAT = "inspect"
+MAIN = "main"
 _ZIP_MAGIC = b"PK\x03\x04"
+_MEMBER_CHUNK = 1 << 20
 _SAMPLES = "samples/"
 _HEADERS = ("header.json", "_journal/start.json")
 _LOG_HEAD = re.compile(r"\A\s*\{")
@@ -111,7 +133,7 @@ def _fallback_eval_id(path: str) -> str:
 
 def _eval_id(document: object) -> str | None:
     header = document.get("eval") if isinstance(document, dict) else None
-    return usable_text(header.get("eval_id")) if isinstance(header, dict) else None
+    return usable_id(header.get("eval_id")) if isinstance(header, dict) else None
 
 
 def _sample_key(sample: dict[str, Any]) -> tuple[str, int] | None:
@@ -120,7 +142,7 @@ def _sample_key(sample: dict[str, Any]) -> tuple[str, int] | None:
         return None
     if isinstance(sample_id, int):
         return str(sample_id), epoch
-    text = usable_text(sample_id)
+    text = usable_id(sample_id)
     return None if text is None else (text, epoch)
 
 
@@ -138,8 +160,13 @@ def _nested_tool_events(event: dict[str, Any]) -> int:
     return count
 
 
-def _tool_call(event: dict[str, Any], account: LineAccount) -> Call | None:
-    call_id, name = usable_text(event.get("id")), usable_text(event.get("function"))
+def _tool_call(event: dict[str, Any], seen: set[str], account: LineAccount) -> Call | None:
+    """The call of a tool event; ``None`` (and a count) for an unusable or repeated one.
+
+    A tool event whose ``id`` was already used in the sample is ``repeated_tool_event``
+    (first wins: the same call written twice must not join a wave with itself).
+    """
+    call_id, name = usable_id(event.get("id")), usable_text(event.get("function"))
     if call_id is None or name is None:
         account.problem("invalid_tool_record")
         return None
@@ -150,17 +177,90 @@ def _tool_call(event: dict[str, Any], account: LineAccount) -> Call | None:
     if start_ms is None or (completed is not None and end_ms is None):
         account.problem("invalid_timestamp")
         return None
+    if call_id in seen:
+        account.ignore("repeated_tool_event")
+        return None
+    seen.add(call_id)
     account.use()
     return Call(call_id, name, start_ms, end_ms)
 
 
+@attrs.define
+class _AgentSpans:
+    """The ``span_begin`` events of one sample: parents, and the lane of each agent span.
+
+    Lane id of an agent span: its ``name``, or ``name#id`` when another agent span of
+    the sample has the same name (``spec/formats.md``, ``inspect``); its id without a name.
+    """
+
+    parents: dict[str, str | None] = attrs.field(factory=dict)
+    lanes: dict[str, str] = attrs.field(factory=dict)
+
+    @classmethod
+    def of(cls, events: list[Any]) -> _AgentSpans:
+        spans = cls()
+        names: dict[str, str] = {}
+        for event in events:
+            if not isinstance(event, dict) or event.get("event") != "span_begin":
+                continue
+            span_id = usable_text(event.get("id"))
+            if span_id is None or span_id in spans.parents:
+                continue
+            spans.parents[span_id] = usable_text(event.get("parent_id"))
+            if event.get("type") == "agent":
+                names[span_id] = usable_text(event.get("name")) or span_id
+        shared = Counter(names.values())
+        for span_id, name in names.items():
+            spans.lanes[span_id] = name if shared[name] == 1 else f"{name}#{span_id}"
+        return spans
+
+    def lane_of(self, event: dict[str, Any], open_spans: list[str]) -> str:
+        """The lane of a tool event: the innermost agent span around it, else ``"main"``.
+
+        The event's own ``span_id`` (the span it was created in) is followed up the
+        ``parent_id`` chain when it names a span of the sample, so the events of agents
+        running in parallel (interleaved in the list) keep their own agent; else the
+        spans open at this point of the list (``span_begin`` .. ``span_end``) decide.
+        """
+        span_id = usable_text(event.get("span_id"))
+        if span_id is not None and span_id in self.parents:
+            seen: set[str] = set()
+            node: str | None = span_id
+            while node is not None and node not in seen:
+                if node in self.lanes:
+                    return self.lanes[node]
+                seen.add(node)
+                node = self.parents.get(node)
+            return MAIN
+        for node in reversed(open_spans):
+            if node in self.lanes:
+                return self.lanes[node]
+        return MAIN
+
+
+def _track_span(event: dict[str, Any], kind: str, open_spans: list[str]) -> None:
+    """Keep the list of spans open at this point of the event list."""
+    span_id = usable_text(event.get("id"))
+    if span_id is None:
+        return
+    if kind == "span_begin":
+        open_spans.append(span_id)
+    elif span_id in open_spans:
+        del open_spans[open_spans.index(span_id):]
+
+
 class _Log:
-    """Lanes of one input, one per sample session, in order of first appearance."""
+    """Lanes of one input: per sample session, ``"main"`` and one per agent span with calls.
+
+    A sample seen before (same id and epoch, in this log or another member of the
+    archive) is counted as ``duplicate_samples`` and not read again.
+    """
 
     def __init__(self, path: str, sink: ObservationSink) -> None:
         self.path = path
         self.sink = sink
-        self.lanes: dict[str, LaneBuilder] = {}
+        self.lanes: dict[tuple[str, str], LaneBuilder] = {}
+        self.samples: set[str] = set()
 
     def sample(self, sample: object, eval_id: str, account: LineAccount) -> None:
         """Account one sample (already counted as one item) and feed its calls."""
@@ -170,11 +270,12 @@ class _Log:
             return
         assert isinstance(sample, dict)
         session_id = f"{eval_id}/{key[0]}/{key[1]}"
-        lane = self.lanes.get(session_id)
-        if lane is None:
-            lane = self.lanes[session_id] = LaneBuilder(
-                self.path, session_id, "main", sink=self.sink
-            )
+        if session_id in self.samples:
+            account.ignore("duplicate_samples")
+            return
+        self.samples.add(session_id)
+        main = self.lanes[(session_id, MAIN)] = LaneBuilder(
+            self.path, session_id, MAIN, sink=self.sink)
         events = sample.get("events")
         if events is None or events == []:
             account.ignore("no_events")
@@ -183,7 +284,10 @@ class _Log:
             account.problem("invalid_structure")
             return
         split_item(account, len(events))
-        calls = []
+        agents = _AgentSpans.of(events)
+        open_spans: list[str] = []
+        calls: dict[str, list[Call]] = {MAIN: []}
+        seen_ids: set[str] = set()
         for event in events:
             if not isinstance(event, dict):
                 account.problem("not_an_object")
@@ -195,13 +299,21 @@ class _Log:
             nested = _nested_tool_events(event)
             if nested:
                 account.note("nested_tool_events", nested)
+            if kind in ("span_begin", "span_end"):
+                _track_span(event, kind, open_spans)
             if kind != "tool":
                 account.ignore(kind)
                 continue
-            call = _tool_call(event, account)
+            call = _tool_call(event, seen_ids, account)
             if call is not None:
-                calls.append(call)
-        feed_calls(lane, calls)
+                calls.setdefault(agents.lane_of(event, open_spans), []).append(call)
+        for lane_id, lane_calls in calls.items():
+            if lane_id == MAIN:
+                lane = main
+            elif lane_calls:
+                lane = self.lanes[(session_id, lane_id)] = LaneBuilder(
+                    self.path, session_id, lane_id, sink=self.sink)
+            feed_calls(lane, lane_calls)
 
     def document(self, document: object, fallback_id: str, account: LineAccount) -> None:
         """Account one ``.json`` eval log (already counted as one item)."""
@@ -225,7 +337,7 @@ class _Log:
             lane.build()
 
 
-def _parse_member(data: bytes) -> tuple[Any, str | None]:
+def _parse_member(data: bytes | bytearray) -> tuple[Any, str | None]:
     try:
         return json.loads(data.decode("utf-8")), None
     except UnicodeDecodeError:
@@ -236,12 +348,29 @@ def _parse_member(data: bytes) -> tuple[Any, str | None]:
         return None, "invalid_json"
 
 
+def _read_member(archive: zipfile.ZipFile, member: zipfile.ZipInfo | str) -> bytearray:
+    """A member's bytes, decompressed in chunks and counted: raises
+    :class:`~wavemetrics.limits.InputTooLargeError` past ``max_document_bytes``
+    (whatever size the archive claims), so a zip bomb stops at the limit."""
+    limit = current_limits().max_document_bytes
+    data = bytearray()
+    with archive.open(member) as stream:
+        while chunk := stream.read(_MEMBER_CHUNK):
+            data += chunk
+            if len(data) > limit:
+                raise InputTooLargeError(
+                    f"an archive member inflates past {mib(limit)} (--max-document-bytes):"
+                    " not read further"
+                )
+    return data  # not copied to bytes: a member may be hundreds of MiB
+
+
 def _archive_eval_id(archive: zipfile.ZipFile, names: set[str]) -> str | None:
     for name in _HEADERS:
         if name not in names:
             continue
         try:
-            document, _ = _parse_member(archive.read(name))
+            document, _ = _parse_member(_read_member(archive, name))
         except _MEMBER_ERRORS:
             continue
         eval_id = _eval_id(document)
@@ -263,14 +392,20 @@ def _read_archive(
     with archive:
         members = [info for info in archive.infolist()
                    if info.filename.startswith(_SAMPLES) and not info.is_dir()]
-        eval_id = _archive_eval_id(archive, set(archive.namelist())) or fallback_id
+        try:
+            eval_id = _archive_eval_id(archive, set(archive.namelist())) or fallback_id
+        except InputTooLargeError as exc:
+            return str(exc)
         if not members:
             account.lines_read += 1
             account.ignore("no_samples")
         for info in members:
             account.lines_read += 1
             try:
-                data = archive.read(info)
+                data = _read_member(archive, info)
+            except InputTooLargeError as exc:
+                account.problem("member_too_large")
+                return str(exc)
             except _MEMBER_ERRORS:
                 account.problem("invalid_archive_member")
                 continue
@@ -306,6 +441,18 @@ def _lines_start_zip(lines: Iterator[bytes]) -> tuple[bool, list[bytes]]:
     return first.startswith(_ZIP_MAGIC), [first]
 
 
+def _gather(head: list[bytes], lines: Iterator[bytes]) -> bytearray | None:
+    """The whole of a zip archive read from a stream (zip needs random access), or
+    ``None`` past ``max_document_bytes``."""
+    limit = current_limits().max_document_bytes
+    data = bytearray()
+    for line in chain(head, lines):
+        if line is LINE_TOO_LONG or len(data) + len(line) > limit:
+            return None
+        data += line
+    return data
+
+
 def read_inspect(source: Source, sink: ObservationSink) -> LineAccount:
     """Read one Inspect eval log (``.json`` document or ``.eval`` archive) into ``sink``.
 
@@ -323,8 +470,14 @@ def read_inspect(source: Source, sink: ObservationSink) -> LineAccount:
         lines = source.lines()
         is_zip, head = _lines_start_zip(lines)
         if is_zip:
-            data = b"".join([*head, *lines])
-            error = _read_archive(io.BytesIO(data), log, fallback_id, account)
+            data = _gather(head, lines)
+            if data is None:
+                account.lines_read += 1
+                account.problem("archive_too_large")
+                error = (f"a zip archive read from a stream runs past"
+                         f" {mib(current_limits().max_document_bytes)} (--max-document-bytes)")
+            else:
+                error = _read_archive(io.BytesIO(data), log, fallback_id, account)
         else:
             error = None
             for document in iter_json_values(chain(head, lines), account):

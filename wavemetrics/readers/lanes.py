@@ -51,7 +51,7 @@ class InputReport:
             problems=dict(sorted(account.problems.items())),
             ignored=dict(sorted(account.ignored.items())),
             notes=dict(sorted(account.notes.items())),
-            error=error,
+            error=error or account.error,
         )
 
 

@@ -32,11 +32,10 @@ from typing import Any
 from wavemetrics.readers._lines import LineAccount
 from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers._spans import (
-    TOOL_OPERATION,
     SpanCollector,
     SpanRecord,
     iter_json_values,
-    make_tool_span,
+    mark_span,
     ns_time_to_ms,
     peek_text,
     session_attribute,
@@ -132,9 +131,7 @@ def _span(raw: object, collector: SpanCollector, account: LineAccount) -> None:
         start_ms=start_ms,
         end_ms=end_ms,
     )
-    if attributes.get("gen_ai.operation.name") == TOOL_OPERATION and not make_tool_span(
-        record, attributes, raw.get("name"), end_raw is not None, account
-    ):
+    if not mark_span(record, attributes, raw.get("name"), end_raw is not None, account):
         return
     collector.add(record, account)
 

@@ -32,11 +32,11 @@ from typing import Any
 from wavemetrics.readers._lines import LineAccount
 from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers._spans import (
-    TOOL_OPERATION,
+    SPAN_ATTRIBUTES,
     SpanCollector,
     SpanRecord,
     iter_json_values,
-    make_tool_span,
+    mark_span,
     ns_time_to_ms,
     peek_text,
     session_attribute,
@@ -49,10 +49,7 @@ __all__ = ["OTLP", "read_otlp", "sniff_otlp"]
 FORMAT = "otlp"
 _TRACE_ID = re.compile(r"[0-9a-fA-F]{32}", re.ASCII)
 _SPAN_ID = re.compile(r"[0-9a-fA-F]{16}", re.ASCII)
-_WANTED = frozenset((
-    "gen_ai.operation.name", "gen_ai.tool.call.id", "gen_ai.tool.name",
-    "gen_ai.conversation.id", "session.id",
-))
+_WANTED = SPAN_ATTRIBUTES
 # Other OTLP signals a collector may write to a file: known, not traces.
 _OTHER_SIGNALS = ("resourceLogs", "resourceMetrics", "resourceProfiles")
 _DOCUMENT_HEAD = re.compile(r'\A\s*\{\s*"resourceSpans"\s*:')
@@ -107,9 +104,7 @@ def _span(
         start_ms=start_ms,
         end_ms=end_ms,
     )
-    if attributes.get("gen_ai.operation.name") == TOOL_OPERATION and not make_tool_span(
-        record, attributes, raw.get("name"), end_raw is not None, account
-    ):
+    if not mark_span(record, attributes, raw.get("name"), end_raw is not None, account):
         return
     collector.add(record, account)
 

@@ -24,6 +24,14 @@ Choices where the spec is silent:
   is ignored (``"repeated_tool_record"``); a repeated result line is ignored
   (``"repeated_tool_result"``).
 - v2/v3 ``id``/``parentId`` branches are not followed: file order is kept.
+- Forks (``/fork``, v3; ``spec/formats.md``): a file whose header names a parent
+  (``parentSession``, ``branchedFrom``: a path or a session id) may begin with
+  copies of the parent's entries (same ``id`` and ``timestamp``). The files of
+  one folder are read together (:func:`read_pi_folder`): parents before their
+  forks, and an entry of a fork whose ``(id, timestamp)`` was already read in
+  the folder is ignored as ``duplicate_entry``. Keying on the timestamp too
+  (*choice*) keeps unrelated sessions apart, whose 8-hex-digit entry ids can
+  collide in a large folder. A fork read without its parent keeps its entries.
 - ``measured_turn_duration_ms_total`` is 0 (the spec names no turn source).
 - Other lines are ignored by ``type``, other messages as ``"message.<role>"``
   (``bashExecution`` is a user's ``!cmd``, not a tool call).
@@ -31,18 +39,28 @@ Choices where the spec is silent:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import PurePath
 from typing import Any
 
 import attrs
 
-from wavemetrics.readers._lines import LineAccount, account_tool_line, iter_records, usable_text
-from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
+from wavemetrics.readers._lines import (
+    LineAccount,
+    account_tool_line,
+    bad_id,
+    iter_records,
+    os_text,
+    usable_id,
+    usable_text,
+)
+from wavemetrics.readers._protocol import ObservationSink, Peek
 from wavemetrics.readers.lanes import LaneBuilder, finish_single_lane
-from wavemetrics.readers.sources import Source, head_records
+from wavemetrics.readers.sources import STDIN, Source, head_records
 from wavemetrics.timestamps import iso_to_ms
 
-__all__ = ["PI", "read_pi", "sniff_pi"]
+__all__ = ["PARENT_KEYS", "PI", "read_pi", "read_pi_folder", "sniff_pi"]
 
 FORMAT = "pi"
 
@@ -63,7 +81,10 @@ def _read_header(record: dict[str, Any], state: _Session) -> None:
     if state.session_id is not None:
         state.account.ignore("repeated_session")
         return
-    session_id = usable_text(record.get("id"))
+    session_id = usable_id(record.get("id"))
+    if bad_id(record.get("id")):  # never replaced by the file name (spec/formats.md)
+        state.account.problem("invalid_id")
+        return
     if session_id is None:
         state.account.problem("invalid_session_header")
         return
@@ -86,7 +107,7 @@ def _read_calls(record: dict[str, Any], content: object, state: _Session) -> Non
         return
     fed = usable = 0
     for block in blocks:
-        call_id, name = usable_text(block.get("id")), usable_text(block.get("name"))
+        call_id, name = usable_id(block.get("id")), usable_text(block.get("name"))
         if call_id is None or name is None:
             continue
         usable += 1
@@ -100,7 +121,7 @@ def _read_calls(record: dict[str, Any], content: object, state: _Session) -> Non
 
 def _read_result(record: dict[str, Any], message: dict[str, Any], state: _Session) -> None:
     account, lane = state.account, state.lane
-    call_id = usable_text(message.get("toolCallId"))
+    call_id = usable_id(message.get("toolCallId"))
     if call_id is None:
         account.problem("invalid_tool_record")
         return
@@ -116,14 +137,32 @@ def _read_result(record: dict[str, Any], message: dict[str, Any], state: _Sessio
     account.use()
 
 
-def read_pi(lines: Iterable[bytes], *, path: str, sink: ObservationSink) -> LineAccount:
+def _entry_key(record: dict[str, Any]) -> tuple[str, str] | None:
+    """``(id, timestamp)`` of an entry (any line but the session header), if it has an id."""
+    entry_id = usable_text(record.get("id"))
+    if entry_id is None or record.get("type") == "session":
+        return None
+    stamp = record.get("timestamp")
+    return entry_id, stamp if isinstance(stamp, str) else ""
+
+
+def read_pi(
+    lines: Iterable[bytes],
+    *,
+    path: str,
+    sink: ObservationSink,
+    entries: set[tuple[str, str]] | None = None,
+    fork: bool = False,
+) -> LineAccount:
     """Read one pi session file into its single lane of ``sink`` (none for an input
     with no records); returns the line account.
 
     ``lines``: raw physical lines. Problems: ``missing_type``,
     ``invalid_session_header``, ``invalid_payload`` (a ``message`` line whose
     ``message`` is not an object), ``invalid_tool_record``,
-    ``invalid_timestamp``. Never raises for bad data.
+    ``invalid_timestamp``. ``entries``: the ``(id, timestamp)`` keys of entries
+    already read in the folder, extended with this file's; with ``fork``, an
+    entry found there is ignored as ``duplicate_entry``. Never raises for bad data.
     """
     account = LineAccount()
     state = _Session(LaneBuilder(path, "", "main", sink=sink), account)
@@ -131,6 +170,12 @@ def read_pi(lines: Iterable[bytes], *, path: str, sink: ObservationSink) -> Line
     for record in iter_records(lines, account):
         seen = True
         kind = record.get("type")
+        key = _entry_key(record) if entries is not None else None
+        if key is not None and entries is not None:
+            if fork and key in entries:
+                account.ignore("duplicate_entry")
+                continue
+            entries.add(key)
         if not isinstance(kind, str):
             account.problem("missing_type")
         elif kind == "session":
@@ -150,8 +195,72 @@ def read_pi(lines: Iterable[bytes], *, path: str, sink: ObservationSink) -> Line
     return account
 
 
-def _read_source(source: Source, sink: ObservationSink) -> LineAccount:
-    return read_pi(source.lines(), path=source.path, sink=sink)
+#: Header keys that name the session a fork was made from (a file path or a session id).
+PARENT_KEYS = ("parentSession", "branchedFrom")
+_HEADER_LINES = 16
+
+
+@attrs.frozen
+class _Header:
+    session_id: str | None
+    parent: str | None
+
+
+def _header(source: Source) -> _Header:
+    """The session id and parent reference of a file's ``session`` header (first lines;
+    peeked, so an input that can be read only once loses nothing)."""
+    for record in iter_records(source.peek(_HEADER_LINES), LineAccount()):
+        if record.get("type") == "session":
+            parent = next((text for key in PARENT_KEYS
+                           if (text := usable_text(record.get(key))) is not None), None)
+            return _Header(usable_text(record.get("id")), parent)
+    return _Header(None, None)
+
+
+def _parent_path(reference: str, headers: dict[str, _Header]) -> str | None:
+    """The file of the folder a parent reference names: same file name, or that session id."""
+    name = PurePath(reference.replace("\\", "/")).name
+    for path, header in headers.items():
+        if PurePath(os_text(path)).name == name or header.session_id == reference:
+            return path
+    return None
+
+
+def _parents_first(paths: Sequence[str], headers: dict[str, _Header]) -> list[str]:
+    """``paths`` ordered so that every parent in the folder comes before its forks; otherwise
+    in the given order (a reference cycle in bad data is broken where it is met)."""
+    order: list[str] = []
+    placed: set[str] = set()
+    for path in paths:
+        chain: list[str] = []
+        node: str | None = path
+        while node is not None and node not in placed and node not in chain:
+            chain.append(node)
+            parent = headers[node].parent
+            node = None if parent is None else _parent_path(parent, headers)
+        for item in reversed(chain):
+            placed.add(item)
+            order.append(item)
+    return order
+
+
+def read_pi_folder(sources: Sequence[Source], sink: ObservationSink) -> list[LineAccount]:
+    """Read the pi session files of one folder into ``sink``: parents before forks,
+    copies ignored.
+
+    Lanes are opened in reading order (parents first, else by path); returns one
+    account per source, in the order of ``sources``. Never raises for bad data.
+    """
+    headers = {source.path: _header(source) for source in sources}
+    by_path = {source.path: source for source in sources}
+    entries: set[tuple[str, str]] = set()
+    accounts: dict[str, LineAccount] = {}
+    for path in _parents_first([source.path for source in sources], headers):
+        accounts[path] = read_pi(
+            by_path[path].lines(), path=path, sink=sink, entries=entries,
+            fork=headers[path].parent is not None,
+        )
+    return [accounts[source.path] for source in sources]
 
 
 def sniff_pi(peek: Peek) -> bool:
@@ -167,7 +276,32 @@ def sniff_pi(peek: Peek) -> bool:
     return False
 
 
-#: The ``pi`` format (``spec/formats.md``).
+@attrs.frozen
+class _Pi:
+    """The ``pi`` format: the session files of one folder are read together (forks)."""
+
+    name: str = FORMAT
+    streamable: bool = True
+
+    def sniff(self, peek: Peek) -> bool:
+        return sniff_pi(peek)
+
+    def unit_key(self, path: str) -> str:
+        # a fork is read after its parent, and its copies are de-duplicated, within a
+        # folder (spec/formats.md); stdin and other pipes are read alone
+        if path == STDIN or not os.path.isfile(path):
+            return path
+        return os.path.dirname(os.path.abspath(path))
+
+    def read(self, sources: Sequence[Source], sink: ObservationSink) -> list[LineAccount]:
+        return read_pi_folder(sources, sink)
+
+    def working_directory(self, path: str) -> str | None:
+        # ``summarize --by project``: each session file's own header ``cwd`` (a fork
+        # records its own), not the folder it is read with
+        return session_cwd(path)
+
+
 def session_cwd(path: str) -> str | None:
     """The ``cwd`` of the session header line (first lines), or ``None``."""
     for record in head_records(path):
@@ -176,4 +310,5 @@ def session_cwd(path: str) -> str | None:
     return None
 
 
-PI = FileFormat("pi", sniff_pi, _read_source, working_directory=session_cwd)
+#: The ``pi`` format (``spec/formats.md``).
+PI = _Pi()

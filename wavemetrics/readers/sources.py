@@ -9,15 +9,26 @@ import os
 import stat
 import sys
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path, PurePath
 from typing import BinaryIO
 
 import attrs
 
-from wavemetrics.readers._lines import os_text
+from wavemetrics.limits import InputTooLargeError, Limits, current_limits, mib
+from wavemetrics.readers._lines import LINE_TOO_LONG, os_text
 
-__all__ = ["EMPTY_FOLDER", "STDIN", "Source", "expand_paths", "head_records", "identical_inputs"]
+__all__ = [
+    "EMPTY_FOLDER",
+    "SIDECAR_REASON",
+    "STDIN",
+    "Expansion",
+    "Source",
+    "expand",
+    "expand_paths",
+    "head_records",
+    "identical_inputs",
+]
 
 STDIN = "-"
 TRACE_SUFFIXES = (".jsonl", ".json", ".jsonl.gz", ".json.gz", ".eval")
@@ -34,27 +45,37 @@ class Source:
     """One input: a file path or stdin. ``error`` holds why reading stopped early.
 
     Lines are read lazily; stdin and other inputs that can be read only once
-    (pipes, ``<(...)``) can be peeked (for detection) and then read once in
-    full, the peeked lines first.
+    (pipes, ``<(...)``, devices) are opened once: they can be peeked (for
+    detection) and then read once in full, the peeked lines first.
+
+    Lines are bounded by ``limits`` (:mod:`wavemetrics.limits`, taken from
+    :func:`~wavemetrics.limits.current_limits` when the source is made): a
+    line longer than ``max_line_bytes`` is yielded as
+    :data:`~wavemetrics.readers._lines.LINE_TOO_LONG` without being held; one
+    still running after ``max_document_bytes`` ends the input with ``error``.
     """
 
     path: str
     error: str | None = None
+    limits: Limits = attrs.field(factory=current_limits)
     _peeked: list[bytes] | None = None
     _live: Iterator[bytes] | None = None
+    _once: bool | None = None
 
     @property
     def is_stdin(self) -> bool:
         return self.path == STDIN
 
-    def _read_once(self) -> bool:
-        # Reopening a pipe would lose the lines detection already consumed.
-        if self.is_stdin:
-            return True
-        try:
-            return not stat.S_ISREG(os.stat(self.path).st_mode)
-        except OSError:
-            return False
+    def read_once(self) -> bool:
+        """Whether this input can be read only once (stdin, a pipe, a device)."""
+        # Reopening a pipe would lose the lines detection already consumed, and a
+        # FIFO opened twice loses a writer that wrote and closed in between.
+        if self._once is None:
+            try:
+                self._once = self.is_stdin or not stat.S_ISREG(os.stat(self.path).st_mode)
+            except OSError:
+                self._once = False
+        return self._once
 
     def _open(self) -> BinaryIO:
         # Compression is told by the gzip magic bytes, and by the .gz suffix (a
@@ -72,35 +93,62 @@ class Source:
             return gzip.open(self.path, "rb")  # type: ignore[return-value]
         return stream
 
+    def _live_lines(self) -> Iterator[bytes]:
+        if self._live is None:
+            try:
+                stream = self._open()
+            except OSError as exc:
+                self.error = _describe(exc)
+                self._live = iter(())
+            else:
+                self._live = self._guarded(stream, close=not self.is_stdin)
+        return self._live
+
     def peek(self, count: int) -> list[bytes]:
         """First lines, up to ``count`` with content (blank lines do not count).
 
         For stdin and pipes the lines are kept and replayed first by :meth:`lines`.
         """
-        if self._read_once():
+        if self.read_once():
             if self._peeked is None:
-                self._live = self._guarded(self._open(), close=not self.is_stdin)
-                self._peeked = _take(self._live, count)
+                self._peeked = _take(self._live_lines(), count, self.limits.max_line_bytes)
             return list(self._peeked)
-        stream = self._open()
         try:
-            return _take(self._guarded(stream, close=False), count)
+            stream = self._open()
+        except OSError as exc:
+            self.error = _describe(exc)
+            return []
+        try:
+            return _take(self._guarded(stream, close=False), count, self.limits.max_line_bytes)
         finally:
             stream.close()
 
     def lines(self) -> Iterator[bytes]:
-        """Every raw line; an I/O or decompression failure stops it and sets ``error``."""
-        if self._read_once():
+        """Every raw line; an I/O or decompression failure, or a line past
+        ``max_document_bytes``, stops it and sets ``error``."""
+        if self.read_once():
             yield from self._peeked or ()
-            yield from self._live or self._guarded(self._open(), close=not self.is_stdin)
+            self._peeked = []
+            yield from self._live_lines()
             return
-        yield from self._guarded(self._open(), close=True)
+        try:
+            stream = self._open()
+        except OSError as exc:
+            self.error = _describe(exc)
+            return
+        yield from self._guarded(stream, close=True)
 
     def _guarded(self, stream: BinaryIO, *, close: bool) -> Iterator[bytes]:
+        limits = self.limits
         try:
-            yield from _split_lines(stream) if isinstance(stream, gzip.GzipFile) else stream
+            if isinstance(stream, gzip.GzipFile):
+                yield from _split_lines(stream, limits)
+            else:
+                yield from _bounded_lines(stream, limits)
         except (OSError, EOFError, zlib.error) as exc:
             self.error = _describe(exc)
+        except InputTooLargeError as exc:
+            self.error = str(exc)
         finally:
             if close:
                 stream.close()
@@ -128,38 +176,128 @@ def _starts_gzip(stream: BinaryIO) -> bool:
     return False
 
 
-def _split_lines(stream: gzip.GzipFile) -> Iterator[bytes]:
-    """Lines of a decompressing stream; the partial last line of a stream cut short
-    is yielded (without its newline) before the error propagates, so it is counted."""
+def _too_large(limits: Limits) -> InputTooLargeError:
+    return InputTooLargeError(
+        f"a line runs past {mib(limits.max_document_bytes)} (--max-document-bytes):"
+        " not read further"
+    )
+
+
+def _skip_rest(read: Callable[[int], bytes], skipped: int, limits: Limits) -> Iterator[bytes]:
+    """Skip the rest of an over-long line (``skipped`` bytes of it already read) to its
+    newline; yields :data:`LINE_TOO_LONG` once the line is over, raises
+    :class:`InputTooLargeError` when it runs past ``max_document_bytes``."""
+    while True:
+        if skipped > limits.max_document_bytes:
+            yield LINE_TOO_LONG  # the line is counted before the input ends
+            raise _too_large(limits)
+        piece = read(_CHUNK)
+        if not piece:
+            yield LINE_TOO_LONG
+            return
+        end = piece.find(b"\n")
+        if end != -1:
+            yield LINE_TOO_LONG
+            return
+        skipped += len(piece)
+
+
+def _bounded_lines(stream: BinaryIO, limits: Limits) -> Iterator[bytes]:
+    """Lines of a plain stream, none longer than ``max_line_bytes`` (without its newline).
+
+    ``readline`` with a size stops at the limit, so an over-long line is never
+    held: it is skipped to its newline in chunks (:func:`_skip_rest`).
+    """
+    cap = limits.max_line_bytes + 1  # the content and its newline
+    readline = stream.readline
+    while line := readline(cap):
+        if len(line) < cap or line.endswith(b"\n"):
+            yield line
+            continue
+        yield from _skip_rest(readline, len(line), limits)
+
+
+def _split_lines(stream: gzip.GzipFile, limits: Limits) -> Iterator[bytes]:
+    """Lines of a decompressing stream, bounded as :func:`_bounded_lines`; the partial
+    last line of a stream cut short is yielded (without its newline) before the
+    error propagates, so it is counted."""
     # Iterating the stream itself would drop that partial line with the error.
+    line_cap = limits.max_line_bytes
     parts: list[bytes] = []
+    size = 0
+    skipped = -1  # bytes of an over-long line skipped so far; -1: not skipping
     try:
         while chunk := stream.read1(_CHUNK):
             start = 0
             while (end := chunk.find(b"\n", start)) != -1:
-                parts.append(chunk[start : end + 1])
-                yield b"".join(parts)
-                parts = []
+                if skipped >= 0:
+                    skipped = -1
+                    yield LINE_TOO_LONG
+                elif size + end - start > line_cap:
+                    parts, size = [], 0
+                    yield LINE_TOO_LONG
+                elif not parts:  # the whole line is in this chunk (the common case)
+                    if end == start and chunk.startswith(b"\n\n", start):
+                        # a run of empty lines (padding): one piece, each newline
+                        # still counted as a line by iter_records
+                        run = len(chunk) - start - len(chunk[start:].lstrip(b"\n"))
+                        yield chunk[start : start + run]
+                        start += run
+                        continue
+                    yield chunk[start : end + 1]
+                else:
+                    parts.append(chunk[start : end + 1])
+                    yield b"".join(parts)
+                    parts, size = [], 0
                 start = end + 1
-            if start < len(chunk):
+            rest = len(chunk) - start
+            if not rest:
+                continue
+            if skipped >= 0:
+                skipped += rest
+            elif size + rest > line_cap:
+                skipped, parts, size = size + rest, [], 0
+            else:
                 parts.append(chunk[start:])
+                size += rest
+            if skipped > limits.max_document_bytes:
+                yield LINE_TOO_LONG
+                raise _too_large(limits)
     except (OSError, EOFError, zlib.error):
-        if parts:
+        if skipped >= 0:
+            yield LINE_TOO_LONG
+        elif parts:
             yield b"".join(parts)
         raise
-    if parts:
+    if skipped >= 0:
+        yield LINE_TOO_LONG
+    elif parts:
         yield b"".join(parts)
 
 
-def _take(lines: Iterator[bytes], count: int) -> list[bytes]:
+#: At most this many lines are peeked for detection, blank ones included.
+MAX_PEEK_LINES = 100_000
+
+
+def _take(lines: Iterator[bytes], count: int, byte_cap: int) -> list[bytes]:
+    """First lines, up to ``count`` with content, and never more than
+    :data:`MAX_PEEK_LINES` lines nor ``byte_cap`` bytes (the line that reaches
+    it included): a flood of blank lines or of long lines is not held for
+    detection (:func:`peek_was_cut` tells a peek cut short)."""
     taken: list[bytes] = []
-    with_content = 0
+    with_content = size = 0
     for line in lines:
         taken.append(line)
+        size += len(line)
         with_content += bool(line.strip())
-        if with_content >= count:
+        if with_content >= count or len(taken) >= MAX_PEEK_LINES or size >= byte_cap:
             break
     return taken
+
+
+def peek_was_cut(lines: list[bytes], byte_cap: int) -> bool:
+    """Whether a peek stopped at its line or byte cap (more may follow)."""
+    return len(lines) >= MAX_PEEK_LINES or sum(map(len, lines)) >= byte_cap
 
 
 def _describe(exc: BaseException) -> str:
@@ -187,6 +325,10 @@ def _is_trace_name(name: str) -> bool:
     return name.endswith(TRACE_SUFFIXES) and not name.endswith(_SKIPPED_SUFFIXES)
 
 
+#: Why a ``*.meta.json`` file found in a folder is skipped without being opened.
+SIDECAR_REASON = "metadata sidecar (*.meta.json, written beside Claude Code sub-agents)"
+
+
 def _stat_error(path: str, *, regular: bool) -> str | None:
     """Why ``path`` cannot be read as a trace file, or ``None``; with ``regular``,
     only regular files qualify (a FIFO in a folder would block the read forever)."""
@@ -201,17 +343,54 @@ def _stat_error(path: str, *, regular: bool) -> str | None:
     return None
 
 
-def _walk(folder: str) -> tuple[list[str], list[tuple[str, str]]]:
+def _walk_files(
+    folder: str, onerror: Callable[[OSError], None]
+) -> Iterator[tuple[str, list[str]]]:
+    """``(folder, sorted non-folder names)`` of ``folder`` and every sub-folder, depth
+    first, sub-folders in name order: the order of ``os.walk`` with sorted names.
+
+    Iterative, so a tree nested 1,100 levels deep cannot raise ``RecursionError``
+    (``os.walk`` recurses before Python 3.12). Links to folders are not followed;
+    a folder that cannot be listed is passed to ``onerror``.
+    """
+    stack = [folder]
+    while stack:
+        root = stack.pop()
+        try:
+            with os.scandir(root) as scan:
+                entries = list(scan)
+        except OSError as exc:
+            onerror(exc)
+            continue
+        subfolders: list[str] = []
+        names: list[str] = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if not is_dir:
+                names.append(entry.name)
+            elif not entry.is_symlink():
+                subfolders.append(entry.name)
+        yield root, sorted(names)
+        stack.extend(os.path.join(root, name) for name in sorted(subfolders, reverse=True))
+
+
+def _walk(
+    folder: str, skipped: list[tuple[str, str]] | None = None
+) -> tuple[list[str], list[tuple[str, str]]]:
     found: list[str] = []
     bad: list[tuple[str, str]] = []
 
     def unreadable(exc: OSError) -> None:
         bad.append((exc.filename or folder, _describe(exc)))
 
-    for root, dirs, names in os.walk(folder, onerror=unreadable):
-        dirs.sort()
-        for name in sorted(names):
+    for root, names in _walk_files(folder, unreadable):
+        for name in names:
             if not _is_trace_name(name):
+                if skipped is not None and name.endswith(_SKIPPED_SUFFIXES):
+                    skipped.append((os.path.join(root, name), SIDECAR_REASON))
                 continue
             full = os.path.join(root, name)
             reason = _stat_error(full, regular=True)
@@ -220,6 +399,29 @@ def _walk(folder: str) -> tuple[list[str], list[tuple[str, str]]]:
             else:
                 bad.append((full, reason))
     return found, bad
+
+
+@attrs.frozen
+class Expansion:
+    """What the paths a user named expand to.
+
+    ``entries``: ``(path, error)`` pairs as :func:`expand_inputs` gives them;
+    ``walked``: every file found inside a named folder, mapped to that folder;
+    ``skipped``: ``(path, reason)`` of files found in folders and skipped without
+    being read (metadata sidecars), counted in the report (``spec/formats.md``).
+    """
+
+    entries: list[tuple[str, str | None]]
+    walked: dict[str, str]
+    skipped: list[tuple[str, str]]
+
+
+def expand(paths: list[str]) -> Expansion:
+    """:func:`expand_inputs`, also saying which files a folder walk found or skipped."""
+    walked: dict[str, str] = {}
+    skipped: list[tuple[str, str]] = []
+    entries = _expand(paths, walked, skipped)
+    return Expansion(entries, walked, skipped)
 
 
 def expand_inputs(paths: list[str]) -> list[tuple[str, str | None]]:
@@ -232,8 +434,15 @@ def expand_inputs(paths: list[str]) -> list[tuple[str, str | None]]:
     Files inside a directory come sorted. A file reached twice (named twice, or
     also inside a named folder) is listed once, where it is first reached.
     Symbolic links to directories are not followed (no loops); links to files
-    are read.
+    are read. Metadata sidecars (``*.meta.json``) in a folder are not listed
+    (:func:`expand` reports them as skipped).
     """
+    return _expand(paths, {}, [])
+
+
+def _expand(
+    paths: list[str], walked: dict[str, str], skipped: list[tuple[str, str]]
+) -> list[tuple[str, str | None]]:
     entries: list[tuple[str, str | None]] = []
     seen: set[str] = set()
 
@@ -247,10 +456,11 @@ def expand_inputs(paths: list[str]) -> list[tuple[str, str | None]]:
         if path == STDIN:
             add_file(path)
         elif os.path.isdir(path):
-            found, bad = _walk(path)
+            found, bad = _walk(path, skipped)
             if not found and not bad:
                 entries.append((path, EMPTY_FOLDER))
             for file in found:
+                walked.setdefault(file, path)
                 add_file(file)
             entries.extend((bad_path, reason) for bad_path, reason in bad)
         elif os.path.exists(path):
@@ -314,6 +524,8 @@ def _content_digest(path: str) -> str | None:
     source = Source(path)
     digest = hashlib.sha256()
     for line in source.lines():
+        if line is LINE_TOO_LONG:  # not held, so not compared: never taken as a copy
+            return None
         digest.update(line)
     return None if source.error is not None else digest.hexdigest()
 
@@ -349,7 +561,7 @@ def head_records(path: str, count: int = 5) -> list[dict[str, object]]:
     source = Source(path)
     try:
         lines = source.peek(count)
-    except OSError:
+    except (OSError, ValueError):  # InputTooLargeError is a ValueError
         return records
     for line in lines:
         try:
