@@ -399,3 +399,11 @@ def test_pi_fork_folder_is_one_cached_unit_with_the_uncached_figures(
               for g in json.loads(out)["groups"]}
     # each file by its own header's cwd: the parent's wave (3000 + 2000 - 3000) and t3 alone
     assert (code, groups) == (0, {"/p/alpha": (2, 2000.0), "/p/beta": (1, 0.0)})
+
+
+def test_cache_without_a_subcommand_prints_its_help_and_exits_0() -> None:
+    """`wavemetrics cache` alone shows its help (info, clear), like `wavemetrics` alone: not an error."""
+    result = CliRunner().invoke(main, ["cache"])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("Usage: wavemetrics cache [OPTIONS] [COMMAND] [ARGS]...")
+    assert "  info" in result.stdout and "  clear" in result.stdout
