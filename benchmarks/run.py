@@ -8,8 +8,10 @@ Medians of ``--repeat`` runs; peak RSS is the child's ``ru_maxrss``.
 
     python benchmarks/run.py [--quick] [--repeat N] [--workdir DIR]
 
-Inputs are generated deterministically by ``benchmarks/generate.py`` into
-``--workdir`` (default /tmp/wavemetrics-bench) when missing.
+``summarize`` runs with ``--no-cache``: these figures are of reading (the
+cache's own figures: ``benchmarks/daily.py``). Inputs are generated
+deterministically by ``benchmarks/generate.py`` into ``--workdir`` (default
+/tmp/wavemetrics-bench) when missing.
 """
 
 from __future__ import annotations
@@ -119,7 +121,7 @@ def main() -> int:
             (name, [PYTHON, "-c", code, str(path)]) for name, code in FLOORS.items()
             if name not in missing
         ]
-        cli = [PYTHON, "-m", "wavemetrics", "summarize", "--jobs", "1"]
+        cli = [PYTHON, "-m", "wavemetrics", "summarize", "--jobs", "1", "--no-cache"]
         rows.append(("wavemetrics summarize (cap 2000)", [*cli, str(path)]))
         rows.append(("wavemetrics summarize (unbounded)",
                      [*cli, "--max-tracked-calls", "0", str(path)]))
@@ -149,7 +151,7 @@ def _many_files(workdir: Path, repeat: int, count: int = 2000) -> None:
         for index in range(count):
             lines = events_lines(60, seed=index)
             (folder / f"s{index:05d}.jsonl").write_text("\n".join(lines) + "\n")
-    cli = [PYTHON, "-m", "wavemetrics", "summarize", str(folder)]
+    cli = [PYTHON, "-m", "wavemetrics", "summarize", "--no-cache", str(folder)]
     one, _ = _measure([*cli, "--jobs", "1"], repeat)
     two, _ = _measure([*cli, "--jobs", "2"], repeat)
     print(f"{count} small files: --jobs 1 {one:.2f} s, --jobs 2 {two:.2f} s, "

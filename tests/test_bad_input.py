@@ -404,7 +404,7 @@ def test_random_bytes_are_never_recognised_and_never_crash(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("args", [
-    ["summarize"],
+    ["summarize", "--since", "yesterday", "x.jsonl"],
     ["summarize", "--input-format", "nope", "x.jsonl"],
     ["summarize", "--format", "xml", "x.jsonl"],
     ["summarize", "--max-tracked-calls", "-1", "x.jsonl"],
@@ -412,8 +412,9 @@ def test_random_bytes_are_never_recognised_and_never_crash(tmp_path: Path) -> No
     ["frobnicate"],
 ])
 def test_usage_errors_exit_2_without_a_traceback(args: list[str]) -> None:
-    """Bad options, a missing PATH or an unknown command exit with status 2, in the one
-    error style: a single line ``wavemetrics: error: ...`` ending in a --help hint."""
+    """Bad options or dates, or an unknown command exit with status 2, in the one error
+    style: a single line ``wavemetrics: error: ...`` ending in a --help hint (no PATH:
+    tests/test_locations.py)."""
     result = _invoke(*args)
     assert result.exit_code == 2
     assert result.stdout == ""

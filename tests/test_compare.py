@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import saving_trial, write_events
+from tests.extras import needs_scipy
 from wavemetrics.cli import main
 from wavemetrics.compare import (
     METRICS,
@@ -111,6 +112,7 @@ def run(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
+@needs_scipy
 def test_folders_give_exact_task_rows_and_difference(tmp_path: Path) -> None:
     """Per-task means over usable trials, differences, one-sided lists and the overall mean."""
     base, cand = make_sides(tmp_path)
@@ -125,6 +127,7 @@ def test_folders_give_exact_task_rows_and_difference(tmp_path: Path) -> None:
     ]
 
 
+@needs_scipy
 def test_two_task_interval_spans_the_two_differences(tmp_path: Path) -> None:
     """With differences 30 and 10 the 95% BCa interval is exactly [10, 30].
 
@@ -137,6 +140,7 @@ def test_two_task_interval_spans_the_two_differences(tmp_path: Path) -> None:
     assert (interval.low, interval.high, interval.note) == (10.0, 30.0, None)
 
 
+@needs_scipy
 def test_table_shows_every_task_below_ten_paired(tmp_path: Path) -> None:
     """The table has the result, interval, coverage, failures, and every task's row."""
     base, cand = make_sides(tmp_path)
@@ -154,6 +158,7 @@ def test_table_fits_in_80_columns() -> None:
     assert max(len(line) for line in EXPECTED_TABLE.splitlines()) <= 80
 
 
+@needs_scipy
 def test_json_has_exactly_the_listed_keys(tmp_path: Path) -> None:
     """``--format json`` has exactly the issue's keys, per task too, with exact values."""
     base, cand = make_sides(tmp_path)
@@ -199,6 +204,7 @@ def test_json_has_exactly_the_listed_keys(tmp_path: Path) -> None:
         ("measured_turn_duration_ms_total", 0.0),
     ],
 )
+@needs_scipy
 def test_each_metric_reads_its_figure_of_the_trial(
     tmp_path: Path, metric: str, value: float
 ) -> None:
@@ -209,6 +215,7 @@ def test_each_metric_reads_its_figure_of_the_trial(
     assert comparison.tasks[0].baseline_mean == value
 
 
+@needs_scipy
 def test_share_is_zero_for_a_trial_without_non_eval_calls(tmp_path: Path) -> None:
     """A trial with only eval calls has share 0.0 (0/0 is defined as 0), so it stays paired."""
     write_events(tmp_path / "b" / "t" / "a.jsonl", [
@@ -221,6 +228,7 @@ def test_share_is_zero_for_a_trial_without_non_eval_calls(tmp_path: Path) -> Non
     assert comparison.tasks == (TaskRow("t", 0.0, 1.0, 1.0, 1, 1, 0, 0, EV, EV),)
 
 
+@needs_scipy
 def test_one_paired_task_has_no_interval_and_says_why(tmp_path: Path) -> None:
     """One paired task gives the difference but no interval, in table and JSON alike."""
     saving_trial(tmp_path / "b" / "t" / "a.jsonl", 10)
@@ -235,6 +243,7 @@ def test_one_paired_task_has_no_interval_and_says_why(tmp_path: Path) -> None:
     assert "paired bootstrap over tasks" not in out
 
 
+@needs_scipy
 def test_no_paired_task_exits_1_with_null_difference(tmp_path: Path) -> None:
     """Sides that share no task give a null difference, say so, and exit 1."""
     saving_trial(tmp_path / "b" / "x" / "a.jsonl", 10)
@@ -249,6 +258,7 @@ def test_no_paired_task_exits_1_with_null_difference(tmp_path: Path) -> None:
     assert "95% interval: none (0 paired tasks: the bootstrap needs at least 2)\n" in out
 
 
+@needs_scipy
 def test_equal_differences_give_a_point_interval_without_warning() -> None:
     """All-equal differences (BCa undefined in scipy) give [d, d] and a note, never a warning."""
     interval = paired_bootstrap([1.0, 2.0, 3.0], [4.0, 5.0, 6.0])
@@ -256,6 +266,7 @@ def test_equal_differences_give_a_point_interval_without_warning() -> None:
                                           " resample gives the same mean")
 
 
+@needs_scipy
 def test_degenerate_bootstrap_inputs_never_raise() -> None:
     """No task, one task and a non-finite difference give no interval and a note."""
     assert paired_bootstrap([], []) == Interval(
@@ -271,6 +282,7 @@ def test_degenerate_bootstrap_inputs_never_raise() -> None:
         paired_bootstrap([1.0], [1.0, 2.0])
 
 
+@needs_scipy
 def test_same_seed_same_interval() -> None:
     """The bootstrap is seeded: the same data and seed give the same interval."""
     base = [0.0, 10.0, 3.0, 7.0, 1.0]
@@ -278,6 +290,7 @@ def test_same_seed_same_interval() -> None:
     assert paired_bootstrap(base, cand, seed=3) == paired_bootstrap(base, cand, seed=3)
 
 
+@needs_scipy
 def test_ten_paired_tasks_hide_rows_with_nothing_to_see() -> None:
     """With 10+ paired tasks the table lists only tasks needing attention, and says so."""
     baseline = {f"task{i:02d}": SideTask((10.0,), 1) for i in range(10)}
@@ -296,6 +309,7 @@ def test_ten_paired_tasks_hide_rows_with_nothing_to_see() -> None:
     assert hidden in table
 
 
+@needs_scipy
 def test_lower_bound_trials_are_counted(tmp_path: Path) -> None:
     """A usable trial whose evidence is incomplete is counted in a lower-bound line."""
     write_events(tmp_path / "b" / "t" / "a.jsonl", [
@@ -374,6 +388,7 @@ def two_sides(draw: Any) -> tuple[dict[str, SideTask], dict[str, SideTask]]:
     return baseline, candidate
 
 
+@needs_scipy
 @settings(max_examples=100, deadline=None)
 @given(sides=two_sides())
 def test_swapping_sides_negates_the_difference(
@@ -425,6 +440,7 @@ def test_compare_doc_lists_every_metric_and_shows_the_real_table() -> None:
     assert shown.lstrip("\n") == EXPECTED_TABLE
 
 
+@needs_scipy
 def test_overflowing_values_give_nulls_not_a_crash() -> None:
     """Infinite trial values (only from absurd traces) make null means and no interval."""
     comparison = compare_tasks(
@@ -450,6 +466,7 @@ def copy_session(task: Path) -> None:
     shutil.copytree(WORKTREES / SESSION, task / SESSION)
 
 
+@needs_scipy
 @needs_corpus
 def test_a_session_with_its_sub_agents_is_one_trial(tmp_path: Path) -> None:
     """A Claude Code session and its ``subagents/`` files are one trial: its lanes summed."""
@@ -465,6 +482,7 @@ def test_a_session_with_its_sub_agents_is_one_trial(tmp_path: Path) -> None:
     assert (task["difference"], code) == (10.0 - 2021753.0, 0)
 
 
+@needs_scipy
 @needs_corpus
 def test_a_task_whose_trials_differ_in_kind_is_flagged(tmp_path: Path) -> None:
     """A side whose trials of one task are of two formats is flagged in the table and JSON."""
@@ -481,6 +499,7 @@ def test_a_task_whose_trials_differ_in_kind_is_flagged(tmp_path: Path) -> None:
     assert "  t: baseline claude-code, events\n" in table
 
 
+@needs_scipy
 def test_files_sharing_a_default_session_id_stay_two_trials(tmp_path: Path) -> None:
     """Two trial folders each holding ``trace.jsonl`` (session id from the name) are two trials."""
     saving_trial(tmp_path / "b" / "t" / "trial-1" / "trace.jsonl", 10)
@@ -490,6 +509,7 @@ def test_files_sharing_a_default_session_id_stay_two_trials(tmp_path: Path) -> N
     assert comparison.tasks == (TaskRow("t", 20.0, 50.0, 30.0, 2, 1, 0, 0, EV, EV),)
 
 
+@needs_scipy
 def test_lower_bound_trials_are_named_in_table_and_json(tmp_path: Path) -> None:
     """The lower-bound line names each trial (side/task/session); JSON lists the same names."""
     write_events(tmp_path / "b" / "t" / "a.jsonl", [
@@ -503,6 +523,7 @@ def test_lower_bound_trials_are_named_in_table_and_json(tmp_path: Path) -> None:
     assert json.loads(out)["lower_bound_trials"] == ["baseline/t/a"]
 
 
+@needs_scipy
 def test_a_side_without_task_folders_says_so_and_exits_1(tmp_path: Path) -> None:
     """A side folder with no task folder is named on stderr and in the table; exit 1."""
     (tmp_path / "b").mkdir()
@@ -515,6 +536,7 @@ def test_a_side_without_task_folders_says_so_and_exits_1(tmp_path: Path) -> None
     assert json.loads(out)["no_task_folders"] == ["baseline"]
 
 
+@needs_scipy
 def test_task_folders_with_no_trial_files_on_either_side_exit_1(tmp_path: Path) -> None:
     """A task whose folders on both sides hold no trace file is an error (exit 1), named."""
     for side in ("b", "c"):

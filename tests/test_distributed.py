@@ -10,6 +10,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+
+# The dask extra is optional: without it this module is skipped, not an error.
+pytest.importorskip("dask.bag", reason="needs the dask extra: pip install 'wavemetrics[dask]'")
+pytest.importorskip("distributed", reason="needs the dask extra: pip install 'wavemetrics[dask]'")
 from distributed import Client, LocalCluster
 
 from tests.corpus import CORPUS, needs_corpus

@@ -196,8 +196,9 @@ def test_formats_and_inputs_the_native_engine_leaves_to_python(tmp_path: Path) -
 
 
 def _summarize(args: list[str], engine: str) -> tuple[int, str]:
+    # the native engine reads only without the read cache (with it, Python fills the cache)
     result = CliRunner().invoke(main, ["summarize", "--format", "json", "--jobs", "1",
-                                       "--engine", engine, *args])
+                                       "--no-cache", "--engine", engine, *args])
     return result.exit_code, result.stdout
 
 
@@ -219,8 +220,9 @@ def test_whole_corpus_gives_identical_json() -> None:
 def test_bundled_example_gives_identical_json() -> None:
     """The bundled example gives byte-identical JSON on both engines, in every output format."""
     for output in ("json", "jsonl", "table"):
-        runs = [CliRunner().invoke(main, ["summarize", "--format", output, "--engine", engine,
-                                          str(EXAMPLE)]) for engine in ("python", "native")]
+        runs = [CliRunner().invoke(main, ["summarize", "--format", output, "--no-cache",
+                                          "--engine", engine, str(EXAMPLE)])
+                for engine in ("python", "native")]
         assert runs[0].exit_code == runs[1].exit_code == 0
         assert runs[0].stdout == runs[1].stdout
 
@@ -297,3 +299,18 @@ def test_a_line_past_the_default_line_limit_is_handed_back_to_python(tmp_path: P
     code, fast = _summarize([str(path)], "native")
     assert (code, fast) == _summarize([str(path)], "python")
     assert '"line_too_long": 1' in fast
+
+
+def test_the_read_cache_and_time_windows_read_with_python_the_same(tmp_path: Path) -> None:
+    """With the read cache (cold and warm), --since or --by day, --engine native reads with
+    Python (no unit reaches the extension) and prints what --engine python prints."""
+    runs: dict[str, list[tuple[int, str]]] = {"native": [], "python": []}
+    with counting_native() as spy:
+        for engine in ("native", "python"):
+            for extra in ([], [], ["--since", "2025-01-01"], ["--by", "day"]):
+                result = CliRunner().invoke(main, ["summarize", "--format", "json", "--jobs", "1",
+                                                   "--engine", engine, *extra, str(EXAMPLE)])
+                runs[engine].append((result.exit_code, result.stdout))
+    assert spy.units == 0
+    assert runs["native"] == runs["python"]
+    assert all(code == 0 for code, _ in runs["native"])

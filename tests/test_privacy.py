@@ -74,8 +74,11 @@ def _invocations(folder: Path, fmt: str, tmp_path: Path) -> list[list[str]]:
     runs = []
     for input_format in ("auto", fmt):
         common = ["--input-format", input_format, path]
-        runs += [["summarize", "--format", out, *common] for out in ("table", "json", "jsonl")]
-        runs += [["waves", "--format", out, *common] for out in ("table", "json")]
+        runs += [["summarize", "--format", out, *common]
+                 for out in ("table", "json", "jsonl", "csv")]
+        runs += [["summarize", "--by", by, "--format", out, *common]
+                 for by in ("project", "day", "tool") for out in ("table", "csv")]
+        runs += [["waves", "--format", out, *common] for out in ("table", "json", "csv")]
         runs += [["timeline", "-o", str(tmp_path / f"t-{input_format}.svg"), *common]]
     bench = tmp_path / "bench"
     for side in ("base", "cand"):
@@ -84,6 +87,7 @@ def _invocations(folder: Path, fmt: str, tmp_path: Path) -> list[list[str]]:
     for out in ("table", "json"):
         runs.append(["compare", "--format", out, "--resamples", "20",
                      str(bench / "base"), str(bench / "cand")])
+    runs += [["cache", "info"], ["cache", "clear"], ["statusline"]]  # stdin: test below
     return runs
 
 
@@ -111,6 +115,24 @@ def test_no_command_output_or_message_contains_trace_content(fmt: str, tmp_path:
             _assert_clean(repr(result.exception), f"exception of {where}")
     for picture in tmp_path.glob("t-*.svg"):
         _assert_clean(picture.read_text(errors="replace"), picture.name)
+
+
+@pytest.mark.parametrize("fmt", FORMATS_UNDER_TEST)
+def test_status_line_and_cache_hold_no_trace_content(fmt: str, tmp_path: Path,
+                                                     private_cache: Path) -> None:
+    """The status line of each file, and the cache file the runs leave, hold no trace content."""
+    folder = _write_inputs(BUILDERS[fmt], tmp_path / "in")
+    CliRunner().invoke(main, ["summarize", "--by", "day", str(folder)])
+    CliRunner().invoke(main, ["summarize", str(folder)])
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            payload = json.dumps({"transcript_path": str(path)})
+            for _ in range(2):  # cold, then from the cache
+                result = CliRunner().invoke(main, ["statusline"], input=payload)
+                assert result.exit_code == 0
+                _assert_clean(result.stdout, f"status line of {path.name}")
+    for stored in private_cache.iterdir():
+        _assert_clean(stored.read_bytes().decode("latin-1"), f"cache file {stored.name}")
 
 
 @pytest.mark.parametrize("fmt", FORMATS_UNDER_TEST)

@@ -20,6 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.corpus import CORPUS, needs_corpus
+from tests.extras import needs_matplotlib
 from wavemetrics.cli import main
 from wavemetrics.pipeline import LaneResult, analyse, read_inputs
 from wavemetrics.timeline import MatplotlibMissing, output_format, render_timeline
@@ -90,6 +91,7 @@ TWO_LANES = [
 ]
 
 
+@needs_matplotlib
 @needs_corpus
 def test_svg_of_a_corpus_session_has_one_bar_per_call(tmp_path: Path) -> None:
     """The SVG of the five-call session is valid XML with bars call-0..call-4 and two wave bands."""
@@ -101,6 +103,7 @@ def test_svg_of_a_corpus_session_has_one_bar_per_call(tmp_path: Path) -> None:
     assert _numbered(ids, "wave") == ["wave-0", "wave-1"]
 
 
+@needs_matplotlib
 @needs_corpus
 def test_svg_legend_names_the_buckets_and_the_wave_band(tmp_path: Path) -> None:
     """The legend has one entry per bucket, in bucket order, and one for the wave band."""
@@ -117,6 +120,7 @@ def test_svg_legend_names_the_buckets_and_the_wave_band(tmp_path: Path) -> None:
     assert {"legend-non_eval", "legend-eval_only", "legend-mixed", "legend-wave"} <= set(ids)
 
 
+@needs_matplotlib
 @needs_corpus
 def test_svg_bars_carry_name_and_times_as_hover_text(tmp_path: Path) -> None:
     """Each bar's <title> gives tool, duration, start from the first call, bucket and wave size."""
@@ -134,6 +138,7 @@ def test_svg_bars_carry_name_and_times_as_hover_text(tmp_path: Path) -> None:
     ]
 
 
+@needs_matplotlib
 @needs_corpus
 def test_tool_names_are_written_only_on_bars_they_fit(tmp_path: Path) -> None:
     """Only the 17 s WebSearch bars carry a name; the 1.2 s Read and 0.18 s Grep are too short."""
@@ -145,6 +150,7 @@ def test_tool_names_are_written_only_on_bars_they_fit(tmp_path: Path) -> None:
     }
 
 
+@needs_matplotlib
 @needs_corpus
 def test_svg_is_the_same_bytes_for_the_same_input(tmp_path: Path) -> None:
     """Two renderings of one input are byte-identical (fixed hash salt, no date)."""
@@ -154,6 +160,7 @@ def test_svg_is_the_same_bytes_for_the_same_input(tmp_path: Path) -> None:
     assert first.read_bytes() == second.read_bytes()
 
 
+@needs_matplotlib
 @needs_corpus
 def test_png_of_one_lane_is_as_high_as_its_largest_wave(tmp_path: Path) -> None:
     """full-session-five's largest wave has 2 calls: 12 x (0.75 + (0.25 + 2 x 0.25 + 0.5)
@@ -164,6 +171,7 @@ def test_png_of_one_lane_is_as_high_as_its_largest_wave(tmp_path: Path) -> None:
     assert _png_size(out) == (1200, 225)
 
 
+@needs_matplotlib
 def test_png_height_adds_each_panels_rows(tmp_path: Path) -> None:
     """Lanes with waves of 2 and 1 calls: 0.75 + (0.25 + 0.5 + 0.5) + (0.25 + 0.25 + 0.5)
     + 0.25 = 3.25 in, 1200 x 325 px."""
@@ -173,6 +181,7 @@ def test_png_height_adds_each_panels_rows(tmp_path: Path) -> None:
     assert _png_size(out) == (1200, 325)
 
 
+@needs_matplotlib
 def test_lanes_of_a_session_share_one_clock(tmp_path: Path) -> None:
     """A sub-agent lane's bars are placed from the session's first call, under the main
     lane's calls of the same moment (its bash starts 4 s after main's read)."""
@@ -190,6 +199,7 @@ def test_lanes_of_a_session_share_one_clock(tmp_path: Path) -> None:
     assert abs((x2 - x0) - 4 / 8.16 * 828) < 0.01
 
 
+@needs_matplotlib
 def test_panel_title_carries_the_lower_bound_mark(tmp_path: Path) -> None:
     """A lane with a call that never ended says, in its title, that its figures are a lower bound."""
     path = tmp_path / "s1.jsonl"
@@ -207,22 +217,25 @@ def test_panel_title_carries_the_lower_bound_mark(tmp_path: Path) -> None:
         "; calls not counted: incomplete 1 (figures are a lower bound)") for t in texts)
 
 
+@needs_matplotlib
 def test_lane_limit_is_checked_before_waves_are_built(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """101 lanes are refused as soon as they are read: no wave is assembled for them."""
-    import wavemetrics.cli
+    import wavemetrics.pipeline
 
     def never(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("waves were assembled before the lane limit was checked")
 
-    monkeypatch.setattr(wavemetrics.cli, "analyse", never)
+    # the CLI imports analyse when the command runs (a lazy import, issue 13)
+    monkeypatch.setattr(wavemetrics.pipeline, "analyse", never)
     trace = _events(tmp_path, [(f"lane{n}", f"c{n}", "read", 0, 10) for n in range(101)])
     code, _, stderr = _run(trace, "-o", str(tmp_path / "t.png"))
     assert code == 1
     assert stderr.endswith("101 lanes: at most 100 fit in one picture; choose some with --lane\n")
 
 
+@needs_matplotlib
 def test_lane_option_keeps_the_lanes_it_names(tmp_path: Path) -> None:
     """--lane matches a lane id or session_id/lane_id, is repeatable, and keeps lane order."""
     trace = _events(tmp_path, TWO_LANES)
@@ -247,6 +260,7 @@ def test_lane_option_keeps_the_lanes_it_names(tmp_path: Path) -> None:
         assert [_text(next(iter(ids[i]))) for i in _numbered(ids, "call")] == titles
 
 
+@needs_matplotlib
 def test_lane_option_without_a_match_exits_1_and_writes_nothing(tmp_path: Path) -> None:
     """A --lane id that matches no lane is an error naming the lanes there are, with exit 1."""
     out = tmp_path / "t.svg"
@@ -299,6 +313,7 @@ def test_output_format_follows_the_suffix_in_any_case() -> None:
     ]
 
 
+@needs_matplotlib
 def test_bars_are_coloured_by_their_wave_bucket(tmp_path: Path) -> None:
     """A mixed wave's bars are pink, an eval_only wave's orange, a non_eval wave's blue."""
     trace = _events(tmp_path, [
@@ -313,6 +328,7 @@ def test_bars_are_coloured_by_their_wave_bucket(tmp_path: Path) -> None:
     assert fills == [["#cc79a7"], ["#cc79a7"], ["#e69f00"], ["#0072b2"]]
 
 
+@needs_matplotlib
 def test_zero_length_calls_are_drawn_3_pixels_wide(tmp_path: Path) -> None:
     """Calls whose end equals their start are bars 3 px (2.16 pt) wide, not invisible."""
     trace = _events(tmp_path, [
@@ -327,6 +343,7 @@ def test_zero_length_calls_are_drawn_3_pixels_wide(tmp_path: Path) -> None:
     assert _numbered(ids, "wave") == ["wave-0"]  # the two touch at one instant: one wave
 
 
+@needs_matplotlib
 def test_odd_tool_names_are_drawn_literally(tmp_path: Path) -> None:
     """Dollar signs are not parsed as math; control characters show as '?' (the SVG stays XML)."""
     trace = _events(tmp_path, [("main", "a", "$x$ <y> & \u0001z", 0, 1000)])
@@ -337,6 +354,7 @@ def test_odd_tool_names_are_drawn_literally(tmp_path: Path) -> None:
     assert _text(ids["call-0"]) == "$x$ <y> & ?z: 1.000 s from 0.000 s (non_eval wave of 1)"
 
 
+@needs_matplotlib
 def test_lane_without_paired_calls_is_an_empty_panel(tmp_path: Path) -> None:
     """A lane whose only call never ended is drawn as a panel saying it has no paired calls."""
     path = tmp_path / "s1.jsonl"
@@ -358,6 +376,7 @@ def test_lane_without_paired_calls_is_an_empty_panel(tmp_path: Path) -> None:
     assert _png_size(png) == (1200, 150)  # 0.75 + (0.25 title + 0.25 text) + 0.25 in
 
 
+@needs_matplotlib
 def test_unreadable_input_is_reported_and_the_others_drawn_with_exit_1(tmp_path: Path) -> None:
     """A missing input is named on stderr with exit 1; the readable input is still drawn."""
     out = tmp_path / "t.svg"
@@ -368,6 +387,7 @@ def test_unreadable_input_is_reported_and_the_others_drawn_with_exit_1(tmp_path:
     assert _numbered(_ids(out), "call") == ["call-0", "call-1", "call-2"]
 
 
+@needs_matplotlib
 def test_no_lanes_at_all_exits_1_without_a_picture(tmp_path: Path) -> None:
     """An empty input has no lane to draw: exit 1, and no file is written."""
     empty = tmp_path / "empty.jsonl"
@@ -379,6 +399,7 @@ def test_no_lanes_at_all_exits_1_without_a_picture(tmp_path: Path) -> None:
     assert not out.exists()
 
 
+@needs_matplotlib
 def test_more_than_100_lanes_is_refused(tmp_path: Path) -> None:
     """101 lanes would not fit one picture: exit 1 with advice to pick lanes with --lane."""
     trace = _events(tmp_path, [(f"lane{n}", f"c{n}", "read", 0, 10) for n in range(101)])
@@ -405,6 +426,7 @@ def test_readme_shows_the_timeline_of_the_bundled_example() -> None:
     assert PICTURE.stat().st_size < 200_000
 
 
+@needs_matplotlib
 def test_lane_option_takes_prefixes_and_sessions(tmp_path: Path) -> None:
     """--lane accepts a lane-id prefix, a session-id prefix (all its lanes) and
     SESSION/LANE prefixes; an exact lane id still wins over longer ones it prefixes."""
@@ -416,6 +438,7 @@ def test_lane_option_takes_prefixes_and_sessions(tmp_path: Path) -> None:
         assert (code, stdout) == (0, f"{out}: {counts}\n"), lane
 
 
+@needs_matplotlib
 def test_nothing_read_gives_the_input_error_only(tmp_path: Path) -> None:
     """A missing input and --lane: the input's error alone, not also ``no such lane``."""
     missing = tmp_path / "missing.jsonl"

@@ -5,62 +5,102 @@ The metric contract is ``parallelism_v1`` (``spec/metrics.md``); readers follow
 savings -> summary.
 """
 
-from wavemetrics.axis import AxisState, EfficiencyAxis, efficiency_axis
-from wavemetrics.classify import (
-    EVAL_TOOL_NAMES,
-    WaveBucket,
-    classify_wave,
-    is_eval_tool_name,
-    normalize_tool_name,
-)
-from wavemetrics.escaping import printable
-from wavemetrics.exceptions import (
-    InputTooLargeError,
-    LaneNotFoundError,
-    MissingExtraError,
-    StreamOrderError,
-)
-from wavemetrics.histogram import decode_histogram, encode_histogram, wave_size_bucket
-from wavemetrics.limits import DEFAULT_LIMITS, Limits
-from wavemetrics.observations import Observation, ToolCall, WaveCounters
-from wavemetrics.pipeline import (
-    Analysis,
-    Lane,
-    LaneResult,
-    ReadOutcome,
-    StreamedLane,
-    StreamedLaneResult,
-    StreamSettings,
-    analyse,
-    read_inputs,
-    session_hash,
-)
-from wavemetrics.readers import FORMATS, InputReport
-from wavemetrics.savings import (
-    modeled_wallclock_saved_ms,
-    saved_round_trips,
-    upper_bound_saved_ms,
-)
-from wavemetrics.schema import SCHEMA_KIND
-from wavemetrics.summary import ParallelismSummary, merge_summaries, summarize
-from wavemetrics.turns import measured_turn_duration_ms
-from wavemetrics.waves import Wave, WaveAssembly, assemble_waves
+import importlib
+from typing import TYPE_CHECKING, Any
 
+if TYPE_CHECKING:
+    from wavemetrics.axis import AxisState, EfficiencyAxis, efficiency_axis
+    from wavemetrics.cache import ReadCache
+    from wavemetrics.classify import (
+        EVAL_TOOL_NAMES,
+        WaveBucket,
+        classify_wave,
+        is_eval_tool_name,
+        normalize_tool_name,
+    )
+    from wavemetrics.escaping import printable
+    from wavemetrics.exceptions import (
+        InputTooLargeError,
+        LaneNotFoundError,
+        MissingExtraError,
+        StreamOrderError,
+    )
+    from wavemetrics.histogram import decode_histogram, encode_histogram, wave_size_bucket
+    from wavemetrics.limits import DEFAULT_LIMITS, Limits
+    from wavemetrics.observations import Observation, ToolCall, WaveCounters
+    from wavemetrics.pipeline import (
+        Analysis,
+        Lane,
+        LaneResult,
+        ReadOutcome,
+        StreamedLane,
+        StreamedLaneResult,
+        StreamSettings,
+        analyse,
+        read_inputs,
+        session_hash,
+    )
+    from wavemetrics.readers import FORMATS, InputReport
+    from wavemetrics.savings import (
+        modeled_wallclock_saved_ms,
+        saved_round_trips,
+        upper_bound_saved_ms,
+    )
+    from wavemetrics.schema import SCHEMA_KIND
+    from wavemetrics.summary import ParallelismSummary, merge_summaries, summarize
+    from wavemetrics.turns import measured_turn_duration_ms
+    from wavemetrics.waves import Wave, WaveAssembly, assemble_waves
 
-def __getattr__(name: str) -> str:
-    """``__version__``: written once, in pyproject.toml, read from the installed metadata.
+# The public API is imported on first use (PEP 562), so that `wavemetrics --help`
+# and the status line do not load every reader and the core (issue 13).
+_LAZY: dict[str, str] = {
+    "AxisState": "wavemetrics.axis",
+    "EfficiencyAxis": "wavemetrics.axis",
+    "efficiency_axis": "wavemetrics.axis",
+    "ReadCache": "wavemetrics.cache",
+    "EVAL_TOOL_NAMES": "wavemetrics.classify",
+    "WaveBucket": "wavemetrics.classify",
+    "classify_wave": "wavemetrics.classify",
+    "is_eval_tool_name": "wavemetrics.classify",
+    "normalize_tool_name": "wavemetrics.classify",
+    "printable": "wavemetrics.escaping",
+    "InputTooLargeError": "wavemetrics.exceptions",
+    "LaneNotFoundError": "wavemetrics.exceptions",
+    "MissingExtraError": "wavemetrics.exceptions",
+    "StreamOrderError": "wavemetrics.exceptions",
+    "decode_histogram": "wavemetrics.histogram",
+    "encode_histogram": "wavemetrics.histogram",
+    "wave_size_bucket": "wavemetrics.histogram",
+    "DEFAULT_LIMITS": "wavemetrics.limits",
+    "Limits": "wavemetrics.limits",
+    "Observation": "wavemetrics.observations",
+    "ToolCall": "wavemetrics.observations",
+    "WaveCounters": "wavemetrics.observations",
+    "Analysis": "wavemetrics.pipeline",
+    "Lane": "wavemetrics.pipeline",
+    "LaneResult": "wavemetrics.pipeline",
+    "ReadOutcome": "wavemetrics.pipeline",
+    "StreamedLane": "wavemetrics.pipeline",
+    "StreamedLaneResult": "wavemetrics.pipeline",
+    "StreamSettings": "wavemetrics.pipeline",
+    "analyse": "wavemetrics.pipeline",
+    "read_inputs": "wavemetrics.pipeline",
+    "session_hash": "wavemetrics.pipeline",
+    "FORMATS": "wavemetrics.readers",
+    "InputReport": "wavemetrics.readers",
+    "modeled_wallclock_saved_ms": "wavemetrics.savings",
+    "saved_round_trips": "wavemetrics.savings",
+    "upper_bound_saved_ms": "wavemetrics.savings",
+    "SCHEMA_KIND": "wavemetrics.schema",
+    "ParallelismSummary": "wavemetrics.summary",
+    "merge_summaries": "wavemetrics.summary",
+    "summarize": "wavemetrics.summary",
+    "measured_turn_duration_ms": "wavemetrics.turns",
+    "Wave": "wavemetrics.waves",
+    "WaveAssembly": "wavemetrics.waves",
+    "assemble_waves": "wavemetrics.waves",
+}
 
-    Read on first use: importing ``importlib.metadata`` costs every command
-    tens of milliseconds of start-up.
-    """
-    if name != "__version__":
-        raise AttributeError(f"module 'wavemetrics' has no attribute {name!r}")
-    from importlib import metadata
-
-    try:
-        return metadata.version("wavemetrics")
-    except metadata.PackageNotFoundError:  # a source tree that was never installed
-        return "0+unknown"
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -79,6 +119,7 @@ __all__ = [
     "MissingExtraError",
     "Observation",
     "ParallelismSummary",
+    "ReadCache",
     "ReadOutcome",
     "StreamOrderError",
     "StreamSettings",
@@ -109,3 +150,31 @@ __all__ = [
     "upper_bound_saved_ms",
     "wave_size_bucket",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first access (``AttributeError`` for unknown names).
+
+    ``__version__``: written once, in pyproject.toml, read from the installed
+    metadata on first use (importing ``importlib.metadata`` costs every command
+    tens of milliseconds of start-up).
+    """
+    if name == "__version__":
+        from importlib import metadata
+
+        try:
+            version = metadata.version("wavemetrics")
+        except metadata.PackageNotFoundError:  # a source tree that was never installed
+            version = "0+unknown"
+        globals()[name] = version
+        return version
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'wavemetrics' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,5 +1,5 @@
 """``python -m wavemetrics`` runs the command line."""
 
-from wavemetrics.cli import main
+from wavemetrics._entry import main
 
 main()

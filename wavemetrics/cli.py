@@ -11,57 +11,32 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn, TypeVar, overload
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, overload
 
 import click
 
-from wavemetrics.classify import EVAL_TOOL_NAMES
-from wavemetrics.compare import (
+from wavemetrics._names import (
+    AUTO,
     DEFAULT_CONFIDENCE,
+    DEFAULT_MAX_DOCUMENT_BYTES,
+    DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_MAX_TRACKED_CALLS,
     DEFAULT_METRIC,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
-    METRICS,
-    MissingExtra,
-    compare_folders,
+    ENGINES,
+    default_engine,
+    input_format_choice,
+    metric_choice,
 )
-from wavemetrics.compare import render_json as render_compare_json
-from wavemetrics.compare import render_table as render_compare_table
+from wavemetrics.classify import EVAL_TOOL_NAMES
 from wavemetrics.escaping import printable, shortened
-from wavemetrics.limits import DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_LINE_BYTES, Limits
-from wavemetrics.native import ENGINES, default_engine
-from wavemetrics.native import available as native_available
-from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
-from wavemetrics.parallel import default_jobs, process_mapper
-from wavemetrics.pipeline import (
-    Analysis,
-    Lane,
-    ReadOutcome,
-    StreamedLane,
-    StreamSettings,
-    analyse,
-    read_inputs,
-)
-from wavemetrics.progress import ByteProgress
-from wavemetrics.readers import AUTO, DUPLICATE, EMPTY, FORMATS
-from wavemetrics.readers.sources import expand_inputs
-from wavemetrics.report import (
-    render_json,
-    render_jsonl,
-    render_table,
-    render_waves_table,
-    waves_document,
-)
-from wavemetrics.schema import LOSS_FIGURES
-from wavemetrics.timeline import (
-    LaneNotFound,
-    MatplotlibMissing,
-    check_lane_count,
-    output_format,
-    render_timeline,
-    require_matplotlib,
-    select_lanes,
-)
+from wavemetrics.parallel import default_jobs
+
+if TYPE_CHECKING:  # the readers and the core are imported when a command runs
+    from wavemetrics.cache import ReadCache
+    from wavemetrics.limits import Limits
+    from wavemetrics.pipeline import Analysis, Lane, ReadOutcome, StreamedLane, StreamSettings
 
 __all__ = ["main"]
 
@@ -144,11 +119,19 @@ def _limit_options() -> list[Callable[[F], F]]:
     ]
 
 
+def _limits(max_line_bytes: int, max_document_bytes: int) -> Limits:
+    """The :class:`~wavemetrics.limits.Limits` of ``--max-line-bytes`` and
+    ``--max-document-bytes`` (imported when a command runs, not for ``--help``)."""
+    from wavemetrics.limits import Limits
+
+    return Limits(max_line_bytes, max_document_bytes)
+
+
 def _input_options(command: F) -> F:
     options = [
-        click.argument("paths", nargs=-1, required=True, metavar="PATH..."),
+        click.argument("paths", nargs=-1, metavar="[PATH]..."),
         click.option(
-            "--input-format", type=click.Choice([AUTO, *FORMATS]), default=AUTO,
+            "--input-format", type=input_format_choice(), default=AUTO,
             show_default=True, help="Trace format; auto: detect from each input's first records.",
         ),
         _eval_tool_option(
@@ -163,10 +146,105 @@ def _input_options(command: F) -> F:
             help="Read inputs in this many processes (threads for the native engine);"
                  " the output is the same for any N.",
         ),
+        click.option(
+            "--no-cache", is_flag=True,
+            help="Read every file, neither using nor filling the cache (`wavemetrics cache info`).",
+        ),
     ]
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def _window_options(command: F) -> F:
+    options = [
+        click.option("--since", metavar="DATE|TIME",
+                     help="Only calls whose wave starts at or after this date (2025-09-24,"
+                          " 20250924) or ISO time; in --timezone, else local time."),
+        click.option("--until", metavar="DATE|TIME",
+                     help="Only calls whose wave starts before this ISO time, or by the end"
+                          " of this date."),
+        click.option("--timezone", metavar="ZONE",
+                     help="IANA time zone (e.g. Europe/Paris, UTC) of dates, times without"
+                          " an offset and --by day|week|month; default: local time."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+class Window:
+    """The ``--since``/``--until`` bounds in Unix ms (``None``: open) and the zone."""
+
+    def __init__(self, since: str | None, until: str | None, timezone: str | None) -> None:
+        from wavemetrics.timewindow import BadMoment, parse_bound, resolve_zone
+
+        try:
+            self.zone = resolve_zone(timezone)
+            self.since_ms = None if since is None else parse_bound(since, self.zone, until=False)
+            self.until_ms = None if until is None else parse_bound(until, self.zone, until=True)
+        except BadMoment as error:
+            raise click.UsageError(str(error)) from None
+        if (self.since_ms is not None and self.until_ms is not None
+                and self.since_ms >= self.until_ms):
+            raise click.UsageError(f"--since {since} is not before --until {until}")
+
+    @property
+    def active(self) -> bool:
+        return self.since_ms is not None or self.until_ms is not None
+
+
+def _demo_option(command: F) -> F:
+    return click.option(
+        "--demo", is_flag=True,
+        help="Read the example bundled with wavemetrics (a real Claude Code session's skeleton).",
+    )(command)
+
+
+def demo_path() -> str:
+    """The bundled example trace, as a file path (also inside an installed wheel)."""
+    from importlib.resources import files
+
+    return str(files("wavemetrics") / "examples" / "claude-code-demo.jsonl")
+
+
+def stdin_is_terminal() -> bool:
+    """Whether standard input is a terminal (no data piped in)."""
+    try:
+        return sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _resolve_paths(paths: Sequence[str], demo: bool) -> list[str]:
+    """PATHs as given; ``--demo``: the bundled example; none: stdin when data is piped
+    in, else the standard trace locations that exist (named on stderr)."""
+    if demo:
+        if paths:
+            raise click.UsageError("--demo reads the bundled example: give no PATH with it")
+        return [demo_path()]
+    if paths:
+        return list(paths)
+    if not stdin_is_terminal():
+        return ["-"]
+    from wavemetrics.locations import default_locations, standard_locations
+
+    found = default_locations()
+    if not found:
+        looked = ", ".join(str(d) for _, d in standard_locations(os.environ, _home()))
+        raise click.UsageError(
+            f"no PATH given and none of the usual trace folders exist (looked in {looked});"
+            " give a PATH, pipe a trace to stdin, or try --demo"
+        )
+    for agent, directory in found:
+        _stderr(f"wavemetrics: reading {directory} ({agent})")
+    return [str(directory) for _, directory in found]
+
+
+def _home() -> Any:
+    from pathlib import Path
+
+    return Path.home()
 
 
 def _plural(count: int, word: str) -> str:
@@ -180,6 +258,21 @@ def _stderr(message: str) -> None:
     """One ``wavemetrics: ...`` line on stderr; input text in it (file names, ids,
     reasons quoting them) is escaped visibly (``docs/cli.md``, "Escaping")."""
     click.echo(printable(message), err=True)
+
+
+def _echo_csv(write: Callable[..., str], columns: Sequence[str], rows: Any) -> None:
+    """``--format csv`` on stdout: values exact in a file or pipe (click would strip ANSI
+    sequences from them: ``color=True`` stops it), escaped like the tables on a terminal."""
+    escape = printable if stdout_is_terminal() else None
+    click.echo(write(columns, rows, escape), nl=False, color=True)
+
+
+def stdout_is_terminal() -> bool:
+    """Whether standard output is a terminal (not a file or a pipe)."""
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def _subagent_hints(paths: Sequence[str], outcome: ReadOutcome[Lane | StreamedLane]) -> None:
@@ -215,6 +308,8 @@ _NAMED_LANES = 10
 
 def _lanes_without_event(analysis: Analysis[Any]) -> None:
     """Say on stderr which lanes emitted no v1 event (``--format jsonl``) and why."""
+    from wavemetrics.schema import LOSS_FIGURES
+
     silent = [r for r in analysis.lanes if r.summary.to_event(r.session_hash) is None]
     if not silent:
         return
@@ -248,28 +343,53 @@ def show_progress(output_format: str, stdout_is_tty: bool, stderr_is_tty: bool) 
     JSON is being piped from stdout (its reader may share the terminal's stderr)."""
     if not stderr_is_tty:
         return False
-    return stdout_is_tty or output_format not in ("json", "jsonl")
+    return stdout_is_tty or output_format not in ("json", "jsonl", "csv")
+
+
+def open_cache(no_cache: bool) -> ReadCache | None:
+    """The user's read cache (``$WAVEMETRICS_CACHE_DIR`` or the platform cache dir), or None."""
+    if no_cache:
+        return None
+    from wavemetrics.cache import ReadCache
+
+    return ReadCache()
+
+
+def _windowed(outcome: ReadOutcome[Lane], window: Window) -> ReadOutcome[Lane]:
+    """The outcome with each lane cut to the calls of the waves that start in the window."""
+    import attrs
+
+    from wavemetrics.slices import window_lane
+
+    lanes = [window_lane(lane, window.since_ms, window.until_ms) for lane in outcome.lanes]
+    return attrs.evolve(outcome, lanes=tuple(lane for lane in lanes if lane is not None))
 
 
 @overload
 def _read(
     paths: Sequence[str], input_format: str, stream: None, *, jobs: int,
-    output_format: str = ..., limits: Limits | None = ...,
+    output_format: str = ..., cache: ReadCache | None = ..., limits: Limits | None = ...,
 ) -> ReadOutcome[Lane]: ...
 
 
 @overload
 def _read(
     paths: Sequence[str], input_format: str, stream: StreamSettings, *, jobs: int,
-    output_format: str = ..., limits: Limits | None = ...,
+    output_format: str = ..., cache: ReadCache | None = ..., limits: Limits | None = ...,
 ) -> ReadOutcome[Lane | StreamedLane]: ...
 
 
 def _read(
     paths: Sequence[str], input_format: str, stream: StreamSettings | None, *, jobs: int,
-    output_format: str = "table", limits: Limits | None = None,
+    output_format: str = "table", cache: ReadCache | None = None,
+    limits: Limits | None = None,
 ) -> ReadOutcome[Lane | StreamedLane]:
     """Read ``paths`` (streamed with ``stream`` settings, else in batch) and warn on stderr."""
+    from wavemetrics.parallel import process_mapper
+    from wavemetrics.pipeline import read_inputs
+    from wavemetrics.readers import DUPLICATE, EMPTY
+    from wavemetrics.readers.sources import expand_inputs
+
     settings = stream
     files: list[str] = []
     if show_progress(output_format, sys.stdout.isatty(), sys.stderr.isatty()):
@@ -277,13 +397,16 @@ def _read(
     with process_mapper(jobs) as mapper:
         if len(files) < PROGRESS_MIN_FILES:
             outcome = read_inputs(
-                paths, input_format, stream=settings, mapper=mapper, limits=limits
+                paths, input_format, stream=settings, mapper=mapper, cache=cache,
+                limits=limits,
             )
         else:
+            from wavemetrics.progress import ByteProgress
+
             with ByteProgress(files) as bar:
                 outcome = read_inputs(
                     paths, input_format, stream=settings, mapper=mapper, progress=bar.done,
-                    limits=limits,
+                    cache=cache, limits=limits,
                 )
     for report in outcome.inputs:
         if report.format == DUPLICATE:
@@ -370,72 +493,166 @@ _SHOW_PATHS_OPTION = click.option(
 
 @main.command()
 @_input_options
+@_window_options
+@_demo_option
 @click.option(
-    "--format", "output_format", type=click.Choice(["table", "json", "jsonl"]), default="table",
-    show_default=True, help="table for people; json: one document; jsonl: v1 payloads.",
+    "--format", "output_format", type=click.Choice(["table", "json", "jsonl", "csv"]),
+    default="table", show_default=True,
+    help="table for people; json: one document; jsonl: v1 payloads; csv: one row per lane.",
+)
+@click.option(
+    "--by", type=click.Choice(["session", "lane", "project", "day", "week", "month", "tool"]),
+    help="One row per group (and a total) instead of one per lane; not with jsonl.",
 )
 @_SHOW_PATHS_OPTION
 @click.option(
     "--engine", type=click.Choice(list(ENGINES)), default=default_engine(),
     show_default="native when built",
-    help="native: the Rust readers for claude-code and events inputs (other formats use"
+    help="native: the Rust readers for claude-code and events inputs (other formats, the"
+         " read cache, --since/--until, --by day|week|month|tool and non-default limits use"
          " Python); python: the reference implementation. The output is the same.",
 )
 def summarize(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
     max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int, jobs: int,
-    output_format: str, show_paths: bool, engine: str,
+    no_cache: bool, since: str | None, until: str | None, timezone: str | None, demo: bool,
+    output_format: str, by: str | None, show_paths: bool, engine: str,
 ) -> None:
-    """Summarise tool-call parallelism per lane of each PATH (file, folder, or - for stdin)."""
-    if engine == "native" and not native_available():
-        raise click.UsageError(
-            "--engine native: the Rust extension is not built (see the README's build section)"
-        )
+    """Summarise tool-call parallelism per lane of each PATH (file, folder, or - for stdin).
+
+    With no PATH: standard input when data is piped in, else the usual trace
+    folders of Claude Code, Codex and pi that exist (named on stderr).
+    """
+    from wavemetrics.pipeline import StreamSettings, analyse
+    from wavemetrics.report import json_document, render_json, render_jsonl, render_table
+
+    if engine == "native":
+        from wavemetrics.native import available as native_available
+
+        if not native_available():
+            raise click.UsageError(
+                "--engine native: the Rust extension is not built (see the README's build section)"
+            )
     status = ExitStatus()
-    settings = StreamSettings(max_tracked_calls, eval_tools, engine=engine, jobs=jobs)
-    outcome = _read(paths, input_format, settings, jobs=jobs, output_format=output_format,
-                    limits=Limits(max_line_bytes, max_document_bytes))
-    status.check_inputs(outcome)
-    analysis = analyse(outcome)  # with the settings the lanes were streamed with
-    if output_format == "json":
+    if by is not None and output_format == "jsonl":
+        raise click.UsageError("--by groups rows: use --format table, json or csv")
+    window = Window(since, until, timezone)
+    files = _resolve_paths(paths, demo)
+    cache = open_cache(no_cache)
+    limits = _limits(max_line_bytes, max_document_bytes)
+    # slicing by time needs each lane's calls: those lanes are read in batch mode
+    if window.active or by in ("day", "week", "month", "tool"):
+        batch = _read(files, input_format, None, jobs=jobs, output_format=output_format,
+                      cache=cache, limits=limits)
+        status.check_inputs(batch)
+        if window.active:
+            batch = _windowed(batch, window)
+        analysis: Analysis[Any] = analyse(
+            batch, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls
+        )
+    else:
+        # the native engine reads what the Python path would stream, when no cache is
+        # used and the limits are the defaults (pipeline.read_inputs); else Python
+        settings = StreamSettings(max_tracked_calls, eval_tools, engine=engine, jobs=jobs)
+        outcome = _read(files, input_format, settings, jobs=jobs, output_format=output_format,
+                        cache=cache, limits=limits)
+        status.check_inputs(outcome)
+        analysis = analyse(outcome)  # with the settings the lanes were streamed with
+    if by is not None:
+        _print_groups(analysis, by, window, output_format, eval_tools, max_tracked_calls,
+                      input_format)
+    elif output_format == "json":
         click.echo(render_json(analysis), nl=False)
     elif output_format == "jsonl":
         click.echo(render_jsonl(analysis), nl=False)
         _lanes_without_event(analysis)
+    elif output_format == "csv":
+        from wavemetrics.csvout import rows_to_csv, summary_rows
+
+        columns, rows = summary_rows(json_document(analysis))
+        _echo_csv(rows_to_csv, columns, rows)
     elif not _nothing_read(analysis):  # else the errors above are all there is to say
         click.echo(render_table(analysis, input_format=input_format, show_paths=show_paths),
                    nl=False)
     status.exit()
 
 
+def _print_groups(
+    analysis: Analysis[Any], by: str, window: Window, output_format: str,
+    eval_tools: Sequence[str], max_tracked_calls: int | None, input_format: str,
+) -> None:
+    from wavemetrics.groups import group_document, render_group_table
+    from wavemetrics.report import inputs_line, loss_line
+
+    document = group_document(
+        analysis, by, zone=window.zone, eval_tool_names=eval_tools,
+        max_tracked_calls=max_tracked_calls,
+    )
+    if output_format == "json":
+        click.echo(json.dumps(document, indent=2, allow_nan=False))
+    elif output_format == "csv":
+        from wavemetrics.csvout import rows_to_csv, summary_rows
+
+        columns, rows = summary_rows(document)
+        _echo_csv(rows_to_csv, columns, rows)
+    else:
+        # the same honesty lines as the plain table: what was read, and a lower bound
+        click.echo(inputs_line(analysis, input_format) + "\n")
+        click.echo(render_group_table(document), nl=False)
+        lost = loss_line(analysis.total)
+        if lost:
+            click.echo(lost)
+
+
 @main.command()
 @_input_options
+@_window_options
+@_demo_option
 @click.option(
-    "--format", "output_format", type=click.Choice(["table", "json"]), default="table",
-    show_default=True, help="table for people; json: a list of waves.",
+    "--format", "output_format", type=click.Choice(["table", "json", "csv"]), default="table",
+    show_default=True, help="table for people; json: a list of waves; csv: one row per call.",
 )
 @_SHOW_PATHS_OPTION
 def waves(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
     max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int, jobs: int,
+    no_cache: bool, since: str | None, until: str | None, timezone: str | None, demo: bool,
     output_format: str, show_paths: bool,
 ) -> None:
     """List every wave (lane, start, span, size, peak, bucket, saving, tools) of each PATH."""
+    from wavemetrics.pipeline import analyse
+    from wavemetrics.report import render_waves_table, waves_document
+
     status = ExitStatus()
+    window = Window(since, until, timezone)
+    files = _resolve_paths(paths, demo)
     # read in batch: waves are listed, so every lane is assembled whole
-    outcome = _read(paths, input_format, None, jobs=jobs, output_format=output_format,
-                    limits=Limits(max_line_bytes, max_document_bytes))
+    outcome = _read(files, input_format, None, jobs=jobs, output_format=output_format,
+                    cache=open_cache(no_cache), limits=_limits(max_line_bytes, max_document_bytes))
     status.check_inputs(outcome)
+    if window.active:
+        outcome = _windowed(outcome, window)
     analysis = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls)
     if output_format == "json":
         document = waves_document(analysis, eval_tools)
         click.echo(json.dumps(document, indent=2, allow_nan=False))
+    elif output_format == "csv":
+        from wavemetrics.csvout import WAVE_CALL_COLUMNS, rows_to_csv, wave_call_rows
+
+        calls = [
+            [(c.call_id, c.tool_name, c.start_ms, c.end_ms) for c in wave.calls]
+            for result in analysis.lanes for wave in result.waves
+        ]
+        rows = wave_call_rows(waves_document(analysis, eval_tools), calls)
+        _echo_csv(rows_to_csv, WAVE_CALL_COLUMNS, rows)
     elif not _nothing_read(analysis):
         click.echo(render_waves_table(analysis, eval_tools, show_paths=show_paths), nl=False)
     status.exit()
 
 
 def _picture_path(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    from wavemetrics.timeline import output_format
+
     if output_format(value) is None:
         raise click.BadParameter(f"{value!r}: the file name must end in .svg or .png")
     return value
@@ -455,16 +672,27 @@ def _picture_path(ctx: click.Context, param: click.Parameter, value: str) -> str
 def timeline(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
     max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int, jobs: int,
-    output: str, lane_ids: tuple[str, ...],
+    no_cache: bool, output: str, lane_ids: tuple[str, ...],
 ) -> None:
     """Draw each lane's tool calls as bars, grouped in waves and coloured by bucket (SVG or PNG)."""
+    from wavemetrics.pipeline import analyse
+    from wavemetrics.timeline import (
+        LaneNotFound,
+        MatplotlibMissing,
+        check_lane_count,
+        render_timeline,
+        require_matplotlib,
+        select_lanes,
+    )
+
     status = ExitStatus()
     try:
         require_matplotlib()  # before reading: a long read should not end in this
     except MatplotlibMissing as error:  # nothing was read: like a usage error, as compare does
         status.fail(str(error), ExitStatus.USAGE_ERROR)
-    outcome = _read(paths, input_format, None, jobs=jobs,  # batch: the waves are drawn
-                    limits=Limits(max_line_bytes, max_document_bytes))
+    outcome = _read(_resolve_paths(paths, False), input_format, None, jobs=jobs,
+                    cache=open_cache(no_cache),  # batch: the waves are drawn
+                    limits=_limits(max_line_bytes, max_document_bytes))
     status.check_inputs(outcome)
     if _nothing_read_from(outcome):  # the input errors above are all there is to say
         status.exit()
@@ -497,7 +725,7 @@ def timeline(
 @click.argument("baseline", type=click.Path(exists=True, file_okay=False))
 @click.argument("candidate", type=click.Path(exists=True, file_okay=False))
 @click.option(
-    "--metric", type=click.Choice(list(METRICS)), default=DEFAULT_METRIC, show_default=True,
+    "--metric", type=metric_choice(), default=DEFAULT_METRIC, show_default=True,
     help="The per-trial figure to compare.",
 )
 @click.option(
@@ -511,7 +739,7 @@ def timeline(
 @click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=DEFAULT_CONFIDENCE, show_default=True, help="Confidence level.")
 @click.option(
-    "--input-format", type=click.Choice([AUTO, *FORMATS]), default=AUTO, show_default=True,
+    "--input-format", type=input_format_choice(), default=AUTO, show_default=True,
     help="Trace format of every trial; auto: detect per file.",
 )
 @_eval_tool_option("An eval tool name; repeatable; replaces the defaults.")
@@ -528,13 +756,17 @@ def compare(
     Prints the mean over tasks of the per-task difference (candidate minus
     baseline) with a paired bootstrap interval. Needs the compare extra (scipy).
     """
+    from wavemetrics.compare import MissingExtra, compare_folders
+    from wavemetrics.compare import render_json as render_compare_json
+    from wavemetrics.compare import render_table as render_compare_table
+
     status = ExitStatus()
     try:
         comparison = compare_folders(
             baseline, candidate, metric=metric, resamples=resamples, confidence=confidence,
             seed=seed, input_format=input_format, eval_tool_names=eval_tools,
             max_tracked_calls=max_tracked_calls,
-            limits=Limits(max_line_bytes, max_document_bytes),
+            limits=_limits(max_line_bytes, max_document_bytes),
         )
     except MissingExtra as error:  # nothing was computed: like a usage error
         status.fail(str(error), ExitStatus.USAGE_ERROR)
@@ -556,3 +788,54 @@ def compare(
             or comparison.no_task_folders):
         status.data_error()
     status.exit()
+
+
+@main.group(invoke_without_command=True)
+@click.pass_context
+def cache(ctx: click.Context) -> None:
+    """The read cache: what each trace file yielded, so that repeat runs are instant.
+
+    It lives in $WAVEMETRICS_CACHE_DIR if set, else the user cache directory.
+    """
+    if ctx.invoked_subcommand is None:  # as `wavemetrics` alone: the help, not an error
+        click.echo(ctx.get_help())
+        ctx.exit(0)
+
+
+@cache.command("info")
+def cache_info() -> None:
+    """Where the cache is, how many units and files it holds and its size."""
+    from wavemetrics.cache import ReadCache
+
+    info = ReadCache().info()
+    click.echo(printable(f"path: {info.path}"))
+    if not info.exists:
+        click.echo("state: empty (no cache file yet)")
+        return
+    click.echo(f"read units: {info.units} ({info.files} files)")
+    click.echo(f"lane summaries: {info.summaries} units")
+    click.echo(f"format detections: {info.detections}")
+    click.echo(f"size: {info.size_bytes} bytes")
+
+
+@cache.command("clear")
+def cache_clear() -> None:
+    """Delete the cache (it is rebuilt by the next run)."""
+    from wavemetrics.cache import ReadCache
+
+    store = ReadCache()
+    removed = store.clear()
+    click.echo(printable(f"{'removed' if removed else 'nothing to remove at'} {store.path}"))
+
+
+@main.command()
+@click.option("--no-cache", is_flag=True, help="Read the transcript without the cache.")
+def statusline(no_cache: bool) -> None:
+    """One line for Claude Code's status line: waves, multi-call waves, modeled saving.
+
+    Reads Claude Code's status-line JSON (with "transcript_path") on stdin;
+    bad or missing input still prints one line and exits 0 (docs/cli.md).
+    """
+    from wavemetrics.statusline import run
+
+    run(no_cache=no_cache)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from wavemetrics.pipeline import Mapper
+if TYPE_CHECKING:
+    from wavemetrics.pipeline import Mapper
 
 __all__ = ["default_jobs", "process_mapper"]
 

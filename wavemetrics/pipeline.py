@@ -17,7 +17,7 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Generic, Literal, Protocol, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, cast, overload
 
 import attrs
 
@@ -47,6 +47,9 @@ from wavemetrics.summary import ParallelismSummary, merge_summaries, summarize
 from wavemetrics.turns import TurnClock
 from wavemetrics.waves import Wave, WaveAssembly, assemble_waves
 
+if TYPE_CHECKING:
+    from wavemetrics.cache import ReadCache
+
 __all__ = [
     "Analysis",
     "Lane",
@@ -61,6 +64,7 @@ __all__ = [
     "StreamedLaneResult",
     "UnitResult",
     "analyse",
+    "cached_read_unit",
     "read_inputs",
     "read_unit",
     "session_hash",
@@ -387,6 +391,87 @@ class ReadOutcome(Generic[L_co]):
         return tuple(report for report in self.inputs if report.error is not None)
 
 
+def cached_read_unit(
+    unit: ReadUnit,
+    stream: StreamSettings | None = None,
+    cache: ReadCache | None = None,
+    sources: dict[str, Source] | None = None,
+) -> UnitResult[Lane | StreamedLane]:
+    """:func:`read_unit` through the cache: the same result, read from the cache
+    when every file of the unit is unchanged (``wavemetrics.cache``).
+
+    With ``stream`` settings, the lanes a streaming read gives are kept per
+    settings, so a warm ``summarize`` neither parses nor summarises. A miss
+    reads the unit in batch mode and stores its compact records unless a file
+    changed while it was read or could not be read in full; a streaming result
+    is then replayed from them (``wavemetrics.unit_records``).
+    """
+    if cache is None:
+        return read_unit(unit, stream, sources)
+    from wavemetrics.cache import file_key, limits_key, unit_key
+    from wavemetrics.unit_records import encode_unit, replay_streaming
+
+    keys = [file_key(path) for path in unit.paths]
+    known = [key for key in keys if key is not None]
+    if not known or len(known) != len(keys):
+        return read_unit(unit, stream, sources)
+    # the limits in force change what a read yields (line_too_long, a cut input)
+    limits = limits_key(current_limits())
+    summarised_key = None
+    if stream is not None:
+        settings = f"stream:{stream.max_tracked_calls}:{list(stream.eval_tool_names)}"
+        summarised_key = unit_key(unit.format, known, f"{limits}/{settings}")
+        hit = _decoded(unit, cache.load(summarised_key))
+        if hit is not None:
+            return UnitResult(*hit)
+    records_key = unit_key(unit.format, known, limits)
+    decoded = _decoded(unit, cache.load(records_key))
+    if decoded is None:
+        result = read_unit(unit, None, sources)
+        reports, lanes = result.reports, result.lanes
+        unchanged = [file_key(path) for path in unit.paths] == keys
+        storable = unchanged and all(r.error is None for r in reports)
+        if storable:
+            cache.store(records_key, encode_unit(unit.paths, reports, lanes), files=len(keys))
+    else:
+        reports, lanes = decoded
+        storable = True
+    if stream is not None and summarised_key is not None:
+        reports, lanes = replay_streaming(unit.format, reports, lanes, stream)
+        if storable:
+            cache.store(summarised_key, encode_unit(unit.paths, reports, lanes), files=0)
+    return UnitResult(reports, lanes)
+
+
+def _decoded(
+    unit: ReadUnit, value: Any
+) -> tuple[tuple[InputReport, ...], tuple[Lane | StreamedLane, ...]] | None:
+    if value is None:
+        return None
+    from wavemetrics.unit_records import decode_unit
+
+    try:
+        return decode_unit(unit.paths, value)
+    except (ValueError, TypeError, IndexError, KeyError):
+        return None  # damaged or of another version: read again, never trusted
+
+
+def _detect_cached(path: str, input_format: str, cache: ReadCache | None) -> Detection:
+    if cache is None:
+        return detect_input(path, input_format)
+    from wavemetrics.cache import detection_mode, file_key
+
+    key = file_key(path)
+    mode = detection_mode(input_format, current_limits())  # detection peeks under them
+    known = cache.detection(key, mode) if key is not None else None
+    if known is not None:
+        return Detection(path, known)
+    detection = detect_input(path, input_format)
+    if key is not None and detection.format is not None and file_key(path) == key:
+        cache.store_detection(key, mode, detection.format)
+    return detection
+
+
 @attrs.frozen
 class SkippedFile:
     """A file found while walking a folder that is not a trace, and why it was skipped."""
@@ -423,22 +508,24 @@ def _folders_only_skipped(
 
 
 def _detect_file(
-    args: tuple[str, str, StreamSettings | None, Limits],
+    args: tuple[str, str, StreamSettings | None, Limits, ReadCache | None],
 ) -> tuple[Detection, UnitResult[Lane | StreamedLane] | None]:
     """Detect one file and, unless its format reads it with others (a Claude Code
     project folder, read later as a group), read it at once: one round trip per file."""
-    path, input_format, stream, limits = args
+    path, input_format, stream, limits, cache = args
     with limits_in_effect(limits):  # also in a worker process
-        detection = detect_input(path, input_format)
+        detection = _detect_cached(path, input_format, cache)
         if detection.format is None or not reads_alone(detection.format, path):
             return detection, None
-        return detection, read_unit(ReadUnit(detection.format, (path,)), stream)
+        return detection, cached_read_unit(ReadUnit(detection.format, (path,)), stream, cache)
 
 
-def _read_unit_args(args: tuple[ReadUnit, StreamSettings | None, Limits]) -> UnitResult[Any]:
-    unit, stream, limits = args
+def _read_unit_args(
+    args: tuple[ReadUnit, StreamSettings | None, Limits, ReadCache | None],
+) -> UnitResult[Any]:
+    unit, stream, limits, cache = args
     with limits_in_effect(limits):
-        return read_unit(unit, stream)
+        return cached_read_unit(unit, stream, cache)
 
 
 @overload
@@ -446,6 +533,7 @@ def read_inputs(
     paths: Sequence[str], input_format: str = ..., *, stream: None = None,
     mapper: Mapper | None = None, progress: Callable[[Sequence[str]], None] | None = None,
     limits: Limits | None = None,
+    cache: ReadCache | None = None,
 ) -> ReadOutcome[Lane]: ...
 
 
@@ -454,6 +542,7 @@ def read_inputs(
     paths: Sequence[str], input_format: str = ..., *, stream: StreamSettings,
     mapper: Mapper | None = None, progress: Callable[[Sequence[str]], None] | None = None,
     limits: Limits | None = None,
+    cache: ReadCache | None = None,
 ) -> ReadOutcome[Lane | StreamedLane]: ...
 
 
@@ -465,6 +554,7 @@ def read_inputs(
     mapper: Mapper | None = None,
     progress: Callable[[Sequence[str]], None] | None = None,
     limits: Limits | None = None,
+    cache: ReadCache | None = None,
 ) -> ReadOutcome[Lane | StreamedLane]:
     """Read every path (file, directory read recursively, or ``-`` for stdin).
 
@@ -485,12 +575,15 @@ def read_inputs(
     :data:`~wavemetrics.readers.NO_USABLE_RECORD` (``spec/formats.md``, format
     detection); its lines stay accounted for. Raises ``ValueError`` for an
     unknown format name.
+    ``cache``: a :class:`~wavemetrics.cache.ReadCache` to read unchanged files
+    from (the outcome is the same with or without it; stdin is never cached; the
+    limits in force are part of every cache key).
     """
     if input_format != AUTO and input_format not in FORMATS:
         raise ValueError(f"unknown input format {input_format!r}")
     limits = limits or current_limits()
     with limits_in_effect(limits):
-        return _read_inputs(paths, input_format, stream, mapper, progress, limits)
+        return _read_inputs(paths, input_format, stream, mapper, progress, limits, cache)
 
 
 def _read_inputs(
@@ -500,6 +593,7 @@ def _read_inputs(
     mapper: Mapper | None,
     progress: Callable[[Sequence[str]], None] | None,
     limits: Limits,
+    cache: ReadCache | None,
 ) -> ReadOutcome[Lane | StreamedLane]:
     run: Mapper = mapper or map
     expansion = expand(list(paths))
@@ -518,8 +612,10 @@ def _read_inputs(
     on_disk = [path for path in files if path not in stdin]
     done = progress or (lambda paths: None)
     detected: list[tuple[Detection, UnitResult[Lane | StreamedLane] | None]] = []
-    # the native engine follows the default limits only; other limits read with Python
-    native = (stream is not None and stream.engine == "native" and limits == DEFAULT_LIMITS)
+    # the native engine reads under the default limits and without the read cache
+    # only; otherwise the Python readers read (and fill the cache): same output
+    native = (stream is not None and stream.engine == "native" and limits == DEFAULT_LIMITS
+              and cache is None)
     if native and stream is not None and input_format == AUTO:
         from wavemetrics.native import detect_natively  # the extension loads on first use
 
@@ -527,7 +623,7 @@ def _read_inputs(
         found = detect_natively(on_disk, stream.jobs)
         detected = [(Detection(path, fmt), None) for path, fmt in found.items()]
         on_disk = [path for path in on_disk if path not in found]
-    jobs = [(p, input_format, stream, limits) for p in on_disk]
+    jobs = [(p, input_format, stream, limits, cache) for p in on_disk]
     for detection, result in run(_detect_file, jobs):
         detected.append((detection, result))
         if detection.format is None or result is not None:
@@ -569,15 +665,15 @@ def _read_inputs(
             done(parallel[index].paths)
         parallel = [unit for index, unit in enumerate(parallel) if index not in read]
     for unit, result in zip(
-        parallel, run(_read_unit_args, [(unit, stream, limits) for unit in parallel]),
+        parallel, run(_read_unit_args, [(unit, stream, limits, cache) for unit in parallel]),
         strict=True,
     ):
         results[unit] = result
         done(unit.paths)
     for unit in units:
         if unit not in results:
-            results[unit] = read_unit(
-                unit, stream, {path: stdin.get(path) or Source(path) for path in unit.paths}
+            results[unit] = cached_read_unit(
+                unit, stream, cache, {path: stdin.get(path) or Source(path) for path in unit.paths}
             )
             done(unit.paths)
     lanes: list[Lane | StreamedLane] = []

@@ -135,6 +135,9 @@ class FileFormat:
     recognise: Callable[[Peek], bool]
     read_file: Callable[[Source, ObservationSink], LineAccount]
     streamable: bool = True
+    #: The working directory a file records (its session's ``cwd``), or ``None``;
+    #: ``summarize --by project`` groups by it. ``None`` for a format that records none.
+    working_directory: Callable[[str], str | None] | None = None
 
     def sniff(self, peek: Peek) -> bool:
         return self.recognise(peek)

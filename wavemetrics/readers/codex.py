@@ -64,7 +64,7 @@ from wavemetrics.readers._lines import LineAccount, bad_id, iter_records, usable
 from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers._uuids import uuid7_ms
 from wavemetrics.readers.lanes import LaneBuilder, finish_single_lane
-from wavemetrics.readers.sources import Source
+from wavemetrics.readers.sources import Source, head_records
 from wavemetrics.timestamps import iso_to_ms
 
 __all__ = [
@@ -395,4 +395,14 @@ def sniff_codex(peek: Peek) -> bool:
 #: The ``codex`` format (``spec/formats.md``). Not streamed: the batched-write
 #: rule rewrites a start after its output is read, so the lane is handed over
 #: whole, in an order a stream may not take.
-CODEX = FileFormat("codex", sniff_codex, _read_source, streamable=False)
+def session_cwd(path: str) -> str | None:
+    """The ``payload.cwd`` of the rollout's ``session_meta`` (first lines), or ``None``."""
+    for record in head_records(path):
+        payload = record.get("payload")
+        if record.get("type") == "session_meta" and isinstance(payload, dict):
+            return usable_text(payload.get("cwd"))
+    return None
+
+
+CODEX = FileFormat("codex", sniff_codex, _read_source, streamable=False,
+                   working_directory=session_cwd)

@@ -57,7 +57,7 @@ from wavemetrics.readers._lines import (
 )
 from wavemetrics.readers._protocol import ObservationSink, Peek
 from wavemetrics.readers.lanes import LaneBuilder, finish_single_lane
-from wavemetrics.readers.sources import STDIN, Source
+from wavemetrics.readers.sources import STDIN, Source, head_records
 from wavemetrics.timestamps import iso_to_ms
 
 __all__ = ["PARENT_KEYS", "PI", "read_pi", "read_pi_folder", "sniff_pi"]
@@ -295,6 +295,19 @@ class _Pi:
 
     def read(self, sources: Sequence[Source], sink: ObservationSink) -> list[LineAccount]:
         return read_pi_folder(sources, sink)
+
+    def working_directory(self, path: str) -> str | None:
+        # ``summarize --by project``: each session file's own header ``cwd`` (a fork
+        # records its own), not the folder it is read with
+        return session_cwd(path)
+
+
+def session_cwd(path: str) -> str | None:
+    """The ``cwd`` of the session header line (first lines), or ``None``."""
+    for record in head_records(path):
+        if record.get("type") == "session":
+            return usable_text(record.get("cwd"))
+    return None
 
 
 #: The ``pi`` format (``spec/formats.md``).

@@ -26,6 +26,7 @@ __all__ = [
     "Source",
     "expand",
     "expand_paths",
+    "head_records",
     "identical_inputs",
 ]
 
@@ -549,3 +550,24 @@ def project_folder(path: str) -> str:
     if pure.parent.name == "subagents":
         return str(pure.parent.parent.parent)
     return str(pure.parent)
+
+
+def head_records(path: str, count: int = 5) -> list[dict[str, object]]:
+    """The JSON objects among the first ``count`` lines of a file (plain or ``.gz``);
+    ``[]`` when it cannot be read. For header fields (a session's ``cwd``), never text."""
+    import json
+
+    records: list[dict[str, object]] = []
+    source = Source(path)
+    try:
+        lines = source.peek(count)
+    except (OSError, ValueError):  # InputTooLargeError is a ValueError
+        return records
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+    return records

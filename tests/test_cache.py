@@ -1,0 +1,409 @@
+"""The read cache never changes a figure: cached, warm and uncached runs agree (issue 13)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from tests.corpus import CORPUS, needs_corpus
+from tests.event_traces import TWO_LANES, event_line, write_events
+from wavemetrics.cache import CACHE_FILE, ReadCache, file_key
+from wavemetrics.cli import main
+
+CORPUS_DIRS = ("claude-code-log", "agentcmd", "localpush", "pi-mono", "any-agent", "inspect_ai",
+               "openai-codex", "agent-sessions", "opentelemetry-proto", "openhands", "swe-agent")
+
+
+def _invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _units(cache_dir: Path) -> int:
+    with sqlite3.connect(cache_dir / CACHE_FILE) as db:
+        return int(db.execute("SELECT count(*) FROM units WHERE files > 0").fetchone()[0])
+
+
+@needs_corpus
+@pytest.mark.parametrize("command", ["summarize", "waves"])
+def test_cold_warm_and_uncached_runs_print_the_same_bytes_on_the_corpus(
+    command: str, private_cache: Path
+) -> None:
+    """On every corpus folder, the cold (filling), warm (reading) and --no-cache runs agree."""
+    folders = [str(CORPUS / name) for name in CORPUS_DIRS if (CORPUS / name).is_dir()]
+    args = [command, "--format", "json", "--jobs", "1", *folders]
+    plain = _invoke(*args, "--no-cache")
+    assert not (private_cache / CACHE_FILE).exists()  # --no-cache writes nothing
+    cold = _invoke(*args)
+    stored = _units(private_cache)
+    warm = _invoke(*args)
+    assert cold == plain
+    assert warm == plain
+    # one entry per read unit: each file, but one per Claude Code project folder and per
+    # pi folder (its session files are read together, parents before forks)
+    inputs = [i for i in json.loads(plain[1] if command == "summarize" else cold_inputs(folders))
+              ["inputs"] if i["error"] is None]
+    claude = {os.path.dirname(i["path"]).split("/subagents")[0].rsplit("/", 1)[0]
+              if "/subagents" in i["path"] else os.path.dirname(i["path"])
+              for i in inputs if i["format"] == "claude-code"}
+    pi = {os.path.dirname(i["path"]) for i in inputs if i["format"] == "pi"}
+    assert stored == len(claude) + len(pi) + sum(
+        1 for i in inputs if i["format"] not in ("claude-code", "pi"))
+    assert _units(private_cache) == stored  # the warm run read, it did not write
+
+
+def cold_inputs(folders: list[str]) -> str:
+    return _invoke("summarize", "--format", "json", "--jobs", "1", "--no-cache", *folders)[1]
+
+
+def _summary(path: Path, *extra: str) -> dict[str, Any]:
+    code, out, _ = _invoke("summarize", "--format", "json", "--jobs", "1", *extra, str(path))
+    assert code == 0
+    document: dict[str, Any] = json.loads(out)
+    return document
+
+
+def test_appended_file_is_read_again_with_its_new_calls(tmp_path: Path) -> None:
+    """A session that grew after it was cached gives the figures of the grown file."""
+    trace = write_events(tmp_path / "s.jsonl", TWO_LANES[:5])  # the read/grep wave only
+    first = _summary(trace)
+    assert first["total"]["paired_calls"] == 2
+    assert first["total"]["modeled_wallclock_saved_ms"] == 30.0  # 100 + 30 - 100
+    with trace.open("a", encoding="utf-8") as handle:
+        handle.write("".join(event_line(e) for e in TWO_LANES[5:]))
+    grown = _summary(trace)
+    assert grown == _summary(trace, "--no-cache")
+    assert grown["total"]["paired_calls"] == 8
+    assert grown["total"]["modeled_wallclock_saved_ms"] == 40.0  # 30 (main) + 10 (sub)
+    assert grown["inputs"][0]["lines_read"] == 18
+
+
+def test_truncated_file_is_read_again(tmp_path: Path) -> None:
+    """A file cut back to fewer lines (same inode) is not answered from the cache."""
+    trace = write_events(tmp_path / "s.jsonl", TWO_LANES)
+    assert _summary(trace)["total"]["paired_calls"] == 8
+    text = trace.read_text(encoding="utf-8").splitlines(keepends=True)
+    with trace.open("w", encoding="utf-8") as handle:
+        handle.write("".join(text[:5]))
+    cut = _summary(trace)
+    assert cut == _summary(trace, "--no-cache")
+    assert cut["total"]["paired_calls"] == 2
+    assert cut["inputs"][0]["lines_read"] == 5
+
+
+def test_replaced_file_of_the_same_size_and_time_is_read_again(tmp_path: Path) -> None:
+    """A file replaced by another (new inode) is read again even with equal size and mtime."""
+    trace = write_events(tmp_path / "s.jsonl", TWO_LANES)
+    assert _summary(trace)["total"]["modeled_wallclock_saved_ms"] == 40.0
+    before = os.stat(trace)
+    # the same events with the sub-agent's two reads no longer overlapping: same byte count
+    other = [e if e[1] != "h" else (e[0], e[1], e[2], e[3] + 10, e[4]) for e in TWO_LANES]
+    replacement = write_events(tmp_path / "new.jsonl", other)
+    assert replacement.stat().st_size == before.st_size
+    os.utime(replacement, ns=(before.st_atime_ns, before.st_mtime_ns))
+    os.replace(replacement, trace)
+    assert file_key(str(trace)) is not None
+    replaced = _summary(trace)
+    assert replaced == _summary(trace, "--no-cache")
+    # sub: read [2000,2010] and read [2010,2030] touch (closed intervals): one wave,
+    # durations 10 + 20 = 30, span 30, saving 0; main still saves 30.
+    assert replaced["total"]["modeled_wallclock_saved_ms"] == 30.0
+
+
+def test_damaged_database_is_rebuilt_not_trusted(tmp_path: Path, private_cache: Path) -> None:
+    """A cache file overwritten with garbage is deleted and rebuilt; the figures are right."""
+    trace = write_events(tmp_path / "s.jsonl", TWO_LANES)
+    expected = _summary(trace, "--no-cache")
+    assert _summary(trace) == expected
+    ReadCache(private_cache).close()
+    (private_cache / CACHE_FILE).write_bytes(b"this is not a database" * 100)
+    for suffix in ("-wal", "-shm"):
+        (private_cache / (CACHE_FILE + suffix)).unlink(missing_ok=True)
+    assert _summary(trace) == expected
+    ReadCache(private_cache).close()
+    assert _units(private_cache) == 1  # rebuilt with the file's entry
+
+
+def test_damaged_entry_is_dropped_and_the_file_read_again(
+    tmp_path: Path, private_cache: Path
+) -> None:
+    """An entry whose blob no longer matches its digest is never decoded as figures."""
+    trace = write_events(tmp_path / "s.jsonl", TWO_LANES)
+    expected = _summary(trace, "--no-cache")
+    assert _summary(trace) == expected
+    ReadCache(private_cache).close()
+    with sqlite3.connect(private_cache / CACHE_FILE) as db:
+        db.execute("UPDATE units SET blob = X'91c0'")  # valid msgpack ([nil]), wrong digest
+    assert _summary(trace) == expected
+
+
+def test_entry_of_another_shape_is_read_again(tmp_path: Path, private_cache: Path) -> None:
+    """An entry with a matching digest but records of another shape is a miss, not a crash."""
+    import hashlib
+
+    import msgspec
+
+    trace = write_events(tmp_path / "s.jsonl", TWO_LANES)
+    expected = _summary(trace, "--no-cache")
+    assert _summary(trace) == expected
+    ReadCache(private_cache).close()
+    blob = msgspec.msgpack.encode([[["x"]], []])
+    digest = hashlib.blake2b(blob, digest_size=16).digest()
+    with sqlite3.connect(private_cache / CACHE_FILE) as db:
+        db.execute("UPDATE units SET blob = ?, digest = ?", (blob, digest))
+    assert _summary(trace) == expected
+
+
+def test_same_file_named_by_another_path_keeps_that_path(tmp_path: Path) -> None:
+    """A cached file read by another display path reports the path it was given this time."""
+    trace = write_events(tmp_path / "s.jsonl", TWO_LANES)
+    _summary(trace)
+    os.chdir(tmp_path)
+    try:
+        code, out, _ = _invoke("summarize", "--format", "json", "--jobs", "1", "s.jsonl")
+    finally:
+        os.chdir("/")
+    document = json.loads(out)
+    assert code == 0
+    assert document["inputs"][0]["path"] == "s.jsonl"
+    assert {lane["path"] for lane in document["lanes"]} == {"s.jsonl"}
+
+
+def test_cache_info_and_clear(tmp_path: Path, private_cache: Path) -> None:
+    """`cache info` names the cache and counts its entries; `cache clear` deletes it."""
+    code, out, _ = _invoke("cache", "info")
+    assert code == 0
+    assert out == f"path: {private_cache / CACHE_FILE}\nstate: empty (no cache file yet)\n"
+    write_events(tmp_path / "a.jsonl", TWO_LANES)
+    write_events(tmp_path / "b.jsonl", TWO_LANES[:5])
+    assert _invoke("summarize", "--jobs", "1", str(tmp_path))[0] == 0
+    code, out, _ = _invoke("cache", "info")
+    lines = out.splitlines()
+    assert lines[:4] == [f"path: {private_cache / CACHE_FILE}", "read units: 2 (2 files)",
+                         "lane summaries: 2 units", "format detections: 2"]
+    assert lines[4].startswith("size: ")
+    assert _invoke("cache", "clear") == (0, f"removed {private_cache / CACHE_FILE}\n", "")
+    assert not (private_cache / CACHE_FILE).exists()
+    assert _invoke("cache", "clear")[1] == f"nothing to remove at {private_cache / CACHE_FILE}\n"
+
+
+def test_stdin_is_never_cached(private_cache: Path) -> None:
+    """Standard input has no file key: it is read and nothing is stored."""
+    text = "".join(event_line(e) for e in TWO_LANES)
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", "-"], input=text)
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["total"]["paired_calls"] == 8
+    assert not (private_cache / CACHE_FILE).exists() or _units(private_cache) == 0
+
+
+def test_unwritable_cache_dir_runs_without_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cache directory that cannot be created never fails the run."""
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    monkeypatch.setenv("WAVEMETRICS_CACHE_DIR", str(blocker / "cache"))
+    trace = write_events(tmp_path / "s.jsonl", TWO_LANES)
+    assert _summary(trace)["total"]["paired_calls"] == 8
+
+
+def test_two_cache_handles_share_one_database(tmp_path: Path) -> None:
+    """Two connections (two runs at once) see each other's entries (WAL)."""
+    from wavemetrics.cache import UnitKey
+
+    first, second = ReadCache(tmp_path / "c"), ReadCache(tmp_path / "c")
+    first.store(UnitKey("k", "u"), [1, 2.5, "x"])
+    assert second.load(UnitKey("k", "u")) == [1, 2.5, "x"]
+    with sqlite3.connect(tmp_path / "c" / CACHE_FILE) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    first.close()
+
+
+@needs_corpus
+def test_copied_corpus_file_in_a_new_place_is_a_new_entry(tmp_path: Path, private_cache: Path
+                                                          ) -> None:
+    """The key holds the path: a copy elsewhere is read (and stored) on its own."""
+    source = CORPUS / "pi-mono"
+    shutil.copytree(source, tmp_path / "pi")
+    one = _invoke("summarize", "--format", "json", "--jobs", "1", str(tmp_path / "pi"))
+    count = _units(private_cache)
+    shutil.copytree(source, tmp_path / "pi2")
+    two = _invoke("summarize", "--format", "json", "--jobs", "1", str(tmp_path / "pi2"))
+    assert one[1].replace(str(tmp_path / "pi"), "X") == two[1].replace(str(tmp_path / "pi2"), "X")
+    assert _units(private_cache) == 2 * count
+
+
+@needs_corpus
+def test_two_runs_at_once_share_the_cache(private_cache: Path) -> None:
+    """Two processes filling one cache at the same time both print the uncached output."""
+    import subprocess
+    import sys
+
+    folder = str(CORPUS / "claude-code-log")
+    args = [sys.executable, "-m", "wavemetrics", "summarize", "--format", "json", "--jobs", "1",
+            folder]
+    env = {**os.environ, "WAVEMETRICS_CACHE_DIR": str(private_cache)}
+    expected = _invoke("summarize", "--format", "json", "--jobs", "1", "--no-cache", folder)[1]
+    runs = [subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            for _ in range(2)]
+    outputs = [run.communicate(timeout=300)[0].decode("utf-8") for run in runs]
+    assert outputs == [expected, expected]
+    assert _invoke("summarize", "--format", "json", "--jobs", "1", folder)[1] == expected
+
+
+def test_a_new_version_of_a_file_replaces_the_old_entries(tmp_path: Path,
+                                                          private_cache: Path) -> None:
+    """A session appended to day after day keeps one entry, not one per version."""
+    trace = write_events(tmp_path / "s.jsonl", TWO_LANES[:5])
+    for end in (5, 9, 13, 18):
+        write_events(trace, TWO_LANES[:end])
+        _summary(trace)
+        CliRunner().invoke(main, ["statusline"], input=json.dumps({"transcript_path": str(trace)}))
+    ReadCache(private_cache).close()
+    with sqlite3.connect(private_cache / CACHE_FILE) as db:
+        rows = db.execute("SELECT files, count(*) FROM units GROUP BY files ORDER BY files")
+        assert rows.fetchall() == [(0, 1), (1, 1)]  # lane summaries, call records
+        assert db.execute("SELECT count(*) FROM figures").fetchone() == (1,)
+    assert _summary(trace)["total"]["paired_calls"] == 8
+
+
+def test_a_cache_of_another_schema_is_emptied(tmp_path: Path, private_cache: Path) -> None:
+    """Entries written under another CACHE_SCHEMA are dropped, not read."""
+    from wavemetrics.cache import CACHE_SCHEMA
+
+    trace = write_events(tmp_path / "s.jsonl", TWO_LANES)
+    expected = _summary(trace, "--no-cache")
+    assert _summary(trace) == expected
+    ReadCache(private_cache).close()
+    with sqlite3.connect(private_cache / CACHE_FILE) as db:
+        db.execute("UPDATE units SET blob = X'91c0', digest = ?",
+                   (__import__("hashlib").blake2b(b"\x91\xc0", digest_size=16).digest(),))
+        db.execute(f"PRAGMA user_version = {CACHE_SCHEMA - 1}")
+    assert _summary(trace) == expected
+    ReadCache(private_cache).close()
+    with sqlite3.connect(private_cache / CACHE_FILE) as db:
+        assert db.execute("PRAGMA user_version").fetchone() == (CACHE_SCHEMA,)
+
+
+def _padded_wave(tmp_path: Path) -> Path:
+    """The read/grep wave of TWO_LANES; grep's end line padded past 150 bytes."""
+    lines = [event_line(e) for e in TWO_LANES[:5]]
+    record = json.loads(lines[3])
+    assert record["toolCallId"] == "b" and record["type"] == "tool_execution_end"
+    lines[3] = json.dumps({**record, "pad": "x" * 200}) + "\n"
+    trace = tmp_path / "padded.jsonl"
+    trace.write_text("".join(lines), encoding="utf-8")
+    return trace
+
+
+@pytest.mark.parametrize("command", ["summarize", "waves"])
+def test_a_file_cached_under_one_line_limit_is_read_again_under_another(
+    command: str, tmp_path: Path, private_cache: Path
+) -> None:
+    """The limits in force are part of the cache key: a file cached under the default
+    --max-line-bytes and read again under 150 gives the uncached result for 150 (and back)."""
+    trace = str(_padded_wave(tmp_path))
+    base = [command, "--format", "json", "--jobs", "1", trace]
+    default_cold = _invoke(*base)
+    tight = _invoke(*base, "--max-line-bytes", "150")
+    assert tight == _invoke(*base, "--max-line-bytes", "150", "--no-cache")
+    assert tight != default_cold
+    assert _invoke(*base) == default_cold == _invoke(*base, "--no-cache")
+    if command == "summarize":
+        # default: read [1000,1100] and grep [1010,1040]: one wave, 100 + 30 - 100 saved
+        full = json.loads(default_cold[1])
+        assert (full["total"]["paired_calls"], full["total"]["modeled_wallclock_saved_ms"]) == (
+            2, 30.0)
+        # 150 bytes: grep's end is line_too_long, so only read pairs and nothing is saved
+        cut = json.loads(tight[1])
+        assert (cut["total"]["paired_calls"], cut["total"]["modeled_wallclock_saved_ms"]) == (
+            1, 0.0)
+        assert cut["inputs"][0]["problems"] == {"line_too_long": 1}
+    else:
+        assert [row["size"] for row in json.loads(default_cold[1])] == [2]
+        assert [row["size"] for row in json.loads(tight[1])] == [1]
+
+
+def _pi_entry(entry_id: str, parent: str | None, record: dict[str, Any]) -> dict[str, Any]:
+    return {**record, "id": entry_id, "parentId": parent}
+
+
+def _pi_call(at: str, *calls: tuple[str, str]) -> dict[str, Any]:
+    content = [{"type": "toolCall", "id": i, "name": n, "arguments": {}} for i, n in calls]
+    return {"type": "message", "timestamp": at,
+            "message": {"role": "assistant", "content": content}}
+
+
+def _pi_result(at: str, call_id: str, name: str) -> dict[str, Any]:
+    return {"type": "message", "timestamp": at,
+            "message": {"role": "toolResult", "toolName": name, "toolCallId": call_id,
+                        "content": []}}
+
+
+def _pi_fork_folder(folder: Path) -> None:
+    """A pi v3 parent (cwd /p/alpha: t1 [0,2000] and t2 [0,3000] in one wave) and its fork
+    (cwd /p/beta: the parent's 3 entries copied, then t3 [10000,11000] alone), the fork's
+    file sorting first, and a meta.json that is no trace."""
+    t0, t2s, t3s, t10s, t11s = (f"2026-01-01T00:00:{s}.000Z" for s in ("00", "02", "03", "10",
+                                                                         "11"))
+    parent = [
+        _pi_entry("0000000a", None, _pi_call(t0, ("t1", "bash"), ("t2", "read"))),
+        _pi_entry("0000000b", "0000000a", _pi_result(t2s, "t1", "bash")),
+        _pi_entry("0000000c", "0000000b", _pi_result(t3s, "t2", "read")),
+    ]
+    header = {"type": "session", "version": 3, "timestamp": t0}
+    files = {
+        "2026-01-01_z-parent.jsonl": [{**header, "id": "sess-p", "cwd": "/p/alpha"}, *parent],
+        "2026-01-01_a-fork.jsonl": [
+            {**header, "id": "sess-f", "cwd": "/p/beta", "parentSession": "sess-p"}, *parent,
+            _pi_entry("0000000d", "0000000c", _pi_call(t10s, ("t3", "bash"))),
+            _pi_entry("0000000e", "0000000d", _pi_result(t11s, "t3", "bash")),
+        ],
+    }
+    folder.mkdir(parents=True)
+    for name, records in files.items():
+        (folder / name).write_text("".join(json.dumps(r) + "\n" for r in records),
+                                   encoding="utf-8")
+    (folder / "meta.json").write_text('{"title": "not a trace"}\n', encoding="utf-8")
+
+
+def test_pi_fork_folder_is_one_cached_unit_with_the_uncached_figures(
+    tmp_path: Path, private_cache: Path
+) -> None:
+    """A pi folder (parent, fork, a skipped meta.json) is cached as one read unit, and cold,
+    warm and --no-cache runs agree for summarize, --by project and waves."""
+    folder = tmp_path / "--p-alpha--"
+    _pi_fork_folder(folder)
+    for args in (["summarize"], ["summarize", "--by", "project"], ["waves"]):
+        command = [*args, "--format", "json", "--jobs", "1", str(folder)]
+        plain = _invoke(*command, "--no-cache")
+        cold = _invoke(*command)
+        warm = _invoke(*command)
+        assert cold == plain
+        assert warm == plain
+    assert _units(private_cache) == 1  # parent and fork: one unit; meta.json: skipped
+    document = json.loads(_invoke("summarize", "--format", "json", "--jobs", "1", str(folder))[1])
+    assert document["skipped_files"][0]["path"] == str(folder / "meta.json")
+    assert document["total"]["modeled_wallclock_saved_ms"] == 2000.0  # the fork's copies: once
+    code, out, _ = _invoke("summarize", "--by", "project", "--format", "json", "--jobs", "1",
+                           str(folder))
+    groups = {g["group"]: (g["paired_calls"], g["modeled_wallclock_saved_ms"])
+              for g in json.loads(out)["groups"]}
+    # each file by its own header's cwd: the parent's wave (3000 + 2000 - 3000) and t3 alone
+    assert (code, groups) == (0, {"/p/alpha": (2, 2000.0), "/p/beta": (1, 0.0)})
+
+
+def test_cache_without_a_subcommand_prints_its_help_and_exits_0() -> None:
+    """`wavemetrics cache` alone shows its help (info, clear), like `wavemetrics` alone: not an error."""
+    result = CliRunner().invoke(main, ["cache"])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("Usage: wavemetrics cache [OPTIONS] [COMMAND] [ARGS]...")
+    assert "  info" in result.stdout and "  clear" in result.stdout

@@ -1,0 +1,90 @@
+"""`--format csv` of summarize (a row per lane, a total row) and waves (a row per call)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from tests.corpus import CORPUS, needs_corpus
+from tests.event_traces import TWO_LANES, write_events
+from wavemetrics.cli import main
+from wavemetrics.csvout import SUMMARY_LEAD, WAVE_CALL_COLUMNS, rows_to_csv
+
+
+def _csv(*args: str) -> list[dict[str, str]]:
+    result = CliRunner().invoke(main, [*args, "--format", "csv", "--jobs", "1"])
+    assert result.exit_code == 0, result.stderr
+    return list(csv.DictReader(io.StringIO(result.stdout)))
+
+
+def test_summarize_csv_has_a_row_per_lane_and_a_total(tmp_path: Path) -> None:
+    """TWO_LANES: lanes main (saving 30 ms, 6 calls) and sub (10 ms, 2 calls), total 40 ms."""
+    trace = write_events(tmp_path / "t.jsonl", TWO_LANES)
+    rows = _csv("summarize", str(trace))
+    assert [(r["row"], r["lane_id"]) for r in rows] == [("lane", "main"), ("lane", "sub"),
+                                                       ("total", "")]
+    assert [r["modeled_wallclock_saved_ms"] for r in rows] == ["30.0", "10.0", "40.0"]
+    assert [r["paired_calls"] for r in rows] == ["6", "2", "8"]
+    assert [r["waves_total"] for r in rows] == ["4", "1", "5"]
+    assert rows[0]["path"] == str(trace)
+
+
+def test_csv_header_follows_the_json_keys(tmp_path: Path) -> None:
+    """The columns are the lead columns, then the total's keys in JSON order."""
+    trace = write_events(tmp_path / "t.jsonl", TWO_LANES)
+    result = CliRunner().invoke(main, ["summarize", "--format", "csv", str(trace)])
+    header = next(csv.reader(io.StringIO(result.stdout)))
+    document = json.loads(CliRunner().invoke(main, ["summarize", "--format", "json",
+                                                    str(trace)]).stdout)
+    assert header == [*SUMMARY_LEAD, *document["total"]]
+
+
+@needs_corpus
+def test_summarize_csv_values_equal_the_json_values_on_the_corpus() -> None:
+    """Every cell is the JSON value written as text (null as an empty cell)."""
+    folder = str(CORPUS / "claude-code-log")
+    rows = _csv("summarize", folder)
+    document = json.loads(CliRunner().invoke(
+        main, ["summarize", "--format", "json", "--jobs", "1", folder]).stdout)
+    for row, lane in zip(rows, [*document["lanes"], document["total"]], strict=True):
+        for key, value in lane.items():
+            assert row[key] == ("" if value is None else str(value)), key
+
+
+def test_waves_csv_has_one_row_per_call(tmp_path: Path) -> None:
+    """8 paired calls give 8 rows; the read/grep wave's rows carry its figures."""
+    trace = write_events(tmp_path / "t.jsonl", TWO_LANES)
+    rows = _csv("waves", str(trace))
+    assert list(rows[0]) == list(WAVE_CALL_COLUMNS)
+    assert len(rows) == 8
+    first, second = rows[0], rows[1]
+    assert (first["call_id"], first["tool_name"], first["start_ms"], first["end_ms"],
+            first["duration_ms"]) == ("a", "read", "1000.0", "1100.0", "100.0")
+    assert (second["call_id"], second["duration_ms"]) == ("b", "30.0")
+    assert {first["wave"], second["wave"]} == {"0"}
+    assert first["span_ms"] == "100.0"
+    assert first["modeled_wallclock_saved_ms"] == "30.0"
+    assert first["bucket"] == "non_eval"
+    assert [r["bucket"] for r in rows if r["wave"] == "3"] == ["mixed", "mixed"]
+
+
+def test_cells_are_quoted_by_the_csv_module() -> None:
+    """A tool name with a comma or a quote stays one cell."""
+    text = rows_to_csv(["tool_name", "n"], [{"tool_name": 'a,"b"', "n": None}])
+    assert text == 'tool_name,n\r\n"a,""b""",\r\n'
+
+
+def test_rows_to_csv_escapes_text_only_when_asked() -> None:
+    """Without ``escape`` a value with ESC and U+202E is written as it is; with ``printable``
+    its text cells are escaped and numbers and empty cells are left alone."""
+    from wavemetrics.escaping import printable
+
+    rows = [{"tool_name": "a\x1b[2J\u202e", "calls": 2, "mean": None}]
+    columns = ["tool_name", "calls", "mean"]
+    assert rows_to_csv(columns, rows) == "tool_name,calls,mean\r\na\x1b[2J\u202e,2,\r\n"
+    assert rows_to_csv(columns, rows, printable) == (
+        "tool_name,calls,mean\r\na\\x1b[2J\\u202e,2,\r\n")

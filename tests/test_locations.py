@@ -1,0 +1,111 @@
+"""No PATH: stdin when data is piped in, else the standard trace folders that exist (issue 13)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests.corpus import CORPUS, needs_corpus
+from tests.event_traces import TWO_LANES, event_line, write_events
+from wavemetrics import cli
+from wavemetrics.cli import main
+from wavemetrics.locations import default_locations, standard_locations
+
+
+def test_standard_locations_without_overrides(tmp_path: Path) -> None:
+    """Claude Code's two folders, then Codex's, then pi's, under the home folder."""
+    assert standard_locations({}, tmp_path) == [
+        ("Claude Code", tmp_path / ".claude/projects"),
+        ("Claude Code", tmp_path / ".config/claude/projects"),
+        ("Codex", tmp_path / ".codex/sessions"),
+        ("pi coding agent", tmp_path / ".pi/agent/sessions"),
+    ]
+
+
+def test_environment_overrides_replace_the_defaults(tmp_path: Path) -> None:
+    """CLAUDE_CONFIG_DIR (comma-separated) and CODEX_HOME replace the home folders."""
+    env = {"CLAUDE_CONFIG_DIR": "/a, /b", "CODEX_HOME": "/c"}
+    assert standard_locations(env, tmp_path) == [
+        ("Claude Code", Path("/a/projects")),
+        ("Claude Code", Path("/b/projects")),
+        ("Codex", Path("/c/sessions")),
+        ("pi coding agent", tmp_path / ".pi/agent/sessions"),
+    ]
+
+
+def test_only_existing_folders_are_read(tmp_path: Path) -> None:
+    """Folders that do not exist are left out; the order is kept."""
+    (tmp_path / ".pi/agent/sessions").mkdir(parents=True)
+    (tmp_path / ".claude/projects").mkdir(parents=True)
+    assert default_locations({}, tmp_path) == [
+        ("Claude Code", tmp_path / ".claude/projects"),
+        ("pi coding agent", tmp_path / ".pi/agent/sessions"),
+    ]
+
+
+@pytest.fixture
+def terminal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """A terminal on stdin and an empty home folder."""
+    monkeypatch.setattr(cli, "stdin_is_terminal", lambda: True)
+    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_CONFIG_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    return tmp_path
+
+
+@needs_corpus
+def test_no_path_on_a_terminal_reads_the_standard_folders(terminal: Path) -> None:
+    """Real Claude Code and pi sessions in ~/.claude/projects and ~/.pi are read and named."""
+    import shutil
+
+    shutil.copytree(CORPUS / "claude-code-log/-experiments-ideas",
+                    terminal / ".claude/projects/-experiments-ideas")
+    shutil.copytree(CORPUS / "pi-mono", terminal / ".pi/agent/sessions")
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", "--jobs", "1"])
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.splitlines()[:2] == [
+        f"wavemetrics: reading {terminal / '.claude/projects'} (Claude Code)",
+        f"wavemetrics: reading {terminal / '.pi/agent/sessions'} (pi coding agent)",
+    ]
+    document = json.loads(result.stdout)
+    formats = {i["format"] for i in document["inputs"]}
+    assert formats == {"claude-code", "pi"}
+    expected = CliRunner().invoke(main, [
+        "summarize", "--format", "json", "--jobs", "1", str(terminal / ".claude/projects"),
+        str(terminal / ".pi/agent/sessions")]).stdout
+    assert result.stdout == expected
+
+
+def test_no_path_and_no_standard_folder_is_a_usage_error(terminal: Path) -> None:
+    """Nothing to read on a terminal: exit 2 with the folders looked in and what to do."""
+    result = CliRunner().invoke(main, ["summarize"])
+    assert result.exit_code == 2
+    assert "no PATH given and none of the usual trace folders exist" in result.stderr
+    assert str(terminal / ".claude/projects") in result.stderr
+
+
+def test_no_path_with_piped_data_reads_stdin() -> None:
+    """Data on a non-terminal stdin is read as if PATH were -."""
+    text = "".join(event_line(e) for e in TWO_LANES)
+    result = CliRunner().invoke(main, ["summarize", "--format", "json"], input=text)
+    assert result.exit_code == 0
+    document = json.loads(result.stdout)
+    assert [i["path"] for i in document["inputs"]] == ["-"]
+    assert document["total"]["paired_calls"] == 8
+
+
+def test_demo_reads_the_bundled_example(tmp_path: Path) -> None:
+    """--demo reads the packaged example, the same as naming its file."""
+    from wavemetrics.cli import demo_path
+
+    demo = CliRunner().invoke(main, ["summarize", "--demo", "--format", "json"])
+    named = CliRunner().invoke(main, ["summarize", "--format", "json", demo_path()])
+    assert demo.exit_code == 0
+    assert demo.stdout == named.stdout
+    assert len(json.loads(demo.stdout)["lanes"]) == 7  # the main agent and six sub-agents
+    both = CliRunner().invoke(main, ["summarize", "--demo", str(write_events(
+        tmp_path / "x.jsonl", TWO_LANES))])
+    assert both.exit_code == 2

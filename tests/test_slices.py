@@ -1,0 +1,229 @@
+"""--since/--until and --by: waves are never cut in two, figures computed by hand (issue 13)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from tests.corpus import CORPUS, needs_corpus
+from tests.event_traces import Event, write_events
+from wavemetrics.cli import main
+from wavemetrics.observations import Observation
+from wavemetrics.pipeline import Lane
+from wavemetrics.slices import partition_lane, window_lane
+
+#: 2025-09-24T00:00:00Z in Unix ms.
+D = 1_758_672_000_000
+
+#: Wave A {a read [D-100, D+50], b grep [D-10, D+20], g read [D+10, D+40]} starts on
+#: 09-23 and crosses midnight (g even starts after it): durations 210, span 150, saving 60.
+#: Wave B {c read [D+1000, D+1100], d bash [D+1050, D+1300]}: 350 - 300 = saving 50.
+#: e bash [D+5000, D+5100] alone; f bash starts at D+6000 and never ends (incomplete).
+#: Mixed wave {h eval [D+8000, D+8100], i read [D+8050, D+8080]}: never a saving.
+EVENTS: list[Event] = [
+    ("tool_execution_start", "a", "read", D - 100, "main"),
+    ("tool_execution_start", "b", "grep", D - 10, "main"),
+    ("tool_execution_start", "g", "read", D + 10, "main"),
+    ("tool_execution_end", "b", "grep", D + 20, "main"),
+    ("tool_execution_end", "g", "read", D + 40, "main"),
+    ("tool_execution_end", "a", "read", D + 50, "main"),
+    ("tool_execution_start", "c", "read", D + 1000, "main"),
+    ("tool_execution_start", "d", "bash", D + 1050, "main"),
+    ("tool_execution_end", "c", "read", D + 1100, "main"),
+    ("tool_execution_end", "d", "bash", D + 1300, "main"),
+    ("tool_execution_start", "e", "bash", D + 5000, "main"),
+    ("tool_execution_end", "e", "bash", D + 5100, "main"),
+    ("tool_execution_start", "f", "bash", D + 6000, "main"),
+    ("tool_execution_start", "h", "eval", D + 8000, "main"),
+    ("tool_execution_start", "i", "read", D + 8050, "main"),
+    ("tool_execution_end", "i", "read", D + 8080, "main"),
+    ("tool_execution_end", "h", "eval", D + 8100, "main"),
+]
+
+
+@pytest.fixture
+def trace(tmp_path: Path) -> Path:
+    """The hand-made trace above, as an events file."""
+    return write_events(tmp_path / "t.jsonl", EVENTS)
+
+
+def _json(*args: str) -> Any:
+    result = CliRunner().invoke(main, [*args, "--format", "json", "--jobs", "1"])
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def _figures(total: dict[str, Any]) -> tuple[int, int, int, float, int, int]:
+    return (total["paired_calls"], total["waves_total"], total["non_eval_waves_multi"],
+            total["modeled_wallclock_saved_ms"], total["incomplete_calls"], total["mixed_waves"])
+
+
+def test_unfiltered_figures(trace: Path) -> None:
+    """All of it: 8 paired calls, 4 waves, 2 multi-call, saving 60 + 50 = 110 ms."""
+    assert _figures(_json("summarize", str(trace))["total"]) == (8, 4, 2, 110.0, 1, 1)
+
+
+def test_since_keeps_the_waves_that_start_after_it(trace: Path) -> None:
+    """--since midnight drops wave A whole, even its call g that starts after midnight."""
+    total = _json("summarize", "--since", "2025-09-24", "--timezone", "UTC", str(trace))["total"]
+    assert _figures(total) == (5, 3, 1, 50.0, 1, 1)
+
+
+def test_until_a_date_is_through_its_end(trace: Path) -> None:
+    """--until 2025-09-23 keeps wave A whole, with its calls that end (or start) after midnight."""
+    total = _json("summarize", "--until", "2025-09-23", "--timezone", "UTC", str(trace))["total"]
+    assert _figures(total) == (3, 1, 1, 60.0, 0, 0)
+
+
+def test_until_a_time_is_exclusive_and_offsets_are_honoured(trace: Path) -> None:
+    """--until 02:00:05+02:00 is 00:00:05Z = D+5000: A and B are kept, e (starting exactly
+    then) is not; --since is inclusive: B starting at D+1000 is kept from 00:00:01Z."""
+    total = _json("summarize", "--until", "2025-09-24T02:00:05+02:00", str(trace))["total"]
+    assert _figures(total) == (5, 2, 2, 110.0, 0, 0)
+    both = _json("summarize", "--since", "2025-09-24T00:00:01Z",
+                 "--until", "2025-09-24T00:00:06Z", str(trace))["total"]
+    assert _figures(both) == (3, 2, 1, 50.0, 0, 0)  # B and e; f starts at the (open) end
+
+
+def test_waves_list_honours_the_window(trace: Path) -> None:
+    """`waves --since` lists B, e and the mixed wave; wave A is not cut to its call g."""
+    waves = _json("waves", "--since", "2025-09-24", "--timezone", "UTC", str(trace))
+    assert [w["tool_names"] for w in waves] == [["read", "bash"], ["bash"], ["eval", "read"]]
+
+
+def test_by_day_puts_a_wave_in_the_day_it_starts(trace: Path) -> None:
+    """UTC days: 09-23 has wave A (3 calls, 60 ms); 09-24 the rest (5 calls, 50 ms)."""
+    document = _json("summarize", "--by", "day", "--timezone", "UTC", str(trace))
+    assert [(g["group"], g["paired_calls"], g["modeled_wallclock_saved_ms"])
+            for g in document["groups"]] == [("2025-09-23", 3, 60.0), ("2025-09-24", 5, 50.0)]
+    assert _figures(document["total"]) == (8, 4, 2, 110.0, 1, 1)
+
+
+def test_by_day_in_another_zone(trace: Path) -> None:
+    """In Tokyo (UTC+9) everything happens on 2025-09-24."""
+    document = _json("summarize", "--by", "day", "--timezone", "Asia/Tokyo", str(trace))
+    assert [(g["group"], g["paired_calls"]) for g in document["groups"]] == [("2025-09-24", 8)]
+
+
+def test_by_week_and_month(trace: Path) -> None:
+    """Tuesday 09-23 and Wednesday 09-24 are both in ISO week 39 and in September."""
+    week = _json("summarize", "--by", "week", "--timezone", "UTC", str(trace))
+    month = _json("summarize", "--by", "month", "--timezone", "UTC", str(trace))
+    assert [(g["group"], g["paired_calls"]) for g in week["groups"]] == [("2025-W39", 8)]
+    assert [(g["group"], g["paired_calls"]) for g in month["groups"]] == [("2025-09", 8)]
+
+
+def test_by_tool(trace: Path) -> None:
+    """read: a, g, c, i (i in the mixed wave); bash: d, e (f never ended); eval: h."""
+    document = _json("summarize", "--by", "tool", str(trace))
+    rows = {g["group"]: g for g in document["groups"]}
+    assert [g["group"] for g in document["groups"]] == ["read", "bash", "eval", "grep"]
+    assert rows["read"] == {"group": "read", "calls": 4, "multi_call_wave_calls": 3,
+                            "duration_ms_total": 310.0, "duration_ms_mean": 77.5,
+                            "eval_or_mixed_wave_share": 0.25}
+    assert rows["bash"] == {"group": "bash", "calls": 2, "multi_call_wave_calls": 1,
+                            "duration_ms_total": 350.0, "duration_ms_mean": 175.0,
+                            "eval_or_mixed_wave_share": 0.0}
+    assert rows["eval"]["eval_or_mixed_wave_share"] == 1.0
+    assert document["total"] == {"calls": 8, "multi_call_wave_calls": 5,
+                                 "duration_ms_total": 790.0, "duration_ms_mean": 98.75,
+                                 "eval_or_mixed_wave_share": 0.25}
+
+
+def test_by_session_and_lane(tmp_path: Path) -> None:
+    """Two sessions of one lane each: one group per session, the total as without --by."""
+    write_events(tmp_path / "s1.jsonl", EVENTS[:6])
+    write_events(tmp_path / "s2.jsonl", EVENTS[6:10])
+    by_session = _json("summarize", "--by", "session", str(tmp_path))
+    plain = _json("summarize", str(tmp_path))
+    assert [(g["group"], g["modeled_wallclock_saved_ms"]) for g in by_session["groups"]] == [
+        ("s1", 60.0), ("s2", 50.0)]
+    assert by_session["total"] == plain["total"]
+    by_lane = _json("summarize", "--by", "lane", str(tmp_path))
+    assert [g["group"] for g in by_lane["groups"]] == ["s1/main", "s2/main"]
+
+
+def test_usage_errors(trace: Path) -> None:
+    """Unreadable dates, unknown zones, an empty window and --by with jsonl exit 2."""
+    for args in (["--since", "yesterday"], ["--timezone", "Mars/Olympus"],
+                 ["--since", "2025-09-24", "--until", "2025-09-23"],
+                 ["--by", "day", "--format", "jsonl"]):
+        result = CliRunner().invoke(main, ["summarize", *args, str(trace)])
+        assert result.exit_code == 2, args
+        assert "Traceback" not in result.stderr
+
+
+def test_turn_time_goes_with_the_lanes_first_call() -> None:
+    """A lane's turn total (no times of its own) is counted on the day of its earliest start."""
+    lane = Lane("p", "s", "main", (
+        Observation("start", "x", "read", D - 5.0), Observation("end", "x", "read", D - 1.0),
+        Observation("start", "y", "read", D + 5.0), Observation("end", "y", "read", D + 9.0),
+    ), measured_turn_duration_ms_total=500.0)
+    parts = partition_lane(lane, lambda ms: ms >= D)
+    assert [(k, len(p.observations), p.measured_turn_duration_ms_total)
+            for k, p in parts.items()] == [(False, 2, 500.0), (True, 2, 0.0)]
+    assert window_lane(lane, D + 100.0, None) is None
+
+
+@needs_corpus
+def test_days_of_a_real_folder_add_up_and_match_since(tmp_path: Path) -> None:
+    """On real Claude Code sessions, the days' calls add up to the total, and --since a day
+    gives the calls of that day and the days after it."""
+    folder = str(CORPUS / "claude-code-log")
+    by_day = _json("summarize", "--by", "day", "--timezone", "UTC", folder)
+    plain = _json("summarize", folder)
+    groups = by_day["groups"]
+    assert sum(g["paired_calls"] for g in groups) == plain["total"]["paired_calls"]
+    assert sum(g["waves_total"] for g in groups) == plain["total"]["waves_total"]
+    assert len(groups) > 3
+    cut = groups[len(groups) // 2]["group"]
+    since = _json("summarize", "--since", cut, "--timezone", "UTC", folder)["total"]
+    assert since["paired_calls"] == sum(g["paired_calls"] for g in groups if g["group"] >= cut)
+    assert since["waves_total"] == sum(g["waves_total"] for g in groups if g["group"] >= cut)
+
+
+@needs_corpus
+def test_by_project_uses_the_folder_or_the_recorded_cwd() -> None:
+    """Claude Code: the project folder; Codex and pi: the cwd of the session header."""
+    claude = CORPUS / "agentcmd" / "claude"
+    document = _json("summarize", "--by", "project", str(CORPUS / "pi-mono"),
+                     str(CORPUS / "agentcmd" / "codex"), str(claude))
+    assert [g["group"] for g in document["groups"]] == [
+        "/Users/badlogic/workspaces/pi-mono",
+        "/Users/jnarowski/Dev/spectora/src/spectora-labs-monorepo-v2",
+        str(claude),
+    ]
+    plain = _json("summarize", str(CORPUS / "pi-mono"), str(CORPUS / "agentcmd" / "codex"),
+                  str(claude))
+    assert document["total"] == plain["total"]
+    # the five Codex rollouts of one working directory are one group
+    codex = _json("summarize", str(CORPUS / "agentcmd" / "codex"))["total"]
+    assert document["groups"][1]["paired_calls"] == codex["paired_calls"]
+
+
+def test_events_trace_records_no_project(trace: Path) -> None:
+    """A format without a working directory is grouped as (not recorded)."""
+    document = _json("summarize", "--by", "project", str(trace))
+    assert [g["group"] for g in document["groups"]] == ["(not recorded)"]
+
+
+def test_group_table_and_csv(trace: Path) -> None:
+    """The table has a row per day and a total; the CSV a row per group and a total row."""
+    table = CliRunner().invoke(main, ["summarize", "--by", "day", "--timezone", "UTC",
+                                      str(trace)]).stdout.splitlines()[2:]  # after inputs:
+    assert table[0].split() == ["day", "calls", "waves", "multi", "rt", "eval", "mixed",
+                                "saved", "s", "upper", "s"]
+    assert table[1].split()[:3] == ["2025-09-23", "3", "1"]
+    assert table[2].split()[:3] == ["2025-09-24", "5", "3"]
+    assert table[4].split()[:3] == ["total", "8", "4"]
+    csv_text = CliRunner().invoke(main, ["summarize", "--by", "tool", "--format", "csv",
+                                         str(trace)]).stdout
+    assert csv_text.splitlines()[0] == ("row,by,group,calls,multi_call_wave_calls,"
+                                        "duration_ms_total,duration_ms_mean,"
+                                        "eval_or_mixed_wave_share")
+    assert csv_text.splitlines()[1] == "group,tool,read,4,3,310.0,77.5,0.25"
+    assert csv_text.splitlines()[-1] == "total,tool,,8,5,790.0,98.75,0.25"

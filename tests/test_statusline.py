@@ -1,0 +1,102 @@
+"""`wavemetrics statusline`: Claude Code's status-line protocol, one line, never a failure."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests.corpus import CORPUS, needs_corpus
+from tests.event_traces import TWO_LANES, write_events
+from wavemetrics.cli import main
+from wavemetrics.statusline import format_figures
+
+
+def _line(stdin: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["statusline"], input=stdin)
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    return result.exit_code, result.stdout
+
+
+def test_transcript_figures_are_printed_on_one_line(tmp_path: Path) -> None:
+    """TWO_LANES has 5 waves, 2 multi-call non_eval waves and saves 30 + 10 ms = 0.04 s."""
+    trace = write_events(tmp_path / "t.jsonl", TWO_LANES)
+    payload = json.dumps({"session_id": "x", "transcript_path": str(trace), "model": {}})
+    assert _line(payload) == (0, "waves 5 · multi 2 · saved 0.0s\n")
+
+
+def test_second_call_is_answered_from_the_cache(tmp_path: Path) -> None:
+    """The second call for an unchanged transcript reads neither the file nor the readers."""
+    trace = write_events(tmp_path / "t.jsonl", TWO_LANES)
+    payload = json.dumps({"transcript_path": str(trace)})
+    first = _line(payload)
+    trace.chmod(0)  # a second read of the file would fail; the cache answers
+    try:
+        assert _line(payload) == first
+    finally:
+        trace.chmod(0o644)
+
+
+@needs_corpus
+def test_real_claude_code_transcript(tmp_path: Path) -> None:
+    """A real session: 40 calls, 9 of them in multi-call turns (MANIFEST row 42)."""
+    trace = CORPUS / "claude-code-log/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
+    code, line = _line(json.dumps({"transcript_path": str(trace)}))
+    document = json.loads(CliRunner().invoke(
+        main, ["summarize", "--format", "json", "--no-cache", str(trace)]).stdout)
+    total = document["total"]
+    assert code == 0
+    assert line == format_figures(
+        total["waves_total"], total["non_eval_waves_multi"], total["modeled_wallclock_saved_ms"]
+    ) + "\n"
+    assert total["non_eval_waves_multi"] > 0
+
+
+@pytest.mark.parametrize(("stdin", "expected"), [
+    ("", "wavemetrics: no status-line JSON on stdin\n"),
+    ("not json", "wavemetrics: stdin is not the status-line JSON\n"),
+    ("[1, 2]", "wavemetrics: no transcript_path on stdin\n"),
+    ('{"transcript_path": 3}', "wavemetrics: no transcript_path on stdin\n"),
+    ('{"transcript_path": "/nonexistent/x.jsonl"}', "wavemetrics: no transcript yet\n"),
+])
+def test_bad_or_missing_stdin_prints_one_line_and_exits_0(stdin: str, expected: str) -> None:
+    """Whatever arrives on stdin, the prompt gets one line and exit status 0."""
+    assert _line(stdin) == (0, expected)
+
+
+def test_unreadable_transcript_is_one_line(tmp_path: Path) -> None:
+    """A transcript of no known format gives one line and exit 0."""
+    other = tmp_path / "o.jsonl"
+    other.write_text('{"hello": 1}\n', encoding="utf-8")
+    assert _line(json.dumps({"transcript_path": str(other)})) == (
+        0, "wavemetrics: transcript not readable\n")
+
+
+def test_format_rounds_the_saving_to_a_tenth_of_a_second() -> None:
+    """12 349 ms is shown as 12.3 s; counts as they are."""
+    assert format_figures(3, 1, 12349.0) == "waves 3 · multi 1 · saved 12.3s"
+
+
+def test_warm_status_line_loads_neither_click_nor_the_readers(tmp_path: Path,
+                                                              private_cache: Path) -> None:
+    """The console script answers a cached transcript with the stdlib and the cache only."""
+    import os
+    import subprocess
+    import sys
+
+    trace = write_events(tmp_path / "t.jsonl", TWO_LANES)
+    payload = json.dumps({"transcript_path": str(trace)})
+    code = ("import sys; sys.argv = ['wavemetrics', 'statusline']\n"
+            "from wavemetrics._entry import main; main()\n"
+            "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'click', 'attrs', 'attr',"
+            " 'msgspec'} | {m for m in sys.modules if m.startswith('wavemetrics.readers')})\n"
+            "print(heavy)")
+    env = {**os.environ, "WAVEMETRICS_CACHE_DIR": str(private_cache)}
+    cold = subprocess.run([sys.executable, "-c", code], input=payload, capture_output=True,
+                          text=True, env=env, check=True)
+    warm = subprocess.run([sys.executable, "-c", code], input=payload, capture_output=True,
+                          text=True, env=env, check=True)
+    assert cold.stdout.splitlines()[0] == "waves 5 · multi 2 · saved 0.0s"
+    assert warm.stdout.splitlines() == ["waves 5 · multi 2 · saved 0.0s", "[]"]

@@ -1,0 +1,97 @@
+"""Defaults the command line needs before it reads anything, and lazy option choices.
+
+Building the CLI's options must not import the readers, the core or the
+compare module (``wavemetrics --help`` stays under 100 ms, issue 13): the
+defaults are spelled here (``tests/test_cli.py`` checks each against its
+source), and the choices of ``--input-format`` and ``--metric`` are loaded
+from their registries only when a command's help or a value needs them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import click
+
+__all__ = [
+    "AUTO",
+    "DEFAULT_CONFIDENCE",
+    "DEFAULT_MAX_DOCUMENT_BYTES",
+    "DEFAULT_MAX_LINE_BYTES",
+    "DEFAULT_MAX_TRACKED_CALLS",
+    "DEFAULT_METRIC",
+    "DEFAULT_RESAMPLES",
+    "DEFAULT_SEED",
+    "ENGINES",
+    "LazyChoice",
+    "default_engine",
+    "input_format_choice",
+    "metric_choice",
+]
+
+#: ``--input-format auto``: detect each input's format (``readers.AUTO``).
+AUTO = "auto"
+#: ``observations.DEFAULT_MAX_TRACKED_CALLS``: the v1 cap on calls held per lane.
+DEFAULT_MAX_TRACKED_CALLS = 2000
+#: The byte limits' defaults (``limits.DEFAULT_MAX_*``): 64 MiB a line, 256 MiB a document.
+DEFAULT_MAX_LINE_BYTES = 64 * 2**20
+DEFAULT_MAX_DOCUMENT_BYTES = 256 * 2**20
+#: The ``--engine`` choices (``native.ENGINES``).
+ENGINES = ("python", "native")
+
+
+def default_engine() -> str:
+    """``native`` when the Rust extension is built, else ``python`` (``native.default_engine``),
+    found without importing it."""
+    import importlib.util
+
+    return "native" if importlib.util.find_spec("wavemetrics._native") is not None else "python"
+
+
+#: The compare defaults (``compare.DEFAULT_*``).
+DEFAULT_METRIC = "modeled_wallclock_saved_ms"
+DEFAULT_RESAMPLES = 9999
+DEFAULT_CONFIDENCE = 0.95
+DEFAULT_SEED = 0
+
+
+class LazyChoice(click.Choice):  # type: ignore[type-arg]
+    """A :class:`click.Choice` whose choices are loaded on first use by ``load()``."""
+
+    def __init__(self, load: Callable[[], Sequence[str]]) -> None:
+        self._load = load
+        self._loaded: tuple[str, ...] | None = None
+        super().__init__((), case_sensitive=True)
+
+    @property  # type: ignore[override]
+    def choices(self) -> Sequence[Any]:
+        if self._loaded is None:
+            self._loaded = tuple(self._load())
+        return self._loaded
+
+    @choices.setter
+    def choices(self, value: Sequence[Any]) -> None:
+        pass  # set by click.Choice.__init__; the loaded list is the truth
+
+
+def _input_formats() -> list[str]:
+    from wavemetrics.readers import FORMATS
+
+    return [AUTO, *FORMATS]
+
+
+def _metrics() -> list[str]:
+    from wavemetrics.compare import METRICS
+
+    return list(METRICS)
+
+
+def input_format_choice() -> LazyChoice:
+    """``--input-format``: ``auto`` and every registered format."""
+    return LazyChoice(_input_formats)
+
+
+def metric_choice() -> LazyChoice:
+    """``--metric`` of compare: the keys of ``compare.METRICS``."""
+    return LazyChoice(_metrics)

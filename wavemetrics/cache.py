@@ -1,0 +1,377 @@
+"""A persistent cache of what each input yielded, so that repeat runs are instant (issue 13).
+
+What is kept, per read unit (one file, or the Claude Code files of one project
+folder read together): every report's line accounting and every lane's compact
+call records (``kind``, ``call_id``, ``tool_name``, ``at_ms``), never a line of
+text, argument, result or prompt. Per file, the format detection found. Both
+are keyed by the file's absolute path, size, ``st_mtime_ns`` and inode (and the
+wavemetrics version and cache schema): any change to any of them is a miss,
+and the file is read again in full.
+
+Where: SQLite (stdlib :mod:`sqlite3`, WAL journal, so two runs at once are
+safe) in ``$WAVEMETRICS_CACHE_DIR`` if set, else the user cache directory of
+the platform (:func:`platformdirs.user_cache_dir`, e.g. ``~/.cache/wavemetrics``).
+
+A damaged cache is never trusted: a row whose BLAKE2b digest does not match its
+blob, or that does not decode, is dropped and the unit read again; a database
+file SQLite cannot open or query is deleted and created anew. Errors of the
+cache never fail a run: without a usable cache directory the run reads as with
+``--no-cache``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import sqlite3
+import stat
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from wavemetrics.limits import Limits
+
+# Only the stdlib and platformdirs here: the status line answers from this
+# module without loading attrs, msgspec, the readers or the core.
+
+__all__ = [
+    "CACHE_ENV",
+    "CACHE_FILE",
+    "CACHE_SCHEMA",
+    "CacheInfo",
+    "FileKey",
+    "ReadCache",
+    "UnitKey",
+    "default_cache_dir",
+    "detection_mode",
+    "file_key",
+    "limits_key",
+]
+
+#: Environment variable naming the cache directory (tests point it at a temporary folder).
+CACHE_ENV = "WAVEMETRICS_CACHE_DIR"
+#: The database file in the cache directory.
+CACHE_FILE = "cache.sqlite3"
+#: Bumped whenever what is stored, or how a reader reads, changes meaning; a
+#: database of another schema (``PRAGMA user_version``) is emptied and rebuilt.
+CACHE_SCHEMA = 3
+
+_TABLES = (
+    "CREATE TABLE IF NOT EXISTS detections (path TEXT NOT NULL, mode TEXT NOT NULL,"
+    " stamp TEXT NOT NULL, format TEXT NOT NULL, PRIMARY KEY (path, mode))",
+    "CREATE TABLE IF NOT EXISTS units (key TEXT PRIMARY KEY, unit TEXT NOT NULL,"
+    " files INTEGER NOT NULL, digest BLOB NOT NULL, blob BLOB NOT NULL, stored REAL NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS units_by_unit ON units (unit)",
+    "CREATE TABLE IF NOT EXISTS figures (key TEXT PRIMARY KEY, unit TEXT NOT NULL,"
+    " digest BLOB NOT NULL, blob BLOB NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS figures_by_unit ON figures (unit)",
+)
+
+
+def default_cache_dir() -> Path:
+    """``$WAVEMETRICS_CACHE_DIR`` if set and not empty, else the platform's user cache dir."""
+    configured = os.environ.get(CACHE_ENV)
+    if configured:
+        return Path(configured)
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("wavemetrics", appauthor=False))
+
+
+class FileKey(NamedTuple):
+    """What identifies one version of a file: absolute path, size (bytes),
+    modification time (ns) and inode."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    inode: int
+
+    @property
+    def stamp(self) -> str:
+        return f"{self.size}:{self.mtime_ns}:{self.inode}"
+
+
+def file_key(path: str) -> FileKey | None:
+    """The key of a regular file, or ``None`` (stdin, pipes, missing files: never cached)."""
+    if path == "-":
+        return None
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return FileKey(os.path.abspath(path), info.st_size, info.st_mtime_ns, info.st_ino)
+
+
+def _version() -> str:
+    from wavemetrics import __version__
+
+    return f"{__version__}/{CACHE_SCHEMA}"
+
+
+class UnitKey(NamedTuple):
+    """``key``: one version of a unit (its files' keys); ``unit``: the unit whatever
+    the version (its files' paths), so storing a new version drops the old ones."""
+
+    key: str
+    unit: str
+
+
+def _sha256(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def unit_key(fmt: str, keys: Sequence[FileKey], extra: str = "") -> UnitKey:
+    """The SQLite keys of a unit read as ``fmt`` (``extra``: what else the entry depends
+    on, e.g. summary settings): SHA-256 of them, the files' keys and the version."""
+    head = [_version(), fmt, extra]
+    return UnitKey(
+        _sha256([*head, [[k.path, k.size, k.mtime_ns, k.inode] for k in keys]]),
+        _sha256([*head, [k.path for k in keys]]),
+    )
+
+
+def limits_key(limits: Limits | None) -> str:
+    """The part of a cache key naming the byte limits a read ran under: they change
+    what a read yields (``line_too_long``, an input cut at ``--max-document-bytes``).
+    ``None`` (the status line, which never imports the limits) means the defaults."""
+    if limits is None:
+        return "limits:default"
+    from wavemetrics.limits import DEFAULT_LIMITS
+
+    if limits == DEFAULT_LIMITS:
+        return "limits:default"
+    return f"limits:{limits.max_line_bytes}:{limits.max_document_bytes}"
+
+
+def detection_mode(input_format: str, limits: Limits | None) -> str:
+    """The ``mode`` a detection is stored under: ``--input-format`` and the limits
+    (detection peeks under them)."""
+    return f"{input_format}/{limits_key(limits)}"
+
+
+def _digest(blob: bytes) -> bytes:
+    return hashlib.blake2b(blob, digest_size=16).digest()
+
+
+class CacheInfo(NamedTuple):
+    """What ``wavemetrics cache info`` prints: where the cache is, its read units (and
+    their files), summaries kept for ``summarize``, detections and size (bytes)."""
+
+    path: str
+    exists: bool
+    units: int
+    files: int
+    summaries: int
+    detections: int
+    size_bytes: int
+
+
+_CONNECTIONS: dict[tuple[str, int], sqlite3.Connection] = {}
+
+
+class ReadCache:
+    """The cache in ``directory`` (default: :func:`default_cache_dir`; created on first
+    write). Picklable: a worker process opens its own connection on first use."""
+
+    def __init__(self, directory: Path | str | None = None) -> None:
+        self.directory = default_cache_dir() if directory is None else Path(directory)
+
+    def __repr__(self) -> str:
+        return f"ReadCache({str(self.directory)!r})"
+
+    @property
+    def path(self) -> Path:
+        return self.directory / CACHE_FILE
+
+    # -- connection -------------------------------------------------------
+    def _connect(self) -> sqlite3.Connection | None:
+        # one connection per process: a connection must not cross a fork (SQLite)
+        name = (str(self.path), os.getpid())
+        connection = _CONNECTIONS.get(name)
+        if connection is not None:
+            return connection
+        for _attempt in range(2):
+            connection = None
+            try:
+                self.directory.mkdir(parents=True, exist_ok=True)
+                connection = sqlite3.connect(name[0], timeout=10.0, isolation_level=None)
+                connection.execute("PRAGMA journal_mode=WAL")
+                connection.execute("PRAGMA synchronous=NORMAL")
+                (schema,) = connection.execute("PRAGMA user_version").fetchone()
+                if schema != CACHE_SCHEMA:
+                    for table in ("detections", "units", "figures"):
+                        connection.execute(f"DROP TABLE IF EXISTS {table}")
+                    connection.execute(f"PRAGMA user_version = {CACHE_SCHEMA}")
+                for table in _TABLES:
+                    connection.execute(table)
+                connection.execute("SELECT count(*) FROM units").fetchone()
+            except sqlite3.OperationalError:
+                # locked for too long, or no usable file: this run goes without the cache
+                if connection is not None:
+                    connection.close()
+                return None
+            except sqlite3.DatabaseError:
+                # not a database, or damaged: rebuilt, never trusted
+                if connection is not None:
+                    connection.close()
+                self._remove_files()
+                continue
+            except OSError:
+                return None  # no usable cache directory: run without a cache
+            _CONNECTIONS[name] = connection
+            return connection
+        return None
+
+    def _remove_files(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(str(self.path) + suffix)
+
+    def close(self) -> None:
+        """Close this process's connection to the cache (it reopens on next use)."""
+        connection = _CONNECTIONS.pop((str(self.path), os.getpid()), None)
+        if connection is not None:
+            connection.close()
+
+    @contextlib.contextmanager
+    def _query(self) -> Iterator[sqlite3.Connection | None]:
+        connection = self._connect()
+        try:
+            yield connection
+        except sqlite3.OperationalError:
+            pass  # busy past the timeout, or a disk error: this entry goes uncached
+        except sqlite3.DatabaseError:
+            # damaged while open: drop it; this run goes on without the entry
+            self.close()
+            self._remove_files()
+
+    # -- detections -------------------------------------------------------
+    def detection(self, key: FileKey, mode: str) -> str | None:
+        """The format detected for this version of the file with ``--input-format mode``."""
+        with self._query() as db:
+            if db is None:
+                return None
+            row = db.execute(
+                "SELECT stamp, format FROM detections WHERE path = ? AND mode = ?",
+                (key.path, f"{_version()}/{mode}"),
+            ).fetchone()
+            if row is not None and row[0] == key.stamp:
+                return str(row[1])
+        return None
+
+    def store_detection(self, key: FileKey, mode: str, fmt: str) -> None:
+        with self._query() as db:
+            if db is not None:
+                db.execute(
+                    "INSERT OR REPLACE INTO detections VALUES (?, ?, ?, ?)",
+                    (key.path, f"{_version()}/{mode}", key.stamp, fmt),
+                )
+
+    # -- units ------------------------------------------------------------
+    def load(self, key: UnitKey) -> Any:
+        """The value stored under ``key`` in the ``units`` table, or ``None`` (absent, or
+        damaged: then dropped)."""
+        import msgspec
+
+        with self._query() as db:
+            if db is None:
+                return None
+            row = db.execute(
+                "SELECT digest, blob FROM units WHERE key = ?", (key.key,)
+            ).fetchone()
+            if row is None:
+                return None
+            digest, blob = row
+            if isinstance(blob, bytes) and digest == _digest(blob):
+                try:
+                    return msgspec.msgpack.decode(blob)
+                except msgspec.DecodeError:
+                    pass
+            db.execute("DELETE FROM units WHERE key = ?", (key.key,))
+        return None
+
+    def store(self, key: UnitKey, value: Any, files: int = 1) -> None:
+        """Store ``value`` (msgpack-encodable) under ``key`` in the ``units`` table, in
+        place of the unit's older versions; ``files``: how many files the unit has
+        (``0`` for lane summaries; for ``cache info``)."""
+        import msgspec
+
+        blob = msgspec.msgpack.encode(value)
+        with self._query() as db:
+            if db is not None:
+                with db:  # one transaction: the old versions go as the new one comes
+                    db.execute("BEGIN IMMEDIATE")
+                    db.execute("DELETE FROM units WHERE unit = ? AND key != ?",
+                               (key.unit, key.key))
+                    db.execute(
+                        "INSERT OR REPLACE INTO units VALUES (?, ?, ?, ?, ?, ?)",
+                        (key.key, key.unit, files, _digest(blob), blob, time.time()),
+                    )
+
+    def load_json(self, key: UnitKey) -> Any:
+        """The JSON value stored under ``key`` in the ``figures`` table, or ``None``."""
+        with self._query() as db:
+            if db is None:
+                return None
+            row = db.execute(
+                "SELECT digest, blob FROM figures WHERE key = ?", (key.key,)
+            ).fetchone()
+            if row is None:
+                return None
+            digest, blob = row
+            if isinstance(blob, bytes) and digest == _digest(blob):
+                try:
+                    return json.loads(blob)
+                except ValueError:
+                    pass
+            db.execute("DELETE FROM figures WHERE key = ?", (key.key,))
+        return None
+
+    def store_json(self, key: UnitKey, value: Any) -> None:
+        """Store a JSON-encodable ``value`` under ``key`` in the ``figures`` table, in
+        place of the unit's older versions."""
+        blob = json.dumps(value, separators=(",", ":")).encode("utf-8")
+        with self._query() as db:
+            if db is not None:
+                with db:
+                    db.execute("BEGIN IMMEDIATE")
+                    db.execute("DELETE FROM figures WHERE unit = ? AND key != ?",
+                               (key.unit, key.key))
+                    db.execute("INSERT OR REPLACE INTO figures VALUES (?, ?, ?, ?)",
+                               (key.key, key.unit, _digest(blob), blob))
+
+    # -- maintenance ------------------------------------------------------
+    def info(self) -> CacheInfo:
+        """Counts and size of the cache; does not create it."""
+        if not self.path.exists():
+            return CacheInfo(str(self.path), False, 0, 0, 0, 0, 0)
+        size = sum(
+            os.path.getsize(str(self.path) + s)
+            for s in ("", "-wal", "-shm") if os.path.exists(str(self.path) + s)
+        )
+        units = files = summaries = detections = 0
+        with self._query() as db:
+            if db is not None:
+                units, files = db.execute(
+                    "SELECT count(*), coalesce(sum(files), 0) FROM units WHERE files > 0"
+                ).fetchone()
+                (summaries,) = db.execute(
+                    "SELECT count(*) FROM units WHERE files = 0").fetchone()
+                (detections,) = db.execute("SELECT count(*) FROM detections").fetchone()
+        return CacheInfo(str(self.path), True, int(units), int(files), int(summaries),
+                         int(detections), size)
+
+    def clear(self) -> bool:
+        """Delete the cache database; ``True`` if there was one."""
+        existed = self.path.exists()
+        self.close()
+        self._remove_files()
+        return existed

@@ -1,0 +1,85 @@
+"""``--format csv`` of ``summarize`` (one row per lane and a total row) and ``waves``
+(one row per call), written with the stdlib :mod:`csv` module.
+
+Values are those of the JSON output (``json.dumps`` of the same figures): ints
+as ints, floats by ``repr``, ``null`` as an empty cell, booleans never occur.
+Only ids, tool names, times and figures are written (``spec/metrics.md`` section 7).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+__all__ = ["SUMMARY_LEAD", "WAVE_CALL_COLUMNS", "rows_to_csv", "summary_rows", "wave_call_rows"]
+
+#: The first columns of a ``summarize`` row; the summary figures follow, as in JSON.
+SUMMARY_LEAD = ("row", "path", "session_id", "lane_id", "session_hash")
+#: The columns of a ``waves`` row: the wave's figures, then the call's.
+WAVE_CALL_COLUMNS = (
+    "session_id", "lane_id", "wave", "wave_start_ms", "wave_start", "span_ms", "size",
+    "max_concurrency", "bucket", "modeled_wallclock_saved_ms", "call_index", "call_id",
+    "tool_name", "start_ms", "end_ms", "duration_ms",
+)
+
+
+def _cell(value: Any) -> Any:
+    # None -> empty cell; ints and floats are written by csv as str(), which is
+    # repr() for floats, the text json.dumps writes too.
+    return "" if value is None else value
+
+
+def rows_to_csv(
+    columns: Sequence[str], rows: Iterable[dict[str, Any]],
+    escape: Callable[[str], str] | None = None,
+) -> str:
+    """A header line and one line per row (``\\r\\n`` ends, RFC 4180, as ``csv`` writes).
+
+    Text values are written as they are (CSV is data, like JSON), or passed through
+    ``escape`` (the CLI gives :func:`~wavemetrics.escaping.printable` when stdout is a
+    terminal, so a trace cannot send escape sequences to it; ``docs/cli.md``, "Escaping").
+    """
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(columns)
+    for row in rows:
+        cells = [_cell(row.get(name)) for name in columns]
+        if escape is not None:
+            cells = [escape(cell) if isinstance(cell, str) else cell for cell in cells]
+        writer.writerow(cells)
+    return buffer.getvalue()
+
+
+def summary_rows(document: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
+    """Columns and rows of ``summarize --format csv`` from its JSON ``document``:
+    ``row`` is ``lane`` (or ``group``) for each entry and ``total`` for the last row."""
+    entries = document["groups"] if "groups" in document else document["lanes"]
+    kind = "group" if "groups" in document else "lane"
+    figures = list(document["total"])
+    lead = list(SUMMARY_LEAD) if kind == "lane" else ["row", "by", "group"]
+    by = document.get("by")
+    rows = [{"row": kind, "by": by, **entry} for entry in entries]
+    rows.append({"row": "total", "by": by, **document["total"]})
+    return lead + figures, rows
+
+
+def wave_call_rows(
+    waves: Iterable[dict[str, Any]], calls: Iterable[Sequence[Any]]
+) -> list[dict[str, Any]]:
+    """One row per call: each wave of the ``waves --format json`` list with the calls
+    of that wave (``(call_id, tool_name, start_ms, end_ms)`` in wave order)."""
+    rows = []
+    for wave, wave_calls in zip(waves, calls, strict=True):
+        for index, (call_id, tool_name, start_ms, end_ms) in enumerate(wave_calls):
+            rows.append({
+                "session_id": wave["session_id"], "lane_id": wave["lane_id"],
+                "wave": wave["wave"], "wave_start_ms": wave["start_ms"],
+                "wave_start": wave["start"], "span_ms": wave["span_ms"], "size": wave["size"],
+                "max_concurrency": wave["max_concurrency"], "bucket": wave["bucket"],
+                "modeled_wallclock_saved_ms": wave["modeled_wallclock_saved_ms"],
+                "call_index": index, "call_id": call_id, "tool_name": tool_name,
+                "start_ms": start_ms, "end_ms": end_ms, "duration_ms": end_ms - start_ms,
+            })
+    return rows

@@ -1,0 +1,232 @@
+"""``summarize --by session|lane|project|day|week|month|tool``: one row per group, and totals.
+
+- ``session``, ``lane``: the lanes' summaries merged per session id (per lane).
+- ``project``: the Claude Code project folder of the lane's transcript, or the
+  working directory a Codex or pi session records in its header (``cwd``);
+  ``(not recorded)`` for formats that record none.
+- ``day``, ``week`` (ISO), ``month``: each wave in the period where it starts
+  (:mod:`wavemetrics.slices`), in ``--timezone`` or local time.
+- ``tool``: per tool name, its paired calls, those in multi-call non_eval
+  waves, their total and mean duration (ms) and the share of its calls in
+  eval_only or mixed waves.
+
+Groups are listed in order of first appearance (``session``, ``lane``,
+``project``), by period, or by calls then name (``tool``). The total is the
+figure of all lanes, the same as without ``--by``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+from wavemetrics.classify import EVAL_TOOL_NAMES, WaveBucket, classify_wave
+from wavemetrics.pipeline import Analysis, LaneResult
+from wavemetrics.summary import ParallelismSummary, merge_summaries, summarize
+from wavemetrics.timewindow import Zone, label_of
+from wavemetrics.waves import assemble_waves
+
+__all__ = ["BY_CHOICES", "NOT_RECORDED", "group_document", "project_of", "render_group_table"]
+
+BY_CHOICES = ("session", "lane", "project", "day", "week", "month", "tool")
+NOT_RECORDED = "(not recorded)"
+
+
+def project_of(path: str, format_name: str) -> str:
+    """The project of an input for ``--by project``: the working directory the file
+    records (pi and Codex session headers' ``cwd``; pi is read per folder, but each
+    session file, fork or parent, is grouped by its own header), else the key of the
+    read unit for a format whose files are read together without one (a Claude Code
+    project folder), else :data:`NOT_RECORDED` (also for stdin)."""
+    from wavemetrics.readers._protocol import FileFormat
+    from wavemetrics.readers.registry import format_named
+
+    if path == "-":
+        return NOT_RECORDED
+    try:
+        trace_format = format_named(format_name)
+    except KeyError:  # empty or unknown inputs have no lanes anyway
+        return NOT_RECORDED
+    working_directory = getattr(trace_format, "working_directory", None)
+    if working_directory is not None:  # pi (a folder-read format) and Codex record a cwd
+        return working_directory(path) or NOT_RECORDED
+    if not isinstance(trace_format, FileFormat):  # claude-code: its project folder
+        return trace_format.unit_key(path)
+    return NOT_RECORDED
+
+
+def _by_lane_key(analysis: Analysis[Any], by: str) -> list[tuple[str, ParallelismSummary]]:
+    formats = {r.path: r.format for r in analysis.outcome.inputs}
+    grouped: dict[str, list[ParallelismSummary]] = {}
+    for result in analysis.lanes:
+        if by == "session":
+            key = result.lane.session_id
+        elif by == "lane":
+            key = f"{result.lane.session_id}/{result.lane.lane_id}"
+        else:
+            key = project_of(result.lane.path, formats.get(result.lane.path, ""))
+        grouped.setdefault(key, []).append(result.summary)
+    return [(key, merge_summaries(items)) for key, items in grouped.items()]
+
+
+def _by_period(
+    analysis: Analysis[Any], period: str, zone: Zone, eval_tool_names: Sequence[str],
+    max_tracked_calls: int | None,
+) -> list[tuple[str, ParallelismSummary]]:
+    from wavemetrics.slices import partition_lane
+
+    grouped: dict[str, list[ParallelismSummary]] = {}
+    for result in cast("tuple[LaneResult, ...]", analysis.lanes):
+        parts = partition_lane(result.lane, lambda ms: label_of(ms, period, zone))
+        for label, part in parts.items():
+            assembly = assemble_waves(part.observations, max_tracked_calls=max_tracked_calls)
+            grouped.setdefault(label, []).append(summarize(
+                assembly, measured_turn_duration_ms_total=part.measured_turn_duration_ms_total,
+                eval_tool_names=eval_tool_names,
+            ))
+    return [(label, merge_summaries(grouped[label])) for label in sorted(grouped)]
+
+
+def _tool_figures(calls: int, multi: int, total_ms: float, eval_mixed: int) -> dict[str, Any]:
+    return {
+        "calls": calls,
+        "multi_call_wave_calls": multi,
+        "duration_ms_total": total_ms,
+        "duration_ms_mean": total_ms / calls if calls else None,
+        "eval_or_mixed_wave_share": eval_mixed / calls if calls else None,
+    }
+
+
+def _by_tool(
+    analysis: Analysis[Any], eval_tool_names: Sequence[str]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    counts: dict[str, list[float]] = {}  # name -> [calls, multi, total ms, eval/mixed calls]
+    for result in cast("tuple[LaneResult, ...]", analysis.lanes):
+        for wave in result.waves:
+            bucket = classify_wave([c.tool_name for c in wave.calls], eval_tool_names)
+            multi = bucket is WaveBucket.NON_EVAL and wave.size >= 2
+            for call in wave.calls:
+                entry = counts.setdefault(call.tool_name, [0, 0, 0.0, 0])
+                entry[0] += 1
+                entry[1] += multi
+                entry[2] += call.end_ms - call.start_ms
+                entry[3] += bucket is not WaveBucket.NON_EVAL
+    ordered = sorted(counts.items(), key=lambda item: (-item[1][0], item[0]))
+    rows = [{"group": name, **_tool_figures(int(c), int(m), t, int(e))}
+            for name, (c, m, t, e) in ordered]
+    totals = [sum(values[i] for values in counts.values()) for i in range(4)]
+    total = _tool_figures(int(totals[0]), int(totals[1]), float(totals[2]), int(totals[3]))
+    return rows, total
+
+
+def group_document(
+    analysis: Analysis[Any], by: str, *, zone: Zone = None,
+    eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES, max_tracked_calls: int | None = None,
+) -> dict[str, Any]:
+    """The ``--by`` JSON document: ``schema_kind``, ``by``, ``inputs`` (as without
+    ``--by``), ``groups`` (each with ``group`` and its figures) and ``total``.
+
+    ``day``/``week``/``month``/``tool`` need lanes read in batch mode (with their
+    waves); raises ``ValueError`` otherwise, and for an unknown ``by``.
+    """
+    from wavemetrics.report import json_document, summary_dict
+
+    base = json_document(analysis)
+    document: dict[str, Any] = {"schema_kind": base["schema_kind"], "by": by,
+                                "inputs": base["inputs"]}
+    if by == "tool":
+        groups, total = _by_tool(analysis, eval_tool_names)
+        document.update(groups=groups, total=total)
+        return document
+    if by in ("session", "lane", "project"):
+        pairs = _by_lane_key(analysis, by)
+    elif by in ("day", "week", "month"):
+        pairs = _by_period(analysis, by, zone, eval_tool_names, max_tracked_calls)
+    else:
+        raise ValueError(f"unknown --by {by!r}")
+    document["groups"] = [{"group": key, **summary_dict(s)} for key, s in pairs]
+    document["total"] = summary_dict(analysis.total)
+    return document
+
+
+def render_group_table(document: dict[str, Any]) -> str:
+    """A table for people: one row per group and a total row (durations in seconds)."""
+    from wavemetrics.report import compact_count, seconds, shorten
+
+    by = document["by"]
+    lines = []
+    if by == "tool":
+        lines.append(f"{'tool':<24} {'calls':>6} {'multi':>6} {'total s':>9} {'mean s':>8}"
+                     f" {'eval/mix':>8}")
+        rows = [*document["groups"], {"group": "total", **document["total"]}]
+        for row in rows:
+            share = row["eval_or_mixed_wave_share"]
+            mean = row["duration_ms_mean"]
+            lines.append(
+                f"{shorten(row['group'], 24):<24} {compact_count(row['calls'], 6):>6}"
+                f" {compact_count(row['multi_call_wave_calls'], 6):>6}"
+                f" {seconds(row['duration_ms_total']):>9}"
+                f" {'n/a' if mean is None else seconds(mean, 8):>8}"
+                f" {'n/a' if share is None else f'{share:.0%}':>8}"
+            )
+        lines.insert(len(lines) - 1, "-" * len(lines[0]))
+        lines.append("multi: calls in non_eval waves of 2+ calls; eval/mix: share of calls"
+                     " in eval_only or mixed waves.")
+        return "\n".join(lines) + "\n"
+    labels = group_labels(by, [str(row["group"]) for row in document["groups"]])
+    width = max([21, *(len(label) for label in labels.values())])
+    lines.append(f"{by:<{width}} {'calls':>5} {'waves':>5} {'multi':>5} {'rt':>5} {'eval':>5}"
+                 f" {'mixed':>5} {'saved s':>9} {'upper s':>9}")
+    rows = [*document["groups"], {"group": "total", **document["total"]}]
+    for row in rows:
+        label = labels.get(str(row["group"]), "total")
+        lines.append(
+            f"{label:<{width}} {compact_count(row['paired_calls']):>5}"
+            f" {compact_count(row['waves_total']):>5}"
+            f" {compact_count(row['non_eval_waves_multi']):>5}"
+            f" {compact_count(row['non_eval_saved_round_trips']):>5}"
+            f" {compact_count(row['eval_only_waves']):>5} {compact_count(row['mixed_waves']):>5}"
+            f" {seconds(_ms(row['modeled_wallclock_saved_ms'])):>9}"
+            f" {seconds(_ms(row['upper_bound_saved_ms'])):>9}"
+        )
+    lines.insert(len(lines) - 1, "-" * len(lines[0]))
+    lines.append("calls: paired calls; multi: non_eval waves of 2+ calls; rt: saved round trips;")
+    lines.append("saved s / upper s: modeled saving and its upper bound.")
+    return "\n".join(lines) + "\n"
+
+
+def group_labels(by: str, groups: list[str]) -> dict[str, str]:
+    """How each group of a ``--by`` table is shown so that no two look the same.
+
+    ``session``: unique id prefixes; ``lane``: ``SESSION/LANE`` with unique
+    prefixes of each part (as the plain table and ``--lane`` take them);
+    ``project``: the end of the folder path, which is the part that tells
+    projects apart (``…`` in front when cut); periods and ``(not recorded)`` as
+    they are. Input text is escaped (``docs/cli.md``, "Escaping").
+
+    >>> group_labels("lane", ["0199812e-64f0-7f73/main", "0199812e-7a10-7f73/main"])
+    {'0199812e-64f0-7f73/main': '0199812e-6…/main', '0199812e-7a10-7f73/main': '0199812e-7…/main'}
+    >>> group_labels("project", ["/home/u/.claude/projects/-home-u-src-wavemetrics"])
+    {'/home/u/.claude/projects/-home-u-src-wavemetrics': '…rojects/-home-u-src-wavemetrics'}
+    """
+    from wavemetrics.escaping import printable
+    from wavemetrics.report import unique_prefixes
+
+    if by == "session":
+        return unique_prefixes(groups, 21)
+    if by == "lane":
+        parts = {group: group.rsplit("/", 1) if "/" in group else [group, ""] for group in groups}
+        sessions = unique_prefixes((p[0] for p in parts.values()), 10)
+        lanes = unique_prefixes((p[1] for p in parts.values()), 10)
+        return {group: f"{sessions[p[0]]}/{lanes[p[1]]}" for group, p in parts.items()}
+    if by == "project":
+        shown = {}
+        for group in groups:
+            text = printable(group)
+            shown[group] = text if len(text) <= 32 else "…" + text[-31:]
+        return shown
+    return {group: printable(group) for group in groups}
+
+
+def _ms(value: float | None) -> float:
+    return float("nan") if value is None else value

@@ -1,0 +1,52 @@
+"""Where agents keep their session traces: what ``wavemetrics summarize`` reads with no PATH.
+
+The standard locations (issue 13), in this order, each only if it exists:
+
+- Claude Code: ``$CLAUDE_CONFIG_DIR/projects`` (several directories may be given,
+  separated by commas, as Claude Code and ccusage accept), else
+  ``~/.claude/projects`` and ``$XDG_CONFIG_HOME/claude/projects``
+  (``~/.config/claude/projects`` when ``XDG_CONFIG_HOME`` is unset);
+- Codex: ``$CODEX_HOME/sessions``, else ``~/.codex/sessions``;
+- pi: ``~/.pi/agent/sessions``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+__all__ = ["default_locations", "standard_locations"]
+
+
+def standard_locations(env: Mapping[str, str], home: Path) -> list[tuple[str, Path]]:
+    """Every standard location as ``(agent, directory)``, existing or not, in order (agents
+    by their product names, not format names: a format is named only in its module)."""
+    found: list[tuple[str, Path]] = []
+    claude = [part.strip() for part in env.get("CLAUDE_CONFIG_DIR", "").split(",") if part.strip()]
+    if claude:
+        found.extend(("Claude Code", Path(part) / "projects") for part in claude)
+    else:
+        config = env.get("XDG_CONFIG_HOME") or str(home / ".config")
+        found.append(("Claude Code", home / ".claude" / "projects"))
+        found.append(("Claude Code", Path(config) / "claude" / "projects"))
+    codex = env.get("CODEX_HOME")
+    found.append(("Codex", (Path(codex) if codex else home / ".codex") / "sessions"))
+    found.append(("pi coding agent", home / ".pi" / "agent" / "sessions"))
+    return found
+
+
+def default_locations(
+    env: Mapping[str, str] | None = None, home: Path | None = None
+) -> list[tuple[str, Path]]:
+    """The standard locations that exist as directories (each once), in order."""
+    env = os.environ if env is None else env
+    home = Path.home() if home is None else home
+    seen: set[str] = set()
+    existing = []
+    for agent, directory in standard_locations(env, home):
+        real = os.path.realpath(directory)
+        if directory.is_dir() and real not in seen:
+            seen.add(real)
+            existing.append((agent, directory))
+    return existing

@@ -1,0 +1,103 @@
+"""Dates and times of ``--since``/``--until``/``--timezone`` and the day/week/month labels.
+
+A bound is a date (``2025-09-24`` or ``20250924``) or an ISO 8601 time
+(``2025-09-24T19:30``, seconds, fractions and an offset or ``Z`` optional). A
+date or a time without an offset is read in ``--timezone`` (an IANA name) or,
+without it, in the local time zone of the machine. ``--since`` is inclusive;
+``--until`` a date means through the end of that day, ``--until`` a time is
+exclusive. Times are Unix ms, as observations carry them (docs/cli.md).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+__all__ = ["BadMoment", "Zone", "label_of", "parse_bound", "resolve_zone"]
+
+Zone = dt.tzinfo | None  # None: the machine's local time zone (DST-aware)
+
+_COMPACT_DATE = re.compile(r"^(\d{4})(\d{2})(\d{2})$")
+
+
+class BadMoment(ValueError):
+    """A bound or zone name that cannot be read; the message says what is accepted."""
+
+
+def resolve_zone(name: str | None) -> Zone:
+    """The zone named (IANA, e.g. ``Europe/Paris``, or ``UTC``); ``None`` for local time.
+
+    Raises :class:`BadMoment` for an unknown name.
+    """
+    if name is None:
+        return None
+    if name.upper() in ("UTC", "Z"):
+        return dt.timezone.utc
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise BadMoment(f"{name!r}: not a known time zone (an IANA name such as Europe/Paris)"
+                        ) from None
+
+
+def _aware(moment: dt.datetime, zone: Zone) -> dt.datetime:
+    if moment.tzinfo is not None:
+        return moment
+    if zone is None:
+        return moment.astimezone()  # a naive time is local time (mktime: DST-aware)
+    return moment.replace(tzinfo=zone)
+
+
+def _ms(moment: dt.datetime) -> float:
+    return moment.timestamp() * 1000.0
+
+
+def parse_bound(text: str, zone: Zone, *, until: bool) -> float:
+    """The bound in Unix ms; an ``until`` date is the start of the next day (exclusive).
+
+    >>> parse_bound("2025-09-24", dt.timezone.utc, until=False)
+    1758672000000.0
+    >>> parse_bound("20250924", dt.timezone.utc, until=True)
+    1758758400000.0
+    >>> parse_bound("2025-09-24T19:30:00+02:00", None, until=False)
+    1758735000000.0
+    """
+    value = text.strip()
+    compact = _COMPACT_DATE.match(value)
+    if compact:
+        value = "-".join(compact.groups())
+    try:
+        if len(value) == 10:
+            day = dt.date.fromisoformat(value)
+            if until:
+                day += dt.timedelta(days=1)
+            return _ms(_aware(dt.datetime(day.year, day.month, day.day), zone))
+        moment = dt.datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise BadMoment(
+            f"{text!r}: not a date (2025-09-24 or 20250924) or an ISO time (2025-09-24T19:30)"
+        ) from None
+    return _ms(_aware(moment, zone))
+
+
+def label_of(at_ms: float, period: str, zone: Zone) -> str:
+    """The ``day`` (``2025-09-24``), ISO ``week`` (``2025-W39``) or ``month`` (``2025-09``)
+    of a time in ms, in ``zone`` (local time for ``None``).
+
+    >>> label_of(1758735000000.0, "week", dt.timezone.utc)
+    '2025-W39'
+    """
+    try:
+        moment = dt.datetime.fromtimestamp(at_ms / 1000.0, tz=zone or None)
+    except (OverflowError, OSError, ValueError):
+        return "unknown"
+    if zone is None:
+        moment = moment.astimezone()
+    if period == "day":
+        return moment.date().isoformat()
+    if period == "month":
+        return f"{moment.year:04d}-{moment.month:02d}"
+    year, week, _ = moment.isocalendar()
+    return f"{year:04d}-W{week:02d}"
