@@ -424,3 +424,30 @@ def test_repeating_samples_never_changes_the_lanes(copies: list[int]) -> None:
         ("E/3/1", "main", []),
     ]
     assert report.ignored.get("duplicate_samples", 0) == sum(copies) - 3
+
+
+def test_an_eval_id_with_a_control_character_is_invalid_id_not_the_file_name(
+    tmp_path: Path,
+) -> None:
+    """A present but unusable eval_id makes each sample an invalid_id problem; no lane falls back to the file name."""
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps({"eval": {"eval_id": "E\x1b[2J"},
+                                "samples": [_parallel_sample(), _sample(2, 1, [])]}),
+                    encoding="utf-8")
+    report, lanes = _read(str(path))
+    assert lanes == []
+    assert report.problems == {"invalid_id": 2}
+    assert report.lines_read == 2
+    assert report.lines_used + report.lines_ignored == 0
+
+
+def test_an_archive_eval_id_with_a_lone_surrogate_is_invalid_id(tmp_path: Path) -> None:
+    """In a .eval archive a header eval_id with a lone surrogate makes its sample an invalid_id problem."""
+    members = _eval_members()
+    bad = {"version": 2, "eval": {"eval_id": "E\ud800"}}
+    members["header.json"] = json.dumps(bad).encode()
+    members["_journal/start.json"] = json.dumps(bad).encode()
+    del members["samples/alpha_epoch_2.json"], members["samples/broken_epoch_1.json"]
+    report, lanes = _read(_write_eval(tmp_path / "x.eval", members))
+    assert lanes == []
+    assert report.problems == {"invalid_id": 1}

@@ -58,9 +58,9 @@ def _input_dict(report: InputReport) -> dict[str, Any]:
         "lines_read": report.lines_read,
         "lines_used": report.lines_used,
         "lines_ignored": report.lines_ignored,
-        "problems": report.problems,
-        "ignored": report.ignored,
-        "notes": report.notes,
+        "problems": dict(report.problems),
+        "ignored": dict(report.ignored),
+        "notes": dict(report.notes),
         "error": report.error,
     }
 

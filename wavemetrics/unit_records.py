@@ -55,7 +55,7 @@ def encode_unit(
                                  for o in lane.observations], None])
     return [
         [[_path_ref(r.path, paths), r.format, r.lines_read, r.lines_used, r.lines_ignored,
-          r.problems, r.ignored, r.notes, r.error] for r in reports],
+          dict(r.problems), dict(r.ignored), dict(r.notes), r.error] for r in reports],
         rows,
     ]
 

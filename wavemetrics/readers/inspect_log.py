@@ -59,7 +59,7 @@ from typing import IO, Any
 import attrs
 
 from wavemetrics.limits import InputTooLargeError, current_limits, mib
-from wavemetrics.readers._lines import LINE_TOO_LONG, LineAccount, usable_id, usable_text
+from wavemetrics.readers._lines import LINE_TOO_LONG, LineAccount, bad_id, usable_id, usable_text
 from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers._spans import (
     Call,
@@ -131,9 +131,20 @@ def _fallback_eval_id(path: str) -> str:
     return file_stem(path)
 
 
+#: Stands for an ``eval_id`` that is present but not usable id text (a control
+#: character, a lone surrogate): its samples are ``invalid_id`` problems, never
+#: filed under the file-name fallback (``spec/formats.md``, "Limits and hostile input").
+BAD_EVAL_ID = "\x00bad eval_id"
+
+
 def _eval_id(document: object) -> str | None:
+    """The log's usable ``eval.eval_id``; :data:`BAD_EVAL_ID` for id text that is
+    refused; ``None`` when there is none (the caller falls back to the file name)."""
     header = document.get("eval") if isinstance(document, dict) else None
-    return usable_id(header.get("eval_id")) if isinstance(header, dict) else None
+    if not isinstance(header, dict):
+        return None
+    value = header.get("eval_id")
+    return BAD_EVAL_ID if bad_id(value) else usable_id(value)
 
 
 def _sample_key(sample: dict[str, Any]) -> tuple[str, int] | None:
@@ -267,6 +278,9 @@ class _Log:
         key = _sample_key(sample) if isinstance(sample, dict) else None
         if key is None:
             account.problem("invalid_sample")
+            return
+        if eval_id == BAD_EVAL_ID:
+            account.problem("invalid_id")
             return
         assert isinstance(sample, dict)
         session_id = f"{eval_id}/{key[0]}/{key[1]}"

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
 import attrs
 
 from wavemetrics.observations import Observation
@@ -18,6 +22,11 @@ __all__ = [
 UNKNOWN_TOOL = "unknown"
 
 
+def _read_only_counts(counts: Mapping[str, int]) -> Mapping[str, int]:
+    """A read-only copy, so a frozen report cannot be changed through its counts."""
+    return MappingProxyType(dict(counts))
+
+
 @attrs.frozen
 class InputReport:
     """How one input was read: its format and where every line went.
@@ -25,7 +34,9 @@ class InputReport:
     ``lines_read == lines_used + lines_ignored + sum(problems.values())``.
     ``ignored`` counts known non-tool records by type, ``problems`` unusable lines
     by reason, ``notes`` things that are not lines (repeated blocks, ...).
-    ``error`` is set when the input could not be read or recognised.
+    ``error`` is set when the input could not be read or recognised. The three
+    count mappings are read-only (``types.MappingProxyType``); ``attrs.evolve``
+    with a new mapping makes a changed copy.
     """
 
     path: str
@@ -33,10 +44,18 @@ class InputReport:
     lines_read: int = 0
     lines_used: int = 0
     lines_ignored: int = 0
-    problems: dict[str, int] = attrs.field(factory=dict)
-    ignored: dict[str, int] = attrs.field(factory=dict)
-    notes: dict[str, int] = attrs.field(factory=dict)
+    problems: Mapping[str, int] = attrs.field(factory=dict, converter=_read_only_counts)
+    ignored: Mapping[str, int] = attrs.field(factory=dict, converter=_read_only_counts)
+    notes: Mapping[str, int] = attrs.field(factory=dict, converter=_read_only_counts)
     error: str | None = None
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # A mappingproxy cannot be pickled; --jobs sends reports between processes.
+        return (
+            InputReport,
+            (self.path, self.format, self.lines_read, self.lines_used, self.lines_ignored,
+             dict(self.problems), dict(self.ignored), dict(self.notes), self.error),
+        )
 
     @classmethod
     def from_account(
