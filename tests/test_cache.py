@@ -420,3 +420,11 @@ def test_default_cache_dir_is_the_xdg_user_cache_dir(
     assert default_cache_dir() == tmp_path / "xdg-cache" / "wavemetrics"
     code, out, _ = _invoke("cache", "info")
     assert (code, out.splitlines()[0]) == (0, f"path: {tmp_path / 'xdg-cache/wavemetrics'}/{CACHE_FILE}")
+
+
+def test_cache_without_a_subcommand_prints_its_help_and_exits_0() -> None:
+    """`wavemetrics cache` alone shows its help (info, clear), like `wavemetrics` alone: not an error."""
+    result = CliRunner().invoke(main, ["cache"])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("Usage: wavemetrics cache [OPTIONS] [COMMAND] [ARGS]...")
+    assert "  info" in result.stdout and "  clear" in result.stdout

@@ -740,3 +740,25 @@ def test_session_or_call_id_with_a_control_character_is_invalid_id(tmp_path: Pat
     report, (lane,) = _read(_write(tmp_path, [_batch(spans)]))
     assert (report.lines_read, report.lines_used, report.problems) == (3, 1, {"invalid_id": 2})
     assert [o.call_id for o in lane.observations] == ["ok", "ok"]
+
+
+def test_an_unusable_session_id_on_a_resource_or_ancestor_is_invalid_id(tmp_path: Path) -> None:
+    """A session id with a control character or a lone surrogate, on the resource or on an
+    ancestor agent span, makes its tool spans invalid_id problems, never the trace-id session."""
+    t1, t2, t3 = "1" * 32, "2" * 32, "3" * 32
+    root = _span("00000000000000a0", 0, 100, tool=None, operation="invoke_agent", trace=t2,
+                 extra=(("gen_ai.conversation.id", "conv\ud800"),))
+    under_root = _span("00000000000000a1", 10, 20, call_id="deep", trace=t2,
+                       parent="00000000000000a0")
+    path = _write(tmp_path, [
+        _batch([_span("0000000000000001", 10, 20, call_id="res", trace=t1)],
+               resource=(("session.id", "s\x1b[2J"),)),
+        _batch([under_root, root]),
+        _batch([_span("0000000000000003", 10, 20, call_id="fine", trace=t3)],
+               resource=(("session.id", "s-good"),)),
+    ])
+    report, lanes = _read(path)
+    assert [lane.session_id for lane in lanes] == ["s-good"]
+    assert report.problems == {"invalid_id": 2}
+    assert (report.lines_read, report.lines_used, report.ignored) == (
+        4, 1, {"non_tool_span": 1})

@@ -57,8 +57,8 @@ def test_real_claude_code_transcript(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("stdin", "expected"), [
-    ("", "wavemetrics: no transcript_path on stdin\n"),
-    ("not json", "wavemetrics: no transcript_path on stdin\n"),
+    ("", "wavemetrics: no status-line JSON on stdin\n"),
+    ("not json", "wavemetrics: stdin is not the status-line JSON\n"),
     ("[1, 2]", "wavemetrics: no transcript_path on stdin\n"),
     ('{"transcript_path": 3}', "wavemetrics: no transcript_path on stdin\n"),
     ('{"transcript_path": "/nonexistent/x.jsonl"}', "wavemetrics: no transcript yet\n"),

@@ -764,12 +764,16 @@ def compare(
     status.exit()
 
 
-@main.group()
-def cache() -> None:
+@main.group(invoke_without_command=True)
+@click.pass_context
+def cache(ctx: click.Context) -> None:
     """The read cache: what each trace file yielded, so that repeat runs are instant.
 
     It lives in $WAVEMETRICS_CACHE_DIR if set, else the user cache directory.
     """
+    if ctx.invoked_subcommand is None:  # as `wavemetrics` alone: the help, not an error
+        click.echo(ctx.get_help())
+        ctx.exit(0)
 
 
 @cache.command("info")

@@ -173,12 +173,15 @@ def render_group_table(document: dict[str, Any]) -> str:
         lines.append("multi: calls in non_eval waves of 2+ calls; eval/mix: share of calls"
                      " in eval_only or mixed waves.")
         return "\n".join(lines) + "\n"
-    lines.append(f"{by:<21} {'calls':>5} {'waves':>5} {'multi':>5} {'rt':>5} {'eval':>5}"
+    labels = group_labels(by, [str(row["group"]) for row in document["groups"]])
+    width = max([21, *(len(label) for label in labels.values())])
+    lines.append(f"{by:<{width}} {'calls':>5} {'waves':>5} {'multi':>5} {'rt':>5} {'eval':>5}"
                  f" {'mixed':>5} {'saved s':>9} {'upper s':>9}")
     rows = [*document["groups"], {"group": "total", **document["total"]}]
     for row in rows:
+        label = labels.get(str(row["group"]), "total")
         lines.append(
-            f"{shorten(str(row['group']), 21):<21} {compact_count(row['paired_calls']):>5}"
+            f"{label:<{width}} {compact_count(row['paired_calls']):>5}"
             f" {compact_count(row['waves_total']):>5}"
             f" {compact_count(row['non_eval_waves_multi']):>5}"
             f" {compact_count(row['non_eval_saved_round_trips']):>5}"
@@ -187,9 +190,42 @@ def render_group_table(document: dict[str, Any]) -> str:
             f" {seconds(_ms(row['upper_bound_saved_ms'])):>9}"
         )
     lines.insert(len(lines) - 1, "-" * len(lines[0]))
-    lines.append("calls: paired calls; multi: non_eval waves of 2+ calls; rt: saved round trips;"
-                 " saved s / upper s: modeled saving and its upper bound.")
+    lines.append("calls: paired calls; multi: non_eval waves of 2+ calls; rt: saved round trips;")
+    lines.append("saved s / upper s: modeled saving and its upper bound.")
     return "\n".join(lines) + "\n"
+
+
+def group_labels(by: str, groups: list[str]) -> dict[str, str]:
+    """How each group of a ``--by`` table is shown so that no two look the same.
+
+    ``session``: unique id prefixes; ``lane``: ``SESSION/LANE`` with unique
+    prefixes of each part (as the plain table and ``--lane`` take them);
+    ``project``: the end of the folder path, which is the part that tells
+    projects apart (``…`` in front when cut); periods and ``(not recorded)`` as
+    they are. Input text is escaped (``docs/cli.md``, "Escaping").
+
+    >>> group_labels("lane", ["0199812e-64f0-7f73/main", "0199812e-7a10-7f73/main"])
+    {'0199812e-64f0-7f73/main': '0199812e-6…/main', '0199812e-7a10-7f73/main': '0199812e-7…/main'}
+    >>> group_labels("project", ["/home/u/.claude/projects/-home-u-src-wavemetrics"])
+    {'/home/u/.claude/projects/-home-u-src-wavemetrics': '…rojects/-home-u-src-wavemetrics'}
+    """
+    from wavemetrics.escaping import printable
+    from wavemetrics.report import unique_prefixes
+
+    if by == "session":
+        return unique_prefixes(groups, 21)
+    if by == "lane":
+        parts = {group: group.rsplit("/", 1) if "/" in group else [group, ""] for group in groups}
+        sessions = unique_prefixes((p[0] for p in parts.values()), 10)
+        lanes = unique_prefixes((p[1] for p in parts.values()), 10)
+        return {group: f"{sessions[p[0]]}/{lanes[p[1]]}" for group, p in parts.items()}
+    if by == "project":
+        shown = {}
+        for group in groups:
+            text = printable(group)
+            shown[group] = text if len(text) <= 32 else "…" + text[-31:]
+        return shown
+    return {group: printable(group) for group in groups}
 
 
 def _ms(value: float | None) -> float:

@@ -74,6 +74,12 @@ def status_line(stdin_text: str, cache: ReadCache | None) -> str:
     """The one line for Claude Code's status-line JSON ``stdin_text``; never raises."""
     path = _transcript_path(stdin_text)
     if path is None:
+        if not stdin_text.strip():
+            return "wavemetrics: no status-line JSON on stdin"
+        try:
+            json.loads(stdin_text)
+        except ValueError:
+            return "wavemetrics: stdin is not the status-line JSON"
         return "wavemetrics: no transcript_path on stdin"
     key = file_key(path)
     if key is None:

@@ -237,10 +237,24 @@ class SpanRecord:
     agent: str | None = None
 
 
+#: The session of a span whose session attribute (on itself, an ancestor, its
+#: resource or the one of its trace) is there but not usable id text: its tool
+#: spans are ``invalid_id`` problems, never filed under another session
+#: (``spec/formats.md``, "Limits and hostile input"). No usable id holds NUL.
+BAD_SESSION = "\x00bad session id"
+
+
 def session_attribute(attributes: dict[str, Any]) -> str | None:
-    """``gen_ai.conversation.id``, else ``session.id``: the first that is a non-empty string."""
+    """``gen_ai.conversation.id``, else ``session.id``: the first that is a non-empty string.
+
+    :data:`BAD_SESSION` when that first one is id text with a control character
+    or a lone surrogate; ``None`` when there is none.
+    """
     for key in (CONVERSATION_ID, SESSION_ID):
-        value = usable_id(attributes.get(key))
+        raw = attributes.get(key)
+        if bad_id(raw):
+            return BAD_SESSION
+        value = usable_id(raw)
         if value is not None:
             return value
     return None
@@ -551,7 +565,11 @@ class SpanCollector:
         for span in winners:
             assert span.call_id is not None and span.tool_name is not None
             assert span.start_ms is not None
-            key = (self.session_of(span), self._lane_of(span))
+            session = self.session_of(span)
+            if session == BAD_SESSION:
+                account.problem("invalid_id")
+                continue
+            key = (session, self._lane_of(span))
             if key not in builders:
                 builders[key] = LaneBuilder(path, *key, sink=sink)
                 calls[key] = []
