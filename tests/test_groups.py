@@ -8,8 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import TWO_LANES, write_events
+from wavemetrics.cli import main
 from wavemetrics.groups import BY_CHOICES, NOT_RECORDED, group_document, group_labels, project_of
 from wavemetrics.pipeline import analyse, read_inputs
 
@@ -123,3 +126,20 @@ def test_labels_escape_control_characters() -> None:
     """A group key holding ESC or a bidi override is shown escaped, never raw."""
     assert group_labels("day", ["2026-01-01\x1b[2J"]) == {"2026-01-01\x1b[2J": "2026-01-01\\x1b[2J"}
     assert group_labels("project", ["/p/\u202ex"]) == {"/p/\u202ex": "/p/\\u202ex"}
+
+
+@needs_corpus
+def test_a_by_table_keeps_the_inputs_line_and_the_lower_bound_line() -> None:
+    """--by tables say what was read and that figures are a lower bound, as the plain table does.
+
+    The four localpush rollouts hold two calls without an output (MANIFEST: 144
+    calls with 143 ended, and 1 call with 0 ended), so 2 calls are incomplete.
+    """
+    result = CliRunner().invoke(
+        main, ["summarize", "--no-cache", "--by", "session", str(CORPUS / "localpush")])
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0] == "inputs: 4 codex (auto-detected)"
+    assert lines[1] == ""
+    assert lines[-1] == "calls not counted: incomplete 2 (figures are a lower bound)"
+    assert max(len(line) for line in lines) <= 80

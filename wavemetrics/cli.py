@@ -540,7 +540,8 @@ def summarize(
         status.check_inputs(outcome)
         analysis = analyse(outcome)  # with the settings the lanes were streamed with
     if by is not None:
-        _print_groups(analysis, by, window, output_format, eval_tools, max_tracked_calls)
+        _print_groups(analysis, by, window, output_format, eval_tools, max_tracked_calls,
+                      input_format)
     elif output_format == "json":
         click.echo(render_json(analysis), nl=False)
     elif output_format == "jsonl":
@@ -559,9 +560,10 @@ def summarize(
 
 def _print_groups(
     analysis: Analysis[Any], by: str, window: Window, output_format: str,
-    eval_tools: Sequence[str], max_tracked_calls: int | None,
+    eval_tools: Sequence[str], max_tracked_calls: int | None, input_format: str,
 ) -> None:
     from wavemetrics.groups import group_document, render_group_table
+    from wavemetrics.report import inputs_line, loss_line
 
     document = group_document(
         analysis, by, zone=window.zone, eval_tool_names=eval_tools,
@@ -575,7 +577,12 @@ def _print_groups(
         columns, rows = summary_rows(document)
         _echo_csv(rows_to_csv, columns, rows)
     else:
+        # the same honesty lines as the plain table: what was read, and a lower bound
+        click.echo(inputs_line(analysis, input_format) + "\n")
         click.echo(render_group_table(document), nl=False)
+        lost = loss_line(analysis.total)
+        if lost:
+            click.echo(lost)
 
 
 @main.command()

@@ -240,6 +240,18 @@ def _inputs_line(inputs: tuple[InputReport, ...], input_format: str, skipped: in
                          break_on_hyphens=False)
 
 
+def loss_line(total: ParallelismSummary) -> str | None:
+    """The table's "calls not counted" line when ``total`` lost calls, else ``None``."""
+    losses = {loss.label: getattr(total, name) for name, loss in LOSS_FIGURES}
+    lost = ", ".join(f"{name} {n}" for name, n in losses.items() if n)
+    return f"calls not counted: {lost} (figures are a lower bound)" if lost else None
+
+
+def inputs_line(analysis: Analysis[LaneFigures], input_format: str = "auto") -> str:
+    """The table's first line: what was read, in which format (wrapped to 80 columns)."""
+    return _inputs_line(analysis.outcome.inputs, input_format, len(analysis.outcome.skipped))
+
+
 def render_table(
     analysis: Analysis[LaneFigures], *, input_format: str = "auto", show_paths: bool = False
 ) -> str:
@@ -259,11 +271,9 @@ def render_table(
     lanes = len(analysis.lanes)
     lines.append(_figures(("total", f"{lanes} lane" + ("" if lanes == 1 else "s")),
                           analysis.total, widths))
-    total = analysis.total
-    losses = {loss.label: getattr(total, name) for name, loss in LOSS_FIGURES}
-    lost = ", ".join(f"{name} {n}" for name, n in losses.items() if n)
+    lost = loss_line(analysis.total)
     if lost:
-        lines.append(f"calls not counted: {lost} (figures are a lower bound)")
+        lines.append(lost)
     repeated = analysis.outcome.repeated_lanes
     if repeated:
         count = len(repeated)
