@@ -401,6 +401,27 @@ def test_pi_fork_folder_is_one_cached_unit_with_the_uncached_figures(
     assert (code, groups) == (0, {"/p/alpha": (2, 2000.0), "/p/beta": (1, 0.0)})
 
 
+@pytest.mark.skipif(os.name != "posix" or __import__("sys").platform == "darwin",
+                    reason="the XDG cache rule is the Linux/BSD one")
+@pytest.mark.parametrize("configured", [None, ""])
+def test_default_cache_dir_is_the_xdg_user_cache_dir(
+    configured: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without ``$WAVEMETRICS_CACHE_DIR`` (unset or empty) the cache is
+    ``$XDG_CACHE_HOME/wavemetrics`` (a temporary folder here, never the real home)."""
+    from wavemetrics.cache import CACHE_ENV, default_cache_dir
+
+    if configured is None:
+        monkeypatch.delenv(CACHE_ENV)
+    else:
+        monkeypatch.setenv(CACHE_ENV, configured)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    assert default_cache_dir() == tmp_path / "xdg-cache" / "wavemetrics"
+    code, out, _ = _invoke("cache", "info")
+    assert (code, out.splitlines()[0]) == (0, f"path: {tmp_path / 'xdg-cache/wavemetrics'}/{CACHE_FILE}")
+
+
 def test_cache_without_a_subcommand_prints_its_help_and_exits_0() -> None:
     """`wavemetrics cache` alone shows its help (info, clear), like `wavemetrics` alone: not an error."""
     result = CliRunner().invoke(main, ["cache"])

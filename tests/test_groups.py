@@ -1,12 +1,90 @@
-"""How --by groups are labelled in the table (``wavemetrics/groups.py``)."""
+"""wavemetrics.groups: what ``--by project`` calls a project, how groups are labelled in the
+table, and the ``--by`` document's rules (issue 13). The CLI's grouped figures, computed by
+hand, are in test_slices.py."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
 from click.testing import CliRunner
 
 from tests.corpus import CORPUS, needs_corpus
+from tests.event_traces import TWO_LANES, write_events
 from wavemetrics.cli import main
-from wavemetrics.groups import group_labels
+from wavemetrics.groups import BY_CHOICES, NOT_RECORDED, group_document, group_labels, project_of
+from wavemetrics.pipeline import analyse, read_inputs
+
+
+def test_stdin_has_no_project() -> None:
+    """Standard input records no working directory and has no folder."""
+    assert project_of("-", "claude-code") == NOT_RECORDED == "(not recorded)"
+
+
+def test_unknown_format_has_no_project() -> None:
+    """An input of no known format (an empty or failed one) is grouped as not recorded."""
+    assert project_of("/x/y.jsonl", "") == NOT_RECORDED
+    assert project_of("/x/y.jsonl", "no-such-format") == NOT_RECORDED
+
+
+def test_claude_code_project_is_the_transcript_folder(tmp_path: Path) -> None:
+    """A session's project is its folder; a sub-agent's is the folder above its session's."""
+    project = tmp_path / "-home-me-repo"
+    assert project_of(str(project / "abc.jsonl"), "claude-code") == str(project)
+    sub = project / "abc" / "subagents" / "agent-1.jsonl"
+    assert project_of(str(sub), "claude-code") == str(project)
+
+
+def test_codex_project_is_the_session_meta_cwd(tmp_path: Path) -> None:
+    """A Codex rollout's project is the ``cwd`` of its ``session_meta`` header line."""
+    rollout = tmp_path / "rollout.jsonl"
+    meta = {"timestamp": "2025-09-25T02:12:23.966Z", "type": "session_meta",
+            "payload": {"id": "s1", "timestamp": "2025-09-25T02:12:23.949Z",
+                        "cwd": "/work/project-a"}}
+    rollout.write_text(json.dumps(meta) + "\n", encoding="utf-8")
+    assert project_of(str(rollout), "codex") == "/work/project-a"
+
+
+def test_codex_without_cwd_is_not_recorded(tmp_path: Path) -> None:
+    """A Codex header without ``cwd`` gives no project, not the file's folder."""
+    rollout = tmp_path / "rollout.jsonl"
+    meta = {"timestamp": "2025-09-25T02:12:23.966Z", "type": "session_meta",
+            "payload": {"id": "s1", "timestamp": "2025-09-25T02:12:23.949Z"}}
+    rollout.write_text(json.dumps(meta) + "\n", encoding="utf-8")
+    assert project_of(str(rollout), "codex") == NOT_RECORDED
+
+
+def test_events_format_records_no_project(tmp_path: Path) -> None:
+    """The ``events`` format carries no working directory: not recorded."""
+    trace = write_events(tmp_path / "t.jsonl", TWO_LANES)
+    assert project_of(str(trace), "events") == NOT_RECORDED
+
+
+def test_by_choices_are_the_seven_documented_keys() -> None:
+    """``--by`` accepts exactly session, lane, project, day, week, month and tool."""
+    assert BY_CHOICES == ("session", "lane", "project", "day", "week", "month", "tool")
+
+
+def test_unknown_by_is_a_value_error(tmp_path: Path) -> None:
+    """``group_document`` refuses a ``by`` it does not know, naming it."""
+    trace = write_events(tmp_path / "t.jsonl", TWO_LANES)
+    analysis = analyse(read_inputs([str(trace)]))
+    with pytest.raises(ValueError, match="unknown --by 'hour'"):
+        group_document(analysis, "hour")
+
+
+def test_by_lane_groups_are_the_lanes_with_their_hand_computed_savings(tmp_path: Path) -> None:
+    """TWO_LANES by lane: main saves 100 + 30 - 100 = 30 ms, sub 10 + 20 - 20 = 10 ms;
+    the total is their sum, 40 ms, as without ``--by``."""
+    trace = write_events(tmp_path / "t.jsonl", TWO_LANES)
+    document = group_document(analyse(read_inputs([str(trace)])), "lane")
+    assert document["by"] == "lane"
+    figures = [(g["group"], g["paired_calls"], g["modeled_wallclock_saved_ms"])
+               for g in document["groups"]]
+    assert figures == [("t/main", 6, 30.0), ("t/sub", 2, 10.0)]
+    assert (document["total"]["paired_calls"],
+            document["total"]["modeled_wallclock_saved_ms"]) == (8, 40.0)
 
 
 def test_lane_groups_show_a_session_prefix_and_the_lane_so_rows_differ() -> None:

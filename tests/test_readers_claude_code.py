@@ -414,9 +414,8 @@ def test_figures_of_a_small_transcript_end_to_end(tmp_path: Path) -> None:
         _line(type="system", subtype="turn_duration", uuid="u6", sessionId="s1",
               durationMs=12000),
     ]))
-    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(tmp_path / "proj")])
-    assert result.exit_code == 0, result.output
-    document = json.loads(result.stdout)
+    code, document = cli_document([str(tmp_path / "proj")])
+    assert code == 0
     assert document["inputs"][0] == {
         "path": str(path), "format": "claude-code", "lines_read": 6, "lines_used": 6,
         "lines_ignored": 0, "problems": {}, "ignored": {}, "notes": {}, "error": None,
@@ -578,9 +577,8 @@ def _session_with_turns(tmp_path: Path, literals: list[str]) -> Path:
 def test_turn_duration_of_400_digits_is_a_problem_not_a_traceback(tmp_path: Path) -> None:
     """An integer ``durationMs`` too large for a float is ``invalid_duration``; the rest is read."""
     path = _session_with_turns(tmp_path, ["1" + "0" * 399, "1500"])
-    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(path)])
-    assert result.exit_code == 0, result.output
-    document = json.loads(result.stdout)
+    code, document = cli_document([str(path)])
+    assert code == 0
     (entry,) = document["inputs"]
     assert (entry["lines_read"], entry["lines_used"], entry["problems"]) == (
         4, 3, {"invalid_duration": 1})
@@ -591,9 +589,8 @@ def test_turn_durations_that_overflow_the_total_are_problems(tmp_path: Path) -> 
     """Three turns of 1e308: the first is added, the two that would make the total
     infinite are ``turn_total_overflow``; summarize, waves and compare never crash."""
     path = _session_with_turns(tmp_path, ["1e308", "1e308", "1e308"])
-    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(path)])
-    assert result.exit_code == 0, result.output
-    document = json.loads(result.stdout)
+    code, document = cli_document([str(path)])
+    assert code == 0
     (entry,) = document["inputs"]
     assert (entry["lines_read"], entry["lines_used"], entry["problems"]) == (
         5, 3, {"turn_total_overflow": 2})

@@ -12,11 +12,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from click.testing import CliRunner
-
-from tests.reader_checks import collect
+from tests.reader_checks import cli_document, collect
 from wavemetrics import Observation, assemble_waves
-from wavemetrics.cli import main
 from wavemetrics.pipeline import Lane, read_inputs
 from wavemetrics.readers._lines import LineAccount
 from wavemetrics.readers.events import read_events
@@ -324,9 +321,8 @@ def test_figures_of_a_small_stream_end_to_end(tmp_path: Path) -> None:
         _start("c", 5000, name="eval"), _end("c", 6000, name="eval"),
         _line(type="turn_end", timestamp=10000),
     ]))
-    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(path)])
-    assert result.exit_code == 0, result.output
-    document = json.loads(result.stdout)
+    code, document = cli_document([str(path)])
+    assert code == 0
     assert document["inputs"] == [{
         "path": str(path), "format": "events", "lines_read": 8, "lines_used": 8,
         "lines_ignored": 0, "problems": {}, "ignored": {}, "notes": {}, "error": None,
@@ -355,9 +351,8 @@ def test_end_with_an_empty_tool_name_is_an_invalid_tool_record(tmp_path: Path) -
         _start("b", 3000), _end("b", 4000, name=[]),
         _start("c", 5000), _end("c", 6000),
     ]))
-    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(path)])
-    assert result.exit_code == 0, result.output
-    document = json.loads(result.stdout)
+    code, document = cli_document([str(path)])
+    assert code == 0
     (report,) = document["inputs"]
     # 6 lines: two ends rejected, four records used; calls a and b never end.
     assert (report["lines_read"], report["lines_used"]) == (6, 4)
@@ -374,9 +369,8 @@ def test_turns_that_overflow_the_total_are_problems(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_text("".join(json.dumps({"type": kind, "timestamp": at}) + "\n"
                             for kind, at in events), encoding="utf-8")
-    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(path)])
-    assert result.exit_code == 0, result.output
-    document = json.loads(result.stdout)
+    code, document = cli_document([str(path)])
+    assert code == 0
     (entry,) = document["inputs"]
     assert (entry["lines_read"], entry["lines_used"], entry["problems"]) == (
         4, 3, {"turn_total_overflow": 1})

@@ -56,7 +56,13 @@ def test_a_canonical_uuid_is_kept_as_its_128_bit_integer() -> None:
     assert _key("00000000-0000-0000-0000-000000000001") == 1
     assert _key("ffffffff-ffff-ffff-ffff-ffffffffffff") == 2**128 - 1
     assert _key("x" * 64) == "x" * 64
-    assert isinstance(_key("x" * 65), bytes) and len(_key("x" * 65)) == 32
+    # SHA-256 of 65 "x" bytes, from coreutils: printf 'x%.0s' $(seq 65) | sha256sum
+    assert _key("x" * 65) == bytes.fromhex(
+        "9537c5fdf120482f7d58d25e9ed583f52c02b4e304ea814db1633ad565aed7e9")
+    # a long id holding a lone surrogate is hashed from its surrogatepass bytes, never lost
+    # (65 x ED A0 80 | sha256sum)
+    assert _key("\ud800" * 65) == bytes.fromhex(
+        "73b4bcb61bdc3c2b06a206201df3db63f2d9899af1c4fb3a93f7aefdfe4f4181")
 
 
 @given(st.lists(st.uuids().map(str), max_size=200), st.lists(st.text(min_size=60, max_size=70), max_size=50))
