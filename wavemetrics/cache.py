@@ -281,21 +281,27 @@ class ReadCache:
         damaged: then dropped)."""
         import msgspec
 
+        return self._load("units", key, msgspec.msgpack.decode, msgspec.DecodeError)
+
+    def _load(
+        self, table: str, key: UnitKey, decode: Any, error: type[Exception]
+    ) -> Any:
+        # ``table`` is one of this module's two table names, never input text.
         with self._query() as db:
             if db is None:
                 return None
             row = db.execute(
-                "SELECT digest, blob FROM units WHERE key = ?", (key.key,)
+                f"SELECT digest, blob FROM {table} WHERE key = ?", (key.key,)
             ).fetchone()
             if row is None:
                 return None
             digest, blob = row
             if isinstance(blob, bytes) and digest == _digest(blob):
                 try:
-                    return msgspec.msgpack.decode(blob)
-                except msgspec.DecodeError:
+                    return decode(blob)
+                except error:
                     pass
-            db.execute("DELETE FROM units WHERE key = ?", (key.key,))
+            db.execute(f"DELETE FROM {table} WHERE key = ?", (key.key,))
         return None
 
     def store(self, key: UnitKey, value: Any, files: int = 1) -> None:
@@ -318,22 +324,7 @@ class ReadCache:
 
     def load_json(self, key: UnitKey) -> Any:
         """The JSON value stored under ``key`` in the ``figures`` table, or ``None``."""
-        with self._query() as db:
-            if db is None:
-                return None
-            row = db.execute(
-                "SELECT digest, blob FROM figures WHERE key = ?", (key.key,)
-            ).fetchone()
-            if row is None:
-                return None
-            digest, blob = row
-            if isinstance(blob, bytes) and digest == _digest(blob):
-                try:
-                    return json.loads(blob)
-                except ValueError:
-                    pass
-            db.execute("DELETE FROM figures WHERE key = ?", (key.key,))
-        return None
+        return self._load("figures", key, json.loads, ValueError)
 
     def store_json(self, key: UnitKey, value: Any) -> None:
         """Store a JSON-encodable ``value`` under ``key`` in the ``figures`` table, in

@@ -196,12 +196,7 @@ class _CappedBatchLane(_BatchLane):
         self, kinds: Sequence[str], call_ids: Sequence[str], tool_names: Sequence[str],
         at_ms: Sequence[float],
     ) -> None:
-        _check_columns(kinds, call_ids, tool_names, at_ms)
-        for kind, call_id, tool_name, at in zip(kinds, call_ids, tool_names, at_ms, strict=True):
-            if kind == "start":
-                self.start(call_id, tool_name, at)
-            else:
-                self.end(call_id, at)
+        _feed_columns(self, kinds, call_ids, tool_names, at_ms)
 
     def close(self, session_id: str, lane_id: str, turn_duration_ms: float = 0.0) -> None:
         turns = turn_duration_ms + self._turns.total_ms
@@ -246,12 +241,7 @@ class _StreamLane(LaneStream):
         self, kinds: Sequence[str], call_ids: Sequence[str], tool_names: Sequence[str],
         at_ms: Sequence[float],
     ) -> None:
-        _check_columns(kinds, call_ids, tool_names, at_ms)
-        for kind, call_id, tool_name, at in zip(kinds, call_ids, tool_names, at_ms, strict=True):
-            if kind == "start":
-                self.start(call_id, tool_name, at)
-            else:
-                self.end(call_id, at)
+        _feed_columns(self, kinds, call_ids, tool_names, at_ms)
 
     def turn_event(self, kind: str, at_ms: float) -> None:
         self.turn_clock.add(kind, at_ms)
@@ -263,6 +253,19 @@ class _StreamLane(LaneStream):
         self.lane_sink.closed(self.lane_index, StreamedLane(
             self.lane_path, session_id, lane_id, turns, self.finish(turns)
         ))
+
+
+def _feed_columns(
+    writer: LaneWriter, kinds: Sequence[str], call_ids: Sequence[str],
+    tool_names: Sequence[str], at_ms: Sequence[float],
+) -> None:
+    """Feed a batch of parallel columns to ``writer`` one observation at a time, in order."""
+    _check_columns(kinds, call_ids, tool_names, at_ms)
+    for kind, call_id, tool_name, at in zip(kinds, call_ids, tool_names, at_ms, strict=True):
+        if kind == "start":
+            writer.start(call_id, tool_name, at)
+        else:
+            writer.end(call_id, at)
 
 
 def _check_columns(*columns: Sequence[Any]) -> None:
