@@ -41,12 +41,11 @@ impl<'de> Visitor<'de> for WtfBytes {
         f.write_str("a string")
     }
 
+    // serde_json's `deserialize_bytes` of a string hands over its unescaped
+    // bytes by `visit_borrowed_bytes` (which forwards here) or `visit_bytes`,
+    // never an owned buffer
     fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
         Ok(v.to_vec())
-    }
-
-    fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
-        Ok(v)
     }
 }
 
@@ -136,23 +135,25 @@ impl<'de> de::DeserializeSeed<'de> for KeyBytes {
     type Value = Cow<'de, [u8]>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        struct KeyVisitor;
-        impl<'de> Visitor<'de> for KeyVisitor {
-            type Value = Cow<'de, [u8]>;
-
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an object key")
-            }
-
-            fn visit_borrowed_bytes<E: de::Error>(self, v: &'de [u8]) -> Result<Self::Value, E> {
-                Ok(Cow::Borrowed(v))
-            }
-
-            fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
-                Ok(Cow::Owned(v.to_vec()))
-            }
-        }
         deserializer.deserialize_bytes(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl<'de> Visitor<'de> for KeyVisitor {
+    type Value = Cow<'de, [u8]>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_borrowed_bytes<E: de::Error>(self, v: &'de [u8]) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_vec()))
     }
 }
 
@@ -225,17 +226,14 @@ where
     de.end()
 }
 
-/// Why a line gives no record (`_lines.py` `_parse`): `invalid_json` or `not_an_object`.
+/// Why a line that does not start with `{` (after JSON whitespace) gives no
+/// record (`_lines.py` `_parse`): `not_an_object` when it is valid JSON of
+/// another type, else `invalid_json`. (A line that starts with `{` and fails
+/// to parse is `invalid_json`: the readers count it without asking here.)
 pub fn rejection(text: &str) -> &'static str {
     match serde_json::from_str::<IgnoredAny>(text) {
-        Ok(_)
-            if !text
-                .trim_start_matches([' ', '\t', '\n', '\r'])
-                .starts_with('{') =>
-        {
-            "not_an_object"
-        }
-        _ => "invalid_json",
+        Ok(_) => "not_an_object",
+        Err(_) => "invalid_json",
     }
 }
 
@@ -283,6 +281,28 @@ mod tests {
     }
 
     #[test]
+    fn escaped_keys_and_big_integers() {
+        // a key spelled with escapes is the same key ("\u0061" is "a"), as in Python
+        let v = vals(
+            r#"{"\u0061":1,"b\n":2,"c":1e999,"d":-1e999}"#,
+            &["a", "b\n", "c", "d"],
+        )
+        .unwrap();
+        assert_eq!(v[0], Val::Num(1.0));
+        assert_eq!(v[1], Val::Num(2.0));
+        // a float literal that overflows is Python's inf, not an int too large
+        assert_eq!(v[2], Val::Num(f64::INFINITY));
+        assert_eq!(v[3], Val::Num(f64::NEG_INFINITY));
+        // a 400-digit integer: Python's float(int) raises, the reader's rules see inf
+        let big = format!("{{\"n\":{}}}", "9".repeat(400));
+        let v = vals(&big, &["n"]).unwrap();
+        assert_eq!(v[0], Val::BigInt);
+        assert_eq!(v[0].number(), Some(f64::INFINITY));
+        let v = vals(&format!("{{\"n\":-{}}}", "9".repeat(400)), &["n"]).unwrap();
+        assert_eq!(v[0], Val::BigInt);
+    }
+
+    #[test]
     fn numbers_like_python_float() {
         assert_eq!(
             number("123456789012345678901234567890"),
@@ -298,6 +318,8 @@ mod tests {
         assert_eq!(rejection("[1, 2]"), "not_an_object");
         assert_eq!(rejection("\"x\""), "not_an_object");
         assert_eq!(rejection("{\"a\":"), "invalid_json");
+        assert_eq!(rejection("[1,]"), "invalid_json");
+        assert_eq!(rejection(" 12 "), "not_an_object");
         assert_eq!(rejection("NaN"), "invalid_json");
         assert!(vals("{\"a\":1} x", &["a"]).is_err());
         assert!(vals("{\"a\":\"\u{1}\"}", &["a"]).is_err());
@@ -652,6 +674,41 @@ mod fast_tests {
         assert_eq!(f, vec![Val::Bool(false), Val::Bool(true)]);
         assert_eq!(rejection(r#"  {"a": 1"#), "invalid_json");
         assert_eq!(rejection(" [1]"), "not_an_object");
+    }
+}
+
+#[cfg(test)]
+mod message_tests {
+    use super::*;
+
+    fn expected<'de, V: Visitor<'de>>(visitor: V) -> String {
+        (&visitor as &dyn de::Expected).to_string()
+    }
+
+    #[test]
+    fn serde_errors_name_what_was_expected() {
+        // the shape errors a reader gets (it counts the line, the text is not shown)
+        // (without serde_json's " at line 1 column N")
+        let text = |e: serde_json::Error| e.to_string().split(" at line").next().map(String::from);
+        assert_eq!(
+            text(parse_object("[1]", &[], |_, _| {}).unwrap_err()),
+            Some("invalid type: sequence, expected a JSON object".into())
+        );
+        assert_eq!(
+            text(parse_array("{}", |_| {}).unwrap_err()),
+            Some("invalid type: map, expected a JSON array".into())
+        );
+        assert_eq!(
+            text(parse_object_fast("7", &[], "message", |_, _| {}).unwrap_err()),
+            Some("invalid type: integer `7`, expected a JSON object".into())
+        );
+        // these visitors take every shape serde_json hands them, so no read ever
+        // builds their message: it is pinned here for a serde that would
+        assert_eq!(expected(WtfBytes), "a string");
+        assert_eq!(expected(KeyVisitor), "an object key");
+        assert_eq!(expected(BlockVisitor), "a content block");
+        assert_eq!(expected(ContentVisitor), "message content");
+        assert_eq!(expected(MessageVisitor), "a message");
     }
 }
 

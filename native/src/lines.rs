@@ -57,7 +57,8 @@ impl<R: Read> LineReader<R> {
                 self.end -= self.start;
                 self.start = 0;
             }
-            if self.end - self.start >= MAX_HELD_LINE {
+            // the partial line is at the front now (start == 0)
+            if self.end >= MAX_HELD_LINE {
                 return Err(io::Error::new(io::ErrorKind::Unsupported, "line_too_long"));
             }
             if self.end == self.buf.len() {
@@ -121,6 +122,58 @@ mod tests {
         );
         assert!(all(b"").is_empty());
         assert_eq!(all(b"x\n"), vec![(b"x".to_vec(), true)]);
+    }
+
+    /// A source that hands out one piece per `read`: bytes, or an error of that kind.
+    struct Pieces(Vec<Result<&'static [u8], io::ErrorKind>>);
+
+    impl Read for Pieces {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            if self.0.is_empty() {
+                return Ok(0);
+            }
+            let bytes = self.0.remove(0).map_err(io::Error::from)?;
+            out[..bytes.len()].copy_from_slice(bytes);
+            Ok(bytes.len())
+        }
+    }
+
+    #[test]
+    fn an_interrupted_read_is_retried_and_other_errors_end_the_read() {
+        let mut reader = LineReader::new(Pieces(vec![
+            Ok(b"ab"),
+            Err(io::ErrorKind::Interrupted),
+            Ok(b"c\n"),
+        ]));
+        assert_eq!(reader.next_line().unwrap(), Some((&b"abc"[..], true)));
+        assert_eq!(reader.next_line().unwrap(), None);
+        let mut reader = LineReader::new(Pieces(vec![
+            Ok(b"ab"),
+            Err(io::ErrorKind::PermissionDenied),
+        ]));
+        let error = reader.next_line().unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::PermissionDenied);
+    }
+
+    #[test]
+    fn the_buffer_doubles_for_a_long_line_and_stays_small_for_short_ones() {
+        // a 100-byte line from a 4-byte buffer: 4, 8, 16, 32, 64, 128
+        let mut data = vec![b'y'; 100];
+        data.push(b'\n');
+        let mut reader = LineReader::new(&data[..]);
+        reader.buf = vec![0; 4];
+        assert_eq!(reader.next_line().unwrap().unwrap().0.len(), 100);
+        assert_eq!(reader.buf.len(), 128);
+        // 1,000 lines of 3 bytes: each partial line moves to the front, no growth
+        let short = b"ab\n".repeat(1000);
+        let mut reader = LineReader::new(&short[..]);
+        reader.buf = vec![0; 4];
+        let mut count = 0;
+        while let Some((line, true)) = reader.next_line().unwrap() {
+            assert_eq!(line, b"ab");
+            count += 1;
+        }
+        assert_eq!((count, reader.buf.len()), (1000, 4));
     }
 
     #[test]

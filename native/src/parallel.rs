@@ -55,4 +55,12 @@ mod tests {
         }
         assert!(map_indexed(0, 4, |i| i).is_empty());
     }
+
+    #[test]
+    fn one_thread_works_on_the_callers_thread_and_more_on_their_own() {
+        let caller = std::thread::current().id();
+        let on = |threads| map_indexed(8, threads, |_| std::thread::current().id());
+        assert!(on(1).iter().all(|&id| id == caller));
+        assert!(on(2).iter().all(|&id| id != caller));
+    }
 }

@@ -240,15 +240,13 @@ impl LaneStream {
     fn emit_wave(&mut self, calls: &[OpenCall], reach: f64) {
         self.emitted_reach = reach;
         let size = calls.len();
+        // every call's duration is usable (section 3): the readers feed only
+        // finite times >= 0 (section 1) and `end` pairs only `end >= start`
         let mut durations_sum = 0.0;
-        let mut usable = 0usize;
         for (start, end, _, _) in calls {
-            if start.is_finite() && end.is_finite() && end >= start {
-                let duration = end - start;
-                self.figures.tool_time_ms += duration;
-                durations_sum += duration;
-                usable += 1;
-            }
+            let duration = end - start;
+            self.figures.tool_time_ms += duration;
+            durations_sum += duration;
         }
         // span: Python's max(ends) - min(starts), first extreme kept
         let mut max_end = calls[0].1;
@@ -265,11 +263,10 @@ impl LaneStream {
             }
         }
         let f = &mut self.figures;
-        if evals > 0 && evals == size {
+        // finite times: the span is finite too; a wave is never empty
+        if evals == size {
             f.eval_only_waves += 1;
-            if span.is_finite() {
-                f.eval_only_duration_ms += span;
-            }
+            f.eval_only_duration_ms += span;
             f.eval_outer_joined_calls += size as u64;
         } else if evals > 0 {
             f.mixed_waves += 1;
@@ -284,17 +281,12 @@ impl LaneStream {
             f.histogram[wave_size_bucket(size)] += 1;
             let peak = peak_concurrency(calls);
             f.non_eval_saved_round_trips += peak.saturating_sub(1) as u64;
-            if usable > 1 {
-                if span.is_finite() {
-                    f.modeled_wallclock_saved_ms += durations_sum - span;
-                } else {
-                    f.modeled_wallclock_saved_ms += 0.0;
-                }
-                let n = usable as f64;
+            // one call saves 0.0 (section 3), and adding 0.0 to these sums, which
+            // are never -0.0, changes nothing (`summary.py` `add_single`)
+            if size > 1 {
+                f.modeled_wallclock_saved_ms += durations_sum - span;
+                let n = size as f64;
                 f.upper_bound_saved_ms += (n - 1.0) * (durations_sum / n);
-            } else {
-                f.modeled_wallclock_saved_ms += 0.0;
-                f.upper_bound_saved_ms += 0.0;
             }
         }
     }
@@ -536,5 +528,114 @@ mod tests {
         assert_eq!(wave_size_bucket(33), 7);
         assert_eq!(wave_size_bucket(5), 4);
         assert_eq!(peak_concurrency(&[(3.0, 3.0, 1, "t".into())]), 0);
+    }
+
+    fn pair(l: &mut LaneStream, id: &str, start: f64, end: f64) -> Result<(), StreamOrderError> {
+        l.start(id.into(), "t".into(), start);
+        l.end(id, end)
+    }
+
+    #[test]
+    fn the_next_check_waits_for_twice_the_calls_left_open() {
+        // 24 calls emitted at the 64th (a pending start at 500 holds back the 40
+        // after it): 40 stay open, so the next check is at 80 open calls, not 64
+        let mut l = lane(true);
+        l.start("hold".into(), "t".into(), 500.0);
+        for i in 0..24 {
+            let at = f64::from(10 * i);
+            pair(&mut l, &format!("e{i}"), at, at + 1.0).unwrap();
+        }
+        for j in 0..40 {
+            let at = f64::from(1000 + 10 * j);
+            pair(&mut l, &format!("f{j}"), at, at + 1.0).unwrap();
+        }
+        assert_eq!(l.end("hold", 2000.0), Ok(()));
+        for k in 0..23 {
+            let at = f64::from(3000 + 10 * k);
+            pair(&mut l, &format!("g{k}"), at, at + 1.0).unwrap();
+        }
+        // 64 open calls, no check yet: a call after the emitted reach (231) still pairs
+        assert_eq!(pair(&mut l, "late", 300.0, 301.0), Ok(()));
+        let f = l.finish(0.0);
+        // 24 + late + (hold with the 40 f calls) + 23 waves
+        assert_eq!(
+            (
+                f.non_eval_waves_total,
+                f.non_eval_joined_calls,
+                f.paired_calls
+            ),
+            (49, 89, 89)
+        );
+        assert_eq!(
+            (f.non_eval_waves_multi, f.non_eval_saved_round_trips),
+            (1, 1)
+        );
+    }
+
+    #[test]
+    fn a_wave_reaching_the_threshold_stays_open() {
+        // the last wave [800, 800] reaches the threshold (the latest start, 800)
+        // exactly: a call starting at 800 still joins it
+        let mut l = lane(true);
+        for i in 0..63 {
+            let at = f64::from(100 + 10 * i);
+            pair(&mut l, &format!("c{i}"), at, at + 1.0).unwrap();
+        }
+        pair(&mut l, "z", 800.0, 800.0).unwrap();
+        assert_eq!(pair(&mut l, "y", 800.0, 805.0), Ok(()));
+        let f = l.finish(0.0);
+        assert_eq!(
+            (
+                f.non_eval_waves_total,
+                f.non_eval_waves_multi,
+                f.non_eval_joined_calls
+            ),
+            (64, 1, 65)
+        );
+        // {z, y}: peak 1 (ends first at 800), S = 5 = span, upper (2 - 1) * 5 / 2
+        assert_eq!(f.non_eval_saved_round_trips, 0);
+        assert_eq!(f.modeled_wallclock_saved_ms, 0.0);
+        assert_eq!(f.upper_bound_saved_ms, 2.5);
+        assert_eq!(f.histogram_text(), "63:1:0:0:0:0:0:0");
+    }
+
+    #[test]
+    fn single_call_waves_save_nothing_and_keep_the_sums() {
+        // [0, 10] with [2, 4] saves S - span = 12 - 10 = 2 and upper 1 * 12 / 2 = 6;
+        // then two single calls add their durations to tool time and nothing else
+        let mut l = lane(true);
+        pair(&mut l, "a", 0.0, 10.0).unwrap();
+        pair(&mut l, "b", 2.0, 4.0).unwrap();
+        pair(&mut l, "c", 20.0, 23.0).unwrap();
+        pair(&mut l, "d", 30.0, 30.5).unwrap();
+        let f = l.finish(0.0);
+        assert_eq!(
+            (
+                f.non_eval_waves_total,
+                f.non_eval_waves_multi,
+                f.non_eval_joined_calls
+            ),
+            (3, 1, 4)
+        );
+        assert_eq!(f.modeled_wallclock_saved_ms, 2.0);
+        assert_eq!(f.upper_bound_saved_ms, 6.0);
+        assert_eq!(f.tool_time_ms, 15.5);
+        assert_eq!(f.histogram_text(), "2:1:0:0:0:0:0:0");
+        assert_eq!(peak_concurrency(&[(1.0, 4.0, 1, "t".into())]), 1);
+    }
+
+    #[test]
+    fn eval_only_waves_add_their_span() {
+        // two eval waves: [0, 3] with [1, 5] (span 5) and [10, 12] (span 2)
+        let mut l = lane(true);
+        for (id, s, e) in [("a", 0.0, 3.0), ("b", 1.0, 5.0), ("c", 10.0, 12.0)] {
+            l.start(id.into(), "eval".into(), s);
+            l.end(id, e).unwrap();
+        }
+        let f = l.finish(0.0);
+        assert_eq!((f.eval_only_waves, f.eval_outer_joined_calls), (2, 3));
+        assert_eq!(f.eval_only_duration_ms, 7.0);
+        assert_eq!(f.tool_time_ms, 9.0);
+        assert_eq!((f.non_eval_waves_total, f.mixed_waves), (0, 0));
     }
 }

@@ -180,4 +180,109 @@ mod tests {
         assert_eq!(iso_to_ms(b"2025-01-01T24:00:00Z"), None);
         assert_eq!(iso_to_ms(b"0000-01-01T00:00:00Z"), None);
     }
+
+    // Expected quotients below are Python's `ns / 10**6` (int / int, correctly
+    // rounded: the contract of `timestamps.py`), worked out bit by bit in the
+    // comments; the slow path rounds m (56 bits) at s = 3 bits.
+    #[test]
+    fn rounding_to_nearest_even_above_two_to_the_53() {
+        const D: u128 = 1_000_000;
+        let x = 1u128 << 54; // quotients near 2**54: one ulp is 4
+                             // exact ties (no remainder): to the even mantissa, down then up
+        assert_eq!(ns_to_ms(D * (x + 2)), 18014398509481984.0);
+        assert_eq!(ns_to_ms(D * (x + 6)), 18014398509481992.0);
+        // a tie by the kept bits but a remainder below them (sticky): up
+        assert_eq!(ns_to_ms(D * (x + 2) + 1), 18014398509481988.0);
+        // just below the tie, with a remainder: down
+        assert_eq!(ns_to_ms(D * (x + 2) - 1), 18014398509481984.0);
+        // past the half: up; before it: down
+        assert_eq!(ns_to_ms(D * (x + 3)), 18014398509481988.0);
+        assert_eq!(ns_to_ms(D * (x + 1)), 18014398509481984.0);
+        // the top of the domain, 2**100 - 1: no scaling at all (k = 0)
+        assert_eq!(ns_to_ms((1u128 << 100) - 1), 1.2676506002282293e24);
+        // 9999-12-31T23:59:59.999999999Z in ns: rounds up to a whole ms
+        assert_eq!(ns_to_ms(253_402_300_799_999_999_999), 253402300800000.0);
+        // both sides of the exact-double limit
+        assert_eq!(ns_to_ms((1u128 << 53) - 1), 9007199254.740992);
+        assert_eq!(ns_to_ms(1u128 << 53), 9007199254.740992);
+    }
+
+    #[test]
+    fn calendar_and_clock_fields() {
+        // each expected value: seconds since the epoch of the UTC date (Python's
+        // datetime), times 1000
+        for (text, ms) in [
+            ("2025-01-01T00:00:00Z", 1735689600000.0), // 20 bytes: the shortest shape
+            ("1970-01-01T00:00:00Z", 0.0),             // the epoch itself is kept
+            ("1970-03-01T00:00:00Z", 5097600000.0),
+            ("2000-02-29T12:34:56Z", 951827696000.0), // 2000: a leap year (by 400)
+            ("2001-01-01T00:00:00Z", 978307200000.0),
+            ("2100-03-01T00:00:00Z", 4107542400000.0),
+            ("2400-02-29T00:00:00Z", 13574563200000.0),
+            ("2025-01-31T23:59:59Z", 1738367999000.0),
+            ("2025-02-28T00:00:00Z", 1740700800000.0),
+            ("2025-03-31T00:00:00Z", 1743379200000.0),
+            ("2025-04-30T00:00:00Z", 1745971200000.0),
+            ("2025-05-31T00:00:00Z", 1748649600000.0),
+            ("2025-06-30T00:00:00Z", 1751241600000.0),
+            ("2025-07-31T00:00:00Z", 1753920000000.0),
+            ("2025-08-31T00:00:00Z", 1756598400000.0),
+            ("2025-09-30T00:00:00Z", 1759190400000.0),
+            ("2025-10-31T00:00:00Z", 1761868800000.0),
+            ("2025-11-30T00:00:00Z", 1764460800000.0),
+            ("2025-12-31T23:59:59Z", 1767225599000.0),
+            ("9999-12-31T23:59:59.999999999Z", 253402300800000.0),
+            ("2025-07-04T09:08:07.000000001z", 1751620087000.0),
+        ] {
+            assert_eq!(iso_to_ms(text.as_bytes()), Some(ms), "{text}");
+        }
+        for text in [
+            "2025-04-31T00:00:00Z",
+            "2025-06-31T00:00:00Z",
+            "2025-09-31T00:00:00Z",
+            "2025-11-31T00:00:00Z",
+            "2025-01-32T00:00:00Z",
+            "2100-02-29T00:00:00Z", // a century that is not a leap year
+            "2025-13-01T00:00:00Z",
+            "2025-00-10T00:00:00Z",
+            "2025-01-00T00:00:00Z",
+            "2025-01-01T00:60:00Z",
+            "2025-01-01T00:00:60Z",
+            "2025-01-01T23:59:5xZ",
+            "2025",
+        ] {
+            assert_eq!(iso_to_ms(text.as_bytes()), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn separators_fractions_and_offsets() {
+        // every separator is checked on its own
+        for text in [
+            "2025/01-01T00:00:00Z",
+            "2025-01/01T00:00:00Z",
+            "2025-01-01X00:00:00Z",
+            "2025-01-01T00.00:00Z",
+            "2025-01-01T00:00.00Z",
+            "2025-01-01T00:00:00.Z",   // a separator with no digit after it
+            "2025-01-01T00:00:00.123", // digits to the end: no zone
+            "2025-01-01T00:00:00.12x3Z",
+            "2025-01-01T00:00:00Z ",
+            "1970-01-01T00:00:00+00:01", // one minute before the epoch
+        ] {
+            assert_eq!(iso_to_ms(text.as_bytes()), None, "{text}");
+        }
+        for (text, ms) in [
+            // 2025-05-13T00:27:39.762878Z
+            ("2025-05-12T20:27:39.762878-04:00", 1747096059762.878),
+            ("2025-01-01T05:30:00+05:30", 1735689600000.0),
+            ("2025-01-01T00:00:00-05:30", 1735709400000.0),
+            ("2025-01-01T00:00:00-2359", 1735775940000.0),
+            ("2025-01-01T00:00:00.123456789Z", 1735689600123.4568),
+            ("2025-01-01T00:00:00.1234567899999Z", 1735689600123.4568),
+            ("2025-06-08T11:00:13.842Z", 1749380413842.0),
+        ] {
+            assert_eq!(iso_to_ms(text.as_bytes()), Some(ms), "{text}");
+        }
+    }
 }

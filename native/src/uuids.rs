@@ -40,7 +40,7 @@ pub fn canonical_uuid(text: &[u8]) -> Option<u128> {
             b'a'..=b'f' => c - b'a' + 10,
             _ => return None,
         };
-        value = (value << 4) | u128::from(digit);
+        value = value * 16 + u128::from(digit);
     }
     Some(value)
 }
@@ -158,6 +158,59 @@ mod tests {
     }
 
     #[test]
+    fn every_hex_digit_in_place() {
+        assert_eq!(
+            canonical_uuid(b"123e4567-e89b-12d3-a456-426614174000"),
+            Some(0x123e_4567_e89b_12d3_a456_4266_1417_4000)
+        );
+        assert_eq!(
+            canonical_uuid(b"fedcba98-7654-3210-0123-456789abcdef"),
+            Some(0xfedc_ba98_7654_3210_0123_4567_89ab_cdef)
+        );
+        assert_eq!(
+            canonical_uuid(b"123e4567-e89b-12d3-a456-42661417400g"),
+            None
+        );
+        assert_eq!(
+            canonical_uuid(b"123e4567-e89b-12d3-a456-4266141740000"),
+            None
+        );
+    }
+
+    #[test]
+    fn recent_values_merge_at_16384_or_a_sixteenth_of_the_array() {
+        // values spread over every directory prefix (an odd multiplier is a bijection)
+        let spread = |i: u128| i.wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835);
+        let mut seen = SeenUuids::default();
+        assert!(seen.is_empty());
+        let mut next = 0u128;
+        let mut add = |seen: &mut SeenUuids, count: u128| {
+            for _ in 0..count {
+                assert!(seen.insert_bits(spread(next)));
+                next += 1;
+            }
+        };
+        add(&mut seen, 16_383);
+        assert_eq!((seen.sorted.len(), seen.recent.len()), (0, 16_383));
+        add(&mut seen, 1);
+        assert_eq!((seen.sorted.len(), seen.recent.len()), (16_384, 0));
+        add(&mut seen, 16_384);
+        assert_eq!((seen.sorted.len(), seen.recent.len()), (32_768, 0));
+        // up to 17 * 16384: a sixteenth of 16 * 16384 is still 16384
+        add(&mut seen, 15 * 16_384);
+        assert_eq!((seen.sorted.len(), seen.recent.len()), (278_528, 0));
+        // now a sixteenth of the array, 17408, is the larger threshold
+        add(&mut seen, 17_407);
+        assert_eq!((seen.sorted.len(), seen.recent.len()), (278_528, 17_407));
+        add(&mut seen, 1);
+        assert_eq!((seen.sorted.len(), seen.recent.len()), (295_936, 0));
+        assert!(seen.sorted.windows(2).all(|w| w[0] < w[1]));
+        assert!(!seen.insert_bits(spread(0)) && !seen.insert_bits(spread(295_935)));
+        assert_eq!(seen.len(), 295_936);
+        assert!(!seen.is_empty());
+    }
+
+    #[test]
     fn exact_across_merges() {
         // spread and clustered values (one prefix), every one inserted twice
         let mut seen = SeenUuids::default();
@@ -182,5 +235,7 @@ mod tests {
         assert!(seen.insert(uuid_text(2).to_uppercase().as_bytes()));
         assert!(!seen.insert(uuid_text(2).to_uppercase().as_bytes()));
         assert!(seen.insert(b"u1") && !seen.insert(b"u1"));
+        // the two other strings count with the 100,000 uuids
+        assert_eq!(seen.len(), 100_002);
     }
 }
