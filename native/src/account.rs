@@ -119,10 +119,11 @@ mod tests {
         assert_eq!(account.ignored[64].1, 10);
         assert_eq!(account.lines_ignored(), 75);
         let mut fresh = LineAccount::default();
+        fresh.ignore(b""); // empty: not an identifier
         fresh.ignore(&[b'x'; 65]);
         fresh.ignore(&[b'x'; 64]);
         fresh.ignore(b"file-history_snapshot.v2:x");
-        assert_eq!(fresh.ignored[0], (b"other".to_vec(), 1));
+        assert_eq!(fresh.ignored[0], (b"other".to_vec(), 2));
         assert_eq!(fresh.ignored[1], (vec![b'x'; 64], 1));
         assert_eq!(
             fresh.ignored[2],

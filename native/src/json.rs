@@ -721,6 +721,13 @@ mod depth_tests {
         let deep = |n: usize| format!("{{\"x\":{}{}}}", "[".repeat(n), "]".repeat(n));
         assert!(!nesting_exceeds(deep(983).as_bytes(), PY_MAX_DEPTH));
         assert!(nesting_exceeds(deep(984).as_bytes(), PY_MAX_DEPTH));
+        // 984 levels at most, with more than 984 brackets in all: scanned, and kept
+        let wide = format!(
+            "{{\"x\":{}{},\"y\":[[]]}}",
+            "[".repeat(983),
+            "]".repeat(983)
+        );
+        assert!(!nesting_exceeds(wide.as_bytes(), PY_MAX_DEPTH));
         let in_text = format!("{{\"x\":\"{}\"}}", "[".repeat(5000));
         assert!(!nesting_exceeds(in_text.as_bytes(), PY_MAX_DEPTH));
         let escaped = format!("{{\"x\":\"\\\"{}\"}}", "[".repeat(5000));

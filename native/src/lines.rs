@@ -178,15 +178,14 @@ mod tests {
 
     #[test]
     fn a_line_of_the_limit_is_not_held() {
-        let mut data = vec![b'x'; MAX_HELD_LINE - 1];
+        // the limit: 16 bytes under the default --max-line-bytes, 64 MiB
+        const LIMIT: usize = 64 * 1024 * 1024 - 16;
+        let mut data = vec![b'x'; LIMIT - 1];
         data.extend_from_slice(b"\nshort\n");
         let mut reader = LineReader::new(&data[..]);
-        assert_eq!(
-            reader.next_line().unwrap().unwrap().0.len(),
-            MAX_HELD_LINE - 1
-        );
+        assert_eq!(reader.next_line().unwrap().unwrap().0.len(), LIMIT - 1);
         assert_eq!(reader.next_line().unwrap().unwrap().0, b"short");
-        let long = vec![b'x'; MAX_HELD_LINE + 1];
+        let long = vec![b'x'; LIMIT];
         let mut reader = LineReader::new(&long[..]);
         let error = reader.next_line().unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::Unsupported);
