@@ -7,7 +7,8 @@
 //! their top 16 bits, plus a small hash set of recent inserts that is merged
 //! into the array when it grows past a sixteenth of it.
 
-use hashbrown::HashSet;
+use hashbrown::{DefaultHashBuilder, HashSet, HashTable};
+use std::hash::BuildHasher;
 
 const MIN_RECENT: usize = 1 << 14;
 const DIRECTORY_BITS: u32 = 16;
@@ -124,6 +125,78 @@ impl SeenUuids {
     }
 }
 
+/// The call ids a lane has fed, each with its flag byte, kept exactly in compact
+/// memory: the ids' bytes in one arena (`flags`, the length as LEB128, the bytes)
+/// and a table of 4-byte arena offsets: about 20 bytes a short id instead of
+/// about 60 for a map of shared strings. Call ids come from untrusted files, so
+/// the table's hasher is randomly seeded.
+#[derive(Default)]
+pub struct CallIds {
+    arena: Vec<u8>,
+    table: HashTable<u32>,
+    hasher: DefaultHashBuilder,
+}
+
+/// The arena of a [`CallIds`] would pass 4 GiB (offsets are 32-bit): the reader
+/// hands such an input back to the Python engine instead.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ArenaFull;
+
+/// Append `n` as LEB128 (7 bits a byte, low bits first, high bit set on all but the last).
+fn push_leb128(arena: &mut Vec<u8>, mut n: usize) {
+    while n >= 0x80 {
+        arena.push((n & 0x7f) as u8 | 0x80);
+        n >>= 7;
+    }
+    arena.push(n as u8);
+}
+
+/// The id stored at offset `at` (after its flag byte).
+fn key_at(arena: &[u8], at: u32) -> &[u8] {
+    let mut pos = at as usize + 1;
+    let (mut len, mut shift) = (0usize, 0u32);
+    while let Some(&byte) = arena.get(pos) {
+        pos += 1;
+        len |= usize::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            break;
+        }
+        shift += 7;
+    }
+    arena.get(pos..pos + len).unwrap_or_default()
+}
+
+impl CallIds {
+    /// The flag byte of `id`, added with flags 0 when it is new.
+    pub fn flags(&mut self, id: &[u8]) -> Result<&mut u8, ArenaFull> {
+        let hash = self.hasher.hash_one(id);
+        let arena = &self.arena;
+        let at = match self.table.find(hash, |&at| key_at(arena, at) == id) {
+            Some(&at) => at,
+            None => {
+                let at = u32::try_from(self.arena.len()).map_err(|_| ArenaFull)?;
+                self.arena.push(0);
+                push_leb128(&mut self.arena, id.len());
+                self.arena.extend_from_slice(id);
+                let (arena, hasher) = (&self.arena, &self.hasher);
+                self.table
+                    .insert_unique(hash, at, |&a| hasher.hash_one(key_at(arena, a)));
+                at
+            }
+        };
+        Ok(&mut self.arena[at as usize])
+    }
+
+    /// How many ids are kept.
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,5 +255,62 @@ mod tests {
         assert!(seen.insert(uuid_text(2).to_uppercase().as_bytes()));
         assert!(!seen.insert(uuid_text(2).to_uppercase().as_bytes()));
         assert!(seen.insert(b"u1") && !seen.insert(b"u1"));
+    }
+
+    #[test]
+    fn leb128_lengths() {
+        let mut arena = Vec::new();
+        push_leb128(&mut arena, 0);
+        push_leb128(&mut arena, 0x7f);
+        push_leb128(&mut arena, 0x80);
+        push_leb128(&mut arena, 300);
+        assert_eq!(arena, vec![0x00, 0x7f, 0x80, 0x01, 0xac, 0x02]);
+        // flag byte, length 3, "abc"; then flag 5, length 0
+        let stored = [9u8, 3, b'a', b'b', b'c', 5, 0];
+        assert_eq!(key_at(&stored, 0), b"abc");
+        assert_eq!(key_at(&stored, 5), b"");
+        // a 200-byte key: its length takes two bytes (0xc8 0x01)
+        let mut long = vec![0u8, 0xc8, 0x01];
+        long.extend(std::iter::repeat_n(b'x', 200));
+        assert_eq!(key_at(&long, 0).len(), 200);
+    }
+
+    #[test]
+    fn call_ids_keep_flags_exactly() {
+        let mut ids = CallIds::default();
+        assert!(ids.is_empty());
+        assert_eq!(*ids.flags(b"call_1").unwrap(), 0);
+        *ids.flags(b"call_1").unwrap() |= 1;
+        assert_eq!(*ids.flags(b"call_1").unwrap(), 1);
+        *ids.flags(b"call_1").unwrap() |= 2;
+        assert_eq!(*ids.flags(b"call_1").unwrap(), 3);
+        // a prefix, an extension and the empty id are other ids
+        assert_eq!(*ids.flags(b"call_").unwrap(), 0);
+        assert_eq!(*ids.flags(b"call_12").unwrap(), 0);
+        assert_eq!(*ids.flags(b"").unwrap(), 0);
+        assert_eq!(ids.len(), 4);
+        // flag byte + 1 length byte + 6 + 5 + 7 + 0 bytes
+        assert_eq!(ids.arena.len(), 4 * 2 + 18);
+        let long = vec![b'z'; 300];
+        *ids.flags(&long).unwrap() = 2;
+        assert_eq!(*ids.flags(&long).unwrap(), 2);
+        assert_eq!(ids.arena.len(), 26 + 1 + 2 + 300);
+    }
+
+    #[test]
+    fn call_ids_exact_across_growth() {
+        let mut ids = CallIds::default();
+        for i in 0..50_000u32 {
+            *ids.flags(format!("toolu_{i}").as_bytes()).unwrap() = (i % 3) as u8 + 1;
+        }
+        assert_eq!(ids.len(), 50_000);
+        for i in 0..50_000u32 {
+            assert_eq!(
+                *ids.flags(format!("toolu_{i}").as_bytes()).unwrap(),
+                (i % 3) as u8 + 1
+            );
+        }
+        assert_eq!(ids.len(), 50_000);
+        assert_eq!(*ids.flags(b"toolu_50000").unwrap(), 0);
     }
 }
