@@ -255,13 +255,14 @@ const BLOCK_KEYS: [&str; 4] = ["type", "id", "name", "tool_use_id"];
 const STARTED: u8 = 1;
 const ENDED: u8 = 2;
 
-/// The flag byte of `call_id` in a lane's store; a store past 4 GiB hands the
-/// input back to Python (`Unsupported`, like an overlong line).
-fn remember<'m>(calls: &'m mut CallIds, call_id: &str) -> Result<&'m mut u8, Failure> {
-    calls.flags(call_id.as_bytes()).map_err(|ArenaFull| {
+/// Set `flag` on `call_id` in a lane's store: true when it was set before. A
+/// store past 1 GiB hands the input back to Python (`Unsupported`, like an
+/// overlong line).
+fn remember(calls: &mut CallIds, call_id: &str, flag: u8) -> Result<bool, Failure> {
+    calls.mark(call_id.as_bytes(), flag).map_err(|ArenaFull| {
         Failure::Read(ReadError::Io(io::Error::new(
             io::ErrorKind::Unsupported,
-            "call ids past 4 GiB",
+            "call ids past 1 GiB",
         )))
     })
 }
@@ -270,7 +271,7 @@ struct ClaudeLane {
     out: LaneOut,
     stream: LaneStream,
     turn_total: f64,
-    /// Call ids fed so far: bit 1 a start, bit 2 an end (first start and first end win).
+    /// Call ids fed so far: flag 1 a start, flag 2 an end (first start and first end win).
     calls: CallIds,
 }
 
@@ -522,12 +523,10 @@ impl ClaudeFolder<'_> {
                     continue;
                 };
                 usable += 1;
-                let seen = remember(&mut lane.calls, call_id)?;
-                if *seen & STARTED != 0 {
+                if remember(&mut lane.calls, call_id, STARTED)? {
                     account.note("repeated_tool_use", 1);
                     continue;
                 }
-                *seen |= STARTED;
                 let name = self.names.get(name);
                 lane.stream.start(call_id.into(), name, at_ms);
             } else {
@@ -535,12 +534,10 @@ impl ClaudeFolder<'_> {
                     continue;
                 };
                 usable += 1;
-                let seen = remember(&mut lane.calls, call_id)?;
-                if *seen & ENDED != 0 {
+                if remember(&mut lane.calls, call_id, ENDED)? {
                     account.note("repeated_tool_result", 1);
                     continue;
                 }
-                *seen |= ENDED;
                 lane.stream.end(call_id, at_ms)?;
             }
             fed += 1;
