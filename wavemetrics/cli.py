@@ -404,10 +404,11 @@ def _windowed(outcome: ReadOutcome[Lane], window: Window) -> ReadOutcome[Lane]:
 def _window_note(
     outcome: ReadOutcome[Lane], window: Window, eval_tools: Sequence[str],
     max_tracked_calls: int | None,
-) -> None:
+) -> bool:
     """Called when the window left no wave: if the inputs (``outcome``, before the window)
     had waves, say on stderr how many waves, paired calls and lanes the window excluded
-    (issue 13), so that an empty result is never read as "no paired tool calls"."""
+    (issue 13), so that an empty result is never read as "no paired tool calls"; whether
+    it did."""
     from wavemetrics.pipeline import analyse
 
     everything = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls)
@@ -419,6 +420,7 @@ def _window_note(
             f"wavemetrics: note: the window {window.describe()} excluded every wave:"
             f" {_plural(waves, 'wave')} ({_plural(calls, 'paired call')}, in"
             f" {_plural(lanes, 'lane')}) start outside it")
+    return bool(waves)
 
 
 @overload
@@ -721,9 +723,8 @@ def waves(
     if window.active:
         outcome = _windowed(outcome, window)
     analysis = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls)
-    excluded = window.active and not analysis.total.waves_total
-    if excluded:
-        _window_note(unwindowed, window, eval_tools, max_tracked_calls)
+    excluded = (window.active and not analysis.total.waves_total
+                and _window_note(unwindowed, window, eval_tools, max_tracked_calls))
     if output_format == "json":
         document = waves_document(analysis, eval_tools)
         click.echo(json.dumps(document, indent=2, allow_nan=False))
