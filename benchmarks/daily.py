@@ -1,6 +1,7 @@
 """Benchmarks of issue 13 (not timed tests): the cache, the status line and ``--help``.
 
     python benchmarks/daily.py [--quick] [--workdir DIR] [--files N] [--repeat N]
+                               [--only help|cache|statusline]... [--runs N]
 
 1. Cache: a fleet folder of ``--files`` Claude Code sessions (default 1,800, in
    60 project folders, generated here with ``benchmarks/generate.py`` unless the
@@ -148,7 +149,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--megabytes", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="180 files, 10 MB, 1 repeat")
+    parser.add_argument("--only", choices=["help", "cache", "statusline"], action="append",
+                        help="run only these parts (repeatable; default: all three)")
+    parser.add_argument("--runs", type=int, default=30,
+                        help="fresh processes timed for --help and the status line")
     args = parser.parse_args(argv)
+    parts = set(args.only or ["help", "cache", "statusline"])
     if args.quick:
         args.files, args.megabytes, args.repeat = 180, 10, 1
     args.workdir.mkdir(parents=True, exist_ok=True)
@@ -159,9 +165,12 @@ def main(argv: list[str] | None = None) -> int:
     import wavemetrics
 
     compileall.compile_dir(os.path.dirname(wavemetrics.__file__), quiet=1)
-    bench_help(30)
-    bench_cache(args.workdir, args.files, args.repeat)
-    bench_statusline(args.workdir, args.megabytes, 30)
+    if "help" in parts:
+        bench_help(args.runs)
+    if "cache" in parts:
+        bench_cache(args.workdir, args.files, args.repeat)
+    if "statusline" in parts:
+        bench_statusline(args.workdir, args.megabytes, args.runs)
     return 0
 
 

@@ -135,3 +135,15 @@ def test_warm_status_line_loads_neither_click_nor_the_readers(tmp_path: Path,
                           text=True, env=env, check=True)
     assert cold.stdout.splitlines()[0] == "waves 5 · multi 2 · saved 0.0s"
     assert warm.stdout.splitlines() == ["waves 5 · multi 2 · saved 0.0s", "[]"]
+
+
+def test_every_character_the_escaping_changes_is_not_printable() -> None:
+    """The status line escapes its text only when ``str.isprintable`` is false (escaping
+    is imported only then): that is safe because every character ``printable`` changes
+    (C0, DEL, C1, the bidi controls, lone surrogates; docs/cli.md "Escaping") is one
+    that ``isprintable`` rejects."""
+    from wavemetrics.escaping import printable
+
+    changed = [chr(c) for c in range(0x110000) if printable(chr(c)) != chr(c)]
+    assert len(changed) == 32 + 33 + 1 + 2 + 5 + 4 + 2048
+    assert not any(ch.isprintable() for ch in changed)

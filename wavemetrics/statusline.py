@@ -35,7 +35,6 @@ from wavemetrics.cache import (
     limits_key,
     unit_key,
 )
-from wavemetrics.escaping import printable
 
 __all__ = ["format_figures", "run", "session_files", "status_line"]
 
@@ -154,7 +153,12 @@ def run(*, no_cache: bool = False) -> None:
         store = None if no_cache else ReadCache()
     except Exception:  # no usable cache directory: still one line
         store = None
-    line = printable(status_line(text, store)) + "\n"  # as every text output (docs/cli.md)
+    line = status_line(text, store)
+    if not line.isprintable():  # as every text output (docs/cli.md); the figures never need it
+        from wavemetrics.escaping import printable
+
+        line = printable(line)
+    line += "\n"
     out = getattr(sys.stdout, "buffer", None)
     if out is not None:  # UTF-8 whatever the locale: "·" must never fail the prompt
         sys.stdout.flush()
