@@ -162,7 +162,7 @@ def _dist_info_version() -> str | None:
     import os
     import sys
 
-    found = set()
+    found: set[str] = set()
     for entry in sys.path:
         try:
             names = os.listdir(entry or ".")
