@@ -116,7 +116,9 @@ def test_format_rounds_the_saving_to_a_tenth_of_a_second() -> None:
 
 def test_warm_status_line_loads_neither_click_nor_the_readers(tmp_path: Path,
                                                               private_cache: Path) -> None:
-    """The console script answers a cached transcript with the stdlib and the cache only."""
+    """The console script answers a cached transcript with the stdlib and the cache only:
+    not click, attrs, msgspec or a reader, nor importlib.metadata (the version comes from
+    the dist-info folder's name) or the escaping module (the figures line needs none)."""
     import os
     import subprocess
     import sys
@@ -126,7 +128,8 @@ def test_warm_status_line_loads_neither_click_nor_the_readers(tmp_path: Path,
     code = ("import sys; sys.argv = ['wavemetrics', 'statusline']\n"
             "from wavemetrics._entry import main; main()\n"
             "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'click', 'attrs', 'attr',"
-            " 'msgspec'} | {m for m in sys.modules if m.startswith('wavemetrics.readers')})\n"
+            " 'msgspec'} | {m for m in sys.modules if m.startswith('wavemetrics.readers')}"
+            " | {m for m in sys.modules if m in ('importlib.metadata', 'wavemetrics.escaping')})\n"
             "print(heavy)")
     env = {**os.environ, "WAVEMETRICS_CACHE_DIR": str(private_cache)}
     cold = subprocess.run([sys.executable, "-c", code], input=payload, capture_output=True,
