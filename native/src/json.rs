@@ -315,6 +315,13 @@ mod tests {
     }
 
     #[test]
+    fn a_space_is_no_control_past_the_ascii_pass() {
+        // non-ASCII text skips the printable-ASCII pass: its spaces are checked bytewise
+        assert!(!has_control("é x".as_bytes()));
+        assert!(has_control("é\x1f".as_bytes()));
+    }
+
+    #[test]
     fn control_characters_on_bytes() {
         assert!(!has_control(b"toolu_01 abc~"));
         assert!(!has_control(b""));

@@ -111,7 +111,8 @@ pub fn iso_to_ms(text: &[u8]) -> Option<f64> {
     if om >= 60 || oh >= 24 {
         return None;
     }
-    let offset_s = i64::from(oh * 3600 + om * 60) * if sign == b'-' { -1 } else { 1 };
+    let offset_s = i64::from(oh * 3600 + om * 60);
+    let offset_s = if sign == b'-' { -offset_s } else { offset_s };
     if year == 0 || !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
         return None;
     }

@@ -445,6 +445,22 @@ mod tests {
     }
 
     #[test]
+    fn call_id_entries_hold_the_offset_and_the_flag_bits() {
+        // "ab" at offset 0 with flag 1, then "c" at offset 3 (length byte + 2) with flag 2
+        let mut ids = CallIds::default();
+        assert_eq!(ids.mark(b"ab", 1), Ok(false));
+        assert_eq!(ids.mark(b"c", 2), Ok(false));
+        assert!(!ids.is_empty());
+        let mut entries: Vec<u32> = ids.table.iter().copied().collect();
+        entries.sort_unstable();
+        assert_eq!(entries, vec![1, (3 << 2) | 2]);
+        assert_eq!(ids.mark(b"ab", 2), Ok(false));
+        let mut entries: Vec<u32> = ids.table.iter().copied().collect();
+        entries.sort_unstable();
+        assert_eq!(entries, vec![3, (3 << 2) | 2]);
+    }
+
+    #[test]
     fn call_ids_exact_across_growth() {
         let mut ids = CallIds::default();
         for i in 0..50_000u32 {
