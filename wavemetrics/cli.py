@@ -812,8 +812,9 @@ def cache_info() -> None:
     if not info.exists:
         click.echo("state: empty (no cache file yet)")
         return
-    click.echo(f"read units: {info.units} ({info.files} files)")
-    click.echo(f"lane summaries: {info.summaries} units")
+    # a unit summarize read natively has lane summaries only (no call records)
+    click.echo(f"lane summaries (summarize): {info.summaries} units")
+    click.echo(f"call records (waves, --by, --since): {info.units} units ({info.files} files)")
     click.echo(f"format detections: {info.detections}")
     click.echo(f"size: {info.size_bytes} bytes")
 
