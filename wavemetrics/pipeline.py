@@ -619,14 +619,15 @@ def _read_inputs(
     }
     reports.update({path: InputReport(path=path, format=DUPLICATE) for path in same_as})
     # stdin and pipes can be read only once: detected and read here, one Source each
-    stdin = {path: Source(path) for path in files if path == STDIN or not os.path.isfile(path)}
+    keys = _FileKeys()  # each file is stat'ed once: here, and for the cache's keys
+    # (a file has a key exactly when it is a regular file: os.path.isfile)
+    stdin = {path: Source(path) for path in files if path == STDIN or keys[path] is None}
     on_disk = [path for path in files if path not in stdin]
     done = progress or (lambda paths: None)
     detected: list[tuple[Detection, UnitResult[Lane | StreamedLane] | None]] = []
     # the native engine reads under the default limits only (otherwise the Python
     # readers read): same output. With the read cache, what it reads is stored too.
     native = (stream is not None and stream.engine == "native" and limits == DEFAULT_LIMITS)
-    keys = _FileKeys()  # each file is stat'ed once for the cache's keys
     if cache is not None and on_disk:
         # every detection stored for these files, in a few queries
         known = _cached_detections(on_disk, input_format, cache, keys)

@@ -445,9 +445,19 @@ def _expand(
 ) -> list[tuple[str, str | None]]:
     entries: list[tuple[str, str | None]] = []
     seen: set[str] = set()
+    real_folders: dict[str, str] = {}
+
+    def real(path: str) -> str:
+        # os.path.realpath(path), with each folder resolved once (not once per file)
+        folder, name = os.path.split(path)
+        if name in ("", ".", "..") or os.path.islink(path):
+            return os.path.realpath(path)
+        if folder not in real_folders:
+            real_folders[folder] = os.path.realpath(folder)
+        return os.path.join(real_folders[folder], name)
 
     def add_file(path: str) -> None:
-        key = path if path == STDIN else os.path.realpath(path)
+        key = path if path == STDIN else real(path)
         if key not in seen:
             seen.add(key)
             entries.append((path, None))
@@ -573,8 +583,14 @@ def file_stem(path: str) -> str:
     """
     if path == STDIN:
         return "stdin"
-    name = PurePath(os_text(path)).name.removesuffix(".gz")
-    return PurePath(name).stem or name
+    text = os_text(path)
+    name = os.path.basename(text)
+    if name in ("", ".", "..") or "/." in text or "//" in text:
+        name = PurePath(text).name  # what pathlib makes of odd paths
+    name = name.removesuffix(".gz")
+    # PurePath(name).stem (os.path is several times faster, with the same rule)
+    dot = name.rfind(".")
+    return name[:dot] if 0 < dot < len(name) - 1 else name
 
 
 def project_folder(path: str) -> str:
