@@ -443,3 +443,72 @@ def test_commands_that_need_call_records_read_them_with_python_after_a_native_ru
     assert spy.units == 0
     info = ReadCache(private_cache).info()
     assert (info.units, info.summaries) == (1, 1)  # one project folder: records, summary
+
+
+def _cached_json(paths: list[str], cap: int, names: tuple[str, ...], engine: str,
+                 cache: ReadCache | None) -> str:
+    stream = StreamSettings(max_tracked_calls=cap or None, eval_tool_names=names, engine=engine)
+    try:
+        return render_json(analyse(read_inputs(paths, stream=stream, cache=cache)))
+    except ValueError as error:
+        return f"ValueError: {error}"
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(
+    claude=trace_files(claude_records(), claude_calls()),
+    events=trace_files(event_records(), event_calls()),
+    cap=engine_caps, names=engine_eval_names,
+)
+def test_generated_traces_read_the_same_through_the_cache_on_both_engines(
+    tmp_path_factory: pytest.TempPathFactory, claude: bytes, events: bytes, cap: int,
+    names: tuple[str, ...],
+) -> None:
+    """Generated Claude Code and events traces give Python's uncached document when the
+    native engine reads them into an empty cache, and again from it with neither engine
+    reading a unit (the cache holds lane summaries for these options)."""
+    root = tmp_path_factory.mktemp("traces")
+    (root / "project").mkdir()
+    (root / "project" / "s1.jsonl").write_bytes(b'{"type":"summary","uuid":"x"}\n' + claude)
+    (root / "run.jsonl").write_bytes(b'{"type":"turn_start","timestamp":1}\n' + events)
+    paths = [str(root)]
+    expected = _cached_json(paths, cap, names, "python", None)
+    cache = ReadCache(tmp_path_factory.mktemp("cache"))
+    try:
+        with counting_native() as spy:
+            assert _cached_json(paths, cap, names, "native", cache) == expected
+        cold = spy.units
+        with counting_native() as spy:
+            assert _cached_json(paths, cap, names, "native", cache) == expected
+            assert _cached_json(paths, cap, names, "python", cache) == expected
+    finally:
+        cache.close()
+    assert cold == 2  # detection, then both units in one reading call
+    if not expected.startswith("ValueError"):  # a failed read stores nothing
+        assert spy.units == 0
+
+
+def test_a_file_that_changes_while_read_natively_is_not_stored(
+    tmp_path: Path, private_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A unit whose file grew while the native engine read it gets no cache entry (its key
+    would name the old version), so the next run reads it again and sees the new calls."""
+    trace = tmp_path / "run.jsonl"
+    first = b'{"type":"turn_start","timestamp":1}\n'
+    trace.write_bytes(first)
+    original = native.read_units_natively
+
+    def growing(*args: Any) -> Any:
+        result = original(*args)
+        with trace.open("ab") as out:
+            out.write(b'{"type":"turn_end","timestamp":5}\n')
+        return result
+
+    monkeypatch.setattr(native, "read_units_natively", growing)
+    _cached_run([str(trace)], "native")
+    assert ReadCache(private_cache).info().summaries == 0
+    monkeypatch.setattr(native, "read_units_natively", original)
+    assert _cached_run([str(trace)], "native") == _cached_run([str(trace)], "python",
+                                                               "--no-cache")
+    assert ReadCache(private_cache).info().summaries == 1
