@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -984,3 +985,26 @@ def test_issue_13_text_outputs_escape_esc_and_rlo(tmp_path: Path,
                                 input=json.dumps({"transcript_path": trace}))
     assert result.exit_code == 0
     assert result.stdout == "waves 1 · multi 1 · saved 0.3s\n"
+
+
+def test_package_version_is_read_from_the_installed_metadata_without_importlib_metadata(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``wavemetrics.__version__`` (part of every cache key) is the installed metadata's
+    Version, read from the first ``wavemetrics-*.dist-info`` on sys.path that has one."""
+    from importlib import metadata
+
+    import wavemetrics
+
+    installed = metadata.version("wavemetrics")
+    assert wavemetrics._installed_version() == installed
+    fake = tmp_path / "wavemetrics-9.8.7.dist-info"
+    fake.mkdir()
+    (fake / "METADATA").write_text("Metadata-Version: 2.1\nName: wavemetrics\n"
+                                   "Version: 9.8.7rc1\n\nVersion: not a header\n",
+                                   encoding="utf-8")
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    assert wavemetrics._installed_version() == "9.8.7rc1"
+    (fake / "METADATA").write_text("Name: wavemetrics\n\nVersion: 1.0\n", encoding="utf-8")
+    # no Version among the headers: the next places on sys.path decide
+    assert wavemetrics._installed_version() == installed
