@@ -487,4 +487,18 @@ mod tests {
         assert_eq!(ids.mark(b"x", 1), Err(ArenaFull));
         assert_eq!(ids.len(), 0);
     }
+
+    #[test]
+    fn call_ids_take_the_last_30_bit_offset() {
+        // offset 2^30 - 1 still fits beside the two flag bits
+        let mut ids = CallIds {
+            arena: vec![0; (1 << 30) - 1],
+            ..CallIds::default()
+        };
+        assert_eq!(ids.mark(b"x", 2), Ok(false));
+        assert_eq!(ids.mark(b"x", 2), Ok(true));
+        assert_eq!(ids.mark(b"x", 1), Ok(false));
+        assert_eq!(ids.len(), 1);
+        assert_eq!(ids.arena.len(), (1 << 30) + 1);
+    }
 }
