@@ -69,6 +69,10 @@ _TABLES = (
     "CREATE TABLE IF NOT EXISTS figures (key TEXT PRIMARY KEY, unit TEXT NOT NULL,"
     " digest BLOB NOT NULL, blob BLOB NOT NULL)",
     "CREATE INDEX IF NOT EXISTS figures_by_unit ON figures (unit)",
+    # where each read unit's last file ended, to read it on from there when it grows
+    # (wavemetrics.resume); one row per unit, keyed by the unit (its paths), not its version
+    "CREATE TABLE IF NOT EXISTS resumes (key TEXT PRIMARY KEY, digest BLOB NOT NULL,"
+    " blob BLOB NOT NULL)",
 )
 
 
@@ -207,7 +211,7 @@ class ReadCache:
                 connection.execute("PRAGMA synchronous=NORMAL")
                 (schema,) = connection.execute("PRAGMA user_version").fetchone()
                 if schema != CACHE_SCHEMA:
-                    for table in ("detections", "units", "figures"):
+                    for table in ("detections", "units", "figures", "resumes"):
                         connection.execute(f"DROP TABLE IF EXISTS {table}")
                     connection.execute(f"PRAGMA user_version = {CACHE_SCHEMA}")
                 for table in _TABLES:
@@ -286,7 +290,7 @@ class ReadCache:
     def _load(
         self, table: str, key: UnitKey, decode: Any, error: type[Exception]
     ) -> Any:
-        # ``table`` is one of this module's two table names, never input text.
+        # ``table`` is one of this module's table names, never input text.
         with self._query() as db:
             if db is None:
                 return None
@@ -338,6 +342,26 @@ class ReadCache:
                                (key.unit, key.key))
                     db.execute("INSERT OR REPLACE INTO figures VALUES (?, ?, ?, ?)",
                                (key.key, key.unit, _digest(blob), blob))
+
+    # -- resume points (wavemetrics.resume) ---------------------------------
+    def load_resume(self, unit: str) -> Any:
+        """The resume point stored for the unit ``unit`` (:attr:`UnitKey.unit`), or
+        ``None`` (absent, or damaged: then dropped)."""
+        import msgspec
+
+        return self._load("resumes", UnitKey(unit, unit), msgspec.msgpack.decode,
+                          msgspec.DecodeError)
+
+    def store_resume(self, unit: str, value: Any) -> None:
+        """Store ``value`` (msgpack-encodable) as the unit's resume point, in place of
+        the one before."""
+        import msgspec
+
+        blob = msgspec.msgpack.encode(value)
+        with self._query() as db:
+            if db is not None:
+                db.execute("INSERT OR REPLACE INTO resumes VALUES (?, ?, ?)",
+                           (unit, _digest(blob), blob))
 
     # -- maintenance ------------------------------------------------------
     def info(self) -> CacheInfo:
