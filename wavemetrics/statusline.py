@@ -10,7 +10,9 @@ of 2+ calls) and modeled wall-clock saving, e.g.
 It never fails the prompt: bad or missing input gives one line and exit 0.
 Once a transcript version has been read, its three figures are kept in the
 cache (``wavemetrics.cache``, table ``figures``) and answered from there
-without importing the readers or the core.
+without importing the readers or the core. A Claude Code transcript that grew
+is answered from its live state (:mod:`wavemetrics.live`): only its new lines
+are read and summarised.
 """
 
 from __future__ import annotations
@@ -57,6 +59,14 @@ def _transcript_path(text: str) -> str | None:
 
 
 def _compute(path: str, key: FileKey, cache: ReadCache | None) -> tuple[int, int, float] | None:
+    if cache is not None:
+        from wavemetrics.live import live_figures  # a grown transcript: its new lines only
+
+        figures = live_figures(path, key, cache)
+        if figures is not None:
+            cache.store_detection(key, detection_mode("auto", None), "claude-code")
+            cache.store_json(unit_key("claude-code", [key], _figures_key()), list(figures))
+            return figures
     from wavemetrics.pipeline import analyse, read_inputs
 
     outcome = read_inputs([path], cache=cache)
