@@ -133,9 +133,9 @@ def bench_statusline(work: Path, megabytes: int, runs: int) -> None:
           f" p95 {cpu95 * 1000:.0f} ms (target < 100)")
 
 
-def _appended_call(index: int) -> bytes:
-    """One call of a session (assistant tool_use, then its user tool_result), fresh ids."""
-    session = "00000000-0000-4000-8000-00000000beef"
+def _appended_call(index: int, session: str) -> bytes:
+    """One call of ``session`` (assistant tool_use, then its user tool_result), fresh ids,
+    after every call of the generated transcript."""
     stamp = f"2030-01-01T00:{index // 60 % 60:02d}:{index % 60:02d}.000Z"
     lines = [
         {"type": "assistant", "uuid": str(uuid.uuid4()), "sessionId": session,
@@ -157,11 +157,13 @@ def bench_statusline_grown(work: Path, megabytes: int, runs: int) -> None:
     env = {**os.environ, "WAVEMETRICS_CACHE_DIR": str(work / "cache-grown")}
     shutil.rmtree(work / "cache-grown", ignore_errors=True)
     payload = json.dumps({"session_id": "x", "transcript_path": str(grown)}).encode()
+    with open(grown, encoding="utf-8") as stream:
+        session = json.loads(stream.readline())["sessionId"]
     first = _timed([*CLI, "statusline"], env, payload)  # cold: fills the cache
     times = []
     for index in range(runs):
         with open(grown, "ab") as stream:
-            stream.write(_appended_call(index))
+            stream.write(_appended_call(index, session))
         times.append(_timed([*CLI, "statusline"], env, payload))
     times.sort()
     cpu = sorted(CPU[-runs:])
