@@ -61,11 +61,12 @@ def _transcript_path(text: str) -> str | None:
 def _compute(path: str, key: FileKey, cache: ReadCache | None) -> tuple[int, int, float] | None:
     if cache is not None:
         from wavemetrics.live import live_figures  # a grown transcript: its new lines only
+        from wavemetrics.readers.claude_code import FORMAT
 
         figures = live_figures(path, key, cache)
         if figures is not None:
-            cache.store_detection(key, detection_mode("auto", None), "claude-code")
-            cache.store_json(unit_key("claude-code", [key], _figures_key()), list(figures))
+            cache.store_detection(key, detection_mode("auto", None), FORMAT)
+            cache.store_json(unit_key(FORMAT, [key], _figures_key()), list(figures))
             return figures
     from wavemetrics.pipeline import analyse, read_inputs
 
