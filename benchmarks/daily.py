@@ -1,6 +1,8 @@
 """Benchmarks of issue 13 (not timed tests): the cache, the status line and ``--help``.
 
     python benchmarks/daily.py [--quick] [--workdir DIR] [--files N] [--repeat N]
+                               [--only help|cache|statusline]... [--runs N]
+                               [--against TREE]
 
 1. Cache: a fleet folder of ``--files`` Claude Code sessions (default 1,800, in
    60 project folders, generated here with ``benchmarks/generate.py`` unless the
@@ -177,6 +179,43 @@ def bench_statusline_grown(work: Path, megabytes: int, runs: int) -> None:
           f" (target < 100)")
 
 
+def _p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def bench_against(work: Path, megabytes: int, runs: int, baseline: Path) -> None:
+    """The status line (warm) and ``--help`` of this tree and of ``baseline`` (a source tree
+    put first on ``PYTHONPATH``), their runs interleaved so that both see the same load."""
+    import compileall
+
+    compileall.compile_dir(str(baseline / "wavemetrics"), quiet=1)
+    # `python -m` puts the working directory first on sys.path: run from the workdir, so
+    # that the baseline is imported from PYTHONPATH and this tree from its installation
+    os.chdir(work)
+    transcript = work / f"transcript-{megabytes}mb.jsonl"
+    make_transcript(transcript, megabytes)
+    payload = json.dumps({"session_id": "x", "transcript_path": str(transcript)}).encode()
+    trees = {"baseline": {**os.environ, "PYTHONPATH": str(baseline)}, "this tree": dict(os.environ)}
+    for name, env in trees.items():
+        env["WAVEMETRICS_CACHE_DIR"] = str(work / f"cache-{name.replace(' ', '-')}")
+        shutil.rmtree(env["WAVEMETRICS_CACHE_DIR"], ignore_errors=True)
+        _timed([*CLI, "statusline"], env, payload)  # cold: fills the cache
+    for label, args, stdin in (("statusline (warm)", [*CLI, "statusline"], payload),
+                               ("--help", [*CLI, "--help"], None)):
+        wall: dict[str, list[float]] = {name: [] for name in trees}
+        cpu: dict[str, list[float]] = {name: [] for name in trees}
+        for _ in range(runs):
+            for name, env in trees.items():
+                wall[name].append(_timed(args, env, stdin))
+                cpu[name].append(CPU[-1])
+        print(f"{label}, {runs} runs each, interleaved (ms): wall median / p95, CPU median / p95")
+        for name in trees:
+            print(f"  {name:<10} {statistics.median(wall[name]) * 1000:5.0f} /"
+                  f" {_p95(wall[name]) * 1000:5.0f}   {statistics.median(cpu[name]) * 1000:5.0f} /"
+                  f" {_p95(cpu[name]) * 1000:5.0f}")
+
+
 def bench_help(runs: int) -> None:
     times = sorted(_timed([sys.executable, "-m", "wavemetrics", "--help"], dict(os.environ))
                    for _ in range(runs))
@@ -196,8 +235,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="180 files, 10 MB, 1 repeat")
     parser.add_argument("--only", choices=["help", "cache", "statusline", "grown"],
-                        help="run one benchmark only")
+                        action="append",
+                        help="run only these parts (repeatable; default: all four)")
+    parser.add_argument("--runs", type=int, default=30,
+                        help="fresh processes timed for --help and the status line")
+    parser.add_argument("--against", type=Path, metavar="TREE",
+                        help="only compare the warm status line and --help with those of"
+                             " another source tree (e.g. `git archive main wavemetrics`),"
+                             " runs interleaved")
     args = parser.parse_args(argv)
+    parts = set(args.only or ["help", "cache", "statusline", "grown"])
     if args.quick:
         args.files, args.megabytes, args.repeat = 180, 10, 1
     args.workdir.mkdir(parents=True, exist_ok=True)
@@ -208,13 +255,16 @@ def main(argv: list[str] | None = None) -> int:
     import wavemetrics
 
     compileall.compile_dir(os.path.dirname(wavemetrics.__file__), quiet=1)
-    if args.only in (None, "help"):
-        bench_help(30)
-    if args.only in (None, "cache"):
+    if args.against is not None:
+        bench_against(args.workdir, args.megabytes, args.runs, args.against.resolve())
+        return 0
+    if "help" in parts:
+        bench_help(args.runs)
+    if "cache" in parts:
         bench_cache(args.workdir, args.files, args.repeat)
-    if args.only in (None, "statusline"):
-        bench_statusline(args.workdir, args.megabytes, 30)
-    if args.only in (None, "grown"):
+    if "statusline" in parts:
+        bench_statusline(args.workdir, args.megabytes, args.runs)
+    if "grown" in parts:
         bench_statusline_grown(args.workdir, args.megabytes, 20)
     return 0
 

@@ -517,11 +517,15 @@ def test_jsonl_says_which_lanes_emitted_no_event(tmp_path: Path) -> None:
 
 
 def test_counts_in_messages_are_singular_for_one(tmp_path: Path) -> None:
-    """One line read (a known record type, no tool call) is ``1 line``, not ``1 lines``."""
+    """One line read (a known record type, no tool call) of a file that auto-detection does
+    not recognise gets the forced-format warning, its count in brackets, never ``1 lines``
+    (the plain note's ``1 line`` is pinned by the OTLP test below)."""
     path = _events_file(tmp_path / "s.jsonl", [{"type": "message", "timestamp": 1}])
     result = CliRunner().invoke(main, ["summarize", "--input-format", "events", str(path)])
-    assert ("no tool calls found in 1 line read as events; is --input-format events right?"
-            " (auto detects the format)\n") in result.stderr
+    assert result.stderr == (
+        f"wavemetrics: warning: {path}: every line (1) was ignored as a record type that"
+        " --input-format events does not read, and auto-detection recognises no format in"
+        " it\n")
 
 
 @needs_corpus
@@ -984,3 +988,125 @@ def test_issue_13_text_outputs_escape_esc_and_rlo(tmp_path: Path,
                                 input=json.dumps({"transcript_path": trace}))
     assert result.exit_code == 0
     assert result.stdout == "waves 1 · multi 1 · saved 0.3s\n"
+
+
+IDEAS = "claude-code-log/-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"
+ROLLOUT = "localpush/rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl"
+
+
+@needs_corpus
+def test_waves_says_the_window_excluded_every_wave() -> None:
+    """A window after the session (2 waves of 2 paired calls, one lane) is not "no paired
+    tool calls": the table and a note say the window excluded them; exit 0 as summarize."""
+    path = CORPUS / IDEAS
+    result = CliRunner().invoke(main, ["waves", "--since", "2030-01-01", str(path)])
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[1:] == ["(no waves in the --since/--until window)"]
+    assert result.stderr == (
+        "wavemetrics: note: the window --since 2030-01-01 excluded every wave: 2 waves"
+        " (2 paired calls, in 1 lane) start outside it\n")
+    summary = CliRunner().invoke(
+        main, ["summarize", "--format", "json", "--until", "2020-01-01", str(path)])
+    assert summary.exit_code == 0
+    assert json.loads(summary.stdout)["total"]["waves_total"] == 0
+    assert summary.stderr == (
+        "wavemetrics: note: the window --until 2020-01-01 excluded every wave: 2 waves"
+        " (2 paired calls, in 1 lane) start outside it\n")
+
+
+def test_an_empty_trace_in_a_window_is_still_no_paired_calls(tmp_path: Path) -> None:
+    """With no paired call at all, the window has nothing to exclude: the usual line, no note."""
+    path = _events_file(tmp_path / "s.jsonl", [
+        {"type": "tool_execution_start", "toolCallId": "a", "toolName": "read", "timestamp": 1},
+    ])
+    result = CliRunner().invoke(main, ["waves", "--since", "1970-01-01", "--timezone", "UTC",
+                                       str(path)])
+    assert result.stdout.splitlines()[1:] == ["(no waves: no paired tool calls)"]
+    assert "window" not in result.stderr
+
+
+@needs_corpus
+def test_old_layout_sub_agent_files_without_their_session_are_noted() -> None:
+    """The coderabbit folder holds only ``agent-<8hex>.jsonl`` files (Claude Code 1.0.x-2.0.x)
+    of session 741790a4-…, whose own file is absent: the missing main lane is noted."""
+    folder = CORPUS / "claude-code-log" / "-Users-dain-workspace-coderabbit-review-helper"
+    session = "741790a4-4fe2-4644-9a51-fb4482074060"
+    result = CliRunner().invoke(main, ["summarize", str(folder)])
+    assert result.exit_code == 0
+    assert result.stderr == (
+        f"wavemetrics: note: session {session}: 5 sub-agent files (agent-<8hex>.jsonl) read"
+        f" without the session's own file (no {session}.jsonl in {folder}): the main lane"
+        " is missing\n")
+
+
+@needs_corpus
+def test_old_layout_sub_agent_file_with_its_session_file_is_not_noted(tmp_path: Path) -> None:
+    """With ``<sessionId>.jsonl`` beside the agent file (its main lane read), no note; named
+    alone, the agent file gets the note naming the session file that was not read."""
+    session = "741790a4-4fe2-4644-9a51-fb4482074060"
+    source = CORPUS / "claude-code-log" / "-Users-dain-workspace-coderabbit-review-helper"
+    agent = tmp_path / "agent-9fa17969.jsonl"
+    agent.write_bytes((source / "agent-9fa17969.jsonl").read_bytes())
+    main_file = tmp_path / f"{session}.jsonl"
+    main_file.write_text(json.dumps({
+        "type": "user", "uuid": "u0", "sessionId": session,
+        "timestamp": "2025-11-13T10:00:00.000Z", "message": {"content": "hello"}}) + "\n",
+        encoding="utf-8")
+    folder = CliRunner().invoke(main, ["summarize", str(tmp_path)])
+    # the hand-made session file has one line and no tool call: that note only
+    assert (folder.exit_code, folder.stderr) == (0, (
+        f"wavemetrics: note: {main_file}: no tool calls found in 1 line read as claude-code\n"))
+    alone = CliRunner().invoke(main, ["summarize", str(agent)])
+    assert alone.stderr == (
+        f"wavemetrics: note: session {session}: 1 sub-agent file (agent-<8hex>.jsonl) read"
+        f" without the session's own file ({main_file} was not read): the main lane is"
+        " missing\n")
+
+
+@needs_corpus
+@pytest.mark.parametrize(("forced", "relative", "detected", "lines"), [
+    ("events", ROLLOUT, "codex", 63),
+    ("claude-code", ROLLOUT, "codex", 63),
+    ("codex", IDEAS, "claude-code", 61),
+    ("pi", ROLLOUT, "codex", 63),
+    ("otlp", ROLLOUT, "codex", 63),
+    ("otel-spans", "opentelemetry-proto/trace.json", "otlp", 1),
+    ("inspect", IDEAS, "claude-code", 61),
+])
+def test_every_line_ignored_under_a_forced_format_names_the_likely_one(
+    forced: str, relative: str, detected: str, lines: int,
+) -> None:
+    """A forced --input-format that ignores every line of a real file (no line is a problem,
+    so exit 0, issue 11) gets a warning naming the format auto-detection finds.
+    (codex-tui reads no corpus file this way: every line it cannot use is a problem, an
+    error with its own hint, tests above.)"""
+    path = CORPUS / relative
+    result = CliRunner().invoke(main, ["summarize", "--input-format", forced, str(path)])
+    assert result.exit_code == 0
+    assert result.stderr == (
+        f"wavemetrics: warning: {path}: every line ({lines}) was ignored as a record type"
+        f" that --input-format {forced} does not read; it looks like {detected}: try"
+        f" --input-format {detected} or auto\n")
+
+
+@needs_corpus
+def test_right_forced_format_without_tool_calls_keeps_the_plain_note() -> None:
+    """The OTLP example read as otlp (its own format) ignores its one span line: auto-detection
+    agrees, so the note is the plain "no tool calls found" one, not the warning."""
+    path = CORPUS / "opentelemetry-proto" / "trace.json"
+    result = CliRunner().invoke(main, ["summarize", "--input-format", "otlp", str(path)])
+    assert (result.exit_code, result.stderr) == (0, (
+        f"wavemetrics: note: {path}: no tool calls found in 1 line read as otlp; is"
+        " --input-format otlp right? (auto detects the format)\n"))
+
+
+def test_every_line_ignored_in_a_file_of_no_format_says_so(tmp_path: Path) -> None:
+    """A JSONL file of records no format reads, forced as events: every line ignored, and
+    auto-detection recognises nothing either."""
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"type": "hello"}\n{"type": "world"}\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["summarize", "--input-format", "events", str(path)])
+    assert (result.exit_code, result.stderr) == (0, (
+        f"wavemetrics: warning: {path}: every line (2) was ignored as a record type that"
+        " --input-format events does not read, and auto-detection recognises no format in"
+        " it\n"))

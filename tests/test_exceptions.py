@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -74,3 +75,28 @@ def test_input_too_large_is_a_value_error_and_never_leaves_read_inputs(tmp_path:
     limits = wavemetrics.Limits(max_line_bytes=100, max_document_bytes=1000)
     (report,) = wavemetrics.read_inputs([str(path)], limits=limits).inputs
     assert report.error == "a line runs past 1000 bytes (--max-document-bytes): not read further"
+
+
+def test_version_read_from_the_dist_info_name_is_the_metadata_version() -> None:
+    """``__version__`` comes from the name of the one ``wavemetrics-*.dist-info`` folder
+    when there is one (no importlib.metadata on the status line's path), and it is the
+    version importlib.metadata reports for the installed package."""
+    from importlib import metadata
+
+    import wavemetrics
+
+    assert wavemetrics._dist_info_version() == metadata.version("wavemetrics")
+
+
+def test_version_from_dist_info_needs_exactly_one_folder(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """No ``wavemetrics-*.dist-info`` on sys.path, or two of different versions: ``None``, and
+    importlib.metadata decides; one: its version."""
+    import wavemetrics
+
+    monkeypatch.setattr("sys.path", [str(tmp_path)])
+    assert wavemetrics._dist_info_version() is None
+    (tmp_path / "wavemetrics-1.2.3.dist-info").mkdir()
+    assert wavemetrics._dist_info_version() == "1.2.3"
+    (tmp_path / "wavemetrics-1.2.4.dist-info").mkdir()
+    assert wavemetrics._dist_info_version() is None

@@ -179,7 +179,14 @@ def test_days_of_a_real_folder_add_up_and_match_since(tmp_path: Path) -> None:
     groups = by_day["groups"]
     assert sum(g["paired_calls"] for g in groups) == plain["total"]["paired_calls"]
     assert sum(g["waves_total"] for g in groups) == plain["total"]["waves_total"]
-    assert len(groups) > 3
+    # per UTC day, the tool_use blocks of assistant lines, counted from the raw files by a
+    # throwaway script (every call of this folder is paired, and no wave crosses midnight)
+    assert [(g["group"], g["paired_calls"]) for g in groups] == [
+        ("2025-06-14", 32), ("2025-06-18", 20), ("2025-07-05", 14), ("2025-07-13", 14),
+        ("2025-07-14", 115), ("2025-07-16", 9), ("2025-07-17", 26), ("2025-07-19", 19),
+        ("2025-07-20", 35), ("2025-09-29", 54), ("2025-10-29", 4), ("2025-11-13", 26),
+        ("2025-11-14", 5), ("2026-01-23", 13), ("2026-02-16", 2), ("2026-04-18", 117),
+    ]
     cut = groups[len(groups) // 2]["group"]
     since = _json("summarize", "--since", cut, "--timezone", "UTC", folder)["total"]
     assert since["paired_calls"] == sum(g["paired_calls"] for g in groups if g["group"] >= cut)
@@ -227,3 +234,57 @@ def test_group_table_and_csv(trace: Path) -> None:
                                         "eval_or_mixed_wave_share")
     assert csv_text.splitlines()[1] == "group,tool,read,4,3,310.0,77.5,0.25"
     assert csv_text.splitlines()[-1] == "total,tool,,8,5,790.0,98.75,0.25"
+
+
+def _table(*args: str) -> list[str]:
+    result = CliRunner().invoke(main, [*args, "--jobs", "1"])
+    assert result.exit_code == 0, result.stderr
+    return result.stdout.splitlines()
+
+
+@needs_corpus
+def test_by_session_show_paths_traces_each_row_to_its_files() -> None:
+    """``--by session --show-paths``: after the table, each session's whole id and the
+    files its lanes come from: ef958aa1-… its transcript and six ``subagents/`` files,
+    741790a4-… its five old-layout agent files (MANIFEST rows 32-36, 42-48)."""
+    worktrees = CORPUS / "claude-code-log" / "-experiments-worktrees"
+    coderabbit = CORPUS / "claude-code-log" / "-Users-dain-workspace-coderabbit-review-helper"
+    session = worktrees / "ef958aa1-0e93-49f0-bb71-150f63befcd1"
+    agents = ["a36efb2a1231c41e2", "a4ca7529859c158c2", "a52886dc180afb356",
+              "a6aa8ad077d9ea083", "ab1e6e141221a29ab", "aef063ba534d73153"]
+    lines = _table("summarize", "--by", "session", "--show-paths", str(worktrees),
+                   str(coderabbit))
+    section = lines[lines.index("rows: session: inputs (format)"):]
+    assert section == [
+        "rows: session: inputs (format)",
+        "  ef958aa1-0e93-49f0-bb71-150f63befcd1",
+        f"    {session}.jsonl (claude-code)",
+        *(f"    {session}/subagents/agent-{a}.jsonl (claude-code)" for a in agents),
+        "  741790a4-4fe2-4644-9a51-fb4482074060",
+        *(f"    {coderabbit}/agent-{a}.jsonl (claude-code)"
+          for a in ["668b5ac2", "9fa17969", "b52b1c09", "db734024", "f36dc5e5"]),
+    ]
+    assert lines[lines.index(section[0]) - 1] == ""  # a blank line after the table
+
+
+def test_by_day_and_tool_show_paths_name_the_input_of_each_row(trace: Path) -> None:
+    """A day lists the input whose waves start in it; a tool the inputs where it was called:
+    the hand-made trace's one file, for both days and for each of its three tools."""
+    days = _table("summarize", "--by", "day", "--timezone", "UTC", "--show-paths", str(trace))
+    assert days[days.index("rows: day: inputs (format)"):] == [
+        "rows: day: inputs (format)",
+        "  2025-09-23", f"    {trace} (events)",
+        "  2025-09-24", f"    {trace} (events)",
+    ]
+    # rows by paired calls, then name: read 4 (a, c, g, i), bash 2 (d, e; f never ends),
+    # eval 1 (h), grep 1 (b)
+    tools = _table("summarize", "--by", "tool", "--show-paths", str(trace))
+    assert [line for line in tools[tools.index("rows: tool: inputs (format)"):]
+            if not line.startswith("    ")] == [
+        "rows: tool: inputs (format)", "  read", "  bash", "  eval", "  grep"]
+
+
+def test_show_paths_leaves_by_json_unchanged(trace: Path) -> None:
+    """--show-paths is for the table: the --by JSON document is the same with or without it."""
+    assert _json("summarize", "--by", "lane", "--show-paths", str(trace)) == _json(
+        "summarize", "--by", "lane", str(trace))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -47,13 +48,45 @@ def test_second_call_is_answered_from_the_cache(tmp_path: Path) -> None:
         trace.chmod(0o644)
 
 
+SESSION = "claude-code-log/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1"
+
+
 @needs_corpus
-def test_real_claude_code_transcript(tmp_path: Path) -> None:
-    """A real session (MANIFEST row 42, 40 calls): 35 waves, 3 multi-call, 1 642 275 ms saved,
-    its figures in tests/golden/outputs.json (recorded before the status line existed)."""
-    trace = CORPUS / "claude-code-log/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
+def test_real_claude_code_session_counts_its_sub_agents() -> None:
+    """A real session (MANIFEST rows 42-48) with its six sub-agent files beside it: the
+    lanes are summed (per-lane figures of tests/test_cli.py, computed independently):
+    waves 35 + 7 + 20 + 17 + 6 + 14 + 6 = 105, multi 3 + 4 + 3 = 10, saved
+    1 642 275 + 325 974 + 53 504 = 2 021 753 ms."""
+    trace = CORPUS / f"{SESSION}.jsonl"
+    assert _line(json.dumps({"transcript_path": str(trace)})) == (
+        0, "waves 105 · multi 10 · saved 2021.8s · 6 sub-agents\n")
+
+
+@needs_corpus
+def test_transcript_without_sub_agents_is_its_main_lane(tmp_path: Path) -> None:
+    """The same transcript with no ``subagents/`` folder beside it: the main lane alone, 35
+    waves, 3 multi-call, 1 642 275 ms saved (its figures in tests/golden/outputs.json)."""
+    trace = tmp_path / "ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
+    shutil.copyfile(CORPUS / f"{SESSION}.jsonl", trace)
     assert _line(json.dumps({"transcript_path": str(trace)})) == (
         0, "waves 35 · multi 3 · saved 1642.3s\n")
+
+
+@needs_corpus
+def test_a_new_sub_agent_file_changes_the_cached_line(tmp_path: Path) -> None:
+    """The cached figures are keyed by every file of the session: a sub-agent file that
+    appears after the first answer is counted in the next (main 35 waves + agent-ab1e6e14
+    14 = 49, multi 3 + 3 = 6, saved 1 642 275 + 53 504 = 1 695 779 ms)."""
+    trace = tmp_path / "ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
+    shutil.copyfile(CORPUS / f"{SESSION}.jsonl", trace)
+    payload = json.dumps({"transcript_path": str(trace)})
+    assert _line(payload) == (0, "waves 35 · multi 3 · saved 1642.3s\n")
+    agents = tmp_path / "ef958aa1-0e93-49f0-bb71-150f63befcd1" / "subagents"
+    agents.mkdir(parents=True)
+    shutil.copyfile(CORPUS / SESSION / "subagents" / "agent-ab1e6e141221a29ab.jsonl",
+                    agents / "agent-ab1e6e141221a29ab.jsonl")
+    (agents / "agent-ab1e6e141221a29ab.meta.json").write_text("{}", encoding="utf-8")
+    assert _line(payload) == (0, "waves 49 · multi 6 · saved 1695.8s · 1 sub-agent\n")
 
 
 @pytest.mark.parametrize(("stdin", "expected"), [
@@ -83,7 +116,9 @@ def test_format_rounds_the_saving_to_a_tenth_of_a_second() -> None:
 
 def test_warm_status_line_loads_neither_click_nor_the_readers(tmp_path: Path,
                                                               private_cache: Path) -> None:
-    """The console script answers a cached transcript with the stdlib and the cache only."""
+    """The console script answers a cached transcript with the stdlib and the cache only:
+    not click, attrs, msgspec or a reader, nor importlib.metadata (the version comes from
+    the dist-info folder's name) or the escaping module (the figures line needs none)."""
     import os
     import subprocess
     import sys
@@ -93,7 +128,8 @@ def test_warm_status_line_loads_neither_click_nor_the_readers(tmp_path: Path,
     code = ("import sys; sys.argv = ['wavemetrics', 'statusline']\n"
             "from wavemetrics._entry import main; main()\n"
             "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'click', 'attrs', 'attr',"
-            " 'msgspec'} | {m for m in sys.modules if m.startswith('wavemetrics.readers')})\n"
+            " 'msgspec'} | {m for m in sys.modules if m.startswith('wavemetrics.readers')}"
+            " | {m for m in sys.modules if m in ('importlib.metadata', 'wavemetrics.escaping')})\n"
             "print(heavy)")
     env = {**os.environ, "WAVEMETRICS_CACHE_DIR": str(private_cache)}
     cold = subprocess.run([sys.executable, "-c", code], input=payload, capture_output=True,
@@ -102,3 +138,15 @@ def test_warm_status_line_loads_neither_click_nor_the_readers(tmp_path: Path,
                           text=True, env=env, check=True)
     assert cold.stdout.splitlines()[0] == "waves 5 · multi 2 · saved 0.0s"
     assert warm.stdout.splitlines() == ["waves 5 · multi 2 · saved 0.0s", "[]"]
+
+
+def test_every_character_the_escaping_changes_is_not_printable() -> None:
+    """The status line escapes its text only when ``str.isprintable`` is false (escaping
+    is imported only then): that is safe because every character ``printable`` changes
+    (C0, DEL, C1, the bidi controls, lone surrogates; docs/cli.md "Escaping") is one
+    that ``isprintable`` rejects."""
+    from wavemetrics.escaping import printable
+
+    changed = [chr(c) for c in range(0x110000) if printable(chr(c)) != chr(c)]
+    assert len(changed) == 32 + 33 + 1 + 2 + 5 + 4 + 2048
+    assert not any(ch.isprintable() for ch in changed)

@@ -482,3 +482,25 @@ def test_every_bar_gets_its_own_hover_text_among_many_calls(tmp_path: Path) -> N
               for i in _numbered(ids, "call")]
     assert titles == [f"tool{n}: 0.500 s from {n:.3f} s (non_eval wave of 1)"
                       for n in range(300)]
+
+
+@needs_matplotlib
+def test_timeline_takes_the_window_and_demo_options(tmp_path: Path) -> None:
+    """timeline shares summarize's --since/--until/--timezone and --demo: the bundled
+    example (117 calls in 7 lanes, all on 2026-04-18 UTC) is drawn whole from that day,
+    and a window before it excludes its 105 waves, which is said, and nothing is drawn."""
+    out = tmp_path / "t.svg"
+    assert _run("--demo", "--since", "2026-04-18", "--timezone", "UTC", "-o", str(out)) == (
+        0, f"{out}: 7 lanes, 117 calls\n", "")
+    before = tmp_path / "before.svg"
+    code, stdout, stderr = _run("--demo", "--until", "2026-04-17", "--timezone", "UTC",
+                                "-o", str(before))
+    assert (code, stdout) == (1, "")
+    assert stderr == (
+        "wavemetrics: note: the window --until 2026-04-17 excluded every wave: 105 waves"
+        " (117 paired calls, in 7 lanes) start outside it\n"
+        "wavemetrics: error: no lanes to draw in the window --until 2026-04-17\n")
+    assert not before.exists()
+    code, _, stderr = _run("--demo", str(out), "-o", str(out))
+    assert code == 2
+    assert stderr.startswith("wavemetrics: error: --demo reads the bundled example")

@@ -152,6 +152,27 @@ __all__ = [
 ]
 
 
+def _dist_info_version() -> str | None:
+    """The installed version, read from the name of the one ``wavemetrics-<version>.dist-info``
+    folder on ``sys.path`` (the wheel spec names it so), or ``None`` when there is not
+    exactly one: then ``importlib.metadata`` decides. The status line reads the version
+    for its cache key on every prompt, and importing ``importlib.metadata`` (email,
+    zipfile, csv...) cost it 15-50 ms of its 100 ms (issue 13; docs/performance.md).
+    """
+    import os
+    import sys
+
+    found: set[str] = set()
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except (OSError, TypeError, ValueError):
+            continue
+        found.update(name[len("wavemetrics-"):-len(".dist-info")] for name in names
+                     if name.startswith("wavemetrics-") and name.endswith(".dist-info"))
+    return found.pop() if len(found) == 1 else None
+
+
 def __getattr__(name: str) -> Any:
     """Import a public name's module on first access (``AttributeError`` for unknown names).
 
@@ -160,12 +181,14 @@ def __getattr__(name: str) -> Any:
     tens of milliseconds of start-up).
     """
     if name == "__version__":
-        from importlib import metadata
+        version = _dist_info_version()
+        if version is None:
+            from importlib import metadata
 
-        try:
-            version = metadata.version("wavemetrics")
-        except metadata.PackageNotFoundError:  # a source tree that was never installed
-            version = "0+unknown"
+            try:
+                version = metadata.version("wavemetrics")
+            except metadata.PackageNotFoundError:  # a source tree that was never installed
+                version = "0+unknown"
         globals()[name] = version
         return version
     module = _LAZY.get(name)

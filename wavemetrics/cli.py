@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -37,6 +38,7 @@ if TYPE_CHECKING:  # the readers and the core are imported when a command runs
     from wavemetrics.cache import ReadCache
     from wavemetrics.limits import Limits
     from wavemetrics.pipeline import Analysis, Lane, ReadOutcome, StreamedLane, StreamSettings
+    from wavemetrics.readers import InputReport
 
 __all__ = ["main"]
 
@@ -188,10 +190,16 @@ class Window:
         if (self.since_ms is not None and self.until_ms is not None
                 and self.since_ms >= self.until_ms):
             raise click.UsageError(f"--since {since} is not before --until {until}")
+        self.since, self.until = since, until
 
     @property
     def active(self) -> bool:
         return self.since_ms is not None or self.until_ms is not None
+
+    def describe(self) -> str:
+        """The bounds as given, e.g. ``--since 2030-01-01 --until 2030-02-01``."""
+        return " ".join(f"--{name} {value}" for name, value in
+                        (("since", self.since), ("until", self.until)) if value is not None)
 
 
 def _demo_option(command: F) -> F:
@@ -300,6 +308,34 @@ def _subagent_hints(paths: Sequence[str], outcome: ReadOutcome[Lane | StreamedLa
         _stderr(
             f"wavemetrics: note: {session}/subagents/: sub-agent files read without their"
             f" session ({where}): the main lane is missing; pass the project folder")
+    _old_layout_hints(outcome)
+
+
+#: Claude Code 1.0.x-2.0.x wrote each sub-agent's transcript beside its session's file.
+_OLD_AGENT_FILE = re.compile(r"agent-[0-9a-f]{8}\.jsonl(\.gz)?")
+
+
+def _old_layout_hints(outcome: ReadOutcome[Lane | StreamedLane]) -> None:
+    """Note sessions read only from old-layout sub-agent files (``agent-<8hex>.jsonl``
+    beside the session file, Claude Code 1.0.x-2.0.x) whose main lane is missing: the
+    session file ``<sessionId>.jsonl`` was not among the inputs (docs/formats.md)."""
+    with_main = {lane.session_id for lane in outcome.lanes if lane.lane_id == "main"}
+    partial: dict[tuple[str, str], set[str]] = {}
+    for lane in outcome.lanes:
+        name = os.path.basename(lane.path)
+        if lane.session_id in with_main or not _OLD_AGENT_FILE.fullmatch(name):
+            continue
+        if os.path.basename(os.path.dirname(lane.path)) == "subagents":
+            continue  # the new layout: noted by _subagent_hints
+        partial.setdefault((os.path.dirname(lane.path), lane.session_id), set()).add(lane.path)
+    for (folder, session), files in partial.items():
+        present = [os.path.join(folder, session + x) for x in _SESSION_SUFFIXES
+                   if os.path.isfile(os.path.join(folder, session + x))]
+        where = f"{present[0]} was not read" if present else f"no {session}.jsonl in {folder}"
+        _stderr(
+            f"wavemetrics: note: session {session}: {_plural(len(files), 'sub-agent file')}"
+            f" (agent-<8hex>.jsonl) read without the session's own file ({where}):"
+            " the main lane is missing")
 
 
 #: At most this many lanes are named in one note.
@@ -365,6 +401,28 @@ def _windowed(outcome: ReadOutcome[Lane], window: Window) -> ReadOutcome[Lane]:
     return attrs.evolve(outcome, lanes=tuple(lane for lane in lanes if lane is not None))
 
 
+def _window_note(
+    outcome: ReadOutcome[Lane], window: Window, eval_tools: Sequence[str],
+    max_tracked_calls: int | None,
+) -> bool:
+    """Called when the window left no wave: if the inputs (``outcome``, before the window)
+    had waves, say on stderr how many waves, paired calls and lanes the window excluded
+    (issue 13), so that an empty result is never read as "no paired tool calls"; whether
+    it did."""
+    from wavemetrics.pipeline import analyse
+
+    everything = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls)
+    waves = sum(r.summary.waves_total for r in everything.lanes)
+    if waves:
+        calls = sum(r.summary.paired_calls for r in everything.lanes)
+        lanes = sum(1 for r in everything.lanes if r.summary.waves_total)
+        _stderr(
+            f"wavemetrics: note: the window {window.describe()} excluded every wave:"
+            f" {_plural(waves, 'wave')} ({_plural(calls, 'paired call')}, in"
+            f" {_plural(lanes, 'lane')}) start outside it")
+    return bool(waves)
+
+
 @overload
 def _read(
     paths: Sequence[str], input_format: str, stream: None, *, jobs: int,
@@ -424,6 +482,11 @@ def _read(
         elif report.format == "empty":
             _stderr(f"wavemetrics: note: {report.path}: empty input")
         if report.error is None and report.format != EMPTY and report.lines_used == 0:
+            hint_all_ignored = (input_format != AUTO
+                                and report.lines_ignored == report.lines_read > 0)
+            if hint_all_ignored and (wrong := _all_ignored_hint(report, input_format)):
+                _stderr(wrong)
+                continue
             # nothing used under a format the user chose: perhaps the wrong one
             hint = (f"; is --input-format {input_format} right? (auto detects the format)"
                     if input_format != AUTO else "")
@@ -441,6 +504,25 @@ def _read(
         _stderr(f"wavemetrics: note: {session_id}/{lane_id} was read from"
                    f" {len(where)} inputs ({', '.join(where)}); each is counted")
     return outcome
+
+
+def _all_ignored_hint(report: InputReport, input_format: str) -> str | None:
+    """The warning for an input whose every line was *ignored* (record types the forced
+    ``--input-format`` does not read) when auto-detection finds another format or none:
+    not an error (no line was a problem: issue 11's rule), but most likely the wrong
+    ``--input-format``. ``None`` when auto-detection agrees with it (stdin: not re-read)."""
+    from wavemetrics.readers import detect_input
+
+    if report.path == "-":
+        return None
+    detected = detect_input(report.path).format
+    if detected == input_format:
+        return None
+    head = (f"wavemetrics: warning: {report.path}: every line ({report.lines_read}) was"
+            f" ignored as a record type that --input-format {input_format} does not read")
+    if detected is None:
+        return f"{head}, and auto-detection recognises no format in it"
+    return f"{head}; it looks like {detected}: try --input-format {detected} or auto"
 
 
 class _Wavemetrics(click.Group):
@@ -545,11 +627,14 @@ def summarize(
         batch = _read(files, input_format, None, jobs=jobs, output_format=output_format,
                       cache=cache, limits=limits)
         status.check_inputs(batch)
+        unwindowed = batch
         if window.active:
             batch = _windowed(batch, window)
         analysis: Analysis[Any] = analyse(
             batch, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls
         )
+        if window.active and not analysis.total.waves_total:
+            _window_note(unwindowed, window, eval_tools, max_tracked_calls)
     else:
         # the native engine reads what the Python path would stream, when no cache is
         # used and the limits are the defaults (pipeline.read_inputs); else Python
@@ -560,7 +645,7 @@ def summarize(
         analysis = analyse(outcome)  # with the settings the lanes were streamed with
     if by is not None:
         _print_groups(analysis, by, window, output_format, eval_tools, max_tracked_calls,
-                      input_format)
+                      input_format, show_paths)
     elif output_format == "json":
         click.echo(render_json(analysis), nl=False)
     elif output_format == "jsonl":
@@ -580,8 +665,9 @@ def summarize(
 def _print_groups(
     analysis: Analysis[Any], by: str, window: Window, output_format: str,
     eval_tools: Sequence[str], max_tracked_calls: int | None, input_format: str,
+    show_paths: bool,
 ) -> None:
-    from wavemetrics.groups import group_document, render_group_table
+    from wavemetrics.groups import group_document, group_inputs, paths_lines, render_group_table
     from wavemetrics.report import inputs_line, loss_line
 
     document = group_document(
@@ -602,6 +688,9 @@ def _print_groups(
         lost = loss_line(analysis.total)
         if lost:
             click.echo(lost)
+        if show_paths:  # each row traced to the inputs it comes from
+            inputs = group_inputs(analysis, by, zone=window.zone)
+            click.echo("\n".join(paths_lines(document, inputs)))
 
 
 @main.command()
@@ -630,9 +719,12 @@ def waves(
     outcome = _read(files, input_format, None, jobs=jobs, output_format=output_format,
                     cache=open_cache(no_cache), limits=_limits(max_line_bytes, max_document_bytes))
     status.check_inputs(outcome)
+    unwindowed = outcome
     if window.active:
         outcome = _windowed(outcome, window)
     analysis = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls)
+    excluded = (window.active and not analysis.total.waves_total
+                and _window_note(unwindowed, window, eval_tools, max_tracked_calls))
     if output_format == "json":
         document = waves_document(analysis, eval_tools)
         click.echo(json.dumps(document, indent=2, allow_nan=False))
@@ -646,7 +738,9 @@ def waves(
         rows = wave_call_rows(waves_document(analysis, eval_tools), calls)
         _echo_csv(rows_to_csv, WAVE_CALL_COLUMNS, rows)
     elif not _nothing_read(analysis):
-        click.echo(render_waves_table(analysis, eval_tools, show_paths=show_paths), nl=False)
+        empty = "(no waves in the --since/--until window)" if excluded else None
+        click.echo(render_waves_table(analysis, eval_tools, show_paths=show_paths, empty=empty),
+                   nl=False)
     status.exit()
 
 
@@ -660,6 +754,8 @@ def _picture_path(ctx: click.Context, param: click.Parameter, value: str) -> str
 
 @main.command()
 @_input_options
+@_window_options
+@_demo_option
 @click.option(
     "-o", "--output", required=True, metavar="FILE.svg|FILE.png", callback=_picture_path,
     help="The picture to write; its suffix (.svg or .png) chooses the format.",
@@ -672,7 +768,8 @@ def _picture_path(ctx: click.Context, param: click.Parameter, value: str) -> str
 def timeline(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
     max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int, jobs: int,
-    no_cache: bool, output: str, lane_ids: tuple[str, ...],
+    no_cache: bool, since: str | None, until: str | None, timezone: str | None, demo: bool,
+    output: str, lane_ids: tuple[str, ...],
 ) -> None:
     """Draw each lane's tool calls as bars, grouped in waves and coloured by bucket (SVG or PNG)."""
     from wavemetrics.pipeline import analyse
@@ -686,22 +783,31 @@ def timeline(
     )
 
     status = ExitStatus()
+    window = Window(since, until, timezone)
+    files = _resolve_paths(paths, demo)
     try:
         require_matplotlib()  # before reading: a long read should not end in this
     except MatplotlibMissing as error:  # nothing was read: like a usage error, as compare does
         status.fail(str(error), ExitStatus.USAGE_ERROR)
-    outcome = _read(_resolve_paths(paths, False), input_format, None, jobs=jobs,
+    outcome = _read(files, input_format, None, jobs=jobs,
                     cache=open_cache(no_cache),  # batch: the waves are drawn
                     limits=_limits(max_line_bytes, max_document_bytes))
     status.check_inputs(outcome)
     if _nothing_read_from(outcome):  # the input errors above are all there is to say
         status.exit()
+    unwindowed = outcome
+    if window.active:
+        outcome = _windowed(outcome, window)
     if not lane_ids:  # what can be refused now is refused before any wave is built
         try:
             check_lane_count(len(outcome.lanes))
         except ValueError as error:
             status.fail(str(error))
     analysis = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls)
+    if window.active and not analysis.total.waves_total:
+        _window_note(unwindowed, window, eval_tools, max_tracked_calls)
+        if not analysis.lanes:
+            status.fail(f"no lanes to draw in the window {window.describe()}")
     try:
         lanes = select_lanes(analysis.lanes, lane_ids)
     except LaneNotFound as error:

@@ -26,7 +26,15 @@ from wavemetrics.summary import ParallelismSummary, merge_summaries, summarize
 from wavemetrics.timewindow import Zone, label_of
 from wavemetrics.waves import assemble_waves
 
-__all__ = ["BY_CHOICES", "NOT_RECORDED", "group_document", "project_of", "render_group_table"]
+__all__ = [
+    "BY_CHOICES",
+    "NOT_RECORDED",
+    "group_document",
+    "group_inputs",
+    "paths_lines",
+    "project_of",
+    "render_group_table",
+]
 
 BY_CHOICES = ("session", "lane", "project", "day", "week", "month", "tool")
 NOT_RECORDED = "(not recorded)"
@@ -55,18 +63,63 @@ def project_of(path: str, format_name: str) -> str:
     return NOT_RECORDED
 
 
+def _lane_key(result: Any, by: str, formats: dict[str, str]) -> str:
+    """The group of a lane for ``--by session|lane|project``."""
+    if by == "session":
+        return str(result.lane.session_id)
+    if by == "lane":
+        return f"{result.lane.session_id}/{result.lane.lane_id}"
+    return project_of(result.lane.path, formats.get(result.lane.path, ""))
+
+
 def _by_lane_key(analysis: Analysis[Any], by: str) -> list[tuple[str, ParallelismSummary]]:
     formats = {r.path: r.format for r in analysis.outcome.inputs}
     grouped: dict[str, list[ParallelismSummary]] = {}
     for result in analysis.lanes:
-        if by == "session":
-            key = result.lane.session_id
-        elif by == "lane":
-            key = f"{result.lane.session_id}/{result.lane.lane_id}"
-        else:
-            key = project_of(result.lane.path, formats.get(result.lane.path, ""))
-        grouped.setdefault(key, []).append(result.summary)
+        grouped.setdefault(_lane_key(result, by, formats), []).append(result.summary)
     return [(key, merge_summaries(items)) for key, items in grouped.items()]
+
+
+def group_inputs(analysis: Analysis[Any], by: str, *, zone: Zone = None) -> dict[str, list[str]]:
+    """``--by ... --show-paths``: for each group key, the inputs its rows come from (the
+    input each of its lanes was first seen in), in order of first appearance.
+
+    A lane belongs to one ``session``, ``lane`` or ``project`` group; to every
+    ``day``/``week``/``month`` in which one of its waves starts; to every ``tool``
+    among its paired calls. ``day``/``week``/``month``/``tool`` need lanes read in
+    batch mode (raises ``ValueError`` otherwise, as :func:`group_document`).
+    """
+    from wavemetrics.slices import partition_lane
+
+    formats = {r.path: r.format for r in analysis.outcome.inputs}
+    found: dict[str, dict[str, None]] = {}
+    for result in analysis.lanes:
+        if by in ("session", "lane", "project"):
+            keys = [_lane_key(result, by, formats)]
+        elif by in ("day", "week", "month"):
+            keys = list(partition_lane(result.lane, lambda ms: label_of(ms, by, zone)))
+        elif by == "tool":
+            keys = [call.tool_name for wave in result.waves for call in wave.calls]
+        else:
+            raise ValueError(f"unknown --by {by!r}")
+        for key in keys:
+            found.setdefault(key, {})[result.lane.path] = None
+    return {key: list(paths) for key, paths in found.items()}
+
+
+def paths_lines(document: dict[str, Any], inputs: dict[str, list[str]]) -> list[str]:
+    """The ``--show-paths`` section of a ``--by`` table: per row, its whole group key
+    (as JSON has it), then each input it comes from (escaped)."""
+    from wavemetrics.escaping import printable
+
+    formats = {row["path"]: row["format"] for row in document["inputs"]}
+    lines = ["", f"rows: {document['by']}: inputs (format)"]
+    for row in document["groups"]:
+        key = str(row["group"])
+        lines.append(printable(f"  {key}"))
+        lines.extend(printable(f"    {path} ({formats.get(path, '?')})")
+                     for path in inputs.get(key, []))
+    return lines
 
 
 def _by_period(

@@ -351,9 +351,10 @@ def waves_document(
 
 def render_waves_table(
     analysis: Analysis[LaneResult], eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES,
-    *, show_paths: bool = False,
+    *, show_paths: bool = False, empty: str | None = None,
 ) -> str:
-    """One line per wave: lane, start (UTC), span, size, peak, bucket, saving, tools."""
+    """One line per wave: lane, start (UTC), span, size, peak, bucket, saving, tools;
+    ``empty``: the line shown when there is no wave (default: no paired tool calls)."""
     sessions = unique_prefixes((r.lane.session_id for r in analysis.lanes), 10)
     names = unique_prefixes((r.lane.lane_id for r in analysis.lanes), 10)
     s_width = max([10, *(len(v) for v in sessions.values())])
@@ -371,7 +372,7 @@ def render_waves_table(
             f"{_tool_summary(row['tool_names'])}"
         )
     if len(lines) == 1:
-        lines.append("(no waves: no paired tool calls)")
+        lines.append(empty or "(no waves: no paired tool calls)")
     if show_paths:
         lines.extend(paths_section(analysis))
     return "\n".join(lines) + "\n"

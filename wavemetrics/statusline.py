@@ -7,12 +7,21 @@ This module answers with the session's waves, multi-call waves (non_eval waves
 of 2+ calls) and modeled wall-clock saving, e.g.
 ``waves 42 · multi 7 · saved 12.3s``.
 
+The session is the transcript *and* its sub-agents: Claude Code (2.1+) writes
+each sub-agent's transcript to ``<session>/subagents/agent-*.jsonl`` beside
+``<session>.jsonl``, and sub-agents run in parallel with the main thread, so
+their lanes are read too and the figures are summed over the session's lanes
+(as ``compare`` counts a session as one trial); the line then ends with
+``· N sub-agents``. Old-layout sub-agent files (``agent-<8hex>.jsonl`` beside
+the session, Claude Code 1.0.x-2.0.x) are not looked for: finding them means
+reading every such file of the project folder.
+
 It never fails the prompt: bad or missing input gives one line and exit 0.
-Once a transcript version has been read, its three figures are kept in the
-cache (``wavemetrics.cache``, table ``figures``) and answered from there
-without importing the readers or the core. A Claude Code transcript that grew
-is answered from its live state (:mod:`wavemetrics.live`): only its new lines
-are read and summarised.
+Once a version of the session's files has been read, its figures are kept in
+the cache (``wavemetrics.cache``, table ``figures``) and answered from there
+without importing the readers or the core. A Claude Code transcript without
+sub-agent files that grew is answered from its live state
+(:mod:`wavemetrics.live`): only its new lines are read and summarised.
 """
 
 from __future__ import annotations
@@ -28,20 +37,43 @@ from wavemetrics.cache import (
     limits_key,
     unit_key,
 )
-from wavemetrics.escaping import printable
 
-__all__ = ["format_figures", "run", "status_line"]
+__all__ = ["format_figures", "run", "session_files", "status_line"]
 
-_FIGURES = "statusline-v1"
+# v2: the figures of the transcript and its sub-agent files, and how many of those
+_FIGURES = "statusline-v2"
 
 
-def format_figures(waves: int, multi: int, saved_ms: float) -> str:
-    """The line for a session's figures; the saving in seconds with one decimal.
+def format_figures(waves: int, multi: int, saved_ms: float, subagents: int = 0) -> str:
+    """The line for a session's figures; the saving in seconds with one decimal;
+    ``subagents``: how many sub-agent files were read with the transcript.
 
     >>> format_figures(42, 7, 12345.0)
     'waves 42 · multi 7 · saved 12.3s'
+    >>> format_figures(105, 10, 2021753.0, 6)
+    'waves 105 · multi 10 · saved 2021.8s · 6 sub-agents'
     """
-    return f"waves {waves} · multi {multi} · saved {saved_ms / 1000:.1f}s"
+    line = f"waves {waves} · multi {multi} · saved {saved_ms / 1000:.1f}s"
+    if subagents:
+        line += f" · {subagents} sub-agent{'' if subagents == 1 else 's'}"
+    return line
+
+
+def session_files(transcript: str) -> list[str]:
+    """The transcript, then its sub-agent files ``<session>/subagents/agent-*.jsonl``
+    (sorted; Claude Code 2.1+), where the transcript is ``<session>.jsonl``."""
+    import os
+
+    if not transcript.endswith(".jsonl"):
+        return [transcript]
+    folder = os.path.join(transcript[: -len(".jsonl")], "subagents")
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return [transcript]
+    agents = sorted(os.path.join(folder, name) for name in names
+                    if name.startswith("agent-") and name.endswith(".jsonl"))
+    return [transcript, *agents]
 
 
 def _figures_key() -> str:
@@ -58,26 +90,35 @@ def _transcript_path(text: str) -> str | None:
     return path if isinstance(path, str) and path else None
 
 
-def _compute(path: str, key: FileKey, cache: ReadCache | None) -> tuple[int, int, float] | None:
-    if cache is not None:
-        from wavemetrics.live import live_figures  # a grown transcript: its new lines only
+Figures = tuple[int, int, float, int]
+
+
+def _compute(paths: list[str], keys: list[FileKey], cache: ReadCache | None) -> Figures | None:
+    if cache is not None and len(paths) == 1:
+        # a transcript without sub-agent files that grew: its new lines only
+        from wavemetrics.live import live_figures
         from wavemetrics.readers.claude_code import FORMAT
 
-        figures = live_figures(path, key, cache)
-        if figures is not None:
-            cache.store_detection(key, detection_mode("auto", None), FORMAT)
-            cache.store_json(unit_key(FORMAT, [key], _figures_key()), list(figures))
+        live = live_figures(paths[0], keys[0], cache)
+        if live is not None:
+            figures = (*live, 0)
+            cache.store_detection(keys[0], detection_mode("auto", None), FORMAT)
+            cache.store_json(unit_key(FORMAT, keys, _figures_key()), list(figures))
             return figures
     from wavemetrics.pipeline import analyse, read_inputs
 
-    outcome = read_inputs([path], cache=cache)
-    if outcome.failed or not outcome.inputs:
+    outcome = read_inputs(paths, cache=cache)
+    main = next((r for r in outcome.inputs if r.path == paths[0]), None)
+    if main is None or main.error is not None:
         return None
+    # a sub-agent file that cannot be read is left out; the others still count
+    readable = {r.path for r in outcome.inputs if r.path != paths[0] and r.error is None}
     total = analyse(outcome).total
-    figures = (total.waves_total, total.non_eval_waves_multi, total.modeled_wallclock_saved_ms)
+    figures = (total.waves_total, total.non_eval_waves_multi, total.modeled_wallclock_saved_ms,
+               len(readable))
     if cache is not None:
-        fmt = outcome.inputs[0].format
-        cache.store_json(unit_key(fmt, [key], _figures_key()), list(figures))
+        fmt = main.format
+        cache.store_json(unit_key(fmt, keys, _figures_key()), list(figures))
     return figures
 
 
@@ -95,14 +136,17 @@ def status_line(stdin_text: str, cache: ReadCache | None) -> str:
     key = file_key(path)
     if key is None:
         return "wavemetrics: no transcript yet"
+    paths = session_files(path)
+    keys = [key, *(k for k in map(file_key, paths[1:]) if k is not None)]
     try:
         if cache is not None:
             fmt = cache.detection(key, detection_mode("auto", None))
             if fmt is not None:
-                known = cache.load_json(unit_key(fmt, [key], _figures_key()))
-                if isinstance(known, list) and len(known) == 3:
-                    return format_figures(int(known[0]), int(known[1]), float(known[2]))
-        figures = _compute(path, key, cache)
+                known = cache.load_json(unit_key(fmt, keys, _figures_key()))
+                if isinstance(known, list) and len(known) == 4:
+                    return format_figures(int(known[0]), int(known[1]), float(known[2]),
+                                          int(known[3]))
+        figures = _compute(paths, keys, cache)
     except Exception as error:  # a status line must never break the prompt
         return f"wavemetrics: unavailable ({type(error).__name__})"
     if figures is None:
@@ -122,7 +166,12 @@ def run(*, no_cache: bool = False) -> None:
         store = None if no_cache else ReadCache()
     except Exception:  # no usable cache directory: still one line
         store = None
-    line = printable(status_line(text, store)) + "\n"  # as every text output (docs/cli.md)
+    line = status_line(text, store)
+    if not line.isprintable():  # as every text output (docs/cli.md); the figures never need it
+        from wavemetrics.escaping import printable
+
+        line = printable(line)
+    line += "\n"
     out = getattr(sys.stdout, "buffer", None)
     if out is not None:  # UTF-8 whatever the locale: "·" must never fail the prompt
         sys.stdout.flush()
