@@ -6,7 +6,10 @@ call records (``kind``, ``call_id``, ``tool_name``, ``at_ms``), never a line of
 text, argument, result or prompt. Per file, the format detection found. Both
 are keyed by the file's absolute path, size, ``st_mtime_ns`` and inode (and the
 wavemetrics version and cache schema): any change to any of them is a miss,
-and the file is read again in full.
+and the file is read again in full, except a Claude Code transcript that only
+grew: table ``resumes`` keeps where each such unit's read ended, and
+:mod:`wavemetrics.resume` (and, for the status line, :mod:`wavemetrics.live`)
+read it on from there.
 
 Where: SQLite (stdlib :mod:`sqlite3`, WAL journal, so two runs at once are
 safe) in ``$WAVEMETRICS_CACHE_DIR`` if set, else the user cache directory of
