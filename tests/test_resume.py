@@ -258,20 +258,70 @@ def test_damaged_resume_point_is_rebuilt(tmp_path: Path, counting: _Counting) ->
     assert counting.offsets == [size]
 
 
-def test_earlier_file_of_a_folder_grown_is_read_in_full(tmp_path: Path, counting: _Counting) -> None:
-    """When a folder's first file (not its last) grows, the folder is read in full: its
-    new lines come before the later file's in a full read."""
+def test_earlier_file_of_a_folder_grown_with_copies_is_read_in_full(
+    tmp_path: Path, counting: _Counting
+) -> None:
+    """When a folder's first file grows by lines whose uuids the later file has (in a full
+    read the later file's lines would be the copies), the resumed read is dropped and
+    the folder read in full: the offsets opened are the resume's, then 0 for each file."""
     folder = tmp_path / "p"
     folder.mkdir()
     (folder / "a.jsonl").write_bytes(_call("a", 0))
     (folder / "b.jsonl").write_bytes(_call("b", 10))
     cache = tmp_path / "cache"
     _outputs(str(folder), cache)
+    size = (folder / "a.jsonl").stat().st_size
     with open(folder / "a.jsonl", "ab") as stream:
         stream.write(_call("b", 10))  # the same uuids as b.jsonl's: copies, in a full read
     counting.offsets.clear()
     assert _outputs(str(folder), cache) == _outputs(str(folder), None)
-    assert counting.offsets == [0]
+    assert counting.offsets == [size, 0, 0]
+
+
+def test_earlier_file_of_a_folder_grown_with_its_own_lines_is_resumed(
+    tmp_path: Path, counting: _Counting
+) -> None:
+    """A session transcript that grows while its sub-agent file (read after it) does not,
+    with new uuids and its own lane, is read from where it ended, and the folder's
+    output is a full read's (its new lane before the sub-agent's, as a full read has it)."""
+    folder = tmp_path / "p"
+    (folder / "s" / "subagents").mkdir(parents=True)
+    main = folder / "s.jsonl"
+    main.write_bytes(_call("a", 0))
+    agent = json.loads(_call("x", 5).splitlines()[0])
+    agent["agentId"] = "agent-1"
+    (folder / "s" / "subagents" / "agent-1.jsonl").write_bytes(json.dumps(agent).encode() + b"\n")
+    cache = tmp_path / "cache"
+    _outputs(str(folder), cache)
+    size = main.stat().st_size
+    other = json.loads(_call("c", 20).splitlines()[0])
+    other["sessionId"] = "s2"  # a lane the sub-agent file never touched, opened by new lines
+    with open(main, "ab") as stream:
+        stream.write(_call("b", 10) + json.dumps(other).encode() + b"\n")
+    counting.offsets.clear()
+    assert _outputs(str(folder), cache) == _outputs(str(folder), None)
+    assert counting.offsets == [size]
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(trace_files(claude_records(), claude_calls()), trace_files(claude_records(), claude_calls()),
+       st.data())
+def test_grown_first_file_of_a_project_folder_equals_a_fresh_read(
+    first: bytes, last: bytes, draw: st.DataObject
+) -> None:
+    """A project folder whose first file (read before the other) grew gives the output of
+    a fresh read of the folder, resumed or read in full."""
+    cut = draw.draw(st.integers(0, len(first)), label="cut")
+    with tempfile.TemporaryDirectory() as work:
+        folder = Path(work) / "proj"
+        folder.mkdir()
+        (folder / "a.jsonl").write_bytes(first[:cut])
+        (folder / "b.jsonl").write_bytes(last)
+        cache = Path(work) / "cache"
+        _outputs(str(folder), cache)
+        with open(folder / "a.jsonl", "ab") as stream:
+            stream.write(first[cut:])
+        assert _outputs(str(folder), cache) == _outputs(str(folder), None)
 
 
 def test_gzip_transcript_is_not_resumed(tmp_path: Path, counting: _Counting) -> None:

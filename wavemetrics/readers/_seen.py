@@ -63,17 +63,6 @@ class SeenIds:
     def __contains__(self, text: object) -> bool:
         return isinstance(text, str) and compact_key(text) in self._keys
 
-    def compact_keys(self) -> list[int | str | bytes]:
-        """The keys kept (no id text beyond ids of at most 64 characters), in no order."""
-        return list(self._keys)
-
-    @classmethod
-    def from_compact_keys(cls, keys: list[int | str | bytes]) -> SeenIds:
-        """The ids whose :meth:`compact_keys` these are."""
-        seen = cls()
-        seen._keys = set(keys)
-        return seen
-
     def add(self, text: str) -> bool:
         """Remember ``text``; ``True`` if it was new, ``False`` if it was seen before."""
         key = compact_key(text)
