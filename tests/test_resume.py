@@ -359,3 +359,27 @@ def test_statusline_answers_a_grown_transcript(tmp_path: Path, counting: _Counti
     result = CliRunner().invoke(main, ["statusline"], input=payload, env=env)
     assert result.stdout == "waves 35 · multi 3 · saved 1642.3s\n"
     assert counting.offsets == [len(head)]
+
+
+@needs_corpus
+def test_statusline_with_sub_agents_resumes_the_grown_transcript(
+    tmp_path: Path, counting: _Counting
+) -> None:
+    """A real session with six sub-agent files, its transcript grown by its last 20 lines,
+    says what it says in place (105 waves, 10 multi-call, 2 021.8 s, 6 sub-agents: the
+    figures tests/test_statusline.py pins) and reads only the transcript's new lines."""
+    session = CORPUS / SESSION
+    copy = tmp_path / "p" / session.name
+    shutil.copytree(session.with_suffix(""), copy.with_suffix(""))
+    lines = session.read_bytes().splitlines(keepends=True)
+    head = b"".join(lines[:-20])
+    copy.write_bytes(head)
+    env = {CACHE_ENV: str(tmp_path / "cache")}
+    payload = json.dumps({"transcript_path": str(copy)})
+    CliRunner().invoke(main, ["statusline"], input=payload, env=env)
+    with open(copy, "ab") as stream:
+        stream.write(b"".join(lines[-20:]))
+    counting.offsets.clear()
+    result = CliRunner().invoke(main, ["statusline"], input=payload, env=env)
+    assert result.stdout == "waves 105 · multi 10 · saved 2021.8s · 6 sub-agents\n"
+    assert counting.offsets == [len(head)]
