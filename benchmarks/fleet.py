@@ -11,15 +11,33 @@ peer ``ccusage`` reads the same files. Generated at benchmark time, never
 committed. Usage::
 
     python benchmarks/fleet.py /tmp/fleet [--copies 50] [--corpus ../shared/corpus]
+    python benchmarks/fleet.py /tmp/fleet --bench [--repeat 3]
+
+``--bench`` (the folder is made first if it is not there) times, in one run,
+``ccusage session --json --offline`` (when ``../shared/peers`` has it) and
+``wavemetrics summarize --format json`` on ``OUT/projects`` with default
+options: without the cache, cold (the cache emptied before each run), warm,
+and ``--engine python`` cold and warm. Every row is the median of
+``--repeat`` fresh processes, in wall and CPU (user + sys) seconds; the cache
+lives in ``OUT/cache`` (``WAVEMETRICS_CACHE_DIR``), never the user's. The
+package is byte-compiled first, as ``pip install`` leaves it.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import resource
+import shutil
+import statistics
+import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
+
+PEER = Path(__file__).resolve().parents[2] / "shared" / "peers" / "ccusage-20.0.24-linux-x64"
 
 _UUID = re.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _UUID_TEXT = re.compile(_UUID.pattern.decode())
@@ -64,15 +82,83 @@ def make_fleet(out: Path, corpus: Path, copies: int, seed: int = 12) -> tuple[in
     return count, size
 
 
+def _timed(argv: list[str], env: dict[str, str], before: Path | None = None) -> tuple[float, float]:
+    """Wall and CPU (user + sys) seconds of one fresh process; ``before``: a folder
+    emptied first (the cold cache)."""
+    if before is not None:
+        shutil.rmtree(before, ignore_errors=True)
+    start_usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (usage.ru_utime - start_usage.ru_utime) + (usage.ru_stime - start_usage.ru_stime)
+    return wall, cpu
+
+
+def bench(out: Path, repeat: int) -> None:
+    """Print the table of ``--bench`` (see the module doc)."""
+    import compileall
+
+    import wavemetrics
+
+    compileall.compile_dir(os.path.dirname(wavemetrics.__file__), quiet=1)
+    projects, cache = out / "projects", out / "cache"
+    env = {**os.environ, "WAVEMETRICS_CACHE_DIR": str(cache), "CLAUDE_CONFIG_DIR": str(out)}
+    summarize = [sys.executable, "-m", "wavemetrics", "summarize", "--format", "json",
+                 str(projects)]
+    rows: list[tuple[str, list[str], str]] = []  # label, argv, cache state
+    if PEER.exists():
+        rows.append(("ccusage 20.0.24 session --json --offline",
+                     [str(PEER), "session", "--json", "--offline"], ""))
+    rows += [
+        ("wavemetrics, --no-cache (native)", [*summarize, "--no-cache"], ""),
+        ("wavemetrics, cold cache (native, default options)", summarize, "cold"),
+        ("wavemetrics, warm cache (native, default options)", summarize, "warm"),
+        ("wavemetrics --engine python, cold cache", [*summarize, "--engine", "python"], "cold"),
+        ("wavemetrics --engine python, warm cache", [*summarize, "--engine", "python"], "warm"),
+    ]
+    times: dict[str, tuple[float, float]] = {}
+    for label, argv, state in rows:
+        if state == "warm":
+            _timed(argv, env)  # fills the cache for this engine (a cold run, not counted)
+        runs = [_timed(argv, env, cache if state == "cold" else None) for _ in range(repeat)]
+        times[label] = (statistics.median(w for w, _ in runs),
+                        statistics.median(c for _, c in runs))
+    files = sum(1 for _ in projects.rglob("*.jsonl"))
+    size = sum(p.stat().st_size for p in projects.rglob("*.jsonl")) / 1e6
+    print(f"fleet {projects}: {files} files, {size:.0f} MB; median of {repeat} fresh processes;"
+          f" load average {os.getloadavg()[0]:.1f}")
+    peer = times.get(rows[0][0]) if PEER.exists() else None
+    print("| what | wall s | cpu s | vs ccusage (wall / cpu) |")
+    print("|---|---|---|---|")
+    for label, _, _ in rows:
+        wall, cpu = times[label]
+        versus = f"{wall / peer[0]:.2f} x / {cpu / peer[1]:.2f} x" if peer else ""
+        print(f"| {label} | {wall:.2f} | {cpu:.2f} | {versus} |")
+    for engine in ("native", "python"):
+        prefix = "wavemetrics, " if engine == "native" else "wavemetrics --engine python, "
+        suffix = " (native, default options)" if engine == "native" else ""
+        cold = times[f"{prefix}cold cache{suffix}"]
+        warm = times[f"{prefix}warm cache{suffix}"]
+        print(f"warm / cold, {engine}: {warm[0] / cold[0]:.3f} wall, {warm[1] / cold[1]:.3f} cpu")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--copies", type=int, default=50)
     parser.add_argument("--corpus", type=Path,
                         default=Path(__file__).resolve().parents[2] / "shared" / "corpus")
+    parser.add_argument("--bench", action="store_true", help="time the runs (module doc)")
+    parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    count, size = make_fleet(args.out, args.corpus, args.copies)
-    print(f"{args.out}: {count} files, {size / 1e6:.0f} MB")
+    if not (args.bench and (args.out / "projects").is_dir()):
+        count, size = make_fleet(args.out, args.corpus, args.copies)
+        print(f"{args.out}: {count} files, {size / 1e6:.0f} MB")
+    if args.bench:
+        bench(args.out, args.repeat)
     return 0
 
 

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import TWO_LANES, event_line, write_events
+from wavemetrics import native
 from wavemetrics.cache import CACHE_FILE, ReadCache, file_key
 from wavemetrics.cli import main
 
@@ -37,9 +38,12 @@ def _units(cache_dir: Path) -> int:
 def test_cold_warm_and_uncached_runs_print_the_same_bytes_on_the_corpus(
     command: str, private_cache: Path
 ) -> None:
-    """On every corpus folder, the cold (filling), warm (reading) and --no-cache runs agree."""
+    """On every corpus folder, the cold (filling), warm (reading) and --no-cache runs agree;
+    read by Python, a cold run stores one unit of call records per read unit."""
     folders = [str(CORPUS / name) for name in CORPUS_DIRS if (CORPUS / name).is_dir()]
-    args = [command, "--format", "json", "--jobs", "1", *folders]
+    # the Python engine: the native engine stores lane summaries, not call records
+    engine = ["--engine", "python"] if command == "summarize" else []
+    args = [command, "--format", "json", "--jobs", "1", *engine, *folders]
     plain = _invoke(*args, "--no-cache")
     assert not (private_cache / CACHE_FILE).exists()  # --no-cache writes nothing
     cold = _invoke(*args)
@@ -62,6 +66,11 @@ def test_cold_warm_and_uncached_runs_print_the_same_bytes_on_the_corpus(
 
 def cold_inputs(folders: list[str]) -> str:
     return _invoke("summarize", "--format", "json", "--jobs", "1", "--no-cache", *folders)[1]
+
+
+def _entries(cache_dir: Path) -> int:
+    with sqlite3.connect(cache_dir / CACHE_FILE) as db:
+        return int(db.execute("SELECT count(*) FROM units").fetchone()[0])
 
 
 def _summary(path: Path, *extra: str) -> dict[str, Any]:
@@ -129,7 +138,8 @@ def test_damaged_database_is_rebuilt_not_trusted(tmp_path: Path, private_cache: 
         (private_cache / (CACHE_FILE + suffix)).unlink(missing_ok=True)
     assert _summary(trace) == expected
     ReadCache(private_cache).close()
-    assert _units(private_cache) == 1  # rebuilt with the file's entry
+    # rebuilt with the file's entries: its lane summary (native), and its call records (python)
+    assert _entries(private_cache) == (1 if native.available() else 2)
 
 
 def test_damaged_entry_is_dropped_and_the_file_read_again(
@@ -185,10 +195,19 @@ def test_cache_info_and_clear(tmp_path: Path, private_cache: Path) -> None:
     write_events(tmp_path / "a.jsonl", TWO_LANES)
     write_events(tmp_path / "b.jsonl", TWO_LANES[:5])
     assert _invoke("summarize", "--jobs", "1", str(tmp_path))[0] == 0
+    records = 0 if native.available() else 2
     code, out, _ = _invoke("cache", "info")
     lines = out.splitlines()
-    assert lines[:4] == [f"path: {private_cache / CACHE_FILE}", "read units: 2 (2 files)",
-                         "lane summaries: 2 units", "format detections: 2"]
+    assert lines[:4] == [f"path: {private_cache / CACHE_FILE}",
+                         "lane summaries (summarize): 2 units",
+                         # read natively, a unit's call records are not built
+                         f"call records (waves, --by, --since): {records} units ({records} files)",
+                         "format detections: 2"]
+    # the native engine stored the summaries only; `waves` reads and stores the records
+    assert _invoke("waves", "--jobs", "1", str(tmp_path))[0] == 0
+    assert _invoke("cache", "info")[1].splitlines()[1:3] == [
+        "lane summaries (summarize): 2 units",
+        "call records (waves, --by, --since): 2 units (2 files)"]
     assert lines[4].startswith("size: ")
     assert _invoke("cache", "clear") == (0, f"removed {private_cache / CACHE_FILE}\n", "")
     assert not (private_cache / CACHE_FILE).exists()
@@ -428,3 +447,31 @@ def test_cache_without_a_subcommand_prints_its_help_and_exits_0() -> None:
     assert result.exit_code == 0
     assert result.stdout.startswith("Usage: wavemetrics cache [OPTIONS] [COMMAND] [ARGS]...")
     assert "  info" in result.stdout and "  clear" in result.stdout
+
+
+def test_batch_lookups_skip_other_versions_and_drop_damaged_entries(
+    tmp_path: Path, private_cache: Path
+) -> None:
+    """`detections` answers only for the stored version of a file, and `load_many` returns
+    sound entries and drops one whose blob no longer matches its digest."""
+    from wavemetrics.cache import unit_key
+
+    store = ReadCache(private_cache)
+    a = write_events(tmp_path / "a.jsonl", TWO_LANES)
+    b = write_events(tmp_path / "b.jsonl", TWO_LANES[:5])
+    key_a, key_b = file_key(str(a)), file_key(str(b))
+    assert key_a is not None and key_b is not None
+    store.store_detections([(key_a, "events"), (key_b, "events")], "auto")
+    write_events(b, TWO_LANES[:9])  # b changed: its stored detection is of another version
+    new_b = file_key(str(b))
+    assert new_b is not None and new_b != key_b
+    assert store.detections([key_a, new_b], "auto") == {key_a.path: "events"}
+    assert store.detections([key_a], "events/x") == {}  # another mode
+    first, second = unit_key("events", [key_a]), unit_key("events", [new_b])
+    store.store_many([(first, [1, "x"], 1), (second, [2], 0)])
+    assert store.load_many([first, second]) == {first.key: [1, "x"], second.key: [2]}
+    store.close()
+    with sqlite3.connect(private_cache / CACHE_FILE) as db:
+        db.execute("UPDATE units SET blob = X'91c0' WHERE key = ?", (second.key,))
+    assert store.load_many([first, second]) == {first.key: [1, "x"]}
+    assert _entries(private_cache) == 1  # the damaged one was dropped

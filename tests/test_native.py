@@ -12,6 +12,7 @@ A counting wrapper proves the native engine really read each unit.
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -35,8 +36,10 @@ from tests.strategies import (
     trace_files,
 )
 from wavemetrics import native
+from wavemetrics.cache import ReadCache
 from wavemetrics.cli import main
 from wavemetrics.pipeline import StreamSettings, analyse, read_inputs
+from wavemetrics.readers.sources import Source
 from wavemetrics.report import render_json
 from wavemetrics.schema import SUMMARY_FIELDS
 
@@ -301,16 +304,211 @@ def test_a_line_past_the_default_line_limit_is_handed_back_to_python(tmp_path: P
     assert '"line_too_long": 1' in fast
 
 
-def test_the_read_cache_and_time_windows_read_with_python_the_same(tmp_path: Path) -> None:
-    """With the read cache (cold and warm), --since or --by day, --engine native reads with
-    Python (no unit reaches the extension) and prints what --engine python prints."""
+def test_time_windows_read_with_python_and_the_cache_with_native_the_same(
+    tmp_path: Path,
+) -> None:
+    """With the read cache, a plain summarize reads natively when cold and nothing when
+    warm; --since or --by day need call records, so --engine native reads those with
+    Python (no unit reaches the extension); every run prints what --engine python prints."""
     runs: dict[str, list[tuple[int, str]]] = {"native": [], "python": []}
-    with counting_native() as spy:
-        for engine in ("native", "python"):
-            for extra in ([], [], ["--since", "2025-01-01"], ["--by", "day"]):
+    calls: dict[str, list[int]] = {"native": [], "python": []}
+    for engine in ("native", "python"):
+        for extra in ([], [], ["--since", "2025-01-01"], ["--by", "day"]):
+            with counting_native() as spy:
                 result = CliRunner().invoke(main, ["summarize", "--format", "json", "--jobs", "1",
                                                    "--engine", engine, *extra, str(EXAMPLE)])
-                runs[engine].append((result.exit_code, result.stdout))
-    assert spy.units == 0
+            runs[engine].append((result.exit_code, result.stdout))
+            calls[engine].append(spy.units)
     assert runs["native"] == runs["python"]
     assert all(code == 0 for code, _ in runs["native"])
+    # cold: detected and read natively; warm: both from the cache; then Python
+    assert calls == {"native": [2, 0, 0, 0], "python": [0, 0, 0, 0]}
+
+
+# -- the native engine with the read cache ---------------------------------------------
+
+def _load_fleet_module() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "fleet", Path(__file__).resolve().parents[1] / "benchmarks" / "fleet.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small fleet folder as ``benchmarks/fleet.py`` makes it: the corpus's Claude Code
+    files copied 3 times with fresh ids (its ``projects/`` folder)."""
+    if not CORPUS.is_dir():
+        pytest.skip(f"corpus absent: {CORPUS}")
+    out = tmp_path_factory.mktemp("fleet")
+    files, _ = _load_fleet_module().make_fleet(out, CORPUS, 3)
+    assert files > 30
+    return out / "projects"
+
+
+def _cached_run(paths: list[str], engine: str, *extra: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", "--jobs", "1",
+                                       "--engine", engine, *extra, *paths])
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    return result.exit_code, result.stdout
+
+
+def _six_runs(paths: list[str], cache_dir: Path) -> dict[str, tuple[tuple[int, str], int]]:
+    """Each engine without the cache, cold (empty cache) and warm: output and extension calls."""
+    runs = {}
+    for engine in ("python", "native"):
+        ReadCache(cache_dir).clear()
+        for state, extra in (("no-cache", ("--no-cache",)), ("cold", ()), ("warm", ())):
+            with counting_native() as spy:
+                runs[f"{engine} {state}"] = (_cached_run(paths, engine, *extra), spy.units)
+    return runs
+
+
+@needs_corpus
+def test_the_whole_corpus_prints_the_same_bytes_on_both_engines_with_and_without_cache(
+    private_cache: Path,
+) -> None:
+    """On the whole corpus folder, native and Python runs without the cache, cold and warm
+    print the same bytes and exit codes; only native runs call the extension."""
+    runs = _six_runs([str(CORPUS)], private_cache)
+    outputs = {output for output, _ in runs.values()}
+    assert len(outputs) == 1
+    assert all(calls == 0 for name, (_, calls) in runs.items() if name.startswith("python"))
+    assert runs["native no-cache"][1] > 0
+    assert runs["native cold"][1] > 0
+
+
+def test_a_fleet_folder_prints_the_same_bytes_and_a_warm_native_run_reads_nothing(
+    fleet: Path, private_cache: Path
+) -> None:
+    """On a fleet folder (corpus copies with fresh ids), the six runs print the same bytes;
+    the native cold run detects and reads in 2 extension calls, the warm one in none."""
+    runs = _six_runs([str(fleet)], private_cache)
+    assert len({output for output, _ in runs.values()}) == 1
+    assert runs["native no-cache"][0][0] == 0
+    # one detection call and one reading call (every unit on --jobs threads)
+    assert runs["native no-cache"][1] == runs["native cold"][1] == 2
+    assert runs["native warm"][1] == 0
+    assert runs["python cold"][1] == runs["python warm"][1] == 0
+
+
+def _no_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make every way of reading a file's content fail: the extension and the Python sources."""
+
+    class Refuse:
+        def __getattr__(self, name: str) -> Any:
+            raise AssertionError(f"the extension was asked to {name}")
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a file's content was read")
+
+    monkeypatch.setattr(native, "_native", Refuse())
+    monkeypatch.setattr(Source, "lines", refuse)
+    monkeypatch.setattr(Source, "peek", refuse)
+
+
+def test_a_warm_run_after_a_native_cold_run_reads_no_file_content(
+    fleet: Path, private_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a native cold run, warm runs of either engine read no file: detections and
+    lane summaries come from the cache (the summary entry is the same for both engines)."""
+    expected = _cached_run([str(fleet)], "python", "--no-cache")
+    assert _cached_run([str(fleet)], "native") == expected
+    files = sum(1 for _ in fleet.rglob("*.jsonl"))
+    info = ReadCache(private_cache).info()
+    assert (info.detections, info.units, info.files) == (files, 0, 0)  # no call records
+    assert info.summaries == len({os.path.dirname(str(p).split("/subagents")[0])
+                                  for p in fleet.rglob("*.jsonl")})
+    with monkeypatch.context() as patched:
+        _no_reading(patched)
+        assert _cached_run([str(fleet)], "native") == expected
+        assert _cached_run([str(fleet)], "python") == expected
+
+
+def test_commands_that_need_call_records_read_them_with_python_after_a_native_run(
+    fleet: Path, private_cache: Path
+) -> None:
+    """A native cold summarize stores no call records: `waves` and `summarize --by day`
+    then read with Python (same output as without the cache) and store them."""
+    project = sorted(p for p in fleet.iterdir() if p.is_dir())[0]
+    waves = ["waves", "--format", "json", "--jobs", "1", str(project)]
+    by_day = ["summarize", "--format", "json", "--jobs", "1", "--by", "day", str(project)]
+    expected = [CliRunner().invoke(main, [*args, "--no-cache"]).stdout for args in (waves, by_day)]
+    _cached_run([str(project)], "native")
+    assert ReadCache(private_cache).info().units == 0
+    with counting_native() as spy:
+        assert [CliRunner().invoke(main, args).stdout for args in (waves, by_day)] == expected
+    assert spy.units == 0
+    info = ReadCache(private_cache).info()
+    assert (info.units, info.summaries) == (1, 1)  # one project folder: records, summary
+
+
+def _cached_json(paths: list[str], cap: int, names: tuple[str, ...], engine: str,
+                 cache: ReadCache | None) -> str:
+    stream = StreamSettings(max_tracked_calls=cap or None, eval_tool_names=names, engine=engine)
+    try:
+        return render_json(analyse(read_inputs(paths, stream=stream, cache=cache)))
+    except ValueError as error:
+        return f"ValueError: {error}"
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(
+    claude=trace_files(claude_records(), claude_calls()),
+    events=trace_files(event_records(), event_calls()),
+    cap=engine_caps, names=engine_eval_names,
+)
+def test_generated_traces_read_the_same_through_the_cache_on_both_engines(
+    tmp_path_factory: pytest.TempPathFactory, claude: bytes, events: bytes, cap: int,
+    names: tuple[str, ...],
+) -> None:
+    """Generated Claude Code and events traces give Python's uncached document when the
+    native engine reads them into an empty cache, and again from it with neither engine
+    reading a unit (the cache holds lane summaries for these options)."""
+    root = tmp_path_factory.mktemp("traces")
+    (root / "project").mkdir()
+    (root / "project" / "s1.jsonl").write_bytes(b'{"type":"summary","uuid":"x"}\n' + claude)
+    (root / "run.jsonl").write_bytes(b'{"type":"turn_start","timestamp":1}\n' + events)
+    paths = [str(root)]
+    expected = _cached_json(paths, cap, names, "python", None)
+    cache = ReadCache(tmp_path_factory.mktemp("cache"))
+    try:
+        with counting_native() as spy:
+            assert _cached_json(paths, cap, names, "native", cache) == expected
+        cold = spy.units
+        with counting_native() as spy:
+            assert _cached_json(paths, cap, names, "native", cache) == expected
+            assert _cached_json(paths, cap, names, "python", cache) == expected
+    finally:
+        cache.close()
+    assert cold == 2  # detection, then both units in one reading call
+    if not expected.startswith("ValueError"):  # a failed read stores nothing
+        assert spy.units == 0
+
+
+def test_a_file_that_changes_while_read_natively_is_not_stored(
+    tmp_path: Path, private_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A unit whose file grew while the native engine read it gets no cache entry (its key
+    would name the old version), so the next run reads it again and sees the new calls."""
+    trace = tmp_path / "run.jsonl"
+    first = b'{"type":"turn_start","timestamp":1}\n'
+    trace.write_bytes(first)
+    original = native.read_units_natively
+
+    def growing(*args: Any) -> Any:
+        result = original(*args)
+        with trace.open("ab") as out:
+            out.write(b'{"type":"turn_end","timestamp":5}\n')
+        return result
+
+    monkeypatch.setattr(native, "read_units_natively", growing)
+    _cached_run([str(trace)], "native")
+    assert ReadCache(private_cache).info().summaries == 0
+    monkeypatch.setattr(native, "read_units_natively", original)
+    assert _cached_run([str(trace)], "native") == _cached_run([str(trace)], "python",
+                                                               "--no-cache")
+    assert ReadCache(private_cache).info().summaries == 1

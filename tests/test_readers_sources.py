@@ -421,3 +421,37 @@ def test_a_run_of_empty_lines_in_gzip_is_one_piece_and_every_line_counted(
     pieces = list(Source(str(path)).lines())
     assert len(pieces) < 100  # runs of b"\n" come as a few pieces of up to 64 KiB
     assert b"".join(pieces) == record + b"\n" * 200_000 + b"\r\n" + record
+
+
+def test_copies_are_found_by_content_and_only_files_sharing_heads_are_hashed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files sharing a stem and size are copies only if their content is the same; a file
+    whose first 4096 bytes match no other's is never hashed whole, unless a gzip file is
+    in its group."""
+    sources = sources_module
+    hashed: list[str] = []
+    digest = sources._content_digest
+
+    def counted(path: str) -> str | None:
+        hashed.append(os.path.basename(os.path.dirname(path)))
+        return digest(path)
+
+    monkeypatch.setattr(sources, "_content_digest", counted)
+    same = b"a" * 5000 + b"\n"
+    for folder, data in (("one", same), ("two", same), ("other", b"b" * 5000 + b"\n"),
+                         ("late", b"a" * 4096 + b"c" * 904 + b"\n")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "run.jsonl").write_bytes(data)
+    paths = [str(tmp_path / f / "run.jsonl") for f in ("one", "two", "other", "late")]
+    # "late" differs after its first 4096 bytes: hashed, and not a copy
+    assert sources.identical_inputs(paths) == {paths[1]: paths[0]}
+    assert sorted(hashed) == ["late", "one", "two"]
+    hashed.clear()
+    (tmp_path / "zipped").mkdir()
+    (tmp_path / "zipped" / "run.jsonl.gz").write_bytes(gzip.compress(same))
+    assert os.path.getsize(tmp_path / "zipped" / "run.jsonl.gz") != len(same)
+    zipped = str(tmp_path / "zipped" / "run.jsonl.gz")
+    # same content size (the gzip trailer): a gzip head says nothing, the group is hashed
+    assert sources.identical_inputs([*paths, zipped]) == {paths[1]: paths[0], zipped: paths[0]}
+    assert sorted(hashed) == ["late", "one", "other", "two", "zipped"]

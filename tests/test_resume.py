@@ -28,9 +28,10 @@ SESSION = "claude-code-log/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63
 
 def _run(args: list[str], cache: Path | None) -> tuple[int, str]:
     env = {CACHE_ENV: str(cache)} if cache is not None else {}
-    # without the cache: a full read by the reference (Python) readers
-    extra = [] if cache is not None else ["--no-cache"] + (
-        ["--engine", "python"] if args[0] == "summarize" else [])
+    # the reference (Python) readers: with the cache they resume, without it they read
+    # in full (the native engine, summarize's default when built, reads in full)
+    engine = ["--engine", "python"] if args[0] == "summarize" else []
+    extra = engine if cache is not None else ["--no-cache", *engine]
     result = CliRunner().invoke(main, [*args[:1], *extra, *args[1:]], env=env)
     assert result.exception is None or isinstance(result.exception, SystemExit)
     return result.exit_code, result.stdout

@@ -182,6 +182,8 @@ class CacheInfo(NamedTuple):
 
 
 _CONNECTIONS: dict[tuple[str, int], sqlite3.Connection] = {}
+#: Keys per ``IN (...)`` query of the batch lookups (under SQLite's parameter limit).
+_CHUNK = 500
 
 
 class ReadCache:
@@ -275,12 +277,41 @@ class ReadCache:
         return None
 
     def store_detection(self, key: FileKey, mode: str, fmt: str) -> None:
+        self.store_detections([(key, fmt)], mode)
+
+    def detections(self, keys: Sequence[FileKey], mode: str) -> dict[str, str]:
+        """:meth:`detection` for many files in a few queries: ``{absolute path: format}``
+        of the files whose stored detection is of this version of the file."""
+        found: dict[str, str] = {}
+        stamps = {key.path: key.stamp for key in keys}
+        paths = list(stamps)
+        with self._query() as db:
+            if db is None:
+                return found
+            for start in range(0, len(paths), _CHUNK):
+                chunk = paths[start:start + _CHUNK]
+                rows = db.execute(
+                    "SELECT path, stamp, format FROM detections WHERE mode = ? AND path IN"
+                    f" ({', '.join('?' * len(chunk))})", (f"{_version()}/{mode}", *chunk),
+                )
+                found.update({path: str(fmt) for path, stamp, fmt in rows
+                              if stamps.get(path) == stamp})
+        return found
+
+    def store_detections(self, found: Sequence[tuple[FileKey, str]], mode: str) -> None:
+        """Store ``(file key, format)`` detections made with ``--input-format mode``, in
+        one transaction."""
+        if not found:
+            return
+        version = f"{_version()}/{mode}"
         with self._query() as db:
             if db is not None:
-                db.execute(
-                    "INSERT OR REPLACE INTO detections VALUES (?, ?, ?, ?)",
-                    (key.path, f"{_version()}/{mode}", key.stamp, fmt),
-                )
+                with db:
+                    db.execute("BEGIN IMMEDIATE")
+                    db.executemany(
+                        "INSERT OR REPLACE INTO detections VALUES (?, ?, ?, ?)",
+                        [(key.path, version, key.stamp, fmt) for key, fmt in found],
+                    )
 
     # -- units ------------------------------------------------------------
     def load(self, key: UnitKey) -> Any:
@@ -311,23 +342,62 @@ class ReadCache:
             db.execute(f"DELETE FROM {table} WHERE key = ?", (key.key,))
         return None
 
+    def load_many(self, keys: Sequence[UnitKey]) -> dict[str, Any]:
+        """:meth:`load` for many keys in a few queries: ``{UnitKey.key: value}`` of the
+        entries present and sound (a damaged one is dropped and left out)."""
+        import msgspec
+
+        found: dict[str, Any] = {}
+        wanted = list(dict.fromkeys(key.key for key in keys))
+        damaged: list[str] = []
+        decoder = msgspec.msgpack.Decoder()
+        with self._query() as db:
+            if db is None:
+                return found
+            for start in range(0, len(wanted), _CHUNK):
+                chunk = wanted[start:start + _CHUNK]
+                rows = db.execute(
+                    "SELECT key, digest, blob FROM units WHERE key IN"
+                    f" ({', '.join('?' * len(chunk))})", chunk,
+                )
+                for key, digest, blob in rows:
+                    try:
+                        if isinstance(blob, bytes) and digest == _digest(blob):
+                            found[key] = decoder.decode(blob)
+                            continue
+                    except msgspec.DecodeError:
+                        pass
+                    damaged.append(key)
+            if damaged:
+                db.executemany("DELETE FROM units WHERE key = ?", [(k,) for k in damaged])
+        return found
+
     def store(self, key: UnitKey, value: Any, files: int = 1) -> None:
         """Store ``value`` (msgpack-encodable) under ``key`` in the ``units`` table, in
         place of the unit's older versions; ``files``: how many files the unit has
         (``0`` for lane summaries; for ``cache info``)."""
+        self.store_many([(key, value, files)])
+
+    def store_many(self, entries: Sequence[tuple[UnitKey, Any, int]]) -> None:
+        """:meth:`store` for many ``(key, value, files)`` entries, in one transaction."""
         import msgspec
 
-        blob = msgspec.msgpack.encode(value)
+        if not entries:
+            return
+        encode = msgspec.msgpack.encode
+        now = time.time()
+        rows = []
+        for key, value, files in entries:
+            blob = encode(value)
+            rows.append((key.key, key.unit, files, _digest(blob), blob, now))
         with self._query() as db:
             if db is not None:
                 with db:  # one transaction: the old versions go as the new one comes
                     db.execute("BEGIN IMMEDIATE")
-                    db.execute("DELETE FROM units WHERE unit = ? AND key != ?",
-                               (key.unit, key.key))
-                    db.execute(
-                        "INSERT OR REPLACE INTO units VALUES (?, ?, ?, ?, ?, ?)",
-                        (key.key, key.unit, files, _digest(blob), blob, time.time()),
-                    )
+                    db.executemany("DELETE FROM units WHERE unit = ? AND key != ?",
+                                   [(row[1], row[0]) for row in rows])
+                    db.executemany("INSERT OR REPLACE INTO units VALUES (?, ?, ?, ?, ?, ?)",
+                                   rows)
 
     def load_json(self, key: UnitKey) -> Any:
         """The JSON value stored under ``key`` in the ``figures`` table, or ``None``."""

@@ -590,9 +590,9 @@ _SHOW_PATHS_OPTION = click.option(
 @click.option(
     "--engine", type=click.Choice(list(ENGINES)), default=default_engine(),
     show_default="native when built",
-    help="native: the Rust readers for claude-code and events inputs (other formats, the"
-         " read cache, --since/--until, --by day|week|month|tool and non-default limits use"
-         " Python); python: the reference implementation. The output is the same.",
+    help="native: the Rust readers for claude-code and events inputs (other formats,"
+         " --since/--until, --by day|week|month|tool and non-default limits use Python);"
+         " python: the reference implementation. The output is the same.",
 )
 def summarize(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
@@ -636,8 +636,8 @@ def summarize(
         if window.active and not analysis.total.waves_total:
             _window_note(unwindowed, window, eval_tools, max_tracked_calls)
     else:
-        # the native engine reads what the Python path would stream, when no cache is
-        # used and the limits are the defaults (pipeline.read_inputs); else Python
+        # the native engine reads what the Python path would stream, under the default
+        # limits, and fills the cache's lane summaries (pipeline.read_inputs); else Python
         settings = StreamSettings(max_tracked_calls, eval_tools, engine=engine, jobs=jobs)
         outcome = _read(files, input_format, settings, jobs=jobs, output_format=output_format,
                         cache=cache, limits=limits)
@@ -918,8 +918,9 @@ def cache_info() -> None:
     if not info.exists:
         click.echo("state: empty (no cache file yet)")
         return
-    click.echo(f"read units: {info.units} ({info.files} files)")
-    click.echo(f"lane summaries: {info.summaries} units")
+    # a unit summarize read natively has lane summaries only (no call records)
+    click.echo(f"lane summaries (summarize): {info.summaries} units")
+    click.echo(f"call records (waves, --by, --since): {info.units} units ({info.files} files)")
     click.echo(f"format detections: {info.detections}")
     click.echo(f"size: {info.size_bytes} bytes")
 

@@ -48,7 +48,7 @@ from wavemetrics.turns import TurnClock
 from wavemetrics.waves import Wave, WaveAssembly, assemble_waves
 
 if TYPE_CHECKING:
-    from wavemetrics.cache import ReadCache
+    from wavemetrics.cache import FileKey, ReadCache, UnitKey
 
 __all__ = [
     "Analysis",
@@ -408,7 +408,7 @@ def cached_read_unit(
     reads the unit in batch mode and stores its compact records unless a file
     changed while it was read or could not be read in full; a streaming result
     is then replayed from them (``wavemetrics.unit_records``). A Claude Code unit
-    whose last file only grew is read from where it ended (``wavemetrics.resume``).
+    one of whose files only grew is read from where it ended (``wavemetrics.resume``).
     """
     if cache is None:
         return read_unit(unit, stream, sources)
@@ -423,8 +423,7 @@ def cached_read_unit(
     limits = limits_key(current_limits())
     summarised_key = None
     if stream is not None:
-        settings = f"stream:{stream.max_tracked_calls}:{list(stream.eval_tool_names)}"
-        summarised_key = unit_key(unit.format, known, f"{limits}/{settings}")
+        summarised_key = _summarised_key(unit, known, stream)
         hit = _decoded(unit, cache.load(summarised_key))
         if hit is not None:
             return UnitResult(*hit)
@@ -448,6 +447,15 @@ def cached_read_unit(
         if storable:
             cache.store(summarised_key, encode_unit(unit.paths, reports, lanes), files=0)
     return UnitResult(reports, lanes)
+
+
+def _summarised_key(unit: ReadUnit, known: Sequence[FileKey], stream: StreamSettings) -> UnitKey:
+    """The key of a unit's streamed lanes (reports and :class:`StreamedLane` summaries)
+    for these settings, under the limits in force; the same whichever engine read it."""
+    from wavemetrics.cache import limits_key, unit_key
+
+    settings = f"stream:{stream.max_tracked_calls}:{list(stream.eval_tool_names)}"
+    return unit_key(unit.format, known, f"{limits_key(current_limits())}/{settings}")
 
 
 def _decoded(
@@ -615,21 +623,29 @@ def _read_inputs(
     }
     reports.update({path: InputReport(path=path, format=DUPLICATE) for path in same_as})
     # stdin and pipes can be read only once: detected and read here, one Source each
-    stdin = {path: Source(path) for path in files if path == STDIN or not os.path.isfile(path)}
+    keys = _FileKeys()  # each file is stat'ed once: here, and for the cache's keys
+    # (a file has a key exactly when it is a regular file: os.path.isfile)
+    stdin = {path: Source(path) for path in files if path == STDIN or keys[path] is None}
     on_disk = [path for path in files if path not in stdin]
     done = progress or (lambda paths: None)
     detected: list[tuple[Detection, UnitResult[Lane | StreamedLane] | None]] = []
-    # the native engine reads under the default limits and without the read cache
-    # only; otherwise the Python readers read (and fill the cache): same output
-    native = (stream is not None and stream.engine == "native" and limits == DEFAULT_LIMITS
-              and cache is None)
-    if native and stream is not None and input_format == AUTO:
+    # the native engine reads under the default limits only (otherwise the Python
+    # readers read): same output. With the read cache, what it reads is stored too.
+    native = (stream is not None and stream.engine == "native" and limits == DEFAULT_LIMITS)
+    if cache is not None and on_disk:
+        # every detection stored for these files, in a few queries
+        known = _cached_detections(on_disk, input_format, cache, keys)
+        detected = [(Detection(path, fmt), None) for path, fmt in known.items()]
+        on_disk = [path for path in on_disk if path not in known]
+    if native and stream is not None and input_format == AUTO and on_disk:
         from wavemetrics.native import detect_natively  # the extension loads on first use
 
         # events and claude-code files are detected on threads; the rest as usual
         found = detect_natively(on_disk, stream.jobs)
-        detected = [(Detection(path, fmt), None) for path, fmt in found.items()]
+        detected.extend((Detection(path, fmt), None) for path, fmt in found.items())
         on_disk = [path for path in on_disk if path not in found]
+        if cache is not None:
+            _store_detections(found, input_format, cache, keys)
     jobs = [(p, input_format, stream, limits, cache) for p in on_disk]
     for detection, result in run(_detect_file, jobs):
         detected.append((detection, result))
@@ -662,15 +678,18 @@ def _read_inputs(
     parallel = [unit for unit in units
                 if unit not in early and not any(path in stdin for path in unit.paths)]
     results = dict(early)
+    if cache is not None and stream is not None and parallel:
+        # every unit's streamed lanes stored for these settings, in a few queries
+        for unit, hit in _cached_summaries(parallel, stream, cache, keys).items():
+            results[unit] = hit
+            done(unit.paths)
+        parallel = [unit for unit in parallel if unit not in results]
     if native and stream is not None and parallel:
-        from wavemetrics.native import read_units_natively
-
         # every unit the native engine reads, in one call on --jobs threads
-        read = read_units_natively([(u.format, u.paths) for u in parallel], stream, stream.jobs)
-        for index, (unit_reports, unit_lanes) in read.items():
-            results[parallel[index]] = UnitResult(unit_reports, unit_lanes)
-            done(parallel[index].paths)
-        parallel = [unit for index, unit in enumerate(parallel) if index not in read]
+        for unit, result in _read_natively(parallel, stream, cache, keys).items():
+            results[unit] = result
+            done(unit.paths)
+        parallel = [unit for unit in parallel if unit not in results]
     for unit, result in zip(
         parallel, run(_read_unit_args, [(unit, stream, limits, cache) for unit in parallel]),
         strict=True,
@@ -693,6 +712,92 @@ def _read_inputs(
         tuple(reports[p] for p, _ in entries if p in reports), tuple(lanes), stream, same_as,
         tuple(sorted(skipped, key=lambda s: s.path)),
     )
+
+
+class _FileKeys(dict[str, "FileKey | None"]):
+    """Cache keys of files, each file stat'ed once per run (:func:`~wavemetrics.cache.file_key`)."""
+
+    def __missing__(self, path: str) -> FileKey | None:
+        from wavemetrics.cache import file_key
+
+        key = self[path] = file_key(path)
+        return key
+
+
+def _cached_detections(
+    paths: list[str], input_format: str, cache: ReadCache, keys: _FileKeys
+) -> dict[str, str]:
+    """The formats stored in the cache for these versions of ``paths`` (by path)."""
+    from wavemetrics.cache import detection_mode
+
+    by_key = {key.path: path for path in paths if (key := keys[path]) is not None}
+    stored = cache.detections([key for path in paths if (key := keys[path]) is not None],
+                              detection_mode(input_format, current_limits()))
+    return {by_key[absolute]: fmt for absolute, fmt in stored.items()}
+
+
+def _store_detections(
+    found: dict[str, str], input_format: str, cache: ReadCache, keys: _FileKeys
+) -> None:
+    """Store detections made now, unless the file changed while it was looked at."""
+    from wavemetrics.cache import detection_mode, file_key
+
+    unchanged = [(key, fmt) for path, fmt in found.items()
+                 if (key := keys[path]) is not None and file_key(path) == key]
+    cache.store_detections(unchanged, detection_mode(input_format, current_limits()))
+
+
+def _unit_keys(unit: ReadUnit, keys: _FileKeys) -> list[FileKey] | None:
+    known = [keys[path] for path in unit.paths]
+    return None if any(key is None for key in known) else cast("list[FileKey]", known)
+
+
+def _cached_summaries(
+    units: list[ReadUnit], stream: StreamSettings, cache: ReadCache, keys: _FileKeys
+) -> dict[ReadUnit, UnitResult[Lane | StreamedLane]]:
+    """The units whose streamed lanes for ``stream`` are in the cache (as
+    :func:`cached_read_unit` finds them), loaded in a few queries."""
+    wanted: dict[ReadUnit, UnitKey] = {}
+    for unit in units:
+        known = _unit_keys(unit, keys)
+        if known:
+            wanted[unit] = _summarised_key(unit, known, stream)
+    stored = cache.load_many(list(wanted.values()))
+    hits: dict[ReadUnit, UnitResult[Lane | StreamedLane]] = {}
+    for unit, key in wanted.items():
+        decoded = _decoded(unit, stored.get(key.key))
+        if decoded is not None:
+            hits[unit] = UnitResult(*decoded)
+    return hits
+
+
+def _read_natively(
+    units: list[ReadUnit], stream: StreamSettings, cache: ReadCache | None, keys: _FileKeys
+) -> dict[ReadUnit, UnitResult[Lane | StreamedLane]]:
+    """The units the native engine reads (in one call on ``stream.jobs`` threads); with
+    a cache, each one's streamed lanes are stored under :func:`_summarised_key` (not its
+    call records: the native engine builds none), unless a file changed while it was
+    read or an input has an error, as :func:`cached_read_unit` does."""
+    from wavemetrics.native import read_units_natively  # the extension loads on first use
+
+    read = read_units_natively([(u.format, u.paths) for u in units], stream, stream.jobs)
+    results: dict[ReadUnit, UnitResult[Lane | StreamedLane]] = {
+        units[index]: UnitResult(*result) for index, result in read.items()
+    }
+    if cache is None:
+        return results
+    from wavemetrics.cache import file_key
+    from wavemetrics.unit_records import encode_unit
+
+    entries = []
+    for unit, result in results.items():
+        known = _unit_keys(unit, keys)
+        if (known and all(r.error is None for r in result.reports)
+                and [file_key(path) for path in unit.paths] == known):
+            entries.append((_summarised_key(unit, known, stream),
+                            encode_unit(unit.paths, result.reports, result.lanes), 0))
+    cache.store_many(entries)
+    return results
 
 
 def _no_usable_record(report: InputReport, input_format: str) -> InputReport:

@@ -104,7 +104,16 @@ def json_document(analysis: Analysis[LaneFigures]) -> dict[str, Any]:
 
 def render_json(analysis: Analysis[LaneFigures]) -> str:
     """One JSON document: inputs with their line accounting, every lane, the total."""
-    return json.dumps(json_document(analysis), indent=2, allow_nan=False) + "\n"
+    import msgspec
+
+    # json.dumps(..., indent=2) byte for byte (tests/test_report.py): the C encoder
+    # writes it compact, msgspec only re-indents (strings and numbers kept as written),
+    # several times faster than the stdlib's pure-Python indenting encoder
+    document = json_document(analysis)
+    try:
+        return msgspec.json.format(json.dumps(document, allow_nan=False), indent=2) + "\n"
+    except msgspec.DecodeError:  # a lone surrogate's escape, which msgspec rejects
+        return json.dumps(document, indent=2, allow_nan=False) + "\n"
 
 
 def render_jsonl(analysis: Analysis[LaneFigures]) -> str:

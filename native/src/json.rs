@@ -109,10 +109,7 @@ impl<'a> Val<'a> {
     /// `usable_id` of `_lines.py`: usable text with no control character (C0,
     /// DEL, C1); a lone surrogate already fails `usable_text`.
     pub fn usable_id(&self) -> Option<&str> {
-        self.usable_text().filter(|t| {
-            !t.chars()
-                .any(|c| matches!(c, '\0'..='\x1f' | '\x7f'..='\u{9f}'))
-        })
+        self.usable_text().filter(|t| !has_control(t.as_bytes()))
     }
 
     /// `bad_id` of `_lines.py`: a non-empty string that `usable_id` refuses.
@@ -127,6 +124,21 @@ impl<'a> Val<'a> {
             _ => None,
         }
     }
+}
+
+/// Whether UTF-8 text holds a control character (C0, DEL or C1), checked on bytes:
+/// C0 and DEL are single bytes, and C1 (U+0080..=U+009F) is `0xC2` then `0x80..=0x9F`
+/// (a `0xC2` byte only ever leads a two-byte character in UTF-8).
+pub fn has_control(text: &[u8]) -> bool {
+    // most ids are printable ASCII: one vectorisable pass settles them
+    if text.iter().all(|b| (0x20..0x7f).contains(b)) {
+        return false;
+    }
+    text.iter().enumerate().any(|(i, &b)| {
+        b < 0x20
+            || b == 0x7f
+            || (b == 0xc2 && text.get(i + 1).is_some_and(|&n| (0x80..=0x9f).contains(&n)))
+    })
 }
 
 /// A key as WTF-8 bytes: a key with a lone surrogate escape is valid JSON for Python.
@@ -280,6 +292,33 @@ mod tests {
         assert_eq!(v[1].usable_text(), Some("é\n"));
         assert_eq!(v[2].usable_text(), Some("😀"));
         assert_eq!(Val::Str(Cow::Borrowed(b"")).usable_text(), None);
+    }
+
+    #[test]
+    fn control_characters_on_bytes() {
+        assert!(!has_control(b"toolu_01 abc~"));
+        assert!(!has_control(b""));
+        assert!(has_control(b"a\x1fb"));
+        assert!(has_control(b"\x00"));
+        assert!(has_control(b"ab\x7f"));
+        assert!(!has_control(b" "));
+        // C1: U+0080 and U+009F are controls, U+00A0 and U+00E9 are not
+        assert!(has_control("x\u{80}".as_bytes()));
+        assert!(has_control("\u{9f}".as_bytes()));
+        assert!(!has_control("\u{a0}".as_bytes()));
+        assert!(!has_control("é".as_bytes()));
+        // a continuation byte 0x82 after another lead byte (U+0142) is no control
+        assert!(!has_control("ł".as_bytes()));
+        // a lone 0xc2 at the end (not UTF-8, never an id) is no control either
+        assert!(!has_control(b"a\xc2"));
+        assert_eq!(
+            Val::Str(Cow::Borrowed("a\u{85}".as_bytes())).usable_id(),
+            None
+        );
+        assert_eq!(Val::Str(Cow::Borrowed(b"id-1")).usable_id(), Some("id-1"));
+        assert!(Val::Str(Cow::Borrowed(b"a\tb")).bad_id());
+        assert!(!Val::Str(Cow::Borrowed(b"")).bad_id());
+        assert!(!Val::Null.bad_id());
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::json::{
 use crate::lines::{is_py_space, LineReader};
 use crate::summary::{LaneStream, Settings, StreamOrderError, Summary};
 use crate::time::iso_to_ms;
-use crate::uuids::SeenUuids;
+use crate::uuids::{ArenaFull, CallIds, SeenUuids};
 use hashbrown::{HashMap, HashSet};
 use std::fmt;
 use std::fs::File;
@@ -255,23 +255,24 @@ const BLOCK_KEYS: [&str; 4] = ["type", "id", "name", "tool_use_id"];
 const STARTED: u8 = 1;
 const ENDED: u8 = 2;
 
-/// The entry of `call_id` (added with no flag if new): its shared key and its flags.
-fn remember<'m>(
-    calls: &'m mut HashMap<Rc<str>, u8>,
-    call_id: &str,
-) -> Option<(&'m Rc<str>, &'m mut u8)> {
-    if !calls.contains_key(call_id) {
-        calls.insert(call_id.into(), 0);
-    }
-    calls.get_key_value_mut(call_id)
+/// Set `flag` on `call_id` in a lane's store: true when it was set before. A
+/// store past 1 GiB hands the input back to Python (`Unsupported`, like an
+/// overlong line).
+fn remember(calls: &mut CallIds, call_id: &str, flag: u8) -> Result<bool, Failure> {
+    calls.mark(call_id.as_bytes(), flag).map_err(|ArenaFull| {
+        Failure::Read(ReadError::Io(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "call ids past 1 GiB",
+        )))
+    })
 }
 
 struct ClaudeLane {
     out: LaneOut,
     stream: LaneStream,
     turn_total: f64,
-    /// Call ids fed so far: bit 1 a start, bit 2 an end (first start and first end win).
-    calls: HashMap<Rc<str>, u8>,
+    /// Call ids fed so far: flag 1 a start, flag 2 an end (first start and first end win).
+    calls: CallIds,
 }
 
 struct Block<'a> {
@@ -394,7 +395,7 @@ impl ClaudeFolder<'_> {
             },
             stream: LaneStream::new(self.settings, self.eval_names.clone()),
             turn_total: 0.0,
-            calls: HashMap::new(),
+            calls: CallIds::default(),
         });
         self.lane_index.insert(key, index);
         index
@@ -522,30 +523,21 @@ impl ClaudeFolder<'_> {
                     continue;
                 };
                 usable += 1;
-                let Some((id, seen)) = remember(&mut lane.calls, call_id) else {
-                    continue;
-                };
-                if *seen & STARTED != 0 {
+                if remember(&mut lane.calls, call_id, STARTED)? {
                     account.note("repeated_tool_use", 1);
                     continue;
                 }
-                *seen |= STARTED;
-                let id = id.clone();
                 let name = self.names.get(name);
-                lane.stream.start(id, name, at_ms);
+                lane.stream.start(call_id.into(), name, at_ms);
             } else {
                 let Some(call_id) = block.tool_use_id.usable_id() else {
                     continue;
                 };
                 usable += 1;
-                let Some((_, seen)) = remember(&mut lane.calls, call_id) else {
-                    continue;
-                };
-                if *seen & ENDED != 0 {
+                if remember(&mut lane.calls, call_id, ENDED)? {
                     account.note("repeated_tool_result", 1);
                     continue;
                 }
-                *seen |= ENDED;
                 lane.stream.end(call_id, at_ms)?;
             }
             fed += 1;

@@ -3,19 +3,36 @@
 //!
 //! A canonical lower-case UUID is kept as its 128 bits (a bijection: nothing is
 //! lost, unlike a hash); any other string as its bytes. The 128-bit values live
-//! in one sorted array (16 bytes each, no table overhead) with a directory by
-//! their top 16 bits, plus a small hash set of recent inserts that is merged
-//! into the array when it grows past a sixteenth of it.
+//! in one sorted array with a directory by their top 16 bits, which the array
+//! then need not repeat: each value is stored as its low 112 bits (14 bytes, no
+//! table overhead), plus a small hash set of recent inserts that is merged into
+//! the array when it grows past a sixteenth of it.
 
-use hashbrown::HashSet;
+use hashbrown::{DefaultHashBuilder, HashSet, HashTable};
+use std::hash::BuildHasher;
 
 const MIN_RECENT: usize = 1 << 14;
 const DIRECTORY_BITS: u32 = 16;
 
+/// A value's bits below the directory's: its last 14 bytes, big-endian, so that
+/// byte order is numeric order among values of one directory entry.
+type Low = [u8; 14];
+
+fn low_bits(bits: u128) -> Low {
+    let mut low = [0u8; 14];
+    low.copy_from_slice(&bits.to_be_bytes()[2..]);
+    low
+}
+
+fn prefix(bits: u128) -> usize {
+    (bits >> (128 - DIRECTORY_BITS)) as usize
+}
+
 /// The uuids seen so far.
 #[derive(Default)]
 pub struct SeenUuids {
-    sorted: Vec<u128>,
+    /// Sorted by (directory entry, low bits), i.e. by value.
+    sorted: Vec<Low>,
     /// `directory[p]..directory[p + 1]`: where values with top bits `p` are in `sorted`.
     directory: Vec<u32>,
     recent: HashSet<u128>,
@@ -64,12 +81,9 @@ impl SeenUuids {
         if self.sorted.is_empty() {
             return false;
         }
-        let prefix = (bits >> (128 - DIRECTORY_BITS)) as usize;
-        let (lo, hi) = (
-            self.directory[prefix] as usize,
-            self.directory[prefix + 1] as usize,
-        );
-        self.sorted[lo..hi].binary_search(&bits).is_ok()
+        let p = prefix(bits);
+        let (lo, hi) = (self.directory[p] as usize, self.directory[p + 1] as usize);
+        self.sorted[lo..hi].binary_search(&low_bits(bits)).is_ok()
     }
 
     fn insert_bits(&mut self, bits: u128) -> bool {
@@ -89,13 +103,24 @@ impl SeenUuids {
         let mut fresh: Vec<u128> = self.recent.drain().collect();
         fresh.sort_unstable();
         let old = self.sorted.len();
-        self.sorted.resize(old + fresh.len(), 0);
+        self.sorted.resize(old + fresh.len(), [0; 14]);
         let mut end = old; // old values in sorted[..end] are not yet moved
         for (j, &value) in fresh.iter().enumerate().rev() {
-            let place = self.sorted[..end].partition_point(|&x| x < value);
+            // the old values below `value`: all those of lower directory entries
+            // (none moved yet), and those of its own entry with lower low bits
+            let p = prefix(value);
+            let (lo, hi) = match self.directory.get(p..p + 2) {
+                Some(&[lo, hi]) => {
+                    let hi = (hi as usize).min(end);
+                    ((lo as usize).min(hi), hi)
+                }
+                _ => (0, 0),
+            };
+            let low = low_bits(value);
+            let place = lo + self.sorted[lo..hi].partition_point(|x| *x < low);
             // the old values in place..end go after the j fresh values before this one
             self.sorted.copy_within(place..end, place + j + 1);
-            self.sorted[place + j] = value;
+            self.sorted[place + j] = low;
             end = place;
         }
         let prefixes = 1usize << DIRECTORY_BITS;
@@ -106,7 +131,7 @@ impl SeenUuids {
         let mut below = 0u32;
         let mut next = 0usize;
         for p in 0..=prefixes {
-            while next < fresh.len() && ((fresh[next] >> (128 - DIRECTORY_BITS)) as usize) < p {
+            while next < fresh.len() && prefix(fresh[next]) < p {
                 next += 1;
                 below += 1;
             }
@@ -121,6 +146,86 @@ impl SeenUuids {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+/// The call ids a lane has fed, each with two flags, kept exactly in compact
+/// memory: the ids' bytes in one arena (the length as LEB128, then the bytes) and
+/// a table of 4-byte entries, the arena offset shifted left by 2 with the flags
+/// in the low 2 bits: about 20 bytes a short id instead of about 60 for a map of
+/// shared strings. Call ids come from untrusted files, so the table's hasher is
+/// randomly seeded.
+#[derive(Default)]
+pub struct CallIds {
+    arena: Vec<u8>,
+    table: HashTable<u32>,
+    hasher: DefaultHashBuilder,
+}
+
+/// The arena of a [`CallIds`] would pass 1 GiB (30-bit offsets): the reader
+/// hands such an input back to the Python engine instead.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ArenaFull;
+
+/// The two flag bits of a [`CallIds`] entry.
+const FLAG_BITS: u32 = 0b11;
+
+/// Append `n` as LEB128 (7 bits a byte, low bits first, high bit set on all but the last).
+fn push_leb128(arena: &mut Vec<u8>, mut n: usize) {
+    while n >= 0x80 {
+        arena.push((n & 0x7f) as u8 | 0x80);
+        n >>= 7;
+    }
+    arena.push(n as u8);
+}
+
+/// The id of table entry `entry` (its offset is `entry >> 2`).
+fn key_at(arena: &[u8], entry: u32) -> &[u8] {
+    let mut pos = (entry >> 2) as usize;
+    let (mut len, mut shift) = (0usize, 0u32);
+    while let Some(&byte) = arena.get(pos) {
+        pos += 1;
+        len |= usize::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            break;
+        }
+        shift += 7;
+    }
+    arena.get(pos..pos + len).unwrap_or_default()
+}
+
+impl CallIds {
+    /// Set `flag` (1 or 2) on `id`, adding the id when it is new; true when the
+    /// flag was already set (the id was fed that way before).
+    pub fn mark(&mut self, id: &[u8], flag: u8) -> Result<bool, ArenaFull> {
+        let flag = u32::from(flag) & FLAG_BITS;
+        let hash = self.hasher.hash_one(id);
+        let arena = &self.arena;
+        if let Some(entry) = self.table.find_mut(hash, |&e| key_at(arena, e) == id) {
+            let had = *entry & flag != 0;
+            *entry |= flag;
+            return Ok(had);
+        }
+        let at = u32::try_from(self.arena.len())
+            .ok()
+            .filter(|&at| at <= u32::MAX >> 2)
+            .ok_or(ArenaFull)?;
+        push_leb128(&mut self.arena, id.len());
+        self.arena.extend_from_slice(id);
+        let (arena, hasher) = (&self.arena, &self.hasher);
+        self.table.insert_unique(hash, (at << 2) | flag, |&e| {
+            hasher.hash_one(key_at(arena, e))
+        });
+        Ok(false)
+    }
+
+    /// How many ids are kept.
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
     }
 }
 
@@ -158,6 +263,39 @@ mod tests {
     }
 
     #[test]
+    fn low_bits_and_prefix() {
+        let v = 0x0102_0304_0506_0708_090a_0b0c_0d0e_0f10u128;
+        assert_eq!(prefix(v), 0x0102);
+        assert_eq!(
+            low_bits(v),
+            [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]
+        );
+        assert_eq!(prefix(u128::MAX), 0xffff);
+        assert_eq!(low_bits(1), [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
+    }
+
+    #[test]
+    fn one_prefix_merged_among_others() {
+        // values of one directory entry arrive around values of the entries
+        // beside it, over several merges; each is then known, and no other
+        let mut seen = SeenUuids::default();
+        let values: Vec<u128> = (0..3 * MIN_RECENT as u128)
+            .map(|i| ((i % 3 + 7) << 112) | ((i * 7919) % 100_003))
+            .collect();
+        for &v in &values {
+            assert!(seen.insert(uuid_text(v).as_bytes()));
+        }
+        assert!(!seen.sorted.is_empty());
+        for &v in &values {
+            assert!(!seen.insert(uuid_text(v).as_bytes()));
+        }
+        // same low bits under another prefix, and a neighbour, are new
+        assert!(seen.insert(uuid_text((8 << 112) | 100_003).as_bytes()));
+        assert!(seen.insert(uuid_text((6 << 112) | 1).as_bytes()));
+        assert!(seen.insert(uuid_text((10 << 112) | 7919).as_bytes()));
+    }
+
+    #[test]
     fn exact_across_merges() {
         // spread and clustered values (one prefix), every one inserted twice
         let mut seen = SeenUuids::default();
@@ -177,10 +315,120 @@ mod tests {
             assert!(!seen.insert(uuid_text(v).as_bytes()), "{v}");
         }
         assert_eq!(seen.len(), 100_000);
-        assert!(seen.sorted.windows(2).all(|w| w[0] < w[1]));
+        // the stored values, rebuilt from the directory and the low bits, are the
+        // inserted ones in increasing order, save the recent ones not yet merged
+        let mut stored = Vec::new();
+        for p in 0..(1usize << DIRECTORY_BITS) {
+            for low in &seen.sorted[seen.directory[p] as usize..seen.directory[p + 1] as usize] {
+                let mut bytes = [0u8; 16];
+                bytes[..2].copy_from_slice(&(p as u16).to_be_bytes());
+                bytes[2..].copy_from_slice(low);
+                stored.push(u128::from_be_bytes(bytes));
+            }
+        }
+        assert_eq!(stored.len(), seen.sorted.len());
+        assert_eq!(*seen.directory.last().unwrap() as usize, seen.sorted.len());
+        assert!(stored.windows(2).all(|w| w[0] < w[1]));
+        let mut expected: Vec<u128> = values
+            .iter()
+            .copied()
+            .filter(|v| !seen.recent.contains(v))
+            .collect();
+        expected.sort_unstable();
+        assert_eq!(stored, expected);
+        assert!(seen.sorted.len() >= 90_000);
         // an upper-case spelling is another string, kept apart
         assert!(seen.insert(uuid_text(2).to_uppercase().as_bytes()));
         assert!(!seen.insert(uuid_text(2).to_uppercase().as_bytes()));
         assert!(seen.insert(b"u1") && !seen.insert(b"u1"));
+    }
+
+    #[test]
+    fn leb128_lengths() {
+        let mut arena = Vec::new();
+        push_leb128(&mut arena, 0);
+        push_leb128(&mut arena, 0x7f);
+        push_leb128(&mut arena, 0x80);
+        push_leb128(&mut arena, 300);
+        assert_eq!(arena, vec![0x00, 0x7f, 0x80, 0x01, 0xac, 0x02]);
+        // length 3, "abc" at offset 0; length 0 at offset 4; flags in the low bits
+        let stored = [3u8, b'a', b'b', b'c', 0];
+        assert_eq!(key_at(&stored, 0), b"abc");
+        assert_eq!(key_at(&stored, 3), b"abc");
+        assert_eq!(key_at(&stored, 4 << 2 | 2), b"");
+        // a 200-byte key: its length takes two bytes (0xc8 0x01)
+        let mut long = vec![0xc8, 0x01];
+        long.extend(std::iter::repeat_n(b'x', 200));
+        assert_eq!(key_at(&long, 1), vec![b'x'; 200]);
+    }
+
+    #[test]
+    fn call_ids_keep_flags_exactly() {
+        let mut ids = CallIds::default();
+        assert!(ids.is_empty());
+        assert_eq!(ids.mark(b"call_1", 1), Ok(false));
+        assert_eq!(ids.mark(b"call_1", 1), Ok(true));
+        assert_eq!(ids.mark(b"call_1", 2), Ok(false));
+        assert_eq!(ids.mark(b"call_1", 2), Ok(true));
+        assert_eq!(ids.mark(b"call_1", 1), Ok(true));
+        // an end first, then its start
+        assert_eq!(ids.mark(b"call_2", 2), Ok(false));
+        assert_eq!(ids.mark(b"call_2", 1), Ok(false));
+        assert_eq!(ids.mark(b"call_2", 2), Ok(true));
+        // a prefix, an extension and the empty id are other ids
+        assert_eq!(ids.mark(b"call_", 1), Ok(false));
+        assert_eq!(ids.mark(b"call_12", 1), Ok(false));
+        assert_eq!(ids.mark(b"", 2), Ok(false));
+        assert_eq!(ids.mark(b"", 2), Ok(true));
+        assert_eq!(ids.len(), 5);
+        // 1 length byte + 6 + 6 + 5 + 7 + 0 bytes
+        assert_eq!(ids.arena.len(), 5 + 24);
+        let long = vec![b'z'; 300];
+        assert_eq!(ids.mark(&long, 2), Ok(false));
+        assert_eq!(ids.mark(&long, 1), Ok(false));
+        assert_eq!(ids.mark(&long, 2), Ok(true));
+        assert_eq!(ids.arena.len(), 29 + 2 + 300);
+    }
+
+    #[test]
+    fn call_ids_exact_across_growth() {
+        let mut ids = CallIds::default();
+        for i in 0..50_000u32 {
+            let flag = if i % 2 == 0 { 1 } else { 2 };
+            assert_eq!(ids.mark(format!("toolu_{i}").as_bytes(), flag), Ok(false));
+        }
+        assert_eq!(ids.len(), 50_000);
+        for i in 0..50_000u32 {
+            let id = format!("toolu_{i}");
+            let (set, unset) = if i % 2 == 0 { (1, 2) } else { (2, 1) };
+            assert_eq!(ids.mark(id.as_bytes(), set), Ok(true), "{id}");
+            assert_eq!(ids.mark(id.as_bytes(), unset), Ok(false), "{id}");
+        }
+        assert_eq!(ids.len(), 50_000);
+        assert_eq!(ids.mark(b"toolu_50000", 1), Ok(false));
+    }
+
+    #[test]
+    fn call_ids_refuse_offsets_past_30_bits() {
+        let mut ids = CallIds {
+            arena: vec![0; (1 << 30) + 1],
+            ..CallIds::default()
+        };
+        assert_eq!(ids.mark(b"x", 1), Err(ArenaFull));
+        assert_eq!(ids.len(), 0);
+    }
+
+    #[test]
+    fn call_ids_take_the_last_30_bit_offset() {
+        // offset 2^30 - 1 still fits beside the two flag bits
+        let mut ids = CallIds {
+            arena: vec![0; (1 << 30) - 1],
+            ..CallIds::default()
+        };
+        assert_eq!(ids.mark(b"x", 2), Ok(false));
+        assert_eq!(ids.mark(b"x", 2), Ok(true));
+        assert_eq!(ids.mark(b"x", 1), Ok(false));
+        assert_eq!(ids.len(), 1);
+        assert_eq!(ids.arena.len(), (1 << 30) + 1);
     }
 }

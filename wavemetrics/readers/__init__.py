@@ -139,23 +139,22 @@ def plan_units(detections: Sequence[Detection]) -> list[ReadUnit]:
     split between workers, ``spec/formats.md``), read in path order; stdin is
     always a unit of its own.
     """
-    units: list[ReadUnit] = []
+    units: list[tuple[str, list[str]]] = []
     index: dict[tuple[str, str], int] = {}
     for detection in detections:
         fmt, path = detection.format, detection.path
         if fmt is None:
             continue
-        if reads_alone(fmt, path):
-            units.append(ReadUnit(fmt, (path,)))
-            continue
-        key = (fmt, format_named(fmt).unit_key(path))
-        if key in index:
-            at = index[key]
-            units[at] = ReadUnit(fmt, (*units[at].paths, path))
+        # reads_alone(fmt, path), asking the format for the path's unit key once
+        key = path if fmt == EMPTY or path == STDIN else format_named(fmt).unit_key(path)
+        if key == path:
+            units.append((fmt, [path]))
+        elif (fmt, key) in index:
+            units[index[fmt, key]][1].append(path)
         else:
-            index[key] = len(units)
-            units.append(ReadUnit(fmt, (path,)))
-    return [ReadUnit(u.format, tuple(sorted(u.paths))) for u in units]
+            index[fmt, key] = len(units)
+            units.append((fmt, [path]))
+    return [ReadUnit(fmt, tuple(sorted(paths))) for fmt, paths in units]
 
 
 def read_unit(
