@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import wavemetrics._appended as _appended
 import wavemetrics.live as live
-import wavemetrics.resume as resume
 from tests.strategies import claude_calls, claude_records, trace_files
 from wavemetrics.cache import CACHE_ENV, CACHE_FILE
 from wavemetrics.cli import main
@@ -44,13 +44,13 @@ def _call(call_id: str, start: int, end: int) -> bytes:
 def offsets(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The offsets the resumable reads open the transcript at."""
     opened: list[int] = []
-    original = resume._open_at
+    original = _appended._open_at
 
     def counted(path: str, offset: int) -> IO[bytes]:
         opened.append(offset)
         return original(path, offset)
 
-    monkeypatch.setattr(resume, "_open_at", counted)
+    monkeypatch.setattr(_appended, "_open_at", counted)
     return opened
 
 
@@ -79,12 +79,11 @@ def test_grown_transcript_line_equals_a_fresh_line(data: bytes, draw: st.DataObj
 @given(st.lists(st.tuples(st.integers(0, 50), st.integers(0, 8)), min_size=1, max_size=30),
        st.data())
 def test_well_formed_calls_grown_one_by_one(calls: list[tuple[int, int]], draw: st.DataObject) -> None:
-    """Well-formed calls appended a few at a time, with the base of ids rewritten at
-    every growth (OVERLAY_LIMIT 0), give the line of a fresh read each time."""
+    """Well-formed calls appended a few at a time, their ids added to the stored ones
+    at every growth, give the line of a fresh read each time."""
     chunks = [_call(f"c{i}", start, start + span) for i, (start, span) in enumerate(calls)]
     cuts = sorted(draw.draw(st.lists(st.integers(0, len(chunks)), max_size=4), label="cuts"))
-    with tempfile.TemporaryDirectory() as work, pytest.MonkeyPatch.context() as patch:
-        patch.setattr(live, "OVERLAY_LIMIT", 0)
+    with tempfile.TemporaryDirectory() as work:
         target = Path(work) / "p" / "s.jsonl"
         target.parent.mkdir()
         cache = Path(work) / "cache"
@@ -166,8 +165,8 @@ def test_call_joining_a_summed_wave_falls_back(
 
 
 def test_damaged_live_state_is_read_from_the_start(tmp_path: Path, offsets: list[int]) -> None:
-    """A live state or id base whose bytes were damaged is dropped and the transcript
-    read from byte 0; the line is still right."""
+    """A live state whose bytes were damaged is dropped and the transcript read from
+    byte 0; the line is still right."""
     target = tmp_path / "p" / "s.jsonl"
     target.parent.mkdir()
     target.write_bytes(_call("a", 0, 2))
@@ -180,3 +179,50 @@ def test_damaged_live_state_is_read_from_the_start(tmp_path: Path, offsets: list
     offsets.clear()
     assert _line(target, cache) == "waves 1 · multi 1 · saved 2.0s\n"
     assert 0 in offsets and all(offset == 0 for offset in offsets)
+
+
+def _ids(cache: Path) -> list[bytes]:
+    with sqlite3.connect(cache / CACHE_FILE) as db:
+        return [bytes(row[0]) for row in db.execute("SELECT digest FROM live_ids")]
+
+
+def test_ids_are_rows_and_a_run_adds_only_the_new_lines_ids(tmp_path: Path) -> None:
+    """Call a's two lines leave 4 id rows (2 line uuids, a's start and end in lane 0);
+    call b appended adds its 4, none rewritten; both lines' ids are SHA-256 digests."""
+    target = tmp_path / "p" / "s.jsonl"
+    target.parent.mkdir()
+    target.write_bytes(_call("a", 0, 2))
+    cache = tmp_path / "cache"
+    _line(target, cache)
+    first = _ids(cache)
+    assert len(first) == 4 and all(len(digest) == 32 for digest in first)
+    assert live._digest(b"u", "u-a") in first and live._digest(b"s", "0", "a") in first
+    with open(target, "ab") as stream:
+        stream.write(_call("b", 5, 6))
+    assert _line(target, cache) == "waves 2 · multi 0 · saved 0.0s\n"
+    second = _ids(cache)
+    assert set(first) < set(second) and len(second) == 8
+    assert live._digest(b"e", "0", "b") in second
+
+
+@pytest.mark.parametrize("change", [
+    "DELETE FROM live_ids WHERE rowid IN (SELECT rowid FROM live_ids LIMIT 1)",
+    "INSERT INTO live_ids SELECT state, x'00' FROM live_ids LIMIT 1",
+])
+def test_lost_or_added_id_rows_make_the_state_untrusted(
+    tmp_path: Path, offsets: list[int], change: str
+) -> None:
+    """An id row lost (the state would take a repeated line as new) or one added: the
+    count in the state no longer matches, and the transcript is read from byte 0."""
+    target = tmp_path / "p" / "s.jsonl"
+    target.parent.mkdir()
+    target.write_bytes(_call("a", 0, 2))
+    cache = tmp_path / "cache"
+    _line(target, cache)
+    with sqlite3.connect(cache / CACHE_FILE) as db:
+        db.execute(change.replace("rowid", "digest"))
+    with open(target, "ab") as stream:
+        stream.write(_call("a", 0, 2))  # copies: still 1 wave
+    offsets.clear()
+    assert _line(target, cache) == "waves 1 · multi 0 · saved 0.0s\n"
+    assert offsets == [0]

@@ -31,7 +31,7 @@ import os
 import sqlite3
 import stat
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -61,7 +61,7 @@ CACHE_ENV = "WAVEMETRICS_CACHE_DIR"
 CACHE_FILE = "cache.sqlite3"
 #: Bumped whenever what is stored, or how a reader reads, changes meaning; a
 #: database of another schema (``PRAGMA user_version``) is emptied and rebuilt.
-CACHE_SCHEMA = 3
+CACHE_SCHEMA = 4
 
 _TABLES = (
     "CREATE TABLE IF NOT EXISTS detections (path TEXT NOT NULL, mode TEXT NOT NULL,"
@@ -76,7 +76,13 @@ _TABLES = (
     # (wavemetrics.resume); one row per unit, keyed by the unit (its paths), not its version
     "CREATE TABLE IF NOT EXISTS resumes (key TEXT PRIMARY KEY, digest BLOB NOT NULL,"
     " blob BLOB NOT NULL)",
+    # the id digests of the status line's live states (wavemetrics.live), one row each
+    "CREATE TABLE IF NOT EXISTS live_ids (state INTEGER NOT NULL, digest BLOB NOT NULL,"
+    " PRIMARY KEY (state, digest)) WITHOUT ROWID",
 )
+#: What :data:`_TABLES` creates: a database at :data:`CACHE_SCHEMA` that has all of
+#: them is opened without DDL or ``journal_mode`` (WAL mode persists in the file).
+_NAMES = frozenset(statement.split()[5] for statement in _TABLES)
 
 
 def default_cache_dir() -> Path:
@@ -212,16 +218,13 @@ class ReadCache:
             try:
                 self.directory.mkdir(parents=True, exist_ok=True)
                 connection = sqlite3.connect(name[0], timeout=10.0, isolation_level=None)
-                connection.execute("PRAGMA journal_mode=WAL")
+                # per connection, no I/O; WAL mode itself persists in the file
                 connection.execute("PRAGMA synchronous=NORMAL")
-                (schema,) = connection.execute("PRAGMA user_version").fetchone()
-                if schema != CACHE_SCHEMA:
-                    for table in ("detections", "units", "figures", "resumes"):
-                        connection.execute(f"DROP TABLE IF EXISTS {table}")
-                    connection.execute(f"PRAGMA user_version = {CACHE_SCHEMA}")
-                for table in _TABLES:
-                    connection.execute(table)
-                connection.execute("SELECT count(*) FROM units").fetchone()
+                (version,) = connection.execute("PRAGMA user_version").fetchone()
+                names = {name for (name,) in connection.execute(
+                    "SELECT name FROM sqlite_master")}
+                if version != CACHE_SCHEMA or not names >= _NAMES:
+                    self._create(connection)
             except sqlite3.OperationalError:
                 # locked for too long, or no usable file: this run goes without the cache
                 if connection is not None:
@@ -238,6 +241,25 @@ class ReadCache:
             _CONNECTIONS[name] = connection
             return connection
         return None
+
+    @staticmethod
+    def _create(connection: sqlite3.Connection) -> None:
+        """Put a database of another (or no) schema in this one's: WAL, another
+        schema's tables dropped (a cache is rebuilt, never migrated), this module's
+        tables created where missing."""
+        connection.execute("PRAGMA journal_mode=WAL")
+        with connection:
+            connection.execute("BEGIN IMMEDIATE")
+            (version,) = connection.execute("PRAGMA user_version").fetchone()
+            if version != CACHE_SCHEMA:  # another schema's tables: dropped, all of them
+                names = [name for (name,) in connection.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'"
+                    " AND name NOT LIKE 'sqlite_%'")]
+                for name in names:
+                    connection.execute(f'DROP TABLE IF EXISTS "{name}"')
+                connection.execute(f"PRAGMA user_version = {CACHE_SCHEMA}")
+            for table in _TABLES:  # those missing at this schema are created
+                connection.execute(table)
 
     def _remove_files(self) -> None:
         for suffix in ("", "-wal", "-shm"):
@@ -435,6 +457,82 @@ class ReadCache:
             if db is not None:
                 db.execute("INSERT OR REPLACE INTO resumes VALUES (?, ?, ?)",
                            (unit, _digest(blob), blob))
+
+    # -- live states (wavemetrics.live) ------------------------------------
+    def load_live(self, unit: str) -> tuple[Any, bytes] | None:
+        """The live state stored for ``unit`` and its row digest (which
+        :meth:`store_live` expects back), or ``None`` (absent, or damaged: dropped)."""
+        import msgspec
+
+        with self._query() as db:
+            if db is None:
+                return None
+            row = db.execute("SELECT digest, blob FROM resumes WHERE key = ?",
+                             (unit,)).fetchone()
+            if row is None:
+                return None
+            digest, blob = row
+            if isinstance(blob, bytes) and digest == _digest(blob):
+                try:
+                    return msgspec.msgpack.decode(blob), digest
+                except msgspec.DecodeError:
+                    pass
+            db.execute("DELETE FROM resumes WHERE key = ?", (unit,))
+        return None
+
+    def live_id_count(self, state: int) -> int | None:
+        """How many id digests the table ``live_ids`` holds for ``state`` (``None``:
+        no usable cache)."""
+        with self._query() as db:
+            if db is not None:
+                (count,) = db.execute("SELECT count(*) FROM live_ids WHERE state = ?",
+                                      (state,)).fetchone()
+                return int(count)
+        return None
+
+    def live_id_lookup(self, state: int) -> Callable[[bytes], bool]:
+        """A lookup of one digest among ``state``'s stored ids; it raises
+        :class:`sqlite3.Error` when the cache cannot answer."""
+        db = self._connect()
+        if db is None:
+            raise sqlite3.OperationalError("no usable cache")
+        query = "SELECT 1 FROM live_ids WHERE state = ? AND digest = ?"
+
+        def known(digest: bytes) -> bool:
+            return db.execute(query, (state, digest)).fetchone() is not None
+
+        return known
+
+    def store_live(
+        self, unit: str, value: Any, state: int, digests: Sequence[bytes],
+        previous: bytes | None,
+    ) -> bool:
+        """In one transaction: store ``value`` (msgpack-encodable) as ``unit``'s live
+        state and add ``digests`` to ``state``'s ids. ``previous``: the row digest of the
+        state it continues (from :meth:`load_live`), or ``None`` for a state built from
+        byte 0, whose ids replace every id of ``state``. A continuation is stored only
+        if the row is still ``previous`` (else another run moved it on: ``False``)."""
+        import msgspec
+
+        blob = msgspec.msgpack.encode(value)
+        with self._query() as db:
+            if db is None:
+                return False
+            with db:
+                db.execute("BEGIN IMMEDIATE")
+                if previous is None:
+                    db.execute("DELETE FROM live_ids WHERE state = ?", (state,))
+                else:
+                    row = db.execute("SELECT digest FROM resumes WHERE key = ?",
+                                     (unit,)).fetchone()
+                    if row is None or row[0] != previous:
+                        return False
+                db.executemany("INSERT OR IGNORE INTO live_ids VALUES (?, ?)",
+                               [(state, digest) for digest in digests])
+                db.execute("INSERT OR REPLACE INTO resumes VALUES (?, ?, ?)",
+                           (unit, _digest(blob), blob))
+            return True
+        return False
 
     # -- maintenance ------------------------------------------------------
     def info(self) -> CacheInfo:
