@@ -226,3 +226,67 @@ def test_lost_or_added_id_rows_make_the_state_untrusted(
     offsets.clear()
     assert _line(target, cache) == "waves 1 · multi 0 · saved 0.0s\n"
     assert offsets == [0]
+
+
+def _modules_after_line(target: Path, cache: Path) -> tuple[str, list[str]]:
+    """The line of a fresh process and the modules of the other readers, the registry,
+    the pipeline and the resume it imported."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.argv = ['wavemetrics', 'statusline']\n"
+            "from wavemetrics._entry import main; main()\n"
+            "names = ('registry', 'codex', 'pi', 'otlp', 'inspect_log', 'events')\n"
+            "import json; print(json.dumps(sorted(m for m in sys.modules if m in ('wavemetrics.pipeline',"
+            " 'wavemetrics.resume') or m.rsplit('.', 1)[-1] in names)))")
+    result = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                            text=True, input=json.dumps({"transcript_path": str(target)}),
+                            env={**os.environ, CACHE_ENV: str(cache)})
+    line, modules = result.stdout.splitlines()
+    return line, json.loads(modules)
+
+
+def test_grown_transcript_is_read_with_its_reader_only(tmp_path: Path) -> None:
+    """32 calls (64 lines with content): grown by one call, the line comes from the live
+    state without detection (its 64 lines decide it), so neither the registry, another
+    reader, the pipeline nor the resume is imported; 33 one-second calls 10 s apart
+    are 33 waves."""
+    target = tmp_path / "p" / "s.jsonl"
+    target.parent.mkdir()
+    target.write_bytes(b"".join(_call(f"c{i}", 10 * i, 10 * i + 1) for i in range(32)))
+    cache = tmp_path / "cache"
+    _line(target, cache)
+    with open(target, "ab") as stream:
+        stream.write(_call("c32", 320, 321))
+    line, modules = _modules_after_line(target, cache)
+    assert (line, modules) == ("waves 33 · multi 0 · saved 0.0s", [])
+
+
+def test_grown_short_transcript_is_detected_again(tmp_path: Path) -> None:
+    """31 calls (62 lines with content, fewer than detection's 64): after growth the
+    first 64 lines are not all known, so the file is detected again (the registry is
+    imported) and the line is still the live state's: 32 waves."""
+    target = tmp_path / "p" / "s.jsonl"
+    target.parent.mkdir()
+    target.write_bytes(b"".join(_call(f"c{i}", 10 * i, 10 * i + 1) for i in range(31)))
+    cache = tmp_path / "cache"
+    _line(target, cache)
+    with open(target, "ab") as stream:
+        stream.write(_call("c31", 310, 311))
+    line, modules = _modules_after_line(target, cache)
+    assert line == "waves 32 · multi 0 · saved 0.0s"
+    assert "wavemetrics.readers.registry" in modules and "wavemetrics.pipeline" not in modules
+
+
+def test_detection_is_kept_from_64_lines_with_content() -> None:
+    """Blank lines and lines too long do not count towards the 64 lines with content
+    that decide detection; 64 others do."""
+    from wavemetrics.readers._lines import LineAccount
+
+    account = LineAccount(lines_read=70, lines_used=60)
+    account.ignore("blank_line", 5)
+    account.problem("line_too_long")
+    assert live._detection_kept(account)
+    account.problem("line_too_long")
+    assert not live._detection_kept(account)

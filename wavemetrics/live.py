@@ -52,10 +52,10 @@ from typing import TYPE_CHECKING, Any, cast
 
 from wavemetrics._appended import _BOM, _digests, _FileFrom, _marked, _plain
 from wavemetrics.exceptions import StreamOrderError
-from wavemetrics.readers import detect_input
 from wavemetrics.readers._lines import LineAccount
 from wavemetrics.readers.claude_code import FORMAT, ClaudeFolder, read_claude_lines
 from wavemetrics.readers.lanes import LaneBuilder
+from wavemetrics.readers.sources import DETECT_LINES
 from wavemetrics.stream import LaneStream
 from wavemetrics.summary import SummaryAccumulator, merge_summaries
 
@@ -289,6 +289,19 @@ def _restore(
     return state, end
 
 
+def _detection_kept(account: LineAccount) -> bool:
+    """Whether the restored state's lines decide the grown file's detection as they
+    decided it when the state was built (``claude-code``: a state is only stored then).
+    Detection peeks at the first :data:`DETECT_LINES` lines with content (fewer when a
+    cap stops it first), and the bytes before the state's offset are those read then
+    (the resume checks): when at least that many complete lines with content lie
+    before it, the peek is the same. Lines too long are not counted (a peek may take
+    them for blank)."""
+    content = (account.lines_read - account.ignored.get("blank_line", 0)
+               - account.problems.get("line_too_long", 0))
+    return content >= DETECT_LINES
+
+
 def live_figures(
     path: str, key: FileKey, cache: ReadCache
 ) -> tuple[int, int, float] | None:
@@ -300,9 +313,6 @@ def live_figures(
 
     if not _plain(key.path):
         return None
-    detection = detect_input(path)
-    if detection.format != FORMAT:
-        return None
     unit, live = _unit(key.path)
     loaded = cache.load_live(unit)
     restored = None
@@ -311,6 +321,11 @@ def live_figures(
             restored = _restore(path, key, loaded[0], cache.live_id_count(live),
                                 cache.live_id_lookup(live))
         except sqlite3.Error:
+            return None
+    if restored is None or not _detection_kept(restored[0].account):
+        from wavemetrics.readers import detect_input  # every reader: only when needed
+
+        if detect_input(path).format != FORMAT:
             return None
     if restored is None:
         state, offset = _State(path, _Ids()), 0
