@@ -182,50 +182,55 @@ def test_damaged_live_state_is_read_from_the_start(tmp_path: Path, offsets: list
 
 
 def _ids(cache: Path) -> list[bytes]:
+    """Every id row's digest (the head's is empty), in order."""
     with sqlite3.connect(cache / CACHE_FILE) as db:
         return [bytes(row[0]) for row in db.execute("SELECT digest FROM live_ids")]
 
 
 def test_ids_are_rows_and_a_run_adds_only_the_new_lines_ids(tmp_path: Path) -> None:
-    """Call a's two lines leave 4 id rows (2 line uuids, a's start and end in lane 0);
-    call b appended adds its 4, none rewritten; both lines' ids are SHA-256 digests."""
+    """Call a's two lines leave 4 id rows (2 line uuids, a's start and end in lane 0)
+    after the chain's head; call b appended adds its 4; ids are SHA-256 digests."""
     target = tmp_path / "p" / "s.jsonl"
     target.parent.mkdir()
     target.write_bytes(_call("a", 0, 2))
     cache = tmp_path / "cache"
     _line(target, cache)
     first = _ids(cache)
-    assert len(first) == 4 and all(len(digest) == 32 for digest in first)
+    assert first[0] == b"" and len(first) == 5 and all(len(d) == 32 for d in first[1:])
     assert live._digest(b"u", "u-a") in first and live._digest(b"s", "0", "a") in first
     with open(target, "ab") as stream:
         stream.write(_call("b", 5, 6))
     assert _line(target, cache) == "waves 2 · multi 0 · saved 0.0s\n"
     second = _ids(cache)
-    assert set(first) < set(second) and len(second) == 8
+    assert set(first) < set(second) and len(second) == 9
     assert live._digest(b"e", "0", "b") in second
 
 
 @pytest.mark.parametrize("change", [
-    "DELETE FROM live_ids WHERE rowid IN (SELECT rowid FROM live_ids LIMIT 1)",
-    "INSERT INTO live_ids SELECT state, x'00' FROM live_ids LIMIT 1",
+    "DELETE FROM live_ids WHERE digest = ?",  # the row before it names it
+    "UPDATE live_ids SET next = x'' WHERE digest = ?",  # its tag no longer matches
+    "UPDATE live_ids SET tag = x'0000000000000000' WHERE digest = ?",  # its tag is wrong
 ])
-def test_lost_or_added_id_rows_make_the_state_untrusted(
+def test_damaged_id_rows_make_the_state_untrusted(
     tmp_path: Path, offsets: list[int], change: str
 ) -> None:
-    """An id row lost (the state would take a repeated line as new) or one added: the
-    count in the state no longer matches, and the transcript is read from byte 0."""
+    """Call a's lines appended again are copies (still 1 wave), which the run finds by
+    looking up the uuid of a's first line; with that row lost, changed or its tag
+    wrong, the lookup sees the damage and the transcript is read from byte 0."""
     target = tmp_path / "p" / "s.jsonl"
     target.parent.mkdir()
     target.write_bytes(_call("a", 0, 2))
     cache = tmp_path / "cache"
     _line(target, cache)
+    size = target.stat().st_size
     with sqlite3.connect(cache / CACHE_FILE) as db:
-        db.execute(change.replace("rowid", "digest"))
+        assert db.execute(change, (live._digest(b"u", "u-a"),)).rowcount == 1
     with open(target, "ab") as stream:
-        stream.write(_call("a", 0, 2))  # copies: still 1 wave
+        stream.write(_call("a", 0, 2))
     offsets.clear()
     assert _line(target, cache) == "waves 1 · multi 0 · saved 0.0s\n"
-    assert offsets == [0]
+    assert offsets == [size, 0]
+    assert len(_ids(cache)) == 4 + 1  # rebuilt: a's 4 ids and the head
 
 
 def _modules_after_line(target: Path, cache: Path) -> tuple[str, list[str]]:

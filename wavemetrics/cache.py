@@ -76,9 +76,10 @@ _TABLES = (
     # (wavemetrics.resume); one row per unit, keyed by the unit (its paths), not its version
     "CREATE TABLE IF NOT EXISTS resumes (key TEXT PRIMARY KEY, digest BLOB NOT NULL,"
     " blob BLOB NOT NULL)",
-    # the id digests of the status line's live states (wavemetrics.live), one row each
+    # the id digests of the status line's live states (wavemetrics.live), one row each,
+    # each naming the next larger one (a row ``x''`` heads the chain): see LiveIdsDamaged
     "CREATE TABLE IF NOT EXISTS live_ids (state INTEGER NOT NULL, digest BLOB NOT NULL,"
-    " PRIMARY KEY (state, digest)) WITHOUT ROWID",
+    " next BLOB NOT NULL, tag BLOB NOT NULL, PRIMARY KEY (state, digest)) WITHOUT ROWID",
 )
 #: What :data:`_TABLES` creates: a database at :data:`CACHE_SCHEMA` that has all of
 #: them is opened without DDL or ``journal_mode`` (WAL mode persists in the file).
@@ -185,6 +186,71 @@ class CacheInfo(NamedTuple):
     summaries: int
     detections: int
     size_bytes: int
+
+
+class LiveIdsDamaged(ValueError):
+    """A live state's id rows are not the chain they were written as."""
+
+
+class LiveIds:
+    """The id digests of one live state (``wavemetrics.live``) in table ``live_ids``:
+    one row per digest, sorted by SQLite's primary key, each row naming the **next**
+    larger digest of the set (``b""`` after the largest) and a ``tag`` (BLAKE2b of the
+    state, digest and next); an empty digest heads the chain.
+
+    Integrity is checked per lookup, on exactly the rows the answer rests on: ``x``
+    is found in the row holding it, or known absent because the row before it (the
+    largest digest below it) names a next digest above it. A lost row shows as a row
+    before it naming it; a row changed in place fails its tag; a missing head means
+    no row is below; any of them raises :class:`LiveIdsDamaged` (the state is then
+    rebuilt, never trusted). Rows change only with their state, in one transaction."""
+
+    def __init__(self, db: sqlite3.Connection, state: int) -> None:
+        self.db, self.state = db, state
+
+    def _tag(self, digest: bytes, after: bytes) -> bytes:
+        data = self.state.to_bytes(8, "big") + bytes((len(digest), len(after)))
+        return hashlib.blake2b(data + digest + after, digest_size=8).digest()
+
+    def _floor(self, digest: bytes) -> tuple[bytes, bytes]:
+        """The row of the largest digest <= ``digest``: (its digest, its next)."""
+        row = self.db.execute(
+            "SELECT digest, next, tag FROM live_ids WHERE state = ? AND digest <= ?"
+            " ORDER BY digest DESC LIMIT 1", (self.state, digest)).fetchone()
+        if row is None:
+            raise LiveIdsDamaged("no head row")
+        found, after, tag = (bytes(value) for value in row)
+        if tag != self._tag(found, after):
+            raise LiveIdsDamaged("a row's tag does not match it")
+        if found != digest and after and after <= digest:
+            raise LiveIdsDamaged("a row names a next digest that is not there")
+        return found, after
+
+    def known(self, digest: bytes) -> bool:
+        """Whether ``digest`` (not empty) is one of the state's ids."""
+        return self._floor(digest)[0] == digest
+
+    def insert(self, digests: Sequence[bytes]) -> None:
+        """Add ``digests`` (inside the caller's transaction), linking each in."""
+        for digest in sorted(set(digests)):
+            before, after = self._floor(digest)
+            if before == digest:
+                continue
+            self.db.execute("UPDATE live_ids SET next = ?, tag = ? WHERE state = ? AND"
+                            " digest = ?", (digest, self._tag(before, digest), self.state,
+                                            before))
+            self.db.execute("INSERT INTO live_ids VALUES (?, ?, ?, ?)",
+                            (self.state, digest, after, self._tag(digest, after)))
+
+    def replace(self, digests: Sequence[bytes]) -> None:
+        """Make ``digests`` the state's ids (inside the caller's transaction)."""
+        chain = [b"", *sorted(set(digests))]
+        self.db.execute("DELETE FROM live_ids WHERE state = ?", (self.state,))
+        rows = []
+        for index, digest in enumerate(chain):
+            after = chain[index + 1] if index + 1 < len(chain) else b""
+            rows.append((self.state, digest, after, self._tag(digest, after)))
+        self.db.executemany("INSERT INTO live_ids VALUES (?, ?, ?, ?)", rows)
 
 
 _CONNECTIONS: dict[tuple[str, int], sqlite3.Connection] = {}
@@ -480,57 +546,46 @@ class ReadCache:
             db.execute("DELETE FROM resumes WHERE key = ?", (unit,))
         return None
 
-    def live_id_count(self, state: int) -> int | None:
-        """How many id digests the table ``live_ids`` holds for ``state`` (``None``:
-        no usable cache)."""
-        with self._query() as db:
-            if db is not None:
-                (count,) = db.execute("SELECT count(*) FROM live_ids WHERE state = ?",
-                                      (state,)).fetchone()
-                return int(count)
-        return None
-
     def live_id_lookup(self, state: int) -> Callable[[bytes], bool]:
-        """A lookup of one digest among ``state``'s stored ids; it raises
-        :class:`sqlite3.Error` when the cache cannot answer."""
+        """A lookup of one digest among ``state``'s stored ids (:class:`LiveIds`); it
+        raises :class:`LiveIdsDamaged` or :class:`sqlite3.Error`."""
         db = self._connect()
         if db is None:
             raise sqlite3.OperationalError("no usable cache")
-        query = "SELECT 1 FROM live_ids WHERE state = ? AND digest = ?"
-
-        def known(digest: bytes) -> bool:
-            return db.execute(query, (state, digest)).fetchone() is not None
-
-        return known
+        return LiveIds(db, state).known
 
     def store_live(
         self, unit: str, value: Any, state: int, digests: Sequence[bytes],
         previous: bytes | None,
     ) -> bool:
         """In one transaction: store ``value`` (msgpack-encodable) as ``unit``'s live
-        state and add ``digests`` to ``state``'s ids. ``previous``: the row digest of the
-        state it continues (from :meth:`load_live`), or ``None`` for a state built from
-        byte 0, whose ids replace every id of ``state``. A continuation is stored only
-        if the row is still ``previous`` (else another run moved it on: ``False``)."""
+        state and add ``digests`` (not yet stored) to ``state``'s ids. ``previous``: the
+        row digest of the state it continues (from :meth:`load_live`), or ``None`` for a
+        state built from byte 0, whose ids replace every id of ``state``. A continuation
+        is stored only if the row is still ``previous`` and the chain it extends is sound
+        (else ``False``: another run moved it on, or it is damaged)."""
         import msgspec
 
         blob = msgspec.msgpack.encode(value)
         with self._query() as db:
             if db is None:
                 return False
-            with db:
-                db.execute("BEGIN IMMEDIATE")
-                if previous is None:
-                    db.execute("DELETE FROM live_ids WHERE state = ?", (state,))
-                else:
-                    row = db.execute("SELECT digest FROM resumes WHERE key = ?",
-                                     (unit,)).fetchone()
-                    if row is None or row[0] != previous:
-                        return False
-                db.executemany("INSERT OR IGNORE INTO live_ids VALUES (?, ?)",
-                               [(state, digest) for digest in digests])
-                db.execute("INSERT OR REPLACE INTO resumes VALUES (?, ?, ?)",
-                           (unit, _digest(blob), blob))
+            try:
+                with db:
+                    db.execute("BEGIN IMMEDIATE")
+                    ids = LiveIds(db, state)
+                    if previous is None:
+                        ids.replace(digests)
+                    else:
+                        row = db.execute("SELECT digest FROM resumes WHERE key = ?",
+                                         (unit,)).fetchone()
+                        if row is None or row[0] != previous:
+                            return False
+                        ids.insert(digests)
+                    db.execute("INSERT OR REPLACE INTO resumes VALUES (?, ?, ?)",
+                               (unit, _digest(blob), blob))
+            except LiveIdsDamaged:
+                return False  # rolled back; the next run finds the damage and rebuilds
             return True
         return False
 

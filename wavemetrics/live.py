@@ -15,22 +15,22 @@ in proportion to the whole session. The status line needs three figures only
   digests (the standard of :mod:`wavemetrics.readers._seen` for long ids), one
   row each in the cache's table ``live_ids`` (``(state, digest)``, ``WITHOUT
   ROWID``): a run looks up only the digests of the lines it reads, one indexed
-  query each, and inserts the new ones in the transaction that stores the state;
+  query each, and links the new ones in, in the transaction that stores the state;
 - the line accounting, sub-agent chain roots, and the resume offset and digests
   of :mod:`wavemetrics.resume` (same rules: same path and inode, larger size,
   the 64 KiB windows unchanged).
 
 **Integrity** (a damaged state is never trusted): the state row is checked as
-every cache row (its BLAKE2b digest, then decoding), and it records how many
-ids its ``live_ids`` rows number; every run counts them (``SELECT count(*)``,
-one B-tree range walk in SQLite) and reads from byte 0 on any difference, so a
-lost, added or foreign row (a run that stored a state meanwhile, a partial
-write, a rebuild) is caught. Rows only ever change with their state row, in
-one transaction (:meth:`~wavemetrics.cache.ReadCache.store_live`), a state built
-from byte 0 replacing all of them. What the count cannot see is a row whose
-bytes change in place inside a database SQLite still reads: the same class as
-any cache row's bytes changed together with their digest, i.e. an edit of the
-database by something other than wavemetrics.
+every cache row (its BLAKE2b digest, then decoding); the id rows are checked per
+lookup, on the rows each answer rests on (:class:`~wavemetrics.cache.LiveIds`:
+each row names the next larger digest and carries a tag, so a lost row, a row
+changed in place or a missing head is seen by any lookup that relies on it),
+and a state found damaged is read again from byte 0. Rows only ever change with
+their state row, in one transaction
+(:meth:`~wavemetrics.cache.ReadCache.store_live`), a state built from byte 0
+replacing all of them. What these checks cannot see is a row added with a
+correct tag and linked in: an edit of the database by something that computes
+wavemetrics' tags, as a cache row forged with its digest.
 
 A grown transcript is then read from its offset into the restored state, and
 each lane's stream is finished: :class:`~wavemetrics.stream.LaneStream` gives
@@ -81,9 +81,8 @@ class _Ids:
     """Id digests seen: those of the stored state (table ``live_ids``, asked one digest
     at a time through ``known``) and the new ones, in memory until stored."""
 
-    def __init__(self, known: Callable[[bytes], bool] | None = None, stored: int = 0) -> None:
+    def __init__(self, known: Callable[[bytes], bool] | None = None) -> None:
         self.known = known
-        self.stored = stored  # how many ids the stored state has
         self.new: set[bytes] = set()
 
     def __contains__(self, digest: object) -> bool:
@@ -236,7 +235,7 @@ class _State:
 
     def snapshot(self, key: FileKey, end: int) -> tuple[list[Any], list[bytes]] | None:
         """The live state after the line ending at ``end``, and the ids new since the
-        stored state (they go to table ``live_ids``; the state holds their count)."""
+        stored state (they go to table ``live_ids``)."""
         digests = _digests(key.path, end)
         if digests is None:
             return None
@@ -245,7 +244,7 @@ class _State:
                  for b, w in zip(self.folder.lanes.values(), self.sink.writers, strict=True)]
         new = list(self.ids.new)
         return [
-            LIVE_VERSION, self.ids.stored + len(new), list(key), end, digests[0], digests[1],
+            LIVE_VERSION, list(key), end, digests[0], digests[1],
             [account.lines_read, account.lines_used, dict(account.ignored),
              dict(account.problems), dict(account.notes)],
             lanes, [[k, v] for k, v in self.folder.sidechain_roots.items()],
@@ -253,11 +252,11 @@ class _State:
 
 
 def _restore(
-    path: str, key: FileKey, point: Any, count: int | None, known: Callable[[bytes], bool]
+    path: str, key: FileKey, point: Any, known: Callable[[bytes], bool]
 ) -> tuple[_State, int] | None:
     try:
-        version, stored, saved, end, head, tail = point[:6]
-        counts, lanes, roots = point[6:9]
+        version, saved, end, head, tail = point[:5]
+        counts, lanes, roots = point[5:8]
     except (TypeError, ValueError):
         return None
     if version != LIVE_VERSION or not isinstance(saved, list) or len(saved) != 4:
@@ -266,12 +265,10 @@ def _restore(
         return None
     if not isinstance(end, int) or not 0 <= end <= saved[1]:
         return None
-    if not isinstance(stored, int) or stored != count:
-        return None  # ids lost or added since the state was stored: never trusted
     digests = _digests(key.path, end)
     if digests is None or digests[:2] != (head, tail) or (end and digests[2] == _BOM):
         return None
-    state = _State(path, _Ids(known, stored))
+    state = _State(path, _Ids(known))
     try:
         read, used, ignored, problems, notes = counts
         state.account = LineAccount(lines_read=int(read), lines_used=int(used))
@@ -303,23 +300,24 @@ def _detection_kept(account: LineAccount) -> bool:
 
 
 def live_figures(
-    path: str, key: FileKey, cache: ReadCache
+    path: str, key: FileKey, cache: ReadCache, *, trusted: bool = True
 ) -> tuple[int, int, float] | None:
     """The status-line figures of the transcript ``path`` (``key``: its key now) from
-    its live state, read on from where it ended (or from byte 0 without one), or
-    ``None`` when this module cannot give them exactly: the caller then computes them
-    as before. Stores the new live state when the file did not change while read."""
-    from wavemetrics.cache import file_key
+    its live state, read on from where it ended (or from byte 0 without one, or when
+    ``trusted`` is false), or ``None`` when this module cannot give them exactly: the
+    caller then computes them as before. Stores the new live state when the file did
+    not change while read. A state whose id rows prove damaged while read
+    (:class:`~wavemetrics.cache.LiveIdsDamaged`) is read again from byte 0."""
+    from wavemetrics.cache import LiveIdsDamaged, file_key
 
     if not _plain(key.path):
         return None
     unit, live = _unit(key.path)
-    loaded = cache.load_live(unit)
+    loaded = cache.load_live(unit) if trusted else None
     restored = None
     if loaded is not None:
         try:
-            restored = _restore(path, key, loaded[0], cache.live_id_count(live),
-                                cache.live_id_lookup(live))
+            restored = _restore(path, key, loaded[0], cache.live_id_lookup(live))
         except sqlite3.Error:
             return None
     if restored is None or not _detection_kept(restored[0].account):
@@ -345,6 +343,8 @@ def live_figures(
         read_claude_lines(state.folder, path, _marked(
             source.lines(), source, key.size, terminated,
             lambda end: points.append(state.snapshot(key, end))), state.account)
+    except LiveIdsDamaged:
+        return live_figures(path, key, cache, trusted=False) if trusted else None
     except sqlite3.Error:
         return None  # the stored ids could not be asked: the caller reads as before
     finally:
