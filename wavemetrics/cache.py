@@ -42,6 +42,7 @@ __all__ = [
     "CACHE_ENV",
     "CACHE_FILE",
     "CACHE_SCHEMA",
+    "MAX_RUNS",
     "CacheInfo",
     "FileKey",
     "ReadCache",
@@ -69,7 +70,12 @@ _TABLES = (
     "CREATE TABLE IF NOT EXISTS figures (key TEXT PRIMARY KEY, unit TEXT NOT NULL,"
     " digest BLOB NOT NULL, blob BLOB NOT NULL)",
     "CREATE INDEX IF NOT EXISTS figures_by_unit ON figures (unit)",
+    # whole summarize runs as printed (wavemetrics.runcache): key, command scope, output
+    "CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, scope TEXT NOT NULL,"
+    " digest BLOB NOT NULL, blob BLOB NOT NULL, stored REAL NOT NULL)",
 )
+#: At most this many ``summarize`` outputs are kept (the oldest stored go first).
+MAX_RUNS = 32
 
 
 def default_cache_dir() -> Path:
@@ -163,7 +169,8 @@ def _digest(blob: bytes) -> bytes:
 
 class CacheInfo(NamedTuple):
     """What ``wavemetrics cache info`` prints: where the cache is, its read units (and
-    their files), summaries kept for ``summarize``, detections and size (bytes)."""
+    their files), summaries kept for ``summarize``, detections, size (bytes) and the
+    ``summarize`` outputs kept whole (:mod:`wavemetrics.runcache`)."""
 
     path: str
     exists: bool
@@ -172,6 +179,7 @@ class CacheInfo(NamedTuple):
     summaries: int
     detections: int
     size_bytes: int
+    runs: int = 0
 
 
 _CONNECTIONS: dict[tuple[str, int], sqlite3.Connection] = {}
@@ -209,7 +217,7 @@ class ReadCache:
                 connection.execute("PRAGMA synchronous=NORMAL")
                 (schema,) = connection.execute("PRAGMA user_version").fetchone()
                 if schema != CACHE_SCHEMA:
-                    for table in ("detections", "units", "figures"):
+                    for table in ("detections", "units", "figures", "runs"):
                         connection.execute(f"DROP TABLE IF EXISTS {table}")
                     connection.execute(f"PRAGMA user_version = {CACHE_SCHEMA}")
                 for table in _TABLES:
@@ -409,6 +417,37 @@ class ReadCache:
                     db.execute("INSERT OR REPLACE INTO figures VALUES (?, ?, ?, ?)",
                                (key.key, key.unit, _digest(blob), blob))
 
+    # -- whole runs ---------------------------------------------------------
+    def load_run(self, key: str) -> bytes | None:
+        """The output stored for the ``summarize`` run ``key`` (:mod:`wavemetrics.runcache`),
+        or ``None`` (absent, or damaged: then dropped)."""
+        with self._query() as db:
+            if db is None:
+                return None
+            row = db.execute("SELECT digest, blob FROM runs WHERE key = ?", (key,)).fetchone()
+            if row is None:
+                return None
+            digest, blob = row
+            if isinstance(blob, bytes) and digest == _digest(blob):
+                return blob
+            db.execute("DELETE FROM runs WHERE key = ?", (key,))
+        return None
+
+    def store_run(self, key: str, scope: str, blob: bytes) -> bool:
+        """Store a run's output under ``key`` in place of the older outputs of the same
+        command (``scope``), keeping at most :data:`MAX_RUNS`; whether it was stored."""
+        with self._query() as db:
+            if db is not None:
+                with db:
+                    db.execute("BEGIN IMMEDIATE")
+                    db.execute("DELETE FROM runs WHERE scope = ? AND key != ?", (scope, key))
+                    db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?)",
+                               (key, scope, _digest(blob), blob, time.time()))
+                    db.execute("DELETE FROM runs WHERE key NOT IN (SELECT key FROM runs"
+                               " ORDER BY stored DESC LIMIT ?)", (MAX_RUNS,))
+                return True
+        return False
+
     # -- maintenance ------------------------------------------------------
     def info(self) -> CacheInfo:
         """Counts and size of the cache; does not create it."""
@@ -418,7 +457,7 @@ class ReadCache:
             os.path.getsize(str(self.path) + s)
             for s in ("", "-wal", "-shm") if os.path.exists(str(self.path) + s)
         )
-        units = files = summaries = detections = 0
+        units = files = summaries = detections = runs = 0
         with self._query() as db:
             if db is not None:
                 units, files = db.execute(
@@ -427,8 +466,9 @@ class ReadCache:
                 (summaries,) = db.execute(
                     "SELECT count(*) FROM units WHERE files = 0").fetchone()
                 (detections,) = db.execute("SELECT count(*) FROM detections").fetchone()
+                (runs,) = db.execute("SELECT count(*) FROM runs").fetchone()
         return CacheInfo(str(self.path), True, int(units), int(files), int(summaries),
-                         int(detections), size)
+                         int(detections), size, int(runs))
 
     def clear(self) -> bool:
         """Delete the cache database; ``True`` if there was one."""
