@@ -369,3 +369,47 @@ def test_the_walk_reads_the_suffixes_the_readers_read() -> None:
 
     assert runcache.TRACE_SUFFIXES == sources.TRACE_SUFFIXES
     assert runcache.SKIPPED_SUFFIXES == sources._SKIPPED_SUFFIXES
+
+
+def test_the_demo_is_served(tmp_path: Path) -> None:
+    """``--demo`` is keyed on the bundled example's path as the command resolves it."""
+    _check_served(tmp_path, "--demo")
+
+
+@needs_corpus
+def test_a_new_subagents_folder_beside_a_file_named_alone_is_a_miss(
+    folder: Path, tmp_path: Path
+) -> None:
+    """A session file named alone is served until ``<session>/subagents/`` appears beside
+    it: then the run is computed again, with the note that those files were not read."""
+    session = sorted((folder / "sample").iterdir())[0]
+    _check_served(tmp_path, str(session))
+    agents = session.with_suffix("") / "subagents"
+    agents.mkdir(parents=True)
+    shutil.copy(sorted((folder / "sample").iterdir())[1], agents / "agent-a1.jsonl")
+    after = _run(tmp_path, "summarize", str(session))
+    assert not after.served
+    assert b"were not read; pass the project folder" in after.err
+
+
+def test_no_path_resolves_the_standard_locations_as_the_command_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no PATH on a terminal, the inputs keyed are the standard locations the
+    command reads: ``$CLAUDE_CONFIG_DIR/projects`` here."""
+    from wavemetrics.cli import _resolve_paths
+
+    (tmp_path / "projects").mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "none"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True, raising=False)
+    expected = [str(tmp_path / "projects")]
+    assert runcache.resolve_files({"paths": []}) == expected
+    assert _resolve_paths((), False) == expected
+
+
+def test_piped_stdin_and_no_path_is_never_looked_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no PATH and data piped in, the command reads stdin: nothing is resolved."""
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: False, raising=False)
+    assert runcache.resolve_files({"paths": []}) is None

@@ -8,6 +8,10 @@ are keyed by the file's absolute path, size, ``st_mtime_ns`` and inode (and the
 wavemetrics version and cache schema): any change to any of them is a miss,
 and the file is read again in full.
 
+The ``runs`` table keeps whole ``summarize`` outputs as printed (stdout and
+stderr bytes, exit status), keyed by :mod:`wavemetrics.runcache`: ids, counts
+and figures, never trace text.
+
 Where: SQLite (stdlib :mod:`sqlite3`, WAL journal, so two runs at once are
 safe) in ``$WAVEMETRICS_CACHE_DIR`` if set, else the user cache directory of
 the platform (:func:`platformdirs.user_cache_dir`, e.g. ``~/.cache/wavemetrics``).

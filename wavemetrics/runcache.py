@@ -266,28 +266,30 @@ class _Uncacheable(Exception):
     """An input that is never cached: stdin, a pipe, a missing or unreadable path."""
 
 
-def _file(path: str, found: list[Any], sessions: set[str]) -> None:
+def _file(path: str, found: list[Any], sessions: set[str], info: Any = None) -> None:
+    """Key the file at the absolute ``path`` (``info``: its ``stat``, links followed)."""
     try:
-        info = os.stat(path)
+        if info is None:
+            info = os.stat(path)
     except OSError:
         raise _Uncacheable(path) from None
     if not stat.S_ISREG(info.st_mode):
         raise _Uncacheable(path)
-    found.append([os.path.abspath(path), info.st_size, info.st_mtime_ns, info.st_ctime_ns,
-                  info.st_ino, info.st_dev])
-    folder = os.path.dirname(os.path.abspath(path))
+    found.append([path, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino,
+                  info.st_dev])
+    folder = os.path.dirname(path)
     if os.path.basename(folder) == "subagents":
         sessions.add(os.path.dirname(folder))
 
 
 def _folder(top: str, found: list[Any], sessions: set[str]) -> None:
     """The walk of ``readers.sources._walk_files``: links to folders not followed."""
-    stack = [top]
+    stack = [os.path.abspath(top)]
     while stack:
         root = stack.pop()
         try:
             with os.scandir(root) as scan:
-                entries = list(scan)
+                entries = sorted(scan, key=lambda entry: entry.name)
         except OSError:
             raise _Uncacheable(root) from None
         subfolders: list[str] = []
@@ -299,16 +301,19 @@ def _folder(top: str, found: list[Any], sessions: set[str]) -> None:
                 is_dir = False
             if not is_dir:
                 names.append(entry.name)
+                if entry.name.endswith(TRACE_SUFFIXES) and not entry.name.endswith(
+                        SKIPPED_SUFFIXES):
+                    try:
+                        info = entry.stat()
+                    except OSError:
+                        raise _Uncacheable(entry.path) from None
+                    _file(entry.path, found, sessions, info)
             elif entry.is_symlink():
                 names.append(entry.name + "/")  # not read; its presence is keyed
             else:
                 subfolders.append(entry.name)
-        names.sort()
-        found.append([root, names, sorted(subfolders)])
-        for name in names:
-            if name.endswith(TRACE_SUFFIXES) and not name.endswith(SKIPPED_SUFFIXES):
-                _file(os.path.join(root, name), found, sessions)
-        stack.extend(os.path.join(root, name) for name in sorted(subfolders, reverse=True))
+        found.append([root, names, subfolders])
+        stack.extend(os.path.join(root, name) for name in reversed(subfolders))
 
 
 def _inputs(files: Sequence[str]) -> list[Any]:
@@ -321,7 +326,7 @@ def _inputs(files: Sequence[str]) -> list[Any]:
         if os.path.isdir(path):
             _folder(path, found, sessions)
             continue
-        _file(path, found, sessions)
+        _file(os.path.abspath(path), found, sessions)
         # what the sub-agent notes look at beside a file named alone (cli._subagent_hints)
         folder = os.path.dirname(os.path.abspath(path))
         try:
@@ -453,12 +458,20 @@ def serve(args: Sequence[str]) -> int | None:
     except ValueError:
         return None
     out, err = sys.stdout.buffer, sys.stderr.buffer
-    sys.stdout.flush()
-    sys.stderr.flush()
-    for stream, data in chunks:
-        target = out if stream == 1 else err
-        target.write(data)
-        target.flush()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for stream, data in chunks:
+            target = out if stream == 1 else err
+            target.write(data)
+            target.flush()
+    except BrokenPipeError:
+        # as click does when the reader of a pipe went away: quietly, status 1
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        for closed in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(devnull, closed.fileno())
+        return 1
     return code
 
 
