@@ -451,11 +451,14 @@ def serve(args: Sequence[str]) -> int | None:
         blob = ReadCache().load_run(key[0])
     except (OSError, ValueError, RecursionError):
         return None
-    if blob is None:
-        return None
     try:
+        if blob is None:
+            raise ValueError("absent")
         code, chunks = decode_output(blob)
     except ValueError:
+        # a miss: the run that follows in this process keys itself with this key (taken
+        # before it reads) if its options and inputs are the same
+        _LOOKED_UP[:] = [(options, files, key)]
         return None
     out, err = sys.stdout.buffer, sys.stderr.buffer
     try:
@@ -556,6 +559,10 @@ class Recording:
     def inputs(self, files: Sequence[str]) -> None:
         """Key the run on its inputs (before they are read)."""
         self.files = list(files)
+        for options, looked_up, key in _LOOKED_UP:
+            if options == self.options and looked_up == self.files:
+                self.key = key  # the lookup of this process, just before: the same key
+                return
         with contextlib.suppress(OSError, ValueError, RecursionError):
             self.key = run_key(self.options, self.files)
 
@@ -574,6 +581,8 @@ class Recording:
 
 
 _CURRENT: list[Recording] = []
+#: The key :func:`serve` computed and missed in this process: ``(options, files, key)``.
+_LOOKED_UP: list[tuple[dict[str, Any], list[str], tuple[str, str]]] = []
 
 
 @contextlib.contextmanager
