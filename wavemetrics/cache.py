@@ -6,7 +6,10 @@ call records (``kind``, ``call_id``, ``tool_name``, ``at_ms``), never a line of
 text, argument, result or prompt. Per file, the format detection found. Both
 are keyed by the file's absolute path, size, ``st_mtime_ns`` and inode (and the
 wavemetrics version and cache schema): any change to any of them is a miss,
-and the file is read again in full.
+and the file is read again in full, except a Claude Code transcript that only
+grew: table ``resumes`` keeps where each such unit's read ended, and
+:mod:`wavemetrics.resume` (and, for the status line, :mod:`wavemetrics.live`)
+read it on from there.
 
 The ``runs`` table keeps whole ``summarize`` outputs as printed (stdout and
 stderr bytes, exit status), keyed by :mod:`wavemetrics.runcache`: ids, counts
@@ -74,6 +77,10 @@ _TABLES = (
     "CREATE TABLE IF NOT EXISTS figures (key TEXT PRIMARY KEY, unit TEXT NOT NULL,"
     " digest BLOB NOT NULL, blob BLOB NOT NULL)",
     "CREATE INDEX IF NOT EXISTS figures_by_unit ON figures (unit)",
+    # where each read unit's last file ended, to read it on from there when it grows
+    # (wavemetrics.resume); one row per unit, keyed by the unit (its paths), not its version
+    "CREATE TABLE IF NOT EXISTS resumes (key TEXT PRIMARY KEY, digest BLOB NOT NULL,"
+    " blob BLOB NOT NULL)",
     # whole summarize runs as printed (wavemetrics.runcache): key, command scope, output
     "CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, scope TEXT NOT NULL,"
     " digest BLOB NOT NULL, blob BLOB NOT NULL, stored REAL NOT NULL)",
@@ -221,7 +228,7 @@ class ReadCache:
                 connection.execute("PRAGMA synchronous=NORMAL")
                 (schema,) = connection.execute("PRAGMA user_version").fetchone()
                 if schema != CACHE_SCHEMA:
-                    for table in ("detections", "units", "figures", "runs"):
+                    for table in ("detections", "units", "figures", "resumes", "runs"):
                         connection.execute(f"DROP TABLE IF EXISTS {table}")
                     connection.execute(f"PRAGMA user_version = {CACHE_SCHEMA}")
                 for table in _TABLES:
@@ -329,7 +336,7 @@ class ReadCache:
     def _load(
         self, table: str, key: UnitKey, decode: Any, error: type[Exception]
     ) -> Any:
-        # ``table`` is one of this module's two table names, never input text.
+        # ``table`` is one of this module's table names, never input text.
         with self._query() as db:
             if db is None:
                 return None
@@ -420,6 +427,26 @@ class ReadCache:
                                (key.unit, key.key))
                     db.execute("INSERT OR REPLACE INTO figures VALUES (?, ?, ?, ?)",
                                (key.key, key.unit, _digest(blob), blob))
+
+    # -- resume points (wavemetrics.resume) ---------------------------------
+    def load_resume(self, unit: str) -> Any:
+        """The resume point stored for the unit ``unit`` (:attr:`UnitKey.unit`), or
+        ``None`` (absent, or damaged: then dropped)."""
+        import msgspec
+
+        return self._load("resumes", UnitKey(unit, unit), msgspec.msgpack.decode,
+                          msgspec.DecodeError)
+
+    def store_resume(self, unit: str, value: Any) -> None:
+        """Store ``value`` (msgpack-encodable) as the unit's resume point, in place of
+        the one before."""
+        import msgspec
+
+        blob = msgspec.msgpack.encode(value)
+        with self._query() as db:
+            if db is not None:
+                db.execute("INSERT OR REPLACE INTO resumes VALUES (?, ?, ?)",
+                           (unit, _digest(blob), blob))
 
     # -- whole runs ---------------------------------------------------------
     def load_run(self, key: str) -> bytes | None:
