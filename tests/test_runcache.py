@@ -413,3 +413,71 @@ def test_piped_stdin_and_no_path_is_never_looked_up(monkeypatch: pytest.MonkeyPa
     """With no PATH and data piped in, the command reads stdin: nothing is resolved."""
     monkeypatch.setattr(sys.stdin, "isatty", lambda: False, raising=False)
     assert runcache.resolve_files({"paths": []}) is None
+
+
+def _run_on_terminal(tmp: Path, *args: str) -> tuple[Run, bytes]:
+    """``_run`` with stdout and stderr on one pseudo-terminal: the run and what it drew."""
+    import pty
+
+    modules = tmp / "modules.json"
+    primary, secondary = pty.openpty()
+    env = {**os.environ, "RUNCACHE_MODULES": str(modules), "TZ": "UTC"}
+    process = subprocess.Popen([sys.executable, "-c", _HARNESS, *args], env=env,
+                               stdin=subprocess.DEVNULL, stdout=secondary, stderr=secondary)
+    os.close(secondary)
+    drawn = b""
+    while True:
+        try:
+            chunk = os.read(primary, 65536)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    code = process.wait()
+    os.close(primary)
+    return Run(code, drawn, b"", json.loads(modules.read_text())), drawn
+
+
+@needs_corpus
+def test_the_progress_bar_is_not_kept_and_a_served_run_draws_none(
+    folder: Path, tmp_path: Path
+) -> None:
+    """On a terminal, a read of 20+ files draws a progress bar; the output kept leaves it
+    out, so the served run on the same terminal prints the table without any bar."""
+    source = sorted((folder / "sample").iterdir())
+    for number in range(21):
+        shutil.copy(source[number % 3], folder / "sample" / f"copy-{number:02d}.jsonl")
+    first, drawn = _run_on_terminal(tmp_path, "summarize", str(folder))
+    assert not first.served
+    assert b"reading " in drawn and b"files" in drawn  # the bar's label
+    second, served = _run_on_terminal(tmp_path, "summarize", str(folder))
+    assert second.served
+    assert second.code == first.code == 0
+    assert b"reading " not in served
+    assert b"\x1b[1A" not in served  # nor the line the bar clears
+    # what was drawn after the bar was cleared (notes, then the table) is what is served
+    assert b"wavemetrics: note:" in served and b"session" in served
+    assert drawn.endswith(served)
+
+
+@needs_corpus
+def test_a_run_whose_input_changed_while_it_read_is_not_kept(
+    folder: Path, private_cache: Path
+) -> None:
+    """Keyed before the read, a run is kept only if the inputs are the same at its end and
+    it completed (status 0)."""
+    options = runcache.options_from_args([str(folder)])
+    assert options is not None
+    store = ReadCache(private_cache)
+    unchanged = runcache.Recording(options)
+    unchanged.inputs([str(folder)])
+    assert not unchanged.store(store)  # not complete
+    unchanged.complete = True
+    assert unchanged.store(store)
+    changed = runcache.Recording({**options, "show_paths": True})
+    changed.inputs([str(folder)])
+    changed.complete = True
+    _append(sorted((folder / "sample").iterdir())[2])
+    assert not changed.store(store)
+    assert store.info().runs == 1

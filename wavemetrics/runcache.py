@@ -559,7 +559,8 @@ class Recording:
     def inputs(self, files: Sequence[str]) -> None:
         """Key the run on its inputs (before they are read)."""
         self.files = list(files)
-        for options, looked_up, key in _LOOKED_UP:
+        pending, _LOOKED_UP[:] = list(_LOOKED_UP), []  # used once, by the run that follows
+        for options, looked_up, key in pending:
             if options == self.options and looked_up == self.files:
                 self.key = key  # the lookup of this process, just before: the same key
                 return
