@@ -208,7 +208,8 @@ def test_cache_info_and_clear(tmp_path: Path, private_cache: Path) -> None:
     assert _invoke("cache", "info")[1].splitlines()[1:3] == [
         "lane summaries (summarize): 2 units",
         "call records (waves, --by, --since): 2 units (2 files)"]
-    assert lines[4].startswith("size: ")
+    assert lines[4] == "summarize outputs (served whole): 1"  # the summarize run, kept
+    assert lines[5].startswith("size: ")
     assert _invoke("cache", "clear") == (0, f"removed {private_cache / CACHE_FILE}\n", "")
     assert not (private_cache / CACHE_FILE).exists()
     assert _invoke("cache", "clear")[1] == f"nothing to remove at {private_cache / CACHE_FILE}\n"

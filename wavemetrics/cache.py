@@ -11,6 +11,10 @@ grew: table ``resumes`` keeps where each such unit's read ended, and
 :mod:`wavemetrics.resume` (and, for the status line, :mod:`wavemetrics.live`)
 read it on from there.
 
+The ``runs`` table keeps whole ``summarize`` outputs as printed (stdout and
+stderr bytes, exit status), keyed by :mod:`wavemetrics.runcache`: ids, counts
+and figures, never trace text.
+
 Where: SQLite (stdlib :mod:`sqlite3`, WAL journal, so two runs at once are
 safe) in ``$WAVEMETRICS_CACHE_DIR`` if set, else the user cache directory of
 the platform (:func:`platformdirs.user_cache_dir`, e.g. ``~/.cache/wavemetrics``).
@@ -45,6 +49,7 @@ __all__ = [
     "CACHE_ENV",
     "CACHE_FILE",
     "CACHE_SCHEMA",
+    "MAX_RUNS",
     "CacheInfo",
     "FileKey",
     "ReadCache",
@@ -80,10 +85,15 @@ _TABLES = (
     # each naming the next larger one (a row ``x''`` heads the chain): see LiveIdsDamaged
     "CREATE TABLE IF NOT EXISTS live_ids (state INTEGER NOT NULL, digest BLOB NOT NULL,"
     " next BLOB NOT NULL, tag BLOB NOT NULL, PRIMARY KEY (state, digest)) WITHOUT ROWID",
+    # whole summarize runs as printed (wavemetrics.runcache): key, command scope, output
+    "CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, scope TEXT NOT NULL,"
+    " digest BLOB NOT NULL, blob BLOB NOT NULL, stored REAL NOT NULL)",
 )
 #: What :data:`_TABLES` creates: a database at :data:`CACHE_SCHEMA` that has all of
 #: them is opened without DDL or ``journal_mode`` (WAL mode persists in the file).
 _NAMES = frozenset(statement.split()[5] for statement in _TABLES)
+#: At most this many ``summarize`` outputs are kept (the oldest stored go first).
+MAX_RUNS = 32
 
 
 def default_cache_dir() -> Path:
@@ -177,7 +187,8 @@ def _digest(blob: bytes) -> bytes:
 
 class CacheInfo(NamedTuple):
     """What ``wavemetrics cache info`` prints: where the cache is, its read units (and
-    their files), summaries kept for ``summarize``, detections and size (bytes)."""
+    their files), summaries kept for ``summarize``, detections, size (bytes) and the
+    ``summarize`` outputs kept whole (:mod:`wavemetrics.runcache`)."""
 
     path: str
     exists: bool
@@ -186,6 +197,7 @@ class CacheInfo(NamedTuple):
     summaries: int
     detections: int
     size_bytes: int
+    runs: int = 0
 
 
 class LiveIdsDamaged(ValueError):
@@ -589,6 +601,37 @@ class ReadCache:
             return True
         return False
 
+    # -- whole runs ---------------------------------------------------------
+    def load_run(self, key: str) -> bytes | None:
+        """The output stored for the ``summarize`` run ``key`` (:mod:`wavemetrics.runcache`),
+        or ``None`` (absent, or damaged: then dropped)."""
+        with self._query() as db:
+            if db is None:
+                return None
+            row = db.execute("SELECT digest, blob FROM runs WHERE key = ?", (key,)).fetchone()
+            if row is None:
+                return None
+            digest, blob = row
+            if isinstance(blob, bytes) and digest == _digest(blob):
+                return blob
+            db.execute("DELETE FROM runs WHERE key = ?", (key,))
+        return None
+
+    def store_run(self, key: str, scope: str, blob: bytes) -> bool:
+        """Store a run's output under ``key`` in place of the older outputs of the same
+        command (``scope``), keeping at most :data:`MAX_RUNS`; whether it was stored."""
+        with self._query() as db:
+            if db is not None:
+                with db:
+                    db.execute("BEGIN IMMEDIATE")
+                    db.execute("DELETE FROM runs WHERE scope = ? AND key != ?", (scope, key))
+                    db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?)",
+                               (key, scope, _digest(blob), blob, time.time()))
+                    db.execute("DELETE FROM runs WHERE key NOT IN (SELECT key FROM runs"
+                               " ORDER BY stored DESC LIMIT ?)", (MAX_RUNS,))
+                return True
+        return False
+
     # -- maintenance ------------------------------------------------------
     def info(self) -> CacheInfo:
         """Counts and size of the cache; does not create it."""
@@ -598,7 +641,7 @@ class ReadCache:
             os.path.getsize(str(self.path) + s)
             for s in ("", "-wal", "-shm") if os.path.exists(str(self.path) + s)
         )
-        units = files = summaries = detections = 0
+        units = files = summaries = detections = runs = 0
         with self._query() as db:
             if db is not None:
                 units, files = db.execute(
@@ -607,8 +650,9 @@ class ReadCache:
                 (summaries,) = db.execute(
                     "SELECT count(*) FROM units WHERE files = 0").fetchone()
                 (detections,) = db.execute("SELECT count(*) FROM detections").fetchone()
+                (runs,) = db.execute("SELECT count(*) FROM runs").fetchone()
         return CacheInfo(str(self.path), True, int(units), int(files), int(summaries),
-                         int(detections), size)
+                         int(detections), size, int(runs))
 
     def clear(self) -> bool:
         """Delete the cache database; ``True`` if there was one."""
