@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import wavemetrics.resume as resume
+import wavemetrics._appended as _appended
 from tests.corpus import CORPUS, needs_corpus
 from tests.golden_cases import GOLDEN
 from tests.strategies import claude_calls, claude_records, trace_files
@@ -43,12 +43,12 @@ def _outputs(path: str, cache: Path | None) -> list[tuple[int, str]]:
 
 
 class _Counting:
-    """Wraps ``resume._open_at`` and counts the offsets opened and the bytes read."""
+    """Wraps ``_appended._open_at`` and counts the offsets opened and the bytes read."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.offsets: list[int] = []
         self.bytes = 0
-        original = resume._open_at
+        original = _appended._open_at
 
         def opened(path: str, offset: int) -> IO[bytes]:
             self.offsets.append(offset)
@@ -71,7 +71,7 @@ class _Counting:
 
             return Stream()  # type: ignore[return-value]
 
-        monkeypatch.setattr(resume, "_open_at", opened)
+        monkeypatch.setattr(_appended, "_open_at", opened)
 
 
 @pytest.fixture
