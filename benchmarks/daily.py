@@ -9,7 +9,9 @@
    folder exists) is summarised cold (empty cache), warm (cache filled) and with
    ``--no-cache``; target: warm <= 0.1 x cold.
 2. Status line: a ~100 MB Claude Code transcript; ``wavemetrics statusline``
-   run 30 times warm, fresh processes; target: p95 < 100 ms.
+   run 30 times warm, fresh processes; target: p95 < 100 ms. Then the same
+   transcript grown: before each of 20 runs one call (its two lines) is appended,
+   so every run reads the transcript from where it ended (``wavemetrics.resume``).
 3. ``wavemetrics --help``: 30 fresh processes; target: median < 100 ms.
 
 Every run is a fresh process with ``WAVEMETRICS_CACHE_DIR`` in the workdir, so
@@ -31,6 +33,7 @@ import statistics
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -132,14 +135,59 @@ def bench_statusline(work: Path, megabytes: int, runs: int) -> None:
           f" p95 {cpu95 * 1000:.0f} ms (target < 100)")
 
 
+def _appended_call(index: int, session: str) -> bytes:
+    """One call of ``session`` (assistant tool_use, then its user tool_result), fresh ids,
+    after every call of the generated transcript."""
+    stamp = f"2030-01-01T00:{index // 60 % 60:02d}:{index % 60:02d}.000Z"
+    lines = [
+        {"type": "assistant", "uuid": str(uuid.uuid4()), "sessionId": session,
+         "timestamp": stamp, "message": {"content": [
+             {"type": "tool_use", "id": f"toolu_grown_{index}", "name": "Read"}]}},
+        {"type": "user", "uuid": str(uuid.uuid4()), "sessionId": session,
+         "timestamp": stamp, "message": {"content": [
+             {"type": "tool_result", "tool_use_id": f"toolu_grown_{index}"}]}},
+    ]
+    return "".join(json.dumps(line) + "\n" for line in lines).encode()
+
+
+def bench_statusline_grown(work: Path, megabytes: int, runs: int) -> None:
+    """The status line on a grown transcript: a call appended before each run."""
+    transcript = work / f"transcript-{megabytes}mb.jsonl"
+    make_transcript(transcript, megabytes)
+    grown = work / f"transcript-{megabytes}mb-grown.jsonl"
+    shutil.copyfile(transcript, grown)
+    env = {**os.environ, "WAVEMETRICS_CACHE_DIR": str(work / "cache-grown")}
+    shutil.rmtree(work / "cache-grown", ignore_errors=True)
+    payload = json.dumps({"session_id": "x", "transcript_path": str(grown)}).encode()
+    with open(grown, encoding="utf-8") as stream:
+        session = json.loads(stream.readline())["sessionId"]
+    first = _timed([*CLI, "statusline"], env, payload)  # cold: fills the cache
+    times = []
+    for index in range(runs):
+        with open(grown, "ab") as stream:
+            stream.write(_appended_call(index, session))
+        times.append(_timed([*CLI, "statusline"], env, payload))
+    times.sort()
+    cpu = sorted(CPU[-runs:])
+    p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
+    cpu95 = cpu[min(len(cpu) - 1, round(0.95 * (len(cpu) - 1)))]
+    print(f"statusline, grown: {grown.stat().st_size / 1e6:.0f} MB transcript;"
+          f" first (cold) {first * 1000:.0f} ms")
+    print(f"  a call appended before each of {runs} runs: wall median"
+          f" {statistics.median(times) * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms;"
+          f" CPU median {statistics.median(cpu) * 1000:.0f} ms, p95 {cpu95 * 1000:.0f} ms"
+          f" (target < 100)")
+
+
 def _p95(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
 def bench_against(work: Path, megabytes: int, runs: int, baseline: Path) -> None:
-    """The status line (warm) and ``--help`` of this tree and of ``baseline`` (a source tree
-    put first on ``PYTHONPATH``), their runs interleaved so that both see the same load."""
+    """The status line (warm: unchanged, and grown: a call appended before each run) and
+    ``--help`` of this tree and of ``baseline`` (a source tree put first on
+    ``PYTHONPATH``), their runs interleaved so that both see the same load."""
     import compileall
 
     compileall.compile_dir(str(baseline / "wavemetrics"), quiet=1)
@@ -162,11 +210,37 @@ def bench_against(work: Path, megabytes: int, runs: int, baseline: Path) -> None
             for name, env in trees.items():
                 wall[name].append(_timed(args, env, stdin))
                 cpu[name].append(CPU[-1])
-        print(f"{label}, {runs} runs each, interleaved (ms): wall median / p95, CPU median / p95")
-        for name in trees:
-            print(f"  {name:<10} {statistics.median(wall[name]) * 1000:5.0f} /"
-                  f" {_p95(wall[name]) * 1000:5.0f}   {statistics.median(cpu[name]) * 1000:5.0f} /"
-                  f" {_p95(cpu[name]) * 1000:5.0f}")
+        _print_against(label, runs, trees, wall, cpu)
+    # the grown transcript: a copy per tree, each filled cold, then one call appended to
+    # both before each pair of runs
+    grown: dict[str, bytes] = {}
+    with open(transcript, encoding="utf-8") as stream:
+        session = json.loads(stream.readline())["sessionId"]
+    for name, env in trees.items():
+        copy = work / f"transcript-{megabytes}mb-grown-{name.replace(' ', '-')}.jsonl"
+        shutil.copyfile(transcript, copy)
+        grown[name] = json.dumps({"session_id": "x", "transcript_path": str(copy)}).encode()
+        _timed([*CLI, "statusline"], env, grown[name])  # cold: fills the live state
+    wall = {name: [] for name in trees}
+    cpu = {name: [] for name in trees}
+    for index in range(runs):
+        for name, env in trees.items():
+            path = json.loads(grown[name])["transcript_path"]
+            with open(path, "ab") as stream:
+                stream.write(_appended_call(index, session))
+            wall[name].append(_timed([*CLI, "statusline"], env, grown[name]))
+            cpu[name].append(CPU[-1])
+    _print_against("statusline (grown: a call appended before each run)", runs, trees, wall,
+                   cpu)
+
+
+def _print_against(label: str, runs: int, trees: dict[str, dict[str, str]],
+                   wall: dict[str, list[float]], cpu: dict[str, list[float]]) -> None:
+    print(f"{label}, {runs} runs each, interleaved (ms): wall median / p95, CPU median / p95")
+    for name in trees:
+        print(f"  {name:<10} {statistics.median(wall[name]) * 1000:5.0f} /"
+              f" {_p95(wall[name]) * 1000:5.0f}   {statistics.median(cpu[name]) * 1000:5.0f} /"
+              f" {_p95(cpu[name]) * 1000:5.0f}", flush=True)
 
 
 def bench_help(runs: int) -> None:
@@ -187,16 +261,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--megabytes", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="180 files, 10 MB, 1 repeat")
-    parser.add_argument("--only", choices=["help", "cache", "statusline"], action="append",
-                        help="run only these parts (repeatable; default: all three)")
+    parser.add_argument("--only", choices=["help", "cache", "statusline", "grown"],
+                        action="append",
+                        help="run only these parts (repeatable; default: all four)")
     parser.add_argument("--runs", type=int, default=30,
                         help="fresh processes timed for --help and the status line")
     parser.add_argument("--against", type=Path, metavar="TREE",
-                        help="only compare the warm status line and --help with those of"
+                        help="only compare the status line (warm, grown) and --help with those of"
                              " another source tree (e.g. `git archive main wavemetrics`),"
                              " runs interleaved")
     args = parser.parse_args(argv)
-    parts = set(args.only or ["help", "cache", "statusline"])
+    parts = set(args.only or ["help", "cache", "statusline", "grown"])
     if args.quick:
         args.files, args.megabytes, args.repeat = 180, 10, 1
     args.workdir.mkdir(parents=True, exist_ok=True)
@@ -216,6 +291,8 @@ def main(argv: list[str] | None = None) -> int:
         bench_cache(args.workdir, args.files, args.repeat)
     if "statusline" in parts:
         bench_statusline(args.workdir, args.megabytes, args.runs)
+    if "grown" in parts:
+        bench_statusline_grown(args.workdir, args.megabytes, 20)
     return 0
 
 

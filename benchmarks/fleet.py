@@ -8,15 +8,20 @@ and folder names) is replaced by a new random UUID, consistently within the
 copy, so copies neither de-duplicate against each other nor share sessions.
 ``OUT`` is laid out as a Claude config folder (``CLAUDE_CONFIG_DIR``), so the
 peer ``ccusage`` reads the same files. Generated at benchmark time, never
-committed. Usage::
+committed. With ``--one-project`` every copy goes into one project folder,
+``OUT/projects/one/`` (a file name without a UUID gets its copy number as a
+prefix): one large folder, the case ``--jobs N`` splits across threads. Usage::
 
     python benchmarks/fleet.py /tmp/fleet [--copies 50] [--corpus ../shared/corpus]
+    python benchmarks/fleet.py /tmp/one --copies 10 --one-project
     python benchmarks/fleet.py /tmp/fleet --bench [--repeat 3]
 
 ``--bench`` (the folder is made first if it is not there) times, in one run,
 ``ccusage session --json --offline`` (when ``../shared/peers`` has it) and
 ``wavemetrics summarize --format json`` on ``OUT/projects`` with default
-options: without the cache, cold (the cache emptied before each run), warm,
+options: without the cache, cold (the cache emptied before each run), warm
+(every file's entry cached, the stored whole outputs dropped before each run),
+served (the whole output of the same command stored: ``wavemetrics.runcache``),
 and ``--engine python`` cold and warm. Every row is the median of
 ``--repeat`` fresh processes, in wall and CPU (user + sys) seconds; the cache
 lives in ``OUT/cache`` (``WAVEMETRICS_CACHE_DIR``), never the user's. The
@@ -55,8 +60,10 @@ def _project_of(path: Path) -> Path:
     return path.parent.parent.parent if path.parent.name == "subagents" else path.parent
 
 
-def make_fleet(out: Path, corpus: Path, copies: int, seed: int = 12) -> tuple[int, int]:
-    """Write the fleet folder; returns (files, bytes)."""
+def make_fleet(
+    out: Path, corpus: Path, copies: int, seed: int = 12, one_project: bool = False
+) -> tuple[int, int]:
+    """Write the fleet folder (or one project folder of all copies); returns (files, bytes)."""
     files = claude_files(corpus)
     rng_state = uuid.UUID(int=seed)  # deterministic ids: uuid5 of (seed, copy, old id)
     count = size = 0
@@ -73,7 +80,14 @@ def make_fleet(out: Path, corpus: Path, copies: int, seed: int = 12) -> tuple[in
             relative = path.relative_to(project)
             renamed = _UUID_TEXT.sub(lambda m: fresh_id(m.group(0).encode()).decode(),
                                      relative.as_posix())
-            target = out / "projects" / f"{project.name}-{copy:03d}" / renamed
+            if one_project:
+                if renamed == relative.as_posix():  # no id in the name: keep copies apart
+                    renamed = f"{copy:03d}-{renamed}"
+                target = out / "projects" / "one" / renamed
+            else:
+                target = out / "projects" / f"{project.name}-{copy:03d}" / renamed
+            if target.exists():
+                raise SystemExit(f"{target}: two copies would share this name")
             target.parent.mkdir(parents=True, exist_ok=True)
             data = _UUID.sub(lambda m: fresh_id(m.group(0)), path.read_bytes())
             target.write_bytes(data)
@@ -82,11 +96,23 @@ def make_fleet(out: Path, corpus: Path, copies: int, seed: int = 12) -> tuple[in
     return count, size
 
 
-def _timed(argv: list[str], env: dict[str, str], before: Path | None = None) -> tuple[float, float]:
+def _drop_runs(cache: Path) -> None:
+    """Delete the stored whole outputs (a warm run that is not served)."""
+    import sqlite3
+
+    with sqlite3.connect(cache / "cache.sqlite3") as db:
+        db.execute("DELETE FROM runs")
+
+
+def _timed(argv: list[str], env: dict[str, str], before: Path | None = None,
+           runs_of: Path | None = None) -> tuple[float, float]:
     """Wall and CPU (user + sys) seconds of one fresh process; ``before``: a folder
-    emptied first (the cold cache)."""
+    emptied first (the cold cache); ``runs_of``: a cache whose whole outputs are dropped
+    first (warm, not served)."""
     if before is not None:
         shutil.rmtree(before, ignore_errors=True)
+    if runs_of is not None:
+        _drop_runs(runs_of)
     start_usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL,
@@ -116,14 +142,18 @@ def bench(out: Path, repeat: int) -> None:
         ("wavemetrics, --no-cache (native)", [*summarize, "--no-cache"], ""),
         ("wavemetrics, cold cache (native, default options)", summarize, "cold"),
         ("wavemetrics, warm cache (native, default options)", summarize, "warm"),
+        ("wavemetrics, warm, output served whole (default options)", summarize, "served"),
         ("wavemetrics --engine python, cold cache", [*summarize, "--engine", "python"], "cold"),
         ("wavemetrics --engine python, warm cache", [*summarize, "--engine", "python"], "warm"),
     ]
     times: dict[str, tuple[float, float]] = {}
     for label, argv, state in rows:
-        if state == "warm":
+        if state in ("warm", "served"):
             _timed(argv, env)  # fills the cache for this engine (a cold run, not counted)
-        runs = [_timed(argv, env, cache if state == "cold" else None) for _ in range(repeat)]
+        if state == "served":
+            _timed(argv, env)  # a warm run stores the whole output (not counted)
+        runs = [_timed(argv, env, cache if state == "cold" else None,
+                       cache if state == "warm" else None) for _ in range(repeat)]
         times[label] = (statistics.median(w for w, _ in runs),
                         statistics.median(c for _, c in runs))
     files = sum(1 for _ in projects.rglob("*.jsonl"))
@@ -143,19 +173,24 @@ def bench(out: Path, repeat: int) -> None:
         cold = times[f"{prefix}cold cache{suffix}"]
         warm = times[f"{prefix}warm cache{suffix}"]
         print(f"warm / cold, {engine}: {warm[0] / cold[0]:.3f} wall, {warm[1] / cold[1]:.3f} cpu")
+    cold = times["wavemetrics, cold cache (native, default options)"]
+    served = times["wavemetrics, warm, output served whole (default options)"]
+    print(f"served / cold, native: {served[0] / cold[0]:.3f} wall, {served[1] / cold[1]:.3f} cpu")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--copies", type=int, default=50)
+    parser.add_argument("--one-project", action="store_true",
+                        help="every copy in one project folder (projects/one)")
     parser.add_argument("--corpus", type=Path,
                         default=Path(__file__).resolve().parents[2] / "shared" / "corpus")
     parser.add_argument("--bench", action="store_true", help="time the runs (module doc)")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     if not (args.bench and (args.out / "projects").is_dir()):
-        count, size = make_fleet(args.out, args.corpus, args.copies)
+        count, size = make_fleet(args.out, args.corpus, args.copies, one_project=args.one_project)
         print(f"{args.out}: {count} files, {size / 1e6:.0f} MB")
     if args.bench:
         bench(args.out, args.repeat)

@@ -51,7 +51,7 @@ def test_ids_that_differ_only_in_case_or_layout_stay_apart() -> None:
 
 def test_a_canonical_uuid_is_kept_as_its_128_bit_integer() -> None:
     """The key of a canonical UUID is the integer of its 32 hex digits (one-to-one, exact)."""
-    from wavemetrics.readers._seen import _key
+    from wavemetrics.readers._seen import compact_key as _key
 
     assert _key("00000000-0000-0000-0000-000000000001") == 1
     assert _key("ffffffff-ffff-ffff-ffff-ffffffffffff") == 2**128 - 1

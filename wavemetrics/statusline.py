@@ -19,7 +19,9 @@ reading every such file of the project folder.
 It never fails the prompt: bad or missing input gives one line and exit 0.
 Once a version of the session's files has been read, its figures are kept in
 the cache (``wavemetrics.cache``, table ``figures``) and answered from there
-without importing the readers or the core.
+without importing the readers or the core. A Claude Code transcript without
+sub-agent files that grew is answered from its live state
+(:mod:`wavemetrics.live`): only its new lines are read and summarised.
 """
 
 from __future__ import annotations
@@ -92,6 +94,17 @@ Figures = tuple[int, int, float, int]
 
 
 def _compute(paths: list[str], keys: list[FileKey], cache: ReadCache | None) -> Figures | None:
+    if cache is not None and len(paths) == 1:
+        # a transcript without sub-agent files that grew: its new lines only
+        from wavemetrics.live import live_figures
+        from wavemetrics.readers.claude_code import FORMAT
+
+        live = live_figures(paths[0], keys[0], cache)
+        if live is not None:
+            figures = (*live, 0)
+            cache.store_detection(keys[0], detection_mode("auto", None), FORMAT)
+            cache.store_json(unit_key(FORMAT, keys, _figures_key()), list(figures))
+            return figures
     from wavemetrics.pipeline import analyse, read_inputs
 
     outcome = read_inputs(paths, cache=cache)

@@ -24,14 +24,21 @@ from __future__ import annotations
 import hashlib
 import re
 
-__all__ = ["SeenIds"]
+__all__ = ["SeenIds", "compact_key"]
 
 _CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 #: Ids longer than this are kept as their SHA-256 digest.
 _LONGEST_KEPT = 64
 
 
-def _key(text: str) -> int | str | bytes:
+def compact_key(text: str) -> int | str | bytes:
+    """The one-to-one compact key :class:`SeenIds` keeps for ``text`` (module docstring).
+
+    >>> compact_key("0b9c1f4e-2a3d-4e5f-8a9b-0c1d2e3f4a5b") == 0x0b9c1f4e2a3d4e5f8a9b0c1d2e3f4a5b
+    True
+    >>> compact_key("agent-1")
+    'agent-1'
+    """
     if len(text) == 36 and _CANONICAL_UUID.fullmatch(text):
         return int(text.replace("-", ""), 16)
     if len(text) <= _LONGEST_KEPT:
@@ -54,11 +61,11 @@ class SeenIds:
         return len(self._keys)
 
     def __contains__(self, text: object) -> bool:
-        return isinstance(text, str) and _key(text) in self._keys
+        return isinstance(text, str) and compact_key(text) in self._keys
 
     def add(self, text: str) -> bool:
         """Remember ``text``; ``True`` if it was new, ``False`` if it was seen before."""
-        key = _key(text)
+        key = compact_key(text)
         keys = self._keys
         if key in keys:
             return False

@@ -35,8 +35,10 @@ __all__ = [
     "CLAUDE_CODE",
     "CLAUDE_ONLY_TYPES",
     "ClaudeFile",
+    "ClaudeFolder",
     "fallback_session_id",
     "read_claude_code",
+    "read_claude_lines",
 ]
 
 FORMAT = "claude-code"
@@ -100,7 +102,12 @@ def fallback_session_id(path: str) -> str:
 
 
 @attrs.define
-class _Folder:
+class ClaudeFolder:
+    """What reading a project folder remembers between lines: the line ``uuid`` values seen
+    (compact keys), each inline sub-agent line's chain root, and the open lanes by
+    ``(session_id, lane_id)`` in order of opening. :mod:`wavemetrics.resume` saves and
+    restores it to read a grown transcript from where it ended."""
+
     sink: ObservationSink
     seen_uuids: SeenIds = attrs.field(factory=SeenIds)  # exact, compact keys (_seen.py)
     sidechain_roots: dict[str, str] = attrs.field(factory=dict)
@@ -175,7 +182,7 @@ def _suspect(value: Any) -> bool:
     return bad_id(value)
 
 
-def _read_line(record: ClaudeRecord, folder: _Folder, account: LineAccount, path: str) -> None:
+def _read_line(record: ClaudeRecord, folder: ClaudeFolder, account: LineAccount, path: str) -> None:
     kind = record.type
     if not isinstance(kind, str):
         account.problem("missing_type")
@@ -294,17 +301,26 @@ def read_claude_code(files: Sequence[ClaudeFile], sink: ObservationSink) -> list
     Lanes are opened in order of first appearance and closed at the end.
     Returns one account per file.
     """
-    folder = _Folder(sink)
+    folder = ClaudeFolder(sink)
     accounts = []
     for file in files:
         account = LineAccount()
-        for record in iter_records(file.open_lines(), account, _DECODER):
-            typed = record if record.__class__ is ClaudeRecord else _as_claude(record)
-            _read_line(typed, folder, account, file.path)
+        read_claude_lines(folder, file.path, file.open_lines(), account)
         accounts.append(account)
     for lane in folder.lanes.values():
         lane.build()
     return accounts
+
+
+def read_claude_lines(
+    folder: ClaudeFolder, path: str, lines: Iterable[bytes], account: LineAccount
+) -> None:
+    """Read one file's raw ``lines`` (the first of them taken as the file's first line:
+    a BOM there is dropped) into ``folder``, each line accounted in ``account``: the
+    per-file step of :func:`read_claude_code`, whose lanes are then built by the caller."""
+    for record in iter_records(lines, account, _DECODER):
+        typed = record if record.__class__ is ClaudeRecord else _as_claude(record)
+        _read_line(typed, folder, account, path)
 
 
 def _record_type(record: dict[str, Any]) -> str | None:

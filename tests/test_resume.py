@@ -1,0 +1,386 @@
+"""A grown Claude Code transcript is read from where it ended, with the figures of a full read."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import wavemetrics._appended as _appended
+from tests.corpus import CORPUS, needs_corpus
+from tests.golden_cases import GOLDEN
+from tests.strategies import claude_calls, claude_records, trace_files
+from wavemetrics.cache import CACHE_ENV, CACHE_FILE
+from wavemetrics.cli import main
+
+SESSION = "claude-code-log/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
+
+
+def _run(args: list[str], cache: Path | None) -> tuple[int, str]:
+    env = {CACHE_ENV: str(cache)} if cache is not None else {}
+    # the reference (Python) readers: with the cache they resume, without it they read
+    # in full (the native engine, summarize's default when built, reads in full)
+    engine = ["--engine", "python"] if args[0] == "summarize" else []
+    extra = engine if cache is not None else ["--no-cache", *engine]
+    result = CliRunner().invoke(main, [*args[:1], *extra, *args[1:]], env=env)
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    return result.exit_code, result.stdout
+
+
+def _outputs(path: str, cache: Path | None) -> list[tuple[int, str]]:
+    return [_run(["summarize", "--format", "json", path], cache),
+            _run(["waves", "--format", "json", path], cache)]
+
+
+class _Counting:
+    """Wraps ``_appended._open_at`` and counts the offsets opened and the bytes read."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.offsets: list[int] = []
+        self.bytes = 0
+        original = _appended._open_at
+
+        def opened(path: str, offset: int) -> IO[bytes]:
+            self.offsets.append(offset)
+            stream = original(path, offset)
+            counter = self
+
+            class Stream:
+                def readline(self, size: int = -1) -> bytes:
+                    line = stream.readline(size)
+                    counter.bytes += len(line)
+                    return line
+
+                def read(self, size: int = -1) -> bytes:
+                    data = stream.read(size)
+                    counter.bytes += len(data)
+                    return data
+
+                def __getattr__(self, name: str) -> Any:
+                    return getattr(stream, name)
+
+            return Stream()  # type: ignore[return-value]
+
+        monkeypatch.setattr(_appended, "_open_at", opened)
+
+
+@pytest.fixture
+def counting(monkeypatch: pytest.MonkeyPatch) -> Iterator[_Counting]:
+    yield _Counting(monkeypatch)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(trace_files(claude_records(), claude_calls()), st.data())
+def test_prefix_then_appended_rest_equals_a_fresh_read(data: bytes, draw: st.DataObject) -> None:
+    """For a generated transcript cut at any byte (mid-line or at a line end), reading the
+    prefix into the cache, appending the rest and reading again gives the summarize and
+    waves JSON of a fresh read of the whole file."""
+    cut = draw.draw(st.integers(0, len(data)), label="cut")
+    with tempfile.TemporaryDirectory() as work:
+        path = Path(work) / "proj" / "s.jsonl"
+        path.parent.mkdir()
+        path.write_bytes(data[:cut])
+        cache = Path(work) / "cache"
+        _outputs(str(path), cache)
+        with open(path, "ab") as stream:
+            stream.write(data[cut:])
+        assert _outputs(str(path), cache) == _outputs(str(path), None)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(trace_files(claude_records(), claude_calls()), trace_files(claude_records(), claude_calls()),
+       st.data())
+def test_grown_last_file_of_a_project_folder_equals_a_fresh_read(
+    first: bytes, last: bytes, draw: st.DataObject
+) -> None:
+    """A project folder read together (uuid de-duplication across its files) whose last
+    file grew gives the output of a fresh read of the folder."""
+    cut = draw.draw(st.integers(0, len(last)), label="cut")
+    with tempfile.TemporaryDirectory() as work:
+        folder = Path(work) / "proj"
+        folder.mkdir()
+        (folder / "a.jsonl").write_bytes(first)
+        (folder / "b.jsonl").write_bytes(last[:cut])
+        cache = Path(work) / "cache"
+        _outputs(str(folder), cache)
+        with open(folder / "b.jsonl", "ab") as stream:
+            stream.write(last[cut:])
+        assert _outputs(str(folder), cache) == _outputs(str(folder), None)
+
+
+def _golden(case: str) -> tuple[int, str]:
+    recorded = json.loads(GOLDEN.read_text(encoding="utf-8"))["cases"][case]
+    return recorded["exit_code"], recorded["stdout"]
+
+
+@needs_corpus
+@pytest.mark.parametrize("cut", [0, 1, 120_000, 150_000, -1])
+def test_corpus_session_appended_gives_its_golden_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counting: _Counting, cut: int
+) -> None:
+    """A real session written in two parts (cut mid-line, or at the last line's end)
+    gives, once grown, its golden summarize and waves JSON (recorded before the cache
+    existed), and the second read starts at the first part's last complete line."""
+    whole = (CORPUS / SESSION).read_bytes()
+    cut = len(whole) - 1 if cut == -1 else cut
+    monkeypatch.chdir(tmp_path)
+    target = tmp_path / SESSION
+    target.parent.mkdir(parents=True)
+    target.write_bytes(whole[:cut])
+    cache = tmp_path / "cache"
+    _outputs(SESSION, cache)
+    with open(target, "ab") as stream:
+        stream.write(whole[cut:])
+    counting.offsets.clear()
+    counting.bytes = 0
+    assert _outputs(SESSION, cache) == [_golden(f"summarize {SESSION}"), _golden(f"waves {SESSION}")]
+    line_start = whole.rfind(b"\n", 0, cut) + 1  # the partial line is read again
+    assert counting.offsets == [line_start]
+    assert counting.bytes == len(whole) - line_start
+
+
+@needs_corpus
+def test_only_the_new_bytes_are_read(tmp_path: Path, counting: _Counting) -> None:
+    """After two lines are appended to a real 253 kB session, the reader reads exactly
+    those two lines' bytes (plus nothing before them)."""
+    whole = (CORPUS / SESSION).read_bytes()
+    lines = whole.splitlines(keepends=True)
+    head, tail = b"".join(lines[:-2]), b"".join(lines[-2:])
+    target = tmp_path / "p" / "s.jsonl"
+    target.parent.mkdir()
+    target.write_bytes(head)
+    cache = tmp_path / "cache"
+    _outputs(str(target), cache)
+    with open(target, "ab") as stream:
+        stream.write(tail)
+    counting.offsets.clear()
+    counting.bytes = 0
+    grown = _outputs(str(target), cache)
+    assert counting.offsets == [len(head)]
+    assert counting.bytes == len(tail)
+    assert grown == _outputs(str(target), None)
+
+
+def _prepared(tmp_path: Path, text: bytes) -> tuple[Path, Path]:
+    target = tmp_path / "p" / "s.jsonl"
+    target.parent.mkdir(exist_ok=True)
+    target.write_bytes(text)
+    cache = tmp_path / "cache"
+    _outputs(str(target), cache)
+    return target, cache
+
+
+def _call(call_id: str, second: int) -> bytes:
+    use = {"type": "assistant", "uuid": f"u-{call_id}", "sessionId": "s1",
+           "timestamp": f"2025-03-01T10:00:{second:02d}Z",
+           "message": {"content": [{"type": "tool_use", "id": call_id, "name": "Read"}]}}
+    end = {"type": "user", "uuid": f"r-{call_id}", "sessionId": "s1",
+           "timestamp": f"2025-03-01T10:00:{second + 2:02d}Z",
+           "message": {"content": [{"type": "tool_result", "tool_use_id": call_id}]}}
+    return (json.dumps(use) + "\n" + json.dumps(end) + "\n").encode()
+
+
+def test_two_parallel_calls_appended_make_one_wave(tmp_path: Path) -> None:
+    """Call a (0 s-2 s) read first; b and c (both 5 s-7 s) appended: 2 waves, 1 of them
+    multi-call, saving 2 000 ms (one 2 s call of the wave of two), as a fresh read says."""
+    target, cache = _prepared(tmp_path, _call("a", 0))
+    b, c = _call("b", 5).splitlines(keepends=True), _call("c", 5).splitlines(keepends=True)
+    with open(target, "ab") as stream:
+        stream.write(b[0] + c[0] + b[1] + c[1])
+    code, out = _run(["summarize", "--format", "json", str(target)], cache)
+    total = json.loads(out)["total"]
+    assert (code, total["non_eval_waves_total"], total["non_eval_waves_multi"],
+            total["modeled_wallclock_saved_ms"]) == (0, 2, 1, 2000.0)
+
+
+@pytest.mark.parametrize("change", ["truncated", "replaced", "same_size", "prefix_edited"])
+def test_changed_prefix_is_read_in_full(
+    tmp_path: Path, counting: _Counting, change: str
+) -> None:
+    """A file truncated, replaced by a new file, rewritten at the same size, or grown
+    after an edit of its first bytes is read from byte 0, and its output is a fresh read's."""
+    text = _call("a", 0) + _call("b", 10)
+    target, cache = _prepared(tmp_path, text)
+    if change == "truncated":
+        target.write_bytes(_call("a", 0))
+    elif change == "replaced":
+        fresh = target.with_name("new.jsonl")  # a new inode, as an editor's save makes
+        fresh.write_bytes(text + _call("c", 20))
+        os.replace(fresh, target)
+    elif change == "same_size":
+        target.write_bytes(text.replace(b'"Read"', b'"Grep"'))
+    else:
+        target.write_bytes(text.replace(b'"Read"', b'"Grep"', 1) + _call("c", 20))
+    counting.offsets.clear()
+    assert _outputs(str(target), cache) == _outputs(str(target), None)
+    assert counting.offsets == [0]
+
+
+def test_damaged_resume_point_is_rebuilt(tmp_path: Path, counting: _Counting) -> None:
+    """A resume point whose bytes were damaged is dropped and the file read in full;
+    one whose digest matches but whose content is of another shape is read in full too;
+    either way the next growth resumes again."""
+    target, cache = _prepared(tmp_path, _call("a", 0))
+    with sqlite3.connect(cache / CACHE_FILE) as db:
+        db.execute("UPDATE resumes SET blob = x'00'")
+    with open(target, "ab") as stream:
+        stream.write(_call("b", 10))
+    counting.offsets.clear()
+    assert _outputs(str(target), cache) == _outputs(str(target), None)
+    assert counting.offsets == [0]
+    from wavemetrics.cache import ReadCache
+
+    store = ReadCache(cache)
+    with sqlite3.connect(cache / CACHE_FILE) as db:
+        (unit,) = db.execute("SELECT key FROM resumes").fetchone()
+    point = store.load_resume(unit)
+    store.store_resume(unit, [*point[:5], [[], ["x"]], *point[6:]])  # records of a bad shape
+    store.close()
+    with open(target, "ab") as stream:
+        stream.write(_call("c", 20))
+    counting.offsets.clear()
+    assert _outputs(str(target), cache) == _outputs(str(target), None)
+    assert counting.offsets == [0]
+    size = target.stat().st_size
+    with open(target, "ab") as stream:
+        stream.write(_call("d", 30))
+    counting.offsets.clear()
+    assert _outputs(str(target), cache) == _outputs(str(target), None)
+    assert counting.offsets == [size]
+
+
+def test_earlier_file_of_a_folder_grown_with_copies_is_read_in_full(
+    tmp_path: Path, counting: _Counting
+) -> None:
+    """When a folder's first file grows by lines whose uuids the later file has (in a full
+    read the later file's lines would be the copies), the resumed read is dropped and
+    the folder read in full: the offsets opened are the resume's, then 0 for each file."""
+    folder = tmp_path / "p"
+    folder.mkdir()
+    (folder / "a.jsonl").write_bytes(_call("a", 0))
+    (folder / "b.jsonl").write_bytes(_call("b", 10))
+    cache = tmp_path / "cache"
+    _outputs(str(folder), cache)
+    size = (folder / "a.jsonl").stat().st_size
+    with open(folder / "a.jsonl", "ab") as stream:
+        stream.write(_call("b", 10))  # the same uuids as b.jsonl's: copies, in a full read
+    counting.offsets.clear()
+    assert _outputs(str(folder), cache) == _outputs(str(folder), None)
+    assert counting.offsets == [size, 0, 0]
+
+
+def test_earlier_file_of_a_folder_grown_with_its_own_lines_is_resumed(
+    tmp_path: Path, counting: _Counting
+) -> None:
+    """A session transcript that grows while its sub-agent file (read after it) does not,
+    with new uuids and its own lane, is read from where it ended, and the folder's
+    output is a full read's (its new lane before the sub-agent's, as a full read has it)."""
+    folder = tmp_path / "p"
+    (folder / "s" / "subagents").mkdir(parents=True)
+    main = folder / "s.jsonl"
+    main.write_bytes(_call("a", 0))
+    agent = json.loads(_call("x", 5).splitlines()[0])
+    agent["agentId"] = "agent-1"
+    (folder / "s" / "subagents" / "agent-1.jsonl").write_bytes(json.dumps(agent).encode() + b"\n")
+    cache = tmp_path / "cache"
+    _outputs(str(folder), cache)
+    size = main.stat().st_size
+    other = json.loads(_call("c", 20).splitlines()[0])
+    other["sessionId"] = "s2"  # a lane the sub-agent file never touched, opened by new lines
+    with open(main, "ab") as stream:
+        stream.write(_call("b", 10) + json.dumps(other).encode() + b"\n")
+    counting.offsets.clear()
+    assert _outputs(str(folder), cache) == _outputs(str(folder), None)
+    assert counting.offsets == [size]
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(trace_files(claude_records(), claude_calls()), trace_files(claude_records(), claude_calls()),
+       st.data())
+def test_grown_first_file_of_a_project_folder_equals_a_fresh_read(
+    first: bytes, last: bytes, draw: st.DataObject
+) -> None:
+    """A project folder whose first file (read before the other) grew gives the output of
+    a fresh read of the folder, resumed or read in full."""
+    cut = draw.draw(st.integers(0, len(first)), label="cut")
+    with tempfile.TemporaryDirectory() as work:
+        folder = Path(work) / "proj"
+        folder.mkdir()
+        (folder / "a.jsonl").write_bytes(first[:cut])
+        (folder / "b.jsonl").write_bytes(last)
+        cache = Path(work) / "cache"
+        _outputs(str(folder), cache)
+        with open(folder / "a.jsonl", "ab") as stream:
+            stream.write(first[cut:])
+        assert _outputs(str(folder), cache) == _outputs(str(folder), None)
+
+
+def test_gzip_transcript_is_not_resumed(tmp_path: Path, counting: _Counting) -> None:
+    """A gzip transcript is read by the ordinary reader, never from an offset."""
+    import gzip
+
+    target = tmp_path / "p" / "s.jsonl.gz"
+    target.parent.mkdir()
+    target.write_bytes(gzip.compress(_call("a", 0)))
+    cache = tmp_path / "cache"
+    _outputs(str(target), cache)
+    target.write_bytes(gzip.compress(_call("a", 0) + _call("b", 10)))
+    assert _outputs(str(target), cache) == _outputs(str(target), None)
+    assert counting.offsets == []
+
+
+@needs_corpus
+def test_statusline_answers_a_grown_transcript(tmp_path: Path, counting: _Counting) -> None:
+    """The status line on a real session grown by its last 20 lines says what it says of
+    the whole session (35 waves, 3 multi-call, 1 642 275 ms: golden figures) and reads
+    only the new lines."""
+    whole = (CORPUS / SESSION).read_bytes()
+    lines = whole.splitlines(keepends=True)
+    head = b"".join(lines[:-20])
+    target = tmp_path / "p" / "s.jsonl"
+    target.parent.mkdir()
+    target.write_bytes(head)
+    env = {CACHE_ENV: str(tmp_path / "cache")}
+    payload = json.dumps({"transcript_path": str(target)})
+    CliRunner().invoke(main, ["statusline"], input=payload, env=env)
+    shutil.copyfile(CORPUS / SESSION, tmp_path / "whole.jsonl")
+    with open(target, "ab") as stream:
+        stream.write(whole[len(head):])
+    counting.offsets.clear()
+    result = CliRunner().invoke(main, ["statusline"], input=payload, env=env)
+    assert result.stdout == "waves 35 · multi 3 · saved 1642.3s\n"
+    assert counting.offsets == [len(head)]
+
+
+@needs_corpus
+def test_statusline_with_sub_agents_resumes_the_grown_transcript(
+    tmp_path: Path, counting: _Counting
+) -> None:
+    """A real session with six sub-agent files, its transcript grown by its last 20 lines,
+    says what it says in place (105 waves, 10 multi-call, 2 021.8 s, 6 sub-agents: the
+    figures tests/test_statusline.py pins) and reads only the transcript's new lines."""
+    session = CORPUS / SESSION
+    copy = tmp_path / "p" / session.name
+    shutil.copytree(session.with_suffix(""), copy.with_suffix(""))
+    lines = session.read_bytes().splitlines(keepends=True)
+    head = b"".join(lines[:-20])
+    copy.write_bytes(head)
+    env = {CACHE_ENV: str(tmp_path / "cache")}
+    payload = json.dumps({"transcript_path": str(copy)})
+    CliRunner().invoke(main, ["statusline"], input=payload, env=env)
+    with open(copy, "ab") as stream:
+        stream.write(b"".join(lines[-20:]))
+    counting.offsets.clear()
+    result = CliRunner().invoke(main, ["statusline"], input=payload, env=env)
+    assert result.stdout == "waves 105 · multi 10 · saved 2021.8s · 6 sub-agents\n"
+    assert counting.offsets == [len(head)]

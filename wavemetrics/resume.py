@@ -1,0 +1,484 @@
+"""Reading a grown transcript from where it ended (issue 13: "a file that only grew is
+read from where it ended").
+
+Agent sessions are appended to all the time; without this, any change of a
+file's size or mtime is a cache miss and the file is read again in full. Here a
+read unit of the ``claude-code`` format (one transcript, or the files of one
+project folder) keeps a **resume point** in the cache (table ``resumes``, one
+row per unit): the state of the reader after the last complete line, as
+compact records:
+
+- every file's key (path, size, ``st_mtime_ns``, inode), line accounting, the
+  offset just after its last complete (newline-ended) line (``None`` for a file
+  other than the last whose last line has none), and BLAKE2b digests of the
+  :data:`WINDOW` bytes that begin it and of the :data:`WINDOW` bytes before
+  that offset;
+- every lane's ids, turn total and observations (``kind``, call id, tool name,
+  time), exactly what the ``units`` table keeps, and the first and last file
+  that touched it;
+- the line ``uuid`` values seen, as :func:`~wavemetrics.readers._seen.compact_key`
+  keys (a UUID as its 16 bytes) grouped by the file that first had them, and
+  each inline sub-agent line's chain root with the file that registered it.
+
+Never text, arguments, results or prompts.
+
+**When it is used** (else the unit is read in full, as before): the unit's
+format is ``claude-code``; its files are plain (not gzip); exactly one file
+changed, with the same path and inode, a larger size, both digests still
+matching, and no UTF-8 BOM at its offset (a reader drops a BOM on a file's
+first line only). Then only the bytes from that offset are read, fed to the
+reader restored from the resume point, and the unit's lanes built as a full
+read builds them. The Claude Code reader decides each line from the lines
+before it only (``spec/formats.md``: a ``forkedFrom`` line is judged by itself;
+``uuid`` de-duplication, first-start-wins and sidechain roots look back), so:
+
+- for the unit's **last** file, the new lines are the last a full read reads:
+  the result is the full read's;
+- for an **earlier** file (a session transcript sorts before its
+  ``subagents/`` files), a full read would read the new lines *before* the
+  later files. The result is still the full read's when no new line repeats a
+  ``uuid`` only a later file had, touches a lane a later file touched,
+  registers a sidechain root, or looks up one a later file registered: then
+  neither side saw the other. The reading tracks exactly these
+  (:class:`_TrackedSeen`, :class:`_TrackedLanes`, :class:`_TrackedRoots`);
+  any of them makes the read inexact and the unit is read in full. Lanes are
+  put back in a full read's order (by the first file that touched them).
+
+A partial last line (no newline yet: the agent was writing it) of the unit's
+last file is not part of the resume point: it is read again with what follows,
+never counted twice; that point lets only the last file resume.
+
+**What the check could miss**: a rewrite in place (same inode) that leaves the
+first :data:`WINDOW` bytes and the :data:`WINDOW` bytes before the offset as
+they were, changes bytes between them, and makes the file larger. Appending
+writers never do this; editors and tools that rewrite a file write a new inode,
+and a truncation makes the file smaller; both are full reads. Hashing the whole
+prefix would close it at the price of reading it (what resuming avoids).
+
+Other formats (``events``, Codex, pi, JSON documents, OTLP, Inspect) are read in
+full when they change; see ``docs/architecture.md``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+from wavemetrics._appended import (
+    _BOM,
+    WINDOW,
+    _digests,
+    _FileFrom,
+    _marked,
+    _plain,
+    _terminated,
+)
+from wavemetrics.observations import Observation
+from wavemetrics.pipeline import Lane, StreamedLane, UnitResult
+from wavemetrics.readers import ReadUnit
+from wavemetrics.readers._lines import LineAccount
+from wavemetrics.readers._seen import compact_key
+from wavemetrics.readers.claude_code import FORMAT, ClaudeFolder, read_claude_lines
+from wavemetrics.readers.lanes import UNKNOWN_TOOL, InputReport, LaneBuilder
+from wavemetrics.readers.sources import Source
+from wavemetrics.turns import TurnClock
+from wavemetrics.unit_records import decode_unit, encode_unit
+
+if TYPE_CHECKING:
+    from wavemetrics.cache import FileKey, ReadCache
+
+__all__ = ["RESUME_VERSION", "WINDOW", "read_resuming", "resume_unit_id"]
+
+#: The layout of a resume point; another value is read in full and replaced.
+RESUME_VERSION = 2
+
+
+def resume_unit_id(unit: ReadUnit, limits: str) -> str:
+    """The cache row of ``unit``'s resume point: its format, paths, the limits in force
+    (``wavemetrics.cache.limits_key``) and the wavemetrics version, not the files' keys."""
+    from wavemetrics.cache import unit_key
+
+    return unit_key(unit.format, [], f"{limits}/resume:{list(unit.paths)}").unit
+
+
+class _Recorder:
+    """A lane writer keeping its observations in order; closes to the same :class:`Lane`
+    as the pipeline's batch writer (its observations in feed order, an end named after
+    its start, else ``unknown``)."""
+
+    def __init__(self, sink: _Sink, path: str) -> None:
+        self.sink, self.path = sink, path
+        self.observations: list[Observation] = []
+        self.names: dict[str, str] = {}
+        self.turns = TurnClock()
+        self.lane: Lane | None = None
+
+    def start(self, call_id: str, tool_name: str, at_ms: float) -> None:
+        self.names[call_id] = tool_name
+        self.observations.append(Observation("start", call_id, tool_name, at_ms))
+
+    def end(self, call_id: str, at_ms: float) -> None:
+        name = self.names.get(call_id, UNKNOWN_TOOL)
+        self.observations.append(Observation("end", call_id, name, at_ms))
+
+    def extend(
+        self, kinds: Sequence[str], call_ids: Sequence[str], tool_names: Sequence[str],
+        at_ms: Sequence[float],
+    ) -> None:
+        for kind, call_id, name, at in zip(kinds, call_ids, tool_names, at_ms, strict=True):
+            if kind == "start":
+                self.start(call_id, name, at)
+            else:
+                self.end(call_id, at)
+
+    def turn_event(self, kind: str, at_ms: float) -> None:
+        self.turns.add(kind, at_ms)
+
+    def close(self, session_id: str, lane_id: str, turn_duration_ms: float = 0.0) -> None:
+        turns = turn_duration_ms + self.turns.total_ms
+        self.lane = Lane(self.path, session_id, lane_id, tuple(self.observations), turns)
+
+
+class _Sink:
+    """The observation sink of a resumable read: one :class:`_Recorder` per lane."""
+
+    def __init__(self) -> None:
+        self.writers: list[_Recorder] = []
+
+    def open_lane(self, path: str) -> _Recorder:
+        writer = _Recorder(self, path)
+        self.writers.append(writer)
+        return writer
+
+
+def _seen_value(keys: Iterable[int | str | bytes]) -> list[list[bytes]]:
+    """The seen-uuid keys for msgpack, in three lists: UUIDs as their 16 bytes (msgpack
+    holds no 128-bit integer), other ids as UTF-8 (a lone surrogate kept by
+    ``surrogatepass``), SHA-256 digests of long ids as they are."""
+    uuids, texts, digests = [], [], []
+    for key in keys:
+        if isinstance(key, int):
+            uuids.append(key.to_bytes(16, "big"))
+        elif isinstance(key, str):
+            texts.append(key.encode("utf-8", "surrogatepass"))
+        else:
+            digests.append(key)
+    return [uuids, texts, digests]
+
+
+def _seen_keys(value: Any) -> list[int | str | bytes]:
+    uuids, texts, digests = value
+    keys: list[int | str | bytes] = [int.from_bytes(k, "big") for k in uuids]
+    keys.extend(bytes(k).decode("utf-8", "surrogatepass") for k in texts)
+    keys.extend(bytes(k) for k in digests)
+    return keys
+
+
+def _uuid_text(key: int) -> str:
+    """The canonical UUID whose :func:`compact_key` is ``key``."""
+    hexa = f"{key:032x}"
+    return f"{hexa[:8]}-{hexa[8:12]}-{hexa[12:16]}-{hexa[16:20]}-{hexa[20:]}"
+
+
+class _TrackedSeen:
+    """The reader's ``seen_uuids`` remembering which file (index) first had each id, so
+    that a file read out of order (resumed, with later files already read) can tell
+    a copy of its own or an earlier file's line (a copy in a full read too) from a
+    line that only a later file had (the full read would keep this one: inexact)."""
+
+    def __init__(self, reading: _Reading) -> None:
+        self.reading = reading
+        self.first: dict[int | str | bytes, int] = {}
+
+    def add(self, text: str) -> bool:
+        key = compact_key(text)
+        first = self.first.get(key)
+        if first is None:
+            self.first[key] = self.reading.current
+            return True
+        if first > self.reading.current:
+            self.reading.inexact = True
+        return False
+
+    def __contains__(self, text: object) -> bool:
+        return isinstance(text, str) and compact_key(text) in self.first
+
+
+class _TrackedRoots(dict):  # type: ignore[type-arg]
+    """Sidechain chain roots with the file that registered each: a file read out of
+    order must neither see a later file's root nor register one a later file may
+    have looked for."""
+
+    def __init__(self, reading: _Reading) -> None:
+        super().__init__()
+        self.reading = reading
+        self.files: dict[str, int] = {}
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        if self.files.get(key, -1) > self.reading.current:
+            self.reading.inexact = True
+        return super().get(key, default)
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        if key not in self:
+            self.files[key] = self.reading.current
+            if self.reading.later:
+                self.reading.inexact = True
+        return super().setdefault(key, default)
+
+
+class _TrackedLanes(dict):  # type: ignore[type-arg]
+    """The reader's lanes with the first and last file that touched each: a file read
+    out of order must not touch a lane a later file touched (its calls would come
+    after theirs, not before as in a full read)."""
+
+    def __init__(self, reading: _Reading) -> None:
+        super().__init__()
+        self.reading = reading
+        self.touch: dict[Any, list[int]] = {}
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        touch = self.touch.get(key)
+        if touch is not None:
+            current = self.reading.current
+            if touch[1] > current:
+                self.reading.inexact = True
+            touch[1] = max(touch[1], current)
+        return super().get(key, default)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if key not in self:
+            self.touch[key] = [self.reading.current, self.reading.current]
+        super().__setitem__(key, value)
+
+
+class _Reading:
+    """A claude-code unit being read: its folder state, sink and per-file accounts.
+
+    ``current``: the index of the file being read; ``later``: whether files after it
+    were read already (a resumed file that is not the unit's last); ``inexact``: set
+    when such a read cannot be the full read's (the caller then reads in full)."""
+
+    def __init__(self, unit: ReadUnit) -> None:
+        self.unit = unit
+        self.sink = _Sink()
+        self.current = 0
+        self.later = False
+        self.inexact = False
+        self.folder = ClaudeFolder(cast(Any, self.sink))
+        self.seen = _TrackedSeen(self)
+        self.folder.seen_uuids = cast(Any, self.seen)
+        self.folder.sidechain_roots = _TrackedRoots(self)
+        self.folder.lanes = _TrackedLanes(self)
+        self.accounts: list[LineAccount] = []
+        self.errors: list[str | None] = []
+        self.files: list[list[Any] | None] = []  # saved file entries, reused when unchanged
+
+    def _ordered(self) -> list[tuple[LaneBuilder, _Recorder, list[int]]]:
+        """The lanes in a full read's order: by the first file that touched them, then
+        in order of opening (a resumed file's new lanes come before later files')."""
+        lanes = cast(_TrackedLanes, self.folder.lanes)
+        found = [(b, cast(_Recorder, b.writer), lanes.touch[k]) for k, b in lanes.items()]
+        return sorted(found, key=lambda item: item[2][0])
+
+    def point(self, keys: Sequence[FileKey], ends: Sequence[int | None]) -> list[Any] | None:
+        """The resume point of the state as it is now: ``ends[i]``, where file ``i`` may
+        be read on from (``None``: it may not: its last line had no newline)."""
+        files: list[list[Any]] = []
+        for index, (key, end) in enumerate(zip(keys, ends, strict=True)):
+            saved = self.files[index] if index < len(self.files) else None
+            if saved is not None and saved[:4] == list(key) and saved[4] == end:
+                files.append(saved)
+                continue
+            digests = None if end is None else _digests(key.path, end)
+            if end is not None and digests is None:
+                return None
+            files.append([*key, end, *(digests[:2] if digests else (None, None))])
+        roots_table = cast(_TrackedRoots, self.folder.sidechain_roots)
+        roots = []
+        for uuid, root in roots_table.items():
+            compact = compact_key(uuid)  # a canonical UUID as its 16 bytes, another id as is
+            roots.append([compact.to_bytes(16, "big") if isinstance(compact, int) else uuid,
+                          root, roots_table.files[uuid]])
+        by_file: list[list[int | str | bytes]] = [[] for _ in keys]
+        for seen_key, first in self.seen.first.items():
+            by_file[first].append(seen_key)
+        paths = self.unit.paths
+        reports = [InputReport.from_account(path, self.unit.format, account)
+                   for path, account in zip(paths, self.accounts, strict=True)]
+        ordered = self._ordered()
+        lanes = [Lane(w.path, b.session_id, b.lane_id, tuple(w.observations), b.turn_total_ms)
+                 for b, w, _ in ordered]
+        return [
+            RESUME_VERSION, files, encode_unit(paths, reports, lanes),
+            [_seen_value(keys_) for keys_ in by_file], roots,
+            [list(touch) for _, _, touch in ordered],
+        ]
+
+    def restore(self, point: Sequence[Any]) -> None:
+        """Put the reader in the state of ``point`` (raises on a damaged one)."""
+        files, records, seen, roots, touches = point[1:6]
+        reports, lanes = decode_unit(self.unit.paths, records)
+        self.files = [list(entry) for entry in files]
+        self.accounts = [
+            LineAccount(lines_read=r.lines_read, lines_used=r.lines_used,
+                        ignored=Counter(r.ignored), problems=Counter(r.problems),
+                        notes=Counter(r.notes))
+            for r in reports
+        ]
+        if any(r.error is not None or r.lines_ignored != sum(r.ignored.values())
+               for r in reports):
+            raise ValueError("a resume point holds a read without errors")
+        if len(seen) != len(reports) or len(touches) != len(lanes):
+            raise ValueError("a resume point has one seen list per file, a touch per lane")
+        self.errors = [None] * len(reports)
+        for index, value in enumerate(seen):
+            for seen_key in _seen_keys(value):
+                self.seen.first[seen_key] = index
+        roots_table = cast(_TrackedRoots, self.folder.sidechain_roots)
+        for uuid, root, index in roots:
+            if isinstance(uuid, bytes) and len(uuid) == 16:
+                uuid = _uuid_text(int.from_bytes(uuid, "big"))
+            if not isinstance(uuid, str) or not isinstance(root, str):
+                raise ValueError("a sidechain root is an id")
+            dict.__setitem__(roots_table, uuid, root)
+            roots_table.files[uuid] = int(index)
+        table = cast(_TrackedLanes, self.folder.lanes)
+        for lane, (first, last) in zip(lanes, touches, strict=True):
+            if isinstance(lane, StreamedLane):
+                raise ValueError("a resume point holds observations")
+            builder = LaneBuilder(lane.path, lane.session_id, lane.lane_id, sink=self.folder.sink)
+            writer = cast(_Recorder, builder.writer)
+            for item in lane.observations:
+                if item.kind == "start":
+                    writer.start(item.call_id, item.tool_name, item.at_ms)
+                    builder.start_names[item.call_id] = item.tool_name
+                else:
+                    writer.end(item.call_id, item.at_ms)
+                    builder.ended.add(item.call_id)
+            builder.turn_total_ms = lane.measured_turn_duration_ms_total
+            lane_key = (lane.session_id, lane.lane_id)
+            table[lane_key] = builder
+            table.touch[lane_key] = [int(first), int(last)]
+
+    def read(self, source: Source, account: LineAccount, lines: Iterable[bytes]) -> None:
+        read_claude_lines(self.folder, source.path, lines, account)
+
+    def finish(self) -> tuple[tuple[InputReport, ...], tuple[Lane, ...]]:
+        for builder in self.folder.lanes.values():
+            builder.build()
+        reports = tuple(
+            InputReport.from_account(path, self.unit.format, account, error=error)
+            for path, account, error in zip(self.unit.paths, self.accounts, self.errors,
+                                            strict=True)
+        )
+        lanes = tuple(w.lane for _, w, _ in self._ordered() if w.lane is not None)
+        return reports, lanes
+
+
+def _read_file(
+    reading: _Reading, keys: Sequence[FileKey], index: int, offset: int,
+    ends: list[int | None],
+) -> list[Any] | None:
+    """Read file ``index`` from ``offset``. For the unit's last file, the resume point
+    after its last complete line (``None`` if none can be kept); ``ends[index]`` is set
+    for the others (its size, or ``None`` if its last line has no newline)."""
+    reading.current = index
+    key = keys[index]
+    source = _FileFrom(reading.unit.paths[index], offset=offset)  # the path as named
+    terminated = _terminated(key)
+    account = reading.accounts[index]
+    point: list[list[Any] | None] = []
+    if index < len(keys) - 1:
+        reading.read(source, account, source.lines())
+        ends[index] = key.size if terminated else None
+    else:
+        def mark(end: int) -> None:
+            ends[index] = end
+            point.append(reading.point(keys, ends))
+
+        reading.read(source, account, _marked(
+            source.lines(), source, key.size, bool(terminated), mark))
+    reading.errors[index] = source.error
+    if source.stream is not None:
+        source.stream.close()
+    return point[0] if point else None
+
+
+def _resume(
+    unit: ReadUnit, keys: Sequence[FileKey], point: Any
+) -> tuple[_Reading, int, int, list[int | None]] | None:
+    """A reading restored from ``point``, the index of the one file that grew, the
+    offset to read it from and every file's resume offset, or ``None`` when the unit
+    is not one whose one file only grew (module docstring)."""
+    try:
+        version, files = point[:2]
+        saved = [(list(entry[:4]), entry[4], entry[5], entry[6]) for entry in files]
+    except (TypeError, ValueError, IndexError, KeyError):
+        return None
+    if version != RESUME_VERSION or len(saved) != len(keys):
+        return None
+    changed = [i for i, key in enumerate(keys) if list(key) != saved[i][0]]
+    if len(changed) != 1:
+        return None
+    index = changed[0]
+    (path, size, _, inode), end, head, tail = saved[index]
+    new = keys[index]
+    if path != new.path or inode != new.inode or not new.size > size:
+        return None
+    if not isinstance(end, int) or not 0 <= end <= size:
+        return None
+    last_key, last_end = saved[-1][0], saved[-1][1]
+    if index != len(keys) - 1 and last_end != last_key[1]:
+        return None  # the last file's partial line is not in the state: only it resumes
+    digests = _digests(new.path, end)
+    if digests is None or digests[:2] != (head, tail) or (end and digests[2] == _BOM):
+        return None
+    reading = _Reading(unit)
+    try:
+        reading.restore(point)
+    except (TypeError, ValueError, IndexError, KeyError, AttributeError):
+        return None  # damaged: read in full and replaced, never trusted
+    reading.later = index < len(keys) - 1
+    return reading, index, end, [entry[1] for entry in saved]
+
+
+def read_resuming(
+    unit: ReadUnit, keys: Sequence[FileKey], limits: str, cache: ReadCache,
+    sources: dict[str, Source] | None = None,
+) -> UnitResult[Lane] | None:
+    """Read a ``claude-code`` unit of plain files (``keys``: their keys before the read)
+    from its resume point when only its last file grew, else in full; store the new
+    resume point if no file changed meanwhile and every file was read without error.
+    ``None`` for a unit this module does not read (another format, gzip, stdin): the
+    caller reads it as before. Same reports and lanes as ``read_unit(unit, None)``.
+    """
+    if unit.format != FORMAT or not keys or any(
+        (sources or {}).get(path) is not None for path in unit.paths
+    ) or not all(_plain(path) for path in unit.paths):
+        return None
+    from wavemetrics.cache import file_key
+
+    unit_id = resume_unit_id(unit, limits)
+    resumed = _resume(unit, keys, cache.load_resume(unit_id))
+    point = None
+    if resumed is not None:
+        reading, index, offset, ends = resumed
+        point = _read_file(reading, keys, index, offset, ends)
+        if reading.inexact:
+            resumed = None  # the full read would differ: read in full
+        elif index < len(keys) - 1:
+            point = reading.point(keys, ends)
+    if resumed is None:
+        reading = _Reading(unit)
+        ends = [None] * len(keys)
+        reading.accounts = [LineAccount() for _ in keys]
+        reading.errors = [None] * len(keys)
+        for index in range(len(keys)):
+            point = _read_file(reading, keys, index, 0, ends)
+    reports, lanes = reading.finish()
+    unchanged = [file_key(path) for path in unit.paths] == list(keys)
+    if point is not None and unchanged and all(r.error is None for r in reports):
+        cache.store_resume(unit_id, point)
+    return UnitResult(reports, lanes)
