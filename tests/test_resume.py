@@ -1,4 +1,5 @@
-"""A grown Claude Code transcript is read from where it ended, with the figures of a full read."""
+"""A grown Claude Code transcript, ``events`` file or Codex rollout is read from where it
+ended, with the figures of a full read."""
 
 from __future__ import annotations
 
@@ -19,7 +20,15 @@ from hypothesis import strategies as st
 import wavemetrics.resume as resume
 from tests.corpus import CORPUS, needs_corpus
 from tests.golden_cases import GOLDEN
-from tests.strategies import claude_calls, claude_records, trace_files
+from tests.strategies import (
+    claude_calls,
+    claude_records,
+    codex_calls,
+    codex_records,
+    event_calls,
+    event_records,
+    trace_files,
+)
 from wavemetrics.cache import CACHE_ENV, CACHE_FILE
 from wavemetrics.cli import main
 
@@ -79,15 +88,11 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> Iterator[_Counting]:
     yield _Counting(monkeypatch)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(trace_files(claude_records(), claude_calls()), st.data())
-def test_prefix_then_appended_rest_equals_a_fresh_read(data: bytes, draw: st.DataObject) -> None:
-    """For a generated transcript cut at any byte (mid-line or at a line end), reading the
-    prefix into the cache, appending the rest and reading again gives the summarize and
-    waves JSON of a fresh read of the whole file."""
-    cut = draw.draw(st.integers(0, len(data)), label="cut")
+def _cut_and_grown_equals_fresh(data: bytes, cut: int, name: str) -> None:
+    """Read ``data[:cut]`` (as ``name`` in a fresh folder) into a cache, append the rest,
+    and compare the summarize and waves JSON with a fresh read of the whole file."""
     with tempfile.TemporaryDirectory() as work:
-        path = Path(work) / "proj" / "s.jsonl"
+        path = Path(work) / "proj" / name
         path.parent.mkdir()
         path.write_bytes(data[:cut])
         cache = Path(work) / "cache"
@@ -95,6 +100,38 @@ def test_prefix_then_appended_rest_equals_a_fresh_read(data: bytes, draw: st.Dat
         with open(path, "ab") as stream:
             stream.write(data[cut:])
         assert _outputs(str(path), cache) == _outputs(str(path), None)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(trace_files(claude_records(), claude_calls()), st.data())
+def test_prefix_then_appended_rest_equals_a_fresh_read(data: bytes, draw: st.DataObject) -> None:
+    """For a generated transcript cut at any byte (mid-line or at a line end), reading the
+    prefix into the cache, appending the rest and reading again gives the summarize and
+    waves JSON of a fresh read of the whole file."""
+    _cut_and_grown_equals_fresh(data, draw.draw(st.integers(0, len(data)), label="cut"),
+                                "s.jsonl")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(trace_files(event_records(), event_calls()), st.data())
+def test_events_prefix_then_appended_rest_equals_a_fresh_read(
+    data: bytes, draw: st.DataObject
+) -> None:
+    """A generated ``events`` file (shutdowns, turns, overflowing turn totals, odd ids) cut
+    at any byte and grown gives the summarize and waves JSON of a fresh read."""
+    _cut_and_grown_equals_fresh(data, draw.draw(st.integers(0, len(data)), label="cut"),
+                                "run.jsonl")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(trace_files(codex_records(), codex_calls()), st.data())
+def test_codex_prefix_then_appended_rest_equals_a_fresh_read(
+    data: bytes, draw: st.DataObject
+) -> None:
+    """A generated Codex rollout (batched writes, forks with dated and undated turn ids,
+    repeated items) cut at any byte and grown gives the JSON of a fresh read."""
+    _cut_and_grown_equals_fresh(data, draw.draw(st.integers(0, len(data)), label="cut"),
+                                "rollout-2025-03-01T10-00-00-s.jsonl")
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -384,3 +421,204 @@ def test_statusline_with_sub_agents_resumes_the_grown_transcript(
     result = CliRunner().invoke(main, ["statusline"], input=payload, env=env)
     assert result.stdout == "waves 105 · multi 10 · saved 2021.8s · 6 sub-agents\n"
     assert counting.offsets == [len(head)]
+
+
+# -- events and Codex ---------------------------------------------------------------
+
+CODEX = "agentcmd/codex/rollout-2025-09-24T20-12-23-01997ea4-a70d-7da3-8c20-c736db82a7c5.jsonl"
+
+
+def _event(kind: str, at: float, call: str | None = None, **extra: Any) -> bytes:
+    record: dict[str, Any] = {"type": kind, "timestamp": at, **extra}
+    if call is not None:
+        record.update(toolCallId=call, toolName="Read")
+    return json.dumps(record).encode() + b"\n"
+
+
+def _event_call(call_id: str, second: int) -> bytes:
+    at = 1_740_823_200_000 + second * 1000
+    return (_event("tool_execution_start", at, call_id)
+            + _event("tool_execution_end", at + 2000, call_id))
+
+
+def _codex_item(second: float, kind: str, call_id: str, **extra: Any) -> bytes:
+    stamp = f"2025-03-01T10:00:{second:06.3f}Z"
+    payload = {"type": kind, "call_id": call_id, **extra}
+    return json.dumps({"timestamp": stamp, "type": "response_item", "payload": payload}).encode() + b"\n"
+
+
+def _codex_call(call_id: str, second: int) -> bytes:
+    return (_codex_item(second, "function_call", call_id, name="Read")
+            + _codex_item(second + 2, "function_call_output", call_id, output="ok"))
+
+
+#: The file name and a call's two lines, per format that resumes.
+FORMATS = {
+    "claude-code": ("s.jsonl", _call),
+    "events": ("run.jsonl", _event_call),
+    "codex": ("rollout-2025-03-01T10-00-00-s.jsonl", _codex_call),
+}
+
+
+def _grown_file(tmp_path: Path, name: str, head: bytes) -> tuple[Path, Path]:
+    target = tmp_path / "p" / name
+    target.parent.mkdir(exist_ok=True)
+    target.write_bytes(head)
+    cache = tmp_path / "cache"
+    _outputs(str(target), cache)
+    return target, cache
+
+
+def test_events_grown_across_an_open_turn_and_a_shutdown(
+    tmp_path: Path, counting: _Counting
+) -> None:
+    """An ``events`` file whose first part closed session s2 (shutdown) and left a turn
+    and lane s1 open reads, once grown by two parallel 2 s calls and the turn's end
+    10 s after its start, only the new bytes and says: 3 waves (1 call in s2, call a and
+    the wave of b and c in s1), 1 multi-call, 2 000 ms saved, 10 000 ms of turns, and
+    s2's later event dropped."""
+    t0 = 1_740_823_200_000
+    head = (_event("turn_start", t0) + _event_call("a", 0)
+            + _event("tool_execution_start", t0, "x", sessionId="s2")
+            + _event("tool_execution_end", t0 + 1000, "x", sessionId="s2")
+            + json.dumps({"type": "session_shutdown", "sessionId": "s2"}).encode() + b"\n")
+    target, cache = _grown_file(tmp_path, "run.jsonl", head)
+    tail = (_event("tool_execution_start", t0 + 5000, "b")
+            + _event("tool_execution_start", t0 + 5000, "c")
+            + _event("tool_execution_end", t0 + 7000, "b")
+            + _event("tool_execution_end", t0 + 7000, "c")
+            + _event("tool_execution_start", t0 + 8000, "y", sessionId="s2")
+            + _event("turn_end", t0 + 10_000))
+    with open(target, "ab") as stream:
+        stream.write(tail)
+    counting.offsets.clear()
+    counting.bytes = 0
+    code, out = _run(["summarize", "--format", "json", str(target)], cache)
+    assert (counting.offsets, counting.bytes) == ([len(head)], len(tail))
+    document = json.loads(out)
+    total = document["total"]
+    assert (code, total["non_eval_waves_total"], total["non_eval_waves_multi"],
+            total["modeled_wallclock_saved_ms"], total["measured_turn_duration_ms_total"]) == (
+        0, 3, 1, 2000.0, 10_000.0)
+    (report,) = document["inputs"]
+    assert (report["lines_read"], report["lines_used"], report["ignored"]) == (
+        12, 11, {"after_session_shutdown": 1})
+    assert _outputs(str(target), cache) == _outputs(str(target), None)
+
+
+def test_codex_batched_write_across_the_cut_is_applied(
+    tmp_path: Path, counting: _Counting
+) -> None:
+    """Two Codex calls written at 10:00:10 whose outputs (also 10:00:10, with 4 s and
+    2 s embedded) come after the cut get their starts moved back (06 s, 08 s) as in a
+    full read: one wave of 2, saving 6 000 - 4 000 = 2 000 ms; only new bytes are read."""
+    meta = json.dumps({"timestamp": "2025-03-01T10:00:00.000Z", "type": "session_meta",
+                       "payload": {"id": "s1"}}).encode() + b"\n"
+    head = (meta + _codex_item(10, "function_call", "a", name="shell")
+            + _codex_item(10, "function_call", "b", name="shell"))
+    target, cache = _grown_file(tmp_path, "rollout-2025-03-01T10-00-00-s.jsonl", head)
+
+    def output(call_id: str, seconds: int) -> bytes:
+        embedded = json.dumps({"output": "", "metadata": {"duration_seconds": seconds}})
+        return _codex_item(10, "function_call_output", call_id, output=embedded)
+
+    tail = output("a", 4) + output("b", 2)
+    with open(target, "ab") as stream:
+        stream.write(tail)
+    counting.offsets.clear()
+    counting.bytes = 0
+    code, out = _run(["summarize", "--format", "json", str(target)], cache)
+    assert (counting.offsets, counting.bytes) == ([len(head)], len(tail))
+    document = json.loads(out)
+    total = document["total"]
+    assert (code, total["non_eval_waves_total"], total["non_eval_waves_multi"],
+            total["modeled_wallclock_saved_ms"]) == (0, 1, 1, 2000.0)
+    assert document["inputs"][0]["notes"] == {"batched_write_duration_applied": 2}
+    assert _outputs(str(target), cache) == _outputs(str(target), None)
+
+
+def test_codex_fork_gate_open_at_the_cut_is_read_in_full(
+    tmp_path: Path, counting: _Counting
+) -> None:
+    """A forked rollout cut while its replay gate is open (the parent's replayed call
+    read, no own turn yet) keeps no resume point: grown by its first own turn, it is
+    read from byte 0 (the replayed call's 2 lines are ``replayed_items``, its own call
+    makes 1 wave), and a further growth past the boundary resumes from where that read
+    ended."""
+    created = 1_740_823_205_000  # the fork's id is a UUIDv7 minted 10:00:05Z
+    fork_id = f"{created:012x}"
+    fork_id = f"{fork_id[:8]}-{fork_id[8:]}-7000-8000-000000000001"
+    turn = f"{created + 1000:012x}"
+    turn = f"{turn[:8]}-{turn[8:]}-7000-8000-000000000002"
+    meta = json.dumps({"timestamp": "2025-03-01T10:00:06.000Z", "type": "session_meta",
+                       "payload": {"id": fork_id, "forked_from_id": "parent"}}).encode() + b"\n"
+    head = meta + _codex_call("p", 6)
+    target, cache = _grown_file(tmp_path, "rollout-2025-03-01T10-00-00-f.jsonl", head)
+    boundary = json.dumps({"timestamp": "2025-03-01T10:00:09.000Z", "type": "turn_context",
+                           "payload": {"turn_id": turn}}).encode() + b"\n"
+    with open(target, "ab") as stream:
+        stream.write(boundary + _codex_call("a", 10))
+    counting.offsets.clear()
+    code, out = _run(["summarize", "--format", "json", str(target)], cache)
+    assert counting.offsets == [0]
+    document = json.loads(out)
+    assert (code, document["total"]["non_eval_waves_total"]) == (0, 1)
+    assert document["inputs"][0]["ignored"] == {"replayed_items": 2}
+    size = target.stat().st_size
+    with open(target, "ab") as stream:
+        stream.write(_codex_call("b", 20))
+    counting.offsets.clear()
+    assert _outputs(str(target), cache) == _outputs(str(target), None)
+    assert counting.offsets == [size]
+
+
+@needs_corpus
+@pytest.mark.parametrize("cut", [0, 1, 100_000, 200_000, -1])
+def test_corpus_codex_rollout_appended_gives_its_golden_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counting: _Counting, cut: int
+) -> None:
+    """A real Codex rollout (350 kB, 16 calls, batched writes) written in two parts (cut
+    mid-line, or at the last line's end) gives, once grown, its golden summarize and
+    waves JSON, and the second read starts at the first part's last complete line."""
+    whole = (CORPUS / CODEX).read_bytes()
+    cut = len(whole) - 1 if cut == -1 else cut
+    monkeypatch.chdir(tmp_path)
+    target = tmp_path / CODEX
+    target.parent.mkdir(parents=True)
+    target.write_bytes(whole[:cut])
+    cache = tmp_path / "cache"
+    _outputs(CODEX, cache)
+    with open(target, "ab") as stream:
+        stream.write(whole[cut:])
+    counting.offsets.clear()
+    counting.bytes = 0
+    assert _outputs(CODEX, cache) == [_golden(f"summarize {CODEX}"), _golden(f"waves {CODEX}")]
+    line_start = whole.rfind(b"\n", 0, cut) + 1  # the partial line is read again
+    assert counting.offsets == [line_start]
+    assert counting.bytes == len(whole) - line_start
+
+
+@pytest.mark.parametrize("fmt", ["events", "codex"])
+@pytest.mark.parametrize("change", ["truncated", "replaced", "same_size", "prefix_edited"])
+def test_changed_events_or_codex_file_is_read_in_full(
+    tmp_path: Path, counting: _Counting, fmt: str, change: str
+) -> None:
+    """An ``events`` file or Codex rollout truncated, replaced by a new file, rewritten at
+    the same size, or grown after an edit of its first bytes is read from byte 0, and
+    its output is a fresh read's."""
+    name, call = FORMATS[fmt]
+    text = call("a", 0) + call("b", 10)
+    target, cache = _grown_file(tmp_path, name, text)
+    if change == "truncated":
+        target.write_bytes(call("a", 0))
+    elif change == "replaced":
+        fresh = target.with_name("new.jsonl")  # a new inode, as an editor's save makes
+        fresh.write_bytes(text + call("c", 20))
+        os.replace(fresh, target)
+    elif change == "same_size":
+        target.write_bytes(text.replace(b'"Read"', b'"Grep"'))
+    else:
+        target.write_bytes(text.replace(b'"Read"', b'"Grep"', 1) + call("c", 20))
+    counting.offsets.clear()
+    assert _outputs(str(target), cache) == _outputs(str(target), None)
+    assert counting.offsets == [0]
