@@ -1,12 +1,11 @@
-"""Reading a grown transcript from where it ended (issue 13: "a file that only grew is
+"""Reading a grown trace file from where it ended (issue 13: "a file that only grew is
 read from where it ended").
 
 Agent sessions are appended to all the time; without this, any change of a
 file's size or mtime is a cache miss and the file is read again in full. Here a
-read unit of the ``claude-code`` format (one transcript, or the files of one
-project folder) keeps a **resume point** in the cache (table ``resumes``, one
-row per unit): the state of the reader after the last complete line, as
-compact records:
+read unit of a line format whose reader decides each line from the lines before
+it keeps a **resume point** in the cache (table ``resumes``, one row per unit):
+the state of the reader after the last complete line, as compact records:
 
 - every file's key (path, size, ``st_mtime_ns``, inode), line accounting, the
   offset just after its last complete (newline-ended) line (``None`` for a file
@@ -14,33 +13,50 @@ compact records:
   :data:`WINDOW` bytes that begin it and of the :data:`WINDOW` bytes before
   that offset;
 - every lane's ids, turn total and observations (``kind``, call id, tool name,
-  time), exactly what the ``units`` table keeps, and the first and last file
-  that touched it;
-- the line ``uuid`` values seen, as :func:`~wavemetrics.readers._seen.compact_key`
-  keys (a UUID as its 16 bytes) grouped by the file that first had them, and
-  each inline sub-agent line's chain root with the file that registered it.
+  time), exactly what the ``units`` table keeps (an open lane as it stands);
+- the format's own state (a :class:`_Reading` subclass per format, :data:`_READINGS`):
+
+  - ``claude-code`` (one transcript, or the files of one project folder): the
+    line ``uuid`` values seen, as :func:`~wavemetrics.readers._seen.compact_key`
+    keys (a UUID as its 16 bytes) grouped by the file that first had them, each
+    inline sub-agent line's chain root with the file that registered it, and the
+    first and last file that touched each lane;
+  - ``events`` (one file): which lanes are still open, each with its pending
+    turn start and the total the turn-overflow rule follows, and the session ids
+    a ``session_shutdown`` closed (their lanes are kept as closed);
+  - ``codex`` (one rollout): its session id and whether a record was read; the
+    lane's kept observations (the batched-write rule may still move a start
+    back when its output comes) are the lane record above.
 
 Never text, arguments, results or prompts.
 
 **When it is used** (else the unit is read in full, as before): the unit's
-format is ``claude-code``; its files are plain (not gzip); exactly one file
+format is one of those three; its files are plain (not gzip); exactly one file
 changed, with the same path and inode, a larger size, both digests still
 matching, and no UTF-8 BOM at its offset (a reader drops a BOM on a file's
 first line only). Then only the bytes from that offset are read, fed to the
 reader restored from the resume point, and the unit's lanes built as a full
-read builds them. The Claude Code reader decides each line from the lines
-before it only (``spec/formats.md``: a ``forkedFrom`` line is judged by itself;
-``uuid`` de-duplication, first-start-wins and sidechain roots look back), so:
+read builds them. Each of these readers decides each line from the lines
+before it only (``spec/formats.md``: Claude Code's ``forkedFrom`` line is
+judged by itself, ``uuid`` de-duplication, first-start-wins and sidechain roots
+look back; ``events`` feeds every line as received and a shutdown drops later
+lines; Codex's first-start-wins and the batched-write rule look back from the
+output to its call), so the new lines of a unit's **last** file are the last a
+full read reads: the result is the full read's. Two rules decide a line from
+later ones, and are handled so:
 
-- for the unit's **last** file, the new lines are the last a full read reads:
-  the result is the full read's;
-- for an **earlier** file (a session transcript sorts before its
-  ``subagents/`` files), a full read would read the new lines *before* the
-  later files. The result is still the full read's when no new line repeats a
-  ``uuid`` only a later file had, touches a lane a later file touched,
-  registers a sidechain root, or looks up one a later file registered: then
-  neither side saw the other. The reading tracks exactly these
-  (:class:`_TrackedSeen`, :class:`_TrackedLanes`, :class:`_TrackedRoots`);
+- Codex fork replay: while the replay gate is open (a fork's ``session_meta``
+  read, its first own ``turn_context`` not yet), a later line (the boundary)
+  or the end of the file decides whether the lines under the gate are replay.
+  No resume point is kept then: the grown file is read in full, and once the
+  gate is decided the next point is kept.
+- Claude Code, an **earlier** file of a folder (a session transcript sorts
+  before its ``subagents/`` files): a full read would read the new lines
+  *before* the later files. The result is still the full read's when no new
+  line repeats a ``uuid`` only a later file had, touches a lane a later file
+  touched, registers a sidechain root, or looks up one a later file
+  registered: then neither side saw the other. The reading tracks exactly
+  these (:class:`_TrackedSeen`, :class:`_TrackedLanes`, :class:`_TrackedRoots`);
   any of them makes the read inexact and the unit is read in full. Lanes are
   put back in a full read's order (by the first file that touched them).
 
@@ -48,15 +64,22 @@ A partial last line (no newline yet: the agent was writing it) of the unit's
 last file is not part of the resume point: it is read again with what follows,
 never counted twice; that point lets only the last file resume.
 
+**Formats that are not resumed** (read in full when they change): ``pi``, whose
+folder is read parents first with a fork's copies of its parent's entries
+dropped against every ``(id, timestamp)`` read in the folder, and whose order
+and fork status come from headers peeked in a file's first lines (a growing
+file may still be writing them): proving a grown file's new lines are read as
+in a full read needs that folder-wide state, not yet kept; JSON documents,
+OTLP, Inspect and ``codex-tui`` (a document is read whole, or the format is
+rarely appended to); gzip files (no offset to seek to).
+
 **What the check could miss**: a rewrite in place (same inode) that leaves the
 first :data:`WINDOW` bytes and the :data:`WINDOW` bytes before the offset as
 they were, changes bytes between them, and makes the file larger. Appending
 writers never do this; editors and tools that rewrite a file write a new inode,
 and a truncation makes the file smaller; both are full reads. Hashing the whole
 prefix would close it at the price of reading it (what resuming avoids).
-
-Other formats (``events``, Codex, pi, JSON documents, OTLP, Inspect) are read in
-full when they change; see ``docs/architecture.md``.
+See ``docs/architecture.md`` and ``docs/cli.md`` ("The cache").
 """
 
 from __future__ import annotations
@@ -704,11 +727,12 @@ def read_resuming(
     unit: ReadUnit, keys: Sequence[FileKey], limits: str, cache: ReadCache,
     sources: dict[str, Source] | None = None,
 ) -> UnitResult[Lane] | None:
-    """Read a ``claude-code`` unit of plain files (``keys``: their keys before the read)
-    from its resume point when only its last file grew, else in full; store the new
-    resume point if no file changed meanwhile and every file was read without error.
-    ``None`` for a unit this module does not read (another format, gzip, stdin): the
-    caller reads it as before. Same reports and lanes as ``read_unit(unit, None)``.
+    """Read a ``claude-code``, ``events`` or ``codex`` unit of plain files (``keys``:
+    their keys before the read) from its resume point when one file only grew, else
+    in full; store the new resume point if no file changed meanwhile and every file
+    was read without error. ``None`` for a unit this module does not read (another
+    format, gzip, stdin): the caller reads it as before. Same reports and lanes as
+    ``read_unit(unit, None)``.
     """
     if unit.format not in _READINGS or not keys or any(
         (sources or {}).get(path) is not None for path in unit.paths
