@@ -33,6 +33,7 @@ from wavemetrics.cache import CACHE_ENV, CACHE_FILE
 from wavemetrics.cli import main
 
 SESSION = "claude-code-log/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
+CODEX = "agentcmd/codex/rollout-2025-09-24T20-12-23-01997ea4-a70d-7da3-8c20-c736db82a7c5.jsonl"
 
 
 def _run(args: list[str], cache: Path | None) -> tuple[int, str]:
@@ -88,9 +89,26 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> Iterator[_Counting]:
     yield _Counting(monkeypatch)
 
 
-def _cut_and_grown_equals_fresh(data: bytes, cut: int, name: str) -> None:
-    """Read ``data[:cut]`` (as ``name`` in a fresh folder) into a cache, append the rest,
-    and compare the summarize and waves JSON with a fresh read of the whole file."""
+#: Generated files per format that resumes: Claude Code transcripts; ``events`` files
+#: (shutdowns, turns, overflowing turn totals, odd ids); Codex rollouts (batched
+#: writes, forks with dated and undated turn ids, repeated items). With the file name.
+GENERATED = {
+    "claude-code": (trace_files(claude_records(), claude_calls()), "s.jsonl"),
+    "events": (trace_files(event_records(), event_calls()), "run.jsonl"),
+    "codex": (trace_files(codex_records(), codex_calls()), "rollout-2025-03-01T10-00-00-s.jsonl"),
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(GENERATED))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(draw=st.data())
+def test_prefix_then_appended_rest_equals_a_fresh_read(fmt: str, draw: st.DataObject) -> None:
+    """For a generated transcript, ``events`` file or Codex rollout cut at any byte
+    (mid-line or at a line end), reading the prefix into the cache, appending the rest
+    and reading again gives the summarize and waves JSON of a fresh read of the file."""
+    files, name = GENERATED[fmt]
+    data = draw.draw(files, label="file")
+    cut = draw.draw(st.integers(0, len(data)), label="cut")
     with tempfile.TemporaryDirectory() as work:
         path = Path(work) / "proj" / name
         path.parent.mkdir()
@@ -100,38 +118,6 @@ def _cut_and_grown_equals_fresh(data: bytes, cut: int, name: str) -> None:
         with open(path, "ab") as stream:
             stream.write(data[cut:])
         assert _outputs(str(path), cache) == _outputs(str(path), None)
-
-
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(trace_files(claude_records(), claude_calls()), st.data())
-def test_prefix_then_appended_rest_equals_a_fresh_read(data: bytes, draw: st.DataObject) -> None:
-    """For a generated transcript cut at any byte (mid-line or at a line end), reading the
-    prefix into the cache, appending the rest and reading again gives the summarize and
-    waves JSON of a fresh read of the whole file."""
-    _cut_and_grown_equals_fresh(data, draw.draw(st.integers(0, len(data)), label="cut"),
-                                "s.jsonl")
-
-
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(trace_files(event_records(), event_calls()), st.data())
-def test_events_prefix_then_appended_rest_equals_a_fresh_read(
-    data: bytes, draw: st.DataObject
-) -> None:
-    """A generated ``events`` file (shutdowns, turns, overflowing turn totals, odd ids) cut
-    at any byte and grown gives the summarize and waves JSON of a fresh read."""
-    _cut_and_grown_equals_fresh(data, draw.draw(st.integers(0, len(data)), label="cut"),
-                                "run.jsonl")
-
-
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(trace_files(codex_records(), codex_calls()), st.data())
-def test_codex_prefix_then_appended_rest_equals_a_fresh_read(
-    data: bytes, draw: st.DataObject
-) -> None:
-    """A generated Codex rollout (batched writes, forks with dated and undated turn ids,
-    repeated items) cut at any byte and grown gives the JSON of a fresh read."""
-    _cut_and_grown_equals_fresh(data, draw.draw(st.integers(0, len(data)), label="cut"),
-                                "rollout-2025-03-01T10-00-00-s.jsonl")
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -161,26 +147,30 @@ def _golden(case: str) -> tuple[int, str]:
 
 
 @needs_corpus
-@pytest.mark.parametrize("cut", [0, 1, 120_000, 150_000, -1])
-def test_corpus_session_appended_gives_its_golden_output(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counting: _Counting, cut: int
+@pytest.mark.parametrize(("trace", "cut"), [
+    *((SESSION, cut) for cut in (0, 1, 120_000, 150_000, -1)),
+    *((CODEX, cut) for cut in (0, 1, 100_000, 200_000, -1)),
+])
+def test_corpus_file_appended_gives_its_golden_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counting: _Counting, trace: str, cut: int
 ) -> None:
-    """A real session written in two parts (cut mid-line, or at the last line's end)
-    gives, once grown, its golden summarize and waves JSON (recorded before the cache
-    existed), and the second read starts at the first part's last complete line."""
-    whole = (CORPUS / SESSION).read_bytes()
+    """A real session, or a real Codex rollout (350 kB, 16 calls, batched writes), written
+    in two parts (cut mid-line, or at the last line's end) gives, once grown, its golden
+    summarize and waves JSON (recorded before the cache existed), and the second read
+    starts at the first part's last complete line."""
+    whole = (CORPUS / trace).read_bytes()
     cut = len(whole) - 1 if cut == -1 else cut
     monkeypatch.chdir(tmp_path)
-    target = tmp_path / SESSION
+    target = tmp_path / trace
     target.parent.mkdir(parents=True)
     target.write_bytes(whole[:cut])
     cache = tmp_path / "cache"
-    _outputs(SESSION, cache)
+    _outputs(trace, cache)
     with open(target, "ab") as stream:
         stream.write(whole[cut:])
     counting.offsets.clear()
     counting.bytes = 0
-    assert _outputs(SESSION, cache) == [_golden(f"summarize {SESSION}"), _golden(f"waves {SESSION}")]
+    assert _outputs(trace, cache) == [_golden(f"summarize {trace}"), _golden(f"waves {trace}")]
     line_start = whole.rfind(b"\n", 0, cut) + 1  # the partial line is read again
     assert counting.offsets == [line_start]
     assert counting.bytes == len(whole) - line_start
@@ -208,8 +198,19 @@ def test_only_the_new_bytes_are_read(tmp_path: Path, counting: _Counting) -> Non
     assert grown == _outputs(str(target), None)
 
 
-def _prepared(tmp_path: Path, text: bytes) -> tuple[Path, Path]:
-    target = tmp_path / "p" / "s.jsonl"
+def _resumes_again(target: Path, cache: Path, tail: bytes, counting: _Counting) -> None:
+    """Append ``tail``: the file is read from where it ended, with a fresh read's output."""
+    size = target.stat().st_size
+    with open(target, "ab") as stream:
+        stream.write(tail)
+    counting.offsets.clear()
+    assert _outputs(str(target), cache) == _outputs(str(target), None)
+    assert counting.offsets == [size]
+
+
+def _prepared(tmp_path: Path, text: bytes, name: str = "s.jsonl") -> tuple[Path, Path]:
+    """``text`` written as ``name`` in a folder ``p`` and read once into a cache."""
+    target = tmp_path / "p" / name
     target.parent.mkdir(exist_ok=True)
     target.write_bytes(text)
     cache = tmp_path / "cache"
@@ -240,29 +241,6 @@ def test_two_parallel_calls_appended_make_one_wave(tmp_path: Path) -> None:
             total["modeled_wallclock_saved_ms"]) == (0, 2, 1, 2000.0)
 
 
-@pytest.mark.parametrize("change", ["truncated", "replaced", "same_size", "prefix_edited"])
-def test_changed_prefix_is_read_in_full(
-    tmp_path: Path, counting: _Counting, change: str
-) -> None:
-    """A file truncated, replaced by a new file, rewritten at the same size, or grown
-    after an edit of its first bytes is read from byte 0, and its output is a fresh read's."""
-    text = _call("a", 0) + _call("b", 10)
-    target, cache = _prepared(tmp_path, text)
-    if change == "truncated":
-        target.write_bytes(_call("a", 0))
-    elif change == "replaced":
-        fresh = target.with_name("new.jsonl")  # a new inode, as an editor's save makes
-        fresh.write_bytes(text + _call("c", 20))
-        os.replace(fresh, target)
-    elif change == "same_size":
-        target.write_bytes(text.replace(b'"Read"', b'"Grep"'))
-    else:
-        target.write_bytes(text.replace(b'"Read"', b'"Grep"', 1) + _call("c", 20))
-    counting.offsets.clear()
-    assert _outputs(str(target), cache) == _outputs(str(target), None)
-    assert counting.offsets == [0]
-
-
 def test_damaged_resume_point_is_rebuilt(tmp_path: Path, counting: _Counting) -> None:
     """A resume point whose bytes were damaged is dropped and the file read in full;
     one whose digest matches but whose content is of another shape is read in full too;
@@ -288,12 +266,7 @@ def test_damaged_resume_point_is_rebuilt(tmp_path: Path, counting: _Counting) ->
     counting.offsets.clear()
     assert _outputs(str(target), cache) == _outputs(str(target), None)
     assert counting.offsets == [0]
-    size = target.stat().st_size
-    with open(target, "ab") as stream:
-        stream.write(_call("d", 30))
-    counting.offsets.clear()
-    assert _outputs(str(target), cache) == _outputs(str(target), None)
-    assert counting.offsets == [size]
+    _resumes_again(target, cache, _call("d", 30), counting)
 
 
 def test_earlier_file_of_a_folder_grown_with_copies_is_read_in_full(
@@ -425,9 +398,6 @@ def test_statusline_with_sub_agents_resumes_the_grown_transcript(
 
 # -- events and Codex ---------------------------------------------------------------
 
-CODEX = "agentcmd/codex/rollout-2025-09-24T20-12-23-01997ea4-a70d-7da3-8c20-c736db82a7c5.jsonl"
-
-
 def _event(kind: str, at: float, call: str | None = None, **extra: Any) -> bytes:
     record: dict[str, Any] = {"type": kind, "timestamp": at, **extra}
     if call is not None:
@@ -460,13 +430,19 @@ FORMATS = {
 }
 
 
-def _grown_file(tmp_path: Path, name: str, head: bytes) -> tuple[Path, Path]:
-    target = tmp_path / "p" / name
-    target.parent.mkdir(exist_ok=True)
-    target.write_bytes(head)
-    cache = tmp_path / "cache"
-    _outputs(str(target), cache)
-    return target, cache
+def _appended(
+    target: Path, cache: Path, tail: bytes, counting: _Counting
+) -> tuple[int, dict[str, Any]]:
+    """Append ``tail`` and summarize (JSON) through ``cache``, checking that exactly the
+    appended bytes were read, from where the file ended."""
+    size = target.stat().st_size
+    with open(target, "ab") as stream:
+        stream.write(tail)
+    counting.offsets.clear()
+    counting.bytes = 0
+    code, out = _run(["summarize", "--format", "json", str(target)], cache)
+    assert (counting.offsets, counting.bytes) == ([size], len(tail))
+    return code, json.loads(out)
 
 
 def test_events_grown_across_an_open_turn_and_a_shutdown(
@@ -482,20 +458,14 @@ def test_events_grown_across_an_open_turn_and_a_shutdown(
             + _event("tool_execution_start", t0, "x", sessionId="s2")
             + _event("tool_execution_end", t0 + 1000, "x", sessionId="s2")
             + json.dumps({"type": "session_shutdown", "sessionId": "s2"}).encode() + b"\n")
-    target, cache = _grown_file(tmp_path, "run.jsonl", head)
+    target, cache = _prepared(tmp_path, head, "run.jsonl")
     tail = (_event("tool_execution_start", t0 + 5000, "b")
             + _event("tool_execution_start", t0 + 5000, "c")
             + _event("tool_execution_end", t0 + 7000, "b")
             + _event("tool_execution_end", t0 + 7000, "c")
             + _event("tool_execution_start", t0 + 8000, "y", sessionId="s2")
             + _event("turn_end", t0 + 10_000))
-    with open(target, "ab") as stream:
-        stream.write(tail)
-    counting.offsets.clear()
-    counting.bytes = 0
-    code, out = _run(["summarize", "--format", "json", str(target)], cache)
-    assert (counting.offsets, counting.bytes) == ([len(head)], len(tail))
-    document = json.loads(out)
+    code, document = _appended(target, cache, tail, counting)
     total = document["total"]
     assert (code, total["non_eval_waves_total"], total["non_eval_waves_multi"],
             total["modeled_wallclock_saved_ms"], total["measured_turn_duration_ms_total"]) == (
@@ -516,20 +486,14 @@ def test_codex_batched_write_across_the_cut_is_applied(
                        "payload": {"id": "s1"}}).encode() + b"\n"
     head = (meta + _codex_item(10, "function_call", "a", name="shell")
             + _codex_item(10, "function_call", "b", name="shell"))
-    target, cache = _grown_file(tmp_path, "rollout-2025-03-01T10-00-00-s.jsonl", head)
+    target, cache = _prepared(tmp_path, head, "rollout-2025-03-01T10-00-00-s.jsonl")
 
     def output(call_id: str, seconds: int) -> bytes:
         embedded = json.dumps({"output": "", "metadata": {"duration_seconds": seconds}})
         return _codex_item(10, "function_call_output", call_id, output=embedded)
 
     tail = output("a", 4) + output("b", 2)
-    with open(target, "ab") as stream:
-        stream.write(tail)
-    counting.offsets.clear()
-    counting.bytes = 0
-    code, out = _run(["summarize", "--format", "json", str(target)], cache)
-    assert (counting.offsets, counting.bytes) == ([len(head)], len(tail))
-    document = json.loads(out)
+    code, document = _appended(target, cache, tail, counting)
     total = document["total"]
     assert (code, total["non_eval_waves_total"], total["non_eval_waves_multi"],
             total["modeled_wallclock_saved_ms"]) == (0, 1, 1, 2000.0)
@@ -553,7 +517,7 @@ def test_codex_fork_gate_open_at_the_cut_is_read_in_full(
     meta = json.dumps({"timestamp": "2025-03-01T10:00:06.000Z", "type": "session_meta",
                        "payload": {"id": fork_id, "forked_from_id": "parent"}}).encode() + b"\n"
     head = meta + _codex_call("p", 6)
-    target, cache = _grown_file(tmp_path, "rollout-2025-03-01T10-00-00-f.jsonl", head)
+    target, cache = _prepared(tmp_path, head, "rollout-2025-03-01T10-00-00-f.jsonl")
     boundary = json.dumps({"timestamp": "2025-03-01T10:00:09.000Z", "type": "turn_context",
                            "payload": {"turn_id": turn}}).encode() + b"\n"
     with open(target, "ab") as stream:
@@ -564,51 +528,20 @@ def test_codex_fork_gate_open_at_the_cut_is_read_in_full(
     document = json.loads(out)
     assert (code, document["total"]["non_eval_waves_total"]) == (0, 1)
     assert document["inputs"][0]["ignored"] == {"replayed_items": 2}
-    size = target.stat().st_size
-    with open(target, "ab") as stream:
-        stream.write(_codex_call("b", 20))
-    counting.offsets.clear()
-    assert _outputs(str(target), cache) == _outputs(str(target), None)
-    assert counting.offsets == [size]
+    _resumes_again(target, cache, _codex_call("b", 20), counting)
 
 
-@needs_corpus
-@pytest.mark.parametrize("cut", [0, 1, 100_000, 200_000, -1])
-def test_corpus_codex_rollout_appended_gives_its_golden_output(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counting: _Counting, cut: int
-) -> None:
-    """A real Codex rollout (350 kB, 16 calls, batched writes) written in two parts (cut
-    mid-line, or at the last line's end) gives, once grown, its golden summarize and
-    waves JSON, and the second read starts at the first part's last complete line."""
-    whole = (CORPUS / CODEX).read_bytes()
-    cut = len(whole) - 1 if cut == -1 else cut
-    monkeypatch.chdir(tmp_path)
-    target = tmp_path / CODEX
-    target.parent.mkdir(parents=True)
-    target.write_bytes(whole[:cut])
-    cache = tmp_path / "cache"
-    _outputs(CODEX, cache)
-    with open(target, "ab") as stream:
-        stream.write(whole[cut:])
-    counting.offsets.clear()
-    counting.bytes = 0
-    assert _outputs(CODEX, cache) == [_golden(f"summarize {CODEX}"), _golden(f"waves {CODEX}")]
-    line_start = whole.rfind(b"\n", 0, cut) + 1  # the partial line is read again
-    assert counting.offsets == [line_start]
-    assert counting.bytes == len(whole) - line_start
-
-
-@pytest.mark.parametrize("fmt", ["events", "codex"])
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
 @pytest.mark.parametrize("change", ["truncated", "replaced", "same_size", "prefix_edited"])
-def test_changed_events_or_codex_file_is_read_in_full(
+def test_changed_prefix_is_read_in_full(
     tmp_path: Path, counting: _Counting, fmt: str, change: str
 ) -> None:
-    """An ``events`` file or Codex rollout truncated, replaced by a new file, rewritten at
-    the same size, or grown after an edit of its first bytes is read from byte 0, and
-    its output is a fresh read's."""
+    """A transcript, ``events`` file or Codex rollout truncated, replaced by a new file,
+    rewritten at the same size, or grown after an edit of its first bytes is read from
+    byte 0, and its output is a fresh read's."""
     name, call = FORMATS[fmt]
     text = call("a", 0) + call("b", 10)
-    target, cache = _grown_file(tmp_path, name, text)
+    target, cache = _prepared(tmp_path, text, name)
     if change == "truncated":
         target.write_bytes(call("a", 0))
     elif change == "replaced":
