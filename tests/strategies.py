@@ -644,6 +644,59 @@ def codex_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
     )
 
 
+@st.composite
+def pi_records(draw: st.DrawFn) -> dict[str, Any]:
+    """One pi session line as a dict: session headers (some naming a parent), assistant
+    messages with ``toolCall`` blocks (odd ones too), tool results, other messages and
+    entries with repeating entry ids, bad payloads and times."""
+    kind = draw(st.sampled_from(
+        ["message"] * 6 + ["session", "model_change", "thinking_level_change", *ODD_TYPES]))
+    record: dict[str, Any] = {"type": kind}
+    if draw(st.integers(0, 19)) == 0:
+        record["type"] = draw(JSON_SCALARS)
+    if draw(st.integers(0, 9)) > 0:
+        record["timestamp"] = draw(trace_times())
+    if draw(st.integers(0, 3)) > 0:
+        record["id"] = draw(st.sampled_from(["e1", "e2", "e3", "a0b1c2d3", "", 7]))
+    if kind == "session":
+        record["id"] = draw(st.sampled_from(["p1", "p2", "", "p\x1b", 5]))
+        if draw(st.integers(0, 3)) == 0:
+            record["parentSession"] = draw(st.sampled_from(["parent.jsonl", "p0", ""]))
+    elif kind == "message":
+        role = draw(st.sampled_from(["assistant", "assistant", "toolResult", "toolResult",
+                                     "user", "bashExecution", 5]))
+        block = st.fixed_dictionaries({
+            "type": st.sampled_from(["toolCall", "toolCall", "text"]),
+            "id": TRACE_IDS, "name": st.sampled_from(["read", "bash", "", None])})
+        message: dict[str, Any] = {"role": role}
+        if role == "assistant":
+            message["content"] = draw(st.one_of(st.lists(block, max_size=3), JSON_SCALARS))
+        elif role == "toolResult":
+            message["toolCallId"] = draw(TRACE_IDS)
+        record["message"] = draw(st.sampled_from([message] * 9 + ["hi"]))
+    return record
+
+
+@st.composite
+def pi_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A well-formed pi call: an assistant message with one or two ``toolCall`` blocks and
+    the ``toolResult`` message of the first, at or after it."""
+    call_id = draw(st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]))
+    start = draw(st.integers(0, 30))
+    end = start + draw(st.sampled_from([0, 0, 1, 2, 3, 5, 8]))
+    blocks = [{"type": "toolCall", "id": call_id, "name": draw(st.sampled_from(
+        ["read", "bash", "edit"])), "arguments": {}}]
+    if draw(st.integers(0, 3)) == 0:
+        blocks.append({"type": "toolCall", "id": call_id + "2", "name": "read"})
+    entry = draw(st.sampled_from(["m1", "m2", "m3", "m4"]))
+    return (
+        {"type": "message", "id": entry, "timestamp": f"2025-03-01T10:00:{start:02d}.000Z",
+         "message": {"role": "assistant", "content": blocks}},
+        {"type": "message", "id": entry + "r", "timestamp": f"2025-03-01T10:00:{min(end, 59):02d}.000Z",
+         "message": {"role": "toolResult", "toolCallId": call_id, "content": []}},
+    )
+
+
 #: Lines no reader can use: blank, invalid JSON, not an object, not UTF-8, a NaN.
 BAD_LINES = st.sampled_from([
     b"\n", b"   \t\n", b"\x0c\n", b"{\n", b"[1, 2]\n", b'"text"\n', b"\xff\xfe{}\n",

@@ -27,6 +27,8 @@ from tests.strategies import (
     codex_records,
     event_calls,
     event_records,
+    pi_calls,
+    pi_records,
     trace_files,
 )
 from wavemetrics.cache import CACHE_ENV, CACHE_FILE
@@ -34,6 +36,8 @@ from wavemetrics.cli import main
 
 SESSION = "claude-code-log/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
 CODEX = "agentcmd/codex/rollout-2025-09-24T20-12-23-01997ea4-a70d-7da3-8c20-c736db82a7c5.jsonl"
+PI_FORK = "pi-mono/before-compaction.jsonl"  # a real pi session whose header names its parent
+PI_NAME = "2025-03-01T10-00-00-000Z_s.jsonl"
 
 
 def _run(args: list[str], cache: Path | None) -> tuple[int, str]:
@@ -96,6 +100,7 @@ GENERATED = {
     "claude-code": (trace_files(claude_records(), claude_calls()), "s.jsonl"),
     "events": (trace_files(event_records(), event_calls()), "run.jsonl"),
     "codex": (trace_files(codex_records(), codex_calls()), "rollout-2025-03-01T10-00-00-s.jsonl"),
+    "pi": (trace_files(pi_records(), pi_calls()), PI_NAME),
 }
 
 
@@ -120,14 +125,17 @@ def test_prefix_then_appended_rest_equals_a_fresh_read(fmt: str, draw: st.DataOb
         assert _outputs(str(path), cache) == _outputs(str(path), None)
 
 
+@pytest.mark.parametrize("fmt", ["claude-code", "pi"])
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(trace_files(claude_records(), claude_calls()), trace_files(claude_records(), claude_calls()),
-       st.data())
+@given(draw=st.data())
 def test_grown_last_file_of_a_project_folder_equals_a_fresh_read(
-    first: bytes, last: bytes, draw: st.DataObject
+    fmt: str, draw: st.DataObject
 ) -> None:
-    """A project folder read together (uuid de-duplication across its files) whose last
-    file grew gives the output of a fresh read of the folder."""
+    """A Claude Code project folder read together (uuid de-duplication across its files),
+    or a pi folder (parents first, a fork's copies dropped), whose last file grew gives
+    the output of a fresh read of the folder."""
+    files = GENERATED[fmt][0]
+    first, last = draw.draw(files, label="first"), draw.draw(files, label="last")
     cut = draw.draw(st.integers(0, len(last)), label="cut")
     with tempfile.TemporaryDirectory() as work:
         folder = Path(work) / "proj"
@@ -150,6 +158,7 @@ def _golden(case: str) -> tuple[int, str]:
 @pytest.mark.parametrize(("trace", "cut"), [
     *((SESSION, cut) for cut in (0, 1, 120_000, 150_000, -1)),
     *((CODEX, cut) for cut in (0, 1, 100_000, 200_000, -1)),
+    *((PI_FORK, cut) for cut in (1_000_000, -1)),
 ])
 def test_corpus_file_appended_gives_its_golden_output(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counting: _Counting, trace: str, cut: int
@@ -157,7 +166,9 @@ def test_corpus_file_appended_gives_its_golden_output(
     """A real session, or a real Codex rollout (350 kB, 16 calls, batched writes), written
     in two parts (cut mid-line, or at the last line's end) gives, once grown, its golden
     summarize and waves JSON (recorded before the cache existed), and the second read
-    starts at the first part's last complete line."""
+    starts at the first part's last complete line; a real pi fork (its header names its
+    parent: its entries are de-duplicated, which a resume point does not keep) gives
+    its golden output read in full from byte 0."""
     whole = (CORPUS / trace).read_bytes()
     cut = len(whole) - 1 if cut == -1 else cut
     monkeypatch.chdir(tmp_path)
@@ -172,6 +183,8 @@ def test_corpus_file_appended_gives_its_golden_output(
     counting.bytes = 0
     assert _outputs(trace, cache) == [_golden(f"summarize {trace}"), _golden(f"waves {trace}")]
     line_start = whole.rfind(b"\n", 0, cut) + 1  # the partial line is read again
+    if trace == PI_FORK:
+        line_start = 0
     assert counting.offsets == [line_start]
     assert counting.bytes == len(whole) - line_start
 
@@ -417,6 +430,19 @@ def _codex_item(second: float, kind: str, call_id: str, **extra: Any) -> bytes:
     return json.dumps({"timestamp": stamp, "type": "response_item", "payload": payload}).encode() + b"\n"
 
 
+def _pi_message(second: int, message: dict[str, Any], **extra: Any) -> bytes:
+    stamp = f"2025-03-01T10:00:{second:02d}.000Z"
+    return json.dumps({"type": "message", "timestamp": stamp, "message": message,
+                       **extra}).encode() + b"\n"
+
+
+def _pi_call(call_id: str, second: int, *others: str) -> bytes:
+    blocks = [{"type": "toolCall", "id": c, "name": "Read"} for c in (call_id, *others)]
+    return (_pi_message(second, {"role": "assistant", "content": blocks}, id=f"m-{call_id}")
+            + b"".join(_pi_message(second + 2, {"role": "toolResult", "toolCallId": c},
+                                   id=f"r-{c}") for c in (call_id, *others)))
+
+
 def _codex_call(call_id: str, second: int) -> bytes:
     return (_codex_item(second, "function_call", call_id, name="Read")
             + _codex_item(second + 2, "function_call_output", call_id, output="ok"))
@@ -427,20 +453,22 @@ FORMATS = {
     "claude-code": ("s.jsonl", _call),
     "events": ("run.jsonl", _event_call),
     "codex": ("rollout-2025-03-01T10-00-00-s.jsonl", _codex_call),
+    "pi": (PI_NAME, _pi_call),
 }
 
 
 def _appended(
-    target: Path, cache: Path, tail: bytes, counting: _Counting
+    target: Path, cache: Path, tail: bytes, counting: _Counting, read: str | None = None
 ) -> tuple[int, dict[str, Any]]:
-    """Append ``tail`` and summarize (JSON) through ``cache``, checking that exactly the
-    appended bytes were read, from where the file ended."""
+    """Append ``tail`` to ``target`` and summarize (JSON) ``read`` (default: ``target``)
+    through ``cache``, checking that exactly the appended bytes were read, from where
+    the file ended."""
     size = target.stat().st_size
     with open(target, "ab") as stream:
         stream.write(tail)
     counting.offsets.clear()
     counting.bytes = 0
-    code, out = _run(["summarize", "--format", "json", str(target)], cache)
+    code, out = _run(["summarize", "--format", "json", read or str(target)], cache)
     assert (counting.offsets, counting.bytes) == ([size], len(tail))
     return code, json.loads(out)
 
@@ -555,3 +583,60 @@ def test_changed_prefix_is_read_in_full(
     counting.offsets.clear()
     assert _outputs(str(target), cache) == _outputs(str(target), None)
     assert counting.offsets == [0]
+
+
+def test_pi_folder_newest_session_grown_reads_only_its_new_lines(
+    tmp_path: Path, counting: _Counting
+) -> None:
+    """In a pi folder of an older session (call a, 10:00:00-02) and the newest one, which
+    grows by one message starting b and c at 10:00:05 and both results at 10:00:07,
+    only the new bytes are read and the folder says: 2 lanes, 2 waves, 1 multi-call,
+    2 000 ms saved (S 4 000 - span 2 000), as a full read."""
+    folder = tmp_path / "p"
+    folder.mkdir()
+    header = json.dumps({"type": "session", "id": "s2", "timestamp": "2025-03-01T10:00:04Z",
+                         "cwd": "/w"}).encode() + b"\n"
+    (folder / "2025-03-01T09-00-00-000Z_s1.jsonl").write_bytes(_pi_call("a", 0))
+    newest = folder / "2025-03-01T10-00-04-000Z_s2.jsonl"
+    newest.write_bytes(header)
+    cache = tmp_path / "cache"
+    _outputs(str(folder), cache)
+    code, document = _appended(newest, cache, _pi_call("b", 5, "c"), counting, str(folder))
+    total = document["total"]
+    assert (code, len(document["lanes"]), total["non_eval_waves_total"],
+            total["non_eval_waves_multi"], total["modeled_wallclock_saved_ms"]) == (
+        0, 2, 2, 1, 2000.0)
+    assert _outputs(str(folder), cache) == _outputs(str(folder), None)
+
+
+def test_pi_fork_or_reordered_folder_is_read_in_full(tmp_path: Path, counting: _Counting) -> None:
+    """A pi fork (its header names the folder's other file as parent) that grows is read
+    in full, parents first (offsets 0 and 0), with a fresh read's output; so is a
+    grown file whose header newly makes it another file's parent (the order changed)."""
+    folder = tmp_path / "p"
+    folder.mkdir()
+    parent = folder / "a.jsonl"
+    parent.write_bytes(json.dumps({"type": "session", "id": "s1", "timestamp": "t"}).encode()
+                       + b"\n" + _pi_call("a", 0))
+    fork = folder / "b.jsonl"
+    fork.write_bytes(json.dumps({"type": "session", "id": "s2", "timestamp": "t",
+                                 "parentSession": "a.jsonl"}).encode() + b"\n"
+                     + _pi_call("a", 0))  # the parent's entries, copied
+    cache = tmp_path / "cache"
+    _outputs(str(folder), cache)
+    with open(fork, "ab") as stream:
+        stream.write(_pi_call("b", 10))
+    counting.offsets.clear()
+    assert _outputs(str(folder), cache) == _outputs(str(folder), None)
+    assert counting.offsets == [0, 0]
+    headless = folder / "c.jsonl"  # no header yet: read last, after a.jsonl and b.jsonl
+    headless.write_bytes(_pi_call("c", 20))
+    (folder / "0.jsonl").write_bytes(json.dumps({
+        "type": "session", "id": "s0", "timestamp": "t", "parentSession": "s3"}).encode() + b"\n")
+    _outputs(str(folder), cache)
+    with open(headless, "ab") as stream:  # its header comes late: it is 0.jsonl's parent
+        stream.write(json.dumps({"type": "session", "id": "s3", "timestamp": "t"}).encode()
+                     + b"\n")
+    counting.offsets.clear()
+    assert _outputs(str(folder), cache) == _outputs(str(folder), None)
+    assert counting.offsets == [0, 0, 0, 0]

@@ -26,12 +26,15 @@ the state of the reader after the last complete line, as compact records:
     a ``session_shutdown`` closed (their lanes are kept as closed);
   - ``codex`` (one rollout): its session id and whether a record was read; the
     lane's kept observations (the batched-write rule may still move a start
-    back when its output comes) are the lane record above.
+    back when its output comes) are the lane record above;
+  - ``pi`` (the session files of one folder): the reading order (parents before
+    their forks), the last-read file's session id and whether it had a record;
+    the other files' lanes are closed.
 
 Never text, arguments, results or prompts.
 
 **When it is used** (else the unit is read in full, as before): the unit's
-format is one of those three; its files are plain (not gzip); exactly one file
+format is one of those four; its files are plain (not gzip); exactly one file
 changed, with the same path and inode, a larger size, both digests still
 matching, and no UTF-8 BOM at its offset (a reader drops a BOM on a file's
 first line only). Then only the bytes from that offset are read, fed to the
@@ -41,15 +44,24 @@ before it only (``spec/formats.md``: Claude Code's ``forkedFrom`` line is
 judged by itself, ``uuid`` de-duplication, first-start-wins and sidechain roots
 look back; ``events`` feeds every line as received and a shutdown drops later
 lines; Codex's first-start-wins and the batched-write rule look back from the
-output to its call), so the new lines of a unit's **last** file are the last a
-full read reads: the result is the full read's. Two rules decide a line from
-later ones, and are handled so:
+output to its call; pi's first-start-wins too), so the new lines of a unit's
+**last** file (in reading order) are the last a full read reads: the result is
+the full read's. Three rules decide a line from later ones or from the whole
+folder, and are handled so:
 
 - Codex fork replay: while the replay gate is open (a fork's ``session_meta``
   read, its first own ``turn_context`` not yet), a later line (the boundary)
   or the end of the file decides whether the lines under the gate are replay.
   No resume point is kept then: the grown file is read in full, and once the
   gate is decided the next point is kept.
+- pi forks and reading order: a folder is read parents first, the order taken
+  from the headers in each file's first lines (which a growing file may still
+  be writing), and a fork's entries are dropped against every ``(id,
+  timestamp)`` read in the folder before them and in it. Only the file read
+  last resumes, only when it is not read as a fork (the entry keys are not
+  kept: no point is kept for a fork, which is read in full when it grows), and
+  only when the reading order computed from the grown files is the one the
+  point was kept with (else the unit is read in full).
 - Claude Code, an **earlier** file of a folder (a session transcript sorts
   before its ``subagents/`` files): a full read would read the new lines
   *before* the later files. The result is still the full read's when no new
@@ -64,14 +76,10 @@ A partial last line (no newline yet: the agent was writing it) of the unit's
 last file is not part of the resume point: it is read again with what follows,
 never counted twice; that point lets only the last file resume.
 
-**Formats that are not resumed** (read in full when they change): ``pi``, whose
-folder is read parents first with a fork's copies of its parent's entries
-dropped against every ``(id, timestamp)`` read in the folder, and whose order
-and fork status come from headers peeked in a file's first lines (a growing
-file may still be writing them): proving a grown file's new lines are read as
-in a full read needs that folder-wide state, not yet kept; JSON documents,
-OTLP, Inspect and ``codex-tui`` (a document is read whole, or the format is
-rarely appended to); gzip files (no offset to seek to).
+**Formats that are not resumed** (read in full when they change): JSON
+documents, OTLP, Inspect and ``codex-tui`` (a document is read whole, or the
+format is rarely appended to: no reading of theirs is proven exact when
+resumed); gzip files (no offset to seek to).
 
 **What the check could miss**: a rewrite in place (same inode) that leaves the
 first :data:`WINDOW` bytes and the :data:`WINDOW` bytes before the offset as
@@ -102,6 +110,8 @@ from wavemetrics.readers.codex import CodexReader
 from wavemetrics.readers.events import FORMAT as EVENTS_FORMAT
 from wavemetrics.readers.events import EventsReader
 from wavemetrics.readers.lanes import UNKNOWN_TOOL, InputReport, LaneBuilder
+from wavemetrics.readers.pi import FORMAT as PI_FORMAT
+from wavemetrics.readers.pi import PiReader, reading_order
 from wavemetrics.readers.sources import GZIP_MAGIC, Source, file_stem
 from wavemetrics.turns import TurnClock
 from wavemetrics.unit_records import decode_unit, encode_unit
@@ -366,6 +376,11 @@ class _Reading:
         self.accounts: list[LineAccount] = []
         self.errors: list[str | None] = []
         self.files: list[list[Any] | None] = []  # saved file entries, reused when unchanged
+        #: the files' indexes in reading order (a resume point is kept after the last)
+        self.order = list(range(len(unit.paths)))
+
+    #: whether a file read before others may resume (the read then tracks what it meets)
+    earlier_files_resume = False
 
     # -- the format's part --------------------------------------------------
     def lanes_now(self) -> list[Lane]:
@@ -444,6 +459,8 @@ class _ClaudeReading(_Reading):
     """A ``claude-code`` unit (a transcript, or the files of a project folder): the
     folder state with its seen uuids, sidechain roots and lanes tracked by file."""
 
+    earlier_files_resume = True
+
     def __init__(self, unit: ReadUnit) -> None:
         super().__init__(unit)
         self.folder = ClaudeFolder(cast(Any, self.sink))
@@ -493,13 +510,7 @@ class _ClaudeReading(_Reading):
         table = cast(_TrackedLanes, self.folder.lanes)
         for lane, (first, last) in zip(lanes, touches, strict=True):
             builder = LaneBuilder(lane.path, lane.session_id, lane.lane_id, sink=self.folder.sink)
-            cast(_Recorder, builder.writer).restore(attrs.evolve(
-                lane, measured_turn_duration_ms_total=0.0))
-            for item in lane.observations:
-                if item.kind == "start":
-                    builder.start_names[item.call_id] = item.tool_name
-                else:
-                    builder.ended.add(item.call_id)
+            _restore_lane(builder, attrs.evolve(lane, measured_turn_duration_ms_total=0.0))
             builder.turn_total_ms = lane.measured_turn_duration_ms_total
             lane_key = (lane.session_id, lane.lane_id)
             table[lane_key] = builder
@@ -619,9 +630,81 @@ class _CodexReading(_Reading):
         return [w.lane for w in self.sink.writers if w.lane is not None]
 
 
+class _PiReading(_Reading):
+    """A pi folder, read parents first (``readers.pi.reading_order``). Only the file
+    read last resumes, and only when it is not read as a fork (a fork's entries are
+    dropped against every entry read in the folder, which is not kept) and the
+    reading order is the one the resume point was kept with (headers are peeked from
+    a file's first lines, which a growing file may still be writing)."""
+
+    def __init__(self, unit: ReadUnit) -> None:
+        super().__init__(unit)
+        order, forks = reading_order([Source(path) for path in unit.paths])
+        self.order = [unit.paths.index(path) for path in order]
+        self.forks = [forks[path] for path in unit.paths]
+        self.entries: set[tuple[str, str]] = set()
+        self.readers: dict[int, PiReader] = {}
+
+    def _reader(self, index: int) -> PiReader:
+        reader = self.readers.get(index)
+        if reader is None:
+            reader = self.readers[index] = PiReader(
+                self.unit.paths[index], cast(Any, self.sink), self.accounts[index],
+                entries=self.entries, fork=self.forks[index])
+        return reader
+
+    def lanes_now(self) -> list[Lane]:
+        lanes = [w.lane for w in self.sink.writers if w.lane is not None]
+        last = self._reader(self.order[-1])
+        if last.seen:  # the last file's lane, still open, was opened last
+            lanes.append(cast(_Recorder, last.state.lane.writer).now("", "main"))
+        return lanes
+
+    def state(self) -> list[Any] | None:
+        if self.forks[self.order[-1]]:
+            return None
+        last = self._reader(self.order[-1])
+        return [self.order, last.seen, last.state.session_id]
+
+    def restore_state(self, state: Sequence[Any], lanes: Sequence[Lane]) -> None:
+        order, seen, session_id = state[:3]
+        if list(order) != self.order or self.forks[self.order[-1]]:
+            raise ValueError("the folder's reading order or its last file's header changed")
+        if not isinstance(session_id, str | None) or (seen and not lanes):
+            raise ValueError("a pi file's state is its session id and at most one lane")
+        for lane in lanes[:-1] if seen else lanes:  # the other files' lanes, closed
+            self.sink.open_lane(lane.path).lane = lane
+        last = self._reader(self.order[-1])
+        last.seen, last.state.session_id = bool(seen), session_id
+        if seen:
+            _restore_lane(last.state.lane, lanes[-1])
+
+    def read(self, source: Source, account: LineAccount, lines: Iterable[bytes]) -> None:
+        reader = self._reader(self.current)
+        reader.read(lines)
+        if self.current != self.order[-1]:
+            reader.finish()  # as read_pi_folder: each file's lane is closed once it is read
+
+    def close(self) -> list[Lane]:
+        self._reader(self.order[-1]).finish()
+        return [w.lane for w in self.sink.writers if w.lane is not None]
+
+
+def _restore_lane(builder: LaneBuilder, lane: Lane) -> None:
+    """Put ``lane``'s observations in ``builder``'s writer and its first-start-wins
+    bookkeeping (the names of the calls started, the ids ended)."""
+    cast(_Recorder, builder.writer).restore(lane)
+    for item in lane.observations:
+        if item.kind == "start":
+            builder.start_names[item.call_id] = item.tool_name
+        else:
+            builder.ended.add(item.call_id)
+
+
 #: The formats whose units resume, and how each is read (module docstring).
 _READINGS: dict[str, type[_Reading]] = {
     FORMAT: _ClaudeReading, EVENTS_FORMAT: _EventsReading, CODEX_FORMAT: _CodexReading,
+    PI_FORMAT: _PiReading,
 }
 
 
@@ -669,7 +752,7 @@ def _read_file(
     terminated = _terminated(key)
     account = reading.accounts[index]
     point: list[list[Any] | None] = []
-    if index < len(keys) - 1:
+    if index != reading.order[-1]:
         reading.read(source, account, source.lines())
         ends[index] = key.size if terminated else None
     else:
@@ -708,18 +791,18 @@ def _resume(
         return None
     if not isinstance(end, int) or not 0 <= end <= size:
         return None
-    last_key, last_end = saved[-1][0], saved[-1][1]
-    if index != len(keys) - 1 and last_end != last_key[1]:
-        return None  # the last file's partial line is not in the state: only it resumes
     digests = _digests(new.path, end)
     if digests is None or digests[:2] != (head, tail) or (end and digests[2] == _BOM):
         return None
     reading = _READINGS[unit.format](unit)
+    last = reading.order[-1]
+    if index != last and (not reading.earlier_files_resume or saved[last][1] != saved[last][0][1]):
+        return None  # the last file's partial line is not in the state: only it resumes
     try:
         reading.restore(point)
     except (TypeError, ValueError, IndexError, KeyError, AttributeError):
         return None  # damaged: read in full and replaced, never trusted
-    reading.later = index < len(keys) - 1
+    reading.later = index != last
     return reading, index, end, [entry[1] for entry in saved]
 
 
@@ -727,7 +810,7 @@ def read_resuming(
     unit: ReadUnit, keys: Sequence[FileKey], limits: str, cache: ReadCache,
     sources: dict[str, Source] | None = None,
 ) -> UnitResult[Lane] | None:
-    """Read a ``claude-code``, ``events`` or ``codex`` unit of plain files (``keys``:
+    """Read a ``claude-code``, ``events``, ``codex`` or ``pi`` unit of plain files (``keys``:
     their keys before the read) from its resume point when one file only grew, else
     in full; store the new resume point if no file changed meanwhile and every file
     was read without error. ``None`` for a unit this module does not read (another
@@ -748,14 +831,14 @@ def read_resuming(
         point = _read_file(reading, keys, index, offset, ends)
         if reading.inexact:
             resumed = None  # the full read would differ: read in full
-        elif index < len(keys) - 1:
+        elif index != reading.order[-1]:
             point = reading.point(keys, ends)
     if resumed is None:
         reading = _READINGS[unit.format](unit)
         ends = [None] * len(keys)
         reading.accounts = [LineAccount() for _ in keys]
         reading.errors = [None] * len(keys)
-        for index in range(len(keys)):
+        for index in reading.order:
             point = _read_file(reading, keys, index, 0, ends)
     reports, lanes = reading.finish()
     unchanged = [file_key(path) for path in unit.paths] == list(keys)
