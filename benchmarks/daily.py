@@ -185,8 +185,9 @@ def _p95(values: list[float]) -> float:
 
 
 def bench_against(work: Path, megabytes: int, runs: int, baseline: Path) -> None:
-    """The status line (warm) and ``--help`` of this tree and of ``baseline`` (a source tree
-    put first on ``PYTHONPATH``), their runs interleaved so that both see the same load."""
+    """The status line (warm: unchanged, and grown: a call appended before each run) and
+    ``--help`` of this tree and of ``baseline`` (a source tree put first on
+    ``PYTHONPATH``), their runs interleaved so that both see the same load."""
     import compileall
 
     compileall.compile_dir(str(baseline / "wavemetrics"), quiet=1)
@@ -209,11 +210,37 @@ def bench_against(work: Path, megabytes: int, runs: int, baseline: Path) -> None
             for name, env in trees.items():
                 wall[name].append(_timed(args, env, stdin))
                 cpu[name].append(CPU[-1])
-        print(f"{label}, {runs} runs each, interleaved (ms): wall median / p95, CPU median / p95")
-        for name in trees:
-            print(f"  {name:<10} {statistics.median(wall[name]) * 1000:5.0f} /"
-                  f" {_p95(wall[name]) * 1000:5.0f}   {statistics.median(cpu[name]) * 1000:5.0f} /"
-                  f" {_p95(cpu[name]) * 1000:5.0f}")
+        _print_against(label, runs, trees, wall, cpu)
+    # the grown transcript: a copy per tree, each filled cold, then one call appended to
+    # both before each pair of runs
+    grown: dict[str, bytes] = {}
+    with open(transcript, encoding="utf-8") as stream:
+        session = json.loads(stream.readline())["sessionId"]
+    for name, env in trees.items():
+        copy = work / f"transcript-{megabytes}mb-grown-{name.replace(' ', '-')}.jsonl"
+        shutil.copyfile(transcript, copy)
+        grown[name] = json.dumps({"session_id": "x", "transcript_path": str(copy)}).encode()
+        _timed([*CLI, "statusline"], env, grown[name])  # cold: fills the live state
+    wall = {name: [] for name in trees}
+    cpu = {name: [] for name in trees}
+    for index in range(runs):
+        for name, env in trees.items():
+            path = json.loads(grown[name])["transcript_path"]
+            with open(path, "ab") as stream:
+                stream.write(_appended_call(index, session))
+            wall[name].append(_timed([*CLI, "statusline"], env, grown[name]))
+            cpu[name].append(CPU[-1])
+    _print_against("statusline (grown: a call appended before each run)", runs, trees, wall,
+                   cpu)
+
+
+def _print_against(label: str, runs: int, trees: dict[str, dict[str, str]],
+                   wall: dict[str, list[float]], cpu: dict[str, list[float]]) -> None:
+    print(f"{label}, {runs} runs each, interleaved (ms): wall median / p95, CPU median / p95")
+    for name in trees:
+        print(f"  {name:<10} {statistics.median(wall[name]) * 1000:5.0f} /"
+              f" {_p95(wall[name]) * 1000:5.0f}   {statistics.median(cpu[name]) * 1000:5.0f} /"
+              f" {_p95(cpu[name]) * 1000:5.0f}", flush=True)
 
 
 def bench_help(runs: int) -> None:
@@ -240,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=30,
                         help="fresh processes timed for --help and the status line")
     parser.add_argument("--against", type=Path, metavar="TREE",
-                        help="only compare the warm status line and --help with those of"
+                        help="only compare the status line (warm, grown) and --help with those of"
                              " another source tree (e.g. `git archive main wavemetrics`),"
                              " runs interleaved")
     args = parser.parse_args(argv)

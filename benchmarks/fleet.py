@@ -16,7 +16,9 @@ committed. Usage::
 ``--bench`` (the folder is made first if it is not there) times, in one run,
 ``ccusage session --json --offline`` (when ``../shared/peers`` has it) and
 ``wavemetrics summarize --format json`` on ``OUT/projects`` with default
-options: without the cache, cold (the cache emptied before each run), warm,
+options: without the cache, cold (the cache emptied before each run), warm
+(every file's entry cached, the stored whole outputs dropped before each run),
+served (the whole output of the same command stored: ``wavemetrics.runcache``),
 and ``--engine python`` cold and warm. Every row is the median of
 ``--repeat`` fresh processes, in wall and CPU (user + sys) seconds; the cache
 lives in ``OUT/cache`` (``WAVEMETRICS_CACHE_DIR``), never the user's. The
@@ -82,11 +84,23 @@ def make_fleet(out: Path, corpus: Path, copies: int, seed: int = 12) -> tuple[in
     return count, size
 
 
-def _timed(argv: list[str], env: dict[str, str], before: Path | None = None) -> tuple[float, float]:
+def _drop_runs(cache: Path) -> None:
+    """Delete the stored whole outputs (a warm run that is not served)."""
+    import sqlite3
+
+    with sqlite3.connect(cache / "cache.sqlite3") as db:
+        db.execute("DELETE FROM runs")
+
+
+def _timed(argv: list[str], env: dict[str, str], before: Path | None = None,
+           runs_of: Path | None = None) -> tuple[float, float]:
     """Wall and CPU (user + sys) seconds of one fresh process; ``before``: a folder
-    emptied first (the cold cache)."""
+    emptied first (the cold cache); ``runs_of``: a cache whose whole outputs are dropped
+    first (warm, not served)."""
     if before is not None:
         shutil.rmtree(before, ignore_errors=True)
+    if runs_of is not None:
+        _drop_runs(runs_of)
     start_usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL,
@@ -116,14 +130,18 @@ def bench(out: Path, repeat: int) -> None:
         ("wavemetrics, --no-cache (native)", [*summarize, "--no-cache"], ""),
         ("wavemetrics, cold cache (native, default options)", summarize, "cold"),
         ("wavemetrics, warm cache (native, default options)", summarize, "warm"),
+        ("wavemetrics, warm, output served whole (default options)", summarize, "served"),
         ("wavemetrics --engine python, cold cache", [*summarize, "--engine", "python"], "cold"),
         ("wavemetrics --engine python, warm cache", [*summarize, "--engine", "python"], "warm"),
     ]
     times: dict[str, tuple[float, float]] = {}
     for label, argv, state in rows:
-        if state == "warm":
+        if state in ("warm", "served"):
             _timed(argv, env)  # fills the cache for this engine (a cold run, not counted)
-        runs = [_timed(argv, env, cache if state == "cold" else None) for _ in range(repeat)]
+        if state == "served":
+            _timed(argv, env)  # a warm run stores the whole output (not counted)
+        runs = [_timed(argv, env, cache if state == "cold" else None,
+                       cache if state == "warm" else None) for _ in range(repeat)]
         times[label] = (statistics.median(w for w, _ in runs),
                         statistics.median(c for _, c in runs))
     files = sum(1 for _ in projects.rglob("*.jsonl"))
@@ -143,6 +161,9 @@ def bench(out: Path, repeat: int) -> None:
         cold = times[f"{prefix}cold cache{suffix}"]
         warm = times[f"{prefix}warm cache{suffix}"]
         print(f"warm / cold, {engine}: {warm[0] / cold[0]:.3f} wall, {warm[1] / cold[1]:.3f} cpu")
+    cold = times["wavemetrics, cold cache (native, default options)"]
+    served = times["wavemetrics, warm, output served whole (default options)"]
+    print(f"served / cold, native: {served[0] / cold[0]:.3f} wall, {served[1] / cold[1]:.3f} cpu")
 
 
 def main() -> int:

@@ -208,7 +208,8 @@ def test_cache_info_and_clear(tmp_path: Path, private_cache: Path) -> None:
     assert _invoke("cache", "info")[1].splitlines()[1:3] == [
         "lane summaries (summarize): 2 units",
         "call records (waves, --by, --since): 2 units (2 files)"]
-    assert lines[4].startswith("size: ")
+    assert lines[4] == "summarize outputs (served whole): 1"  # the summarize run, kept
+    assert lines[5].startswith("size: ")
     assert _invoke("cache", "clear") == (0, f"removed {private_cache / CACHE_FILE}\n", "")
     assert not (private_cache / CACHE_FILE).exists()
     assert _invoke("cache", "clear")[1] == f"nothing to remove at {private_cache / CACHE_FILE}\n"
@@ -475,3 +476,29 @@ def test_batch_lookups_skip_other_versions_and_drop_damaged_entries(
         db.execute("UPDATE units SET blob = X'91c0' WHERE key = ?", (second.key,))
     assert store.load_many([first, second]) == {first.key: [1, "x"]}
     assert _entries(private_cache) == 1  # the damaged one was dropped
+
+
+def test_live_ids_answer_from_the_rows_they_rest_on(tmp_path: Path) -> None:
+    """Digests 0x10, 0x20, 0x30 (1 byte each, for the test): 0x20 is known, 0x25 is
+    not (0x20's row names 0x30 next); after 0x25 is inserted it is known and 0x20
+    names it; another state (only its head) knows none; with 0x30's row deleted, looking up 0x35 sees 0x25 naming a row that
+    is not there, and looking up 0x05 without the head row finds no row at all."""
+    from wavemetrics.cache import LiveIds, LiveIdsDamaged
+
+    db = sqlite3.connect(tmp_path / "ids.sqlite3", isolation_level=None)
+    ReadCache._create(db)
+    ids = LiveIds(db, 7)
+    ids.replace([b"\x30", b"\x10", b"\x20"])
+    assert ids.known(b"\x20") and not ids.known(b"\x25") and not ids.known(b"\x05")
+    ids.insert([b"\x25"])
+    assert ids.known(b"\x25")
+    assert db.execute("SELECT next FROM live_ids WHERE digest = x'20'").fetchone() == (b"\x25",)
+    other = LiveIds(db, 8)
+    other.replace([])
+    assert not other.known(b"\x25")  # another state's ids are its own
+    db.execute("DELETE FROM live_ids WHERE state = 7 AND digest = x'30'")
+    with pytest.raises(LiveIdsDamaged):
+        ids.known(b"\x35")
+    db.execute("DELETE FROM live_ids WHERE state = 7 AND digest = x''")
+    with pytest.raises(LiveIdsDamaged):
+        ids.known(b"\x05")

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import wavemetrics._appended as _appended
 import wavemetrics.live as live
-import wavemetrics.resume as resume
 from tests.strategies import claude_calls, claude_records, trace_files
 from wavemetrics.cache import CACHE_ENV, CACHE_FILE
 from wavemetrics.cli import main
@@ -44,13 +44,13 @@ def _call(call_id: str, start: int, end: int) -> bytes:
 def offsets(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The offsets the resumable reads open the transcript at."""
     opened: list[int] = []
-    original = resume._open_at
+    original = _appended._open_at
 
     def counted(path: str, offset: int) -> IO[bytes]:
         opened.append(offset)
         return original(path, offset)
 
-    monkeypatch.setattr(resume, "_open_at", counted)
+    monkeypatch.setattr(_appended, "_open_at", counted)
     return opened
 
 
@@ -79,12 +79,11 @@ def test_grown_transcript_line_equals_a_fresh_line(data: bytes, draw: st.DataObj
 @given(st.lists(st.tuples(st.integers(0, 50), st.integers(0, 8)), min_size=1, max_size=30),
        st.data())
 def test_well_formed_calls_grown_one_by_one(calls: list[tuple[int, int]], draw: st.DataObject) -> None:
-    """Well-formed calls appended a few at a time, with the base of ids rewritten at
-    every growth (OVERLAY_LIMIT 0), give the line of a fresh read each time."""
+    """Well-formed calls appended a few at a time, their ids added to the stored ones
+    at every growth, give the line of a fresh read each time."""
     chunks = [_call(f"c{i}", start, start + span) for i, (start, span) in enumerate(calls)]
     cuts = sorted(draw.draw(st.lists(st.integers(0, len(chunks)), max_size=4), label="cuts"))
-    with tempfile.TemporaryDirectory() as work, pytest.MonkeyPatch.context() as patch:
-        patch.setattr(live, "OVERLAY_LIMIT", 0)
+    with tempfile.TemporaryDirectory() as work:
         target = Path(work) / "p" / "s.jsonl"
         target.parent.mkdir()
         cache = Path(work) / "cache"
@@ -166,8 +165,8 @@ def test_call_joining_a_summed_wave_falls_back(
 
 
 def test_damaged_live_state_is_read_from_the_start(tmp_path: Path, offsets: list[int]) -> None:
-    """A live state or id base whose bytes were damaged is dropped and the transcript
-    read from byte 0; the line is still right."""
+    """A live state whose bytes were damaged is dropped and the transcript read from
+    byte 0; the line is still right."""
     target = tmp_path / "p" / "s.jsonl"
     target.parent.mkdir()
     target.write_bytes(_call("a", 0, 2))
@@ -180,3 +179,119 @@ def test_damaged_live_state_is_read_from_the_start(tmp_path: Path, offsets: list
     offsets.clear()
     assert _line(target, cache) == "waves 1 · multi 1 · saved 2.0s\n"
     assert 0 in offsets and all(offset == 0 for offset in offsets)
+
+
+def _ids(cache: Path) -> list[bytes]:
+    """Every id row's digest (the head's is empty), in order."""
+    with sqlite3.connect(cache / CACHE_FILE) as db:
+        return [bytes(row[0]) for row in db.execute("SELECT digest FROM live_ids")]
+
+
+def test_ids_are_rows_and_a_run_adds_only_the_new_lines_ids(tmp_path: Path) -> None:
+    """Call a's two lines leave 4 id rows (2 line uuids, a's start and end in lane 0)
+    after the chain's head; call b appended adds its 4; ids are SHA-256 digests."""
+    target = tmp_path / "p" / "s.jsonl"
+    target.parent.mkdir()
+    target.write_bytes(_call("a", 0, 2))
+    cache = tmp_path / "cache"
+    _line(target, cache)
+    first = _ids(cache)
+    assert first[0] == b"" and len(first) == 5 and all(len(d) == 32 for d in first[1:])
+    assert live._digest(b"u", "u-a") in first and live._digest(b"s", "0", "a") in first
+    with open(target, "ab") as stream:
+        stream.write(_call("b", 5, 6))
+    assert _line(target, cache) == "waves 2 · multi 0 · saved 0.0s\n"
+    second = _ids(cache)
+    assert set(first) < set(second) and len(second) == 9
+    assert live._digest(b"e", "0", "b") in second
+
+
+@pytest.mark.parametrize("change", [
+    "DELETE FROM live_ids WHERE digest = ?",  # the row before it names it
+    "UPDATE live_ids SET next = x'' WHERE digest = ?",  # its tag no longer matches
+    "UPDATE live_ids SET tag = x'0000000000000000' WHERE digest = ?",  # its tag is wrong
+])
+def test_damaged_id_rows_make_the_state_untrusted(
+    tmp_path: Path, offsets: list[int], change: str
+) -> None:
+    """Call a's lines appended again are copies (still 1 wave), which the run finds by
+    looking up the uuid of a's first line; with that row lost, changed or its tag
+    wrong, the lookup sees the damage and the transcript is read from byte 0."""
+    target = tmp_path / "p" / "s.jsonl"
+    target.parent.mkdir()
+    target.write_bytes(_call("a", 0, 2))
+    cache = tmp_path / "cache"
+    _line(target, cache)
+    size = target.stat().st_size
+    with sqlite3.connect(cache / CACHE_FILE) as db:
+        assert db.execute(change, (live._digest(b"u", "u-a"),)).rowcount == 1
+    with open(target, "ab") as stream:
+        stream.write(_call("a", 0, 2))
+    offsets.clear()
+    assert _line(target, cache) == "waves 1 · multi 0 · saved 0.0s\n"
+    assert offsets == [size, 0]
+    assert len(_ids(cache)) == 4 + 1  # rebuilt: a's 4 ids and the head
+
+
+def _modules_after_line(target: Path, cache: Path) -> tuple[str, list[str]]:
+    """The line of a fresh process and the modules of the other readers, the registry,
+    the pipeline and the resume it imported."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.argv = ['wavemetrics', 'statusline']\n"
+            "from wavemetrics._entry import main; main()\n"
+            "names = ('registry', 'codex', 'pi', 'otlp', 'inspect_log', 'events')\n"
+            "import json; print(json.dumps(sorted(m for m in sys.modules if m in ('wavemetrics.pipeline',"
+            " 'wavemetrics.resume') or m.rsplit('.', 1)[-1] in names)))")
+    result = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                            text=True, input=json.dumps({"transcript_path": str(target)}),
+                            env={**os.environ, CACHE_ENV: str(cache)})
+    line, modules = result.stdout.splitlines()
+    return line, json.loads(modules)
+
+
+def test_grown_transcript_is_read_with_its_reader_only(tmp_path: Path) -> None:
+    """32 calls (64 lines with content): grown by one call, the line comes from the live
+    state without detection (its 64 lines decide it), so neither the registry, another
+    reader, the pipeline nor the resume is imported; 33 one-second calls 10 s apart
+    are 33 waves."""
+    target = tmp_path / "p" / "s.jsonl"
+    target.parent.mkdir()
+    target.write_bytes(b"".join(_call(f"c{i}", 10 * i, 10 * i + 1) for i in range(32)))
+    cache = tmp_path / "cache"
+    _line(target, cache)
+    with open(target, "ab") as stream:
+        stream.write(_call("c32", 320, 321))
+    line, modules = _modules_after_line(target, cache)
+    assert (line, modules) == ("waves 33 · multi 0 · saved 0.0s", [])
+
+
+def test_grown_short_transcript_is_detected_again(tmp_path: Path) -> None:
+    """31 calls (62 lines with content, fewer than detection's 64): after growth the
+    first 64 lines are not all known, so the file is detected again (the registry is
+    imported) and the line is still the live state's: 32 waves."""
+    target = tmp_path / "p" / "s.jsonl"
+    target.parent.mkdir()
+    target.write_bytes(b"".join(_call(f"c{i}", 10 * i, 10 * i + 1) for i in range(31)))
+    cache = tmp_path / "cache"
+    _line(target, cache)
+    with open(target, "ab") as stream:
+        stream.write(_call("c31", 310, 311))
+    line, modules = _modules_after_line(target, cache)
+    assert line == "waves 32 · multi 0 · saved 0.0s"
+    assert "wavemetrics.readers.registry" in modules and "wavemetrics.pipeline" not in modules
+
+
+def test_detection_is_kept_from_64_lines_with_content() -> None:
+    """Blank lines and lines too long do not count towards the 64 lines with content
+    that decide detection; 64 others do."""
+    from wavemetrics.readers._lines import LineAccount
+
+    account = LineAccount(lines_read=70, lines_used=60)
+    account.ignore("blank_line", 5)
+    account.problem("line_too_long")
+    assert live._detection_kept(account)
+    account.problem("line_too_long")
+    assert not live._detection_kept(account)

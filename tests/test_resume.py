@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import wavemetrics.resume as resume
+import wavemetrics._appended as _appended
 from tests.corpus import CORPUS, needs_corpus
 from tests.golden_cases import GOLDEN
 from tests.strategies import (
@@ -57,12 +57,12 @@ def _outputs(path: str, cache: Path | None) -> list[tuple[int, str]]:
 
 
 class _Counting:
-    """Wraps ``resume._open_at`` and counts the offsets opened and the bytes read."""
+    """Wraps ``_appended._open_at`` and counts the offsets opened and the bytes read."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.offsets: list[int] = []
         self.bytes = 0
-        original = resume._open_at
+        original = _appended._open_at
 
         def opened(path: str, offset: int) -> IO[bytes]:
             self.offsets.append(offset)
@@ -85,7 +85,7 @@ class _Counting:
 
             return Stream()  # type: ignore[return-value]
 
-        monkeypatch.setattr(resume, "_open_at", opened)
+        monkeypatch.setattr(_appended, "_open_at", opened)
 
 
 @pytest.fixture
@@ -457,7 +457,7 @@ FORMATS = {
 }
 
 
-def _appended(
+def _append_and_summarize(
     target: Path, cache: Path, tail: bytes, counting: _Counting, read: str | None = None
 ) -> tuple[int, dict[str, Any]]:
     """Append ``tail`` to ``target`` and summarize (JSON) ``read`` (default: ``target``)
@@ -493,7 +493,7 @@ def test_events_grown_across_an_open_turn_and_a_shutdown(
             + _event("tool_execution_end", t0 + 7000, "c")
             + _event("tool_execution_start", t0 + 8000, "y", sessionId="s2")
             + _event("turn_end", t0 + 10_000))
-    code, document = _appended(target, cache, tail, counting)
+    code, document = _append_and_summarize(target, cache, tail, counting)
     total = document["total"]
     assert (code, total["non_eval_waves_total"], total["non_eval_waves_multi"],
             total["modeled_wallclock_saved_ms"], total["measured_turn_duration_ms_total"]) == (
@@ -521,7 +521,7 @@ def test_codex_batched_write_across_the_cut_is_applied(
         return _codex_item(10, "function_call_output", call_id, output=embedded)
 
     tail = output("a", 4) + output("b", 2)
-    code, document = _appended(target, cache, tail, counting)
+    code, document = _append_and_summarize(target, cache, tail, counting)
     total = document["total"]
     assert (code, total["non_eval_waves_total"], total["non_eval_waves_multi"],
             total["modeled_wallclock_saved_ms"]) == (0, 1, 1, 2000.0)
@@ -601,7 +601,7 @@ def test_pi_folder_newest_session_grown_reads_only_its_new_lines(
     newest.write_bytes(header)
     cache = tmp_path / "cache"
     _outputs(str(folder), cache)
-    code, document = _appended(newest, cache, _pi_call("b", 5, "c"), counting, str(folder))
+    code, document = _append_and_summarize(newest, cache, _pi_call("b", 5, "c"), counting, str(folder))
     total = document["total"]
     assert (code, len(document["lanes"]), total["non_eval_waves_total"],
             total["non_eval_waves_multi"], total["modeled_wallclock_saved_ms"]) == (

@@ -3,7 +3,10 @@
 Claude Code runs the status-line command after every message, so
 ``wavemetrics statusline`` (alone or with ``--no-cache``) is answered without
 importing click, attrs, the readers or the core (issue 13: p95 < 100 ms warm);
-every other command line, ``statusline --help`` included, goes to
+``wavemetrics summarize ...`` is first looked up among the stored outputs of
+whole runs (:mod:`wavemetrics.runcache`): when nothing the output depends on has
+changed, it is written again, before click or any reader is imported. Every
+other command line, ``statusline --help`` included, and every miss go to
 :func:`wavemetrics.cli.main`.
 """
 
@@ -22,6 +25,12 @@ def main() -> None:
 
         run(no_cache="--no-cache" in args)
         return
+    if args[:1] == ["summarize"]:
+        from wavemetrics.runcache import serve
+
+        code = serve(args[1:])
+        if code is not None:
+            raise SystemExit(code)
     from wavemetrics.cli import main as cli_main
 
     cli_main()

@@ -11,6 +11,10 @@ grew: table ``resumes`` keeps where each such unit's read ended, and
 :mod:`wavemetrics.resume` (and, for the status line, :mod:`wavemetrics.live`)
 read it on from there.
 
+The ``runs`` table keeps whole ``summarize`` outputs as printed (stdout and
+stderr bytes, exit status), keyed by :mod:`wavemetrics.runcache`: ids, counts
+and figures, never trace text.
+
 Where: SQLite (stdlib :mod:`sqlite3`, WAL journal, so two runs at once are
 safe) in ``$WAVEMETRICS_CACHE_DIR`` if set, else the user cache directory of
 the platform (:func:`platformdirs.user_cache_dir`, e.g. ``~/.cache/wavemetrics``).
@@ -31,7 +35,7 @@ import os
 import sqlite3
 import stat
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -45,6 +49,7 @@ __all__ = [
     "CACHE_ENV",
     "CACHE_FILE",
     "CACHE_SCHEMA",
+    "MAX_RUNS",
     "CacheInfo",
     "FileKey",
     "ReadCache",
@@ -61,7 +66,7 @@ CACHE_ENV = "WAVEMETRICS_CACHE_DIR"
 CACHE_FILE = "cache.sqlite3"
 #: Bumped whenever what is stored, or how a reader reads, changes meaning; a
 #: database of another schema (``PRAGMA user_version``) is emptied and rebuilt.
-CACHE_SCHEMA = 3
+CACHE_SCHEMA = 4
 
 _TABLES = (
     "CREATE TABLE IF NOT EXISTS detections (path TEXT NOT NULL, mode TEXT NOT NULL,"
@@ -76,7 +81,19 @@ _TABLES = (
     # (wavemetrics.resume); one row per unit, keyed by the unit (its paths), not its version
     "CREATE TABLE IF NOT EXISTS resumes (key TEXT PRIMARY KEY, digest BLOB NOT NULL,"
     " blob BLOB NOT NULL)",
+    # the id digests of the status line's live states (wavemetrics.live), one row each,
+    # each naming the next larger one (a row ``x''`` heads the chain): see LiveIdsDamaged
+    "CREATE TABLE IF NOT EXISTS live_ids (state INTEGER NOT NULL, digest BLOB NOT NULL,"
+    " next BLOB NOT NULL, tag BLOB NOT NULL, PRIMARY KEY (state, digest)) WITHOUT ROWID",
+    # whole summarize runs as printed (wavemetrics.runcache): key, command scope, output
+    "CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, scope TEXT NOT NULL,"
+    " digest BLOB NOT NULL, blob BLOB NOT NULL, stored REAL NOT NULL)",
 )
+#: What :data:`_TABLES` creates: a database at :data:`CACHE_SCHEMA` that has all of
+#: them is opened without DDL or ``journal_mode`` (WAL mode persists in the file).
+_NAMES = frozenset(statement.split()[5] for statement in _TABLES)
+#: At most this many ``summarize`` outputs are kept (the oldest stored go first).
+MAX_RUNS = 32
 
 
 def default_cache_dir() -> Path:
@@ -170,7 +187,8 @@ def _digest(blob: bytes) -> bytes:
 
 class CacheInfo(NamedTuple):
     """What ``wavemetrics cache info`` prints: where the cache is, its read units (and
-    their files), summaries kept for ``summarize``, detections and size (bytes)."""
+    their files), summaries kept for ``summarize``, detections, size (bytes) and the
+    ``summarize`` outputs kept whole (:mod:`wavemetrics.runcache`)."""
 
     path: str
     exists: bool
@@ -179,6 +197,72 @@ class CacheInfo(NamedTuple):
     summaries: int
     detections: int
     size_bytes: int
+    runs: int = 0
+
+
+class LiveIdsDamaged(ValueError):
+    """A live state's id rows are not the chain they were written as."""
+
+
+class LiveIds:
+    """The id digests of one live state (``wavemetrics.live``) in table ``live_ids``:
+    one row per digest, sorted by SQLite's primary key, each row naming the **next**
+    larger digest of the set (``b""`` after the largest) and a ``tag`` (BLAKE2b of the
+    state, digest and next); an empty digest heads the chain.
+
+    Integrity is checked per lookup, on exactly the rows the answer rests on: ``x``
+    is found in the row holding it, or known absent because the row before it (the
+    largest digest below it) names a next digest above it. A lost row shows as a row
+    before it naming it; a row changed in place fails its tag; a missing head means
+    no row is below; any of them raises :class:`LiveIdsDamaged` (the state is then
+    rebuilt, never trusted). Rows change only with their state, in one transaction."""
+
+    def __init__(self, db: sqlite3.Connection, state: int) -> None:
+        self.db, self.state = db, state
+
+    def _tag(self, digest: bytes, after: bytes) -> bytes:
+        data = self.state.to_bytes(8, "big") + bytes((len(digest), len(after)))
+        return hashlib.blake2b(data + digest + after, digest_size=8).digest()
+
+    def _floor(self, digest: bytes) -> tuple[bytes, bytes]:
+        """The row of the largest digest <= ``digest``: (its digest, its next)."""
+        row = self.db.execute(
+            "SELECT digest, next, tag FROM live_ids WHERE state = ? AND digest <= ?"
+            " ORDER BY digest DESC LIMIT 1", (self.state, digest)).fetchone()
+        if row is None:
+            raise LiveIdsDamaged("no head row")
+        found, after, tag = (bytes(value) for value in row)
+        if tag != self._tag(found, after):
+            raise LiveIdsDamaged("a row's tag does not match it")
+        if found != digest and after and after <= digest:
+            raise LiveIdsDamaged("a row names a next digest that is not there")
+        return found, after
+
+    def known(self, digest: bytes) -> bool:
+        """Whether ``digest`` (not empty) is one of the state's ids."""
+        return self._floor(digest)[0] == digest
+
+    def insert(self, digests: Sequence[bytes]) -> None:
+        """Add ``digests`` (inside the caller's transaction), linking each in."""
+        for digest in sorted(set(digests)):
+            before, after = self._floor(digest)
+            if before == digest:
+                continue
+            self.db.execute("UPDATE live_ids SET next = ?, tag = ? WHERE state = ? AND"
+                            " digest = ?", (digest, self._tag(before, digest), self.state,
+                                            before))
+            self.db.execute("INSERT INTO live_ids VALUES (?, ?, ?, ?)",
+                            (self.state, digest, after, self._tag(digest, after)))
+
+    def replace(self, digests: Sequence[bytes]) -> None:
+        """Make ``digests`` the state's ids (inside the caller's transaction)."""
+        chain = [b"", *sorted(set(digests))]
+        self.db.execute("DELETE FROM live_ids WHERE state = ?", (self.state,))
+        rows = []
+        for index, digest in enumerate(chain):
+            after = chain[index + 1] if index + 1 < len(chain) else b""
+            rows.append((self.state, digest, after, self._tag(digest, after)))
+        self.db.executemany("INSERT INTO live_ids VALUES (?, ?, ?, ?)", rows)
 
 
 _CONNECTIONS: dict[tuple[str, int], sqlite3.Connection] = {}
@@ -212,16 +296,13 @@ class ReadCache:
             try:
                 self.directory.mkdir(parents=True, exist_ok=True)
                 connection = sqlite3.connect(name[0], timeout=10.0, isolation_level=None)
-                connection.execute("PRAGMA journal_mode=WAL")
+                # per connection, no I/O; WAL mode itself persists in the file
                 connection.execute("PRAGMA synchronous=NORMAL")
-                (schema,) = connection.execute("PRAGMA user_version").fetchone()
-                if schema != CACHE_SCHEMA:
-                    for table in ("detections", "units", "figures", "resumes"):
-                        connection.execute(f"DROP TABLE IF EXISTS {table}")
-                    connection.execute(f"PRAGMA user_version = {CACHE_SCHEMA}")
-                for table in _TABLES:
-                    connection.execute(table)
-                connection.execute("SELECT count(*) FROM units").fetchone()
+                (version,) = connection.execute("PRAGMA user_version").fetchone()
+                names = {name for (name,) in connection.execute(
+                    "SELECT name FROM sqlite_master")}
+                if version != CACHE_SCHEMA or not names >= _NAMES:
+                    self._create(connection)
             except sqlite3.OperationalError:
                 # locked for too long, or no usable file: this run goes without the cache
                 if connection is not None:
@@ -238,6 +319,25 @@ class ReadCache:
             _CONNECTIONS[name] = connection
             return connection
         return None
+
+    @staticmethod
+    def _create(connection: sqlite3.Connection) -> None:
+        """Put a database of another (or no) schema in this one's: WAL, another
+        schema's tables dropped (a cache is rebuilt, never migrated), this module's
+        tables created where missing."""
+        connection.execute("PRAGMA journal_mode=WAL")
+        with connection:
+            connection.execute("BEGIN IMMEDIATE")
+            (version,) = connection.execute("PRAGMA user_version").fetchone()
+            if version != CACHE_SCHEMA:  # another schema's tables: dropped, all of them
+                names = [name for (name,) in connection.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'"
+                    " AND name NOT LIKE 'sqlite_%'")]
+                for name in names:
+                    connection.execute(f'DROP TABLE IF EXISTS "{name}"')
+                connection.execute(f"PRAGMA user_version = {CACHE_SCHEMA}")
+            for table in _TABLES:  # those missing at this schema are created
+                connection.execute(table)
 
     def _remove_files(self) -> None:
         for suffix in ("", "-wal", "-shm"):
@@ -436,6 +536,102 @@ class ReadCache:
                 db.execute("INSERT OR REPLACE INTO resumes VALUES (?, ?, ?)",
                            (unit, _digest(blob), blob))
 
+    # -- live states (wavemetrics.live) ------------------------------------
+    def load_live(self, unit: str) -> tuple[Any, bytes] | None:
+        """The live state stored for ``unit`` and its row digest (which
+        :meth:`store_live` expects back), or ``None`` (absent, or damaged: dropped)."""
+        import msgspec
+
+        with self._query() as db:
+            if db is None:
+                return None
+            row = db.execute("SELECT digest, blob FROM resumes WHERE key = ?",
+                             (unit,)).fetchone()
+            if row is None:
+                return None
+            digest, blob = row
+            if isinstance(blob, bytes) and digest == _digest(blob):
+                try:
+                    return msgspec.msgpack.decode(blob), digest
+                except msgspec.DecodeError:
+                    pass
+            db.execute("DELETE FROM resumes WHERE key = ?", (unit,))
+        return None
+
+    def live_id_lookup(self, state: int) -> Callable[[bytes], bool]:
+        """A lookup of one digest among ``state``'s stored ids (:class:`LiveIds`); it
+        raises :class:`LiveIdsDamaged` or :class:`sqlite3.Error`."""
+        db = self._connect()
+        if db is None:
+            raise sqlite3.OperationalError("no usable cache")
+        return LiveIds(db, state).known
+
+    def store_live(
+        self, unit: str, value: Any, state: int, digests: Sequence[bytes],
+        previous: bytes | None,
+    ) -> bool:
+        """In one transaction: store ``value`` (msgpack-encodable) as ``unit``'s live
+        state and add ``digests`` (not yet stored) to ``state``'s ids. ``previous``: the
+        row digest of the state it continues (from :meth:`load_live`), or ``None`` for a
+        state built from byte 0, whose ids replace every id of ``state``. A continuation
+        is stored only if the row is still ``previous`` and the chain it extends is sound
+        (else ``False``: another run moved it on, or it is damaged)."""
+        import msgspec
+
+        blob = msgspec.msgpack.encode(value)
+        with self._query() as db:
+            if db is None:
+                return False
+            try:
+                with db:
+                    db.execute("BEGIN IMMEDIATE")
+                    ids = LiveIds(db, state)
+                    if previous is None:
+                        ids.replace(digests)
+                    else:
+                        row = db.execute("SELECT digest FROM resumes WHERE key = ?",
+                                         (unit,)).fetchone()
+                        if row is None or row[0] != previous:
+                            return False
+                        ids.insert(digests)
+                    db.execute("INSERT OR REPLACE INTO resumes VALUES (?, ?, ?)",
+                               (unit, _digest(blob), blob))
+            except LiveIdsDamaged:
+                return False  # rolled back; the next run finds the damage and rebuilds
+            return True
+        return False
+
+    # -- whole runs ---------------------------------------------------------
+    def load_run(self, key: str) -> bytes | None:
+        """The output stored for the ``summarize`` run ``key`` (:mod:`wavemetrics.runcache`),
+        or ``None`` (absent, or damaged: then dropped)."""
+        with self._query() as db:
+            if db is None:
+                return None
+            row = db.execute("SELECT digest, blob FROM runs WHERE key = ?", (key,)).fetchone()
+            if row is None:
+                return None
+            digest, blob = row
+            if isinstance(blob, bytes) and digest == _digest(blob):
+                return blob
+            db.execute("DELETE FROM runs WHERE key = ?", (key,))
+        return None
+
+    def store_run(self, key: str, scope: str, blob: bytes) -> bool:
+        """Store a run's output under ``key`` in place of the older outputs of the same
+        command (``scope``), keeping at most :data:`MAX_RUNS`; whether it was stored."""
+        with self._query() as db:
+            if db is not None:
+                with db:
+                    db.execute("BEGIN IMMEDIATE")
+                    db.execute("DELETE FROM runs WHERE scope = ? AND key != ?", (scope, key))
+                    db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?)",
+                               (key, scope, _digest(blob), blob, time.time()))
+                    db.execute("DELETE FROM runs WHERE key NOT IN (SELECT key FROM runs"
+                               " ORDER BY stored DESC LIMIT ?)", (MAX_RUNS,))
+                return True
+        return False
+
     # -- maintenance ------------------------------------------------------
     def info(self) -> CacheInfo:
         """Counts and size of the cache; does not create it."""
@@ -445,7 +641,7 @@ class ReadCache:
             os.path.getsize(str(self.path) + s)
             for s in ("", "-wal", "-shm") if os.path.exists(str(self.path) + s)
         )
-        units = files = summaries = detections = 0
+        units = files = summaries = detections = runs = 0
         with self._query() as db:
             if db is not None:
                 units, files = db.execute(
@@ -454,8 +650,9 @@ class ReadCache:
                 (summaries,) = db.execute(
                     "SELECT count(*) FROM units WHERE files = 0").fetchone()
                 (detections,) = db.execute("SELECT count(*) FROM detections").fetchone()
+                (runs,) = db.execute("SELECT count(*) FROM runs").fetchone()
         return CacheInfo(str(self.path), True, int(units), int(files), int(summaries),
-                         int(detections), size)
+                         int(detections), size, int(runs))
 
     def clear(self) -> bool:
         """Delete the cache database; ``True`` if there was one."""

@@ -460,8 +460,9 @@ def _read(
             )
         else:
             from wavemetrics.progress import ByteProgress
+            from wavemetrics.runcache import paused
 
-            with ByteProgress(files) as bar:
+            with paused(), ByteProgress(files) as bar:  # a recorded output has no bar
                 outcome = read_inputs(
                     paths, input_format, stream=settings, mapper=mapper, progress=bar.done,
                     cache=cache, limits=limits,
@@ -605,9 +606,6 @@ def summarize(
     With no PATH: standard input when data is piped in, else the usual trace
     folders of Claude Code, Codex and pi that exist (named on stderr).
     """
-    from wavemetrics.pipeline import StreamSettings, analyse
-    from wavemetrics.report import json_document, render_json, render_jsonl, render_table
-
     if engine == "native":
         from wavemetrics.native import available as native_available
 
@@ -615,12 +613,35 @@ def summarize(
             raise click.UsageError(
                 "--engine native: the Rust extension is not built (see the README's build section)"
             )
+    from wavemetrics.runcache import options_from_click, record
+
     status = ExitStatus()
     if by is not None and output_format == "jsonl":
         raise click.UsageError("--by groups rows: use --format table, json or csv")
     window = Window(since, until, timezone)
-    files = _resolve_paths(paths, demo)
     cache = open_cache(no_cache)
+    # the whole output is recorded and kept, to be served again before the CLI loads
+    # when nothing it depends on changed (wavemetrics.runcache, _entry)
+    with record(options_from_click(click.get_current_context()), cache) as run:
+        files = _resolve_paths(paths, demo)
+        run.inputs(files)
+        _summarize(files, window, cache, status, input_format, eval_tools, max_tracked_calls,
+                   max_line_bytes, max_document_bytes, jobs, output_format, by, show_paths,
+                   engine)
+        run.complete = status.code == status.OK
+    status.exit()
+
+
+def _summarize(
+    files: list[str], window: Window, cache: ReadCache | None, status: ExitStatus,
+    input_format: str, eval_tools: tuple[str, ...], max_tracked_calls: int | None,
+    max_line_bytes: int, max_document_bytes: int, jobs: int, output_format: str,
+    by: str | None, show_paths: bool, engine: str,
+) -> None:
+    """The body of ``summarize``: read ``files``, print the output, record data errors."""
+    from wavemetrics.pipeline import StreamSettings, analyse
+    from wavemetrics.report import json_document, render_json, render_jsonl, render_table
+
     limits = _limits(max_line_bytes, max_document_bytes)
     # slicing by time needs each lane's calls: those lanes are read in batch mode
     if window.active or by in ("day", "week", "month", "tool"):
@@ -659,7 +680,6 @@ def summarize(
     elif not _nothing_read(analysis):  # else the errors above are all there is to say
         click.echo(render_table(analysis, input_format=input_format, show_paths=show_paths),
                    nl=False)
-    status.exit()
 
 
 def _print_groups(
@@ -922,6 +942,7 @@ def cache_info() -> None:
     click.echo(f"lane summaries (summarize): {info.summaries} units")
     click.echo(f"call records (waves, --by, --since): {info.units} units ({info.files} files)")
     click.echo(f"format detections: {info.detections}")
+    click.echo(f"summarize outputs (served whole): {info.runs}")
     click.echo(f"size: {info.size_bytes} bytes")
 
 

@@ -12,12 +12,25 @@ in proportion to the whole session. The status line needs three figures only
   summary sums so far: the waves already closed are sums, not calls;
 - the ids the Claude Code reader must remember for exactness (line ``uuid``
   de-duplication, first start and first end of a call id per lane), as SHA-256
-  digests (the standard of :mod:`wavemetrics.readers._seen` for long ids), kept
-  sorted in one packed blob (row ``<unit>:base``, rewritten only when
-  :data:`OVERLAY_LIMIT` new ids have gathered) plus a list of the new ones;
+  digests (the standard of :mod:`wavemetrics.readers._seen` for long ids), one
+  row each in the cache's table ``live_ids`` (``(state, digest)``, ``WITHOUT
+  ROWID``): a run looks up only the digests of the lines it reads, one indexed
+  query each, and links the new ones in, in the transaction that stores the state;
 - the line accounting, sub-agent chain roots, and the resume offset and digests
   of :mod:`wavemetrics.resume` (same rules: same path and inode, larger size,
   the 64 KiB windows unchanged).
+
+**Integrity** (a damaged state is never trusted): the state row is checked as
+every cache row (its BLAKE2b digest, then decoding); the id rows are checked per
+lookup, on the rows each answer rests on (:class:`~wavemetrics.cache.LiveIds`:
+each row names the next larger digest and carries a tag, so a lost row, a row
+changed in place or a missing head is seen by any lookup that relies on it),
+and a state found damaged is read again from byte 0. Rows only ever change with
+their state row, in one transaction
+(:meth:`~wavemetrics.cache.ReadCache.store_live`), a state built from byte 0
+replacing all of them. What these checks cannot see is a row added with a
+correct tag and linked in: an edit of the database by something that computes
+wavemetrics' tags, as a cache row forged with its digest.
 
 A grown transcript is then read from its offset into the restored state, and
 each lane's stream is finished: :class:`~wavemetrics.stream.LaneStream` gives
@@ -33,55 +46,49 @@ open or pending.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+import sqlite3
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
+from wavemetrics._appended import _BOM, _digests, _FileFrom, _marked, _plain
 from wavemetrics.exceptions import StreamOrderError
-from wavemetrics.readers import detect_input
 from wavemetrics.readers._lines import LineAccount
 from wavemetrics.readers.claude_code import FORMAT, ClaudeFolder, read_claude_lines
 from wavemetrics.readers.lanes import LaneBuilder
-from wavemetrics.resume import _digests, _FileFrom, _marked, _plain
+from wavemetrics.readers.sources import DETECT_LINES
 from wavemetrics.stream import LaneStream
 from wavemetrics.summary import SummaryAccumulator, merge_summaries
 
 if TYPE_CHECKING:
     from wavemetrics.cache import FileKey, ReadCache
 
-__all__ = ["LIVE_VERSION", "OVERLAY_LIMIT", "live_figures"]
+__all__ = ["LIVE_VERSION", "live_figures"]
 
 #: The layout of a live state; another value is read from byte 0 and replaced.
-LIVE_VERSION = 1
-#: New id digests gathered before the packed base is rewritten with them.
-OVERLAY_LIMIT = 4096
-_SIZE = 32  # a SHA-256 digest
-_BOM = b"\xef\xbb\xbf"
+LIVE_VERSION = 2
 
 
-def _unit(path: str) -> str:
+def _unit(path: str) -> tuple[str, int]:
+    """The cache row of ``path``'s live state, and the ``state`` its ids are stored
+    under in table ``live_ids`` (the row's first 60 bits)."""
     from wavemetrics.cache import limits_key, unit_key
 
-    return unit_key(FORMAT, [], f"{limits_key(None)}/statusline-live:{path}").unit
+    unit = unit_key(FORMAT, [], f"{limits_key(None)}/statusline-live:{path}").unit
+    return unit, int(unit[:15], 16)
 
 
 class _Ids:
-    """Id digests seen: a sorted packed ``base`` (bytes) and a set of new ones."""
+    """Id digests seen: those of the stored state (table ``live_ids``, asked one digest
+    at a time through ``known``) and the new ones, in memory until stored."""
 
-    def __init__(self, base: bytes = b"", new: Iterable[bytes] = ()) -> None:
-        self.base = base
-        self.new = set(new)
+    def __init__(self, known: Callable[[bytes], bool] | None = None) -> None:
+        self.known = known
+        self.new: set[bytes] = set()
 
     def __contains__(self, digest: object) -> bool:
         if digest in self.new:
             return True
-        base, low, high = self.base, 0, len(self.base) // _SIZE
-        while low < high:
-            middle = (low + high) // 2
-            if base[middle * _SIZE:(middle + 1) * _SIZE] < cast(bytes, digest):
-                low = middle + 1
-            else:
-                high = middle
-        return low * _SIZE < len(base) and base[low * _SIZE:(low + 1) * _SIZE] == digest
+        return self.known is not None and self.known(cast(bytes, digest))
 
     def add(self, digest: bytes) -> bool:
         """Remember ``digest``; ``True`` if it was new."""
@@ -89,12 +96,6 @@ class _Ids:
             return False
         self.new.add(digest)
         return True
-
-    def merged(self) -> bytes:
-        """The base with the new digests sorted in."""
-        base = self.base
-        chunks = [base[i:i + _SIZE] for i in range(0, len(base), _SIZE)]
-        return b"".join(sorted([*chunks, *self.new]))
 
 
 def _digest(kind: bytes, *parts: str) -> bytes:
@@ -219,8 +220,8 @@ class _Lanes(dict):  # type: ignore[type-arg]
 class _State:
     """A transcript being read into live lanes."""
 
-    def __init__(self, path: str, ids: _Ids, generation: bytes) -> None:
-        self.path, self.ids, self.generation = path, ids, generation
+    def __init__(self, path: str, ids: _Ids) -> None:
+        self.path, self.ids = path, ids
         self.sink = _Sink([])
         self.folder = ClaudeFolder(cast(Any, self.sink))
         self.folder.seen_uuids = cast(Any, _Seen(ids))
@@ -232,26 +233,30 @@ class _State:
         self.folder.lanes[(session_id, lane_id)] = builder
         return builder
 
-    def snapshot(self, key: FileKey, end: int) -> list[Any] | None:
+    def snapshot(self, key: FileKey, end: int) -> tuple[list[Any], list[bytes]] | None:
+        """The live state after the line ending at ``end``, and the ids new since the
+        stored state (they go to table ``live_ids``)."""
         digests = _digests(key.path, end)
         if digests is None:
             return None
         account = self.account
         lanes = [[b.session_id, b.lane_id, b.turn_total_ms, _stream_state(w)]
                  for b, w in zip(self.folder.lanes.values(), self.sink.writers, strict=True)]
+        new = list(self.ids.new)
         return [
-            LIVE_VERSION, self.generation, list(key), end, digests[0], digests[1],
+            LIVE_VERSION, list(key), end, digests[0], digests[1],
             [account.lines_read, account.lines_used, dict(account.ignored),
              dict(account.problems), dict(account.notes)],
             lanes, [[k, v] for k, v in self.folder.sidechain_roots.items()],
-            sorted(self.ids.new),
-        ]
+        ], new
 
 
-def _restore(path: str, key: FileKey, point: Any, base: Any) -> tuple[_State, int] | None:
+def _restore(
+    path: str, key: FileKey, point: Any, known: Callable[[bytes], bool]
+) -> tuple[_State, int] | None:
     try:
-        version, generation, saved, end, head, tail = point[:6]
-        counts, lanes, roots, new = point[6:10]
+        version, saved, end, head, tail = point[:5]
+        counts, lanes, roots = point[5:8]
     except (TypeError, ValueError):
         return None
     if version != LIVE_VERSION or not isinstance(saved, list) or len(saved) != 4:
@@ -260,14 +265,10 @@ def _restore(path: str, key: FileKey, point: Any, base: Any) -> tuple[_State, in
         return None
     if not isinstance(end, int) or not 0 <= end <= saved[1]:
         return None
-    if not (isinstance(base, list) and len(base) == 2 and isinstance(generation, bytes)
-            and base[0] == generation and isinstance(base[1], bytes)
-            and len(base[1]) % _SIZE == 0):
-        return None
     digests = _digests(key.path, end)
     if digests is None or digests[:2] != (head, tail) or (end and digests[2] == _BOM):
         return None
-    state = _State(path, _Ids(base[1], (bytes(d) for d in new)), generation)
+    state = _State(path, _Ids(known))
     try:
         read, used, ignored, problems, notes = counts
         state.account = LineAccount(lines_read=int(read), lines_used=int(used))
@@ -285,24 +286,47 @@ def _restore(path: str, key: FileKey, point: Any, base: Any) -> tuple[_State, in
     return state, end
 
 
+def _detection_kept(account: LineAccount) -> bool:
+    """Whether the restored state's lines decide the grown file's detection as they
+    decided it when the state was built (``claude-code``: a state is only stored then).
+    Detection peeks at the first :data:`DETECT_LINES` lines with content (fewer when a
+    cap stops it first), and the bytes before the state's offset are those read then
+    (the resume checks): when at least that many complete lines with content lie
+    before it, the peek is the same. Lines too long are not counted (a peek may take
+    them for blank)."""
+    content = (account.lines_read - account.ignored.get("blank_line", 0)
+               - account.problems.get("line_too_long", 0))
+    return content >= DETECT_LINES
+
+
 def live_figures(
-    path: str, key: FileKey, cache: ReadCache
+    path: str, key: FileKey, cache: ReadCache, *, trusted: bool = True
 ) -> tuple[int, int, float] | None:
     """The status-line figures of the transcript ``path`` (``key``: its key now) from
-    its live state, read on from where it ended (or from byte 0 without one), or
-    ``None`` when this module cannot give them exactly: the caller then computes them
-    as before. Stores the new live state when the file did not change while read."""
-    from wavemetrics.cache import file_key
+    its live state, read on from where it ended (or from byte 0 without one, or when
+    ``trusted`` is false), or ``None`` when this module cannot give them exactly: the
+    caller then computes them as before. Stores the new live state when the file did
+    not change while read. A state whose id rows prove damaged while read
+    (:class:`~wavemetrics.cache.LiveIdsDamaged`) is read again from byte 0."""
+    from wavemetrics.cache import LiveIdsDamaged, file_key
 
     if not _plain(key.path):
         return None
-    detection = detect_input(path)
-    if detection.format != FORMAT:
-        return None
-    unit = _unit(key.path)
-    restored = _restore(path, key, cache.load_resume(unit), cache.load_resume(unit + ":base"))
+    unit, live = _unit(key.path)
+    loaded = cache.load_live(unit) if trusted else None
+    restored = None
+    if loaded is not None:
+        try:
+            restored = _restore(path, key, loaded[0], cache.live_id_lookup(live))
+        except sqlite3.Error:
+            return None
+    if restored is None or not _detection_kept(restored[0].account):
+        from wavemetrics.readers import detect_input  # every reader: only when needed
+
+        if detect_input(path).format != FORMAT:
+            return None
     if restored is None:
-        state, offset = _State(path, _Ids(), b""), 0
+        state, offset = _State(path, _Ids()), 0
     else:
         state, offset = restored
     source = _FileFrom(path, offset=offset)
@@ -314,12 +338,18 @@ def live_figures(
                 terminated = stream.read(1) == b"\n"
         except OSError:
             return None
-    points: list[list[Any] | None] = []
-    read_claude_lines(state.folder, path, _marked(
-        source.lines(), source, key.size, terminated,
-        lambda end: points.append(state.snapshot(key, end))), state.account)
-    if source.stream is not None:
-        source.stream.close()
+    points: list[tuple[list[Any], list[bytes]] | None] = []
+    try:
+        read_claude_lines(state.folder, path, _marked(
+            source.lines(), source, key.size, terminated,
+            lambda end: points.append(state.snapshot(key, end))), state.account)
+    except LiveIdsDamaged:
+        return live_figures(path, key, cache, trusted=False) if trusted else None
+    except sqlite3.Error:
+        return None  # the stored ids could not be asked: the caller reads as before
+    finally:
+        if source.stream is not None:
+            source.stream.close()
     account = state.account
     if (state.sink.inexact or source.error is not None
             or (any(account.problems.values()) and not account.lines_used)):
@@ -330,12 +360,7 @@ def live_figures(
     figures = (total.waves_total, total.non_eval_waves_multi, total.modeled_wallclock_saved_ms)
     point = points[0] if points else None
     if point is not None and file_key(path) == key:
-        if len(point[9]) > OVERLAY_LIMIT or restored is None:
-            # the ids up to the resume point only: a partial last line's are not in it;
-            # the generation is the base's digest, so a point never meets another base
-            packed = _Ids(state.ids.base, point[9]).merged()
-            generation = hashlib.blake2b(packed, digest_size=16).digest()
-            cache.store_resume(unit + ":base", [generation, packed])
-            point[1], point[9] = generation, []
-        cache.store_resume(unit, point)
+        # the ids up to the resume point only: a partial last line's are not in it
+        cache.store_live(unit, point[0], live, point[1],
+                         None if restored is None or loaded is None else loaded[1])
     return figures

@@ -12,7 +12,7 @@ pipeline (``wavemetrics/pipeline.py``) owns the sink (``spec/formats.md``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -20,13 +20,13 @@ from wavemetrics.limits import current_limits
 from wavemetrics.readers._lines import LineAccount, iter_records
 from wavemetrics.readers._protocol import ObservationSink, Peek, TraceFormat
 from wavemetrics.readers.lanes import InputReport
-from wavemetrics.readers.registry import (
-    DETECT_LINES,
-    TRACE_FORMATS,
-    format_named,
-    unmeasurable_reason,
-)
-from wavemetrics.readers.sources import STDIN, Source, open_error, peek_was_cut
+from wavemetrics.readers.sources import DETECT_LINES, STDIN, Source, open_error, peek_was_cut
+
+# The registry (every reader) is imported on first use, not with this package: the
+# status line's live path imports one reader, ``readers.claude_code`` (issue 13).
+if TYPE_CHECKING:
+    #: The formats this version reads, by their ``--input-format`` names.
+    FORMATS: tuple[str, ...]
 
 __all__ = [
     "AUTO",
@@ -51,8 +51,6 @@ EMPTY = "empty"
 DUPLICATE = "duplicate"
 #: How the error of an input whose every record is a problem begins.
 NO_USABLE_RECORD = "no usable record"
-#: The formats this version reads, by their ``--input-format`` names.
-FORMATS: tuple[str, ...] = tuple(trace_format.name for trace_format in TRACE_FORMATS)
 
 
 def detect_format(peek: Peek) -> TraceFormat | str | None:
@@ -62,6 +60,8 @@ def detect_format(peek: Peek) -> TraceFormat | str | None:
         # a peek cut at its cap has not seen the end: content may follow
         cut = peek_was_cut(list(peek.lines), current_limits().max_line_bytes)
         return None if cut else EMPTY
+    from wavemetrics.readers.registry import TRACE_FORMATS
+
     for trace_format in TRACE_FORMATS:
         if trace_format.sniff(peek):
             return trace_format
@@ -89,6 +89,8 @@ class ReadUnit:
 
 
 def _unrecognised() -> str:
+    from wavemetrics.readers.registry import FORMATS
+
     return (f"not a recognised trace format (looked at the first {DETECT_LINES} lines;"
             f" known: {', '.join(FORMATS)})")
 
@@ -115,6 +117,8 @@ def detect_input(path: str, input_format: str = AUTO, source: Source | None = No
         # Cut off before anything recognisable (else its readable lines are read).
         return Detection(path, None, source.error)
     if detected is None:
+        from wavemetrics.readers.registry import unmeasurable_reason
+
         reason = unmeasurable_reason(peek)
         return Detection(path, None, reason or _unrecognised(), unrecognised=reason is None)
     return Detection(path, detected if isinstance(detected, str) else detected.name)
@@ -122,11 +126,15 @@ def detect_input(path: str, input_format: str = AUTO, source: Source | None = No
 
 def reads_alone(format_name: str, path: str) -> bool:
     """Whether ``path`` of this format is a read unit by itself (not grouped with others)."""
+    from wavemetrics.readers.registry import format_named
+
     return format_name == EMPTY or path == STDIN or format_named(format_name).unit_key(path) == path
 
 
 def streamable(format_name: str) -> bool:
     """Whether lanes of this format may be summarised while read (the format says)."""
+    from wavemetrics.readers.registry import format_named
+
     return format_name != EMPTY and format_named(format_name).streamable
 
 
@@ -139,6 +147,8 @@ def plan_units(detections: Sequence[Detection]) -> list[ReadUnit]:
     split between workers, ``spec/formats.md``), read in path order; stdin is
     always a unit of its own.
     """
+    from wavemetrics.readers.registry import format_named
+
     units: list[tuple[str, list[str]]] = []
     index: dict[tuple[str, str], int] = {}
     for detection in detections:
@@ -165,6 +175,8 @@ def read_unit(
     ``sources``: already opened inputs by path (stdin must be, as it can be
     read once); the others are opened here. Never raises for bad data.
     """
+    from wavemetrics.readers.registry import format_named
+
     sources = sources or {}
     opened = [sources.get(path) or Source(path) for path in unit.paths]
     if unit.format == EMPTY:
@@ -188,6 +200,10 @@ _MOVED = ("Lane", "Mapper", "ReadOutcome", "StreamSettings", "UnitResult", "read
 
 
 def __getattr__(name: str) -> Any:
+    if name == "FORMATS":
+        from wavemetrics.readers.registry import FORMATS
+
+        return FORMATS
     # Lanes, outcomes and read_inputs moved to wavemetrics.pipeline (issue 9); old
     # imports keep working so that branches written before the move still merge.
     if name in _MOVED:

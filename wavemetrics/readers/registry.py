@@ -22,11 +22,12 @@ from wavemetrics.readers.inspect_log import INSPECT
 from wavemetrics.readers.otel_spans import OTEL_SPANS
 from wavemetrics.readers.otlp import OTLP
 from wavemetrics.readers.pi import PI
+from wavemetrics.readers.sources import DETECT_LINES
 
-__all__ = ["DETECT_LINES", "TRACE_FORMATS", "format_named", "unmeasurable_reason"]
+__all__ = [
+    "DETECT_LINES", "FORMATS", "TRACE_FORMATS", "format_named", "unmeasurable_reason",
+]
 
-#: How many first lines with content detection looks at.
-DETECT_LINES = 64
 
 #: Every format this version reads, in detection order.
 TRACE_FORMATS: tuple[TraceFormat, ...] = (
@@ -39,6 +40,9 @@ TRACE_FORMATS: tuple[TraceFormat, ...] = (
     OTEL_SPANS,
     INSPECT,
 )
+#: The formats this version reads, by their ``--input-format`` names
+#: (``wavemetrics.readers.FORMATS``).
+FORMATS: tuple[str, ...] = tuple(trace_format.name for trace_format in TRACE_FORMATS)
 
 
 def format_named(name: str) -> TraceFormat:

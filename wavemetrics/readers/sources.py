@@ -277,6 +277,8 @@ def _split_lines(stream: gzip.GzipFile, limits: Limits) -> Iterator[bytes]:
 
 #: At most this many lines are peeked for detection, blank ones included.
 MAX_PEEK_LINES = 100_000
+#: How many first lines with content detection looks at (``readers.registry``).
+DETECT_LINES = 64
 
 
 def _take(lines: Iterator[bytes], count: int, byte_cap: int) -> list[bytes]:

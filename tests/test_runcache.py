@@ -1,0 +1,483 @@
+"""Whole ``summarize`` outputs are served again only when nothing they depend on changed."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from tests.corpus import CORPUS, needs_corpus
+from wavemetrics import runcache
+from wavemetrics.cache import CACHE_FILE, ReadCache
+from wavemetrics.cli import main, summarize
+
+#: Runs ``wavemetrics ARGS`` as the console script does, then writes the names of the
+#: modules it imported to the file ``$RUNCACHE_MODULES``: a served run imports no click.
+_HARNESS = """
+import json, os, sys
+sys.argv = ["wavemetrics", *sys.argv[1:]]
+from wavemetrics._entry import main
+code = 0
+try:
+    main()
+except SystemExit as stop:
+    code = stop.code or 0
+sys.stdout.flush()
+sys.stderr.flush()
+with open(os.environ["RUNCACHE_MODULES"], "w") as out:
+    json.dump(sorted(sys.modules), out)
+os._exit(code)
+"""
+
+#: Modules a served run must not import: click, attrs, msgspec, the readers, the native
+#: extension and the metric core (the mutation-gated modules).
+_HEAVY = ("click", "attrs", "msgspec", "wavemetrics.readers", "wavemetrics._native",
+          "wavemetrics.native", "wavemetrics.pipeline", "wavemetrics.observations",
+          "wavemetrics.waves", "wavemetrics.classify", "wavemetrics.savings",
+          "wavemetrics.histogram", "wavemetrics.summary", "wavemetrics.schema",
+          "wavemetrics.turns", "wavemetrics.stream")
+
+
+class Run:
+    """One process's exit status, stdout and stderr bytes, and whether it was served."""
+
+    def __init__(self, code: int, out: bytes, err: bytes, modules: list[str]) -> None:
+        self.code, self.out, self.err, self.modules = code, out, err, modules
+
+    @property
+    def output(self) -> tuple[int, bytes, bytes]:
+        return self.code, self.out, self.err
+
+    @property
+    def served(self) -> bool:
+        return "click" not in self.modules
+
+
+def _run(tmp: Path, *args: str, env: dict[str, str] | None = None, stdin: bytes | None = None,
+         cwd: Path | None = None) -> Run:
+    modules = tmp / "modules.json"
+    environment = {**os.environ, "RUNCACHE_MODULES": str(modules), "TZ": "UTC",
+                   **(env or {})}
+    done = subprocess.run(
+        [sys.executable, "-c", _HARNESS, *args], env=environment, capture_output=True,
+        input=stdin if stdin is not None else None,
+        stdin=None if stdin is not None else subprocess.DEVNULL, cwd=cwd, check=False,
+    )
+    return Run(done.returncode, done.stdout, done.stderr, json.loads(modules.read_text()))
+
+
+def _runs(cache_dir: Path) -> int:
+    """Outputs stored in the cache (0 when there is no cache file)."""
+    store = ReadCache(cache_dir)
+    try:
+        return store.info().runs
+    finally:
+        store.close()
+
+
+def _claude_files() -> list[Path]:
+    project = CORPUS / "claude-code-log" / "-Users-dain-workspace-claude-code-log-sample"
+    return sorted(project.glob("*.jsonl"))[:3]
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """A project folder of three real Claude Code transcripts copied from the corpus."""
+    if not CORPUS.is_dir():
+        pytest.skip(f"corpus absent: {CORPUS}")
+    target = tmp_path / "projects" / "sample"
+    target.mkdir(parents=True)
+    for source in _claude_files():
+        shutil.copy(source, target / source.name)
+    assert len(list(target.iterdir())) == 3
+    return tmp_path / "projects"
+
+
+def _check_served(tmp: Path, *args: str, env: dict[str, str] | None = None) -> Run:
+    """A first run (stored), a second (served): the same bytes as ``--no-cache``."""
+    plain = _run(tmp, "summarize", *args, "--no-cache", env=env)
+    first = _run(tmp, "summarize", *args, env=env)
+    second = _run(tmp, "summarize", *args, env=env)
+    assert plain.code == 0
+    assert not first.served and not plain.served
+    assert second.served
+    assert first.output == plain.output
+    assert second.output == plain.output
+    return second
+
+
+# -- byte identity ------------------------------------------------------------------
+
+@needs_corpus
+@pytest.mark.parametrize("output_format", ["table", "json", "csv", "jsonl"])
+def test_a_served_run_prints_the_bytes_of_a_fresh_run_on_the_corpus(
+    output_format: str, tmp_path: Path
+) -> None:
+    """On the corpus folders a run reads in full (some openhands and swe-agent files are
+    refused, so runs with them are not kept),
+    the served output, notes on stderr included, is byte for byte the --no-cache run's."""
+    names = ("claude-code-log", "agentcmd", "localpush", "pi-mono", "any-agent", "inspect_ai",
+             "openai-codex", "agent-sessions", "opentelemetry-proto")
+    folders = [str(CORPUS / name) for name in names if (CORPUS / name).is_dir()]
+    served = _check_served(tmp_path, "--format", output_format, *folders)
+    assert served.err.count(b"wavemetrics: note:") >= 1  # stderr is served too
+
+
+@needs_corpus
+def test_a_run_with_an_input_error_is_never_kept(tmp_path: Path, private_cache: Path) -> None:
+    """The openhands files fail to read (exit 1): such a run is computed every time."""
+    args = ("summarize", str(CORPUS / "openhands"))
+    first, second = _run(tmp_path, *args), _run(tmp_path, *args)
+    assert (first.code, second.code) == (1, 1)
+    assert not second.served
+    assert _runs(private_cache) == 0
+
+
+def _load_fleet_module() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "fleet", Path(__file__).resolve().parents[1] / "benchmarks" / "fleet.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@needs_corpus
+def test_a_served_run_on_a_fleet_folder_prints_the_bytes_of_a_fresh_run(tmp_path: Path) -> None:
+    """On a fleet folder (benchmarks/fleet.py, 2 copies), table and --by project JSON runs
+    are served byte-identical to --no-cache runs, importing no heavy module."""
+    files, _ = _load_fleet_module().make_fleet(tmp_path / "fleet", CORPUS, 2)
+    assert files > 20
+    projects = str(tmp_path / "fleet" / "projects")
+    table = _check_served(tmp_path, projects)
+    assert [name for name in table.modules if name.startswith(_HEAVY)] == []
+    _check_served(tmp_path, "--by", "project", "--format", "json", projects)
+
+
+# -- what misses ------------------------------------------------------------------
+
+def _touch(path: Path) -> None:
+    info = path.stat()
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+
+
+def _append(path: Path) -> None:
+    with path.open("a") as out:
+        out.write("\n")
+
+
+def _truncate(path: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: data.rindex(b"\n", 0, len(data) - 1) + 1])
+
+
+def _replace(path: Path) -> None:
+    """A new file (new inode) of the same size and modification time."""
+    info = path.stat()
+    twin = path.with_suffix(".new")
+    shutil.copy(path, twin)
+    os.utime(twin, ns=(info.st_atime_ns, info.st_mtime_ns))
+    os.replace(twin, path)
+
+
+def _add(path: Path) -> None:
+    shutil.copy(path, path.with_name("added-" + path.name))
+
+
+def _remove(path: Path) -> None:
+    path.unlink()
+
+
+@needs_corpus
+@pytest.mark.parametrize("change", [_touch, _append, _truncate, _replace, _add, _remove],
+                         ids=lambda change: change.__name__.strip("_"))
+def test_any_change_to_one_input_file_is_a_miss(
+    change: Any, folder: Path, tmp_path: Path
+) -> None:
+    """Touching, appending to, truncating, replacing, adding or removing one file: the next
+    run is computed again (not served), prints what --no-cache prints, and is kept."""
+    args = ("--format", "json", str(folder))
+    _check_served(tmp_path, *args)
+    change(sorted((folder / "sample").iterdir())[1])
+    after = _run(tmp_path, "summarize", *args)
+    assert not after.served
+    assert after.output == _run(tmp_path, "summarize", *args, "--no-cache").output
+    assert _run(tmp_path, "summarize", *args).served
+
+
+@needs_corpus
+@pytest.mark.parametrize("extra", [
+    ["--format", "json"], ["--max-tracked-calls", "5"], ["--eval-tool", "Bash"],
+    ["--by", "session"], ["--show-paths"], ["--since", "2020-01-01"],
+])
+def test_a_changed_option_is_a_miss(extra: list[str], folder: Path, tmp_path: Path) -> None:
+    """Served for the default options, a run with one option changed is computed again."""
+    _check_served(tmp_path, str(folder))
+    changed = _run(tmp_path, "summarize", *extra, str(folder))
+    assert not changed.served
+    assert changed.output == _run(tmp_path, "summarize", *extra, str(folder),
+                                  "--no-cache").output
+
+
+@needs_corpus
+def test_a_changed_time_zone_is_a_miss(folder: Path, tmp_path: Path) -> None:
+    """--by day in UTC is served; under TZ=Asia/Tokyo it is computed again (days move)."""
+    _check_served(tmp_path, "--by", "day", str(folder))
+    tokyo = _run(tmp_path, "summarize", "--by", "day", str(folder), env={"TZ": "Asia/Tokyo"})
+    assert not tokyo.served
+    assert tokyo.output == _run(tmp_path, "summarize", "--by", "day", str(folder), "--no-cache",
+                                env={"TZ": "Asia/Tokyo"}).output
+
+
+@needs_corpus
+def test_jobs_and_engine_share_the_output_of_the_defaults(folder: Path, tmp_path: Path) -> None:
+    """--jobs and --engine never change the bytes, so they are not keyed: served."""
+    _check_served(tmp_path, str(folder))
+    assert _run(tmp_path, "summarize", "-j", "1", "--engine", "python", str(folder)).served
+
+
+# -- what is never kept, never read --------------------------------------------------
+
+@needs_corpus
+def test_stdin_is_never_kept(tmp_path: Path, private_cache: Path) -> None:
+    """A trace piped to stdin, as ``-`` or with no PATH, is read each time and never kept."""
+    data = _claude_files()[0].read_bytes()
+    for args in (["summarize", "-"], ["summarize"]):
+        runs = [_run(tmp_path, *args, stdin=data) for _ in range(2)]
+        assert [r.code for r in runs] == [0, 0]
+        assert not runs[1].served
+        assert runs[0].output == runs[1].output
+    assert _runs(private_cache) == 0
+
+
+@needs_corpus
+def test_no_cache_neither_reads_nor_writes_stored_outputs(
+    folder: Path, tmp_path: Path, private_cache: Path
+) -> None:
+    """--no-cache creates no cache; with an output stored it is not served nor replaced."""
+    _run(tmp_path, "summarize", "--no-cache", str(folder))
+    assert not (private_cache / CACHE_FILE).exists()
+    _check_served(tmp_path, str(folder))
+    with sqlite3.connect(private_cache / CACHE_FILE) as db:
+        before = db.execute("SELECT key, blob FROM runs").fetchall()
+    _add(sorted((folder / "sample").iterdir())[0])
+    assert not _run(tmp_path, "summarize", "--no-cache", str(folder)).served
+    with sqlite3.connect(private_cache / CACHE_FILE) as db:
+        assert db.execute("SELECT key, blob FROM runs").fetchall() == before
+
+
+@needs_corpus
+def test_a_damaged_stored_output_is_dropped_and_the_run_computed(
+    folder: Path, tmp_path: Path, private_cache: Path
+) -> None:
+    """A stored output whose blob no longer matches its digest is not served: the run is
+    computed (the --no-cache bytes) and a sound output stored in its place."""
+    served = _check_served(tmp_path, str(folder))
+    with sqlite3.connect(private_cache / CACHE_FILE) as db:
+        db.execute("UPDATE runs SET blob = ?", (b"\x00" * 8 + b"forged",))
+    again = _run(tmp_path, "summarize", str(folder))
+    assert not again.served
+    assert again.output == served.output
+    assert _runs(private_cache) == 1
+    assert _run(tmp_path, "summarize", str(folder)).served
+
+
+def test_cache_info_counts_stored_outputs_and_clear_removes_them(
+    private_cache: Path, tmp_path: Path
+) -> None:
+    """``cache info`` counts the stored outputs; ``cache clear`` removes them with the rest."""
+    store = ReadCache(private_cache)
+    assert store.store_run("k1", "s1", runcache.encode_output(0, [(1, b"a\n")]))
+    assert store.store_run("k2", "s2", runcache.encode_output(0, [(1, b"b\n")]))
+    assert store.store_run("k3", "s1", runcache.encode_output(0, [(1, b"c\n")]))  # replaces k1
+    result = CliRunner().invoke(main, ["cache", "info"])
+    assert "summarize outputs (served whole): 2" in result.stdout.splitlines()
+    assert store.load_run("k1") is None
+    CliRunner().invoke(main, ["cache", "clear"])
+    assert ReadCache(private_cache).info().runs == 0
+    assert ReadCache(private_cache).load_run("k2") is None
+
+
+def test_at_most_max_runs_outputs_are_kept(private_cache: Path) -> None:
+    """Past MAX_RUNS commands, the oldest stored output goes."""
+    from wavemetrics.cache import MAX_RUNS
+
+    store = ReadCache(private_cache)
+    for number in range(MAX_RUNS + 2):
+        store.store_run(f"k{number}", f"s{number}", b"x")
+    assert store.info().runs == MAX_RUNS
+    assert store.load_run("k0") is None
+    assert store.load_run(f"k{MAX_RUNS + 1}") == b"x"
+
+
+# -- the parts ------------------------------------------------------------------------
+
+def test_the_stored_form_round_trips_and_refuses_damage() -> None:
+    """encode_output/decode_output keep the status and the chunks in order; a cut or
+    lengthened blob is refused with ValueError."""
+    chunks = [(2, b"wavemetrics: reading x\n"), (1, b"{}\n"), (2, b"")]
+    blob = runcache.encode_output(1, chunks)
+    assert runcache.decode_output(blob) == (1, chunks)
+    for damaged in (blob[:-1], blob + b"x", b"\x00" * 3):
+        with pytest.raises(ValueError):
+            runcache.decode_output(damaged)
+
+
+@pytest.mark.parametrize("args", [
+    [],
+    ["a", "b"],
+    ["--format", "json", "x"],
+    ["--format=csv", "x", "--by", "day", "y"],
+    ["-j2", "--engine", "python", "x"],
+    ["-j", "3", "--jobs=4", "x"],
+    ["--eval-tool", "A", "--eval-tool=B", "x"],
+    ["--max-tracked-calls", "0", "--max-line-bytes", "10", "--max-document-bytes=20", "x"],
+    ["--max-tracked-calls", "7", "--since", "2025-01-01", "--until", "2025-02-01", "x"],
+    ["--timezone", "Europe/Paris", "--show-paths", "--demo"],
+    ["--no-cache", "--input-format", "claude-code", "x"],
+    ["--format", "json", "--format", "table", "x"],
+])
+def test_the_fast_parser_reads_options_as_click_does(args: list[str]) -> None:
+    """options_from_args gives, for a valid command line, the options click converts
+    (options_from_click): the stored and the looked-up keys are the same."""
+    ctx = summarize.make_context("summarize", list(args))
+    assert runcache.options_from_args(args) == runcache.options_from_click(ctx)
+
+
+@pytest.mark.parametrize("args", [
+    ["-"], ["--", "x"], ["--help"], ["-h"], ["--jobs", "0", "x"], ["-jx", "x"],
+    ["--engine", "rust", "x"], ["--bogus", "x"], ["--format"], ["--max-line-bytes", "0"],
+    ["--max-tracked-calls", "-1"],
+])
+def test_the_fast_parser_leaves_anything_unusual_to_click(args: list[str]) -> None:
+    """stdin, ``--``, help, an unknown option or a value click would refuse: no lookup."""
+    assert runcache.options_from_args(args) is None
+
+
+def test_the_walk_reads_the_suffixes_the_readers_read() -> None:
+    """The trace and sidecar suffixes keyed are those of readers.sources."""
+    from wavemetrics.readers import sources
+
+    assert runcache.TRACE_SUFFIXES == sources.TRACE_SUFFIXES
+    assert runcache.SKIPPED_SUFFIXES == sources._SKIPPED_SUFFIXES
+
+
+def test_the_demo_is_served(tmp_path: Path) -> None:
+    """``--demo`` is keyed on the bundled example's path as the command resolves it."""
+    _check_served(tmp_path, "--demo")
+
+
+@needs_corpus
+def test_a_new_subagents_folder_beside_a_file_named_alone_is_a_miss(
+    folder: Path, tmp_path: Path
+) -> None:
+    """A session file named alone is served until ``<session>/subagents/`` appears beside
+    it: then the run is computed again, with the note that those files were not read."""
+    session = sorted((folder / "sample").iterdir())[0]
+    _check_served(tmp_path, str(session))
+    agents = session.with_suffix("") / "subagents"
+    agents.mkdir(parents=True)
+    shutil.copy(sorted((folder / "sample").iterdir())[1], agents / "agent-a1.jsonl")
+    after = _run(tmp_path, "summarize", str(session))
+    assert not after.served
+    assert b"were not read; pass the project folder" in after.err
+
+
+def test_no_path_resolves_the_standard_locations_as_the_command_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no PATH on a terminal, the inputs keyed are the standard locations the
+    command reads: ``$CLAUDE_CONFIG_DIR/projects`` here."""
+    from wavemetrics.cli import _resolve_paths
+
+    (tmp_path / "projects").mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "none"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True, raising=False)
+    expected = [str(tmp_path / "projects")]
+    assert runcache.resolve_files({"paths": []}) == expected
+    assert _resolve_paths((), False) == expected
+
+
+def test_piped_stdin_and_no_path_is_never_looked_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no PATH and data piped in, the command reads stdin: nothing is resolved."""
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: False, raising=False)
+    assert runcache.resolve_files({"paths": []}) is None
+
+
+def _run_on_terminal(tmp: Path, *args: str) -> tuple[Run, bytes]:
+    """``_run`` with stdout and stderr on one pseudo-terminal: the run and what it drew."""
+    import pty
+
+    modules = tmp / "modules.json"
+    primary, secondary = pty.openpty()
+    env = {**os.environ, "RUNCACHE_MODULES": str(modules), "TZ": "UTC"}
+    process = subprocess.Popen([sys.executable, "-c", _HARNESS, *args], env=env,
+                               stdin=subprocess.DEVNULL, stdout=secondary, stderr=secondary)
+    os.close(secondary)
+    drawn = b""
+    while True:
+        try:
+            chunk = os.read(primary, 65536)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    code = process.wait()
+    os.close(primary)
+    return Run(code, drawn, b"", json.loads(modules.read_text())), drawn
+
+
+@needs_corpus
+def test_the_progress_bar_is_not_kept_and_a_served_run_draws_none(
+    folder: Path, tmp_path: Path
+) -> None:
+    """On a terminal, a read of 20+ files draws a progress bar; the output kept leaves it
+    out, so the served run on the same terminal prints the table without any bar."""
+    source = sorted((folder / "sample").iterdir())
+    for number in range(21):
+        shutil.copy(source[number % 3], folder / "sample" / f"copy-{number:02d}.jsonl")
+    first, drawn = _run_on_terminal(tmp_path, "summarize", str(folder))
+    assert not first.served
+    assert b"reading " in drawn and b"files" in drawn  # the bar's label
+    second, served = _run_on_terminal(tmp_path, "summarize", str(folder))
+    assert second.served
+    assert second.code == first.code == 0
+    assert b"reading " not in served
+    assert b"\x1b[1A" not in served  # nor the line the bar clears
+    # what was drawn after the bar was cleared (notes, then the table) is what is served
+    assert b"wavemetrics: note:" in served and b"session" in served
+    assert drawn.endswith(served)
+
+
+@needs_corpus
+def test_a_run_whose_input_changed_while_it_read_is_not_kept(
+    folder: Path, private_cache: Path
+) -> None:
+    """Keyed before the read, a run is kept only if the inputs are the same at its end and
+    it completed (status 0)."""
+    options = runcache.options_from_args([str(folder)])
+    assert options is not None
+    store = ReadCache(private_cache)
+    unchanged = runcache.Recording(options)
+    unchanged.inputs([str(folder)])
+    assert not unchanged.store(store)  # not complete
+    unchanged.complete = True
+    assert unchanged.store(store)
+    changed = runcache.Recording({**options, "show_paths": True})
+    changed.inputs([str(folder)])
+    changed.complete = True
+    _append(sorted((folder / "sample").iterdir())[2])
+    assert not changed.store(store)
+    assert store.info().runs == 1

@@ -1,0 +1,617 @@
+"""Whole ``summarize`` runs, kept as they were printed and served again before the CLI loads.
+
+A warm re-run over a large folder is dominated by imports, decoding lane
+summaries, merging and rendering (docs/performance.md). When nothing that can
+change the output has changed, this module answers ``wavemetrics summarize``
+with the bytes the last identical run wrote (stdout and stderr, in the order
+they were written) and its exit status, from :mod:`wavemetrics._entry`, without
+importing click, attrs, msgspec, the readers, the native extension or the
+metric core (issue 13: a warm re-run in at most 0.1 x the cold run).
+
+The key (SHA-256) covers everything the output depends on:
+
+- the wavemetrics version and cache schema, the Python version, and every
+  source file of the installed package (name, size, ``st_mtime_ns``), so an
+  edited or rebuilt package never serves an older run's output;
+- the options as click converts them (each one given on the command line, or
+  the marker that it was not), ``--since``/``--until`` also resolved to Unix ms;
+  not ``--jobs`` nor ``--engine``, whose output is the same for any value
+  (docs/cli.md; ``tests/test_native.py`` and ``tests/test_parallel.py``), though
+  both are checked as click checks them;
+- the environment the output depends on: ``TZ`` and the local zone's file
+  (``/etc/localtime``), the ``--timezone`` zone's file, whether stdout and
+  stderr are terminals (CSV escaping, click's ANSI stripping) and their
+  encodings, and the working directory;
+- the inputs: the paths as given (or the standard locations read with no PATH,
+  or the bundled ``--demo`` file), and, after walking them as the readers do,
+  every trace file's absolute path, size, ``st_mtime_ns``, ``st_ctime_ns``,
+  inode and device, every name in each folder walked, and the few neighbours
+  the sub-agent notes look at.
+
+Never kept: a run reading stdin, a pipe or any non-regular file, a run with
+``--no-cache``, a run that did not end with status 0 (an input not read in
+full), a run whose inputs changed while it read them. What is stored is the
+output as printed (ids, counts, figures, file names): never a line of a trace,
+a tool argument, a result or a prompt. Only the stdlib and
+:mod:`wavemetrics.cache` are imported to serve.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import stat
+import struct
+import sys
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+if TYPE_CHECKING:
+    import click
+
+    from wavemetrics.cache import ReadCache
+
+__all__ = [
+    "DEFAULT",
+    "Recording",
+    "decode_output",
+    "encode_output",
+    "options_from_args",
+    "options_from_click",
+    "paused",
+    "record",
+    "run_key",
+    "serve",
+]
+
+#: What an option not given on the command line is keyed as (its default is then
+#: fixed by the package's source, which the key covers).
+DEFAULT = "<default>"
+
+#: Suffixes of the files a folder walk reads (``readers.sources.TRACE_SUFFIXES``) and
+#: skips (``_SKIPPED_SUFFIXES``); ``tests/test_runcache.py`` checks both against the source.
+TRACE_SUFFIXES = (".jsonl", ".json", ".jsonl.gz", ".json.gz", ".eval")
+SKIPPED_SUFFIXES = (".meta.json",)
+_SESSION_SUFFIXES = (".jsonl", ".jsonl.gz")
+
+#: ``summarize`` options that take a value: ``(flag, click parameter name, kind)``.
+_VALUED = {
+    "--input-format": ("input_format", "str"),
+    "--eval-tool": ("eval_tools", "multiple"),
+    "--max-tracked-calls": ("max_tracked_calls", "cap"),
+    "--max-line-bytes": ("max_line_bytes", "positive"),
+    "--max-document-bytes": ("max_document_bytes", "positive"),
+    "--jobs": ("jobs", "positive"),
+    "-j": ("jobs", "positive"),
+    "--since": ("since", "str"),
+    "--until": ("until", "str"),
+    "--timezone": ("timezone", "str"),
+    "--format": ("output_format", "str"),
+    "--by": ("by", "str"),
+    "--engine": ("engine", "engine"),
+}
+_FLAGS = {"--no-cache": "no_cache", "--demo": "demo", "--show-paths": "show_paths"}
+#: Options whose value never changes the output (checked, not keyed).
+_UNKEYED = ("jobs", "engine", "no_cache")
+
+
+def options_from_args(args: Sequence[str]) -> dict[str, Any] | None:
+    """The keyed options of ``summarize ARGS`` as click would convert them, or ``None``
+    when the arguments are anything but a plain, valid command line this parser is
+    sure of (``--``, ``-`` for stdin, ``--help``, an unknown option, a bad number):
+    then click reads them. ``--no-cache`` is returned as given (never served)."""
+    options: dict[str, Any] = {}
+    paths: list[str] = []
+    index = 0
+    while index < len(args):
+        token = args[index]
+        index += 1
+        if not token.startswith("-"):
+            paths.append(token)
+            continue
+        if token in ("-", "--"):
+            return None
+        if token in _FLAGS:
+            options[_FLAGS[token]] = True
+            continue
+        flag, value = token, None
+        if token.startswith("--") and "=" in token:
+            flag, value = token.split("=", 1)
+        elif token.startswith("-j") and token != "-j" and not token.startswith("--"):
+            flag, value = "-j", token[2:]
+        if flag not in _VALUED:
+            return None
+        if value is None:
+            if index >= len(args):
+                return None
+            value = args[index]
+            index += 1
+        name, kind = _VALUED[flag]
+        converted = _convert(value, kind)
+        if converted is _INVALID:
+            return None
+        if kind == "multiple":
+            options.setdefault(name, []).append(converted)
+        else:
+            options[name] = converted
+    options["paths"] = paths
+    return options
+
+
+_INVALID = object()
+
+
+def _convert(value: str, kind: str) -> Any:
+    if kind in ("str", "multiple"):
+        return value
+    if kind == "engine":
+        return value if value in ("python", "native") else _INVALID
+    try:
+        number = int(value)
+    except ValueError:
+        return _INVALID
+    if kind == "cap":
+        return None if number == 0 else (number if number > 0 else _INVALID)
+    return number if number >= 1 else _INVALID
+
+
+def options_from_click(ctx: click.Context) -> dict[str, Any]:
+    """The keyed options of a ``summarize`` run from click's converted parameters: the
+    same dictionary :func:`options_from_args` gives for the same command line."""
+    from click.core import ParameterSource
+
+    options: dict[str, Any] = {}
+    for name, value in ctx.params.items():
+        if name == "paths":
+            options[name] = list(value)
+        elif ctx.get_parameter_source(name) is not ParameterSource.DEFAULT:
+            options[name] = list(value) if isinstance(value, tuple) else value
+    return options
+
+
+def _keyed(options: dict[str, Any]) -> dict[str, Any]:
+    """The options with those not given as :data:`DEFAULT` and the unkeyed ones left out."""
+    names = ("paths", "input_format", "eval_tools", "max_tracked_calls", "max_line_bytes",
+             "max_document_bytes", "since", "until", "timezone", "demo", "output_format",
+             "by", "show_paths")
+    return {name: options.get(name, DEFAULT) for name in names}
+
+
+# -- the environment ----------------------------------------------------------
+def _stamp(path: str) -> list[Any] | None:
+    """Real path, size and times of a file (zone files, package files), or ``None``."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return [os.path.realpath(path), info.st_size, info.st_mtime_ns, info.st_ino]
+
+
+def _zone(timezone: str | None) -> list[Any]:
+    """What local time and ``--timezone`` resolve through: ``TZ``, ``/etc/localtime``,
+    the zone files named."""
+    tz = os.environ.get("TZ")
+    parts: list[Any] = [tz, os.environ.get("TZDIR"), os.environ.get("PYTHONTZPATH"),
+                        _stamp("/etc/localtime")]
+    if tz:
+        name = tz.lstrip(":")
+        folder = os.environ.get("TZDIR") or "/usr/share/zoneinfo"
+        parts.append(_stamp(name if os.path.isabs(name) else os.path.join(folder, name)))
+    if timezone is not None and timezone.upper() not in ("UTC", "Z"):
+        parts.append(_zone_file(timezone))
+    return parts
+
+
+def _zone_file(name: str) -> Any:
+    import zoneinfo
+
+    for folder in zoneinfo.TZPATH:
+        found = _stamp(os.path.join(folder, name))
+        if found is not None:
+            return found
+    import importlib
+
+    try:
+        tzdata = importlib.import_module("tzdata")
+    except ImportError:
+        return None
+    return ["tzdata", getattr(tzdata, "IANA_VERSION", None), tzdata.__file__]
+
+
+def _window(options: dict[str, Any]) -> list[Any] | None:
+    """``--since``/``--until`` in Unix ms as the command resolves them, or ``None`` when
+    they cannot be read (click then fails the run)."""
+    since, until = options.get("since", DEFAULT), options.get("until", DEFAULT)
+    if since == DEFAULT and until == DEFAULT:
+        return []
+    from wavemetrics.timewindow import BadMoment, parse_bound, resolve_zone
+
+    timezone = options.get("timezone", DEFAULT)
+    try:
+        zone = resolve_zone(None if timezone == DEFAULT else timezone)
+        return [None if bound == DEFAULT else parse_bound(bound, zone, until=flag)
+                for bound, flag in ((since, False), (until, True))]
+    except BadMoment:
+        return None
+
+
+def _stream(stream: Any) -> list[Any]:
+    try:
+        terminal = bool(stream.isatty())
+    except (AttributeError, ValueError):
+        terminal = False
+    return [terminal, getattr(stream, "encoding", None), getattr(stream, "errors", None)]
+
+
+def _package() -> list[Any]:
+    """Every source file of the package (``*.py``, the extension, the bundled example):
+    relative name, size, ``st_mtime_ns``."""
+    root = os.path.dirname(os.path.abspath(__file__))
+    found: list[Any] = []
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = sorted(s for s in subfolders if s != "__pycache__")
+        for name in sorted(names):
+            if name.endswith((".py", ".so", ".pyd", ".jsonl")):
+                path = os.path.join(folder, name)
+                info = os.stat(path)
+                found.append([os.path.relpath(path, root), info.st_size, info.st_mtime_ns])
+    return found
+
+
+# -- the inputs -----------------------------------------------------------------
+class _Uncacheable(Exception):
+    """An input that is never cached: stdin, a pipe, a missing or unreadable path."""
+
+
+def _file(path: str, found: list[Any], sessions: set[str], info: Any = None) -> None:
+    """Key the file at the absolute ``path`` (``info``: its ``stat``, links followed)."""
+    try:
+        if info is None:
+            info = os.stat(path)
+    except OSError:
+        raise _Uncacheable(path) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise _Uncacheable(path)
+    found.append([path, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino,
+                  info.st_dev])
+    folder = os.path.dirname(path)
+    if os.path.basename(folder) == "subagents":
+        sessions.add(os.path.dirname(folder))
+
+
+def _folder(top: str, found: list[Any], sessions: set[str]) -> None:
+    """The walk of ``readers.sources._walk_files``: links to folders not followed."""
+    stack = [os.path.abspath(top)]
+    while stack:
+        root = stack.pop()
+        try:
+            with os.scandir(root) as scan:
+                entries = sorted(scan, key=lambda entry: entry.name)
+        except OSError:
+            raise _Uncacheable(root) from None
+        subfolders: list[str] = []
+        names: list[str] = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if not is_dir:
+                names.append(entry.name)
+                if entry.name.endswith(TRACE_SUFFIXES) and not entry.name.endswith(
+                        SKIPPED_SUFFIXES):
+                    try:
+                        info = entry.stat()
+                    except OSError:
+                        raise _Uncacheable(entry.path) from None
+                    _file(entry.path, found, sessions, info)
+            elif entry.is_symlink():
+                names.append(entry.name + "/")  # not read; its presence is keyed
+            else:
+                subfolders.append(entry.name)
+        found.append([root, names, subfolders])
+        stack.extend(os.path.join(root, name) for name in reversed(subfolders))
+
+
+def _inputs(files: Sequence[str]) -> list[Any]:
+    """The fingerprint of the inputs ``files`` (paths, folders): raises :class:`_Uncacheable`."""
+    found: list[Any] = []
+    sessions: set[str] = set()
+    for path in files:
+        if path == "-":
+            raise _Uncacheable(path)
+        if os.path.isdir(path):
+            _folder(path, found, sessions)
+            continue
+        _file(os.path.abspath(path), found, sessions)
+        # what the sub-agent notes look at beside a file named alone (cli._subagent_hints)
+        folder = os.path.dirname(os.path.abspath(path))
+        try:
+            found.append([folder, sorted(os.listdir(folder))])
+        except OSError:
+            raise _Uncacheable(folder) from None
+        suffix = next((x for x in _SESSION_SUFFIXES if path.endswith(x)), None)
+        if suffix is not None:
+            found.append(os.path.isdir(os.path.join(path[: -len(suffix)], "subagents")))
+    for session in sorted(sessions):
+        found.append([session, [os.path.isfile(session + x) for x in _SESSION_SUFFIXES]])
+    return found
+
+
+def _sha256(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def run_key(options: dict[str, Any], files: Sequence[str]) -> tuple[str, str] | None:
+    """``(key, scope)`` of a ``summarize`` run with ``options`` (:func:`options_from_args`
+    or :func:`options_from_click`) reading ``files`` (the paths after the default
+    locations or ``--demo`` are resolved); ``scope`` is the same key without the
+    inputs' state (a new state of the command replaces the old). ``None``: never cached
+    (stdin, a pipe, a missing path, an option that cannot be read)."""
+    if options.get("no_cache"):
+        return None
+    window = _window(options)
+    if window is None:
+        return None
+    from wavemetrics.cache import _version
+
+    keyed = _keyed(options)
+    timezone = options.get("timezone", DEFAULT)
+    head = [
+        _version(), sys.version, _package(), keyed, window,
+        _zone(None if timezone == DEFAULT else timezone),
+        _stream(sys.stdout), _stream(sys.stderr), os.getcwd(), list(files),
+    ]
+    try:
+        inputs = _inputs(files)
+    except _Uncacheable:
+        return None
+    scope = _sha256(head)
+    return _sha256([scope, inputs]), scope
+
+
+def resolve_files(options: dict[str, Any]) -> list[str] | None:
+    """The inputs ``summarize`` reads (``cli._resolve_paths``): the PATHs, the bundled
+    example with ``--demo``, else the standard locations that exist; ``None`` for stdin
+    or a usage error."""
+    paths: list[str] = options["paths"]
+    if options.get("demo"):
+        if paths:
+            return None
+        return [os.path.join(os.path.dirname(os.path.abspath(__file__)), "examples",
+                             "claude-code-demo.jsonl")]
+    if paths:
+        return list(paths)
+    try:
+        if not sys.stdin.isatty():
+            return None
+    except (AttributeError, ValueError):
+        return None
+    from wavemetrics.locations import default_locations
+
+    found = default_locations()
+    return [str(directory) for _, directory in found] or None
+
+
+# -- the stored output ---------------------------------------------------------
+_HEAD = struct.Struct("<iI")
+_CHUNK = struct.Struct("<BI")
+
+
+def encode_output(code: int, chunks: Sequence[tuple[int, bytes]]) -> bytes:
+    """The stored form of a run: exit status and ``(stream, bytes)`` chunks in the order
+    written (stream 1: stdout, 2: stderr)."""
+    parts = [_HEAD.pack(code, len(chunks))]
+    for stream, data in chunks:
+        parts.append(_CHUNK.pack(stream, len(data)))
+        parts.append(data)
+    return b"".join(parts)
+
+
+def decode_output(blob: bytes) -> tuple[int, list[tuple[int, bytes]]]:
+    """:func:`encode_output` undone; raises :class:`ValueError` for a damaged blob."""
+    try:
+        code, count = _HEAD.unpack_from(blob, 0)
+        offset = _HEAD.size
+        chunks = []
+        for _ in range(count):
+            stream, size = _CHUNK.unpack_from(blob, offset)
+            offset += _CHUNK.size
+            if stream not in (1, 2) or offset + size > len(blob):
+                raise ValueError("damaged")
+            chunks.append((stream, blob[offset:offset + size]))
+            offset += size
+    except struct.error:
+        raise ValueError("damaged") from None
+    if offset != len(blob):
+        raise ValueError("damaged")
+    return code, chunks
+
+
+def serve(args: Sequence[str]) -> int | None:
+    """Answer ``wavemetrics summarize ARGS`` from a stored run: its bytes are written to
+    stdout and stderr and its exit status returned; ``None`` when there is none (a miss:
+    the command then runs as usual). Never raises for a cache problem."""
+    options = options_from_args(args)
+    if options is None or options.get("no_cache"):
+        return None
+    try:
+        files = resolve_files(options)
+        if files is None:
+            return None
+        key = run_key(options, files)
+        if key is None:
+            return None
+        from wavemetrics.cache import ReadCache
+
+        blob = ReadCache().load_run(key[0])
+    except (OSError, ValueError, RecursionError):
+        return None
+    try:
+        if blob is None:
+            raise ValueError("absent")
+        code, chunks = decode_output(blob)
+    except ValueError:
+        # a miss: the run that follows in this process keys itself with this key (taken
+        # before it reads) if its options and inputs are the same
+        _LOOKED_UP[:] = [(options, files, key)]
+        return None
+    out, err = sys.stdout.buffer, sys.stderr.buffer
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for stream, data in chunks:
+            target = out if stream == 1 else err
+            target.write(data)
+            target.flush()
+    except BrokenPipeError:
+        # as click does when the reader of a pipe went away: quietly, status 1
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        for closed in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(devnull, closed.fileno())
+        return 1
+    return code
+
+
+# -- recording a run -------------------------------------------------------------
+class _Tee(io.BufferedIOBase):
+    """A binary stream that writes through to ``target`` and keeps what was written."""
+
+    def __init__(self, target: BinaryIO, number: int, chunks: list[tuple[int, bytes]],
+                 recording: Recording) -> None:
+        super().__init__()
+        self._target, self._number, self._chunks = target, number, chunks
+        self._recording = recording
+
+    def write(self, data: Any) -> int:
+        written = bytes(data)
+        self._target.write(written)
+        if not self._recording.paused:
+            self._chunks.append((self._number, written))
+        return len(written)
+
+    def flush(self) -> None:
+        self._target.flush()
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def name(self) -> Any:
+        return getattr(self._target, "name", "<tee>")
+
+    def isatty(self) -> bool:
+        return self._target.isatty()
+
+    def fileno(self) -> int:
+        return self._target.fileno()
+
+    def close(self) -> None:  # the real stream stays open
+        with contextlib.suppress(ValueError):
+            self.flush()
+
+
+class Recording:
+    """A ``summarize`` run being recorded: stdout and stderr go through a tee. Set
+    ``complete`` when it ended with status 0; :meth:`inputs` keys it."""
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        self.options = options
+        self.chunks: list[tuple[int, bytes]] = []
+        self.paused = False
+        self.complete = False
+        self.files: list[str] | None = None
+        self.key: tuple[str, str] | None = None
+        self._saved: tuple[Any, Any] | None = None
+
+    def start(self) -> bool:
+        """Put the tees in place; ``False`` when the streams have no binary buffer."""
+        out, err = sys.stdout, sys.stderr
+        if not (hasattr(out, "buffer") and hasattr(err, "buffer")):
+            return False
+        out.flush()
+        err.flush()
+        self._saved = (out, err)
+        sys.stdout = self._wrap(out, 1)
+        sys.stderr = self._wrap(err, 2)
+        return True
+
+    def _wrap(self, stream: Any, number: int) -> io.TextIOWrapper:
+        return io.TextIOWrapper(
+            _Tee(stream.buffer, number, self.chunks, self), encoding=stream.encoding,
+            errors=stream.errors, line_buffering=False, write_through=True,
+        )
+
+    def stop(self) -> None:
+        if self._saved is None:
+            return
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(ValueError, OSError):
+                stream.flush()
+        sys.stdout, sys.stderr = self._saved
+        self._saved = None
+
+    def inputs(self, files: Sequence[str]) -> None:
+        """Key the run on its inputs (before they are read)."""
+        self.files = list(files)
+        pending, _LOOKED_UP[:] = list(_LOOKED_UP), []  # used once, by the run that follows
+        for options, looked_up, key in pending:
+            if options == self.options and looked_up == self.files:
+                self.key = key  # the lookup of this process, just before: the same key
+                return
+        with contextlib.suppress(OSError, ValueError, RecursionError):
+            self.key = run_key(self.options, self.files)
+
+    def store(self, cache: ReadCache) -> bool:
+        """Store the run if it is complete and its inputs did not change while it read
+        them; whether it was stored."""
+        if not self.complete or self.key is None or self.files is None:
+            return False
+        try:
+            again = run_key(self.options, self.files)
+        except (OSError, ValueError, RecursionError):
+            return False
+        if again != self.key:
+            return False
+        return cache.store_run(self.key[0], self.key[1], encode_output(0, self.chunks))
+
+
+_CURRENT: list[Recording] = []
+#: The key :func:`serve` computed and missed in this process: ``(options, files, key)``.
+_LOOKED_UP: list[tuple[dict[str, Any], list[str], tuple[str, str]]] = []
+
+
+@contextlib.contextmanager
+def record(options: dict[str, Any], cache: ReadCache | None) -> Iterator[Recording]:
+    """Record the ``summarize`` run in the ``with`` block (nothing with ``cache`` None:
+    ``--no-cache``) and store it at the end if :meth:`Recording.store` allows."""
+    recording = Recording(options)
+    if cache is None or not recording.start():
+        yield recording
+        return
+    _CURRENT.append(recording)
+    try:
+        yield recording
+    finally:
+        _CURRENT.remove(recording)
+        recording.stop()
+    recording.store(cache)
+
+
+@contextlib.contextmanager
+def paused() -> Iterator[None]:
+    """Leave out of the recording what is written in the block (the progress bar)."""
+    if not _CURRENT:
+        yield
+        return
+    recording = _CURRENT[-1]
+    recording.paused = True
+    try:
+        yield
+    finally:
+        recording.paused = False
