@@ -8,9 +8,12 @@ and folder names) is replaced by a new random UUID, consistently within the
 copy, so copies neither de-duplicate against each other nor share sessions.
 ``OUT`` is laid out as a Claude config folder (``CLAUDE_CONFIG_DIR``), so the
 peer ``ccusage`` reads the same files. Generated at benchmark time, never
-committed. Usage::
+committed. With ``--one-project`` every copy goes into one project folder,
+``OUT/projects/one/`` (a file name without a UUID gets its copy number as a
+prefix): one large folder, the case ``--jobs N`` splits across threads. Usage::
 
     python benchmarks/fleet.py /tmp/fleet [--copies 50] [--corpus ../shared/corpus]
+    python benchmarks/fleet.py /tmp/one --copies 10 --one-project
     python benchmarks/fleet.py /tmp/fleet --bench [--repeat 3]
 
 ``--bench`` (the folder is made first if it is not there) times, in one run,
@@ -57,8 +60,10 @@ def _project_of(path: Path) -> Path:
     return path.parent.parent.parent if path.parent.name == "subagents" else path.parent
 
 
-def make_fleet(out: Path, corpus: Path, copies: int, seed: int = 12) -> tuple[int, int]:
-    """Write the fleet folder; returns (files, bytes)."""
+def make_fleet(
+    out: Path, corpus: Path, copies: int, seed: int = 12, one_project: bool = False
+) -> tuple[int, int]:
+    """Write the fleet folder (or one project folder of all copies); returns (files, bytes)."""
     files = claude_files(corpus)
     rng_state = uuid.UUID(int=seed)  # deterministic ids: uuid5 of (seed, copy, old id)
     count = size = 0
@@ -75,7 +80,14 @@ def make_fleet(out: Path, corpus: Path, copies: int, seed: int = 12) -> tuple[in
             relative = path.relative_to(project)
             renamed = _UUID_TEXT.sub(lambda m: fresh_id(m.group(0).encode()).decode(),
                                      relative.as_posix())
-            target = out / "projects" / f"{project.name}-{copy:03d}" / renamed
+            if one_project:
+                if renamed == relative.as_posix():  # no id in the name: keep copies apart
+                    renamed = f"{copy:03d}-{renamed}"
+                target = out / "projects" / "one" / renamed
+            else:
+                target = out / "projects" / f"{project.name}-{copy:03d}" / renamed
+            if target.exists():
+                raise SystemExit(f"{target}: two copies would share this name")
             target.parent.mkdir(parents=True, exist_ok=True)
             data = _UUID.sub(lambda m: fresh_id(m.group(0)), path.read_bytes())
             target.write_bytes(data)
@@ -170,13 +182,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--copies", type=int, default=50)
+    parser.add_argument("--one-project", action="store_true",
+                        help="every copy in one project folder (projects/one)")
     parser.add_argument("--corpus", type=Path,
                         default=Path(__file__).resolve().parents[2] / "shared" / "corpus")
     parser.add_argument("--bench", action="store_true", help="time the runs (module doc)")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     if not (args.bench and (args.out / "projects").is_dir()):
-        count, size = make_fleet(args.out, args.corpus, args.copies)
+        count, size = make_fleet(args.out, args.corpus, args.copies, one_project=args.one_project)
         print(f"{args.out}: {count} files, {size / 1e6:.0f} MB")
     if args.bench:
         bench(args.out, args.repeat)

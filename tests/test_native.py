@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import importlib.util
+import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -512,3 +513,105 @@ def test_a_file_that_changes_while_read_natively_is_not_stored(
     assert _cached_run([str(trace)], "native") == _cached_run([str(trace)], "python",
                                                                "--no-cache")
     assert ReadCache(private_cache).info().summaries == 1
+
+
+def _document(paths: list[str], engine: str, jobs: int) -> str:
+    # the whole summarize document, or the reference's error (a turn-total overflow)
+    stream = StreamSettings(engine=engine, jobs=jobs)
+    try:
+        return render_json(analyse(read_inputs(paths, stream=stream)))
+    except ValueError as error:
+        return f"ValueError: {error}"
+
+
+@settings(max_examples=50, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(
+    sessions=st.lists(trace_files(claude_records(), claude_calls()), min_size=2, max_size=5),
+    agent=trace_files(claude_records(), claude_calls()),
+    sub=trace_files(claude_records(), claude_calls()),
+)
+def test_one_folder_split_across_threads_reads_the_same(
+    tmp_path_factory: pytest.TempPathFactory, sessions: list[bytes], agent: bytes, sub: bytes
+) -> None:
+    """One project folder of several files (uuids repeated across files, forks, sidechains,
+    sub-agent files, bad lines) read with its files parsed on 2 or 3 threads gives the
+    same document as one thread and as the Python engine, and the split read ran."""
+    folder = tmp_path_factory.mktemp("project")
+    (folder / "s1" / "subagents").mkdir(parents=True)
+    files = {f"s{index + 1}.jsonl": data for index, data in enumerate(sessions)}
+    files.update({"agent-7.jsonl": agent, "s1/subagents/agent-a1.jsonl": sub})
+    for name, data in files.items():
+        # a first line that makes every file a Claude Code file, its uuid in all of them
+        (folder / name).write_bytes(b'{"type":"summary","uuid":"x"}\n' + data)
+    before = native.split_reads()
+    documents = {(engine, jobs): _document([str(folder)], engine, jobs)
+                 for engine, jobs in (("python", 1), ("native", 1), ("native", 2), ("native", 3))}
+    assert native.split_reads() >= before + 2  # jobs 2 and 3 split the one folder
+    assert len(set(documents.values())) == 1, documents
+
+
+#: One project folder: a session, its resumed copy with a fork's replayed line and bad
+#: lines, an inline sub-agent chain that crosses files, and a sub-agent file.
+_SPLIT_FOLDER = {
+    "s1.jsonl": (
+        '{"type":"assistant","uuid":"u1","sessionId":"s1","timestamp":"2025-01-01T00:00:00Z",'
+        '"message":{"content":[{"type":"tool_use","id":"a","name":"Read"},'
+        '{"type":"tool_use","id":"b","name":"Grep"}]}}\n'
+        '{"type":"user","uuid":"u2","sessionId":"s1","timestamp":"2025-01-01T00:00:01Z",'
+        '"message":{"content":[{"type":"tool_result","tool_use_id":"a"}]}}\n'
+        "\n"
+        '{"type":"user","uuid":"x1","isSidechain":true,"parentUuid":null,"sessionId":"s1"}\n'
+    ),
+    "s2.jsonl": (
+        '{"type":"assistant","uuid":"u1","sessionId":"s1","timestamp":"2025-01-01T00:00:00Z",'
+        '"message":{"content":[{"type":"tool_use","id":"a","name":"Read"}]}}\n'
+        '{"type":"user","uuid":"u3","sessionId":"s1","timestamp":"2025-01-01T00:00:02Z",'
+        '"message":{"content":[{"type":"tool_result","tool_use_id":"b"}]}}\n'
+        '{"type":"assistant","uuid":"x2","isSidechain":true,"parentUuid":"x1","sessionId":"s1",'
+        '"timestamp":"2025-01-01T00:00:03Z",'
+        '"message":{"content":[{"type":"tool_use","id":"c","name":"Bash"}]}}\n'
+        '{"type":"user","uuid":"u9","forkedFrom":{"sessionId":"s0"},"sessionId":"s1"}\n'
+        "{bad\n"
+        '{"type":"user"'
+    ),
+    "s1/subagents/agent-a1.jsonl": (
+        '{"type":"assistant","uuid":"a1","agentId":"a1","timestamp":"2025-01-01T00:00:04Z",'
+        '"message":{"content":[{"type":"tool_use","id":"d","name":"Read"}]}}\n'
+    ),
+}
+
+
+def test_one_folder_split_by_the_cli_gives_the_reference_document(tmp_path: Path) -> None:
+    """`summarize --jobs 2` on one project folder splits its files across threads and gives
+    the accounts and lanes the reader rules give, byte for byte as `--jobs 1` and Python."""
+    folder = tmp_path / "project"
+    for name, text in _SPLIT_FOLDER.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+
+    def run(engine: str, jobs: str) -> str:
+        result = CliRunner().invoke(main, ["summarize", "--format", "json", "--no-cache",
+                                           "--jobs", jobs, "--engine", engine, str(folder)])
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    before = native.split_reads()
+    split = run("native", "2")
+    assert native.split_reads() == before + 1
+    assert split == run("native", "1") == run("python", "1")
+    document = json.loads(split)
+    accounts = {Path(i["path"]).relative_to(folder).as_posix():
+                (i["lines_read"], i["lines_used"], i["ignored"], i["problems"])
+                for i in document["inputs"]}
+    assert accounts == {
+        "s1.jsonl": (4, 2, {"blank_line": 1, "user": 1}, {}),
+        "s2.jsonl": (6, 2, {"duplicate_uuid": 1, "replayed_lines": 1},
+                     {"invalid_json": 1, "truncated_last_line": 1}),
+        "s1/subagents/agent-a1.jsonl": (1, 1, {}, {}),
+    }
+    lanes = {(lane["session_id"], lane["lane_id"]) for lane in document["lanes"]}
+    # x2's chain root x1 is in the other file; the sub-agent file's session is its folder
+    assert lanes == {("s1", "main"), ("s1", "x1"), ("s1", "a1")}
+    total = document["total"]
+    assert (total["observed_calls"], total["paired_calls"], total["incomplete_calls"]) == (4, 2, 2)

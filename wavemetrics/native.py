@@ -35,6 +35,7 @@ __all__ = [
     "detect_natively",
     "read_unit_native",
     "read_units_natively",
+    "split_reads",
 ]
 
 _native: Any
@@ -108,6 +109,12 @@ def detect_natively(paths: list[str], jobs: int) -> dict[str, str]:
             for path, index in zip(candidates, found, strict=True) if index is not None}
 
 
+def split_reads() -> int:
+    """How many Claude Code folders this process has read with their files parsed on
+    several threads (the split read of ``--jobs``); 0 without the extension."""
+    return 0 if _native is None else int(_native.split_reads())
+
+
 def _eval_names(names: tuple[str, ...]) -> list[str]:
     # the normal forms of section 4, empty ones dropped (classify._normal_eval_names)
     return [normal for normal in (normalize_tool_name(n) for n in names) if normal]
@@ -177,7 +184,9 @@ def _unit_result(
 def read_units_natively(
     units: list[tuple[str, tuple[str, ...]]], stream: StreamSettings, jobs: int
 ) -> dict[int, tuple[tuple[InputReport, ...], tuple[StreamedLane, ...]]]:
-    """Read many units at once on ``jobs`` threads (each unit whole on one thread).
+    """Read many units at once on ``jobs`` threads: each unit whole on one thread, or,
+    with fewer units than ``jobs``, a Claude Code folder's files parsed on the threads
+    left over and merged in file order (the same output for any ``jobs``).
 
     ``units``: ``(format, paths)`` pairs. Returns, by index into ``units``, the
     result of every unit the native engine read (as :func:`read_unit_native`);
@@ -207,7 +216,8 @@ def read_unit_native(
     summaries, exactly as the Python readers in streaming mode would; ``None``
     when the native engine cannot read this unit (another format, stdin, a
     pipe, a gzip file, an I/O error): the caller then uses the Python readers,
-    which report the problem in their usual way.
+    which report the problem in their usual way. With ``stream.jobs`` > 1 a Claude
+    Code folder's files are parsed on that many threads and merged in file order.
     """
     if not _readable_natively(fmt, paths):
         return None
@@ -216,7 +226,7 @@ def read_unit_native(
     _, raw_paths, fallbacks = _unit_args(fmt, paths)
     try:
         if fmt == CLAUDE_CODE.name:
-            result = _native.read_claude_code(raw_paths, fallbacks, cap, names)
+            result = _native.read_claude_code(raw_paths, fallbacks, cap, names, stream.jobs)
         else:
             result = _native.read_events(raw_paths[0], fallbacks[0], cap, names)
     except (OSError, ValueError):

@@ -97,14 +97,17 @@ fn unit<'py>(py: Python<'py>, out: &UnitOut) -> PyResult<Bound<'py, PyTuple>> {
     (accounts, lanes, out.read_again_in_batch).into_pyobject(py)
 }
 
-/// Read one Claude Code project folder (`paths` as file-system bytes, in order).
+/// Read one Claude Code project folder (`paths` as file-system bytes, in order);
+/// with `jobs` > 1 and several files, its files are parsed on `jobs` threads.
 #[pyfunction]
+#[pyo3(signature = (paths, fallback_ids, max_tracked_calls, eval_names, jobs=1))]
 fn read_claude_code<'py>(
     py: Python<'py>,
     paths: Vec<Vec<u8>>,
     fallback_ids: Vec<String>,
     max_tracked_calls: Option<usize>,
     eval_names: Vec<String>,
+    jobs: usize,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let s = settings(max_tracked_calls, eval_names);
     let out = py
@@ -113,7 +116,7 @@ fn read_claude_code<'py>(
                 .iter()
                 .map(|p| Path::new(OsStr::from_bytes(p)))
                 .collect();
-            readers::read_claude_code(&paths, &fallback_ids, &s)
+            readers::read_claude_code_on(&paths, &fallback_ids, &s, jobs)
         })
         .map_err(to_py_err)?;
     unit(py, &out)
@@ -141,7 +144,9 @@ fn read_events<'py>(
 /// (a Claude Code project folder with one fallback session id per path, or an
 /// `events` file and its default session id). Results in unit order, each a unit tuple as
 /// [`read_claude_code`] returns, or `None` when that unit failed (I/O, turn total):
-/// the caller reads it with the Python readers.
+/// the caller reads it with the Python readers. With fewer units than `jobs`, each
+/// Claude Code unit of several files is split: its files are parsed on `jobs /
+/// units` threads and merged in file order (`readers::read_claude_code_on`).
 #[pyfunction]
 fn read_units<'py>(
     py: Python<'py>,
@@ -151,6 +156,8 @@ fn read_units<'py>(
     jobs: usize,
 ) -> PyResult<Vec<Option<Bound<'py, PyTuple>>>> {
     let s = settings(max_tracked_calls, eval_names);
+    // the threads left over when there are fewer units than jobs go to splitting
+    let per_unit = (jobs / units.len().max(1)).max(1);
     let outs = py.detach(|| {
         crate::parallel::map_indexed(units.len(), jobs, |i| {
             let (claude, paths, fallbacks) = &units[i];
@@ -159,7 +166,7 @@ fn read_units<'py>(
                 .map(|p| Path::new(OsStr::from_bytes(p)))
                 .collect();
             if *claude {
-                readers::read_claude_code(&paths, fallbacks, &s).ok()
+                readers::read_claude_code_on(&paths, fallbacks, &s, per_unit).ok()
             } else {
                 match (paths.first(), fallbacks.first()) {
                     (Some(path), Some(default)) => readers::read_events(path, default, &s).ok(),
@@ -213,6 +220,13 @@ fn detect(
         .map_err(|e| PyOSError::new_err(e.to_string()))
 }
 
+/// How many Claude Code units this process has read split across threads (tests
+/// use it to see that `--jobs` took the split path).
+#[pyfunction]
+fn split_reads() -> usize {
+    readers::SPLIT_READS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_claude_code, m)?)?;
@@ -220,5 +234,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(detect, m)?)?;
     m.add_function(wrap_pyfunction!(read_units, m)?)?;
     m.add_function(wrap_pyfunction!(detect_many, m)?)?;
+    m.add_function(wrap_pyfunction!(split_reads, m)?)?;
     Ok(())
 }

@@ -1,12 +1,13 @@
 //! The `claude-code` and `events` readers (`spec/formats.md`), line for line the
 //! rules of `wavemetrics/readers/claude_code.py` and `events.py`.
 
-use crate::account::LineAccount;
+use crate::account::{is_short_identifier, LineAccount, OTHER_KINDS};
 use crate::json::{
     nesting_exceeds, parse_array, parse_object, parse_object_fast, rejection, RawBlock, Val,
     PY_MAX_DEPTH,
 };
 use crate::lines::{is_py_space, LineReader};
+use crate::parallel::ordered_pipeline;
 use crate::summary::{LaneStream, Settings, StreamOrderError, Summary};
 use crate::time::iso_to_ms;
 use crate::uuids::{ArenaFull, CallIds, SeenUuids};
@@ -16,6 +17,7 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// One lane read, with its figures.
 #[derive(Debug, Clone, PartialEq)]
@@ -379,7 +381,536 @@ struct ClaudeFolder<'s> {
     names: Names,
 }
 
-impl ClaudeFolder<'_> {
+/// A line's `system` record, as `_read_turn` decides it from the line alone.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Turn {
+    /// A `turn_duration` whose integer is too large for a float: `invalid_duration`.
+    TooLarge,
+    /// A finite, positive `turn_duration` to add to the lane's total.
+    Add(f64),
+    /// Any other `system` line: ignored as `system`.
+    Ignore,
+}
+
+/// A `user` or `assistant` line's blocks of its block type (`tool_result` or `tool_use`).
+#[derive(Debug, Clone, PartialEq)]
+struct Tools<'v> {
+    assistant: bool,
+    /// Server-side tool blocks of an assistant line (`server_tool_blocks`).
+    server: u64,
+    /// The line's blocks of its block type.
+    blocks: u64,
+    /// The line's time; `None` when it has no usable timestamp (then `calls` is empty).
+    at_ms: Option<f64>,
+    /// Each block, when `at_ms` is known: `(call id, tool name)` when usable (the
+    /// name is `""` for a `tool_result`), `None` when not.
+    calls: Vec<Option<(&'v str, &'v str)>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum What<'v> {
+    Turn(Turn),
+    Tools(Tools<'v>),
+}
+
+/// A `user`, `assistant` or `system` line with valid ids.
+#[derive(Debug, Clone, PartialEq)]
+struct Conv<'v> {
+    /// The usable `sessionId` (`None`: the file's fallback session id).
+    session: Option<&'v str>,
+    /// The usable `agentId`.
+    agent: Option<&'v str>,
+    /// An `isSidechain: true` line with a usable uuid: that uuid and its
+    /// `parentUuid` when that is a string.
+    sidechain: Option<(&'v str, Option<&'v [u8]>)>,
+    what: What<'v>,
+}
+
+/// What follows a line's uuid de-duplication.
+#[derive(Debug, Clone, PartialEq)]
+enum Then<'v> {
+    /// A record type other than `user`, `assistant` and `system`.
+    Ignore(&'v [u8]),
+    Problem(&'static str),
+    Conv(Conv<'v>),
+}
+
+/// One physical line of a Claude Code file, decided as far as the line alone
+/// decides it (`_read_line`); the rest (uuid de-duplication, sidechain roots,
+/// lanes, call ids, the lane's turn total) is the folder's ([`ClaudeFolder::apply`]).
+#[derive(Debug, Clone, PartialEq)]
+enum Rec<'v> {
+    Ignore(&'v [u8]),
+    Problem(&'static str),
+    /// A record with a type, not a fork's copy: its non-empty string `uuid`, and the rest.
+    Line {
+        uuid: Option<&'v [u8]>,
+        then: Then<'v>,
+    },
+}
+
+/// [`Rec`] of a parsed line (the values of `CLAUDE_KEYS` but `message`, and the
+/// line's content blocks), in the order `_read_line` checks them.
+fn claude_rec<'v>(v: &'v [Val<'_>; 10], all: &'v [Block<'_>]) -> Rec<'v> {
+    let [kind, subtype, raw_uuid, parent, sidechain, agent, session, stamp, duration, fork] = v;
+    let Some(kind) = kind.str_bytes() else {
+        return Rec::Problem("missing_type");
+    };
+    if is_fork_copy(fork) {
+        // a /branch or forkSession copy: before the uuid de-duplication
+        return Rec::Ignore(b"replayed_lines");
+    }
+    let uuid = raw_uuid.str_bytes().filter(|u| !u.is_empty());
+    let then = if !matches!(kind, b"user" | b"assistant" | b"system") {
+        Then::Ignore(kind)
+    } else {
+        let is_sidechain = *sidechain == Val::Bool(true);
+        if session.bad_id() || agent.bad_id() || (is_sidechain && raw_uuid.bad_id()) {
+            Then::Problem("invalid_id")
+        } else {
+            let what = if kind == b"system" {
+                // _read_turn: an int too large for a float is invalid_duration
+                What::Turn(match (subtype.str_bytes(), duration) {
+                    (Some(b"turn_duration"), Val::BigInt) => Turn::TooLarge,
+                    (Some(b"turn_duration"), Val::Num(ms)) if ms.is_finite() && *ms > 0.0 => {
+                        Turn::Add(*ms)
+                    }
+                    _ => Turn::Ignore,
+                })
+            } else {
+                What::Tools(claude_tools(kind == b"assistant", stamp, all))
+            };
+            Then::Conv(Conv {
+                session: session.usable_id(),
+                agent: agent.usable_id(),
+                sidechain: match (is_sidechain, raw_uuid.usable_id()) {
+                    (true, Some(uuid)) => Some((uuid, parent.str_bytes())),
+                    _ => None,
+                },
+                what,
+            })
+        }
+    };
+    Rec::Line { uuid, then }
+}
+
+fn claude_tools<'v>(assistant: bool, stamp: &'v Val<'_>, all: &'v [Block<'_>]) -> Tools<'v> {
+    let block_type: &[u8] = if assistant {
+        b"tool_use"
+    } else {
+        b"tool_result"
+    };
+    let blocks = all
+        .iter()
+        .filter(|b| b.kind.str_bytes() == Some(block_type));
+    let server = if assistant {
+        all.iter()
+            .filter(|b| b.kind.str_bytes().is_some_and(is_server_block))
+            .count() as u64
+    } else {
+        0
+    };
+    let count = blocks.clone().count() as u64;
+    let at_ms = match count {
+        0 => None,
+        _ => stamp.str_bytes().and_then(iso_to_ms),
+    };
+    let calls = match at_ms {
+        None => Vec::new(),
+        Some(_) => blocks
+            .map(|block| {
+                if assistant {
+                    match (block.id.usable_id(), block.name.usable_text()) {
+                        (Some(call_id), Some(name)) => Some((call_id, name)),
+                        _ => None,
+                    }
+                } else {
+                    block.tool_use_id.usable_id().map(|call_id| (call_id, ""))
+                }
+            })
+            .collect(),
+    };
+    Tools {
+        assistant,
+        server,
+        blocks: count,
+        at_ms,
+        calls,
+    }
+}
+
+/// Every physical line of a Claude Code file as a [`Rec`], in file order
+/// (`iter_records`: blank lines, undecodable lines and the problems of each).
+fn claude_recs<R: Read, F>(source: R, mut each: F) -> Result<(), Failure>
+where
+    F: FnMut(Rec<'_>) -> Result<(), Failure>,
+{
+    let mut reader = LineReader::new(source);
+    let mut first = true;
+    while let Some((raw, has_newline)) = reader.next_line()? {
+        let line = split_line(raw, first, has_newline);
+        first = false;
+        let cut = |reason| {
+            if has_newline {
+                reason
+            } else {
+                "truncated_last_line"
+            }
+        };
+        match line {
+            Line::Blank => each(Rec::Ignore(b"blank_line"))?,
+            Line::Problem(reason) => each(Rec::Problem(reason))?,
+            Line::Json(text) => {
+                if !text
+                    .trim_start_matches([' ', '\t', '\n', '\r'])
+                    .starts_with('{')
+                {
+                    each(Rec::Problem(cut(rejection(text))))?;
+                    continue;
+                }
+                match parse_claude_line(text) {
+                    Ok((v, all)) => each(claude_rec(&v, &all))?,
+                    Err(_) => each(Rec::Problem(cut("invalid_json")))?,
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+// A tape: the [`Rec`]s of one file in a compact byte form (no text but ids and
+// record types), parsed on a worker thread and replayed in order by the merge.
+
+const TAG_IGNORE: u8 = 0;
+const TAG_PROBLEM: u8 = 1;
+const TAG_LINE: u8 = 2;
+const TAG_CONV: u8 = 2;
+const WHAT_TOO_LARGE: u8 = 0;
+const WHAT_ADD: u8 = 1;
+const WHAT_IGNORE: u8 = 2;
+const WHAT_TOOLS: u8 = 3;
+const HAS_SESSION: u8 = 1;
+const SAME_SESSION: u8 = 2;
+const HAS_AGENT: u8 = 4;
+const HAS_SIDECHAIN: u8 = 8;
+const HAS_PARENT: u8 = 16;
+const ASSISTANT: u8 = 1;
+const HAS_TIME: u8 = 2;
+
+/// The [`Rec`]s of one file, encoded: tags, LEB128 lengths and counts, the ids'
+/// bytes, times as 8 bytes. A `sessionId` equal to the previous line's is one flag.
+#[derive(Default)]
+struct Tape {
+    bytes: Vec<u8>,
+    /// The problem reasons, by the index the tape stores.
+    reasons: Vec<&'static str>,
+    last_session: Option<Vec<u8>>,
+}
+
+impl Tape {
+    fn number(&mut self, mut n: u64) {
+        while n >= 0x80 {
+            self.bytes.push((n & 0x7f) as u8 | 0x80);
+            n >>= 7;
+        }
+        self.bytes.push(n as u8);
+    }
+
+    fn text(&mut self, bytes: &[u8]) {
+        self.number(bytes.len() as u64);
+        self.bytes.extend_from_slice(bytes);
+    }
+
+    fn reason(&mut self, reason: &'static str) {
+        let index = match self.reasons.iter().position(|r| *r == reason) {
+            Some(index) => index,
+            None => {
+                self.reasons.push(reason);
+                self.reasons.len() - 1
+            }
+        };
+        self.number(index as u64);
+    }
+
+    fn push(&mut self, rec: &Rec<'_>) {
+        match rec {
+            Rec::Ignore(kind) => {
+                self.bytes.push(TAG_IGNORE);
+                self.text(kind);
+            }
+            Rec::Problem(reason) => {
+                self.bytes.push(TAG_PROBLEM);
+                self.reason(reason);
+            }
+            Rec::Line { uuid, then } => {
+                self.bytes.push(TAG_LINE);
+                match uuid {
+                    Some(uuid) => {
+                        self.bytes.push(1);
+                        self.text(uuid);
+                    }
+                    None => self.bytes.push(0),
+                }
+                match then {
+                    Then::Ignore(kind) => {
+                        self.bytes.push(TAG_IGNORE);
+                        // the account's key: the type when a short identifier, else `other`
+                        self.text(if is_short_identifier(kind) {
+                            kind
+                        } else {
+                            OTHER_KINDS
+                        });
+                    }
+                    Then::Problem(reason) => {
+                        self.bytes.push(TAG_PROBLEM);
+                        self.reason(reason);
+                    }
+                    Then::Conv(conv) => {
+                        self.bytes.push(TAG_CONV);
+                        self.conv(conv);
+                    }
+                }
+            }
+        }
+    }
+
+    fn conv(&mut self, conv: &Conv<'_>) {
+        let same = conv.session.map(str::as_bytes) == self.last_session.as_deref()
+            && conv.session.is_some();
+        let mut flags = 0;
+        if conv.session.is_some() {
+            flags |= HAS_SESSION;
+        }
+        if same {
+            flags |= SAME_SESSION;
+        }
+        if conv.agent.is_some() {
+            flags |= HAS_AGENT;
+        }
+        if let Some((_, parent)) = conv.sidechain {
+            flags |= HAS_SIDECHAIN;
+            if parent.is_some() {
+                flags |= HAS_PARENT;
+            }
+        }
+        self.bytes.push(flags);
+        if let (Some(session), false) = (conv.session, same) {
+            self.text(session.as_bytes());
+            self.last_session = Some(session.as_bytes().to_vec());
+        }
+        if let Some(agent) = conv.agent {
+            self.text(agent.as_bytes());
+        }
+        if let Some((uuid, parent)) = conv.sidechain {
+            self.text(uuid.as_bytes());
+            if let Some(parent) = parent {
+                self.text(parent);
+            }
+        }
+        match &conv.what {
+            What::Turn(Turn::TooLarge) => self.bytes.push(WHAT_TOO_LARGE),
+            What::Turn(Turn::Add(ms)) => {
+                self.bytes.push(WHAT_ADD);
+                self.bytes.extend_from_slice(&ms.to_le_bytes());
+            }
+            What::Turn(Turn::Ignore) => self.bytes.push(WHAT_IGNORE),
+            What::Tools(tools) => {
+                self.bytes.push(WHAT_TOOLS);
+                let mut flags = 0;
+                if tools.assistant {
+                    flags |= ASSISTANT;
+                }
+                if tools.at_ms.is_some() {
+                    flags |= HAS_TIME;
+                }
+                self.bytes.push(flags);
+                self.number(tools.server);
+                self.number(tools.blocks);
+                if let Some(at_ms) = tools.at_ms {
+                    self.bytes.extend_from_slice(&at_ms.to_le_bytes());
+                    self.number(tools.calls.len() as u64);
+                    for call in &tools.calls {
+                        match call {
+                            Some((call_id, name)) => {
+                                self.bytes.push(1);
+                                self.text(call_id.as_bytes());
+                                self.text(name.as_bytes());
+                            }
+                            None => self.bytes.push(0),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every [`Rec`] pushed, in order, to `each`.
+    fn replay<F>(&self, mut each: F) -> Result<(), Failure>
+    where
+        F: FnMut(Rec<'_>) -> Result<(), Failure>,
+    {
+        let mut reader = TapeReader {
+            tape: self,
+            pos: 0,
+            last_session: None,
+        };
+        while reader.pos < self.bytes.len() {
+            // a tape is written by `push` only: a record that does not decode is a bug
+            let rec = reader
+                .rec()
+                .ok_or_else(|| Failure::Read(ReadError::Io(io::Error::other("unreadable tape"))))?;
+            each(rec)?;
+        }
+        Ok(())
+    }
+}
+
+struct TapeReader<'t> {
+    tape: &'t Tape,
+    pos: usize,
+    last_session: Option<&'t str>,
+}
+
+impl<'t> TapeReader<'t> {
+    fn byte(&mut self) -> Option<u8> {
+        let byte = *self.tape.bytes.get(self.pos)?;
+        self.pos += 1;
+        Some(byte)
+    }
+
+    fn number(&mut self) -> Option<u64> {
+        let (mut n, mut shift) = (0u64, 0u32);
+        loop {
+            let byte = self.byte()?;
+            n |= u64::from(byte & 0x7f).checked_shl(shift)?;
+            if byte & 0x80 == 0 {
+                return Some(n);
+            }
+            shift += 7;
+        }
+    }
+
+    fn bytes(&mut self) -> Option<&'t [u8]> {
+        let len = usize::try_from(self.number()?).ok()?;
+        let bytes = self.tape.bytes.get(self.pos..self.pos.checked_add(len)?)?;
+        self.pos += len;
+        Some(bytes)
+    }
+
+    fn text(&mut self) -> Option<&'t str> {
+        std::str::from_utf8(self.bytes()?).ok()
+    }
+
+    fn float(&mut self) -> Option<f64> {
+        let bytes = self.tape.bytes.get(self.pos..self.pos.checked_add(8)?)?;
+        self.pos += 8;
+        Some(f64::from_le_bytes(bytes.try_into().ok()?))
+    }
+
+    fn reason(&mut self) -> Option<&'static str> {
+        let index = usize::try_from(self.number()?).ok()?;
+        self.tape.reasons.get(index).copied()
+    }
+
+    fn rec(&mut self) -> Option<Rec<'t>> {
+        Some(match self.byte()? {
+            TAG_IGNORE => Rec::Ignore(self.bytes()?),
+            TAG_PROBLEM => Rec::Problem(self.reason()?),
+            _ => {
+                let uuid = match self.byte()? {
+                    0 => None,
+                    _ => Some(self.bytes()?),
+                };
+                let then = match self.byte()? {
+                    TAG_IGNORE => Then::Ignore(self.bytes()?),
+                    TAG_PROBLEM => Then::Problem(self.reason()?),
+                    _ => Then::Conv(self.conv()?),
+                };
+                Rec::Line { uuid, then }
+            }
+        })
+    }
+
+    fn conv(&mut self) -> Option<Conv<'t>> {
+        let flags = self.byte()?;
+        let session = if flags & SAME_SESSION != 0 {
+            self.last_session
+        } else if flags & HAS_SESSION != 0 {
+            let session = self.text()?;
+            self.last_session = Some(session);
+            Some(session)
+        } else {
+            None
+        };
+        let agent = match flags & HAS_AGENT {
+            0 => None,
+            _ => Some(self.text()?),
+        };
+        let sidechain = match flags & HAS_SIDECHAIN {
+            0 => None,
+            _ => {
+                let uuid = self.text()?;
+                let parent = match flags & HAS_PARENT {
+                    0 => None,
+                    _ => Some(self.bytes()?),
+                };
+                Some((uuid, parent))
+            }
+        };
+        let what = match self.byte()? {
+            WHAT_TOO_LARGE => What::Turn(Turn::TooLarge),
+            WHAT_ADD => What::Turn(Turn::Add(self.float()?)),
+            WHAT_IGNORE => What::Turn(Turn::Ignore),
+            _ => {
+                let flags = self.byte()?;
+                let server = self.number()?;
+                let blocks = self.number()?;
+                let (at_ms, mut calls) = (None, Vec::new());
+                let at_ms = match flags & HAS_TIME {
+                    0 => at_ms,
+                    _ => {
+                        let at_ms = self.float()?;
+                        for _ in 0..self.number()? {
+                            calls.push(match self.byte()? {
+                                0 => None,
+                                _ => Some((self.text()?, self.text()?)),
+                            });
+                        }
+                        Some(at_ms)
+                    }
+                };
+                What::Tools(Tools {
+                    assistant: flags & ASSISTANT != 0,
+                    server,
+                    blocks,
+                    at_ms,
+                    calls,
+                })
+            }
+        };
+        Some(Conv {
+            session,
+            agent,
+            sidechain,
+            what,
+        })
+    }
+}
+
+impl<'s> ClaudeFolder<'s> {
+    fn new(settings: &'s Settings) -> Self {
+        ClaudeFolder {
+            settings,
+            eval_names: settings.eval_names.clone().into(),
+            seen: SeenUuids::default(),
+            sidechain_roots: HashMap::new(),
+            lanes: Vec::new(),
+            lane_index: HashMap::new(),
+            last_lane: usize::MAX,
+            names: Names::default(),
+        }
+    }
+
     fn lane_for(&mut self, file: usize, session_id: &str, lane_id: &str) -> usize {
         let key = (Box::<str>::from(session_id), Box::<str>::from(lane_id));
         if let Some(&index) = self.lane_index.get(&key) {
@@ -401,43 +932,46 @@ impl ClaudeFolder<'_> {
         index
     }
 
-    fn line(
+    /// The folder's rules for one line of file `file`, in the reader's order:
+    /// uuid de-duplication, sidechain roots, the lane, then its turn or its calls.
+    fn apply(
         &mut self,
-        text: &str,
+        rec: Rec<'_>,
         file: usize,
         fallback: &str,
         account: &mut LineAccount,
     ) -> Result<(), Failure> {
-        let (v, all) = parse_claude_line(text).map_err(bad_json)?;
-        let [kind, subtype, raw_uuid, parent, sidechain, agent, session, stamp, duration, fork] = v;
-        let Some(kind) = kind.str_bytes() else {
-            account.problem("missing_type");
-            return Ok(());
+        account.lines_read += 1;
+        let (uuid, then) = match rec {
+            Rec::Ignore(kind) => {
+                account.ignore(kind);
+                return Ok(());
+            }
+            Rec::Problem(reason) => {
+                account.problem(reason);
+                return Ok(());
+            }
+            Rec::Line { uuid, then } => (uuid, then),
         };
-        if is_fork_copy(&fork) {
-            // a /branch or forkSession copy: before the uuid de-duplication
-            account.ignore(b"replayed_lines");
-            return Ok(());
-        }
-        if let Some(uuid) = raw_uuid.str_bytes() {
-            if !uuid.is_empty() && !self.seen.insert(uuid) {
+        if let Some(uuid) = uuid {
+            if !self.seen.insert(uuid) {
                 account.ignore(b"duplicate_uuid");
                 return Ok(());
             }
         }
-        if !matches!(kind, b"user" | b"assistant" | b"system") {
-            account.ignore(kind);
-            return Ok(());
-        }
-        let is_sidechain = sidechain == Val::Bool(true);
-        if session.bad_id() || agent.bad_id() || (is_sidechain && raw_uuid.bad_id()) {
-            account.problem("invalid_id");
-            return Ok(());
-        }
-        let uuid = raw_uuid.usable_id();
-        if let (true, Some(uuid)) = (is_sidechain, uuid) {
-            let root: Box<str> = match parent.str_bytes().and_then(|p| self.sidechain_roots.get(p))
-            {
+        let conv = match then {
+            Then::Ignore(kind) => {
+                account.ignore(kind);
+                return Ok(());
+            }
+            Then::Problem(reason) => {
+                account.problem(reason);
+                return Ok(());
+            }
+            Then::Conv(conv) => conv,
+        };
+        if let Some((uuid, parent)) = conv.sidechain {
+            let root: Box<str> = match parent.and_then(|p| self.sidechain_roots.get(p)) {
                 Some(root) => root.clone(),
                 None => uuid.into(),
             };
@@ -445,11 +979,11 @@ impl ClaudeFolder<'_> {
                 .entry(uuid.as_bytes().into())
                 .or_insert(root);
         }
-        let session_id = session.usable_id().unwrap_or(fallback);
+        let session_id = conv.session.unwrap_or(fallback);
         let sidechain_root: String;
-        let lane_id: &str = match (agent.usable_id(), is_sidechain, uuid) {
-            (Some(agent), _, _) => agent,
-            (None, true, Some(uuid)) => {
+        let lane_id: &str = match (conv.agent, conv.sidechain) {
+            (Some(agent), _) => agent,
+            (None, Some((uuid, _))) => {
                 sidechain_root = self
                     .sidechain_roots
                     .get(uuid.as_bytes())
@@ -467,62 +1001,45 @@ impl ClaudeFolder<'_> {
         };
         self.last_lane = index;
         let lane = &mut self.lanes[index];
-        if kind == b"system" {
-            // _read_turn: an int too large for a float is invalid_duration; a
-            // duration that would make the total infinite is turn_total_overflow
-            match (subtype.str_bytes(), &duration) {
-                (Some(b"turn_duration"), Val::BigInt) => account.problem("invalid_duration"),
-                (Some(b"turn_duration"), Val::Num(ms)) if ms.is_finite() && *ms > 0.0 => {
-                    let total = lane.turn_total + ms;
-                    if total.is_finite() {
-                        lane.turn_total = total;
-                        account.use_line();
-                    } else {
-                        account.problem("turn_total_overflow");
+        let tools = match conv.what {
+            What::Turn(turn) => {
+                // a duration that would make the total infinite is turn_total_overflow
+                match turn {
+                    Turn::TooLarge => account.problem("invalid_duration"),
+                    Turn::Add(ms) => {
+                        let total = lane.turn_total + ms;
+                        if total.is_finite() {
+                            lane.turn_total = total;
+                            account.use_line();
+                        } else {
+                            account.problem("turn_total_overflow");
+                        }
                     }
+                    Turn::Ignore => account.ignore(b"system"),
                 }
-                _ => account.ignore(b"system"),
-            }
-            return Ok(());
-        }
-        let assistant = kind == b"assistant";
-        let block_type: &[u8] = if assistant {
-            b"tool_use"
-        } else {
-            b"tool_result"
-        };
-        let blocks: Vec<&Block> = all
-            .iter()
-            .filter(|b| b.kind.str_bytes() == Some(block_type))
-            .collect();
-        if assistant {
-            let server = all
-                .iter()
-                .filter(|b| b.kind.str_bytes().is_some_and(is_server_block))
-                .count();
-            if server > 0 {
-                account.note("server_tool_blocks", server as u64);
-            }
-        }
-        if blocks.is_empty() {
-            account.ignore(kind);
-            return Ok(());
-        }
-        let at_ms = match stamp.str_bytes().map(iso_to_ms) {
-            Some(Some(ms)) => ms,
-            _ => {
-                account.problem("invalid_timestamp");
                 return Ok(());
             }
+            What::Tools(tools) => tools,
+        };
+        if tools.server > 0 {
+            account.note("server_tool_blocks", tools.server);
+        }
+        if tools.blocks == 0 {
+            account.ignore(if tools.assistant {
+                b"assistant"
+            } else {
+                b"user"
+            });
+            return Ok(());
+        }
+        let Some(at_ms) = tools.at_ms else {
+            account.problem("invalid_timestamp");
+            return Ok(());
         };
         let (mut fed, mut usable) = (0u64, 0u64);
-        for block in blocks.iter() {
-            if assistant {
-                let (Some(call_id), Some(name)) = (block.id.usable_id(), block.name.usable_text())
-                else {
-                    continue;
-                };
-                usable += 1;
+        for (call_id, name) in tools.calls.into_iter().flatten() {
+            usable += 1;
+            if tools.assistant {
                 if remember(&mut lane.calls, call_id, STARTED)? {
                     account.note("repeated_tool_use", 1);
                     continue;
@@ -530,10 +1047,6 @@ impl ClaudeFolder<'_> {
                 let name = self.names.get(name);
                 lane.stream.start(call_id.into(), name, at_ms);
             } else {
-                let Some(call_id) = block.tool_use_id.usable_id() else {
-                    continue;
-                };
-                usable += 1;
                 if remember(&mut lane.calls, call_id, ENDED)? {
                     account.note("repeated_tool_result", 1);
                     continue;
@@ -542,8 +1055,24 @@ impl ClaudeFolder<'_> {
             }
             fed += 1;
         }
-        account.tool_line(blocks.len() as u64, usable, fed);
+        account.tool_line(tools.blocks, usable, fed);
         Ok(())
+    }
+
+    /// The lanes, each summarised, and the accounts: the unit read.
+    fn finish(self, accounts: Vec<LineAccount>) -> Result<UnitOut, Failure> {
+        let mut lanes = Vec::with_capacity(self.lanes.len());
+        for lane in self.lanes {
+            let total = check_turn_total(lane.turn_total)?;
+            let mut out = lane.out;
+            out.summary = lane.stream.finish(total);
+            lanes.push(out);
+        }
+        Ok(UnitOut {
+            accounts,
+            lanes,
+            read_again_in_batch: false,
+        })
     }
 }
 
@@ -552,37 +1081,63 @@ fn read_claude_once(
     fallback_ids: &[String],
     settings: &Settings,
 ) -> Result<UnitOut, Failure> {
-    let mut folder = ClaudeFolder {
-        settings,
-        eval_names: settings.eval_names.clone().into(),
-        seen: SeenUuids::default(),
-        sidechain_roots: HashMap::new(),
-        lanes: Vec::new(),
-        lane_index: HashMap::new(),
-        last_lane: usize::MAX,
-        names: Names::default(),
-    };
+    let mut folder = ClaudeFolder::new(settings);
     let mut accounts = Vec::with_capacity(paths.len());
     for (file, path) in paths.iter().enumerate() {
         let mut account = LineAccount::default();
         let fallback = fallback_ids.get(file).map_or("", String::as_str);
-        for_each_line(open_plain(path)?, &mut account, |text, account| {
-            folder.line(text, file, fallback, account)
+        claude_recs(open_plain(path)?, |rec| {
+            folder.apply(rec, file, fallback, &mut account)
         })?;
         accounts.push(account);
     }
-    let mut lanes = Vec::with_capacity(folder.lanes.len());
-    for lane in folder.lanes {
-        let total = check_turn_total(lane.turn_total)?;
-        let mut out = lane.out;
-        out.summary = lane.stream.finish(total);
-        lanes.push(out);
-    }
-    Ok(UnitOut {
-        accounts,
-        lanes,
-        read_again_in_batch: false,
-    })
+    folder.finish(accounts)
+}
+
+/// Input bytes whose tapes may be held at once by the split read (parsed, not yet
+/// merged); a larger file is parsed by the merging thread itself, line by line.
+pub const SPLIT_BUDGET: u64 = 16 << 20;
+
+/// How many units were read by [`read_claude_split`] in this process (for tests).
+pub static SPLIT_READS: AtomicUsize = AtomicUsize::new(0);
+
+/// The split read: files parsed into tapes on `threads` threads, merged in file
+/// order on this one, with the same [`ClaudeFolder::apply`] as the plain read.
+fn read_claude_split(
+    paths: &[&Path],
+    fallback_ids: &[String],
+    settings: &Settings,
+    threads: usize,
+    budget: u64,
+) -> Result<UnitOut, Failure> {
+    SPLIT_READS.fetch_add(1, Ordering::Relaxed);
+    let mut folder = ClaudeFolder::new(settings);
+    let mut accounts = Vec::with_capacity(paths.len());
+    // a file whose size cannot be read counts as 0: its open fails in the same way
+    let sizes: Vec<u64> = paths
+        .iter()
+        .map(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
+        .collect();
+    let parse = |file: usize| -> Result<Tape, Failure> {
+        let mut tape = Tape::default();
+        claude_recs(open_plain(paths[file])?, |rec| {
+            tape.push(&rec);
+            Ok(())
+        })?;
+        Ok(tape)
+    };
+    ordered_pipeline(&sizes, threads, budget, parse, |file, parsed| {
+        let mut account = LineAccount::default();
+        let fallback = fallback_ids.get(file).map_or("", String::as_str);
+        let mut each = |rec: Rec<'_>| folder.apply(rec, file, fallback, &mut account);
+        match parsed {
+            Some(tape) => tape?.replay(&mut each)?,
+            None => claude_recs(open_plain(paths[file])?, &mut each)?,
+        }
+        accounts.push(account);
+        Ok::<(), Failure>(())
+    })?;
+    folder.finish(accounts)
 }
 
 /// Read the transcript files of one Claude Code project folder (in the given
@@ -594,6 +1149,24 @@ pub fn read_claude_code(
     settings: &Settings,
 ) -> Result<UnitOut, ReadError> {
     with_fallback(settings, |s| read_claude_once(paths, fallback_ids, s))
+}
+
+/// [`read_claude_code`] on up to `threads` threads: with two or more threads and
+/// files, the files are parsed on worker threads and merged in file order on
+/// this one (uuid de-duplication, sidechain roots, lanes, call ids, accounts):
+/// the same output as one thread, for any number of threads.
+pub fn read_claude_code_on(
+    paths: &[&Path],
+    fallback_ids: &[String],
+    settings: &Settings,
+    threads: usize,
+) -> Result<UnitOut, ReadError> {
+    if threads < 2 || paths.len() < 2 {
+        return read_claude_code(paths, fallback_ids, settings);
+    }
+    with_fallback(settings, |s| {
+        read_claude_split(paths, fallback_ids, s, threads, SPLIT_BUDGET)
+    })
 }
 
 // ----------------------------------------------------------------------- events
@@ -819,6 +1392,154 @@ mod tests {
     }
 
     const USE: &str = r#"{"type":"assistant","uuid":"u1","sessionId":"s","timestamp":"2025-01-01T00:00:00Z","message":{"content":[{"type":"tool_use","id":"a","name":"Read"}]}}"#;
+
+    #[test]
+    fn a_tape_replays_every_record_as_pushed() {
+        let conv = |session, agent, sidechain, what| Rec::Line {
+            uuid: Some(b"u1"),
+            then: Then::Conv(Conv {
+                session,
+                agent,
+                sidechain,
+                what,
+            }),
+        };
+        let tools = Tools {
+            assistant: true,
+            server: 2,
+            blocks: 3,
+            at_ms: Some(1.5e12 + 0.25),
+            calls: vec![Some(("toolu_1", "Read")), None, Some(("c\u{e9}", "x"))],
+        };
+        let long_kind = vec![b'k'; 200];
+        let recs = vec![
+            Rec::Ignore(b"blank_line"),
+            Rec::Problem("invalid_json"),
+            Rec::Problem("missing_type"),
+            Rec::Problem("invalid_json"),
+            Rec::Line {
+                uuid: None,
+                then: Then::Ignore(b"summary"),
+            },
+            Rec::Line {
+                uuid: Some(b"u0"),
+                then: Then::Problem("invalid_id"),
+            },
+            conv(Some("s1"), None, None, What::Turn(Turn::Add(-0.0))),
+            conv(Some("s1"), Some("a"), None, What::Turn(Turn::TooLarge)),
+            conv(
+                None,
+                None,
+                Some(("x2", Some(b"x1"))),
+                What::Turn(Turn::Ignore),
+            ),
+            conv(Some("s1"), None, Some(("x3", None)), What::Tools(tools)),
+            conv(
+                Some("s2"),
+                None,
+                None,
+                What::Tools(Tools {
+                    assistant: false,
+                    server: 0,
+                    blocks: 1,
+                    at_ms: None,
+                    calls: Vec::new(),
+                }),
+            ),
+        ];
+        let mut tape = Tape::default();
+        for rec in &recs {
+            tape.push(rec);
+        }
+        tape.push(&Rec::Line {
+            uuid: None,
+            then: Then::Ignore(&long_kind),
+        });
+        assert_eq!(
+            tape.reasons,
+            vec!["invalid_json", "missing_type", "invalid_id"]
+        );
+        let mut replayed = Vec::new();
+        tape.replay(|rec| {
+            replayed.push(format!("{rec:?}"));
+            Ok(())
+        })
+        .ok()
+        .unwrap();
+        let mut expected: Vec<String> = recs.iter().map(|r| format!("{r:?}")).collect();
+        // a type that is no short identifier is kept as the account's key for it
+        expected.push(format!(
+            "{:?}",
+            Rec::Line {
+                uuid: None,
+                then: Then::Ignore(b"other")
+            }
+        ));
+        assert_eq!(replayed, expected);
+    }
+
+    #[test]
+    fn the_split_read_equals_the_plain_read() {
+        let dir = std::env::temp_dir().join(format!("wm-split-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let files = [
+            (
+                "s1.jsonl",
+                concat!(
+                    r#"{"type":"assistant","uuid":"u1","sessionId":"s1","timestamp":"2025-01-01T00:00:00Z","message":{"content":[{"type":"tool_use","id":"a","name":"Read"},{"type":"tool_use","id":"b","name":"Grep"}]}}"#,
+                    "\n\n",
+                    r#"{"type":"user","uuid":"x1","isSidechain":true,"parentUuid":null,"sessionId":"s1"}"#,
+                    "\n"
+                ),
+            ),
+            (
+                "s2.jsonl",
+                concat!(
+                    r#"{"type":"assistant","uuid":"u1","sessionId":"s1","timestamp":"2025-01-01T00:00:00Z","message":{"content":[{"type":"tool_use","id":"a","name":"Read"}]}}"#,
+                    "\n",
+                    r#"{"type":"user","uuid":"u3","sessionId":"s1","timestamp":"2025-01-01T00:00:02Z","message":{"content":[{"type":"tool_result","tool_use_id":"b"},{"type":"tool_result","tool_use_id":"b"}]}}"#,
+                    "\n",
+                    r#"{"type":"assistant","uuid":"x2","isSidechain":true,"parentUuid":"x1","timestamp":"2025-01-01T00:00:03Z","message":{"content":[{"type":"tool_use","id":"c","name":"Bash"}]}}"#,
+                    "\n{bad\n",
+                    r#"{"type":"system","subtype":"turn_duration","sessionId":"s1","durationMs":5}"#,
+                    "\n",
+                    r#"{"type":"user","uuid":"u9","forkedFrom":"s0"}"#,
+                ),
+            ),
+            ("empty.jsonl", ""),
+        ];
+        let paths: Vec<std::path::PathBuf> = files
+            .iter()
+            .map(|(name, text)| {
+                let path = dir.join(name);
+                std::fs::write(&path, text).unwrap();
+                path
+            })
+            .collect();
+        let paths: Vec<&Path> = paths.iter().map(|p| p.as_path()).collect();
+        let fallbacks = vec!["f1".to_string(), "f2".to_string(), "f3".to_string()];
+        let plain = read_claude_code(&paths, &fallbacks, &settings()).unwrap();
+        assert_eq!(plain.lanes.len(), 3); // (s1, main), (s1, x1), (f2, x1)
+        assert_eq!(plain.lanes[2].session_id, "f2");
+        assert_eq!(plain.lanes[2].lane_id, "x1");
+        assert_eq!(plain.accounts[1].lines_read, 6);
+        assert_eq!(plain.accounts[1].lines_used, 3);
+        // every budget: all files on workers, some, or none (the merging thread reads them)
+        for budget in [0, 300, 1 << 20] {
+            for threads in [1, 2, 3] {
+                let split = with_fallback(&settings(), |s| {
+                    read_claude_split(&paths, &fallbacks, s, threads, budget)
+                })
+                .unwrap();
+                assert_eq!(split, plain, "budget {budget}, threads {threads}");
+            }
+        }
+        let before = SPLIT_READS.load(Ordering::Relaxed);
+        let on = read_claude_code_on(&paths, &fallbacks, &settings(), 2).unwrap();
+        assert_eq!(on, plain);
+        assert!(SPLIT_READS.load(Ordering::Relaxed) > before);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn fork_copies_are_replayed_before_uuid_deduplication() {
