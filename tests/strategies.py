@@ -562,6 +562,141 @@ def event_records(draw: st.DrawFn) -> dict[str, Any]:
     return record
 
 
+#: Fork and turn ids of generated Codex rollouts: UUIDv7s minted 10:00:05Z (a fork's
+#: creation), before it and after it, and ids with no time.
+_CODEX_CREATED_MS = 1_740_823_205_000
+
+
+def _uuid7(ms: int, tail: str = "0000") -> str:
+    """A UUIDv7 text minted at ``ms`` (its first 48 bits)."""
+    hexa, pad = f"{ms:012x}", f"{tail:0>3}"
+    return f"{hexa[:8]}-{hexa[8:]}-7{pad}-8{pad}-{tail:0>12}"
+
+
+CODEX_TURN_IDS = st.sampled_from([
+    _uuid7(_CODEX_CREATED_MS - 1000, "1"), _uuid7(_CODEX_CREATED_MS, "2"),
+    _uuid7(_CODEX_CREATED_MS + 7000, "3"), "turn-1", "", 5,
+])
+
+
+@st.composite
+def codex_records(draw: st.DrawFn) -> dict[str, Any]:
+    """One Codex rollout line as a dict: session metas (some naming a fork parent), turn
+    contexts with dated and undated turn ids, call and output items (odd ones too),
+    other items and envelopes, bad payloads and times."""
+    kind = draw(st.sampled_from(
+        ["response_item"] * 6 + ["session_meta", "turn_context", "turn_context", "event_msg",
+                                 "compacted", *ODD_TYPES]))
+    record: dict[str, Any] = {"type": kind}
+    if draw(st.integers(0, 19)) == 0:
+        record["type"] = draw(JSON_SCALARS)
+    if draw(st.integers(0, 9)) > 0:
+        record["timestamp"] = draw(trace_times())
+    payload: dict[str, Any] = {}
+    if kind == "session_meta":
+        payload["id"] = draw(st.sampled_from(
+            [_uuid7(_CODEX_CREATED_MS, "9"), "s1", "", "s\x1b", 7]))
+        if draw(st.booleans()):
+            payload["forked_from_id"] = draw(st.sampled_from(["p1", "", None]))
+        payload["timestamp"] = "2025-03-01T10:00:05Z"
+    elif kind == "turn_context":
+        payload["turn_id"] = draw(CODEX_TURN_IDS)
+    else:
+        payload["type"] = draw(st.sampled_from(
+            ["function_call", "function_call_output", "custom_tool_call",
+             "custom_tool_call_output", "local_shell_call", "tool_search_call",
+             "tool_search_output", "message", "reasoning", "web_search_call", 5]))
+        if draw(st.integers(0, 5)) > 0:
+            payload["call_id"] = draw(TRACE_IDS)
+        payload["name"] = draw(st.sampled_from(["shell", "exec", "wait", "search", "", None]))
+        if draw(st.integers(0, 3)) == 0:
+            payload["namespace"] = draw(st.sampled_from(["mcp__notes", "functions", "mcp__"]))
+        if draw(st.integers(0, 3)) == 0:
+            payload["execution"] = draw(st.sampled_from(["server", "client"]))
+        if draw(st.booleans()):
+            payload["output"] = draw(st.sampled_from([
+                '{"output": "", "metadata": {"duration_seconds": 1.5}}', "ok",
+                '{"metadata": {"duration_seconds": -1}}', '{"metadata": {"duration_seconds": 99}}']))
+    if draw(st.integers(0, 14)) > 0:
+        record["payload"] = payload
+    else:
+        record["payload"] = draw(JSON_SCALARS)
+    return record
+
+
+@st.composite
+def codex_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A well-formed Codex call: a call item and its output item (same ``call_id``), the
+    output at or after it; equal times with an embedded duration are batched writes."""
+    call_id = draw(st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]))
+    start = draw(st.integers(0, 30))
+    end = start + draw(st.sampled_from([0, 0, 1, 2, 3, 5, 8]))
+    kind = draw(st.sampled_from(["function_call", "custom_tool_call", "local_shell_call"]))
+    output = "function_call_output" if kind != "custom_tool_call" else "custom_tool_call_output"
+    seconds = draw(st.sampled_from([0.5, 1.25, 3, 100]))
+    name = draw(st.sampled_from(["shell", "exec", "apply_patch", "read_file"]))
+    return (
+        {"timestamp": f"2025-03-01T10:00:{start:02d}.000Z", "type": "response_item",
+         "payload": {"type": kind, "call_id": call_id, "name": name, "arguments": "{}"}},
+        {"timestamp": f"2025-03-01T10:00:{min(end, 59):02d}.000Z", "type": "response_item",
+         "payload": {"type": output, "call_id": call_id,
+                     "output": json.dumps({"output": "", "metadata": {"duration_seconds": seconds}})}},
+    )
+
+
+@st.composite
+def pi_records(draw: st.DrawFn) -> dict[str, Any]:
+    """One pi session line as a dict: session headers (some naming a parent), assistant
+    messages with ``toolCall`` blocks (odd ones too), tool results, other messages and
+    entries with repeating entry ids, bad payloads and times."""
+    kind = draw(st.sampled_from(
+        ["message"] * 6 + ["session", "model_change", "thinking_level_change", *ODD_TYPES]))
+    record: dict[str, Any] = {"type": kind}
+    if draw(st.integers(0, 19)) == 0:
+        record["type"] = draw(JSON_SCALARS)
+    if draw(st.integers(0, 9)) > 0:
+        record["timestamp"] = draw(trace_times())
+    if draw(st.integers(0, 3)) > 0:
+        record["id"] = draw(st.sampled_from(["e1", "e2", "e3", "a0b1c2d3", "", 7]))
+    if kind == "session":
+        record["id"] = draw(st.sampled_from(["p1", "p2", "", "p\x1b", 5]))
+        if draw(st.integers(0, 3)) == 0:
+            record["parentSession"] = draw(st.sampled_from(["parent.jsonl", "p0", ""]))
+    elif kind == "message":
+        role = draw(st.sampled_from(["assistant", "assistant", "toolResult", "toolResult",
+                                     "user", "bashExecution", 5]))
+        block = st.fixed_dictionaries({
+            "type": st.sampled_from(["toolCall", "toolCall", "text"]),
+            "id": TRACE_IDS, "name": st.sampled_from(["read", "bash", "", None])})
+        message: dict[str, Any] = {"role": role}
+        if role == "assistant":
+            message["content"] = draw(st.one_of(st.lists(block, max_size=3), JSON_SCALARS))
+        elif role == "toolResult":
+            message["toolCallId"] = draw(TRACE_IDS)
+        record["message"] = draw(st.sampled_from([message] * 9 + ["hi"]))
+    return record
+
+
+@st.composite
+def pi_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A well-formed pi call: an assistant message with one or two ``toolCall`` blocks and
+    the ``toolResult`` message of the first, at or after it."""
+    call_id = draw(st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]))
+    start = draw(st.integers(0, 30))
+    end = start + draw(st.sampled_from([0, 0, 1, 2, 3, 5, 8]))
+    blocks = [{"type": "toolCall", "id": call_id, "name": draw(st.sampled_from(
+        ["read", "bash", "edit"])), "arguments": {}}]
+    if draw(st.integers(0, 3)) == 0:
+        blocks.append({"type": "toolCall", "id": call_id + "2", "name": "read"})
+    entry = draw(st.sampled_from(["m1", "m2", "m3", "m4"]))
+    return (
+        {"type": "message", "id": entry, "timestamp": f"2025-03-01T10:00:{start:02d}.000Z",
+         "message": {"role": "assistant", "content": blocks}},
+        {"type": "message", "id": entry + "r", "timestamp": f"2025-03-01T10:00:{min(end, 59):02d}.000Z",
+         "message": {"role": "toolResult", "toolCallId": call_id, "content": []}},
+    )
+
+
 #: Lines no reader can use: blank, invalid JSON, not an object, not UTF-8, a NaN.
 BAD_LINES = st.sampled_from([
     b"\n", b"   \t\n", b"\x0c\n", b"{\n", b"[1, 2]\n", b'"text"\n', b"\xff\xfe{}\n",

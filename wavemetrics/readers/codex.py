@@ -71,6 +71,7 @@ __all__ = [
     "CODEX",
     "CODEX_TYPES",
     "CODE_MODE_SUFFIX",
+    "CodexReader",
     "embedded_duration_ms",
     "read_codex",
     "sniff_codex",
@@ -351,26 +352,68 @@ def read_codex(lines: Iterable[bytes], *, path: str, sink: ObservationSink) -> L
     first one with an id), ``invalid_tool_record`` (no ``call_id``),
     ``invalid_timestamp``. Never raises for bad data.
     """
-    account = LineAccount()
-    # batch only: the batched-write rule rewrites a start after its output is read
-    state = _Rollout(LaneBuilder(path, "", "main", batch_only=True, sink=sink), account)
-    seen = False
-    for record in iter_records(lines, account):
-        seen = True
-        gate = state.gate
-        if gate is None:
-            _read_record(record, state, account)
-        elif _boundary(record, gate):
-            _close_gate(state, replayed=True)
-            account.use()
-        else:
-            gate.records += 1
-            _read_record(record, state, gate.account)
-    if state.gate is not None:
-        _close_gate(state, replayed=state.gate.dated)
-    if seen:  # a lane opened and never closed is not reported
-        finish_single_lane(state.lane, state.session_id, path, account)
-    return account
+    reader = CodexReader(path, sink, LineAccount())
+    reader.read(lines)
+    reader.finish()
+    return reader.state.account
+
+
+class CodexReader:
+    """The state of :func:`read_codex` between lines, so that a rollout can be read in
+    pieces (a grown file from where it ended: ``wavemetrics.resume``).
+
+    ``state``: the rollout (its lane's kept observations, its session id, an open
+    fork replay gate); ``seen``: whether any record was read. ``account`` is exact
+    after every line; the gate is decided by a later line or at :meth:`finish`.
+    """
+
+    def __init__(self, path: str, sink: ObservationSink, account: LineAccount) -> None:
+        self.path = path
+        # batch only: the batched-write rule rewrites a start after its output is read
+        lane = LaneBuilder(path, "", "main", batch_only=True, sink=sink)
+        self.state = _Rollout(lane, account)
+        self.seen = False
+
+    def read(self, lines: Iterable[bytes]) -> None:
+        """Read ``lines`` (raw physical lines) on from the state left by earlier pieces."""
+        state = self.state
+        account = state.account
+        for record in iter_records(lines, account):
+            self.seen = True
+            gate = state.gate
+            if gate is None:
+                _read_record(record, state, account)
+            elif _boundary(record, gate):
+                _close_gate(state, replayed=True)
+                account.use()
+            else:
+                gate.records += 1
+                _read_record(record, state, gate.account)
+
+    def restore(self, observations: Iterable[Observation], session_id: str | None) -> None:
+        """Put back the lane a read without an open gate left (its observations in order)
+        and the session id; the call bookkeeping follows from the observations."""
+        lane, state = self.lane, self.state
+        lane.observations = list(observations)
+        for index, item in enumerate(lane.observations):
+            if item.kind == "start":
+                lane.start_names[item.call_id] = item.tool_name
+                state.start_index[item.call_id] = index
+            else:
+                lane.ended.add(item.call_id)
+        state.session_id = session_id
+
+    @property
+    def lane(self) -> LaneBuilder:
+        return self.state.lane
+
+    def finish(self) -> None:
+        """Decide an open fork gate (the input is over) and close the lane, if any record."""
+        state = self.state
+        if state.gate is not None:
+            _close_gate(state, replayed=state.gate.dated)
+        if self.seen:  # a lane opened and never closed is not reported
+            finish_single_lane(state.lane, state.session_id, self.path, state.account)
 
 
 def _read_source(source: Source, sink: ObservationSink) -> LineAccount:

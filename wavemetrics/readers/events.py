@@ -27,7 +27,7 @@ from wavemetrics.readers.lanes import LaneBuilder
 from wavemetrics.readers.sources import Source, file_stem
 from wavemetrics.timestamps import time_to_ms
 
-__all__ = ["EVENTS", "EVENT_TYPES", "read_events"]
+__all__ = ["EVENTS", "EVENT_TYPES", "EventsReader", "read_events"]
 
 FORMAT = "events"
 _TOOL_TYPES = ("tool_execution_start", "tool_execution_end")
@@ -101,88 +101,111 @@ def read_events(
     through the stdlib parser and the same rules. Lanes are opened in order of
     appearance; turn events go to their lane's writer. Returns the line account.
     """
-    default_session_id = os_text(default_session_id)  # a file name may not be UTF-8
     account = LineAccount()
-    lanes: dict[tuple[str, str], LaneBuilder] = {}
-    closed: set[str] = set()
-    ignore, problem = account.ignore, account.problem
-    used = 0  # account.lines_used, added once at the end
-    current: tuple[Any, ...] = ("", "", None)  # the last lane used
-    turn_totals: dict[tuple[str, str], list[Any]] = {}  # [pending start, total ms] per lane
-    for raw in iter_records(lines, account, _DECODER):
-        record = raw if raw.__class__ is EventRecord else _as_event(raw)
-        kind = record.type
-        if kind.__class__ is not str:
-            problem("missing_type")
-            continue
-        if kind not in _READ_TYPES:
-            ignore(kind)
-            continue
-        session_id = record.sessionId
-        session_id = default_session_id if session_id is _UNSET else _id(session_id)
-        lane_id = record.agentId
-        lane_id = "main" if lane_id is _UNSET else _id(lane_id)
-        if session_id is None or lane_id is None:
-            problem("invalid_id")
-            continue
-        if session_id in closed:
-            ignore("after_session_shutdown")
-            continue
-        if kind == _SHUTDOWN:
-            closed.add(session_id)
-            used += 1
-            current = ("", "", None)
-            # the session's lanes are complete: close them now (a stream lets them go)
-            for key in [key for key in lanes if key[0] == session_id]:
-                lanes.pop(key).build()
-            continue
-        stamp = record.timestamp  # _time(), inlined on this hot path
-        if (stamp.__class__ is float or stamp.__class__ is int) and 0 <= stamp < 1e300:
-            at_ms: float | None = float(stamp)
-        else:
-            at_ms = time_to_ms(stamp)
-        call_id = name = None
-        if kind in _TOOL_TYPES:
-            call_id = _id(record.toolCallId)
-            name = _text(record.toolName)
-            # A start needs a usable name; an end may omit it (or give null) and
-            # carries its start's name, but a name it gives must be usable: an
-            # empty or non-text name is invalid_tool_record, not an orphan end.
-            if call_id is None or (name is None and (
-                    kind == "tool_execution_start"
-                    or record.toolName not in (_UNSET, None))):
-                problem("invalid_tool_record")
-                continue
-        if at_ms is None:
-            problem("invalid_timestamp")
-            continue
-        if session_id != current[0] or lane_id != current[1]:
-            key = (session_id, lane_id)
-            lane = lanes.get(key)
-            if lane is None:
-                lane = lanes[key] = LaneBuilder(
-                    path, session_id, lane_id, remember_ids=False, sink=sink
-                )
-            current = (session_id, lane_id, lane)
-        if call_id is None:
-            if _turn_overflows(turn_totals, (session_id, lane_id), kind, at_ms):
-                problem("turn_total_overflow")
-                # the pipeline's turn clock must not pair a later end with this
-                # turn's start: a start no end can follow stands in for this end
-                current[2].turn_event("turn_start", math.inf)
-                continue
-            used += 1
-            current[2].turn_event(kind, at_ms)
-            continue
-        used += 1
-        if kind == "tool_execution_start":
-            current[2].start(call_id, name, at_ms)
-        else:
-            current[2].end(call_id, at_ms)  # the start's name, else "unknown" (formats.md)
-    account.lines_used += used
-    for lane in lanes.values():
-        lane.build()
+    reader = EventsReader(path, default_session_id, sink)
+    reader.read(lines, account)
+    reader.finish()
     return account
+
+
+class EventsReader:
+    """The state of :func:`read_events` between lines, so that a file can be read in
+    pieces (a grown file from where it ended: ``wavemetrics.resume``).
+
+    ``lanes``: the open lanes by ``(session_id, lane_id)``, in order of opening;
+    ``closed``: the session ids a ``session_shutdown`` ended; ``turn_totals``: per
+    lane, the pending turn start and the total the overflow rule follows. The
+    account is exact after every line (a piece may end at any line).
+    """
+
+    def __init__(self, path: str, default_session_id: str, sink: ObservationSink) -> None:
+        self.path, self.sink = path, sink
+        self.default_session_id = os_text(default_session_id)  # a file name may not be UTF-8
+        self.lanes: dict[tuple[str, str], LaneBuilder] = {}
+        self.closed: set[str] = set()
+        self.turn_totals: dict[tuple[str, str], list[Any]] = {}
+
+    def read(self, lines: Iterable[bytes], account: LineAccount) -> None:
+        """Read ``lines`` (raw physical lines) on from the state left by earlier pieces."""
+        lanes, closed, turn_totals = self.lanes, self.closed, self.turn_totals
+        path, sink, default_session_id = self.path, self.sink, self.default_session_id
+        ignore, problem = account.ignore, account.problem
+        current: tuple[Any, ...] = ("", "", None)  # the last lane used
+        for raw in iter_records(lines, account, _DECODER):
+            record = raw if raw.__class__ is EventRecord else _as_event(raw)
+            kind = record.type
+            if kind.__class__ is not str:
+                problem("missing_type")
+                continue
+            if kind not in _READ_TYPES:
+                ignore(kind)
+                continue
+            session_id = record.sessionId
+            session_id = default_session_id if session_id is _UNSET else _id(session_id)
+            lane_id = record.agentId
+            lane_id = "main" if lane_id is _UNSET else _id(lane_id)
+            if session_id is None or lane_id is None:
+                problem("invalid_id")
+                continue
+            if session_id in closed:
+                ignore("after_session_shutdown")
+                continue
+            if kind == _SHUTDOWN:
+                closed.add(session_id)
+                account.lines_used += 1
+                current = ("", "", None)
+                # the session's lanes are complete: close them now (a stream lets them go)
+                for key in [key for key in lanes if key[0] == session_id]:
+                    lanes.pop(key).build()
+                continue
+            stamp = record.timestamp  # _time(), inlined on this hot path
+            if (stamp.__class__ is float or stamp.__class__ is int) and 0 <= stamp < 1e300:
+                at_ms: float | None = float(stamp)
+            else:
+                at_ms = time_to_ms(stamp)
+            call_id = name = None
+            if kind in _TOOL_TYPES:
+                call_id = _id(record.toolCallId)
+                name = _text(record.toolName)
+                # A start needs a usable name; an end may omit it (or give null) and
+                # carries its start's name, but a name it gives must be usable: an
+                # empty or non-text name is invalid_tool_record, not an orphan end.
+                if call_id is None or (name is None and (
+                        kind == "tool_execution_start"
+                        or record.toolName not in (_UNSET, None))):
+                    problem("invalid_tool_record")
+                    continue
+            if at_ms is None:
+                problem("invalid_timestamp")
+                continue
+            if session_id != current[0] or lane_id != current[1]:
+                key = (session_id, lane_id)
+                lane = lanes.get(key)
+                if lane is None:
+                    lane = lanes[key] = LaneBuilder(
+                        path, session_id, lane_id, remember_ids=False, sink=sink
+                    )
+                current = (session_id, lane_id, lane)
+            if call_id is None:
+                if _turn_overflows(turn_totals, (session_id, lane_id), kind, at_ms):
+                    problem("turn_total_overflow")
+                    # the pipeline's turn clock must not pair a later end with this
+                    # turn's start: a start no end can follow stands in for this end
+                    current[2].turn_event("turn_start", math.inf)
+                    continue
+                account.lines_used += 1
+                current[2].turn_event(kind, at_ms)
+                continue
+            account.lines_used += 1
+            if kind == "tool_execution_start":
+                current[2].start(call_id, name, at_ms)
+            else:
+                current[2].end(call_id, at_ms)  # the start's name, else "unknown" (formats.md)
+
+    def finish(self) -> None:
+        """Close the lanes still open (the input is over)."""
+        for lane in self.lanes.values():
+            lane.build()
 
 
 def _turn_overflows(

@@ -60,7 +60,9 @@ from wavemetrics.readers.lanes import LaneBuilder, finish_single_lane
 from wavemetrics.readers.sources import STDIN, Source, head_records
 from wavemetrics.timestamps import iso_to_ms
 
-__all__ = ["PARENT_KEYS", "PI", "read_pi", "read_pi_folder", "sniff_pi"]
+__all__ = [
+    "PARENT_KEYS", "PI", "PiReader", "read_pi", "read_pi_folder", "reading_order", "sniff_pi",
+]
 
 FORMAT = "pi"
 
@@ -164,35 +166,62 @@ def read_pi(
     already read in the folder, extended with this file's; with ``fork``, an
     entry found there is ignored as ``duplicate_entry``. Never raises for bad data.
     """
-    account = LineAccount()
-    state = _Session(LaneBuilder(path, "", "main", sink=sink), account)
-    seen = False
-    for record in iter_records(lines, account):
-        seen = True
-        kind = record.get("type")
-        key = _entry_key(record) if entries is not None else None
-        if key is not None and entries is not None:
-            if fork and key in entries:
-                account.ignore("duplicate_entry")
-                continue
-            entries.add(key)
-        if not isinstance(kind, str):
-            account.problem("missing_type")
-        elif kind == "session":
-            _read_header(record, state)
-        elif kind != "message":
-            account.ignore(kind)
-        elif not isinstance(message := record.get("message"), dict):
-            account.problem("invalid_payload")
-        elif (role := message.get("role")) == "assistant":
-            _read_calls(record, message.get("content"), state)
-        elif role == "toolResult":
-            _read_result(record, message, state)
-        else:
-            account.ignore(f"message.{role}" if isinstance(role, str) else "message")
-    if seen:  # a lane opened and never closed is not reported
-        finish_single_lane(state.lane, state.session_id, path, account)
-    return account
+    reader = PiReader(path, sink, LineAccount(), entries=entries, fork=fork)
+    reader.read(lines)
+    reader.finish()
+    return reader.state.account
+
+
+class PiReader:
+    """The state of :func:`read_pi` between lines, so that a session file can be read
+    in pieces (a grown file from where it ended: ``wavemetrics.resume``).
+
+    ``state``: the session (its lane, account and session id); ``seen``: whether any
+    record was read; ``entries`` and ``fork`` as for :func:`read_pi`. The account is
+    exact after every line.
+    """
+
+    def __init__(
+        self, path: str, sink: ObservationSink, account: LineAccount, *,
+        entries: set[tuple[str, str]] | None = None, fork: bool = False,
+    ) -> None:
+        self.path, self.entries, self.fork = path, entries, fork
+        self.state = _Session(LaneBuilder(path, "", "main", sink=sink), account)
+        self.seen = False
+
+    def read(self, lines: Iterable[bytes]) -> None:
+        """Read ``lines`` (raw physical lines) on from the state left by earlier pieces."""
+        state, entries, fork = self.state, self.entries, self.fork
+        account = state.account
+        for record in iter_records(lines, account):
+            self.seen = True
+            kind = record.get("type")
+            key = _entry_key(record) if entries is not None else None
+            if key is not None and entries is not None:
+                if fork and key in entries:
+                    account.ignore("duplicate_entry")
+                    continue
+                entries.add(key)
+            if not isinstance(kind, str):
+                account.problem("missing_type")
+            elif kind == "session":
+                _read_header(record, state)
+            elif kind != "message":
+                account.ignore(kind)
+            elif not isinstance(message := record.get("message"), dict):
+                account.problem("invalid_payload")
+            elif (role := message.get("role")) == "assistant":
+                _read_calls(record, message.get("content"), state)
+            elif role == "toolResult":
+                _read_result(record, message, state)
+            else:
+                account.ignore(f"message.{role}" if isinstance(role, str) else "message")
+
+    def finish(self) -> None:
+        """Close the lane (the input is over), if any record was read."""
+        if self.seen:  # a lane opened and never closed is not reported
+            finish_single_lane(self.state.lane, self.state.session_id, self.path,
+                               self.state.account)
 
 
 #: Header keys that name the session a fork was made from (a file path or a session id).
@@ -251,16 +280,24 @@ def read_pi_folder(sources: Sequence[Source], sink: ObservationSink) -> list[Lin
     Lanes are opened in reading order (parents first, else by path); returns one
     account per source, in the order of ``sources``. Never raises for bad data.
     """
-    headers = {source.path: _header(source) for source in sources}
     by_path = {source.path: source for source in sources}
     entries: set[tuple[str, str]] = set()
     accounts: dict[str, LineAccount] = {}
-    for path in _parents_first([source.path for source in sources], headers):
+    order, forks = reading_order(sources)
+    for path in order:
         accounts[path] = read_pi(
-            by_path[path].lines(), path=path, sink=sink, entries=entries,
-            fork=headers[path].parent is not None,
+            by_path[path].lines(), path=path, sink=sink, entries=entries, fork=forks[path],
         )
     return [accounts[source.path] for source in sources]
+
+
+def reading_order(sources: Sequence[Source]) -> tuple[list[str], dict[str, bool]]:
+    """The paths of one folder's ``sources`` in the order :func:`read_pi_folder` reads
+    them (parents before their forks, else as given), and per path whether it is read
+    as a fork (its header names a parent), from each file's first lines."""
+    headers = {source.path: _header(source) for source in sources}
+    order = _parents_first([source.path for source in sources], headers)
+    return order, {path: header.parent is not None for path, header in headers.items()}
 
 
 def sniff_pi(peek: Peek) -> bool:
