@@ -826,8 +826,16 @@ def session_hash(session_id: str, lane_id: str) -> str:
     >>> session_hash("s", "main")[:12]
     '5670c45e3afb'
     """
-    text = json.dumps([session_id, lane_id], ensure_ascii=False, separators=(",", ":"))
+    if type(session_id) is str and type(lane_id) is str:
+        # what json.dumps writes for two strings, without building an encoder per lane
+        text = f"[{_json_string(session_id)},{_json_string(lane_id)}]"
+    else:
+        text = json.dumps([session_id, lane_id], ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+#: The string encoder of ``json.dumps(..., ensure_ascii=False)``.
+_json_string = json.encoder.encode_basestring
 
 
 class LaneFigures(Protocol):

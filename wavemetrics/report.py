@@ -10,10 +10,13 @@ import datetime as dt
 import itertools
 import json
 import math
+import operator
 import textwrap
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
+
+import attrs
 
 from wavemetrics.classify import EVAL_TOOL_NAMES, classify_wave
 from wavemetrics.escaping import printable, shortened
@@ -25,6 +28,7 @@ from wavemetrics.schema import (
     DERIVED_PROPERTIES,
     LOSS_FIGURES,
     SCHEMA_KIND,
+    SUMMARY_FIELDS,
     TABLE_COLUMNS,
     Column,
     json_safe,
@@ -44,10 +48,30 @@ __all__ = [
 WIDTH = 80
 
 
+#: Every figure of a summary, in ``SUMMARY_FIELDS`` order (``ParallelismSummary.as_dict``).
+_FIGURES = operator.attrgetter(*SUMMARY_FIELDS)
+#: The numeric figures (all but the encoded histogram).
+_NUMBERS = operator.attrgetter(*(
+    field.name for field in attrs.fields(ParallelismSummary) if not isinstance(field.default, str)
+))
+_DERIVED_NAMES = tuple(prop.name for prop in DERIVED_PROPERTIES)
+
+
+def _all_finite(summary: ParallelismSummary) -> bool:
+    """Whether every numeric figure is finite: their sum is finite only then (a sum that
+    overflows, or a figure that is no number, only sends the caller the long way)."""
+    try:
+        return math.isfinite(sum(_NUMBERS(summary)))
+    except (TypeError, OverflowError):
+        return False
+
+
 def _summary_dict(summary: ParallelismSummary) -> dict[str, Any]:
-    values = {name: json_safe(value) for name, value in summary.as_dict().items()}
-    for prop in DERIVED_PROPERTIES:
-        values[prop.name] = getattr(summary, prop.name)
+    values = dict(zip(SUMMARY_FIELDS, _FIGURES(summary), strict=True))
+    if not _all_finite(summary):  # rare: json_safe each figure
+        values = {name: json_safe(value) for name, value in values.items()}
+    for name in _DERIVED_NAMES:
+        values[name] = getattr(summary, name)
     return values
 
 
