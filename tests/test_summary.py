@@ -404,6 +404,31 @@ def test_merge_summaries() -> None:
     assert ParallelismSummary() + A == A
 
 
+def test_merge_summaries_counts_a_repeated_histogram_once_per_summary() -> None:
+    """Three copies of a summary merge to three times its figures, histogram included."""
+    merged = merge_summaries([A, A, A])
+    assert merged == (A + A) + A
+    assert merged.non_eval_wave_size_histogram == "3:0:6:0:9:0:12:27"  # 3 x "1:0:2:0:3:0:4:9"
+    assert merged.dropped_calls == 6  # 3 x 2 (A's field 2)
+    assert merged.tool_time_ms == 3 * A.tool_time_ms
+
+
+def test_merge_summaries_folds_a_max_figure_as_merge_two(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A figure merged by ``max`` (none is today) keeps the largest value, as ``a + b`` does."""
+    import wavemetrics.summary as summary_module
+    from wavemetrics.schema import FIGURE_MERGES, Merge
+
+    rules = tuple((name, Merge.MAX if name == "dropped_calls" else rule)
+                  for name, rule in FIGURE_MERGES)
+    monkeypatch.setattr(summary_module, "FIGURE_MERGES", rules)
+    merged = merge_summaries([A, B, EXAMPLE])
+    assert merged.dropped_calls == 200  # max(2, 200, 1): B's 100 x 2
+    assert merged.clock_anomalies == 1 + 100 + 2  # still a sum: A's 1, B's 100, EXAMPLE's 2
+    assert merged == (A + B) + EXAMPLE
+
+
 # -------------------------------------------------------------------- properties
 
 

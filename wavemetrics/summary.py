@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import attrs
@@ -18,6 +19,7 @@ from wavemetrics.classify import (
 from wavemetrics.histogram import (
     EMPTY_HISTOGRAM,
     HISTOGRAM_BUCKETS,
+    decode_histogram,
     encode_histogram,
     wave_size_bucket,
 )
@@ -31,6 +33,7 @@ from wavemetrics.savings import (
 from wavemetrics.schema import (
     FIGURE_MERGES,
     SCHEMA_KIND,
+    Merge,
     SUMMARY_FIELDS,
     V1_PROPERTIES,
     merge_value,
@@ -276,8 +279,40 @@ def merge_summaries(summaries: Iterable[ParallelismSummary]) -> ParallelismSumma
 
     Associative and commutative; exactly so when every float sum is exact
     (e.g. integer ms below 2**53), otherwise up to rounding in the last bits.
+
+    The result is the left fold of :func:`merge_two` from ``ParallelismSummary()``,
+    computed figure by figure (one pass over the summaries per figure, not one
+    summary object per step: a fleet of 1,800 lanes merges in a fraction of the
+    time): a ``SUM`` figure adds in the same order, so every float sum is the same
+    to the bit; the histogram adds each distinct encoded histogram times the
+    number of summaries that have it (integer counts: exact in any order); any
+    other rule folds :func:`~wavemetrics.schema.merge_value` as :func:`merge_two`.
     """
-    total = ParallelismSummary()
-    for summary in summaries:
-        total = merge_two(total, summary)
-    return total
+    items = tuple(summaries)
+    values: dict[str, Any] = {}
+    for name, rule in FIGURE_MERGES:
+        column = [getattr(summary, name) for summary in items]
+        total = getattr(_IDENTITY, name)
+        if rule is Merge.HISTOGRAM:
+            total = _add_histogram_column(total, column)
+        elif rule is Merge.SUM:
+            for value in column:
+                total = total + value
+        else:
+            for value in column:
+                total = merge_value(rule, total, value)
+        values[name] = total
+    return ParallelismSummary(**values)
+
+
+def _add_histogram_column(start: str, column: Sequence[str]) -> str:
+    """``start`` plus every encoded histogram of ``column``, position by position."""
+    counts = list(decode_histogram(start))
+    for encoded, times in Counter(column).items():
+        for position, count in enumerate(decode_histogram(encoded)):
+            counts[position] += times * count
+    return encode_histogram(counts)
+
+
+#: The identity of the merge: the start of :func:`merge_summaries`' fold.
+_IDENTITY = ParallelismSummary()
