@@ -11,11 +11,13 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import TWO_LANES, event_line, write_events
 from wavemetrics import native
-from wavemetrics.cache import CACHE_FILE, ReadCache, file_key
+from wavemetrics.cache import CACHE_FILE, ReadCache, _absolute, file_key
 from wavemetrics.cli import main
 
 CORPUS_DIRS = ("claude-code-log", "agentcmd", "localpush", "pi-mono", "any-agent", "inspect_ai",
@@ -502,3 +504,11 @@ def test_live_ids_answer_from_the_rows_they_rest_on(tmp_path: Path) -> None:
     db.execute("DELETE FROM live_ids WHERE state = 7 AND digest = x''")
     with pytest.raises(LiveIdsDamaged):
         ids.known(b"\x05")
+
+
+@given(st.lists(st.sampled_from(["a", "b.c", ".", "..", "", ".x", "x..", "..."]), max_size=6),
+       st.booleans(), st.booleans())
+def test_file_key_path_is_the_absolute_path(parts: list[str], rooted: bool, slash: bool) -> None:
+    """A file key's path is ``os.path.abspath`` of the path, however it is spelled."""
+    path = ("/" if rooted else "") + "/".join(parts) + ("/" if slash else "")
+    assert _absolute(path or ".") == os.path.abspath(path or ".")

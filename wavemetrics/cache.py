@@ -130,7 +130,17 @@ def file_key(path: str) -> FileKey | None:
         return None
     if not stat.S_ISREG(info.st_mode):
         return None
-    return FileKey(os.path.abspath(path), info.st_size, info.st_mtime_ns, info.st_ino)
+    return FileKey(_absolute(path), info.st_size, info.st_mtime_ns, info.st_ino)
+
+
+def _absolute(path: str) -> str:
+    """``os.path.abspath(path)``; a POSIX path that is already absolute and normal (no
+    ``.``/``..`` part, no doubled or trailing slash) is returned as it is, without the
+    normalising pass (most paths here come from a folder walk and are)."""
+    if (os.sep == "/" and path.startswith("/") and "//" not in path and "/./" not in path
+            and "/../" not in path and not path.endswith(("/", "/.", "/.."))):
+        return path
+    return os.path.abspath(path)
 
 
 def _version() -> str:
@@ -148,8 +158,11 @@ class UnitKey(NamedTuple):
 
 
 def _sha256(value: object) -> str:
-    text = json.dumps(value, ensure_ascii=False)
+    text = _KEY_JSON.encode(value)  # json.dumps(value, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+_KEY_JSON = json.JSONEncoder(ensure_ascii=False)
 
 
 def unit_key(fmt: str, keys: Sequence[FileKey], extra: str = "") -> UnitKey:

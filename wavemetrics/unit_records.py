@@ -13,6 +13,7 @@ exactly is reported as a streaming read reports it (``notes.read_again_in_batch`
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,6 +29,11 @@ from wavemetrics.summary import ParallelismSummary
 __all__ = ["decode_unit", "encode_unit", "replay_streaming"]
 
 AnyLane = Lane | StreamedLane
+
+#: A summary's attributes in order and their getter: ``attrs.asdict`` of a summary
+#: (every figure is a number or a str) without its per-value recursion.
+_FIELDS = tuple(field.name for field in attrs.fields(ParallelismSummary))
+_figures = operator.attrgetter(*_FIELDS)
 
 
 def _path_ref(path: str, paths: Sequence[str]) -> int | str:
@@ -49,7 +55,7 @@ def encode_unit(
         head = [_path_ref(lane.path, paths), lane.session_id, lane.lane_id,
                 lane.measured_turn_duration_ms_total]
         if isinstance(lane, StreamedLane):
-            rows.append([*head, None, attrs.asdict(lane.summary)])
+            rows.append([*head, None, dict(zip(_FIELDS, _figures(lane.summary), strict=True))])
         else:
             rows.append([*head, [[o.kind, o.call_id, o.tool_name, o.at_ms]
                                  for o in lane.observations], None])
