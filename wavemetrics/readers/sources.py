@@ -503,19 +503,21 @@ def identical_inputs(paths: list[str]) -> dict[str, str]:
     for path in paths:
         if path != STDIN:
             by_stem.setdefault(file_stem(path), []).append(path)
-    # only files sharing a stem are opened (most runs: none)
+    # only files sharing a stem are opened (most runs: none), each once here
     by_key: dict[tuple[str, int], list[str]] = {}
+    heads: dict[str, bytes | None] = {}
     for stem, named in by_stem.items():
         if len(named) > 1:
             for path in named:
                 if os.path.isfile(path):
-                    by_key.setdefault((stem, _content_size(path)), []).append(path)
+                    size, heads[path] = _size_and_head(path)
+                    by_key.setdefault((stem, size), []).append(path)
     copies: dict[str, str] = {}
     for group in by_key.values():
         if len(group) < 2:
             continue
         first: dict[str, str] = {}
-        for path in _same_heads(group):
+        for path in _same_heads(group, heads):
             digest = _content_digest(path)
             if digest is None:
                 continue
@@ -530,40 +532,38 @@ def identical_inputs(paths: list[str]) -> dict[str, str]:
 _HEAD_BYTES = 4096
 
 
-def _same_heads(group: list[str]) -> list[str]:
+def _same_heads(group: list[str], heads: dict[str, bytes | None]) -> list[str]:
     """The files of ``group`` that may have the same content as another of them, in order.
 
-    Plain files whose first :data:`_HEAD_BYTES` bytes match no other file's cannot be a
-    copy, so they are not hashed whole; a gzip file (or one that cannot be read) is
-    always kept, since its head says nothing of its content.
+    Plain files whose first :data:`_HEAD_BYTES` bytes (``heads``, from
+    :func:`_size_and_head`) match no other file's cannot be a copy, so they are not
+    hashed whole; a gzip file (or one that cannot be read: head ``None``) is always
+    kept, since its head says nothing of its content.
     """
-    heads: dict[str, bytes | None] = {}
-    for path in group:
-        try:
-            with open(path, "rb") as stream:
-                head = stream.read(_HEAD_BYTES)
-        except OSError:
-            head = None
-        heads[path] = None if head is None or head.startswith(GZIP_MAGIC) else head
-    if any(head is None for head in heads.values()):
+    if any(heads[path] is None for path in group):
         return group
     count: dict[bytes | None, int] = {}
-    for head in heads.values():
-        count[head] = count.get(head, 0) + 1
+    for path in group:
+        count[heads[path]] = count.get(heads[path], 0) + 1
     return [path for path in group if count[heads[path]] > 1]
 
 
-def _content_size(path: str) -> int:
-    """Bytes of ``path``'s content: a gzip file's ISIZE trailer (the size mod 2**32
-    of its last member; a key to compare by, not a measure), else its size on disk."""
+def _size_and_head(path: str) -> tuple[int, bytes | None]:
+    """Bytes of ``path``'s content and its first :data:`_HEAD_BYTES` bytes, in one open.
+
+    The size is a gzip file's ISIZE trailer (the size mod 2**32 of its last member; a
+    key to compare by, not a measure), else its size on disk; ``-1`` when the file
+    cannot be read. The head is ``None`` for a gzip file or one that cannot be read.
+    """
     try:
         with open(path, "rb") as stream:
-            if stream.read(2) != GZIP_MAGIC:
-                return os.fstat(stream.fileno()).st_size
+            head = stream.read(_HEAD_BYTES)
+            if not head.startswith(GZIP_MAGIC):
+                return os.fstat(stream.fileno()).st_size, head
             stream.seek(-4, os.SEEK_END)
-            return int.from_bytes(stream.read(4), "little")
+            return int.from_bytes(stream.read(4), "little"), None
     except OSError:
-        return -1
+        return -1, None
 
 
 def _content_digest(path: str) -> str | None:
