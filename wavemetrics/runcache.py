@@ -42,6 +42,7 @@ import contextlib
 import hashlib
 import io
 import json
+import operator
 import os
 import stat
 import struct
@@ -268,6 +269,14 @@ class _Uncacheable(Exception):
 
 def _file(path: str, found: list[Any], sessions: set[str], info: Any = None) -> None:
     """Key the file at the absolute ``path`` (``info``: its ``stat``, links followed)."""
+    _stat_key(path, found, info)
+    folder = os.path.dirname(path)
+    if os.path.basename(folder) == "subagents":
+        sessions.add(os.path.dirname(folder))
+
+
+def _stat_key(path: str, found: list[Any], info: Any = None) -> None:
+    """Key the regular file at ``path`` by its ``stat`` (``info``, else taken now)."""
     try:
         if info is None:
             info = os.stat(path)
@@ -277,9 +286,6 @@ def _file(path: str, found: list[Any], sessions: set[str], info: Any = None) -> 
         raise _Uncacheable(path)
     found.append([path, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino,
                   info.st_dev])
-    folder = os.path.dirname(path)
-    if os.path.basename(folder) == "subagents":
-        sessions.add(os.path.dirname(folder))
 
 
 def _folder(top: str, found: list[Any], sessions: set[str]) -> None:
@@ -289,11 +295,12 @@ def _folder(top: str, found: list[Any], sessions: set[str]) -> None:
         root = stack.pop()
         try:
             with os.scandir(root) as scan:
-                entries = sorted(scan, key=lambda entry: entry.name)
+                entries = sorted(scan, key=_name)
         except OSError:
             raise _Uncacheable(root) from None
         subfolders: list[str] = []
         names: list[str] = []
+        keyed = False  # a trace file of this folder was keyed (as _file does)
         for entry in entries:
             try:
                 is_dir = entry.is_dir()
@@ -307,13 +314,19 @@ def _folder(top: str, found: list[Any], sessions: set[str]) -> None:
                         info = entry.stat()
                     except OSError:
                         raise _Uncacheable(entry.path) from None
-                    _file(entry.path, found, sessions, info)
+                    _stat_key(entry.path, found, info)
+                    keyed = True
             elif entry.is_symlink():
                 names.append(entry.name + "/")  # not read; its presence is keyed
             else:
                 subfolders.append(entry.name)
+        if keyed and os.path.basename(root) == "subagents":
+            sessions.add(os.path.dirname(root))  # _file's rule, once per folder
         found.append([root, names, subfolders])
         stack.extend(os.path.join(root, name) for name in reversed(subfolders))
+
+
+_name = operator.attrgetter("name")
 
 
 def _inputs(files: Sequence[str]) -> list[Any]:
