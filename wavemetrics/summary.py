@@ -33,9 +33,9 @@ from wavemetrics.savings import (
 from wavemetrics.schema import (
     FIGURE_MERGES,
     SCHEMA_KIND,
-    Merge,
     SUMMARY_FIELDS,
     V1_PROPERTIES,
+    Merge,
     merge_value,
 )
 from wavemetrics.waves import Wave, WaveAssembly
