@@ -347,9 +347,12 @@ def _stat_error(path: str, *, regular: bool) -> str | None:
 
 def _walk_files(
     folder: str, onerror: Callable[[OSError], None]
-) -> Iterator[tuple[str, list[str]]]:
-    """``(folder, sorted non-folder names)`` of ``folder`` and every sub-folder, depth
-    first, sub-folders in name order: the order of ``os.walk`` with sorted names.
+) -> Iterator[tuple[str, list[str], set[str]]]:
+    """``(folder, sorted non-folder names, plain names)`` of ``folder`` and every
+    sub-folder, depth first, sub-folders in name order: the order of ``os.walk`` with
+    sorted names. The plain names are those the listing shows as regular files that
+    are not symbolic links (``DirEntry.is_file(follow_symlinks=False)``: no system
+    call where the file system gives the entry's type).
 
     Iterative, so a tree nested 1,100 levels deep cannot raise ``RecursionError``
     (``os.walk`` recurses before Python 3.12). Links to folders are not followed;
@@ -366,6 +369,7 @@ def _walk_files(
             continue
         subfolders: list[str] = []
         names: list[str] = []
+        plain: set[str] = set()
         for entry in entries:
             try:
                 is_dir = entry.is_dir()
@@ -373,34 +377,47 @@ def _walk_files(
                 is_dir = False
             if not is_dir:
                 names.append(entry.name)
+                try:
+                    if entry.is_file(follow_symlinks=False):
+                        plain.add(entry.name)
+                except OSError:
+                    pass  # looked at again by the caller
             elif not entry.is_symlink():
                 subfolders.append(entry.name)
-        yield root, sorted(names)
+        yield root, sorted(names), plain
         stack.extend(os.path.join(root, name) for name in sorted(subfolders, reverse=True))
 
 
 def _walk(
     folder: str, skipped: list[tuple[str, str]] | None = None
-) -> tuple[list[str], list[tuple[str, str]]]:
+) -> tuple[list[str], list[tuple[str, str]], set[str]]:
+    """The trace files under ``folder``, the unreadable entries with their reason, and
+    the files found that the listing showed as regular files, not links (not stat'ed
+    again here: a file that vanishes before it is read gets its error from the read)."""
     found: list[str] = []
     bad: list[tuple[str, str]] = []
+    plain_files: set[str] = set()
 
     def unreadable(exc: OSError) -> None:
         bad.append((exc.filename or folder, _describe(exc)))
 
-    for root, names in _walk_files(folder, unreadable):
+    for root, names, plain in _walk_files(folder, unreadable):
         for name in names:
             if not _is_trace_name(name):
                 if skipped is not None and name.endswith(_SKIPPED_SUFFIXES):
                     skipped.append((os.path.join(root, name), SIDECAR_REASON))
                 continue
             full = os.path.join(root, name)
+            if name in plain:
+                found.append(full)
+                plain_files.add(full)
+                continue
             reason = _stat_error(full, regular=True)
             if reason is None:
                 found.append(full)
             else:
                 bad.append((full, reason))
-    return found, bad
+    return found, bad, plain_files
 
 
 @attrs.frozen
@@ -449,17 +466,18 @@ def _expand(
     seen: set[str] = set()
     real_folders: dict[str, str] = {}
 
-    def real(path: str) -> str:
-        # os.path.realpath(path), with each folder resolved once (not once per file)
+    def real(path: str, plain: bool) -> str:
+        # os.path.realpath(path), with each folder resolved once (not once per file);
+        # ``plain``: a folder walk's file listed as no link (so not looked at again)
         folder, name = os.path.split(path)
-        if name in ("", ".", "..") or os.path.islink(path):
+        if not plain and (name in ("", ".", "..") or os.path.islink(path)):
             return os.path.realpath(path)
         if folder not in real_folders:
             real_folders[folder] = os.path.realpath(folder)
         return os.path.join(real_folders[folder], name)
 
-    def add_file(path: str) -> None:
-        key = path if path == STDIN else real(path)
+    def add_file(path: str, plain: bool = False) -> None:
+        key = path if path == STDIN else real(path, plain)
         if key not in seen:
             seen.add(key)
             entries.append((path, None))
@@ -468,12 +486,12 @@ def _expand(
         if path == STDIN:
             add_file(path)
         elif os.path.isdir(path):
-            found, bad = _walk(path, skipped)
+            found, bad, plain = _walk(path, skipped)
             if not found and not bad:
                 entries.append((path, EMPTY_FOLDER))
             for file in found:
                 walked.setdefault(file, path)
-                add_file(file)
+                add_file(file, file in plain)
             entries.extend((bad_path, reason) for bad_path, reason in bad)
         elif os.path.exists(path):
             add_file(path)
