@@ -105,19 +105,21 @@ def _drop_runs(cache: Path) -> None:
 
 
 def _timed(argv: list[str], env: dict[str, str], before: Path | None = None,
-           runs_of: Path | None = None) -> tuple[float, float]:
+           runs_of: Path | None = None, keep: list[bytes] | None = None) -> tuple[float, float]:
     """Wall and CPU (user + sys) seconds of one fresh process; ``before``: a folder
     emptied first (the cold cache); ``runs_of``: a cache whose whole outputs are dropped
-    first (warm, not served)."""
+    first (warm, not served); ``keep``: gets the process's stdout and stderr."""
     if before is not None:
         shutil.rmtree(before, ignore_errors=True)
     if runs_of is not None:
         _drop_runs(runs_of)
     start_usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
+    where = subprocess.PIPE if keep is not None else subprocess.DEVNULL
+    done = subprocess.run(argv, env=env, check=True, stdout=where, stderr=where)
     wall = time.perf_counter() - start
+    if keep is not None:
+        keep += [done.stdout, done.stderr]
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (usage.ru_utime - start_usage.ru_utime) + (usage.ru_stime - start_usage.ru_stime)
     return wall, cpu
@@ -178,6 +180,69 @@ def bench(out: Path, repeat: int) -> None:
     print(f"served / cold, native: {served[0] / cold[0]:.3f} wall, {served[1] / cold[1]:.3f} cpu")
 
 
+def bench_against(out: Path, repeat: int, baseline: Path) -> None:
+    """``--against TREE``: the fleet read by this tree and by ``baseline`` (a source tree,
+    e.g. ``git archive main wavemetrics``, put first on ``PYTHONPATH``; the extension is
+    this tree's when it has none), ``--repeat`` fresh processes each, runs interleaved so
+    that both see the same load: ``--no-cache``, cold, warm (output not served), and
+    ``--no-cache`` with ``--jobs 1`` and ``--jobs 2``; ccusage beside the first. Checks
+    that both trees print the same bytes (stdout and stderr)."""
+    import compileall
+
+    import wavemetrics
+
+    here = Path(wavemetrics.__file__).parent
+    native = next(here.glob("_native.*"), None)
+    if native is not None and not any((baseline / "wavemetrics").glob("_native.*")):
+        shutil.copy2(native, baseline / "wavemetrics" / native.name)
+    for tree in (here, baseline / "wavemetrics"):
+        compileall.compile_dir(str(tree), quiet=1)
+    projects = out / "projects"
+    os.chdir(out)  # `python -m` puts the working directory first on sys.path
+    trees = {"baseline": {**os.environ, "PYTHONPATH": str(baseline)},
+             "this tree": {**os.environ}}
+    for name, env in trees.items():
+        env.update(WAVEMETRICS_CACHE_DIR=str(out / f"cache-{name.replace(' ', '-')}"),
+                   CLAUDE_CONFIG_DIR=str(out))
+    summarize = [sys.executable, "-m", "wavemetrics", "summarize", "--format", "json",
+                 str(projects)]
+    rows = (("--no-cache", ["--no-cache"], ""), ("cold cache (default options)", [], "cold"),
+            ("warm cache, output not served", [], "warm"),
+            ("--no-cache --jobs 1", ["--no-cache", "--jobs", "1"], ""),
+            ("--no-cache --jobs 2", ["--no-cache", "--jobs", "2"], ""))
+    print(f"fleet {projects}, median of {repeat} fresh processes each, interleaved")
+    print("| what | baseline wall s | cpu s | this tree wall s | cpu s | same bytes |")
+    print("|---|---|---|---|---|---|")
+    for label, extra, state in rows:
+        peer: list[tuple[float, float]] = []
+        times: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
+        printed: dict[str, list[bytes]] = {name: [] for name in trees}
+        for env in trees.values():
+            if state == "warm":
+                shutil.rmtree(env["WAVEMETRICS_CACHE_DIR"], ignore_errors=True)
+                _timed(summarize, env)  # fills the cache (not counted)
+        for index in range(repeat):
+            if label == "--no-cache" and PEER.exists():
+                peer.append(_timed([str(PEER), "session", "--json", "--offline"],
+                                   trees["this tree"]))
+            for name, env in trees.items():
+                cache = Path(env["WAVEMETRICS_CACHE_DIR"])
+                if state == "warm":
+                    _drop_runs(cache)
+                times[name].append(_timed(
+                    [*summarize, *extra], env, cache if state == "cold" else None,
+                    keep=printed[name] if index == 0 else None))
+        if peer:
+            print(f"| ccusage 20.0.24 session --json --offline |"
+                  f" {statistics.median(w for w, _ in peer):.2f} |"
+                  f" {statistics.median(c for _, c in peer):.2f} | | | |")
+        cells = " | ".join(f"{statistics.median(w for w, _ in times[name]):.2f} |"
+                           f" {statistics.median(c for _, c in times[name]):.2f}"
+                           for name in trees)
+        same = printed["baseline"] == printed["this tree"]
+        print(f"| {label} | {cells} | {'yes' if same else 'NO'} |", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out", type=Path)
@@ -188,11 +253,16 @@ def main() -> int:
                         default=Path(__file__).resolve().parents[2] / "shared" / "corpus")
     parser.add_argument("--bench", action="store_true", help="time the runs (module doc)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--against", type=Path, metavar="TREE",
+                        help="with --bench: time this tree against another source tree"
+                             " (e.g. `git archive main wavemetrics`), runs interleaved")
     args = parser.parse_args()
     if not (args.bench and (args.out / "projects").is_dir()):
         count, size = make_fleet(args.out, args.corpus, args.copies, one_project=args.one_project)
         print(f"{args.out}: {count} files, {size / 1e6:.0f} MB")
-    if args.bench:
+    if args.bench and args.against is not None:
+        bench_against(args.out.resolve(), args.repeat, args.against.resolve())
+    elif args.bench:
         bench(args.out, args.repeat)
     return 0
 
