@@ -30,6 +30,7 @@ from wavemetrics._names import (
     input_format_choice,
     metric_choice,
 )
+from wavemetrics._suffixes import SESSION_SUFFIXES as _SESSION_SUFFIXES
 from wavemetrics.classify import EVAL_TOOL_NAMES
 from wavemetrics.escaping import printable, shortened
 from wavemetrics.parallel import default_jobs
@@ -257,9 +258,6 @@ def _home() -> Any:
 
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
-
-
-_SESSION_SUFFIXES = (".jsonl", ".jsonl.gz")
 
 
 def _stderr(message: str) -> None:
