@@ -209,22 +209,22 @@ def render_group_table(document: dict[str, Any]) -> str:
     by = document["by"]
     lines = []
     if by == "tool":
-        lines.append(f"{'tool':<24} {'calls':>6} {'multi':>6} {'total s':>9} {'mean s':>8}"
-                     f" {'eval/mix':>8}")
+        lines.append(f"{'tool':<24} {'calls':>6} {'calls in multi':>14} {'total s':>9}"
+                     f" {'mean s':>8} {'eval/mix':>8}")
         rows = [*document["groups"], {"group": "total", **document["total"]}]
         for row in rows:
             share = row["eval_or_mixed_wave_share"]
             mean = row["duration_ms_mean"]
             lines.append(
                 f"{shorten(row['group'], 24):<24} {compact_count(row['calls'], 6):>6}"
-                f" {compact_count(row['multi_call_wave_calls'], 6):>6}"
+                f" {compact_count(row['multi_call_wave_calls'], 14):>14}"
                 f" {seconds(row['duration_ms_total']):>9}"
                 f" {'n/a' if mean is None else seconds(mean, 8):>8}"
                 f" {'n/a' if share is None else f'{share:.0%}':>8}"
             )
         lines.insert(len(lines) - 1, "-" * len(lines[0]))
-        lines.append("multi: calls in non_eval waves of 2+ calls; eval/mix: share of calls"
-                     " in eval_only or mixed waves.")
+        lines.append("calls in multi: calls in non_eval waves of 2+ calls;")
+        lines.append("eval/mix: share of calls in eval_only or mixed waves.")
         return "\n".join(lines) + "\n"
     labels = group_labels(by, [str(row["group"]) for row in document["groups"]])
     width = max([21, *(len(label) for label in labels.values())])
