@@ -255,6 +255,20 @@ def test_by_tool_table_counts_calls_in_multi_call_waves(trace: Path) -> None:
     ]
 
 
+@needs_corpus
+def test_by_project_table_fits_80_columns() -> None:
+    """The corpus's six Claude Code projects, shown by the last 23 characters of their
+    folder paths (``-experiments-ideas`` and ``-experiments-worktrees`` with the
+    ``claude-code-log/`` folder's end): no line is wider than 80 columns."""
+    lines = _table("summarize", "--by", "project", str(CORPUS / "claude-code-log"))
+    assert lines[2] == ("project                  calls waves multi    rt  eval mixed"
+                        "   saved s   upper s")
+    assert [line[:24] for line in lines[3:9]] == [
+        "…-claude-code-log-sample", "…oderabbit-review-helper", "…ce-danieldemmel-me-next",
+        "…-log/-experiments-ideas", "…/-experiments-worktrees", "…rc-experiments-claude_p"]
+    assert max(map(len, lines)) == 80
+
+
 def _table(*args: str) -> list[str]:
     result = CliRunner().invoke(main, [*args, "--jobs", "1"])
     assert result.exit_code == 0, result.stderr
