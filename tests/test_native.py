@@ -784,3 +784,30 @@ def test_generated_files_of_one_folder_detected_in_the_read_give_pythons_documen
     before = native.detection_counts()
     assert _document([str(folder)], "native", jobs) == reference
     assert native.detection_counts()[0] == before[0]
+
+
+def test_a_folder_with_a_file_the_fold_cannot_see_is_only_detected_natively(
+    tmp_path: Path, private_cache: Path
+) -> None:
+    """A project folder with a gzip session beside a plain one, or (with the cache) a
+    session that grew beside one whose detection is stored, is detected by the separate
+    pass and read as one unit as before: the documents are Python's."""
+    folder = tmp_path / "project"
+    _write(folder, {
+        "s1.jsonl": b"".join(CLAUDE_LINES.call("c1", 1, 3)),
+        "s2.jsonl.gz": gzip.compress(b"".join(CLAUDE_LINES.call("c2", 2, 4))),
+    })
+    reference, fast, (separate, folded) = _folder_runs(folder)
+    assert fast == reference
+    assert (separate, folded) == (1, 0)  # s1.jsonl, on its own
+    assert json.loads(fast[1])["total"]["paired_calls"] == 2
+    (folder / "s2.jsonl.gz").unlink()
+    (folder / "s2.jsonl").write_bytes(b"".join(CLAUDE_LINES.call("c2", 2, 4)))
+    _cached_run([str(folder)], "native")  # both detections stored
+    with (folder / "s2.jsonl").open("ab") as grown:
+        grown.write(b"".join(CLAUDE_LINES.call("c3", 5, 6)))
+    before = native.detection_counts()
+    assert _cached_run([str(folder)], "native") == _cached_run([str(folder)], "python",
+                                                                "--no-cache")
+    after = native.detection_counts()
+    assert (after[0] - before[0], after[1] - before[1]) == (1, 0)  # s2.jsonl, on its own
