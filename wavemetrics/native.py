@@ -23,7 +23,7 @@ from wavemetrics.readers._lines import LineAccount
 from wavemetrics.readers.claude_code import CLAUDE_CODE, CLAUDE_ONLY_TYPES, fallback_session_id
 from wavemetrics.readers.events import EVENT_TYPES, EVENTS
 from wavemetrics.readers.lanes import InputReport
-from wavemetrics.readers.sources import STDIN, file_stem, open_error
+from wavemetrics.readers.sources import STDIN, file_stem, open_error, project_folder
 from wavemetrics.summary import ParallelismSummary
 
 __all__ = [
@@ -31,8 +31,10 @@ __all__ = [
     "NATIVE_FORMATS",
     "available",
     "default_engine",
+    "detect_and_read_natively",
     "detect_native",
     "detect_natively",
+    "detection_counts",
     "read_unit_native",
     "read_units_natively",
     "split_reads",
@@ -107,6 +109,77 @@ def detect_natively(paths: list[str], jobs: int) -> dict[str, str]:
     )
     return {path: _DETECTED[index]
             for path, index in zip(candidates, found, strict=True) if index is not None}
+
+
+def detection_counts() -> tuple[int, int]:
+    """``(files detected by the separate detection pass, groups detected and read in
+    one pass)`` in this process (:func:`detect_natively`, :func:`detect_and_read_natively`);
+    ``(0, 0)`` without the extension."""
+    return (0, 0) if _native is None else tuple(_native.detection_counts())
+
+
+#: A unit read natively: ``(format, paths)``.
+NativeUnit = tuple[str, tuple[str, ...]]
+#: What reading a unit natively gives: its reports and lanes (:func:`read_unit_native`).
+NativeResult = tuple[tuple[InputReport, ...], tuple[StreamedLane, ...]]
+
+
+def detect_and_read_natively(
+    paths: list[str], stream: StreamSettings, detected: list[str] | tuple[str, ...] = ()
+) -> tuple[dict[str, str], dict[NativeUnit, NativeResult]]:
+    """Detect ``paths`` (regular files, as :func:`detect_natively`) and read the
+    ``claude-code`` and ``events`` ones in the same pass, on ``stream.jobs`` threads:
+    each file is opened once and its first lines are parsed once, detection deciding
+    from the records the Claude Code parse makes of them (the same rules).
+
+    The files are grouped by the unit a ``claude-code`` file would join (its project
+    folder, :func:`~wavemetrics.readers.sources.project_folder`); of each group, the
+    files found ``claude-code`` are read as one unit in path order (what
+    :func:`~wavemetrics.readers.plan_units` makes of them) and each ``events`` file as
+    a unit of its own. A group that shares its folder with a file that is not a
+    candidate (``.gz``) or with one of ``detected`` (files whose format is already
+    known, from the cache) is only detected: its unit holds files this pass does not
+    see. Returns the files found to be ``events`` or ``claude-code`` with their format
+    (the rest: ask the registry), and the result of every unit read, by ``(format,
+    paths)``; a unit whose read failed is left out (read it another way). A unit the
+    caller plans otherwise (say the registry finds another ``claude-code`` file of
+    the folder) must be read again: its result here is not that unit's.
+    """
+    if _native is None:
+        return {}, {}
+    groups: dict[str, list[str]] = {}
+    blocked: set[str] = {project_folder(p) for p in detected}
+    for path in paths:
+        folder = project_folder(path)
+        if path == STDIN or path.endswith(".gz"):
+            blocked.add(folder)
+        elif open_error(path) is None:  # else the registry's to report (as ever)
+            groups.setdefault(folder, []).append(path)
+    alone = [p for folder, members in groups.items() if folder in blocked for p in members]
+    found = detect_natively(alone, stream.jobs) if alone else {}
+    folded = [tuple(sorted(members)) for folder, members in groups.items()
+              if folder not in blocked]
+    if not folded:
+        return found, {}
+    args = [[(os.fsencode(p), fallback_session_id(p),
+              file_stem(p) if "subagents" in p else None)  # else the same as the fallback
+             for p in group] for group in folded]
+    outs = _native.read_folded(
+        args, sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES), stream.max_tracked_calls or None,
+        _eval_names(tuple(stream.eval_tool_names)), stream.jobs,
+    )
+    units: dict[NativeUnit, NativeResult] = {}
+    for group, (detections, claude, events) in zip(folded, outs, strict=True):
+        found.update((path, _DETECTED[index])
+                     for path, index in zip(group, detections, strict=True) if index is not None)
+        members = tuple(p for p, index in zip(group, detections, strict=True) if index == 1)
+        if claude is not None:
+            units[CLAUDE_CODE.name, members] = _unit_result(CLAUDE_CODE.name, members, claude)
+        for index, result in events:
+            if result is not None:
+                unit = (group[index],)
+                units[EVENTS.name, unit] = _unit_result(EVENTS.name, unit, result)
+    return found, units
 
 
 def split_reads() -> int:
