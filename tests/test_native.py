@@ -811,3 +811,89 @@ def test_a_folder_with_a_file_the_fold_cannot_see_is_only_detected_natively(
                                                                 "--no-cache")
     after = native.detection_counts()
     assert (after[0] - before[0], after[1] - before[1]) == (1, 0)  # s2.jsonl, on its own
+
+
+def test_the_built_extension_has_the_interface_this_package_calls() -> None:
+    """The extension built from these sources reports the API_VERSION native.py expects."""
+    import wavemetrics._native as built
+
+    assert built.API_VERSION == native.API_VERSION == 2
+    assert native.available() and not native.stale()
+
+
+def test_a_stale_extension_is_not_called(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An extension built from older sources (another API_VERSION) is never called: the
+    default engine reads with Python and says so in one note, --engine native is a usage
+    error naming the rebuild, and the output is the Python engine's."""
+    reference = CliRunner().invoke(main, ["summarize", "--format", "json", "--no-cache",
+                                          "--engine", "python", str(EXAMPLE)])
+    monkeypatch.setattr(native, "_native", None)
+    monkeypatch.setattr(native, "_stale", True)
+    default = CliRunner().invoke(main, ["summarize", "--format", "json", "--no-cache",
+                                        str(EXAMPLE)])
+    assert default.exit_code == 0
+    assert default.stdout == reference.stdout
+    assert default.stderr == (
+        "wavemetrics: note: the Rust extension is built from older sources: rebuild it with"
+        " `pip install -e .`; reading with the Python engine (same output, slower)\n"
+    )
+    asked = CliRunner().invoke(main, ["summarize", "--no-cache", "--engine", "native",
+                                      str(EXAMPLE)])
+    assert asked.exit_code == 2
+    assert ("--engine native: the Rust extension is built from older sources: rebuild it"
+            " with `pip install -e .`") in asked.stderr
+
+
+def test_a_missing_extension_is_a_usage_error_only_when_asked_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without an importable extension, --engine native is a usage error naming the build
+    section, and the default engine reads with Python without a note."""
+    monkeypatch.setattr(native, "_native", None)
+    default = CliRunner().invoke(main, ["summarize", "--no-cache", str(EXAMPLE)])
+    assert default.exit_code == 0
+    assert default.stderr == ""
+    asked = CliRunner().invoke(main, ["summarize", "--no-cache", "--engine", "native",
+                                      str(EXAMPLE)])
+    assert asked.exit_code == 2
+    assert ("--engine native: the Rust extension is not built (see the README's build"
+            " section)") in asked.stderr
+
+
+def test_an_events_file_in_a_subagents_folder_keeps_its_own_session(tmp_path: Path) -> None:
+    """An events file without sessionId inside ``<session>/subagents/`` is its own session,
+    named by its file stem (spec/formats.md, events), not the folder's Claude Code session:
+    the folded read gives Python's document."""
+    folder = tmp_path / "project"
+    _write(folder, {
+        "s1.jsonl": b"".join(CLAUDE_LINES.call("c1", 1, 3)),
+        "s1/subagents/run.jsonl": b"".join([*EVENT_LINES.call("e1", 1, 2),
+                                            *EVENT_LINES.call("e2", 1.5, 2.5)]),
+    })
+    reference, fast, (separate, folded) = _folder_runs(folder)
+    assert fast == reference
+    assert (separate, folded) == (0, 1)
+    lanes = {(lane["session_id"], lane["lane_id"]): lane["observed_calls"]
+             for lane in json.loads(fast[1])["lanes"]}
+    assert lanes == {("s1", "main"): 1, ("run", "main"): 2}
+
+
+def test_a_fifo_beside_sessions_is_never_opened_by_the_folded_read(tmp_path: Path) -> None:
+    """A named pipe among the paths is not opened (opening it would block until a writer
+    comes): its folder is detected by the separate pass, which skips it, and the call
+    returns the sessions' format."""
+    import threading
+
+    folder = tmp_path / "project"
+    _write(folder, {"s1.jsonl": b"".join(CLAUDE_LINES.call("c1", 1, 3))})
+    os.mkfifo(folder / "pipe.jsonl")
+    paths = sorted(str(p) for p in folder.iterdir())
+    done: list[tuple[dict[str, str], dict[Any, Any]]] = []
+    worker = threading.Thread(target=lambda: done.append(
+        native.detect_and_read_natively(paths, StreamSettings(engine="native"))), daemon=True)
+    worker.start()
+    worker.join(timeout=20)
+    assert not worker.is_alive(), "the FIFO was opened"
+    found, units = done[0]
+    assert found == {str(folder / "s1.jsonl"): "claude-code"}
+    assert units == {}  # the folder holds a file this pass does not read

@@ -38,13 +38,22 @@ __all__ = [
     "read_unit_native",
     "read_units_natively",
     "split_reads",
+    "stale",
 ]
 
+#: The extension interface this module calls: ``API_VERSION`` of ``native/src/python.rs``.
+#: An extension built from older sources (Python files pulled, the extension not
+#: rebuilt) has another, and is not called: :func:`stale` is then true.
+API_VERSION = 2
+
 _native: Any
+_stale = False
 try:  # the extension is missing when the package was installed without building it
     _native = importlib.import_module("wavemetrics._native")
 except ImportError:  # pragma: no cover (the test environment builds it)
     _native = None
+if _native is not None and getattr(_native, "API_VERSION", None) != API_VERSION:
+    _native, _stale = None, True
 
 #: The ``--engine`` choices.
 ENGINES = ("python", "native")
@@ -55,8 +64,15 @@ _DETECTED = (EVENTS.name, CLAUDE_CODE.name)
 
 
 def available() -> bool:
-    """True when the Rust extension is importable."""
+    """True when the Rust extension is importable and built from these sources
+    (its ``API_VERSION`` is :data:`API_VERSION`)."""
     return _native is not None
+
+
+def stale() -> bool:
+    """True when an extension is installed but built from older sources (another
+    ``API_VERSION``): it is not used, and ``pip install -e .`` rebuilds it."""
+    return _stale
 
 
 def default_engine() -> str:
@@ -129,8 +145,10 @@ def detect_and_read_natively(
 ) -> tuple[dict[str, str], dict[NativeUnit, NativeResult]]:
     """Detect ``paths`` (regular files, as :func:`detect_natively`) and read the
     ``claude-code`` and ``events`` ones in the same pass, on ``stream.jobs`` threads:
-    each file is opened once and its first lines are parsed once, detection deciding
-    from the records the Claude Code parse makes of them (the same rules).
+    each file's first lines are parsed once, detection deciding from the records the
+    Claude Code parse makes of them (the same rules). A path that is not a regular,
+    uncompressed file (``-``, ``.gz``, a FIFO, a device) is never opened here: its
+    folder is only detected, by :func:`detect_natively`.
 
     The files are grouped by the unit a ``claude-code`` file would join (its project
     folder, :func:`~wavemetrics.readers.sources.project_folder`); of each group, the
@@ -143,7 +161,9 @@ def detect_and_read_natively(
     (the rest: ask the registry), and the result of every unit read, by ``(format,
     paths)``; a unit whose read failed is left out (read it another way). A unit the
     caller plans otherwise (say the registry finds another ``claude-code`` file of
-    the folder) must be read again: its result here is not that unit's.
+    the folder) must be read again: its result here is not that unit's. Raises no
+    exception for an input: a file that cannot be opened or read is left to the
+    registry (which reports it as ever).
     """
     if _native is None:
         return {}, {}
@@ -151,7 +171,7 @@ def detect_and_read_natively(
     blocked: set[str] = {project_folder(p) for p in detected}
     for path in paths:
         folder = project_folder(path)
-        if path == STDIN or path.endswith(".gz"):
+        if not _readable_natively(EVENTS.name, (path,)):  # stdin, .gz, a FIFO, a device
             blocked.add(folder)
         elif open_error(path) is None:  # else the registry's to report (as ever)
             groups.setdefault(folder, []).append(path)

@@ -644,7 +644,7 @@ def _read_inputs(
         from wavemetrics.native import detect_and_read_natively  # loads on first use
 
         # events and claude-code files are detected and read in one pass on threads
-        # (each opened once); the rest as usual
+        # (the first lines of each parsed once); the rest as usual
         found, read = detect_and_read_natively(on_disk, stream, tuple(known))
         folded = {ReadUnit(*unit): UnitResult(*result) for unit, result in read.items()}
         detected.extend((Detection(path, fmt), None) for path, fmt in found.items())

@@ -12,6 +12,12 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
+/// The interface `wavemetrics/native.py` calls (`_API_VERSION` there): bump it
+/// whenever a function of this module is added, removed or changes its
+/// arguments or results, so that an extension built from older sources is
+/// found out and not called (`native.available()` is then false).
+pub const API_VERSION: u32 = 2;
+
 fn to_py_err(error: ReadError) -> PyErr {
     match error {
         ReadError::Io(e) => PyOSError::new_err(e.to_string()),
@@ -296,6 +302,7 @@ fn split_reads() -> usize {
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("API_VERSION", API_VERSION)?;
     m.add_function(wrap_pyfunction!(read_claude_code, m)?)?;
     m.add_function(wrap_pyfunction!(read_events, m)?)?;
     m.add_function(wrap_pyfunction!(detect, m)?)?;

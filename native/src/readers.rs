@@ -1573,8 +1573,8 @@ impl<'s> FoldedFolder<'s> {
 pub static FOLDED_READS: AtomicUsize = AtomicUsize::new(0);
 
 /// Detect and read one group of files (the regular, uncompressed candidates of one
-/// Claude Code project folder, in path order), each file opened once and its first
-/// lines parsed once: the window of each file is parsed as Claude Code records and
+/// Claude Code project folder, in path order), the first lines of each file parsed
+/// once (the file is still opened by `open_plain`'s gzip check, then read): the window of each file is parsed as Claude Code records and
 /// detection decides from the same parse ([`Window`], the rule of
 /// [`crate::detect::detect`]); the files found `claude-code` are read as one folder
 /// unit in the group's order, each `events` file as a unit of its own (opened again),
