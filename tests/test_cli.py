@@ -740,6 +740,33 @@ def test_help_imports_no_reader_and_no_core_module() -> None:
                           "wavemetrics.parallel"])
 
 
+def test_native_summarize_of_claude_code_imports_no_other_format_reader() -> None:
+    """A native ``summarize --no-cache`` of a Claude Code file imports the readers of the
+    two formats the native engine reads, and no other format's (the registry imports a
+    reader on first use, issue 12)."""
+    import subprocess
+    import sys
+
+    from wavemetrics import native
+
+    if not native.available():
+        pytest.skip("the Rust extension is not built")
+    code = ("import sys\nsys.argv = ['wavemetrics', 'summarize', '--no-cache', '--format',"
+            f" 'json', {str(EXAMPLE)!r}]\n"
+            "from wavemetrics._entry import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('wavemetrics.readers.')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    loaded = done.stdout.strip().splitlines()[-1]
+    # claude_code and events: the native engine's formats; the rest are shared helpers
+    assert loaded == str(["wavemetrics.readers._lines", "wavemetrics.readers._protocol",
+                          "wavemetrics.readers._seen", "wavemetrics.readers._uuids",
+                          "wavemetrics.readers.claude_code", "wavemetrics.readers.events",
+                          "wavemetrics.readers.lanes", "wavemetrics.readers.registry",
+                          "wavemetrics.readers.sources"])
+
+
 def test_version_is_the_one_written_in_pyproject() -> None:
     """``--version`` prints the version pyproject.toml declares (read from the metadata)."""
     pyproject = (Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8")

@@ -45,6 +45,30 @@ def test_formats_are_the_registry_in_detection_order() -> None:
         format_named("nope")
 
 
+def test_a_format_is_imported_when_first_reached() -> None:
+    """Looking up claude-code imports the reader modules up to its place in the registry
+    (events, then claude-code) and no later one; FORMATS imports them all."""
+    import subprocess
+    import sys
+
+    modules = sorted(MODULES.values())
+    code = ("import sys\n"
+            "from wavemetrics.readers.registry import format_named\n"
+            "def readers():\n"
+            "    return sorted(m.rpartition('.')[2] for m in sys.modules\n"
+            "                  if m.startswith('wavemetrics.readers.')\n"
+            f"                  and m.rpartition('.')[2] in {modules!r})\n"
+            "print(format_named('claude-code').name, readers())\n"
+            "from wavemetrics.readers import FORMATS\n"
+            "print(len(FORMATS), readers())\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.splitlines() == [
+        "claude-code ['claude_code', 'events']",
+        f"8 {modules}",
+    ]
+
+
 def test_every_entry_has_the_protocol_members() -> None:
     """Each registry entry has a str name, a bool streamable and the three callables."""
     for trace_format in TRACE_FORMATS:

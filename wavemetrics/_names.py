@@ -57,12 +57,24 @@ DEFAULT_SEED = 0
 
 
 class LazyChoice(click.Choice):  # type: ignore[type-arg]
-    """A :class:`click.Choice` whose choices are loaded on first use by ``load()``."""
+    """A :class:`click.Choice` whose choices are loaded on first use by ``load()``.
 
-    def __init__(self, load: Callable[[], Sequence[str]]) -> None:
+    ``known``: values that are always among the choices (a default such as ``auto``),
+    accepted without loading them: a run that names no format imports no reader for
+    the option (issue 12).
+    """
+
+    def __init__(self, load: Callable[[], Sequence[str]], known: Sequence[str] = ()) -> None:
         self._load = load
+        self._known = tuple(known)
         self._loaded: tuple[str, ...] | None = None
         super().__init__((), case_sensitive=True)
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        if value in self._known:
+            return value
+        return super().convert(value, param, ctx)
 
     @property  # type: ignore[override]
     def choices(self) -> Sequence[Any]:
@@ -89,7 +101,7 @@ def _metrics() -> list[str]:
 
 def input_format_choice() -> LazyChoice:
     """``--input-format``: ``auto`` and every registered format."""
-    return LazyChoice(_input_formats)
+    return LazyChoice(_input_formats, known=(AUTO,))
 
 
 def metric_choice() -> LazyChoice:

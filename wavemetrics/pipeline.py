@@ -27,7 +27,6 @@ from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS, Observation, Obs
 from wavemetrics.readers import (
     AUTO,
     DUPLICATE,
-    FORMATS,
     NO_USABLE_RECORD,
     Detection,
     InputReport,
@@ -40,8 +39,7 @@ from wavemetrics.readers import (
 from wavemetrics.readers import read_unit as read_unit_into
 from wavemetrics.readers._protocol import LaneWriter
 from wavemetrics.readers.lanes import UNKNOWN_TOOL
-from wavemetrics.readers.registry import DETECT_LINES
-from wavemetrics.readers.sources import STDIN, Source, expand, identical_inputs
+from wavemetrics.readers.sources import DETECT_LINES, STDIN, Source, expand, identical_inputs
 from wavemetrics.stream import LaneStream, StreamOrderError
 from wavemetrics.summary import ParallelismSummary, merge_summaries, summarize
 from wavemetrics.turns import TurnClock
@@ -544,6 +542,14 @@ def _read_unit_args(
         return cached_read_unit(unit, stream, cache)
 
 
+def _formats() -> tuple[str, ...]:
+    # every reader is imported for this (wavemetrics.readers.registry): only when a
+    # format is named, not in an "auto" run (issue 12)
+    from wavemetrics.readers import FORMATS
+
+    return FORMATS
+
+
 @overload
 def read_inputs(
     paths: Sequence[str], input_format: str = ..., *, stream: None = None,
@@ -595,7 +601,7 @@ def read_inputs(
     from (the outcome is the same with or without it; stdin is never cached; the
     limits in force are part of every cache key).
     """
-    if input_format != AUTO and input_format not in FORMATS:
+    if input_format != AUTO and input_format not in _formats():
         raise ValueError(f"unknown input format {input_format!r}")
     limits = limits or current_limits()
     with limits_in_effect(limits):

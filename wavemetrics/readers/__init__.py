@@ -60,9 +60,9 @@ def detect_format(peek: Peek) -> TraceFormat | str | None:
         # a peek cut at its cap has not seen the end: content may follow
         cut = peek_was_cut(list(peek.lines), current_limits().max_line_bytes)
         return None if cut else EMPTY
-    from wavemetrics.readers.registry import TRACE_FORMATS
+    from wavemetrics.readers.registry import trace_formats
 
-    for trace_format in TRACE_FORMATS:
+    for trace_format in trace_formats():  # a module imported only when reached
         if trace_format.sniff(peek):
             return trace_format
     return None

@@ -3,54 +3,86 @@
 Each entry is one format module's :class:`~wavemetrics.readers._protocol.TraceFormat`
 object (``spec/formats.md``); the first whose ``sniff`` accepts an input's
 first lines wins, so a more specific format comes before a looser one. Adding
-a format is one module and one line here (``docs/architecture.md``).
+a format is one module and one line here (``docs/architecture.md``). A format's
+module is imported on first use, in registry order (:func:`trace_formats`).
 """
 
 from __future__ import annotations
 
+import importlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from wavemetrics.readers._protocol import Peek, TraceFormat
-from wavemetrics.readers.claude_code import CLAUDE_CODE
-from wavemetrics.readers.codex import CODEX
-from wavemetrics.readers.codex_tui import CODEX_TUI
-from wavemetrics.readers.events import EVENTS
-from wavemetrics.readers.inspect_log import INSPECT
-from wavemetrics.readers.otel_spans import OTEL_SPANS
-from wavemetrics.readers.otlp import OTLP
-from wavemetrics.readers.pi import PI
 from wavemetrics.readers.sources import DETECT_LINES
 
+if TYPE_CHECKING:
+    #: Every format this version reads, in detection order (imports every reader).
+    TRACE_FORMATS: tuple[TraceFormat, ...]
+    #: The formats this version reads, by their ``--input-format`` names
+    #: (``wavemetrics.readers.FORMATS``; imports every reader).
+    FORMATS: tuple[str, ...]
+
 __all__ = [
-    "DETECT_LINES", "FORMATS", "TRACE_FORMATS", "format_named", "unmeasurable_reason",
+    "DETECT_LINES", "FORMATS", "TRACE_FORMATS", "format_named", "trace_formats",
+    "unmeasurable_reason",
 ]
 
 
-#: Every format this version reads, in detection order.
-TRACE_FORMATS: tuple[TraceFormat, ...] = (
-    EVENTS,
-    CLAUDE_CODE,
-    CODEX,
-    CODEX_TUI,
-    PI,
-    OTLP,
-    OTEL_SPANS,
-    INSPECT,
+#: Every format this version reads, in detection order: the module that declares it and
+#: the name of its format object there. A module is imported when a look-up first
+#: reaches it (:func:`trace_formats`), so a run whose files are all read natively, or
+#: all detected as one of the first formats, loads no other reader (issue 12).
+TRACE_FORMAT_MODULES: tuple[tuple[str, str], ...] = (
+    ("wavemetrics.readers.events", "EVENTS"),
+    ("wavemetrics.readers.claude_code", "CLAUDE_CODE"),
+    ("wavemetrics.readers.codex", "CODEX"),
+    ("wavemetrics.readers.codex_tui", "CODEX_TUI"),
+    ("wavemetrics.readers.pi", "PI"),
+    ("wavemetrics.readers.otlp", "OTLP"),
+    ("wavemetrics.readers.otel_spans", "OTEL_SPANS"),
+    ("wavemetrics.readers.inspect_log", "INSPECT"),
 )
-#: The formats this version reads, by their ``--input-format`` names
-#: (``wavemetrics.readers.FORMATS``).
-FORMATS: tuple[str, ...] = tuple(trace_format.name for trace_format in TRACE_FORMATS)
+
+# The formats loaded so far, by their place in TRACE_FORMAT_MODULES and by name
+# (dict.setdefault keeps one object per place when threads race to load it).
+_loaded: dict[int, TraceFormat] = {}
+_named: dict[str, TraceFormat] = {}
+
+
+def trace_formats() -> Iterator[TraceFormat]:
+    """Every format in detection order, each module imported only when reached."""
+    for index, (module, attribute) in enumerate(TRACE_FORMAT_MODULES):
+        trace_format = _loaded.get(index)
+        if trace_format is None:
+            loaded = getattr(importlib.import_module(module), attribute)
+            trace_format = _loaded.setdefault(index, loaded)
+            _named.setdefault(trace_format.name, trace_format)
+        yield trace_format
 
 
 def format_named(name: str) -> TraceFormat:
-    """The registry entry called ``name``; raises ``KeyError`` for an unknown name."""
-    for trace_format in TRACE_FORMATS:
+    """The registry entry called ``name``; raises ``KeyError`` for an unknown name.
+
+    Imports the reader modules up to that format's, in registry order."""
+    found = _named.get(name)
+    if found is not None:
+        return found
+    for trace_format in trace_formats():
         if trace_format.name == name:
             return trace_format
     raise KeyError(name)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "TRACE_FORMATS":
+        return tuple(trace_formats())
+    if name == "FORMATS":
+        return tuple(trace_format.name for trace_format in trace_formats())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @attrs.frozen
