@@ -170,21 +170,52 @@ fn unescape(literal: &str) -> Option<Vec<u8>> {
 /// bounds the recursion (and the stack) for any text handed to a parse.
 const MAX_SCAN_DEPTH: usize = PY_MAX_DEPTH;
 
-/// Eight copies of a byte, for the string scan's word-at-a-time test.
-const fn splat(byte: u8) -> u64 {
-    (byte as u64) * 0x0101_0101_0101_0101
+/// One bit per byte of `chunk` that is `"`, `\\` or below 0x20 (a JSON string's
+/// end, escape or forbidden control character), bit 0 for the first byte.
+fn specials(chunk: &[u8; 16]) -> u32 {
+    // SAFETY: specials_sse2 needs SSE2 only, which every x86_64 processor has
+    // (it is in the x86_64 baseline the crate is compiled for); it reads nothing
+    // but its argument.
+    #[cfg(target_arch = "x86_64")]
+    return unsafe { specials_sse2(chunk) };
+    #[cfg(not(target_arch = "x86_64"))]
+    return specials_bytewise(chunk);
 }
 
-/// The high bit of each byte of `word` that is `"`, `\` or below 0x20 (a JSON
-/// string's end, escape or forbidden control character). Bits above the lowest
-/// set one may be spurious (borrows), so only the lowest is read.
-const fn specials(word: u64) -> u64 {
-    let control = word.wrapping_sub(splat(0x20)) & !word;
-    let quote = word ^ splat(b'"');
-    let quote = quote.wrapping_sub(splat(1)) & !quote;
-    let backslash = word ^ splat(b'\\');
-    let backslash = backslash.wrapping_sub(splat(1)) & !backslash;
-    (control | quote | backslash) & splat(0x80)
+/// [`specials`] with SSE2 (every x86_64 processor has it): three byte compares
+/// and a move-mask, where the byte-wise loop costs ~5 instructions a byte (the
+/// compiler does not vectorise it). The intrinsics used take no
+/// pointer (the chunk is loaded as two `u64`s); the one `unsafe` is the call
+/// (see [`specials`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+fn specials_sse2(chunk: &[u8; 16]) -> u32 {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+        _mm_set_epi64x,
+    };
+    let [a, b, c, d, e, f, g, h, rest @ ..] = *chunk;
+    let low = i64::from_le_bytes([a, b, c, d, e, f, g, h]);
+    let high = i64::from_le_bytes(rest);
+    let bytes = _mm_set_epi64x(high, low);
+    let quote = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'"' as i8));
+    let backslash = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'\\' as i8));
+    // unsigned byte <= 0x1f exactly when min(byte, 0x1f) is the byte
+    let control = _mm_cmpeq_epi8(_mm_min_epu8(bytes, _mm_set1_epi8(0x1f)), bytes);
+    _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u32
+}
+
+/// [`specials`] a byte at a time: the portable path, and the reference the SSE2
+/// path is tested against.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn specials_bytewise(chunk: &[u8; 16]) -> u32 {
+    let mut found = 0;
+    for (i, &byte) in chunk.iter().enumerate() {
+        if byte == b'"' || byte == b'\\' || byte < 0x20 {
+            found |= 1 << i;
+        }
+    }
+    found
 }
 
 /// A validating scanner over one line: JSON as serde_json's grammar (and Python's
@@ -234,15 +265,15 @@ impl<'a> Scan<'a> {
     fn string(&mut self) -> Result<bool, SyntaxError> {
         let mut escaped = false;
         loop {
-            while let Some(chunk) = self.bytes.get(self.at..self.at + 8) {
-                let mut word = [0u8; 8];
-                word.copy_from_slice(chunk);
-                let found = specials(u64::from_le_bytes(word));
+            while let Some(chunk) = self.bytes.get(self.at..self.at + 16) {
+                let mut block = [0u8; 16];
+                block.copy_from_slice(chunk);
+                let found = specials(&block);
                 if found != 0 {
-                    self.at += found.trailing_zeros() as usize / 8;
+                    self.at += found.trailing_zeros() as usize;
                     break;
                 }
-                self.at += 8;
+                self.at += 16;
             }
             let Some(&byte) = self.bytes.get(self.at) else {
                 return Err(SyntaxError);
@@ -440,6 +471,16 @@ impl<'a> Scan<'a> {
     }
 }
 
+/// The index of `key` in `keys`. Most keys of a line are not asked for: comparing
+/// lengths and first bytes settles them without a `memcmp` call.
+fn key_index(keys: &[&str], key: &[u8]) -> Option<usize> {
+    let first = key.first();
+    keys.iter().position(|k| {
+        let k = k.as_bytes();
+        k.len() == key.len() && k.first() == first && k == key
+    })
+}
+
 /// Parse a line that must be one JSON object, handing the raw value of each key in
 /// `keys` to `set` (with the key's index; a repeated key is handed over again, so
 /// the last one wins as in Python). Every other value is validated and skipped.
@@ -448,7 +489,7 @@ where
     F: FnMut(usize, Raw<'a>),
 {
     Scan::line(text, |scan, key| {
-        match keys.iter().position(|k| k.as_bytes() == key) {
+        match key_index(keys, key) {
             Some(index) => set(index, scan.raw(1)?),
             None => scan.skip(1)?,
         }
@@ -537,7 +578,7 @@ where
     Scan::line(text, |scan, key| {
         if key == message_key.as_bytes() {
             message = Some(scan.message()?);
-        } else if let Some(index) = keys.iter().position(|k| k.as_bytes() == key) {
+        } else if let Some(index) = key_index(keys, key) {
             set(index, scan.raw(1)?);
         } else {
             scan.skip(1)?;
@@ -825,5 +866,97 @@ mod depth_tests {
         assert!(!nesting_exceeds(escaped.as_bytes(), PY_MAX_DEPTH));
         let flat = "[]".repeat(5000);
         assert!(!nesting_exceeds(flat.as_bytes(), PY_MAX_DEPTH));
+    }
+}
+
+#[cfg(test)]
+mod scan_tests {
+    use super::*;
+
+    #[test]
+    fn specials_mark_quotes_backslashes_and_control_bytes() {
+        // every byte value at every position, among plain letters
+        for byte in 0..=255u8 {
+            let special = byte <= 0x1f || byte == 0x22 || byte == 0x5c;
+            for at in 0..16 {
+                let mut chunk = [b'a'; 16];
+                chunk[at] = byte;
+                let want = if special { 1u32 << at } else { 0 };
+                assert_eq!(specials(&chunk), want, "{byte:#x} at {at}");
+                assert_eq!(specials_bytewise(&chunk), want, "{byte:#x} at {at}");
+            }
+        }
+        // several at once: `"` at 1, `\` at 3, 0x1f at 5; 0x20, 0x7f, 0x80, 0xff are not
+        let chunk = *b"a\"b\\c\x1fd\x7f\x80\xffxyz \x20!";
+        assert_eq!(specials(&chunk), 0b10_1010);
+        assert_eq!(specials_bytewise(&chunk), 0b10_1010);
+    }
+
+    #[test]
+    fn keys_are_found_by_their_whole_bytes() {
+        let keys = ["type", "uuid", "tool_use_id", "t"];
+        assert_eq!(key_index(&keys, b"type"), Some(0));
+        assert_eq!(key_index(&keys, b"uuid"), Some(1));
+        assert_eq!(key_index(&keys, b"tool_use_id"), Some(2));
+        assert_eq!(key_index(&keys, b"t"), Some(3));
+        assert_eq!(key_index(&keys, b"typo"), None);
+        assert_eq!(key_index(&keys, b"types"), None);
+        assert_eq!(key_index(&keys, b"ty"), None);
+        assert_eq!(key_index(&keys, b"xuid"), None);
+        assert_eq!(key_index(&keys, b""), None);
+        assert_eq!(key_index(&["", "a"], b""), Some(0));
+    }
+
+    #[test]
+    fn long_strings_are_scanned_past_whole_chunks() {
+        // a string of 40 plain bytes then an escape, a control byte 20 bytes in
+        let text = format!(
+            "{{\"a\":\"{}\\n{}\",\"b\":2}}",
+            "x".repeat(40),
+            "y".repeat(17)
+        );
+        let mut got = Vec::new();
+        parse_object(&text, &["a", "b"], |i, raw| got.push((i, Val::of(raw)))).unwrap();
+        let want = format!("{}\n{}", "x".repeat(40), "y".repeat(17));
+        assert_eq!(got[0], (0, Val::Str(Cow::Owned(want.into_bytes()))));
+        assert_eq!(got[1], (1, Val::Num(2.0)));
+        let bad = format!("{{\"a\":\"{}\u{1}{}\"}}", "x".repeat(20), "y".repeat(20));
+        assert_eq!(parse_object(&bad, &[], |_, _| {}), Err(SyntaxError));
+        let open = format!("{{\"a\":\"{}", "x".repeat(40));
+        assert_eq!(parse_object(&open, &[], |_, _| {}), Err(SyntaxError));
+    }
+
+    #[test]
+    fn raw_values_keep_their_text_and_plainness() {
+        let mut got = Vec::new();
+        parse_object(
+            r#"{"a" :  "x" , "b":"\"" ,"c": [1, {"d":2}] ,"e":-1.5e3}"#,
+            &["a", "b", "c", "e"],
+            |_, raw| got.push(raw),
+        )
+        .unwrap();
+        assert_eq!(
+            got[0],
+            Raw {
+                text: "\"x\"",
+                plain: true
+            }
+        );
+        assert_eq!(
+            got[1],
+            Raw {
+                text: r#""\"""#,
+                plain: false
+            }
+        );
+        assert_eq!(got[2].get(), r#"[1, {"d":2}]"#);
+        assert!(!got[2].plain);
+        assert_eq!(
+            got[3],
+            Raw {
+                text: "-1.5e3",
+                plain: false
+            }
+        );
     }
 }
