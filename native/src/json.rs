@@ -927,6 +927,18 @@ mod scan_tests {
     }
 
     #[test]
+    fn plain_strings_are_borrowed_and_escaped_ones_decoded() {
+        let mut got = Vec::new();
+        parse_object(r#"{"a":"x y","b":"x\u0020y"}"#, &["a", "b"], |_, raw| {
+            got.push(Val::of(raw))
+        })
+        .unwrap();
+        // no copy for a string without escapes: its bytes are the line's
+        assert!(matches!(&got[0], Val::Str(Cow::Borrowed(b"x y"))));
+        assert!(matches!(&got[1], Val::Str(Cow::Owned(v)) if v == b"x y"));
+    }
+
+    #[test]
     fn raw_values_keep_their_text_and_plainness() {
         let mut got = Vec::new();
         parse_object(
@@ -958,5 +970,27 @@ mod scan_tests {
                 plain: false
             }
         );
+    }
+}
+
+#[cfg(test)]
+mod value_tests {
+    use super::*;
+
+    #[test]
+    fn only_numbers_have_a_number() {
+        assert_eq!(Val::Num(-2.5).number(), Some(-2.5));
+        assert_eq!(Val::BigInt.number(), Some(f64::INFINITY));
+        assert_eq!(Val::Bool(true).number(), None);
+        assert_eq!(Val::Str(Cow::Borrowed(b"1")).number(), None);
+        assert_eq!(Val::Null.number(), None);
+        assert_eq!(Val::Absent.number(), None);
+    }
+
+    #[test]
+    fn the_string_visitor_names_what_it_expects() {
+        // serde_json hands it every string, so no read builds this message: pinned here
+        let visitor = WtfBytes;
+        assert_eq!((&visitor as &dyn de::Expected).to_string(), "a string");
     }
 }
