@@ -734,8 +734,10 @@ def test_help_imports_no_reader_and_no_core_module() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     loaded = done.stdout.strip().splitlines()[-1]
-    assert loaded == str(["wavemetrics", "wavemetrics._names", "wavemetrics.classify",
-                          "wavemetrics.cli", "wavemetrics.escaping", "wavemetrics.parallel"])
+    # _suffixes: the trace suffixes, a module with no imports of its own
+    assert loaded == str(["wavemetrics", "wavemetrics._names", "wavemetrics._suffixes",
+                          "wavemetrics.classify", "wavemetrics.cli", "wavemetrics.escaping",
+                          "wavemetrics.parallel"])
 
 
 def test_version_is_the_one_written_in_pyproject() -> None:
@@ -1061,6 +1063,61 @@ def test_old_layout_sub_agent_file_with_its_session_file_is_not_noted(tmp_path: 
         f"wavemetrics: note: session {session}: 1 sub-agent file (agent-<8hex>.jsonl) read"
         f" without the session's own file ({main_file} was not read): the main lane is"
         " missing\n")
+
+
+def _old_layout_projects(root: Path, count: int) -> list[Path]:
+    """``count`` project folders under ``root``, each holding one old-layout agent file
+    (the coderabbit session's ``agent-9fa17969.jsonl``) of its own session id."""
+    source = CORPUS / "claude-code-log" / "-Users-dain-workspace-coderabbit-review-helper"
+    text = (source / "agent-9fa17969.jsonl").read_text(encoding="utf-8")
+    folders = []
+    for number in range(count):
+        folder = root / f"p{number}"
+        folder.mkdir()
+        session = f"00000000-0000-4000-8000-00000000000{number}"
+        (folder / "agent-9fa17969.jsonl").write_text(
+            text.replace("741790a4-4fe2-4644-9a51-fb4482074060", session), encoding="utf-8")
+        folders.append(folder)
+    return folders
+
+
+@needs_corpus
+def test_old_layout_notes_for_three_sessions_stay_one_a_session(tmp_path: Path) -> None:
+    """Up to three sessions missing their main lane get a note each, in the order read."""
+    folders = _old_layout_projects(tmp_path, 3)
+    result = CliRunner().invoke(main, ["summarize", str(tmp_path)])
+    assert (result.exit_code, result.stderr) == (0, "".join(
+        f"wavemetrics: note: session 00000000-0000-4000-8000-00000000000{n}: 1 sub-agent file"
+        f" (agent-<8hex>.jsonl) read without the session's own file (no"
+        f" 00000000-0000-4000-8000-00000000000{n}.jsonl in {folders[n]}): the main lane is"
+        " missing\n" for n in range(3)))
+
+
+@needs_corpus
+def test_old_layout_notes_for_four_sessions_become_one_line(tmp_path: Path) -> None:
+    """Four sessions missing their main lane get one line naming three folders and how many
+    more; ``--show-paths`` brings back the four notes, and ``timeline`` (no such option)
+    does not point to it."""
+    folders = _old_layout_projects(tmp_path, 4)
+    line = (
+        "wavemetrics: note: 4 sessions read only from 4 sub-agent files (agent-<8hex>.jsonl)"
+        " without the session's own file: their main lanes are missing (in 4 folders:"
+        f" {folders[0]}, {folders[1]}, {folders[2]} and 1 more")
+    result = CliRunner().invoke(main, ["summarize", str(tmp_path)])
+    assert (result.exit_code, result.stderr) == (
+        0, line + "; --show-paths notes each session)\n")
+    waves = CliRunner().invoke(main, ["waves", "--format", "json", str(tmp_path)])
+    assert waves.stderr == line + "; --show-paths notes each session)\n"
+    every = CliRunner().invoke(main, ["summarize", "--show-paths", str(tmp_path)])
+    assert every.stderr.splitlines() == [
+        f"wavemetrics: note: session 00000000-0000-4000-8000-00000000000{n}: 1 sub-agent file"
+        f" (agent-<8hex>.jsonl) read without the session's own file (no"
+        f" 00000000-0000-4000-8000-00000000000{n}.jsonl in {folders[n]}): the main lane is"
+        " missing" for n in range(4)]
+    pytest.importorskip("matplotlib")
+    timeline = CliRunner().invoke(main, ["timeline", "-o", str(tmp_path / "t.png"),
+                                         str(tmp_path)])
+    assert timeline.stderr.splitlines()[0] == line + ")"
 
 
 @needs_corpus

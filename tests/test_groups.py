@@ -112,13 +112,25 @@ def test_session_groups_that_share_a_long_start_are_told_apart() -> None:
 
 
 def test_project_groups_keep_the_end_of_the_path() -> None:
-    """A project folder is shown by its last 31 characters, where projects differ, after an ellipsis."""
+    """A project folder is shown by its last 23 characters, where projects differ, after an
+    ellipsis (24 in all, so the table is 80 columns); a path of 24 or fewer, whole."""
     one = "/home/u/.claude/projects/-home-u-src-alpha-service"
     two = "/home/u/.claude/projects/-home-u-src-beta-service"
-    assert group_labels("project", [one, two, "/p/x"]) == {
-        one: "…jects/-home-u-src-alpha-service",
-        two: "…ojects/-home-u-src-beta-service",
+    assert group_labels("project", [one, two, "/p/x", "/p/-home-u-src-gamma-x"]) == {
+        one: "…ome-u-src-alpha-service",
+        two: "…home-u-src-beta-service",
         "/p/x": "/p/x",
+        "/p/-home-u-src-gamma-x": "/p/-home-u-src-gamma-x",
+    }
+
+
+def test_project_groups_that_end_alike_show_more_of_the_path() -> None:
+    """Two folders whose last 33 characters are the same show 34, so no two rows look alike."""
+    alpha = "/x/alpha/-home-u-src-project-one-service"
+    beta = "/x/beta/-home-u-src-project-one-service"
+    assert group_labels("project", [alpha, beta]) == {
+        alpha: "…ha/-home-u-src-project-one-service",
+        beta: "…ta/-home-u-src-project-one-service",
     }
 
 

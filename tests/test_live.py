@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import wavemetrics._appended as _appended
 import wavemetrics.live as live
+from tests.claude_lines import read_call
 from tests.strategies import claude_calls, claude_records, trace_files
 from wavemetrics.cache import CACHE_ENV, CACHE_FILE
 from wavemetrics.cli import main
@@ -27,17 +28,6 @@ def _line(target: Path, cache: Path | None) -> str:
                                 env=env)
     assert result.exit_code == 0
     return result.stdout
-
-
-def _call(call_id: str, start: int, end: int) -> bytes:
-    """A Read call of session s1 from ``start`` to ``end`` seconds (two lines)."""
-    use = {"type": "assistant", "uuid": f"u-{call_id}", "sessionId": "s1",
-           "timestamp": f"2025-03-01T10:{start // 60:02d}:{start % 60:02d}Z",
-           "message": {"content": [{"type": "tool_use", "id": call_id, "name": "Read"}]}}
-    result = {"type": "user", "uuid": f"r-{call_id}", "sessionId": "s1",
-              "timestamp": f"2025-03-01T10:{end // 60:02d}:{end % 60:02d}Z",
-              "message": {"content": [{"type": "tool_result", "tool_use_id": call_id}]}}
-    return (json.dumps(use) + "\n" + json.dumps(result) + "\n").encode()
 
 
 @pytest.fixture
@@ -81,7 +71,7 @@ def test_grown_transcript_line_equals_a_fresh_line(data: bytes, draw: st.DataObj
 def test_well_formed_calls_grown_one_by_one(calls: list[tuple[int, int]], draw: st.DataObject) -> None:
     """Well-formed calls appended a few at a time, their ids added to the stored ones
     at every growth, give the line of a fresh read each time."""
-    chunks = [_call(f"c{i}", start, start + span) for i, (start, span) in enumerate(calls)]
+    chunks = [read_call(f"c{i}", start, start + span) for i, (start, span) in enumerate(calls)]
     cuts = sorted(draw.draw(st.lists(st.integers(0, len(chunks)), max_size=4), label="cuts"))
     with tempfile.TemporaryDirectory() as work:
         target = Path(work) / "p" / "s.jsonl"
@@ -104,11 +94,12 @@ def test_two_parallel_calls_appended(
     live state alone (the pipeline is not used: it would fail here)."""
     target = tmp_path / "p" / "s.jsonl"
     target.parent.mkdir()
-    target.write_bytes(_call("a", 0, 2))
+    target.write_bytes(read_call("a", 0, 2))
     cache = tmp_path / "cache"
     assert _line(target, cache) == "waves 1 · multi 0 · saved 0.0s\n"
     size = target.stat().st_size
-    b, c = _call("b", 5, 7).splitlines(keepends=True), _call("c", 5, 7).splitlines(keepends=True)
+    b = read_call("b", 5, 7).splitlines(keepends=True)
+    c = read_call("c", 5, 7).splitlines(keepends=True)
     with open(target, "ab") as stream:
         stream.write(b[0] + c[0] + b[1] + c[1])
     offsets.clear()
@@ -127,14 +118,14 @@ def test_repeated_ids_in_new_lines_are_found_in_the_saved_state(tmp_path: Path) 
     read says; a new line repeating call a's tool_use id (new uuid) starts nothing."""
     target = tmp_path / "p" / "s.jsonl"
     target.parent.mkdir()
-    target.write_bytes(_call("a", 0, 2))
+    target.write_bytes(read_call("a", 0, 2))
     cache = tmp_path / "cache"
     _line(target, cache)
     repeat = json.dumps({"type": "assistant", "uuid": "u-again", "sessionId": "s1",
                          "timestamp": "2025-03-01T10:00:09Z", "message": {"content": [
                              {"type": "tool_use", "id": "a", "name": "Read"}]}})
     with open(target, "ab") as stream:
-        stream.write(_call("a", 0, 2) + repeat.encode() + b"\n")
+        stream.write(read_call("a", 0, 2) + repeat.encode() + b"\n")
     assert _line(target, cache) == "waves 1 · multi 0 · saved 0.0s\n"
     assert _line(target, None) == "waves 1 · multi 0 · saved 0.0s\n"
 
@@ -155,11 +146,11 @@ def test_call_joining_a_summed_wave_falls_back(
     monkeypatch.setattr(live, "live_figures", spied)
     target = tmp_path / "p" / "s.jsonl"
     target.parent.mkdir()
-    target.write_bytes(b"".join(_call(f"c{i}", 100 + 10 * i, 101 + 10 * i) for i in range(70)))
+    target.write_bytes(b"".join(read_call(f"c{i}", 100 + 10 * i, 101 + 10 * i) for i in range(70)))
     cache = tmp_path / "cache"
     _line(target, cache)
     with open(target, "ab") as stream:
-        stream.write(_call("early", 5, 6))
+        stream.write(read_call("early", 5, 6))
     assert _line(target, cache) == "waves 71 · multi 0 · saved 0.0s\n"
     assert answers == [(70, 0, 0.0), None]
 
@@ -169,13 +160,13 @@ def test_damaged_live_state_is_read_from_the_start(tmp_path: Path, offsets: list
     byte 0; the line is still right."""
     target = tmp_path / "p" / "s.jsonl"
     target.parent.mkdir()
-    target.write_bytes(_call("a", 0, 2))
+    target.write_bytes(read_call("a", 0, 2))
     cache = tmp_path / "cache"
     _line(target, cache)
     with sqlite3.connect(cache / CACHE_FILE) as db:
         db.execute("UPDATE resumes SET blob = x'00'")
     with open(target, "ab") as stream:
-        stream.write(_call("b", 0, 2))
+        stream.write(read_call("b", 0, 2))
     offsets.clear()
     assert _line(target, cache) == "waves 1 · multi 1 · saved 2.0s\n"
     assert 0 in offsets and all(offset == 0 for offset in offsets)
@@ -192,14 +183,14 @@ def test_ids_are_rows_and_a_run_adds_only_the_new_lines_ids(tmp_path: Path) -> N
     after the chain's head; call b appended adds its 4; ids are SHA-256 digests."""
     target = tmp_path / "p" / "s.jsonl"
     target.parent.mkdir()
-    target.write_bytes(_call("a", 0, 2))
+    target.write_bytes(read_call("a", 0, 2))
     cache = tmp_path / "cache"
     _line(target, cache)
     first = _ids(cache)
     assert first[0] == b"" and len(first) == 5 and all(len(d) == 32 for d in first[1:])
     assert live._digest(b"u", "u-a") in first and live._digest(b"s", "0", "a") in first
     with open(target, "ab") as stream:
-        stream.write(_call("b", 5, 6))
+        stream.write(read_call("b", 5, 6))
     assert _line(target, cache) == "waves 2 · multi 0 · saved 0.0s\n"
     second = _ids(cache)
     assert set(first) < set(second) and len(second) == 9
@@ -219,14 +210,14 @@ def test_damaged_id_rows_make_the_state_untrusted(
     wrong, the lookup sees the damage and the transcript is read from byte 0."""
     target = tmp_path / "p" / "s.jsonl"
     target.parent.mkdir()
-    target.write_bytes(_call("a", 0, 2))
+    target.write_bytes(read_call("a", 0, 2))
     cache = tmp_path / "cache"
     _line(target, cache)
     size = target.stat().st_size
     with sqlite3.connect(cache / CACHE_FILE) as db:
         assert db.execute(change, (live._digest(b"u", "u-a"),)).rowcount == 1
     with open(target, "ab") as stream:
-        stream.write(_call("a", 0, 2))
+        stream.write(read_call("a", 0, 2))
     offsets.clear()
     assert _line(target, cache) == "waves 1 · multi 0 · saved 0.0s\n"
     assert offsets == [size, 0]
@@ -252,19 +243,25 @@ def _modules_after_line(target: Path, cache: Path) -> tuple[str, list[str]]:
     return line, json.loads(modules)
 
 
+def _grown_by_one_call(tmp_path: Path, calls: int) -> tuple[str, list[str]]:
+    """``calls`` one-second calls 10 s apart, their line cached, then one more call
+    appended: the grown transcript's line and the modules its process imported."""
+    target = tmp_path / "p" / "s.jsonl"
+    target.parent.mkdir()
+    target.write_bytes(b"".join(read_call(f"c{i}", 10 * i, 10 * i + 1) for i in range(calls)))
+    cache = tmp_path / "cache"
+    _line(target, cache)
+    with open(target, "ab") as stream:
+        stream.write(read_call(f"c{calls}", 10 * calls, 10 * calls + 1))
+    return _modules_after_line(target, cache)
+
+
 def test_grown_transcript_is_read_with_its_reader_only(tmp_path: Path) -> None:
     """32 calls (64 lines with content): grown by one call, the line comes from the live
     state without detection (its 64 lines decide it), so neither the registry, another
     reader, the pipeline nor the resume is imported; 33 one-second calls 10 s apart
     are 33 waves."""
-    target = tmp_path / "p" / "s.jsonl"
-    target.parent.mkdir()
-    target.write_bytes(b"".join(_call(f"c{i}", 10 * i, 10 * i + 1) for i in range(32)))
-    cache = tmp_path / "cache"
-    _line(target, cache)
-    with open(target, "ab") as stream:
-        stream.write(_call("c32", 320, 321))
-    line, modules = _modules_after_line(target, cache)
+    line, modules = _grown_by_one_call(tmp_path, 32)
     assert (line, modules) == ("waves 33 · multi 0 · saved 0.0s", [])
 
 
@@ -272,14 +269,7 @@ def test_grown_short_transcript_is_detected_again(tmp_path: Path) -> None:
     """31 calls (62 lines with content, fewer than detection's 64): after growth the
     first 64 lines are not all known, so the file is detected again (the registry is
     imported) and the line is still the live state's: 32 waves."""
-    target = tmp_path / "p" / "s.jsonl"
-    target.parent.mkdir()
-    target.write_bytes(b"".join(_call(f"c{i}", 10 * i, 10 * i + 1) for i in range(31)))
-    cache = tmp_path / "cache"
-    _line(target, cache)
-    with open(target, "ab") as stream:
-        stream.write(_call("c31", 310, 311))
-    line, modules = _modules_after_line(target, cache)
+    line, modules = _grown_by_one_call(tmp_path, 31)
     assert line == "waves 32 · multi 0 · saved 0.0s"
     assert "wavemetrics.readers.registry" in modules and "wavemetrics.pipeline" not in modules
 

@@ -12,7 +12,6 @@ A counting wrapper proves the native engine really read each unit.
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
 import os
 from collections.abc import Iterator
@@ -25,6 +24,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.benchmark_modules import fleet_module
 from tests.corpus import CORPUS, needs_corpus
 from tests.golden_cases import EXAMPLE
 from tests.strategies import (
@@ -383,15 +383,6 @@ def test_time_windows_read_with_python_and_the_cache_with_native_the_same(
 
 # -- the native engine with the read cache ---------------------------------------------
 
-def _load_fleet_module() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "fleet", Path(__file__).resolve().parents[1] / "benchmarks" / "fleet.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small fleet folder as ``benchmarks/fleet.py`` makes it: the corpus's Claude Code
@@ -399,7 +390,7 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not CORPUS.is_dir():
         pytest.skip(f"corpus absent: {CORPUS}")
     out = tmp_path_factory.mktemp("fleet")
-    files, _ = _load_fleet_module().make_fleet(out, CORPUS, 3)
+    files, _ = fleet_module().make_fleet(out, CORPUS, 3)
     assert files > 30
     return out / "projects"
 

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import wavemetrics._appended as _appended
+from tests.claude_lines import read_call
 from tests.corpus import CORPUS, needs_corpus
 from tests.golden_cases import GOLDEN
 from tests.strategies import (
@@ -232,13 +233,8 @@ def _prepared(tmp_path: Path, text: bytes, name: str = "s.jsonl") -> tuple[Path,
 
 
 def _call(call_id: str, second: int) -> bytes:
-    use = {"type": "assistant", "uuid": f"u-{call_id}", "sessionId": "s1",
-           "timestamp": f"2025-03-01T10:00:{second:02d}Z",
-           "message": {"content": [{"type": "tool_use", "id": call_id, "name": "Read"}]}}
-    end = {"type": "user", "uuid": f"r-{call_id}", "sessionId": "s1",
-           "timestamp": f"2025-03-01T10:00:{second + 2:02d}Z",
-           "message": {"content": [{"type": "tool_result", "tool_use_id": call_id}]}}
-    return (json.dumps(use) + "\n" + json.dumps(end) + "\n").encode()
+    """A Read call of session s1 from ``second`` to ``second + 2`` s (two lines)."""
+    return read_call(call_id, second, second + 2)
 
 
 def test_two_parallel_calls_appended_make_one_wave(tmp_path: Path) -> None:

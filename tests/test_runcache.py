@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -15,6 +14,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from tests.benchmark_modules import fleet_module
 from tests.corpus import CORPUS, needs_corpus
 from wavemetrics import runcache
 from wavemetrics.cache import CACHE_FILE, ReadCache
@@ -142,20 +142,11 @@ def test_a_run_with_an_input_error_is_never_kept(tmp_path: Path, private_cache: 
     assert _runs(private_cache) == 0
 
 
-def _load_fleet_module() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "fleet", Path(__file__).resolve().parents[1] / "benchmarks" / "fleet.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @needs_corpus
 def test_a_served_run_on_a_fleet_folder_prints_the_bytes_of_a_fresh_run(tmp_path: Path) -> None:
     """On a fleet folder (benchmarks/fleet.py, 2 copies), table and --by project JSON runs
     are served byte-identical to --no-cache runs, importing no heavy module."""
-    files, _ = _load_fleet_module().make_fleet(tmp_path / "fleet", CORPUS, 2)
+    files, _ = fleet_module().make_fleet(tmp_path / "fleet", CORPUS, 2)
     assert files > 20
     projects = str(tmp_path / "fleet" / "projects")
     table = _check_served(tmp_path, projects)
@@ -364,11 +355,15 @@ def test_the_fast_parser_leaves_anything_unusual_to_click(args: list[str]) -> No
 
 
 def test_the_walk_reads_the_suffixes_the_readers_read() -> None:
-    """The trace and sidecar suffixes keyed are those of readers.sources."""
+    """The trace and sidecar suffixes keyed are those of readers.sources: one definition,
+    in wavemetrics._suffixes (the five trace suffixes of docs/cli.md, and ``.meta.json``)."""
+    from wavemetrics import _suffixes
     from wavemetrics.readers import sources
 
-    assert runcache.TRACE_SUFFIXES == sources.TRACE_SUFFIXES
-    assert runcache.SKIPPED_SUFFIXES == sources._SKIPPED_SUFFIXES
+    assert _suffixes.TRACE_SUFFIXES == (".jsonl", ".json", ".jsonl.gz", ".json.gz", ".eval")
+    assert _suffixes.SKIPPED_SUFFIXES == (".meta.json",)
+    assert runcache.TRACE_SUFFIXES is sources.TRACE_SUFFIXES is _suffixes.TRACE_SUFFIXES
+    assert runcache.SKIPPED_SUFFIXES is sources.SKIPPED_SUFFIXES is _suffixes.SKIPPED_SUFFIXES
 
 
 def test_the_demo_is_served(tmp_path: Path) -> None:

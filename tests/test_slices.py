@@ -236,6 +236,39 @@ def test_group_table_and_csv(trace: Path) -> None:
     assert csv_text.splitlines()[-1] == "total,tool,,8,5,790.0,98.75,0.25"
 
 
+def test_by_tool_table_counts_calls_in_multi_call_waves(trace: Path) -> None:
+    """The --by tool table (74 columns): read a, g, c, i (310 ms, 3 in multi-call waves:
+    a, g in A, c in B; i in the mixed wave, 1 of 4), bash d, e (350 ms; d in B), eval h
+    (100 ms, mixed), grep b (30 ms, in A); means 77.5, 175 (the float 0.175 is just under
+    it: 0.17), 100, 30 and 790 / 8 = 98.75 ms; the footer wraps under 80 columns."""
+    assert _table("summarize", "--by", "tool", str(trace))[2:] == [
+        "tool                      calls calls in multi   total s   mean s eval/mix",
+        "read                          4              3      0.31     0.08      25%",
+        "bash                          2              1      0.35     0.17       0%",
+        "eval                          1              0      0.10     0.10     100%",
+        "grep                          1              1      0.03     0.03       0%",
+        "--------------------------------------------------------------------------",
+        "total                         8              5      0.79     0.10      25%",
+        "calls in multi: calls in non_eval waves of 2+ calls;",
+        "eval/mix: share of calls in eval_only or mixed waves.",
+        "calls not counted: incomplete 1 (figures are a lower bound)",
+    ]
+
+
+@needs_corpus
+def test_by_project_table_fits_80_columns() -> None:
+    """The corpus's six Claude Code projects, shown by the last 23 characters of their
+    folder paths (``-experiments-ideas`` and ``-experiments-worktrees`` with the
+    ``claude-code-log/`` folder's end): no line is wider than 80 columns."""
+    lines = _table("summarize", "--by", "project", str(CORPUS / "claude-code-log"))
+    assert lines[2] == ("project                  calls waves multi    rt  eval mixed"
+                        "   saved s   upper s")
+    assert [line[:24] for line in lines[3:9]] == [
+        "…-claude-code-log-sample", "…oderabbit-review-helper", "…ce-danieldemmel-me-next",
+        "…-log/-experiments-ideas", "…/-experiments-worktrees", "…rc-experiments-claude_p"]
+    assert max(map(len, lines)) == 80
+
+
 def _table(*args: str) -> list[str]:
     result = CliRunner().invoke(main, [*args, "--jobs", "1"])
     assert result.exit_code == 0, result.stderr

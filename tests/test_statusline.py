@@ -92,21 +92,53 @@ def test_a_new_sub_agent_file_changes_the_cached_line(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("stdin", "expected"), [
     ("", "wavemetrics: no status-line JSON on stdin\n"),
     ("not json", "wavemetrics: stdin is not the status-line JSON\n"),
-    ("[1, 2]", "wavemetrics: no transcript_path on stdin\n"),
-    ('{"transcript_path": 3}', "wavemetrics: no transcript_path on stdin\n"),
+    ("[1, 2]", "wavemetrics: status-line input is not a JSON object\n"),
+    ('"x.jsonl"', "wavemetrics: status-line input is not a JSON object\n"),
+    ('{"session_id": "x"}', "wavemetrics: no transcript_path on stdin\n"),
+    ('{"transcript_path": 3}', "wavemetrics: transcript_path is not a file path\n"),
+    ('{"transcript_path": ""}', "wavemetrics: transcript_path is not a file path\n"),
     ('{"transcript_path": "/nonexistent/x.jsonl"}', "wavemetrics: no transcript yet\n"),
 ])
 def test_bad_or_missing_stdin_prints_one_line_and_exits_0(stdin: str, expected: str) -> None:
-    """Whatever arrives on stdin, the prompt gets one line and exit status 0."""
+    """Whatever arrives on stdin, the prompt gets one line saying what is wrong, exit 0."""
     assert _line(stdin) == (0, expected)
 
 
-def test_unreadable_transcript_is_one_line(tmp_path: Path) -> None:
-    """A transcript of no known format gives one line and exit 0."""
+def test_unrecognised_transcript_is_not_a_claude_code_transcript(tmp_path: Path) -> None:
+    """A readable file of no known format gives one line saying so, and exit 0."""
     other = tmp_path / "o.jsonl"
     other.write_text('{"hello": 1}\n', encoding="utf-8")
     assert _line(json.dumps({"transcript_path": str(other)})) == (
+        0, "wavemetrics: not a Claude Code transcript\n")
+
+
+@needs_corpus
+def test_unmeasurable_format_is_not_a_claude_code_transcript() -> None:
+    """A SWE-agent trajectory (recognised, no absolute times) is not a Claude Code transcript."""
+    trajectory = CORPUS / "swe-agent" / "marshmallow-1867__function_calling_replace.traj"
+    assert _line(json.dumps({"transcript_path": str(trajectory)})) == (
+        0, "wavemetrics: not a Claude Code transcript\n")
+
+
+def test_cut_short_transcript_is_not_readable(tmp_path: Path) -> None:
+    """A gzip stream cut off in its header opens but cannot be read: "not readable", exit 0."""
+    cut = tmp_path / "s.jsonl.gz"
+    cut.write_bytes(b"\x1f\x8b\x08\x00garbage")
+    assert _line(json.dumps({"transcript_path": str(cut)})) == (
         0, "wavemetrics: transcript not readable\n")
+
+
+def test_folder_or_fifo_as_transcript_path_says_what_it_is(tmp_path: Path) -> None:
+    """A folder is named as a folder, a FIFO as not a regular file (never read: it could
+    block the prompt), each one line and exit 0."""
+    import os
+
+    assert _line(json.dumps({"transcript_path": str(tmp_path)})) == (
+        0, "wavemetrics: transcript_path is a folder\n")
+    fifo = tmp_path / "f.jsonl"
+    os.mkfifo(fifo)
+    assert _line(json.dumps({"transcript_path": str(fifo)})) == (
+        0, "wavemetrics: transcript_path is not a regular file\n")
 
 
 def test_format_rounds_the_saving_to_a_tenth_of_a_second() -> None:

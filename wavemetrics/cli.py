@@ -30,6 +30,7 @@ from wavemetrics._names import (
     input_format_choice,
     metric_choice,
 )
+from wavemetrics._suffixes import SESSION_SUFFIXES as _SESSION_SUFFIXES
 from wavemetrics.classify import EVAL_TOOL_NAMES
 from wavemetrics.escaping import printable, shortened
 from wavemetrics.parallel import default_jobs
@@ -259,9 +260,6 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
 
 
-_SESSION_SUFFIXES = (".jsonl", ".jsonl.gz")
-
-
 def _stderr(message: str) -> None:
     """One ``wavemetrics: ...`` line on stderr; input text in it (file names, ids,
     reasons quoting them) is escaped visibly (``docs/cli.md``, "Escaping")."""
@@ -315,10 +313,16 @@ def _subagent_hints(paths: Sequence[str], outcome: ReadOutcome[Lane | StreamedLa
 _OLD_AGENT_FILE = re.compile(r"agent-[0-9a-f]{8}\.jsonl(\.gz)?")
 
 
+#: Up to this many sessions get a note each; more get one line (``--show-paths``: each).
+_NOTED_SESSIONS = 3
+
+
 def _old_layout_hints(outcome: ReadOutcome[Lane | StreamedLane]) -> None:
     """Note sessions read only from old-layout sub-agent files (``agent-<8hex>.jsonl``
     beside the session file, Claude Code 1.0.x-2.0.x) whose main lane is missing: the
-    session file ``<sessionId>.jsonl`` was not among the inputs (docs/formats.md)."""
+    session file ``<sessionId>.jsonl`` was not among the inputs (docs/formats.md).
+    A note each for up to :data:`_NOTED_SESSIONS` sessions (or with the command's
+    ``--show-paths``); past that one line, naming the first folders (docs/cli.md)."""
     with_main = {lane.session_id for lane in outcome.lanes if lane.lane_id == "main"}
     partial: dict[tuple[str, str], set[str]] = {}
     for lane in outcome.lanes:
@@ -328,6 +332,19 @@ def _old_layout_hints(outcome: ReadOutcome[Lane | StreamedLane]) -> None:
         if os.path.basename(os.path.dirname(lane.path)) == "subagents":
             continue  # the new layout: noted by _subagent_hints
         partial.setdefault((os.path.dirname(lane.path), lane.session_id), set()).add(lane.path)
+    params = ctx.params if (ctx := click.get_current_context(silent=True)) else {}
+    if len(partial) > _NOTED_SESSIONS and not params.get("show_paths"):
+        folders = sorted({folder for folder, _ in partial})
+        named = ", ".join(folders[:_NOTED_SESSIONS])
+        more = len(folders) - _NOTED_SESSIONS
+        listed = "; --show-paths notes each session" if "show_paths" in params else ""
+        _stderr(
+            f"wavemetrics: note: {len(partial)} sessions read only from"
+            f" {_plural(sum(map(len, partial.values())), 'sub-agent file')}"
+            " (agent-<8hex>.jsonl) without the session's own file: their main lanes are"
+            f" missing (in {_plural(len(folders), 'folder')}: {named}"
+            f"{f' and {more} more' if more > 0 else ''}{listed})")
+        return
     for (folder, session), files in partial.items():
         present = [os.path.join(folder, session + x) for x in _SESSION_SUFFIXES
                    if os.path.isfile(os.path.join(folder, session + x))]

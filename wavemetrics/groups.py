@@ -209,22 +209,22 @@ def render_group_table(document: dict[str, Any]) -> str:
     by = document["by"]
     lines = []
     if by == "tool":
-        lines.append(f"{'tool':<24} {'calls':>6} {'multi':>6} {'total s':>9} {'mean s':>8}"
-                     f" {'eval/mix':>8}")
+        lines.append(f"{'tool':<24} {'calls':>6} {'calls in multi':>14} {'total s':>9}"
+                     f" {'mean s':>8} {'eval/mix':>8}")
         rows = [*document["groups"], {"group": "total", **document["total"]}]
         for row in rows:
             share = row["eval_or_mixed_wave_share"]
             mean = row["duration_ms_mean"]
             lines.append(
                 f"{shorten(row['group'], 24):<24} {compact_count(row['calls'], 6):>6}"
-                f" {compact_count(row['multi_call_wave_calls'], 6):>6}"
+                f" {compact_count(row['multi_call_wave_calls'], 14):>14}"
                 f" {seconds(row['duration_ms_total']):>9}"
                 f" {'n/a' if mean is None else seconds(mean, 8):>8}"
                 f" {'n/a' if share is None else f'{share:.0%}':>8}"
             )
         lines.insert(len(lines) - 1, "-" * len(lines[0]))
-        lines.append("multi: calls in non_eval waves of 2+ calls; eval/mix: share of calls"
-                     " in eval_only or mixed waves.")
+        lines.append("calls in multi: calls in non_eval waves of 2+ calls;")
+        lines.append("eval/mix: share of calls in eval_only or mixed waves.")
         return "\n".join(lines) + "\n"
     labels = group_labels(by, [str(row["group"]) for row in document["groups"]])
     width = max([21, *(len(label) for label in labels.values())])
@@ -248,19 +248,25 @@ def render_group_table(document: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: How many characters of a project's folder path the table shows at least (the end,
+#: ``…`` in front when cut): a ``--by project`` table is then 80 columns wide.
+_PROJECT_WIDTH = 24
+
+
 def group_labels(by: str, groups: list[str]) -> dict[str, str]:
     """How each group of a ``--by`` table is shown so that no two look the same.
 
     ``session``: unique id prefixes; ``lane``: ``SESSION/LANE`` with unique
     prefixes of each part (as the plain table and ``--lane`` take them);
     ``project``: the end of the folder path, which is the part that tells
-    projects apart (``…`` in front when cut); periods and ``(not recorded)`` as
-    they are. Input text is escaped (``docs/cli.md``, "Escaping").
+    projects apart: its last 23 characters after ``…`` when it is longer than
+    24, or more where another path ends the same; periods and ``(not recorded)``
+    as they are. Input text is escaped (``docs/cli.md``, "Escaping").
 
     >>> group_labels("lane", ["0199812e-64f0-7f73/main", "0199812e-7a10-7f73/main"])
     {'0199812e-64f0-7f73/main': '0199812e-6…/main', '0199812e-7a10-7f73/main': '0199812e-7…/main'}
     >>> group_labels("project", ["/home/u/.claude/projects/-home-u-src-wavemetrics"])
-    {'/home/u/.claude/projects/-home-u-src-wavemetrics': '…rojects/-home-u-src-wavemetrics'}
+    {'/home/u/.claude/projects/-home-u-src-wavemetrics': '…-home-u-src-wavemetrics'}
     """
     from wavemetrics.escaping import printable
     from wavemetrics.report import unique_prefixes
@@ -272,12 +278,10 @@ def group_labels(by: str, groups: list[str]) -> dict[str, str]:
         sessions = unique_prefixes((p[0] for p in parts.values()), 10)
         lanes = unique_prefixes((p[1] for p in parts.values()), 10)
         return {group: f"{sessions[p[0]]}/{lanes[p[1]]}" for group, p in parts.items()}
-    if by == "project":
-        shown = {}
-        for group in groups:
-            text = printable(group)
-            shown[group] = text if len(text) <= 32 else "…" + text[-31:]
-        return shown
+    if by == "project":  # unique ends: unique prefixes of the reversed (escaped) paths
+        escaped = {group: printable(group) for group in groups}
+        ends = unique_prefixes((text[::-1] for text in escaped.values()), _PROJECT_WIDTH)
+        return {group: ends[text[::-1]][::-1] for group, text in escaped.items()}
     return {group: printable(group) for group in groups}
 
 

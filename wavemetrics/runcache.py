@@ -49,6 +49,10 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+# the suffixes the folder walk of readers.sources uses (one definition, no import)
+from wavemetrics._suffixes import SESSION_SUFFIXES as _SESSION_SUFFIXES
+from wavemetrics._suffixes import SKIPPED_SUFFIXES, TRACE_SUFFIXES
+
 if TYPE_CHECKING:
     import click
 
@@ -71,11 +75,6 @@ __all__ = [
 #: fixed by the package's source, which the key covers).
 DEFAULT = "<default>"
 
-#: Suffixes of the files a folder walk reads (``readers.sources.TRACE_SUFFIXES``) and
-#: skips (``_SKIPPED_SUFFIXES``); ``tests/test_runcache.py`` checks both against the source.
-TRACE_SUFFIXES = (".jsonl", ".json", ".jsonl.gz", ".json.gz", ".eval")
-SKIPPED_SUFFIXES = (".meta.json",)
-_SESSION_SUFFIXES = (".jsonl", ".jsonl.gz")
 
 #: ``summarize`` options that take a value: ``(flag, click parameter name, kind)``.
 _VALUED = {

@@ -27,6 +27,8 @@ sub-agent files that grew is answered from its live state
 from __future__ import annotations
 
 import json
+import os
+import stat
 from typing import Any
 
 from wavemetrics.cache import (
@@ -81,19 +83,51 @@ def _figures_key() -> str:
     return f"{_FIGURES}/{limits_key(None)}"
 
 
-def _transcript_path(text: str) -> str | None:
+#: The lines for input that names no transcript, or a transcript that cannot be read.
+NO_INPUT = "wavemetrics: no status-line JSON on stdin"
+NOT_JSON = "wavemetrics: stdin is not the status-line JSON"
+NOT_AN_OBJECT = "wavemetrics: status-line input is not a JSON object"
+NO_PATH = "wavemetrics: no transcript_path on stdin"
+NOT_A_PATH = "wavemetrics: transcript_path is not a file path"
+NOT_YET = "wavemetrics: no transcript yet"
+A_FOLDER = "wavemetrics: transcript_path is a folder"
+NOT_A_FILE = "wavemetrics: transcript_path is not a regular file"
+NOT_READABLE = "wavemetrics: transcript not readable"
+NOT_A_TRANSCRIPT = "wavemetrics: not a Claude Code transcript"
+
+
+def _transcript_path(text: str) -> tuple[str | None, str]:
+    """``(path, "")`` from the status-line JSON ``text``, or ``(None, line)``: why not."""
+    if not text.strip():
+        return None, NO_INPUT
     try:
         payload: Any = json.loads(text)
     except ValueError:
-        return None
-    path = payload.get("transcript_path") if isinstance(payload, dict) else None
-    return path if isinstance(path, str) and path else None
+        return None, NOT_JSON
+    if not isinstance(payload, dict):
+        return None, NOT_AN_OBJECT
+    if "transcript_path" not in payload:
+        return None, NO_PATH
+    path = payload["transcript_path"]
+    return (path, "") if isinstance(path, str) and path else (None, NOT_A_PATH)
+
+
+def _no_file(path: str) -> str:
+    """Why ``path``, which has no cache key, is not a transcript to read (one line)."""
+    try:
+        info = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return NOT_YET  # Claude Code names the file before it writes its first line
+    except (OSError, ValueError):
+        return NOT_READABLE
+    return A_FOLDER if stat.S_ISDIR(info.st_mode) else NOT_A_FILE
 
 
 Figures = tuple[int, int, float, int]
 
 
-def _compute(paths: list[str], keys: list[FileKey], cache: ReadCache | None) -> Figures | None:
+def _compute(paths: list[str], keys: list[FileKey], cache: ReadCache | None) -> Figures | str:
+    """The session's figures, or the line saying why its transcript was not read."""
     if cache is not None and len(paths) == 1:
         # a transcript without sub-agent files that grew: its new lines only
         from wavemetrics.live import live_figures
@@ -110,7 +144,7 @@ def _compute(paths: list[str], keys: list[FileKey], cache: ReadCache | None) -> 
     outcome = read_inputs(paths, cache=cache)
     main = next((r for r in outcome.inputs if r.path == paths[0]), None)
     if main is None or main.error is not None:
-        return None
+        return _not_read(paths[0])
     # a sub-agent file that cannot be read is left out; the others still count
     readable = {r.path for r in outcome.inputs if r.path != paths[0] and r.error is None}
     total = analyse(outcome).total
@@ -122,20 +156,25 @@ def _compute(paths: list[str], keys: list[FileKey], cache: ReadCache | None) -> 
     return figures
 
 
+def _not_read(path: str) -> str:
+    """Why the transcript ``path`` gave no figures: content of no format the readers
+    measure (it read, but is not what Claude Code writes), else an error reading it."""
+    from wavemetrics.readers import detect_input
+    from wavemetrics.readers.registry import UNMEASURABLE
+
+    detection = detect_input(path)
+    other = detection.unrecognised or detection.error in {e.reason for e in UNMEASURABLE}
+    return NOT_A_TRANSCRIPT if other else NOT_READABLE
+
+
 def status_line(stdin_text: str, cache: ReadCache | None) -> str:
     """The one line for Claude Code's status-line JSON ``stdin_text``; never raises."""
-    path = _transcript_path(stdin_text)
+    path, why = _transcript_path(stdin_text)
     if path is None:
-        if not stdin_text.strip():
-            return "wavemetrics: no status-line JSON on stdin"
-        try:
-            json.loads(stdin_text)
-        except ValueError:
-            return "wavemetrics: stdin is not the status-line JSON"
-        return "wavemetrics: no transcript_path on stdin"
+        return why
     key = file_key(path)
     if key is None:
-        return "wavemetrics: no transcript yet"
+        return _no_file(path)
     paths = session_files(path)
     keys = [key, *(k for k in map(file_key, paths[1:]) if k is not None)]
     try:
@@ -149,8 +188,8 @@ def status_line(stdin_text: str, cache: ReadCache | None) -> str:
         figures = _compute(paths, keys, cache)
     except Exception as error:  # a status line must never break the prompt
         return f"wavemetrics: unavailable ({type(error).__name__})"
-    if figures is None:
-        return "wavemetrics: transcript not readable"
+    if isinstance(figures, str):
+        return figures
     return format_figures(*figures)
 
 

@@ -15,6 +15,7 @@ from typing import BinaryIO
 
 import attrs
 
+from wavemetrics._suffixes import SKIPPED_SUFFIXES, TRACE_SUFFIXES
 from wavemetrics.limits import InputTooLargeError, Limits, current_limits, mib
 from wavemetrics.readers._lines import LINE_TOO_LONG, os_text
 
@@ -31,9 +32,6 @@ __all__ = [
 ]
 
 STDIN = "-"
-TRACE_SUFFIXES = (".jsonl", ".json", ".jsonl.gz", ".json.gz", ".eval")
-# Claude Code writes agent-*.meta.json beside sub-agent transcripts: metadata, not a trace.
-_SKIPPED_SUFFIXES = (".meta.json",)
 _CHUNK = 1 << 16
 #: Why a folder gave nothing to read: every suffix a folder walk reads.
 EMPTY_FOLDER = ("no trace files in this directory (read: "
@@ -324,7 +322,7 @@ def open_error(path: str) -> str | None:
 
 
 def _is_trace_name(name: str) -> bool:
-    return name.endswith(TRACE_SUFFIXES) and not name.endswith(_SKIPPED_SUFFIXES)
+    return name.endswith(TRACE_SUFFIXES) and not name.endswith(SKIPPED_SUFFIXES)
 
 
 #: Why a ``*.meta.json`` file found in a folder is skipped without being opened.
@@ -391,7 +389,7 @@ def _walk(
     for root, names in _walk_files(folder, unreadable):
         for name in names:
             if not _is_trace_name(name):
-                if skipped is not None and name.endswith(_SKIPPED_SUFFIXES):
+                if skipped is not None and name.endswith(SKIPPED_SUFFIXES):
                     skipped.append((os.path.join(root, name), SIDECAR_REASON))
                 continue
             full = os.path.join(root, name)
