@@ -170,7 +170,7 @@ fn unescape(literal: &str) -> Option<Vec<u8>> {
 /// bounds the recursion (and the stack) for any text handed to a parse.
 const MAX_SCAN_DEPTH: usize = PY_MAX_DEPTH;
 
-/// One bit per byte of `chunk` that is `"`, `\\` or below 0x20 (a JSON string's
+/// One bit per byte of `chunk` that is `"`, `\` or below 0x20 (a JSON string's
 /// end, escape or forbidden control character), bit 0 for the first byte.
 fn specials(chunk: &[u8; 16]) -> u32 {
     // SAFETY: specials_sse2 needs SSE2 only, which every x86_64 processor has
@@ -183,10 +183,10 @@ fn specials(chunk: &[u8; 16]) -> u32 {
 }
 
 /// [`specials`] with SSE2 (every x86_64 processor has it): three byte compares
-/// and a move-mask, where the byte-wise loop costs ~5 instructions a byte (the
-/// compiler does not vectorise it). The intrinsics used take no
-/// pointer (the chunk is loaded as two `u64`s); the one `unsafe` is the call
-/// (see [`specials`]).
+/// and a move-mask for 16 bytes, where a byte-wise loop (which the compiler does
+/// not vectorise) or a word-at-a-time test costs ~5 instructions a byte. The
+/// intrinsics used take no pointer (the chunk is loaded as two `u64`s); the one
+/// `unsafe` is the call (see [`specials`]).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "sse2")]
 fn specials_sse2(chunk: &[u8; 16]) -> u32 {
