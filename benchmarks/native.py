@@ -2,7 +2,10 @@
 
 Every figure is the median of ``--repeat`` fresh processes (wall seconds, and
 peak RSS from ``ru_maxrss``); ratios compare runs made one after the other in
-this run. Inputs are generated into ``--workdir`` when missing (never committed):
+this run. ``summarize`` runs with ``--no-cache``: these are figures of reading
+(with the cache, the second run of the same command is served whole; the
+cold and warm cache runs are ``benchmarks/fleet.py --bench``). Inputs are
+generated into ``--workdir`` when missing (never committed):
 
 - the fleet folder (``benchmarks/fleet.py``: the corpus's Claude Code files
   copied 50 times with fresh ids, ~380 MB in 1,800 files), timed against the
@@ -34,7 +37,7 @@ sys.path.insert(0, str(HERE))
 from run import FLOORS, PYTHON  # noqa: E402
 
 PEER = HERE.parents[1] / "shared" / "peers" / "ccusage-20.0.24-linux-x64"
-CLI = [PYTHON, "-m", "wavemetrics", "summarize", "--format", "json"]
+CLI = [PYTHON, "-m", "wavemetrics", "summarize", "--format", "json", "--no-cache"]
 
 
 def _run(argv: list[str]) -> tuple[float, float, float]:

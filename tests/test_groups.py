@@ -140,6 +140,18 @@ def test_labels_escape_control_characters() -> None:
     assert group_labels("project", ["/p/\u202ex"]) == {"/p/\u202ex": "/p/\\u202ex"}
 
 
+def test_a_project_label_never_starts_inside_an_escape() -> None:
+    """A cut that would fall inside an escape (``\\x07`` read as the text ``x07``) starts at
+    its backslash instead: one character more; a cut between escapes stays as it is."""
+    bell = "/p/-home-u-src-wavemetrics-\x07-and-more-stuff-here"
+    assert group_labels("project", [bell]) == {bell: "…\\x07-and-more-stuff-here"}
+    tab = "/q/ab\tcdefghijklmnopqrstuvwxyz0123"
+    assert group_labels("project", [tab]) == {tab: "…hijklmnopqrstuvwxyz0123"}
+    # the last 23 characters are "202e" and the 19 after it: the cut is 2 into \u202e
+    override = "/r/-home-u-src-abc\u202ejklmnopqrstuvwxyz01"
+    assert group_labels("project", [override]) == {override: "…\\u202ejklmnopqrstuvwxyz01"}
+
+
 @needs_corpus
 def test_a_by_table_keeps_the_inputs_line_and_the_lower_bound_line() -> None:
     """--by tables say what was read and that figures are a lower bound, as the plain table does.

@@ -37,11 +37,15 @@ from tests.strategies import (
     event_records,
     trace_files,
 )
+from tests.trace_builders import CLAUDE as CLAUDE_LINES
+from tests.trace_builders import CODEX as CODEX_LINES
+from tests.trace_builders import EVENTS as EVENT_LINES
 from wavemetrics import native
 from wavemetrics.cache import ReadCache
 from wavemetrics.cli import main
 from wavemetrics.pipeline import StreamSettings, analyse, read_inputs
-from wavemetrics.readers.sources import Source
+from wavemetrics.readers import sources as sources_module
+from wavemetrics.readers.sources import Source, project_folder
 from wavemetrics.report import render_json
 from wavemetrics.schema import SUMMARY_FIELDS
 
@@ -377,8 +381,8 @@ def test_time_windows_read_with_python_and_the_cache_with_native_the_same(
             calls[engine].append(spy.units)
     assert runs["native"] == runs["python"]
     assert all(code == 0 for code, _ in runs["native"])
-    # cold: detected and read natively; warm: both from the cache; then Python
-    assert calls == {"native": [2, 0, 0, 0], "python": [0, 0, 0, 0]}
+    # cold: detected and read natively (in one call); warm: both from the cache; then Python
+    assert calls == {"native": [1, 0, 0, 0], "python": [0, 0, 0, 0]}
 
 
 # -- the native engine with the read cache ---------------------------------------------
@@ -431,12 +435,12 @@ def test_a_fleet_folder_prints_the_same_bytes_and_a_warm_native_run_reads_nothin
     fleet: Path, private_cache: Path
 ) -> None:
     """On a fleet folder (corpus copies with fresh ids), the six runs print the same bytes;
-    the native cold run detects and reads in 2 extension calls, the warm one in none."""
+    the native cold run detects and reads in 1 extension call, the warm one in none."""
     runs = _six_runs([str(fleet)], private_cache)
     assert len({output for output, _ in runs.values()}) == 1
     assert runs["native no-cache"][0][0] == 0
-    # one detection call and one reading call (every unit on --jobs threads)
-    assert runs["native no-cache"][1] == runs["native cold"][1] == 2
+    # one call detects and reads every unit (on --jobs threads): no detection pass
+    assert runs["native no-cache"][1] == runs["native cold"][1] == 1
     assert runs["native warm"][1] == 0
     assert runs["python cold"][1] == runs["python warm"][1] == 0
 
@@ -531,7 +535,7 @@ def test_generated_traces_read_the_same_through_the_cache_on_both_engines(
             assert _cached_json(paths, cap, names, "python", cache) == expected
     finally:
         cache.close()
-    assert cold == 2  # detection, then both units in one reading call
+    assert cold == 1  # both units detected and read in one call
     if not expected.startswith("ValueError"):  # a failed read stores nothing
         assert spy.units == 0
 
@@ -661,3 +665,290 @@ def test_one_folder_split_by_the_cli_gives_the_reference_document(tmp_path: Path
     assert lanes == {("s1", "main"), ("s1", "x1"), ("s1", "a1")}
     total = document["total"]
     assert (total["observed_calls"], total["paired_calls"], total["incomplete_calls"]) == (4, 2, 2)
+
+
+# ------------------------------------------- detection folded into the native read
+
+def _folder_runs(folder: Path) -> tuple[tuple[int, str], tuple[int, str], tuple[int, int]]:
+    """The Python and native documents of ``folder`` (no cache, one thread), and how many
+    files the separate detection pass and how many groups the folded read took meanwhile."""
+    reference = _summarize([str(folder)], "python")
+    before = native.detection_counts()
+    fast = _summarize([str(folder)], "native")
+    after = native.detection_counts()
+    return reference, fast, (after[0] - before[0], after[1] - before[1])
+
+
+def _formats(document: str) -> dict[str, str]:
+    return {Path(i["path"]).name: i["format"] for i in json.loads(document)["inputs"]}
+
+
+def _write(folder: Path, files: dict[str, bytes]) -> None:
+    for name, data in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+
+
+def test_a_folder_mixing_formats_is_detected_and_read_in_one_pass(tmp_path: Path) -> None:
+    """A project folder of Claude Code sessions (one a sub-agent file), an events file, a
+    Codex rollout and a JSON file of no format gives Python's document; its candidates are
+    detected where they are read (one folded group), none by the separate detection pass."""
+    folder = tmp_path / "project"
+    _write(folder, {
+        "s1.jsonl": b"".join([*CLAUDE_LINES.chatter("hi"), *CLAUDE_LINES.call("c1", 1, 3)]),
+        "s2.jsonl": b"".join(CLAUDE_LINES.call("c3", 5, 6)),
+        "s1/subagents/agent-a.jsonl": b"".join(CLAUDE_LINES.call("c2", 2, 4)),
+        "run.jsonl": b"".join(EVENT_LINES.call("e1", 1, 2)),
+        "rollout.jsonl": b"".join([*CODEX_LINES.prelude, *CODEX_LINES.call("x1", 1, 2)]),
+        "notes.json": b'{"hello": "world"}\n',
+    })
+    reference, fast, (separate, folded) = _folder_runs(folder)
+    assert fast == reference
+    assert (separate, folded) == (0, 1)
+    assert _formats(fast[1]) == {
+        "s1.jsonl": "claude-code", "s2.jsonl": "claude-code", "agent-a.jsonl": "claude-code",
+        "run.jsonl": "events", "rollout.jsonl": "codex",
+    }
+    document = json.loads(fast[1])
+    assert [Path(s["path"]).name for s in document["skipped_files"]] == ["notes.json"]
+    # c1, c2, c3 (one Claude Code lane: every line says session s1), e1 and x1
+    assert (document["total"]["observed_calls"], document["total"]["paired_calls"]) == (5, 5)
+
+
+def _claude_user(index: int) -> bytes:
+    return (f'{{"type":"user","uuid":"u{index}","sessionId":"s",'
+            f'"message":{{"content":"hi"}}}}\n').encode()
+
+
+_TURN_END = b'{"type":"turn_end","timestamp":5}\n'
+
+
+def test_a_record_on_the_64th_line_with_content_decides_and_one_after_it_does_not(
+    tmp_path: Path,
+) -> None:
+    """An events record on the 64th line with content makes a file of Claude Code lines an
+    events file (blank lines do not count, an escaped type counts, a BOM is skipped), one on
+    the 65th does not: the folded read detects as the separate pass and as Python do."""
+    claude = b"".join(_claude_user(i) for i in range(64))
+    files = {
+        "at64.jsonl": claude[: claude.index(b'"u63"') - len(b'{"type":"user","uuid":')]
+        + _TURN_END,
+        "at65.jsonl": claude + _TURN_END,
+        "blanks.jsonl": b"".join(_claude_user(i) + b"\n  \n" for i in range(63)) + _TURN_END,
+        "escaped.jsonl": b"".join(_claude_user(i) for i in range(63))
+        + b'{"type":"turn\\u005fend","timestamp":5}\n',
+        "first.jsonl": b"\xef\xbb\xbf" + _TURN_END + claude,
+    }
+    folder = tmp_path / "project"
+    _write(folder, files)
+    assert files["at64.jsonl"].count(b"\n") == 64
+    expected = {"at64.jsonl": "events", "at65.jsonl": "claude-code", "blanks.jsonl": "events",
+                "escaped.jsonl": "events", "first.jsonl": "events"}
+    paths = sorted(str(p) for p in folder.iterdir())
+    found, units = native.detect_and_read_natively(paths, StreamSettings(engine="native"))
+    assert {Path(p).name: fmt for p, fmt in found.items()} == expected
+    assert all(native.detect_native(p) == found[p] for p in paths)  # the separate pass
+    assert set(units) == {("claude-code", (str(folder / "at65.jsonl"),))} | {
+        ("events", (str(folder / name),)) for name, fmt in expected.items() if fmt == "events"}
+    reference, fast, (separate, folded) = _folder_runs(folder)
+    assert fast == reference
+    assert _formats(fast[1]) == expected
+    assert (separate, folded) == (0, 1)
+
+
+def test_empty_blank_unreadable_and_packed_files_beside_a_session_read_as_python_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Beside a Claude Code session, an empty file, a file of blank lines, a file that cannot
+    be opened and a gzip-packed session under a plain name give Python's document: the
+    first three are not the folded read's (empty inputs, an error), and the packed one,
+    which only Python reads, joins the session's unit, which is then read again."""
+    folder = tmp_path / "project"
+    session = b"".join(CLAUDE_LINES.call("c1", 1, 3))
+    _write(folder, {
+        "s1.jsonl": session,
+        "empty.jsonl": b"",
+        "blank.jsonl": b"\n \n\t\r\n",
+        "locked.jsonl": session,
+        "packed.jsonl": gzip.compress(b"".join(CLAUDE_LINES.call("c2", 2, 4))),
+    })
+    real_open = open
+
+    def guarded(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if os.fspath(path) == str(folder / "locked.jsonl"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(sources_module, "open", guarded, raising=False)
+    paths = sorted(str(p) for p in folder.iterdir())
+    found, units = native.detect_and_read_natively(paths, StreamSettings(engine="native"))
+    assert {Path(p).name: fmt for p, fmt in found.items()} == {"s1.jsonl": "claude-code"}
+    assert set(units) == {("claude-code", (str(folder / "s1.jsonl"),))}
+    reference, fast, (separate, folded) = _folder_runs(folder)
+    assert fast == reference
+    assert fast[0] == 1  # the unreadable file
+    document = json.loads(fast[1])
+    assert {Path(i["path"]).name: (i["format"], i["lines_read"], i["error"])
+            for i in document["inputs"]} == {
+        "blank.jsonl": ("empty", 3, None), "empty.jsonl": ("empty", 0, None),
+        "locked.jsonl": ("unknown", 0, "permission denied"),
+        "packed.jsonl": ("claude-code", 2, None), "s1.jsonl": ("claude-code", 2, None),
+    }
+    assert (document["total"]["paired_calls"], separate, folded) == (2, 0, 1)
+
+
+@needs_corpus
+def test_a_fleet_run_detects_every_file_where_it_reads_it(
+    fleet: Path, private_cache: Path
+) -> None:
+    """A cold fleet run, with and without the cache, makes no separate detection pass: each
+    project folder is detected and read in one folded group, and the cache then holds
+    every file's detection, so a warm run folds nothing."""
+    folders = {project_folder(str(p)) for p in fleet.rglob("*.jsonl")}
+    for extra in (("--no-cache",), ()):
+        before = native.detection_counts()
+        _cached_run([str(fleet)], "native", *extra)
+        after = native.detection_counts()
+        assert (after[0] - before[0], after[1] - before[1]) == (0, len(folders))
+    assert ReadCache(private_cache).info().detections == sum(1 for _ in fleet.rglob("*.jsonl"))
+    before = native.detection_counts()
+    _cached_run([str(fleet)], "native")
+    assert native.detection_counts() == before
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(
+    claude=st.lists(trace_files(claude_records(), claude_calls()), min_size=1, max_size=3),
+    events=st.lists(trace_files(event_records(), event_calls()), min_size=1, max_size=2),
+    jobs=st.sampled_from((1, 2)),
+)
+def test_generated_files_of_one_folder_detected_in_the_read_give_pythons_document(
+    tmp_path_factory: pytest.TempPathFactory, claude: list[bytes], events: list[bytes],
+    jobs: int,
+) -> None:
+    """Generated Claude Code and events files side by side in one folder and its sub-agent
+    folder, detected automatically (some may be neither), give the Python engine's
+    document on 1 or 2 threads, without a separate detection pass."""
+    folder = tmp_path_factory.mktemp("mixed")
+    files = {f"s{index}.jsonl": data for index, data in enumerate(claude)}
+    files["s0/subagents/agent-1.jsonl"] = claude[-1]
+    files.update({f"run-{index}.jsonl": data for index, data in enumerate(events)})
+    _write(folder, files)
+    reference = _document([str(folder)], "python", 1)
+    before = native.detection_counts()
+    assert _document([str(folder)], "native", jobs) == reference
+    assert native.detection_counts()[0] == before[0]
+
+
+def test_a_folder_with_a_file_the_fold_cannot_see_is_only_detected_natively(
+    tmp_path: Path, private_cache: Path
+) -> None:
+    """A project folder with a gzip session beside a plain one, or (with the cache) a
+    session that grew beside one whose detection is stored, is detected by the separate
+    pass and read as one unit as before: the documents are Python's."""
+    folder = tmp_path / "project"
+    _write(folder, {
+        "s1.jsonl": b"".join(CLAUDE_LINES.call("c1", 1, 3)),
+        "s2.jsonl.gz": gzip.compress(b"".join(CLAUDE_LINES.call("c2", 2, 4))),
+    })
+    reference, fast, (separate, folded) = _folder_runs(folder)
+    assert fast == reference
+    assert (separate, folded) == (1, 0)  # s1.jsonl, on its own
+    assert json.loads(fast[1])["total"]["paired_calls"] == 2
+    (folder / "s2.jsonl.gz").unlink()
+    (folder / "s2.jsonl").write_bytes(b"".join(CLAUDE_LINES.call("c2", 2, 4)))
+    _cached_run([str(folder)], "native")  # both detections stored
+    with (folder / "s2.jsonl").open("ab") as grown:
+        grown.write(b"".join(CLAUDE_LINES.call("c3", 5, 6)))
+    before = native.detection_counts()
+    assert _cached_run([str(folder)], "native") == _cached_run([str(folder)], "python",
+                                                                "--no-cache")
+    after = native.detection_counts()
+    assert (after[0] - before[0], after[1] - before[1]) == (1, 0)  # s2.jsonl, on its own
+
+
+def test_the_built_extension_has_the_interface_this_package_calls() -> None:
+    """The extension built from these sources reports the API_VERSION native.py expects."""
+    import wavemetrics._native as built
+
+    assert built.API_VERSION == native.API_VERSION == 2
+    assert native.available() and not native.stale()
+
+
+def test_a_stale_extension_is_not_called(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An extension built from older sources (another API_VERSION) is never called: the
+    default engine reads with Python and says so in one note, --engine native is a usage
+    error naming the rebuild, and the output is the Python engine's."""
+    reference = CliRunner().invoke(main, ["summarize", "--format", "json", "--no-cache",
+                                          "--engine", "python", str(EXAMPLE)])
+    monkeypatch.setattr(native, "_native", None)
+    monkeypatch.setattr(native, "_stale", True)
+    default = CliRunner().invoke(main, ["summarize", "--format", "json", "--no-cache",
+                                        str(EXAMPLE)])
+    assert default.exit_code == 0
+    assert default.stdout == reference.stdout
+    assert default.stderr == (
+        "wavemetrics: note: the Rust extension is built from older sources: rebuild it with"
+        " `pip install -e .`; reading with the Python engine (same output, slower)\n"
+    )
+    asked = CliRunner().invoke(main, ["summarize", "--no-cache", "--engine", "native",
+                                      str(EXAMPLE)])
+    assert asked.exit_code == 2
+    assert ("--engine native: the Rust extension is built from older sources: rebuild it"
+            " with `pip install -e .`") in asked.stderr
+
+
+def test_a_missing_extension_is_a_usage_error_only_when_asked_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without an importable extension, --engine native is a usage error naming the build
+    section, and the default engine reads with Python without a note."""
+    monkeypatch.setattr(native, "_native", None)
+    default = CliRunner().invoke(main, ["summarize", "--no-cache", str(EXAMPLE)])
+    assert default.exit_code == 0
+    assert default.stderr == ""
+    asked = CliRunner().invoke(main, ["summarize", "--no-cache", "--engine", "native",
+                                      str(EXAMPLE)])
+    assert asked.exit_code == 2
+    assert ("--engine native: the Rust extension is not built (see the README's build"
+            " section)") in asked.stderr
+
+
+def test_an_events_file_in_a_subagents_folder_keeps_its_own_session(tmp_path: Path) -> None:
+    """An events file without sessionId inside ``<session>/subagents/`` is its own session,
+    named by its file stem (spec/formats.md, events), not the folder's Claude Code session:
+    the folded read gives Python's document."""
+    folder = tmp_path / "project"
+    _write(folder, {
+        "s1.jsonl": b"".join(CLAUDE_LINES.call("c1", 1, 3)),
+        "s1/subagents/run.jsonl": b"".join([*EVENT_LINES.call("e1", 1, 2),
+                                            *EVENT_LINES.call("e2", 1.5, 2.5)]),
+    })
+    reference, fast, (separate, folded) = _folder_runs(folder)
+    assert fast == reference
+    assert (separate, folded) == (0, 1)
+    lanes = {(lane["session_id"], lane["lane_id"]): lane["observed_calls"]
+             for lane in json.loads(fast[1])["lanes"]}
+    assert lanes == {("s1", "main"): 1, ("run", "main"): 2}
+
+
+def test_a_fifo_beside_sessions_is_never_opened_by_the_folded_read(tmp_path: Path) -> None:
+    """A named pipe among the paths is not opened (opening it would block until a writer
+    comes): its folder is detected by the separate pass, which skips it, and the call
+    returns the sessions' format."""
+    import threading
+
+    folder = tmp_path / "project"
+    _write(folder, {"s1.jsonl": b"".join(CLAUDE_LINES.call("c1", 1, 3))})
+    os.mkfifo(folder / "pipe.jsonl")
+    paths = sorted(str(p) for p in folder.iterdir())
+    done: list[tuple[dict[str, str], dict[Any, Any]]] = []
+    worker = threading.Thread(target=lambda: done.append(
+        native.detect_and_read_natively(paths, StreamSettings(engine="native"))), daemon=True)
+    worker.start()
+    worker.join(timeout=20)
+    assert not worker.is_alive(), "the FIFO was opened"
+    found, units = done[0]
+    assert found == {str(folder / "s1.jsonl"): "claude-code"}
+    assert units == {}  # the folder holds a file this pass does not read

@@ -182,3 +182,30 @@ def test_every_character_the_escaping_changes_is_not_printable() -> None:
     changed = [chr(c) for c in range(0x110000) if printable(chr(c)) != chr(c)]
     assert len(changed) == 32 + 33 + 1 + 2 + 5 + 4 + 2048
     assert not any(ch.isprintable() for ch in changed)
+
+
+def test_a_first_line_being_written_says_no_complete_line_yet(tmp_path: Path) -> None:
+    """A transcript holding only the start of its first line (no line end yet) is a session
+    being started: one line saying so, exit 0 (not "not a Claude Code transcript")."""
+    started = tmp_path / "s.jsonl"
+    started.write_text('{"type":"user","uuid":"a","sessionId":"s","message":{"content":"hi',
+                       encoding="utf-8")
+    assert _line(json.dumps({"transcript_path": str(started)})) == (
+        0, "wavemetrics: no complete line in the transcript yet\n")
+
+
+def test_a_tool_line_being_written_shows_the_figures_so_far(tmp_path: Path) -> None:
+    """A Claude Code transcript whose only tool line is cut short (being written) and that
+    has no line used yet shows its figures so far, zero, as a transcript of chatter does;
+    a transcript whose lines are all ignored or damaged says it has no usable line."""
+    live = tmp_path / "s.jsonl"
+    live.write_text(
+        '{"type":"user","uuid":"a","sessionId":"s"}\n'
+        '{"type":"assistant","uuid":"b","sessionId":"s","message":{"content":'
+        '[{"type":"tool_use","id":"x","name":"Bash"', encoding="utf-8")
+    assert _line(json.dumps({"transcript_path": str(live)})) == (
+        0, "waves 0 · multi 0 · saved 0.0s\n")
+    broken = tmp_path / "b.jsonl"
+    broken.write_text('{"type":"user","uuid":"a","sessionId":"s"}\n{bad\n', encoding="utf-8")
+    assert _line(json.dumps({"transcript_path": str(broken)})) == (
+        0, "wavemetrics: no usable line in the transcript\n")

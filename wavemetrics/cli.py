@@ -591,6 +591,25 @@ _SHOW_PATHS_OPTION = click.option(
 )
 
 
+def _native_or_python(ctx: click.Context) -> str:
+    """``native`` when the extension can be used. When it is missing or built from
+    older sources: a usage error if ``--engine native`` was asked for, else (the
+    default picked it) the Python engine, with a note for a stale build."""
+    from wavemetrics.native import available, stale
+
+    if available():
+        return "native"
+    asked = ctx.get_parameter_source("engine") is not click.core.ParameterSource.DEFAULT
+    what = ("is built from older sources: rebuild it with `pip install -e .`" if stale()
+            else "is not built (see the README's build section)")
+    if asked:
+        raise click.UsageError(f"--engine native: the Rust extension {what}")
+    if stale():
+        click.echo(f"wavemetrics: note: the Rust extension {what}; reading with the Python"
+                   " engine (same output, slower)", err=True)
+    return "python"
+
+
 @main.command()
 @_input_options
 @_window_options
@@ -624,12 +643,7 @@ def summarize(
     folders of Claude Code, Codex and pi that exist (named on stderr).
     """
     if engine == "native":
-        from wavemetrics.native import available as native_available
-
-        if not native_available():
-            raise click.UsageError(
-                "--engine native: the Rust extension is not built (see the README's build section)"
-            )
+        engine = _native_or_python(click.get_current_context())
     from wavemetrics.runcache import options_from_click, record
 
     status = ExitStatus()

@@ -17,6 +17,7 @@ figure of all lanes, the same as without ``--by``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -253,6 +254,22 @@ def render_group_table(document: dict[str, Any]) -> str:
 _PROJECT_WIDTH = 24
 
 
+#: An escape :func:`~wavemetrics.escaping.printable` writes (``\\t``, ``\\xNN``, ``\\uNNNN``).
+_ESCAPE = re.compile(r"\\(?:[tnr]|x[0-9a-f]{2}|u[0-9a-f]{4})")
+
+
+def _whole_escapes(text: str, label: str) -> str:
+    """``label`` (the end of the escaped ``text``, ``…`` in front when cut) grown to the
+    start of an escape it would cut through: ``…x07-tail`` would read as the text x07."""
+    if not label.startswith("…"):
+        return label
+    cut = len(text) - (len(label) - 1)
+    for match in _ESCAPE.finditer(text, max(0, cut - 5), cut + 6):
+        if match.start() < cut < match.end():
+            return "…" + text[match.start():]
+    return label
+
+
 def group_labels(by: str, groups: list[str]) -> dict[str, str]:
     """How each group of a ``--by`` table is shown so that no two look the same.
 
@@ -281,7 +298,8 @@ def group_labels(by: str, groups: list[str]) -> dict[str, str]:
     if by == "project":  # unique ends: unique prefixes of the reversed (escaped) paths
         escaped = {group: printable(group) for group in groups}
         ends = unique_prefixes((text[::-1] for text in escaped.values()), _PROJECT_WIDTH)
-        return {group: ends[text[::-1]][::-1] for group, text in escaped.items()}
+        return {group: _whole_escapes(text, ends[text[::-1]][::-1])
+                for group, text in escaped.items()}
     return {group: printable(group) for group in groups}
 
 

@@ -23,7 +23,7 @@ from wavemetrics.readers._lines import LineAccount
 from wavemetrics.readers.claude_code import CLAUDE_CODE, CLAUDE_ONLY_TYPES, fallback_session_id
 from wavemetrics.readers.events import EVENT_TYPES, EVENTS
 from wavemetrics.readers.lanes import InputReport
-from wavemetrics.readers.sources import STDIN, file_stem, open_error
+from wavemetrics.readers.sources import STDIN, file_stem, open_error, project_folder
 from wavemetrics.summary import ParallelismSummary
 
 __all__ = [
@@ -31,18 +31,29 @@ __all__ = [
     "NATIVE_FORMATS",
     "available",
     "default_engine",
+    "detect_and_read_natively",
     "detect_native",
     "detect_natively",
+    "detection_counts",
     "read_unit_native",
     "read_units_natively",
     "split_reads",
+    "stale",
 ]
 
+#: The extension interface this module calls: ``API_VERSION`` of ``native/src/python.rs``.
+#: An extension built from older sources (Python files pulled, the extension not
+#: rebuilt) has another, and is not called: :func:`stale` is then true.
+API_VERSION = 2
+
 _native: Any
+_stale = False
 try:  # the extension is missing when the package was installed without building it
     _native = importlib.import_module("wavemetrics._native")
 except ImportError:  # pragma: no cover (the test environment builds it)
     _native = None
+if _native is not None and getattr(_native, "API_VERSION", None) != API_VERSION:
+    _native, _stale = None, True
 
 #: The ``--engine`` choices.
 ENGINES = ("python", "native")
@@ -53,8 +64,15 @@ _DETECTED = (EVENTS.name, CLAUDE_CODE.name)
 
 
 def available() -> bool:
-    """True when the Rust extension is importable."""
+    """True when the Rust extension is importable and built from these sources
+    (its ``API_VERSION`` is :data:`API_VERSION`)."""
     return _native is not None
+
+
+def stale() -> bool:
+    """True when an extension is installed but built from older sources (another
+    ``API_VERSION``): it is not used, and ``pip install -e .`` rebuilds it."""
+    return _stale
 
 
 def default_engine() -> str:
@@ -107,6 +125,81 @@ def detect_natively(paths: list[str], jobs: int) -> dict[str, str]:
     )
     return {path: _DETECTED[index]
             for path, index in zip(candidates, found, strict=True) if index is not None}
+
+
+def detection_counts() -> tuple[int, int]:
+    """``(files detected by the separate detection pass, groups detected and read in
+    one pass)`` in this process (:func:`detect_natively`, :func:`detect_and_read_natively`);
+    ``(0, 0)`` without the extension."""
+    return (0, 0) if _native is None else tuple(_native.detection_counts())
+
+
+#: A unit read natively: ``(format, paths)``.
+NativeUnit = tuple[str, tuple[str, ...]]
+#: What reading a unit natively gives: its reports and lanes (:func:`read_unit_native`).
+NativeResult = tuple[tuple[InputReport, ...], tuple[StreamedLane, ...]]
+
+
+def detect_and_read_natively(
+    paths: list[str], stream: StreamSettings, detected: list[str] | tuple[str, ...] = ()
+) -> tuple[dict[str, str], dict[NativeUnit, NativeResult]]:
+    """Detect ``paths`` (regular files, as :func:`detect_natively`) and read the
+    ``claude-code`` and ``events`` ones in the same pass, on ``stream.jobs`` threads:
+    each file's first lines are parsed once, detection deciding from the records the
+    Claude Code parse makes of them (the same rules). A path that is not a regular,
+    uncompressed file (``-``, ``.gz``, a FIFO, a device) is never opened here: its
+    folder is only detected, by :func:`detect_natively`.
+
+    The files are grouped by the unit a ``claude-code`` file would join (its project
+    folder, :func:`~wavemetrics.readers.sources.project_folder`); of each group, the
+    files found ``claude-code`` are read as one unit in path order (what
+    :func:`~wavemetrics.readers.plan_units` makes of them) and each ``events`` file as
+    a unit of its own. A group that shares its folder with a file that is not a
+    candidate (``.gz``) or with one of ``detected`` (files whose format is already
+    known, from the cache) is only detected: its unit holds files this pass does not
+    see. Returns the files found to be ``events`` or ``claude-code`` with their format
+    (the rest: ask the registry), and the result of every unit read, by ``(format,
+    paths)``; a unit whose read failed is left out (read it another way). A unit the
+    caller plans otherwise (say the registry finds another ``claude-code`` file of
+    the folder) must be read again: its result here is not that unit's. Raises no
+    exception for an input: a file that cannot be opened or read is left to the
+    registry (which reports it as ever).
+    """
+    if _native is None:
+        return {}, {}
+    groups: dict[str, list[str]] = {}
+    blocked: set[str] = {project_folder(p) for p in detected}
+    for path in paths:
+        folder = project_folder(path)
+        if not _readable_natively(EVENTS.name, (path,)):  # stdin, .gz, a FIFO, a device
+            blocked.add(folder)
+        elif open_error(path) is None:  # else the registry's to report (as ever)
+            groups.setdefault(folder, []).append(path)
+    alone = [p for folder, members in groups.items() if folder in blocked for p in members]
+    found = detect_natively(alone, stream.jobs) if alone else {}
+    folded = [tuple(sorted(members)) for folder, members in groups.items()
+              if folder not in blocked]
+    if not folded:
+        return found, {}
+    args = [[(os.fsencode(p), fallback_session_id(p),
+              file_stem(p) if "subagents" in p else None)  # else the same as the fallback
+             for p in group] for group in folded]
+    outs = _native.read_folded(
+        args, sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES), stream.max_tracked_calls or None,
+        _eval_names(tuple(stream.eval_tool_names)), stream.jobs,
+    )
+    units: dict[NativeUnit, NativeResult] = {}
+    for group, (detections, claude, events) in zip(folded, outs, strict=True):
+        found.update((path, _DETECTED[index])
+                     for path, index in zip(group, detections, strict=True) if index is not None)
+        members = tuple(p for p, index in zip(group, detections, strict=True) if index == 1)
+        if claude is not None:
+            units[CLAUDE_CODE.name, members] = _unit_result(CLAUDE_CODE.name, members, claude)
+        for index, result in events:
+            if result is not None:
+                unit = (group[index],)
+                units[EVENTS.name, unit] = _unit_result(EVENTS.name, unit, result)
+    return found, units
 
 
 def split_reads() -> int:

@@ -633,16 +633,20 @@ def _read_inputs(
     # the native engine reads under the default limits only (otherwise the Python
     # readers read): same output. With the read cache, what it reads is stored too.
     native = (stream is not None and stream.engine == "native" and limits == DEFAULT_LIMITS)
+    known: dict[str, str] = {}
     if cache is not None and on_disk:
         # every detection stored for these files, in a few queries
         known = _cached_detections(on_disk, input_format, cache, keys)
         detected = [(Detection(path, fmt), None) for path, fmt in known.items()]
         on_disk = [path for path in on_disk if path not in known]
+    folded: dict[ReadUnit, UnitResult[Lane | StreamedLane]] = {}
     if native and stream is not None and input_format == AUTO and on_disk:
-        from wavemetrics.native import detect_natively  # the extension loads on first use
+        from wavemetrics.native import detect_and_read_natively  # loads on first use
 
-        # events and claude-code files are detected on threads; the rest as usual
-        found = detect_natively(on_disk, stream.jobs)
+        # events and claude-code files are detected and read in one pass on threads
+        # (the first lines of each parsed once); the rest as usual
+        found, read = detect_and_read_natively(on_disk, stream, tuple(known))
+        folded = {ReadUnit(*unit): UnitResult(*result) for unit, result in read.items()}
         detected.extend((Detection(path, fmt), None) for path, fmt in found.items())
         on_disk = [path for path in on_disk if path not in found]
         if cache is not None:
@@ -681,13 +685,14 @@ def _read_inputs(
     results = dict(early)
     if cache is not None and stream is not None and parallel:
         # every unit's streamed lanes stored for these settings, in a few queries
-        for unit, hit in _cached_summaries(parallel, stream, cache, keys).items():
+        unread = [unit for unit in parallel if unit not in folded]
+        for unit, hit in _cached_summaries(unread, stream, cache, keys).items():
             results[unit] = hit
             done(unit.paths)
         parallel = [unit for unit in parallel if unit not in results]
     if native and stream is not None and parallel:
         # every unit the native engine reads, in one call on --jobs threads
-        for unit, result in _read_natively(parallel, stream, cache, keys).items():
+        for unit, result in _read_natively(parallel, stream, cache, keys, folded).items():
             results[unit] = result
             done(unit.paths)
         parallel = [unit for unit in parallel if unit not in results]
@@ -773,18 +778,20 @@ def _cached_summaries(
 
 
 def _read_natively(
-    units: list[ReadUnit], stream: StreamSettings, cache: ReadCache | None, keys: _FileKeys
+    units: list[ReadUnit], stream: StreamSettings, cache: ReadCache | None, keys: _FileKeys,
+    folded: dict[ReadUnit, UnitResult[Lane | StreamedLane]],
 ) -> dict[ReadUnit, UnitResult[Lane | StreamedLane]]:
-    """The units the native engine reads (in one call on ``stream.jobs`` threads); with
-    a cache, each one's streamed lanes are stored under :func:`_summarised_key` (not its
-    call records: the native engine builds none), unless a file changed while it was
-    read or an input has an error, as :func:`cached_read_unit` does."""
+    """The units the native engine reads (those ``folded``, read where they were
+    detected, and the rest in one call on ``stream.jobs`` threads); with a cache, each
+    one's streamed lanes are stored under :func:`_summarised_key` (not its call
+    records: the native engine builds none), unless a file changed while it was read
+    or an input has an error, as :func:`cached_read_unit` does."""
     from wavemetrics.native import read_units_natively  # the extension loads on first use
 
-    read = read_units_natively([(u.format, u.paths) for u in units], stream, stream.jobs)
-    results: dict[ReadUnit, UnitResult[Lane | StreamedLane]] = {
-        units[index]: UnitResult(*result) for index, result in read.items()
-    }
+    results = {unit: folded[unit] for unit in units if unit in folded}
+    rest = [unit for unit in units if unit not in folded]
+    read = read_units_natively([(u.format, u.paths) for u in rest], stream, stream.jobs)
+    results.update({rest[index]: UnitResult(*result) for index, result in read.items()})
     if cache is None:
         return results
     from wavemetrics.cache import file_key

@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import os
 import stat
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wavemetrics.cache import (
     FileKey,
@@ -39,6 +39,9 @@ from wavemetrics.cache import (
     limits_key,
     unit_key,
 )
+
+if TYPE_CHECKING:  # loaded with the readers, only when a transcript is read
+    from wavemetrics.readers.lanes import InputReport
 
 __all__ = ["format_figures", "run", "session_files", "status_line"]
 
@@ -94,6 +97,10 @@ A_FOLDER = "wavemetrics: transcript_path is a folder"
 NOT_A_FILE = "wavemetrics: transcript_path is not a regular file"
 NOT_READABLE = "wavemetrics: transcript not readable"
 NOT_A_TRANSCRIPT = "wavemetrics: not a Claude Code transcript"
+NO_LINE_YET = "wavemetrics: no complete line in the transcript yet"
+NO_USABLE_LINE = "wavemetrics: no usable line in the transcript"
+#: How much of a file with no line end is looked at to call it "no complete line yet".
+_FIRST_LINE_BYTES = 1 << 20
 
 
 def _transcript_path(text: str) -> tuple[str | None, str]:
@@ -143,7 +150,9 @@ def _compute(paths: list[str], keys: list[FileKey], cache: ReadCache | None) -> 
 
     outcome = read_inputs(paths, cache=cache)
     main = next((r for r in outcome.inputs if r.path == paths[0]), None)
-    if main is None or main.error is not None:
+    if main is None or (main.error is not None and not _only_cut_short(main)):
+        if main is not None and main.format is not None and main.lines_read > 0:
+            return NO_USABLE_LINE  # read, recognised, but every line ignored or damaged
         return _not_read(paths[0])
     # a sub-agent file that cannot be read is left out; the others still count
     readable = {r.path for r in outcome.inputs if r.path != paths[0] and r.error is None}
@@ -156,15 +165,37 @@ def _compute(paths: list[str], keys: list[FileKey], cache: ReadCache | None) -> 
     return figures
 
 
+def _only_cut_short(report: InputReport) -> bool:
+    """A recognised transcript whose one problem is its last line, cut short (Claude Code
+    is writing it), and that has no line used yet: a live session's state, shown as its
+    figures so far (zero), not as an error (``summarize`` reports it as one)."""
+    return (report.format is not None and report.lines_used == 0
+            and set(report.problems) == {"truncated_last_line"})
+
+
 def _not_read(path: str) -> str:
-    """Why the transcript ``path`` gave no figures: content of no format the readers
-    measure (it read, but is not what Claude Code writes), else an error reading it."""
+    """Why the transcript ``path`` gave no figures: no line end yet (its first line is
+    being written), content of no format the readers measure (it read, but is not what
+    Claude Code writes), else an error reading it."""
     from wavemetrics.readers import detect_input
     from wavemetrics.readers.registry import UNMEASURABLE
 
     detection = detect_input(path)
     other = detection.unrecognised or detection.error in {e.reason for e in UNMEASURABLE}
+    if detection.unrecognised and _no_line_end(path):
+        return NO_LINE_YET
     return NOT_A_TRANSCRIPT if other else NOT_READABLE
+
+
+def _no_line_end(path: str) -> bool:
+    # a plain file of at most 1 MiB without a single line end: a first line being written
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_FIRST_LINE_BYTES + 1)
+    except OSError:
+        return False
+    return len(head) <= _FIRST_LINE_BYTES and b"\n" not in head and not head.startswith(
+        b"\x1f\x8b")
 
 
 def status_line(stdin_text: str, cache: ReadCache | None) -> str:

@@ -1,10 +1,15 @@
 //! Format detection for the formats this crate reads (`registry.py`: `_sniff_events`,
 //! then `_sniff_claude`, over the JSON objects among the first 64 lines with content).
+//!
+//! [`Window`] holds the rule, fed one line at a time: [`detect`] feeds it a file's
+//! first lines on their own (the separate detection pass), the folded read
+//! (`readers::read_folded`) the records its Claude Code parse makes of the same lines.
 
 use crate::json::{nesting_exceeds, parse_object, Val, PY_MAX_DEPTH};
 use crate::lines::{is_py_space, LineReader};
 use std::io;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// How many first lines with content detection looks at (`DETECT_LINES`).
 pub const DETECT_LINES: usize = 64;
@@ -14,10 +19,24 @@ pub const PEEK_MAX_LINES: usize = 100_000;
 /// The peek's byte cap (64 MiB), less a margin so Python's own count decides.
 pub const PEEK_MAX_BYTES: usize = 64 * (1 << 20) - 1024;
 
+/// How many files [`detect`] has looked at in this process: the separate detection
+/// pass (tests use it to see that a folded read made none).
+pub static SEPARATE_DETECTIONS: AtomicUsize = AtomicUsize::new(0);
+
 /// The type sets the Python registry recognises formats by.
 pub struct Sniffers<'a> {
     pub event_types: &'a [String],
     pub claude_only_types: &'a [String],
+}
+
+impl Sniffers<'_> {
+    fn is_event(&self, kind: &[u8]) -> bool {
+        self.event_types.iter().any(|s| s.as_bytes() == kind)
+    }
+
+    fn is_claude_only(&self, kind: &[u8]) -> bool {
+        self.claude_only_types.iter().any(|s| s.as_bytes() == kind)
+    }
 }
 
 /// What detection found.
@@ -27,98 +46,141 @@ pub enum Detected {
     ClaudeCode = 1,
 }
 
+/// The detection window of one file: its first lines up to the [`DETECT_LINES`]th
+/// with content, and what their records say. Fed each raw line by [`Window::take`]
+/// (while [`Window::looking`]) and each line's record by [`Window::record`].
+pub struct Window<'s> {
+    sniffers: &'s Sniffers<'s>,
+    with_content: usize,
+    lines: usize,
+    bytes: usize,
+    first: bool,
+    /// A record of an event type was seen (events win over claude-code).
+    events: bool,
+    /// A record only Claude Code writes was seen.
+    claude: bool,
+}
+
+impl<'s> Window<'s> {
+    pub fn new(sniffers: &'s Sniffers<'s>) -> Self {
+        Window {
+            sniffers,
+            with_content: 0,
+            lines: 0,
+            bytes: 0,
+            first: true,
+            events: false,
+            claude: false,
+        }
+    }
+
+    /// Whether the next line is still in the window.
+    pub fn looking(&self) -> bool {
+        self.with_content < DETECT_LINES
+    }
+
+    /// Account the next raw line (without its `\n`): the line as detection parses it
+    /// (a first line without its BOM), or `None` when the window reaches the peek's
+    /// caps (then detection is Python's).
+    pub fn take<'l>(&mut self, raw: &'l [u8]) -> Option<&'l [u8]> {
+        self.lines += 1;
+        self.bytes += raw.len() + 1;
+        if self.lines >= PEEK_MAX_LINES || self.bytes >= PEEK_MAX_BYTES {
+            return None;
+        }
+        if raw.iter().any(|&b| !is_py_space(b)) {
+            self.with_content += 1;
+        }
+        if std::mem::replace(&mut self.first, false) {
+            return Some(raw.strip_prefix(b"\xef\xbb\xbf").unwrap_or(raw));
+        }
+        Some(raw)
+    }
+
+    /// A line of the window that is a JSON object, by its `type` (when a string) and
+    /// whether it has a `uuid` key.
+    pub fn record(&mut self, kind: Option<&[u8]>, has_uuid: bool) {
+        let Some(kind) = kind else {
+            return;
+        };
+        let conversation = matches!(kind, b"user" | b"assistant" | b"system");
+        self.events |= self.sniffers.is_event(kind);
+        self.claude |= self.sniffers.is_claude_only(kind) || (conversation && has_uuid);
+    }
+
+    /// What the lines taken so far say: `events` when any record has an event type,
+    /// else `claude-code` when any is Claude Code's, else `None` (ask the registry).
+    pub fn found(&self) -> Option<Detected> {
+        if self.events {
+            Some(Detected::Events)
+        } else if self.claude {
+            Some(Detected::ClaudeCode)
+        } else {
+            None
+        }
+    }
+}
+
+/// A line as detection reads it (`json.loads` of the line): `Some((type when a
+/// string, has a uuid key))` when it is a JSON object, else `None`.
+pub fn sniff_line(line: &[u8]) -> Option<(Option<Vec<u8>>, bool)> {
+    let text = std::str::from_utf8(line).ok()?;
+    if nesting_exceeds(line, PY_MAX_DEPTH) {
+        return None; // Python's json gives up on it: not a record
+    }
+    let (mut kind, mut has_uuid) = (None, false);
+    parse_object(text, &["type", "uuid"], |i, raw| {
+        if i == 0 {
+            kind = Val::of(raw).str_bytes().map(<[u8]>::to_vec);
+        } else {
+            has_uuid = true;
+        }
+    })
+    .ok()?;
+    Some((kind, has_uuid))
+}
+
 /// `Events`, `ClaudeCode`, or `None` when neither recogniser accepts the file
 /// (then the Python registry decides: another format, empty, or unrecognised).
 pub fn detect(path: &Path, sniffers: &Sniffers) -> io::Result<Option<Detected>> {
+    SEPARATE_DETECTIONS.fetch_add(1, Ordering::Relaxed);
     let file = match crate::readers::open_plain(path) {
         Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::Unsupported => return Ok(None),
         Err(e) => return Err(e),
     };
     let mut reader = LineReader::new(file);
-    let mut types: Vec<(Option<Vec<u8>>, bool)> = Vec::new();
     let event_names: Vec<memchr::memmem::Finder> = sniffers
         .event_types
         .iter()
         .map(|t| memchr::memmem::Finder::new(t.as_bytes()))
         .collect();
-    let mut claude_found = false;
-    let mut with_content = 0;
-    let mut first = true;
-    let (mut lines, mut bytes) = (0usize, 0usize);
-    while with_content < DETECT_LINES {
+    let mut window = Window::new(sniffers);
+    while window.looking() {
         let raw = match reader.next_line() {
             Ok(Some((raw, _))) => raw,
             Ok(None) => break,
             Err(e) if e.kind() == io::ErrorKind::Unsupported => return Ok(None),
             Err(e) => return Err(e),
         };
-        lines += 1;
-        bytes += raw.len() + 1;
-        if lines >= PEEK_MAX_LINES || bytes >= PEEK_MAX_BYTES {
+        let Some(line) = window.take(raw) else {
             return Ok(None);
-        }
-        if raw.iter().any(|&b| !is_py_space(b)) {
-            with_content += 1;
-        }
-        let mut line = raw;
-        if first {
-            line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
-            first = false;
-        }
+        };
         // Once a record says claude-code, only an events record can change the answer,
         // and a line that holds neither an event type's name nor a \u escape (the only
         // escape that can spell a letter of one) cannot be one:
         // such lines need no parse (the answer is exactly the full parse's).
-        if claude_found
+        if window.claude
             && memchr::memmem::find(line, b"\\u").is_none()
             && !event_names.iter().any(|f| f.find(line).is_some())
         {
             continue;
         }
-        let Ok(text) = std::str::from_utf8(line) else {
-            continue;
-        };
-        if nesting_exceeds(line, PY_MAX_DEPTH) {
-            continue; // Python's json gives up on it: not a record
-        }
-        let (mut kind, mut has_uuid) = (None, false);
-        let parsed = parse_object(text, &["type", "uuid"], |i, raw| {
-            if i == 0 {
-                kind = Val::of(raw).str_bytes().map(<[u8]>::to_vec);
-            } else {
-                has_uuid = true;
-            }
-        });
-        if parsed.is_ok() {
-            let conversation = matches!(kind.as_deref(), Some(b"user" | b"assistant" | b"system"));
-            let claude_only = kind.as_ref().is_some_and(|k| {
-                sniffers
-                    .claude_only_types
-                    .iter()
-                    .any(|s| s.as_bytes() == k.as_slice())
-            });
-            claude_found |= claude_only || (conversation && has_uuid);
-            types.push((kind, has_uuid));
+        if let Some((kind, has_uuid)) = sniff_line(line) {
+            window.record(kind.as_deref(), has_uuid);
         }
     }
-    let is = |set: &[String], kind: &Option<Vec<u8>>| {
-        kind.as_ref()
-            .is_some_and(|k| set.iter().any(|s| s.as_bytes() == k.as_slice()))
-    };
-    if types.iter().any(|(kind, _)| is(sniffers.event_types, kind)) {
-        return Ok(Some(Detected::Events));
-    }
-    let conversation = |kind: &Option<Vec<u8>>| {
-        matches!(kind.as_deref(), Some(b"user" | b"assistant" | b"system"))
-    };
-    if types
-        .iter()
-        .any(|(kind, uuid)| is(sniffers.claude_only_types, kind) || (conversation(kind) && *uuid))
-    {
-        return Ok(Some(Detected::ClaudeCode));
-    }
-    Ok(None)
+    Ok(window.found())
 }
 
 #[cfg(test)]

@@ -12,6 +12,12 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
+/// The interface `wavemetrics/native.py` calls (`_API_VERSION` there): bump it
+/// whenever a function of this module is added, removed or changes its
+/// arguments or results, so that an extension built from older sources is
+/// found out and not called (`native.available()` is then false).
+pub const API_VERSION: u32 = 2;
+
 fn to_py_err(error: ReadError) -> PyErr {
     match error {
         ReadError::Io(e) => PyOSError::new_err(e.to_string()),
@@ -180,6 +186,73 @@ fn read_units<'py>(
         .collect()
 }
 
+/// One file of a folded group: its path (file-system bytes), its fallback session id
+/// as a Claude Code file, and its default session id as an `events` file when that
+/// differs (`None`: the same).
+type FoldArg = (Vec<u8>, String, Option<String>);
+
+/// Detect and read groups of files on `jobs` threads, each file opened and its first
+/// lines parsed once (`readers::read_folded`): a group is the candidate files of one
+/// Claude Code project folder, in path order. Per group, in group order: `(found,
+/// claude, events)`: each file's detection (`0` events, `1` claude-code, `None`: ask
+/// the registry), the unit of the files found `claude-code` (a unit tuple as
+/// [`read_claude_code`] returns, or `None`: none, or the read failed), and `[(file
+/// index, unit tuple or None)]` for the `events` files. With fewer groups than `jobs`,
+/// a group's files are parsed on the threads left over.
+#[pyfunction]
+fn read_folded<'py>(
+    py: Python<'py>,
+    groups: Vec<Vec<FoldArg>>,
+    event_types: Vec<String>,
+    claude_only_types: Vec<String>,
+    max_tracked_calls: Option<usize>,
+    eval_names: Vec<String>,
+    jobs: usize,
+) -> PyResult<Vec<Bound<'py, PyTuple>>> {
+    let s = settings(max_tracked_calls, eval_names);
+    let sniffers = Sniffers {
+        event_types: &event_types,
+        claude_only_types: &claude_only_types,
+    };
+    let per_group = (jobs / groups.len().max(1)).max(1);
+    let outs = py.detach(|| {
+        crate::parallel::map_indexed(groups.len(), jobs, |i| {
+            let files: Vec<readers::FoldFile> = groups[i]
+                .iter()
+                .map(|(path, claude, events)| readers::FoldFile {
+                    path: Path::new(OsStr::from_bytes(path)),
+                    claude_fallback: claude,
+                    events_default: events.as_deref().unwrap_or(claude),
+                })
+                .collect();
+            readers::read_folded(&files, &sniffers, &s, per_group)
+        })
+    });
+    outs.iter()
+        .map(|out| {
+            let found: Vec<Option<usize>> =
+                out.found.iter().map(|f| f.map(|d| d as usize)).collect();
+            let claude = out.claude.as_ref().map(|o| unit(py, o)).transpose()?;
+            let events = out
+                .events
+                .iter()
+                .map(|(index, o)| Ok((*index, o.as_ref().map(|o| unit(py, o)).transpose()?)))
+                .collect::<PyResult<Vec<_>>>()?;
+            (found, claude, events).into_pyobject(py)
+        })
+        .collect()
+}
+
+/// How many files the separate detection pass (`detect`, `detect_many`) has looked at
+/// in this process, and how many groups `read_folded` has read (tests use them).
+#[pyfunction]
+fn detection_counts() -> (usize, usize) {
+    (
+        crate::detect::SEPARATE_DETECTIONS.load(std::sync::atomic::Ordering::Relaxed),
+        readers::FOLDED_READS.load(std::sync::atomic::Ordering::Relaxed),
+    )
+}
+
 /// [`detect`] for many files on `jobs` threads; `None` also for a file that cannot be read.
 #[pyfunction]
 fn detect_many(
@@ -229,11 +302,14 @@ fn split_reads() -> usize {
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("API_VERSION", API_VERSION)?;
     m.add_function(wrap_pyfunction!(read_claude_code, m)?)?;
     m.add_function(wrap_pyfunction!(read_events, m)?)?;
     m.add_function(wrap_pyfunction!(detect, m)?)?;
     m.add_function(wrap_pyfunction!(read_units, m)?)?;
     m.add_function(wrap_pyfunction!(detect_many, m)?)?;
     m.add_function(wrap_pyfunction!(split_reads, m)?)?;
+    m.add_function(wrap_pyfunction!(read_folded, m)?)?;
+    m.add_function(wrap_pyfunction!(detection_counts, m)?)?;
     Ok(())
 }

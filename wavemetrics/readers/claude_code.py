@@ -95,6 +95,10 @@ class ClaudeFile:
 def fallback_session_id(path: str) -> str:
     """Session id for lines without ``sessionId``: the ``<session>`` folder of a
     ``<session>/subagents/`` file, else the file name without its suffix."""
+    # a path without "subagents" has no folder of that name (os_text writes undecodable
+    # bytes as \xNN, never these letters): its file stem, without pathlib's cost
+    if "subagents" not in path:
+        return file_stem(path)
     pure = PurePath(os_text(path))
     if pure.parent.name == "subagents" and pure.parent.parent.name:
         return pure.parent.parent.name
