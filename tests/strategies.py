@@ -802,6 +802,36 @@ def trace_files(
     return build()
 
 
+#: Bytes that break a JSON line in telling ways: structure, a string or escape
+#: start, a raw control character, non-JSON whitespace (VT, a UTF-8 no-break
+#: space), a lone surrogate escape, a cut escape, bad UTF-8, a newline, a huge number.
+DAMAGE_BYTES = [b'"', b"\\", b"{", b"}", b"[", b"]", b",", b":", b" ", b"\x01", b"\x0b",
+                b"\xc2\xa0", b"u", b"0", b"e", b"-", b".", b"\\ud800", b"\\u00", b"\xff",
+                b"\n", b"9" * 30, b"tru", b"null"]
+
+
+@st.composite
+def damaged(draw: st.DrawFn, data: st.SearchStrategy[bytes]) -> bytes:
+    """``data`` with one to four random edits: a bit flipped, a byte replaced by or
+    bytes inserted from :data:`DAMAGE_BYTES`, a short span deleted, or the rest cut."""
+    out = bytearray(draw(data))
+    for _ in range(draw(st.integers(1, 4))):
+        at = draw(st.integers(0, max(len(out) - 1, 0)))
+        kind = draw(st.sampled_from(["flip", "replace", "insert", "delete", "cut"]))
+        piece = draw(st.sampled_from(DAMAGE_BYTES))
+        if kind == "flip" and out:
+            out[at] ^= 1 << draw(st.integers(0, 7))
+        elif kind == "replace":
+            out[at:at + 1] = piece
+        elif kind == "insert":
+            out[at:at] = piece
+        elif kind == "delete":
+            del out[at:at + draw(st.integers(1, 8))]
+        else:
+            del out[at:]
+    return bytes(out)
+
+
 #: Summary settings both engines take: the call cap and the eval names.
 engine_caps = st.sampled_from([2000, 2000, 0, 1, 2, 3])
 engine_eval_names = st.sampled_from([("eval", "codemode", "code_mode"), ("read", " Bash "), ()])

@@ -30,6 +30,7 @@ from tests.golden_cases import EXAMPLE
 from tests.strategies import (
     claude_calls,
     claude_records,
+    damaged,
     engine_caps,
     engine_eval_names,
     event_calls,
@@ -136,6 +137,60 @@ def test_events_files_read_the_same(
     path = tmp_path_factory.mktemp("events") / "run.jsonl"
     path.write_bytes(data)
     _both([str(path)], "events", cap, names, units=1)
+
+
+@DIFFERENTIAL
+@given(data=damaged(trace_files(claude_records(), claude_calls())), cap=engine_caps,
+       names=engine_eval_names)
+def test_damaged_claude_code_files_read_the_same(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes, cap: int, names: tuple[str, ...]
+) -> None:
+    """A generated Claude Code file with random damage (bit flips, cuts, deleted spans,
+    inserted structure bytes, escapes, control characters, bad UTF-8) gives the same
+    line accounts and figures on both engines: the native JSON scanner accepts and
+    refuses exactly the lines Python's parser does."""
+    path = tmp_path_factory.mktemp("damaged") / "s.jsonl"
+    path.write_bytes(data)
+    _both([str(path)], "claude-code", cap, names, units=1)
+
+
+@DIFFERENTIAL
+@given(data=damaged(trace_files(event_records(), event_calls())), cap=engine_caps,
+       names=engine_eval_names)
+def test_damaged_events_files_read_the_same(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes, cap: int, names: tuple[str, ...]
+) -> None:
+    """A generated events file with random damage gives the same accounts and figures
+    on both engines."""
+    path = tmp_path_factory.mktemp("damaged") / "run.jsonl"
+    path.write_bytes(data)
+    _both([str(path)], "events", cap, names, units=1)
+
+
+def test_a_control_character_in_a_key_is_invalid_json_on_both_engines(tmp_path: Path) -> None:
+    """A raw control character in an object key (top level, in ``message``, in a content
+    block) makes the line ``invalid_json``, as Python's strict parser has it (serde_json
+    let it through before the native scanner)."""
+    good = {"type": "user", "uuid": "u0", "sessionId": "s", "timestamp": "2026-01-01T00:00:00Z",
+            "message": {"role": "user", "content": "hi"}}
+    lines = [json.dumps(good)]
+    for n, (where, key) in enumerate([("top", "a\x01"), ("message", "r\x1f"), ("block", "\x00")]):
+        record: dict[str, Any] = {**good, "uuid": f"u{n + 1}"}
+        if where == "top":
+            record[key] = 1
+        elif where == "message":
+            record["message"] = {"role": "user", key: 1, "content": "hi"}
+        else:
+            record["message"] = {"role": "user", "content": [{"type": "text", key: 1}]}
+        # json.dumps escapes control characters: put the raw one back
+        escaped = json.dumps(key)[1:-1]
+        lines.append(json.dumps(record).replace(escaped, key))
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    document = json.loads(_both([str(path)], "claude-code", 2000, (), units=1))
+    report = document["inputs"][0]
+    assert report["lines_read"] == 4
+    assert report["problems"] == {"invalid_json": 3}
 
 
 @DIFFERENTIAL

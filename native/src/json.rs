@@ -1,13 +1,14 @@
-//! JSON decoding of only the keys a reader uses (serde_json; everything else is
-//! skipped by `IgnoredAny` without being built).
+//! JSON decoding of only the keys a reader uses: a single-pass validating scanner
+//! ([`parse_object`], [`parse_object_fast`]) that checks every byte of a line as
+//! Python's `json.loads` would and hands over the raw text of the few values a
+//! reader reads; everything else is skipped without being built.
 //!
-//! Values of the keys a reader reads are taken as borrowed [`RawValue`]s and
-//! classified by [`Val::of`], so that a string with a lone surrogate escape
-//! (which Python's `json` accepts) is kept as WTF-8 bytes instead of failing
-//! the whole line. Duplicate keys: the last one wins, as in Python's `json`.
+//! Values are classified by [`Val::of`], so that a string with a lone surrogate
+//! escape (which Python's `json` accepts) is kept as WTF-8 bytes instead of
+//! failing the whole line (serde_json decodes the rare string with an escape).
+//! Duplicate keys: the last one wins, as in Python's `json`.
 
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde_json::value::RawValue;
+use serde::de::{self, Deserializer, Visitor};
 use std::borrow::Cow;
 use std::fmt;
 
@@ -32,7 +33,7 @@ pub enum Val<'a> {
     Object(&'a str),
 }
 
-struct WtfBytes;
+pub(crate) struct WtfBytes;
 
 impl<'de> Visitor<'de> for WtfBytes {
     type Value = Vec<u8>;
@@ -49,7 +50,7 @@ impl<'de> Visitor<'de> for WtfBytes {
     }
 }
 
-fn number(text: &str) -> f64 {
+pub(crate) fn number(text: &str) -> f64 {
     if !text.contains(['.', 'e', 'E']) {
         // a Python int: float(int) rounds correctly, and -0 is the int 0
         if let Ok(small) = text.parse::<i64>() {
@@ -61,21 +62,15 @@ fn number(text: &str) -> f64 {
 }
 
 impl<'a> Val<'a> {
-    /// Classify a raw JSON value (already validated by the parse that produced it).
-    pub fn of(raw: &'a RawValue) -> Val<'a> {
-        let text = raw.get();
+    /// Classify a raw JSON value (already validated by the scan that produced it).
+    pub fn of(raw: Raw<'a>) -> Val<'a> {
+        let text = raw.text;
         match text.as_bytes().first() {
-            Some(b'"') => {
-                let inner = &text[1..text.len() - 1];
-                if !inner.contains('\\') {
-                    return Val::Str(Cow::Borrowed(inner.as_bytes()));
-                }
-                let mut de = serde_json::Deserializer::from_str(text);
-                match de.deserialize_bytes(WtfBytes) {
-                    Ok(bytes) => Val::Str(Cow::Owned(bytes)),
-                    Err(_) => Val::Null, // unreachable: the text was validated
-                }
-            }
+            Some(b'"') if raw.plain => Val::Str(Cow::Borrowed(&text.as_bytes()[1..text.len() - 1])),
+            Some(b'"') => match unescape(text) {
+                Some(bytes) => Val::Str(Cow::Owned(bytes)),
+                None => Val::Null, // unreachable: the text was validated
+            },
             Some(b'{') => Val::Object(text),
             Some(b'[') => Val::Array(text),
             Some(b't') => Val::Bool(true),
@@ -140,102 +135,457 @@ pub fn has_control(text: &[u8]) -> bool {
     })
 }
 
-/// A key as WTF-8 bytes: a key with a lone surrogate escape is valid JSON for Python.
-struct KeyBytes;
+/// A line that is not JSON as Python's `json` reads it (`invalid_json`); where it
+/// failed is not kept (the readers count the line, they never show its text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SyntaxError;
 
-impl<'de> de::DeserializeSeed<'de> for KeyBytes {
-    type Value = Cow<'de, [u8]>;
+/// The text of one JSON value (no surrounding whitespace), validated by the scan
+/// that found it; `plain` when it is a string without a backslash escape (its
+/// bytes between the quotes are then its value).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Raw<'a> {
+    text: &'a str,
+    plain: bool,
+}
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_bytes(KeyVisitor)
+impl<'a> Raw<'a> {
+    /// The value's JSON text.
+    pub fn get(&self) -> &'a str {
+        self.text
     }
 }
 
-struct KeyVisitor;
+/// The WTF-8 value of a JSON string literal (quotes included) that holds an escape,
+/// decoded by serde_json as bytes: a lone surrogate escape (`"\ud800"`, which
+/// Python's `json` accepts) becomes its three WTF-8 bytes. `None` only for text
+/// that is no string literal, which the scan never hands over.
+fn unescape(literal: &str) -> Option<Vec<u8>> {
+    let mut de = serde_json::Deserializer::from_str(literal);
+    de.deserialize_bytes(WtfBytes).ok()
+}
 
-impl<'de> Visitor<'de> for KeyVisitor {
-    type Value = Cow<'de, [u8]>;
+/// How many arrays and objects the scan enters at most: a line past Python's limit
+/// ([`PY_MAX_DEPTH`]) is `too_deeply_nested` before it is parsed, so this only
+/// bounds the recursion (and the stack) for any text handed to a parse.
+const MAX_SCAN_DEPTH: usize = PY_MAX_DEPTH;
 
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an object key")
+/// One bit per byte of `chunk` that is `"`, `\` or below 0x20 (a JSON string's
+/// end, escape or forbidden control character), bit 0 for the first byte.
+fn specials(chunk: &[u8; 16]) -> u32 {
+    // SAFETY: specials_sse2 needs SSE2 only, which every x86_64 processor has
+    // (it is in the x86_64 baseline the crate is compiled for); it reads nothing
+    // but its argument.
+    #[cfg(target_arch = "x86_64")]
+    return unsafe { specials_sse2(chunk) };
+    #[cfg(not(target_arch = "x86_64"))]
+    return specials_bytewise(chunk);
+}
+
+/// [`specials`] with SSE2 (every x86_64 processor has it): three byte compares
+/// and a move-mask for 16 bytes, where a byte-wise loop (which the compiler does
+/// not vectorise) or a word-at-a-time test costs ~5 instructions a byte. The
+/// intrinsics used take no pointer (the chunk is loaded as two `u64`s); the one
+/// `unsafe` is the call (see [`specials`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+fn specials_sse2(chunk: &[u8; 16]) -> u32 {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+        _mm_set_epi64x,
+    };
+    let [a, b, c, d, e, f, g, h, rest @ ..] = *chunk;
+    let low = i64::from_le_bytes([a, b, c, d, e, f, g, h]);
+    let high = i64::from_le_bytes(rest);
+    let bytes = _mm_set_epi64x(high, low);
+    let quote = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'"' as i8));
+    let backslash = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'\\' as i8));
+    // unsigned byte <= 0x1f exactly when min(byte, 0x1f) is the byte
+    let control = _mm_cmpeq_epi8(_mm_min_epu8(bytes, _mm_set1_epi8(0x1f)), bytes);
+    _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u32
+}
+
+/// [`specials`] a byte at a time: the portable path, and the reference the SSE2
+/// path is tested against.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn specials_bytewise(chunk: &[u8; 16]) -> u32 {
+    let mut found = 0;
+    for (i, &byte) in chunk.iter().enumerate() {
+        if byte == b'"' || byte == b'\\' || byte < 0x20 {
+            found |= 1 << i;
+        }
+    }
+    found
+}
+
+/// A validating scanner over one line: JSON as serde_json's grammar (and Python's
+/// `json` with `strict=True`) defines it: whitespace is space, tab, LF and CR only,
+/// strings hold no raw control character and only the escapes `\" \\ \/ \b \f \n
+/// \r \t \uXXXX` (any four hex digits: lone surrogates are valid), numbers are
+/// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?` of any length, no trailing
+/// commas, nothing after the value but whitespace. Every value it skips is
+/// checked in full; only the keys a reader asks for are handed over, unbuilt.
+struct Scan<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Scan<'a> {
+    fn new(text: &'a str) -> Self {
+        Scan {
+            text,
+            bytes: text.as_bytes(),
+            at: 0,
+        }
     }
 
-    fn visit_borrowed_bytes<E: de::Error>(self, v: &'de [u8]) -> Result<Self::Value, E> {
-        Ok(Cow::Borrowed(v))
+    /// Skips whitespace; the next byte, if any.
+    fn space(&mut self) -> Option<u8> {
+        while let Some(&byte) = self.bytes.get(self.at) {
+            if !matches!(byte, b' ' | b'\n' | b'\t' | b'\r') {
+                return Some(byte);
+            }
+            self.at += 1;
+        }
+        None
     }
 
-    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(v.to_vec()))
+    /// Skips whitespace and then `byte`, which must come next.
+    fn expect(&mut self, byte: u8) -> Result<(), SyntaxError> {
+        if self.space() != Some(byte) {
+            return Err(SyntaxError);
+        }
+        self.at += 1;
+        Ok(())
+    }
+
+    /// From just past a string's opening quote to just past its closing one: true
+    /// when it held an escape.
+    fn string(&mut self) -> Result<bool, SyntaxError> {
+        let mut escaped = false;
+        loop {
+            while let Some(chunk) = self.bytes.get(self.at..self.at + 16) {
+                let mut block = [0u8; 16];
+                block.copy_from_slice(chunk);
+                let found = specials(&block);
+                if found != 0 {
+                    self.at += found.trailing_zeros() as usize;
+                    break;
+                }
+                self.at += 16;
+            }
+            let Some(&byte) = self.bytes.get(self.at) else {
+                return Err(SyntaxError);
+            };
+            self.at += 1;
+            match byte {
+                b'"' => return Ok(escaped),
+                b'\\' => {
+                    escaped = true;
+                    self.escape()?;
+                }
+                0..=0x1f => return Err(SyntaxError),
+                _ => {}
+            }
+        }
+    }
+
+    /// An escape, from just past its backslash.
+    fn escape(&mut self) -> Result<(), SyntaxError> {
+        let byte = self.bytes.get(self.at).copied();
+        self.at += 1;
+        match byte {
+            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(()),
+            Some(b'u') => match self.bytes.get(self.at..self.at + 4) {
+                Some(hex) if hex.iter().all(u8::is_ascii_hexdigit) => {
+                    self.at += 4;
+                    Ok(())
+                }
+                _ => Err(SyntaxError),
+            },
+            _ => Err(SyntaxError),
+        }
+    }
+
+    /// Skips a run of digits; whether there was at least one.
+    fn digits(&mut self) -> bool {
+        let start = self.at;
+        while self.bytes.get(self.at).is_some_and(u8::is_ascii_digit) {
+            self.at += 1;
+        }
+        self.at > start
+    }
+
+    /// A number, from its first byte (`-` or a digit). A leading zero ends the
+    /// integer part: a digit after it is then no `,`, `]` or `}` and fails there.
+    fn number(&mut self) -> Result<(), SyntaxError> {
+        if self.bytes.get(self.at) == Some(&b'-') {
+            self.at += 1;
+        }
+        match self.bytes.get(self.at) {
+            Some(b'0') => self.at += 1,
+            Some(b'1'..=b'9') => {
+                self.digits();
+            }
+            _ => return Err(SyntaxError),
+        }
+        if self.bytes.get(self.at) == Some(&b'.') {
+            self.at += 1;
+            if !self.digits() {
+                return Err(SyntaxError);
+            }
+        }
+        if matches!(self.bytes.get(self.at), Some(b'e' | b'E')) {
+            self.at += 1;
+            if matches!(self.bytes.get(self.at), Some(b'+' | b'-')) {
+                self.at += 1;
+            }
+            if !self.digits() {
+                return Err(SyntaxError);
+            }
+        }
+        Ok(())
+    }
+
+    /// `true`, `false` or `null`, from its first byte.
+    fn word(&mut self, word: &[u8]) -> Result<(), SyntaxError> {
+        if self.bytes.get(self.at..self.at + word.len()) != Some(word) {
+            return Err(SyntaxError);
+        }
+        self.at += word.len();
+        Ok(())
+    }
+
+    /// Skips whitespace and one value inside `depth` arrays and objects.
+    fn skip(&mut self, depth: usize) -> Result<(), SyntaxError> {
+        match self.space() {
+            Some(b'"') => {
+                self.at += 1;
+                self.string().map(drop)
+            }
+            Some(b'{') => self.object(depth + 1, |scan, _| scan.skip(depth + 1)),
+            Some(b'[') => self.array(depth + 1, |scan| scan.skip(depth + 1)),
+            Some(b't') => self.word(b"true"),
+            Some(b'f') => self.word(b"false"),
+            Some(b'n') => self.word(b"null"),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            _ => Err(SyntaxError),
+        }
+    }
+
+    /// Skips whitespace and one value inside `depth` arrays and objects; its text.
+    fn raw(&mut self, depth: usize) -> Result<Raw<'a>, SyntaxError> {
+        let first = self.space();
+        let start = self.at;
+        let plain = if first == Some(b'"') {
+            self.at += 1;
+            !self.string()?
+        } else {
+            self.skip(depth)?;
+            false
+        };
+        let text = self.text.get(start..self.at).ok_or(SyntaxError)?;
+        Ok(Raw { text, plain })
+    }
+
+    /// An object at nesting level `depth` (1 for a line's own object), from its
+    /// `{`: `entry` gets each key (as WTF-8) and must consume its value.
+    fn object<F>(&mut self, depth: usize, mut entry: F) -> Result<(), SyntaxError>
+    where
+        F: FnMut(&mut Self, &[u8]) -> Result<(), SyntaxError>,
+    {
+        if depth > MAX_SCAN_DEPTH {
+            return Err(SyntaxError);
+        }
+        self.at += 1;
+        if self.space() == Some(b'}') {
+            self.at += 1;
+            return Ok(());
+        }
+        loop {
+            self.expect(b'"')?;
+            let start = self.at;
+            let escaped = self.string()?;
+            let key = &self.bytes[start..self.at - 1];
+            self.expect(b':')?;
+            if escaped {
+                let literal = self.text.get(start - 1..=self.at - 2);
+                let key = literal.and_then(unescape).ok_or(SyntaxError)?;
+                entry(self, &key)?;
+            } else {
+                entry(self, key)?;
+            }
+            match self.space() {
+                Some(b',') => self.at += 1,
+                Some(b'}') => {
+                    self.at += 1;
+                    return Ok(());
+                }
+                _ => return Err(SyntaxError),
+            }
+        }
+    }
+
+    /// An array at nesting level `depth`, from its `[`: `element` must consume each
+    /// element.
+    fn array<F>(&mut self, depth: usize, mut element: F) -> Result<(), SyntaxError>
+    where
+        F: FnMut(&mut Self) -> Result<(), SyntaxError>,
+    {
+        if depth > MAX_SCAN_DEPTH {
+            return Err(SyntaxError);
+        }
+        self.at += 1;
+        if self.space() == Some(b']') {
+            self.at += 1;
+            return Ok(());
+        }
+        loop {
+            element(self)?;
+            match self.space() {
+                Some(b',') => self.at += 1,
+                Some(b']') => {
+                    self.at += 1;
+                    return Ok(());
+                }
+                _ => return Err(SyntaxError),
+            }
+        }
+    }
+
+    /// A whole line that must be one object: `entry` as in [`Scan::object`].
+    fn line<F>(text: &'a str, entry: F) -> Result<(), SyntaxError>
+    where
+        F: FnMut(&mut Self, &[u8]) -> Result<(), SyntaxError>,
+    {
+        let mut scan = Scan::new(text);
+        if scan.space() != Some(b'{') {
+            return Err(SyntaxError);
+        }
+        scan.object(1, entry)?;
+        match scan.space() {
+            None => Ok(()),
+            Some(_) => Err(SyntaxError),
+        }
     }
 }
 
-/// Visit an object's entries, handing each key and raw value to `set`; the caller
-/// decides which keys it keeps. Unknown keys are skipped unbuilt.
-pub fn parse_object<'a, F>(
+/// The index of `key` in `keys`. Most keys of a line are not asked for: comparing
+/// lengths and first bytes settles them without a `memcmp` call.
+fn key_index(keys: &[&str], key: &[u8]) -> Option<usize> {
+    let first = key.first();
+    keys.iter().position(|k| {
+        let k = k.as_bytes();
+        k.len() == key.len() && k.first() == first && k == key
+    })
+}
+
+/// Parse a line that must be one JSON object, handing the raw value of each key in
+/// `keys` to `set` (with the key's index; a repeated key is handed over again, so
+/// the last one wins as in Python). Every other value is validated and skipped.
+pub fn parse_object<'a, F>(text: &'a str, keys: &[&str], mut set: F) -> Result<(), SyntaxError>
+where
+    F: FnMut(usize, Raw<'a>),
+{
+    Scan::line(text, |scan, key| {
+        match key_index(keys, key) {
+            Some(index) => set(index, scan.raw(1)?),
+            None => scan.skip(1)?,
+        }
+        Ok(())
+    })
+}
+
+/// The raw `type`, `id`, `name` and `tool_use_id` of one object of `message.content`.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct RawBlock<'a> {
+    pub kind: Option<Raw<'a>>,
+    pub id: Option<Raw<'a>>,
+    pub name: Option<Raw<'a>>,
+    pub tool_use_id: Option<Raw<'a>>,
+}
+
+/// `message` read in the same pass as its line: the blocks of `message.content` when
+/// `message` is an object whose `content` is an array (its objects only; other
+/// elements, and other shapes, give no blocks; the last `content` wins).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct FastMessage<'a> {
+    pub blocks: Vec<RawBlock<'a>>,
+}
+
+impl<'a> Scan<'a> {
+    /// `message.content` at level 3: its objects' block keys.
+    fn content(&mut self) -> Result<Vec<RawBlock<'a>>, SyntaxError> {
+        let mut blocks = Vec::new();
+        if self.space() != Some(b'[') {
+            self.skip(2)?;
+            return Ok(blocks);
+        }
+        self.array(3, |scan| {
+            if scan.space() != Some(b'{') {
+                return scan.skip(3);
+            }
+            let mut block = RawBlock::default();
+            scan.object(4, |scan, key| {
+                let slot = match key {
+                    b"type" => &mut block.kind,
+                    b"id" => &mut block.id,
+                    b"name" => &mut block.name,
+                    b"tool_use_id" => &mut block.tool_use_id,
+                    _ => return scan.skip(4),
+                };
+                *slot = Some(scan.raw(4)?);
+                Ok(())
+            })?;
+            blocks.push(block);
+            Ok(())
+        })?;
+        Ok(blocks)
+    }
+
+    /// A top-level `message` value at level 2.
+    fn message(&mut self) -> Result<FastMessage<'a>, SyntaxError> {
+        let mut message = FastMessage::default();
+        if self.space() != Some(b'{') {
+            self.skip(1)?;
+            return Ok(message);
+        }
+        self.object(2, |scan, key| {
+            if key == b"content" {
+                message.blocks = scan.content()?;
+                Ok(())
+            } else {
+                scan.skip(2)
+            }
+        })?;
+        Ok(message)
+    }
+}
+
+/// [`parse_object`] that also reads the key `message_key` (if present) as a
+/// [`FastMessage`], in the same pass.
+pub fn parse_object_fast<'a, F>(
     text: &'a str,
     keys: &[&str],
+    message_key: &str,
     mut set: F,
-) -> Result<(), serde_json::Error>
+) -> Result<Option<FastMessage<'a>>, SyntaxError>
 where
-    F: FnMut(usize, &'a RawValue),
+    F: FnMut(usize, Raw<'a>),
 {
-    struct ObjectVisitor<'k, F> {
-        keys: &'k [&'k str],
-        set: F,
-    }
-    impl<'de, 'k, F: FnMut(usize, &'de RawValue)> Visitor<'de> for ObjectVisitor<'k, F> {
-        type Value = ();
-
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("a JSON object")
+    let mut message = None;
+    Scan::line(text, |scan, key| {
+        if key == message_key.as_bytes() {
+            message = Some(scan.message()?);
+        } else if let Some(index) = key_index(keys, key) {
+            set(index, scan.raw(1)?);
+        } else {
+            scan.skip(1)?;
         }
-
-        fn visit_map<M: MapAccess<'de>>(mut self, mut map: M) -> Result<(), M::Error> {
-            while let Some(key) = map.next_key_seed(KeyBytes)? {
-                match self.keys.iter().position(|k| k.as_bytes() == &*key) {
-                    Some(index) => {
-                        let raw: &'de RawValue = map.next_value()?;
-                        (self.set)(index, raw);
-                    }
-                    None => {
-                        map.next_value::<IgnoredAny>()?;
-                    }
-                }
-            }
-            Ok(())
-        }
-    }
-    let mut de = serde_json::Deserializer::from_str(text);
-    de.deserialize_map(ObjectVisitor {
-        keys,
-        set: &mut set,
+        Ok(())
     })?;
-    de.end()
-}
-
-/// Visit an array's elements as raw values.
-pub fn parse_array<'a, F>(text: &'a str, mut each: F) -> Result<(), serde_json::Error>
-where
-    F: FnMut(&'a RawValue),
-{
-    struct ArrayVisitor<F>(F);
-    impl<'de, F: FnMut(&'de RawValue)> Visitor<'de> for ArrayVisitor<F> {
-        type Value = ();
-
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("a JSON array")
-        }
-
-        fn visit_seq<S: SeqAccess<'de>>(mut self, mut seq: S) -> Result<(), S::Error> {
-            while let Some(raw) = seq.next_element::<&'de RawValue>()? {
-                (self.0)(raw);
-            }
-            Ok(())
-        }
-    }
-    let mut de = serde_json::Deserializer::from_str(text);
-    de.deserialize_seq(ArrayVisitor(&mut each))?;
-    de.end()
+    Ok(message)
 }
 
 /// Why a line that does not start with `{` (after JSON whitespace) gives no
@@ -243,17 +593,57 @@ where
 /// another type, else `invalid_json`. (A line that starts with `{` and fails
 /// to parse is `invalid_json`: the readers count it without asking here.)
 pub fn rejection(text: &str) -> &'static str {
-    match serde_json::from_str::<IgnoredAny>(text) {
+    match serde_json::from_str::<de::IgnoredAny>(text) {
         Ok(_) => "not_an_object",
         Err(_) => "invalid_json",
     }
+}
+
+/// Python's `json` gives up (`RecursionError`, the reader's `too_deeply_nested`)
+/// past about this many nested arrays and objects: its limit is the interpreter's
+/// recursion limit (1000) less the reader's own call depth, 984 levels as the
+/// command line reads Claude Code files (measured; docs/architecture.md).
+pub const PY_MAX_DEPTH: usize = 984;
+
+/// Whether a line nests arrays and objects deeper than `limit` (brackets inside
+/// strings do not count). Cheap for ordinary lines: only a line with more than
+/// `limit` opening brackets at all is scanned.
+pub fn nesting_exceeds(line: &[u8], limit: usize) -> bool {
+    if memchr::memchr2_iter(b'[', b'{', line).count() <= limit {
+        return false;
+    }
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &byte in line {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if byte == b'\\' {
+                escaped = true;
+            } else if byte == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn vals(text: &str, keys: &[&str]) -> Result<Vec<Val<'static>>, serde_json::Error> {
+    fn vals(text: &str, keys: &[&str]) -> Result<Vec<Val<'static>>, SyntaxError> {
         let leaked: &'static str = Box::leak(text.to_string().into_boxed_str());
         let mut out = vec![Val::Absent; keys.len()];
         parse_object(leaked, keys, |i, raw| out[i] = Val::of(raw))?;
@@ -373,265 +763,6 @@ mod tests {
     }
 }
 
-/// The raw `type`, `id`, `name` and `tool_use_id` of one object of `message.content`.
-#[derive(Debug, Default, Clone)]
-pub struct RawBlock<'a> {
-    pub kind: Option<&'a RawValue>,
-    pub id: Option<&'a RawValue>,
-    pub name: Option<&'a RawValue>,
-    pub tool_use_id: Option<&'a RawValue>,
-}
-
-/// `message` read in the same pass as its line: the blocks of `message.content` when
-/// `message` is an object whose `content` is an array (objects only; other elements
-/// and other shapes give no blocks). A string holding a lone surrogate escape fails
-/// this pass (serde_json checks strings it visits); the caller then reads the line
-/// again through [`Val`]s, which keep such strings.
-#[derive(Debug, Default, Clone)]
-pub struct FastMessage<'a> {
-    pub blocks: Vec<RawBlock<'a>>,
-}
-
-struct Other;
-
-impl<'de> de::Deserialize<'de> for Other {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer
-            .deserialize_ignored_any(IgnoredAny)
-            .map(|_| Other)
-    }
-}
-
-macro_rules! not_this_shape {
-    () => {
-        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-            Ok(Default::default())
-        }
-        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-            Ok(Default::default())
-        }
-        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-            Ok(Default::default())
-        }
-        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-            Ok(Default::default())
-        }
-        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-            Ok(Default::default())
-        }
-        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(Default::default())
-        }
-    };
-}
-
-struct BlockVisitor;
-
-impl<'de> Visitor<'de> for BlockVisitor {
-    type Value = Option<RawBlock<'de>>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a content block")
-    }
-
-    not_this_shape!();
-
-    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
-        while seq.next_element::<Other>()?.is_some() {}
-        Ok(None)
-    }
-
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
-        let mut block = RawBlock::default();
-        while let Some(key) = map.next_key_seed(KeyBytes)? {
-            match &*key {
-                b"type" => block.kind = Some(map.next_value()?),
-                b"id" => block.id = Some(map.next_value()?),
-                b"name" => block.name = Some(map.next_value()?),
-                b"tool_use_id" => block.tool_use_id = Some(map.next_value()?),
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(Some(block))
-    }
-}
-
-struct BlockSeed;
-
-impl<'de> de::DeserializeSeed<'de> for BlockSeed {
-    type Value = Option<RawBlock<'de>>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_any(BlockVisitor)
-    }
-}
-
-struct ContentVisitor;
-
-impl<'de> Visitor<'de> for ContentVisitor {
-    type Value = Vec<RawBlock<'de>>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("message content")
-    }
-
-    not_this_shape!();
-
-    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
-        let mut blocks = Vec::new();
-        while let Some(block) = seq.next_element_seed(BlockSeed)? {
-            blocks.extend(block);
-        }
-        Ok(blocks)
-    }
-
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(Vec::new())
-    }
-}
-
-struct ContentSeed;
-
-impl<'de> de::DeserializeSeed<'de> for ContentSeed {
-    type Value = Vec<RawBlock<'de>>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_any(ContentVisitor)
-    }
-}
-
-struct MessageVisitor;
-
-impl<'de> Visitor<'de> for MessageVisitor {
-    type Value = FastMessage<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a message")
-    }
-
-    not_this_shape!();
-
-    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
-        while seq.next_element::<Other>()?.is_some() {}
-        Ok(FastMessage::default())
-    }
-
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
-        let mut message = FastMessage::default();
-        while let Some(key) = map.next_key_seed(KeyBytes)? {
-            if &*key == b"content" {
-                // a repeated key: the last one wins, as in Python
-                message.blocks = map.next_value_seed(ContentSeed)?;
-            } else {
-                map.next_value::<IgnoredAny>()?;
-            }
-        }
-        Ok(message)
-    }
-}
-
-/// Parse a top-level object in one pass: the keys in `keys` as raw values, and the
-/// key `message_key` (if any) as a [`FastMessage`]. Unknown keys are skipped unbuilt.
-pub fn parse_object_fast<'a, F>(
-    text: &'a str,
-    keys: &[&str],
-    message_key: &str,
-    mut set: F,
-) -> Result<Option<FastMessage<'a>>, serde_json::Error>
-where
-    F: FnMut(usize, &'a RawValue),
-{
-    struct TopVisitor<'k, F> {
-        keys: &'k [&'k str],
-        message_key: &'k str,
-        set: F,
-    }
-    impl<'de, F: FnMut(usize, &'de RawValue)> Visitor<'de> for TopVisitor<'_, F> {
-        type Value = Option<FastMessage<'de>>;
-
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("a JSON object")
-        }
-
-        fn visit_map<M: MapAccess<'de>>(mut self, mut map: M) -> Result<Self::Value, M::Error> {
-            let mut message = None;
-            while let Some(key) = map.next_key_seed(KeyBytes)? {
-                if self.message_key.as_bytes() == &*key {
-                    message = Some(map.next_value_seed(MessageSeed)?);
-                } else if let Some(index) = self.keys.iter().position(|k| k.as_bytes() == &*key) {
-                    let raw: &'de RawValue = map.next_value()?;
-                    (self.set)(index, raw);
-                } else {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-            Ok(message)
-        }
-    }
-    struct MessageSeed;
-    impl<'de> de::DeserializeSeed<'de> for MessageSeed {
-        type Value = FastMessage<'de>;
-
-        fn deserialize<D: Deserializer<'de>>(
-            self,
-            deserializer: D,
-        ) -> Result<Self::Value, D::Error> {
-            deserializer.deserialize_any(MessageVisitor)
-        }
-    }
-    let mut de = serde_json::Deserializer::from_str(text);
-    let message = de.deserialize_map(TopVisitor {
-        keys,
-        message_key,
-        set: &mut set,
-    })?;
-    de.end()?;
-    Ok(message)
-}
-
-/// Python's `json` gives up (`RecursionError`, the reader's `too_deeply_nested`)
-/// past about this many nested arrays and objects: its limit is the interpreter's
-/// recursion limit (1000) less the reader's own call depth, 984 levels as the
-/// command line reads Claude Code files (measured; docs/architecture.md).
-pub const PY_MAX_DEPTH: usize = 984;
-
-/// Whether a line nests arrays and objects deeper than `limit` (brackets inside
-/// strings do not count). Cheap for ordinary lines: only a line with more than
-/// `limit` opening brackets at all is scanned.
-pub fn nesting_exceeds(line: &[u8], limit: usize) -> bool {
-    if memchr::memchr2_iter(b'[', b'{', line).count() <= limit {
-        return false;
-    }
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-    for &byte in line {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if byte == b'\\' {
-                escaped = true;
-            } else if byte == b'"' {
-                in_string = false;
-            }
-            continue;
-        }
-        match byte {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                depth += 1;
-                if depth > limit {
-                    return true;
-                }
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    false
-}
-
 #[cfg(test)]
 mod fast_tests {
     use super::*;
@@ -648,7 +779,7 @@ mod fast_tests {
             m.blocks
                 .iter()
                 .map(|b| {
-                    let v = |r: Option<&'static RawValue>| r.map_or(Val::Absent, Val::of);
+                    let v = |r: Option<Raw<'static>>| r.map_or(Val::Absent, Val::of);
                     [v(b.kind), v(b.id), v(b.name), v(b.tool_use_id)]
                 })
                 .collect()
@@ -698,63 +829,18 @@ mod fast_tests {
     }
 
     #[test]
-    fn lone_surrogates_fail_the_one_pass_parse() {
-        let text = r#"{"message":{"content":"\ud800"}}"#;
-        assert!(parse_object_fast(text, &[], "message", |_, _| {}).is_err());
-        assert!(parse_object(text, &["message"], |_, _| {}).is_ok());
+    fn lone_surrogates_pass_the_one_pass_parse() {
+        // Python's json accepts a lone surrogate escape anywhere: so does the scan
+        let (top, blocks) =
+            fast(r#"{"message":{"content":[{"type":"\ud800","x":"\udc00"}]},"uuid":"\ud83d"}"#);
+        assert_eq!(top[1].str_bytes(), Some(&b"\xed\xa0\xbd"[..]));
+        assert_eq!(
+            blocks.unwrap()[0][0].str_bytes(),
+            Some(&b"\xed\xa0\x80"[..])
+        );
         assert!(parse_object_fast(r#"{"a":1} x"#, &[], "message", |_, _| {}).is_err());
-    }
-
-    #[test]
-    fn arrays_and_numbers() {
-        let mut seen = Vec::new();
-        parse_array(r#"[1, "a", {"b": 2}, [3]]"#, |raw| seen.push(Val::of(raw))).unwrap();
-        assert_eq!(seen.len(), 4);
-        assert_eq!(seen[0].number(), Some(1.0));
-        assert_eq!(seen[1].number(), None);
-        assert_eq!(Val::Bool(true).number(), None);
-        assert!(parse_array("[1,", |_| {}).is_err());
-        assert!(parse_array("[1] x", |_| {}).is_err());
-        let mut f = Vec::new();
-        parse_array("[false, true]", |raw| f.push(Val::of(raw))).unwrap();
-        assert_eq!(f, vec![Val::Bool(false), Val::Bool(true)]);
         assert_eq!(rejection(r#"  {"a": 1"#), "invalid_json");
         assert_eq!(rejection(" [1]"), "not_an_object");
-    }
-}
-
-#[cfg(test)]
-mod message_tests {
-    use super::*;
-
-    fn expected<'de, V: Visitor<'de>>(visitor: V) -> String {
-        (&visitor as &dyn de::Expected).to_string()
-    }
-
-    #[test]
-    fn serde_errors_name_what_was_expected() {
-        // the shape errors a reader gets (it counts the line, the text is not shown)
-        // (without serde_json's " at line 1 column N")
-        let text = |e: serde_json::Error| e.to_string().split(" at line").next().map(String::from);
-        assert_eq!(
-            text(parse_object("[1]", &[], |_, _| {}).unwrap_err()),
-            Some("invalid type: sequence, expected a JSON object".into())
-        );
-        assert_eq!(
-            text(parse_array("{}", |_| {}).unwrap_err()),
-            Some("invalid type: map, expected a JSON array".into())
-        );
-        assert_eq!(
-            text(parse_object_fast("7", &[], "message", |_, _| {}).unwrap_err()),
-            Some("invalid type: integer `7`, expected a JSON object".into())
-        );
-        // these visitors take every shape serde_json hands them, so no read ever
-        // builds their message: it is pinned here for a serde that would
-        assert_eq!(expected(WtfBytes), "a string");
-        assert_eq!(expected(KeyVisitor), "an object key");
-        assert_eq!(expected(BlockVisitor), "a content block");
-        assert_eq!(expected(ContentVisitor), "message content");
-        assert_eq!(expected(MessageVisitor), "a message");
     }
 }
 
@@ -780,5 +866,131 @@ mod depth_tests {
         assert!(!nesting_exceeds(escaped.as_bytes(), PY_MAX_DEPTH));
         let flat = "[]".repeat(5000);
         assert!(!nesting_exceeds(flat.as_bytes(), PY_MAX_DEPTH));
+    }
+}
+
+#[cfg(test)]
+mod scan_tests {
+    use super::*;
+
+    #[test]
+    fn specials_mark_quotes_backslashes_and_control_bytes() {
+        // every byte value at every position, among plain letters
+        for byte in 0..=255u8 {
+            let special = byte <= 0x1f || byte == 0x22 || byte == 0x5c;
+            for at in 0..16 {
+                let mut chunk = [b'a'; 16];
+                chunk[at] = byte;
+                let want = if special { 1u32 << at } else { 0 };
+                assert_eq!(specials(&chunk), want, "{byte:#x} at {at}");
+                assert_eq!(specials_bytewise(&chunk), want, "{byte:#x} at {at}");
+            }
+        }
+        // several at once: `"` at 1, `\` at 3, 0x1f at 5; 0x20, 0x7f, 0x80, 0xff are not
+        let chunk = *b"a\"b\\c\x1fd\x7f\x80\xffxyz \x20!";
+        assert_eq!(specials(&chunk), 0b10_1010);
+        assert_eq!(specials_bytewise(&chunk), 0b10_1010);
+    }
+
+    #[test]
+    fn keys_are_found_by_their_whole_bytes() {
+        let keys = ["type", "uuid", "tool_use_id", "t"];
+        assert_eq!(key_index(&keys, b"type"), Some(0));
+        assert_eq!(key_index(&keys, b"uuid"), Some(1));
+        assert_eq!(key_index(&keys, b"tool_use_id"), Some(2));
+        assert_eq!(key_index(&keys, b"t"), Some(3));
+        assert_eq!(key_index(&keys, b"typo"), None);
+        assert_eq!(key_index(&keys, b"types"), None);
+        assert_eq!(key_index(&keys, b"ty"), None);
+        assert_eq!(key_index(&keys, b"xuid"), None);
+        assert_eq!(key_index(&keys, b""), None);
+        assert_eq!(key_index(&["", "a"], b""), Some(0));
+    }
+
+    #[test]
+    fn long_strings_are_scanned_past_whole_chunks() {
+        // a string of 40 plain bytes then an escape, a control byte 20 bytes in
+        let text = format!(
+            "{{\"a\":\"{}\\n{}\",\"b\":2}}",
+            "x".repeat(40),
+            "y".repeat(17)
+        );
+        let mut got = Vec::new();
+        parse_object(&text, &["a", "b"], |i, raw| got.push((i, Val::of(raw)))).unwrap();
+        let want = format!("{}\n{}", "x".repeat(40), "y".repeat(17));
+        assert_eq!(got[0], (0, Val::Str(Cow::Owned(want.into_bytes()))));
+        assert_eq!(got[1], (1, Val::Num(2.0)));
+        let bad = format!("{{\"a\":\"{}\u{1}{}\"}}", "x".repeat(20), "y".repeat(20));
+        assert_eq!(parse_object(&bad, &[], |_, _| {}), Err(SyntaxError));
+        let open = format!("{{\"a\":\"{}", "x".repeat(40));
+        assert_eq!(parse_object(&open, &[], |_, _| {}), Err(SyntaxError));
+    }
+
+    #[test]
+    fn plain_strings_are_borrowed_and_escaped_ones_decoded() {
+        let mut got = Vec::new();
+        parse_object(r#"{"a":"x y","b":"x\u0020y"}"#, &["a", "b"], |_, raw| {
+            got.push(Val::of(raw))
+        })
+        .unwrap();
+        // no copy for a string without escapes: its bytes are the line's
+        assert!(matches!(&got[0], Val::Str(Cow::Borrowed(b"x y"))));
+        assert!(matches!(&got[1], Val::Str(Cow::Owned(v)) if v == b"x y"));
+    }
+
+    #[test]
+    fn raw_values_keep_their_text_and_plainness() {
+        let mut got = Vec::new();
+        parse_object(
+            r#"{"a" :  "x" , "b":"\"" ,"c": [1, {"d":2}] ,"e":-1.5e3}"#,
+            &["a", "b", "c", "e"],
+            |_, raw| got.push(raw),
+        )
+        .unwrap();
+        assert_eq!(
+            got[0],
+            Raw {
+                text: "\"x\"",
+                plain: true
+            }
+        );
+        assert_eq!(
+            got[1],
+            Raw {
+                text: r#""\"""#,
+                plain: false
+            }
+        );
+        assert_eq!(got[2].get(), r#"[1, {"d":2}]"#);
+        assert!(!got[2].plain);
+        assert_eq!(
+            got[3],
+            Raw {
+                text: "-1.5e3",
+                plain: false
+            }
+        );
+    }
+}
+
+#[cfg(test)]
+mod value_tests {
+    use super::*;
+
+    #[test]
+    fn only_numbers_have_a_number() {
+        assert_eq!(Val::Num(-2.5).number(), Some(-2.5));
+        assert_eq!(Val::BigInt.number(), Some(f64::INFINITY));
+        assert_eq!(Val::Bool(true).number(), None);
+        assert_eq!(Val::Str(Cow::Borrowed(b"1")).number(), None);
+        assert_eq!(Val::Null.number(), None);
+        assert_eq!(Val::Absent.number(), None);
+    }
+
+    #[test]
+    fn the_string_visitor_names_what_it_expects() {
+        // serde_json hands it every string, so no read builds this message: pinned here
+        let visitor = WtfBytes;
+        assert_eq!((&visitor as &dyn de::Expected).to_string(), "a string");
     }
 }

@@ -6,6 +6,8 @@
 pub mod account;
 pub mod detect;
 pub mod json;
+#[cfg(test)]
+mod json_oracle;
 pub mod lines;
 pub mod parallel;
 pub mod readers;

@@ -4,7 +4,7 @@
 use crate::account::{is_short_identifier, LineAccount, OTHER_KINDS};
 use crate::detect::{Detected, Sniffers, Window};
 use crate::json::{
-    nesting_exceeds, parse_array, parse_object, parse_object_fast, rejection, RawBlock, Val,
+    nesting_exceeds, parse_object, parse_object_fast, rejection, Raw, RawBlock, SyntaxError, Val,
     PY_MAX_DEPTH,
 };
 use crate::lines::{is_py_space, LineReader};
@@ -211,7 +211,7 @@ where
     Ok(())
 }
 
-fn bad_json(_: serde_json::Error) -> Failure {
+fn bad_json(_: SyntaxError) -> Failure {
     Failure::Read(ReadError::Io(io::Error::from(io::ErrorKind::InvalidData)))
 }
 
@@ -240,6 +240,8 @@ impl Names {
 
 // ------------------------------------------------------------------ claude-code
 
+/// The top-level keys a Claude line is read by; `message` (last) is read by
+/// [`parse_object_fast`] for its content blocks (`type`, `id`, `name`, `tool_use_id`).
 const CLAUDE_KEYS: [&str; 11] = [
     "type",
     "subtype",
@@ -253,7 +255,6 @@ const CLAUDE_KEYS: [&str; 11] = [
     "forkedFrom",
     "message",
 ];
-const BLOCK_KEYS: [&str; 4] = ["type", "id", "name", "tool_use_id"];
 
 const STARTED: u8 = 1;
 const ENDED: u8 = 2;
@@ -287,7 +288,7 @@ struct Block<'a> {
 
 impl<'a> Block<'a> {
     fn of(raw: &RawBlock<'a>) -> Block<'a> {
-        let val = |v: Option<&'a serde_json::value::RawValue>| v.map_or(Val::Absent, Val::of);
+        let val = |v: Option<Raw<'a>>| v.map_or(Val::Absent, Val::of);
         Block {
             kind: val(raw.kind),
             id: val(raw.id),
@@ -297,59 +298,15 @@ impl<'a> Block<'a> {
     }
 }
 
-/// Every object of `message.content` (`_blocks` before its type filter), through
-/// [`Val`]s: the slow path, for lines the one-pass parse rejects.
-fn all_blocks<'a>(message: &Val<'a>) -> Result<Vec<Block<'a>>, serde_json::Error> {
-    let Val::Object(text) = message else {
-        return Ok(Vec::new());
-    };
-    let mut content = Val::Absent;
-    parse_object(text, &["content"], |_, raw| content = Val::of(raw))?;
-    let Val::Array(items) = content else {
-        return Ok(Vec::new());
-    };
-    let mut objects = Vec::new();
-    parse_array(items, |raw| {
-        if let Val::Object(object) = Val::of(raw) {
-            objects.push(object);
-        }
-    })?;
-    let mut blocks = Vec::new();
-    for object in objects {
-        let mut block = Block {
-            kind: Val::Absent,
-            id: Val::Absent,
-            name: Val::Absent,
-            tool_use_id: Val::Absent,
-        };
-        parse_object(object, &BLOCK_KEYS, |i, raw| {
-            let v = Val::of(raw);
-            match i {
-                0 => block.kind = v,
-                1 => block.id = v,
-                2 => block.name = v,
-                _ => block.tool_use_id = v,
-            }
-        })?;
-        blocks.push(block);
-    }
-    Ok(blocks)
-}
-
-/// The top-level values a Claude line is read by (message excluded) and its content blocks.
-fn parse_claude_line(text: &str) -> Result<([Val<'_>; 10], Vec<Block<'_>>), serde_json::Error> {
+/// The top-level values a Claude line is read by (message excluded) and the
+/// objects of its `message.content` (`_blocks` before its type filter), in one pass.
+fn parse_claude_line(text: &str) -> Result<([Val<'_>; 10], Vec<Block<'_>>), SyntaxError> {
     let mut v: [Val; 10] = Default::default();
-    if let Ok(message) = parse_object_fast(text, &CLAUDE_KEYS[..10], "message", |i, raw| {
+    let message = parse_object_fast(text, &CLAUDE_KEYS[..10], CLAUDE_KEYS[10], |i, raw| {
         v[i] = Val::of(raw)
-    }) {
-        let blocks = message.map_or_else(Vec::new, |m| m.blocks.iter().map(Block::of).collect());
-        return Ok((v, blocks));
-    }
-    let mut v: [Val; 11] = Default::default();
-    parse_object(text, &CLAUDE_KEYS, |i, raw| v[i] = Val::of(raw))?;
-    let [a, b, c, d, e, f, g, h, i, j, message] = v;
-    let blocks = all_blocks(&message)?;
-    Ok(([a, b, c, d, e, f, g, h, i, j], blocks))
+    })?;
+    let blocks = message.map_or_else(Vec::new, |m| m.blocks.iter().map(Block::of).collect());
+    Ok((v, blocks))
 }
 
 /// `_is_fork_copy`: a `forkedFrom` that is present and not null, `""` or `{}`.
