@@ -203,8 +203,10 @@ def detect_and_read_natively(
 
 
 def split_reads() -> int:
-    """How many Claude Code folders this process has read with their files parsed on
-    several threads (the split read of ``--jobs``); 0 without the extension."""
+    """How many groups of files this process has read with their files parsed on several
+    threads (the split read of ``--jobs``): a Claude Code folder, or a folded group of two
+    or more candidate files (:func:`detect_and_read_natively`), whatever their formats
+    turn out to be; 0 without the extension. For tests and benchmarks."""
     return 0 if _native is None else int(_native.split_reads())
 
 
