@@ -1194,3 +1194,55 @@ def test_every_line_ignored_in_a_file_of_no_format_says_so(tmp_path: Path) -> No
         f"wavemetrics: warning: {path}: every line (2) was ignored as a record type that"
         " --input-format events does not read, and auto-detection recognises no format in"
         " it\n"))
+
+
+def _no_path_run(tmp_path: Path, stdin: Any, data: bytes | None = None) -> tuple[int, str, str]:
+    """``summarize --no-cache`` with no PATH in a fresh process, the bundled example as the
+    only project of a Claude Code config folder, standard input as given."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from tests.golden_cases import EXAMPLE
+
+    config = tmp_path / "claude"
+    (config / "projects" / "p").mkdir(parents=True)
+    shutil.copy(EXAMPLE, config / "projects" / "p" / "s.jsonl")
+    env = {k: v for k, v in os.environ.items() if k not in {"XDG_CONFIG_HOME"}}
+    env.update(HOME=str(tmp_path / "home"), CLAUDE_CONFIG_DIR=str(config),
+               CODEX_HOME=str(tmp_path / "no-codex"))
+    done = subprocess.run([sys.executable, "-m", "wavemetrics", "summarize", "--no-cache",
+                           "--format", "json"], stdin=stdin, input=data, env=env,
+                          capture_output=True, check=False)
+    return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+
+@pytest.mark.parametrize("stdin", ["devnull", "empty pipe"])
+def test_no_path_and_nothing_piped_reads_the_standard_folders(
+    tmp_path: Path, stdin: str
+) -> None:
+    """With no PATH, standard input that is /dev/null (scripts, cron, an agent's shell tool)
+    or a pipe that ends at once is not "data piped in": the standard folders are read and
+    named, as on a terminal (it was an empty report, exit 0)."""
+    import subprocess
+
+    code, out, err = (_no_path_run(tmp_path, subprocess.DEVNULL) if stdin == "devnull"
+                      else _no_path_run(tmp_path, None, b""))
+    assert code == 0
+    assert err == f"wavemetrics: reading {tmp_path / 'claude' / 'projects'} (Claude Code)\n"
+    document = json.loads(out)
+    assert [i["path"] for i in document["inputs"]] == [
+        str(tmp_path / "claude" / "projects" / "p" / "s.jsonl")]
+    assert document["total"]["waves_total"] == 105  # the README's example
+
+
+def test_no_path_and_data_piped_reads_stdin(tmp_path: Path) -> None:
+    """With no PATH and a trace piped in, standard input is read (as ``-``), not the folders."""
+    from tests.golden_cases import EXAMPLE
+
+    code, out, err = _no_path_run(tmp_path, None, EXAMPLE.read_bytes())
+    assert (code, err) == (0, "")
+    document = json.loads(out)
+    assert [i["path"] for i in document["inputs"]] == ["-"]
+    assert document["total"]["waves_total"] == 105
