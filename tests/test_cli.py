@@ -1246,3 +1246,14 @@ def test_no_path_and_data_piped_reads_stdin(tmp_path: Path) -> None:
     document = json.loads(out)
     assert [i["path"] for i in document["inputs"]] == ["-"]
     assert document["total"]["waves_total"] == 105
+
+
+def test_timezone_help_names_by_as_summarize_only() -> None:
+    """``waves --help`` (a command without ``--by``) says the zone applies to summarize's
+    ``--by day|week|month``, not to a ``--by`` of its own."""
+    result = CliRunner().invoke(main, ["waves", "--help"], terminal_width=400)
+    assert result.exit_code == 0
+    line = next(x for x in result.stdout.splitlines() if x.strip().startswith("--timezone"))
+    assert line.split("ZONE", 1)[1].strip() == (
+        "IANA time zone (e.g. Europe/Paris, UTC) of dates, times without an offset (and"
+        " summarize's --by day|week|month); default: local time.")

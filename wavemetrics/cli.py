@@ -171,7 +171,7 @@ def _window_options(command: F) -> F:
                           " of this date."),
         click.option("--timezone", metavar="ZONE",
                      help="IANA time zone (e.g. Europe/Paris, UTC) of dates, times without"
-                          " an offset and --by day|week|month; default: local time."),
+                          " an offset (and summarize's --by day|week|month); default: local time."),
     ]
     for option in reversed(options):
         command = option(command)
