@@ -97,7 +97,8 @@ def test_a_new_sub_agent_file_changes_the_cached_line(tmp_path: Path) -> None:
     ('{"session_id": "x"}', "wavemetrics: no transcript_path on stdin\n"),
     ('{"transcript_path": 3}', "wavemetrics: transcript_path is not a file path\n"),
     ('{"transcript_path": ""}', "wavemetrics: transcript_path is not a file path\n"),
-    ('{"transcript_path": "/nonexistent/x.jsonl"}', "wavemetrics: no transcript yet\n"),
+    ('{"transcript_path": "/nonexistent/x.jsonl"}',
+     "wavemetrics: transcript_path's folder does not exist\n"),
 ])
 def test_bad_or_missing_stdin_prints_one_line_and_exits_0(stdin: str, expected: str) -> None:
     """Whatever arrives on stdin, the prompt gets one line saying what is wrong, exit 0."""
@@ -209,3 +210,12 @@ def test_a_tool_line_being_written_shows_the_figures_so_far(tmp_path: Path) -> N
     broken.write_text('{"type":"user","uuid":"a","sessionId":"s"}\n{bad\n', encoding="utf-8")
     assert _line(json.dumps({"transcript_path": str(broken)})) == (
         0, "wavemetrics: no usable line in the transcript\n")
+
+
+def test_a_missing_file_in_an_existing_folder_is_no_transcript_yet(tmp_path: Path) -> None:
+    """Claude Code names the transcript before writing it, in a project folder that exists:
+    a missing file there is "no transcript yet"; a missing folder is a wrong path."""
+    assert _line(json.dumps({"transcript_path": str(tmp_path / "s.jsonl")})) == (
+        0, "wavemetrics: no transcript yet\n")
+    assert _line(json.dumps({"transcript_path": str(tmp_path / "gone" / "s.jsonl")})) == (
+        0, "wavemetrics: transcript_path's folder does not exist\n")

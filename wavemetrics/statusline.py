@@ -93,6 +93,7 @@ NOT_AN_OBJECT = "wavemetrics: status-line input is not a JSON object"
 NO_PATH = "wavemetrics: no transcript_path on stdin"
 NOT_A_PATH = "wavemetrics: transcript_path is not a file path"
 NOT_YET = "wavemetrics: no transcript yet"
+NO_FOLDER = "wavemetrics: transcript_path's folder does not exist"
 A_FOLDER = "wavemetrics: transcript_path is a folder"
 NOT_A_FILE = "wavemetrics: transcript_path is not a regular file"
 NOT_READABLE = "wavemetrics: transcript not readable"
@@ -124,7 +125,9 @@ def _no_file(path: str) -> str:
     try:
         info = os.stat(path)
     except (FileNotFoundError, NotADirectoryError):
-        return NOT_YET  # Claude Code names the file before it writes its first line
+        # Claude Code names the file before it writes its first line, in a project folder
+        # that exists; a path whose folder is missing is a wrong path, not a new session
+        return NOT_YET if os.path.isdir(os.path.dirname(path) or ".") else NO_FOLDER
     except (OSError, ValueError):
         return NOT_READABLE
     return A_FOLDER if stat.S_ISDIR(info.st_mode) else NOT_A_FILE
