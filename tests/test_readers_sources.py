@@ -341,7 +341,8 @@ def test_a_named_file_that_matches_no_format_is_still_an_error(tmp_path: Path) -
 
 
 def test_a_folder_whose_every_file_is_skipped_is_an_error(tmp_path: Path) -> None:
-    """Like an empty folder, a named folder with no trace among its files fails (exit 1)."""
+    """Like a folder of files with other suffixes, a named folder with no trace among its
+    files fails (exit 1); only a folder with no file at all is an empty input."""
     folder = tmp_path / "workflow"
     folder.mkdir()
     (folder / "journal.jsonl").write_text(_JOURNAL, encoding="utf-8")

@@ -522,7 +522,9 @@ def _read(
                 f"wavemetrics: warning: {report.path}: {count} line"
                 f"{'' if count == 1 else 's'} not usable ({lost})")
         elif report.format == "empty":
-            _stderr(f"wavemetrics: note: {report.path}: empty input")
+            folder = report.path != "-" and os.path.isdir(report.path)
+            what = "empty folder (no files in it)" if folder else "empty input"
+            _stderr(f"wavemetrics: note: {report.path}: {what}")
         if report.error is None and report.format != EMPTY and report.lines_used == 0:
             hint_all_ignored = (input_format != AUTO
                                 and report.lines_ignored == report.lines_read > 0)
