@@ -1317,3 +1317,21 @@ def test_timezone_help_names_by_as_summarize_only() -> None:
     assert line.split("ZONE", 1)[1].strip() == (
         "IANA time zone (e.g. Europe/Paris, UTC) of dates, times without an offset (and"
         " summarize's --by day|week|month); default: local time.")
+
+
+def test_skipped_note_names_an_unforeseen_reason_and_joins_three() -> None:
+    """A reason the note has no wording for is shown as it is, and three reasons are
+    joined "a, b and c": still one sentence (files in /a and /b: 2 folders)."""
+    from wavemetrics.cli import _skipped_note
+    from wavemetrics.pipeline import SKIPPED_UNRECOGNISED, SkippedFile
+    from wavemetrics.readers.sources import SIDECAR_REASON
+
+    skipped = [SkippedFile("/a/x.json", SKIPPED_UNRECOGNISED),
+               SkippedFile("/a/y.meta.json", SIDECAR_REASON),
+               SkippedFile("/b/z.json", SKIPPED_UNRECOGNISED),
+               SkippedFile("/b/w.jsonl", "a future reason")]
+    assert _skipped_note(skipped) == (
+        "wavemetrics: note: skipped 4 files found in 2 folders, as they are not traces:"
+        " 2 of no known format (judged by their first 64 lines), 1 metadata sidecar"
+        " (*.meta.json, written beside Claude Code sub-agents) and 1 (a future reason);"
+        " summarize --format json lists them")
