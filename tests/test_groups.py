@@ -184,6 +184,15 @@ def test_tool_names_alike_at_both_ends_show_more_of_their_start() -> None:
     }
 
 
+def test_tool_names_that_differ_at_their_28th_character_fit_30() -> None:
+    """The start grows to 28 characters (the end then 1): names alike in their first 27
+    and last 18 characters but for the 28th are still told apart within 30 columns."""
+    start, end = "mcp__server_with_long_name_", "__tool_with_a_long_name"
+    a, b = start + "A" + end, start + "B" + end
+    assert group_labels("tool", [a, b]) == {a: "mcp__server_with_long_name_A…e",
+                                            b: "mcp__server_with_long_name_B…e"}
+
+
 def test_tool_names_that_differ_only_in_their_middle_fall_back_to_unique_prefixes() -> None:
     """Names alike in their first 28 and last 18 characters cannot be told apart within
     30 columns: they are shown by unique prefixes (the column grows past 30)."""
