@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.event_traces import TWO_LANES, write_events
 from wavemetrics.pipeline import analyse, read_inputs
-from wavemetrics.report import render_json, render_jsonl, unique_prefixes
+from wavemetrics.report import render_json, render_jsonl, render_table, unique_prefixes
 
 
 def test_an_id_that_fits_is_shown_whole() -> None:
@@ -63,3 +63,61 @@ def test_jsonl_is_one_v1_payload_per_lane_with_a_hashed_session(tmp_path: Path) 
         hashlib.sha256(b'["t","main"]').hexdigest(), hashlib.sha256(b'["t","sub"]').hexdigest()]
     assert [p["modeled_wallclock_saved_ms"] for p in payloads] == [30.0, 10.0]
     assert '"main"' not in "".join(lines) and '"sub"' not in "".join(lines)
+
+
+def _table_notes(trace: Path) -> list[str]:
+    table = render_table(analyse(read_inputs([str(trace)])))
+    return [line for line in table.splitlines() if line.startswith(("note:", "  "))]
+
+
+def test_a_lane_of_one_multi_call_wave_holding_most_of_the_saving_is_noted(
+        tmp_path: Path) -> None:
+    """TWO_LANES: lane main's one wave of 2 calls saves 30 of the 40 ms (75%), so it is named."""
+    trace = write_events(tmp_path / "t.jsonl", TWO_LANES)
+    assert _table_notes(trace) == [
+        "note: 75% of the saved time (0.03 s) is one wave of 2 calls, in lane t/main: see",
+        "  wavemetrics waves",
+    ]
+
+
+def test_a_lane_of_several_multi_call_waves_is_noted_as_a_lane(tmp_path: Path) -> None:
+    """Lane main's waves {a [0,100], b [0,50]} and {c [200,300], d [200,260]} save 50 + 60
+    of 120 ms (91.67%, shown rounded down), lane sub's one wave 10: the note names the lane."""
+    trace = write_events(tmp_path / "t.jsonl", [
+        ("tool_execution_start", "a", "read", 0, "main"),
+        ("tool_execution_start", "b", "grep", 0, "main"),
+        ("tool_execution_end", "b", "grep", 50, "main"),
+        ("tool_execution_end", "a", "read", 100, "main"),
+        ("tool_execution_start", "c", "read", 200, "main"),
+        ("tool_execution_start", "d", "grep", 200, "main"),
+        ("tool_execution_end", "d", "grep", 260, "main"),
+        ("tool_execution_end", "c", "read", 300, "main"),
+        ("tool_execution_start", "g", "read", 2000, "sub"),
+        ("tool_execution_start", "h", "read", 2000, "sub"),
+        ("tool_execution_end", "g", "read", 2010, "sub"),
+        ("tool_execution_end", "h", "read", 2020, "sub"),
+    ])
+    assert _table_notes(trace) == [
+        "note: 91% of the saved time (0.11 s) is from lane t/main, in 2 waves of 2+",
+        "  calls: see wavemetrics waves",
+    ]
+
+
+def test_no_note_when_no_lane_holds_half_of_the_saving(tmp_path: Path) -> None:
+    """Lanes saving 30 and 40 ms of 70 (42.9% and 57.1%): only the second is named;
+    saving 40 and 40 ms, both hold exactly half and both are named."""
+    events = [
+        ("tool_execution_start", "a", "read", 0, "x"),
+        ("tool_execution_start", "b", "grep", 0, "x"),
+        ("tool_execution_end", "b", "grep", 30, "x"),
+        ("tool_execution_end", "a", "read", 100, "x"),
+        ("tool_execution_start", "c", "read", 0, "y"),
+        ("tool_execution_start", "d", "grep", 0, "y"),
+        ("tool_execution_end", "d", "grep", 40, "y"),
+        ("tool_execution_end", "c", "read", 100, "y"),
+    ]
+    assert [n[:40] for n in _table_notes(write_events(tmp_path / "t.jsonl", events))
+            if n.startswith("note:")] == ["note: 57% of the saved time (0.04 s) is "]
+    events[2] = ("tool_execution_end", "b", "grep", 40, "x")
+    assert [n[:40] for n in _table_notes(write_events(tmp_path / "u.jsonl", events))
+            if n.startswith("note:")] == ["note: 50% of the saved time (0.04 s) is "] * 2

@@ -20,6 +20,7 @@ import attrs
 
 from wavemetrics.classify import EVAL_TOOL_NAMES, classify_wave
 from wavemetrics.escaping import printable, shortened
+from wavemetrics.histogram import decode_histogram
 from wavemetrics.pipeline import Analysis, LaneFigures, LaneResult
 from wavemetrics.readers import DUPLICATE
 from wavemetrics.readers.lanes import InputReport
@@ -281,6 +282,47 @@ def loss_line(total: ParallelismSummary) -> str | None:
     return f"calls not counted: {lost} (figures are a lower bound)" if lost else None
 
 
+#: Wave sizes of the histogram's buckets 2..8 (bucket 1, single calls, save nothing).
+_SIZE_LABELS = ("2", "3", "4", "5-8", "9-16", "17-32", "33+")
+
+
+def concentration_notes(
+    lanes: Sequence[LaneFigures], labels: Sequence[tuple[str, str]], total: ParallelismSummary
+) -> list[str]:
+    """The table's ``note:`` lines: a lane that holds at least half of the modeled saving.
+
+    ``spec/metrics.md`` section 5 models a saving ``sum(d) - span`` per non_eval
+    wave; a wave of one call saves exactly 0.0, so a lane with one non_eval wave
+    of 2+ calls owes its whole ``modeled_wallclock_saved_ms`` to that one wave
+    (the size comes from the lane's histogram). The streamed summary keeps no
+    per-wave figure, so for a lane of several such waves the note names the
+    lane and how many waves. Nothing is noted when the total is not above 0.
+    ``labels`` are the table's session and lane cells. The share is rounded
+    down, so a note never shows more than the rule found.
+    """
+    saved = total.modeled_wallclock_saved_ms
+    if not (math.isfinite(saved) and saved > 0):
+        return []
+    notes = []
+    for (session, lane), result in zip(labels, lanes, strict=True):
+        s = result.summary
+        if s.non_eval_waves_multi < 1 or not s.modeled_wallclock_saved_ms >= saved / 2:
+            continue
+        share = math.floor(100 * s.modeled_wallclock_saved_ms / saved)
+        head = f"note: {share}% of the saved time ({_seconds(s.modeled_wallclock_saved_ms)} s) is"
+        if s.non_eval_waves_multi == 1:
+            counts = decode_histogram(s.non_eval_wave_size_histogram)[1:]
+            size = _SIZE_LABELS[next(i for i, n in enumerate(counts) if n)]
+            text = f"{head} one wave of {size} calls, in lane {session}/{lane}"
+        else:
+            text = (f"{head} from lane {session}/{lane}, in {s.non_eval_waves_multi}"
+                    " waves of 2+ calls")
+        notes.append(textwrap.fill(text + ": see wavemetrics waves", WIDTH,
+                                   subsequent_indent="  ", break_long_words=False,
+                                   break_on_hyphens=False))
+    return notes
+
+
 def inputs_line(analysis: Analysis[LaneFigures], input_format: str = "auto") -> str:
     """The table's first line: what was read, in which format (wrapped to 80 columns)."""
     return _inputs_line(analysis.outcome.inputs, input_format, len(analysis.outcome.skipped))
@@ -308,6 +350,7 @@ def render_table(
     lost = loss_line(analysis.total)
     if lost:
         lines.append(lost)
+    lines.extend(concentration_notes(analysis.lanes, labels, analysis.total))
     repeated = analysis.outcome.repeated_lanes
     if repeated:
         count = len(repeated)
