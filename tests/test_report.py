@@ -121,3 +121,23 @@ def test_no_note_when_no_lane_holds_half_of_the_saving(tmp_path: Path) -> None:
     events[2] = ("tool_execution_end", "b", "grep", 40, "x")
     assert [n[:40] for n in _table_notes(write_events(tmp_path / "u.jsonl", events))
             if n.startswith("note:")] == ["note: 50% of the saved time (0.04 s) is "] * 2
+
+
+def test_the_tool_time_the_saving_comes_out_of_is_under_the_total(tmp_path: Path) -> None:
+    """TWO_LANES: calls of 100+30+50+100+100+40 (main) and 10+20 (sub) ms are 450 ms of tool
+    time, of which the 40 ms saved is 8.9%, shown rounded down as 8%."""
+    trace = write_events(tmp_path / "t.jsonl", TWO_LANES)
+    lines = render_table(analyse(read_inputs([str(trace)]))).splitlines()
+    total = next(i for i, line in enumerate(lines) if line.startswith("total"))
+    assert lines[total + 1] == (
+        "tool time 0.45 s (paired calls' durations summed): saved s is 8% of it")
+
+
+def test_no_share_of_zero_tool_time(tmp_path: Path) -> None:
+    """A lane whose only call starts and ends at once has 0 ms of tool time: no share."""
+    trace = write_events(tmp_path / "t.jsonl", [
+        ("tool_execution_start", "a", "read", 5, "main"),
+        ("tool_execution_end", "a", "read", 5, "main"),
+    ])
+    lines = render_table(analyse(read_inputs([str(trace)]))).splitlines()
+    assert "tool time 0.00 s (paired calls' durations summed)" in lines

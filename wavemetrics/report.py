@@ -323,6 +323,21 @@ def concentration_notes(
     return notes
 
 
+def tool_time_line(total: ParallelismSummary) -> str:
+    """The line under the total row: the tool time the saving comes out of.
+
+    ``tool_time_ms`` (docs/metrics.md, extras) sums every paired call's
+    duration; the share of it that ``modeled_wallclock_saved_ms`` is, rounded
+    down, follows when both are finite and the tool time is above 0.
+    """
+    tool, saved = total.tool_time_ms, total.modeled_wallclock_saved_ms
+    text = f"tool time {_seconds(tool)} s (paired calls' durations summed)"
+    if math.isfinite(tool) and math.isfinite(saved) and tool > 0:
+        text += f": saved s is {math.floor(100 * saved / tool)}% of it"
+    return textwrap.fill(text, WIDTH, subsequent_indent="  ", break_long_words=False,
+                         break_on_hyphens=False)
+
+
 def inputs_line(analysis: Analysis[LaneFigures], input_format: str = "auto") -> str:
     """The table's first line: what was read, in which format (wrapped to 80 columns)."""
     return _inputs_line(analysis.outcome.inputs, input_format, len(analysis.outcome.skipped))
@@ -347,6 +362,7 @@ def render_table(
     lanes = len(analysis.lanes)
     lines.append(_figures(("total", f"{lanes} lane" + ("" if lanes == 1 else "s")),
                           analysis.total, widths))
+    lines.append(tool_time_line(analysis.total))
     lost = loss_line(analysis.total)
     if lost:
         lines.append(lost)
