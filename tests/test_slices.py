@@ -240,7 +240,7 @@ def test_by_tool_table_counts_calls_in_multi_call_waves(trace: Path) -> None:
     """The --by tool table (74 columns): read a, g, c, i (310 ms, 3 in multi-call waves:
     a, g in A, c in B; i in the mixed wave, 1 of 4), bash d, e (350 ms; d in B), eval h
     (100 ms, mixed), grep b (30 ms, in A); means 77.5, 175 (the float 0.175 is just under
-    it: 0.17), 100, 30 and 790 / 8 = 98.75 ms; the footer wraps under 80 columns."""
+    it: 0.17), 100, 30 and 790 / 8 = 98.75 ms; the footer explains every column in 80."""
     assert _table("summarize", "--by", "tool", str(trace))[2:] == [
         "tool                      calls calls in multi   total s   mean s eval/mix",
         "read                          4              3      0.31     0.08      25%",
@@ -250,7 +250,8 @@ def test_by_tool_table_counts_calls_in_multi_call_waves(trace: Path) -> None:
         "--------------------------------------------------------------------------",
         "total                         8              5      0.79     0.10      25%",
         "calls in multi: calls in non_eval waves of 2+ calls;",
-        "eval/mix: share of calls in eval_only or mixed waves.",
+        "total s: its calls' durations summed, overlapping calls each counted in full;",
+        "mean s: total s / calls; eval/mix: share of calls in eval_only or mixed waves.",
         "calls not counted: incomplete 1 (figures are a lower bound)",
     ]
 

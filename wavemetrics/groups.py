@@ -229,7 +229,10 @@ def render_group_table(document: dict[str, Any]) -> str:
             )
         lines.insert(len(lines) - 1, "-" * len(lines[0]))
         lines.append("calls in multi: calls in non_eval waves of 2+ calls;")
-        lines.append("eval/mix: share of calls in eval_only or mixed waves.")
+        lines.append("total s: its calls' durations summed, overlapping calls each counted"
+                     " in full;")
+        lines.append("mean s: total s / calls; eval/mix: share of calls in eval_only or mixed"
+                     " waves.")
         return "\n".join(lines) + "\n"
     labels = group_labels(by, [str(row["group"]) for row in document["groups"]])
     width = max([21, *(len(label) for label in labels.values())])
