@@ -124,7 +124,8 @@ def test_timeline_lane_error_escapes_ids(tmp_path: Path) -> None:
                           str(trace))
     assert code == 1
     _assert_clean(out + err)
-    assert "--lane no\\x1bpe: no such lane (lanes: s/sub\\u202eagent)" in err
+    # the lane as the table shows it: escaped, then cut to 9 characters and "…"
+    assert "--lane no\\x1bpe: no such lane (lanes: s/sub\\u202e…)" in err
 
 
 def test_compare_table_escapes_task_folder_names(tmp_path: Path) -> None:

@@ -439,6 +439,25 @@ def test_lane_option_takes_prefixes_and_sessions(tmp_path: Path) -> None:
 
 
 @needs_matplotlib
+def test_lane_error_lists_lanes_as_the_table_shows_them_and_each_is_accepted(
+        tmp_path: Path) -> None:
+    """Lanes a36efb2a1d0c and a4ca752981aa of session s1 are listed as the table shows them,
+    9 characters and ``…`` (``s1/a36efb2a1…``), not cut to 2; each listed form, ``…``
+    included, names its lane again."""
+    trace = _events(tmp_path, [("a36efb2a1d0c", "a", "read", 1000, 2000),
+                               ("a4ca752981aa", "b", "grep", 3000, 3500),
+                               ("a4ca752981aa", "c", "bash", 4000, 4100)])
+    out = tmp_path / "t.svg"
+    code, stdout, stderr = _run(trace, "-o", str(out), "--lane", "zzz")
+    assert (code, stdout) == (1, "")
+    assert stderr == ("wavemetrics: error: --lane zzz: no such lane"
+                      " (lanes: s1/a36efb2a1…, s1/a4ca75298…)\n")
+    for lane, counts in (("s1/a36efb2a1…", "1 lane, 1 call"), ("a4ca75298…", "1 lane, 2 calls")):
+        code, stdout, _ = _run(trace, "-o", str(out), "--lane", lane)
+        assert (code, stdout) == (0, f"{out}: {counts}\n"), lane
+
+
+@needs_matplotlib
 def test_nothing_read_gives_the_input_error_only(tmp_path: Path) -> None:
     """A missing input and --lane: the input's error alone, not also ``no such lane``."""
     missing = tmp_path / "missing.jsonl"

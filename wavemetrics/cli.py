@@ -885,6 +885,7 @@ def timeline(
         LaneNotFound,
         MatplotlibMissing,
         check_lane_count,
+        lane_labels,
         render_timeline,
         require_matplotlib,
         select_lanes,
@@ -919,8 +920,10 @@ def timeline(
     try:
         lanes = select_lanes(analysis.lanes, lane_ids)
     except LaneNotFound as error:
-        shown = ", ".join(shortened(lane, 40) for lane in error.available[:10]) or "none"
-        more = f" and {len(error.available) - 10} more" if len(error.available) > 10 else ""
+        # as the table shows them (unique prefixes), which --lane takes back
+        shown_lanes = lane_labels(analysis.lanes)
+        shown = ", ".join(shown_lanes[:10]) or "none"
+        more = f" and {len(shown_lanes) - 10} more" if len(shown_lanes) > 10 else ""
         status.fail(f"--lane {shortened(error.lane_id, 80)}: no such lane (lanes: {shown}{more})")
     if not lanes:
         status.fail("no lanes to draw")

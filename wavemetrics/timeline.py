@@ -40,6 +40,7 @@ __all__ = [
     "MatplotlibMissing",
     "check_lane_count",
     "figure_size_px",
+    "lane_labels",
     "output_format",
     "panel_height_in",
     "panel_rows",
@@ -186,15 +187,32 @@ def select_lanes(lanes: Sequence[LaneResult], lane_ids: Iterable[str]) -> tuple[
     return tuple(r for index, r in enumerate(lanes) if index in chosen)
 
 
+def lane_labels(lanes: Sequence[LaneResult]) -> list[str]:
+    """Each distinct lane as ``SESSION/LANE``, both parts as the ``summarize`` table shows
+    them (:func:`~wavemetrics.report.unique_prefixes`, width 10), in lane order; each can
+    be given back to ``--lane`` as it is (a trailing ``…`` marks a prefix)."""
+    from wavemetrics.report import unique_prefixes
+
+    sessions = unique_prefixes((r.lane.session_id for r in lanes), 10)
+    names = unique_prefixes((r.lane.lane_id for r in lanes), 10)
+    return list(dict.fromkeys(
+        f"{sessions[r.lane.session_id]}/{names[r.lane.lane_id]}" for r in lanes))
+
+
 def _named_by(lanes: Sequence[LaneResult], lane_id: str) -> set[int]:
-    """Indexes of the lanes ``lane_id`` names: exact matches, else prefix matches."""
+    """Indexes of the lanes ``lane_id`` names: exact matches, else prefix matches.
+
+    A part that ends in ``…`` (as the table shows a cut id) is the prefix before it.
+    """
     if "/" in lane_id:
         session, _, lane = lane_id.rpartition("/")
+        session, lane = session.removesuffix("…"), lane.removesuffix("…")
         exact = {i for i, r in enumerate(lanes)
                  if r.lane.session_id == session and r.lane.lane_id == lane}
         return exact or {i for i, r in enumerate(lanes)
                          if r.lane.session_id.startswith(session)
                          and r.lane.lane_id.startswith(lane)}
+    lane_id = lane_id.removesuffix("…")
     exact = {i for i, r in enumerate(lanes) if r.lane.lane_id == lane_id}
     return exact or {i for i, r in enumerate(lanes)
                      if r.lane.lane_id.startswith(lane_id)
