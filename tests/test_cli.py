@@ -541,6 +541,30 @@ def test_sub_agent_files_without_their_session_are_noted() -> None:
     )
 
 
+def _sessions_without_main(document: dict[str, Any]) -> set[str]:
+    """docs/cli.md's rule: Claude Code sessions in ``lanes`` with no lane ``main``."""
+    claude = {i["path"] for i in document["inputs"] if i["format"] == "claude-code"}
+    lanes = [lane for lane in document["lanes"] if lane["path"] in claude]
+    return ({lane["session_id"] for lane in lanes}
+            - {lane["session_id"] for lane in lanes if lane["lane_id"] == "main"})
+
+
+@needs_corpus
+def test_a_missing_main_lane_is_derivable_from_the_json() -> None:
+    """Five old-layout sub-agent files of session 741790a4-… without its session file:
+    no JSON key says so (``notes`` stay ``{}``), but the lanes show that session with no
+    ``main`` lane, as docs/cli.md states; a project folder with its session file shows none."""
+    folder = CORPUS / "claude-code-log" / "-Users-dain-workspace-coderabbit-review-helper"
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", str(folder)])
+    document = json.loads(result.stdout)
+    assert [i["notes"] for i in document["inputs"]] == [{}] * 5
+    assert _sessions_without_main(document) == {"741790a4-4fe2-4644-9a51-fb4482074060"}
+    assert "the main lane is missing" in result.stderr
+    whole = CliRunner().invoke(main, ["summarize", "--format", "json",
+                                      str(CORPUS / "claude-code-log" / "-experiments-worktrees")])
+    assert _sessions_without_main(json.loads(whole.stdout)) == set()
+
+
 @needs_corpus
 def test_gzipped_session_without_its_sub_agents_is_noted(tmp_path: Path) -> None:
     """A gzipped session file named without its ``subagents/`` folder gets the same note."""
