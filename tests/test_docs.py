@@ -56,6 +56,23 @@ def test_readme_quick_start_has_two_commands() -> None:
     assert (DOCS.parent / "wavemetrics" / "examples" / "claude-code-demo.jsonl").is_file()
 
 
+def test_readme_quick_start_says_what_it_needs_before_the_command() -> None:
+    """The quick start states Rust 1.87 and the silent first build before the install
+    command, puts the output right after the command that prints it, gives the tests'
+    duration, and uses none of the words a newcomer cannot know."""
+    text = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+    quick = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    before, after = quick.split("```sh\n", 1)
+    assert "Rust 1.87 or newer" in before
+    assert "about a minute" in before and "prints nothing" in before
+    assert after.split("```\n", 1)[1].lstrip("\n").startswith("It prints:\n\n```\ninputs:")
+    assert "Run the tests (about 6 minutes" in quick
+    intro = text.split("## Quick start", 1)[0]
+    for jargon in ("contract", "live pipeline", "host `events` stream", "skeleton",
+                   "../shared"):
+        assert jargon not in intro + quick, jargon
+
+
 def test_readme_example_output_is_what_the_demo_prints() -> None:
     """The table shown in the README is exactly what the quick-start command prints."""
     from click.testing import CliRunner
@@ -64,7 +81,7 @@ def test_readme_example_output_is_what_the_demo_prints() -> None:
 
     root = DOCS.parent
     text = (root / "README.md").read_text(encoding="utf-8")
-    shown = text.split("The first command prints:", 1)[1].split("```", 2)[1]
+    shown = text.split("It prints:", 1)[1].split("```", 2)[1]
     result = CliRunner().invoke(
         main, ["summarize", str(root / "wavemetrics" / "examples" / "claude-code-demo.jsonl")]
     )
