@@ -153,6 +153,22 @@ def test_table_shows_every_task_below_ten_paired(tmp_path: Path) -> None:
     assert f"wavemetrics: note: {base / 'stray.jsonl'}: not in a task folder, not read" in err
 
 
+@needs_scipy
+def test_not_read_counts_distinct_trace_files_not_sidecars(tmp_path: Path) -> None:
+    """``compare A A`` with a stray trace and a ``meta.json`` beside task t1: one file not
+    read (the trace, once, though both sides found it; ``meta.json`` is no trace)."""
+    root = tmp_path / "runs"
+    saving_trial(root / "t1" / "a.jsonl", 30)
+    saving_trial(root / "stray.jsonl", 20)
+    (root / "meta.json").write_text('{"harness": "x", "version": 2}\n', encoding="utf-8")
+    _, out, err = run("compare", str(root), str(root))
+    assert "not read: 1 trace file outside any task folder\n" in out
+    assert err.count("not in a task folder, not read") == 1
+    assert "meta.json" not in err
+    _, document, _ = run("compare", "--format", "json", str(root), str(root))
+    assert json.loads(document)["not_read"] == [str(root / "stray.jsonl")]
+
+
 def test_table_fits_in_80_columns() -> None:
     """Every line of the expected table fits in 80 columns."""
     assert max(len(line) for line in EXPECTED_TABLE.splitlines()) <= 80

@@ -27,7 +27,7 @@ from wavemetrics.exceptions import MissingExtraError, install_hint
 from wavemetrics.limits import Limits
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.pipeline import Analysis, LaneResult, analyse, read_inputs
-from wavemetrics.readers import AUTO, DUPLICATE, EMPTY, InputReport
+from wavemetrics.readers import AUTO, DUPLICATE, EMPTY, InputReport, detect_input
 from wavemetrics.readers.registry import format_named
 from wavemetrics.readers.sources import expand_paths, file_stem
 from wavemetrics.schema import METRIC_FIGURES, Property, json_safe
@@ -571,8 +571,9 @@ def read_side(
 
     Task folders are the sub-folders of ``root`` (sorted); a task folder with
     no trace file is a task with 0 trials. Trace files directly in ``root``
-    belong to no task: they are returned in ``strays``, not read. Each task
-    folder is read by :func:`read_task`; a trial gives ``figures[metric]``,
+    belong to no task: they are returned in ``strays``, not read (a file there
+    that summarize would skip as no trace, such as ``meta.json``, is not one).
+    Each task folder is read by :func:`read_task`; a trial gives ``figures[metric]``,
     a failed one counts as failed. An entry of a task
     folder that ``summarize`` reports as an error (a broken link, a FIFO or
     link loop with a trace suffix, an unreadable sub-folder) is a failed trial
@@ -585,7 +586,9 @@ def read_side(
     for name in sorted(os.listdir(root)):
         path = os.path.join(root, name)
         if not os.path.isdir(path):
-            if path in walked:  # a trace file, by the same rule as folder reading
+            # a trace file, by the same rule as folder reading: a trace name, and
+            # not a file summarize would skip as no trace (a meta.json)
+            if path in walked and not detect_input(path, input_format).unrecognised:
                 strays.append(path)
             continue
         trials, failed, _ = read_task(path, name, input_format=input_format,
@@ -632,7 +635,16 @@ def compare_folders(
     empty_sides = tuple(name for name, side in (("baseline", base), ("candidate", cand))
                         if not side.tasks)
     return attrs.evolve(result, failures=base.failures + cand.failures,
-                        strays=base.strays + cand.strays, no_task_folders=empty_sides)
+                        strays=_distinct(base.strays + cand.strays),
+                        no_task_folders=empty_sides)
+
+
+def _distinct(paths: tuple[str, ...]) -> tuple[str, ...]:
+    """``paths`` without a file seen before (``compare A A`` finds each stray twice)."""
+    first: dict[str, str] = {}
+    for path in paths:
+        first.setdefault(os.path.realpath(path), path)
+    return tuple(first.values())
 
 
 def render_json(comparison: Comparison) -> str:
