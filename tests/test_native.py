@@ -543,23 +543,30 @@ def test_generated_traces_read_the_same_through_the_cache_on_both_engines(
 def test_a_file_that_changes_while_read_natively_is_not_stored(
     tmp_path: Path, private_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A unit whose file grew while the native engine read it gets no cache entry (its key
-    would name the old version), so the next run reads it again and sees the new calls."""
+    """A unit whose file grew while the native engine read it (here: as each native
+    call returns, the folded detect-and-read pass and the read of the other units) gets
+    no cache entry (its key would name the old version), so the next run reads it again
+    and sees the new calls."""
     trace = tmp_path / "run.jsonl"
     first = b'{"type":"turn_start","timestamp":1}\n'
     trace.write_bytes(first)
-    original = native.read_units_natively
+    originals = {name: getattr(native, name)
+                 for name in ("read_units_natively", "detect_and_read_natively")}
 
-    def growing(*args: Any) -> Any:
-        result = original(*args)
-        with trace.open("ab") as out:
-            out.write(b'{"type":"turn_end","timestamp":5}\n')
-        return result
+    def growing(name: str) -> Any:
+        def call(*args: Any) -> Any:
+            result = originals[name](*args)
+            with trace.open("ab") as out:
+                out.write(b'{"type":"turn_end","timestamp":5}\n')
+            return result
+        return call
 
-    monkeypatch.setattr(native, "read_units_natively", growing)
+    for name in originals:
+        monkeypatch.setattr(native, name, growing(name))
     _cached_run([str(trace)], "native")
     assert ReadCache(private_cache).info().summaries == 0
-    monkeypatch.setattr(native, "read_units_natively", original)
+    for name, original in originals.items():
+        monkeypatch.setattr(native, name, original)
     assert _cached_run([str(trace)], "native") == _cached_run([str(trace)], "python",
                                                                "--no-cache")
     assert ReadCache(private_cache).info().summaries == 1

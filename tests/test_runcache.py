@@ -476,3 +476,54 @@ def test_a_run_whose_input_changed_while_it_read_is_not_kept(
     _append(sorted((folder / "sample").iterdir())[2])
     assert not changed.store(store)
     assert store.info().runs == 1
+
+
+@needs_corpus
+def test_a_file_added_to_a_walked_folder_while_the_run_read_is_not_kept(
+    folder: Path, private_cache: Path
+) -> None:
+    """The check after the read compares the whole walk again (the folders' names too,
+    not only the files keyed before): a trace file that appeared during the read stops
+    the run from being kept, and so does one that went away."""
+    options = runcache.options_from_args([str(folder)])
+    assert options is not None
+    store = ReadCache(private_cache)
+    added = runcache.Recording(options)
+    added.inputs([str(folder)])
+    added.complete = True
+    first = sorted((folder / "sample").iterdir())[0]
+    shutil.copy(first, folder / "sample" / "new.jsonl")
+    assert not added.store(store)
+    removed = runcache.Recording(options)
+    removed.inputs([str(folder)])
+    removed.complete = True
+    (folder / "sample" / "new.jsonl").unlink()
+    assert not removed.store(store)
+    assert store.info().runs == 0
+
+
+@needs_corpus
+def test_the_key_of_the_lookup_is_checked_again_after_the_read(
+    folder: Path, private_cache: Path
+) -> None:
+    """A run keyed by the lookup that missed just before it (no second walk before the
+    read) still has its inputs compared after the read: a file changed meanwhile is not
+    kept; unchanged, the run is kept under the lookup's key."""
+    args = [str(folder)]
+    options = runcache.options_from_args(args)
+    assert options is not None
+    store = ReadCache(private_cache)
+    assert runcache.serve(args) is None  # nothing stored: a miss, its key handed on
+    changed = runcache.Recording(options)
+    changed.inputs(args)
+    assert runcache._LOOKED_UP == []  # used once, by this run
+    assert changed.key == runcache.run_key(options, args)
+    changed.complete = True
+    _append(sorted((folder / "sample").iterdir())[1])
+    assert not changed.store(store)
+    assert runcache.serve(args) is None  # still nothing stored
+    kept = runcache.Recording(options)
+    kept.inputs(args)
+    kept.complete = True
+    assert kept.store(store)
+    assert store.info().runs == 1
