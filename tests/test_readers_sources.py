@@ -245,18 +245,31 @@ def test_open_error_describes_why_a_path_cannot_be_opened(
     readable = _write(tmp_path / "a.jsonl", b"{}\n")
     locked = _write(tmp_path / "locked.jsonl", b"{}\n")
     os.chmod(locked, 0)
-    real_open = open
+    real_open = os.open
 
     def guarded_open(path: Any, *args: Any, **kwargs: Any) -> Any:
+        # root may open a file of mode 0: the refusal a user gets, made by hand
         if os.fspath(path) == locked:
             raise PermissionError(errno.EACCES, "Permission denied", locked)
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(sources_module, "open", guarded_open, raising=False)
+    monkeypatch.setattr(sources_module.os, "open", guarded_open)
     assert open_error(readable) is None
     assert open_error(locked) == "permission denied"
     assert open_error(str(tmp_path / "nope.jsonl")) == "no such file or directory"
     assert open_error(str(tmp_path)) == "is a directory"
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="no /proc/self/fd")
+def test_open_error_closes_what_it_opens(tmp_path: Path) -> None:
+    """``open_error`` opens with a bare descriptor and closes it, a folder's too: 200
+    checks leave the process with the descriptors it had."""
+    readable = _write(tmp_path / "a.jsonl", b"{}\n")
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(100):
+        assert open_error(readable) is None
+        assert open_error(str(tmp_path)) == "is a directory"
+    assert len(os.listdir("/proc/self/fd")) == before
 
 
 def test_project_folder_of_session_and_subagent_files() -> None:

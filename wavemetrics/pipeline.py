@@ -652,7 +652,8 @@ def _read_inputs(
 
         # events and claude-code files are detected and read in one pass on threads
         # (the first lines of each parsed once); the rest as usual
-        found, read = detect_and_read_natively(on_disk, stream, tuple(known))
+        # (on_disk: the files whose key, just taken, found a regular file)
+        found, read = detect_and_read_natively(on_disk, stream, tuple(known), regular=True)
         folded = {ReadUnit(*unit): UnitResult(*result) for unit, result in read.items()}
         detected.extend((Detection(path, fmt), None) for path, fmt in found.items())
         on_disk = [path for path in on_disk if path not in found]

@@ -313,12 +313,22 @@ def _describe(exc: BaseException) -> str:
 
 
 def open_error(path: str) -> str | None:
-    """Why ``path`` cannot be opened for reading, or ``None`` if it can."""
+    """Why ``path`` cannot be opened for reading, or ``None`` if it can.
+
+    What ``open(path, "rb")`` would raise, found with a bare file descriptor: the
+    same ``open(2)`` call, and a folder refused as ``open`` refuses it (EISDIR),
+    without building a buffered file object (~7 us a file instead of ~1, the
+    native engine asks for every file of a folder: docs/performance.md)."""
     try:
-        with open(path, "rb"):
-            return None
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
     except OSError as exc:
         return _describe(exc)
+    try:
+        if stat.S_ISDIR(os.fstat(descriptor).st_mode):
+            return _describe(IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path))
+    finally:
+        os.close(descriptor)
+    return None
 
 
 def _is_trace_name(name: str) -> bool:
