@@ -19,11 +19,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from wavemetrics.pipeline import read_inputs
 from wavemetrics.readers import sources as sources_module
 from wavemetrics.readers.sources import (
     Source,
+    absolute,
     expand_inputs,
     expand_paths,
     open_error,
@@ -270,6 +273,21 @@ def test_open_error_closes_what_it_opens(tmp_path: Path) -> None:
         assert open_error(readable) is None
         assert open_error(str(tmp_path)) == "is a directory"
     assert len(os.listdir("/proc/self/fd")) == before
+
+
+@given(st.lists(st.sampled_from(["a", "b.c", ".", "..", "", ".x", "x..", "...", "subagents"]),
+                max_size=6), st.booleans(), st.booleans())
+def test_absolute_is_abspath_however_the_path_is_spelled(
+    parts: list[str], rooted: bool, slash: bool
+) -> None:
+    """``absolute`` (the project folder's first step) is ``os.path.abspath``, its shortcut
+    for absolute normal paths included, and so the project folder is the same."""
+    path = (("/" if rooted else "") + "/".join(parts) + ("/" if slash else "")) or "."
+    assert absolute(path) == os.path.abspath(path)
+    parent = os.path.dirname(os.path.abspath(path))
+    expected = (os.path.dirname(os.path.dirname(parent))
+                if os.path.basename(parent) == "subagents" else parent)
+    assert project_folder(path) == expected
 
 
 def test_project_folder_of_session_and_subagent_files() -> None:
