@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import TWO_LANES, write_events
 from wavemetrics.cli import main
-from wavemetrics.csvout import SUMMARY_LEAD, WAVE_CALL_COLUMNS, rows_to_csv
+from wavemetrics.csvout import SUMMARY_LEAD, WAVE_CALL_COLUMNS, WAVE_JSON_TO_CSV, rows_to_csv
 
 
 def _csv(*args: str) -> list[dict[str, str]]:
@@ -88,3 +88,26 @@ def test_rows_to_csv_escapes_text_only_when_asked() -> None:
     assert rows_to_csv(columns, rows) == "tool_name,calls,mean\r\na\x1b[2J\u202e,2,\r\n"
     assert rows_to_csv(columns, rows, printable) == (
         "tool_name,calls,mean\r\na\\x1b[2J\\u202e,2,\r\n")
+
+
+def test_waves_csv_renames_only_the_wave_start_and_the_tool_names(tmp_path: Path) -> None:
+    """Each CSV row carries its wave's JSON values: under the same name, but the wave's
+    start (wave_start_ms, wave_start: the row's start_ms is its call's) and tool_names
+    (one tool_name per row, in wave order)."""
+    renamed = {k: v for k, v in WAVE_JSON_TO_CSV.items() if k != v}
+    assert renamed == {"start_ms": "wave_start_ms", "start": "wave_start",
+                       "tool_names": "tool_name"}
+    trace = write_events(tmp_path / "t.jsonl", TWO_LANES)
+    waves = json.loads(CliRunner().invoke(main, ["waves", "--format", "json", "--jobs", "1",
+                                                 str(trace)]).stdout)
+    assert list(WAVE_JSON_TO_CSV) == list(waves[0])  # every JSON key, in JSON order
+    rows = _csv("waves", str(trace))
+    for row in rows:
+        (wave,) = [w for w in waves
+                   if (w["lane_id"], str(w["wave"])) == (row["lane_id"], row["wave"])]
+        for key, column in WAVE_JSON_TO_CSV.items():
+            value = wave[key][int(row["call_index"])] if key == "tool_names" else wave[key]
+            assert row[column] == str(value), column
+    # the first wave starts at 1000 ms, its second call at 1010 ms (TWO_LANES)
+    assert [(r["wave_start_ms"], r["start_ms"]) for r in rows[:2]] == [
+        ("1000.0", "1000.0"), ("1000.0", "1010.0")]
