@@ -668,7 +668,9 @@ def _read_inputs(
     }
     reports.update({path: InputReport(path=path, format=DUPLICATE) for path in same_as})
     # stdin and pipes can be read only once: detected and read here, one Source each
-    keys = _FileKeys()  # each file is stat'ed once: here, and for the cache's keys
+    # each file is stat'ed once: here (or by the run key's walk just before, which hands
+    # its stats over: ReadCache.give_walked), and for the cache's keys
+    keys = _FileKeys(cache.take_walked() if cache is not None else {})
     # (a file has a key exactly when it is a regular file: os.path.isfile)
     stdin = {path: Source(path) for path in files if path == STDIN or keys[path] is None}
     on_disk = [path for path in files if path not in stdin]
@@ -770,12 +772,18 @@ def _read_inputs(
 
 
 class _FileKeys(dict[str, "FileKey | None"]):
-    """Cache keys of files, each file stat'ed once per run (:func:`~wavemetrics.cache.file_key`)."""
+    """Cache keys of files, each file stat'ed once per run (:func:`~wavemetrics.cache.file_key`);
+    ``walked``: keys already taken before the read, by absolute path (used instead)."""
+
+    def __init__(self, walked: dict[str, FileKey] | None = None) -> None:
+        super().__init__()
+        self._walked = walked or {}
 
     def __missing__(self, path: str) -> FileKey | None:
-        from wavemetrics.cache import file_key
+        from wavemetrics.cache import _absolute, file_key
 
-        key = self[path] = file_key(path)
+        walked = self._walked.get(_absolute(path)) if self._walked and path != "-" else None
+        key = self[path] = walked if walked is not None else file_key(path)
         return key
 
 

@@ -57,7 +57,7 @@ from wavemetrics._suffixes import SKIPPED_SUFFIXES, TRACE_SUFFIXES
 if TYPE_CHECKING:
     import click
 
-    from wavemetrics.cache import ReadCache
+    from wavemetrics.cache import FileKey, ReadCache
 
 __all__ = [
     "DEFAULT",
@@ -71,6 +71,7 @@ __all__ = [
     "record",
     "run_key",
     "serve",
+    "walked_keys",
 ]
 
 #: What an option not given on the command line is keyed as (its default is then
@@ -369,6 +370,17 @@ def run_key(options: dict[str, Any], files: Sequence[str]) -> tuple[str, str] | 
     return None if parts is None else _run_key(parts)
 
 
+def walked_keys(inputs: list[Any]) -> dict[str, FileKey]:
+    """The cache keys (:class:`~wavemetrics.cache.FileKey`) of the regular files in the
+    inputs part of a :func:`fingerprint`, by absolute path: each stat of the walk,
+    ``[path, size, mtime_ns, ctime_ns, inode, device]`` (:func:`_stat_key`), is what
+    :func:`~wavemetrics.cache.file_key` would take just after it."""
+    from wavemetrics.cache import FileKey
+
+    return {entry[0]: FileKey(entry[0], entry[1], entry[2], entry[4]) for entry in inputs
+            if type(entry) is list and len(entry) == 6 and type(entry[1]) is int}
+
+
 def _run_key(parts: tuple[list[Any], list[Any]]) -> tuple[str, str]:
     """:func:`run_key` of the :func:`fingerprint` ``parts``."""
     head, inputs = parts
@@ -560,6 +572,8 @@ class Recording:
         self.key: tuple[str, str] | None = None
         #: what :attr:`key` hashes (:func:`fingerprint`), compared again after the read
         self.parts: tuple[list[Any], list[Any]] | None = None
+        #: the run's cache (set by :func:`record`): its read takes the walk's stats
+        self.cache: ReadCache | None = None
         self._saved: tuple[Any, Any] | None = None
 
     def start(self) -> bool:
@@ -590,18 +604,23 @@ class Recording:
         self._saved = None
 
     def inputs(self, files: Sequence[str]) -> None:
-        """Key the run on its inputs (before they are read)."""
+        """Key the run on its inputs (before they are read); the files' stats taken for
+        the key are handed to the run's read (:meth:`ReadCache.give_walked`), which then
+        does not stat them again before reading."""
         self.files = list(files)
         pending, _LOOKED_UP[:] = list(_LOOKED_UP), []  # used once, by the run that follows
         for options, looked_up, key, parts in pending:
             if options == self.options and looked_up == self.files:
                 # the lookup of this process, just before: the same key
                 self.key, self.parts = key, parts
-                return
-        with contextlib.suppress(OSError, ValueError, RecursionError):
-            fresh = fingerprint(self.options, self.files)
-            if fresh is not None:
-                self.key, self.parts = _run_key(fresh), fresh
+                break
+        else:
+            with contextlib.suppress(OSError, ValueError, RecursionError):
+                fresh = fingerprint(self.options, self.files)
+                if fresh is not None:
+                    self.key, self.parts = _run_key(fresh), fresh
+        if self.cache is not None and self.parts is not None:
+            self.cache.give_walked(walked_keys(self.parts[1]))
 
     def store(self, cache: ReadCache) -> bool:
         """Store the run if it is complete and its inputs did not change while it read
@@ -632,6 +651,7 @@ def record(options: dict[str, Any], cache: ReadCache | None) -> Iterator[Recordi
     if cache is None or not recording.start():
         yield recording
         return
+    recording.cache = cache
     _CURRENT.append(recording)
     try:
         yield recording
