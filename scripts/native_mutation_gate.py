@@ -116,6 +116,7 @@ def main() -> int:
     began = time.monotonic()
     for name, command in _passes(args.jobs, args.minimum_test_timeout, args.timeout_multiplier):
         out = CRATE / "mutants.out" / name
+        out.mkdir(parents=True, exist_ok=True)  # cargo-mutants makes only the last level
         command = [*command[:2], "-o", str(out), *command[2:]]
         print("$", " ".join(command), flush=True)
         runs.append((subprocess.run(command, cwd=CRATE, check=False), out))
