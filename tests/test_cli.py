@@ -1335,3 +1335,19 @@ def test_skipped_note_names_an_unforeseen_reason_and_joins_three() -> None:
         " 2 of no known format (judged by their first 64 lines), 1 metadata sidecar"
         " (*.meta.json, written beside Claude Code sub-agents) and 1 (a future reason);"
         " summarize --format json lists them")
+
+
+def test_skipped_note_lists_the_most_frequent_reason_first() -> None:
+    """Reasons are listed most first, not in the order met: one file of no known format
+    met before two sidecars still comes second ("its first 64 lines", singular)."""
+    from wavemetrics.cli import _skipped_note
+    from wavemetrics.pipeline import SKIPPED_UNRECOGNISED, SkippedFile
+    from wavemetrics.readers.sources import SIDECAR_REASON
+
+    skipped = [SkippedFile("/a/x.json", SKIPPED_UNRECOGNISED),
+               SkippedFile("/a/s1.meta.json", SIDECAR_REASON),
+               SkippedFile("/a/s2.meta.json", SIDECAR_REASON)]
+    assert _skipped_note(skipped) == (
+        "wavemetrics: note: skipped 3 files found in 1 folder, as they are not traces:"
+        " 2 metadata sidecars (*.meta.json, written beside Claude Code sub-agents) and 1 of"
+        " no known format (judged by its first 64 lines); summarize --format json lists them")

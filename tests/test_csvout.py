@@ -72,6 +72,17 @@ def test_waves_csv_has_one_row_per_call(tmp_path: Path) -> None:
     assert [r["bucket"] for r in rows if r["wave"] == "3"] == ["mixed", "mixed"]
 
 
+def test_waves_csv_header_is_the_documented_contract(tmp_path: Path) -> None:
+    """The waves CSV header, in order, as docs/cli.md lists it: the wave's figures, then
+    the call's (a contract scripts read by name and by position)."""
+    trace = write_events(tmp_path / "t.jsonl", TWO_LANES)
+    result = CliRunner().invoke(main, ["waves", "--format", "csv", str(trace)])
+    assert next(csv.reader(io.StringIO(result.stdout))) == [
+        "session_id", "lane_id", "wave", "wave_start_ms", "wave_start", "span_ms", "size",
+        "max_concurrency", "bucket", "modeled_wallclock_saved_ms",
+        "call_index", "call_id", "tool_name", "start_ms", "end_ms", "duration_ms"]
+
+
 def test_cells_are_quoted_by_the_csv_module() -> None:
     """A tool name with a comma or a quote stays one cell."""
     text = rows_to_csv(["tool_name", "n"], [{"tool_name": 'a,"b"', "n": None}])

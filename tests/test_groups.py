@@ -184,6 +184,15 @@ def test_tool_names_alike_at_both_ends_show_more_of_their_start() -> None:
     }
 
 
+def test_tool_names_that_differ_at_their_28th_character_fit_30() -> None:
+    """The start grows to 28 characters (the end then 1): names alike in their first 27
+    and last 18 characters but for the 28th are still told apart within 30 columns."""
+    start, end = "mcp__server_with_long_name_", "__tool_with_a_long_name"
+    a, b = start + "A" + end, start + "B" + end
+    assert group_labels("tool", [a, b]) == {a: "mcp__server_with_long_name_A…e",
+                                            b: "mcp__server_with_long_name_B…e"}
+
+
 def test_tool_names_that_differ_only_in_their_middle_fall_back_to_unique_prefixes() -> None:
     """Names alike in their first 28 and last 18 characters cannot be told apart within
     30 columns: they are shown by unique prefixes (the column grows past 30)."""
@@ -203,12 +212,12 @@ def test_a_tool_label_never_starts_its_end_inside_an_escape() -> None:
 def test_no_two_tool_labels_look_the_same(names: list[str]) -> None:
     """Whatever the names, no two tools get the same label, and the labels stay within
     30 characters (80-column table) unless the names differ only in their middle (the
-    unique-prefix fallback) or an escape is kept whole."""
+    unique-prefix fallback, a label ending "…"); an escape kept whole never widens one."""
     labels = group_labels("tool", names)
     assert len(set(labels.values())) == len(names)
     for name, label in labels.items():
         if len(label) > 30:
-            assert label.endswith("…") or "\\" in label, (name, label)
+            assert label.endswith("…"), (name, label)
 
 
 def test_by_tool_table_shows_cut_names_apart_in_80_columns(tmp_path: Path) -> None:
@@ -248,3 +257,16 @@ def test_a_by_table_keeps_the_inputs_line_and_the_lower_bound_line() -> None:
     assert lines[1] == ""
     assert lines[-1] == "calls not counted: incomplete 2 (figures are a lower bound)"
     assert max(len(line) for line in lines) <= 80
+
+
+def test_an_escape_kept_whole_never_widens_the_tool_column_past_30() -> None:
+    """Two names alike but for a control character 20 characters in: the end that would
+    start inside its escape (\\x07, 4 characters) is not grown to 33 columns (an 83-column
+    table) but cut after the escape; the start then grows to show \\x07 and \\x08 whole,
+    with the last 6 characters: 23 + "…" + 6 = 30."""
+    bell = "mcp__srv__abcdefghi\x07jklmnopqrstuvwxyz"
+    backspace = "mcp__srv__abcdefghi\x08jklmnopqrstuvwxyz"
+    assert group_labels("tool", [bell, backspace]) == {
+        bell: "mcp__srv__abcdefghi\\x07…uvwxyz",
+        backspace: "mcp__srv__abcdefghi\\x08…uvwxyz",
+    }

@@ -25,17 +25,6 @@ __all__ = [
 
 #: The first columns of a ``summarize`` row; the summary figures follow, as in JSON.
 SUMMARY_LEAD = ("row", "path", "session_id", "lane_id", "session_hash")
-#: The columns of a ``waves`` row: the wave's figures, then the call's
-#: (``call_index``, ``call_id``, ``tool_name``, ``start_ms``, ``end_ms``,
-#: ``duration_ms``: a call's own, in no JSON wave). A wave's start is
-#: ``wave_start_ms``/``wave_start`` here, ``start_ms``/``start`` in the JSON: a
-#: row is a call, and its ``start_ms`` is the call's start (:data:`WAVE_JSON_TO_CSV`).
-WAVE_CALL_COLUMNS = (
-    "session_id", "lane_id", "wave", "wave_start_ms", "wave_start", "span_ms", "size",
-    "max_concurrency", "bucket", "modeled_wallclock_saved_ms", "call_index", "call_id",
-    "tool_name", "start_ms", "end_ms", "duration_ms",
-)
-
 #: Where each key of a ``waves --format json`` wave goes in ``waves --format csv``: the
 #: same name, but the wave's start (``wave_`` prefix: the row's ``start_ms`` is its
 #: call's) and ``tool_names`` (one name per row, the call's ``tool_name``, in wave
@@ -49,6 +38,15 @@ WAVE_JSON_TO_CSV: Mapping[str, str] = MappingProxyType({
 #: The wave's columns of a row, each with its JSON key (``tool_names`` is per call).
 _WAVE_FIELDS = tuple((csv_name, json_key) for json_key, csv_name in WAVE_JSON_TO_CSV.items()
                      if json_key != "tool_names")
+#: The columns of a ``waves`` row: the wave's figures (:data:`WAVE_JSON_TO_CSV`, in JSON
+#: order), then the call's (``call_index``, ``call_id``, ``tool_name``, ``start_ms``,
+#: ``end_ms``, ``duration_ms``: a call's own, in no JSON wave). A wave's start is
+#: ``wave_start_ms``/``wave_start`` here, ``start_ms``/``start`` in the JSON: a row is
+#: a call, and its ``start_ms`` is the call's start.
+WAVE_CALL_COLUMNS = (
+    *(csv_name for csv_name, _ in _WAVE_FIELDS),
+    "call_index", "call_id", "tool_name", "start_ms", "end_ms", "duration_ms",
+)
 
 
 def _cell(value: Any) -> Any:

@@ -321,7 +321,9 @@ def _tool_cuts(text: str) -> list[str]:
     """The ways an escaped tool name may be shown, in the order they are tried: whole
     when it fits :data:`_TOOL_WIDTH`; else its first :data:`_TOOL_HEAD` characters,
     ``…`` and its end, the end growing to :data:`_TOOL_WIDEST` characters in all, then
-    the head growing at the end's expense (an end never starts inside an escape)."""
+    the head growing at the end's expense. An end never starts inside an escape: it
+    starts at the escape's backslash, or after the escape where keeping it whole would
+    make the label wider than :data:`_TOOL_WIDEST` (the table past 80 columns)."""
     if len(text) <= _TOOL_WIDTH:
         return [text]
     cuts = [(_TOOL_HEAD, width) for width in range(_TOOL_WIDTH, _TOOL_WIDEST + 1)]
@@ -330,7 +332,11 @@ def _tool_cuts(text: str) -> list[str]:
     for head, width in cuts:
         if len(text) <= width:
             return [*shown, text]
-        label = text[:head] + _whole_escapes(text, "…" + text[len(text) - (width - 1 - head):])
+        end = _whole_escapes(text, "…" + text[len(text) - (width - 1 - head):])
+        escape = _ESCAPE.match(end, 1)
+        if head + len(end) > _TOOL_WIDEST and escape is not None:
+            end = "…" + end[escape.end():]  # the escape it grew to, left out
+        label = text[:head] + end
         if label not in shown:
             shown.append(label)
     return shown
