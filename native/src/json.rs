@@ -247,6 +247,7 @@ impl<'a> Scan<'a> {
     }
 
     /// Skips whitespace; the next byte, if any.
+    #[inline(always)]
     fn space(&mut self) -> Option<u8> {
         while let Some(&byte) = self.bytes.get(self.at) {
             if !matches!(byte, b' ' | b'\n' | b'\t' | b'\r') {
@@ -258,6 +259,7 @@ impl<'a> Scan<'a> {
     }
 
     /// Skips whitespace and then `byte`, which must come next.
+    #[inline(always)]
     fn expect(&mut self, byte: u8) -> Result<(), SyntaxError> {
         if self.space() != Some(byte) {
             return Err(SyntaxError);
@@ -268,6 +270,7 @@ impl<'a> Scan<'a> {
 
     /// From just past a string's opening quote to just past its closing one: true
     /// when it held an escape.
+    #[inline(always)]
     fn string(&mut self) -> Result<bool, SyntaxError> {
         let mut escaped = false;
         loop {
@@ -298,6 +301,7 @@ impl<'a> Scan<'a> {
     }
 
     /// An escape, from just past its backslash.
+    #[cold]
     fn escape(&mut self) -> Result<(), SyntaxError> {
         let byte = self.bytes.get(self.at).copied();
         self.at += 1;
@@ -325,6 +329,7 @@ impl<'a> Scan<'a> {
 
     /// A number, from its first byte (`-` or a digit). A leading zero ends the
     /// integer part: a digit after it is then no `,`, `]` or `}` and fails there.
+    #[inline(always)]
     fn number(&mut self) -> Result<(), SyntaxError> {
         if self.bytes.get(self.at) == Some(&b'-') {
             self.at += 1;
@@ -355,6 +360,7 @@ impl<'a> Scan<'a> {
     }
 
     /// `true`, `false` or `null`, from its first byte.
+    #[inline(always)]
     fn word(&mut self, word: &[u8]) -> Result<(), SyntaxError> {
         if self.bytes.get(self.at..self.at + word.len()) != Some(word) {
             return Err(SyntaxError);
@@ -381,6 +387,7 @@ impl<'a> Scan<'a> {
     }
 
     /// Skips whitespace and one value inside `depth` arrays and objects; its text.
+    #[inline(always)]
     fn raw(&mut self, depth: usize) -> Result<Raw<'a>, SyntaxError> {
         let first = self.space();
         let start = self.at;
