@@ -8,8 +8,10 @@ Usage (from anywhere; it works in the repository that holds this script)::
 What it does: runs ``cargo mutants`` in ``native/`` (scope and exclusions in
 ``native/.cargo/mutants.toml``: the modules whose behaviour ``cargo test``
 pins; the readers and the Python binding are pinned by the differential tests
-of ``tests/test_native.py`` instead, see ``docs/testing.md``), then reads
-``native/mutants.out/outcomes.json``. Every mutant the tests missed
+of ``tests/test_native.py`` instead, see ``docs/testing.md``) in two passes,
+``json.rs`` with every test and the other modules without the json.rs oracle
+tests (they call nothing else), then reads both passes'
+``native/mutants.out/{json,rest}/mutants.out/outcomes.json``. Every mutant the tests missed
 (a mutant that makes them hang, ``timeout``, counts as caught) must be listed in
 ``native/mutants-excused.txt``
 with a written reason (``<file>: <mutation> # <reason>``, matched without
@@ -34,6 +36,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 CRATE = ROOT / "native"
@@ -64,37 +67,78 @@ def _excuses() -> tuple[Counter[str], dict[str, str]]:
     return counts, reasons
 
 
+# The json.rs oracle tests (src/json_oracle.rs: 60,000 generated lines against
+# serde_json, about 1 s of a 1.5 s `cargo test`) call only json.rs's scanner, so
+# they can tell apart only json.rs's mutants: the other modules' mutants are
+# tested without them, in a second pass (docs/testing.md).
+ORACLE_ONLY = "src/json.rs"
+ORACLE_TESTS = "json_oracle::"
+
+
+def _scope() -> list[str]:
+    """The examined files of ``native/.cargo/mutants.toml`` (``examine_globs``)."""
+    text = (CRATE / ".cargo" / "mutants.toml").read_text(encoding="utf-8")
+    return re.findall(r'"(src/[^"]+)"', text.split("examine_globs", 1)[1])
+
+
+def _passes(jobs: int, minimum_timeout: float, multiplier: float) -> list[tuple[str, list[str]]]:
+    """The two cargo-mutants runs: json.rs with every test, the rest without the oracle's."""
+    base = ["cargo", "mutants", "--no-shuffle", "--jobs", str(jobs),
+            "--timeout-multiplier", str(multiplier),
+            "--minimum-test-timeout", str(minimum_timeout)]
+    others = [path for path in _scope() if path != ORACLE_ONLY]
+    json_pass = base + [arg for path in others for arg in ("-e", path)]
+    rest_pass = [*base, "-e", ORACLE_ONLY, "--", "--", "--skip", ORACLE_TESTS]
+    return [("json", json_pass), ("rest", rest_pass)]
+
+
+def _outcomes(outs: list[Path]) -> list[dict[str, Any]] | None:
+    """Every pass's outcomes, or None when a pass did not run (no outcomes.json)."""
+    merged: list[dict[str, Any]] = []
+    for out in outs:
+        path = out / "mutants.out" / "outcomes.json"
+        if not path.exists():
+            return None
+        merged.extend(json.loads(path.read_text(encoding="utf-8")).get("outcomes", []))
+    return merged
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout-multiplier", type=float, default=3.0)
+    # cargo-mutants' own floor is 20 s; the unmutated `cargo test` takes about 1 s,
+    # so 8 s is 8 times it, and a hung mutant (a loop that no longer advances)
+    # costs 8 s, not 20 (41 of them in the run of 2026-12-01)
+    parser.add_argument("--minimum-test-timeout", type=float, default=8.0)
     args = parser.parse_args()
-    command = ["cargo", "mutants", "--no-shuffle", "--jobs", str(args.jobs),
-               "--timeout-multiplier", str(args.timeout_multiplier)]
-    print("$", " ".join(command), flush=True)
+    runs: list[tuple[subprocess.CompletedProcess[bytes], Path]] = []
     began = time.monotonic()
-    run = subprocess.run(command, cwd=CRATE, check=False)
+    for name, command in _passes(args.jobs, args.minimum_test_timeout, args.timeout_multiplier):
+        out = CRATE / "mutants.out" / name
+        out.mkdir(parents=True, exist_ok=True)  # cargo-mutants makes only the last level
+        command = [*command[:2], "-o", str(out), *command[2:]]
+        print("$", " ".join(command), flush=True)
+        runs.append((subprocess.run(command, cwd=CRATE, check=False), out))
     print(f"native mutation gate: cargo mutants took {time.monotonic() - began:.0f} s")
-    outcomes_path = CRATE / "mutants.out" / "outcomes.json"
-    if not outcomes_path.exists():
+    outcomes = _outcomes([out for _, out in runs])
+    if outcomes is None:
         print("native mutation gate: cargo-mutants did not run", file=sys.stderr)
         return 2
-    outcomes = json.loads(outcomes_path.read_text(encoding="utf-8"))
-    summary = {key: outcomes.get(key) for key in
-               ("total_mutants", "caught", "missed", "timeout", "unviable", "success")}
-    print("native mutation gate:", summary)
-    if run.returncode not in (0, 2, 3):  # 2: missed mutants, 3: timeouts (cargo-mutants' codes)
-        print(f"native mutation gate: cargo mutants exited {run.returncode}", file=sys.stderr)
-        return 2
+    mutants = [o for o in outcomes
+               if isinstance(o.get("scenario"), dict) and "Mutant" in o["scenario"]]
+    tally = Counter(str(o.get("summary", "")) for o in mutants)
+    print("native mutation gate:", {"total_mutants": len(mutants), **dict(sorted(tally.items()))})
+    for run, _ in runs:
+        if run.returncode not in (0, 2, 3):  # 2: missed mutants, 3: timeouts (cargo-mutants' codes)
+            print(f"native mutation gate: cargo mutants exited {run.returncode}", file=sys.stderr)
+            return 2
     excused, reasons = _excuses()
     survivors: Counter[str] = Counter()
-    for outcome in outcomes.get("outcomes", []):
-        scenario = outcome.get("scenario")
-        if not isinstance(scenario, dict) or "Mutant" not in scenario:
-            continue
+    for outcome in mutants:
         # a mutant that hangs the tests (Timeout) was detected, as mutmut counts it
         if str(outcome.get("summary", "")) == "MissedMutant":
-            survivors[_name(scenario["Mutant"])] += 1
+            survivors[_name(outcome["scenario"]["Mutant"])] += 1
     failed = False
     for name in sorted(survivors):
         covered = min(survivors[name], excused[name])

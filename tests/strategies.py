@@ -876,3 +876,14 @@ def json_paths(value: Any) -> list[tuple[Any, ...]]:
         for index, child in enumerate(value):
             found += [(index,), *((index, *rest) for rest in json_paths(child))]
     return found
+
+
+#: Long tool names that share their start and end as an MCP server's tools do
+#: (``mcp__server__tool``), with control characters now and then: for the labels of
+#: the ``--by tool`` table, which must tell any two apart.
+mcp_like_tool_names = st.builds(
+    lambda server, tool, tail: f"mcp__{server}__{tool}{tail}",
+    st.text(alphabet="ab-_\x07", min_size=0, max_size=30),
+    st.text(alphabet="ab_\x1b", min_size=0, max_size=30),
+    st.sampled_from(["", "_pull_request", "_workflows"]),
+)

@@ -694,14 +694,74 @@ def test_gzip_without_the_suffix_is_read(tmp_path: Path) -> None:
     assert document["total"]["paired_calls"] == 1
 
 
-def test_empty_folder_message_lists_every_suffix_read(tmp_path: Path) -> None:
-    """A folder with no trace file names every suffix a folder walk reads, .gz and .eval too."""
+def test_folder_without_trace_file_message_lists_every_suffix_read(tmp_path: Path) -> None:
+    """A folder whose files are none a trace names every suffix a folder walk reads, .gz
+    and .eval too, and exits 1 (it holds something, but not what wavemetrics reads)."""
+    (tmp_path / "readme.txt").write_text("notes\n", encoding="utf-8")
     result = CliRunner().invoke(main, ["summarize", str(tmp_path)])
     assert (result.exit_code, result.stdout) == (1, "")
     assert result.stderr == (
         f"wavemetrics: error: {tmp_path}: no trace files in this directory (read: *.jsonl,"
         " *.json, *.jsonl.gz, *.json.gz, *.eval)\n"
     )
+
+
+EMPTY_TABLE = (
+    "inputs: 1 empty (auto-detected)\n"
+    "\n"
+    "session    lane       calls waves multi    rt  eval mixed   saved s   upper s\n"
+    + "-" * 77 + "\n"
+    "total      0 lanes        0     0     0     0     0     0      0.00      0.00\n"
+)
+
+
+@pytest.mark.parametrize("command", ["summarize", "waves"])
+@pytest.mark.parametrize("how", ["stdin", "file", "folder", "nested folders"])
+def test_nothing_to_measure_is_one_case_however_it_arrives(
+    tmp_path: Path, command: str, how: str
+) -> None:
+    """Empty standard input, an empty file and a folder with no files at all (its
+    sub-folders empty too) are all an empty input: exit 0 and a note, never an error."""
+    stdin = None
+    if how == "stdin":
+        path, stdin, what = "-", "", "empty input"
+    elif how == "file":
+        path, what = str(tmp_path / "e.jsonl"), "empty input"
+        (tmp_path / "e.jsonl").write_bytes(b"")
+    else:
+        folder = tmp_path / "traces"
+        (folder / "a" / "b" if how == "nested folders" else folder).mkdir(parents=True)
+        path, what = str(folder), "empty folder (no files in it)"
+    result = CliRunner().invoke(main, [command, "--no-cache", path], input=stdin)
+    assert result.exit_code == 0
+    assert result.stderr == f"wavemetrics: note: {path}: {what}\n"
+    if command == "summarize":
+        assert result.stdout.startswith(EMPTY_TABLE)
+    else:
+        assert result.stdout.endswith("\n(no waves: no paired tool calls)\n")
+
+
+def test_empty_folder_is_an_empty_input_in_json(tmp_path: Path) -> None:
+    """An empty folder is listed in the JSON inputs with format "empty" and no error."""
+    result = CliRunner().invoke(main, ["summarize", "--no-cache", "--format", "json",
+                                       str(tmp_path)])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["inputs"] == [{
+        "path": str(tmp_path), "format": "empty", "lines_read": 0, "lines_used": 0,
+        "lines_ignored": 0, "problems": {}, "ignored": {}, "notes": {}, "error": None,
+    }]
+
+
+def test_folder_of_empty_folders_and_a_link_is_not_empty(tmp_path: Path) -> None:
+    """A link (even to a folder, which the walk does not follow) is something in the
+    folder: with no trace file found, it stays the error it was (exit 1)."""
+    (tmp_path / "target").mkdir()
+    folder = tmp_path / "traces"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "sub" / "link").symlink_to(tmp_path / "target")
+    result = CliRunner().invoke(main, ["summarize", "--no-cache", str(folder)])
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"wavemetrics: error: {folder}: no trace files")
 
 
 def test_option_names_spelled_for_the_cli_equal_their_sources() -> None:
@@ -1257,3 +1317,37 @@ def test_timezone_help_names_by_as_summarize_only() -> None:
     assert line.split("ZONE", 1)[1].strip() == (
         "IANA time zone (e.g. Europe/Paris, UTC) of dates, times without an offset (and"
         " summarize's --by day|week|month); default: local time.")
+
+
+def test_skipped_note_names_an_unforeseen_reason_and_joins_three() -> None:
+    """A reason the note has no wording for is shown as it is, and three reasons are
+    joined "a, b and c": still one sentence (files in /a and /b: 2 folders)."""
+    from wavemetrics.cli import _skipped_note
+    from wavemetrics.pipeline import SKIPPED_UNRECOGNISED, SkippedFile
+    from wavemetrics.readers.sources import SIDECAR_REASON
+
+    skipped = [SkippedFile("/a/x.json", SKIPPED_UNRECOGNISED),
+               SkippedFile("/a/y.meta.json", SIDECAR_REASON),
+               SkippedFile("/b/z.json", SKIPPED_UNRECOGNISED),
+               SkippedFile("/b/w.jsonl", "a future reason")]
+    assert _skipped_note(skipped) == (
+        "wavemetrics: note: skipped 4 files found in 2 folders, as they are not traces:"
+        " 2 of no known format (judged by their first 64 lines), 1 metadata sidecar"
+        " (*.meta.json, written beside Claude Code sub-agents) and 1 (a future reason);"
+        " summarize --format json lists them")
+
+
+def test_skipped_note_lists_the_most_frequent_reason_first() -> None:
+    """Reasons are listed most first, not in the order met: one file of no known format
+    met before two sidecars still comes second ("its first 64 lines", singular)."""
+    from wavemetrics.cli import _skipped_note
+    from wavemetrics.pipeline import SKIPPED_UNRECOGNISED, SkippedFile
+    from wavemetrics.readers.sources import SIDECAR_REASON
+
+    skipped = [SkippedFile("/a/x.json", SKIPPED_UNRECOGNISED),
+               SkippedFile("/a/s1.meta.json", SIDECAR_REASON),
+               SkippedFile("/a/s2.meta.json", SIDECAR_REASON)]
+    assert _skipped_note(skipped) == (
+        "wavemetrics: note: skipped 3 files found in 1 folder, as they are not traces:"
+        " 2 metadata sidecars (*.meta.json, written beside Claude Code sub-agents) and 1 of"
+        " no known format (judged by its first 64 lines); summarize --format json lists them")

@@ -244,6 +244,29 @@ def test_one_paired_task_has_no_interval_and_says_why(tmp_path: Path) -> None:
 
 
 @needs_scipy
+def test_legend_explains_unusable_only_when_the_coverage_line_shows_it(tmp_path: Path) -> None:
+    """With no unusable task the coverage line has no "unusable" count, so the legend
+    does not explain one: the whole table, by hand (10 ms vs 25 ms: +0.015 s)."""
+    saving_trial(tmp_path / "b" / "t" / "a.jsonl", 10)
+    saving_trial(tmp_path / "c" / "t" / "a.jsonl", 25)
+    code, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"))
+    assert code == 0
+    assert out == """\
+metric: modeled_wallclock_saved_ms (modeled wall-clock saving), in s
+candidate - baseline, mean over 1 paired task: +0.015 s
+95% interval: none (1 paired task: the bootstrap needs at least 2)
+coverage: 1 of 1 task paired (0 baseline only, 0 candidate only)
+failed trials: baseline 0, candidate 0
+
+task                 base n fail  base mean cand n fail  cand mean  difference
+t                         1    0      0.010      1    0      0.025      +0.015
+n: trials found (a trial is one session, its lanes summed); fail: trials
+with no value (unreadable, unrecognised, empty, no usable record); means
+are over the other trials.
+"""
+
+
+@needs_scipy
 def test_no_paired_task_exits_1_with_null_difference(tmp_path: Path) -> None:
     """Sides that share no task give a null difference, say so, and exit 1."""
     saving_trial(tmp_path / "b" / "x" / "a.jsonl", 10)

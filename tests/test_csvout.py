@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import TWO_LANES, write_events
 from wavemetrics.cli import main
-from wavemetrics.csvout import SUMMARY_LEAD, WAVE_CALL_COLUMNS, rows_to_csv
+from wavemetrics.csvout import SUMMARY_LEAD, WAVE_CALL_COLUMNS, WAVE_JSON_TO_CSV, rows_to_csv
 
 
 def _csv(*args: str) -> list[dict[str, str]]:
@@ -72,6 +72,17 @@ def test_waves_csv_has_one_row_per_call(tmp_path: Path) -> None:
     assert [r["bucket"] for r in rows if r["wave"] == "3"] == ["mixed", "mixed"]
 
 
+def test_waves_csv_header_is_the_documented_contract(tmp_path: Path) -> None:
+    """The waves CSV header, in order, as docs/cli.md lists it: the wave's figures, then
+    the call's (a contract scripts read by name and by position)."""
+    trace = write_events(tmp_path / "t.jsonl", TWO_LANES)
+    result = CliRunner().invoke(main, ["waves", "--format", "csv", str(trace)])
+    assert next(csv.reader(io.StringIO(result.stdout))) == [
+        "session_id", "lane_id", "wave", "wave_start_ms", "wave_start", "span_ms", "size",
+        "max_concurrency", "bucket", "modeled_wallclock_saved_ms",
+        "call_index", "call_id", "tool_name", "start_ms", "end_ms", "duration_ms"]
+
+
 def test_cells_are_quoted_by_the_csv_module() -> None:
     """A tool name with a comma or a quote stays one cell."""
     text = rows_to_csv(["tool_name", "n"], [{"tool_name": 'a,"b"', "n": None}])
@@ -88,3 +99,26 @@ def test_rows_to_csv_escapes_text_only_when_asked() -> None:
     assert rows_to_csv(columns, rows) == "tool_name,calls,mean\r\na\x1b[2J\u202e,2,\r\n"
     assert rows_to_csv(columns, rows, printable) == (
         "tool_name,calls,mean\r\na\\x1b[2J\\u202e,2,\r\n")
+
+
+def test_waves_csv_renames_only_the_wave_start_and_the_tool_names(tmp_path: Path) -> None:
+    """Each CSV row carries its wave's JSON values: under the same name, but the wave's
+    start (wave_start_ms, wave_start: the row's start_ms is its call's) and tool_names
+    (one tool_name per row, in wave order)."""
+    renamed = {k: v for k, v in WAVE_JSON_TO_CSV.items() if k != v}
+    assert renamed == {"start_ms": "wave_start_ms", "start": "wave_start",
+                       "tool_names": "tool_name"}
+    trace = write_events(tmp_path / "t.jsonl", TWO_LANES)
+    waves = json.loads(CliRunner().invoke(main, ["waves", "--format", "json", "--jobs", "1",
+                                                 str(trace)]).stdout)
+    assert list(WAVE_JSON_TO_CSV) == list(waves[0])  # every JSON key, in JSON order
+    rows = _csv("waves", str(trace))
+    for row in rows:
+        (wave,) = [w for w in waves
+                   if (w["lane_id"], str(w["wave"])) == (row["lane_id"], row["wave"])]
+        for key, column in WAVE_JSON_TO_CSV.items():
+            value = wave[key][int(row["call_index"])] if key == "tool_names" else wave[key]
+            assert row[column] == str(value), column
+    # the first wave starts at 1000 ms, its second call at 1010 ms (TWO_LANES)
+    assert [(r["wave_start_ms"], r["start_ms"]) for r in rows[:2]] == [
+        ("1000.0", "1000.0"), ("1000.0", "1010.0")]

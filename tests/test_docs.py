@@ -166,3 +166,17 @@ def test_summarize_table_keeps_to_80_columns_with_many_formats() -> None:
     lines = result.stdout.splitlines()
     assert lines[0].startswith("inputs: ")
     assert max(len(line) for line in lines) <= 80
+
+
+def test_cli_doc_maps_every_waves_json_key_to_its_csv_column() -> None:
+    """docs/cli.md's waves JSON-to-CSV table is csvout's mapping, and its last row names
+    the call's own columns: every CSV column is in the table once."""
+    from wavemetrics.csvout import WAVE_CALL_COLUMNS, WAVE_JSON_TO_CSV
+
+    text = (DOCS / "cli.md").read_text(encoding="utf-8")
+    rows = _rows(text, "**`waves`: JSON keys and CSV columns.**")
+    pairs = [(r[0].strip("`"), r[1].split(" (")[0].strip("`")) for r in rows[:-1]]
+    assert pairs == list(WAVE_JSON_TO_CSV.items())
+    calls = [cell.strip().strip("`") for cell in rows[-1][1].split(",")]
+    assert rows[-1][0] == "(none: the call's own)"
+    assert sorted([*WAVE_JSON_TO_CSV.values(), *calls]) == sorted(WAVE_CALL_COLUMNS)

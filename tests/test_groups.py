@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import TWO_LANES, write_events
+from tests.strategies import mcp_like_tool_names
 from wavemetrics.cli import main
 from wavemetrics.groups import BY_CHOICES, NOT_RECORDED, group_document, group_labels, project_of
 from wavemetrics.pipeline import analyse, read_inputs
@@ -152,6 +155,93 @@ def test_a_project_label_never_starts_inside_an_escape() -> None:
     assert group_labels("project", [override]) == {override: "…\\u202ejklmnopqrstuvwxyz01"}
 
 
+CLOUD_RUN = "mcp__cloud-associates__execute_workflow"
+CLOUD_FIND = "mcp__cloud-associates__search_workflows"
+PR_HOME = "mcp__github_home__create_pull_request"
+PR_WORK = "mcp__github_work__create_pull_request"
+
+
+def test_long_tool_names_keep_their_start_and_end() -> None:
+    """A tool name longer than 24 is its first 11 characters, "…" and its last 12: the
+    two cloud-associates tools (the corpus's localpush rollout) no longer both read
+    "mcp__cloud-associates__…"; a name of 24 or fewer is whole."""
+    assert group_labels("tool", [CLOUD_RUN, CLOUD_FIND, "Read", "x" * 24]) == {
+        CLOUD_RUN: "mcp__cloud-…ute_workflow",
+        CLOUD_FIND: "mcp__cloud-…ch_workflows",
+        "Read": "Read",
+        "x" * 24: "x" * 24,
+    }
+
+
+def test_tool_names_alike_at_both_ends_show_more_of_their_start() -> None:
+    """Two names equal in their first 11 and last 18 characters show, at 30 characters
+    (the widest that keeps the table to 80 columns), a longer start: 13 characters, the
+    first that differ ("_w", "_h"), and the last 16; the other names stay at 24."""
+    assert group_labels("tool", [PR_HOME, PR_WORK, CLOUD_RUN]) == {
+        PR_HOME: "mcp__github_h…ate_pull_request",
+        PR_WORK: "mcp__github_w…ate_pull_request",
+        CLOUD_RUN: "mcp__cloud-…ute_workflow",
+    }
+
+
+def test_tool_names_that_differ_at_their_28th_character_fit_30() -> None:
+    """The start grows to 28 characters (the end then 1): names alike in their first 27
+    and last 18 characters but for the 28th are still told apart within 30 columns."""
+    start, end = "mcp__server_with_long_name_", "__tool_with_a_long_name"
+    a, b = start + "A" + end, start + "B" + end
+    assert group_labels("tool", [a, b]) == {a: "mcp__server_with_long_name_A…e",
+                                            b: "mcp__server_with_long_name_B…e"}
+
+
+def test_tool_names_that_differ_only_in_their_middle_fall_back_to_unique_prefixes() -> None:
+    """Names alike in their first 28 and last 18 characters cannot be told apart within
+    30 columns: they are shown by unique prefixes (the column grows past 30)."""
+    a = "mcp__server_with_long_name__A__tool_with_a_long_name"
+    b = "mcp__server_with_long_name__B__tool_with_a_long_name"
+    assert group_labels("tool", [a, b]) == {a: "mcp__server_with_long_name__A…",
+                                            b: "mcp__server_with_long_name__B…"}
+
+
+def test_a_tool_label_never_starts_its_end_inside_an_escape() -> None:
+    """The end after "…" starts at an escape's backslash, not inside it (as a project's)."""
+    bell = "mcp__srv__abcdefghij\x07klmnopqrstu"
+    assert group_labels("tool", [bell]) == {bell: "mcp__srv__a…\\x07klmnopqrstu"}
+
+
+@given(st.lists(mcp_like_tool_names, min_size=1, max_size=8, unique=True))
+def test_no_two_tool_labels_look_the_same(names: list[str]) -> None:
+    """Whatever the names, no two tools get the same label, and the labels stay within
+    30 characters (80-column table) unless the names differ only in their middle (the
+    unique-prefix fallback, a label ending "…"); an escape kept whole never widens one."""
+    labels = group_labels("tool", names)
+    assert len(set(labels.values())) == len(names)
+    for name, label in labels.items():
+        if len(label) > 30:
+            assert label.endswith("…"), (name, label)
+
+
+def test_by_tool_table_shows_cut_names_apart_in_80_columns(tmp_path: Path) -> None:
+    """Five tools of one 100 ms call each (sorted by name when calls tie): the tool column
+    is 30 wide for the two pull-request tools, so the table is 80 columns."""
+    events = []
+    for index, name in enumerate([CLOUD_RUN, CLOUD_FIND, PR_HOME, PR_WORK, "read"]):
+        events += [("tool_execution_start", f"c{index}", name, 1000 * index, "main"),
+                   ("tool_execution_end", f"c{index}", name, 1000 * index + 100, "main")]
+    trace = write_events(tmp_path / "t.jsonl", events)
+    result = CliRunner().invoke(main, ["summarize", "--by", "tool", "--no-cache", str(trace)])
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[2:10] == [
+        "tool                            calls calls in multi   total s   mean s eval/mix",
+        "mcp__cloud-…ute_workflow            1              0      0.10     0.10       0%",
+        "mcp__cloud-…ch_workflows            1              0      0.10     0.10       0%",
+        "mcp__github_h…ate_pull_request      1              0      0.10     0.10       0%",
+        "mcp__github_w…ate_pull_request      1              0      0.10     0.10       0%",
+        "read                                1              0      0.10     0.10       0%",
+        "-" * 80,
+        "total                               5              0      0.50     0.10       0%",
+    ]
+
+
 @needs_corpus
 def test_a_by_table_keeps_the_inputs_line_and_the_lower_bound_line() -> None:
     """--by tables say what was read and that figures are a lower bound, as the plain table does.
@@ -167,3 +257,16 @@ def test_a_by_table_keeps_the_inputs_line_and_the_lower_bound_line() -> None:
     assert lines[1] == ""
     assert lines[-1] == "calls not counted: incomplete 2 (figures are a lower bound)"
     assert max(len(line) for line in lines) <= 80
+
+
+def test_an_escape_kept_whole_never_widens_the_tool_column_past_30() -> None:
+    """Two names alike but for a control character 20 characters in: the end that would
+    start inside its escape (\\x07, 4 characters) is not grown to 33 columns (an 83-column
+    table) but cut after the escape; the start then grows to show \\x07 and \\x08 whole,
+    with the last 6 characters: 23 + "…" + 6 = 30."""
+    bell = "mcp__srv__abcdefghi\x07jklmnopqrstuvwxyz"
+    backspace = "mcp__srv__abcdefghi\x08jklmnopqrstuvwxyz"
+    assert group_labels("tool", [bell, backspace]) == {
+        bell: "mcp__srv__abcdefghi\\x07…uvwxyz",
+        backspace: "mcp__srv__abcdefghi\\x08…uvwxyz",
+    }

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 import wavemetrics._appended as _appended
 import wavemetrics.live as live
-from tests.claude_lines import read_call
 from tests.strategies import claude_calls, claude_records, trace_files
+from tests.trace_builders import claude_call, iso
 from wavemetrics.cache import CACHE_ENV, CACHE_FILE
 from wavemetrics.cli import main
 
@@ -71,7 +71,7 @@ def test_grown_transcript_line_equals_a_fresh_line(data: bytes, draw: st.DataObj
 def test_well_formed_calls_grown_one_by_one(calls: list[tuple[int, int]], draw: st.DataObject) -> None:
     """Well-formed calls appended a few at a time, their ids added to the stored ones
     at every growth, give the line of a fresh read each time."""
-    chunks = [read_call(f"c{i}", start, start + span) for i, (start, span) in enumerate(calls)]
+    chunks = [claude_call(f"c{i}", start, start + span) for i, (start, span) in enumerate(calls)]
     cuts = sorted(draw.draw(st.lists(st.integers(0, len(chunks)), max_size=4), label="cuts"))
     with tempfile.TemporaryDirectory() as work:
         target = Path(work) / "p" / "s.jsonl"
@@ -94,12 +94,12 @@ def test_two_parallel_calls_appended(
     live state alone (the pipeline is not used: it would fail here)."""
     target = tmp_path / "p" / "s.jsonl"
     target.parent.mkdir()
-    target.write_bytes(read_call("a", 0, 2))
+    target.write_bytes(claude_call("a", 0, 2))
     cache = tmp_path / "cache"
     assert _line(target, cache) == "waves 1 · multi 0 · saved 0.0s\n"
     size = target.stat().st_size
-    b = read_call("b", 5, 7).splitlines(keepends=True)
-    c = read_call("c", 5, 7).splitlines(keepends=True)
+    b = claude_call("b", 5, 7).splitlines(keepends=True)
+    c = claude_call("c", 5, 7).splitlines(keepends=True)
     with open(target, "ab") as stream:
         stream.write(b[0] + c[0] + b[1] + c[1])
     offsets.clear()
@@ -118,14 +118,14 @@ def test_repeated_ids_in_new_lines_are_found_in_the_saved_state(tmp_path: Path) 
     read says; a new line repeating call a's tool_use id (new uuid) starts nothing."""
     target = tmp_path / "p" / "s.jsonl"
     target.parent.mkdir()
-    target.write_bytes(read_call("a", 0, 2))
+    target.write_bytes(claude_call("a", 0, 2))
     cache = tmp_path / "cache"
     _line(target, cache)
     repeat = json.dumps({"type": "assistant", "uuid": "u-again", "sessionId": "s1",
-                         "timestamp": "2025-03-01T10:00:09Z", "message": {"content": [
-                             {"type": "tool_use", "id": "a", "name": "Read"}]}})
+                         "timestamp": iso(9), "message": {"content": [
+                             {"type": "tool_use", "id": "a", "name": "Bash"}]}})
     with open(target, "ab") as stream:
-        stream.write(read_call("a", 0, 2) + repeat.encode() + b"\n")
+        stream.write(claude_call("a", 0, 2) + repeat.encode() + b"\n")
     assert _line(target, cache) == "waves 1 · multi 0 · saved 0.0s\n"
     assert _line(target, None) == "waves 1 · multi 0 · saved 0.0s\n"
 
@@ -146,11 +146,11 @@ def test_call_joining_a_summed_wave_falls_back(
     monkeypatch.setattr(live, "live_figures", spied)
     target = tmp_path / "p" / "s.jsonl"
     target.parent.mkdir()
-    target.write_bytes(b"".join(read_call(f"c{i}", 100 + 10 * i, 101 + 10 * i) for i in range(70)))
+    target.write_bytes(b"".join(claude_call(f"c{i}", 100 + 10 * i, 101 + 10 * i) for i in range(70)))
     cache = tmp_path / "cache"
     _line(target, cache)
     with open(target, "ab") as stream:
-        stream.write(read_call("early", 5, 6))
+        stream.write(claude_call("early", 5, 6))
     assert _line(target, cache) == "waves 71 · multi 0 · saved 0.0s\n"
     assert answers == [(70, 0, 0.0), None]
 
@@ -160,13 +160,13 @@ def test_damaged_live_state_is_read_from_the_start(tmp_path: Path, offsets: list
     byte 0; the line is still right."""
     target = tmp_path / "p" / "s.jsonl"
     target.parent.mkdir()
-    target.write_bytes(read_call("a", 0, 2))
+    target.write_bytes(claude_call("a", 0, 2))
     cache = tmp_path / "cache"
     _line(target, cache)
     with sqlite3.connect(cache / CACHE_FILE) as db:
         db.execute("UPDATE resumes SET blob = x'00'")
     with open(target, "ab") as stream:
-        stream.write(read_call("b", 0, 2))
+        stream.write(claude_call("b", 0, 2))
     offsets.clear()
     assert _line(target, cache) == "waves 1 · multi 1 · saved 2.0s\n"
     assert 0 in offsets and all(offset == 0 for offset in offsets)
@@ -183,14 +183,14 @@ def test_ids_are_rows_and_a_run_adds_only_the_new_lines_ids(tmp_path: Path) -> N
     after the chain's head; call b appended adds its 4; ids are SHA-256 digests."""
     target = tmp_path / "p" / "s.jsonl"
     target.parent.mkdir()
-    target.write_bytes(read_call("a", 0, 2))
+    target.write_bytes(claude_call("a", 0, 2))
     cache = tmp_path / "cache"
     _line(target, cache)
     first = _ids(cache)
     assert first[0] == b"" and len(first) == 5 and all(len(d) == 32 for d in first[1:])
-    assert live._digest(b"u", "u-a") in first and live._digest(b"s", "0", "a") in first
+    assert live._digest(b"u", "u-a-s") in first and live._digest(b"s", "0", "a") in first
     with open(target, "ab") as stream:
-        stream.write(read_call("b", 5, 6))
+        stream.write(claude_call("b", 5, 6))
     assert _line(target, cache) == "waves 2 · multi 0 · saved 0.0s\n"
     second = _ids(cache)
     assert set(first) < set(second) and len(second) == 9
@@ -210,14 +210,14 @@ def test_damaged_id_rows_make_the_state_untrusted(
     wrong, the lookup sees the damage and the transcript is read from byte 0."""
     target = tmp_path / "p" / "s.jsonl"
     target.parent.mkdir()
-    target.write_bytes(read_call("a", 0, 2))
+    target.write_bytes(claude_call("a", 0, 2))
     cache = tmp_path / "cache"
     _line(target, cache)
     size = target.stat().st_size
     with sqlite3.connect(cache / CACHE_FILE) as db:
-        assert db.execute(change, (live._digest(b"u", "u-a"),)).rowcount == 1
+        assert db.execute(change, (live._digest(b"u", "u-a-s"),)).rowcount == 1
     with open(target, "ab") as stream:
-        stream.write(read_call("a", 0, 2))
+        stream.write(claude_call("a", 0, 2))
     offsets.clear()
     assert _line(target, cache) == "waves 1 · multi 0 · saved 0.0s\n"
     assert offsets == [size, 0]
@@ -248,11 +248,11 @@ def _grown_by_one_call(tmp_path: Path, calls: int) -> tuple[str, list[str]]:
     appended: the grown transcript's line and the modules its process imported."""
     target = tmp_path / "p" / "s.jsonl"
     target.parent.mkdir()
-    target.write_bytes(b"".join(read_call(f"c{i}", 10 * i, 10 * i + 1) for i in range(calls)))
+    target.write_bytes(b"".join(claude_call(f"c{i}", 10 * i, 10 * i + 1) for i in range(calls)))
     cache = tmp_path / "cache"
     _line(target, cache)
     with open(target, "ab") as stream:
-        stream.write(read_call(f"c{calls}", 10 * calls, 10 * calls + 1))
+        stream.write(claude_call(f"c{calls}", 10 * calls, 10 * calls + 1))
     return _modules_after_line(target, cache)
 
 

@@ -12,6 +12,7 @@ import errno
 import gzip
 import io
 import os
+import shutil
 import sys
 import threading
 import zlib
@@ -341,7 +342,8 @@ def test_a_named_file_that_matches_no_format_is_still_an_error(tmp_path: Path) -
 
 
 def test_a_folder_whose_every_file_is_skipped_is_an_error(tmp_path: Path) -> None:
-    """Like an empty folder, a named folder with no trace among its files fails (exit 1)."""
+    """Like a folder of files with other suffixes, a named folder with no trace among its
+    files fails (exit 1); only a folder with no file at all is an empty input."""
     folder = tmp_path / "workflow"
     folder.mkdir()
     (folder / "journal.jsonl").write_text(_JOURNAL, encoding="utf-8")
@@ -353,7 +355,9 @@ def test_a_folder_whose_every_file_is_skipped_is_an_error(tmp_path: Path) -> Non
 
 
 def test_the_table_and_stderr_count_skipped_files(tmp_path: Path) -> None:
-    """The table's inputs line and one stderr note count the skipped files by reason."""
+    """The table's inputs line and one stderr note, one sentence, count the skipped files
+    and the folders they are in (the project and its subagents/ folder), then each reason,
+    most first, with its plural."""
     from click.testing import CliRunner
 
     from wavemetrics.cli import main
@@ -361,10 +365,50 @@ def test_the_table_and_stderr_count_skipped_files(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["summarize", str(_project(tmp_path))])
     assert result.exit_code == 0
     assert result.stdout.splitlines()[0] == (
-        "inputs: 2 claude-code (auto-detected); 3 files in folders skipped (not traces)")
-    assert ("wavemetrics: note: skipped 3 files found in folders: not a trace: matches no"
-            " known format (looked at the first 64 lines) (2); metadata sidecar (*.meta.json,"
-            " written beside Claude Code sub-agents) (1)") in result.stderr
+        "inputs: 2 claude-code (auto-detected); 3 files skipped (not traces)")
+    assert ("wavemetrics: note: skipped 3 files found in 2 folders, as they are not traces:"
+            " 2 of no known format (judged by their first 64 lines) and 1 metadata sidecar"
+            " (*.meta.json, written beside Claude Code sub-agents); summarize --format json"
+            " lists them\n") in result.stderr
+
+
+def test_one_skipped_file_is_counted_in_the_singular(tmp_path: Path) -> None:
+    """One skipped file: "1 file", "1 folder", "it is not a trace", "its first 64 lines",
+    "lists it" in the note, and "1 file skipped (not a trace)" in the table."""
+    from click.testing import CliRunner
+
+    from wavemetrics.cli import main
+
+    project = _project(tmp_path)
+    for name in ("meta.json", "journal.jsonl", "s1"):
+        path = project / name
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+    (project / "notes.json").write_text(_META, encoding="utf-8")
+    result = CliRunner().invoke(main, ["summarize", "--no-cache", str(project)])
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[0] == (
+        "inputs: 1 claude-code (auto-detected); 1 file skipped (not a trace)")
+    assert result.stderr == (
+        "wavemetrics: note: skipped 1 file found in 1 folder, as it is not a trace: 1 of no"
+        " known format (judged by its first 64 lines); summarize --format json lists it\n")
+
+
+def test_several_sidecars_are_counted_in_the_plural(tmp_path: Path) -> None:
+    """Two sidecars alone: "2 metadata sidecars", with no "and" (one reason)."""
+    from click.testing import CliRunner
+
+    from wavemetrics.cli import main
+
+    project = _project(tmp_path)
+    for name in ("meta.json", "journal.jsonl"):
+        (project / name).unlink()
+    (project / "s1" / "subagents" / "agent-a2.meta.json").write_text(_META, encoding="utf-8")
+    result = CliRunner().invoke(main, ["summarize", "--no-cache", str(project)])
+    assert result.exit_code == 0
+    assert result.stderr == (
+        "wavemetrics: note: skipped 2 files found in 1 folder, as they are not traces:"
+        " 2 metadata sidecars (*.meta.json, written beside Claude Code sub-agents);"
+        " summarize --format json lists them\n")
 
 
 def test_a_copy_of_a_skipped_file_is_skipped_too(tmp_path: Path) -> None:

@@ -18,7 +18,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import wavemetrics._appended as _appended
-from tests.claude_lines import read_call
 from tests.corpus import CORPUS, needs_corpus
 from tests.golden_cases import GOLDEN
 from tests.strategies import (
@@ -32,6 +31,7 @@ from tests.strategies import (
     pi_records,
     trace_files,
 )
+from tests.trace_builders import claude_call
 from wavemetrics.cache import CACHE_ENV, CACHE_FILE
 from wavemetrics.cli import main
 
@@ -234,7 +234,7 @@ def _prepared(tmp_path: Path, text: bytes, name: str = "s.jsonl") -> tuple[Path,
 
 def _call(call_id: str, second: int) -> bytes:
     """A Read call of session s1 from ``second`` to ``second + 2`` s (two lines)."""
-    return read_call(call_id, second, second + 2)
+    return claude_call(call_id, second, second + 2, tool="Read")
 
 
 def test_two_parallel_calls_appended_make_one_wave(tmp_path: Path) -> None:

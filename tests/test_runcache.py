@@ -142,6 +142,21 @@ def test_a_run_with_an_input_error_is_never_kept(tmp_path: Path, private_cache: 
     assert _runs(private_cache) == 0
 
 
+def test_an_empty_folder_run_is_kept_until_something_appears_in_it(tmp_path: Path) -> None:
+    """An empty folder exits 0 (an empty input), so its output is served again; a file
+    that appears deep in it, trace or not, makes the next run a fresh read (exit 1 for
+    a file that is no trace)."""
+    folder = tmp_path / "traces"
+    (folder / "a" / "b").mkdir(parents=True)
+    first = _check_served(tmp_path, str(folder))
+    assert first.err == f"wavemetrics: note: {folder}: empty folder (no files in it)\n".encode()
+    (folder / "a" / "b" / "readme.txt").write_text("notes\n", encoding="utf-8")
+    after = _run(tmp_path, "summarize", str(folder))
+    assert not after.served
+    assert after.code == 1
+    assert after.err.startswith(f"wavemetrics: error: {folder}: no trace files".encode())
+
+
 @needs_corpus
 def test_a_served_run_on_a_fleet_folder_prints_the_bytes_of_a_fresh_run(tmp_path: Path) -> None:
     """On a fleet folder (benchmarks/fleet.py, 2 copies), table and --by project JSON runs

@@ -219,3 +219,11 @@ def test_a_missing_file_in_an_existing_folder_is_no_transcript_yet(tmp_path: Pat
         0, "wavemetrics: no transcript yet\n")
     assert _line(json.dumps({"transcript_path": str(tmp_path / "gone" / "s.jsonl")})) == (
         0, "wavemetrics: transcript_path's folder does not exist\n")
+
+
+def test_an_empty_transcript_shows_zero_figures(tmp_path: Path) -> None:
+    """An empty transcript is an empty input, not an error, as for summarize: zeros, exit 0."""
+    empty = tmp_path / "s.jsonl"
+    empty.write_bytes(b"")
+    assert _line(json.dumps({"transcript_path": str(empty)})) == (
+        0, "waves 0 · multi 0 · saved 0.0s\n")

@@ -131,17 +131,19 @@ EVENTS = FormatLines(
 
 # claude-code ----------------------------------------------------------------
 
-def _claude_start(call_id: str, time: str, content: str = "ls") -> bytes:
+def _claude_start(call_id: str, time: str, content: str = "ls", tool: str = "Bash") -> bytes:
     return dump({"type": "assistant", "uuid": f"u-{call_id}-s", "sessionId": "s1",
                  "timestamp": time, "message": {"role": "assistant", "content": [
                      {"type": "text", "text": content},
-                     {"type": "tool_use", "id": call_id, "name": "Bash",
+                     {"type": "tool_use", "id": call_id, "name": tool,
                       "input": {"command": content}}]}})
 
 
-def _claude_call(call_id: str, start: float, end: float, content: str) -> list[bytes]:
+def _claude_call(
+    call_id: str, start: float, end: float, content: str, tool: str = "Bash"
+) -> list[bytes]:
     return [
-        _claude_start(call_id, iso(start), content),
+        _claude_start(call_id, iso(start), content, tool),
         dump({"type": "user", "uuid": f"u-{call_id}-e", "sessionId": "s1", "timestamp": iso(end),
               "toolUseResult": {"stdout": content},
               "message": {"role": "user", "content": [
@@ -160,6 +162,14 @@ def _claude_chatter(text: str) -> list[bytes]:
         dump({"type": "system", "subtype": "turn_duration", "uuid": "u-turn", "sessionId": "s1",
               "durationMs": 1000, "content": text}),
     ]
+
+
+def claude_call(call_id: str, start: float, end: float, *, tool: str = "Bash") -> bytes:
+    """One complete call of session ``s1`` as :data:`CLAUDE` writes it (its ``tool_use``
+    line, uuid ``u-<call_id>-s``, and ``tool_result`` line, ``u-<call_id>-e``), from
+    ``start`` to ``end`` seconds after ``T0``, the tool named ``tool``: the bytes the
+    resumable-read tests (test_live, test_resume) append to a transcript."""
+    return b"".join(_claude_call(call_id, start, end, "ls -la", tool))
 
 
 CLAUDE = FormatLines(

@@ -40,7 +40,14 @@ from wavemetrics.parallel import default_jobs
 if TYPE_CHECKING:  # the readers and the core are imported when a command runs
     from wavemetrics.cache import ReadCache
     from wavemetrics.limits import Limits
-    from wavemetrics.pipeline import Analysis, Lane, ReadOutcome, StreamedLane, StreamSettings
+    from wavemetrics.pipeline import (
+        Analysis,
+        Lane,
+        ReadOutcome,
+        SkippedFile,
+        StreamedLane,
+        StreamSettings,
+    )
     from wavemetrics.readers import InputReport
 
 __all__ = ["main"]
@@ -522,7 +529,9 @@ def _read(
                 f"wavemetrics: warning: {report.path}: {count} line"
                 f"{'' if count == 1 else 's'} not usable ({lost})")
         elif report.format == "empty":
-            _stderr(f"wavemetrics: note: {report.path}: empty input")
+            folder = report.path != "-" and os.path.isdir(report.path)
+            what = "empty folder (no files in it)" if folder else "empty input"
+            _stderr(f"wavemetrics: note: {report.path}: {what}")
         if report.error is None and report.format != EMPTY and report.lines_used == 0:
             hint_all_ignored = (input_format != AUTO
                                 and report.lines_ignored == report.lines_read > 0)
@@ -536,16 +545,40 @@ def _read(
                 f"wavemetrics: note: {report.path}: no tool calls found in"
                 f" {_plural(report.lines_read, 'line')} read as {report.format}{hint}")
     if outcome.skipped:
-        reasons = Counter(skipped.reason for skipped in outcome.skipped)
-        count = len(outcome.skipped)
-        _stderr(
-            f"wavemetrics: note: skipped {count} file{'' if count == 1 else 's'} found in"
-            f" folders: " + "; ".join(f"{reason} ({n})" for reason, n in reasons.items()))
+        _stderr(_skipped_note(outcome.skipped))
     _subagent_hints(paths, outcome)
     for (session_id, lane_id), where in outcome.repeated_lanes.items():
         _stderr(f"wavemetrics: note: {session_id}/{lane_id} was read from"
                    f" {len(where)} inputs ({', '.join(where)}); each is counted")
     return outcome
+
+
+def _skipped_note(skipped: Sequence[SkippedFile]) -> str:
+    """The one stderr note on files a folder walk skipped: how many, in how many
+    folders, and how many for each reason, most first (docs/cli.md); e.g. ``skipped 3
+    files found in 1 folder, as they are not traces: 2 of no known format (judged by
+    their first 64 lines) and 1 metadata sidecar (*.meta.json, written beside Claude
+    Code sub-agents); summarize --format json lists them``."""
+    from wavemetrics.pipeline import SKIPPED_UNRECOGNISED
+    from wavemetrics.readers.sources import DETECT_LINES, SIDECAR_REASON
+
+    count = len(skipped)
+    folders = len({os.path.dirname(file.path) for file in skipped})
+    parts = []
+    for reason, n in Counter(file.reason for file in skipped).most_common():
+        if reason == SIDECAR_REASON:
+            parts.append(f"{_plural(n, 'metadata sidecar')} (*.meta.json, written beside"
+                         " Claude Code sub-agents)")
+        elif reason == SKIPPED_UNRECOGNISED:
+            parts.append(f"{n} of no known format (judged by {'its' if n == 1 else 'their'}"
+                         f" first {DETECT_LINES} lines)")
+        else:
+            parts.append(f"{n} ({reason})")
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    why, them = ("it is not a trace", "it") if count == 1 else ("they are not traces", "them")
+    return (f"wavemetrics: note: skipped {_plural(count, 'file')} found in"
+            f" {_plural(folders, 'folder')}, as {why}: {listed};"
+            f" summarize --format json lists {them}")
 
 
 def _all_ignored_hint(report: InputReport, input_format: str) -> str | None:

@@ -749,8 +749,11 @@ def render_table(comparison: Comparison) -> str:
         lines.append("candidate only: " + ", ".join(map(printable, comparison.candidate_only)))
     lines.append("n: trials found (a trial is one session, its lanes summed); fail: trials")
     lines.append("with no value (unreadable, unrecognised, empty, no usable record); means")
-    lines.append("are over the other trials; unusable: a task in both folders with no")
-    lines.append("usable trial on one side.")
+    if unusable:  # the legend explains only what is shown (the coverage line's count)
+        lines.append("are over the other trials; unusable: a task in both folders with no")
+        lines.append("usable trial on one side.")
+    else:
+        lines.append("are over the other trials.")
     if comparison.mixed_kind_tasks:
         lines.append("*: a task whose trials differ in kind on one side (listed above).")
     return "\n".join(lines) + "\n"

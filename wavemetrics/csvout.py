@@ -10,18 +10,42 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
-__all__ = ["SUMMARY_LEAD", "WAVE_CALL_COLUMNS", "rows_to_csv", "summary_rows", "wave_call_rows"]
+__all__ = [
+    "SUMMARY_LEAD",
+    "WAVE_CALL_COLUMNS",
+    "WAVE_JSON_TO_CSV",
+    "rows_to_csv",
+    "summary_rows",
+    "wave_call_rows",
+]
 
 #: The first columns of a ``summarize`` row; the summary figures follow, as in JSON.
 SUMMARY_LEAD = ("row", "path", "session_id", "lane_id", "session_hash")
-#: The columns of a ``waves`` row: the wave's figures, then the call's.
+#: Where each key of a ``waves --format json`` wave goes in ``waves --format csv``: the
+#: same name, but the wave's start (``wave_`` prefix: the row's ``start_ms`` is its
+#: call's) and ``tool_names`` (one name per row, the call's ``tool_name``, in wave
+#: order). Both names are kept as they are (a contract scripts use; docs/cli.md).
+WAVE_JSON_TO_CSV: Mapping[str, str] = MappingProxyType({
+    "session_id": "session_id", "lane_id": "lane_id", "wave": "wave",
+    "start_ms": "wave_start_ms", "start": "wave_start", "span_ms": "span_ms",
+    "size": "size", "max_concurrency": "max_concurrency", "bucket": "bucket",
+    "tool_names": "tool_name", "modeled_wallclock_saved_ms": "modeled_wallclock_saved_ms",
+})
+#: The wave's columns of a row, each with its JSON key (``tool_names`` is per call).
+_WAVE_FIELDS = tuple((csv_name, json_key) for json_key, csv_name in WAVE_JSON_TO_CSV.items()
+                     if json_key != "tool_names")
+#: The columns of a ``waves`` row: the wave's figures (:data:`WAVE_JSON_TO_CSV`, in JSON
+#: order), then the call's (``call_index``, ``call_id``, ``tool_name``, ``start_ms``,
+#: ``end_ms``, ``duration_ms``: a call's own, in no JSON wave). A wave's start is
+#: ``wave_start_ms``/``wave_start`` here, ``start_ms``/``start`` in the JSON: a row is
+#: a call, and its ``start_ms`` is the call's start.
 WAVE_CALL_COLUMNS = (
-    "session_id", "lane_id", "wave", "wave_start_ms", "wave_start", "span_ms", "size",
-    "max_concurrency", "bucket", "modeled_wallclock_saved_ms", "call_index", "call_id",
-    "tool_name", "start_ms", "end_ms", "duration_ms",
+    *(csv_name for csv_name, _ in _WAVE_FIELDS),
+    "call_index", "call_id", "tool_name", "start_ms", "end_ms", "duration_ms",
 )
 
 
@@ -69,16 +93,14 @@ def wave_call_rows(
     waves: Iterable[dict[str, Any]], calls: Iterable[Sequence[Any]]
 ) -> list[dict[str, Any]]:
     """One row per call: each wave of the ``waves --format json`` list with the calls
-    of that wave (``(call_id, tool_name, start_ms, end_ms)`` in wave order)."""
+    of that wave (``(call_id, tool_name, start_ms, end_ms)`` in wave order); the
+    wave's keys are renamed by :data:`WAVE_JSON_TO_CSV`."""
     rows = []
     for wave, wave_calls in zip(waves, calls, strict=True):
+        figures = {csv_name: wave[json_key] for csv_name, json_key in _WAVE_FIELDS}
         for index, (call_id, tool_name, start_ms, end_ms) in enumerate(wave_calls):
             rows.append({
-                "session_id": wave["session_id"], "lane_id": wave["lane_id"],
-                "wave": wave["wave"], "wave_start_ms": wave["start_ms"],
-                "wave_start": wave["start"], "span_ms": wave["span_ms"], "size": wave["size"],
-                "max_concurrency": wave["max_concurrency"], "bucket": wave["bucket"],
-                "modeled_wallclock_saved_ms": wave["modeled_wallclock_saved_ms"],
+                **figures,
                 "call_index": index, "call_id": call_id, "tool_name": tool_name,
                 "start_ms": start_ms, "end_ms": end_ms, "duration_ms": end_ms - start_ms,
             })

@@ -18,6 +18,7 @@ figure of all lanes, the same as without ``--by``.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -205,19 +206,22 @@ def group_document(
 
 def render_group_table(document: dict[str, Any]) -> str:
     """A table for people: one row per group and a total row (durations in seconds)."""
-    from wavemetrics.report import compact_count, seconds, shorten
+    from wavemetrics.report import compact_count, seconds
 
     by = document["by"]
     lines = []
     if by == "tool":
-        lines.append(f"{'tool':<24} {'calls':>6} {'calls in multi':>14} {'total s':>9}"
-                     f" {'mean s':>8} {'eval/mix':>8}")
+        names = group_labels(by, [str(row["group"]) for row in document["groups"]])
+        tool_width = max([_TOOL_WIDTH, *(len(label) for label in names.values())])
+        lines.append(f"{'tool':<{tool_width}} {'calls':>6} {'calls in multi':>14}"
+                     f" {'total s':>9} {'mean s':>8} {'eval/mix':>8}")
         rows = [*document["groups"], {"group": "total", **document["total"]}]
         for row in rows:
             share = row["eval_or_mixed_wave_share"]
             mean = row["duration_ms_mean"]
+            label = names.get(str(row["group"]), "total")
             lines.append(
-                f"{shorten(row['group'], 24):<24} {compact_count(row['calls'], 6):>6}"
+                f"{label:<{tool_width}} {compact_count(row['calls'], 6):>6}"
                 f" {compact_count(row['multi_call_wave_calls'], 14):>14}"
                 f" {seconds(row['duration_ms_total']):>9}"
                 f" {'n/a' if mean is None else seconds(mean, 8):>8}"
@@ -252,6 +256,14 @@ def render_group_table(document: dict[str, Any]) -> str:
 #: How many characters of a project's folder path the table shows at least (the end,
 #: ``…`` in front when cut): a ``--by project`` table is then 80 columns wide.
 _PROJECT_WIDTH = 24
+
+
+#: The ``--by tool`` table's tool column: 24 characters, up to 30 where two cut names
+#: would look the same (its other columns take 50: the table then is 80 wide).
+_TOOL_WIDTH, _TOOL_WIDEST = 24, 30
+#: The characters a cut tool name keeps before its ``…`` (the rest of the width goes
+#: to its end, which tells an MCP server's tools apart: ``mcp__server__tool``).
+_TOOL_HEAD = 11
 
 
 #: An escape :func:`~wavemetrics.escaping.printable` writes (``\\t``, ``\\xNN``, ``\\uNNNN``).
@@ -300,7 +312,65 @@ def group_labels(by: str, groups: list[str]) -> dict[str, str]:
         ends = unique_prefixes((text[::-1] for text in escaped.values()), _PROJECT_WIDTH)
         return {group: _whole_escapes(text, ends[text[::-1]][::-1])
                 for group, text in escaped.items()}
+    if by == "tool":
+        return _tool_labels(groups)
     return {group: printable(group) for group in groups}
+
+
+def _tool_cuts(text: str) -> list[str]:
+    """The ways an escaped tool name may be shown, in the order they are tried: whole
+    when it fits :data:`_TOOL_WIDTH`; else its first :data:`_TOOL_HEAD` characters,
+    ``…`` and its end, the end growing to :data:`_TOOL_WIDEST` characters in all, then
+    the head growing at the end's expense. An end never starts inside an escape: it
+    starts at the escape's backslash, or after the escape where keeping it whole would
+    make the label wider than :data:`_TOOL_WIDEST` (the table past 80 columns)."""
+    if len(text) <= _TOOL_WIDTH:
+        return [text]
+    cuts = [(_TOOL_HEAD, width) for width in range(_TOOL_WIDTH, _TOOL_WIDEST + 1)]
+    cuts += [(head, _TOOL_WIDEST) for head in range(_TOOL_HEAD + 1, _TOOL_WIDEST - 1)]
+    shown: list[str] = []
+    for head, width in cuts:
+        if len(text) <= width:
+            return [*shown, text]
+        end = _whole_escapes(text, "…" + text[len(text) - (width - 1 - head):])
+        escape = _ESCAPE.match(end, 1)
+        if head + len(end) > _TOOL_WIDEST and escape is not None:
+            end = "…" + end[escape.end():]  # the escape it grew to, left out
+        label = text[:head] + end
+        if label not in shown:
+            shown.append(label)
+    return shown
+
+
+def _tool_labels(groups: list[str]) -> dict[str, str]:
+    """Tool names as the ``--by tool`` table shows them, no two alike: each by its
+    first way of :func:`_tool_cuts` that no other name's label takes; the names that
+    collide try their next way together. Names that still look the same after every
+    way (alike in their first 28 and their last 18 characters) are shown by unique
+    prefixes, the column then wider than 30. Input text is escaped first (a name
+    longer than 4,096 characters by its 2,048 first and last, so that a huge one
+    costs no more)."""
+    from wavemetrics.escaping import printable
+    from wavemetrics.report import unique_prefixes
+
+    def escaped(name: str) -> str:
+        if len(name) <= 4096:
+            return printable(name)
+        return printable(name[:2048]) + printable(name[-2048:])
+
+    ways = {group: _tool_cuts(escaped(group)) for group in groups}
+    step = dict.fromkeys(groups, 0)
+    while True:
+        labels = {group: ways[group][step[group]] for group in groups}
+        seen = Counter(labels.values())
+        alike = [group for group in groups if seen[labels[group]] > 1]
+        if not alike:
+            return labels
+        if any(step[group] + 1 >= len(ways[group]) for group in alike):
+            labels.update(unique_prefixes(alike, _TOOL_WIDTH))
+            return labels
+        for group in alike:
+            step[group] += 1
 
 
 def _ms(value: float | None) -> float:

@@ -27,6 +27,7 @@ from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS, Observation, Obs
 from wavemetrics.readers import (
     AUTO,
     DUPLICATE,
+    EMPTY,
     NO_USABLE_RECORD,
     Detection,
     InputReport,
@@ -39,7 +40,14 @@ from wavemetrics.readers import (
 from wavemetrics.readers import read_unit as read_unit_into
 from wavemetrics.readers._protocol import LaneWriter
 from wavemetrics.readers.lanes import UNKNOWN_TOOL
-from wavemetrics.readers.sources import DETECT_LINES, STDIN, Source, expand, identical_inputs
+from wavemetrics.readers.sources import (
+    DETECT_LINES,
+    EMPTY_FOLDER,
+    STDIN,
+    Source,
+    expand,
+    identical_inputs,
+)
 from wavemetrics.stream import LaneStream, StreamOrderError
 from wavemetrics.summary import ParallelismSummary, merge_summaries, summarize
 from wavemetrics.turns import TurnClock
@@ -486,6 +494,35 @@ def _detect_cached(path: str, input_format: str, cache: ReadCache | None) -> Det
     return detection
 
 
+def _holds_no_file(folder: str) -> bool:
+    """Whether ``folder`` and its sub-folders hold no entry but folders: nothing at all.
+
+    Such a folder is an empty input, as an empty file or an empty standard input
+    is (formats.md: "an empty input is reported as empty and is not an error");
+    a folder holding any other entry (a file of another kind, a link) that gave
+    no trace stays an error (docs/cli.md, "Exit status and messages"). Links to
+    folders are not followed, as the folder walk does not follow them; a
+    sub-folder that cannot be listed makes the walk report it, so it never
+    gets here.
+    """
+    stack = [folder]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as scan:
+                for entry in scan:
+                    if entry.is_symlink() or not entry.is_dir():
+                        return False
+                    stack.append(entry.path)
+        except OSError:
+            return False
+    return True
+
+
+def _empty_folder(folder: str) -> InputReport:
+    """A named folder with nothing in it: an empty input (format ``empty``), no error."""
+    return InputReport(path=folder, format=EMPTY)
+
+
 @attrs.frozen
 class SkippedFile:
     """A file found while walking a folder that is not a trace, and why it was skipped."""
@@ -624,7 +661,8 @@ def _read_inputs(
     same_as = identical_inputs(files)
     files = [path for path in files if path not in same_as]
     reports: dict[str, InputReport] = {
-        path: InputReport(path=path, format="unknown", error=reason)
+        path: _empty_folder(path) if reason == EMPTY_FOLDER and _holds_no_file(path)
+        else InputReport(path=path, format="unknown", error=reason)
         for path, reason in entries
         if reason is not None
     }

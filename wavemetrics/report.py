@@ -267,7 +267,8 @@ def _inputs_line(inputs: tuple[InputReport, ...], input_format: str, skipped: in
     if copies:
         text += f"; {copies} the same as another input, read once"
     if skipped:
-        text += f"; {skipped} file{'' if skipped == 1 else 's'} in folders skipped (not traces)"
+        text += (f"; {skipped} file skipped (not a trace)" if skipped == 1
+                 else f"; {skipped} files skipped (not traces)")
     # many formats make a long line: wrap it, so that the table keeps to 80 columns
     return textwrap.fill(text, WIDTH, subsequent_indent="  ", break_long_words=False,
                          break_on_hyphens=False)
