@@ -290,8 +290,9 @@ def test_a_50_mb_line_is_read_like_any_other(fmt: str, tmp_path: Path) -> None:
     assert json.loads(result.stdout)["total"]["paired_calls"] == 2
 
 
-def _locked_open(locked: set[str]) -> Callable[..., Any]:
-    real_open = open
+def _locked_open(locked: set[str], real_open: Callable[..., Any] = open) -> Callable[..., Any]:
+    # root may open a file of mode 0: the refusal a user gets, made by hand (``open`` for
+    # the readers, ``os.open`` for sources.open_error)
 
     def guarded(path: Any, *args: Any, **kwargs: Any) -> Any:
         if os.fspath(path) in locked:
@@ -332,6 +333,7 @@ def test_folder_with_unreadable_entries_reports_each_and_reads_the_rest(
 
     monkeypatch.setattr(os, "scandir", scandir)
     monkeypatch.setattr(sources_module, "open", _locked_open({str(locked)}), raising=False)
+    monkeypatch.setattr(os, "open", _locked_open({str(locked)}, os.open))
     result = _invoke("summarize", "--format", "json", str(root))
     assert result.exit_code == 1
     reasons = {

@@ -543,23 +543,30 @@ def test_generated_traces_read_the_same_through_the_cache_on_both_engines(
 def test_a_file_that_changes_while_read_natively_is_not_stored(
     tmp_path: Path, private_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A unit whose file grew while the native engine read it gets no cache entry (its key
-    would name the old version), so the next run reads it again and sees the new calls."""
+    """A unit whose file grew while the native engine read it (here: as each native
+    call returns, the folded detect-and-read pass and the read of the other units) gets
+    no cache entry (its key would name the old version), so the next run reads it again
+    and sees the new calls."""
     trace = tmp_path / "run.jsonl"
     first = b'{"type":"turn_start","timestamp":1}\n'
     trace.write_bytes(first)
-    original = native.read_units_natively
+    originals = {name: getattr(native, name)
+                 for name in ("read_units_natively", "detect_and_read_natively")}
 
-    def growing(*args: Any) -> Any:
-        result = original(*args)
-        with trace.open("ab") as out:
-            out.write(b'{"type":"turn_end","timestamp":5}\n')
-        return result
+    def growing(name: str) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            result = originals[name](*args, **kwargs)
+            with trace.open("ab") as out:
+                out.write(b'{"type":"turn_end","timestamp":5}\n')
+            return result
+        return call
 
-    monkeypatch.setattr(native, "read_units_natively", growing)
+    for name in originals:
+        monkeypatch.setattr(native, name, growing(name))
     _cached_run([str(trace)], "native")
     assert ReadCache(private_cache).info().summaries == 0
-    monkeypatch.setattr(native, "read_units_natively", original)
+    for name, original in originals.items():
+        monkeypatch.setattr(native, name, original)
     assert _cached_run([str(trace)], "native") == _cached_run([str(trace)], "python",
                                                                "--no-cache")
     assert ReadCache(private_cache).info().summaries == 1
@@ -756,6 +763,34 @@ def test_a_record_on_the_64th_line_with_content_decides_and_one_after_it_does_no
     assert (separate, folded) == (0, 1)
 
 
+def test_the_pipeline_s_regular_files_are_not_stat_ed_again_by_the_folded_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``regular=True`` (the pipeline's files, each just found a regular file by its
+    key) makes the folded pass skip its own ``stat`` of each file, with the same result;
+    a ``.gz`` file is still left to the Python readers."""
+    folder = tmp_path / "project"
+    _write(folder, {"s1.jsonl": b"".join(CLAUDE_LINES.call("c1", 1, 3)),
+                    "s2.jsonl": b"".join(CLAUDE_LINES.call("c2", 2, 4)),
+                    "run.jsonl": _TURN_END})
+    paths = sorted(str(p) for p in folder.iterdir())
+    settings = StreamSettings(engine="native")
+    found, units = native.detect_and_read_natively(paths, settings)
+    real_stat = os.stat
+    stat_ed: list[str] = []
+
+    def counting(path: Any, *args: Any, **kwargs: Any) -> Any:
+        stat_ed.append(os.fspath(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", counting)
+    assert native.detect_and_read_natively(paths, settings, regular=True) == (found, units)
+    assert [p for p in stat_ed if p in paths] == []
+    assert {Path(p).name: fmt for p, fmt in found.items()} == {
+        "s1.jsonl": "claude-code", "s2.jsonl": "claude-code", "run.jsonl": "events"}
+    assert not native._readable_natively("claude-code", (paths[0] + ".gz",), regular=True)
+
+
 def test_empty_blank_unreadable_and_packed_files_beside_a_session_read_as_python_reads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -772,14 +807,17 @@ def test_empty_blank_unreadable_and_packed_files_beside_a_session_read_as_python
         "locked.jsonl": session,
         "packed.jsonl": gzip.compress(b"".join(CLAUDE_LINES.call("c2", 2, 4))),
     })
-    real_open = open
+    def guarding(real_open: Any) -> Any:
+        def guarded(path: Any, *args: Any, **kwargs: Any) -> Any:
+            if os.fspath(path) == str(folder / "locked.jsonl"):
+                raise PermissionError(13, "Permission denied", os.fspath(path))
+            return real_open(path, *args, **kwargs)
+        return guarded
 
-    def guarded(path: Any, *args: Any, **kwargs: Any) -> Any:
-        if os.fspath(path) == str(folder / "locked.jsonl"):
-            raise PermissionError(13, "Permission denied", os.fspath(path))
-        return real_open(path, *args, **kwargs)
-
-    monkeypatch.setattr(sources_module, "open", guarded, raising=False)
+    # root may open a file of mode 0: the refusal made by hand, for the readers (open)
+    # and for sources.open_error (os.open)
+    monkeypatch.setattr(sources_module, "open", guarding(open), raising=False)
+    monkeypatch.setattr(os, "open", guarding(os.open))
     paths = sorted(str(p) for p in folder.iterdir())
     found, units = native.detect_and_read_natively(paths, StreamSettings(engine="native"))
     assert {Path(p).name: fmt for p, fmt in found.items()} == {"s1.jsonl": "claude-code"}

@@ -202,3 +202,43 @@ def test_summarize_inputs_streams_only_when_asked(tmp_path: Path) -> None:
     assert batch.total == streamed.total
     # every call is "read", an eval tool here: no non-eval wave
     assert batch.total.non_eval_waves_total == 0 and batch.total.eval_only_waves == 2
+
+
+def test_a_file_changed_during_the_native_read_is_not_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One stat after the folded native pass checks both its detection and its read: a
+    file that changed during that pass gets neither a stored detection nor a stored unit,
+    and the next run reads its new content."""
+    from wavemetrics import native
+    from wavemetrics.cache import ReadCache
+
+    if not native.available():
+        pytest.skip("the native extension is not built")
+    kept = _events(tmp_path / "kept.jsonl", [("a", 0, 10), ("b", 5, 20)])
+    grown = _events(tmp_path / "grown.jsonl", [("c", 0, 10)])
+    real = native.detect_and_read_natively
+
+    def read_then_append(*args: object, **kwargs: object) -> object:
+        found = real(*args, **kwargs)  # type: ignore[arg-type]
+        with open(grown, "a", encoding="utf-8") as stream:  # after the pass read it
+            stream.write(json.dumps({"type": "tool_execution_start", "toolCallId": "d",
+                                     "toolName": "read", "timestamp": 40,
+                                     "sessionId": "s"}) + "\n")
+            stream.write(json.dumps({"type": "tool_execution_end", "toolCallId": "d",
+                                     "timestamp": 50, "sessionId": "s"}) + "\n")
+        return found
+
+    monkeypatch.setattr(native, "detect_and_read_natively", read_then_append)
+    store = ReadCache(tmp_path / "cache")
+    settings = StreamSettings(engine="native")
+    first = read_inputs([kept, grown], stream=settings, cache=store)
+    # the read saw grown.jsonl with one call (c); only kept.jsonl's entries were stored
+    assert [r.lines_used for r in first.inputs] == [4, 2]
+    info = store.info()
+    assert (info.detections, info.summaries) == (1, 1)
+    monkeypatch.setattr(native, "detect_and_read_natively", real)
+    second = read_inputs([kept, grown], stream=settings, cache=store)
+    # the grown file is read again (c and d: four lines), the kept one from the cache
+    assert [r.lines_used for r in second.inputs] == [4, 4]
+    assert (store.info().detections, store.info().summaries) == (2, 2)

@@ -20,11 +20,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from wavemetrics.pipeline import read_inputs
 from wavemetrics.readers import sources as sources_module
 from wavemetrics.readers.sources import (
     Source,
+    absolute,
     expand_inputs,
     expand_paths,
     open_error,
@@ -246,18 +249,46 @@ def test_open_error_describes_why_a_path_cannot_be_opened(
     readable = _write(tmp_path / "a.jsonl", b"{}\n")
     locked = _write(tmp_path / "locked.jsonl", b"{}\n")
     os.chmod(locked, 0)
-    real_open = open
+    real_open = os.open
 
     def guarded_open(path: Any, *args: Any, **kwargs: Any) -> Any:
+        # root may open a file of mode 0: the refusal a user gets, made by hand
         if os.fspath(path) == locked:
             raise PermissionError(errno.EACCES, "Permission denied", locked)
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(sources_module, "open", guarded_open, raising=False)
+    monkeypatch.setattr(sources_module.os, "open", guarded_open)
     assert open_error(readable) is None
     assert open_error(locked) == "permission denied"
     assert open_error(str(tmp_path / "nope.jsonl")) == "no such file or directory"
     assert open_error(str(tmp_path)) == "is a directory"
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="no /proc/self/fd")
+def test_open_error_closes_what_it_opens(tmp_path: Path) -> None:
+    """``open_error`` opens with a bare descriptor and closes it, a folder's too: 200
+    checks leave the process with the descriptors it had."""
+    readable = _write(tmp_path / "a.jsonl", b"{}\n")
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(100):
+        assert open_error(readable) is None
+        assert open_error(str(tmp_path)) == "is a directory"
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
+@given(st.lists(st.sampled_from(["a", "b.c", ".", "..", "", ".x", "x..", "...", "subagents"]),
+                max_size=6), st.booleans(), st.booleans())
+def test_absolute_is_abspath_however_the_path_is_spelled(
+    parts: list[str], rooted: bool, slash: bool
+) -> None:
+    """``absolute`` (the project folder's first step) is ``os.path.abspath``, its shortcut
+    for absolute normal paths included, and so the project folder is the same."""
+    path = (("/" if rooted else "") + "/".join(parts) + ("/" if slash else "")) or "."
+    assert absolute(path) == os.path.abspath(path)
+    parent = os.path.dirname(os.path.abspath(path))
+    expected = (os.path.dirname(os.path.dirname(parent))
+                if os.path.basename(parent) == "subagents" else parent)
+    assert project_folder(path) == expected
 
 
 def test_project_folder_of_session_and_subagent_files() -> None:

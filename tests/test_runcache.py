@@ -491,3 +491,96 @@ def test_a_run_whose_input_changed_while_it_read_is_not_kept(
     _append(sorted((folder / "sample").iterdir())[2])
     assert not changed.store(store)
     assert store.info().runs == 1
+
+
+@needs_corpus
+def test_a_file_added_to_a_walked_folder_while_the_run_read_is_not_kept(
+    folder: Path, private_cache: Path
+) -> None:
+    """The check after the read compares the whole walk again (the folders' names too,
+    not only the files keyed before): a trace file that appeared during the read stops
+    the run from being kept, and so does one that went away."""
+    options = runcache.options_from_args([str(folder)])
+    assert options is not None
+    store = ReadCache(private_cache)
+    added = runcache.Recording(options)
+    added.inputs([str(folder)])
+    added.complete = True
+    first = sorted((folder / "sample").iterdir())[0]
+    shutil.copy(first, folder / "sample" / "new.jsonl")
+    assert not added.store(store)
+    removed = runcache.Recording(options)
+    removed.inputs([str(folder)])
+    removed.complete = True
+    (folder / "sample" / "new.jsonl").unlink()
+    assert not removed.store(store)
+    assert store.info().runs == 0
+
+
+@needs_corpus
+def test_the_key_of_the_lookup_is_checked_again_after_the_read(
+    folder: Path, private_cache: Path
+) -> None:
+    """A run keyed by the lookup that missed just before it (no second walk before the
+    read) still has its inputs compared after the read: a file changed meanwhile is not
+    kept; unchanged, the run is kept under the lookup's key."""
+    args = [str(folder)]
+    options = runcache.options_from_args(args)
+    assert options is not None
+    store = ReadCache(private_cache)
+    assert runcache.serve(args) is None  # nothing stored: a miss, its key handed on
+    changed = runcache.Recording(options)
+    changed.inputs(args)
+    assert runcache._LOOKED_UP == []  # used once, by this run
+    assert changed.key == runcache.run_key(options, args)
+    changed.complete = True
+    _append(sorted((folder / "sample").iterdir())[1])
+    assert not changed.store(store)
+    assert runcache.serve(args) is None  # still nothing stored
+    kept = runcache.Recording(options)
+    kept.inputs(args)
+    kept.complete = True
+    assert kept.store(store)
+    assert store.info().runs == 1
+
+
+@needs_corpus
+def test_the_read_takes_the_stats_of_the_key_walk(folder: Path, private_cache: Path) -> None:
+    """The run key's walk hands each trace file's key to the run's read, as
+    ``cache.file_key`` would take it (absolute path, size, mtime_ns, inode), once."""
+    from wavemetrics.cache import file_key
+
+    options = runcache.options_from_args([str(folder)])
+    assert options is not None
+    store = ReadCache(private_cache)
+    with runcache.record(options, store) as run:
+        run.inputs([str(folder)])
+        walked = store.take_walked()
+    files = sorted(str(p) for p in (folder / "sample").iterdir())
+    assert walked == {path: file_key(path) for path in files}
+    assert store.take_walked() == {}  # used once
+
+
+@needs_corpus
+def test_a_file_changed_between_the_key_walk_and_the_read_is_not_cached(
+    folder: Path, private_cache: Path
+) -> None:
+    """Keys taken by the walk before the read are checked after the read like the
+    read's own: a file appended to after the walk gets neither a stored detection nor a
+    stored unit (its folder's), and the read sees its new line."""
+    from wavemetrics.pipeline import StreamSettings, read_inputs
+
+    options = runcache.options_from_args([str(folder)])
+    assert options is not None
+    parts = runcache.fingerprint(options, [str(folder)])
+    assert parts is not None
+    store = ReadCache(private_cache)
+    store.give_walked(runcache.walked_keys(parts[1]))
+    files = sorted(str(p) for p in (folder / "sample").iterdir())
+    before = {path: Path(path).read_bytes().count(b"\n") for path in files}
+    _append(Path(files[0]))  # a blank line: read, ignored, counted
+    outcome = read_inputs([str(folder)], stream=StreamSettings(engine="native"), cache=store)
+    assert {r.path: r.lines_read for r in outcome.inputs} == {
+        path: before[path] + (path == files[0]) for path in files}
+    info = store.info()
+    assert (info.detections, info.summaries) == (2, 0)

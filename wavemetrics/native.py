@@ -80,14 +80,17 @@ def default_engine() -> str:
     return "native" if available() else "python"
 
 
-def _readable_natively(fmt: str, paths: tuple[str, ...]) -> bool:
+def _readable_natively(fmt: str, paths: tuple[str, ...], regular: bool = False) -> bool:
     # Regular, uncompressed files only: stdin, pipes and .gz stay with the Python
     # readers (a pipe can be read once, and detection has already peeked it).
+    # ``regular``: the caller found every path a regular file this run (no stat here).
     if fmt not in NATIVE_FORMATS or _native is None:
         return False
     for path in paths:
         if path == STDIN or path.endswith(".gz"):
             return False
+        if regular:
+            continue
         try:
             if not stat.S_ISREG(os.stat(path).st_mode):
                 return False
@@ -141,7 +144,8 @@ NativeResult = tuple[tuple[InputReport, ...], tuple[StreamedLane, ...]]
 
 
 def detect_and_read_natively(
-    paths: list[str], stream: StreamSettings, detected: list[str] | tuple[str, ...] = ()
+    paths: list[str], stream: StreamSettings, detected: list[str] | tuple[str, ...] = (),
+    regular: bool = False,
 ) -> tuple[dict[str, str], dict[NativeUnit, NativeResult]]:
     """Detect ``paths`` (regular files, as :func:`detect_natively`) and read the
     ``claude-code`` and ``events`` ones in the same pass, on ``stream.jobs`` threads:
@@ -163,7 +167,9 @@ def detect_and_read_natively(
     caller plans otherwise (say the registry finds another ``claude-code`` file of
     the folder) must be read again: its result here is not that unit's. Raises no
     exception for an input: a file that cannot be opened or read is left to the
-    registry (which reports it as ever).
+    registry (which reports it as ever). ``regular``: the caller has just found every
+    one of ``paths`` to be a regular file (its ``stat``, as the pipeline's file keys),
+    so they are not stat'ed again here.
     """
     if _native is None:
         return {}, {}
@@ -171,7 +177,7 @@ def detect_and_read_natively(
     blocked: set[str] = {project_folder(p) for p in detected}
     for path in paths:
         folder = project_folder(path)
-        if not _readable_natively(EVENTS.name, (path,)):  # stdin, .gz, a FIFO, a device
+        if not _readable_natively(EVENTS.name, (path,), regular):  # stdin, .gz, a FIFO
             blocked.add(folder)
         elif open_error(path) is None:  # else the registry's to report (as ever)
             groups.setdefault(folder, []).append(path)

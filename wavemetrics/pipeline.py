@@ -668,7 +668,9 @@ def _read_inputs(
     }
     reports.update({path: InputReport(path=path, format=DUPLICATE) for path in same_as})
     # stdin and pipes can be read only once: detected and read here, one Source each
-    keys = _FileKeys()  # each file is stat'ed once: here, and for the cache's keys
+    # each file is stat'ed once: here (or by the run key's walk just before, which hands
+    # its stats over: ReadCache.give_walked), and for the cache's keys
+    keys = _FileKeys(cache.take_walked() if cache is not None else {})
     # (a file has a key exactly when it is a regular file: os.path.isfile)
     stdin = {path: Source(path) for path in files if path == STDIN or keys[path] is None}
     on_disk = [path for path in files if path not in stdin]
@@ -684,17 +686,21 @@ def _read_inputs(
         detected = [(Detection(path, fmt), None) for path, fmt in known.items()]
         on_disk = [path for path in on_disk if path not in known]
     folded: dict[ReadUnit, UnitResult[Lane | StreamedLane]] = {}
+    after = _FileKeys()  # the files' keys taken after the folded pass (filled there)
     if native and stream is not None and input_format == AUTO and on_disk:
         from wavemetrics.native import detect_and_read_natively  # loads on first use
 
         # events and claude-code files are detected and read in one pass on threads
         # (the first lines of each parsed once); the rest as usual
-        found, read = detect_and_read_natively(on_disk, stream, tuple(known))
+        # (on_disk: the files whose key, just taken, found a regular file)
+        found, read = detect_and_read_natively(on_disk, stream, tuple(known), regular=True)
         folded = {ReadUnit(*unit): UnitResult(*result) for unit, result in read.items()}
         detected.extend((Detection(path, fmt), None) for path, fmt in found.items())
         on_disk = [path for path in on_disk if path not in found]
         if cache is not None:
-            _store_detections(found, input_format, cache, keys)
+            # one stat per file after the folded pass checks both what it detected and
+            # what it read (the two happened in that one call): _read_natively uses it
+            _store_detections(found, input_format, cache, keys, after)
     jobs = [(p, input_format, stream, limits, cache) for p in on_disk]
     for detection, result in run(_detect_file, jobs):
         detected.append((detection, result))
@@ -736,7 +742,8 @@ def _read_inputs(
         parallel = [unit for unit in parallel if unit not in results]
     if native and stream is not None and parallel:
         # every unit the native engine reads, in one call on --jobs threads
-        for unit, result in _read_natively(parallel, stream, cache, keys, folded).items():
+        for unit, result in _read_natively(parallel, stream, cache, keys, folded,
+                                           after).items():
             results[unit] = result
             done(unit.paths)
         parallel = [unit for unit in parallel if unit not in results]
@@ -765,12 +772,18 @@ def _read_inputs(
 
 
 class _FileKeys(dict[str, "FileKey | None"]):
-    """Cache keys of files, each file stat'ed once per run (:func:`~wavemetrics.cache.file_key`)."""
+    """Cache keys of files, each file stat'ed once per run (:func:`~wavemetrics.cache.file_key`);
+    ``walked``: keys already taken before the read, by absolute path (used instead)."""
+
+    def __init__(self, walked: dict[str, FileKey] | None = None) -> None:
+        super().__init__()
+        self._walked = walked or {}
 
     def __missing__(self, path: str) -> FileKey | None:
-        from wavemetrics.cache import file_key
+        from wavemetrics.cache import _absolute, file_key
 
-        key = self[path] = file_key(path)
+        walked = self._walked.get(_absolute(path)) if self._walked and path != "-" else None
+        key = self[path] = walked if walked is not None else file_key(path)
         return key
 
 
@@ -787,13 +800,15 @@ def _cached_detections(
 
 
 def _store_detections(
-    found: dict[str, str], input_format: str, cache: ReadCache, keys: _FileKeys
+    found: dict[str, str], input_format: str, cache: ReadCache, keys: _FileKeys,
+    after: _FileKeys,
 ) -> None:
-    """Store detections made now, unless the file changed while it was looked at."""
-    from wavemetrics.cache import detection_mode, file_key
+    """Store detections made now, unless the file changed while it was looked at:
+    ``keys`` were taken before, ``after`` (filled here, one stat per file) after."""
+    from wavemetrics.cache import detection_mode
 
     unchanged = [(key, fmt) for path, fmt in found.items()
-                 if (key := keys[path]) is not None and file_key(path) == key]
+                 if (key := keys[path]) is not None and after[path] == key]
     cache.store_detections(unchanged, detection_mode(input_format, current_limits()))
 
 
@@ -823,13 +838,15 @@ def _cached_summaries(
 
 def _read_natively(
     units: list[ReadUnit], stream: StreamSettings, cache: ReadCache | None, keys: _FileKeys,
-    folded: dict[ReadUnit, UnitResult[Lane | StreamedLane]],
+    folded: dict[ReadUnit, UnitResult[Lane | StreamedLane]], after: _FileKeys,
 ) -> dict[ReadUnit, UnitResult[Lane | StreamedLane]]:
     """The units the native engine reads (those ``folded``, read where they were
     detected, and the rest in one call on ``stream.jobs`` threads); with a cache, each
     one's streamed lanes are stored under :func:`_summarised_key` (not its call
     records: the native engine builds none), unless a file changed while it was read
-    or an input has an error, as :func:`cached_read_unit` does."""
+    or an input has an error, as :func:`cached_read_unit` does. ``after``: the files'
+    keys taken after the folded pass, the check of a folded unit (its files are not
+    stat'ed again); the other units' files are stat'ed after their read."""
     from wavemetrics.native import read_units_natively  # the extension loads on first use
 
     results = {unit: folded[unit] for unit in units if unit in folded}
@@ -844,8 +861,9 @@ def _read_natively(
     entries = []
     for unit, result in results.items():
         known = _unit_keys(unit, keys)
+        now = after.__getitem__ if unit in folded else file_key
         if (known and all(r.error is None for r in result.reports)
-                and [file_key(path) for path in unit.paths] == known):
+                and [now(path) for path in unit.paths] == known):
             entries.append((_summarised_key(unit, known, stream),
                             encode_unit(unit.paths, result.reports, result.lanes), 0))
     cache.store_many(entries)

@@ -57,19 +57,21 @@ from wavemetrics._suffixes import SKIPPED_SUFFIXES, TRACE_SUFFIXES
 if TYPE_CHECKING:
     import click
 
-    from wavemetrics.cache import ReadCache
+    from wavemetrics.cache import FileKey, ReadCache
 
 __all__ = [
     "DEFAULT",
     "Recording",
     "decode_output",
     "encode_output",
+    "fingerprint",
     "options_from_args",
     "options_from_click",
     "paused",
     "record",
     "run_key",
     "serve",
+    "walked_keys",
 ]
 
 #: What an option not given on the command line is keyed as (its default is then
@@ -364,6 +366,35 @@ def run_key(options: dict[str, Any], files: Sequence[str]) -> tuple[str, str] | 
     locations or ``--demo`` are resolved); ``scope`` is the same key without the
     inputs' state (a new state of the command replaces the old). ``None``: never cached
     (stdin, a pipe, a missing path, an option that cannot be read)."""
+    parts = fingerprint(options, files)
+    return None if parts is None else _run_key(parts)
+
+
+def walked_keys(inputs: list[Any]) -> dict[str, FileKey]:
+    """The cache keys (:class:`~wavemetrics.cache.FileKey`) of the regular files in the
+    inputs part of a :func:`fingerprint`, by absolute path: each stat of the walk,
+    ``[path, size, mtime_ns, ctime_ns, inode, device]`` (:func:`_stat_key`), is what
+    :func:`~wavemetrics.cache.file_key` would take just after it."""
+    from wavemetrics.cache import FileKey
+
+    return {entry[0]: FileKey(entry[0], entry[1], entry[2], entry[4]) for entry in inputs
+            if type(entry) is list and len(entry) == 6 and type(entry[1]) is int}
+
+
+def _run_key(parts: tuple[list[Any], list[Any]]) -> tuple[str, str]:
+    """:func:`run_key` of the :func:`fingerprint` ``parts``."""
+    head, inputs = parts
+    scope = _sha256(head)
+    return _sha256([scope, inputs]), scope
+
+
+def fingerprint(
+    options: dict[str, Any], files: Sequence[str]
+) -> tuple[list[Any], list[Any]] | None:
+    """What :func:`run_key` hashes, ``(head, inputs)``: the package, options and
+    environment, then the inputs' state; ``None`` when the run is never cached. Two
+    fingerprints are equal exactly when their keys are (plain lists of ints, strings,
+    bools and ``None``), so the check after a read compares them without hashing."""
     if options.get("no_cache"):
         return None
     window = _window(options)
@@ -382,8 +413,7 @@ def run_key(options: dict[str, Any], files: Sequence[str]) -> tuple[str, str] | 
         inputs = _inputs(files)
     except _Uncacheable:
         return None
-    scope = _sha256(head)
-    return _sha256([scope, inputs]), scope
+    return head, inputs
 
 
 def resolve_files(options: dict[str, Any]) -> list[str] | None:
@@ -455,9 +485,10 @@ def serve(args: Sequence[str]) -> int | None:
         files = resolve_files(options)
         if files is None:
             return None
-        key = run_key(options, files)
-        if key is None:
+        parts = fingerprint(options, files)
+        if parts is None:
             return None
+        key = _run_key(parts)
         from wavemetrics.cache import ReadCache
 
         blob = ReadCache().load_run(key[0])
@@ -470,7 +501,7 @@ def serve(args: Sequence[str]) -> int | None:
     except ValueError:
         # a miss: the run that follows in this process keys itself with this key (taken
         # before it reads) if its options and inputs are the same
-        _LOOKED_UP[:] = [(options, files, key)]
+        _LOOKED_UP[:] = [(options, files, key, parts)]
         return None
     out, err = sys.stdout.buffer, sys.stderr.buffer
     try:
@@ -539,6 +570,10 @@ class Recording:
         self.complete = False
         self.files: list[str] | None = None
         self.key: tuple[str, str] | None = None
+        #: what :attr:`key` hashes (:func:`fingerprint`), compared again after the read
+        self.parts: tuple[list[Any], list[Any]] | None = None
+        #: the run's cache (set by :func:`record`): its read takes the walk's stats
+        self.cache: ReadCache | None = None
         self._saved: tuple[Any, Any] | None = None
 
     def start(self) -> bool:
@@ -569,15 +604,23 @@ class Recording:
         self._saved = None
 
     def inputs(self, files: Sequence[str]) -> None:
-        """Key the run on its inputs (before they are read)."""
+        """Key the run on its inputs (before they are read); the files' stats taken for
+        the key are handed to the run's read (:meth:`ReadCache.give_walked`), which then
+        does not stat them again before reading."""
         self.files = list(files)
         pending, _LOOKED_UP[:] = list(_LOOKED_UP), []  # used once, by the run that follows
-        for options, looked_up, key in pending:
+        for options, looked_up, key, parts in pending:
             if options == self.options and looked_up == self.files:
-                self.key = key  # the lookup of this process, just before: the same key
-                return
-        with contextlib.suppress(OSError, ValueError, RecursionError):
-            self.key = run_key(self.options, self.files)
+                # the lookup of this process, just before: the same key
+                self.key, self.parts = key, parts
+                break
+        else:
+            with contextlib.suppress(OSError, ValueError, RecursionError):
+                fresh = fingerprint(self.options, self.files)
+                if fresh is not None:
+                    self.key, self.parts = _run_key(fresh), fresh
+        if self.cache is not None and self.parts is not None:
+            self.cache.give_walked(walked_keys(self.parts[1]))
 
     def store(self, cache: ReadCache) -> bool:
         """Store the run if it is complete and its inputs did not change while it read
@@ -585,17 +628,19 @@ class Recording:
         if not self.complete or self.key is None or self.files is None:
             return False
         try:
-            again = run_key(self.options, self.files)
+            # the same walk and stats as before the read, compared without hashing
+            again = fingerprint(self.options, self.files)
         except (OSError, ValueError, RecursionError):
             return False
-        if again != self.key:
+        if again is None or again != self.parts:
             return False
         return cache.store_run(self.key[0], self.key[1], encode_output(0, self.chunks))
 
 
 _CURRENT: list[Recording] = []
 #: The key :func:`serve` computed and missed in this process: ``(options, files, key)``.
-_LOOKED_UP: list[tuple[dict[str, Any], list[str], tuple[str, str]]] = []
+_LOOKED_UP: list[
+    tuple[dict[str, Any], list[str], tuple[str, str], tuple[list[Any], list[Any]]]] = []
 
 
 @contextlib.contextmanager
@@ -606,6 +651,7 @@ def record(options: dict[str, Any], cache: ReadCache | None) -> Iterator[Recordi
     if cache is None or not recording.start():
         yield recording
         return
+    recording.cache = cache
     _CURRENT.append(recording)
     try:
         yield recording

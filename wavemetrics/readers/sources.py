@@ -313,12 +313,22 @@ def _describe(exc: BaseException) -> str:
 
 
 def open_error(path: str) -> str | None:
-    """Why ``path`` cannot be opened for reading, or ``None`` if it can."""
+    """Why ``path`` cannot be opened for reading, or ``None`` if it can.
+
+    What ``open(path, "rb")`` would raise, found with a bare file descriptor: the
+    same ``open(2)`` call, and a folder refused as ``open`` refuses it (EISDIR),
+    without building a buffered file object (~7 us a file instead of ~1, the
+    native engine asks for every file of a folder: docs/performance.md)."""
     try:
-        with open(path, "rb"):
-            return None
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
     except OSError as exc:
         return _describe(exc)
+    try:
+        if stat.S_ISDIR(os.fstat(descriptor).st_mode):
+            return _describe(IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path))
+    finally:
+        os.close(descriptor)
+    return None
 
 
 def _is_trace_name(name: str) -> bool:
@@ -611,10 +621,21 @@ def file_stem(path: str) -> str:
     return name[:dot] if 0 < dot < len(name) - 1 else name
 
 
+def absolute(path: str) -> str:
+    """``os.path.abspath(path)``; a POSIX path that is already absolute and normal (no
+    ``.``/``..`` part, no doubled or trailing slash: a folder walk's paths) is returned
+    as it is, without the normalising pass (a third of the time; the same rule as
+    ``cache._absolute``, which the status line imports without this module)."""
+    if (os.sep == "/" and path.startswith("/") and "//" not in path and "/./" not in path
+            and "/../" not in path and not path.endswith(("/", "/.", "/.."))):
+        return path
+    return os.path.abspath(path)
+
+
 def project_folder(path: str) -> str:
     """Claude Code project folder of a transcript: the parent folder, or for
     ``<project>/<session>/subagents/agent-*.jsonl`` the ``<project>`` folder."""
-    parent = os.path.dirname(os.path.abspath(path))  # os.path: ~10x faster than pathlib
+    parent = os.path.dirname(absolute(path))  # os.path: ~10x faster than pathlib
     if os.path.basename(parent) == "subagents":
         return os.path.dirname(os.path.dirname(parent))
     return parent
