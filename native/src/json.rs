@@ -25,7 +25,9 @@ pub enum Val<'a> {
     Num(f64),
     /// An integer literal too large for a float (Python's `float(int)` raises).
     BigInt,
-    /// A string as WTF-8 (lone surrogates kept).
+    /// A string without a backslash escape: its bytes are the line's own, so UTF-8.
+    Text(&'a str),
+    /// A string with an escape, as WTF-8 (lone surrogates kept).
     Str(Cow<'a, [u8]>),
     /// An array, as its raw text.
     Array(&'a str),
@@ -66,7 +68,8 @@ impl<'a> Val<'a> {
     pub fn of(raw: Raw<'a>) -> Val<'a> {
         let text = raw.text;
         match text.as_bytes().first() {
-            Some(b'"') if raw.plain => Val::Str(Cow::Borrowed(&text.as_bytes()[1..text.len() - 1])),
+            // the quotes are ASCII: the bytes between them are whole characters
+            Some(b'"') if raw.plain => Val::Text(&text[1..text.len() - 1]),
             Some(b'"') => match unescape(text) {
                 Some(bytes) => Val::Str(Cow::Owned(bytes)),
                 None => Val::Null, // unreachable: the text was validated
@@ -86,6 +89,7 @@ impl<'a> Val<'a> {
     /// The value when it is a string.
     pub fn str_bytes(&self) -> Option<&[u8]> {
         match self {
+            Val::Text(text) => Some(text.as_bytes()),
             Val::Str(bytes) => Some(bytes),
             _ => None,
         }
@@ -94,6 +98,7 @@ impl<'a> Val<'a> {
     /// `usable_text`: a non-empty string that UTF-8 can encode (no lone surrogate).
     pub fn usable_text(&self) -> Option<&str> {
         match self {
+            Val::Text(text) if !text.is_empty() => Some(text),
             Val::Str(bytes) if !bytes.is_empty() => std::str::from_utf8(bytes).ok(),
             _ => None,
         }
@@ -108,7 +113,7 @@ impl<'a> Val<'a> {
 
     /// `bad_id` of `_lines.py`: a non-empty string that `usable_id` refuses.
     pub fn bad_id(&self) -> bool {
-        matches!(self, Val::Str(b) if !b.is_empty()) && self.usable_id().is_none()
+        self.str_bytes().is_some_and(|b| !b.is_empty()) && self.usable_id().is_none()
     }
 
     pub fn number(&self) -> Option<f64> {
@@ -165,9 +170,10 @@ fn unescape(literal: &str) -> Option<Vec<u8>> {
     de.deserialize_bytes(WtfBytes).ok()
 }
 
-/// How many arrays and objects the scan enters at most: a line past Python's limit
-/// ([`PY_MAX_DEPTH`]) is `too_deeply_nested` before it is parsed, so this only
-/// bounds the recursion (and the stack) for any text handed to a parse.
+/// How many arrays and objects the scan enters at most: Python's limit
+/// ([`PY_MAX_DEPTH`]), which also bounds the recursion (and the stack). A line
+/// the scan accepts therefore nests no deeper than Python reads, and the Claude
+/// reader asks [`nesting_exceeds`] (`too_deeply_nested`) only of a line it fails.
 const MAX_SCAN_DEPTH: usize = PY_MAX_DEPTH;
 
 /// One bit per byte of `chunk` that is `"`, `\` or below 0x20 (a JSON string's
@@ -241,6 +247,7 @@ impl<'a> Scan<'a> {
     }
 
     /// Skips whitespace; the next byte, if any.
+    #[inline(always)]
     fn space(&mut self) -> Option<u8> {
         while let Some(&byte) = self.bytes.get(self.at) {
             if !matches!(byte, b' ' | b'\n' | b'\t' | b'\r') {
@@ -252,6 +259,7 @@ impl<'a> Scan<'a> {
     }
 
     /// Skips whitespace and then `byte`, which must come next.
+    #[inline(always)]
     fn expect(&mut self, byte: u8) -> Result<(), SyntaxError> {
         if self.space() != Some(byte) {
             return Err(SyntaxError);
@@ -262,6 +270,7 @@ impl<'a> Scan<'a> {
 
     /// From just past a string's opening quote to just past its closing one: true
     /// when it held an escape.
+    #[inline(always)]
     fn string(&mut self) -> Result<bool, SyntaxError> {
         let mut escaped = false;
         loop {
@@ -292,6 +301,7 @@ impl<'a> Scan<'a> {
     }
 
     /// An escape, from just past its backslash.
+    #[cold]
     fn escape(&mut self) -> Result<(), SyntaxError> {
         let byte = self.bytes.get(self.at).copied();
         self.at += 1;
@@ -319,6 +329,7 @@ impl<'a> Scan<'a> {
 
     /// A number, from its first byte (`-` or a digit). A leading zero ends the
     /// integer part: a digit after it is then no `,`, `]` or `}` and fails there.
+    #[inline(always)]
     fn number(&mut self) -> Result<(), SyntaxError> {
         if self.bytes.get(self.at) == Some(&b'-') {
             self.at += 1;
@@ -349,6 +360,7 @@ impl<'a> Scan<'a> {
     }
 
     /// `true`, `false` or `null`, from its first byte.
+    #[inline(always)]
     fn word(&mut self, word: &[u8]) -> Result<(), SyntaxError> {
         if self.bytes.get(self.at..self.at + word.len()) != Some(word) {
             return Err(SyntaxError);
@@ -375,6 +387,7 @@ impl<'a> Scan<'a> {
     }
 
     /// Skips whitespace and one value inside `depth` arrays and objects; its text.
+    #[inline(always)]
     fn raw(&mut self, depth: usize) -> Result<Raw<'a>, SyntaxError> {
         let first = self.space();
         let start = self.at;
@@ -497,13 +510,13 @@ where
     })
 }
 
-/// The raw `type`, `id`, `name` and `tool_use_id` of one object of `message.content`.
+/// The `type`, `id`, `name` and `tool_use_id` of one object of `message.content`.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct RawBlock<'a> {
-    pub kind: Option<Raw<'a>>,
-    pub id: Option<Raw<'a>>,
-    pub name: Option<Raw<'a>>,
-    pub tool_use_id: Option<Raw<'a>>,
+    pub kind: Val<'a>,
+    pub id: Val<'a>,
+    pub name: Val<'a>,
+    pub tool_use_id: Val<'a>,
 }
 
 /// `message` read in the same pass as its line: the blocks of `message.content` when
@@ -535,7 +548,7 @@ impl<'a> Scan<'a> {
                     b"tool_use_id" => &mut block.tool_use_id,
                     _ => return scan.skip(4),
                 };
-                *slot = Some(scan.raw(4)?);
+                *slot = Val::of(scan.raw(4)?);
                 Ok(())
             })?;
             blocks.push(block);
@@ -657,7 +670,7 @@ mod tests {
             &["a", "b", "c", "d", "e", "f", "g", "h", "i"],
         )
         .unwrap();
-        assert_eq!(v[0], Val::Str(Cow::Borrowed(b"x")));
+        assert_eq!(v[0], Val::Text("x"));
         assert_eq!(v[1], Val::Num(1.0));
         assert!(matches!(v[2], Val::Num(z) if z == 0.0 && z.is_sign_positive()));
         assert_eq!(v[3], Val::Num(1500.0));
@@ -736,6 +749,15 @@ mod tests {
         assert!(Val::Str(Cow::Borrowed(b"a\tb")).bad_id());
         assert!(!Val::Str(Cow::Borrowed(b"")).bad_id());
         assert!(!Val::Null.bad_id());
+        // a string without escapes is the line's text: the same rules, no UTF-8 check
+        assert_eq!(Val::Text("id-1").usable_id(), Some("id-1"));
+        assert_eq!(Val::Text("id-1").str_bytes(), Some(&b"id-1"[..]));
+        assert_eq!(Val::Text("a\u{85}").usable_id(), None);
+        assert!(Val::Text("a\tb").bad_id());
+        assert!(!Val::Text("id-1").bad_id());
+        assert!(!Val::Text("").bad_id());
+        assert_eq!(Val::Text("").usable_text(), None);
+        assert_eq!(Val::Text("").str_bytes(), Some(&b""[..]));
     }
 
     #[test]
@@ -779,8 +801,12 @@ mod fast_tests {
             m.blocks
                 .iter()
                 .map(|b| {
-                    let v = |r: Option<Raw<'static>>| r.map_or(Val::Absent, Val::of);
-                    [v(b.kind), v(b.id), v(b.name), v(b.tool_use_id)]
+                    [
+                        b.kind.clone(),
+                        b.id.clone(),
+                        b.name.clone(),
+                        b.tool_use_id.clone(),
+                    ]
                 })
                 .collect()
         });
@@ -788,7 +814,7 @@ mod fast_tests {
     }
 
     fn s(text: &'static str) -> Val<'static> {
-        Val::Str(Cow::Borrowed(text.as_bytes()))
+        Val::Text(text)
     }
 
     #[test]
@@ -867,6 +893,25 @@ mod depth_tests {
         let flat = "[]".repeat(5000);
         assert!(!nesting_exceeds(flat.as_bytes(), PY_MAX_DEPTH));
     }
+
+    #[test]
+    fn the_scan_reads_exactly_as_deep_as_python() {
+        // the line's object and 983 arrays: 984 levels are read, 985 fail the scan
+        // (the Claude reader then finds the line too deeply nested)
+        let deep = |n: usize| format!("{{\"x\":{}{}}}", "[".repeat(n), "]".repeat(n));
+        assert_eq!(parse_object(&deep(983), &[], |_, _| {}), Ok(()));
+        assert_eq!(parse_object(&deep(984), &[], |_, _| {}), Err(SyntaxError));
+        let blocks = |n: usize| {
+            format!(
+                "{{\"message\":{{\"content\":[{{\"input\":{}{}}}]}}}}",
+                "[".repeat(n),
+                "]".repeat(n)
+            )
+        };
+        let fast = |text: &str| parse_object_fast(text, &[], "message", |_, _| {}).map(drop);
+        assert_eq!(fast(&blocks(980)), Ok(()));
+        assert_eq!(fast(&blocks(981)), Err(SyntaxError));
+    }
 }
 
 #[cfg(test)]
@@ -934,7 +979,7 @@ mod scan_tests {
         })
         .unwrap();
         // no copy for a string without escapes: its bytes are the line's
-        assert!(matches!(&got[0], Val::Str(Cow::Borrowed(b"x y"))));
+        assert!(matches!(&got[0], Val::Text("x y")));
         assert!(matches!(&got[1], Val::Str(Cow::Owned(v)) if v == b"x y"));
     }
 

@@ -25,7 +25,7 @@ fn old_val(raw: &RawValue) -> Val<'_> {
         Some(b'"') => {
             let inner = &text[1..text.len() - 1];
             if !inner.contains('\\') {
-                return Val::Str(Cow::Borrowed(inner.as_bytes()));
+                return Val::Text(inner);
             }
             let mut de = serde_json::Deserializer::from_str(text);
             match de.deserialize_bytes(WtfBytes) {
@@ -442,8 +442,12 @@ fn new_claude<'a>(text: &'a str) -> Option<ClaudeLine<'a>> {
         m.blocks
             .iter()
             .map(|b| {
-                let v = |r: Option<crate::json::Raw<'a>>| r.map_or(Val::Absent, Val::of);
-                [v(b.kind), v(b.id), v(b.name), v(b.tool_use_id)]
+                [
+                    b.kind.clone(),
+                    b.id.clone(),
+                    b.name.clone(),
+                    b.tool_use_id.clone(),
+                ]
             })
             .collect()
     });

@@ -4,8 +4,8 @@
 use crate::account::{is_short_identifier, LineAccount, OTHER_KINDS};
 use crate::detect::{Detected, Sniffers, Window};
 use crate::json::{
-    nesting_exceeds, parse_object, parse_object_fast, rejection, Raw, RawBlock, SyntaxError, Val,
-    PY_MAX_DEPTH,
+    nesting_exceeds, parse_object, parse_object_fast, rejection, RawBlock as Block, SyntaxError,
+    Val, PY_MAX_DEPTH,
 };
 use crate::lines::{is_py_space, LineReader};
 use crate::parallel::ordered_pipeline;
@@ -131,11 +131,17 @@ fn split_line(raw: &[u8], first: bool, has_newline: bool) -> Line<'_> {
             "truncated_last_line"
         })
     };
-    match std::str::from_utf8(line) {
-        Ok(_) if nesting_exceeds(line, PY_MAX_DEPTH) => problem("too_deeply_nested"),
+    // nesting past Python's limit (`too_deeply_nested`, checked after this) is the
+    // caller's: the Claude reader asks only when its parse fails
+    match simdutf8::basic::from_utf8(line) {
         Ok(text) => Line::Json(text),
         Err(_) => problem("invalid_utf8"),
     }
+}
+
+/// A line of [`split_line`] that nests deeper than Python's `json` reads: a problem.
+fn too_deep(text: &str) -> bool {
+    nesting_exceeds(text.as_bytes(), PY_MAX_DEPTH)
 }
 
 /// Opens a file to read natively; a file starting with the gzip magic bytes is
@@ -175,7 +181,14 @@ where
     let mut first = true;
     while let Some((raw, has_newline)) = reader.next_line()? {
         account.lines_read += 1;
-        let line = split_line(raw, first, has_newline);
+        let line = match split_line(raw, first, has_newline) {
+            Line::Json(text) if too_deep(text) => Line::Problem(if has_newline {
+                "too_deeply_nested"
+            } else {
+                "truncated_last_line"
+            }),
+            line => line,
+        };
         first = false;
         match line {
             Line::Blank => account.ignore(b"blank_line"),
@@ -279,25 +292,6 @@ struct ClaudeLane {
     calls: CallIds,
 }
 
-struct Block<'a> {
-    kind: Val<'a>,
-    id: Val<'a>,
-    name: Val<'a>,
-    tool_use_id: Val<'a>,
-}
-
-impl<'a> Block<'a> {
-    fn of(raw: &RawBlock<'a>) -> Block<'a> {
-        let val = |v: Option<Raw<'a>>| v.map_or(Val::Absent, Val::of);
-        Block {
-            kind: val(raw.kind),
-            id: val(raw.id),
-            name: val(raw.name),
-            tool_use_id: val(raw.tool_use_id),
-        }
-    }
-}
-
 /// The top-level values a Claude line is read by (message excluded) and the
 /// objects of its `message.content` (`_blocks` before its type filter), in one pass.
 fn parse_claude_line(text: &str) -> Result<([Val<'_>; 10], Vec<Block<'_>>), SyntaxError> {
@@ -305,14 +299,14 @@ fn parse_claude_line(text: &str) -> Result<([Val<'_>; 10], Vec<Block<'_>>), Synt
     let message = parse_object_fast(text, &CLAUDE_KEYS[..10], CLAUDE_KEYS[10], |i, raw| {
         v[i] = Val::of(raw)
     })?;
-    let blocks = message.map_or_else(Vec::new, |m| m.blocks.iter().map(Block::of).collect());
-    Ok((v, blocks))
+    Ok((v, message.map_or_else(Vec::new, |m| m.blocks)))
 }
 
 /// `_is_fork_copy`: a `forkedFrom` that is present and not null, `""` or `{}`.
 fn is_fork_copy(fork: &Val) -> bool {
     match fork {
         Val::Absent | Val::Null => false,
+        Val::Text(text) => !text.is_empty(),
         Val::Str(text) => !text.is_empty(),
         Val::Object(text) => {
             let inner = &text[1..text.len() - 1];
@@ -423,7 +417,20 @@ fn claude_rec<'v>(v: &'v [Val<'_>; 10], all: &'v [Block<'_>]) -> Rec<'v> {
         Then::Ignore(kind)
     } else {
         let is_sidechain = *sidechain == Val::Bool(true);
-        if session.bad_id() || agent.bad_id() || (is_sidechain && raw_uuid.bad_id()) {
+        // each id checked once (`bad_id`: a non-empty string that is no usable id)
+        let (session_id, agent_id) = (session.usable_id(), agent.usable_id());
+        let sidechain_id = if is_sidechain {
+            raw_uuid.usable_id()
+        } else {
+            None
+        };
+        let bad = |id: Option<&str>, v: &Val| {
+            id.is_none() && v.str_bytes().is_some_and(|b| !b.is_empty())
+        };
+        if bad(session_id, session)
+            || bad(agent_id, agent)
+            || (is_sidechain && bad(sidechain_id, raw_uuid))
+        {
             Then::Problem("invalid_id")
         } else {
             let what = if kind == b"system" {
@@ -439,12 +446,9 @@ fn claude_rec<'v>(v: &'v [Val<'_>; 10], all: &'v [Block<'_>]) -> Rec<'v> {
                 What::Tools(claude_tools(kind == b"assistant", stamp, all))
             };
             Then::Conv(Conv {
-                session: session.usable_id(),
-                agent: agent.usable_id(),
-                sidechain: match (is_sidechain, raw_uuid.usable_id()) {
-                    (true, Some(uuid)) => Some((uuid, parent.str_bytes())),
-                    _ => None,
-                },
+                session: session_id,
+                agent: agent_id,
+                sidechain: sidechain_id.map(|uuid| (uuid, parent.str_bytes())),
                 what,
             })
         }
@@ -527,13 +531,19 @@ where
                 .trim_start_matches([' ', '\t', '\n', '\r'])
                 .starts_with('{')
             {
+                if too_deep(text) {
+                    return each(Rec::Problem(cut("too_deeply_nested")), None);
+                }
                 return each(Rec::Problem(cut(rejection(text))), None);
             }
+            // a line the scan reads nests at most PY_MAX_DEPTH deep (its depth limit
+            // is Python's): only a line it fails can be too deeply nested
             match parse_claude_line(text) {
                 Ok((v, all)) => {
                     let seen = Some((v[0].str_bytes(), v[2] != Val::Absent));
                     each(claude_rec(&v, &all), seen)
                 }
+                Err(_) if too_deep(text) => each(Rec::Problem(cut("too_deeply_nested")), None),
                 Err(_) => {
                     let seen = crate::detect::sniff_line(text.as_bytes());
                     let seen = seen.as_ref().map(|(kind, uuid)| (kind.as_deref(), *uuid));
@@ -1176,7 +1186,7 @@ const EVENT_KEYS: [&str; 6] = [
 fn time_to_ms(value: &Val) -> Option<f64> {
     match value {
         Val::Num(ms) if ms.is_finite() && *ms >= 0.0 => Some(*ms),
-        Val::Str(text) => iso_to_ms(text),
+        Val::Text(_) | Val::Str(_) => value.str_bytes().and_then(iso_to_ms),
         _ => None,
     }
 }
@@ -2027,6 +2037,33 @@ mod tests {
             account.problems,
             vec![("invalid_id", 3), ("invalid_tool_record", 1)]
         );
+    }
+
+    #[test]
+    fn lines_past_pythons_depth_are_too_deeply_nested_however_they_end() {
+        // the line's object and 983 arrays (984 levels) are read; one more level is
+        // too deeply nested whether the line is valid, broken or no object at all
+        let deep = |n: usize, tail: &str| {
+            format!(
+                r#"{{"type":"x","a":{}{}{tail}"#,
+                "[".repeat(n),
+                "]".repeat(n)
+            )
+        };
+        let lines = [
+            deep(983, "}"),
+            deep(984, "}"),
+            deep(984, ""),
+            format!("{}{}", "[".repeat(985), "]".repeat(985)),
+            deep(0, ""),
+        ];
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let account = &claude("deep", &refs).accounts[0];
+        assert_eq!(
+            account.problems,
+            vec![("too_deeply_nested", 3), ("invalid_json", 1)]
+        );
+        assert_eq!(account.ignored, vec![(b"x".to_vec(), 1)]);
     }
 
     #[test]

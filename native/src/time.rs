@@ -126,6 +126,11 @@ pub fn iso_to_ms(text: &[u8]) -> Option<f64> {
     if seconds < 0 {
         return None;
     }
+    if nanos.is_multiple_of(1_000_000) {
+        // whole ms (the usual `.mmmZ`): an integer below 2**53 (years < 10000), exact,
+        // so the correctly rounded quotient without the 128-bit division
+        return Some((seconds * 1000 + i64::from(nanos / 1_000_000)) as f64);
+    }
     let ns = seconds as u128 * 1_000_000_000 + u128::from(nanos);
     Some(ns_to_ms(ns))
 }
@@ -180,6 +185,23 @@ mod tests {
         );
         assert_eq!(iso_to_ms(b"2025-01-01T24:00:00Z"), None);
         assert_eq!(iso_to_ms(b"0000-01-01T00:00:00Z"), None);
+    }
+
+    #[test]
+    fn whole_and_fractional_milliseconds() {
+        // whole ms take the integer path, anything finer the exact division
+        assert_eq!(
+            iso_to_ms(b"2026-01-01T00:00:00.009Z"),
+            Some(1767225600009.0)
+        );
+        assert_eq!(iso_to_ms(b"1970-01-01T00:00:02.010Z"), Some(2010.0));
+        assert_eq!(iso_to_ms(b"1970-01-01T00:00:00.0005Z"), Some(0.5));
+        assert_eq!(iso_to_ms(b"1970-01-01T00:00:00.0015Z"), Some(1.5));
+        // 1735689600000001000 / 10**6 in Python
+        assert_eq!(
+            iso_to_ms(b"2025-01-01T00:00:00.000001Z"),
+            Some(1735689600000.001)
+        );
     }
 
     // Expected quotients below are Python's `ns / 10**6` (int / int, correctly

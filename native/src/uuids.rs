@@ -41,23 +41,23 @@ pub struct SeenUuids {
 
 /// The 128 bits of a canonical lower-case UUID (`8-4-4-4-12` hex digits), else `None`.
 pub fn canonical_uuid(text: &[u8]) -> Option<u128> {
-    if text.len() != 36 {
+    let text: &[u8; 36] = text.try_into().ok()?;
+    if [text[8], text[13], text[18], text[23]] != [b'-'; 4] {
         return None;
     }
+    // group by group in 64 bits (a 128-bit multiply per digit cost twice as much)
     let mut value = 0u128;
-    for (i, &c) in text.iter().enumerate() {
-        if matches!(i, 8 | 13 | 18 | 23) {
-            if c != b'-' {
-                return None;
-            }
-            continue;
+    for (start, len) in [(0, 8), (9, 4), (14, 4), (19, 4), (24, 12)] {
+        let mut group = 0u64;
+        for &c in &text[start..start + len] {
+            let digit = match c {
+                b'0'..=b'9' => c - b'0',
+                b'a'..=b'f' => c - b'a' + 10,
+                _ => return None,
+            };
+            group = group * 16 + u64::from(digit);
         }
-        let digit = match c {
-            b'0'..=b'9' => c - b'0',
-            b'a'..=b'f' => c - b'a' + 10,
-            _ => return None,
-        };
-        value = value * 16 + u128::from(digit);
+        value = (value << (4 * len)) + u128::from(group);
     }
     Some(value)
 }

@@ -1,0 +1,70 @@
+"""The native Claude Code reader alone: one read of one file in a warm process.
+
+Times one ``_native.read_claude_code`` call (one thread, the default cap, no
+evaluation tool names: what ``summarize --jobs 1 --engine native`` asks of the
+extension for a one-file folder), without the interpreter's start-up, imports
+or rendering: CPU seconds from ``getrusage`` (user + system) around the call
+only, and MB per CPU second. ``--so`` loads another build of the extension (a
+baseline ``_native.abi3.so`` copied aside) in place of the installed one, so
+two builds can be timed interleaved in one run:
+
+    python benchmarks/reader_alone.py FILE [--so PATH] [--repeat N]
+
+Under ``valgrind --tool=callgrind`` (``--repeat 1``) it gives the instruction
+count of the read; subtract the same command's count on an empty file to leave
+the interpreter out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import resource
+import statistics
+import sys
+from pathlib import Path
+from types import ModuleType
+
+
+def _extension(so: str | None) -> ModuleType:
+    """The installed extension, or the build at ``so`` (its module name is ``_native``)."""
+    if so is None:
+        from wavemetrics import _native  # type: ignore[attr-defined]
+
+        return _native  # type: ignore[no-any-return]
+    spec = importlib.util.spec_from_file_location("_native", so)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"not an extension module: {so}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("file", type=Path)
+    parser.add_argument("--so", help="a _native extension build to load instead")
+    parser.add_argument("--repeat", type=int, default=1)
+    args = parser.parse_args()
+    native = _extension(args.so)
+    size = args.file.stat().st_size
+    path = bytes(args.file)
+    runs = []
+    for _ in range(args.repeat):
+        start = _cpu()
+        native.read_claude_code([path], [args.file.stem], None, [], 1)
+        runs.append(_cpu() - start)
+    median = statistics.median(runs)
+    rate = size / 1e6 / median if median > 0 else float("inf")
+    shown = ", ".join(f"{r:.3f}" for r in runs)
+    print(f"{args.file.name}: {size / 1e6:.1f} MB, CPU s {shown} (median {median:.3f}: "
+          f"{rate:.0f} MB per CPU s)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
