@@ -726,7 +726,7 @@ def test_folder_without_trace_file_message_lists_every_suffix_read(tmp_path: Pat
     assert (result.exit_code, result.stdout) == (1, "")
     assert result.stderr == (
         f"wavemetrics: error: {tmp_path}: no trace files in this directory (read: *.jsonl,"
-        " *.json, *.jsonl.gz, *.json.gz, *.eval)\n"
+        " *.json, *.jsonl.gz, *.json.gz, *.eval, *.traj)\n"
     )
 
 

@@ -35,7 +35,7 @@ from wavemetrics.readers.sources import (
 )
 
 NO_TRACE_FILES = ("no trace files in this directory (read: *.jsonl, *.json, *.jsonl.gz,"
-                  " *.json.gz, *.eval)")
+                  " *.json.gz, *.eval, *.traj)")
 
 LINES = [b'{"n": 1}\n', b"\n", b'{"n": 2}\n', b"  \n", b'{"n": 3}\n', b'{"n": 4}']
 
@@ -530,3 +530,27 @@ def test_copies_are_found_by_content_and_only_files_sharing_heads_are_hashed(
     # same content size (the gzip trailer): a gzip head says nothing, the group is hashed
     assert sources.identical_inputs([*paths, zipped]) == {paths[1]: paths[0], zipped: paths[0]}
     assert sorted(hashed) == ["late", "one", "other", "two", "zipped"]
+
+
+def test_a_swe_agent_trajectory_in_a_folder_is_an_input_error_as_when_named(
+    tmp_path: Path,
+) -> None:
+    """A ``*.traj`` found in a folder is read and reported as SWE-agent's unmeasurable
+    format (an input error with the reason, exit 1), as the README says of a named one;
+    the walk used to leave it out without a word (no error, no skip count)."""
+    from tests.reader_checks import cli_document
+
+    project = _project(tmp_path)
+    for name in ("meta.json", "journal.jsonl", "s1"):
+        path = project / name
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+    (project / "run.traj").write_text('{"trajectory": []}\n', encoding="utf-8")
+    code, document = cli_document(["--no-cache", str(project)])
+    assert code == 1
+    assert [(entry["path"], entry["error"]) for entry in document["inputs"]] == [
+        (str(project / "run.traj"),
+         "SWE-agent trajectory: it has no absolute timestamps (only per-step execution_time),"
+         " so tool calls cannot be placed in time; nothing to measure"),
+        (str(project / "s1.jsonl"), None),
+    ]
+    assert "skipped_files" not in document

@@ -11,7 +11,9 @@ from __future__ import annotations
 __all__ = ["SESSION_SUFFIXES", "SKIPPED_SUFFIXES", "TRACE_SUFFIXES"]
 
 #: Files a folder walk reads.
-TRACE_SUFFIXES = (".jsonl", ".json", ".jsonl.gz", ".json.gz", ".eval")
+#: ``.traj`` is SWE-agent's trajectory: recognised and reported as unmeasurable (an
+#: input error with the reason), in a folder as when named (README, docs/formats.md).
+TRACE_SUFFIXES = (".jsonl", ".json", ".jsonl.gz", ".json.gz", ".eval", ".traj")
 #: Files a folder walk skips although they end in a trace suffix: Claude Code writes
 #: ``agent-*.meta.json`` beside sub-agent transcripts (metadata, not a trace).
 SKIPPED_SUFFIXES = (".meta.json",)
