@@ -371,11 +371,13 @@ def test_the_fast_parser_leaves_anything_unusual_to_click(args: list[str]) -> No
 
 def test_the_walk_reads_the_suffixes_the_readers_read() -> None:
     """The trace and sidecar suffixes keyed are those of readers.sources: one definition,
-    in wavemetrics._suffixes (the five trace suffixes of docs/cli.md, and ``.meta.json``)."""
+    in wavemetrics._suffixes (the six trace suffixes of docs/cli.md, SWE-agent's ``.traj``
+    among them, and ``.meta.json``)."""
     from wavemetrics import _suffixes
     from wavemetrics.readers import sources
 
-    assert _suffixes.TRACE_SUFFIXES == (".jsonl", ".json", ".jsonl.gz", ".json.gz", ".eval")
+    assert _suffixes.TRACE_SUFFIXES == (
+        ".jsonl", ".json", ".jsonl.gz", ".json.gz", ".eval", ".traj")
     assert _suffixes.SKIPPED_SUFFIXES == (".meta.json",)
     assert runcache.TRACE_SUFFIXES is sources.TRACE_SUFFIXES is _suffixes.TRACE_SUFFIXES
     assert runcache.SKIPPED_SUFFIXES is sources.SKIPPED_SUFFIXES is _suffixes.SKIPPED_SUFFIXES
