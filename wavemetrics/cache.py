@@ -39,6 +39,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from wavemetrics._paths import absolute as _absolute
+
 if TYPE_CHECKING:
     from wavemetrics.limits import Limits
 
@@ -131,16 +133,6 @@ def file_key(path: str) -> FileKey | None:
     if not stat.S_ISREG(info.st_mode):
         return None
     return FileKey(_absolute(path), info.st_size, info.st_mtime_ns, info.st_ino)
-
-
-def _absolute(path: str) -> str:
-    """``os.path.abspath(path)``; a POSIX path that is already absolute and normal (no
-    ``.``/``..`` part, no doubled or trailing slash) is returned as it is, without the
-    normalising pass (most paths here come from a folder walk and are)."""
-    if (os.sep == "/" and path.startswith("/") and "//" not in path and "/./" not in path
-            and "/../" not in path and not path.endswith(("/", "/.", "/.."))):
-        return path
-    return os.path.abspath(path)
 
 
 def _version() -> str:

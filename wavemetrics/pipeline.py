@@ -780,9 +780,10 @@ class _FileKeys(dict[str, "FileKey | None"]):
         self._walked = walked or {}
 
     def __missing__(self, path: str) -> FileKey | None:
-        from wavemetrics.cache import _absolute, file_key
+        from wavemetrics._paths import absolute
+        from wavemetrics.cache import file_key
 
-        walked = self._walked.get(_absolute(path)) if self._walked and path != "-" else None
+        walked = self._walked.get(absolute(path)) if self._walked and path != "-" else None
         key = self[path] = walked if walked is not None else file_key(path)
         return key
 

@@ -15,6 +15,7 @@ from typing import BinaryIO
 
 import attrs
 
+from wavemetrics._paths import absolute
 from wavemetrics._suffixes import SKIPPED_SUFFIXES, TRACE_SUFFIXES
 from wavemetrics.limits import InputTooLargeError, Limits, current_limits, mib
 from wavemetrics.readers._lines import LINE_TOO_LONG, os_text
@@ -619,17 +620,6 @@ def file_stem(path: str) -> str:
     # PurePath(name).stem (os.path is several times faster, with the same rule)
     dot = name.rfind(".")
     return name[:dot] if 0 < dot < len(name) - 1 else name
-
-
-def absolute(path: str) -> str:
-    """``os.path.abspath(path)``; a POSIX path that is already absolute and normal (no
-    ``.``/``..`` part, no doubled or trailing slash: a folder walk's paths) is returned
-    as it is, without the normalising pass (a third of the time; the same rule as
-    ``cache._absolute``, which the status line imports without this module)."""
-    if (os.sep == "/" and path.startswith("/") and "//" not in path and "/./" not in path
-            and "/../" not in path and not path.endswith(("/", "/.", "/.."))):
-        return path
-    return os.path.abspath(path)
 
 
 def project_folder(path: str) -> str:
