@@ -20,7 +20,7 @@ import attrs
 
 from wavemetrics.classify import EVAL_TOOL_NAMES, classify_wave
 from wavemetrics.escaping import printable, shortened
-from wavemetrics.histogram import decode_histogram
+from wavemetrics.histogram import HISTOGRAM_BUCKET_MAXIMA, decode_histogram
 from wavemetrics.pipeline import Analysis, LaneFigures, LaneResult
 from wavemetrics.readers import DUPLICATE
 from wavemetrics.readers.lanes import InputReport
@@ -271,6 +271,12 @@ def _inputs_line(inputs: tuple[InputReport, ...], input_format: str, skipped: in
         text += (f"; {skipped} file skipped (not a trace)" if skipped == 1
                  else f"; {skipped} files skipped (not traces)")
     # many formats make a long line: wrap it, so that the table keeps to 80 columns
+    return _wrap(text)
+
+
+def _wrap(text: str) -> str:
+    """A line of the table's notes wrapped to 80 columns, later lines indented two
+    spaces, words and hyphenated names never broken."""
     return textwrap.fill(text, WIDTH, subsequent_indent="  ", break_long_words=False,
                          break_on_hyphens=False)
 
@@ -282,8 +288,13 @@ def loss_line(total: ParallelismSummary) -> str | None:
     return f"calls not counted: {lost} (figures are a lower bound)" if lost else None
 
 
-#: Wave sizes of the histogram's buckets 2..8 (bucket 1, single calls, save nothing).
-_SIZE_LABELS = ("2", "3", "4", "5-8", "9-16", "17-32", "33+")
+#: Wave sizes of the histogram's buckets 2..8 (bucket 1, single calls, save nothing),
+#: from the bucket maxima: ``("2", "3", "4", "5-8", "9-16", "17-32", "33+")``.
+_SIZE_LABELS = (
+    *(str(top) if below + 1 == top else f"{below + 1}-{top}"
+      for below, top in itertools.pairwise(HISTOGRAM_BUCKET_MAXIMA)),
+    f"{HISTOGRAM_BUCKET_MAXIMA[-1] + 1}+",
+)
 
 
 def concentration_notes(
@@ -317,9 +328,7 @@ def concentration_notes(
         else:
             text = (f"{head} from lane {session}/{lane}, in {s.non_eval_waves_multi}"
                     " waves of 2+ calls")
-        notes.append(textwrap.fill(text + ": see wavemetrics waves", WIDTH,
-                                   subsequent_indent="  ", break_long_words=False,
-                                   break_on_hyphens=False))
+        notes.append(_wrap(text + ": see wavemetrics waves"))
     return notes
 
 
@@ -334,8 +343,7 @@ def tool_time_line(total: ParallelismSummary) -> str:
     text = f"tool time {_seconds(tool)} s (paired calls' durations summed)"
     if math.isfinite(tool) and math.isfinite(saved) and tool > 0:
         text += f": saved s is {math.floor(100 * saved / tool)}% of it"
-    return textwrap.fill(text, WIDTH, subsequent_indent="  ", break_long_words=False,
-                         break_on_hyphens=False)
+    return _wrap(text)
 
 
 def inputs_line(analysis: Analysis[LaneFigures], input_format: str = "auto") -> str:
