@@ -480,6 +480,7 @@ def render_waves_table(
 
 
 # Shared with the --by tables and documents (wavemetrics.groups).
+table_lane_cells = _labels  # and with timeline's --lane list
 summary_dict = _summary_dict
 seconds = _seconds
 compact_count = _count

@@ -191,12 +191,10 @@ def lane_labels(lanes: Sequence[LaneResult]) -> list[str]:
     """Each distinct lane as ``SESSION/LANE``, both parts as the ``summarize`` table shows
     them (:func:`~wavemetrics.report.unique_prefixes`, width 10), in lane order; each can
     be given back to ``--lane`` as it is (a trailing ``…`` marks a prefix)."""
-    from wavemetrics.report import unique_prefixes
+    from wavemetrics.report import table_lane_cells
 
-    sessions = unique_prefixes((r.lane.session_id for r in lanes), 10)
-    names = unique_prefixes((r.lane.lane_id for r in lanes), 10)
-    return list(dict.fromkeys(
-        f"{sessions[r.lane.session_id]}/{names[r.lane.lane_id]}" for r in lanes))
+    cells, _ = table_lane_cells(lanes)
+    return list(dict.fromkeys(f"{session}/{lane}" for session, lane in cells))
 
 
 def _named_by(lanes: Sequence[LaneResult], lane_id: str) -> set[int]:
