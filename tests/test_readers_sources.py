@@ -23,11 +23,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from wavemetrics._paths import absolute
 from wavemetrics.pipeline import read_inputs
 from wavemetrics.readers import sources as sources_module
 from wavemetrics.readers.sources import (
     Source,
-    absolute,
     expand_inputs,
     expand_paths,
     open_error,

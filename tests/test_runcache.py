@@ -372,9 +372,9 @@ def test_the_fast_parser_leaves_anything_unusual_to_click(args: list[str]) -> No
 def test_the_walk_reads_the_suffixes_the_readers_read() -> None:
     """The trace and sidecar suffixes keyed are those of readers.sources: one definition,
     in wavemetrics._suffixes (the six trace suffixes of docs/cli.md, SWE-agent's ``.traj``
-    among them, and ``.meta.json``)."""
+    among them, and ``.meta.json``), used by the readers' walk in wavemetrics._files."""
+    from wavemetrics import _files as sources
     from wavemetrics import _suffixes
-    from wavemetrics.readers import sources
 
     assert _suffixes.TRACE_SUFFIXES == (
         ".jsonl", ".json", ".jsonl.gz", ".json.gz", ".eval", ".traj")

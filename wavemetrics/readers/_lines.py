@@ -16,6 +16,8 @@ from typing import Any
 import attrs
 import msgspec
 
+from wavemetrics._files import os_text
+
 __all__ = [
     "LINE_TOO_LONG", "LineAccount", "bad_id", "iter_records", "os_text", "usable_id",
     "usable_text",
@@ -153,15 +155,6 @@ def bad_id(value: object) -> bool:
     (True, False, False, False, False)
     """
     return isinstance(value, str) and bool(value) and usable_id(value) is None
-
-
-def os_text(name: str) -> str:
-    r"""A file name as printable text: bytes that are not UTF-8 become ``\xNN``.
-
-    >>> os_text("run\udcff")
-    'run\\xff'
-    """
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _reject_constant(name: str) -> Any:

@@ -9,26 +9,25 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import PurePath
 from typing import Any
 
 import attrs
 import msgspec
 
+from wavemetrics._files import fallback_session_id
 from wavemetrics.readers._lines import (
     LineAccount,
     Record,
     account_tool_line,
     bad_id,
     iter_records,
-    os_text,
     usable_id,
     usable_text,
 )
 from wavemetrics.readers._protocol import ObservationSink, Peek
 from wavemetrics.readers._seen import SeenIds
 from wavemetrics.readers.lanes import LaneBuilder
-from wavemetrics.readers.sources import STDIN, Source, file_stem, project_folder
+from wavemetrics.readers.sources import STDIN, Source, project_folder
 from wavemetrics.timestamps import iso_to_ms
 
 __all__ = [
@@ -90,19 +89,6 @@ class ClaudeFile:
 
     path: str
     open_lines: Callable[[], Iterable[bytes]]
-
-
-def fallback_session_id(path: str) -> str:
-    """Session id for lines without ``sessionId``: the ``<session>`` folder of a
-    ``<session>/subagents/`` file, else the file name without its suffix."""
-    # a path without "subagents" has no folder of that name (os_text writes undecodable
-    # bytes as \xNN, never these letters): its file stem, without pathlib's cost
-    if "subagents" not in path:
-        return file_stem(path)
-    pure = PurePath(os_text(path))
-    if pure.parent.name == "subagents" and pure.parent.parent.name:
-        return pure.parent.parent.name
-    return file_stem(path)
 
 
 @attrs.define

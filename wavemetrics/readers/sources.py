@@ -10,33 +10,41 @@ import stat
 import sys
 import zlib
 from collections.abc import Callable, Iterator
-from pathlib import PurePath
 from typing import BinaryIO
 
 import attrs
 
-from wavemetrics._paths import absolute
-from wavemetrics._suffixes import SKIPPED_SUFFIXES, TRACE_SUFFIXES
+# the folder walk and the names of paths: stdlib only, shared with wavemetrics.fastpath
+from wavemetrics._files import (
+    EMPTY_FOLDER,
+    GZIP_MAGIC,
+    SIDECAR_REASON,
+    STDIN,
+    copy_candidates,
+    describe_os_error,
+    expand_entries,
+    file_stem,
+    project_folder,
+)
 from wavemetrics.limits import InputTooLargeError, Limits, current_limits, mib
-from wavemetrics.readers._lines import LINE_TOO_LONG, os_text
+from wavemetrics.readers._lines import LINE_TOO_LONG
 
 __all__ = [
     "EMPTY_FOLDER",
+    "GZIP_MAGIC",
     "SIDECAR_REASON",
     "STDIN",
     "Expansion",
     "Source",
     "expand",
     "expand_paths",
+    "file_stem",
     "head_records",
     "identical_inputs",
+    "project_folder",
 ]
 
-STDIN = "-"
 _CHUNK = 1 << 16
-#: Why a folder gave nothing to read: every suffix a folder walk reads.
-EMPTY_FOLDER = ("no trace files in this directory (read: "
-                + ", ".join(f"*{suffix}" for suffix in TRACE_SUFFIXES) + ")")
 
 
 @attrs.define(eq=False)
@@ -151,9 +159,6 @@ class Source:
         finally:
             if close:
                 stream.close()
-
-
-GZIP_MAGIC = b"\x1f\x8b"
 
 
 def _starts_gzip(stream: BinaryIO) -> bool:
@@ -308,8 +313,8 @@ def _describe(exc: BaseException) -> str:
         # "Not a gzipped file (b'..')" quotes file content, which is never printed.
         detail = "no gzip header" if str(exc).startswith("Not a gzipped") else str(exc)
         return f"not a valid gzip file ({detail})"
-    if isinstance(exc, OSError) and exc.strerror:
-        return exc.strerror.lower()
+    if isinstance(exc, OSError):
+        return describe_os_error(exc)
     return str(exc) or type(exc).__name__
 
 
@@ -332,103 +337,6 @@ def open_error(path: str) -> str | None:
     return None
 
 
-def _is_trace_name(name: str) -> bool:
-    return name.endswith(TRACE_SUFFIXES) and not name.endswith(SKIPPED_SUFFIXES)
-
-
-#: Why a ``*.meta.json`` file found in a folder is skipped without being opened.
-SIDECAR_REASON = "metadata sidecar (*.meta.json, written beside Claude Code sub-agents)"
-
-
-def _stat_error(path: str, *, regular: bool) -> str | None:
-    """Why ``path`` cannot be read as a trace file, or ``None``; with ``regular``,
-    only regular files qualify (a FIFO in a folder would block the read forever)."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError as exc:
-        if exc.errno == errno.ENOENT and os.path.islink(path):
-            return "broken symbolic link"
-        return _describe(exc)
-    if regular and not stat.S_ISREG(mode):
-        return "not a regular file (skipped)"
-    return None
-
-
-def _walk_files(
-    folder: str, onerror: Callable[[OSError], None]
-) -> Iterator[tuple[str, list[str], set[str]]]:
-    """``(folder, sorted non-folder names, plain names)`` of ``folder`` and every
-    sub-folder, depth first, sub-folders in name order: the order of ``os.walk`` with
-    sorted names. The plain names are those the listing shows as regular files that
-    are not symbolic links (``DirEntry.is_file(follow_symlinks=False)``: no system
-    call where the file system gives the entry's type).
-
-    Iterative, so a tree nested 1,100 levels deep cannot raise ``RecursionError``
-    (``os.walk`` recurses before Python 3.12). Links to folders are not followed;
-    a folder that cannot be listed is passed to ``onerror``.
-    """
-    stack = [folder]
-    while stack:
-        root = stack.pop()
-        try:
-            with os.scandir(root) as scan:
-                entries = list(scan)
-        except OSError as exc:
-            onerror(exc)
-            continue
-        subfolders: list[str] = []
-        names: list[str] = []
-        plain: set[str] = set()
-        for entry in entries:
-            try:
-                is_dir = entry.is_dir()
-            except OSError:
-                is_dir = False
-            if not is_dir:
-                names.append(entry.name)
-                try:
-                    if entry.is_file(follow_symlinks=False):
-                        plain.add(entry.name)
-                except OSError:
-                    pass  # looked at again by the caller
-            elif not entry.is_symlink():
-                subfolders.append(entry.name)
-        yield root, sorted(names), plain
-        stack.extend(os.path.join(root, name) for name in sorted(subfolders, reverse=True))
-
-
-def _walk(
-    folder: str, skipped: list[tuple[str, str]] | None = None
-) -> tuple[list[str], list[tuple[str, str]], set[str]]:
-    """The trace files under ``folder``, the unreadable entries with their reason, and
-    the files found that the listing showed as regular files, not links (not stat'ed
-    again here: a file that vanishes before it is read gets its error from the read)."""
-    found: list[str] = []
-    bad: list[tuple[str, str]] = []
-    plain_files: set[str] = set()
-
-    def unreadable(exc: OSError) -> None:
-        bad.append((exc.filename or folder, _describe(exc)))
-
-    for root, names, plain in _walk_files(folder, unreadable):
-        for name in names:
-            if not _is_trace_name(name):
-                if skipped is not None and name.endswith(SKIPPED_SUFFIXES):
-                    skipped.append((os.path.join(root, name), SIDECAR_REASON))
-                continue
-            full = os.path.join(root, name)
-            if name in plain:
-                found.append(full)
-                plain_files.add(full)
-                continue
-            reason = _stat_error(full, regular=True)
-            if reason is None:
-                found.append(full)
-            else:
-                bad.append((full, reason))
-    return found, bad, plain_files
-
-
 @attrs.frozen
 class Expansion:
     """What the paths a user named expand to.
@@ -448,7 +356,7 @@ def expand(paths: list[str]) -> Expansion:
     """:func:`expand_inputs`, also saying which files a folder walk found or skipped."""
     walked: dict[str, str] = {}
     skipped: list[tuple[str, str]] = []
-    entries = _expand(paths, walked, skipped)
+    entries = expand_entries(paths, walked, skipped)
     return Expansion(entries, walked, skipped)
 
 
@@ -465,48 +373,8 @@ def expand_inputs(paths: list[str]) -> list[tuple[str, str | None]]:
     are read. Metadata sidecars (``*.meta.json``) in a folder are not listed
     (:func:`expand` reports them as skipped).
     """
-    return _expand(paths, {}, [])
+    return expand_entries(paths, {}, [])
 
-
-def _expand(
-    paths: list[str], walked: dict[str, str], skipped: list[tuple[str, str]]
-) -> list[tuple[str, str | None]]:
-    entries: list[tuple[str, str | None]] = []
-    seen: set[str] = set()
-    real_folders: dict[str, str] = {}
-
-    def real(path: str, plain: bool) -> str:
-        # os.path.realpath(path), with each folder resolved once (not once per file);
-        # ``plain``: a folder walk's file listed as no link (so not looked at again)
-        folder, name = os.path.split(path)
-        if not plain and (name in ("", ".", "..") or os.path.islink(path)):
-            return os.path.realpath(path)
-        if folder not in real_folders:
-            real_folders[folder] = os.path.realpath(folder)
-        return os.path.join(real_folders[folder], name)
-
-    def add_file(path: str, plain: bool = False) -> None:
-        key = path if path == STDIN else real(path, plain)
-        if key not in seen:
-            seen.add(key)
-            entries.append((path, None))
-
-    for path in paths:
-        if path == STDIN:
-            add_file(path)
-        elif os.path.isdir(path):
-            found, bad, plain = _walk(path, skipped)
-            if not found and not bad:
-                entries.append((path, EMPTY_FOLDER))
-            for file in found:
-                walked.setdefault(file, path)
-                add_file(file, file in plain)
-            entries.extend((bad_path, reason) for bad_path, reason in bad)
-        elif os.path.exists(path):
-            add_file(path)
-        else:
-            entries.append((path, _stat_error(path, regular=False) or "no such file or directory"))
-    return entries
 
 
 def expand_paths(paths: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
@@ -526,25 +394,10 @@ def identical_inputs(paths: list[str]) -> dict[str, str]:
     content, so that other inputs are read once only. A file that cannot be
     read whole is never taken as a copy.
     """
-    by_stem: dict[str, list[str]] = {}
-    for path in paths:
-        if path != STDIN:
-            by_stem.setdefault(file_stem(path), []).append(path)
-    # only files sharing a stem are opened (most runs: none), each once here
-    by_key: dict[tuple[str, int], list[str]] = {}
-    heads: dict[str, bytes | None] = {}
-    for stem, named in by_stem.items():
-        if len(named) > 1:
-            for path in named:
-                if os.path.isfile(path):
-                    size, heads[path] = _size_and_head(path)
-                    by_key.setdefault((stem, size), []).append(path)
     copies: dict[str, str] = {}
-    for group in by_key.values():
-        if len(group) < 2:
-            continue
+    for group in copy_candidates(paths):
         first: dict[str, str] = {}
-        for path in _same_heads(group, heads):
+        for path in group:
             digest = _content_digest(path)
             if digest is None:
                 continue
@@ -555,44 +408,6 @@ def identical_inputs(paths: list[str]) -> dict[str, str]:
     return copies
 
 
-#: Bytes of a plain file compared before its whole content is hashed.
-_HEAD_BYTES = 4096
-
-
-def _same_heads(group: list[str], heads: dict[str, bytes | None]) -> list[str]:
-    """The files of ``group`` that may have the same content as another of them, in order.
-
-    Plain files whose first :data:`_HEAD_BYTES` bytes (``heads``, from
-    :func:`_size_and_head`) match no other file's cannot be a copy, so they are not
-    hashed whole; a gzip file (or one that cannot be read: head ``None``) is always
-    kept, since its head says nothing of its content.
-    """
-    if any(heads[path] is None for path in group):
-        return group
-    count: dict[bytes | None, int] = {}
-    for path in group:
-        count[heads[path]] = count.get(heads[path], 0) + 1
-    return [path for path in group if count[heads[path]] > 1]
-
-
-def _size_and_head(path: str) -> tuple[int, bytes | None]:
-    """Bytes of ``path``'s content and its first :data:`_HEAD_BYTES` bytes, in one open.
-
-    The size is a gzip file's ISIZE trailer (the size mod 2**32 of its last member; a
-    key to compare by, not a measure), else its size on disk; ``-1`` when the file
-    cannot be read. The head is ``None`` for a gzip file or one that cannot be read.
-    """
-    try:
-        with open(path, "rb") as stream:
-            head = stream.read(_HEAD_BYTES)
-            if not head.startswith(GZIP_MAGIC):
-                return os.fstat(stream.fileno()).st_size, head
-            stream.seek(-4, os.SEEK_END)
-            return int.from_bytes(stream.read(4), "little"), None
-    except OSError:
-        return -1, None
-
-
 def _content_digest(path: str) -> str | None:
     source = Source(path)
     digest = hashlib.sha256()
@@ -601,34 +416,6 @@ def _content_digest(path: str) -> str | None:
             return None
         digest.update(line)
     return None if source.error is not None else digest.hexdigest()
-
-
-def file_stem(path: str) -> str:
-    """Default session id of an input: ``stdin`` for ``-``, else the file name
-    without its suffix (and without ``.gz`` first): ``a.b.jsonl`` -> ``a.b``.
-
-    >>> file_stem("/x/run.2.jsonl.gz"), file_stem("-")
-    ('run.2', 'stdin')
-    """
-    if path == STDIN:
-        return "stdin"
-    text = os_text(path)
-    name = os.path.basename(text)
-    if name in ("", ".", "..") or "/." in text or "//" in text:
-        name = PurePath(text).name  # what pathlib makes of odd paths
-    name = name.removesuffix(".gz")
-    # PurePath(name).stem (os.path is several times faster, with the same rule)
-    dot = name.rfind(".")
-    return name[:dot] if 0 < dot < len(name) - 1 else name
-
-
-def project_folder(path: str) -> str:
-    """Claude Code project folder of a transcript: the parent folder, or for
-    ``<project>/<session>/subagents/agent-*.jsonl`` the ``<project>`` folder."""
-    parent = os.path.dirname(absolute(path))  # os.path: ~10x faster than pathlib
-    if os.path.basename(parent) == "subagents":
-        return os.path.dirname(os.path.dirname(parent))
-    return parent
 
 
 def head_records(path: str, count: int = 5) -> list[dict[str, object]]:
