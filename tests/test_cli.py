@@ -818,10 +818,12 @@ def test_help_imports_no_reader_and_no_core_module() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     loaded = done.stdout.strip().splitlines()[-1]
-    # _suffixes: the trace suffixes, a module with no imports of its own
-    assert loaded == str(["wavemetrics", "wavemetrics._names", "wavemetrics._suffixes",
+    # _suffixes: the trace suffixes, a module with no imports of its own; notes (the
+    # stderr notes' wording) and the walk's _files and _paths: the standard library only
+    assert loaded == str(["wavemetrics", "wavemetrics._files", "wavemetrics._names",
+                          "wavemetrics._paths", "wavemetrics._suffixes",
                           "wavemetrics.classify", "wavemetrics.cli", "wavemetrics.escaping",
-                          "wavemetrics.parallel"])
+                          "wavemetrics.notes", "wavemetrics.parallel"])
 
 
 def test_native_summarize_of_claude_code_imports_no_other_format_reader() -> None:
@@ -1346,7 +1348,7 @@ def test_timezone_help_names_by_as_summarize_only() -> None:
 def test_skipped_note_names_an_unforeseen_reason_and_joins_three() -> None:
     """A reason the note has no wording for is shown as it is, and three reasons are
     joined "a, b and c": still one sentence (files in /a and /b: 2 folders)."""
-    from wavemetrics.cli import _skipped_note
+    from wavemetrics.notes import skipped_note as _skipped_note
     from wavemetrics.pipeline import SKIPPED_UNRECOGNISED, SkippedFile
     from wavemetrics.readers.sources import SIDECAR_REASON
 
@@ -1364,7 +1366,7 @@ def test_skipped_note_names_an_unforeseen_reason_and_joins_three() -> None:
 def test_skipped_note_lists_the_most_frequent_reason_first() -> None:
     """Reasons are listed most first, not in the order met: one file of no known format
     met before two sidecars still comes second ("its first 64 lines", singular)."""
-    from wavemetrics.cli import _skipped_note
+    from wavemetrics.notes import skipped_note as _skipped_note
     from wavemetrics.pipeline import SKIPPED_UNRECOGNISED, SkippedFile
     from wavemetrics.readers.sources import SIDECAR_REASON
 

@@ -20,9 +20,14 @@ from wavemetrics._paths import absolute
 from wavemetrics._suffixes import SKIPPED_SUFFIXES, TRACE_SUFFIXES
 
 __all__ = [
+    "AUTO",
+    "DETECT_LINES",
+    "DUPLICATE",
+    "EMPTY",
     "EMPTY_FOLDER",
     "GZIP_MAGIC",
     "SIDECAR_REASON",
+    "SKIPPED_UNRECOGNISED",
     "STDIN",
     "copy_candidates",
     "describe_os_error",
@@ -39,6 +44,18 @@ STDIN = "-"
 EMPTY_FOLDER = ("no trace files in this directory (read: "
                 + ", ".join(f"*{suffix}" for suffix in TRACE_SUFFIXES) + ")")
 GZIP_MAGIC = b"\x1f\x8b"
+#: The ``--input-format`` that detects each input's format.
+AUTO = "auto"
+#: The format of an input with no content (``spec/formats.md``).
+EMPTY = "empty"
+#: The format of an input whose content repeats an earlier input's (read once).
+DUPLICATE = "duplicate"
+#: How many first lines with content detection looks at (``readers.registry``).
+DETECT_LINES = 64
+#: Why a file found in a folder was skipped after detection.
+SKIPPED_UNRECOGNISED = (
+    f"not a trace: matches no known format (looked at the first {DETECT_LINES} lines)"
+)
 
 
 def os_text(name: str) -> str:

@@ -9,10 +9,8 @@ from __future__ import annotations
 import io
 import json
 import os
-import re
 import stat
 import sys
-from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, overload
 
@@ -32,23 +30,22 @@ from wavemetrics._names import (
     input_format_choice,
     metric_choice,
 )
-from wavemetrics._suffixes import SESSION_SUFFIXES as _SESSION_SUFFIXES
 from wavemetrics.classify import EVAL_TOOL_NAMES
 from wavemetrics.escaping import printable, shortened
+from wavemetrics.notes import plural as _plural
 from wavemetrics.parallel import default_jobs
 
 if TYPE_CHECKING:  # the readers and the core are imported when a command runs
     from wavemetrics.cache import ReadCache
     from wavemetrics.limits import Limits
+    from wavemetrics.notes import InputFacts
     from wavemetrics.pipeline import (
         Analysis,
         Lane,
         ReadOutcome,
-        SkippedFile,
         StreamedLane,
         StreamSettings,
     )
-    from wavemetrics.readers import InputReport
 
 __all__ = ["main"]
 
@@ -287,10 +284,6 @@ def _home() -> Any:
     return Path.home()
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" + ("" if count == 1 else "s")
-
-
 def _stderr(message: str) -> None:
     """One ``wavemetrics: ...`` line on stderr; input text in it (file names, ids,
     reasons quoting them) is escaped visibly (``docs/cli.md``, "Escaping")."""
@@ -310,80 +303,6 @@ def stdout_is_terminal() -> bool:
         return sys.stdout.isatty()
     except (AttributeError, ValueError):
         return False
-
-
-def _subagent_hints(paths: Sequence[str], outcome: ReadOutcome[Lane | StreamedLane]) -> None:
-    """Note partial Claude Code sub-agent sets: a session file read without its
-    ``<session>/subagents/`` folder, or sub-agent files read without their session file."""
-    read = {os.path.abspath(r.path) for r in outcome.inputs}
-    for path in paths:
-        suffix = next((x for x in _SESSION_SUFFIXES if path.endswith(x)), None)
-        if suffix is None or not os.path.isfile(path):
-            continue
-        folder = os.path.join(path[: -len(suffix)], "subagents")
-        if os.path.isdir(folder) and not any(p.startswith(os.path.abspath(folder)) for p in read):
-            _stderr(
-                f"wavemetrics: note: {path}: sub-agent files in {folder}/ were not read;"
-                " pass the project folder to include their lanes")
-    # <session>/subagents/agent-*.jsonl is Claude Code's layout (the only format with it)
-    readable = {os.path.abspath(r.path) for r in outcome.inputs if r.error is None}
-    sessions = sorted({os.path.dirname(os.path.dirname(p)) for p in readable
-                       if os.path.basename(os.path.dirname(p)) == "subagents"})
-    for session in sessions:
-        if any(session + x in read for x in _SESSION_SUFFIXES):
-            continue
-        present = [session + x for x in _SESSION_SUFFIXES if os.path.isfile(session + x)]
-        where = f"{present[0]} was not read" if present else "no session file was found"
-        _stderr(
-            f"wavemetrics: note: {session}/subagents/: sub-agent files read without their"
-            f" session ({where}): the main lane is missing; pass the project folder")
-    _old_layout_hints(outcome)
-
-
-#: Claude Code 1.0.x-2.0.x wrote each sub-agent's transcript beside its session's file.
-_OLD_AGENT_FILE = re.compile(r"agent-[0-9a-f]{8}\.jsonl(\.gz)?")
-
-
-#: Up to this many sessions get a note each; more get one line (``--show-paths``: each).
-_NOTED_SESSIONS = 3
-
-
-def _old_layout_hints(outcome: ReadOutcome[Lane | StreamedLane]) -> None:
-    """Note sessions read only from old-layout sub-agent files (``agent-<8hex>.jsonl``
-    beside the session file, Claude Code 1.0.x-2.0.x) whose main lane is missing: the
-    session file ``<sessionId>.jsonl`` was not among the inputs (docs/formats.md).
-    A note each for up to :data:`_NOTED_SESSIONS` sessions (or with the command's
-    ``--show-paths``); past that one line, naming the first folders (docs/cli.md)."""
-    with_main = {lane.session_id for lane in outcome.lanes if lane.lane_id == "main"}
-    partial: dict[tuple[str, str], set[str]] = {}
-    for lane in outcome.lanes:
-        name = os.path.basename(lane.path)
-        if lane.session_id in with_main or not _OLD_AGENT_FILE.fullmatch(name):
-            continue
-        if os.path.basename(os.path.dirname(lane.path)) == "subagents":
-            continue  # the new layout: noted by _subagent_hints
-        partial.setdefault((os.path.dirname(lane.path), lane.session_id), set()).add(lane.path)
-    params = ctx.params if (ctx := click.get_current_context(silent=True)) else {}
-    if len(partial) > _NOTED_SESSIONS and not params.get("show_paths"):
-        folders = sorted({folder for folder, _ in partial})
-        named = ", ".join(folders[:_NOTED_SESSIONS])
-        more = len(folders) - _NOTED_SESSIONS
-        listed = "; --show-paths notes each session" if "show_paths" in params else ""
-        _stderr(
-            f"wavemetrics: note: {len(partial)} sessions read only from"
-            f" {_plural(sum(map(len, partial.values())), 'sub-agent file')}"
-            " (agent-<8hex>.jsonl) without the session's own file: their main lanes are"
-            f" missing (in {_plural(len(folders), 'folder')}: {named}"
-            f"{f' and {more} more' if more > 0 else ''}{listed})")
-        return
-    for (folder, session), files in partial.items():
-        present = [os.path.join(folder, session + x) for x in _SESSION_SUFFIXES
-                   if os.path.isfile(os.path.join(folder, session + x))]
-        where = f"{present[0]} was not read" if present else f"no {session}.jsonl in {folder}"
-        _stderr(
-            f"wavemetrics: note: session {session}: {_plural(len(files), 'sub-agent file')}"
-            f" (agent-<8hex>.jsonl) read without the session's own file ({where}):"
-            " the main lane is missing")
 
 
 #: At most this many lanes are named in one note.
@@ -493,7 +412,6 @@ def _read(
     """Read ``paths`` (streamed with ``stream`` settings, else in batch) and warn on stderr."""
     from wavemetrics.parallel import process_mapper
     from wavemetrics.pipeline import read_inputs
-    from wavemetrics.readers import DUPLICATE, EMPTY
     from wavemetrics.readers.sources import expand_inputs
 
     settings = stream
@@ -515,73 +433,20 @@ def _read(
                     paths, input_format, stream=settings, mapper=mapper, progress=bar.done,
                     cache=cache, limits=limits,
                 )
-    for report in outcome.inputs:
-        if report.format == DUPLICATE:
-            _stderr(f"wavemetrics: note: {report.path}: the same content as"
-                       f" {outcome.same_as[report.path]}, read once")
-            continue
-        if report.error is not None:
-            _stderr(f"wavemetrics: error: {report.path}: {report.error}")
-        elif report.problems:
-            lost = ", ".join(f"{reason} {n}" for reason, n in report.problems.items())
-            count = sum(report.problems.values())
-            _stderr(
-                f"wavemetrics: warning: {report.path}: {count} line"
-                f"{'' if count == 1 else 's'} not usable ({lost})")
-        elif report.format == "empty":
-            folder = report.path != "-" and os.path.isdir(report.path)
-            what = "empty folder (no files in it)" if folder else "empty input"
-            _stderr(f"wavemetrics: note: {report.path}: {what}")
-        if report.error is None and report.format != EMPTY and report.lines_used == 0:
-            hint_all_ignored = (input_format != AUTO
-                                and report.lines_ignored == report.lines_read > 0)
-            if hint_all_ignored and (wrong := _all_ignored_hint(report, input_format)):
-                _stderr(wrong)
-                continue
-            # nothing used under a format the user chose: perhaps the wrong one
-            hint = (f"; is --input-format {input_format} right? (auto detects the format)"
-                    if input_format != AUTO else "")
-            _stderr(
-                f"wavemetrics: note: {report.path}: no tool calls found in"
-                f" {_plural(report.lines_read, 'line')} read as {report.format}{hint}")
-    if outcome.skipped:
-        _stderr(_skipped_note(outcome.skipped))
-    _subagent_hints(paths, outcome)
-    for (session_id, lane_id), where in outcome.repeated_lanes.items():
-        _stderr(f"wavemetrics: note: {session_id}/{lane_id} was read from"
-                   f" {len(where)} inputs ({', '.join(where)}); each is counted")
+    from wavemetrics.notes import read_notes
+
+    ctx = click.get_current_context(silent=True)
+    params = ctx.params if ctx is not None else {}
+    # None: a command without --show-paths (its notes do not suggest it)
+    show_paths = bool(params["show_paths"]) if "show_paths" in params else None
+    for line in read_notes(paths, outcome.inputs, outcome.lanes, outcome.same_as,
+                           outcome.skipped, outcome.repeated_lanes, input_format, show_paths,
+                           _all_ignored_hint):
+        _stderr(line)
     return outcome
 
 
-def _skipped_note(skipped: Sequence[SkippedFile]) -> str:
-    """The one stderr note on files a folder walk skipped: how many, in how many
-    folders, and how many for each reason, most first (docs/cli.md); e.g. ``skipped 3
-    files found in 1 folder, as they are not traces: 2 of no known format (judged by
-    their first 64 lines) and 1 metadata sidecar (*.meta.json, written beside Claude
-    Code sub-agents); summarize --format json lists them``."""
-    from wavemetrics.pipeline import SKIPPED_UNRECOGNISED
-    from wavemetrics.readers.sources import DETECT_LINES, SIDECAR_REASON
-
-    count = len(skipped)
-    folders = len({os.path.dirname(file.path) for file in skipped})
-    parts = []
-    for reason, n in Counter(file.reason for file in skipped).most_common():
-        if reason == SIDECAR_REASON:
-            parts.append(f"{_plural(n, 'metadata sidecar')} (*.meta.json, written beside"
-                         " Claude Code sub-agents)")
-        elif reason == SKIPPED_UNRECOGNISED:
-            parts.append(f"{n} of no known format (judged by {'its' if n == 1 else 'their'}"
-                         f" first {DETECT_LINES} lines)")
-        else:
-            parts.append(f"{n} ({reason})")
-    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    why, them = ("it is not a trace", "it") if count == 1 else ("they are not traces", "them")
-    return (f"wavemetrics: note: skipped {_plural(count, 'file')} found in"
-            f" {_plural(folders, 'folder')}, as {why}: {listed};"
-            f" summarize --format json lists {them}")
-
-
-def _all_ignored_hint(report: InputReport, input_format: str) -> str | None:
+def _all_ignored_hint(report: InputFacts, input_format: str) -> str | None:
     """The warning for an input whose every line was *ignored* (record types the forced
     ``--input-format`` does not read) when auto-detection finds another format or none:
     not an error (no line was a problem: issue 11's rule), but most likely the wrong

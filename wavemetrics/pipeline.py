@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, cast
 
 import attrs
 
+from wavemetrics._files import SKIPPED_UNRECOGNISED
 from wavemetrics.classify import EVAL_TOOL_NAMES
 from wavemetrics.limits import DEFAULT_LIMITS, Limits, current_limits, limits_in_effect
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS, Observation, ObservationKind
@@ -41,7 +42,6 @@ from wavemetrics.readers import read_unit as read_unit_into
 from wavemetrics.readers._protocol import LaneWriter
 from wavemetrics.readers.lanes import UNKNOWN_TOOL
 from wavemetrics.readers.sources import (
-    DETECT_LINES,
     EMPTY_FOLDER,
     STDIN,
     Source,
@@ -531,10 +531,6 @@ class SkippedFile:
     reason: str
 
 
-#: Why a file found in a folder was skipped after detection.
-SKIPPED_UNRECOGNISED = (
-    f"not a trace: matches no known format (looked at the first {DETECT_LINES} lines)"
-)
 
 
 def _folders_only_skipped(

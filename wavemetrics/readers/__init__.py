@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+# the pseudo-formats and AUTO: one definition, in the stdlib-only module of the walk
+from wavemetrics._files import AUTO, DUPLICATE, EMPTY
 from wavemetrics.limits import current_limits
 from wavemetrics.readers._lines import LineAccount, iter_records
 from wavemetrics.readers._protocol import ObservationSink, Peek, TraceFormat
@@ -44,11 +46,6 @@ __all__ = [
     "streamable",
 ]
 
-AUTO = "auto"
-#: Pseudo-format of an input with no content at all (reported, not an error).
-EMPTY = "empty"
-#: Pseudo-format of an input whose content repeats an earlier input's (read once).
-DUPLICATE = "duplicate"
 #: How the error of an input whose every record is a problem begins.
 NO_USABLE_RECORD = "no usable record"
 

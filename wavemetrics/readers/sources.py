@@ -16,6 +16,7 @@ import attrs
 
 # the folder walk and the names of paths: stdlib only, shared with wavemetrics.fastpath
 from wavemetrics._files import (
+    DETECT_LINES,
     EMPTY_FOLDER,
     GZIP_MAGIC,
     SIDECAR_REASON,
@@ -30,6 +31,7 @@ from wavemetrics.limits import InputTooLargeError, Limits, current_limits, mib
 from wavemetrics.readers._lines import LINE_TOO_LONG
 
 __all__ = [
+    "DETECT_LINES",
     "EMPTY_FOLDER",
     "GZIP_MAGIC",
     "SIDECAR_REASON",
@@ -281,8 +283,6 @@ def _split_lines(stream: gzip.GzipFile, limits: Limits) -> Iterator[bytes]:
 
 #: At most this many lines are peeked for detection, blank ones included.
 MAX_PEEK_LINES = 100_000
-#: How many first lines with content detection looks at (``readers.registry``).
-DETECT_LINES = 64
 
 
 def _take(lines: Iterator[bytes], count: int, byte_cap: int) -> list[bytes]:
