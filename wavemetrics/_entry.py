@@ -5,9 +5,10 @@ Claude Code runs the status-line command after every message, so
 importing click, attrs, the readers or the core (issue 13: p95 < 100 ms warm);
 ``wavemetrics summarize ...`` is first looked up among the stored outputs of
 whole runs (:mod:`wavemetrics.runcache`): when nothing the output depends on has
-changed, it is written again, before click or any reader is imported. Every
-other command line, ``statusline --help`` included, and every miss go to
-:func:`wavemetrics.cli.main`.
+changed, it is written again, before click or any reader is imported; else the
+native command (:mod:`wavemetrics.fastpath`) makes the run when it can, still
+without click. Every other command line, ``statusline --help`` included, and
+every run neither takes go to :func:`wavemetrics.cli.main`.
 """
 
 from __future__ import annotations
@@ -38,6 +39,10 @@ def main() -> None:
         from wavemetrics.runcache import serve
 
         code = serve(args[1:])
+        if code is None:  # not served: the native command, when it takes the run
+            from wavemetrics.fastpath import run as run_natively
+
+            code = run_natively(args[1:])
         if code is not None:
             raise SystemExit(code)
     from wavemetrics.cli import main as cli_main

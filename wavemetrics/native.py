@@ -11,12 +11,13 @@ extension's plain tuples and the package's report and lane types.
 
 from __future__ import annotations
 
-import importlib
 import os
 import stat
 from collections import Counter
 from typing import Any
 
+from wavemetrics import _extension
+from wavemetrics._extension import API_VERSION
 from wavemetrics.classify import normalize_tool_name
 from wavemetrics.pipeline import StreamedLane, StreamSettings
 from wavemetrics.readers._lines import LineAccount
@@ -27,6 +28,7 @@ from wavemetrics.readers.sources import STDIN, file_stem, open_error, project_fo
 from wavemetrics.summary import ParallelismSummary
 
 __all__ = [
+    "API_VERSION",
     "ENGINES",
     "NATIVE_FORMATS",
     "available",
@@ -41,19 +43,9 @@ __all__ = [
     "stale",
 ]
 
-#: The extension interface this module calls: ``API_VERSION`` of ``native/src/python.rs``.
-#: An extension built from older sources (Python files pulled, the extension not
-#: rebuilt) has another, and is not called: :func:`stale` is then true.
-API_VERSION = 2
-
-_native: Any
-_stale = False
-try:  # the extension is missing when the package was installed without building it
-    _native = importlib.import_module("wavemetrics._native")
-except ImportError:  # pragma: no cover (the test environment builds it)
-    _native = None
-if _native is not None and getattr(_native, "API_VERSION", None) != API_VERSION:
-    _native, _stale = None, True
+# the extension, loaded and checked once (wavemetrics._extension); None when missing
+# or stale. Module-level, so that a test can put a spy in its place.
+_native: Any = _extension.extension()
 
 #: The ``--engine`` choices.
 ENGINES = ("python", "native")
@@ -72,7 +64,7 @@ def available() -> bool:
 def stale() -> bool:
     """True when an extension is installed but built from older sources (another
     ``API_VERSION``): it is not used, and ``pip install -e .`` rebuilds it."""
-    return _stale
+    return _extension.stale()
 
 
 def default_engine() -> str:

@@ -70,8 +70,11 @@ __all__ = [
     "paused",
     "record",
     "run_key",
+    "run_state",
     "serve",
+    "store_unchanged",
     "walked_keys",
+    "write_chunks",
 ]
 
 #: What an option not given on the command line is keyed as (its default is then
@@ -503,6 +506,13 @@ def serve(args: Sequence[str]) -> int | None:
         # before it reads) if its options and inputs are the same
         _LOOKED_UP[:] = [(options, files, key, parts)]
         return None
+    return code if write_chunks(chunks) else 1
+
+
+def write_chunks(chunks: Sequence[tuple[int, bytes]]) -> bool:
+    """Write ``(stream, bytes)`` chunks to stdout (1) and stderr (2) in order, each
+    flushed; ``False`` when the reader of a pipe went away (both streams then point at
+    the null device, so that the exit is quiet, as click makes it: status 1)."""
     out, err = sys.stdout.buffer, sys.stderr.buffer
     try:
         sys.stdout.flush()
@@ -512,16 +522,53 @@ def serve(args: Sequence[str]) -> int | None:
             target.write(data)
             target.flush()
     except BrokenPipeError:
-        # as click does when the reader of a pipe went away: quietly, status 1
         devnull = os.open(os.devnull, os.O_WRONLY)
         for closed in (sys.stdout, sys.stderr):
             with contextlib.suppress(OSError, ValueError):
                 os.dup2(devnull, closed.fileno())
-        return 1
-    return code
+        return False
+    return True
 
 
 # -- recording a run -------------------------------------------------------------
+#: A run's key and what it hashes, taken before its read (:func:`run_state`).
+RunState = tuple[tuple[str, str], tuple[list[Any], list[Any]]]
+
+
+def run_state(options: dict[str, Any], files: Sequence[str]) -> RunState | None:
+    """The key of a run with ``options`` about to read ``files`` and what it hashes
+    (:func:`fingerprint`), taken before the read: the one :func:`serve` just looked up
+    and missed in this process when its options and files are the same (used once),
+    else taken now; ``None`` when the run is never cached."""
+    pending, _LOOKED_UP[:] = list(_LOOKED_UP), []  # used once, by the run that follows
+    for looked_options, looked_up, key, parts in pending:
+        if looked_options == options and looked_up == list(files):
+            return key, parts
+    with contextlib.suppress(OSError, ValueError, RecursionError):
+        fresh = fingerprint(options, files)
+        if fresh is not None:
+            return _run_key(fresh), fresh
+    return None
+
+
+def store_unchanged(
+    cache: ReadCache, options: dict[str, Any], files: Sequence[str], state: RunState,
+    chunks: Sequence[tuple[int, bytes]],
+) -> bool:
+    """Store the output ``chunks`` of a run that ended with status 0 under its key
+    ``state`` (:func:`run_state`, taken before its read) unless its inputs changed while
+    it read them (the same walk and stats again, compared without hashing); whether it
+    was stored."""
+    try:
+        again = fingerprint(options, files)
+    except (OSError, ValueError, RecursionError):
+        return False
+    if again is None or again != state[1]:
+        return False
+    key, scope = state[0]
+    return cache.store_run(key, scope, encode_output(0, chunks))
+
+
 class _Tee(io.BufferedIOBase):
     """A binary stream that writes through to ``target`` and keeps what was written."""
 
@@ -608,33 +655,20 @@ class Recording:
         the key are handed to the run's read (:meth:`ReadCache.give_walked`), which then
         does not stat them again before reading."""
         self.files = list(files)
-        pending, _LOOKED_UP[:] = list(_LOOKED_UP), []  # used once, by the run that follows
-        for options, looked_up, key, parts in pending:
-            if options == self.options and looked_up == self.files:
-                # the lookup of this process, just before: the same key
-                self.key, self.parts = key, parts
-                break
-        else:
-            with contextlib.suppress(OSError, ValueError, RecursionError):
-                fresh = fingerprint(self.options, self.files)
-                if fresh is not None:
-                    self.key, self.parts = _run_key(fresh), fresh
+        state = run_state(self.options, self.files)
+        if state is not None:
+            self.key, self.parts = state
         if self.cache is not None and self.parts is not None:
             self.cache.give_walked(walked_keys(self.parts[1]))
 
     def store(self, cache: ReadCache) -> bool:
         """Store the run if it is complete and its inputs did not change while it read
         them; whether it was stored."""
-        if not self.complete or self.key is None or self.files is None:
+        if (not self.complete or self.key is None or self.parts is None
+                or self.files is None):
             return False
-        try:
-            # the same walk and stats as before the read, compared without hashing
-            again = fingerprint(self.options, self.files)
-        except (OSError, ValueError, RecursionError):
-            return False
-        if again is None or again != self.parts:
-            return False
-        return cache.store_run(self.key[0], self.key[1], encode_output(0, self.chunks))
+        return store_unchanged(cache, self.options, self.files, (self.key, self.parts),
+                               self.chunks)
 
 
 _CURRENT: list[Recording] = []

@@ -4,12 +4,14 @@
 //! API it serves; `python.rs` (feature `python`) is the thin binding.
 
 pub mod account;
+pub mod command;
 pub mod detect;
 pub mod json;
 #[cfg(test)]
 mod json_oracle;
 pub mod lines;
 pub mod parallel;
+pub mod pyjson;
 pub mod readers;
 pub mod summary;
 pub mod time;

@@ -2,6 +2,7 @@
 //! one call per read unit (never one per line). Errors become Python exceptions.
 
 use crate::account::LineAccount;
+use crate::command;
 use crate::detect::Sniffers;
 use crate::readers::{self, ReadError, UnitOut};
 use crate::summary::{Settings, Summary};
@@ -16,7 +17,7 @@ use std::path::Path;
 /// whenever a function of this module is added, removed or changes its
 /// arguments or results, so that an extension built from older sources is
 /// found out and not called (`native.available()` is then false).
-pub const API_VERSION: u32 = 2;
+pub const API_VERSION: u32 = 3;
 
 fn to_py_err(error: ReadError) -> PyErr {
     match error {
@@ -243,6 +244,72 @@ fn read_folded<'py>(
         .collect()
 }
 
+/// A file of the native command: path, Claude Code fallback session id, `events`
+/// default session id when that differs (`None`: the same), project-folder group.
+type CommandArg = (String, String, Option<String>, usize);
+
+/// The native `summarize --format json` (`command.rs`): `files` in walk order,
+/// `skipped` the sidecars the walk passed over (`(path, reason)`, path order). Returns
+/// `(document bytes, [(format, lines_read, lines_used, lines_ignored, [(problem, n)])],
+/// [(input index, session_id, lane_id)])`, or a `str`, the reason the run is left to the
+/// Python command.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn summarize_json<'py>(
+    py: Python<'py>,
+    files: Vec<CommandArg>,
+    skipped: Vec<(String, String)>,
+    event_types: Vec<String>,
+    claude_only_types: Vec<String>,
+    max_tracked_calls: Option<usize>,
+    eval_names: Vec<String>,
+    jobs: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let s = settings(max_tracked_calls, eval_names);
+    let sniffers = Sniffers {
+        event_types: &event_types,
+        claude_only_types: &claude_only_types,
+    };
+    let done = py.detach(|| {
+        let files: Vec<command::CommandFile> = files
+            .iter()
+            .map(|(path, claude, events, group)| command::CommandFile {
+                path,
+                claude_fallback: claude,
+                events_default: events.as_deref().unwrap_or(claude),
+                group: *group,
+            })
+            .collect();
+        command::summarize(&files, &skipped, &sniffers, &s, jobs)
+    });
+    match done {
+        Err(decline) => Ok(decline.reason().into_pyobject(py)?.into_any()),
+        Ok(document) => {
+            let inputs: Vec<_> = document
+                .inputs
+                .iter()
+                .map(|i| {
+                    (
+                        i.format,
+                        i.lines_read,
+                        i.lines_used,
+                        i.lines_ignored,
+                        i.problems.clone(),
+                    )
+                })
+                .collect();
+            let lanes: Vec<_> = document
+                .lanes
+                .iter()
+                .map(|l| (l.file, l.session_id.as_str(), l.lane_id.as_str()))
+                .collect();
+            Ok((PyBytes::new(py, &document.json), inputs, lanes)
+                .into_pyobject(py)?
+                .into_any())
+        }
+    }
+}
+
 /// How many files the separate detection pass (`detect`, `detect_many`) has looked at
 /// in this process, and how many groups `read_folded` has read (tests use them).
 #[pyfunction]
@@ -311,5 +378,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(split_reads, m)?)?;
     m.add_function(wrap_pyfunction!(read_folded, m)?)?;
     m.add_function(wrap_pyfunction!(detection_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(summarize_json, m)?)?;
     Ok(())
 }

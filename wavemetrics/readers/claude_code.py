@@ -15,6 +15,7 @@ import attrs
 import msgspec
 
 from wavemetrics._files import fallback_session_id
+from wavemetrics._record_types import CLAUDE_ONLY_TYPES
 from wavemetrics.readers._lines import (
     LineAccount,
     Record,
@@ -42,11 +43,7 @@ __all__ = [
 
 FORMAT = "claude-code"
 _CONVERSATION = ("user", "assistant", "system")
-#: Record types only Claude Code writes (used by detection with ``uuid`` on the rest).
-CLAUDE_ONLY_TYPES = frozenset(
-    ("summary", "file-history-snapshot", "queue-operation", "last-prompt", "permission-mode",
-     "custom-title")
-)
+
 
 
 class _Block(Record, frozen=True):

@@ -14,6 +14,12 @@ from typing import Any
 
 import msgspec
 
+from wavemetrics._record_types import (
+    EVENT_SHUTDOWN,
+    EVENT_TOOL_TYPES,
+    EVENT_TURN_TYPES,
+    EVENT_TYPES,
+)
 from wavemetrics.readers._lines import (
     LineAccount,
     Record,
@@ -30,11 +36,9 @@ from wavemetrics.timestamps import time_to_ms
 __all__ = ["EVENTS", "EVENT_TYPES", "EventsReader", "read_events"]
 
 FORMAT = "events"
-_TOOL_TYPES = ("tool_execution_start", "tool_execution_end")
-_TURN_TYPES = ("turn_start", "turn_end")
-_SHUTDOWN = "session_shutdown"
-#: Types that identify the format during detection.
-EVENT_TYPES = frozenset((*_TOOL_TYPES, *_TURN_TYPES, _SHUTDOWN, "tool_execution_update"))
+_TOOL_TYPES = EVENT_TOOL_TYPES
+_TURN_TYPES = EVENT_TURN_TYPES
+_SHUTDOWN = EVENT_SHUTDOWN
 # Types this reader uses; tool_execution_update only identifies the format.
 _READ_TYPES = frozenset((*_TOOL_TYPES, *_TURN_TYPES, _SHUTDOWN))
 

@@ -1,0 +1,39 @@
+"""The Rust extension ``wavemetrics._native``, loaded once, and whether it can be used.
+
+Light on purpose (nothing but :mod:`importlib`): the native engine's integration
+layer (:mod:`wavemetrics.native`) and the native command
+(:mod:`wavemetrics.fastpath`, run before click or any reader is imported) load the
+extension here, with one check of the interface it was built with.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = ["API_VERSION", "extension", "stale"]
+
+#: The extension interface the package calls: ``API_VERSION`` of ``native/src/python.rs``.
+#: An extension built from older sources (Python files pulled, the extension not
+#: rebuilt) has another, and is not called: :func:`stale` is then true.
+API_VERSION = 3
+
+_native: Any
+_stale = False
+try:  # the extension is missing when the package was installed without building it
+    _native = importlib.import_module("wavemetrics._native")
+except ImportError:  # pragma: no cover (the test environment builds it)
+    _native = None
+if _native is not None and getattr(_native, "API_VERSION", None) != API_VERSION:
+    _native, _stale = None, True
+
+
+def extension() -> Any:
+    """The extension module, or ``None`` when it is missing or :func:`stale`."""
+    return _native
+
+
+def stale() -> bool:
+    """True when an extension is installed but built from older sources (another
+    ``API_VERSION``): it is not used, and ``pip install -e .`` rebuilds it."""
+    return _stale

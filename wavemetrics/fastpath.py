@@ -1,0 +1,209 @@
+"""The native command: ``summarize --format json`` read and written by the extension.
+
+For the common run (Claude Code folders or files, ``events`` logs, the default
+options) the Python command spends most of its time outside the read:
+importing click, attrs and the readers, turning the extension's results into
+report and lane objects, merging and rendering them (docs/performance.md). Here
+the same run is made before any of that loads: the folder walk of the readers
+(:func:`wavemetrics._files.expand_entries`), one call to the extension, which
+detects and reads every file on ``--jobs`` threads, merges the lanes and writes
+the whole JSON document (``native/src/command.rs``), and the stderr notes of
+:mod:`wavemetrics.notes` from the plain facts it returns. The output (stdout,
+stderr, exit status) is the Python command's byte for byte
+(``tests/test_fastpath.py``); the Python engine stays the reference.
+
+Only what is sure to be the same is taken: any other option than ``--format
+json``, ``--no-cache``, ``--jobs`` and ``--engine native``, no PATH, stdin, an
+input that is not a regular file (links, FIFOs), a gzip file, a path that is not
+UTF-8, an input with an error or that is no ``claude-code`` or ``events`` trace,
+files that may be copies of each other, a lane read from two inputs, a progress
+bar on a terminal: then :func:`run` returns ``None`` and the CLI runs as ever
+(docs/cli.md, "The native command"). With the cache on, the whole output is
+stored as the CLI stores it (:mod:`wavemetrics.runcache`), to be served again;
+no per-file entry is kept, since reading natively is faster than loading them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import sys
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from wavemetrics import _extension, _files
+from wavemetrics._record_types import CLAUDE_ONLY_TYPES, EVENT_TYPES
+from wavemetrics.classify import EVAL_TOOL_NAMES, normalize_tool_name
+
+__all__ = ["MAX_TRACKED_CALLS", "run", "summarize_json"]
+
+#: ``observations.DEFAULT_MAX_TRACKED_CALLS``, the v1 cap on calls held per lane (spelled
+#: here so that the core is not imported; ``tests/test_fastpath.py`` checks it).
+MAX_TRACKED_CALLS = 2000
+
+#: The ``summarize`` options this path takes (:func:`wavemetrics.runcache.options_from_args`
+#: names); a run with any other is the CLI's.
+_OPTIONS = frozenset({"paths", "demo", "output_format", "no_cache", "jobs", "engine"})
+
+
+class _Input(NamedTuple):
+    """An input's report as the notes read it (:class:`wavemetrics.notes.InputFacts`)."""
+
+    path: str
+    format: str
+    lines_read: int
+    lines_used: int
+    lines_ignored: int
+    problems: dict[str, int]
+    error: str | None = None
+
+
+class _Lane(NamedTuple):
+    path: str
+    session_id: str
+    lane_id: str
+
+
+class _Skipped(NamedTuple):
+    path: str
+    reason: str
+
+
+def _utf8(path: str) -> bool:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:  # undecodable bytes (surrogate escapes)
+        return False
+    return True
+
+
+def _eval_names() -> list[str]:
+    # the normal forms of section 4, empty ones dropped (native._eval_names)
+    return [normal for normal in (normalize_tool_name(n) for n in EVAL_TOOL_NAMES) if normal]
+
+
+def _files_of(paths: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]] | str:
+    """The files a read of ``paths`` reads, in order, and the sidecars it skips (path
+    order); or why this path leaves the run to the CLI."""
+    if not all(path != _files.STDIN and _utf8(path) for path in paths):
+        return "stdin or a path that is not UTF-8"
+    walked: dict[str, str] = {}
+    skipped: list[tuple[str, str]] = []
+    files: list[str] = []
+    for path, error in _files.expand_entries(list(paths), walked, skipped):
+        if error is not None:
+            return "an input cannot be read"
+        if path.endswith(".gz") or not _utf8(path):
+            return "a gzip file or a path that is not UTF-8"
+        try:
+            if not stat.S_ISREG(os.lstat(path).st_mode):
+                return "an input is a link or not a regular file"
+        except OSError:
+            return "an input cannot be read"
+        files.append(path)
+    if not files:
+        return "no file to read"
+    if _files.copy_candidates(files):
+        return "inputs may repeat each other's content"
+    return files, sorted(skipped, key=lambda entry: entry[0])
+
+
+def summarize_json(paths: Sequence[str], jobs: int) -> tuple[bytes, list[str]] | str:
+    """``summarize --format json PATHS`` with the default options: the document and the
+    lines for stderr (not yet escaped), or the reason (a ``str``) this path leaves the
+    run to the CLI (nothing was printed). ``jobs``: threads to read on (the output
+    never depends on it). Never raises for an input: an unreadable or unusual one is a
+    reason."""
+    native = _extension.extension()
+    if native is None:
+        return "the Rust extension is not built from these sources"
+    found = _files_of(paths)
+    if isinstance(found, str):
+        return found
+    files, skipped = found
+    groups: dict[str, int] = {}
+    args = [(path, _files.fallback_session_id(path),
+             _files.file_stem(path) if "subagents" in path else None,  # else the same
+             groups.setdefault(_files.project_folder(path), len(groups)))
+            for path in files]
+    result: Any = native.summarize_json(
+        args, skipped, sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES), MAX_TRACKED_CALLS,
+        _eval_names(), jobs)
+    if isinstance(result, str):
+        return result
+    from wavemetrics.notes import read_notes
+
+    document, inputs, lanes = result
+    reports = [_Input(path, fmt, read, used, ignored, dict(problems))
+               for path, (fmt, read, used, ignored, problems) in zip(files, inputs, strict=True)]
+    lines = read_notes(
+        paths, reports, [_Lane(files[index], session, lane) for index, session, lane in lanes],
+        {}, [_Skipped(*entry) for entry in skipped], {}, _files.AUTO, False)
+    return document, lines
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def run(args: Sequence[str]) -> int | None:
+    """Answer ``wavemetrics summarize ARGS`` natively: the output is written and the exit
+    status returned; ``None`` when this path does not take the run (nothing was
+    written): the CLI then runs it."""
+    from wavemetrics.runcache import options_from_args, resolve_files
+
+    options = options_from_args(args)
+    if (options is None or not set(options) <= _OPTIONS
+            or options.get("output_format") != "json"
+            or options.get("engine", "native") != "native"
+            or not (options["paths"] or options.get("demo"))):
+        return None
+    # the CLI draws a progress bar on a terminal (cli.show_progress): not here
+    if _is_terminal(sys.stdout) and _is_terminal(sys.stderr):
+        return None
+    files = resolve_files(options)
+    if files is None:
+        return None
+    state = None
+    if not options.get("no_cache"):
+        from wavemetrics.runcache import run_state
+
+        state = run_state(options, files)  # the key, taken before the read
+    if "jobs" in options:
+        jobs = int(options["jobs"])
+    else:
+        from wavemetrics.parallel import default_jobs
+
+        jobs = default_jobs()
+    done = summarize_json(files, jobs)
+    if isinstance(done, str):
+        return None
+    return _write(done, options, files, state)
+
+
+def _write(done: tuple[bytes, list[str]], options: dict[str, Any], files: list[str],
+           state: Any) -> int:
+    """Print a run's notes and document as the CLI does, and store them for the next
+    identical run (with the cache on)."""
+    from wavemetrics.escaping import printable
+
+    document, lines = done
+    err = sys.stderr
+    chunks = [(2, (printable(line) + "\n").encode(err.encoding or "utf-8", err.errors or "strict"))
+              for line in lines]
+    chunks.append((1, document))
+    from wavemetrics.runcache import write_chunks
+
+    if not write_chunks(chunks):
+        return 1
+    if state is not None:
+        from wavemetrics.cache import ReadCache
+        from wavemetrics.runcache import store_unchanged
+
+        with contextlib.suppress(OSError, ValueError):
+            store_unchanged(ReadCache(), options, files, state, chunks)
+    return 0
