@@ -827,9 +827,10 @@ def test_help_imports_no_reader_and_no_core_module() -> None:
 
 
 def test_native_summarize_of_claude_code_imports_no_other_format_reader() -> None:
-    """A native ``summarize --no-cache`` of a Claude Code file imports the readers of the
-    two formats the native engine reads, and no other format's (the registry imports a
-    reader on first use, issue 12)."""
+    """A native ``summarize --no-cache`` of a Claude Code file through the CLI imports the
+    readers of the two formats the native engine reads, and no other format's (the
+    registry imports a reader on first use, issue 12). The table, not ``--format json``:
+    that one the native command runs with no reader at all (tests/test_fastpath.py)."""
     import subprocess
     import sys
 
@@ -838,7 +839,7 @@ def test_native_summarize_of_claude_code_imports_no_other_format_reader() -> Non
     if not native.available():
         pytest.skip("the Rust extension is not built")
     code = ("import sys\nsys.argv = ['wavemetrics', 'summarize', '--no-cache', '--format',"
-            f" 'json', {str(EXAMPLE)!r}]\n"
+            f" 'table', {str(EXAMPLE)!r}]\n"
             "from wavemetrics._entry import main\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in sys.modules if m.startswith('wavemetrics.readers.')))")

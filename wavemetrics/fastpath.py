@@ -16,9 +16,9 @@ Only what is sure to be the same is taken: any other option than ``--format
 json``, ``--no-cache``, ``--jobs`` and ``--engine native``, no PATH, stdin, an
 input that is not a regular file (links, FIFOs), a gzip file, a path that is not
 UTF-8, an input with an error or that is no ``claude-code`` or ``events`` trace,
-files that may be copies of each other, a lane read from two inputs, a progress
-bar on a terminal: then :func:`run` returns ``None`` and the CLI runs as ever
-(docs/cli.md, "The native command"). With the cache on, the whole output is
+files that may be copies of each other, a progress bar on a terminal: then
+:func:`run` returns ``None`` and the CLI runs as ever (docs/cli.md, "The native
+command"). With the cache on, the whole output is
 stored as the CLI stores it (:mod:`wavemetrics.runcache`), to be served again;
 no per-file entry is kept, since reading natively is faster than loading them.
 """
@@ -132,14 +132,14 @@ def summarize_json(paths: Sequence[str], jobs: int) -> tuple[bytes, list[str]] |
         _eval_names(), jobs)
     if isinstance(result, str):
         return result
-    from wavemetrics.notes import read_notes
+    from wavemetrics.notes import read_notes, repeated_lanes
 
     document, inputs, lanes = result
     reports = [_Input(path, fmt, read, used, ignored, dict(problems))
                for path, (fmt, read, used, ignored, problems) in zip(files, inputs, strict=True)]
-    lines = read_notes(
-        paths, reports, [_Lane(files[index], session, lane) for index, session, lane in lanes],
-        {}, [_Skipped(*entry) for entry in skipped], {}, _files.AUTO, False)
+    read = [_Lane(files[index], session, lane) for index, session, lane in lanes]
+    lines = read_notes(paths, reports, read, {}, [_Skipped(*entry) for entry in skipped],
+                       repeated_lanes(read), _files.AUTO, False)
     return document, lines
 
 

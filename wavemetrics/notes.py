@@ -35,6 +35,7 @@ __all__ = [
     "input_notes",
     "plural",
     "read_notes",
+    "repeated_lanes",
     "skipped_note",
     "subagent_notes",
 ]
@@ -231,6 +232,16 @@ def old_layout_notes(lanes: Sequence[LaneFacts], show_paths: bool | None) -> lis
             f" (agent-<8hex>.jsonl) read without the session's own file ({where}):"
             " the main lane is missing")
     return lines
+
+
+def repeated_lanes(lanes: Sequence[LaneFacts]) -> dict[tuple[str, str], tuple[str, ...]]:
+    """``(session_id, lane_id)`` of lanes read from more than one input, with those inputs
+    in lane order (``ReadOutcome.repeated_lanes``): each is summarised once per input (no
+    format rule de-duplicates them; Claude Code and pi copies in one folder are)."""
+    seen: dict[tuple[str, str], list[str]] = {}
+    for lane in lanes:
+        seen.setdefault((lane.session_id, lane.lane_id), []).append(lane.path)
+    return {key: tuple(paths) for key, paths in seen.items() if len(paths) > 1}
 
 
 def read_notes(

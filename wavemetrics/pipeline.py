@@ -389,10 +389,9 @@ class ReadOutcome(Generic[L_co]):
         """``(session_id, lane_id)`` of lanes read from more than one input, with
         those inputs: each is summarised once per input (no format rule
         de-duplicates them; Claude Code and pi copies in one folder are)."""
-        seen: dict[tuple[str, str], list[str]] = {}
-        for lane in self.lanes:
-            seen.setdefault((lane.session_id, lane.lane_id), []).append(lane.path)
-        return {key: tuple(paths) for key, paths in seen.items() if len(paths) > 1}
+        from wavemetrics.notes import repeated_lanes
+
+        return repeated_lanes(self.lanes)
 
     @property
     def failed(self) -> tuple[InputReport, ...]:

@@ -1,0 +1,350 @@
+"""The native command (``wavemetrics.fastpath``) against the CLI: the same bytes, or a decline.
+
+The CLI (``cli.main``, the Python pipeline with the native readers) is the
+reference here: for every run the native command takes, its stdout document,
+its stderr lines and its exit status must be the CLI's byte for byte; every
+other run it must decline without printing anything. Hypothesis draws whole
+trees of Claude Code project folders (sessions, sub-agent folders, old-layout
+agent files, sidecars, bad lines) and ``events`` logs; the corpus cases are
+compared with their recorded goldens; each decline rule has its own case.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.corpus import CORPUS, needs_corpus
+from tests.golden_cases import EXAMPLE, GOLDEN, cases
+from tests.strategies import (
+    claude_calls,
+    claude_records,
+    damaged,
+    event_calls,
+    event_records,
+    trace_files,
+)
+from tests.trace_builders import CLAUDE as CLAUDE_LINES
+from tests.trace_builders import EVENTS as EVENT_LINES
+from wavemetrics import fastpath, native
+from wavemetrics.cli import main
+from wavemetrics.escaping import printable
+from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
+
+pytestmark = pytest.mark.skipif(not native.available(), reason="the Rust extension is not built")
+
+
+def _cli(paths: list[str], *extra: str) -> tuple[int, str, str]:
+    """The reference: ``summarize --format json --no-cache PATHS`` through click."""
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", "--no-cache",
+                                       "--jobs", "1", *extra, *paths])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _native(paths: list[str], jobs: int = 1) -> tuple[int, str, str] | str:
+    """The native command's output as the CLI's would read, or its reason to decline."""
+    done = fastpath.summarize_json(paths, jobs)
+    if isinstance(done, str):
+        return done
+    document, lines = done
+    return 0, document.decode("ascii"), "".join(printable(line) + "\n" for line in lines)
+
+
+def _same(paths: list[str], jobs: int = 1) -> bool:
+    """Whether the native command took the run; when it did, its output is the CLI's."""
+    got = _native(paths, jobs)
+    if isinstance(got, str):
+        return False
+    assert got == _cli(paths)
+    return True
+
+
+def test_the_cap_is_the_v1_default() -> None:
+    """The cap spelled in fastpath (so that the core is not imported) is the core's."""
+    assert fastpath.MAX_TRACKED_CALLS == DEFAULT_MAX_TRACKED_CALLS == 2000
+
+
+def test_the_bundled_example_is_taken_and_identical() -> None:
+    """The example (one session with six sub-agent lanes) is read natively, as the CLI."""
+    assert _same([str(EXAMPLE)])
+    assert _same([str(EXAMPLE)], jobs=3)
+
+
+@needs_corpus
+def test_every_claude_code_golden_case_is_taken_with_the_recorded_bytes() -> None:
+    """Every corpus case the native command takes prints the recorded golden document, and
+    it takes every Claude Code file of the corpus (36 cases: the codex, pi, OTel, Inspect,
+    OpenHands and SWE-agent files and the whole corpus are declined)."""
+    recorded = json.loads(GOLDEN.read_text(encoding="utf-8"))["cases"]
+    taken, declined = [], []
+    here = os.getcwd()
+    os.chdir(CORPUS)
+    try:
+        for name, args in cases():
+            if args[0] != "summarize":
+                continue
+            done = fastpath.summarize_json([args[-1]], 1)
+            if isinstance(done, str):
+                declined.append(name)
+                continue
+            assert (0, done[0].decode("ascii")) == (
+                recorded[name]["exit_code"], recorded[name]["stdout"]), name
+            taken.append(name)
+    finally:
+        os.chdir(here)
+    claude = [name for name in taken if "claude" in name]
+    assert len(taken) == len(claude) == 36
+    assert all("claude" not in name for name in declined)
+    assert "summarize ." in declined
+
+
+@needs_corpus
+def test_the_corpus_claude_folders_are_taken_with_their_notes() -> None:
+    """The corpus's Claude Code project folders (sessions, subagents/ folders, old-layout
+    agent files with their notes on stderr) read as one run: the CLI's bytes."""
+    assert _same([str(CORPUS / "claude-code-log")])
+    assert _same([str(CORPUS / "claude-code-log")], jobs=4)
+    assert _same([str(CORPUS / "agentcmd" / "claude")])
+
+
+def _claude_file(*calls: tuple[str, float, float], session: str = "s1") -> bytes:
+    lines = b"".join(b"".join(CLAUDE_LINES.call(call_id, start, end))
+                     for call_id, start, end in calls)
+    return lines.replace(b'"sessionId":"s1"', f'"sessionId":"{session}"'.encode())
+
+
+def _tree(root: Path, files: dict[str, bytes]) -> Path:
+    for name, data in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return root
+
+
+def test_a_tree_of_every_common_shape_is_taken(tmp_path: Path) -> None:
+    """Two project folders with a session, its subagents/ folder, a sub-agent folder
+    without its session, an old-layout agent file, a sidecar, an events log and a file
+    with a bad line: one run, the CLI's bytes (notes and skipped_files included)."""
+    events = b"".join(EVENT_LINES.call("e1", 1, 3)) + b"".join(EVENT_LINES.call("e2", 2, 5))
+    root = _tree(tmp_path / "projects", {
+        "p1/aaaa.jsonl": _claude_file(("c1", 0, 2), ("c2", 1, 4), session="aaaa"),
+        "p1/aaaa/subagents/agent-a1.jsonl": _claude_file(("c3", 5, 6), session="aaaa"),
+        "p1/aaaa/subagents/agent-a1.meta.json": b'{"agentType":"x"}',
+        "p1/bbbb/subagents/agent-b1.jsonl": _claude_file(("c4", 0, 1), session="bbbb"),
+        "p2/agent-0123abcd.jsonl": _claude_file(("c5", 0, 1), session="cccc"),
+        "p2/run.jsonl": events,
+        "p2/zz.jsonl": _claude_file(("c6", 0, 3), ("c7", 0, 3), session="zz") + b"{bad\n",
+    })
+    code, out, err = _cli([str(root)])
+    assert code == 0 and "skipped_files" in json.loads(out)
+    assert "sub-agent files read without their session" in err
+    assert "1 line not usable" in err
+    assert _same([str(root)])
+    assert _same([str(root / "p2"), str(root / "p1")], jobs=2)
+    assert _same([str(root / "p1" / "aaaa.jsonl")])  # its subagents/ not read: a note
+
+
+def test_a_lane_read_from_two_folders_is_taken(tmp_path: Path) -> None:
+    """The same session in two project folders (a moved project): two units, each lane
+    counted, the document's repeated_lanes and the note as the CLI writes them."""
+    root = _tree(tmp_path, {"a/one.jsonl": _claude_file(("c1", 0, 2), session="same"),
+                            "b/two.jsonl": _claude_file(("c9", 1, 3), session="same"),
+                            "c/three.jsonl": _claude_file(("c8", 1, 3), session="same")})
+    code, out, err = _cli([str(root)])
+    assert code == 0
+    assert json.loads(out)["repeated_lanes"] == [{
+        "session_id": "same", "lane_id": "main",
+        "paths": [str(root / "a" / "one.jsonl"), str(root / "b" / "two.jsonl"),
+                  str(root / "c" / "three.jsonl")]}]
+    assert "was read from 3 inputs" in err
+    assert _same([str(root)])
+
+
+@pytest.mark.parametrize("case", [
+    "stdin", "missing", "empty folder", "empty file", "gzip", "link", "fifo", "not utf-8",
+    "no trace format", "copies", "no usable record", "no path",
+])
+def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str) -> None:
+    """Each run outside the native command's rules is declined with its reason."""
+    good = _claude_file(("c1", 0, 2))
+    paths: list[str] = [str(tmp_path / "s.jsonl")]
+    (tmp_path / "s.jsonl").write_bytes(good)
+    if case == "stdin":
+        paths = ["-"]
+    elif case == "missing":
+        paths.append(str(tmp_path / "absent.jsonl"))
+    elif case == "empty folder":
+        (tmp_path / "none").mkdir()
+        paths.append(str(tmp_path / "none"))
+    elif case == "empty file":
+        (tmp_path / "e.jsonl").write_bytes(b"")
+        paths.append(str(tmp_path / "e.jsonl"))
+    elif case == "gzip":
+        import gzip
+
+        (tmp_path / "g.jsonl.gz").write_bytes(gzip.compress(good))
+        paths.append(str(tmp_path / "g.jsonl.gz"))
+    elif case == "link":
+        (tmp_path / "l.jsonl").symlink_to(tmp_path / "s.jsonl")
+        paths = [str(tmp_path / "l.jsonl")]
+    elif case == "fifo":
+        os.mkfifo(tmp_path / "f.jsonl")
+        paths = [str(tmp_path)]
+    elif case == "not utf-8":
+        name = os.fsdecode(b"\xff.jsonl")
+        (tmp_path / name).write_bytes(good)
+        paths = [str(tmp_path / name)]
+    elif case == "no trace format":
+        (tmp_path / "x.json").write_bytes(b'{"hello": 1}\n')
+        paths = [str(tmp_path)]
+    elif case == "copies":
+        _tree(tmp_path, {"a/s.jsonl": good, "b/s.jsonl": good})
+        paths = [str(tmp_path / "a"), str(tmp_path / "b")]
+    elif case == "no usable record":
+        # a Claude Code tool call with no time: a problem line, and no line used
+        (tmp_path / "bad.jsonl").write_bytes(CLAUDE_LINES.start_with_time("c2", "null"))
+        paths.append(str(tmp_path / "bad.jsonl"))
+    elif case == "no path":
+        paths = []
+    reasons = {
+        "stdin": "stdin or a path that is not UTF-8",
+        "missing": "an input cannot be read",
+        "empty folder": "an input cannot be read",
+        "empty file": "an input is not read natively",
+        "gzip": "a gzip file or a path that is not UTF-8",
+        "link": "an input is a link or not a regular file",
+        "fifo": "an input cannot be read",
+        "not utf-8": "stdin or a path that is not UTF-8",
+        "no trace format": "an input is not read natively",
+        "copies": "inputs may repeat each other's content",
+        "no usable record": "an input has no usable record",
+        "no path": "no file to read",
+    }
+    assert fastpath.summarize_json(paths, 1) == reasons[case]
+
+
+@pytest.mark.parametrize(("args", "taken"), [
+    (["--format", "json", "--no-cache", "P"], True),
+    (["--format=json", "--no-cache", "--jobs", "2", "--engine", "native", "P"], True),
+    (["--format", "json", "--no-cache", "-j3", "P"], True),
+    (["--no-cache", "P"], False),  # the table
+    (["--format", "csv", "--no-cache", "P"], False),
+    (["--format", "json", "--no-cache", "--engine", "python", "P"], False),
+    (["--format", "json", "--no-cache", "--show-paths", "P"], False),
+    (["--format", "json", "--no-cache", "--eval-tool", "x", "P"], False),
+    (["--format", "json", "--no-cache", "--max-tracked-calls", "5", "P"], False),
+    (["--format", "json", "--no-cache", "--by", "tool", "P"], False),
+    (["--format", "json", "--no-cache"], False),  # no PATH: the standard locations
+    (["--format", "json", "--no-cache", "--", "P"], False),
+])
+def test_only_the_default_options_and_json_are_taken(
+    args: list[str], taken: bool, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """``run`` takes ``--format json`` with ``--no-cache``, ``--jobs`` and ``--engine
+    native`` only; with anything else it returns None and prints nothing."""
+    code = fastpath.run([a if a != "P" else str(EXAMPLE) for a in ["summarize", *args]][1:])
+    printed = capsysbinary.readouterr()
+    if taken:
+        assert code == 0
+        reference = _cli([str(EXAMPLE)])
+        assert (printed.out.decode(), printed.err.decode()) == reference[1:]
+    else:
+        assert code is None and printed.out == printed.err == b""
+
+
+def test_a_terminal_is_the_clis(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With stdout and stderr both terminals the CLI would draw a progress bar: declined."""
+
+    class Terminal:
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stdout", Terminal())
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    assert fastpath.run(["--format", "json", "--no-cache", str(EXAMPLE)]) is None
+
+
+def test_the_console_script_runs_it_without_click(tmp_path: Path) -> None:
+    """``wavemetrics summarize --format json`` in a fresh process: the native command runs
+    (no click, attrs or reader imported) and prints the CLI's bytes."""
+    code = ("import sys\n"
+            "sys.argv = ['wavemetrics', 'summarize', '--format', 'json', '--no-cache',"
+            f" {str(EXAMPLE)!r}]\n"
+            "from wavemetrics._entry import main\n"
+            "try:\n    main()\nexcept SystemExit as stop:\n    status = stop.code\n"
+            "sys.stdout.flush()\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in"
+            " ('click', 'attrs', 'msgspec') or m.startswith('wavemetrics.readers')),"
+            " status, file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, env={**os.environ, "WAVEMETRICS_CACHE_DIR": str(tmp_path)})
+    assert done.stderr == "[] 0\n"
+    assert done.stdout == _cli([str(EXAMPLE)])[1]
+
+
+_FILES = trace_files(claude_records(), claude_calls())
+
+
+def _claude(data: bytes, uuid: str) -> bytes:
+    # a first record only Claude Code writes and one good call (its own ids) after the
+    # generated lines, so that most generated files are detected as claude-code with a
+    # line used, and the native command takes the run (the rest are declines)
+    first = b'{"type":"summary","uuid":"' + uuid.encode() + b'"}\n'
+    return first + data + b"\n" + _claude_file((f"call-{uuid}", 50, 51))
+
+
+@settings(max_examples=120, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(
+    session=_FILES, resumed=_FILES, sub=_FILES, old=_FILES,
+    other=st.one_of(_FILES, damaged(_FILES)),
+    events=trace_files(event_records(), event_calls()),
+    layout=st.sets(st.sampled_from(["sub", "old", "other", "events", "sidecar"])),
+    jobs=st.sampled_from([1, 2, 3]),
+)
+def test_generated_trees_print_the_clis_bytes(
+    tmp_path_factory: pytest.TempPathFactory, session: bytes, resumed: bytes, sub: bytes,
+    old: bytes, other: bytes, events: bytes, layout: set[str], jobs: int,
+) -> None:
+    """A generated tree (a project with a session and its resumed copy, and some of: a
+    subagents/ file, an old-layout agent file, another project's file, maybe damaged, an
+    events log, a sidecar): whenever the native command takes it, the CLI's bytes."""
+    root = tmp_path_factory.mktemp("tree")
+    files = {"p/4f1e.jsonl": _claude(session, "h1"), "p/77ab.jsonl": _claude(resumed, "h2")}
+    if "sub" in layout:
+        files["p/4f1e/subagents/agent-a1.jsonl"] = _claude(sub, "h3")
+    if "old" in layout:
+        files["p/agent-0a1b2c3d.jsonl"] = _claude(old, "h4")
+    if "other" in layout:
+        files["q/9c.jsonl"] = other
+    if "events" in layout:
+        files["q/run.jsonl"] = b'{"type":"turn_start","timestamp":1}\n' + events
+    if "sidecar" in layout:
+        files["p/4f1e/subagents/agent-a1.meta.json"] = b"{}"
+    _tree(root, files)
+    _same([str(root)], jobs)
+
+
+def test_a_generated_tree_is_taken_when_its_files_are_well_formed(tmp_path: Path) -> None:
+    """The generated shapes above are taken when every file is a trace (so that the
+    property compares runs, not only declines): the same tree of built calls."""
+    files: dict[str, Any] = {
+        "p/4f1e.jsonl": _claude_file(("a", 0, 1), session="4f1e"),
+        "p/77ab.jsonl": _claude_file(("b", 0, 2), session="77ab"),
+        "p/4f1e/subagents/agent-a1.jsonl": _claude_file(("c", 1, 2), session="4f1e"),
+        "p/agent-0a1b2c3d.jsonl": _claude_file(("d", 0, 1), session="old"),
+        "q/9c.jsonl": _claude_file(("e", 0, 3), session="9c"),
+        "q/run.jsonl": b"".join(EVENT_LINES.call("f", 1, 2)),
+        "p/4f1e/subagents/agent-a1.meta.json": b"{}",
+    }
+    _tree(tmp_path, files)
+    assert _same([str(tmp_path)], 2)
