@@ -224,6 +224,23 @@ def test_expand_paths_does_not_follow_folder_links(tmp_path: Path) -> None:
     assert expand_paths([str(tmp_path / "d")]) == ([good], [])
 
 
+def test_a_file_reached_through_a_linked_folder_and_its_target_is_listed_once(
+    tmp_path: Path,
+) -> None:
+    """A folder named through a link and again by its real path, and a deep sub-folder
+    named on its own: every file once, where first reached (the walk resolves a
+    sub-folder's real path from its parent's, so the link must be resolved there)."""
+    deep = _write(tmp_path / "real" / "p" / "q" / "a.jsonl", b"{}\n")
+    top = _write(tmp_path / "real" / "b.jsonl", b"{}\n")
+    (tmp_path / "alias").symlink_to(tmp_path / "real")
+    via_link = [str(tmp_path / "alias" / "b.jsonl"), str(tmp_path / "alias" / "p" / "q" / "a.jsonl")]
+    assert expand_paths([str(tmp_path / "alias"), str(tmp_path / "real"),
+                         str(tmp_path / "real" / "p" / "q")]) == (via_link, [])
+    assert expand_paths([str(tmp_path / "real" / "p"), str(tmp_path / "alias")]) == (
+        [deep, str(tmp_path / "alias" / "b.jsonl")], [])
+    assert top not in expand_paths([str(tmp_path / "alias"), top])[0]
+
+
 def test_expand_paths_reports_an_unreadable_sub_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

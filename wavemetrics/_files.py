@@ -97,7 +97,7 @@ def _stat_error(path: str, *, regular: bool) -> str | None:
 
 
 def _walk_files(
-    folder: str, onerror: Callable[[OSError], None]
+    folder: str, onerror: Callable[[OSError], None], listed: set[str] | None = None
 ) -> Iterator[tuple[str, list[str], set[str]]]:
     """``(folder, sorted non-folder names, plain names)`` of ``folder`` and every
     sub-folder, depth first, sub-folders in name order: the order of ``os.walk`` with
@@ -107,7 +107,9 @@ def _walk_files(
 
     Iterative, so a tree nested 1,100 levels deep cannot raise ``RecursionError``
     (``os.walk`` recurses before Python 3.12). Links to folders are not followed;
-    a folder that cannot be listed is passed to ``onerror``.
+    a folder that cannot be listed is passed to ``onerror``. ``listed``: filled with
+    every sub-folder walked into (each the join of its parent and a name that is no
+    link).
     """
     stack = [folder]
     while stack:
@@ -136,15 +138,19 @@ def _walk_files(
             elif not entry.is_symlink():
                 subfolders.append(entry.name)
         yield root, sorted(names), plain
-        stack.extend(os.path.join(root, name) for name in sorted(subfolders, reverse=True))
+        below = [os.path.join(root, name) for name in sorted(subfolders, reverse=True)]
+        if listed is not None:
+            listed.update(below)
+        stack.extend(below)
 
 
 def _walk(
-    folder: str, skipped: list[tuple[str, str]] | None = None
+    folder: str, skipped: list[tuple[str, str]] | None = None, listed: set[str] | None = None
 ) -> tuple[list[str], list[tuple[str, str]], set[str]]:
     """The trace files under ``folder``, the unreadable entries with their reason, and
     the files found that the listing showed as regular files, not links (not stat'ed
-    again here: a file that vanishes before it is read gets its error from the read)."""
+    again here: a file that vanishes before it is read gets its error from the read);
+    ``listed``: filled with the sub-folders walked into (:func:`_walk_files`)."""
     found: list[str] = []
     bad: list[tuple[str, str]] = []
     plain_files: set[str] = set()
@@ -152,7 +158,7 @@ def _walk(
     def unreadable(exc: OSError) -> None:
         bad.append((exc.filename or folder, describe_os_error(exc)))
 
-    for root, names, plain in _walk_files(folder, unreadable):
+    for root, names, plain in _walk_files(folder, unreadable, listed):
         for name in names:
             if not _is_trace_name(name):
                 if skipped is not None and name.endswith(SKIPPED_SUFFIXES):
@@ -172,24 +178,40 @@ def _walk(
 
 
 def expand_entries(
-    paths: list[str], walked: dict[str, str], skipped: list[tuple[str, str]]
+    paths: list[str], walked: dict[str, str], skipped: list[tuple[str, str]],
+    plain_files: set[str] | None = None,
 ) -> list[tuple[str, str | None]]:
     """``expand_inputs`` of :mod:`wavemetrics.readers.sources`, filling ``walked`` (each file
-    a folder walk found, mapped to that folder) and ``skipped`` (``(path, reason)`` of
-    the sidecars a walk passed over)."""
+    a folder walk found, mapped to that folder), ``skipped`` (``(path, reason)`` of the
+    sidecars a walk passed over) and ``plain_files`` (the files found that a folder's
+    listing showed as regular files, not links)."""
     entries: list[tuple[str, str | None]] = []
     seen: set[str] = set()
     real_folders: dict[str, str] = {}
+    listed: set[str] = set()  # sub-folders walked into: no link (see real_folder)
+
+    def real_folder(folder: str) -> str:
+        # os.path.realpath(folder), once per folder; a sub-folder a walk went into is its
+        # parent's real path joined with its name (no link), without a system call
+        # (iterative: a tree 1,100 levels deep must not recurse)
+        pending: list[str] = []
+        while folder not in real_folders and folder in listed:
+            pending.append(folder)
+            folder = os.path.split(folder)[0]
+        if folder not in real_folders:
+            real_folders[folder] = os.path.realpath(folder)
+        for below in reversed(pending):
+            real_folders[below] = os.path.join(real_folders[folder], os.path.split(below)[1])
+            folder = below
+        return real_folders[folder]
 
     def real(path: str, plain: bool) -> str:
-        # os.path.realpath(path), with each folder resolved once (not once per file);
-        # ``plain``: a folder walk's file listed as no link (so not looked at again)
+        # os.path.realpath(path); ``plain``: a folder walk's file listed as no link (so
+        # not looked at again)
         folder, name = os.path.split(path)
         if not plain and (name in ("", ".", "..") or os.path.islink(path)):
             return os.path.realpath(path)
-        if folder not in real_folders:
-            real_folders[folder] = os.path.realpath(folder)
-        return os.path.join(real_folders[folder], name)
+        return os.path.join(real_folder(folder), name)
 
     def add_file(path: str, plain: bool = False) -> None:
         key = path if path == STDIN else real(path, plain)
@@ -201,9 +223,11 @@ def expand_entries(
         if path == STDIN:
             add_file(path)
         elif os.path.isdir(path):
-            found, bad, plain = _walk(path, skipped)
+            found, bad, plain = _walk(path, skipped, listed)
             if not found and not bad:
                 entries.append((path, EMPTY_FOLDER))
+            if plain_files is not None:
+                plain_files.update(plain)
             for file in found:
                 walked.setdefault(file, path)
                 add_file(file, file in plain)

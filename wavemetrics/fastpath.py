@@ -90,17 +90,19 @@ def _files_of(paths: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]] |
         return "stdin or a path that is not UTF-8"
     walked: dict[str, str] = {}
     skipped: list[tuple[str, str]] = []
+    plain: set[str] = set()
     files: list[str] = []
-    for path, error in _files.expand_entries(list(paths), walked, skipped):
+    for path, error in _files.expand_entries(list(paths), walked, skipped, plain):
         if error is not None:
             return "an input cannot be read"
         if path.endswith(".gz") or not _utf8(path):
             return "a gzip file or a path that is not UTF-8"
-        try:
-            if not stat.S_ISREG(os.lstat(path).st_mode):
-                return "an input is a link or not a regular file"
-        except OSError:
-            return "an input cannot be read"
+        if path not in plain:  # named, or listed as a link: looked at
+            try:
+                if not stat.S_ISREG(os.lstat(path).st_mode):
+                    return "an input is a link or not a regular file"
+            except OSError:
+                return "an input cannot be read"
         files.append(path)
     if not files:
         return "no file to read"
@@ -123,10 +125,15 @@ def summarize_json(paths: Sequence[str], jobs: int) -> tuple[bytes, list[str]] |
         return found
     files, skipped = found
     groups: dict[str, int] = {}
-    args = [(path, _files.fallback_session_id(path),
-             _files.file_stem(path) if "subagents" in path else None,  # else the same
-             groups.setdefault(_files.project_folder(path), len(groups)))
-            for path in files]
+    folders: dict[str, int] = {}  # each folder's group: its project folder's number
+    args = []
+    for path in files:
+        folder = os.path.dirname(path)
+        if folder not in folders:
+            folders[folder] = groups.setdefault(_files.project_folder(path), len(groups))
+        args.append((path, _files.fallback_session_id(path),
+                     _files.file_stem(path) if "subagents" in path else None,  # else the same
+                     folders[folder]))
     result: Any = native.summarize_json(
         args, skipped, sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES), MAX_TRACKED_CALLS,
         _eval_names(), jobs)

@@ -25,6 +25,7 @@ from wavemetrics._files import (
     SIDECAR_REASON,
     SKIPPED_UNRECOGNISED,
 )
+from wavemetrics._paths import absolute
 from wavemetrics._suffixes import SESSION_SUFFIXES
 
 __all__ = [
@@ -162,18 +163,18 @@ def subagent_notes(
     (:func:`old_layout_notes`; ``show_paths``: the command's ``--show-paths``, ``None``
     for a command without that option)."""
     lines: list[str] = []
-    read = {os.path.abspath(r.path) for r in inputs}
+    read = {absolute(r.path) for r in inputs}
     for path in paths:
         suffix = next((x for x in SESSION_SUFFIXES if path.endswith(x)), None)
         if suffix is None or not os.path.isfile(path):
             continue
         folder = os.path.join(path[: -len(suffix)], "subagents")
-        if os.path.isdir(folder) and not any(p.startswith(os.path.abspath(folder)) for p in read):
+        if os.path.isdir(folder) and not any(p.startswith(absolute(folder)) for p in read):
             lines.append(
                 f"wavemetrics: note: {path}: sub-agent files in {folder}/ were not read;"
                 " pass the project folder to include their lanes")
     # <session>/subagents/agent-*.jsonl is Claude Code's layout (the only format with it)
-    readable = {os.path.abspath(r.path) for r in inputs if r.error is None}
+    readable = {absolute(r.path) for r in inputs if r.error is None}
     sessions = sorted({os.path.dirname(os.path.dirname(p)) for p in readable
                        if os.path.basename(os.path.dirname(p)) == "subagents"})
     for session in sessions:
