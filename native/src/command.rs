@@ -18,7 +18,7 @@ use crate::pyjson::{write_ascii_string, write_float, write_int, write_unicode_st
 use crate::readers::{self, FoldFile, FoldOut, UnitOut};
 use crate::summary::{Settings, Summary};
 use sha2::{Digest, Sha256};
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::path::Path;
 
 /// One file of the run, in walk order (the order of the document's `inputs`).
@@ -47,8 +47,6 @@ pub enum Decline {
     ReadAgain,
     /// This input's every record was a problem: an error (`_no_usable_record`).
     NoUsableRecord(usize),
-    /// Two units gave a lane with the same session and lane ids (`repeated_lanes`).
-    RepeatedLane,
     /// A count of the merged total does not fit in 64 bits.
     Overflow,
 }
@@ -61,7 +59,6 @@ impl Decline {
             Decline::ReadFailed => "a unit could not be read natively",
             Decline::ReadAgain => "a unit was read again in batch mode",
             Decline::NoUsableRecord(_) => "an input has no usable record",
-            Decline::RepeatedLane => "a lane was read from several inputs",
             Decline::Overflow => "a total count overflows",
         }
     }
@@ -223,13 +220,9 @@ pub fn assemble<'a>(
         }
     }
     let mut lanes = Vec::new();
-    let mut seen = HashSet::new();
     for (_, unit, files) in units.iter().flatten() {
         for lane in &unit.lanes {
             let file = *files.get(lane.file).ok_or(Decline::ReadFailed)?;
-            if !seen.insert((lane.session_id.as_str(), lane.lane_id.as_str())) {
-                return Err(Decline::RepeatedLane);
-            }
             lanes.push((file, lane));
         }
     }
@@ -278,6 +271,28 @@ pub fn merge<'a>(summaries: impl IntoIterator<Item = &'a Summary>) -> Option<Sum
         t.tool_time_ms += s.tool_time_ms;
     }
     Some(t)
+}
+
+/// `ReadOutcome.repeated_lanes`: the `(session_id, lane_id)` of lanes read from more
+/// than one input, in order of first appearance, with the inputs (walk indexes) of
+/// each in lane order.
+pub fn repeated_lanes<'a>(
+    lanes: &[(usize, &'a readers::LaneOut)],
+) -> Vec<(&'a str, &'a str, Vec<usize>)> {
+    let mut order: Vec<(&str, &str, Vec<usize>)> = Vec::new();
+    let mut index: HashMap<(&str, &str), usize> = HashMap::new();
+    for (file, lane) in lanes {
+        let key = (lane.session_id.as_str(), lane.lane_id.as_str());
+        match index.get(&key) {
+            Some(&at) => order[at].2.push(*file),
+            None => {
+                index.insert(key, order.len());
+                order.push((key.0, key.1, vec![*file]));
+            }
+        }
+    }
+    order.retain(|(_, _, files)| files.len() > 1);
+    order
 }
 
 /// `session_hash` of `pipeline.py`: hex SHA-256 of the compact JSON array
@@ -421,12 +436,12 @@ fn figures(w: &mut Writer, s: &Summary) {
     w.int("eval_outer_joined_calls", s.eval_outer_joined_calls);
     w.int("mixed_non_eval_joined_calls", s.mixed_non_eval_joined_calls);
     w.float("tool_time_ms", s.tool_time_ms);
-    // waves_total, the derived property; a sum past 64 bits is caught by merge
-    let waves = s
-        .non_eval_waves_total
-        .saturating_add(s.eval_only_waves)
-        .saturating_add(s.mixed_waves);
-    w.int("waves_total", waves);
+    // waves_total, the derived property: exact as Python's int sum, also past 64 bits
+    let waves = i128::from(s.non_eval_waves_total)
+        + i128::from(s.eval_only_waves)
+        + i128::from(s.mixed_waves);
+    w.key("waves_total");
+    write_int(&mut w.out, waves);
 }
 
 /// The `--format json` document of `outcome` (`report.json_document` and
@@ -495,6 +510,7 @@ pub fn render(
     w.open(b'{');
     figures(&mut w, &total);
     w.close(b'}');
+    let repeated = repeated_lanes(&outcome.lanes);
     if !skipped.is_empty() {
         w.key("skipped_files");
         w.open(b'[');
@@ -507,6 +523,25 @@ pub fn render(
         }
         w.close(b']');
     }
+    if !repeated.is_empty() {
+        w.key("repeated_lanes");
+        w.open(b'[');
+        for (session_id, lane_id, files) in &repeated {
+            w.member();
+            w.open(b'{');
+            w.text("session_id", session_id);
+            w.text("lane_id", lane_id);
+            w.key("paths");
+            w.open(b'[');
+            for file in files {
+                w.member();
+                write_ascii_string(&mut w.out, paths[*file]);
+            }
+            w.close(b']');
+            w.close(b'}');
+        }
+        w.close(b']');
+    }
     w.close(b'}');
     w.out.push(b'\n');
     Ok(Document {
@@ -514,4 +549,1852 @@ pub fn render(
         inputs,
         lanes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    //! Every expected document below was written by CPython 3.11 (`json.dumps(doc,
+    //! indent=2)` of a dict built by hand with the same values, or the Python
+    //! reference engine: `wavemetrics summarize --format json --engine python`), every
+    //! session hash by `hashlib.sha256(json.dumps([s, l], ensure_ascii=False,
+    //! separators=(",", ":")).encode()).hexdigest()`.
+
+    use super::*;
+    use crate::readers::LaneOut;
+    use std::sync::atomic::Ordering;
+
+    const CLAUDE: Option<Detected> = Some(Detected::ClaudeCode);
+    const EVENTS: Option<Detected> = Some(Detected::Events);
+
+    fn account(lines_read: u64, lines_used: u64) -> LineAccount {
+        let mut account = LineAccount::default();
+        account.lines_read = lines_read;
+        account.lines_used = lines_used;
+        account
+    }
+
+    fn lane(file: usize, session_id: &str, lane_id: &str) -> LaneOut {
+        LaneOut {
+            file,
+            session_id: session_id.into(),
+            lane_id: lane_id.into(),
+            summary: Summary::default(),
+        }
+    }
+
+    fn unit(accounts: Vec<LineAccount>, lanes: Vec<LaneOut>) -> UnitOut {
+        UnitOut {
+            accounts,
+            lanes,
+            read_again_in_batch: false,
+        }
+    }
+
+    fn again(mut out: UnitOut) -> UnitOut {
+        out.read_again_in_batch = true;
+        out
+    }
+
+    fn file(path: &str, group: usize) -> CommandFile<'_> {
+        CommandFile {
+            path,
+            claude_fallback: "fallback",
+            events_default: "default",
+            group,
+        }
+    }
+
+    fn fold(
+        found: Vec<Option<Detected>>,
+        claude: Option<UnitOut>,
+        events: Vec<(usize, Option<UnitOut>)>,
+    ) -> FoldOut {
+        FoldOut {
+            found,
+            claude,
+            events,
+        }
+    }
+
+    /// One `events` file with this account and lanes (the group of a single file).
+    fn events_only(account: LineAccount, lanes: Vec<LaneOut>) -> FoldOut {
+        fold(
+            vec![EVENTS],
+            None,
+            vec![(0, Some(unit(vec![account], lanes)))],
+        )
+    }
+
+    /// What `assemble` makes of `outs` for `groups`: only its decline, if any.
+    fn decline(count: usize, groups: &[Vec<usize>], outs: &[FoldOut]) -> Option<Decline> {
+        assemble(count, groups, outs).err()
+    }
+
+    /// The inputs as (format, lines_read) and the lanes as (walk index, session, lane).
+    type Shape<'a> = (Vec<(&'static str, u64)>, Vec<(usize, &'a str, &'a str)>);
+
+    fn shape<'a>(outcome: &Outcome<'a>) -> Shape<'a> {
+        let inputs = outcome
+            .inputs
+            .iter()
+            .map(|read| (read.format, read.account.lines_read))
+            .collect();
+        let lanes = outcome
+            .lanes
+            .iter()
+            .map(|(file, lane)| (*file, lane.session_id.as_str(), lane.lane_id.as_str()))
+            .collect();
+        (inputs, lanes)
+    }
+
+    #[test]
+    fn every_decline_has_its_reason() {
+        let reasons = [
+            (Decline::NotNative(3), "an input is not read natively"),
+            (Decline::ReadFailed, "a unit could not be read natively"),
+            (Decline::ReadAgain, "a unit was read again in batch mode"),
+            (Decline::NoUsableRecord(0), "an input has no usable record"),
+            (Decline::Overflow, "a total count overflows"),
+        ];
+        for (decline, reason) in reasons {
+            assert_eq!(decline.reason(), reason, "{decline:?}");
+        }
+    }
+
+    #[test]
+    fn groups_hold_their_files_in_path_byte_order() {
+        assert_eq!(groups_of(&[]), Vec::<Vec<usize>>::new());
+        let files = [
+            file("p/b", 0),
+            file("q/x", 2),
+            file("p/10", 0),
+            file("p/1", 0),
+            file("r/é", 3),
+            file("r/z", 3),
+            file("r/\u{10000}", 3),
+            file("r/\u{ffff}", 3),
+        ];
+        // group 1 has no file: no empty group is kept; "p/1" < "p/10" < "p/b" by bytes,
+        // and UTF-8 bytes order code points ("z" < "é" < U+FFFF < U+10000)
+        assert_eq!(
+            groups_of(&files),
+            vec![vec![3, 2, 0], vec![1], vec![5, 4, 7, 6]]
+        );
+        assert_eq!(groups_of(&[file("only", 0)]), vec![vec![0]]);
+        assert_eq!(groups_of(&[file("b", 1), file("a", 1)]), vec![vec![1, 0]]);
+    }
+
+    #[test]
+    fn units_come_in_order_of_first_appearance_and_inputs_in_walk_order() {
+        // walk: 0 p/b (claude), 1 q/e (events), 2 p/a (claude), 3 q/c (claude),
+        // 4 p/z (events); folders p (group 0) and q (group 1)
+        let files = [
+            file("p/b", 0),
+            file("q/e", 1),
+            file("p/a", 0),
+            file("q/c", 1),
+            file("p/z", 0),
+        ];
+        let groups = groups_of(&files);
+        assert_eq!(groups, vec![vec![2, 0, 4], vec![3, 1]]);
+        let outs = [
+            fold(
+                vec![CLAUDE, CLAUDE, EVENTS],
+                // the folder's files in its order: p/a (walk 2), then p/b (walk 0)
+                Some(unit(
+                    vec![account(102, 1), account(100, 1)],
+                    vec![
+                        lane(1, "sb", "main"),
+                        lane(0, "sa", "main"),
+                        lane(0, "sa", "x1"),
+                    ],
+                )),
+                vec![(
+                    2,
+                    Some(unit(vec![account(104, 1)], vec![lane(0, "z", "main")])),
+                )],
+            ),
+            fold(
+                vec![CLAUDE, EVENTS],
+                Some(unit(vec![account(103, 1)], vec![lane(0, "c", "main")])),
+                vec![(
+                    1,
+                    Some(unit(vec![account(101, 1)], vec![lane(0, "e", "main")])),
+                )],
+            ),
+        ];
+        let outcome = assemble(files.len(), &groups, &outs).unwrap();
+        let (inputs, lanes) = shape(&outcome);
+        assert_eq!(
+            inputs,
+            vec![
+                ("claude-code", 100),
+                ("events", 101),
+                ("claude-code", 102),
+                ("claude-code", 103),
+                ("events", 104),
+            ]
+        );
+        // folder p where its first file in walk order (0) is, events q/e at 1, folder q
+        // at 3, events p/z at 4; each unit's lanes in its order
+        assert_eq!(
+            lanes,
+            vec![
+                (0, "sb", "main"),
+                (2, "sa", "main"),
+                (2, "sa", "x1"),
+                (1, "e", "main"),
+                (3, "c", "main"),
+                (4, "z", "main"),
+            ]
+        );
+        let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
+        let document = render(&paths, &outcome, &[]).unwrap();
+        let facts: Vec<(usize, &str, &str)> = document
+            .lanes
+            .iter()
+            .map(|l| (l.file, l.session_id.as_str(), l.lane_id.as_str()))
+            .collect();
+        assert_eq!(facts, lanes);
+        let formats: Vec<(&str, u64)> = document
+            .inputs
+            .iter()
+            .map(|i| (i.format, i.lines_read))
+            .collect();
+        assert_eq!(formats, inputs);
+    }
+
+    #[test]
+    fn a_group_of_events_files_only_or_of_claude_files_only_is_read() {
+        // no Claude Code file: no claude unit is asked for (it is None)
+        let outs = [fold(
+            vec![EVENTS, EVENTS],
+            None,
+            vec![
+                (
+                    0,
+                    Some(unit(vec![account(7, 1)], vec![lane(0, "a", "main")])),
+                ),
+                (
+                    1,
+                    Some(unit(vec![account(8, 1)], vec![lane(0, "b", "main")])),
+                ),
+            ],
+        )];
+        let outcome = assemble(2, &[vec![1, 0]], &outs).unwrap();
+        assert_eq!(
+            shape(&outcome),
+            (
+                vec![("events", 8), ("events", 7)],
+                vec![(0, "b", "main"), (1, "a", "main")]
+            )
+        );
+        let outs = [fold(
+            vec![CLAUDE],
+            Some(unit(vec![account(5, 0)], vec![])),
+            vec![],
+        )];
+        let outcome = assemble(1, &[vec![0]], &outs).unwrap();
+        assert_eq!(shape(&outcome), (vec![("claude-code", 5)], vec![]));
+        // nothing at all
+        let outcome = assemble(0, &[], &[]).unwrap();
+        assert_eq!(shape(&outcome), (vec![], vec![]));
+    }
+
+    #[test]
+    fn a_file_not_detected_is_not_native() {
+        // group [1, 0] (walk order b, a sorted to a, b): its second member is walk 0
+        let groups = [vec![1, 0]];
+        let read = || Some(unit(vec![account(1, 1)], vec![]));
+        let outs = [fold(vec![CLAUDE, None], read(), vec![])];
+        assert_eq!(decline(2, &groups, &outs), Some(Decline::NotNative(0)));
+        let outs = [fold(vec![None, CLAUDE], read(), vec![])];
+        assert_eq!(decline(2, &groups, &outs), Some(Decline::NotNative(1)));
+        // fewer detections than members
+        let outs = [fold(vec![CLAUDE], read(), vec![])];
+        assert_eq!(decline(2, &groups, &outs), Some(Decline::NotNative(0)));
+        // an events file found but never read: no input report
+        let outs = [fold(vec![CLAUDE, EVENTS], read(), vec![])];
+        assert_eq!(decline(2, &groups, &outs), Some(Decline::NotNative(0)));
+        // a file in no group
+        let outs = [events_only(account(1, 1), vec![])];
+        assert_eq!(decline(2, &[vec![1]], &outs), Some(Decline::NotNative(0)));
+    }
+
+    #[test]
+    fn a_unit_not_read_fails() {
+        let g = [vec![0, 1]];
+        let ok = || unit(vec![account(1, 1)], vec![lane(0, "s", "main")]);
+        // the claude unit failed
+        let outs = [fold(vec![CLAUDE, CLAUDE], None, vec![])];
+        assert_eq!(decline(2, &g, &outs), Some(Decline::ReadFailed));
+        // one account for two Claude Code files
+        let outs = [fold(vec![CLAUDE, CLAUDE], Some(ok()), vec![])];
+        assert_eq!(decline(2, &g, &outs), Some(Decline::ReadFailed));
+        // an events unit failed
+        let outs = [fold(vec![CLAUDE, EVENTS], Some(ok()), vec![(1, None)])];
+        assert_eq!(decline(2, &g, &outs), Some(Decline::ReadFailed));
+        // an events unit of a member the group does not have
+        let outs = [fold(
+            vec![CLAUDE, EVENTS],
+            Some(ok()),
+            vec![(2, Some(ok()))],
+        )];
+        assert_eq!(decline(2, &g, &outs), Some(Decline::ReadFailed));
+        // an events unit without its account
+        let outs = [fold(
+            vec![CLAUDE, EVENTS],
+            Some(ok()),
+            vec![(1, Some(unit(vec![], vec![])))],
+        )];
+        assert_eq!(decline(2, &g, &outs), Some(Decline::ReadFailed));
+        // a lane of a file the unit does not have
+        let outs = [fold(
+            vec![CLAUDE, EVENTS],
+            Some(unit(vec![account(1, 1)], vec![lane(1, "s", "main")])),
+            vec![(1, Some(ok()))],
+        )];
+        assert_eq!(decline(2, &g, &outs), Some(Decline::ReadFailed));
+        let outs = [events_only(account(1, 1), vec![lane(1, "s", "main")])];
+        assert_eq!(decline(1, &[vec![0]], &outs), Some(Decline::ReadFailed));
+        // the same, well formed, is read
+        let outs = [fold(
+            vec![CLAUDE, EVENTS],
+            Some(ok()),
+            vec![(
+                1,
+                Some(unit(vec![account(2, 1)], vec![lane(0, "t", "main")])),
+            )],
+        )];
+        let outcome = assemble(2, &g, &outs).unwrap();
+        assert_eq!(
+            shape(&outcome),
+            (
+                vec![("claude-code", 1), ("events", 2)],
+                vec![(0, "s", "main"), (1, "t", "main")]
+            )
+        );
+    }
+
+    #[test]
+    fn a_unit_read_again_in_batch_declines() {
+        let g = [vec![0, 1]];
+        let ok = |s: &str| unit(vec![account(1, 1)], vec![lane(0, s, "main")]);
+        let outs = [fold(
+            vec![CLAUDE, EVENTS],
+            Some(again(ok("a"))),
+            vec![(1, Some(ok("b")))],
+        )];
+        assert_eq!(decline(2, &g, &outs), Some(Decline::ReadAgain));
+        let outs = [fold(
+            vec![CLAUDE, EVENTS],
+            Some(ok("a")),
+            vec![(1, Some(again(ok("b"))))],
+        )];
+        assert_eq!(decline(2, &g, &outs), Some(Decline::ReadAgain));
+        let outs = [fold(
+            vec![CLAUDE, EVENTS],
+            Some(ok("a")),
+            vec![(1, Some(ok("b")))],
+        )];
+        assert!(assemble(2, &g, &outs).is_ok());
+    }
+
+    #[test]
+    fn an_input_of_problems_only_has_no_usable_record() {
+        type Problems = &'static [(&'static str, u64)];
+        let with = |problems: Problems, used: u64| {
+            let mut account = account(9, used);
+            account.problems = problems.to_vec();
+            account
+        };
+        let cases: [(Problems, u64, bool); 6] = [
+            (&[], 0, false),
+            (&[], 1, false),
+            (&[("invalid_json", 1)], 0, true),
+            (&[("invalid_json", 1)], 1, false),
+            (&[("invalid_json", 2), ("invalid_event", 3)], 0, true),
+            (&[("invalid_json", 0)], 0, false),
+        ];
+        for (problems, used, declines) in cases {
+            // the second input (walk 1) is the one looked at; the first is fine
+            let outs = [
+                events_only(account(1, 1), vec![]),
+                events_only(with(problems, used), vec![]),
+            ];
+            let want = declines.then_some(Decline::NoUsableRecord(1));
+            assert_eq!(
+                decline(2, &[vec![0], vec![1]], &outs),
+                want,
+                "{problems:?} {used}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_lane_read_from_several_inputs_is_kept_in_each() {
+        let two = |a: LaneOut, b: LaneOut| {
+            [
+                events_only(account(1, 1), vec![a]),
+                events_only(account(2, 1), vec![b]),
+            ]
+        };
+        let groups = [vec![0], vec![1]];
+        let outs = two(lane(0, "s", "main"), lane(0, "s", "main"));
+        let outcome = assemble(2, &groups, &outs).unwrap();
+        assert_eq!(shape(&outcome).1, vec![(0, "s", "main"), (1, "s", "main")]);
+        assert_eq!(
+            repeated_lanes(&outcome.lanes),
+            vec![("s", "main", vec![0, 1])]
+        );
+        for (a, b) in [(("s", "main"), ("s", "x1")), (("s", "main"), ("t", "main"))] {
+            let outs = two(lane(0, a.0, a.1), lane(0, b.0, b.1));
+            let outcome = assemble(2, &groups, &outs).unwrap();
+            assert_eq!(repeated_lanes(&outcome.lanes), vec![], "{a:?} {b:?}");
+        }
+    }
+
+    #[test]
+    fn repeated_lanes_in_order_of_first_appearance_with_their_inputs_in_lane_order() {
+        assert_eq!(repeated_lanes(&[]), vec![]);
+        let lanes = [
+            lane(0, "s", "main"),
+            lane(0, "t", "main"),
+            lane(0, "s", "main"),
+            lane(0, "s", "x1"),
+            lane(0, "t", "main"),
+            lane(0, "u", "main"),
+            lane(0, "t", "main"),
+            lane(0, "s", "x1"),
+        ];
+        let files = [0, 1, 2, 1, 3, 0, 4, 2];
+        let outcome: Vec<(usize, &LaneOut)> = files.into_iter().zip(&lanes).collect();
+        assert_eq!(
+            repeated_lanes(&outcome),
+            vec![
+                ("s", "main", vec![0, 2]),
+                ("t", "main", vec![1, 3, 4]),
+                ("s", "x1", vec![1, 2]),
+            ]
+        );
+        // one input twice is twice (as Python lists a path per lane)
+        let outcome = [(3, &lanes[0]), (3, &lanes[2]), (1, &lanes[1])];
+        assert_eq!(repeated_lanes(&outcome), vec![("s", "main", vec![3, 3])]);
+    }
+
+    const REPEATED_DOCUMENT: &str = r#"{
+  "schema_kind": "parallelism_v1",
+  "inputs": [
+    {
+      "path": "/x/\u00e9/a.jsonl",
+      "format": "claude-code",
+      "lines_read": 2,
+      "lines_used": 2,
+      "lines_ignored": 0,
+      "problems": {},
+      "ignored": {},
+      "notes": {},
+      "error": null
+    },
+    {
+      "path": "/x/b.jsonl",
+      "format": "events",
+      "lines_read": 1,
+      "lines_used": 1,
+      "lines_ignored": 0,
+      "problems": {},
+      "ignored": {},
+      "notes": {},
+      "error": null
+    }
+  ],
+  "lanes": [
+    {
+      "path": "/x/\u00e9/a.jsonl",
+      "session_id": "s",
+      "lane_id": "main",
+      "session_hash": "5670c45e3afbe7010be2eb56fbe6e7c38c1966aa69646deea6dc97a44def9b04",
+      "clock_anomalies": 0,
+      "dropped_calls": 0,
+      "eval_only_duration_ms": 0.0,
+      "eval_only_waves": 0,
+      "incomplete_calls": 0,
+      "measured_turn_duration_ms_total": 0.0,
+      "mixed_waves": 0,
+      "modeled_wallclock_saved_ms": 0.0,
+      "non_eval_joined_calls": 0,
+      "non_eval_saved_round_trips": 0,
+      "non_eval_wave_size_histogram": "0:0:0:0:0:0:0:0",
+      "non_eval_waves_multi": 0,
+      "non_eval_waves_total": 0,
+      "upper_bound_saved_ms": 0.0,
+      "observed_calls": 1,
+      "paired_calls": 0,
+      "malformed_observations": 0,
+      "duplicate_starts": 0,
+      "orphan_ends": 0,
+      "eval_outer_joined_calls": 0,
+      "mixed_non_eval_joined_calls": 0,
+      "tool_time_ms": 0.0,
+      "waves_total": 0
+    },
+    {
+      "path": "/x/b.jsonl",
+      "session_id": "s",
+      "lane_id": "main",
+      "session_hash": "5670c45e3afbe7010be2eb56fbe6e7c38c1966aa69646deea6dc97a44def9b04",
+      "clock_anomalies": 0,
+      "dropped_calls": 0,
+      "eval_only_duration_ms": 0.0,
+      "eval_only_waves": 0,
+      "incomplete_calls": 0,
+      "measured_turn_duration_ms_total": 0.0,
+      "mixed_waves": 0,
+      "modeled_wallclock_saved_ms": 0.0,
+      "non_eval_joined_calls": 0,
+      "non_eval_saved_round_trips": 0,
+      "non_eval_wave_size_histogram": "0:0:0:0:0:0:0:0",
+      "non_eval_waves_multi": 0,
+      "non_eval_waves_total": 0,
+      "upper_bound_saved_ms": 0.0,
+      "observed_calls": 2,
+      "paired_calls": 0,
+      "malformed_observations": 0,
+      "duplicate_starts": 0,
+      "orphan_ends": 0,
+      "eval_outer_joined_calls": 0,
+      "mixed_non_eval_joined_calls": 0,
+      "tool_time_ms": 0.0,
+      "waves_total": 0
+    },
+    {
+      "path": "/x/b.jsonl",
+      "session_id": "t",
+      "lane_id": "main",
+      "session_hash": "8744191998d9129991bd93268a2b85b950560fb1db421cdbff577276217533ee",
+      "clock_anomalies": 0,
+      "dropped_calls": 0,
+      "eval_only_duration_ms": 0.0,
+      "eval_only_waves": 0,
+      "incomplete_calls": 0,
+      "measured_turn_duration_ms_total": 0.0,
+      "mixed_waves": 0,
+      "modeled_wallclock_saved_ms": 0.0,
+      "non_eval_joined_calls": 0,
+      "non_eval_saved_round_trips": 0,
+      "non_eval_wave_size_histogram": "0:0:0:0:0:0:0:0",
+      "non_eval_waves_multi": 0,
+      "non_eval_waves_total": 0,
+      "upper_bound_saved_ms": 0.0,
+      "observed_calls": 3,
+      "paired_calls": 0,
+      "malformed_observations": 0,
+      "duplicate_starts": 0,
+      "orphan_ends": 0,
+      "eval_outer_joined_calls": 0,
+      "mixed_non_eval_joined_calls": 0,
+      "tool_time_ms": 0.0,
+      "waves_total": 0
+    }
+  ],
+  "total": {
+    "clock_anomalies": 0,
+    "dropped_calls": 0,
+    "eval_only_duration_ms": 0.0,
+    "eval_only_waves": 0,
+    "incomplete_calls": 0,
+    "measured_turn_duration_ms_total": 0.0,
+    "mixed_waves": 0,
+    "modeled_wallclock_saved_ms": 0.0,
+    "non_eval_joined_calls": 0,
+    "non_eval_saved_round_trips": 0,
+    "non_eval_wave_size_histogram": "0:0:0:0:0:0:0:0",
+    "non_eval_waves_multi": 0,
+    "non_eval_waves_total": 0,
+    "upper_bound_saved_ms": 0.0,
+    "observed_calls": 6,
+    "paired_calls": 0,
+    "malformed_observations": 0,
+    "duplicate_starts": 0,
+    "orphan_ends": 0,
+    "eval_outer_joined_calls": 0,
+    "mixed_non_eval_joined_calls": 0,
+    "tool_time_ms": 0.0,
+    "waves_total": 0
+  },
+  "skipped_files": [
+    {
+      "path": "/x/c.meta.json",
+      "reason": "sidecar"
+    }
+  ],
+  "repeated_lanes": [
+    {
+      "session_id": "s",
+      "lane_id": "main",
+      "paths": [
+        "/x/\u00e9/a.jsonl",
+        "/x/b.jsonl"
+      ]
+    }
+  ]
+}"#;
+
+    #[test]
+    fn repeated_lanes_close_the_document_after_the_skipped_files() {
+        let first = account(2, 2);
+        let second = account(1, 1);
+        let with = |observed: u64, session: &str| {
+            let mut lane = lane(0, session, "main");
+            lane.summary.observed_calls = observed;
+            lane
+        };
+        let (a, b, c) = (with(1, "s"), with(2, "s"), with(3, "t"));
+        let outcome = Outcome {
+            inputs: vec![
+                Read {
+                    format: "claude-code",
+                    account: &first,
+                },
+                Read {
+                    format: "events",
+                    account: &second,
+                },
+            ],
+            lanes: vec![(0, &a), (1, &b), (1, &c)],
+        };
+        let paths = ["/x/é/a.jsonl", "/x/b.jsonl"];
+        let skipped = [("/x/c.meta.json".to_string(), "sidecar".to_string())];
+        let document = render(&paths, &outcome, &skipped).unwrap();
+        assert_eq!(
+            String::from_utf8(document.json).unwrap(),
+            format!("{REPEATED_DOCUMENT}\n")
+        );
+        // without skipped files: the same document without that member
+        let skipped_member = concat!(
+            "\n  \"skipped_files\": [\n",
+            "    {\n",
+            "      \"path\": \"/x/c.meta.json\",\n",
+            "      \"reason\": \"sidecar\"\n",
+            "    }\n",
+            "  ],",
+        );
+        assert!(REPEATED_DOCUMENT.contains(skipped_member));
+        let document = render(&paths, &outcome, &[]).unwrap();
+        assert_eq!(
+            String::from_utf8(document.json).unwrap(),
+            format!("{}\n", REPEATED_DOCUMENT.replace(skipped_member, ""))
+        );
+    }
+
+    /// The reference run of two `events` logs of one default session id, `run`, in
+    /// two folders (p2's first): one lane read from both.
+    const REPEATED_RUN: &str = r#"{
+  "schema_kind": "parallelism_v1",
+  "inputs": [
+    {
+      "path": "/tmp/wmref2/p2/run.jsonl",
+      "format": "events",
+      "lines_read": 2,
+      "lines_used": 2,
+      "lines_ignored": 0,
+      "problems": {},
+      "ignored": {},
+      "notes": {},
+      "error": null
+    },
+    {
+      "path": "/tmp/wmref2/p1/run.jsonl",
+      "format": "events",
+      "lines_read": 2,
+      "lines_used": 2,
+      "lines_ignored": 0,
+      "problems": {},
+      "ignored": {},
+      "notes": {},
+      "error": null
+    }
+  ],
+  "lanes": [
+    {
+      "path": "/tmp/wmref2/p2/run.jsonl",
+      "session_id": "run",
+      "lane_id": "main",
+      "session_hash": "c7fa3bf64a7cb870b4f69121b37273670f5f880e65224e8eccaccbae4b0fa7e9",
+      "clock_anomalies": 0,
+      "dropped_calls": 0,
+      "eval_only_duration_ms": 0.0,
+      "eval_only_waves": 0,
+      "incomplete_calls": 0,
+      "measured_turn_duration_ms_total": 0.0,
+      "mixed_waves": 0,
+      "modeled_wallclock_saved_ms": 0.0,
+      "non_eval_joined_calls": 1,
+      "non_eval_saved_round_trips": 0,
+      "non_eval_wave_size_histogram": "1:0:0:0:0:0:0:0",
+      "non_eval_waves_multi": 0,
+      "non_eval_waves_total": 1,
+      "upper_bound_saved_ms": 0.0,
+      "observed_calls": 1,
+      "paired_calls": 1,
+      "malformed_observations": 0,
+      "duplicate_starts": 0,
+      "orphan_ends": 0,
+      "eval_outer_joined_calls": 0,
+      "mixed_non_eval_joined_calls": 0,
+      "tool_time_ms": 500.0,
+      "waves_total": 1
+    },
+    {
+      "path": "/tmp/wmref2/p1/run.jsonl",
+      "session_id": "run",
+      "lane_id": "main",
+      "session_hash": "c7fa3bf64a7cb870b4f69121b37273670f5f880e65224e8eccaccbae4b0fa7e9",
+      "clock_anomalies": 0,
+      "dropped_calls": 0,
+      "eval_only_duration_ms": 0.0,
+      "eval_only_waves": 0,
+      "incomplete_calls": 0,
+      "measured_turn_duration_ms_total": 0.0,
+      "mixed_waves": 0,
+      "modeled_wallclock_saved_ms": 0.0,
+      "non_eval_joined_calls": 1,
+      "non_eval_saved_round_trips": 0,
+      "non_eval_wave_size_histogram": "1:0:0:0:0:0:0:0",
+      "non_eval_waves_multi": 0,
+      "non_eval_waves_total": 1,
+      "upper_bound_saved_ms": 0.0,
+      "observed_calls": 1,
+      "paired_calls": 1,
+      "malformed_observations": 0,
+      "duplicate_starts": 0,
+      "orphan_ends": 0,
+      "eval_outer_joined_calls": 0,
+      "mixed_non_eval_joined_calls": 0,
+      "tool_time_ms": 300.0,
+      "waves_total": 1
+    }
+  ],
+  "total": {
+    "clock_anomalies": 0,
+    "dropped_calls": 0,
+    "eval_only_duration_ms": 0.0,
+    "eval_only_waves": 0,
+    "incomplete_calls": 0,
+    "measured_turn_duration_ms_total": 0.0,
+    "mixed_waves": 0,
+    "modeled_wallclock_saved_ms": 0.0,
+    "non_eval_joined_calls": 2,
+    "non_eval_saved_round_trips": 0,
+    "non_eval_wave_size_histogram": "2:0:0:0:0:0:0:0",
+    "non_eval_waves_multi": 0,
+    "non_eval_waves_total": 2,
+    "upper_bound_saved_ms": 0.0,
+    "observed_calls": 2,
+    "paired_calls": 2,
+    "malformed_observations": 0,
+    "duplicate_starts": 0,
+    "orphan_ends": 0,
+    "eval_outer_joined_calls": 0,
+    "mixed_non_eval_joined_calls": 0,
+    "tool_time_ms": 800.0,
+    "waves_total": 2
+  },
+  "repeated_lanes": [
+    {
+      "session_id": "run",
+      "lane_id": "main",
+      "paths": [
+        "/tmp/wmref2/p2/run.jsonl",
+        "/tmp/wmref2/p1/run.jsonl"
+      ]
+    }
+  ]
+}"#;
+
+    #[test]
+    fn summarize_lists_a_lane_read_from_two_inputs() {
+        let tree = TempTree::new("repeated");
+        let dir = tree.text();
+        let logs = [
+            (
+                "p2",
+                concat!(
+                    r#"{"type":"tool_execution_start","toolCallId":"e1","toolName":"grep","timestamp":2000}"#,
+                    "\n",
+                    r#"{"type":"tool_execution_end","toolCallId":"e1","timestamp":2500}"#,
+                    "\n",
+                ),
+            ),
+            (
+                "p1",
+                concat!(
+                    r#"{"type":"tool_execution_start","toolCallId":"e1","toolName":"grep","timestamp":1000}"#,
+                    "\n",
+                    r#"{"type":"tool_execution_end","toolCallId":"e1","timestamp":1300}"#,
+                    "\n",
+                ),
+            ),
+        ];
+        let mut paths = Vec::new();
+        for (folder, text) in logs {
+            std::fs::create_dir_all(tree.0.join(folder)).unwrap();
+            std::fs::write(tree.0.join(folder).join("run.jsonl"), text).unwrap();
+            paths.push(format!("{dir}/{folder}/run.jsonl"));
+        }
+        let files: Vec<CommandFile> = paths
+            .iter()
+            .enumerate()
+            .map(|(group, path)| CommandFile {
+                path,
+                claude_fallback: "run",
+                events_default: "run",
+                group,
+            })
+            .collect();
+        let (events, claude_only) = sniffer_lists();
+        let sniffers = Sniffers {
+            event_types: &events,
+            claude_only_types: &claude_only,
+        };
+        let document = summarize(&files, &[], &sniffers, &settings(), 2).unwrap();
+        assert_eq!(
+            String::from_utf8(document.json).unwrap(),
+            format!("{}\n", REPEATED_RUN.replace("/tmp/wmref2", &dir))
+        );
+    }
+
+    /// Two summaries, every figure distinct (ints 1..=28 and 100 times that).
+    fn two_summaries() -> (Summary, Summary) {
+        let a = Summary {
+            clock_anomalies: 1,
+            dropped_calls: 2,
+            eval_only_duration_ms: 0.5,
+            eval_only_waves: 4,
+            incomplete_calls: 5,
+            measured_turn_duration_ms_total: 6.25,
+            mixed_waves: 7,
+            modeled_wallclock_saved_ms: -8.5,
+            non_eval_joined_calls: 9,
+            non_eval_saved_round_trips: 10,
+            histogram: [11, 12, 13, 14, 15, 16, 17, 18],
+            non_eval_waves_multi: 19,
+            non_eval_waves_total: 20,
+            upper_bound_saved_ms: 21.75,
+            observed_calls: 22,
+            paired_calls: 23,
+            malformed_observations: 24,
+            duplicate_starts: 25,
+            orphan_ends: 26,
+            eval_outer_joined_calls: 27,
+            mixed_non_eval_joined_calls: 28,
+            tool_time_ms: 29.125,
+        };
+        let b = Summary {
+            clock_anomalies: 100,
+            dropped_calls: 200,
+            eval_only_duration_ms: 0.25,
+            eval_only_waves: 400,
+            incomplete_calls: 500,
+            measured_turn_duration_ms_total: 600.5,
+            mixed_waves: 700,
+            modeled_wallclock_saved_ms: 800.0,
+            non_eval_joined_calls: 900,
+            non_eval_saved_round_trips: 1000,
+            histogram: [1100, 1200, 1300, 1400, 1500, 1600, 1700, 1800],
+            non_eval_waves_multi: 1900,
+            non_eval_waves_total: 2000,
+            upper_bound_saved_ms: 2100.0,
+            observed_calls: 2200,
+            paired_calls: 2300,
+            malformed_observations: 2400,
+            duplicate_starts: 2500,
+            orphan_ends: 2600,
+            eval_outer_joined_calls: 2700,
+            mixed_non_eval_joined_calls: 2800,
+            tool_time_ms: 2900.5,
+        };
+        (a, b)
+    }
+
+    #[test]
+    fn merge_sums_every_figure() {
+        assert_eq!(merge([]), Some(Summary::default()));
+        let (a, b) = two_summaries();
+        assert_eq!(merge([&a]), Some(a.clone()));
+        let want = Summary {
+            clock_anomalies: 101,
+            dropped_calls: 202,
+            eval_only_duration_ms: 0.75,
+            eval_only_waves: 404,
+            incomplete_calls: 505,
+            measured_turn_duration_ms_total: 606.75,
+            mixed_waves: 707,
+            modeled_wallclock_saved_ms: 791.5,
+            non_eval_joined_calls: 909,
+            non_eval_saved_round_trips: 1010,
+            histogram: [1111, 1212, 1313, 1414, 1515, 1616, 1717, 1818],
+            non_eval_waves_multi: 1919,
+            non_eval_waves_total: 2020,
+            upper_bound_saved_ms: 2121.75,
+            observed_calls: 2222,
+            paired_calls: 2323,
+            malformed_observations: 2424,
+            duplicate_starts: 2525,
+            orphan_ends: 2626,
+            eval_outer_joined_calls: 2727,
+            mixed_non_eval_joined_calls: 2828,
+            tool_time_ms: 2929.625,
+        };
+        assert_eq!(merge([&a, &b]), Some(want.clone()));
+        assert_eq!(merge([&b, &a]), Some(want));
+    }
+
+    #[test]
+    fn merge_adds_floats_in_lane_order_from_zero() {
+        let with = |ms: f64| Summary {
+            eval_only_duration_ms: ms,
+            measured_turn_duration_ms_total: ms,
+            modeled_wallclock_saved_ms: ms,
+            upper_bound_saved_ms: ms,
+            tool_time_ms: ms,
+            ..Summary::default()
+        };
+        let floats = |s: &Summary| {
+            [
+                s.eval_only_duration_ms,
+                s.measured_turn_duration_ms_total,
+                s.modeled_wallclock_saved_ms,
+                s.upper_bound_saved_ms,
+                s.tool_time_ms,
+            ]
+            .map(f64::to_bits)
+        };
+        // Python: 0.0 + 0.1 + 0.2 + 0.3 == 0.6000000000000001, 0.0 + 0.3 + 0.2 + 0.1 == 0.6
+        let (x, y, z) = (with(0.1), with(0.2), with(0.3));
+        let forward = merge([&x, &y, &z]).unwrap();
+        assert_eq!(floats(&forward), [0.6000000000000001f64.to_bits(); 5]);
+        let backward = merge([&z, &y, &x]).unwrap();
+        assert_eq!(floats(&backward), [0.6f64.to_bits(); 5]);
+        // the sums start at +0.0: -0.0 lanes add up to +0.0
+        let negative_zero = with(-0.0);
+        let total = merge([&negative_zero, &negative_zero]).unwrap();
+        assert_eq!(floats(&total), [0.0f64.to_bits(); 5]);
+        // negative and fractional figures
+        let total = merge([&with(-1.5), &with(0.25)]).unwrap();
+        assert_eq!(floats(&total), [(-1.25f64).to_bits(); 5]);
+    }
+
+    #[test]
+    fn merge_is_none_when_any_count_overflows() {
+        type Field = fn(&mut Summary) -> &mut u64;
+        let fields: [Field; 16] = [
+            |s| &mut s.clock_anomalies,
+            |s| &mut s.dropped_calls,
+            |s| &mut s.eval_only_waves,
+            |s| &mut s.incomplete_calls,
+            |s| &mut s.mixed_waves,
+            |s| &mut s.non_eval_joined_calls,
+            |s| &mut s.non_eval_saved_round_trips,
+            |s| &mut s.non_eval_waves_multi,
+            |s| &mut s.non_eval_waves_total,
+            |s| &mut s.observed_calls,
+            |s| &mut s.paired_calls,
+            |s| &mut s.malformed_observations,
+            |s| &mut s.duplicate_starts,
+            |s| &mut s.orphan_ends,
+            |s| &mut s.eval_outer_joined_calls,
+            |s| &mut s.mixed_non_eval_joined_calls,
+        ];
+        let histogram: Vec<Field> = vec![
+            |s| &mut s.histogram[0],
+            |s| &mut s.histogram[1],
+            |s| &mut s.histogram[2],
+            |s| &mut s.histogram[3],
+            |s| &mut s.histogram[4],
+            |s| &mut s.histogram[5],
+            |s| &mut s.histogram[6],
+            |s| &mut s.histogram[7],
+        ];
+        for (index, field) in fields.iter().chain(&histogram).enumerate() {
+            let mut full = Summary::default();
+            *field(&mut full) = u64::MAX;
+            let mut one = Summary::default();
+            *field(&mut one) = 1;
+            assert_eq!(merge([&full, &one]), None, "field {index}");
+            assert_eq!(merge([&one, &full]), None, "field {index}");
+            // at the limit, not past it
+            let zero = Summary::default();
+            assert_eq!(merge([&full, &zero]), Some(full.clone()), "field {index}");
+            let mut below = Summary::default();
+            *field(&mut below) = u64::MAX - 1;
+            assert_eq!(merge([&below, &one]), Some(full.clone()), "field {index}");
+        }
+    }
+
+    #[test]
+    fn session_hashes_are_python_s() {
+        let cases = [
+            (
+                "s",
+                "main",
+                "5670c45e3afbe7010be2eb56fbe6e7c38c1966aa69646deea6dc97a44def9b04",
+            ),
+            (
+                "",
+                "",
+                "439083f38956ba51ece90631552c6ea23c5c29570d3d5710e408e77e01ba7375",
+            ),
+            (
+                "a",
+                "b",
+                "0473ef2dc0d324ab659d3580c1134e9d812035905c4781fdd6d529b0c6860e13",
+            ),
+            (
+                "é€😀",
+                "x\n\"1\"\\\t\u{0}\u{1f}\u{7f}",
+                "b1dac297bb2318313dba641c37d25299e5cc49d06a96b4116fb42d50f2e10f9f",
+            ),
+        ];
+        for (session, lane, hash) in cases {
+            assert_eq!(session_hash(session, lane), hash, "{session:?} {lane:?}");
+        }
+    }
+
+    const EMPTY_DOCUMENT: &str = r#"{
+  "schema_kind": "parallelism_v1",
+  "inputs": [],
+  "lanes": [],
+  "total": {
+    "clock_anomalies": 0,
+    "dropped_calls": 0,
+    "eval_only_duration_ms": 0.0,
+    "eval_only_waves": 0,
+    "incomplete_calls": 0,
+    "measured_turn_duration_ms_total": 0.0,
+    "mixed_waves": 0,
+    "modeled_wallclock_saved_ms": 0.0,
+    "non_eval_joined_calls": 0,
+    "non_eval_saved_round_trips": 0,
+    "non_eval_wave_size_histogram": "0:0:0:0:0:0:0:0",
+    "non_eval_waves_multi": 0,
+    "non_eval_waves_total": 0,
+    "upper_bound_saved_ms": 0.0,
+    "observed_calls": 0,
+    "paired_calls": 0,
+    "malformed_observations": 0,
+    "duplicate_starts": 0,
+    "orphan_ends": 0,
+    "eval_outer_joined_calls": 0,
+    "mixed_non_eval_joined_calls": 0,
+    "tool_time_ms": 0.0,
+    "waves_total": 0
+  }
+}"#;
+
+    #[test]
+    fn an_empty_outcome_writes_empty_containers() {
+        let outcome = Outcome {
+            inputs: vec![],
+            lanes: vec![],
+        };
+        let document = render(&[], &outcome, &[]).unwrap();
+        assert_eq!(
+            String::from_utf8(document.json).unwrap(),
+            format!("{EMPTY_DOCUMENT}\n")
+        );
+        assert_eq!((document.inputs, document.lanes), (vec![], vec![]));
+    }
+
+    const DOCUMENT: &str = r#"{
+  "schema_kind": "parallelism_v1",
+  "inputs": [
+    {
+      "path": "/x/p/\u00e9 \"q\".jsonl",
+      "format": "claude-code",
+      "lines_read": 9,
+      "lines_used": 3,
+      "lines_ignored": 5,
+      "problems": {
+        "invalid_event": 2,
+        "invalid_json": 1
+      },
+      "ignored": {
+        "Zeta": 2,
+        "a.b": 1,
+        "file-history-snapshot": 1,
+        "summary": 1
+      },
+      "notes": {
+        "dropped": 6,
+        "invalid_tool_blocks": 4
+      },
+      "error": null
+    },
+    {
+      "path": "/x/run.jsonl",
+      "format": "events",
+      "lines_read": 0,
+      "lines_used": 0,
+      "lines_ignored": 0,
+      "problems": {},
+      "ignored": {},
+      "notes": {},
+      "error": null
+    }
+  ],
+  "lanes": [
+    {
+      "path": "/x/run.jsonl",
+      "session_id": "s",
+      "lane_id": "main",
+      "session_hash": "5670c45e3afbe7010be2eb56fbe6e7c38c1966aa69646deea6dc97a44def9b04",
+      "clock_anomalies": 1,
+      "dropped_calls": 2,
+      "eval_only_duration_ms": 0.1,
+      "eval_only_waves": 4,
+      "incomplete_calls": 5,
+      "measured_turn_duration_ms_total": -2.5,
+      "mixed_waves": 7,
+      "modeled_wallclock_saved_ms": null,
+      "non_eval_joined_calls": 9,
+      "non_eval_saved_round_trips": 10,
+      "non_eval_wave_size_histogram": "11:12:13:14:15:16:17:18",
+      "non_eval_waves_multi": 19,
+      "non_eval_waves_total": 20,
+      "upper_bound_saved_ms": 1e+16,
+      "observed_calls": 22,
+      "paired_calls": 23,
+      "malformed_observations": 24,
+      "duplicate_starts": 25,
+      "orphan_ends": 26,
+      "eval_outer_joined_calls": 27,
+      "mixed_non_eval_joined_calls": 28,
+      "tool_time_ms": 123.456,
+      "waves_total": 31
+    },
+    {
+      "path": "/x/p/\u00e9 \"q\".jsonl",
+      "session_id": "\u00e9\u20ac",
+      "lane_id": "x\n\"1\"",
+      "session_hash": "82f87ad3335ebee4582c43da831b3b06c0f89bed7babd15c388c3b17460c11da",
+      "clock_anomalies": 1001,
+      "dropped_calls": 1002,
+      "eval_only_duration_ms": 0.2,
+      "eval_only_waves": 1004,
+      "incomplete_calls": 1005,
+      "measured_turn_duration_ms_total": -0.25,
+      "mixed_waves": 1007,
+      "modeled_wallclock_saved_ms": 3.0,
+      "non_eval_joined_calls": 1009,
+      "non_eval_saved_round_trips": 1010,
+      "non_eval_wave_size_histogram": "1011:1012:1013:1014:1015:1016:1017:1018",
+      "non_eval_waves_multi": 1019,
+      "non_eval_waves_total": 1020,
+      "upper_bound_saved_ms": 4.0,
+      "observed_calls": 1022,
+      "paired_calls": 1023,
+      "malformed_observations": 1024,
+      "duplicate_starts": 1025,
+      "orphan_ends": 1026,
+      "eval_outer_joined_calls": 1027,
+      "mixed_non_eval_joined_calls": 1028,
+      "tool_time_ms": null,
+      "waves_total": 3031
+    }
+  ],
+  "total": {
+    "clock_anomalies": 1002,
+    "dropped_calls": 1004,
+    "eval_only_duration_ms": 0.30000000000000004,
+    "eval_only_waves": 1008,
+    "incomplete_calls": 1010,
+    "measured_turn_duration_ms_total": -2.75,
+    "mixed_waves": 1014,
+    "modeled_wallclock_saved_ms": null,
+    "non_eval_joined_calls": 1018,
+    "non_eval_saved_round_trips": 1020,
+    "non_eval_wave_size_histogram": "1022:1024:1026:1028:1030:1032:1034:1036",
+    "non_eval_waves_multi": 1038,
+    "non_eval_waves_total": 1040,
+    "upper_bound_saved_ms": 1.0000000000000004e+16,
+    "observed_calls": 1044,
+    "paired_calls": 1046,
+    "malformed_observations": 1048,
+    "duplicate_starts": 1050,
+    "orphan_ends": 1052,
+    "eval_outer_joined_calls": 1054,
+    "mixed_non_eval_joined_calls": 1056,
+    "tool_time_ms": null,
+    "waves_total": 3062
+  },
+  "skipped_files": [
+    {
+      "path": "/x/a.meta.json",
+      "reason": "sidecar"
+    },
+    {
+      "path": "/x/b\u00e9.meta.json",
+      "reason": "another"
+    }
+  ]
+}"#;
+
+    #[test]
+    fn render_writes_json_dumps_indent_2() {
+        let (mut a, _) = two_summaries();
+        // the values of the oracle's dict: non-finite figures are null, the others as
+        // Python's repr writes them (negative, fractional, exponent notation)
+        a.eval_only_duration_ms = 0.1;
+        a.measured_turn_duration_ms_total = -2.5;
+        a.modeled_wallclock_saved_ms = f64::NAN;
+        a.upper_bound_saved_ms = 1e16;
+        a.tool_time_ms = 123.456;
+        let b = Summary {
+            clock_anomalies: 1001,
+            dropped_calls: 1002,
+            eval_only_duration_ms: 0.2,
+            eval_only_waves: 1004,
+            incomplete_calls: 1005,
+            measured_turn_duration_ms_total: -0.25,
+            mixed_waves: 1007,
+            modeled_wallclock_saved_ms: 3.0,
+            non_eval_joined_calls: 1009,
+            non_eval_saved_round_trips: 1010,
+            histogram: [1011, 1012, 1013, 1014, 1015, 1016, 1017, 1018],
+            non_eval_waves_multi: 1019,
+            non_eval_waves_total: 1020,
+            upper_bound_saved_ms: 4.0,
+            observed_calls: 1022,
+            paired_calls: 1023,
+            malformed_observations: 1024,
+            duplicate_starts: 1025,
+            orphan_ends: 1026,
+            eval_outer_joined_calls: 1027,
+            mixed_non_eval_joined_calls: 1028,
+            tool_time_ms: f64::INFINITY,
+        };
+        let mut first = account(9, 3);
+        for kind in [
+            &b"summary"[..],
+            b"Zeta",
+            b"file-history-snapshot",
+            b"Zeta",
+            b"a.b",
+        ] {
+            first.ignore(kind);
+        }
+        first.problem("invalid_json");
+        first.problem("invalid_event");
+        first.problem("invalid_event");
+        first.note("invalid_tool_blocks", 4);
+        first.note("dropped", 6);
+        let second = LineAccount::default();
+        let lane_a = LaneOut {
+            summary: a,
+            ..lane(0, "s", "main")
+        };
+        let lane_b = LaneOut {
+            summary: b,
+            ..lane(0, "é€", "x\n\"1\"")
+        };
+        let outcome = Outcome {
+            inputs: vec![
+                Read {
+                    format: "claude-code",
+                    account: &first,
+                },
+                Read {
+                    format: "events",
+                    account: &second,
+                },
+            ],
+            lanes: vec![(1, &lane_a), (0, &lane_b)],
+        };
+        let paths = ["/x/p/é \"q\".jsonl", "/x/run.jsonl"];
+        let skipped = [
+            ("/x/a.meta.json".to_string(), "sidecar".to_string()),
+            ("/x/bé.meta.json".to_string(), "another".to_string()),
+        ];
+        let document = render(&paths, &outcome, &skipped).unwrap();
+        assert_eq!(
+            String::from_utf8(document.json).unwrap(),
+            format!("{DOCUMENT}\n")
+        );
+        assert_eq!(
+            document.inputs,
+            vec![
+                InputFact {
+                    format: "claude-code",
+                    lines_read: 9,
+                    lines_used: 3,
+                    lines_ignored: 5,
+                    problems: vec![("invalid_event", 2), ("invalid_json", 1)],
+                },
+                InputFact {
+                    format: "events",
+                    lines_read: 0,
+                    lines_used: 0,
+                    lines_ignored: 0,
+                    problems: vec![],
+                },
+            ]
+        );
+        assert_eq!(
+            document.lanes,
+            vec![
+                LaneFact {
+                    file: 1,
+                    session_id: "s".into(),
+                    lane_id: "main".into(),
+                },
+                LaneFact {
+                    file: 0,
+                    session_id: "é€".into(),
+                    lane_id: "x\n\"1\"".into(),
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_total_past_64_bits_is_an_overflow() {
+        let mut full = lane(0, "s", "main");
+        full.summary.observed_calls = u64::MAX;
+        let mut one = lane(0, "s", "x1");
+        one.summary.observed_calls = 1;
+        let read = account(1, 1);
+        let outcome = Outcome {
+            inputs: vec![Read {
+                format: "events",
+                account: &read,
+            }],
+            lanes: vec![(0, &full), (0, &one)],
+        };
+        assert_eq!(render(&["a"], &outcome, &[]).err(), Some(Decline::Overflow));
+    }
+
+    #[test]
+    fn waves_total_past_64_bits_is_written_exactly() {
+        // Python adds the three ints exactly: 2**64 - 1 + 3 + 5 = 18446744073709551623
+        let mut big = lane(0, "s", "main");
+        big.summary.non_eval_waves_total = u64::MAX;
+        big.summary.eval_only_waves = 3;
+        big.summary.mixed_waves = 5;
+        let read = account(1, 1);
+        let outcome = Outcome {
+            inputs: vec![Read {
+                format: "events",
+                account: &read,
+            }],
+            lanes: vec![(0, &big)],
+        };
+        let json = String::from_utf8(render(&["a"], &outcome, &[]).unwrap().json).unwrap();
+        assert_eq!(
+            json.matches("\"waves_total\": 18446744073709551623")
+                .count(),
+            2
+        );
+    }
+
+    /// The reference run's files (`/tmp/wmref` in [`SUMMARIZE`]): folder p1 with b
+    /// (two parallel calls, an ignored record, an invalid line) and a (one eval call),
+    /// folder p2 with run (an events log) and c.
+    const TREE: [(&str, &str); 4] = [
+        (
+            "p1/b.jsonl",
+            concat!(
+                r#"{"type":"assistant","uuid":"00000000-0000-4000-8000-000000000001","sessionId":"s1","timestamp":"2025-01-01T00:00:00.000Z","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}},{"type":"tool_use","id":"t2","name":"Read","input":{}}]}}"#,
+                "\n",
+                r#"{"type":"user","uuid":"00000000-0000-4000-8000-000000000002","sessionId":"s1","timestamp":"2025-01-01T00:00:01.500Z","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"x"},{"type":"tool_result","tool_use_id":"t2","content":"y"}]}}"#,
+                "\n",
+                r#"{"type":"summary","summary":"hi"}"#,
+                "\n{bad\n",
+            ),
+        ),
+        (
+            "p2/run.jsonl",
+            concat!(
+                r#"{"type":"tool_execution_start","toolCallId":"e1","toolName":"grep","timestamp":1000}"#,
+                "\n",
+                r#"{"type":"tool_execution_start","toolCallId":"e2","toolName":"read","timestamp":1001}"#,
+                "\n",
+                r#"{"type":"tool_execution_end","toolCallId":"e1","timestamp":1300}"#,
+                "\n",
+                r#"{"type":"tool_execution_end","toolCallId":"e2","timestamp":1500}"#,
+                "\n",
+            ),
+        ),
+        (
+            "p1/a.jsonl",
+            concat!(
+                r#"{"type":"assistant","uuid":"00000000-0000-4000-8000-000000000003","sessionId":"s2","timestamp":"2025-01-01T00:00:10.000Z","message":{"content":[{"type":"tool_use","id":"t3","name":"eval","input":{}}]}}"#,
+                "\n",
+                r#"{"type":"user","uuid":"00000000-0000-4000-8000-000000000004","sessionId":"s2","timestamp":"2025-01-01T00:00:10.250Z","message":{"content":[{"type":"tool_result","tool_use_id":"t3","content":"x"}]}}"#,
+                "\n",
+            ),
+        ),
+        (
+            "p2/c.jsonl",
+            concat!(
+                r#"{"type":"assistant","uuid":"00000000-0000-4000-8000-000000000005","sessionId":"s3","timestamp":"2025-01-01T00:00:00.000Z","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}]}}"#,
+                "\n",
+                r#"{"type":"user","uuid":"00000000-0000-4000-8000-000000000006","sessionId":"s3","timestamp":"2025-01-01T00:00:00.125Z","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"x"}]}}"#,
+                "\n",
+            ),
+        ),
+    ];
+
+    /// `wavemetrics summarize --format json --engine python --no-cache` of the
+    /// [`TREE`] files in its order, under `/tmp/wmref`.
+    const SUMMARIZE: &str = r#"{
+  "schema_kind": "parallelism_v1",
+  "inputs": [
+    {
+      "path": "/tmp/wmref/p1/b.jsonl",
+      "format": "claude-code",
+      "lines_read": 4,
+      "lines_used": 2,
+      "lines_ignored": 1,
+      "problems": {
+        "invalid_json": 1
+      },
+      "ignored": {
+        "summary": 1
+      },
+      "notes": {},
+      "error": null
+    },
+    {
+      "path": "/tmp/wmref/p2/run.jsonl",
+      "format": "events",
+      "lines_read": 4,
+      "lines_used": 4,
+      "lines_ignored": 0,
+      "problems": {},
+      "ignored": {},
+      "notes": {},
+      "error": null
+    },
+    {
+      "path": "/tmp/wmref/p1/a.jsonl",
+      "format": "claude-code",
+      "lines_read": 2,
+      "lines_used": 2,
+      "lines_ignored": 0,
+      "problems": {},
+      "ignored": {},
+      "notes": {},
+      "error": null
+    },
+    {
+      "path": "/tmp/wmref/p2/c.jsonl",
+      "format": "claude-code",
+      "lines_read": 2,
+      "lines_used": 2,
+      "lines_ignored": 0,
+      "problems": {},
+      "ignored": {},
+      "notes": {},
+      "error": null
+    }
+  ],
+  "lanes": [
+    {
+      "path": "/tmp/wmref/p1/a.jsonl",
+      "session_id": "s2",
+      "lane_id": "main",
+      "session_hash": "12c2d14ca3467b041ad77a385f26d5d1daf902537e5e192e228110a5ece62dba",
+      "clock_anomalies": 0,
+      "dropped_calls": 0,
+      "eval_only_duration_ms": 250.0,
+      "eval_only_waves": 1,
+      "incomplete_calls": 0,
+      "measured_turn_duration_ms_total": 0.0,
+      "mixed_waves": 0,
+      "modeled_wallclock_saved_ms": 0.0,
+      "non_eval_joined_calls": 0,
+      "non_eval_saved_round_trips": 0,
+      "non_eval_wave_size_histogram": "0:0:0:0:0:0:0:0",
+      "non_eval_waves_multi": 0,
+      "non_eval_waves_total": 0,
+      "upper_bound_saved_ms": 0.0,
+      "observed_calls": 1,
+      "paired_calls": 1,
+      "malformed_observations": 0,
+      "duplicate_starts": 0,
+      "orphan_ends": 0,
+      "eval_outer_joined_calls": 1,
+      "mixed_non_eval_joined_calls": 0,
+      "tool_time_ms": 250.0,
+      "waves_total": 1
+    },
+    {
+      "path": "/tmp/wmref/p1/b.jsonl",
+      "session_id": "s1",
+      "lane_id": "main",
+      "session_hash": "d2c20faa26ef28c9a9a22a87ffb1aacc5afb43dd3a689526c21a74c4e54ad2ca",
+      "clock_anomalies": 0,
+      "dropped_calls": 0,
+      "eval_only_duration_ms": 0.0,
+      "eval_only_waves": 0,
+      "incomplete_calls": 0,
+      "measured_turn_duration_ms_total": 0.0,
+      "mixed_waves": 0,
+      "modeled_wallclock_saved_ms": 1500.0,
+      "non_eval_joined_calls": 2,
+      "non_eval_saved_round_trips": 1,
+      "non_eval_wave_size_histogram": "0:1:0:0:0:0:0:0",
+      "non_eval_waves_multi": 1,
+      "non_eval_waves_total": 1,
+      "upper_bound_saved_ms": 1500.0,
+      "observed_calls": 2,
+      "paired_calls": 2,
+      "malformed_observations": 0,
+      "duplicate_starts": 0,
+      "orphan_ends": 0,
+      "eval_outer_joined_calls": 0,
+      "mixed_non_eval_joined_calls": 0,
+      "tool_time_ms": 3000.0,
+      "waves_total": 1
+    },
+    {
+      "path": "/tmp/wmref/p2/run.jsonl",
+      "session_id": "run",
+      "lane_id": "main",
+      "session_hash": "c7fa3bf64a7cb870b4f69121b37273670f5f880e65224e8eccaccbae4b0fa7e9",
+      "clock_anomalies": 0,
+      "dropped_calls": 0,
+      "eval_only_duration_ms": 0.0,
+      "eval_only_waves": 0,
+      "incomplete_calls": 0,
+      "measured_turn_duration_ms_total": 0.0,
+      "mixed_waves": 0,
+      "modeled_wallclock_saved_ms": 299.0,
+      "non_eval_joined_calls": 2,
+      "non_eval_saved_round_trips": 1,
+      "non_eval_wave_size_histogram": "0:1:0:0:0:0:0:0",
+      "non_eval_waves_multi": 1,
+      "non_eval_waves_total": 1,
+      "upper_bound_saved_ms": 399.5,
+      "observed_calls": 2,
+      "paired_calls": 2,
+      "malformed_observations": 0,
+      "duplicate_starts": 0,
+      "orphan_ends": 0,
+      "eval_outer_joined_calls": 0,
+      "mixed_non_eval_joined_calls": 0,
+      "tool_time_ms": 799.0,
+      "waves_total": 1
+    },
+    {
+      "path": "/tmp/wmref/p2/c.jsonl",
+      "session_id": "s3",
+      "lane_id": "main",
+      "session_hash": "b2779aafc5efd294b43bc627186983dc5b82218a9f97e1dc8f56c87959ec3031",
+      "clock_anomalies": 0,
+      "dropped_calls": 0,
+      "eval_only_duration_ms": 0.0,
+      "eval_only_waves": 0,
+      "incomplete_calls": 0,
+      "measured_turn_duration_ms_total": 0.0,
+      "mixed_waves": 0,
+      "modeled_wallclock_saved_ms": 0.0,
+      "non_eval_joined_calls": 1,
+      "non_eval_saved_round_trips": 0,
+      "non_eval_wave_size_histogram": "1:0:0:0:0:0:0:0",
+      "non_eval_waves_multi": 0,
+      "non_eval_waves_total": 1,
+      "upper_bound_saved_ms": 0.0,
+      "observed_calls": 1,
+      "paired_calls": 1,
+      "malformed_observations": 0,
+      "duplicate_starts": 0,
+      "orphan_ends": 0,
+      "eval_outer_joined_calls": 0,
+      "mixed_non_eval_joined_calls": 0,
+      "tool_time_ms": 125.0,
+      "waves_total": 1
+    }
+  ],
+  "total": {
+    "clock_anomalies": 0,
+    "dropped_calls": 0,
+    "eval_only_duration_ms": 250.0,
+    "eval_only_waves": 1,
+    "incomplete_calls": 0,
+    "measured_turn_duration_ms_total": 0.0,
+    "mixed_waves": 0,
+    "modeled_wallclock_saved_ms": 1799.0,
+    "non_eval_joined_calls": 5,
+    "non_eval_saved_round_trips": 2,
+    "non_eval_wave_size_histogram": "1:2:0:0:0:0:0:0",
+    "non_eval_waves_multi": 2,
+    "non_eval_waves_total": 3,
+    "upper_bound_saved_ms": 1899.5,
+    "observed_calls": 6,
+    "paired_calls": 6,
+    "malformed_observations": 0,
+    "duplicate_starts": 0,
+    "orphan_ends": 0,
+    "eval_outer_joined_calls": 1,
+    "mixed_non_eval_joined_calls": 0,
+    "tool_time_ms": 4174.0,
+    "waves_total": 4
+  }
+}"#;
+
+    /// A temporary folder, removed when dropped.
+    struct TempTree(std::path::PathBuf);
+
+    impl TempTree {
+        fn new(name: &str) -> Self {
+            let dir =
+                std::env::temp_dir().join(format!("wm-command-{}-{name}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            TempTree(dir)
+        }
+
+        fn text(&self) -> String {
+            let text = self.0.to_str().unwrap().to_string();
+            // the expected document names it as it is (a JSON string without escapes)
+            assert!(text
+                .bytes()
+                .all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\'));
+            text
+        }
+    }
+
+    impl Drop for TempTree {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn settings() -> Settings {
+        Settings {
+            max_tracked_calls: Some(2000),
+            eval_names: vec!["eval".into(), "codemode".into(), "code_mode".into()],
+            stream: true,
+        }
+    }
+
+    /// `fastpath.summarize_json`'s sniffers: sorted `EVENT_TYPES` and `CLAUDE_ONLY_TYPES`.
+    fn sniffer_lists() -> (Vec<String>, Vec<String>) {
+        let events = [
+            "session_shutdown",
+            "tool_execution_end",
+            "tool_execution_start",
+            "tool_execution_update",
+            "turn_end",
+            "turn_start",
+        ];
+        let claude_only = [
+            "custom-title",
+            "file-history-snapshot",
+            "last-prompt",
+            "permission-mode",
+            "queue-operation",
+            "summary",
+        ];
+        (
+            events.map(String::from).to_vec(),
+            claude_only.map(String::from).to_vec(),
+        )
+    }
+
+    /// Writes the [`TREE`] under `tree` and summarizes it on `jobs` threads, with
+    /// `skipped`; the expected document for this folder.
+    fn summarize_tree(
+        tree: &TempTree,
+        skipped: &[(String, String)],
+        jobs: usize,
+    ) -> (Result<Document, Decline>, String) {
+        let dir = tree.text();
+        std::fs::create_dir_all(tree.0.join("p1")).unwrap();
+        std::fs::create_dir_all(tree.0.join("p2")).unwrap();
+        for (name, text) in TREE {
+            std::fs::write(tree.0.join(name), text).unwrap();
+        }
+        let paths: Vec<String> = TREE
+            .iter()
+            .map(|(name, _)| format!("{dir}/{name}"))
+            .collect();
+        // file stems, and the folders numbered in order of first appearance
+        let stems = ["b", "run", "a", "c"];
+        let folders = [0, 1, 0, 1];
+        let files: Vec<CommandFile> = (0..4)
+            .map(|i| CommandFile {
+                path: &paths[i],
+                claude_fallback: stems[i],
+                events_default: stems[i],
+                group: folders[i],
+            })
+            .collect();
+        let (events, claude_only) = sniffer_lists();
+        let sniffers = Sniffers {
+            event_types: &events,
+            claude_only_types: &claude_only,
+        };
+        let result = summarize(&files, skipped, &sniffers, &settings(), jobs);
+        (
+            result,
+            format!("{}\n", SUMMARIZE.replace("/tmp/wmref", &dir)),
+        )
+    }
+
+    #[test]
+    fn summarize_reads_and_writes_as_the_python_command() {
+        let tree = TempTree::new("summarize");
+        let (result, want) = summarize_tree(&tree, &[], 1);
+        let document = result.unwrap();
+        assert_eq!(String::from_utf8(document.json).unwrap(), want);
+        assert_eq!(
+            document.inputs,
+            vec![
+                InputFact {
+                    format: "claude-code",
+                    lines_read: 4,
+                    lines_used: 2,
+                    lines_ignored: 1,
+                    problems: vec![("invalid_json", 1)],
+                },
+                InputFact {
+                    format: "events",
+                    lines_read: 4,
+                    lines_used: 4,
+                    lines_ignored: 0,
+                    problems: vec![],
+                },
+                InputFact {
+                    format: "claude-code",
+                    lines_read: 2,
+                    lines_used: 2,
+                    lines_ignored: 0,
+                    problems: vec![],
+                },
+                InputFact {
+                    format: "claude-code",
+                    lines_read: 2,
+                    lines_used: 2,
+                    lines_ignored: 0,
+                    problems: vec![],
+                },
+            ]
+        );
+        let lanes: Vec<(usize, &str, &str)> = document
+            .lanes
+            .iter()
+            .map(|l| (l.file, l.session_id.as_str(), l.lane_id.as_str()))
+            .collect();
+        assert_eq!(
+            lanes,
+            vec![
+                (2, "s2", "main"),
+                (0, "s1", "main"),
+                (1, "run", "main"),
+                (3, "s3", "main")
+            ]
+        );
+        // the skipped sidecars close the document
+        let skipped = [
+            ("/w/x.meta.json".to_string(), "sidecar".to_string()),
+            ("/w/y".to_string(), "é".to_string()),
+        ];
+        let (result, want) = summarize_tree(&tree, &skipped, 1);
+        let tail = concat!(
+            ",\n",
+            "  \"skipped_files\": [\n",
+            "    {\n",
+            "      \"path\": \"/w/x.meta.json\",\n",
+            "      \"reason\": \"sidecar\"\n",
+            "    },\n",
+            "    {\n",
+            "      \"path\": \"/w/y\",\n",
+            "      \"reason\": \"\\u00e9\"\n",
+            "    }\n",
+            "  ]\n",
+            "}\n",
+        );
+        let want = format!("{}{tail}", want.strip_suffix("\n}\n").unwrap());
+        assert_eq!(String::from_utf8(result.unwrap().json).unwrap(), want);
+    }
+
+    #[test]
+    fn summarize_declines_a_file_it_does_not_read() {
+        let tree = TempTree::new("decline");
+        let dir = tree.text();
+        let good = format!("{dir}/a.jsonl");
+        let empty = format!("{dir}/b.jsonl");
+        std::fs::write(&good, TREE[2].1).unwrap();
+        std::fs::write(&empty, "").unwrap();
+        let files = [
+            CommandFile {
+                path: &good,
+                claude_fallback: "a",
+                events_default: "a",
+                group: 0,
+            },
+            CommandFile {
+                path: &empty,
+                claude_fallback: "b",
+                events_default: "b",
+                group: 0,
+            },
+        ];
+        let (events, claude_only) = sniffer_lists();
+        let sniffers = Sniffers {
+            event_types: &events,
+            claude_only_types: &claude_only,
+        };
+        let result = summarize(&files, &[], &sniffers, &settings(), 2);
+        assert_eq!(result.err(), Some(Decline::NotNative(1)));
+        // no file at all: the empty document
+        let document = summarize(&[], &[], &sniffers, &settings(), 3).unwrap();
+        assert_eq!(
+            String::from_utf8(document.json).unwrap(),
+            format!("{EMPTY_DOCUMENT}\n")
+        );
+    }
+
+    /// The threads left over when there are fewer groups than jobs split each group's
+    /// read (`readers::SPLIT_READS` counts the split reads; the output is the same).
+    /// That counter is shared by every test of the process, so this test counts in a
+    /// process of its own, where it is the only test.
+    #[test]
+    fn summarize_splits_the_groups_reads_over_the_threads_left_over() {
+        const CHILD: &str = "WAVEMETRICS_COMMAND_TEST_CHILD";
+        const NAME: &str =
+            "command::tests::summarize_splits_the_groups_reads_over_the_threads_left_over";
+        if std::env::var_os(CHILD).is_none() {
+            let out = std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", NAME, "--test-threads=1"])
+                .env(CHILD, "1")
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "{stdout}\n{stderr}");
+            assert!(
+                stdout.contains("test result: ok. 1 passed"),
+                "{stdout}\n{stderr}"
+            );
+            return;
+        }
+        let tree = TempTree::new("threads");
+        // two groups of two files each: jobs / 2 threads for each group's read, a split
+        // read when that is 2 or more
+        for (jobs, splits) in [(1, 0), (2, 0), (3, 0), (4, 2), (5, 2), (6, 2)] {
+            let before = readers::SPLIT_READS.load(Ordering::Relaxed);
+            let (result, want) = summarize_tree(&tree, &[], jobs);
+            let after = readers::SPLIT_READS.load(Ordering::Relaxed);
+            assert_eq!(
+                String::from_utf8(result.unwrap().json).unwrap(),
+                want,
+                "jobs {jobs}"
+            );
+            assert_eq!(after - before, splits, "jobs {jobs}");
+        }
+    }
 }
