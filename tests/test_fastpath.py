@@ -236,6 +236,7 @@ def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str)
     (["--format", "json", "--no-cache", "P"], True),
     (["--format=json", "--no-cache", "--jobs", "2", "--engine", "native", "P"], True),
     (["--format", "json", "--no-cache", "-j3", "P"], True),
+    (["--demo", "--format", "json", "--no-cache"], True),  # the bundled example, P
     (["--no-cache", "P"], False),  # the table
     (["--format", "csv", "--no-cache", "P"], False),
     (["--format", "json", "--no-cache", "--engine", "python", "P"], False),
