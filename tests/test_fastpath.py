@@ -171,7 +171,7 @@ def test_a_lane_read_from_two_folders_is_taken(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("case", [
     "stdin", "missing", "empty folder", "empty file", "gzip", "link", "fifo", "not utf-8",
-    "no trace format", "copies", "no usable record", "no path",
+    "no trace format", "copies", "no usable record", "no path", "long line",
 ])
 def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str) -> None:
     """Each run outside the native command's rules is declined with its reason."""
@@ -215,6 +215,9 @@ def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str)
         paths.append(str(tmp_path / "bad.jsonl"))
     elif case == "no path":
         paths = []
+    elif case == "long line":  # past the default --max-line-bytes: Python counts it
+        (tmp_path / "s.jsonl").write_bytes(
+            good + b'{"type":"user","uuid":"z","message":"' + b"x" * (64 << 20) + b'"}\n')
     reasons = {
         "stdin": "stdin or a path that is not UTF-8",
         "missing": "an input cannot be read",
@@ -228,6 +231,7 @@ def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str)
         "copies": "inputs may repeat each other's content",
         "no usable record": "an input has no usable record",
         "no path": "no file to read",
+        "long line": "an input is not read natively",
     }
     assert fastpath.summarize_json(paths, 1) == reasons[case]
 
