@@ -353,3 +353,22 @@ def test_a_generated_tree_is_taken_when_its_files_are_well_formed(tmp_path: Path
     }
     _tree(tmp_path, files)
     assert _same([str(tmp_path)], 2)
+
+
+def test_a_declined_run_hands_its_key_to_the_cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the cache on, a run the native command declines leaves the key the lookup
+    took before any read for the CLI that runs next (no second walk of the inputs), as a
+    missed lookup does."""
+    from wavemetrics import runcache
+
+    monkeypatch.setenv("WAVEMETRICS_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "e.jsonl").write_bytes(b"")  # an empty input: declined
+    args = ["--format", "json", str(tmp_path / "e.jsonl")]
+    assert runcache.serve(args) is None  # a miss: the key is kept
+    looked_up = list(runcache._LOOKED_UP)
+    assert len(looked_up) == 1
+    assert fastpath.run(args) is None
+    assert runcache._LOOKED_UP == looked_up
+    runcache._LOOKED_UP.clear()

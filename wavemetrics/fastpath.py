@@ -188,6 +188,10 @@ def run(args: Sequence[str]) -> int | None:
         jobs = default_jobs()
     done = summarize_json(files, jobs)
     if isinstance(done, str):
+        if state is not None:  # the CLI that runs next keys itself with it (no re-walk)
+            from wavemetrics.runcache import hand_back
+
+            hand_back(options, files, state)
         return None
     return _write(done, options, files, state)
 

@@ -65,6 +65,7 @@ __all__ = [
     "decode_output",
     "encode_output",
     "fingerprint",
+    "hand_back",
     "options_from_args",
     "options_from_click",
     "paused",
@@ -549,6 +550,12 @@ def run_state(options: dict[str, Any], files: Sequence[str]) -> RunState | None:
         if fresh is not None:
             return _run_key(fresh), fresh
     return None
+
+
+def hand_back(options: dict[str, Any], files: Sequence[str], state: RunState) -> None:
+    """Keep ``state`` (:func:`run_state`, taken before a read that did not happen) for the
+    run that follows in this process, as :func:`serve` keeps the key it missed."""
+    _LOOKED_UP[:] = [(options, list(files), *state)]
 
 
 def store_unchanged(
