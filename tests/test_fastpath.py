@@ -370,5 +370,5 @@ def test_a_declined_run_hands_its_key_to_the_cli(
     looked_up = list(runcache._LOOKED_UP)
     assert len(looked_up) == 1
     assert fastpath.run(args) is None
-    assert runcache._LOOKED_UP == looked_up
+    assert looked_up == runcache._LOOKED_UP
     runcache._LOOKED_UP.clear()
