@@ -278,6 +278,15 @@ def test_a_terminal_is_the_clis(monkeypatch: pytest.MonkeyPatch) -> None:
     assert fastpath.run(["--format", "json", "--no-cache", str(EXAMPLE)]) is None
 
 
+def test_streams_without_a_binary_buffer_are_the_clis(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Text streams with no ``buffer`` (an embedding's): declined, nothing written."""
+    import io
+
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    assert fastpath.run(["--format", "json", "--no-cache", str(EXAMPLE)]) is None
+    assert sys.stdout.getvalue() == ""
+
+
 def test_the_console_script_runs_it_without_click(tmp_path: Path) -> None:
     """``wavemetrics summarize --format json`` in a fresh process: the native command runs
     (no click, attrs or reader imported) and prints the CLI's bytes."""

@@ -169,8 +169,10 @@ def run(args: Sequence[str]) -> int | None:
             or options.get("engine", "native") != "native"
             or not (options["paths"] or options.get("demo"))):
         return None
-    # the CLI draws a progress bar on a terminal (cli.show_progress): not here
-    if _is_terminal(sys.stdout) and _is_terminal(sys.stderr):
+    # the CLI draws a progress bar on a terminal (cli.show_progress): not here; and the
+    # output is written as bytes, to the streams' binary buffers
+    if (_is_terminal(sys.stdout) and _is_terminal(sys.stderr)) or not (
+            hasattr(sys.stdout, "buffer") and hasattr(sys.stderr, "buffer")):
         return None
     files = resolve_files(options)
     if files is None:
