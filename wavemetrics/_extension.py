@@ -9,9 +9,12 @@ extension here, with one check of the interface it was built with.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["API_VERSION", "extension", "stale"]
+from wavemetrics.classify import normalize_tool_name
+
+__all__ = ["API_VERSION", "eval_names", "extension", "stale"]
 
 #: The extension interface the package calls: ``API_VERSION`` of ``native/src/python.rs``.
 #: An extension built from older sources (Python files pulled, the extension not
@@ -37,3 +40,9 @@ def stale() -> bool:
     """True when an extension is installed but built from older sources (another
     ``API_VERSION``): it is not used, and ``pip install -e .`` rebuilds it."""
     return _stale
+
+
+def eval_names(names: Iterable[str]) -> list[str]:
+    """The eval tool names as the extension takes them: their normal forms
+    (``spec/metrics.md`` section 4), empty ones dropped (``classify._normal_eval_names``)."""
+    return [normal for normal in (normalize_tool_name(n) for n in names) if normal]

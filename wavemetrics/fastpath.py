@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 
 from wavemetrics import _extension, _files
 from wavemetrics._record_types import CLAUDE_ONLY_TYPES, EVENT_TYPES
-from wavemetrics.classify import EVAL_TOOL_NAMES, normalize_tool_name
+from wavemetrics.classify import EVAL_TOOL_NAMES
 
 __all__ = ["MAX_TRACKED_CALLS", "run", "summarize_json"]
 
@@ -76,11 +76,6 @@ def _utf8(path: str) -> bool:
     except UnicodeEncodeError:  # undecodable bytes (surrogate escapes)
         return False
     return True
-
-
-def _eval_names() -> list[str]:
-    # the normal forms of section 4, empty ones dropped (native._eval_names)
-    return [normal for normal in (normalize_tool_name(n) for n in EVAL_TOOL_NAMES) if normal]
 
 
 def _files_of(paths: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]] | str:
@@ -136,7 +131,7 @@ def summarize_json(paths: Sequence[str], jobs: int) -> tuple[bytes, list[str]] |
                      folders[folder]))
     result: Any = native.summarize_json(
         args, skipped, sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES), MAX_TRACKED_CALLS,
-        _eval_names(), jobs)
+        _extension.eval_names(EVAL_TOOL_NAMES), jobs)
     if isinstance(result, str):
         return result
     from wavemetrics.notes import read_notes, repeated_lanes

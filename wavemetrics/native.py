@@ -18,7 +18,6 @@ from typing import Any
 
 from wavemetrics import _extension
 from wavemetrics._extension import API_VERSION
-from wavemetrics.classify import normalize_tool_name
 from wavemetrics.pipeline import StreamedLane, StreamSettings
 from wavemetrics.readers._lines import LineAccount
 from wavemetrics.readers.claude_code import CLAUDE_CODE, CLAUDE_ONLY_TYPES, fallback_session_id
@@ -208,9 +207,7 @@ def split_reads() -> int:
     return 0 if _native is None else int(_native.split_reads())
 
 
-def _eval_names(names: tuple[str, ...]) -> list[str]:
-    # the normal forms of section 4, empty ones dropped (classify._normal_eval_names)
-    return [normal for normal in (normalize_tool_name(n) for n in names) if normal]
+_eval_names = _extension.eval_names
 
 
 def _report(path: str, fmt: str, raw: tuple[Any, ...]) -> InputReport:
