@@ -35,7 +35,7 @@ from tests.strategies import (
 )
 from tests.trace_builders import CLAUDE as CLAUDE_LINES
 from tests.trace_builders import EVENTS as EVENT_LINES
-from wavemetrics import fastpath, native
+from wavemetrics import _files, fastpath, native
 from wavemetrics.cli import main
 from wavemetrics.escaping import printable
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
@@ -346,6 +346,45 @@ def test_generated_trees_print_the_clis_bytes(
         files["p/4f1e/subagents/agent-a1.meta.json"] = b"{}"
     _tree(root, files)
     _same([str(root)], jobs)
+
+
+#: Contents for the look for copies: two files that share their first 4096 bytes and
+#: their size (a possible copy), one with that head and another size, two short files
+#: of one size with other heads, and a gzip member (its ISIZE trailer: 13, the size
+#: of the short ones).
+_PREFIX = _claude_file(*((f"p{n}", n, n + 0.5) for n in range(12)), session="s")
+_HEADS = {
+    "long-a": _PREFIX + _claude_file(("ta", 90, 91), session="s"),
+    "long-b": _PREFIX + _claude_file(("tb", 90, 91), session="s"),
+    "longer": _PREFIX + _claude_file(("tcc", 90, 91), session="s"),
+    "short-x": b'{"type":"x"}\n',
+    "short-y": b'{"type":"y"}\n',
+    "gzip": b"\x1f\x8b\x08\x00\x0d\x00\x00\x00",
+}
+assert len(_PREFIX) > 4096 and len(_HEADS["long-a"]) == len(_HEADS["long-b"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c/subagents", "d"]),
+                          st.sampled_from(["s", "t", "agent-1"]),
+                          st.sampled_from(sorted(_HEADS))),
+                min_size=1, max_size=6, unique_by=lambda f: (f[0], f[1])),
+       st.sampled_from([1, 2]))
+def test_the_extension_finds_the_copies_copy_candidates_finds(
+    tmp_path_factory: pytest.TempPathFactory, named: list[tuple[str, str, str]], jobs: int
+) -> None:
+    """The extension looks for possible copies before it reads (``command::may_repeat``)
+    by the rule of ``_files.copy_candidates``: it declines exactly when that finds a
+    group (files sharing a stem, a size and their first 4 KiB; a gzip file's ISIZE), and
+    a run it takes with files of one stem prints the CLI's bytes."""
+    root = tmp_path_factory.mktemp("copies")
+    _tree(root, {f"{folder}/{stem}.jsonl": _HEADS[content] for folder, stem, content in named})
+    files = [path for path, _ in _files.expand_entries([str(root)], {}, [], set())]
+    got = _native([str(root)], jobs)
+    may_repeat = got == "inputs may repeat each other's content"
+    assert may_repeat == bool(_files.copy_candidates(files))
+    if not isinstance(got, str):
+        assert got == _cli([str(root)])
 
 
 def test_a_generated_tree_is_taken_when_its_files_are_well_formed(tmp_path: Path) -> None:

@@ -328,7 +328,9 @@ def copy_candidates(paths: list[str]) -> list[list[str]]:
     and their content's size (:func:`size_and_head`), less the plain files whose first
     :data:`HEAD_BYTES` bytes match no other file's of the group. Only these are hashed
     whole by :func:`~wavemetrics.readers.sources.identical_inputs`; only files that share
-    a stem are opened here (most runs: none), each once."""
+    a stem are opened here (most runs: none), each once. The native command applies the
+    same rule in the extension (``may_repeat`` of ``native/src/command.rs``, the heads
+    read on its threads; ``tests/test_fastpath.py`` compares the two)."""
     by_stem: dict[str, list[str]] = {}
     for path in paths:
         if path != STDIN:

@@ -6,6 +6,7 @@ importing click, attrs and the readers, turning the extension's results into
 report and lane objects, merging and rendering them (docs/performance.md). Here
 the same run is made before any of that loads: the folder walk of the readers
 (:func:`wavemetrics._files.expand_entries`), one call to the extension, which
+looks for possible copies (:func:`wavemetrics._files.copy_candidates`'s rule),
 detects and reads every file on ``--jobs`` threads, merges the lanes and writes
 the whole JSON document (``native/src/command.rs``), and the stderr notes of
 :mod:`wavemetrics.notes` from the plain facts it returns. The output (stdout,
@@ -101,8 +102,9 @@ def _files_of(paths: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]] |
         files.append(path)
     if not files:
         return "no file to read"
-    if _files.copy_candidates(files):
-        return "inputs may repeat each other's content"
+    # possible copies (_files.copy_candidates) are looked for by the extension, on its
+    # threads, before it reads (command::may_repeat): "inputs may repeat each other's
+    # content" is then its reason
     return files, sorted(skipped, key=lambda entry: entry[0])
 
 

@@ -19,6 +19,8 @@ use crate::readers::{self, FoldFile, FoldOut, UnitOut};
 use crate::summary::{Settings, Summary};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
+use std::fs::File;
+use std::io::{Read as _, Seek, SeekFrom};
 use std::path::Path;
 
 /// One file of the run, in walk order (the order of the document's `inputs`).
@@ -49,6 +51,9 @@ pub enum Decline {
     NoUsableRecord(usize),
     /// A count of the merged total does not fit in 64 bits.
     Overflow,
+    /// Two inputs may hold the same content ([`may_repeat`]): the Python command
+    /// hashes them and reads a copy once (`readers.sources.identical_inputs`).
+    MayRepeat,
 }
 
 impl Decline {
@@ -60,6 +65,7 @@ impl Decline {
             Decline::ReadAgain => "a unit was read again in batch mode",
             Decline::NoUsableRecord(_) => "an input has no usable record",
             Decline::Overflow => "a total count overflows",
+            Decline::MayRepeat => "inputs may repeat each other's content",
         }
     }
 }
@@ -108,6 +114,76 @@ pub fn groups_of(files: &[CommandFile]) -> Vec<Vec<usize>> {
     groups
 }
 
+/// Bytes of a file's head compared before its content is hashed (`_files.HEAD_BYTES`).
+pub const HEAD_BYTES: usize = 4096;
+
+/// `_files.size_and_head(path)`: the size of the file's content and its first
+/// [`HEAD_BYTES`] bytes, read in one open; for a gzip file (its head starts with
+/// `1f 8b`) the ISIZE trailer (its last 4 bytes, little-endian) and no head; `-1` and
+/// no head when it cannot be read.
+pub fn size_and_head(path: &Path) -> (i64, Option<Vec<u8>>) {
+    fn read(path: &Path) -> std::io::Result<(i64, Option<Vec<u8>>)> {
+        let mut file = File::open(path)?;
+        let mut head = Vec::with_capacity(HEAD_BYTES);
+        // up to HEAD_BYTES bytes or the end, as Python's buffered read(n) gives them
+        // (read_to_end retries an interrupted read)
+        (&mut file).take(HEAD_BYTES as u64).read_to_end(&mut head)?;
+        if !head.starts_with(b"\x1f\x8b") {
+            return Ok((file.metadata()?.len() as i64, Some(head)));
+        }
+        file.seek(SeekFrom::End(-4))?;
+        let mut trailer = [0u8; 4];
+        file.read_exact(&mut trailer)?;
+        Ok((i64::from(u32::from_le_bytes(trailer)), None))
+    }
+    read(path).unwrap_or((-1, None))
+}
+
+/// The files (walk indices, in walk order) whose name stem (`events_default`) another
+/// file shares: the only ones [`may_repeat`] opens.
+pub fn shared_stems(files: &[CommandFile]) -> Vec<usize> {
+    let mut count: HashMap<&str, usize> = HashMap::new();
+    for file in files {
+        *count.entry(file.events_default).or_default() += 1;
+    }
+    (0..files.len())
+        .filter(|&i| count[files[i].events_default] > 1)
+        .collect()
+}
+
+/// `_files.copy_candidates(paths) != []`: whether two of the files may hold the same
+/// content, so that the Python command must look (it hashes them whole and reads a
+/// copy once). Files that share a name stem (`events_default`) and the size of their
+/// content, unless the plain ones' first [`HEAD_BYTES`] bytes all differ; a group
+/// with a gzip file or one that cannot be read always may. Only files that share a
+/// stem are opened (their heads read on `jobs` threads).
+pub fn may_repeat(files: &[CommandFile], jobs: usize) -> bool {
+    let shared = shared_stems(files);
+    let heads = crate::parallel::map_indexed(shared.len(), jobs, |k| {
+        size_and_head(Path::new(files[shared[k]].path))
+    });
+    let mut by_key: HashMap<(&str, i64), Vec<Option<Vec<u8>>>> = HashMap::new();
+    for (&index, (size, head)) in shared.iter().zip(heads) {
+        by_key
+            .entry((files[index].events_default, size))
+            .or_default()
+            .push(head);
+    }
+    by_key.into_values().any(|group| {
+        group.len() > 1 && {
+            let mut plain: Vec<&[u8]> = Vec::with_capacity(group.len());
+            for head in &group {
+                match head {
+                    None => return true,
+                    Some(head) => plain.push(head),
+                }
+            }
+            plain.sort_unstable();
+            plain.windows(2).any(|pair| pair[0] == pair[1])
+        }
+    })
+}
+
 /// Read the run's files (`files` in walk order; `skipped`: the sidecars the walk
 /// passed over, `(path, reason)` in path order) on `jobs` threads, and render its
 /// document; a [`Decline`] when the Python command must run instead.
@@ -118,6 +194,9 @@ pub fn summarize(
     settings: &Settings,
     jobs: usize,
 ) -> Result<Document, Decline> {
+    if may_repeat(files, jobs) {
+        return Err(Decline::MayRepeat);
+    }
     let groups = groups_of(files);
     // the threads left over when there are fewer groups than jobs go to splitting
     let per_group = (jobs / groups.len().max(1)).max(1);
@@ -655,6 +734,7 @@ mod tests {
             (Decline::ReadAgain, "a unit was read again in batch mode"),
             (Decline::NoUsableRecord(0), "an input has no usable record"),
             (Decline::Overflow, "a total count overflows"),
+            (Decline::MayRepeat, "inputs may repeat each other's content"),
         ];
         for (decline, reason) in reasons {
             assert_eq!(decline.reason(), reason, "{decline:?}");
@@ -2319,6 +2399,155 @@ mod tests {
         );
         let want = format!("{}{tail}", want.strip_suffix("\n}\n").unwrap());
         assert_eq!(String::from_utf8(result.unwrap().json).unwrap(), want);
+    }
+
+    #[test]
+    fn size_and_head_as_python_reads_them() {
+        let tree = TempTree::new("heads");
+        let at = |name: &str| tree.0.join(name);
+        std::fs::write(at("short"), b"abc").unwrap();
+        assert_eq!(size_and_head(&at("short")), (3, Some(b"abc".to_vec())));
+        std::fs::write(at("empty"), b"").unwrap();
+        assert_eq!(size_and_head(&at("empty")), (0, Some(Vec::new())));
+        // a long file: its whole size, and exactly the first 4096 bytes
+        let long: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(at("long"), &long).unwrap();
+        assert_eq!(
+            size_and_head(&at("long")),
+            (10_000, Some(long[..4096].to_vec()))
+        );
+        let exact: Vec<u8> = long[..4096].to_vec();
+        std::fs::write(at("exact"), &exact).unwrap();
+        assert_eq!(size_and_head(&at("exact")), (4096, Some(exact)));
+        // gzip: the ISIZE trailer, little-endian, and no head
+        std::fs::write(at("gz"), b"\x1f\x8b\x08\x00rest\x01\x02\x00\x00").unwrap();
+        assert_eq!(size_and_head(&at("gz")), (513, None));
+        std::fs::write(at("gz-big"), b"\x1f\x8bxx\xff\xff\xff\xff").unwrap();
+        assert_eq!(size_and_head(&at("gz-big")), (4_294_967_295, None));
+        // too short for a trailer, and a file that is not there: -1, no head
+        std::fs::write(at("gz-short"), b"\x1f\x8bx").unwrap();
+        assert_eq!(size_and_head(&at("gz-short")), (-1, None));
+        assert_eq!(size_and_head(&at("missing")), (-1, None));
+        // a folder opens but cannot be read
+        assert_eq!(size_and_head(&tree.0), (-1, None));
+    }
+
+    #[test]
+    fn only_files_sharing_a_stem_are_looked_at() {
+        let named = |stems: &[&'static str]| -> Vec<usize> {
+            let files: Vec<CommandFile> = stems
+                .iter()
+                .map(|stem| CommandFile {
+                    path: "unused",
+                    claude_fallback: "unused",
+                    events_default: stem,
+                    group: 0,
+                })
+                .collect();
+            shared_stems(&files)
+        };
+        assert_eq!(named(&["a", "b", "a", "c", "b", "a"]), vec![0, 1, 2, 4, 5]);
+        assert_eq!(named(&["a", "b", "c"]), Vec::<usize>::new());
+        assert_eq!(named(&["a"]), Vec::<usize>::new());
+        assert_eq!(named(&[]), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn may_repeat_as_copy_candidates_finds_them() {
+        let tree = TempTree::new("repeat");
+        let dir = tree.text();
+        let write = |name: &str, bytes: &[u8]| {
+            let path = format!("{dir}/{name}");
+            std::fs::create_dir_all(Path::new(&path).parent().unwrap()).unwrap();
+            std::fs::write(&path, bytes).unwrap();
+            path
+        };
+        let check = |named: &[(&str, &str)]| {
+            let files: Vec<CommandFile> = named
+                .iter()
+                .map(|(path, stem)| CommandFile {
+                    path,
+                    claude_fallback: "unused",
+                    events_default: stem,
+                    group: 0,
+                })
+                .collect();
+            let one = may_repeat(&files, 1);
+            assert_eq!(may_repeat(&files, 3), one, "the threads change nothing");
+            one
+        };
+        let head = vec![b'x'; 4096];
+        let a = write("a/s.jsonl", &[head.as_slice(), b"one"].concat());
+        let b = write("b/s.jsonl", &[head.as_slice(), b"two"].concat());
+        let c = write("c/s.jsonl", &[head.as_slice(), b"three"].concat());
+        let d = write("d/s.jsonl", b"other content");
+        let e = write("e/s.jsonl", b"other_content");
+        // the same stem, size and first 4096 bytes (the tails differ): may repeat
+        assert!(check(&[(&a, "s"), (&b, "s")]));
+        // the same head under other stems: never compared
+        assert!(!check(&[(&a, "s"), (&b, "t")]));
+        // the same stem and head, other sizes
+        assert!(!check(&[(&a, "s"), (&c, "s")]));
+        // the same stem and size, other heads
+        assert!(!check(&[(&d, "s"), (&e, "s")]));
+        // two of a group of three share a head
+        assert!(check(&[(&d, "s"), (&a, "s"), (&e, "s"), (&b, "s")]));
+        assert!(!check(&[(&d, "s"), (&a, "s"), (&e, "s"), (&c, "s")]));
+        // files that cannot be read: -1 and no head, so a group of two may repeat; but
+        // a file alone under its stem is not opened at all
+        let gone = format!("{dir}/gone/s.jsonl");
+        let gone2 = format!("{dir}/gone2/s.jsonl");
+        assert!(check(&[(&gone, "s"), (&gone2, "s")]));
+        assert!(!check(&[(&gone, "s"), (&a, "s")]));
+        assert!(!check(&[(&gone, "g"), (&gone2, "h")]));
+        // a gzip file's head says nothing: with another of its stem and ISIZE, it may
+        let gz = write("f/s.jsonl", b"\x1f\x8b\x08\x00\x0d\x00\x00\x00");
+        assert!(check(&[(&gz, "s"), (&d, "s")]));
+        let other_size = write("g/s.jsonl", b"fourteen bytes");
+        assert!(!check(&[(&gz, "s"), (&other_size, "s")]));
+        assert!(!check(&[]));
+        assert!(!check(&[(&a, "s")]));
+    }
+
+    #[test]
+    fn summarize_declines_inputs_that_may_repeat() {
+        let tree = TempTree::new("copies");
+        let dir = tree.text();
+        let first = format!("{dir}/a.jsonl");
+        let second = format!("{dir}/sub/a.jsonl");
+        std::fs::create_dir_all(format!("{dir}/sub")).unwrap();
+        std::fs::write(&first, TREE[2].1).unwrap();
+        std::fs::write(&second, TREE[2].1).unwrap();
+        let files = [
+            CommandFile {
+                path: &first,
+                claude_fallback: "a",
+                events_default: "a",
+                group: 0,
+            },
+            CommandFile {
+                path: &second,
+                claude_fallback: "a",
+                events_default: "a",
+                group: 1,
+            },
+        ];
+        let (events, claude_only) = sniffer_lists();
+        let sniffers = Sniffers {
+            event_types: &events,
+            claude_only_types: &claude_only,
+        };
+        let result = summarize(&files, &[], &sniffers, &settings(), 2);
+        assert_eq!(result.err(), Some(Decline::MayRepeat));
+        // under another stem the same content is read (the Python command would too)
+        let files = [
+            CommandFile {
+                events_default: "b",
+                ..files[1]
+            },
+            CommandFile { ..files[0] },
+        ];
+        assert!(summarize(&files, &[], &sniffers, &settings(), 2).is_ok());
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::path::Path;
 /// whenever a function of this module is added, removed or changes its
 /// arguments or results, so that an extension built from older sources is
 /// found out and not called (`native.available()` is then false).
-pub const API_VERSION: u32 = 3;
+pub const API_VERSION: u32 = 4;
 
 fn to_py_err(error: ReadError) -> PyErr {
     match error {
