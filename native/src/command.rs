@@ -151,12 +151,15 @@ pub fn shared_stems(files: &[CommandFile]) -> Vec<usize> {
         .collect()
 }
 
-/// `_files.copy_candidates(paths) != []`: whether two of the files may hold the same
-/// content, so that the Python command must look (it hashes them whole and reads a
-/// copy once). Files that share a name stem (`events_default`) and the size of their
-/// content, unless the plain ones' first [`HEAD_BYTES`] bytes all differ; a group
-/// with a gzip file or one that cannot be read always may. Only files that share a
-/// stem are opened (their heads read on `jobs` threads).
+/// Whether two of the files may hold the same content, so that the Python command
+/// must look (it hashes them whole and reads a copy once): `_files.copy_candidates(paths)
+/// != []`, or stricter. Files that share a name stem (`events_default`) and the size of
+/// their content, unless the plain ones' first [`HEAD_BYTES`] bytes all differ; a group
+/// with a gzip file or one that cannot be read always may. Stricter in one case only:
+/// a path that is no longer a file (vanished since the walk) is skipped by Python's
+/// `os.path.isfile` but counted here as a file that cannot be read (size -1, no head),
+/// so two such paths of one stem decline the run (the Python command then reports
+/// them). Only files that share a stem are opened (their heads read on `jobs` threads).
 pub fn may_repeat(files: &[CommandFile], jobs: usize) -> bool {
     let shared = shared_stems(files);
     let heads = crate::parallel::map_indexed(shared.len(), jobs, |k| {
@@ -2493,8 +2496,13 @@ mod tests {
         // two of a group of three share a head
         assert!(check(&[(&d, "s"), (&a, "s"), (&e, "s"), (&b, "s")]));
         assert!(!check(&[(&d, "s"), (&a, "s"), (&e, "s"), (&c, "s")]));
-        // files that cannot be read: -1 and no head, so a group of two may repeat; but
-        // a file alone under its stem is not opened at all
+        // equal heads apart in walk order, another between them
+        let d_copy = write("h/s.jsonl", b"other content");
+        assert!(check(&[(&d, "s"), (&e, "s"), (&d_copy, "s")]));
+        assert!(check(&[(&e, "s"), (&d, "s"), (&d_copy, "s")]));
+        // paths that cannot be read: -1 and no head, so a group of two may repeat (the
+        // one place this is stricter than copy_candidates, which skips a path that is
+        // not a file); a path alone under its stem is not opened at all
         let gone = format!("{dir}/gone/s.jsonl");
         let gone2 = format!("{dir}/gone2/s.jsonl");
         assert!(check(&[(&gone, "s"), (&gone2, "s")]));
