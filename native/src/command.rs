@@ -677,6 +677,16 @@ mod tests {
         out
     }
 
+    /// A file whose stem (its fallback session id and `events` default) is `stem`.
+    fn named<'a>(path: &'a str, stem: &'a str, group: usize) -> CommandFile<'a> {
+        CommandFile {
+            path,
+            claude_fallback: stem,
+            events_default: stem,
+            group,
+        }
+    }
+
     fn file(path: &str, group: usize) -> CommandFile<'_> {
         CommandFile {
             path,
@@ -2526,20 +2536,7 @@ mod tests {
         std::fs::create_dir_all(format!("{dir}/sub")).unwrap();
         std::fs::write(&first, TREE[2].1).unwrap();
         std::fs::write(&second, TREE[2].1).unwrap();
-        let files = [
-            CommandFile {
-                path: &first,
-                claude_fallback: "a",
-                events_default: "a",
-                group: 0,
-            },
-            CommandFile {
-                path: &second,
-                claude_fallback: "a",
-                events_default: "a",
-                group: 1,
-            },
-        ];
+        let files = [named(&first, "a", 0), named(&second, "a", 1)];
         let (events, claude_only) = sniffer_lists();
         let sniffers = Sniffers {
             event_types: &events,
@@ -2566,20 +2563,7 @@ mod tests {
         let empty = format!("{dir}/b.jsonl");
         std::fs::write(&good, TREE[2].1).unwrap();
         std::fs::write(&empty, "").unwrap();
-        let files = [
-            CommandFile {
-                path: &good,
-                claude_fallback: "a",
-                events_default: "a",
-                group: 0,
-            },
-            CommandFile {
-                path: &empty,
-                claude_fallback: "b",
-                events_default: "b",
-                group: 0,
-            },
-        ];
+        let files = [named(&good, "a", 0), named(&empty, "b", 0)];
         let (events, claude_only) = sniffer_lists();
         let sniffers = Sniffers {
             event_types: &events,
