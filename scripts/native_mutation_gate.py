@@ -4,11 +4,14 @@
 Usage (from anywhere; it works in the repository that holds this script)::
 
     python scripts/native_mutation_gate.py [--jobs N] [--timeout-multiplier X]
+        [--minimum-test-timeout S] [--rest-minimum-test-timeout S]
 
-What it does: runs ``cargo mutants`` in ``native/`` (scope and exclusions in
+What it does: runs ``cargo mutants --workspace`` in ``native/`` (scope in
 ``native/.cargo/mutants.toml``: the modules whose behaviour ``cargo test``
-pins; the readers and the Python binding are pinned by the differential tests
-of ``tests/test_native.py`` instead, see ``docs/testing.md``) in two passes,
+pins, the core crate's in ``native/core/src`` and the native command's
+``src/command.rs`` and ``src/pyjson.rs``; the readers and the Python binding
+are pinned by the differential tests of ``tests/test_native.py`` instead, see
+``docs/testing.md``) in two passes,
 ``json.rs`` with every test and the other modules without the json.rs oracle
 tests (they call nothing else), then reads both passes'
 ``native/mutants.out/{json,rest}/mutants.out/outcomes.json``. Every mutant the tests missed
@@ -45,7 +48,7 @@ _POSITION = re.compile(r":\d+:\d+:")
 
 
 def _name(mutant: dict[str, object]) -> str:
-    """``file: mutation`` without line and column, e.g. ``src/time.rs: replace < with <=``."""
+    """``file: mutation`` without line and column, e.g. ``core/src/time.rs: replace < with <=``."""
     text = str(mutant.get("name", ""))
     return _POSITION.sub(":", text, count=1)
 
@@ -67,28 +70,37 @@ def _excuses() -> tuple[Counter[str], dict[str, str]]:
     return counts, reasons
 
 
-# The json.rs oracle tests (src/json_oracle.rs: 60,000 generated lines against
-# serde_json, about 1 s of a 1.5 s `cargo test`) call only json.rs's scanner, so
-# they can tell apart only json.rs's mutants: the other modules' mutants are
-# tested without them, in a second pass (docs/testing.md).
-ORACLE_ONLY = "src/json.rs"
+# The json.rs oracle tests (core/src/json_oracle.rs: 60,000 generated lines
+# against serde_json, about 1.1 s of the core crate's 1.5 s `cargo test`) call
+# only json.rs's scanner, so they can tell apart only json.rs's mutants: the
+# other modules' mutants are tested without them, in a second pass
+# (docs/testing.md).
+ORACLE_ONLY = "core/src/json.rs"
 ORACLE_TESTS = "json_oracle::"
 
 
 def _scope() -> list[str]:
     """The examined files of ``native/.cargo/mutants.toml`` (``examine_globs``)."""
     text = (CRATE / ".cargo" / "mutants.toml").read_text(encoding="utf-8")
-    return re.findall(r'"(src/[^"]+)"', text.split("examine_globs", 1)[1])
+    return re.findall(r'"([^"]+\.rs)"', text.split("examine_globs", 1)[1])
 
 
-def _passes(jobs: int, minimum_timeout: float, multiplier: float) -> list[tuple[str, list[str]]]:
-    """The two cargo-mutants runs: json.rs with every test, the rest without the oracle's."""
-    base = ["cargo", "mutants", "--no-shuffle", "--jobs", str(jobs),
-            "--timeout-multiplier", str(multiplier),
-            "--minimum-test-timeout", str(minimum_timeout)]
+def _passes(jobs: int, json_timeout: float, rest_timeout: float,
+            multiplier: float) -> list[tuple[str, list[str]]]:
+    """The two cargo-mutants runs: json.rs with every test, the rest without the oracle's.
+
+    ``json_timeout`` and ``rest_timeout`` are each pass's ``--minimum-test-timeout``
+    in seconds (its unmutated tests take ~1.4 s and ~0.6 s)."""
+    # --workspace: the examined files are in both crates of native/ (the core in
+    # native/core, the command in native/src), and cargo-mutants otherwise mutates
+    # only the package of its directory
+    base = ["cargo", "mutants", "--workspace", "--no-shuffle", "--jobs", str(jobs),
+            "--timeout-multiplier", str(multiplier)]
     others = [path for path in _scope() if path != ORACLE_ONLY]
-    json_pass = base + [arg for path in others for arg in ("-e", path)]
-    rest_pass = [*base, "-e", ORACLE_ONLY, "--", "--", "--skip", ORACLE_TESTS]
+    json_pass = [*base, "--minimum-test-timeout", str(json_timeout),
+                 *(arg for path in others for arg in ("-e", path))]
+    rest_pass = [*base, "--minimum-test-timeout", str(rest_timeout), "-e", ORACLE_ONLY,
+                 "--", "--", "--skip", ORACLE_TESTS]
     return [("json", json_pass), ("rest", rest_pass)]
 
 
@@ -107,14 +119,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout-multiplier", type=float, default=3.0)
-    # cargo-mutants' own floor is 20 s; the unmutated `cargo test` takes about 1 s,
-    # so 8 s is 8 times it, and a hung mutant (a loop that no longer advances)
-    # costs 8 s, not 20 (41 of them in the run of 2026-12-01)
-    parser.add_argument("--minimum-test-timeout", type=float, default=8.0)
+    # cargo-mutants' own floor is 20 s. A mutant that hangs the tests (a loop that
+    # no longer advances: 38 of 824 in the run of 2026-12-02) costs the whole
+    # timeout, so each pass has its own floor, about six times its unmutated tests
+    # under the gate's load: json.rs with the oracle's 60,000 lines (~1.4 s) 8 s,
+    # the rest (~0.6 s; a caught mutant's tests ~1.0 s with two jobs) 4 s.
+    parser.add_argument("--minimum-test-timeout", type=float, default=8.0,
+                        help="seconds, the json.rs pass")
+    parser.add_argument("--rest-minimum-test-timeout", type=float, default=4.0,
+                        help="seconds, the pass of the other modules")
     args = parser.parse_args()
     runs: list[tuple[subprocess.CompletedProcess[bytes], Path]] = []
     began = time.monotonic()
-    for name, command in _passes(args.jobs, args.minimum_test_timeout, args.timeout_multiplier):
+    for name, command in _passes(args.jobs, args.minimum_test_timeout,
+                                 args.rest_minimum_test_timeout, args.timeout_multiplier):
         out = CRATE / "mutants.out" / name
         out.mkdir(parents=True, exist_ok=True)  # cargo-mutants makes only the last level
         command = [*command[:2], "-o", str(out), *command[2:]]
