@@ -186,8 +186,8 @@ mod tests {
             .take(LIMIT as u64 - 1)
             .chain(&b"\nshort\n"[..]);
         let mut reader = LineReader::new(data);
-        let (line, _) = reader.next_line().unwrap().unwrap();
-        assert_eq!(line.len(), LIMIT - 1);
+        let (line, newline) = reader.next_line().unwrap().unwrap();
+        assert_eq!((line.len(), newline), (LIMIT - 1, true));
         assert_eq!(reader.next_line().unwrap().unwrap().0, b"short");
         let long = io::repeat(b'x').take(LIMIT as u64);
         let mut reader = LineReader::new(long);
