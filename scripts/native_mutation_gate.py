@@ -11,15 +11,14 @@ What it does: runs ``cargo mutants --workspace`` in ``native/`` (scope in
 pins, the core crate's in ``native/core/src`` and the native command's
 ``src/command.rs`` and ``src/pyjson.rs``; the readers and the Python binding
 are pinned by the differential tests of ``tests/test_native.py`` instead, see
-``docs/testing.md``) in two passes,
-``json.rs`` with its own tests and the oracle's (no other module uses it) and
-the other modules without the json.rs oracle tests (they call nothing else),
-then reads both passes'
-``native/mutants.out/{json,rest}/mutants.out/outcomes.json``. Every mutant the tests missed
-(a mutant that makes them hang, ``timeout``, counts as caught) must be listed in
-``native/mutants-excused.txt``
-with a written reason (``<file>: <mutation> # <reason>``, matched without
-line and column, so the list survives edits). One line excuses one mutant:
+``docs/testing.md``) in two passes: ``json.rs`` with its own tests and the
+oracle's (no other module uses it), and the other modules without the json.rs
+oracle tests (they call nothing else). It then reads both passes'
+``native/mutants.out/{json,rest}/mutants.out/outcomes.json``. Every mutant the
+tests missed (a mutant that makes them hang, ``timeout``, counts as caught)
+must be listed in ``native/mutants-excused.txt`` with a written reason
+(``<file>: <mutation> # <reason>``, matched without line and column, so the
+list survives edits). One line excuses one mutant:
 two surviving mutants of the same name need two lines, so an excuse never
 hides a second, unexamined survivor; an excuse that matches no mutant any
 more fails the gate too, so the list stays honest.
@@ -93,16 +92,17 @@ def _scope() -> list[str]:
     return re.findall(r'"([^"]+\.rs)"', text.split("examine_globs", 1)[1])
 
 
-def _passes(jobs: int, minimum_timeout: float, multiplier: float) -> list[tuple[str, list[str]]]:
-    """The two cargo-mutants runs: json.rs with its tests and the oracle's, the rest
-    without the oracle's."""
+def _passes(scope: list[str], jobs: int, minimum_timeout: float,
+            multiplier: float) -> list[tuple[str, list[str]]]:
+    """The two cargo-mutants runs over ``scope`` (from ``_scope()``): json.rs with its
+    tests and the oracle's, the rest without the oracle's."""
     # --workspace: the examined files are in both crates of native/ (the core in
     # native/core, the command in native/src), and cargo-mutants otherwise mutates
     # only the package of its directory
     base = ["cargo", "mutants", "--workspace", "--no-shuffle", "--jobs", str(jobs),
             "--timeout-multiplier", str(multiplier),
             "--minimum-test-timeout", str(minimum_timeout)]
-    others = [path for path in _scope() if path != ORACLE_ONLY]
+    others = [path for path in scope if path != ORACLE_ONLY]
     json_pass = [*base, *(arg for path in others for arg in ("-e", path)),
                  "--", "--", *JSON_TESTS]
     rest_pass = [*base, "-e", ORACLE_ONLY, "--", "--", "--skip", ORACLE_TESTS]
@@ -149,7 +149,8 @@ def main() -> int:
         print(f"native mutation gate: examine_globs must name existing files, {ORACLE_ONLY}"
               f" among them; not files: {unknown}", file=sys.stderr)
         return 2
-    for name, command in _passes(args.jobs, args.minimum_test_timeout, args.timeout_multiplier):
+    for name, command in _passes(scope, args.jobs, args.minimum_test_timeout,
+                                 args.timeout_multiplier):
         out = CRATE / "mutants.out" / name
         out.mkdir(parents=True, exist_ok=True)  # cargo-mutants makes only the last level
         command = [*command[:2], "-o", str(out), *command[2:]]
