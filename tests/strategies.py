@@ -887,3 +887,33 @@ mcp_like_tool_names = st.builds(
     st.text(alphabet="ab_\x1b", min_size=0, max_size=30),
     st.sampled_from(["", "_pull_request", "_workflows"]),
 )
+
+
+# ----------------------------------------------------------------- folder trees
+
+#: File names a generated tree uses: every trace suffix, the sidecar, other files, and
+#: characters JSON escapes (quote, backslash, controls) or keeps (non-ASCII).
+_TREE_FILE_NAMES = st.builds(
+    lambda stem, suffix: stem + suffix,
+    st.sampled_from(["a", "s1", "agent-1", "sé", 'q"t', "b\\s", "c\x01", "n\nl", "日本"]),
+    st.sampled_from([".jsonl", ".json", ".jsonl.gz", ".json.gz", ".eval", ".traj",
+                     ".meta.json", ".txt", ""]),
+)
+#: Folder names: ``subagents`` (a session's sub-agents), a session id that a file of
+#: the same folder may share (``s1`` beside ``s1.jsonl``), odd characters.
+_TREE_FOLDER_NAMES = st.sampled_from(["subagents", "s1", "p", "é", "t\tab"])
+#: Where a generated link points (relative to its folder): a file or folder that may
+#: exist, or nothing (a broken link).
+_TREE_LINK_TARGETS = st.sampled_from(["a.jsonl", "s1", "subagents", "../a.jsonl", "gone"])
+
+#: A folder tree: ``{name: entry}``, an entry ``"file"`` (its content a few bytes),
+#: ``"fifo"``, ``("link", target)`` or a folder (a ``dict`` again).
+folder_trees: st.SearchStrategy[dict[str, Any]] = st.recursive(
+    st.dictionaries(_TREE_FILE_NAMES, st.sampled_from(["file", "file", "file", "fifo"]),
+                    max_size=4),
+    lambda inner: st.dictionaries(
+        st.one_of(_TREE_FILE_NAMES, _TREE_FOLDER_NAMES),
+        st.one_of(st.just("file"), st.tuples(st.just("link"), _TREE_LINK_TARGETS), inner),
+        max_size=4),
+    max_leaves=12,
+)

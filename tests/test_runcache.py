@@ -39,8 +39,9 @@ os._exit(code)
 """
 
 #: Modules a served run must not import: click, attrs, msgspec, the readers, the native
-#: extension and the metric core (the mutation-gated modules).
-_HEAVY = ("click", "attrs", "msgspec", "wavemetrics.readers", "wavemetrics._native",
+#: engine's layer and the metric core (the mutation-gated modules). The extension itself
+#: may load: it walks the folders a key covers (wavemetrics._walk).
+_HEAVY = ("click", "attrs", "msgspec", "wavemetrics.readers",
           "wavemetrics.native", "wavemetrics.pipeline", "wavemetrics.observations",
           "wavemetrics.waves", "wavemetrics.classify", "wavemetrics.savings",
           "wavemetrics.histogram", "wavemetrics.summary", "wavemetrics.schema",

@@ -1,9 +1,10 @@
 """The Rust extension ``wavemetrics._native``, loaded once, and whether it can be used.
 
 Light on purpose (nothing but :mod:`importlib`): the native engine's integration
-layer (:mod:`wavemetrics.native`) and the native command
-(:mod:`wavemetrics.fastpath`, run before click or any reader is imported) load the
-extension here, with one check of the interface it was built with.
+layer (:mod:`wavemetrics.native`), the native command (:mod:`wavemetrics.fastpath`,
+run before click or any reader is imported) and the folder walk of a served run
+(:mod:`wavemetrics._walk`) load the extension here, with one check of the interface
+it was built with.
 """
 
 from __future__ import annotations
@@ -12,14 +13,12 @@ import importlib
 from collections.abc import Iterable
 from typing import Any
 
-from wavemetrics.classify import normalize_tool_name
-
 __all__ = ["API_VERSION", "eval_names", "extension", "stale"]
 
 #: The extension interface the package calls: ``API_VERSION`` of ``native/src/python.rs``.
 #: An extension built from older sources (Python files pulled, the extension not
 #: rebuilt) has another, and is not called: :func:`stale` is then true.
-API_VERSION = 4
+API_VERSION = 5
 
 _native: Any
 _stale = False
@@ -45,4 +44,8 @@ def stale() -> bool:
 def eval_names(names: Iterable[str]) -> list[str]:
     """The eval tool names as the extension takes them: their normal forms
     (``spec/metrics.md`` section 4), empty ones dropped (``classify._normal_eval_names``)."""
+    # imported here: a served run loads this module for the folder walk
+    # (wavemetrics._walk), not the metric core
+    from wavemetrics.classify import normalize_tool_name
+
     return [normal for normal in (normalize_tool_name(n) for n in names) if normal]

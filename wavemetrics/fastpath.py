@@ -35,6 +35,7 @@ from typing import Any, NamedTuple
 
 from wavemetrics import _extension, _files
 from wavemetrics._record_types import CLAUDE_ONLY_TYPES, EVENT_TYPES
+from wavemetrics._walk import walk
 from wavemetrics.classify import EVAL_TOOL_NAMES
 
 __all__ = ["MAX_TRACKED_CALLS", "run", "summarize_json"]
@@ -84,6 +85,11 @@ def _files_of(paths: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]] |
     order); or why this path leaves the run to the CLI."""
     if not all(path != _files.STDIN and _utf8(path) for path in paths):
         return "stdin or a path that is not UTF-8"
+    native = walk(paths, key=False)  # the extension's walk of folders: the same files
+    if native is not None and native.files is not None:
+        if any(path.endswith(".gz") for path in native.files):
+            return "a gzip file or a path that is not UTF-8"
+        return native.files, [(path, _files.SIDECAR_REASON) for path in native.sidecars]
     walked: dict[str, str] = {}
     skipped: list[tuple[str, str]] = []
     plain: set[str] = set()

@@ -5,8 +5,8 @@ summaries, merging and rendering (docs/performance.md). When nothing that can
 change the output has changed, this module answers ``wavemetrics summarize``
 with the bytes the last identical run wrote (stdout and stderr, in the order
 they were written) and its exit status, from :mod:`wavemetrics._entry`, without
-importing click, attrs, msgspec, the readers, the native extension or the
-metric core (issue 13: a warm re-run in at most 0.1 x the cold run).
+importing click, attrs, msgspec, the readers or the metric core (issue 13: a
+warm re-run in at most 0.1 x the cold run).
 
 The key (SHA-256) covers everything the output depends on:
 
@@ -32,8 +32,10 @@ Never kept: a run reading stdin, a pipe or any non-regular file, a run with
 ``--no-cache``, a run that did not end with status 0 (an input not read in
 full), a run whose inputs changed while it read them. What is stored is the
 output as printed (ids, counts, figures, file names): never a line of a trace,
-a tool argument, a result or a prompt. Only the stdlib and
-:mod:`wavemetrics.cache` are imported to serve.
+a tool argument, a result or a prompt. Only the stdlib, :mod:`wavemetrics.cache`
+and, for inputs that are folders, the extension's folder walk
+(:mod:`wavemetrics._walk`: the same key, from one native walk) are imported to
+serve.
 """
 
 from __future__ import annotations
@@ -359,9 +361,34 @@ def _inputs(files: Sequence[str]) -> list[Any]:
     return found
 
 
-def _sha256(value: Any) -> str:
+def _walked_inputs(files: Sequence[str]) -> list[Any] | bytes:
+    """:func:`_inputs` of ``files``, or its JSON text (what :func:`_json` makes of it) from
+    the extension's walk when every input is a folder (:func:`wavemetrics._walk.walk`:
+    the same bytes, from one native walk); raises :class:`_Uncacheable`."""
+    from wavemetrics._walk import walk
+
+    walked = walk(files, key=True)
+    if walked is None:
+        return _inputs(files)
+    if walked.key is None:
+        raise _Uncacheable(files[0])
+    return walked.key
+
+
+def _json(value: Any) -> bytes:
+    """The JSON text a key hashes: compact, non-ASCII kept, names that are not UTF-8 as
+    their own bytes (surrogate escapes)."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+    return text.encode("utf-8", "surrogateescape")
+
+
+#: What :func:`run_key` hashes (:func:`fingerprint`): the head, then the inputs' part,
+#: a list (:func:`_inputs`) or its JSON text (:func:`_walked_inputs`).
+Parts = tuple[list[Any], list[Any] | bytes]
+
+
+def _sha256(value: Any) -> str:
+    return hashlib.sha256(_json(value)).hexdigest()
 
 
 def run_key(options: dict[str, Any], files: Sequence[str]) -> tuple[str, str] | None:
@@ -374,31 +401,38 @@ def run_key(options: dict[str, Any], files: Sequence[str]) -> tuple[str, str] | 
     return None if parts is None else _run_key(parts)
 
 
-def walked_keys(inputs: list[Any]) -> dict[str, FileKey]:
+def walked_keys(inputs: list[Any] | bytes) -> dict[str, FileKey]:
     """The cache keys (:class:`~wavemetrics.cache.FileKey`) of the regular files in the
     inputs part of a :func:`fingerprint`, by absolute path: each stat of the walk,
     ``[path, size, mtime_ns, ctime_ns, inode, device]`` (:func:`_stat_key`), is what
     :func:`~wavemetrics.cache.file_key` would take just after it."""
     from wavemetrics.cache import FileKey
 
+    if isinstance(inputs, bytes):  # the extension's walk (_walked_inputs): its JSON text
+        inputs = json.loads(inputs)
     return {entry[0]: FileKey(entry[0], entry[1], entry[2], entry[4]) for entry in inputs
             if type(entry) is list and len(entry) == 6 and type(entry[1]) is int}
 
 
-def _run_key(parts: tuple[list[Any], list[Any]]) -> tuple[str, str]:
+def _run_key(parts: Parts) -> tuple[str, str]:
     """:func:`run_key` of the :func:`fingerprint` ``parts``."""
     head, inputs = parts
     scope = _sha256(head)
+    if isinstance(inputs, bytes):  # _json([scope, inputs]) without decoding the text
+        return hashlib.sha256(b'["' + scope.encode() + b'",' + inputs + b"]").hexdigest(), scope
     return _sha256([scope, inputs]), scope
 
 
 def fingerprint(
     options: dict[str, Any], files: Sequence[str]
-) -> tuple[list[Any], list[Any]] | None:
+) -> Parts | None:
     """What :func:`run_key` hashes, ``(head, inputs)``: the package, options and
-    environment, then the inputs' state; ``None`` when the run is never cached. Two
-    fingerprints are equal exactly when their keys are (plain lists of ints, strings,
-    bools and ``None``), so the check after a read compares them without hashing."""
+    environment, then the inputs' state; ``None`` when the run is never cached. The
+    inputs' state is :func:`_inputs`'s list or, when the extension walked every input
+    folder, the same list's JSON text (the same key either way). Two fingerprints taken
+    the same way are equal exactly when their keys are (plain lists of ints, strings,
+    bools and ``None``, or that text), so the check after a read compares them without
+    hashing."""
     if options.get("no_cache"):
         return None
     window = _window(options)
@@ -414,7 +448,7 @@ def fingerprint(
         _stream(sys.stdout), _stream(sys.stderr), os.getcwd(), list(files),
     ]
     try:
-        inputs = _inputs(files)
+        inputs = _walked_inputs(files)
     except _Uncacheable:
         return None
     return head, inputs
@@ -533,7 +567,7 @@ def write_chunks(chunks: Sequence[tuple[int, bytes]]) -> bool:
 
 # -- recording a run -------------------------------------------------------------
 #: A run's key and what it hashes, taken before its read (:func:`run_state`).
-RunState = tuple[tuple[str, str], tuple[list[Any], list[Any]]]
+RunState = tuple[tuple[str, str], Parts]
 
 
 def run_state(options: dict[str, Any], files: Sequence[str]) -> RunState | None:
@@ -625,7 +659,7 @@ class Recording:
         self.files: list[str] | None = None
         self.key: tuple[str, str] | None = None
         #: what :attr:`key` hashes (:func:`fingerprint`), compared again after the read
-        self.parts: tuple[list[Any], list[Any]] | None = None
+        self.parts: Parts | None = None
         #: the run's cache (set by :func:`record`): its read takes the walk's stats
         self.cache: ReadCache | None = None
         self._saved: tuple[Any, Any] | None = None
@@ -681,7 +715,7 @@ class Recording:
 _CURRENT: list[Recording] = []
 #: The key :func:`serve` computed and missed in this process: ``(options, files, key)``.
 _LOOKED_UP: list[
-    tuple[dict[str, Any], list[str], tuple[str, str], tuple[list[Any], list[Any]]]] = []
+    tuple[dict[str, Any], list[str], tuple[str, str], Parts]] = []
 
 
 @contextlib.contextmanager

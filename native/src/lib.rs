@@ -15,6 +15,7 @@ pub mod command;
 pub mod detect;
 pub mod pyjson;
 pub mod readers;
+pub mod walk;
 
 #[cfg(feature = "python")]
 mod python;

@@ -17,7 +17,7 @@ use std::path::Path;
 /// whenever a function of this module is added, removed or changes its
 /// arguments or results, so that an extension built from older sources is
 /// found out and not called (`native.available()` is then false).
-pub const API_VERSION: u32 = 4;
+pub const API_VERSION: u32 = 5;
 
 fn to_py_err(error: ReadError) -> PyErr {
     match error {
@@ -310,6 +310,43 @@ fn summarize_json<'py>(
     }
 }
 
+/// The folder walk of a run over folders (`walk.rs`): `tops` as `(spelled, absolute)`
+/// pairs, the suffix rules of `wavemetrics/_suffixes.py`, `key`: whether the run
+/// key's fingerprint is wanted. Returns `(key bytes or None, files or None, sidecars)`,
+/// or `None` when a name is not UTF-8 (the Python walks then decide).
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn walk_folders<'py>(
+    py: Python<'py>,
+    tops: Vec<(String, String)>,
+    trace: Vec<String>,
+    skipped: Vec<String>,
+    session: Vec<String>,
+    key: bool,
+) -> Option<(
+    Option<Bound<'py, PyBytes>>,
+    Option<Vec<String>>,
+    Vec<String>,
+)> {
+    let suffixes = crate::walk::Suffixes {
+        trace: &trace,
+        skipped: &skipped,
+        session: &session,
+    };
+    let walked = py.detach(|| {
+        let tops: Vec<crate::walk::Top> = tops
+            .iter()
+            .map(|(spelled, absolute)| crate::walk::Top { spelled, absolute })
+            .collect();
+        crate::walk::walk(&tops, &suffixes, key)
+    })?;
+    Some((
+        walked.key.map(|text| PyBytes::new(py, &text)),
+        walked.files,
+        walked.sidecars,
+    ))
+}
+
 /// How many files the separate detection pass (`detect`, `detect_many`) has looked at
 /// in this process, and how many groups `read_folded` has read (tests use them).
 #[pyfunction]
@@ -379,5 +416,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_folded, m)?)?;
     m.add_function(wrap_pyfunction!(detection_counts, m)?)?;
     m.add_function(wrap_pyfunction!(summarize_json, m)?)?;
+    m.add_function(wrap_pyfunction!(walk_folders, m)?)?;
     Ok(())
 }

@@ -1,0 +1,87 @@
+"""The folder walk of a ``summarize`` run over folders, made by the extension.
+
+A cold ``summarize`` of a projects folder walks it three times: the run key's
+fingerprint of the inputs before the read (:func:`wavemetrics.runcache.fingerprint`),
+the readers' walk (:func:`wavemetrics._files.expand_entries`, for the native
+command) and the fingerprint again after the read (the check that nothing changed).
+In Python these walks were ~0.05 s of a 0.35 s run over the 1,800-file fleet
+(docs/performance.md, "Tenth round"); ``walk_folders`` of the extension
+(``native/src/walk.rs``) makes each one from one listing, with the same result:
+the fingerprint's JSON text byte for byte, the readers' files in the same order.
+
+The Python walks stay the reference and are what runs whenever this one does
+not answer (:func:`walk` gives ``None``): the extension is missing, an input is
+not a folder (a file, stdin), a path or name is not UTF-8. ``tests/test_walk.py``
+compares the two on generated trees.
+
+Light on purpose (``os`` and the extension's loader only): :mod:`wavemetrics.runcache`
+serves a stored run with it before click or the readers load.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from wavemetrics import _extension
+from wavemetrics._suffixes import SESSION_SUFFIXES, SKIPPED_SUFFIXES, TRACE_SUFFIXES
+
+__all__ = ["Walk", "walk"]
+
+
+class Walk(NamedTuple):
+    """What one walk of folders found (``native/src/walk.rs``, ``Walk``)."""
+
+    #: ``json.dumps(runcache._inputs(paths), ensure_ascii=False, separators=(",", ":"))``
+    #: as UTF-8 bytes; ``None`` when the run is never cached, or the key was not asked for
+    key: bytes | None
+    #: the files ``fastpath._files_of`` reads, in walk order; ``None``: the Python walk
+    #: decides (a trace name that is a link or not a regular file, a folder that cannot
+    #: be listed, a folder with no trace file, folders given twice or one inside another)
+    files: list[str] | None
+    #: the ``*.meta.json`` sidecars passed over, in path order
+    sidecars: list[str]
+
+
+def _utf8(path: str) -> bool:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:  # undecodable bytes (surrogate escapes)
+        return False
+    return "\0" not in path
+
+
+def _nested(folders: Sequence[str]) -> bool:
+    """Whether two of ``folders`` are the same folder or one is inside another once
+    links are resolved: the readers' walk then reads a file once (its real path), which
+    a concatenation of the walks would not."""
+    real = [os.path.realpath(folder) for folder in folders]
+    return any(inner == outer or inner.startswith(outer.rstrip("/") + "/")
+               for i, outer in enumerate(real) for j, inner in enumerate(real) if i != j)
+
+
+def walk(paths: Sequence[str], *, key: bool) -> Walk | None:
+    """Walk ``paths`` (every one a folder: ``os.path.isdir``) natively; ``key``: with the
+    run key's fingerprint (each trace file stat'ed). ``None`` when this walk does not
+    answer and the Python walks must run (see the module doc). Never raises for an
+    input: a folder that cannot be listed is a ``None`` key and no files."""
+    native = _extension.extension()
+    if native is None or not paths:
+        return None
+    tops = []
+    for path in paths:
+        if not (_utf8(path) and os.path.isdir(path)):
+            return None
+        absolute = os.path.abspath(path)
+        if not _utf8(absolute):  # a working directory that is not UTF-8
+            return None
+        tops.append((path, absolute))
+    found = native.walk_folders(tops, list(TRACE_SUFFIXES), list(SKIPPED_SUFFIXES),
+                                list(SESSION_SUFFIXES), key)
+    if found is None:
+        return None
+    fingerprint, files, sidecars = found
+    if files is not None and len(tops) > 1 and _nested(paths):
+        files = None
+    return Walk(fingerprint, files, sorted(sidecars))
