@@ -97,11 +97,17 @@ def make_fleet(
 
 
 def _drop_runs(cache: Path) -> None:
-    """Delete the stored whole outputs (a warm run that is not served)."""
+    """Delete the stored whole outputs (a warm run that is not served): the files of the
+    cache's ``runs`` folder (``wavemetrics.runstore``), and the rows of the ``runs``
+    table a tree before the tenth round of issue 12 kept them in (``--against``)."""
     import sqlite3
 
-    with sqlite3.connect(cache / "cache.sqlite3") as db:
-        db.execute("DELETE FROM runs")
+    shutil.rmtree(cache / "runs", ignore_errors=True)
+    if (cache / "cache.sqlite3").exists():
+        with sqlite3.connect(cache / "cache.sqlite3") as db:
+            tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
+            if "runs" in tables:
+                db.execute("DELETE FROM runs")
 
 
 def _timed(argv: list[str], env: dict[str, str], before: Path | None = None,

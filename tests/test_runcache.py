@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +18,7 @@ from tests.corpus import CORPUS, needs_corpus
 from wavemetrics import runcache
 from wavemetrics.cache import CACHE_FILE, ReadCache
 from wavemetrics.cli import main, summarize
+from wavemetrics.runstore import RUNS_FOLDER
 
 #: Runs ``wavemetrics ARGS`` as the console script does, then writes the names of the
 #: modules it imported to the file ``$RUNCACHE_MODULES``: a served run imports no click.
@@ -84,6 +84,16 @@ def _runs(cache_dir: Path) -> int:
         return store.info().runs
     finally:
         store.close()
+
+
+def _hex(number: int) -> str:
+    """A key or scope as runcache makes them: 64 hex digits."""
+    return f"{number:064x}"
+
+
+def _stored_files(cache_dir: Path) -> dict[str, bytes]:
+    """The stored outputs' files (wavemetrics.runstore) by name, with their bytes."""
+    return {path.name: path.read_bytes() for path in (cache_dir / RUNS_FOLDER).iterdir()}
 
 
 def _claude_files() -> list[Path]:
@@ -274,13 +284,13 @@ def test_no_cache_neither_reads_nor_writes_stored_outputs(
     """--no-cache creates no cache; with an output stored it is not served nor replaced."""
     _run(tmp_path, "summarize", "--no-cache", str(folder))
     assert not (private_cache / CACHE_FILE).exists()
+    assert not (private_cache / RUNS_FOLDER).exists()
     _check_served(tmp_path, str(folder))
-    with sqlite3.connect(private_cache / CACHE_FILE) as db:
-        before = db.execute("SELECT key, blob FROM runs").fetchall()
+    before = _stored_files(private_cache)
+    assert len(before) == 1
     _add(sorted((folder / "sample").iterdir())[0])
     assert not _run(tmp_path, "summarize", "--no-cache", str(folder)).served
-    with sqlite3.connect(private_cache / CACHE_FILE) as db:
-        assert db.execute("SELECT key, blob FROM runs").fetchall() == before
+    assert _stored_files(private_cache) == before
 
 
 @needs_corpus
@@ -290,8 +300,9 @@ def test_a_damaged_stored_output_is_dropped_and_the_run_computed(
     """A stored output whose blob no longer matches its digest is not served: the run is
     computed (the --no-cache bytes) and a sound output stored in its place."""
     served = _check_served(tmp_path, str(folder))
-    with sqlite3.connect(private_cache / CACHE_FILE) as db:
-        db.execute("UPDATE runs SET blob = ?", (b"\x00" * 8 + b"forged",))
+    (stored,) = (private_cache / RUNS_FOLDER).iterdir()
+    data = stored.read_bytes()
+    stored.write_bytes(data[:-6] + b"forged")  # the head (and its digest) kept
     again = _run(tmp_path, "summarize", str(folder))
     assert not again.served
     assert again.output == served.output
@@ -304,15 +315,33 @@ def test_cache_info_counts_stored_outputs_and_clear_removes_them(
 ) -> None:
     """``cache info`` counts the stored outputs; ``cache clear`` removes them with the rest."""
     store = ReadCache(private_cache)
-    assert store.store_run("k1", "s1", runcache.encode_output(0, [(1, b"a\n")]))
-    assert store.store_run("k2", "s2", runcache.encode_output(0, [(1, b"b\n")]))
-    assert store.store_run("k3", "s1", runcache.encode_output(0, [(1, b"c\n")]))  # replaces k1
+    k1, k2, k3, s1, s2 = (_hex(n) for n in range(5))
+    assert store.store_run(k1, s1, runcache.encode_output(0, [(1, b"a\n")]))
+    assert store.store_run(k2, s2, runcache.encode_output(0, [(1, b"b\n")]))
+    assert store.store_run(k3, s1, runcache.encode_output(0, [(1, b"c\n")]))  # replaces k1
     result = CliRunner().invoke(main, ["cache", "info"])
     assert "summarize outputs (served whole): 2" in result.stdout.splitlines()
-    assert store.load_run("k1") is None
+    assert store.load_run(k1, s1) is None
+    assert store.load_run(k3, s1) == runcache.encode_output(0, [(1, b"c\n")])
     CliRunner().invoke(main, ["cache", "clear"])
     assert ReadCache(private_cache).info().runs == 0
-    assert ReadCache(private_cache).load_run("k2") is None
+    assert ReadCache(private_cache).load_run(k2, s2) is None
+    assert not (private_cache / RUNS_FOLDER).exists()
+
+
+def test_cache_info_of_a_cache_with_only_stored_outputs(private_cache: Path) -> None:
+    """The native command stores whole outputs without creating the database: ``cache
+    info`` still counts them, and their bytes."""
+    store = ReadCache(private_cache)
+    assert store.store_run(_hex(1), _hex(2), b"0123456789")
+    info = store.info()
+    assert not (private_cache / CACHE_FILE).exists()
+    # the file: 8 bytes of magic, the 64-digit key, a 16-byte digest, the 10 bytes
+    assert (info.exists, info.runs, info.size_bytes) == (True, 1, 8 + 64 + 16 + 10)
+    assert "summarize outputs (served whole): 1" in CliRunner().invoke(
+        main, ["cache", "info"]).stdout.splitlines()
+    assert store.clear()
+    assert ReadCache(private_cache).info().exists is False
 
 
 def test_at_most_max_runs_outputs_are_kept(private_cache: Path) -> None:
@@ -321,10 +350,12 @@ def test_at_most_max_runs_outputs_are_kept(private_cache: Path) -> None:
 
     store = ReadCache(private_cache)
     for number in range(MAX_RUNS + 2):
-        store.store_run(f"k{number}", f"s{number}", b"x")
+        store.store_run(_hex(number), _hex(1000 + number), b"x")
     assert store.info().runs == MAX_RUNS
-    assert store.load_run("k0") is None
-    assert store.load_run(f"k{MAX_RUNS + 1}") == b"x"
+    assert store.load_run(_hex(0), _hex(1000)) is None
+    assert store.load_run(_hex(1), _hex(1001)) is None
+    assert store.load_run(_hex(2), _hex(1002)) == b"x"
+    assert store.load_run(_hex(MAX_RUNS + 1), _hex(1000 + MAX_RUNS + 1)) == b"x"
 
 
 # -- the parts ------------------------------------------------------------------------

@@ -81,7 +81,7 @@ def python_walk(paths: Sequence[str]) -> tuple[list[str], list[str]] | None:
 
 def python_files_of(paths: Sequence[str]) -> Any:
     """The reference: ``fastpath._files_of`` with the extension's walk turned off."""
-    with mock.patch.object(fastpath, "walk", lambda paths, key: None):
+    with mock.patch.object(fastpath, "walk", lambda paths, key, jobs=1: None):
         return fastpath._files_of(paths)
 
 
@@ -116,6 +116,7 @@ def test_the_walk_gives_the_python_walks_bytes_and_files(
             # as wired into the native command: the same answer either way
             assert fastpath._files_of([path]) == python_files_of([path])
             assert walk([path], key=False) == walked._replace(key=None)
+            assert walk([path], key=True, jobs=3) == walked  # threads change nothing
 
 
 @_TREES
@@ -133,10 +134,10 @@ def test_several_folders_give_the_python_walks_bytes_and_files(
             paths = [pick for pick in picks if os.path.isdir(pick)]
             if not paths:
                 return
-            walked = walk(paths, key=True)
+            walked = walk(paths, key=True, jobs=2)
             assert walked is not None
             assert walked.key == python_key(paths)
-            assert fastpath._files_of(paths) == python_files_of(paths)
+            assert fastpath._files_of(paths, jobs=2) == python_files_of(paths)
 
 
 def test_folders_that_overlap_are_left_to_the_python_walk(tmp_path: Path) -> None:
@@ -172,7 +173,7 @@ def test_names_that_are_not_utf8_are_left_to_the_python_walks(tmp_path: Path) ->
         out.write(b"{}\n")
     native = _extension.extension()
     assert native.walk_folders([(str(tmp_path / "top"),) * 2], list(TRACE_SUFFIXES),
-                               list(SKIPPED_SUFFIXES), list(SESSION_SUFFIXES), True) is None
+                               list(SKIPPED_SUFFIXES), list(SESSION_SUFFIXES), True, 1) is None
     assert walk([str(tmp_path / "top")], key=True) is None
     # a path given that is not UTF-8 is not passed to the extension at all
     assert walk([os.fsdecode(os.path.join(folder, b"\xfe"))], key=True) is None
@@ -203,7 +204,7 @@ def test_the_run_key_is_the_same_from_either_walk(tmp_path: Path) -> None:
     assert options is not None
     native_parts = runcache.fingerprint(options, [path])
     assert native_parts is not None and isinstance(native_parts[1], bytes)
-    with mock.patch.object(wavemetrics._walk, "walk", lambda paths, key: None):
+    with mock.patch.object(wavemetrics._walk, "walk", lambda paths, key, jobs=1: None):
         python_parts = runcache.fingerprint(options, [path])
         python_key_pair = runcache.run_key(options, [path])
     assert python_parts is not None and isinstance(python_parts[1], list)
@@ -221,12 +222,12 @@ def test_a_folder_that_vanished_is_uncacheable_and_left_to_the_python_walk(
     native = _extension.extension()
     gone = str(tmp_path / "gone")
     found = native.walk_folders([(gone, gone)], list(TRACE_SUFFIXES), list(SKIPPED_SUFFIXES),
-                                list(SESSION_SUFFIXES), True)
+                                list(SESSION_SUFFIXES), True, 2)
     assert found == (None, None, [])
     build_tree(tmp_path / "top", {"a.jsonl": "file"})
     top = str(tmp_path / "top")
     found = native.walk_folders([(top, top), (gone, gone)], list(TRACE_SUFFIXES),
-                                list(SKIPPED_SUFFIXES), list(SESSION_SUFFIXES), False)
+                                list(SKIPPED_SUFFIXES), list(SESSION_SUFFIXES), False, 2)
     assert found == (None, None, [])
 
 

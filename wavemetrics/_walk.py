@@ -61,11 +61,12 @@ def _nested(folders: Sequence[str]) -> bool:
                for i, outer in enumerate(real) for j, inner in enumerate(real) if i != j)
 
 
-def walk(paths: Sequence[str], *, key: bool) -> Walk | None:
+def walk(paths: Sequence[str], *, key: bool, jobs: int = 1) -> Walk | None:
     """Walk ``paths`` (every one a folder: ``os.path.isdir``) natively; ``key``: with the
-    run key's fingerprint (each trace file stat'ed). ``None`` when this walk does not
-    answer and the Python walks must run (see the module doc). Never raises for an
-    input: a folder that cannot be listed is a ``None`` key and no files."""
+    run key's fingerprint (each trace file stat'ed); ``jobs``: threads to walk each
+    folder's sub-folders on (the result never depends on it). ``None`` when this walk
+    does not answer and the Python walks must run (see the module doc). Never raises
+    for an input: a folder that cannot be listed is a ``None`` key and no files."""
     native = _extension.extension()
     if native is None or not paths:
         return None
@@ -78,7 +79,7 @@ def walk(paths: Sequence[str], *, key: bool) -> Walk | None:
             return None
         tops.append((path, absolute))
     found = native.walk_folders(tops, list(TRACE_SUFFIXES), list(SKIPPED_SUFFIXES),
-                                list(SESSION_SUFFIXES), key)
+                                list(SESSION_SUFFIXES), key, max(1, jobs))
     if found is None:
         return None
     fingerprint, files, sidecars = found

@@ -11,13 +11,15 @@ grew: table ``resumes`` keeps where each such unit's read ended, and
 :mod:`wavemetrics.resume` (and, for the status line, :mod:`wavemetrics.live`)
 read it on from there.
 
-The ``runs`` table keeps whole ``summarize`` outputs as printed (stdout and
-stderr bytes, exit status), keyed by :mod:`wavemetrics.runcache`: ids, counts
-and figures, never trace text.
+Whole ``summarize`` outputs as printed (stdout and stderr bytes, exit status),
+keyed by :mod:`wavemetrics.runcache` (ids, counts and figures, never trace
+text), are files of the ``runs`` folder beside the database
+(:mod:`wavemetrics.runstore`): storing or serving one loads no SQLite.
 
 Where: SQLite (stdlib :mod:`sqlite3`, WAL journal, so two runs at once are
-safe) in ``$WAVEMETRICS_CACHE_DIR`` if set, else the user cache directory of
-the platform (:func:`platformdirs.user_cache_dir`, e.g. ``~/.cache/wavemetrics``).
+safe, imported when a table is first used) in ``$WAVEMETRICS_CACHE_DIR`` if
+set, else the user cache directory of the platform
+(:func:`platformdirs.user_cache_dir`, e.g. ``~/.cache/wavemetrics``).
 
 A damaged cache is never trusted: a row whose BLAKE2b digest does not match its
 blob, or that does not decode, is dropped and the unit read again; a database
@@ -32,16 +34,20 @@ import contextlib
 import hashlib
 import json
 import os
-import sqlite3
 import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from wavemetrics._cachedir import CACHE_ENV, CACHE_SCHEMA, cache_dir
+from wavemetrics._cachedir import version as _version
 from wavemetrics._paths import absolute as _absolute
+from wavemetrics.runstore import MAX_RUNS, RUNS_FOLDER, RunStore
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from wavemetrics.limits import Limits
 
 # Only the stdlib and platformdirs here: the status line answers from this
@@ -62,13 +68,8 @@ __all__ = [
     "limits_key",
 ]
 
-#: Environment variable naming the cache directory (tests point it at a temporary folder).
-CACHE_ENV = "WAVEMETRICS_CACHE_DIR"
 #: The database file in the cache directory.
 CACHE_FILE = "cache.sqlite3"
-#: Bumped whenever what is stored, or how a reader reads, changes meaning; a
-#: database of another schema (``PRAGMA user_version``) is emptied and rebuilt.
-CACHE_SCHEMA = 4
 
 _TABLES = (
     "CREATE TABLE IF NOT EXISTS detections (path TEXT NOT NULL, mode TEXT NOT NULL,"
@@ -87,25 +88,16 @@ _TABLES = (
     # each naming the next larger one (a row ``x''`` heads the chain): see LiveIdsDamaged
     "CREATE TABLE IF NOT EXISTS live_ids (state INTEGER NOT NULL, digest BLOB NOT NULL,"
     " next BLOB NOT NULL, tag BLOB NOT NULL, PRIMARY KEY (state, digest)) WITHOUT ROWID",
-    # whole summarize runs as printed (wavemetrics.runcache): key, command scope, output
-    "CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, scope TEXT NOT NULL,"
-    " digest BLOB NOT NULL, blob BLOB NOT NULL, stored REAL NOT NULL)",
 )
 #: What :data:`_TABLES` creates: a database at :data:`CACHE_SCHEMA` that has all of
 #: them is opened without DDL or ``journal_mode`` (WAL mode persists in the file).
 _NAMES = frozenset(statement.split()[5] for statement in _TABLES)
-#: At most this many ``summarize`` outputs are kept (the oldest stored go first).
-MAX_RUNS = 32
 
 
 def default_cache_dir() -> Path:
-    """``$WAVEMETRICS_CACHE_DIR`` if set and not empty, else the platform's user cache dir."""
-    configured = os.environ.get(CACHE_ENV)
-    if configured:
-        return Path(configured)
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("wavemetrics", appauthor=False))
+    """``$WAVEMETRICS_CACHE_DIR`` if set and not empty, else the platform's user cache dir
+    (:func:`wavemetrics._cachedir.cache_dir`)."""
+    return Path(cache_dir())
 
 
 class FileKey(NamedTuple):
@@ -133,12 +125,6 @@ def file_key(path: str) -> FileKey | None:
     if not stat.S_ISREG(info.st_mode):
         return None
     return FileKey(_absolute(path), info.st_size, info.st_mtime_ns, info.st_ino)
-
-
-def _version() -> str:
-    from wavemetrics import __version__
-
-    return f"{__version__}/{CACHE_SCHEMA}"
 
 
 class UnitKey(NamedTuple):
@@ -309,6 +295,7 @@ class ReadCache:
         connection = _CONNECTIONS.get(name)
         if connection is not None:
             return connection
+        import sqlite3  # here: a run that stores or serves only a whole output never loads it
         for _attempt in range(2):
             connection = None
             try:
@@ -371,6 +358,8 @@ class ReadCache:
     @contextlib.contextmanager
     def _query(self) -> Iterator[sqlite3.Connection | None]:
         connection = self._connect()
+        import sqlite3  # loaded by _connect
+
         try:
             yield connection
         except sqlite3.OperationalError:
@@ -581,6 +570,8 @@ class ReadCache:
         raises :class:`LiveIdsDamaged` or :class:`sqlite3.Error`."""
         db = self._connect()
         if db is None:
+            import sqlite3
+
             raise sqlite3.OperationalError("no usable cache")
         return LiveIds(db, state).known
 
@@ -620,46 +611,32 @@ class ReadCache:
         return False
 
     # -- whole runs ---------------------------------------------------------
-    def load_run(self, key: str) -> bytes | None:
-        """The output stored for the ``summarize`` run ``key`` (:mod:`wavemetrics.runcache`),
-        or ``None`` (absent, or damaged: then dropped)."""
-        with self._query() as db:
-            if db is None:
-                return None
-            row = db.execute("SELECT digest, blob FROM runs WHERE key = ?", (key,)).fetchone()
-            if row is None:
-                return None
-            digest, blob = row
-            if isinstance(blob, bytes) and digest == _digest(blob):
-                return blob
-            db.execute("DELETE FROM runs WHERE key = ?", (key,))
-        return None
+    @property
+    def runs(self) -> RunStore:
+        """The whole ``summarize`` outputs (:mod:`wavemetrics.runstore`)."""
+        return RunStore(os.path.join(str(self.directory), RUNS_FOLDER))
+
+    def load_run(self, key: str, scope: str) -> bytes | None:
+        """The output stored for the ``summarize`` run ``key`` of the command ``scope``
+        (:mod:`wavemetrics.runcache`), or ``None`` (absent, or damaged: then dropped)."""
+        return self.runs.load(key, scope)
 
     def store_run(self, key: str, scope: str, blob: bytes) -> bool:
         """Store a run's output under ``key`` in place of the older outputs of the same
         command (``scope``), keeping at most :data:`MAX_RUNS`; whether it was stored."""
-        with self._query() as db:
-            if db is not None:
-                with db:
-                    db.execute("BEGIN IMMEDIATE")
-                    db.execute("DELETE FROM runs WHERE scope = ? AND key != ?", (scope, key))
-                    db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?)",
-                               (key, scope, _digest(blob), blob, time.time()))
-                    db.execute("DELETE FROM runs WHERE key NOT IN (SELECT key FROM runs"
-                               " ORDER BY stored DESC LIMIT ?)", (MAX_RUNS,))
-                return True
-        return False
+        return self.runs.store(key, scope, blob)
 
     # -- maintenance ------------------------------------------------------
     def info(self) -> CacheInfo:
         """Counts and size of the cache; does not create it."""
+        runs = self.runs.count()
         if not self.path.exists():
-            return CacheInfo(str(self.path), False, 0, 0, 0, 0, 0)
+            return CacheInfo(str(self.path), runs > 0, 0, 0, 0, 0, self.runs.size(), runs)
         size = sum(
             os.path.getsize(str(self.path) + s)
             for s in ("", "-wal", "-shm") if os.path.exists(str(self.path) + s)
-        )
-        units = files = summaries = detections = runs = 0
+        ) + self.runs.size()
+        units = files = summaries = detections = 0
         with self._query() as db:
             if db is not None:
                 units, files = db.execute(
@@ -668,13 +645,12 @@ class ReadCache:
                 (summaries,) = db.execute(
                     "SELECT count(*) FROM units WHERE files = 0").fetchone()
                 (detections,) = db.execute("SELECT count(*) FROM detections").fetchone()
-                (runs,) = db.execute("SELECT count(*) FROM runs").fetchone()
         return CacheInfo(str(self.path), True, int(units), int(files), int(summaries),
                          int(detections), size, int(runs))
 
     def clear(self) -> bool:
-        """Delete the cache database; ``True`` if there was one."""
+        """Delete the cache database and the stored outputs; ``True`` if there was either."""
         existed = self.path.exists()
         self.close()
         self._remove_files()
-        return existed
+        return self.runs.clear() or existed

@@ -80,12 +80,15 @@ def _utf8(path: str) -> bool:
     return True
 
 
-def _files_of(paths: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]] | str:
+def _files_of(
+    paths: Sequence[str], jobs: int = 1
+) -> tuple[list[str], list[tuple[str, str]]] | str:
     """The files a read of ``paths`` reads, in order, and the sidecars it skips (path
-    order); or why this path leaves the run to the CLI."""
+    order); or why this path leaves the run to the CLI. ``jobs``: threads the
+    extension's walk may use."""
     if not all(path != _files.STDIN and _utf8(path) for path in paths):
         return "stdin or a path that is not UTF-8"
-    native = walk(paths, key=False)  # the extension's walk of folders: the same files
+    native = walk(paths, key=False, jobs=jobs)  # the extension's walk: the same files
     if native is not None and native.files is not None:
         if any(path.endswith(".gz") for path in native.files):
             return "a gzip file or a path that is not UTF-8"
@@ -123,7 +126,7 @@ def summarize_json(paths: Sequence[str], jobs: int) -> tuple[bytes, list[str]] |
     native = _extension.extension()
     if native is None:
         return "the Rust extension is not built from these sources"
-    found = _files_of(paths)
+    found = _files_of(paths, jobs)
     if isinstance(found, str):
         return found
     files, skipped = found
@@ -185,13 +188,9 @@ def run(args: Sequence[str]) -> int | None:
         from wavemetrics.runcache import run_state
 
         state = run_state(options, files)  # the key, taken before the read
-    if "jobs" in options:
-        jobs = int(options["jobs"])
-    else:
-        from wavemetrics.parallel import default_jobs
+    from wavemetrics.runcache import _jobs
 
-        jobs = default_jobs()
-    done = summarize_json(files, jobs)
+    done = summarize_json(files, _jobs(options))
     if isinstance(done, str):
         if state is not None:  # the CLI that runs next keys itself with it (no re-walk)
             from wavemetrics.runcache import hand_back
@@ -217,9 +216,9 @@ def _write(done: tuple[bytes, list[str]], options: dict[str, Any], files: list[s
     if not write_chunks(chunks):
         return 1
     if state is not None:
-        from wavemetrics.cache import ReadCache
         from wavemetrics.runcache import store_unchanged
+        from wavemetrics.runstore import default_store
 
         with contextlib.suppress(OSError, ValueError):
-            store_unchanged(ReadCache(), options, files, state, chunks)
+            store_unchanged(default_store(), options, files, state, chunks)
     return 0

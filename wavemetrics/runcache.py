@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     import click
 
     from wavemetrics.cache import FileKey, ReadCache
+    from wavemetrics.runstore import RunStore
 
 __all__ = [
     "DEFAULT",
@@ -361,13 +362,14 @@ def _inputs(files: Sequence[str]) -> list[Any]:
     return found
 
 
-def _walked_inputs(files: Sequence[str]) -> list[Any] | bytes:
+def _walked_inputs(files: Sequence[str], jobs: int) -> list[Any] | bytes:
     """:func:`_inputs` of ``files``, or its JSON text (what :func:`_json` makes of it) from
-    the extension's walk when every input is a folder (:func:`wavemetrics._walk.walk`:
-    the same bytes, from one native walk); raises :class:`_Uncacheable`."""
+    the extension's walk on ``jobs`` threads when every input is a folder
+    (:func:`wavemetrics._walk.walk`: the same bytes, from one native walk); raises
+    :class:`_Uncacheable`."""
     from wavemetrics._walk import walk
 
-    walked = walk(files, key=True)
+    walked = walk(files, key=True, jobs=jobs)
     if walked is None:
         return _inputs(files)
     if walked.key is None:
@@ -423,6 +425,16 @@ def _run_key(parts: Parts) -> tuple[str, str]:
     return _sha256([scope, inputs]), scope
 
 
+def _jobs(options: dict[str, Any]) -> int:
+    """The threads a run walks and reads on: ``--jobs`` as given (a positive number,
+    :func:`options_from_args` checks it), else the CLI's default."""
+    if "jobs" in options:
+        return int(options["jobs"])
+    from wavemetrics.parallel import default_jobs
+
+    return default_jobs()
+
+
 def fingerprint(
     options: dict[str, Any], files: Sequence[str]
 ) -> Parts | None:
@@ -438,17 +450,17 @@ def fingerprint(
     window = _window(options)
     if window is None:
         return None
-    from wavemetrics.cache import _version
+    from wavemetrics._cachedir import version
 
     keyed = _keyed(options)
     timezone = options.get("timezone", DEFAULT)
     head = [
-        _version(), sys.version, _package(), keyed, window,
+        version(), sys.version, _package(), keyed, window,
         _zone(None if timezone == DEFAULT else timezone),
         _stream(sys.stdout), _stream(sys.stderr), os.getcwd(), list(files),
     ]
     try:
-        inputs = _walked_inputs(files)
+        inputs = _walked_inputs(files, _jobs(options))
     except _Uncacheable:
         return None
     return head, inputs
@@ -527,9 +539,9 @@ def serve(args: Sequence[str]) -> int | None:
         if parts is None:
             return None
         key = _run_key(parts)
-        from wavemetrics.cache import ReadCache
+        from wavemetrics.runstore import default_store
 
-        blob = ReadCache().load_run(key[0])
+        blob = default_store().load(*key)
     except (OSError, ValueError, RecursionError):
         return None
     try:
@@ -593,7 +605,7 @@ def hand_back(options: dict[str, Any], files: Sequence[str], state: RunState) ->
 
 
 def store_unchanged(
-    cache: ReadCache, options: dict[str, Any], files: Sequence[str], state: RunState,
+    store: RunStore, options: dict[str, Any], files: Sequence[str], state: RunState,
     chunks: Sequence[tuple[int, bytes]],
 ) -> bool:
     """Store the output ``chunks`` of a run that ended with status 0 under its key
@@ -607,7 +619,7 @@ def store_unchanged(
     if again is None or again != state[1]:
         return False
     key, scope = state[0]
-    return cache.store_run(key, scope, encode_output(0, chunks))
+    return store.store(key, scope, encode_output(0, chunks))
 
 
 class _Tee(io.BufferedIOBase):
@@ -708,7 +720,7 @@ class Recording:
         if (not self.complete or self.key is None or self.parts is None
                 or self.files is None):
             return False
-        return store_unchanged(cache, self.options, self.files, (self.key, self.parts),
+        return store_unchanged(cache.runs, self.options, self.files, (self.key, self.parts),
                                self.chunks)
 
 

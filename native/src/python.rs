@@ -312,7 +312,7 @@ fn summarize_json<'py>(
 
 /// The folder walk of a run over folders (`walk.rs`): `tops` as `(spelled, absolute)`
 /// pairs, the suffix rules of `wavemetrics/_suffixes.py`, `key`: whether the run
-/// key's fingerprint is wanted. Returns `(key bytes or None, files or None, sidecars)`,
+/// key's fingerprint is wanted, `jobs`: threads to walk on. Returns `(key bytes or None, files or None, sidecars)`,
 /// or `None` when a name is not UTF-8 (the Python walks then decide).
 #[pyfunction]
 #[allow(clippy::type_complexity)]
@@ -323,6 +323,7 @@ fn walk_folders<'py>(
     skipped: Vec<String>,
     session: Vec<String>,
     key: bool,
+    jobs: usize,
 ) -> Option<(
     Option<Bound<'py, PyBytes>>,
     Option<Vec<String>>,
@@ -338,7 +339,7 @@ fn walk_folders<'py>(
             .iter()
             .map(|(spelled, absolute)| crate::walk::Top { spelled, absolute })
             .collect();
-        crate::walk::walk(&tops, &suffixes, key)
+        crate::walk::walk(&tops, &suffixes, key, jobs)
     })?;
     Some((
         walked.key.map(|text| PyBytes::new(py, &text)),

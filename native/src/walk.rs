@@ -25,7 +25,6 @@
 //! sorts them as surrogate escapes, which is not their byte order.
 
 use crate::pyjson::{write_int, write_unicode_string};
-use std::collections::BTreeSet;
 use std::fs::{self, DirEntry, FileType};
 use std::os::unix::fs::MetadataExt;
 
@@ -162,100 +161,170 @@ fn listing(root: &str) -> Result<Option<Vec<(String, DirEntry, FileType)>>, ()> 
     Ok(Some(entries))
 }
 
-/// The walk state shared by every top.
-struct Walker<'a> {
-    suffixes: &'a Suffixes<'a>,
-    /// `None` once the run is known to be uncacheable (or the key is not wanted).
+/// What the walk of one folder and everything below it found; the parts of a
+/// walk are merged in walk order ([`Part::append`]).
+struct Part {
+    /// The run key's JSON entries, each followed by a comma; `None` once the run is
+    /// known to be uncacheable (or the key is not wanted).
     key: Option<Vec<u8>>,
+    /// The readers' files; `None` once the Python walk must decide.
     files: Option<Vec<String>>,
     sidecars: Vec<String>,
-    sessions: BTreeSet<String>,
+    /// `<session>` of every `<session>/subagents/` folder that keyed a trace file.
+    sessions: Vec<String>,
+    /// Trace names seen (a top with none is "no trace files in this directory").
+    found: usize,
 }
 
-impl Walker<'_> {
-    /// Walks one top: `Err(())` for a name that is not UTF-8.
-    fn top(&mut self, top: &Top) -> Result<(), ()> {
-        let mut stack = vec![(top.spelled.to_owned(), top.absolute.to_owned())];
-        let mut found = 0usize;
-        while let Some((spelled, root)) = stack.pop() {
-            let Some(entries) = listing(&root)? else {
-                self.key = None;
-                self.files = None;
-                return Ok(());
-            };
-            let mut names = Vec::new();
-            let mut subfolders = Vec::new();
-            let mut keyed = false;
-            for (name, entry, kind) in &entries {
-                if !is_dir(entry, *kind) {
-                    names.push(name.clone());
-                    let plain = kind.is_file();
-                    if self.suffixes.is_trace(name) {
-                        found += 1;
-                        if let Some(out) = self.key.as_mut() {
-                            if stat_key(out, &join(&root, name), plain, entry).is_none() {
-                                self.key = None;
-                            }
-                            keyed = true;
-                        }
-                        match self.files.as_mut() {
-                            Some(files) if plain => files.push(join(&spelled, name)),
-                            _ => self.files = None,
-                        }
-                    } else if self.suffixes.skipped(name) {
-                        self.sidecars.push(join(&spelled, name));
-                    }
-                } else if kind.is_symlink() {
-                    names.push(format!("{name}/")); // not walked; its presence is keyed
-                } else {
-                    subfolders.push(name.clone());
-                }
-            }
-            if let Some(out) = self.key.as_mut() {
-                if keyed && basename(&root) == "subagents" {
-                    self.sessions.insert(dirname(&root).to_owned());
-                }
-                out.push(b'[');
-                write_unicode_string(out, &root);
-                out.push(b',');
-                write_names(out, &names);
-                out.push(b',');
-                write_names(out, &subfolders);
-                out.extend_from_slice(b"],");
-            }
-            stack.extend(
-                subfolders
-                    .iter()
-                    .rev()
-                    .map(|name| (join(&spelled, name), join(&root, name))),
-            );
+impl Part {
+    fn new(key: bool) -> Part {
+        Part {
+            key: key.then(Vec::new),
+            files: Some(Vec::new()),
+            sidecars: Vec::new(),
+            sessions: Vec::new(),
+            found: 0,
         }
-        if found == 0 {
-            self.files = None; // "no trace files in this directory": the CLI says so
-        }
-        Ok(())
     }
+
+    /// The walk failed here: uncacheable, and the files are Python's to find.
+    fn failed(&mut self) {
+        self.key = None;
+        self.files = None;
+    }
+
+    fn append(&mut self, later: Part) {
+        match (self.key.as_mut(), later.key) {
+            (Some(key), Some(more)) => key.extend_from_slice(&more),
+            _ => self.key = None,
+        }
+        match (self.files.as_mut(), later.files) {
+            (Some(files), Some(more)) => files.extend(more),
+            _ => self.files = None,
+        }
+        self.sidecars.extend(later.sidecars);
+        self.sessions.extend(later.sessions);
+        self.found += later.found;
+    }
+}
+
+/// Walks one folder's listing into `part` (the body of `runcache._folder`'s and
+/// `_files._walk_files`' loops): its sub-folders' names, `Ok(None)` when it cannot
+/// be listed (`part` has failed), `Err(())` for a name that is not UTF-8.
+fn folder(
+    suffixes: &Suffixes,
+    spelled: &str,
+    root: &str,
+    part: &mut Part,
+) -> Result<Option<Vec<String>>, ()> {
+    let Some(entries) = listing(root)? else {
+        part.failed();
+        return Ok(None);
+    };
+    let mut names = Vec::new();
+    let mut subfolders = Vec::new();
+    let mut keyed = false;
+    for (name, entry, kind) in &entries {
+        if !is_dir(entry, *kind) {
+            names.push(name.clone());
+            let plain = kind.is_file();
+            if suffixes.is_trace(name) {
+                part.found += 1;
+                if let Some(out) = part.key.as_mut() {
+                    if stat_key(out, &join(root, name), plain, entry).is_none() {
+                        part.key = None;
+                    }
+                    keyed = true;
+                }
+                match part.files.as_mut() {
+                    Some(files) if plain => files.push(join(spelled, name)),
+                    _ => part.files = None,
+                }
+            } else if suffixes.skipped(name) {
+                part.sidecars.push(join(spelled, name));
+            }
+        } else if kind.is_symlink() {
+            names.push(format!("{name}/")); // not walked; its presence is keyed
+        } else {
+            subfolders.push(name.clone());
+        }
+    }
+    if let Some(out) = part.key.as_mut() {
+        if keyed && basename(root) == "subagents" {
+            part.sessions.push(dirname(root).to_owned());
+        }
+        out.push(b'[');
+        write_unicode_string(out, root);
+        out.push(b',');
+        write_names(out, &names);
+        out.push(b',');
+        write_names(out, &subfolders);
+        out.extend_from_slice(b"],");
+    }
+    Ok(Some(subfolders))
+}
+
+/// The folder `root` and everything below it, depth first, sub-folders in name
+/// order (the stack of `runcache._folder` and `_files._walk_files`).
+fn subtree(suffixes: &Suffixes, spelled: &str, root: &str, key: bool) -> Result<Part, ()> {
+    let mut part = Part::new(key);
+    let mut stack = vec![(spelled.to_owned(), root.to_owned())];
+    while let Some((spelled, root)) = stack.pop() {
+        let Some(subfolders) = folder(suffixes, &spelled, &root, &mut part)? else {
+            return Ok(part);
+        };
+        stack.extend(
+            subfolders
+                .iter()
+                .rev()
+                .map(|name| (join(&spelled, name), join(&root, name))),
+        );
+    }
+    Ok(part)
+}
+
+/// One top: its own listing, then each sub-folder's subtree on up to `jobs`
+/// threads, appended in name order (the same order as one depth-first walk).
+fn top(suffixes: &Suffixes, top: &Top, key: bool, jobs: usize) -> Result<Part, ()> {
+    let mut part = Part::new(key);
+    let Some(subfolders) = folder(suffixes, top.spelled, top.absolute, &mut part)? else {
+        return Ok(part);
+    };
+    let below = crate::parallel::map_indexed(subfolders.len(), jobs, |i| {
+        let name = &subfolders[i];
+        subtree(
+            suffixes,
+            &join(top.spelled, name),
+            &join(top.absolute, name),
+            key,
+        )
+    });
+    for later in below {
+        part.append(later?);
+    }
+    if part.found == 0 {
+        part.files = None; // "no trace files in this directory": the CLI says so
+    }
+    Ok(part)
 }
 
 /// Walks the folders `tops` (each one a folder, links followed: the caller
 /// checks `os.path.isdir`) as `runcache._inputs` and `_files.expand_entries`
-/// do; `key`: whether the run key's fingerprint is wanted (each trace file is
-/// then stat'ed). `None` when a name is not UTF-8: the Python walks decide.
-pub fn walk(tops: &[Top], suffixes: &Suffixes, key: bool) -> Option<Walk> {
-    let mut walker = Walker {
-        suffixes,
-        key: key.then(|| b"[".to_vec()),
-        files: Some(Vec::new()),
-        sidecars: Vec::new(),
-        sessions: BTreeSet::new(),
-    };
-    for top in tops {
-        walker.top(top).ok()?;
+/// do, on up to `jobs` threads (the result never depends on it); `key`: whether
+/// the run key's fingerprint is wanted (each trace file is then stat'ed).
+/// `None` when a name is not UTF-8: the Python walks decide.
+pub fn walk(tops: &[Top], suffixes: &Suffixes, key: bool, jobs: usize) -> Option<Walk> {
+    let mut all = Part::new(key);
+    for one in tops {
+        all.append(top(suffixes, one, key, jobs).ok()?);
     }
-    if let Some(out) = walker.key.as_mut() {
-        for session in &walker.sessions {
+    let mut sessions: Vec<String> = all.sessions;
+    sessions.sort_unstable();
+    sessions.dedup();
+    let key = all.key.map(|mut out| {
+        for session in &sessions {
             out.push(b'[');
-            write_unicode_string(out, session);
+            write_unicode_string(&mut out, session);
             out.extend_from_slice(b",[");
             for (i, suffix) in suffixes.session.iter().enumerate() {
                 if i > 0 {
@@ -267,15 +336,17 @@ pub fn walk(tops: &[Top], suffixes: &Suffixes, key: bool) -> Option<Walk> {
             }
             out.extend_from_slice(b"]],");
         }
-        if out.len() > 1 {
-            out.pop(); // the last entry's comma
-        }
-        out.push(b']');
-    }
+        out.pop(); // the last entry's comma (or nothing: no entry at all)
+        let mut text = Vec::with_capacity(out.len() + 2);
+        text.push(b'[');
+        text.extend_from_slice(&out);
+        text.push(b']');
+        text
+    });
     Some(Walk {
-        key: walker.key,
-        files: walker.files,
-        sidecars: walker.sidecars,
+        key,
+        files: all.files,
+        sidecars: all.sidecars,
     })
 }
 
@@ -307,6 +378,13 @@ mod tests {
     }
 
     fn walk_of(tops: &[(&str, &str)], key: bool) -> Option<Walk> {
+        let one = walk_on(tops, key, 1);
+        // the walk on threads gives the same bytes and files
+        assert_eq!(walk_on(tops, key, 3), one);
+        one
+    }
+
+    fn walk_on(tops: &[(&str, &str)], key: bool, jobs: usize) -> Option<Walk> {
         let rules = rules();
         let suffixes = Suffixes {
             trace: &rules.trace,
@@ -317,7 +395,7 @@ mod tests {
             .iter()
             .map(|(spelled, absolute)| Top { spelled, absolute })
             .collect();
-        walk(&tops, &suffixes, key)
+        walk(&tops, &suffixes, key, jobs)
     }
 
     /// A file of `size` bytes whose mtime is 1,700,000,000.123456789 s.
