@@ -113,6 +113,10 @@ def test_the_walk_gives_the_python_walks_bytes_and_files(
             assert walked.files == (None if expected is None else expected[0])
             if expected is not None:
                 assert walked.sidecars == expected[1]
+                # the readers' names of each file, as _files derives them from the path
+                assert [(path, *names) for path, names in zip(
+                    expected[0], walked.names or [], strict=True)] == fastpath._args_of(
+                        expected[0])
             # as wired into the native command: the same answer either way
             assert fastpath._files_of([path]) == python_files_of([path])
             assert walk([path], key=False) == walked._replace(key=None)
@@ -150,7 +154,8 @@ def test_folders_that_overlap_are_left_to_the_python_walk(tmp_path: Path) -> Non
         assert walked is not None and walked.files is None
         assert walked.key == python_key(paths)
     apart = walk([inner, str(tmp_path / "top" / "q")], key=False)
-    assert apart == Walk(None, [inner + "/a.jsonl", str(tmp_path / "top" / "q" / "b.jsonl")], [])
+    assert apart == Walk(None, [inner + "/a.jsonl", str(tmp_path / "top" / "q" / "b.jsonl")],
+                         [("a", None, 0), ("b", None, 1)], [])
 
 
 def test_nested_compares_whole_names(tmp_path: Path) -> None:
@@ -182,6 +187,37 @@ def test_names_that_are_not_utf8_are_left_to_the_python_walks(tmp_path: Path) ->
     assert options is not None
     parts = runcache.fingerprint(options, [str(tmp_path / "top")])
     assert parts is not None and isinstance(parts[1], list)
+
+
+def test_a_folder_named_through_dot_dot_is_left_to_the_python_walks(tmp_path: Path) -> None:
+    # the readers list "link/.." through the link (its target's parent), the key walk
+    # the lexical abspath (tmp_path): the native walk does not guess which
+    build_tree(tmp_path / "top", {"p": {"a.jsonl": "file"}, "b.jsonl": "file"})
+    os.symlink(tmp_path / "top" / "p", tmp_path / "link")
+    assert walk([str(tmp_path / "link" / "..")], key=True) is None
+    assert walk([str(tmp_path / "top" / "p" / "..")], key=False) is None
+    with _cwd(str(tmp_path)):
+        assert fastpath._files_of(["link/.."]) == python_files_of(["link/.."])
+
+
+def test_the_readers_names_of_walked_files(tmp_path: Path) -> None:
+    # fallback session id, stem (only with "subagents" in the path), project folder number
+    build_tree(tmp_path / "top", {
+        "p": {"s.jsonl": "file", "s": {"subagents": {"agent-1.jsonl": "file",
+                                                      "agent-2.jsonl.gz": "file"}}},
+        "q": {"x.y.json": "file"}, "subagents": {"z.jsonl": "file"}})
+    top = str(tmp_path / "top")
+    walked = walk([top], key=False)
+    assert walked is not None
+    assert walked.files == [f"{top}/p/s.jsonl", f"{top}/p/s/subagents/agent-1.jsonl",
+                            f"{top}/p/s/subagents/agent-2.jsonl.gz", f"{top}/q/x.y.json",
+                            f"{top}/subagents/z.jsonl"]
+    # top/subagents/z.jsonl: its session is the top folder's name, its project the
+    # top's parent folder
+    assert walked.names == [("s", None, 0), ("s", "agent-1", 0), ("s", "agent-2", 0),
+                            ("x.y", None, 1), ("top", "z", 2)]
+    assert fastpath._args_of(walked.files) == [
+        (path, *names) for path, names in zip(walked.files, walked.names, strict=True)]
 
 
 def test_inputs_that_are_not_folders_are_left_to_the_python_walks(tmp_path: Path) -> None:
@@ -223,12 +259,12 @@ def test_a_folder_that_vanished_is_uncacheable_and_left_to_the_python_walk(
     gone = str(tmp_path / "gone")
     found = native.walk_folders([(gone, gone)], list(TRACE_SUFFIXES), list(SKIPPED_SUFFIXES),
                                 list(SESSION_SUFFIXES), True, 2)
-    assert found == (None, None, [])
+    assert found == (None, None, None, [])
     build_tree(tmp_path / "top", {"a.jsonl": "file"})
     top = str(tmp_path / "top")
     found = native.walk_folders([(top, top), (gone, gone)], list(TRACE_SUFFIXES),
                                 list(SKIPPED_SUFFIXES), list(SESSION_SUFFIXES), False, 2)
-    assert found == (None, None, [])
+    assert found == (None, None, None, [])
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is missing")

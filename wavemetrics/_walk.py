@@ -40,6 +40,10 @@ class Walk(NamedTuple):
     #: decides (a trace name that is a link or not a regular file, a folder that cannot
     #: be listed, a folder with no trace file, folders given twice or one inside another)
     files: list[str] | None
+    #: per file of :attr:`files`: ``(fallback session id, stem or None, group)``, the
+    #: names ``fastpath._args_of`` derives with ``_files.fallback_session_id``,
+    #: ``file_stem`` (when ``subagents`` is in the path) and ``project_folder``'s number
+    names: list[tuple[str, str | None, int]] | None
     #: the ``*.meta.json`` sidecars passed over, in path order
     sidecars: list[str]
 
@@ -72,7 +76,9 @@ def walk(paths: Sequence[str], *, key: bool, jobs: int = 1) -> Walk | None:
         return None
     tops = []
     for path in paths:
-        if not (_utf8(path) and os.path.isdir(path)):
+        # a ".." part: the readers list the folder it names through links, the key walk
+        # the lexical abspath; the two can differ, so the Python walks decide
+        if not (_utf8(path) and os.path.isdir(path)) or ".." in path.split("/"):
             return None
         absolute = os.path.abspath(path)
         if not _utf8(absolute):  # a working directory that is not UTF-8
@@ -82,7 +88,7 @@ def walk(paths: Sequence[str], *, key: bool, jobs: int = 1) -> Walk | None:
                                 list(SESSION_SUFFIXES), key, max(1, jobs))
     if found is None:
         return None
-    fingerprint, files, sidecars = found
+    fingerprint, files, names, sidecars = found
     if files is not None and len(tops) > 1 and _nested(paths):
-        files = None
-    return Walk(fingerprint, files, sorted(sidecars))
+        files = names = None
+    return Walk(fingerprint, files, names, sorted(sidecars))

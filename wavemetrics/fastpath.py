@@ -80,19 +80,42 @@ def _utf8(path: str) -> bool:
     return True
 
 
+#: What the extension reads a file as: ``(path, fallback session id, stem or None,
+#: group)`` (``CommandArg`` of ``native/src/python.rs``).
+_Arg = tuple[str, str, str | None, int]
+
+
+def _args_of(files: Sequence[str]) -> list[_Arg]:
+    """The extension's arguments for ``files``: each path with its fallback session id,
+    its stem when ``subagents`` is in the path (else the same as the fallback), and its
+    project folder's number in order of first appearance (the readers' units)."""
+    groups: dict[str, int] = {}
+    folders: dict[str, int] = {}  # each folder's group: its project folder's number
+    args = []
+    for path in files:
+        folder = os.path.dirname(path)
+        if folder not in folders:
+            folders[folder] = groups.setdefault(_files.project_folder(path), len(groups))
+        args.append((path, _files.fallback_session_id(path),
+                     _files.file_stem(path) if "subagents" in path else None,  # else the same
+                     folders[folder]))
+    return args
+
+
 def _files_of(
     paths: Sequence[str], jobs: int = 1
-) -> tuple[list[str], list[tuple[str, str]]] | str:
-    """The files a read of ``paths`` reads, in order, and the sidecars it skips (path
-    order); or why this path leaves the run to the CLI. ``jobs``: threads the
-    extension's walk may use."""
+) -> tuple[list[_Arg], list[tuple[str, str]]] | str:
+    """The files a read of ``paths`` reads, in order, as the extension's arguments
+    (:func:`_args_of`), and the sidecars it skips (path order); or why this path leaves
+    the run to the CLI. ``jobs``: threads the extension's walk may use."""
     if not all(path != _files.STDIN and _utf8(path) for path in paths):
         return "stdin or a path that is not UTF-8"
     native = walk(paths, key=False, jobs=jobs)  # the extension's walk: the same files
-    if native is not None and native.files is not None:
+    if native is not None and native.files is not None and native.names is not None:
         if any(path.endswith(".gz") for path in native.files):
             return "a gzip file or a path that is not UTF-8"
-        return native.files, [(path, _files.SIDECAR_REASON) for path in native.sidecars]
+        args = [(path, *names) for path, names in zip(native.files, native.names, strict=True)]
+        return args, [(path, _files.SIDECAR_REASON) for path in native.sidecars]
     walked: dict[str, str] = {}
     skipped: list[tuple[str, str]] = []
     plain: set[str] = set()
@@ -114,7 +137,7 @@ def _files_of(
     # possible copies (_files.copy_candidates) are looked for by the extension, on its
     # threads, before it reads (command::may_repeat): "inputs may repeat each other's
     # content" is then its reason
-    return files, sorted(skipped, key=lambda entry: entry[0])
+    return _args_of(files), sorted(skipped, key=lambda entry: entry[0])
 
 
 def summarize_json(paths: Sequence[str], jobs: int) -> tuple[bytes, list[str]] | str:
@@ -129,17 +152,8 @@ def summarize_json(paths: Sequence[str], jobs: int) -> tuple[bytes, list[str]] |
     found = _files_of(paths, jobs)
     if isinstance(found, str):
         return found
-    files, skipped = found
-    groups: dict[str, int] = {}
-    folders: dict[str, int] = {}  # each folder's group: its project folder's number
-    args = []
-    for path in files:
-        folder = os.path.dirname(path)
-        if folder not in folders:
-            folders[folder] = groups.setdefault(_files.project_folder(path), len(groups))
-        args.append((path, _files.fallback_session_id(path),
-                     _files.file_stem(path) if "subagents" in path else None,  # else the same
-                     folders[folder]))
+    args, skipped = found
+    files = [arg[0] for arg in args]
     result: Any = native.summarize_json(
         args, skipped, sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES), MAX_TRACKED_CALLS,
         _extension.eval_names(EVAL_TOOL_NAMES), jobs)

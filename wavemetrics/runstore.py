@@ -10,8 +10,8 @@ exit, checkpointing it into the database file: ~0.02 s of a 0.27 s run over the
 write and a rename.
 
 Layout: ``<cache dir>/runs/<scope>``, the scope being 64 hex digits. A file holds
-:data:`MAGIC`, the run's ``key`` (64 ASCII hex digits), the BLAKE2b-128 digest of
-the output and the output (:func:`wavemetrics.runcache.encode_output`). A new run
+:data:`MAGIC`, the run's ``key`` (64 ASCII hex digits), the first 16 bytes of the
+output's SHA-256 digest and the output (:func:`wavemetrics.runcache.encode_output`). A new run
 of the same command replaces the file (write to a temporary file, then
 ``os.replace``: a reader sees the old file or the new one, never a part); at most
 :data:`MAX_RUNS` files are kept, the least recently stored removed first.
@@ -51,7 +51,10 @@ _HEAD_BYTES = len(MAGIC) + _KEY_BYTES + _DIGEST_BYTES
 
 
 def _digest(blob: bytes) -> bytes:
-    return hashlib.blake2b(blob, digest_size=_DIGEST_BYTES).digest()
+    # SHA-256 (OpenSSL, with the CPU's SHA instructions where it has them): 1.5 ms for
+    # the fleet's 2.7 MB output here, BLAKE2b 3.6 ms; 16 bytes of it are plenty to
+    # catch a damaged file
+    return hashlib.sha256(blob).digest()[:_DIGEST_BYTES]
 
 
 def _hex(text: str) -> bool:

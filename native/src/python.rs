@@ -312,7 +312,8 @@ fn summarize_json<'py>(
 
 /// The folder walk of a run over folders (`walk.rs`): `tops` as `(spelled, absolute)`
 /// pairs, the suffix rules of `wavemetrics/_suffixes.py`, `key`: whether the run
-/// key's fingerprint is wanted, `jobs`: threads to walk on. Returns `(key bytes or None, files or None, sidecars)`,
+/// key's fingerprint is wanted, `jobs`: threads to walk on. Returns `(key bytes or None,
+/// files or None, their (fallback session id, stem or None, group) or None, sidecars)`,
 /// or `None` when a name is not UTF-8 (the Python walks then decide).
 #[pyfunction]
 #[allow(clippy::type_complexity)]
@@ -327,6 +328,7 @@ fn walk_folders<'py>(
 ) -> Option<(
     Option<Bound<'py, PyBytes>>,
     Option<Vec<String>>,
+    Option<Vec<(String, Option<String>, usize)>>,
     Vec<String>,
 )> {
     let suffixes = crate::walk::Suffixes {
@@ -341,9 +343,16 @@ fn walk_folders<'py>(
             .collect();
         crate::walk::walk(&tops, &suffixes, key, jobs)
     })?;
+    let names = walked.names.map(|names| {
+        names
+            .into_iter()
+            .map(|n| (n.fallback_session_id, n.stem, n.group))
+            .collect()
+    });
     Some((
         walked.key.map(|text| PyBytes::new(py, &text)),
         walked.files,
+        names,
         walked.sidecars,
     ))
 }

@@ -65,8 +65,80 @@ pub struct Walk {
     /// The readers' files in walk order, spelled from the tops; `None` when the
     /// Python walk must decide.
     pub files: Option<Vec<String>>,
+    /// What the native command passes to the readers for each of [`Walk::files`]
+    /// (`fastpath.summarize_json`'s arguments), in the same order.
+    pub names: Option<Vec<Names>>,
     /// The sidecars passed over (walk order; the caller sorts them).
     pub sidecars: Vec<String>,
+}
+
+/// The names a reader derives from a walked file's path, as `wavemetrics/_files.py`
+/// derives them (`tests/test_walk.py` compares the two).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Names {
+    /// `fallback_session_id(path)`: the `<session>` of `<session>/subagents/<file>`,
+    /// else the file's stem.
+    pub fallback_session_id: String,
+    /// `file_stem(path)` when `"subagents"` is in the path, else `None`.
+    pub stem: Option<String>,
+    /// The number of `project_folder(path)`, in order of first appearance.
+    pub group: usize,
+}
+
+/// `_files.file_stem` of a walked file's own name (never `.`, `..` or empty, so
+/// `PurePath(path).name` is the name): without `.gz`, then without its last
+/// suffix unless the name starts or ends with that dot.
+fn stem(name: &str) -> &str {
+    let name = name.strip_suffix(".gz").unwrap_or(name);
+    match name.rfind('.') {
+        Some(dot) if dot > 0 && dot + 1 < name.len() => &name[..dot],
+        _ => name,
+    }
+}
+
+/// `(PurePath(path).parent.name, PurePath(path).parent.parent.name)` of a path
+/// whose last part is a file name: `PurePath` drops empty and `.` parts.
+fn parents(path: &str) -> (&str, &str) {
+    let mut parts = path
+        .rsplit('/')
+        .filter(|part| !part.is_empty() && *part != ".");
+    parts.next(); // the file's own name
+    (parts.next().unwrap_or(""), parts.next().unwrap_or(""))
+}
+
+/// `_files.project_folder` of a walked file's absolute, normal path: its folder,
+/// or for `<project>/<session>/subagents/<file>` the `<project>` folder.
+fn project_folder(absolute: &str) -> &str {
+    let parent = dirname(absolute);
+    if basename(parent) == "subagents" {
+        dirname(dirname(parent))
+    } else {
+        parent
+    }
+}
+
+/// [`Names`] of every walked file: `(spelled, absolute)` paths in walk order.
+fn names_of(files: &[(String, String)]) -> Vec<Names> {
+    let mut groups: hashbrown::HashMap<&str, usize> = hashbrown::HashMap::new();
+    files
+        .iter()
+        .map(|(spelled, absolute)| {
+            let own = stem(basename(spelled));
+            let subagents = spelled.contains("subagents");
+            let (parent, grandparent) = parents(spelled);
+            let fallback = if subagents && parent == "subagents" && !grandparent.is_empty() {
+                grandparent
+            } else {
+                own
+            };
+            let count = groups.len();
+            Names {
+                fallback_session_id: fallback.to_owned(),
+                stem: subagents.then(|| own.to_owned()),
+                group: *groups.entry(project_folder(absolute)).or_insert(count),
+            }
+        })
+        .collect()
 }
 
 /// `os.path.join(a, b)` for a non-empty, slash-free `b`.
@@ -167,8 +239,8 @@ struct Part {
     /// The run key's JSON entries, each followed by a comma; `None` once the run is
     /// known to be uncacheable (or the key is not wanted).
     key: Option<Vec<u8>>,
-    /// The readers' files; `None` once the Python walk must decide.
-    files: Option<Vec<String>>,
+    /// The readers' files, spelled and absolute; `None` once the Python walk must decide.
+    files: Option<Vec<(String, String)>>,
     sidecars: Vec<String>,
     /// `<session>` of every `<session>/subagents/` folder that keyed a trace file.
     sessions: Vec<String>,
@@ -237,7 +309,7 @@ fn folder(
                     keyed = true;
                 }
                 match part.files.as_mut() {
-                    Some(files) if plain => files.push(join(spelled, name)),
+                    Some(files) if plain => files.push((join(spelled, name), join(root, name))),
                     _ => part.files = None,
                 }
             } else if suffixes.skipped(name) {
@@ -343,9 +415,13 @@ pub fn walk(tops: &[Top], suffixes: &Suffixes, key: bool, jobs: usize) -> Option
         text.push(b']');
         text
     });
+    let names = all.files.as_deref().map(names_of);
     Some(Walk {
         key,
-        files: all.files,
+        files: all
+            .files
+            .map(|files| files.into_iter().map(|(spelled, _)| spelled).collect()),
+        names,
         sidecars: all.sidecars,
     })
 }
@@ -444,6 +520,72 @@ mod tests {
     }
 
     #[test]
+    fn file_stems_as_file_stem_makes_them() {
+        assert_eq!(stem("a.jsonl"), "a");
+        assert_eq!(stem("a.b.jsonl"), "a.b");
+        assert_eq!(stem("a.jsonl.gz"), "a");
+        assert_eq!(stem("a.gz"), "a");
+        assert_eq!(stem(".hidden"), ".hidden"); // a leading dot is no suffix
+        assert_eq!(stem("a."), "a."); // nor a trailing one
+        assert_eq!(stem("noext"), "noext");
+        assert_eq!(stem("\u{e9}t\u{e9}.json"), "\u{e9}t\u{e9}");
+        assert_eq!(stem(".gz"), ""); // a name that is only ".gz" has no stem left
+    }
+
+    #[test]
+    fn parents_as_purepath_reads_them() {
+        assert_eq!(parents("p/s/subagents/a.jsonl"), ("subagents", "s"));
+        assert_eq!(parents("./s//subagents/./a.jsonl"), ("subagents", "s"));
+        assert_eq!(parents("subagents/a.jsonl"), ("subagents", ""));
+        assert_eq!(parents("/subagents/a.jsonl"), ("subagents", ""));
+        assert_eq!(parents("a.jsonl"), ("", ""));
+        assert_eq!(parents("x/../subagents/a.jsonl"), ("subagents", ".."));
+    }
+
+    #[test]
+    fn project_folders_of_absolute_paths() {
+        assert_eq!(project_folder("/p/s/subagents/a.jsonl"), "/p");
+        assert_eq!(project_folder("/p/s.jsonl"), "/p");
+        assert_eq!(project_folder("/s/subagents/a.jsonl"), "/");
+        assert_eq!(project_folder("/subagents/a.jsonl"), "/");
+        assert_eq!(project_folder("/p/subagentsx/a.jsonl"), "/p/subagentsx");
+    }
+
+    #[test]
+    fn names_number_project_folders_by_first_appearance() {
+        let files: Vec<(String, String)> = [
+            ("t/q/b.jsonl", "/t/q/b.jsonl"),
+            (
+                "t/p/s/subagents/agent-1.jsonl",
+                "/t/p/s/subagents/agent-1.jsonl",
+            ),
+            ("t/p/s.jsonl", "/t/p/s.jsonl"),
+            ("t/q/subagents/c.jsonl", "/t/q/subagents/c.jsonl"),
+            ("t/subagents-old/d.json.gz", "/t/subagents-old/d.json.gz"),
+        ]
+        .iter()
+        .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+        .collect();
+        let names = |fallback: &str, stem: Option<&str>, group| Names {
+            fallback_session_id: fallback.to_owned(),
+            stem: stem.map(str::to_owned),
+            group,
+        };
+        assert_eq!(
+            names_of(&files),
+            vec![
+                names("b", None, 0),
+                names("s", Some("agent-1"), 1),
+                names("s", None, 1),
+                // /t/q/subagents/c.jsonl: its project folder is /t (not /t/q)
+                names("q", Some("c"), 2),
+                // "subagents" in the path, but no subagents folder: the stem
+                names("d", Some("d"), 3),
+            ]
+        );
+    }
+
+    #[test]
     fn suffix_rules() {
         let rules = rules();
         let suffixes = Suffixes {
@@ -498,6 +640,19 @@ mod tests {
         assert_eq!(
             walked.sidecars,
             strings(&["top/c.meta.json", "top/s1/subagents/agent-1.meta.json"])
+        );
+        let names = walked.names.as_ref().unwrap();
+        assert_eq!(names.len(), 4);
+        assert_eq!(
+            (
+                names[3].fallback_session_id.as_str(),
+                names[3].stem.as_deref()
+            ),
+            ("s1", Some("agent-1"))
+        );
+        assert_eq!(
+            names.iter().map(|n| n.group).collect::<Vec<_>>(),
+            [0, 0, 0, 0]
         );
         let unkeyed = walk_of(&[("top", top)], false).unwrap();
         assert_eq!(unkeyed.key, None);
@@ -647,6 +802,7 @@ mod tests {
             Walk {
                 key: None,
                 files: None,
+                names: None,
                 sidecars: vec![]
             }
         );
