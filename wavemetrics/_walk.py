@@ -27,7 +27,7 @@ from typing import NamedTuple
 from wavemetrics import _extension
 from wavemetrics._suffixes import SESSION_SUFFIXES, SKIPPED_SUFFIXES, TRACE_SUFFIXES
 
-__all__ = ["Walk", "walk"]
+__all__ = ["Walk", "utf8", "walk"]
 
 
 class Walk(NamedTuple):
@@ -48,12 +48,18 @@ class Walk(NamedTuple):
     sidecars: list[str]
 
 
-def _utf8(path: str) -> bool:
+def utf8(path: str) -> bool:
+    """Whether ``path`` encodes as UTF-8 (a name with undecodable bytes holds surrogate
+    escapes, which do not); the native command's check too (:mod:`wavemetrics.fastpath`)."""
     try:
         path.encode("utf-8")
     except UnicodeEncodeError:  # undecodable bytes (surrogate escapes)
         return False
-    return "\0" not in path
+    return True
+
+
+def _utf8(path: str) -> bool:
+    return utf8(path) and "\0" not in path  # a NUL cannot reach the extension's paths
 
 
 def _nested(folders: Sequence[str]) -> bool:

@@ -35,6 +35,7 @@ from typing import Any, NamedTuple
 
 from wavemetrics import _extension, _files
 from wavemetrics._record_types import CLAUDE_ONLY_TYPES, EVENT_TYPES
+from wavemetrics._walk import utf8 as _utf8
 from wavemetrics._walk import walk
 from wavemetrics.classify import EVAL_TOOL_NAMES
 
@@ -70,14 +71,6 @@ class _Lane(NamedTuple):
 class _Skipped(NamedTuple):
     path: str
     reason: str
-
-
-def _utf8(path: str) -> bool:
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:  # undecodable bytes (surrogate escapes)
-        return False
-    return True
 
 
 #: What the extension reads a file as: ``(path, fallback session id, stem or None,

@@ -32,10 +32,10 @@ Never kept: a run reading stdin, a pipe or any non-regular file, a run with
 ``--no-cache``, a run that did not end with status 0 (an input not read in
 full), a run whose inputs changed while it read them. What is stored is the
 output as printed (ids, counts, figures, file names): never a line of a trace,
-a tool argument, a result or a prompt. Only the stdlib, :mod:`wavemetrics.cache`
-and, for inputs that are folders, the extension's folder walk
-(:mod:`wavemetrics._walk`: the same key, from one native walk) are imported to
-serve.
+a tool argument, a result or a prompt. Only the stdlib, the light
+:mod:`wavemetrics._cachedir` and :mod:`wavemetrics.runstore` and, for inputs
+that are folders, the extension's folder walk (:mod:`wavemetrics._walk`: the
+same key, from one native walk) are imported to serve.
 """
 
 from __future__ import annotations
