@@ -10,15 +10,18 @@ it was built with.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable
-from typing import Any
+
+TYPE_CHECKING = False  # no typing at run time (mypy takes any TYPE_CHECKING as true)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
 
 __all__ = ["API_VERSION", "eval_names", "extension", "stale"]
 
 #: The extension interface the package calls: ``API_VERSION`` of ``native/src/python.rs``.
 #: An extension built from older sources (Python files pulled, the extension not
 #: rebuilt) has another, and is not called: :func:`stale` is then true.
-API_VERSION = 5
+API_VERSION = 6
 
 _native: Any
 _stale = False

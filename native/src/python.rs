@@ -17,7 +17,7 @@ use std::path::Path;
 /// whenever a function of this module is added, removed or changes its
 /// arguments or results, so that an extension built from older sources is
 /// found out and not called (`native.available()` is then false).
-pub const API_VERSION: u32 = 5;
+pub const API_VERSION: u32 = 6;
 
 fn to_py_err(error: ReadError) -> PyErr {
     match error {
@@ -414,6 +414,17 @@ fn split_reads() -> usize {
     readers::SPLIT_READS.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// SHA-256 (FIPS 180-4) of `data`, 32 bytes: what `hashlib.sha256(data).digest()`
+/// gives, without loading OpenSSL (`wavemetrics/_digest.py`: run keys and stored
+/// outputs). RustCrypto's `sha2`, with the CPU's SHA instructions where it has them;
+/// the GIL is released while it hashes (`bytes` cannot change meanwhile).
+#[pyfunction]
+fn sha256<'py>(py: Python<'py>, data: &[u8]) -> Bound<'py, PyBytes> {
+    use sha2::{Digest, Sha256};
+    let digest: [u8; 32] = py.detach(|| Sha256::digest(data).into());
+    PyBytes::new(py, &digest)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("API_VERSION", API_VERSION)?;
@@ -427,5 +438,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(detection_counts, m)?)?;
     m.add_function(wrap_pyfunction!(summarize_json, m)?)?;
     m.add_function(wrap_pyfunction!(walk_folders, m)?)?;
+    m.add_function(wrap_pyfunction!(sha256, m)?)?;
     Ok(())
 }
