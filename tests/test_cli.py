@@ -818,9 +818,11 @@ def test_help_imports_no_reader_and_no_core_module() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     loaded = done.stdout.strip().splitlines()[-1]
-    # _suffixes: the trace suffixes, a module with no imports of its own; notes (the
-    # stderr notes' wording) and the walk's _files and _paths: the standard library only
-    assert loaded == str(["wavemetrics", "wavemetrics._files", "wavemetrics._names",
+    # _suffixes, _eval_names and _cores (--jobs's default): leaf modules with no imports
+    # of their own but os; notes (the stderr notes' wording) and the walk's _files and
+    # _paths: the standard library only
+    assert loaded == str(["wavemetrics", "wavemetrics._cores", "wavemetrics._eval_names",
+                          "wavemetrics._files", "wavemetrics._names",
                           "wavemetrics._paths", "wavemetrics._suffixes",
                           "wavemetrics.classify", "wavemetrics.cli", "wavemetrics.escaping",
                           "wavemetrics.notes", "wavemetrics.parallel"])

@@ -11,6 +11,7 @@ compared with their recorded goldens; each decline rule has its own case.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -35,7 +36,7 @@ from tests.strategies import (
 )
 from tests.trace_builders import CLAUDE as CLAUDE_LINES
 from tests.trace_builders import EVENTS as EVENT_LINES
-from wavemetrics import _files, fastpath, native
+from wavemetrics import _extension, _files, fastpath, native
 from wavemetrics.cli import main
 from wavemetrics.escaping import printable
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
@@ -303,6 +304,78 @@ def test_the_console_script_runs_it_without_click(tmp_path: Path) -> None:
                           check=True, env={**os.environ, "WAVEMETRICS_CACHE_DIR": str(tmp_path)})
     assert done.stderr == "[] 0\n"
     assert done.stdout == _cli([str(EXAMPLE)])[1]
+
+
+#: What the lean start-up of a summarize run leaves out (docs/performance.md, "Eleventh
+#: round"): each of these costs 1-9 ms of a cold run's start-up on the issue 12 machines.
+_START_UP_HEAVY = ("typing", "re", "json", "enum", "hashlib", "_hashlib", "contextlib",
+                   "collections", "functools", "threading", "dataclasses", "pathlib")
+
+
+def test_a_cached_run_of_a_folder_imports_no_heavy_standard_module(tmp_path: Path) -> None:
+    """A cold cached run of a folder (key walk, native read, notes, check walk on a thread,
+    store) and the served run after it import none of :data:`_START_UP_HEAVY`, and print
+    the CLI's bytes."""
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    (folder / "demo.jsonl").write_bytes(EXAMPLE.read_bytes())
+    code = ("import sys\n"
+            "sys.argv = ['wavemetrics', 'summarize', '--format', 'json', sys.argv[1]]\n"
+            "from wavemetrics._entry import main\n"
+            "try:\n    main()\nexcept SystemExit as stop:\n    status = stop.code\n"
+            "sys.stdout.flush()\n"
+            "print(sorted(m for m in sys.modules if m in sys.argv[2].split(',')),"
+            " 'fastpath' if 'wavemetrics.fastpath' in sys.modules else 'served',"
+            " status, file=sys.stderr)\n")
+    env = {**os.environ, "WAVEMETRICS_CACHE_DIR": str(tmp_path / "cache")}
+    runs = [subprocess.run([sys.executable, "-c", code, str(folder), ",".join(_START_UP_HEAVY)],
+                           capture_output=True, text=True, check=True, env=env)
+            for _ in range(2)]
+    assert [run.stderr for run in runs] == ["[] fastpath 0\n", "[] served 0\n"]
+    assert runs[0].stdout == runs[1].stdout == _cli([str(folder)])[1]
+
+
+def test_the_default_eval_names_are_handed_over_as_they_are() -> None:
+    """The native command hands ``EVAL_TOOL_NAMES`` to the extension without normalising
+    them (no :mod:`wavemetrics.classify` import): they are in normal form already."""
+    from wavemetrics._eval_names import EVAL_TOOL_NAMES
+    from wavemetrics.classify import EVAL_TOOL_NAMES as classify_names
+
+    assert _extension.eval_names(EVAL_TOOL_NAMES) == list(EVAL_TOOL_NAMES)
+    assert classify_names is EVAL_TOOL_NAMES
+
+
+def test_the_native_command_reads_the_listing_its_key_was_made_from(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the cache on, the folders are walked once before the read (the key's walk,
+    whose files the read takes: no second walk) and once after it (the check); with
+    ``--no-cache``, once, without a key."""
+    import wavemetrics._walk
+
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    (folder / "demo.jsonl").write_bytes(EXAMPLE.read_bytes())
+    monkeypatch.setenv("WAVEMETRICS_CACHE_DIR", str(tmp_path / "cache"))
+    walks: list[bool] = []
+    real = wavemetrics._walk.walk
+
+    def counted(paths: Any, *, key: bool, jobs: int = 1) -> Any:
+        walks.append(key)
+        return real(paths, key=key, jobs=jobs)
+
+    monkeypatch.setattr(wavemetrics._walk, "walk", counted)
+    monkeypatch.setattr(fastpath, "walk", counted)
+    out = io.BytesIO()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out))
+    monkeypatch.setattr(sys, "stderr", io.TextIOWrapper(io.BytesIO()))
+    assert fastpath.run(["--format", "json", str(folder)]) == 0
+    assert walks == [True, True]
+    walks.clear()
+    assert fastpath.run(["--format", "json", "--no-cache", str(folder)]) == 0
+    assert walks == [False]
+    sys.stdout.flush()
+    first, second = out.getvalue().split(b"\n}\n")[:2]
+    assert first + b"\n}\n" == second + b"\n}\n" == _cli([str(folder)])[1].encode()
 
 
 _FILES = trace_files(claude_records(), claude_calls())

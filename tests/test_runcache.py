@@ -18,7 +18,7 @@ from tests.corpus import CORPUS, needs_corpus
 from wavemetrics import runcache
 from wavemetrics.cache import CACHE_FILE, ReadCache
 from wavemetrics.cli import main, summarize
-from wavemetrics.runstore import RUNS_FOLDER
+from wavemetrics.runstore import RUNS_FOLDER, RunStore
 
 #: Runs ``wavemetrics ARGS`` as the console script does, then writes the names of the
 #: modules it imported to the file ``$RUNCACHE_MODULES``: a served run imports no click.
@@ -619,3 +619,73 @@ def test_a_file_changed_between_the_key_walk_and_the_read_is_not_cached(
         path: before[path] + (path == files[0]) for path in files}
     info = store.info()
     assert (info.detections, info.summaries) == (2, 0)
+
+
+def _own_folder(tmp_path: Path) -> Path:
+    """A folder of one written Claude Code trace (no corpus needed)."""
+    from tests.golden_cases import EXAMPLE
+
+    folder = tmp_path / "own"
+    folder.mkdir()
+    (folder / "demo.jsonl").write_bytes(EXAMPLE.read_bytes())
+    return folder
+
+
+def test_the_check_walk_on_a_thread_gives_the_fingerprint(tmp_path: Path) -> None:
+    """``Again`` takes the same fingerprint as a walk now, on its thread; a change made
+    before it starts shows in it; a failing walk gives ``None``."""
+    folder = _own_folder(tmp_path)
+    options = runcache.options_from_args(["--format", "json", str(folder)])
+    assert options is not None
+    before = runcache.fingerprint(options, [str(folder)])
+    assert before is not None
+    assert runcache.Again(options, [str(folder)]).result() == before
+    again = runcache.Again(options, [str(folder)])
+    assert again.result() == again.result() == before  # waits once, answers again
+    _append(folder / "demo.jsonl")
+    assert runcache.Again(options, [str(folder)]).result() != before
+    never = runcache.options_from_args(["--format", "json", "--no-cache", str(folder)])
+    assert never is not None
+    assert runcache.Again(never, [str(folder)]).result() is None
+
+
+def test_a_failing_check_walk_stores_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = _own_folder(tmp_path)
+    options = runcache.options_from_args(["--format", "json", str(folder)])
+    assert options is not None
+    state = runcache.run_state(options, [str(folder)])
+    assert state is not None
+
+    def fails(*_: Any) -> None:
+        raise OSError("gone")
+
+    store = RunStore(str(tmp_path / "runs"))
+    with monkeypatch.context() as patched:
+        patched.setattr(runcache, "fingerprint", fails)
+        again = runcache.Again(options, [str(folder)])
+        assert not runcache.store_unchanged(store, options, [str(folder)], state,
+                                            [(1, b"out")], again)
+        assert not runcache.store_unchanged(store, options, [str(folder)], state,
+                                            [(1, b"out")])
+    assert store.count() == 0
+    # unchanged, with the check on a thread: stored under the key taken before
+    again = runcache.Again(options, [str(folder)])
+    assert runcache.store_unchanged(store, options, [str(folder)], state, [(1, b"out")], again)
+    key, scope = state[0]
+    assert store.load(key, scope) == runcache.encode_output(0, [(1, b"out")])
+    # changed before the check: not stored
+    _append(folder / "demo.jsonl")
+    store.clear()
+    again = runcache.Again(options, [str(folder)])
+    assert not runcache.store_unchanged(store, options, [str(folder)], state, [(1, b"x")], again)
+    assert store.count() == 0
+
+
+def test_the_head_of_a_key_is_hashed_as_its_repr() -> None:
+    """The head's text (no json import): the value's repr as UTF-8, which tells apart
+    values json would also tell apart, and lone surrogates (names that are not UTF-8)."""
+    assert runcache._text(["a", 1, None, True, ["b"]]) == b"['a', 1, None, True, ['b']]"
+    assert runcache._text(["x\udcff"]) == b"['x\\udcff']"
+    assert runcache._text(["é"]) == "['é']".encode()
+    assert runcache._text([1]) != runcache._text(["1"]) != runcache._text([True])
+    assert runcache._text(["a", "b"]) != runcache._text(["a, b"])

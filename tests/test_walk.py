@@ -119,7 +119,7 @@ def test_the_walk_gives_the_python_walks_bytes_and_files(
                         expected[0])
             # as wired into the native command: the same answer either way
             assert fastpath._files_of([path]) == python_files_of([path])
-            assert walk([path], key=False) == walked._replace(key=None)
+            assert walk([path], key=False) == Walk(None, walked.files, walked.names, walked.sidecars)
             assert walk([path], key=True, jobs=3) == walked  # threads change nothing
 
 
@@ -276,3 +276,26 @@ def test_the_corpus_folder_gives_the_python_walks_bytes_and_files() -> None:
     expected = python_walk(paths)
     assert walked.files == (None if expected is None else expected[0])
     assert fastpath._files_of(paths) == python_files_of(paths)
+
+
+def test_the_keyed_walk_is_found_by_its_key_object(tmp_path: Path) -> None:
+    """``keyed_walk`` gives the last walk that made a key for exactly those paths, and only
+    for that key object: an equal copy of the bytes, other paths or a later keyed walk
+    do not find it."""
+    from wavemetrics._walk import keyed_walk
+
+    build_tree(tmp_path / "top", {"a.jsonl": "file", "b.jsonl": "file"})
+    path = str(tmp_path / "top")
+    walked = walk([path], key=True)
+    assert walked is not None and walked.key is not None
+    assert keyed_walk([path], walked.key) is walked
+    assert keyed_walk([path], bytes(bytearray(walked.key))) is None  # equal, not the same
+    assert keyed_walk([path, path], walked.key) is None
+    unkeyed = walk([path], key=False)
+    assert unkeyed is not None and unkeyed.key is None
+    assert keyed_walk([path], walked.key) is walked  # a walk without a key keeps it
+    later = walk([path], key=True)
+    assert later is not None and later.key is not None
+    assert keyed_walk([path], walked.key) is None
+    assert keyed_walk([path], later.key) is later
+    assert later == walked and later is not walked

@@ -5,10 +5,17 @@ The metric contract is ``parallelism_v1`` (``spec/metrics.md``); readers follow
 savings -> summary.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
+import importlib
+
+# typing is not imported at run time: every command imports this package, and typing
+# (with re, enum and collections) is ~9 ms of start-up (docs/performance.md, "Eleventh
+# round"); mypy takes any TYPE_CHECKING as true
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from wavemetrics.axis import AxisState, EfficiencyAxis, efficiency_axis
     from wavemetrics.cache import ReadCache
     from wavemetrics.classify import (

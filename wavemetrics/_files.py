@@ -14,10 +14,13 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Callable, Iterator
 
 from wavemetrics._paths import absolute
 from wavemetrics._suffixes import SKIPPED_SUFFIXES, TRACE_SUFFIXES
+
+TYPE_CHECKING = False  # no collections.abc at run time (mypy takes any TYPE_CHECKING as true)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
 
 __all__ = [
     "AUTO",

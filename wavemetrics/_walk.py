@@ -21,31 +21,51 @@ serves a stored run with it before click or the readers load.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from typing import NamedTuple
 
 from wavemetrics import _extension
 from wavemetrics._suffixes import SESSION_SUFFIXES, SKIPPED_SUFFIXES, TRACE_SUFFIXES
 
-__all__ = ["Walk", "utf8", "walk"]
+# no typing or collections at run time (a served run imports this module: ~10 ms of
+# start-up, docs/performance.md, "Eleventh round"); mypy takes any TYPE_CHECKING as true
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = ["Walk", "keyed_walk", "utf8", "walk"]
 
 
-class Walk(NamedTuple):
-    """What one walk of folders found (``native/src/walk.rs``, ``Walk``)."""
+class Walk:
+    """What one walk of folders found (``native/src/walk.rs``, ``Walk``); equal to another
+    with the same four fields."""
 
-    #: ``json.dumps(runcache._inputs(paths), ensure_ascii=False, separators=(",", ":"))``
-    #: as UTF-8 bytes; ``None`` when the run is never cached, or the key was not asked for
-    key: bytes | None
-    #: the files ``fastpath._files_of`` reads, in walk order; ``None``: the Python walk
-    #: decides (a trace name that is a link or not a regular file, a folder that cannot
-    #: be listed, a folder with no trace file, folders given twice or one inside another)
-    files: list[str] | None
-    #: per file of :attr:`files`: ``(fallback session id, stem or None, group)``, the
-    #: names ``fastpath._args_of`` derives with ``_files.fallback_session_id``,
-    #: ``file_stem`` (when ``subagents`` is in the path) and ``project_folder``'s number
-    names: list[tuple[str, str | None, int]] | None
-    #: the ``*.meta.json`` sidecars passed over, in path order
-    sidecars: list[str]
+    __slots__ = ("files", "key", "names", "sidecars")
+
+    def __init__(self, key: bytes | None, files: list[str] | None,
+                 names: list[tuple[str, str | None, int]] | None, sidecars: list[str]) -> None:
+        #: ``json.dumps(runcache._inputs(paths), ensure_ascii=False, separators=(",", ":"))``
+        #: as UTF-8 bytes; ``None`` when the run is never cached, or the key was not asked for
+        self.key = key
+        #: the files ``fastpath._files_of`` reads, in walk order; ``None``: the Python walk
+        #: decides (a trace name that is a link or not a regular file, a folder that cannot
+        #: be listed, a folder with no trace file, folders given twice or one inside another)
+        self.files = files
+        #: per file of :attr:`files`: ``(fallback session id, stem or None, group)``, the
+        #: names ``fastpath._args_of`` derives with ``_files.fallback_session_id``,
+        #: ``file_stem`` (when ``subagents`` is in the path) and ``project_folder``'s number
+        self.names = names
+        #: the ``*.meta.json`` sidecars passed over, in path order
+        self.sidecars = sidecars
+
+    def _fields(self) -> tuple[object, ...]:
+        return self.key, self.files, self.names, self.sidecars
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Walk) and self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable lists inside: not hashable
+
+    def __repr__(self) -> str:
+        return "Walk(key={!r}, files={!r}, names={!r}, sidecars={!r})".format(*self._fields())
 
 
 def utf8(path: str) -> bool:
@@ -97,4 +117,25 @@ def walk(paths: Sequence[str], *, key: bool, jobs: int = 1) -> Walk | None:
     fingerprint, files, names, sidecars = found
     if files is not None and len(tops) > 1 and _nested(paths):
         files = names = None
-    return Walk(fingerprint, files, names, sorted(sidecars))
+    walked = Walk(fingerprint, files, names, sorted(sidecars))
+    if fingerprint is not None:
+        _KEYED[:] = [(list(paths), walked)]
+    return walked
+
+
+#: The last walk of this process that made a key, with the paths it walked
+#: (:func:`keyed_walk`).
+_KEYED: list[tuple[list[str], Walk]] = []
+
+
+def keyed_walk(paths: Sequence[str], key: bytes) -> Walk | None:
+    """The walk of ``paths`` whose key is the very object ``key`` (the inputs part of a
+    run's fingerprint, :func:`wavemetrics.runcache.fingerprint`), when it was this
+    process's last walk with a key; else ``None``. The native command then reads the
+    files of the listing its run is keyed by, not those of a second walk (~3 ms of the
+    fleet, docs/performance.md, "Eleventh round"); identity, not equality, makes sure
+    the walk is that run's own."""
+    for walked_paths, walked in _KEYED:
+        if walked.key is key and walked_paths == list(paths):
+            return walked
+    return None

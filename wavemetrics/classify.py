@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 
+from wavemetrics._eval_names import EVAL_TOOL_NAMES
+
 __all__ = [
     "EVAL_TOOL_NAMES",
     "JS_TRIM_CHARACTERS",
@@ -15,10 +17,6 @@ __all__ = [
     "normalize_tool_name",
     "wave_bucket",
 ]
-
-#: Default eval (code-execution) tool names, already in normal form. ``ln`` is
-#: deliberately absent.
-EVAL_TOOL_NAMES: tuple[str, ...] = ("eval", "codemode", "code_mode")
 
 #: Exactly the characters JavaScript's ``String.prototype.trim`` removes
 #: (WhiteSpace and LineTerminator of ECMA-262). Python's ``str.strip()`` differs.

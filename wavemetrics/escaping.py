@@ -18,13 +18,16 @@ character, and its output is data, not text for a terminal.
 
 from __future__ import annotations
 
-import re
+TYPE_CHECKING = False  # mypy takes any TYPE_CHECKING as true
+if TYPE_CHECKING:
+    import re
 
 __all__ = ["printable", "shortened"]
 
-_UNSAFE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
+#: The characters escaped, as a regular expression (compiled, and cached, by :mod:`re`
+#: on the first text that needs it: most need none, and importing :mod:`re` is ~5 ms
+#: of the native command's start-up, docs/performance.md, "Eleventh round").
+_UNSAFE = "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 
 
 _SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
@@ -52,7 +55,9 @@ def printable(text: str) -> str:
     """
     if text.isprintable() and text.isascii():
         return text
-    return _UNSAFE.sub(_escape, text)
+    import re
+
+    return re.sub(_UNSAFE, _escape, text)
 
 
 def shortened(text: str, width: int) -> str:

@@ -26,18 +26,23 @@ no per-file entry is kept, since reading natively is faster than loading them.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
 import sys
-from collections.abc import Sequence
-from typing import Any, NamedTuple
 
 from wavemetrics import _extension, _files
+from wavemetrics._eval_names import EVAL_TOOL_NAMES
 from wavemetrics._record_types import CLAUDE_ONLY_TYPES, EVENT_TYPES
+from wavemetrics._walk import keyed_walk, walk
 from wavemetrics._walk import utf8 as _utf8
-from wavemetrics._walk import walk
-from wavemetrics.classify import EVAL_TOOL_NAMES
+
+# typing, collections.abc and contextlib are not imported at run time: with enum, re
+# and json they were ~15 ms of a cold run's start-up (docs/performance.md, "Eleventh
+# round"); mypy reads the names below (it takes any TYPE_CHECKING as true)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 __all__ = ["MAX_TRACKED_CALLS", "run", "summarize_json"]
 
@@ -50,27 +55,36 @@ MAX_TRACKED_CALLS = 2000
 _OPTIONS = frozenset({"paths", "demo", "output_format", "no_cache", "jobs", "engine"})
 
 
-class _Input(NamedTuple):
+class _Input:
     """An input's report as the notes read it (:class:`wavemetrics.notes.InputFacts`)."""
 
-    path: str
-    format: str
-    lines_read: int
-    lines_used: int
-    lines_ignored: int
-    problems: dict[str, int]
-    error: str | None = None
+    __slots__ = ("error", "format", "lines_ignored", "lines_read", "lines_used", "path",
+                 "problems")
+
+    def __init__(self, path: str, format: str, lines_read: int, lines_used: int,
+                 lines_ignored: int, problems: dict[str, int]) -> None:
+        self.path, self.format, self.problems = path, format, problems
+        self.lines_read, self.lines_used, self.lines_ignored = lines_read, lines_used, lines_ignored
+        self.error: str | None = None
 
 
-class _Lane(NamedTuple):
-    path: str
-    session_id: str
-    lane_id: str
+class _Lane:
+    """A lane as the notes read it (:class:`wavemetrics.notes.LaneFacts`)."""
+
+    __slots__ = ("lane_id", "path", "session_id")
+
+    def __init__(self, path: str, session_id: str, lane_id: str) -> None:
+        self.path, self.session_id, self.lane_id = path, session_id, lane_id
 
 
-class _Skipped(NamedTuple):
-    path: str
-    reason: str
+class _Skipped:
+    """A file the walk passed over, as the notes read it
+    (:class:`wavemetrics.notes.SkippedFacts`)."""
+
+    __slots__ = ("path", "reason")
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path, self.reason = path, reason
 
 
 #: What the extension reads a file as: ``(path, fallback session id, stem or None,
@@ -96,14 +110,18 @@ def _args_of(files: Sequence[str]) -> list[_Arg]:
 
 
 def _files_of(
-    paths: Sequence[str], jobs: int = 1
+    paths: Sequence[str], jobs: int = 1, keyed: bytes | None = None
 ) -> tuple[list[_Arg], list[tuple[str, str]]] | str:
     """The files a read of ``paths`` reads, in order, as the extension's arguments
     (:func:`_args_of`), and the sidecars it skips (path order); or why this path leaves
-    the run to the CLI. ``jobs``: threads the extension's walk may use."""
+    the run to the CLI. ``jobs``: threads the extension's walk may use; ``keyed``: the
+    inputs part of the run's key when the extension's walk made it: that walk's files
+    are read (:func:`wavemetrics._walk.keyed_walk`), with no second walk."""
     if not all(path != _files.STDIN and _utf8(path) for path in paths):
         return "stdin or a path that is not UTF-8"
-    native = walk(paths, key=False, jobs=jobs)  # the extension's walk: the same files
+    native = None if keyed is None else keyed_walk(paths, keyed)
+    if native is None:
+        native = walk(paths, key=False, jobs=jobs)  # the extension's walk: the same files
     if native is not None and native.files is not None and native.names is not None:
         if any(path.endswith(".gz") for path in native.files):
             return "a gzip file or a path that is not UTF-8"
@@ -133,23 +151,25 @@ def _files_of(
     return _args_of(files), sorted(skipped, key=lambda entry: entry[0])
 
 
-def summarize_json(paths: Sequence[str], jobs: int) -> tuple[bytes, list[str]] | str:
+def summarize_json(
+    paths: Sequence[str], jobs: int, keyed: bytes | None = None
+) -> tuple[bytes, list[str]] | str:
     """``summarize --format json PATHS`` with the default options: the document and the
     lines for stderr (not yet escaped), or the reason (a ``str``) this path leaves the
     run to the CLI (nothing was printed). ``jobs``: threads to read on (the output
-    never depends on it). Never raises for an input: an unreadable or unusual one is a
-    reason."""
+    never depends on it); ``keyed``: as :func:`_files_of` takes it. Never raises for an
+    input: an unreadable or unusual one is a reason."""
     native = _extension.extension()
     if native is None:
         return "the Rust extension is not built from these sources"
-    found = _files_of(paths, jobs)
+    found = _files_of(paths, jobs, keyed)
     if isinstance(found, str):
         return found
     args, skipped = found
     files = [arg[0] for arg in args]
     result: Any = native.summarize_json(
         args, skipped, sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES), MAX_TRACKED_CALLS,
-        _extension.eval_names(EVAL_TOOL_NAMES), jobs)
+        list(EVAL_TOOL_NAMES), jobs)  # already normal (tests/test_fastpath.py): no classify
     if isinstance(result, str):
         return result
     from wavemetrics.notes import read_notes, repeated_lanes
@@ -197,7 +217,8 @@ def run(args: Sequence[str]) -> int | None:
         state = run_state(options, files)  # the key, taken before the read
     from wavemetrics.runcache import _jobs
 
-    done = summarize_json(files, _jobs(options))
+    keyed = state[1][1] if state is not None else None
+    done = summarize_json(files, _jobs(options), keyed if isinstance(keyed, bytes) else None)
     if isinstance(done, str):
         if state is not None:  # the CLI that runs next keys itself with it (no re-walk)
             from wavemetrics.runcache import hand_back
@@ -218,14 +239,21 @@ def _write(done: tuple[bytes, list[str]], options: dict[str, Any], files: list[s
     chunks = [(2, (printable(line) + "\n").encode(err.encoding or "utf-8", err.errors or "strict"))
               for line in lines]
     chunks.append((1, document))
-    from wavemetrics.runcache import write_chunks
+    from wavemetrics.runcache import Again, write_chunks
 
+    # the check that the inputs did not change while they were read starts once the notes
+    # have looked at the files beside them, and walks while the output is written
+    again = None if state is None else Again(options, files)
     if not write_chunks(chunks):
+        if again is not None:
+            again.result()  # never leave the thread walking at exit
         return 1
-    if state is not None:
+    if again is not None:
         from wavemetrics.runcache import store_unchanged
         from wavemetrics.runstore import default_store
 
-        with contextlib.suppress(OSError, ValueError):
-            store_unchanged(default_store(), options, files, state, chunks)
+        try:
+            store_unchanged(default_store(), options, files, state, chunks, again)
+        except (OSError, ValueError):
+            again.result()
     return 0

@@ -12,10 +12,6 @@ text, docs/cli.md, "Escaping"); the rules are docs/cli.md's, "Notes on stderr".
 from __future__ import annotations
 
 import os
-import re
-from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol
 
 from wavemetrics._files import (
     AUTO,
@@ -30,9 +26,6 @@ from wavemetrics._suffixes import SESSION_SUFFIXES
 
 __all__ = [
     "NOTED_SESSIONS",
-    "InputFacts",
-    "LaneFacts",
-    "SkippedFacts",
     "input_notes",
     "plural",
     "read_notes",
@@ -42,43 +35,50 @@ __all__ = [
 ]
 
 
-class InputFacts(Protocol):
-    """What the notes read of an input's report (``readers.lanes.InputReport`` has it)."""
+# The facts the notes read, as protocols for mypy only (mypy takes any TYPE_CHECKING as
+# true): typing, re and collections are not imported at run time, since the native
+# command prints these notes (~10 ms of its start-up, docs/performance.md, "Eleventh
+# round").
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Protocol
 
-    @property
-    def path(self) -> str: ...
-    @property
-    def format(self) -> str: ...
-    @property
-    def error(self) -> str | None: ...
-    @property
-    def problems(self) -> Mapping[str, int]: ...
-    @property
-    def lines_read(self) -> int: ...
-    @property
-    def lines_used(self) -> int: ...
-    @property
-    def lines_ignored(self) -> int: ...
+    class InputFacts(Protocol):
+        """What the notes read of an input's report (``readers.lanes.InputReport`` has it)."""
 
+        @property
+        def path(self) -> str: ...
+        @property
+        def format(self) -> str: ...
+        @property
+        def error(self) -> str | None: ...
+        @property
+        def problems(self) -> Mapping[str, int]: ...
+        @property
+        def lines_read(self) -> int: ...
+        @property
+        def lines_used(self) -> int: ...
+        @property
+        def lines_ignored(self) -> int: ...
 
-class LaneFacts(Protocol):
-    """What the notes read of a lane: where it was read, its session and lane ids."""
+    class LaneFacts(Protocol):
+        """What the notes read of a lane: where it was read, its session and lane ids."""
 
-    @property
-    def path(self) -> str: ...
-    @property
-    def session_id(self) -> str: ...
-    @property
-    def lane_id(self) -> str: ...
+        @property
+        def path(self) -> str: ...
+        @property
+        def session_id(self) -> str: ...
+        @property
+        def lane_id(self) -> str: ...
 
+    class SkippedFacts(Protocol):
+        """A file a folder walk skipped, and why (``pipeline.SkippedFile``)."""
 
-class SkippedFacts(Protocol):
-    """A file a folder walk skipped, and why (``pipeline.SkippedFile``)."""
-
-    @property
-    def path(self) -> str: ...
-    @property
-    def reason(self) -> str: ...
+        @property
+        def path(self) -> str: ...
+        @property
+        def reason(self) -> str: ...
 
 
 def plural(count: int, word: str) -> str:
@@ -137,7 +137,11 @@ def skipped_note(skipped: Sequence[SkippedFacts]) -> str:
     count = len(skipped)
     folders = len({os.path.dirname(file.path) for file in skipped})
     parts = []
-    for reason, n in Counter(file.reason for file in skipped).most_common():
+    counts: dict[str, int] = {}
+    for file in skipped:
+        counts[file.reason] = counts.get(file.reason, 0) + 1
+    # most first, ties in order of first appearance (Counter.most_common's order)
+    for reason, n in sorted(counts.items(), key=_count, reverse=True):
         if reason == SIDECAR_REASON:
             parts.append(f"{plural(n, 'metadata sidecar')} (*.meta.json, written beside"
                          " Claude Code sub-agents)")
@@ -163,7 +167,8 @@ def subagent_notes(
     (:func:`old_layout_notes`; ``show_paths``: the command's ``--show-paths``, ``None``
     for a command without that option)."""
     lines: list[str] = []
-    read = {absolute(r.path) for r in inputs}
+    absolutes = [absolute(r.path) for r in inputs]
+    read = set(absolutes)
     for path in paths:
         suffix = next((x for x in SESSION_SUFFIXES if path.endswith(x)), None)
         if suffix is None or not os.path.isfile(path):
@@ -174,9 +179,10 @@ def subagent_notes(
                 f"wavemetrics: note: {path}: sub-agent files in {folder}/ were not read;"
                 " pass the project folder to include their lanes")
     # <session>/subagents/agent-*.jsonl is Claude Code's layout (the only format with it)
-    readable = {absolute(r.path) for r in inputs if r.error is None}
-    sessions = sorted({os.path.dirname(os.path.dirname(p)) for p in readable
-                       if os.path.basename(os.path.dirname(p)) == "subagents"})
+    # ("subagents" in the path first: most paths fail that cheap test)
+    sessions = sorted({os.path.dirname(folder) for folder in (
+        os.path.dirname(p) for p, r in zip(absolutes, inputs, strict=True)
+        if r.error is None and "subagents" in p) if os.path.basename(folder) == "subagents"})
     for session in sessions:
         if any(session + x in read for x in SESSION_SUFFIXES):
             continue
@@ -189,8 +195,16 @@ def subagent_notes(
     return lines
 
 
-#: Claude Code 1.0.x-2.0.x wrote each sub-agent's transcript beside its session's file.
-_OLD_AGENT_FILE = re.compile(r"agent-[0-9a-f]{8}\.jsonl(\.gz)?")
+def _count(item: tuple[str, int]) -> int:
+    return item[1]
+
+
+def _old_agent_file(name: str) -> bool:
+    """Whether ``name`` is ``agent-<8 lowercase hex>.jsonl`` or that with ``.gz``: how
+    Claude Code 1.0.x-2.0.x named each sub-agent's transcript, beside its session's file."""
+    stem = name.removesuffix(".gz")
+    return (len(stem) == 20 and stem.startswith("agent-") and stem.endswith(".jsonl")
+            and all(c in "0123456789abcdef" for c in stem[6:14]))
 
 
 #: Up to this many sessions get a note each; more get one line (``--show-paths``: each).
@@ -206,8 +220,9 @@ def old_layout_notes(lanes: Sequence[LaneFacts], show_paths: bool | None) -> lis
     with_main = {lane.session_id for lane in lanes if lane.lane_id == "main"}
     partial: dict[tuple[str, str], set[str]] = {}
     for lane in lanes:
-        name = os.path.basename(lane.path)
-        if lane.session_id in with_main or not _OLD_AGENT_FILE.fullmatch(name):
+        # ("agent-" in the path first: a cheap test most paths fail)
+        if lane.session_id in with_main or "agent-" not in lane.path or not _old_agent_file(
+                os.path.basename(lane.path)):
             continue
         if os.path.basename(os.path.dirname(lane.path)) == "subagents":
             continue  # the new layout: noted by subagent_notes

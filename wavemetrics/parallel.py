@@ -8,23 +8,16 @@ project folder, never within one).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
+
+from wavemetrics._cores import default_jobs
 
 if TYPE_CHECKING:
     from wavemetrics.pipeline import Mapper
 
 __all__ = ["default_jobs", "process_mapper"]
-
-
-def default_jobs() -> int:
-    """The number of cores this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 @contextmanager

@@ -40,30 +40,43 @@ same key, from one native walk) are imported to serve.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
+import _thread
 import io
-import json
-import operator
 import os
 import stat
 import struct
 import sys
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, BinaryIO
+
+from wavemetrics._digest import sha256
 
 # the suffixes the folder walk of readers.sources uses (one definition, no import)
 from wavemetrics._suffixes import SESSION_SUFFIXES as _SESSION_SUFFIXES
 from wavemetrics._suffixes import SKIPPED_SUFFIXES, TRACE_SUFFIXES
 
+# Every summarize run imports this module first, so it imports no more than the light
+# modules above: typing, collections.abc, contextlib, json and hashlib (OpenSSL) were
+# ~20 ms of a cold run's start-up (docs/performance.md, "Eleventh round"). mypy takes
+# any TYPE_CHECKING as true.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from types import TracebackType
+    from typing import Any, BinaryIO
+
     import click
 
     from wavemetrics.cache import FileKey, ReadCache
     from wavemetrics.runstore import RunStore
 
+    #: What :func:`run_key` hashes (:func:`fingerprint`): the head, then the inputs'
+    #: part, a list (:func:`_inputs`) or its JSON text (:func:`_walked_inputs`).
+    Parts = tuple[list[Any], list[Any] | bytes]
+    #: A run's key and what it hashes, taken before its read (:func:`run_state`).
+    RunState = tuple[tuple[str, str], Parts]
+
 __all__ = [
     "DEFAULT",
+    "Again",
     "Recording",
     "decode_output",
     "encode_output",
@@ -334,7 +347,8 @@ def _folder(top: str, found: list[Any], sessions: set[str]) -> None:
         stack.extend(os.path.join(root, name) for name in reversed(subfolders))
 
 
-_name = operator.attrgetter("name")
+def _name(entry: os.DirEntry[str]) -> str:
+    return entry.name
 
 
 def _inputs(files: Sequence[str]) -> list[Any]:
@@ -378,19 +392,26 @@ def _walked_inputs(files: Sequence[str], jobs: int) -> list[Any] | bytes:
 
 
 def _json(value: Any) -> bytes:
-    """The JSON text a key hashes: compact, non-ASCII kept, names that are not UTF-8 as
-    their own bytes (surrogate escapes)."""
+    """The JSON text a key hashes for the inputs' part: what the native walk makes
+    (:func:`_walked_inputs`), and what a Python walk's list is made into (:mod:`json`
+    imported only then), so the key is the same from either walk: compact, non-ASCII
+    kept, names that are not UTF-8 as their own bytes (surrogate escapes)."""
+    import json
+
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return text.encode("utf-8", "surrogateescape")
 
 
-#: What :func:`run_key` hashes (:func:`fingerprint`): the head, then the inputs' part,
-#: a list (:func:`_inputs`) or its JSON text (:func:`_walked_inputs`).
-Parts = tuple[list[Any], list[Any] | bytes]
+def _text(value: Any) -> bytes:
+    """The text a key hashes for its head (:func:`fingerprint`), with no :mod:`json`
+    import (~6 ms of start-up, docs/performance.md, "Eleventh round"): its ``repr`` as
+    UTF-8. For the lists, strings, ints, bools and ``None`` of a fingerprint
+    it is exact (``ast.literal_eval`` gives the value back, so two values have the same
+    text only when they are equal) and fixed for a Python version (which the head holds);
+    it escapes lone surrogates (names that are not UTF-8), so it always encodes."""
+    return repr(value).encode("utf-8")
 
 
-def _sha256(value: Any) -> str:
-    return hashlib.sha256(_json(value)).hexdigest()
 
 
 def run_key(options: dict[str, Any], files: Sequence[str]) -> tuple[str, str] | None:
@@ -411,6 +432,8 @@ def walked_keys(inputs: list[Any] | bytes) -> dict[str, FileKey]:
     from wavemetrics.cache import FileKey
 
     if isinstance(inputs, bytes):  # the extension's walk (_walked_inputs): its JSON text
+        import json
+
         inputs = json.loads(inputs)
     return {entry[0]: FileKey(entry[0], entry[1], entry[2], entry[4]) for entry in inputs
             if type(entry) is list and len(entry) == 6 and type(entry[1]) is int}
@@ -419,10 +442,10 @@ def walked_keys(inputs: list[Any] | bytes) -> dict[str, FileKey]:
 def _run_key(parts: Parts) -> tuple[str, str]:
     """:func:`run_key` of the :func:`fingerprint` ``parts``."""
     head, inputs = parts
-    scope = _sha256(head)
+    scope = sha256(_text(head)).hex()
     if isinstance(inputs, bytes):  # _json([scope, inputs]) without decoding the text
-        return hashlib.sha256(b'["' + scope.encode() + b'",' + inputs + b"]").hexdigest(), scope
-    return _sha256([scope, inputs]), scope
+        return sha256(b'["' + scope.encode() + b'",' + inputs + b"]").hex(), scope
+    return sha256(_json([scope, inputs])).hex(), scope
 
 
 def _jobs(options: dict[str, Any]) -> int:
@@ -430,7 +453,7 @@ def _jobs(options: dict[str, Any]) -> int:
     :func:`options_from_args` checks it), else the CLI's default."""
     if "jobs" in options:
         return int(options["jobs"])
-    from wavemetrics.parallel import default_jobs
+    from wavemetrics._cores import default_jobs
 
     return default_jobs()
 
@@ -571,17 +594,15 @@ def write_chunks(chunks: Sequence[tuple[int, bytes]]) -> bool:
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
         for closed in (sys.stdout, sys.stderr):
-            with contextlib.suppress(OSError, ValueError):
+            try:
                 os.dup2(devnull, closed.fileno())
+            except (OSError, ValueError):
+                pass
         return False
     return True
 
 
 # -- recording a run -------------------------------------------------------------
-#: A run's key and what it hashes, taken before its read (:func:`run_state`).
-RunState = tuple[tuple[str, str], Parts]
-
-
 def run_state(options: dict[str, Any], files: Sequence[str]) -> RunState | None:
     """The key of a run with ``options`` about to read ``files`` and what it hashes
     (:func:`fingerprint`), taken before the read: the one :func:`serve` just looked up
@@ -591,11 +612,11 @@ def run_state(options: dict[str, Any], files: Sequence[str]) -> RunState | None:
     for looked_options, looked_up, key, parts in pending:
         if looked_options == options and looked_up == list(files):
             return key, parts
-    with contextlib.suppress(OSError, ValueError, RecursionError):
+    try:
         fresh = fingerprint(options, files)
-        if fresh is not None:
-            return _run_key(fresh), fresh
-    return None
+    except (OSError, ValueError, RecursionError):
+        return None
+    return None if fresh is None else (_run_key(fresh), fresh)
 
 
 def hand_back(options: dict[str, Any], files: Sequence[str], state: RunState) -> None:
@@ -604,22 +625,57 @@ def hand_back(options: dict[str, Any], files: Sequence[str], state: RunState) ->
     _LOOKED_UP[:] = [(options, list(files), *state)]
 
 
+class Again:
+    """The :func:`fingerprint` of a run taken again after its read, on a thread of its own
+    (``_thread``: :mod:`threading` is ~3 ms of start-up), while the run writes its output
+    and readies it for the store: the walk's native part releases the GIL
+    (docs/performance.md, "Eleventh round"). Start it once nothing the output depends on
+    is left to look at (the notes written); :meth:`result` waits for it, and must be
+    called before the process exits."""
+
+    def __init__(self, options: dict[str, Any], files: Sequence[str]) -> None:
+        self._parts: Parts | None = None
+        self._done = _thread.allocate_lock()
+        self._done.acquire()
+        _thread.start_new_thread(self._take, (options, list(files)))
+
+    def _take(self, options: dict[str, Any], files: list[str]) -> None:
+        try:
+            self._parts = fingerprint(options, files)
+        except (OSError, ValueError, RecursionError):
+            self._parts = None
+        finally:
+            self._done.release()
+
+    def result(self) -> Parts | None:
+        """The fingerprint, or ``None`` when the run is never cached or it failed."""
+        self._done.acquire()
+        self._done.release()
+        return self._parts
+
+
 def store_unchanged(
     store: RunStore, options: dict[str, Any], files: Sequence[str], state: RunState,
-    chunks: Sequence[tuple[int, bytes]],
+    chunks: Sequence[tuple[int, bytes]], again: Again | None = None,
 ) -> bool:
     """Store the output ``chunks`` of a run that ended with status 0 under its key
     ``state`` (:func:`run_state`, taken before its read) unless its inputs changed while
-    it read them (the same walk and stats again, compared without hashing); whether it
-    was stored."""
-    try:
-        again = fingerprint(options, files)
-    except (OSError, ValueError, RecursionError):
-        return False
-    if again is None or again != state[1]:
+    it read them (the same walk and stats again, compared without hashing; ``again``:
+    that fingerprint, being taken on a thread, else it is taken now); whether it was
+    stored."""
+    blob = encode_output(0, chunks)
+    digest = store.digest(blob)  # beside the walk of ``again``
+    if again is None:
+        try:
+            parts = fingerprint(options, files)
+        except (OSError, ValueError, RecursionError):
+            return False
+    else:
+        parts = again.result()
+    if parts is None or parts != state[1]:
         return False
     key, scope = state[0]
-    return store.store(key, scope, encode_output(0, chunks))
+    return store.store(key, scope, blob, digest)
 
 
 class _Tee(io.BufferedIOBase):
@@ -655,8 +711,10 @@ class _Tee(io.BufferedIOBase):
         return self._target.fileno()
 
     def close(self) -> None:  # the real stream stays open
-        with contextlib.suppress(ValueError):
+        try:
             self.flush()
+        except ValueError:
+            pass
 
 
 class Recording:
@@ -698,8 +756,10 @@ class Recording:
         if self._saved is None:
             return
         for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(ValueError, OSError):
+            try:
                 stream.flush()
+            except (ValueError, OSError):
+                pass
         sys.stdout, sys.stderr = self._saved
         self._saved = None
 
@@ -730,33 +790,55 @@ _LOOKED_UP: list[
     tuple[dict[str, Any], list[str], tuple[str, str], Parts]] = []
 
 
-@contextlib.contextmanager
-def record(options: dict[str, Any], cache: ReadCache | None) -> Iterator[Recording]:
+class _Recorded:
+    """The ``with`` block of :func:`record` (a class, not :mod:`contextlib`: start-up)."""
+
+    def __init__(self, options: dict[str, Any], cache: ReadCache | None) -> None:
+        self.recording = Recording(options)
+        self.cache = cache
+        self.started = False
+
+    def __enter__(self) -> Recording:
+        recording = self.recording
+        if self.cache is not None and recording.start():
+            self.started = True
+            recording.cache = self.cache
+            _CURRENT.append(recording)
+        return recording
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        if not self.started:
+            return
+        _CURRENT.remove(self.recording)
+        self.recording.stop()
+        if kind is None and self.cache is not None:
+            self.recording.store(self.cache)
+
+
+def record(options: dict[str, Any], cache: ReadCache | None) -> _Recorded:
     """Record the ``summarize`` run in the ``with`` block (nothing with ``cache`` None:
-    ``--no-cache``) and store it at the end if :meth:`Recording.store` allows."""
-    recording = Recording(options)
-    if cache is None or not recording.start():
-        yield recording
-        return
-    recording.cache = cache
-    _CURRENT.append(recording)
-    try:
-        yield recording
-    finally:
-        _CURRENT.remove(recording)
-        recording.stop()
-    recording.store(cache)
+    ``--no-cache``) and store it at the end if :meth:`Recording.store` allows; the block
+    gets the :class:`Recording`."""
+    return _Recorded(options, cache)
 
 
-@contextlib.contextmanager
-def paused() -> Iterator[None]:
+class _Paused:
+    """The ``with`` block of :func:`paused`."""
+
+    def __init__(self) -> None:
+        self.recording = _CURRENT[-1] if _CURRENT else None
+
+    def __enter__(self) -> None:
+        if self.recording is not None:
+            self.recording.paused = True
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        if self.recording is not None:
+            self.recording.paused = False
+
+
+def paused() -> _Paused:
     """Leave out of the recording what is written in the block (the progress bar)."""
-    if not _CURRENT:
-        yield
-        return
-    recording = _CURRENT[-1]
-    recording.paused = True
-    try:
-        yield
-    finally:
-        recording.paused = False
+    return _Paused()
