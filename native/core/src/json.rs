@@ -300,8 +300,9 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// An escape, from just past its backslash.
-    #[cold]
+    /// An escape, from just past its backslash (not cold: tool output in a
+    /// transcript has a `\n` every line).
+    #[inline(always)]
     fn escape(&mut self) -> Result<(), SyntaxError> {
         let byte = self.bytes.get(self.at).copied();
         self.at += 1;
