@@ -41,8 +41,10 @@ from wavemetrics._walk import utf8 as _utf8
 # round"); mypy reads the names below (it takes any TYPE_CHECKING as true)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from typing import Any
+
+    from wavemetrics.runcache import Again
 
 __all__ = ["MAX_TRACKED_CALLS", "run", "summarize_json"]
 
@@ -152,13 +154,16 @@ def _files_of(
 
 
 def summarize_json(
-    paths: Sequence[str], jobs: int, keyed: bytes | None = None
+    paths: Sequence[str], jobs: int, keyed: bytes | None = None,
+    noted: Callable[[], object] | None = None,
 ) -> tuple[bytes, list[str]] | str:
     """``summarize --format json PATHS`` with the default options: the document and the
     lines for stderr (not yet escaped), or the reason (a ``str``) this path leaves the
     run to the CLI (nothing was printed). ``jobs``: threads to read on (the output
-    never depends on it); ``keyed``: as :func:`_files_of` takes it. Never raises for an
-    input: an unreadable or unusual one is a reason."""
+    never depends on it); ``keyed``: as :func:`_files_of` takes it; ``noted``: called
+    once the notes have looked at the files (while the extension renders the
+    document), unless the run is declined before. Never raises for an input: an
+    unreadable or unusual one is a reason."""
     native = _extension.extension()
     if native is None:
         return "the Rust extension is not built from these sources"
@@ -167,19 +172,26 @@ def summarize_json(
         return found
     args, skipped = found
     files = [arg[0] for arg in args]
+
+    def notes_of(inputs: list[Any], lanes: list[Any]) -> list[str]:
+        # run by the extension once the files are read, while it renders the document
+        from wavemetrics.notes import read_notes, repeated_lanes
+
+        reports = [_Input(path, fmt, read, used, ignored, dict(problems)) for path,
+                   (fmt, read, used, ignored, problems) in zip(files, inputs, strict=True)]
+        read = [_Lane(files[index], session, lane) for index, session, lane in lanes]
+        lines = read_notes(paths, reports, read, {}, [_Skipped(*entry) for entry in skipped],
+                           repeated_lanes(read), _files.AUTO, False)
+        if noted is not None:
+            noted()
+        return lines
+
     result: Any = native.summarize_json(
         args, skipped, sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES), MAX_TRACKED_CALLS,
-        list(EVAL_TOOL_NAMES), jobs)  # already normal (tests/test_fastpath.py): no classify
+        list(EVAL_TOOL_NAMES), jobs, notes_of)  # names already normal: no classify import
     if isinstance(result, str):
         return result
-    from wavemetrics.notes import read_notes, repeated_lanes
-
-    document, inputs, lanes = result
-    reports = [_Input(path, fmt, read, used, ignored, dict(problems))
-               for path, (fmt, read, used, ignored, problems) in zip(files, inputs, strict=True)]
-    read = [_Lane(files[index], session, lane) for index, session, lane in lanes]
-    lines = read_notes(paths, reports, read, {}, [_Skipped(*entry) for entry in skipped],
-                       repeated_lanes(read), _files.AUTO, False)
+    document, lines = result
     return document, lines
 
 
@@ -218,20 +230,34 @@ def run(args: Sequence[str]) -> int | None:
     from wavemetrics.runcache import _jobs
 
     keyed = state[1][1] if state is not None else None
-    done = summarize_json(files, _jobs(options), keyed if isinstance(keyed, bytes) else None)
+    # the check that the inputs did not change while they were read starts once the notes
+    # have looked at the files beside them, and walks while the document is rendered
+    # and written (runcache.Again)
+    checks: list[Again] = []
+
+    def check() -> None:
+        from wavemetrics.runcache import Again
+
+        checks.append(Again(options, files))
+
+    done = summarize_json(files, _jobs(options), keyed if isinstance(keyed, bytes) else None,
+                          None if state is None else check)
     if isinstance(done, str):
+        for again in checks:  # never left walking (a decline after the notes)
+            again.result()
         if state is not None:  # the CLI that runs next keys itself with it (no re-walk)
             from wavemetrics.runcache import hand_back
 
             hand_back(options, files, state)
         return None
-    return _write(done, options, files, state)
+    return _write(done, options, files, state, checks[0] if checks else None)
 
 
 def _write(done: tuple[bytes, list[str]], options: dict[str, Any], files: list[str],
-           state: Any) -> int:
+           state: Any, again: Again | None) -> int:
     """Print a run's notes and document as the CLI does, and store them for the next
-    identical run (with the cache on)."""
+    identical run (with the cache on: ``state`` is its key, ``again`` the check of its
+    inputs after the read, started)."""
     from wavemetrics.escaping import printable
 
     document, lines = done
@@ -239,16 +265,13 @@ def _write(done: tuple[bytes, list[str]], options: dict[str, Any], files: list[s
     chunks = [(2, (printable(line) + "\n").encode(err.encoding or "utf-8", err.errors or "strict"))
               for line in lines]
     chunks.append((1, document))
-    from wavemetrics.runcache import Again, write_chunks
+    from wavemetrics.runcache import write_chunks
 
-    # the check that the inputs did not change while they were read starts once the notes
-    # have looked at the files beside them, and walks while the output is written
-    again = None if state is None else Again(options, files)
     if not write_chunks(chunks):
         if again is not None:
             again.result()  # never leave the thread walking at exit
         return 1
-    if again is not None:
+    if state is not None and again is not None:
         from wavemetrics.runcache import store_unchanged
         from wavemetrics.runstore import default_store
 

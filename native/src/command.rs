@@ -187,16 +187,21 @@ pub fn may_repeat(files: &[CommandFile], jobs: usize) -> bool {
     })
 }
 
-/// Read the run's files (`files` in walk order; `skipped`: the sidecars the walk
-/// passed over, `(path, reason)` in path order) on `jobs` threads, and render its
-/// document; a [`Decline`] when the Python command must run instead.
-pub fn summarize(
+/// What [`read`] read: the files' groups ([`groups_of`]) and each group's folded read.
+pub struct ReadDone {
+    pub groups: Vec<Vec<usize>>,
+    pub outs: Vec<FoldOut>,
+}
+
+/// Read the run's files (`files` in walk order) on `jobs` threads, after the look for
+/// possible copies ([`may_repeat`]); a [`Decline`] when the Python command must run
+/// instead. [`assemble`] and [`render`] make the document of what it read.
+pub fn read(
     files: &[CommandFile],
-    skipped: &[(String, String)],
     sniffers: &Sniffers,
     settings: &Settings,
     jobs: usize,
-) -> Result<Document, Decline> {
+) -> Result<ReadDone, Decline> {
     if may_repeat(files, jobs) {
         return Err(Decline::MayRepeat);
     }
@@ -214,9 +219,57 @@ pub fn summarize(
             .collect();
         readers::read_folded(&members, sniffers, settings, per_group)
     });
-    let outcome = assemble(files.len(), &groups, &outs)?;
+    Ok(ReadDone { groups, outs })
+}
+
+/// Read the run's files (`files` in walk order; `skipped`: the sidecars the walk
+/// passed over, `(path, reason)` in path order) on `jobs` threads, and render its
+/// document; a [`Decline`] when the Python command must run instead.
+pub fn summarize(
+    files: &[CommandFile],
+    skipped: &[(String, String)],
+    sniffers: &Sniffers,
+    settings: &Settings,
+    jobs: usize,
+) -> Result<Document, Decline> {
+    let done = read(files, sniffers, settings, jobs)?;
+    let outcome = assemble(files.len(), &done.groups, &done.outs)?;
     let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
     render(&paths, &outcome, skipped, jobs)
+}
+
+/// The facts the notes are worked out from, per input and per lane (what [`render`]
+/// returns beside the document), taken before it renders; `Err(Overflow)` where
+/// [`render`] would fail (a merged count past 64 bits), so that it then cannot.
+pub fn facts(outcome: &Outcome) -> Result<(Vec<InputFact>, Vec<LaneFact>), Decline> {
+    merge(outcome.lanes.iter().map(|(_, lane)| &lane.summary)).ok_or(Decline::Overflow)?;
+    Ok((input_facts(outcome), lane_facts(outcome)))
+}
+
+fn input_facts(outcome: &Outcome) -> Vec<InputFact> {
+    outcome
+        .inputs
+        .iter()
+        .map(|read| InputFact {
+            format: read.format,
+            lines_read: read.account.lines_read,
+            lines_used: read.account.lines_used,
+            lines_ignored: read.account.lines_ignored(),
+            problems: sorted(&read.account.problems),
+        })
+        .collect()
+}
+
+fn lane_facts(outcome: &Outcome) -> Vec<LaneFact> {
+    outcome
+        .lanes
+        .iter()
+        .map(|(file, lane)| LaneFact {
+            file: *file,
+            session_id: lane.session_id.clone(),
+            lane_id: lane.lane_id.clone(),
+        })
+        .collect()
 }
 
 /// One input's place in the outcome: its format and its line account.
@@ -602,17 +655,7 @@ pub fn render(
         w.close(b'}');
     });
     w.close(b']');
-    let inputs: Vec<InputFact> = outcome
-        .inputs
-        .iter()
-        .map(|read| InputFact {
-            format: read.format,
-            lines_read: read.account.lines_read,
-            lines_used: read.account.lines_used,
-            lines_ignored: read.account.lines_ignored(),
-            problems: sorted(&read.account.problems),
-        })
-        .collect();
+    let inputs = input_facts(outcome);
     w.key("lanes");
     w.open(b'[');
     members_apart(&mut w, outcome.lanes.len(), jobs, |w, i| {
@@ -630,15 +673,7 @@ pub fn render(
         w.close(b'}');
     });
     w.close(b']');
-    let lanes: Vec<LaneFact> = outcome
-        .lanes
-        .iter()
-        .map(|(file, lane)| LaneFact {
-            file: *file,
-            session_id: lane.session_id.clone(),
-            lane_id: lane.lane_id.clone(),
-        })
-        .collect();
+    let lanes = lane_facts(outcome);
     w.key("total");
     w.open(b'{');
     figures(&mut w, &total);
@@ -894,6 +929,10 @@ mod tests {
         );
         let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
         let document = render(&paths, &outcome, &[], 1).unwrap();
+        assert_eq!(
+            super::facts(&outcome).unwrap(),
+            (document.inputs.clone(), document.lanes.clone())
+        );
         let facts: Vec<(usize, &str, &str)> = document
             .lanes
             .iter()
@@ -2019,6 +2058,17 @@ mod tests {
             render(&["a"], &outcome, &[], 1).err(),
             Some(Decline::Overflow)
         );
+        // the facts are refused where render would fail, before it runs
+        assert_eq!(facts(&outcome).err(), Some(Decline::Overflow));
+        let fine = Outcome {
+            inputs: vec![Read {
+                format: "events",
+                account: &read,
+            }],
+            lanes: vec![(0, &full)],
+        };
+        let document = render(&["a"], &fine, &[], 1).unwrap();
+        assert_eq!(facts(&fine).unwrap(), (document.inputs, document.lanes));
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::path::Path;
 /// whenever a function of this module is added, removed or changes its
 /// arguments or results, so that an extension built from older sources is
 /// found out and not called (`native.available()` is then false).
-pub const API_VERSION: u32 = 6;
+pub const API_VERSION: u32 = 7;
 
 fn to_py_err(error: ReadError) -> PyErr {
     match error {
@@ -249,10 +249,14 @@ fn read_folded<'py>(
 type CommandArg = (String, String, Option<String>, usize);
 
 /// The native `summarize --format json` (`command.rs`): `files` in walk order,
-/// `skipped` the sidecars the walk passed over (`(path, reason)`, path order). Returns
-/// `(document bytes, [(format, lines_read, lines_used, lines_ignored, [(problem, n)])],
-/// [(input index, session_id, lane_id)])`, or a `str`, the reason the run is left to the
-/// Python command.
+/// `skipped` the sidecars the walk passed over (`(path, reason)`, path order). Once
+/// the files are read, `noted` is called with `([(format, lines_read, lines_used,
+/// lines_ignored, [(problem, n)])], [(input index, session_id, lane_id)])`, the facts
+/// the notes are worked out from, while the document is rendered on other threads
+/// (the notes and the after-read check overlap the rendering: docs/performance.md,
+/// "Eleventh round"). Returns `(document bytes, what noted returned)`, or a `str`, the
+/// reason the run is left to the Python command (then `noted` was not called); an
+/// exception `noted` raises is raised.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 fn summarize_json<'py>(
@@ -264,49 +268,65 @@ fn summarize_json<'py>(
     max_tracked_calls: Option<usize>,
     eval_names: Vec<String>,
     jobs: usize,
+    noted: Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let s = settings(max_tracked_calls, eval_names);
     let sniffers = Sniffers {
         event_types: &event_types,
         claude_only_types: &claude_only_types,
     };
-    let done = py.detach(|| {
-        let files: Vec<command::CommandFile> = files
-            .iter()
-            .map(|(path, claude, events, group)| command::CommandFile {
-                path,
-                claude_fallback: claude,
-                events_default: events.as_deref().unwrap_or(claude),
-                group: *group,
-            })
-            .collect();
-        command::summarize(&files, &skipped, &sniffers, &s, jobs)
+    let files: Vec<command::CommandFile> = files
+        .iter()
+        .map(|(path, claude, events, group)| command::CommandFile {
+            path,
+            claude_fallback: claude,
+            events_default: events.as_deref().unwrap_or(claude),
+            group: *group,
+        })
+        .collect();
+    let declined = |decline: command::Decline| Ok(decline.reason().into_pyobject(py)?.into_any());
+    let done = match py.detach(|| command::read(&files, &sniffers, &s, jobs)) {
+        Ok(done) => done,
+        Err(decline) => return declined(decline),
+    };
+    let (outcome, (inputs, lanes)) = match command::assemble(files.len(), &done.groups, &done.outs)
+        .and_then(|outcome| command::facts(&outcome).map(|facts| (outcome, facts)))
+    {
+        Ok(found) => found,
+        Err(decline) => return declined(decline),
+    };
+    let inputs: Vec<_> = inputs
+        .into_iter()
+        .map(|i| {
+            (
+                i.format,
+                i.lines_read,
+                i.lines_used,
+                i.lines_ignored,
+                i.problems,
+            )
+        })
+        .collect();
+    let lanes: Vec<_> = lanes
+        .into_iter()
+        .map(|l| (l.file, l.session_id, l.lane_id))
+        .collect();
+    let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
+    // the document is written on other threads (no Python object touched there) while
+    // this one, holding the GIL, runs `noted`
+    let (document, answer) = std::thread::scope(|scope| {
+        let rendering = scope.spawn(|| command::render(&paths, &outcome, &skipped, jobs));
+        let answer = noted.call1((inputs, lanes));
+        (rendering.join(), answer)
     });
-    match done {
-        Err(decline) => Ok(decline.reason().into_pyobject(py)?.into_any()),
-        Ok(document) => {
-            let inputs: Vec<_> = document
-                .inputs
-                .iter()
-                .map(|i| {
-                    (
-                        i.format,
-                        i.lines_read,
-                        i.lines_used,
-                        i.lines_ignored,
-                        i.problems.clone(),
-                    )
-                })
-                .collect();
-            let lanes: Vec<_> = document
-                .lanes
-                .iter()
-                .map(|l| (l.file, l.session_id.as_str(), l.lane_id.as_str()))
-                .collect();
-            Ok((PyBytes::new(py, &document.json), inputs, lanes)
-                .into_pyobject(py)?
-                .into_any())
-        }
+    let answer = answer?;
+    match document {
+        Ok(Ok(document)) => Ok((PyBytes::new(py, &document.json), answer)
+            .into_pyobject(py)?
+            .into_any()),
+        // command::facts made sure render cannot fail; were it to, the run is declined
+        Ok(Err(decline)) => declined(decline),
+        Err(_) => declined(command::Decline::ReadFailed),
     }
 }
 
