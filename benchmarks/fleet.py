@@ -217,8 +217,9 @@ def bench_against(out: Path, repeat: int, baseline: Path) -> None:
             ("--no-cache --jobs 1", ["--no-cache", "--jobs", "1"], ""),
             ("--no-cache --jobs 2", ["--no-cache", "--jobs", "2"], ""))
     print(f"fleet {projects}, median of {repeat} fresh processes each, interleaved")
-    print("| what | baseline wall s | cpu s | this tree wall s | cpu s | same bytes |")
+    print("| what | baseline wall ms | cpu ms | this tree wall ms | cpu ms | same bytes |")
     print("|---|---|---|---|---|---|")
+    walls: dict[tuple[str, str], float] = {}  # (row, tree): median wall s
     for label, extra, state in rows:
         peer: list[tuple[float, float]] = []
         times: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
@@ -239,14 +240,24 @@ def bench_against(out: Path, repeat: int, baseline: Path) -> None:
                     [*summarize, *extra], env, cache if state == "cold" else None,
                     keep=printed[name] if index == 0 else None))
         if peer:
+            walls["ccusage", ""] = statistics.median(w for w, _ in peer)
             print(f"| ccusage 20.0.24 session --json --offline |"
-                  f" {statistics.median(w for w, _ in peer):.2f} |"
-                  f" {statistics.median(c for _, c in peer):.2f} | | | |")
-        cells = " | ".join(f"{statistics.median(w for w, _ in times[name]):.2f} |"
-                           f" {statistics.median(c for _, c in times[name]):.2f}"
+                  f" {1000 * walls['ccusage', '']:.0f} |"
+                  f" {1000 * statistics.median(c for _, c in peer):.0f} | | | |")
+        for name in trees:
+            walls[label, name] = statistics.median(w for w, _ in times[name])
+        cells = " | ".join(f"{1000 * walls[label, name]:.0f} |"
+                           f" {1000 * statistics.median(c for _, c in times[name]):.0f}"
                            for name in trees)
         same = printed["baseline"] == printed["this tree"]
         print(f"| {label} | {cells} | {'yes' if same else 'NO'} |", flush=True)
+    for name in trees:  # the two ratios (docs/performance.md, targets)
+        jobs = walls["--no-cache --jobs 1", name] / walls["--no-cache --jobs 2", name]
+        versus = ""
+        if ("ccusage", "") in walls:
+            cold = walls["cold cache (default options)", name] / walls["ccusage", ""]
+            versus = f"; cold / ccusage {cold:.3f} x"
+        print(f"{name}: --jobs 1 / --jobs 2 {jobs:.2f} x{versus}")
 
 
 def main() -> int:
