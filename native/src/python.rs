@@ -313,11 +313,12 @@ fn summarize_json<'py>(
         .collect();
     let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
     // the document is written on other threads (no Python object touched there) while
-    // this one, holding the GIL, runs `noted`
+    // this one, holding the GIL, runs `noted`; then it waits with the GIL released, so
+    // that a Python thread `noted` started (the after-read check) runs meanwhile
     let (document, answer) = std::thread::scope(|scope| {
         let rendering = scope.spawn(|| command::render(&paths, &outcome, &skipped, jobs));
         let answer = noted.call1((inputs, lanes));
-        (rendering.join(), answer)
+        (py.detach(|| rendering.join()), answer)
     });
     let answer = answer?;
     match document {
