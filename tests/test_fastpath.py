@@ -499,3 +499,59 @@ def test_a_declined_run_hands_its_key_to_the_cli(
     assert fastpath.run(args) is None
     assert looked_up == runcache._LOOKED_UP
     runcache._LOOKED_UP.clear()
+
+
+@pytest.mark.parametrize("ending", ["stored", "broken pipe", "store fails", "notes raise"])
+def test_the_check_thread_is_waited_for_however_the_run_ends(
+        ending: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The after-read check (runcache.Again) is started once per cached run, after the
+    notes, and always waited for before the run returns or raises."""
+    from wavemetrics import notes, runcache, runstore
+
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    (folder / "demo.jsonl").write_bytes(EXAMPLE.read_bytes())
+    monkeypatch.setenv("WAVEMETRICS_CACHE_DIR", str(tmp_path / "cache"))
+    events: list[str] = []
+    real_again = runcache.Again
+
+    class Counted(real_again):  # type: ignore[misc,valid-type]
+        def __init__(self, *args: Any) -> None:
+            events.append("started")
+            super().__init__(*args)
+
+        def result(self) -> Any:
+            events.append("waited")
+            return super().result()
+
+    monkeypatch.setattr(runcache, "Again", Counted)
+    real_notes = notes.read_notes
+
+    def noting(*args: Any) -> Any:
+        events.append("notes")
+        if ending == "notes raise":
+            raise RuntimeError("notes")
+        return real_notes(*args)
+
+    monkeypatch.setattr(notes, "read_notes", noting)
+    if ending == "broken pipe":
+        monkeypatch.setattr(runcache, "write_chunks", lambda chunks: False)
+    if ending == "store fails":
+        def fails(self: Any) -> Any:
+            raise OSError("no cache folder")
+        monkeypatch.setattr(runstore, "default_store", lambda: fails(None))
+    out = io.BytesIO()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out))
+    monkeypatch.setattr(sys, "stderr", io.TextIOWrapper(io.BytesIO()))
+    args = ["--format", "json", str(folder)]
+    if ending == "notes raise":
+        with pytest.raises(RuntimeError):
+            fastpath.run(args)
+        assert events == ["notes"]  # raised before the check started
+        return
+    assert fastpath.run(args) == (1 if ending == "broken pipe" else 0)
+    assert events[0] == "notes" and events[1] == "started"
+    assert events.count("started") == 1 and "waited" in events
+    assert events[-1] == "waited"
+    stored = runstore.RunStore(str(tmp_path / "cache" / runstore.RUNS_FOLDER)).count()
+    assert stored == (1 if ending == "stored" else 0)

@@ -240,17 +240,23 @@ def run(args: Sequence[str]) -> int | None:
 
         checks.append(Again(options, files))
 
-    done = summarize_json(files, _jobs(options), keyed if isinstance(keyed, bytes) else None,
-                          None if state is None else check)
-    if isinstance(done, str):
-        for again in checks:  # never left walking (a decline after the notes)
-            again.result()
-        if state is not None:  # the CLI that runs next keys itself with it (no re-walk)
-            from wavemetrics.runcache import hand_back
+    try:
+        done = summarize_json(files, _jobs(options),
+                              keyed if isinstance(keyed, bytes) else None,
+                              None if state is None else check)
+        if isinstance(done, str):
+            if state is not None:  # the CLI that runs next keys itself with it (no re-walk)
+                from wavemetrics.runcache import hand_back
 
-            hand_back(options, files, state)
-        return None
-    return _write(done, options, files, state, checks[0] if checks else None)
+                hand_back(options, files, state)
+            return None
+        return _write(done, options, files, state, checks[0] if checks else None)
+    finally:
+        # the check's thread is never left walking, whatever ends the run (a decline
+        # after the notes, a broken pipe, an interrupt): a thread still in the
+        # extension when the interpreter finalises would be torn down mid-call
+        for again in checks:
+            again.result()
 
 
 def _write(done: tuple[bytes, list[str]], options: dict[str, Any], files: list[str],
@@ -268,8 +274,6 @@ def _write(done: tuple[bytes, list[str]], options: dict[str, Any], files: list[s
     from wavemetrics.runcache import write_chunks
 
     if not write_chunks(chunks):
-        if again is not None:
-            again.result()  # never leave the thread walking at exit
         return 1
     if state is not None and again is not None:
         from wavemetrics.runcache import store_unchanged
@@ -278,5 +282,5 @@ def _write(done: tuple[bytes, list[str]], options: dict[str, Any], files: list[s
         try:
             store_unchanged(default_store(), options, files, state, chunks, again)
         except (OSError, ValueError):
-            again.result()
+            pass  # not stored (run waits for the check's thread)
     return 0
