@@ -516,13 +516,14 @@ def test_the_check_thread_is_waited_for_however_the_run_ends(
     real_again = runcache.Again
 
     class Counted(real_again):  # type: ignore[misc,valid-type]
-        def __init__(self, *args: Any) -> None:
+        def start(self) -> None:
             events.append("started")
-            super().__init__(*args)
+            super().start()
 
         def result(self) -> Any:
-            events.append("waited")
-            return super().result()
+            found = super().result()
+            events.append("waited")  # once the wait has ended
+            return found
 
     monkeypatch.setattr(runcache, "Again", Counted)
     real_notes = notes.read_notes

@@ -659,6 +659,9 @@ def test_a_failing_check_walk_stores_nothing(tmp_path: Path, monkeypatch: pytest
     def fails(*_: Any) -> None:
         raise OSError("gone")
 
+    def breaks(*_: Any) -> None:
+        raise RuntimeError("a bug in the walk")
+
     store = RunStore(str(tmp_path / "runs"))
     with monkeypatch.context() as patched:
         patched.setattr(runcache, "fingerprint", fails)
@@ -667,7 +670,19 @@ def test_a_failing_check_walk_stores_nothing(tmp_path: Path, monkeypatch: pytest
                                             [(1, b"out")], again)
         assert not runcache.store_unchanged(store, options, [str(folder)], state,
                                             [(1, b"out")])
+        # any other failure in the thread: not stored either, and nothing printed
+        patched.setattr(runcache, "fingerprint", breaks)
+        again = runcache.Again(options, [str(folder)])
+        assert again.result() is None
+        assert not runcache.store_unchanged(store, options, [str(folder)], state,
+                                            [(1, b"out")], again)
     assert store.count() == 0
+    # a check not started is not waited for; started twice, it runs once
+    idle = runcache.Again(options, [str(folder)], start=False)
+    assert idle.result() is None
+    idle.start()
+    idle.start()
+    assert idle.result() == state[1]
     # unchanged, with the check on a thread: stored under the key taken before
     again = runcache.Again(options, [str(folder)])
     assert runcache.store_unchanged(store, options, [str(folder)], state, [(1, b"out")], again)
@@ -687,5 +702,6 @@ def test_the_head_of_a_key_is_hashed_as_its_repr() -> None:
     assert runcache._text(["a", 1, None, True, ["b"]]) == b"['a', 1, None, True, ['b']]"
     assert runcache._text(["x\udcff"]) == b"['x\\udcff']"
     assert runcache._text(["é"]) == "['é']".encode()
-    assert runcache._text([1]) != runcache._text(["1"]) != runcache._text([True])
+    texts = [runcache._text(v) for v in ([1], ["1"], [True], [None], ["None"], [1.0])]
+    assert len(set(texts)) == len(texts)
     assert runcache._text(["a", "b"]) != runcache._text(["a, b"])

@@ -238,7 +238,9 @@ def run(args: Sequence[str]) -> int | None:
     def check() -> None:
         from wavemetrics.runcache import Again
 
-        checks.append(Again(options, files))
+        again = Again(options, files, start=False)
+        checks.append(again)  # kept before its thread runs: always waited for
+        again.start()
 
     try:
         done = summarize_json(files, _jobs(options),

@@ -631,26 +631,55 @@ class Again:
     and readies it for the store: the walk's native part releases the GIL
     (docs/performance.md, "Eleventh round"). Start it once nothing the output depends on
     is left to look at (the notes written); :meth:`result` waits for it, and must be
-    called before the process exits."""
+    called before the process exits (a thread still in the extension when the
+    interpreter finalises would be torn down mid-call). ``start=False``: started by
+    :meth:`start` (so that the caller can keep it before its thread runs)."""
 
-    def __init__(self, options: dict[str, Any], files: Sequence[str]) -> None:
+    def __init__(self, options: dict[str, Any], files: Sequence[str], *,
+                 start: bool = True) -> None:
         self._parts: Parts | None = None
+        self._started = False
+        self._args = (options, list(files))
         self._done = _thread.allocate_lock()
         self._done.acquire()
-        _thread.start_new_thread(self._take, (options, list(files)))
+        if start:
+            self.start()
+
+    def start(self) -> None:
+        """Start the thread (once)."""
+        if self._started:
+            return
+        try:
+            self._started = True
+            _thread.start_new_thread(self._take, self._args)
+        except BaseException:
+            self._done.release()  # no thread: nothing to wait for
+            raise
 
     def _take(self, options: dict[str, Any], files: list[str]) -> None:
         try:
             self._parts = fingerprint(options, files)
-        except (OSError, ValueError, RecursionError):
+        except Exception:  # any failure: the run is not stored (its output is printed)
             self._parts = None
         finally:
             self._done.release()
 
     def result(self) -> Parts | None:
-        """The fingerprint, or ``None`` when the run is never cached or it failed."""
-        self._done.acquire()
+        """The fingerprint, or ``None`` when the run is never cached, the walk failed or
+        the thread never started. Waits for the thread even through a
+        ``KeyboardInterrupt``, which is raised again once it has ended."""
+        if not self._started:
+            return None
+        interrupted = False
+        while True:
+            try:
+                self._done.acquire()
+                break
+            except KeyboardInterrupt:
+                interrupted = True
         self._done.release()
+        if interrupted:
+            raise KeyboardInterrupt
         return self._parts
 
 

@@ -929,10 +929,18 @@ mod tests {
         );
         let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
         let document = render(&paths, &outcome, &[], 1).unwrap();
-        assert_eq!(
-            super::facts(&outcome).unwrap(),
-            (document.inputs.clone(), document.lanes.clone())
-        );
+        // the facts taken before the render: the hand-written lanes and inputs too
+        let (early_inputs, early_lanes) = super::facts(&outcome).unwrap();
+        let early: Vec<(usize, &str, &str)> = early_lanes
+            .iter()
+            .map(|l| (l.file, l.session_id.as_str(), l.lane_id.as_str()))
+            .collect();
+        assert_eq!(early, lanes);
+        let early: Vec<(&str, u64)> = early_inputs
+            .iter()
+            .map(|i| (i.format, i.lines_read))
+            .collect();
+        assert_eq!(early, inputs);
         let facts: Vec<(usize, &str, &str)> = document
             .lanes
             .iter()
@@ -2113,6 +2121,47 @@ mod tests {
                 assert_eq!(parsed["lanes"][199]["paired_calls"], 199);
                 assert_eq!(parsed["inputs"][137]["lines_read"], 138);
                 assert_eq!(parsed["total"]["paired_calls"], 199 * 200 / 2);
+            }
+        }
+    }
+
+    #[test]
+    fn members_apart_write_what_one_loop_writes() {
+        // the reference is a plain loop of the same members: nested objects, so that
+        // depth, commas and first-member state all show
+        for count in [0usize, 1, 63, 64, 65, 200] {
+            for jobs in [1, 2, 3, 20] {
+                let member = |w: &mut Writer, i: usize| {
+                    w.member();
+                    w.open(b'{');
+                    w.int("i", i as u64);
+                    w.key("empty");
+                    w.open(b'[');
+                    w.close(b']');
+                    w.close(b'}');
+                };
+                let mut apart = Writer::new();
+                let mut plain = Writer::new();
+                for w in [&mut apart, &mut plain] {
+                    w.open(b'{');
+                    w.key("m");
+                    w.open(b'[');
+                }
+                members_apart(&mut apart, count, jobs, member);
+                for i in 0..count {
+                    member(&mut plain, i);
+                }
+                for w in [&mut apart, &mut plain] {
+                    w.close(b']');
+                    w.key("after");
+                    w.out.extend_from_slice(b"1");
+                    w.close(b'}');
+                }
+                assert_eq!(
+                    String::from_utf8(apart.out).unwrap(),
+                    String::from_utf8(plain.out).unwrap(),
+                    "{count} members on {jobs} threads"
+                );
             }
         }
     }
