@@ -179,10 +179,14 @@ def subagent_notes(
                 f"wavemetrics: note: {path}: sub-agent files in {folder}/ were not read;"
                 " pass the project folder to include their lanes")
     # <session>/subagents/agent-*.jsonl is Claude Code's layout (the only format with it)
-    # ("subagents" in the path first: most paths fail that cheap test)
-    sessions = sorted({os.path.dirname(folder) for folder in (
-        os.path.dirname(p) for p, r in zip(absolutes, inputs, strict=True)
-        if r.error is None and "subagents" in p) if os.path.basename(folder) == "subagents"})
+    found: set[str] = set()
+    for p, r in zip(absolutes, inputs, strict=True):
+        # ("subagents" in the path first: most paths fail that cheap test)
+        if r.error is None and "subagents" in p:
+            folder = os.path.dirname(p)
+            if os.path.basename(folder) == "subagents":
+                found.add(os.path.dirname(folder))
+    sessions = sorted(found)
     for session in sessions:
         if any(session + x in read for x in SESSION_SUFFIXES):
             continue

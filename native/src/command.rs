@@ -232,14 +232,50 @@ pub fn summarize(
     settings: &Settings,
     jobs: usize,
 ) -> Result<Document, Decline> {
+    summarize_then(files, skipped, sniffers, settings, jobs, |_, _| ())
+        .map(|(document, ())| document)
+}
+
+/// [`summarize`], with `meanwhile` called on this thread with the facts of the read
+/// (what the document's `inputs` and `lanes` facts will be) while the document is
+/// rendered on other threads: the native command works out its notes and starts its
+/// after-read check then (docs/performance.md, "Eleventh round"). `meanwhile` is not
+/// called when the run is declined before the render; after it, only a panic of the
+/// render's thread declines the run (`ReadFailed`), since [`facts`] has already
+/// refused what the render would.
+pub fn summarize_then<R>(
+    files: &[CommandFile],
+    skipped: &[(String, String)],
+    sniffers: &Sniffers,
+    settings: &Settings,
+    jobs: usize,
+    meanwhile: impl FnOnce(&[InputFact], &[LaneFact]) -> R,
+) -> Result<(Document, R), Decline> {
     let done = read(files, sniffers, settings, jobs)?;
     let outcome = assemble(files.len(), &done.groups, &done.outs)?;
+    let (inputs, lanes) = facts(&outcome)?;
     let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
-    render(&paths, &outcome, skipped, jobs)
+    let (json, answer) = std::thread::scope(|scope| {
+        let rendering = scope.spawn(|| render_json(&paths, &outcome, skipped, jobs));
+        let answer = meanwhile(&inputs, &lanes);
+        (rendering.join(), answer)
+    });
+    match json {
+        Ok(Ok(json)) => Ok((
+            Document {
+                json,
+                inputs,
+                lanes,
+            },
+            answer,
+        )),
+        Ok(Err(decline)) => Err(decline),
+        Err(_) => Err(Decline::ReadFailed),
+    }
 }
 
 /// The facts the notes are worked out from, per input and per lane (what [`render`]
-/// returns beside the document), taken before it renders; `Err(Overflow)` where
+/// returns beside the document), taken before the render; `Err(Overflow)` where
 /// [`render`] would fail (a merged count past 64 bits), so that it then cannot.
 pub fn facts(outcome: &Outcome) -> Result<(Vec<InputFact>, Vec<LaneFact>), Decline> {
     merge(outcome.lanes.iter().map(|(_, lane)| &lane.summary)).ok_or(Decline::Overflow)?;
@@ -623,13 +659,30 @@ fn figures(w: &mut Writer, s: &Summary) {
 }
 
 /// The `--format json` document of `outcome` (`report.json_document` and
-/// `render_json`), with the facts of its inputs and lanes.
+/// `render_json`), with the facts of its inputs and lanes ([`facts`]).
 pub fn render(
     paths: &[&str],
     outcome: &Outcome,
     skipped: &[(String, String)],
     jobs: usize,
 ) -> Result<Document, Decline> {
+    let json = render_json(paths, outcome, skipped, jobs)?;
+    let (inputs, lanes) = facts(outcome)?;
+    Ok(Document {
+        json,
+        inputs,
+        lanes,
+    })
+}
+
+/// The text of [`render`]'s document: the inputs and lanes arrays written on `jobs`
+/// threads ([`members_apart`]); `Err(Overflow)` when a merged count passes 64 bits.
+fn render_json(
+    paths: &[&str],
+    outcome: &Outcome,
+    skipped: &[(String, String)],
+    jobs: usize,
+) -> Result<Vec<u8>, Decline> {
     let total =
         merge(outcome.lanes.iter().map(|(_, lane)| &lane.summary)).ok_or(Decline::Overflow)?;
     let mut w = Writer::new();
@@ -655,7 +708,6 @@ pub fn render(
         w.close(b'}');
     });
     w.close(b']');
-    let inputs = input_facts(outcome);
     w.key("lanes");
     w.open(b'[');
     members_apart(&mut w, outcome.lanes.len(), jobs, |w, i| {
@@ -673,7 +725,6 @@ pub fn render(
         w.close(b'}');
     });
     w.close(b']');
-    let lanes = lane_facts(outcome);
     w.key("total");
     w.open(b'{');
     figures(&mut w, &total);
@@ -712,11 +763,7 @@ pub fn render(
     }
     w.close(b'}');
     w.out.push(b'\n');
-    Ok(Document {
-        json: w.out,
-        inputs,
-        lanes,
-    })
+    Ok(w.out)
 }
 
 #[cfg(test)]
@@ -1550,9 +1597,19 @@ mod tests {
         };
         let document = summarize(&files, &[], &sniffers, &settings(), 2).unwrap();
         assert_eq!(
-            String::from_utf8(document.json).unwrap(),
+            String::from_utf8(document.json.clone()).unwrap(),
             format!("{}\n", REPEATED_RUN.replace("/tmp/wmref2", &dir))
         );
+        // meanwhile gets the document's facts, once, and its answer comes back
+        let mut calls = 0;
+        let (again, answer) = summarize_then(&files, &[], &sniffers, &settings(), 2, |i, l| {
+            calls += 1;
+            (i.to_vec(), l.to_vec())
+        })
+        .unwrap();
+        assert_eq!(calls, 1);
+        assert_eq!(again, document);
+        assert_eq!(answer, (document.inputs, document.lanes));
     }
 
     /// Two summaries, every figure distinct (ints 1..=28 and 100 times that).
@@ -2764,6 +2821,11 @@ mod tests {
         };
         let result = summarize(&files, &[], &sniffers, &settings(), 2);
         assert_eq!(result.err(), Some(Decline::MayRepeat));
+        // a run declined before the render never calls meanwhile
+        let declined = summarize_then(&files, &[], &sniffers, &settings(), 2, |_, _| {
+            panic!("meanwhile called for a declined run")
+        });
+        assert_eq!(declined.err(), Some(Decline::MayRepeat));
         // under another stem the same content is read (the Python command would too)
         let files = [
             CommandFile {

@@ -284,50 +284,38 @@ fn summarize_json<'py>(
             group: *group,
         })
         .collect();
-    let declined = |decline: command::Decline| Ok(decline.reason().into_pyobject(py)?.into_any());
-    let done = match py.detach(|| command::read(&files, &sniffers, &s, jobs)) {
-        Ok(done) => done,
-        Err(decline) => return declined(decline),
-    };
-    let (outcome, (inputs, lanes)) = match command::assemble(files.len(), &done.groups, &done.outs)
-        .and_then(|outcome| command::facts(&outcome).map(|facts| (outcome, facts)))
-    {
-        Ok(found) => found,
-        Err(decline) => return declined(decline),
-    };
-    let inputs: Vec<_> = inputs
-        .into_iter()
-        .map(|i| {
-            (
-                i.format,
-                i.lines_read,
-                i.lines_used,
-                i.lines_ignored,
-                i.problems,
-            )
+    let noted = noted.unbind();
+    // the whole run without the GIL: `noted` takes it back for its call only, so that a
+    // Python thread it starts (the after-read check) runs beside the render
+    let done = py.detach(|| {
+        command::summarize_then(&files, &skipped, &sniffers, &s, jobs, |inputs, lanes| {
+            Python::attach(|py| -> PyResult<Py<PyAny>> {
+                let inputs: Vec<_> = inputs
+                    .iter()
+                    .map(|i| {
+                        let problems = i.problems.clone();
+                        (
+                            i.format,
+                            i.lines_read,
+                            i.lines_used,
+                            i.lines_ignored,
+                            problems,
+                        )
+                    })
+                    .collect();
+                let lanes: Vec<_> = lanes
+                    .iter()
+                    .map(|l| (l.file, l.session_id.as_str(), l.lane_id.as_str()))
+                    .collect();
+                Ok(noted.bind(py).call1((inputs, lanes))?.unbind())
+            })
         })
-        .collect();
-    let lanes: Vec<_> = lanes
-        .into_iter()
-        .map(|l| (l.file, l.session_id, l.lane_id))
-        .collect();
-    let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
-    // the document is written on other threads (no Python object touched there) while
-    // this one, holding the GIL, runs `noted`; then it waits with the GIL released, so
-    // that a Python thread `noted` started (the after-read check) runs meanwhile
-    let (document, answer) = std::thread::scope(|scope| {
-        let rendering = scope.spawn(|| command::render(&paths, &outcome, &skipped, jobs));
-        let answer = noted.call1((inputs, lanes));
-        (py.detach(|| rendering.join()), answer)
     });
-    let answer = answer?;
-    match document {
-        Ok(Ok(document)) => Ok((PyBytes::new(py, &document.json), answer)
+    match done {
+        Err(decline) => Ok(decline.reason().into_pyobject(py)?.into_any()),
+        Ok((document, answer)) => Ok((PyBytes::new(py, &document.json), answer?)
             .into_pyobject(py)?
             .into_any()),
-        // command::facts made sure render cannot fail; were it to, the run is declined
-        Ok(Err(decline)) => declined(decline),
-        Err(_) => declined(command::Decline::ReadFailed),
     }
 }
 
