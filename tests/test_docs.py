@@ -197,3 +197,57 @@ def test_cli_doc_maps_every_waves_json_key_to_its_csv_column() -> None:
     calls = [cell.strip().strip("`") for cell in rows[-1][1].split(",")]
     assert rows[-1][0] == "(none: the call's own)"
     assert sorted([*WAVE_JSON_TO_CSV.values(), *calls]) == sorted(WAVE_CALL_COLUMNS)
+
+
+#: What a clone does not have: the contract's folder beside the repository, and an
+#: issue tracker a reader can see. A doc states the rule or the behaviour instead.
+_OUTSIDE_REFERENCES = re.compile(
+    r"\.\./shared|shared/(?:spec|reference|corpus)|spec/(?:metrics|formats)\.md"
+    r"|reference/trace-formats\.md|issues?\s*#?\d+",
+    re.IGNORECASE,
+)
+
+
+@pytest.mark.parametrize("doc", [path.name for path in _doc_files()])
+def test_docs_stand_alone(doc: str) -> None:
+    """No doc points to the contract files beside the repository or cites an issue
+    number: every rule a user needs is stated in the README and docs/ themselves."""
+    path = DOCS.parent / doc if doc == "README.md" else DOCS / doc
+    text = path.read_text(encoding="utf-8")
+    found = [(text.count("\n", 0, m.start()) + 1, m.group())
+             for m in _OUTSIDE_REFERENCES.finditer(text)]
+    assert found == [], f"{doc}: {found}"
+
+
+def _source_files() -> list[Path]:
+    root = DOCS.parent
+    return [*_doc_files(), *sorted((root / "wavemetrics").rglob("*.py")),
+            *sorted((root / "native").rglob("*.rs")), *sorted((root / "tests").glob("*.py")),
+            *sorted((root / "benchmarks").glob("*.py")), *sorted((root / "scripts").glob("*.py")),
+            root / "pyproject.toml", root / "native" / "Cargo.toml"]
+
+
+def _headings(doc: Path) -> list[str]:
+    return [line.lstrip("#").strip() for line in doc.read_text(encoding="utf-8").splitlines()
+            if line.startswith("#")]
+
+
+def test_named_doc_sections_exist() -> None:
+    """Every ``docs/NAME.md, "Section"`` reference (docs, code comments, docstrings,
+    also wrapped over comment lines) names a file of docs/ and one of its headings, so
+    a moved section leaves no dangling pointer."""
+    pattern = re.compile(r"(?:docs/)?([a-z-]+\.md)\)?,?\s+\"([^\"]+)\"")
+    missing = []
+    for source in _source_files():
+        if source == Path(__file__).resolve() or not source.is_file():
+            continue
+        text = source.read_text(encoding="utf-8")
+        text = re.sub(r"\n\s*(?:#:?|///?|//!)\s*", " ", text)  # join wrapped comments
+        text = re.sub(r"\s+", " ", text)
+        for name, section in pattern.findall(text):
+            doc = DOCS / name
+            if not doc.is_file() or not any(
+                section.lower() in heading.lower() for heading in _headings(doc)
+            ):
+                missing.append((source.name, name, section))
+    assert missing == []
