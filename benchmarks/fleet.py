@@ -251,7 +251,7 @@ def bench_against(out: Path, repeat: int, baseline: Path) -> None:
                            for name in trees)
         same = printed["baseline"] == printed["this tree"]
         print(f"| {label} | {cells} | {'yes' if same else 'NO'} |", flush=True)
-    for name in trees:  # the issue's two ratios (docs/performance.md, targets)
+    for name in trees:  # the two targets' ratios (docs/performance.md, "Current figures")
         jobs = walls["--no-cache --jobs 1", name] / walls["--no-cache --jobs 2", name]
         versus = ""
         if ("ccusage", "") in walls:

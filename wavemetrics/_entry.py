@@ -21,7 +21,7 @@ __all__ = ["main"]
 #: The cyclic collector's first threshold in the command's process (CPython's default:
 #: 700 allocations). A run makes many small objects that refcounting frees and few
 #: cycles, so the default's ~130 young-generation passes over a large folder are
-#: mostly wasted (~0.03 s of the 1,800-file fleet, docs/performance.md); at this
+#: mostly wasted (~0.03 s of the 1,800-file fleet, docs/performance-history.md); at this
 #: threshold cycles are still collected, in a handful of passes.
 GC_THRESHOLD = 50_000
 

@@ -37,7 +37,7 @@ __all__ = [
 
 # The facts the notes read, as protocols for mypy only (mypy takes any TYPE_CHECKING as
 # true): typing, re and collections are not imported at run time, since the native
-# command prints these notes (~10 ms of its start-up, docs/performance.md, "Eleventh
+# command prints these notes (~10 ms of its start-up, docs/performance-history.md, "Eleventh
 # round").
 TYPE_CHECKING = False
 if TYPE_CHECKING:

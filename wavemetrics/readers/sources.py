@@ -324,7 +324,7 @@ def open_error(path: str) -> str | None:
     What ``open(path, "rb")`` would raise, found with a bare file descriptor: the
     same ``open(2)`` call, and a folder refused as ``open`` refuses it (EISDIR),
     without building a buffered file object (~7 us a file instead of ~1, the
-    native engine asks for every file of a folder: docs/performance.md)."""
+    native engine asks for every file of a folder: docs/performance-history.md)."""
     try:
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
     except OSError as exc:
