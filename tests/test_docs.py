@@ -29,7 +29,7 @@ def _rows(text: str, header: str) -> list[list[str]]:
 def test_metrics_doc_lists_the_v1_properties_in_registry_order() -> None:
     """docs/metrics.md's v1 table has the 16 registry properties, order and types."""
     text = (DOCS / "metrics.md").read_text(encoding="utf-8")
-    rows = _rows(text, "## The v1 payload")
+    rows = _rows(text, "## 6. The v1 payload")
     assert [(r[1].strip("`"), r[2], r[3], r[4]) for r in rows] == [
         (p.name, p.json_type, p.unit, p.meaning) for p in V1_PROPERTIES
     ]
@@ -39,7 +39,7 @@ def test_metrics_doc_lists_the_v1_properties_in_registry_order() -> None:
 def test_metrics_doc_lists_every_extra() -> None:
     """docs/metrics.md's extras table matches the registry's extras."""
     text = (DOCS / "metrics.md").read_text(encoding="utf-8")
-    rows = _rows(text, "## Extras")
+    rows = _rows(text, "### Extras")
     assert [(r[0].strip("`"), r[1], r[2], r[3]) for r in rows] == [
         (p.name, p.json_type, p.unit, p.meaning) for p in EXTRA_PROPERTIES
     ]
@@ -251,3 +251,107 @@ def test_named_doc_sections_exist() -> None:
             ):
                 missing.append((source.name, name, section))
     assert missing == []
+
+
+def _table(text: str, header: str) -> list[list[str]]:
+    """The cells of the rows of the first table whose header line is ``header``."""
+    lines = text.split(header + "\n", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in lines]
+
+
+def _lane_summary(block: str, options: dict[str, str]) -> tuple[Any, Any]:
+    """The waves and summary of one ``observations`` block of docs/metrics.md."""
+    from wavemetrics import assemble_waves, measured_turn_duration_ms, summarize
+
+    observations, turns = [], []
+    for line in block.splitlines():
+        fields = line.split("#", 1)[0].split()
+        if len(fields) == 2:
+            turns.append((fields[0], float(fields[1])))
+        elif fields:
+            kind, call_id, tool_name, at_ms = fields
+            observations.append({"kind": kind, "call_id": call_id, "tool_name": tool_name,
+                                 "at_ms": float(at_ms)})
+    cap = int(options.get("max_tracked_calls", "2000"))
+    assembly = assemble_waves(observations, max_tracked_calls=cap)
+    summary = summarize(assembly,
+                        measured_turn_duration_ms_total=measured_turn_duration_ms(turns))
+    return assembly.waves, summary
+
+
+def _figure(name: str, waves: tuple[Any, ...], summary: Any) -> Any:
+    if name == "waves":
+        return len(waves)
+    wave = re.fullmatch(r"wave (\d+) (size|span_ms|max_concurrency)", name)
+    if wave:
+        return getattr(waves[int(wave.group(1)) - 1], wave.group(2))
+    return getattr(summary, name)
+
+
+def _worked_examples() -> list[tuple[str, Any, Any, str, str]]:
+    """``(figure, computed, stated value, worked out, where)`` of every row of every
+    figures table of docs/metrics.md; a table covers the blocks since the last one
+    (several blocks: their lanes merged)."""
+    from wavemetrics import merge_summaries
+
+    text = (DOCS / "metrics.md").read_text(encoding="utf-8")
+    parts = re.split(r"```observations([^\n]*)\n(.*?)```", text, flags=re.S)
+    rows: list[tuple[str, Any, Any, str, str]] = []
+    lanes: list[tuple[Any, Any]] = []
+    for index in range(1, len(parts), 3):
+        options = dict(item.split("=", 1) for item in parts[index].split())
+        lanes.append(_lane_summary(parts[index + 1], options))
+        after = parts[index + 2]
+        if "| figure | worked out | value |" not in after.split("```", 1)[0]:
+            continue
+        waves = tuple(w for lane_waves, _ in lanes for w in lane_waves)
+        summary = merge_summaries(s for _, s in lanes)
+        for row in _table(after, "| figure | worked out | value |"):
+            name, worked, value = row[0].strip("`"), row[1], row[2]
+            rows.append((name, _figure(name, waves, summary), value, worked,
+                         f"block {index // 3 + 1}"))
+        lanes = []
+    return rows
+
+
+def test_metrics_doc_worked_examples_give_the_figures_they_state() -> None:
+    """Every worked example of docs/metrics.md, run through the metric core, gives the
+    value its table states, and every purely arithmetic *worked out* cell equals it."""
+    rows = _worked_examples()
+    assert len(rows) >= 45  # seven examples: none may be skipped unread
+    for name, computed, value, worked, where in rows:
+        stated: Any = value if ":" in value else float(value)
+        assert computed == stated, (where, name, computed, value)
+        arithmetic = worked.replace(" x ", " * ")
+        if re.fullmatch(r"[\d\s.+\-*/()]+", arithmetic):
+            assert eval(arithmetic) == stated, (where, name, worked, value)  # noqa: S307
+
+
+def test_metrics_doc_classification_table_is_the_rule() -> None:
+    """docs/metrics.md's classification table: each name's normal form and verdict."""
+    from wavemetrics import is_eval_tool_name, normalize_tool_name
+
+    def unescape(cell: str) -> str:
+        return re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)),
+                      cell.strip("`"))
+
+    text = (DOCS / "metrics.md").read_text(encoding="utf-8")
+    rows = _table(text, "| name | normal form | eval name |")
+    assert len(rows) == 15
+    for name, normal, verdict in rows:
+        assert normalize_tool_name(unescape(name)) == unescape(normal), name
+        assert is_eval_tool_name(unescape(name)) is (verdict == "yes"), name
+
+
+def test_metrics_doc_histogram_table_is_the_encoding() -> None:
+    """docs/metrics.md's histogram table: wave sizes to their encoded histogram."""
+    from wavemetrics import encode_histogram, wave_size_bucket
+
+    text = (DOCS / "metrics.md").read_text(encoding="utf-8")
+    rows = _table(text, "| wave sizes | histogram |")
+    assert len(rows) == 4
+    for sizes, encoded in rows:
+        counts = [0] * 8
+        for size in re.findall(r"\d+", sizes):
+            counts[wave_size_bucket(int(size))] += 1
+        assert encode_histogram(counts) == encoded.strip("`"), sizes
