@@ -1,7 +1,7 @@
 """Folder walks and file names, with nothing imported beyond the standard library.
 
 The folder walk of the readers (:func:`expand_entries`, the rules of
-``spec/formats.md`` and docs/cli.md, "Inputs"), the look for copies before
+``spec/formats.md`` and docs/cli.md, "wavemetrics summarize"), the look for copies before
 their content is hashed (:func:`copy_candidates`) and the names derived from a
 path (:func:`file_stem`, :func:`project_folder`, :func:`fallback_session_id`)
 live here, light on purpose: :mod:`wavemetrics.readers.sources` re-exports
