@@ -1,4 +1,4 @@
-"""The fleet folder of issue 12: the corpus's Claude Code files copied many times.
+"""The fleet folder: the corpus's Claude Code files copied many times.
 
 Every Claude Code transcript of the corpus (with its ``<session>/subagents/``
 files) is copied ``--copies`` times (default 50: about 1,800 files, ~370 MB)
@@ -99,7 +99,7 @@ def make_fleet(
 def _drop_runs(cache: Path) -> None:
     """Delete the stored whole outputs (a warm run that is not served): the files of the
     cache's ``runs`` folder (``wavemetrics.runstore``), and the rows of the ``runs``
-    table a tree before the tenth round of issue 12 kept them in (``--against``)."""
+    table a tree before the native engine's tenth round kept them in (``--against``)."""
     import sqlite3
 
     shutil.rmtree(cache / "runs", ignore_errors=True)

@@ -1,7 +1,7 @@
 """wavemetrics: how much wall-clock time an agent's parallel tool calls really save.
 
-The metric contract is ``parallelism_v1`` (``spec/metrics.md``); readers follow
-``spec/formats.md``. The core is pure: observations -> waves -> buckets and
+The metric contract is ``parallelism_v1`` (``docs/metrics.md``); readers follow
+``docs/formats.md``. The core is pure: observations -> waves -> buckets and
 savings -> summary.
 """
 
@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from wavemetrics.waves import Wave, WaveAssembly, assemble_waves
 
 # The public API is imported on first use (PEP 562), so that `wavemetrics --help`
-# and the status line do not load every reader and the core (issue 13).
+# and the status line do not load every reader and the core (start-up time).
 _LAZY: dict[str, str] = {
     "AxisState": "wavemetrics.axis",
     "EfficiencyAxis": "wavemetrics.axis",

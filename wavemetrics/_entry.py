@@ -2,7 +2,7 @@
 
 Claude Code runs the status-line command after every message, so
 ``wavemetrics statusline`` (alone or with ``--no-cache``) is answered without
-importing click, attrs, the readers or the core (issue 13: p95 < 100 ms warm);
+importing click, attrs, the readers or the core (target: p95 < 100 ms warm);
 ``wavemetrics summarize ...`` is first looked up among the stored outputs of
 whole runs (:mod:`wavemetrics.runcache`): when nothing the output depends on has
 changed, it is written again, before click or any reader is imported; else the

@@ -1,4 +1,4 @@
-"""The default eval (code-execution) tool names (``spec/metrics.md`` section 4).
+"""The default eval (code-execution) tool names (``docs/metrics.md`` section 4).
 
 Light on purpose (no import at all): :mod:`wavemetrics.classify` defines the rules
 and re-exports :data:`EVAL_TOOL_NAMES`; the native command

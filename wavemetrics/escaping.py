@@ -1,4 +1,4 @@
-r"""Visible escaping of input text in text output (``spec/formats.md``, "Limits and hostile input").
+r"""Visible escaping of input text in text output (``docs/formats.md``, "Limits and hostile input").
 
 Every value a text output shows that was taken from an input (ids, tool
 names, file and folder names, record types) goes through :func:`printable`:

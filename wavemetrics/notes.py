@@ -4,7 +4,7 @@ One implementation for both ways a run is made: the CLI (:mod:`wavemetrics.cli`,
 from its read outcome) and the native command (:mod:`wavemetrics.fastpath`, from
 the plain results of the extension). Light on purpose: nothing beyond the
 standard library and :mod:`wavemetrics._files` is imported, so the native
-command stays free of click, attrs and the readers (issue 12). Each function
+command stays free of click, attrs and the readers (start-up time). Each function
 returns the lines (without ``\\n``, not yet escaped: the caller escapes input
 text, docs/cli.md, "Escaping"); the rules are docs/cli.md's, "Notes on stderr".
 """

@@ -5,7 +5,7 @@ summaries, merging and rendering (docs/performance-history.md). When nothing tha
 change the output has changed, this module answers ``wavemetrics summarize``
 with the bytes the last identical run wrote (stdout and stderr, in the order
 they were written) and its exit status, from :mod:`wavemetrics._entry`, without
-importing click, attrs, msgspec, the readers or the metric core (issue 13: a
+importing click, attrs, msgspec, the readers or the metric core (the target: a
 warm re-run in at most 0.1 x the cold run).
 
 The key (SHA-256) covers everything the output depends on:

@@ -1,4 +1,4 @@
-//! The native `summarize --format json` (issue 12): the files a folder walk found,
+//! The native `summarize --format json`: the files a folder walk found,
 //! detected and read in one folded pass on threads ([`readers::read_folded`]), then
 //! the read outcome assembled as `wavemetrics/pipeline.py` assembles it (units in
 //! order of first appearance, one report per input in walk order, the lanes of each

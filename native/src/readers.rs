@@ -1,4 +1,4 @@
-//! The `claude-code` and `events` readers (`spec/formats.md`), line for line the
+//! The `claude-code` and `events` readers (`docs/formats.md`), line for line the
 //! rules of `wavemetrics/readers/claude_code.py` and `events.py`.
 
 use crate::account::{is_short_identifier, LineAccount, OTHER_KINDS};

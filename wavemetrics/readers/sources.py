@@ -344,7 +344,7 @@ class Expansion:
     ``entries``: ``(path, error)`` pairs as :func:`expand_inputs` gives them;
     ``walked``: every file found inside a named folder, mapped to that folder;
     ``skipped``: ``(path, reason)`` of files found in folders and skipped without
-    being read (metadata sidecars), counted in the report (``spec/formats.md``).
+    being read (metadata sidecars), counted in the report (``docs/formats.md``).
     """
 
     entries: list[tuple[str, str | None]]
