@@ -12,7 +12,7 @@ committed. With ``--one-project`` every copy goes into one project folder,
 ``OUT/projects/one/`` (a file name without a UUID gets its copy number as a
 prefix): one large folder, the case ``--jobs N`` splits across threads. Usage::
 
-    python benchmarks/fleet.py /tmp/fleet [--copies 50] [--corpus ../shared/corpus]
+    python benchmarks/fleet.py /tmp/fleet [--copies 50] [--corpus CORPUS]
     python benchmarks/fleet.py /tmp/one --copies 10 --one-project
     python benchmarks/fleet.py /tmp/fleet --bench [--repeat 3]
 
