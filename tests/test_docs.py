@@ -359,3 +359,25 @@ def test_metrics_doc_histogram_table_is_the_encoding() -> None:
         for size in re.findall(r"\d+", sizes):
             counts[wave_size_bucket(int(size))] += 1
         assert encode_histogram(counts) == encoded.strip("`"), sizes
+
+
+def test_performance_doc_starts_with_current_figures() -> None:
+    """docs/performance.md opens with one table of current figures (what, the command
+    that reproduces it, the figure, the date measured), keeps no measurement rounds
+    (they are in docs/performance-history.md, which it links), and every headline
+    figure of the table is one the history records."""
+    text = (DOCS / "performance.md").read_text(encoding="utf-8")
+    history = (DOCS / "performance-history.md").read_text(encoding="utf-8")
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    assert headings[0] == "## Current figures"
+    assert "](performance-history.md)" in text.split("## Current figures", 1)[0]
+    assert not any("round" in heading.lower() for heading in headings)
+    assert len(text.splitlines()) < 300
+    rows = _table(text, "| what | command to reproduce | figure | measured |")
+    assert len(rows) >= 5
+    for what, command, figure, measured in rows:
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", measured), what
+        assert command == "same run" or command.startswith("`"), what
+        headline = re.search(r"\*\*(.+?)\*\*", figure)
+        assert headline and headline.group(1) in history, (what, figure)
+    assert "### Eleventh round" in history and "## Current figures" not in history
