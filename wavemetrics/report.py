@@ -311,7 +311,7 @@ _SIZE_LABELS = (
 
 #: A lane whose modeled saving is below this (ms: one minute) is never noted: the note
 #: points at a headline that may be mostly parallel waiting (permission prompts, sub-agents),
-#: and a saving under a minute is no such headline (docs/cli.md, "Outputs").
+#: and a saving under a minute is no such headline (docs/cli.md, "The concentration note").
 CONCENTRATION_MIN_SAVED_MS = 60_000.0
 
 
@@ -324,7 +324,7 @@ def concentrated_lanes(
     when ``lanes`` is a single lane, only if its saving is one wave (that the only lane
     holds all of the saving says nothing; that one wave does). ``share``: the lane's
     saving as a percentage of the total, rounded down, so a note never shows more than
-    the rule found (docs/cli.md, "Outputs")."""
+    the rule found (docs/cli.md, "The concentration note")."""
     saved = total.modeled_wallclock_saved_ms
     if not (math.isfinite(saved) and saved > 0):
         return []
