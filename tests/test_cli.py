@@ -1066,12 +1066,12 @@ def test_issue_13_text_outputs_escape_esc_and_rlo(tmp_path: Path,
     # CSV is data, like JSON: the exact name, for a csv reader (docs/cli.md, "Escaping")
     code, csv_text, _ = _run("summarize", "--by", "tool", "--format", "csv", "--jobs", "1", trace)
     # (click's test runner shows the \r\n line ends as \n)
-    assert code == 0 and f"\ngroup,tool,{_EVIL_TOOL},1,1,300.0,300.0,0.0\n" in csv_text
+    assert code == 0 and f"\ngroup,tool,{_EVIL_TOOL},1,1,300.0,300.0,0.0," in csv_text
     # ... but on a terminal it is escaped like the tables, so it cannot drive the terminal
     monkeypatch.setattr(cli, "stdout_is_terminal", lambda: True)
     code, csv_text, _ = _run("summarize", "--by", "tool", "--format", "csv", "--jobs", "1", trace)
     assert code == 0 and _no_raw_escape(csv_text)
-    assert "\ngroup,tool,gr\\x1b[2Jep\\u202e,1,1,300.0,300.0,0.0\n" in csv_text
+    assert "\ngroup,tool,gr\\x1b[2Jep\\u202e,1,1,300.0,300.0,0.0," in csv_text
     monkeypatch.setattr(cli, "stdout_is_terminal", lambda: False)
     pi = tmp_path / "pi" / "session.jsonl"
     pi.parent.mkdir()
@@ -1380,3 +1380,105 @@ def test_skipped_note_lists_the_most_frequent_reason_first() -> None:
         "wavemetrics: note: skipped 3 files found in 1 folder, as they are not traces:"
         " 2 metadata sidecars (*.meta.json, written beside Claude Code sub-agents) and 1 of"
         " no known format (judged by its first 64 lines); summarize --format json lists them")
+
+
+#: The ``options`` of a run with every default (docs/cli.md, "Options in the output").
+DEFAULT_OPTIONS = {
+    "input_format": "auto", "eval_tools": ["eval", "codemode", "code_mode"],
+    "max_tracked_calls": 2000, "max_line_bytes": 64 * 1024 * 1024,
+    "max_document_bytes": 256 * 1024 * 1024, "since": None, "until": None, "timezone": None,
+    "by": None,
+}
+
+
+@pytest.mark.parametrize("engine", ["native", "python"])
+def test_every_json_document_records_its_options(engine: str) -> None:
+    """A run with the default options says so: ``options`` comes right after
+    ``schema_kind`` with every default (both engines: the native command writes it)."""
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", "--no-cache",
+                                       "--engine", engine, str(EXAMPLE)])
+    assert result.exit_code == 0
+    document = json.loads(result.stdout)
+    assert list(document) == ["schema_kind", "options", "inputs", "lanes", "total",
+                              "concentration"]
+    assert document["options"] == DEFAULT_OPTIONS
+
+
+def test_a_window_is_recorded_in_the_json_and_the_table() -> None:
+    """``--demo --since 2026-04-18T13:40 --timezone UTC``: 4 of the 7 lanes have a wave in
+    the window and the saving falls from 2021.75 s to 421.33 s; the document records the
+    bound as the instant it means (13:40 UTC, seconds and offset written), the zone as
+    given, every other option at its default; the table names the window under
+    ``inputs:``."""
+    args = ["summarize", "--demo", "--since", "2026-04-18T13:40", "--timezone", "UTC",
+            "--no-cache"]
+    result = CliRunner().invoke(main, [*args, "--format", "json"])
+    assert result.exit_code == 0
+    document = json.loads(result.stdout)
+    assert list(document)[:2] == ["schema_kind", "options"]
+    assert document["options"] == {**DEFAULT_OPTIONS, "since": "2026-04-18T13:40:00+00:00",
+                                   "timezone": "UTC"}
+    assert len(document["lanes"]) == 4
+    assert round(document["total"]["modeled_wallclock_saved_ms"] / 1000, 2) == 421.33
+    table = CliRunner().invoke(main, args).stdout.splitlines()
+    assert table[:4] == [
+        "inputs: 1 claude-code (auto-detected)",
+        "options: --since 2026-04-18T13:40:00+00:00 --timezone UTC (only the waves that",
+        "  start in this window)",
+        "",
+    ]
+
+
+def test_every_figure_changing_option_is_recorded() -> None:
+    """``--until 2026-04-18`` in Europe/Paris is the start of the next day there (CEST,
+    +02:00: exclusive); a forced format, an eval name, an unbounded cap (null) and byte
+    limits are recorded as given; the table lists each non-default one in
+    :data:`~wavemetrics._options.OPTION_KEYS` order, as arguments that give the same
+    run again."""
+    args = ["summarize", "--demo", "--until", "2026-04-18", "--timezone", "Europe/Paris",
+            "--input-format", "claude-code", "--eval-tool", "Bash", "--eval-tool", "a b",
+            "--max-tracked-calls", "0", "--max-line-bytes", "1000000", "--no-cache"]
+    document = json.loads(CliRunner().invoke(main, [*args, "--format", "json"]).stdout)
+    assert document["options"] == {
+        "input_format": "claude-code", "eval_tools": ["Bash", "a b"],
+        "max_tracked_calls": None, "max_line_bytes": 1000000,
+        "max_document_bytes": 256 * 1024 * 1024, "since": None,
+        "until": "2026-04-19T00:00:00+02:00", "timezone": "Europe/Paris", "by": None,
+    }
+    table = CliRunner().invoke(main, args).stdout.splitlines()
+    assert table[1:5] == [
+        "options: --input-format claude-code --eval-tool Bash --eval-tool 'a b'",
+        "  --max-tracked-calls 0 --max-line-bytes 1000000 --until",
+        "  2026-04-19T00:00:00+02:00 --timezone Europe/Paris (only the waves that start",
+        "  in this window)",
+    ]
+
+
+def test_a_by_document_records_its_options() -> None:
+    """``--by session``: ``options`` (with ``by``) after ``schema_kind``, then ``by`` as
+    before; the table shows no ``options:`` line for ``--by`` alone (its header names
+    the groups)."""
+    args = ["summarize", "--demo", "--by", "session", "--no-cache"]
+    document = json.loads(CliRunner().invoke(main, [*args, "--format", "json"]).stdout)
+    assert list(document) == ["schema_kind", "options", "by", "inputs", "groups", "total",
+                              "concentration"]
+    assert document["options"] == {**DEFAULT_OPTIONS, "by": "session"}
+    table = CliRunner().invoke(main, args).stdout.splitlines()
+    assert table[:2] == ["inputs: 1 claude-code (auto-detected)", ""]
+
+
+def test_jsonl_payloads_stay_v1_and_stderr_names_the_options() -> None:
+    """``--format jsonl`` keeps the 16-key v1 payloads (the 4 lanes with waves in the
+    window); the options not at their default
+    are named on stderr, once; with the defaults nothing is added."""
+    args = ["summarize", "--demo", "--format", "jsonl", "--no-cache"]
+    plain = CliRunner().invoke(main, args)
+    assert plain.exit_code == 0 and plain.stderr == ""
+    result = CliRunner().invoke(main, [*args, "--since", "2026-04-18T13:40", "--timezone",
+                                       "UTC"])
+    assert result.exit_code == 0
+    assert [len(json.loads(line)) for line in result.stdout.splitlines()] == [16] * 4
+    assert result.stderr == (
+        "wavemetrics: note: these payloads were made with --since 2026-04-18T13:40:00+00:00"
+        " --timezone UTC (the v1 payload has no field for options; --format json records"
+        " them)\n")

@@ -11,8 +11,15 @@ from click.testing import CliRunner
 
 from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import TWO_LANES, write_events
+from wavemetrics._options import OPTION_KEYS
 from wavemetrics.cli import main
-from wavemetrics.csvout import SUMMARY_LEAD, WAVE_CALL_COLUMNS, WAVE_JSON_TO_CSV, rows_to_csv
+from wavemetrics.csvout import (
+    OPTION_PREFIX,
+    SUMMARY_LEAD,
+    WAVE_CALL_COLUMNS,
+    WAVE_JSON_TO_CSV,
+    rows_to_csv,
+)
 
 
 def _csv(*args: str) -> list[dict[str, str]]:
@@ -34,13 +41,48 @@ def test_summarize_csv_has_a_row_per_lane_and_a_total(tmp_path: Path) -> None:
 
 
 def test_csv_header_follows_the_json_keys(tmp_path: Path) -> None:
-    """The columns are the lead columns, then the total's keys in JSON order."""
+    """The columns are the lead columns, the total's keys in JSON order, then one
+    ``options.<key>`` column per key of the JSON ``options``, in order."""
     trace = write_events(tmp_path / "t.jsonl", TWO_LANES)
     result = CliRunner().invoke(main, ["summarize", "--format", "csv", str(trace)])
     header = next(csv.reader(io.StringIO(result.stdout)))
     document = json.loads(CliRunner().invoke(main, ["summarize", "--format", "json",
                                                     str(trace)]).stdout)
-    assert header == [*SUMMARY_LEAD, *document["total"]]
+    assert header == [*SUMMARY_LEAD, *document["total"],
+                      *(f"{OPTION_PREFIX}{key}" for key in document["options"])]
+
+
+def test_every_csv_row_carries_the_options(tmp_path: Path) -> None:
+    """TWO_LANES in a window from 1970-01-01T00:00:01.900 UTC (the sub lane's wave, at
+    2 s, only), eval name ``Python``, unbounded: the one lane row and the total row both
+    carry the window, the zone, the names (as JSON text) and an empty cap (unbounded);
+    the defaults too (``auto``, the byte limits)."""
+    trace = write_events(tmp_path / "t.jsonl", TWO_LANES)
+    rows = _csv("summarize", str(trace), "--since", "1970-01-01T00:00:01.900",
+                "--timezone", "UTC", "--eval-tool", "Python", "--max-tracked-calls", "0")
+    assert [(r["row"], r["lane_id"]) for r in rows] == [("lane", "sub"), ("total", "")]
+    for row in rows:
+        assert {key: value for key, value in row.items() if key.startswith("options.")} == {
+            "options.input_format": "auto",
+            "options.eval_tools": '["Python"]',
+            "options.max_tracked_calls": "",
+            "options.max_line_bytes": "67108864",
+            "options.max_document_bytes": "268435456",
+            "options.since": "1970-01-01T00:00:01.900000+00:00",
+            "options.until": "",
+            "options.timezone": "UTC",
+            "options.by": "",
+        }
+
+
+def test_by_csv_carries_the_options_with_by(tmp_path: Path) -> None:
+    """``--by session``: the options columns close every row, ``options.by`` = ``session``."""
+    trace = write_events(tmp_path / "t.jsonl", TWO_LANES)
+    rows = _csv("summarize", str(trace), "--by", "session")
+    assert [(r["row"], r["group"], r["options.by"], r["options.max_tracked_calls"])
+            for r in rows] == [("group", "t", "session", "2000"),
+                               ("total", "", "session", "2000")]
+    assert list(rows[0])[-9:] == [f"options.{key}" for key in OPTION_KEYS]
 
 
 @needs_corpus

@@ -7,7 +7,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from tests.event_traces import TWO_LANES, write_events
+from tests.event_traces import TWO_LANES, Event, write_events
 from wavemetrics.pipeline import analyse, read_inputs
 from wavemetrics.report import render_json, render_jsonl, render_table, unique_prefixes
 
@@ -70,43 +70,90 @@ def _table_notes(trace: Path) -> list[str]:
     return [line for line in table.splitlines() if line.startswith(("note:", "  "))]
 
 
+def _scaled(events: list[Event], factor: int) -> list[Event]:
+    """``events`` with every time multiplied by ``factor`` (every saving too)."""
+    return [(kind, call, name, at_ms * factor, lane) for kind, call, name, at_ms, lane in events]
+
+
 def test_a_lane_of_one_multi_call_wave_holding_most_of_the_saving_is_noted(
         tmp_path: Path) -> None:
-    """TWO_LANES: lane main's one wave of 2 calls saves 30 of the 40 ms (75%), so it is named."""
-    trace = write_events(tmp_path / "t.jsonl", TWO_LANES)
+    """TWO_LANES at 2000 x: lane main's one wave of 2 calls saves 30 x 2000 = 60,000 ms,
+    exactly the one-minute floor, of the 80,000 ms in all (75%), so it is named."""
+    trace = write_events(tmp_path / "t.jsonl", _scaled(TWO_LANES, 2000))
     assert _table_notes(trace) == [
-        "note: 75% of the saved time (0.03 s) is one wave of 2 calls, in lane t/main: see",
-        "  wavemetrics waves",
+        "note: 75% of the saved time (60.00 s) is one wave of 2 calls, in lane t/main:",
+        "  see wavemetrics waves",
     ]
 
 
+def test_a_lane_that_saves_under_a_minute_is_never_noted(tmp_path: Path) -> None:
+    """TWO_LANES as written (30 of 40 ms, 75%) and at 1999 x (59,970 of 79,960 ms): the
+    lane holds three quarters of the saving, but under one minute: no note, in the table
+    or in the JSON."""
+    for factor in (1, 1999):
+        trace = write_events(tmp_path / f"t{factor}.jsonl", _scaled(TWO_LANES, factor))
+        assert _table_notes(trace) == []
+        assert json.loads(render_json(analyse(read_inputs([str(trace)]))))[
+            "concentration"] == []
+
+
+def test_the_concentration_is_a_field_of_the_json(tmp_path: Path) -> None:
+    """TWO_LANES at 2000 x: ``concentration`` lists lane main (75%, 60,000 ms, 1 wave of
+    2+ calls), after ``total``."""
+    trace = write_events(tmp_path / "t.jsonl", _scaled(TWO_LANES, 2000))
+    document = json.loads(render_json(analyse(read_inputs([str(trace)]))))
+    assert list(document)[-2:] == ["total", "concentration"]
+    assert document["concentration"] == [{
+        "path": str(trace), "session_id": "t", "lane_id": "main", "share_percent": 75,
+        "modeled_wallclock_saved_ms": 60000.0, "non_eval_waves_multi": 1,
+    }]
+
+
+_SEVERAL_WAVES: list[Event] = [
+    ("tool_execution_start", "a", "read", 0, "main"),
+    ("tool_execution_start", "b", "grep", 0, "main"),
+    ("tool_execution_end", "b", "grep", 50, "main"),
+    ("tool_execution_end", "a", "read", 100, "main"),
+    ("tool_execution_start", "c", "read", 200, "main"),
+    ("tool_execution_start", "d", "grep", 200, "main"),
+    ("tool_execution_end", "d", "grep", 260, "main"),
+    ("tool_execution_end", "c", "read", 300, "main"),
+    ("tool_execution_start", "g", "read", 2000, "sub"),
+    ("tool_execution_start", "h", "read", 2000, "sub"),
+    ("tool_execution_end", "g", "read", 2010, "sub"),
+    ("tool_execution_end", "h", "read", 2020, "sub"),
+]
+
+
 def test_a_lane_of_several_multi_call_waves_is_noted_as_a_lane(tmp_path: Path) -> None:
-    """Lane main's waves {a [0,100], b [0,50]} and {c [200,300], d [200,260]} save 50 + 60
-    of 120 ms (91.67%, shown rounded down), lane sub's one wave 10: the note names the lane."""
-    trace = write_events(tmp_path / "t.jsonl", [
-        ("tool_execution_start", "a", "read", 0, "main"),
-        ("tool_execution_start", "b", "grep", 0, "main"),
-        ("tool_execution_end", "b", "grep", 50, "main"),
-        ("tool_execution_end", "a", "read", 100, "main"),
-        ("tool_execution_start", "c", "read", 200, "main"),
-        ("tool_execution_start", "d", "grep", 200, "main"),
-        ("tool_execution_end", "d", "grep", 260, "main"),
-        ("tool_execution_end", "c", "read", 300, "main"),
-        ("tool_execution_start", "g", "read", 2000, "sub"),
-        ("tool_execution_start", "h", "read", 2000, "sub"),
-        ("tool_execution_end", "g", "read", 2010, "sub"),
-        ("tool_execution_end", "h", "read", 2020, "sub"),
-    ])
+    """At 1000 x (ms to s): lane main's waves {a [0,100], b [0,50]} and {c [200,300], d
+    [200,260]} save 50 + 60 = 110 of 120 s (91.67%, shown rounded down), lane sub's one
+    wave 10 s: the note names the lane."""
+    trace = write_events(tmp_path / "t.jsonl", _scaled(_SEVERAL_WAVES, 1000))
     assert _table_notes(trace) == [
-        "note: 91% of the saved time (0.11 s) is from lane t/main, in 2 waves of 2+",
+        "note: 91% of the saved time (110.00 s) is from lane t/main, in 2 waves of 2+",
         "  calls: see wavemetrics waves",
     ]
 
 
+def test_a_single_lane_is_noted_only_when_its_saving_is_one_wave(tmp_path: Path) -> None:
+    """One lane holds all of the saving by definition: that says nothing, so a lane alone
+    is noted only when one wave makes its saving (then that wave is the news). Lane main
+    of the trace above alone, at 1000 x: two waves (110 s), no note; its first wave
+    alone: 50 s, under the floor; at 2000 x: 100 s in one wave of 2 calls, noted."""
+    main = [event for event in _SEVERAL_WAVES if event[4] == "main"]
+    assert _table_notes(write_events(tmp_path / "two" / "t.jsonl", _scaled(main, 1000))) == []
+    assert _table_notes(write_events(tmp_path / "one" / "t.jsonl", _scaled(main[:4], 1000))) == []
+    assert _table_notes(write_events(tmp_path / "big" / "t.jsonl", _scaled(main[:4], 2000))) == [
+        "note: 100% of the saved time (100.00 s) is one wave of 2 calls, in lane t/main:",
+        "  see wavemetrics waves",
+    ]
+
+
 def test_no_note_when_no_lane_holds_half_of_the_saving(tmp_path: Path) -> None:
-    """Lanes saving 30 and 40 ms of 70 (42.9% and 57.1%): only the second is named;
-    saving 40 and 40 ms, both hold exactly half and both are named."""
-    events = [
+    """At 2000 x, lanes saving 60 and 80 s of 140 (42.9% and 57.1%): only the second is
+    named; saving 80 and 80 s, both hold exactly half and both are named."""
+    events: list[Event] = [
         ("tool_execution_start", "a", "read", 0, "x"),
         ("tool_execution_start", "b", "grep", 0, "x"),
         ("tool_execution_end", "b", "grep", 30, "x"),
@@ -116,11 +163,13 @@ def test_no_note_when_no_lane_holds_half_of_the_saving(tmp_path: Path) -> None:
         ("tool_execution_end", "d", "grep", 40, "y"),
         ("tool_execution_end", "c", "read", 100, "y"),
     ]
-    assert [n[:40] for n in _table_notes(write_events(tmp_path / "t.jsonl", events))
-            if n.startswith("note:")] == ["note: 57% of the saved time (0.04 s) is "]
+    assert [n[:41] for n in _table_notes(write_events(tmp_path / "t.jsonl",
+                                                      _scaled(events, 2000)))
+            if n.startswith("note:")] == ["note: 57% of the saved time (80.00 s) is "]
     events[2] = ("tool_execution_end", "b", "grep", 40, "x")
-    assert [n[:40] for n in _table_notes(write_events(tmp_path / "u.jsonl", events))
-            if n.startswith("note:")] == ["note: 50% of the saved time (0.04 s) is "] * 2
+    assert [n[:41] for n in _table_notes(write_events(tmp_path / "u.jsonl",
+                                                      _scaled(events, 2000)))
+            if n.startswith("note:")] == ["note: 50% of the saved time (80.00 s) is "] * 2
 
 
 def test_the_tool_time_the_saving_comes_out_of_is_under_the_total(tmp_path: Path) -> None:

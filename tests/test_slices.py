@@ -219,9 +219,12 @@ def test_events_trace_records_no_project(trace: Path) -> None:
 
 
 def test_group_table_and_csv(trace: Path) -> None:
-    """The table has a row per day and a total; the CSV a row per group and a total row."""
-    table = CliRunner().invoke(main, ["summarize", "--by", "day", "--timezone", "UTC",
-                                      str(trace)]).stdout.splitlines()[2:]  # after inputs:
+    """The table has a row per day and a total (under the ``options:`` line naming the
+    zone the days are in); the CSV a row per group and a total row."""
+    lines = CliRunner().invoke(main, ["summarize", "--by", "day", "--timezone", "UTC",
+                                      str(trace)]).stdout.splitlines()
+    assert lines[1:3] == ["options: --timezone UTC", ""]
+    table = lines[3:]  # after inputs: and options:
     assert table[0].split() == ["day", "calls", "waves", "multi", "rt", "eval", "mixed",
                                 "saved", "s", "upper", "s"]
     assert table[1].split()[:3] == ["2025-09-23", "3", "1"]
@@ -229,11 +232,18 @@ def test_group_table_and_csv(trace: Path) -> None:
     assert table[4].split()[:3] == ["total", "8", "4"]
     csv_text = CliRunner().invoke(main, ["summarize", "--by", "tool", "--format", "csv",
                                          str(trace)]).stdout
+    # the options close every row (docs/cli.md, "CSV"): the defaults, with by = tool
+    options = (',auto,"[""eval"", ""codemode"", ""code_mode""]",2000,67108864,268435456,'
+               ",,,tool")
     assert csv_text.splitlines()[0] == ("row,by,group,calls,multi_call_wave_calls,"
                                         "duration_ms_total,duration_ms_mean,"
-                                        "eval_or_mixed_wave_share")
-    assert csv_text.splitlines()[1] == "group,tool,read,4,3,310.0,77.5,0.25"
-    assert csv_text.splitlines()[-1] == "total,tool,,8,5,790.0,98.75,0.25"
+                                        "eval_or_mixed_wave_share,options.input_format,"
+                                        "options.eval_tools,options.max_tracked_calls,"
+                                        "options.max_line_bytes,options.max_document_bytes,"
+                                        "options.since,options.until,options.timezone,"
+                                        "options.by")
+    assert csv_text.splitlines()[1] == "group,tool,read,4,3,310.0,77.5,0.25" + options
+    assert csv_text.splitlines()[-1] == "total,tool,,8,5,790.0,98.75,0.25" + options
 
 
 def test_by_tool_table_counts_calls_in_multi_call_waves(trace: Path) -> None:

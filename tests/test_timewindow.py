@@ -7,7 +7,7 @@ import datetime as dt
 
 import pytest
 
-from wavemetrics.timewindow import BadMoment, label_of, parse_bound, resolve_zone
+from wavemetrics.timewindow import BadMoment, bound_text, label_of, parse_bound, resolve_zone
 
 UTC = dt.timezone.utc
 #: 2025-09-24T00:00:00Z: 20 355 days after 1970-01-01, times 86 400 000 ms.
@@ -87,3 +87,17 @@ def test_label_in_another_zone_moves_the_day() -> None:
 def test_a_time_out_of_range_is_labelled_unknown() -> None:
     """A time no calendar can hold (1e20 ms, about 3 billion years) is ``unknown``."""
     assert label_of(1e20, "day", UTC) == "unknown"
+
+
+def test_bound_text_is_the_instant_with_its_offset() -> None:
+    """The outputs record a bound as the ISO time it means: the zone's offset at that
+    moment (Paris: +02:00 in summer, +01:00 in winter), seconds always, microseconds
+    only when not a whole second; ``--until`` a date is the next day's start."""
+    paris = resolve_zone("Europe/Paris")
+    assert bound_text("2026-04-18T13:40", UTC, until=False) == "2026-04-18T13:40:00+00:00"
+    assert bound_text("2026-04-18", paris, until=True) == "2026-04-19T00:00:00+02:00"
+    assert bound_text("20260118", paris, until=False) == "2026-01-18T00:00:00+01:00"
+    assert bound_text("2026-04-18T13:40:00.25Z", paris, until=False) == (
+        "2026-04-18T13:40:00.250000+00:00")
+    with pytest.raises(BadMoment):
+        bound_text("yesterday", UTC, until=False)

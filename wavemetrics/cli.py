@@ -186,18 +186,21 @@ class Window:
     """The ``--since``/``--until`` bounds in Unix ms (``None``: open) and the zone."""
 
     def __init__(self, since: str | None, until: str | None, timezone: str | None) -> None:
-        from wavemetrics.timewindow import BadMoment, parse_bound, resolve_zone
+        from wavemetrics.timewindow import BadMoment, bound_text, parse_bound, resolve_zone
 
         try:
             self.zone = resolve_zone(timezone)
             self.since_ms = None if since is None else parse_bound(since, self.zone, until=False)
             self.until_ms = None if until is None else parse_bound(until, self.zone, until=True)
+            # the bounds as the outputs record them: ISO times with their offset
+            self.since_text = None if since is None else bound_text(since, self.zone, until=False)
+            self.until_text = None if until is None else bound_text(until, self.zone, until=True)
         except BadMoment as error:
             raise click.UsageError(str(error)) from None
         if (self.since_ms is not None and self.until_ms is not None
                 and self.since_ms >= self.until_ms):
             raise click.UsageError(f"--since {since} is not before --until {until}")
-        self.since, self.until = since, until
+        self.since, self.until, self.timezone = since, until, timezone
 
     @property
     def active(self) -> bool:
@@ -592,10 +595,17 @@ def _summarize(
     by: str | None, show_paths: bool, engine: str,
 ) -> None:
     """The body of ``summarize``: read ``files``, print the output, record data errors."""
+    from wavemetrics._options import options_record
     from wavemetrics.pipeline import StreamSettings, analyse
     from wavemetrics.report import json_document, render_json, render_jsonl, render_table
 
     limits = _limits(max_line_bytes, max_document_bytes)
+    # what the figures depend on, recorded in every output (docs/cli.md, "Options in the
+    # output"); --jobs, --engine and the cache never change a figure
+    options = options_record(
+        input_format=input_format, eval_tools=eval_tools, max_tracked_calls=max_tracked_calls,
+        max_line_bytes=max_line_bytes, max_document_bytes=max_document_bytes,
+        since=window.since_text, until=window.until_text, timezone=window.timezone, by=by)
     # slicing by time needs each lane's calls: those lanes are read in batch mode
     if window.active or by in ("day", "week", "month", "tool"):
         batch = _read(files, input_format, None, jobs=jobs, output_format=output_format,
@@ -619,33 +629,45 @@ def _summarize(
         analysis = analyse(outcome)  # with the settings the lanes were streamed with
     if by is not None:
         _print_groups(analysis, by, window, output_format, eval_tools, max_tracked_calls,
-                      input_format, show_paths)
+                      input_format, show_paths, options)
     elif output_format == "json":
-        click.echo(render_json(analysis), nl=False)
+        click.echo(render_json(analysis, options), nl=False)
     elif output_format == "jsonl":
         click.echo(render_jsonl(analysis), nl=False)
         _lanes_without_event(analysis)
+        _jsonl_options_note(options)
     elif output_format == "csv":
         from wavemetrics.csvout import rows_to_csv, summary_rows
 
-        columns, rows = summary_rows(json_document(analysis))
+        columns, rows = summary_rows(json_document(analysis, options))
         _echo_csv(rows_to_csv, columns, rows)
     elif not _nothing_read(analysis):  # else the errors above are all there is to say
-        click.echo(render_table(analysis, input_format=input_format, show_paths=show_paths),
-                   nl=False)
+        click.echo(render_table(analysis, input_format=input_format, show_paths=show_paths,
+                                options=options), nl=False)
+
+
+def _jsonl_options_note(options: dict[str, Any]) -> None:
+    """``--format jsonl``: the v1 payloads have no place for the options, so those not at
+    their default are named on stderr (docs/cli.md, "Options in the output")."""
+    from wavemetrics._options import non_default_arguments
+
+    arguments = non_default_arguments(options)
+    if arguments:
+        _stderr("wavemetrics: note: these payloads were made with " + " ".join(arguments)
+                + " (the v1 payload has no field for options; --format json records them)")
 
 
 def _print_groups(
     analysis: Analysis[Any], by: str, window: Window, output_format: str,
     eval_tools: Sequence[str], max_tracked_calls: int | None, input_format: str,
-    show_paths: bool,
+    show_paths: bool, options: dict[str, Any],
 ) -> None:
     from wavemetrics.groups import group_document, group_inputs, paths_lines, render_group_table
-    from wavemetrics.report import inputs_line, loss_line
+    from wavemetrics.report import inputs_line, loss_line, options_line
 
     document = group_document(
         analysis, by, zone=window.zone, eval_tool_names=eval_tools,
-        max_tracked_calls=max_tracked_calls,
+        max_tracked_calls=max_tracked_calls, options=options,
     )
     if output_format == "json":
         click.echo(json.dumps(document, indent=2, allow_nan=False))
@@ -656,7 +678,9 @@ def _print_groups(
         _echo_csv(rows_to_csv, columns, rows)
     else:
         # the same honesty lines as the plain table: what was read, and a lower bound
-        click.echo(inputs_line(analysis, input_format) + "\n")
+        named = options_line(options)
+        click.echo(inputs_line(analysis, input_format)
+                   + ("" if named is None else "\n" + named) + "\n")
         click.echo(render_group_table(document), nl=False)
         lost = loss_line(analysis.total)
         if lost:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
 __all__ = [
+    "OPTION_PREFIX",
     "SUMMARY_LEAD",
     "WAVE_CALL_COLUMNS",
     "WAVE_JSON_TO_CSV",
@@ -76,17 +78,30 @@ def rows_to_csv(
     return buffer.getvalue()
 
 
+#: The prefix of the columns that carry the run's options (the JSON ``options`` keys).
+OPTION_PREFIX = "options."
+
+
+def _option_cell(value: Any) -> Any:
+    # a list (the eval names) as its JSON text, so that any name survives exactly
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, list) else value
+
+
 def summary_rows(document: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
     """Columns and rows of ``summarize --format csv`` from its JSON ``document``:
-    ``row`` is ``lane`` (or ``group``) for each entry and ``total`` for the last row."""
+    ``row`` is ``lane`` (or ``group``) for each entry and ``total`` for the last row;
+    after the figures, one ``options.<key>`` column per key of the document's
+    ``options`` (the same value on every row: a list as its JSON text)."""
     entries = document["groups"] if "groups" in document else document["lanes"]
     kind = "group" if "groups" in document else "lane"
     figures = list(document["total"])
     lead = list(SUMMARY_LEAD) if kind == "lane" else ["row", "by", "group"]
     by = document.get("by")
-    rows = [{"row": kind, "by": by, **entry} for entry in entries]
-    rows.append({"row": "total", "by": by, **document["total"]})
-    return lead + figures, rows
+    options = {OPTION_PREFIX + key: _option_cell(value)
+               for key, value in document.get("options", {}).items()}
+    rows = [{"row": kind, "by": by, **entry, **options} for entry in entries]
+    rows.append({"row": "total", "by": by, **document["total"], **options})
+    return lead + figures + list(options), rows
 
 
 def wave_call_rows(

@@ -32,6 +32,7 @@ import sys
 
 from wavemetrics import _extension, _files
 from wavemetrics._eval_names import EVAL_TOOL_NAMES
+from wavemetrics._options import options_json, options_record
 from wavemetrics._record_types import CLAUDE_ONLY_TYPES, EVENT_TYPES
 from wavemetrics._walk import keyed_walk, walk
 from wavemetrics._walk import utf8 as _utf8
@@ -186,9 +187,11 @@ def summarize_json(
             noted()
         return lines
 
+    # the document's "options": the defaults, the only options this path takes
+    options = options_json(options_record())
     result: Any = native.summarize_json(
         args, skipped, sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES), MAX_TRACKED_CALLS,
-        list(EVAL_TOOL_NAMES), jobs, notes_of)  # names already normal: no classify import
+        list(EVAL_TOOL_NAMES), jobs, options, notes_of)  # names already normal: no classify
     if isinstance(result, str):
         return result
     document, lines = result

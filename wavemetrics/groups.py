@@ -177,21 +177,28 @@ def _by_tool(
 def group_document(
     analysis: Analysis[Any], by: str, *, zone: Zone = None,
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES, max_tracked_calls: int | None = None,
+    options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The ``--by`` JSON document: ``schema_kind``, ``by``, ``inputs`` (as without
-    ``--by``), ``groups`` (each with ``group`` and its figures) and ``total``.
+    """The ``--by`` JSON document: ``schema_kind``, ``options`` (the run's options record,
+    :func:`wavemetrics._options.options_record`; ``None``: the defaults with this ``by``),
+    ``by``, ``inputs`` (as without ``--by``), ``groups`` (each with ``group`` and its
+    figures), ``total`` and ``concentration`` (as without ``--by``).
 
     ``day``/``week``/``month``/``tool`` need lanes read in batch mode (with their
     waves); raises ``ValueError`` otherwise, and for an unknown ``by``.
     """
+    from wavemetrics._options import options_record
     from wavemetrics.report import json_document, summary_dict
 
-    base = json_document(analysis)
-    document: dict[str, Any] = {"schema_kind": base["schema_kind"], "by": by,
-                                "inputs": base["inputs"]}
+    if options is None:
+        options = options_record(eval_tools=eval_tool_names, max_tracked_calls=max_tracked_calls,
+                                 by=by)
+    base = json_document(analysis, options)
+    document: dict[str, Any] = {"schema_kind": base["schema_kind"], "options": base["options"],
+                                "by": by, "inputs": base["inputs"]}
     if by == "tool":
         groups, total = _by_tool(analysis, eval_tool_names)
-        document.update(groups=groups, total=total)
+        document.update(groups=groups, total=total, concentration=base["concentration"])
         return document
     if by in ("session", "lane", "project"):
         pairs = _by_lane_key(analysis, by)
@@ -201,6 +208,7 @@ def group_document(
         raise ValueError(f"unknown --by {by!r}")
     document["groups"] = [{"group": key, **summary_dict(s)} for key, s in pairs]
     document["total"] = summary_dict(analysis.total)
+    document["concentration"] = base["concentration"]
     return document
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import attrs
 
+from wavemetrics._options import non_default_arguments, options_record
 from wavemetrics.classify import EVAL_TOOL_NAMES, classify_wave
 from wavemetrics.escaping import printable, shortened
 from wavemetrics.histogram import HISTOGRAM_BUCKET_MAXIMA, decode_histogram
@@ -37,6 +38,10 @@ from wavemetrics.schema import (
 from wavemetrics.summary import ParallelismSummary
 
 __all__ = [
+    "CONCENTRATION_MIN_SAVED_MS",
+    "concentrated_lanes",
+    "concentration_document",
+    "options_line",
     "paths_section",
     "render_json",
     "render_jsonl",
@@ -90,8 +95,12 @@ def _input_dict(report: InputReport) -> dict[str, Any]:
     }
 
 
-def json_document(analysis: Analysis[LaneFigures]) -> dict[str, Any]:
-    """The ``--format json`` document as a dict."""
+def json_document(
+    analysis: Analysis[LaneFigures], options: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The ``--format json`` document as a dict; ``options``: the run's options record
+    (:func:`wavemetrics._options.options_record`; ``None``: the defaults), written right
+    after ``schema_kind``."""
     lanes = []
     for result in analysis.lanes:
         lane = result.lane
@@ -105,9 +114,11 @@ def json_document(analysis: Analysis[LaneFigures]) -> dict[str, Any]:
         lanes.append(entry)
     document: dict[str, Any] = {
         "schema_kind": SCHEMA_KIND,
+        "options": options_record() if options is None else options,
         "inputs": [_input_dict(report) for report in analysis.outcome.inputs],
         "lanes": lanes,
         "total": _summary_dict(analysis.total),
+        "concentration": concentration_document(analysis.lanes, analysis.total),
     }
     # Present only when there is something to say, so that the document of a
     # run without copies (or skipped files) keeps its shape.
@@ -127,14 +138,15 @@ def json_document(analysis: Analysis[LaneFigures]) -> dict[str, Any]:
     return document
 
 
-def render_json(analysis: Analysis[LaneFigures]) -> str:
-    """One JSON document: inputs with their line accounting, every lane, the total."""
+def render_json(analysis: Analysis[LaneFigures], options: dict[str, Any] | None = None) -> str:
+    """One JSON document: the options, inputs with their line accounting, every lane, the
+    total and the concentration of the saving (``options``: as :func:`json_document`)."""
     import msgspec
 
     # json.dumps(..., indent=2) byte for byte (tests/test_report.py): the C encoder
     # writes it compact, msgspec only re-indents (strings and numbers kept as written),
     # several times faster than the stdlib's pure-Python indenting encoder
-    document = json_document(analysis)
+    document = json_document(analysis, options)
     try:
         return msgspec.json.format(json.dumps(document, allow_nan=False), indent=2) + "\n"
     except msgspec.DecodeError:  # a lone surrogate's escape, which msgspec rejects
@@ -297,29 +309,73 @@ _SIZE_LABELS = (
 )
 
 
+#: A lane whose modeled saving is below this (ms: one minute) is never noted: the note
+#: points at a headline that may be mostly parallel waiting (permission prompts, sub-agents),
+#: and a saving under a minute is no such headline (docs/cli.md, "The concentration note").
+CONCENTRATION_MIN_SAVED_MS = 60_000.0
+
+
+def concentrated_lanes(
+    lanes: Sequence[LaneFigures], total: ParallelismSummary
+) -> list[tuple[int, int]]:
+    """The lanes the concentration note names, as ``(index in lanes, share)``: a lane
+    that holds at least half of the total modeled saving (the total above 0), in
+    non_eval waves of 2+ calls, and at least :data:`CONCENTRATION_MIN_SAVED_MS`;
+    when ``lanes`` is a single lane, only if its saving is one wave (that the only lane
+    holds all of the saving says nothing; that one wave does). ``share``: the lane's
+    saving as a percentage of the total, rounded down, so a note never shows more than
+    the rule found (docs/cli.md, "The concentration note")."""
+    saved = total.modeled_wallclock_saved_ms
+    if not (math.isfinite(saved) and saved > 0):
+        return []
+    found = []
+    for index, result in enumerate(lanes):
+        s = result.summary
+        if s.non_eval_waves_multi < 1 or not s.modeled_wallclock_saved_ms >= saved / 2:
+            continue
+        if not s.modeled_wallclock_saved_ms >= CONCENTRATION_MIN_SAVED_MS:
+            continue
+        if len(lanes) == 1 and s.non_eval_waves_multi != 1:
+            continue
+        found.append((index, math.floor(100 * s.modeled_wallclock_saved_ms / saved)))
+    return found
+
+
+def concentration_document(
+    lanes: Sequence[LaneFigures], total: ParallelismSummary
+) -> list[dict[str, Any]]:
+    """The JSON ``concentration`` list: per lane the note names (:func:`concentrated_lanes`),
+    its ``path``, ``session_id``, ``lane_id`` (as in ``lanes``), ``share_percent`` (rounded
+    down), ``modeled_wallclock_saved_ms`` and ``non_eval_waves_multi`` (the lane's)."""
+    entries = []
+    for index, share in concentrated_lanes(lanes, total):
+        result = lanes[index]
+        entries.append({
+            "path": result.lane.path,
+            "session_id": result.lane.session_id,
+            "lane_id": result.lane.lane_id,
+            "share_percent": share,
+            "modeled_wallclock_saved_ms": result.summary.modeled_wallclock_saved_ms,
+            "non_eval_waves_multi": result.summary.non_eval_waves_multi,
+        })
+    return entries
+
+
 def concentration_notes(
     lanes: Sequence[LaneFigures], labels: Sequence[tuple[str, str]], total: ParallelismSummary
 ) -> list[str]:
-    """The table's ``note:`` lines: a lane that holds at least half of the modeled saving.
+    """The table's ``note:`` lines: each lane of :func:`concentrated_lanes`.
 
     ``docs/metrics.md`` section 5 models a saving ``sum(d) - span`` per non_eval
     wave; a wave of one call saves exactly 0.0, so a lane with one non_eval wave
     of 2+ calls owes its whole ``modeled_wallclock_saved_ms`` to that one wave
     (the size comes from the lane's histogram). The streamed summary keeps no
     per-wave figure, so for a lane of several such waves the note names the
-    lane and how many waves. Nothing is noted when the total is not above 0.
-    ``labels`` are the table's session and lane cells. The share is rounded
-    down, so a note never shows more than the rule found.
+    lane and how many waves. ``labels`` are the table's session and lane cells.
     """
-    saved = total.modeled_wallclock_saved_ms
-    if not (math.isfinite(saved) and saved > 0):
-        return []
     notes = []
-    for (session, lane), result in zip(labels, lanes, strict=True):
-        s = result.summary
-        if s.non_eval_waves_multi < 1 or not s.modeled_wallclock_saved_ms >= saved / 2:
-            continue
-        share = math.floor(100 * s.modeled_wallclock_saved_ms / saved)
+    for index, share in concentrated_lanes(lanes, total):
+        (session, lane), s = labels[index], lanes[index].summary
         head = f"note: {share}% of the saved time ({_seconds(s.modeled_wallclock_saved_ms)} s) is"
         if s.non_eval_waves_multi == 1:
             counts = decode_histogram(s.non_eval_wave_size_histogram)[1:]
@@ -330,6 +386,22 @@ def concentration_notes(
                     " waves of 2+ calls")
         notes.append(_wrap(text + ": see wavemetrics waves"))
     return notes
+
+
+def options_line(options: dict[str, Any] | None) -> str | None:
+    """The table's line under ``inputs:`` when an option that changes figures (``--by``
+    aside: a ``--by`` table's header names it) is not its default: those options as
+    arguments that give them again, the window's bounds as exact ISO times
+    (``options: --since 2026-04-18T13:40:00+00:00 --timezone UTC``), escaped and
+    wrapped to 80 columns; ``None`` for the defaults."""
+    # --by is left out: a --by table names its groups in its header already
+    arguments = [] if options is None else non_default_arguments({**options, "by": None})
+    if not arguments:
+        return None
+    text = "options: " + " ".join(printable(argument) for argument in arguments)
+    if options is not None and (options.get("since") or options.get("until")):
+        text += " (only the waves that start in this window)"
+    return _wrap(text)
 
 
 def tool_time_line(total: ParallelismSummary) -> str:
@@ -352,21 +424,29 @@ def inputs_line(analysis: Analysis[LaneFigures], input_format: str = "auto") -> 
 
 
 def render_table(
-    analysis: Analysis[LaneFigures], *, input_format: str = "auto", show_paths: bool = False
+    analysis: Analysis[LaneFigures], *, input_format: str = "auto", show_paths: bool = False,
+    options: dict[str, Any] | None = None,
 ) -> str:
     """A table for people: one row per lane and a total row, durations in seconds.
 
     Session and lane ids are shortened to prefixes that tell them apart
     (:func:`unique_prefixes`). ``show_paths`` adds a section that gives each
-    row's full session and lane ids, format and input path.
+    row's full session and lane ids, format and input path. ``options``: the run's
+    options record; those not at their default are named under ``inputs:``
+    (:func:`options_line`).
     """
     lines = [_inputs_line(analysis.outcome.inputs, input_format,
-                          len(analysis.outcome.skipped)), ""]
+                          len(analysis.outcome.skipped))]
+    named = options_line(options)
+    if named is not None:
+        lines.append(named)
+    lines.append("")
+    header_at = len(lines)
     labels, widths = _labels(analysis.lanes)
     lines.append(_row(tuple(name for name, _, _ in _COLUMNS), widths))
     for label, result in zip(labels, analysis.lanes, strict=True):
         lines.append(_figures(label, result.summary, widths))
-    lines.append("-" * len(lines[2]))
+    lines.append("-" * len(lines[header_at]))
     lanes = len(analysis.lanes)
     lines.append(_figures(("total", f"{lanes} lane" + ("" if lanes == 1 else "s")),
                           analysis.total, widths))

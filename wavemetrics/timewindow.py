@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-__all__ = ["BadMoment", "Zone", "label_of", "parse_bound", "resolve_zone"]
+__all__ = ["BadMoment", "Zone", "bound_text", "label_of", "parse_bound", "resolve_zone"]
 
 Zone = dt.tzinfo | None  # None: the machine's local time zone (DST-aware)
 
@@ -54,6 +54,26 @@ def _ms(moment: dt.datetime) -> float:
     return moment.timestamp() * 1000.0
 
 
+def _bound(text: str, zone: Zone, *, until: bool) -> dt.datetime:
+    """The bound as an aware time (an ``until`` date: the start of the next day)."""
+    value = text.strip()
+    compact = _COMPACT_DATE.match(value)
+    if compact:
+        value = "-".join(compact.groups())
+    try:
+        if len(value) == 10:
+            day = dt.date.fromisoformat(value)
+            if until:
+                day += dt.timedelta(days=1)
+            return _aware(dt.datetime(day.year, day.month, day.day), zone)
+        moment = dt.datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise BadMoment(
+            f"{text!r}: not a date (2025-09-24 or 20250924) or an ISO time (2025-09-24T19:30)"
+        ) from None
+    return _aware(moment, zone)
+
+
 def parse_bound(text: str, zone: Zone, *, until: bool) -> float:
     """The bound in Unix ms; an ``until`` date is the start of the next day (exclusive).
 
@@ -64,22 +84,21 @@ def parse_bound(text: str, zone: Zone, *, until: bool) -> float:
     >>> parse_bound("2025-09-24T19:30:00+02:00", None, until=False)
     1758735000000.0
     """
-    value = text.strip()
-    compact = _COMPACT_DATE.match(value)
-    if compact:
-        value = "-".join(compact.groups())
-    try:
-        if len(value) == 10:
-            day = dt.date.fromisoformat(value)
-            if until:
-                day += dt.timedelta(days=1)
-            return _ms(_aware(dt.datetime(day.year, day.month, day.day), zone))
-        moment = dt.datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        raise BadMoment(
-            f"{text!r}: not a date (2025-09-24 or 20250924) or an ISO time (2025-09-24T19:30)"
-        ) from None
-    return _ms(_aware(moment, zone))
+    return _ms(_bound(text, zone, until=until))
+
+
+def bound_text(text: str, zone: Zone, *, until: bool) -> str:
+    """The bound :func:`parse_bound` reads, as an ISO 8601 time with its UTC offset (the
+    offset of ``zone``, of the text, or of local time at that moment), as the outputs
+    record it (docs/cli.md, "Options in the output"); seconds always, microseconds
+    only when the time is not a whole second. Raises :class:`BadMoment` as :func:`parse_bound` does.
+
+    >>> bound_text("2025-09-24", dt.timezone.utc, until=True)
+    '2025-09-25T00:00:00+00:00'
+    >>> bound_text("2025-09-24T19:30+02:00", None, until=False)
+    '2025-09-24T19:30:00+02:00'
+    """
+    return _bound(text, zone, until=until).isoformat()
 
 
 def label_of(at_ms: float, period: str, zone: Zone) -> str:

@@ -224,15 +224,17 @@ pub fn read(
 
 /// Read the run's files (`files` in walk order; `skipped`: the sidecars the walk
 /// passed over, `(path, reason)` in path order) on `jobs` threads, and render its
-/// document; a [`Decline`] when the Python command must run instead.
+/// document (`options`: the JSON text of its `"options"` value, written as it is); a
+/// [`Decline`] when the Python command must run instead.
 pub fn summarize(
     files: &[CommandFile],
     skipped: &[(String, String)],
+    options: &str,
     sniffers: &Sniffers,
     settings: &Settings,
     jobs: usize,
 ) -> Result<Document, Decline> {
-    summarize_then(files, skipped, sniffers, settings, jobs, |_, _| ())
+    summarize_then(files, skipped, options, sniffers, settings, jobs, |_, _| ())
         .map(|(document, ())| document)
 }
 
@@ -246,6 +248,7 @@ pub fn summarize(
 pub fn summarize_then<R>(
     files: &[CommandFile],
     skipped: &[(String, String)],
+    options: &str,
     sniffers: &Sniffers,
     settings: &Settings,
     jobs: usize,
@@ -256,7 +259,7 @@ pub fn summarize_then<R>(
     let (inputs, lanes) = facts(&outcome)?;
     let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
     let (json, answer) = std::thread::scope(|scope| {
-        let rendering = scope.spawn(|| render_json(&paths, &outcome, skipped, jobs));
+        let rendering = scope.spawn(|| render_json(&paths, &outcome, skipped, options, jobs));
         let answer = meanwhile(&inputs, &lanes);
         (rendering.join(), answer)
     });
@@ -658,15 +661,50 @@ fn figures(w: &mut Writer, s: &Summary) {
     write_int(&mut w.out, waves);
 }
 
+/// A lane whose modeled saving is below this (ms: one minute) is never in the
+/// concentration list (`report.CONCENTRATION_MIN_SAVED_MS`).
+pub const CONCENTRATION_MIN_SAVED_MS: f64 = 60_000.0;
+
+/// `report.concentrated_lanes`: the lanes (by index in `lanes`) that hold at least half
+/// of the `total` modeled saving (the total finite and above 0), in non_eval waves of
+/// 2+ calls, and at least [`CONCENTRATION_MIN_SAVED_MS`]; a single lane only when its
+/// saving is one wave. Each with its share of the total in percent, rounded down
+/// (`math.floor(100 * lane / total)`: the same f64 operations, so the same value).
+pub fn concentrated(lanes: &[&Summary], total: &Summary) -> Vec<(usize, u64)> {
+    let saved = total.modeled_wallclock_saved_ms;
+    if !(saved.is_finite() && saved > 0.0) {
+        return Vec::new();
+    }
+    let single = lanes.len() == 1;
+    let mut found = Vec::new();
+    for (index, s) in lanes.iter().enumerate() {
+        let lane = s.modeled_wallclock_saved_ms;
+        // (a NaN lane compares false: never noted, as in Python)
+        let noted = s.non_eval_waves_multi >= 1
+            && lane >= saved / 2.0
+            && lane >= CONCENTRATION_MIN_SAVED_MS
+            && (!single || s.non_eval_waves_multi == 1);
+        if !noted {
+            continue;
+        }
+        // in [50, 101] (a lane's saving may pass the total by float rounding only)
+        found.push((index, (100.0 * lane / saved).floor() as u64));
+    }
+    found
+}
+
 /// The `--format json` document of `outcome` (`report.json_document` and
-/// `render_json`), with the facts of its inputs and lanes ([`facts`]).
+/// `render_json`), with the facts of its inputs and lanes ([`facts`]); `options`: the
+/// JSON text of the document's `"options"` value, written as it is (Python renders it:
+/// `wavemetrics/_options.py`).
 pub fn render(
     paths: &[&str],
     outcome: &Outcome,
     skipped: &[(String, String)],
+    options: &str,
     jobs: usize,
 ) -> Result<Document, Decline> {
-    let json = render_json(paths, outcome, skipped, jobs)?;
+    let json = render_json(paths, outcome, skipped, options, jobs)?;
     let (inputs, lanes) = facts(outcome)?;
     Ok(Document {
         json,
@@ -681,6 +719,7 @@ fn render_json(
     paths: &[&str],
     outcome: &Outcome,
     skipped: &[(String, String)],
+    options: &str,
     jobs: usize,
 ) -> Result<Vec<u8>, Decline> {
     let total =
@@ -688,6 +727,8 @@ fn render_json(
     let mut w = Writer::new();
     w.open(b'{');
     w.text("schema_kind", "parallelism_v1");
+    w.key("options");
+    w.out.extend_from_slice(options.as_bytes());
     w.key("inputs");
     w.open(b'[');
     members_apart(&mut w, outcome.inputs.len(), jobs, |w, i| {
@@ -729,6 +770,25 @@ fn render_json(
     w.open(b'{');
     figures(&mut w, &total);
     w.close(b'}');
+    let summaries: Vec<&Summary> = outcome.lanes.iter().map(|(_, l)| &l.summary).collect();
+    w.key("concentration");
+    w.open(b'[');
+    for (index, share) in concentrated(&summaries, &total) {
+        let (file, lane) = outcome.lanes[index];
+        w.member();
+        w.open(b'{');
+        w.text("path", paths[file]);
+        w.text("session_id", &lane.session_id);
+        w.text("lane_id", &lane.lane_id);
+        w.int("share_percent", share);
+        w.float(
+            "modeled_wallclock_saved_ms",
+            lane.summary.modeled_wallclock_saved_ms,
+        );
+        w.int("non_eval_waves_multi", lane.summary.non_eval_waves_multi);
+        w.close(b'}');
+    }
+    w.close(b']');
     let repeated = repeated_lanes(&outcome.lanes);
     if !skipped.is_empty() {
         w.key("skipped_files");
@@ -780,6 +840,138 @@ mod tests {
 
     const CLAUDE: Option<Detected> = Some(Detected::ClaudeCode);
     const EVENTS: Option<Detected> = Some(Detected::Events);
+
+    /// The default options record as `wavemetrics/_options.py` writes it
+    /// (`options_json(options_record())`): what the native command hands over.
+    const OPTIONS: &str = r#"{
+    "input_format": "auto",
+    "eval_tools": [
+      "eval",
+      "codemode",
+      "code_mode"
+    ],
+    "max_tracked_calls": 2000,
+    "max_line_bytes": 67108864,
+    "max_document_bytes": 268435456,
+    "since": null,
+    "until": null,
+    "timezone": null,
+    "by": null
+  }"#;
+
+    /// A summary with this modeled saving (ms) in `multi` non_eval waves of 2+ calls.
+    fn saving(saved_ms: f64, multi: u64) -> Summary {
+        Summary {
+            modeled_wallclock_saved_ms: saved_ms,
+            non_eval_waves_multi: multi,
+            ..Summary::default()
+        }
+    }
+
+    /// [`concentrated`] of these lanes, the total being their merge.
+    fn noted(lanes: &[Summary]) -> Vec<(usize, u64)> {
+        let total = merge(lanes).unwrap();
+        concentrated(&lanes.iter().collect::<Vec<_>>(), &total)
+    }
+
+    #[test]
+    fn a_lane_of_half_the_saving_and_a_minute_or_more_is_noted() {
+        // exactly half of the total, exactly one minute: both noted, 50 % each
+        assert_eq!(
+            noted(&[saving(60_000.0, 1), saving(60_000.0, 2)]),
+            vec![(0, 50), (1, 50)]
+        );
+        // a hair under half (the other lane above it), a share rounded down
+        assert_eq!(
+            noted(&[saving(99_999.0, 1), saving(101_001.0, 3)]),
+            vec![(1, 50)]
+        );
+        assert_eq!(
+            noted(&[saving(80_000.0, 2), saving(40_000.0, 1)]),
+            vec![(0, 66)]
+        );
+        // under a minute: never, whatever its share
+        assert_eq!(noted(&[saving(59_999.999, 1), saving(0.0, 0)]), vec![]);
+        assert_eq!(
+            noted(&[saving(60_000.0, 1), saving(0.0, 0)]),
+            vec![(0, 100)]
+        );
+        // no wave of 2+ calls: not noted (its saving cannot come from a wave)
+        assert_eq!(noted(&[saving(90_000.0, 0), saving(10_000.0, 1)]), vec![]);
+    }
+
+    #[test]
+    fn a_single_lane_is_noted_only_for_one_wave() {
+        assert_eq!(noted(&[saving(60_000.0, 1)]), vec![(0, 100)]);
+        assert_eq!(noted(&[saving(600_000.0, 2)]), vec![]);
+        assert_eq!(noted(&[saving(59_999.0, 1)]), vec![]);
+    }
+
+    #[test]
+    fn a_total_not_above_zero_or_not_finite_notes_nothing() {
+        // a total of 0 from +1 min and -1 min: a lane of 1 min is not "half of it"
+        assert_eq!(noted(&[saving(60_000.0, 1), saving(-60_000.0, 1)]), vec![]);
+        let infinite = [saving(f64::INFINITY, 1), saving(0.0, 0)];
+        assert_eq!(noted(&infinite), vec![]);
+        let nan = [saving(f64::NAN, 1), saving(70_000.0, 1)];
+        assert_eq!(noted(&nan), vec![]);
+        // a lane that is NaN next to a finite total is never noted
+        let total = saving(100_000.0, 2);
+        assert_eq!(
+            concentrated(&[&saving(f64::NAN, 1), &saving(100_000.0, 1)], &total),
+            vec![(1, 100)]
+        );
+    }
+
+    #[test]
+    fn render_writes_the_options_as_given_and_the_concentration() {
+        let accounts = [account(1, 1), account(1, 1)];
+        let (a, b) = (
+            LaneOut {
+                summary: saving(40_000.0, 1),
+                ..lane(0, "s", "main")
+            },
+            LaneOut {
+                summary: saving(80_000.0, 2),
+                ..lane(1, "s", "sub")
+            },
+        );
+        let outcome = Outcome {
+            inputs: accounts
+                .iter()
+                .map(|account| Read {
+                    format: "events",
+                    account,
+                })
+                .collect(),
+            lanes: vec![(0, &a), (1, &b)],
+        };
+        let json = String::from_utf8(
+            render(&["a", "b"], &outcome, &[], "{\n    \"by\": null\n  }", 1)
+                .unwrap()
+                .json,
+        )
+        .unwrap();
+        assert!(json.starts_with(concat!(
+            "{\n  \"schema_kind\": \"parallelism_v1\",\n",
+            "  \"options\": {\n    \"by\": null\n  },\n  \"inputs\": [\n"
+        )));
+        // json.dumps({"concentration": [...]}, indent=2) of the entry, by CPython 3.11
+        let want = r#"
+  "concentration": [
+    {
+      "path": "b",
+      "session_id": "s",
+      "lane_id": "sub",
+      "share_percent": 66,
+      "modeled_wallclock_saved_ms": 80000.0,
+      "non_eval_waves_multi": 2
+    }
+  ]
+}
+"#;
+        assert!(json.ends_with(want), "{json}");
+    }
 
     fn account(lines_read: u64, lines_used: u64) -> LineAccount {
         let mut account = LineAccount::default();
@@ -975,7 +1167,7 @@ mod tests {
             ]
         );
         let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
-        let document = render(&paths, &outcome, &[], 1).unwrap();
+        let document = render(&paths, &outcome, &[], OPTIONS, 1).unwrap();
         // the facts taken before the render: the hand-written lanes and inputs too
         let (early_inputs, early_lanes) = super::facts(&outcome).unwrap();
         let early: Vec<(usize, &str, &str)> = early_lanes
@@ -1222,6 +1414,21 @@ mod tests {
 
     const REPEATED_DOCUMENT: &str = r#"{
   "schema_kind": "parallelism_v1",
+  "options": {
+    "input_format": "auto",
+    "eval_tools": [
+      "eval",
+      "codemode",
+      "code_mode"
+    ],
+    "max_tracked_calls": 2000,
+    "max_line_bytes": 67108864,
+    "max_document_bytes": 268435456,
+    "since": null,
+    "until": null,
+    "timezone": null,
+    "by": null
+  },
   "inputs": [
     {
       "path": "/x/\u00e9/a.jsonl",
@@ -1360,6 +1567,7 @@ mod tests {
     "tool_time_ms": 0.0,
     "waves_total": 0
   },
+  "concentration": [],
   "skipped_files": [
     {
       "path": "/x/c.meta.json",
@@ -1403,7 +1611,7 @@ mod tests {
         };
         let paths = ["/x/é/a.jsonl", "/x/b.jsonl"];
         let skipped = [("/x/c.meta.json".to_string(), "sidecar".to_string())];
-        let document = render(&paths, &outcome, &skipped, 1).unwrap();
+        let document = render(&paths, &outcome, &skipped, OPTIONS, 1).unwrap();
         assert_eq!(
             String::from_utf8(document.json).unwrap(),
             format!("{REPEATED_DOCUMENT}\n")
@@ -1418,7 +1626,7 @@ mod tests {
             "  ],",
         );
         assert!(REPEATED_DOCUMENT.contains(skipped_member));
-        let document = render(&paths, &outcome, &[], 1).unwrap();
+        let document = render(&paths, &outcome, &[], OPTIONS, 1).unwrap();
         assert_eq!(
             String::from_utf8(document.json).unwrap(),
             format!("{}\n", REPEATED_DOCUMENT.replace(skipped_member, ""))
@@ -1429,6 +1637,21 @@ mod tests {
     /// two folders (p2's first): one lane read from both.
     const REPEATED_RUN: &str = r#"{
   "schema_kind": "parallelism_v1",
+  "options": {
+    "input_format": "auto",
+    "eval_tools": [
+      "eval",
+      "codemode",
+      "code_mode"
+    ],
+    "max_tracked_calls": 2000,
+    "max_line_bytes": 67108864,
+    "max_document_bytes": 268435456,
+    "since": null,
+    "until": null,
+    "timezone": null,
+    "by": null
+  },
   "inputs": [
     {
       "path": "/tmp/wmref2/p2/run.jsonl",
@@ -1538,6 +1761,7 @@ mod tests {
     "tool_time_ms": 800.0,
     "waves_total": 2
   },
+  "concentration": [],
   "repeated_lanes": [
     {
       "session_id": "run",
@@ -1595,18 +1819,19 @@ mod tests {
             event_types: &events,
             claude_only_types: &claude_only,
         };
-        let document = summarize(&files, &[], &sniffers, &settings(), 2).unwrap();
+        let document = summarize(&files, &[], OPTIONS, &sniffers, &settings(), 2).unwrap();
         assert_eq!(
             String::from_utf8(document.json.clone()).unwrap(),
             format!("{}\n", REPEATED_RUN.replace("/tmp/wmref2", &dir))
         );
         // meanwhile gets the document's facts, once, and its answer comes back
         let mut calls = 0;
-        let (again, answer) = summarize_then(&files, &[], &sniffers, &settings(), 2, |i, l| {
-            calls += 1;
-            (i.to_vec(), l.to_vec())
-        })
-        .unwrap();
+        let (again, answer) =
+            summarize_then(&files, &[], OPTIONS, &sniffers, &settings(), 2, |i, l| {
+                calls += 1;
+                (i.to_vec(), l.to_vec())
+            })
+            .unwrap();
         assert_eq!(calls, 1);
         assert_eq!(again, document);
         assert_eq!(answer, (document.inputs, document.lanes));
@@ -1811,6 +2036,21 @@ mod tests {
 
     const EMPTY_DOCUMENT: &str = r#"{
   "schema_kind": "parallelism_v1",
+  "options": {
+    "input_format": "auto",
+    "eval_tools": [
+      "eval",
+      "codemode",
+      "code_mode"
+    ],
+    "max_tracked_calls": 2000,
+    "max_line_bytes": 67108864,
+    "max_document_bytes": 268435456,
+    "since": null,
+    "until": null,
+    "timezone": null,
+    "by": null
+  },
   "inputs": [],
   "lanes": [],
   "total": {
@@ -1837,7 +2077,8 @@ mod tests {
     "mixed_non_eval_joined_calls": 0,
     "tool_time_ms": 0.0,
     "waves_total": 0
-  }
+  },
+  "concentration": []
 }"#;
 
     #[test]
@@ -1846,7 +2087,7 @@ mod tests {
             inputs: vec![],
             lanes: vec![],
         };
-        let document = render(&[], &outcome, &[], 1).unwrap();
+        let document = render(&[], &outcome, &[], OPTIONS, 1).unwrap();
         assert_eq!(
             String::from_utf8(document.json).unwrap(),
             format!("{EMPTY_DOCUMENT}\n")
@@ -1856,6 +2097,21 @@ mod tests {
 
     const DOCUMENT: &str = r#"{
   "schema_kind": "parallelism_v1",
+  "options": {
+    "input_format": "auto",
+    "eval_tools": [
+      "eval",
+      "codemode",
+      "code_mode"
+    ],
+    "max_tracked_calls": 2000,
+    "max_line_bytes": 67108864,
+    "max_document_bytes": 268435456,
+    "since": null,
+    "until": null,
+    "timezone": null,
+    "by": null
+  },
   "inputs": [
     {
       "path": "/x/p/\u00e9 \"q\".jsonl",
@@ -1976,6 +2232,7 @@ mod tests {
     "tool_time_ms": null,
     "waves_total": 3062
   },
+  "concentration": [],
   "skipped_files": [
     {
       "path": "/x/a.meta.json",
@@ -2064,7 +2321,7 @@ mod tests {
             ("/x/a.meta.json".to_string(), "sidecar".to_string()),
             ("/x/bé.meta.json".to_string(), "another".to_string()),
         ];
-        let document = render(&paths, &outcome, &skipped, 1).unwrap();
+        let document = render(&paths, &outcome, &skipped, OPTIONS, 1).unwrap();
         assert_eq!(
             String::from_utf8(document.json).unwrap(),
             format!("{DOCUMENT}\n")
@@ -2120,7 +2377,7 @@ mod tests {
             lanes: vec![(0, &full), (0, &one)],
         };
         assert_eq!(
-            render(&["a"], &outcome, &[], 1).err(),
+            render(&["a"], &outcome, &[], OPTIONS, 1).err(),
             Some(Decline::Overflow)
         );
         // the facts are refused where render would fail, before it runs
@@ -2132,7 +2389,7 @@ mod tests {
             }],
             lanes: vec![(0, &full)],
         };
-        let document = render(&["a"], &fine, &[], 1).unwrap();
+        let document = render(&["a"], &fine, &[], OPTIONS, 1).unwrap();
         assert_eq!(facts(&fine).unwrap(), (document.inputs, document.lanes));
     }
 
@@ -2161,9 +2418,12 @@ mod tests {
                     .collect(),
                 lanes: lanes.iter().enumerate().collect(),
             };
-            let one = render(&paths, &outcome, &[], 1).unwrap().json;
+            let one = render(&paths, &outcome, &[], OPTIONS, 1).unwrap().json;
             for jobs in [2, 3, 4, 5, 20] {
-                assert_eq!(render(&paths, &outcome, &[], jobs).unwrap().json, one);
+                assert_eq!(
+                    render(&paths, &outcome, &[], OPTIONS, jobs).unwrap().json,
+                    one
+                );
             }
             let text = String::from_utf8(one).unwrap();
             assert_eq!(text.matches("\"session_hash\"").count(), count);
@@ -2259,7 +2519,8 @@ mod tests {
             }],
             lanes: vec![(0, &big)],
         };
-        let json = String::from_utf8(render(&["a"], &outcome, &[], 1).unwrap().json).unwrap();
+        let json =
+            String::from_utf8(render(&["a"], &outcome, &[], OPTIONS, 1).unwrap().json).unwrap();
         assert_eq!(
             json.matches("\"waves_total\": 18446744073709551623")
                 .count(),
@@ -2319,6 +2580,21 @@ mod tests {
     /// [`TREE`] files in its order, under `/tmp/wmref`.
     const SUMMARIZE: &str = r#"{
   "schema_kind": "parallelism_v1",
+  "options": {
+    "input_format": "auto",
+    "eval_tools": [
+      "eval",
+      "codemode",
+      "code_mode"
+    ],
+    "max_tracked_calls": 2000,
+    "max_line_bytes": 67108864,
+    "max_document_bytes": 268435456,
+    "since": null,
+    "until": null,
+    "timezone": null,
+    "by": null
+  },
   "inputs": [
     {
       "path": "/tmp/wmref/p1/b.jsonl",
@@ -2511,7 +2787,8 @@ mod tests {
     "mixed_non_eval_joined_calls": 0,
     "tool_time_ms": 4174.0,
     "waves_total": 4
-  }
+  },
+  "concentration": []
 }"#;
 
     /// A temporary folder, removed when dropped.
@@ -2607,7 +2884,7 @@ mod tests {
             event_types: &events,
             claude_only_types: &claude_only,
         };
-        let result = summarize(&files, skipped, &sniffers, &settings(), jobs);
+        let result = summarize(&files, skipped, OPTIONS, &sniffers, &settings(), jobs);
         (
             result,
             format!("{}\n", SUMMARIZE.replace("/tmp/wmref", &dir)),
@@ -2819,10 +3096,10 @@ mod tests {
             event_types: &events,
             claude_only_types: &claude_only,
         };
-        let result = summarize(&files, &[], &sniffers, &settings(), 2);
+        let result = summarize(&files, &[], OPTIONS, &sniffers, &settings(), 2);
         assert_eq!(result.err(), Some(Decline::MayRepeat));
         // a run declined before the render never calls meanwhile
-        let declined = summarize_then(&files, &[], &sniffers, &settings(), 2, |_, _| {
+        let declined = summarize_then(&files, &[], OPTIONS, &sniffers, &settings(), 2, |_, _| {
             panic!("meanwhile called for a declined run")
         });
         assert_eq!(declined.err(), Some(Decline::MayRepeat));
@@ -2834,7 +3111,7 @@ mod tests {
             },
             CommandFile { ..files[0] },
         ];
-        assert!(summarize(&files, &[], &sniffers, &settings(), 2).is_ok());
+        assert!(summarize(&files, &[], OPTIONS, &sniffers, &settings(), 2).is_ok());
     }
 
     #[test]
@@ -2851,10 +3128,10 @@ mod tests {
             event_types: &events,
             claude_only_types: &claude_only,
         };
-        let result = summarize(&files, &[], &sniffers, &settings(), 2);
+        let result = summarize(&files, &[], OPTIONS, &sniffers, &settings(), 2);
         assert_eq!(result.err(), Some(Decline::NotNative(1)));
         // no file at all: the empty document
-        let document = summarize(&[], &[], &sniffers, &settings(), 3).unwrap();
+        let document = summarize(&[], &[], OPTIONS, &sniffers, &settings(), 3).unwrap();
         assert_eq!(
             String::from_utf8(document.json).unwrap(),
             format!("{EMPTY_DOCUMENT}\n")

@@ -17,7 +17,7 @@ use std::path::Path;
 /// whenever a function of this module is added, removed or changes its
 /// arguments or results, so that an extension built from older sources is
 /// found out and not called (`native.available()` is then false).
-pub const API_VERSION: u32 = 7;
+pub const API_VERSION: u32 = 8;
 
 fn to_py_err(error: ReadError) -> PyErr {
     match error {
@@ -249,7 +249,9 @@ fn read_folded<'py>(
 type CommandArg = (String, String, Option<String>, usize);
 
 /// The native `summarize --format json` (`command.rs`): `files` in walk order,
-/// `skipped` the sidecars the walk passed over (`(path, reason)`, path order). Once
+/// `skipped` the sidecars the walk passed over (`(path, reason)`, path order),
+/// `options` the JSON text of the document's `"options"` value (written as it is:
+/// `wavemetrics/_options.py` renders it). Once
 /// the files are read, `noted` is called with `([(format, lines_read, lines_used,
 /// lines_ignored, [(problem, n)])], [(input index, session_id, lane_id)])`, the facts
 /// the notes are worked out from, while the document is rendered on other threads
@@ -268,6 +270,7 @@ fn summarize_json<'py>(
     max_tracked_calls: Option<usize>,
     eval_names: Vec<String>,
     jobs: usize,
+    options: String,
     noted: Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let s = settings(max_tracked_calls, eval_names);
@@ -288,28 +291,36 @@ fn summarize_json<'py>(
     // the whole run without the GIL: `noted` takes it back for its call only, so that a
     // Python thread it starts (the after-read check) runs beside the render
     let done = py.detach(|| {
-        command::summarize_then(&files, &skipped, &sniffers, &s, jobs, |inputs, lanes| {
-            Python::attach(|py| -> PyResult<Py<PyAny>> {
-                let inputs: Vec<_> = inputs
-                    .iter()
-                    .map(|i| {
-                        let problems = i.problems.clone();
-                        (
-                            i.format,
-                            i.lines_read,
-                            i.lines_used,
-                            i.lines_ignored,
-                            problems,
-                        )
-                    })
-                    .collect();
-                let lanes: Vec<_> = lanes
-                    .iter()
-                    .map(|l| (l.file, l.session_id.as_str(), l.lane_id.as_str()))
-                    .collect();
-                Ok(noted.bind(py).call1((inputs, lanes))?.unbind())
-            })
-        })
+        command::summarize_then(
+            &files,
+            &skipped,
+            &options,
+            &sniffers,
+            &s,
+            jobs,
+            |inputs, lanes| {
+                Python::attach(|py| -> PyResult<Py<PyAny>> {
+                    let inputs: Vec<_> = inputs
+                        .iter()
+                        .map(|i| {
+                            let problems = i.problems.clone();
+                            (
+                                i.format,
+                                i.lines_read,
+                                i.lines_used,
+                                i.lines_ignored,
+                                problems,
+                            )
+                        })
+                        .collect();
+                    let lanes: Vec<_> = lanes
+                        .iter()
+                        .map(|l| (l.file, l.session_id.as_str(), l.lane_id.as_str()))
+                        .collect();
+                    Ok(noted.bind(py).call1((inputs, lanes))?.unbind())
+                })
+            },
+        )
     });
     match done {
         Err(decline) => Ok(decline.reason().into_pyobject(py)?.into_any()),
