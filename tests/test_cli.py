@@ -1463,6 +1463,7 @@ def test_the_capped_table_marks_its_total_row_and_says_how_to_lift_the_cap(
     lines = _by_table(tmp_path, "lane", "--max-tracked-calls", "3")
     code, out, _ = _run("summarize", "--no-cache", "--max-tracked-calls", "3",
                         _capped(tmp_path))
+    assert code == 0
     plain = str(out).splitlines()
     assert plain[:6] == [
         "inputs: 1 events (auto-detected)",
@@ -1486,6 +1487,7 @@ def test_an_uncapped_or_merely_incomplete_table_has_no_mark(tmp_path: Path) -> N
     open_call = ("tool_execution_start", "f", "read", 80000, "main")
     path = str(write_events(tmp_path / "s.jsonl", [*CAPPED, open_call]))
     code, out, _ = _run("summarize", "--no-cache", "--max-tracked-calls", "0", path)
+    assert code == 0
     lines = str(out).splitlines()
     assert lines[5].startswith("total      1 lane         5     4     1     1")
     assert "calls not counted: incomplete 1 (figures are a lower bound)" in lines
@@ -1498,6 +1500,7 @@ def test_every_by_table_keeps_every_line_of_the_plain_table(tmp_path: Path, by: 
     in the same order (tool time, loss line, notes), then the table's legend."""
     code, out, _ = _run("summarize", "--no-cache", "--max-tracked-calls", "3",
                         "--timezone", "UTC", _capped(tmp_path))
+    assert code == 0
     plain = str(out).splitlines()
     under = plain[6:plain.index("calls: paired calls; multi: non_eval waves of 2+ calls; rt:"
                                 " saved round trips;")]

@@ -631,8 +631,8 @@ def _summarize(
         columns, rows = summary_rows(json_document(analysis))
         _echo_csv(rows_to_csv, columns, rows)
     elif not _nothing_read(analysis):  # else the errors above are all there is to say
-        click.echo(render_table(analysis, input_format=input_format, show_paths=show_paths),
-                   nl=False)
+        click.echo(render_table(analysis, input_format=input_format, show_paths=show_paths,
+                                max_tracked_calls=max_tracked_calls), nl=False)
 
 
 def _print_groups(
@@ -641,7 +641,7 @@ def _print_groups(
     show_paths: bool,
 ) -> None:
     from wavemetrics.groups import group_document, group_inputs, paths_lines, render_group_table
-    from wavemetrics.report import inputs_line, loss_line
+    from wavemetrics.report import inputs_line, table_lane_cells, total_label, under_total
 
     document = group_document(
         analysis, by, zone=window.zone, eval_tool_names=eval_tools,
@@ -655,12 +655,12 @@ def _print_groups(
         columns, rows = summary_rows(document)
         _echo_csv(rows_to_csv, columns, rows)
     else:
-        # the same honesty lines as the plain table: what was read, and a lower bound
+        # every line of the plain table, in its order: what was read, the rows, then
+        # under the total the tool time, the lower bound, the notes; the legend
+        labels, _ = table_lane_cells(analysis.lanes)
+        under = under_total(analysis, labels, max_tracked_calls)
         click.echo(inputs_line(analysis, input_format) + "\n")
-        click.echo(render_group_table(document), nl=False)
-        lost = loss_line(analysis.total)
-        if lost:
-            click.echo(lost)
+        click.echo(render_group_table(document, under, total_label(analysis.total)), nl=False)
         if show_paths:  # each row traced to the inputs it comes from
             inputs = group_inputs(analysis, by, zone=window.zone)
             click.echo("\n".join(paths_lines(document, inputs)))
@@ -683,7 +683,7 @@ def waves(
 ) -> None:
     """List every wave (lane, start, span, size, peak, bucket, saving, tools) of each PATH."""
     from wavemetrics.pipeline import analyse
-    from wavemetrics.report import render_waves_table, waves_document
+    from wavemetrics.report import render_waves_table, wave_rows, waves_document
 
     status = ExitStatus()
     window = Window(since, until, timezone)
@@ -698,8 +698,9 @@ def waves(
     analysis = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls)
     excluded = (window.active and not analysis.total.waves_total
                 and _window_note(unwindowed, window, eval_tools, max_tracked_calls))
+    _loss_warning(analysis.total, max_tracked_calls)
     if output_format == "json":
-        document = waves_document(analysis, eval_tools)
+        document = waves_document(analysis, eval_tools, max_tracked_calls)
         click.echo(json.dumps(document, indent=2, allow_nan=False))
     elif output_format == "csv":
         from wavemetrics.csvout import WAVE_CALL_COLUMNS, rows_to_csv, wave_call_rows
@@ -708,7 +709,7 @@ def waves(
             [(c.call_id, c.tool_name, c.start_ms, c.end_ms) for c in wave.calls]
             for result in analysis.lanes for wave in result.waves
         ]
-        rows = wave_call_rows(waves_document(analysis, eval_tools), calls)
+        rows = wave_call_rows(wave_rows(analysis, eval_tools), calls)
         _echo_csv(rows_to_csv, WAVE_CALL_COLUMNS, rows)
     elif not _nothing_read(analysis):
         empty = "(no waves in the --since/--until window)" if excluded else None
@@ -798,9 +799,36 @@ def timeline(
         status.fail(f"{output}: {error.strerror or error}")
     except ValueError as error:  # too many lanes for one picture
         status.fail(str(error))
-    calls = sum(r.summary.paired_calls for r in lanes)
-    click.echo(printable(f"{output}: {_plural(len(lanes), 'lane')}, {_plural(calls, 'call')}"))
+    from wavemetrics.summary import merge_summaries
+
+    drawn = merge_summaries([r.summary for r in lanes])
+    _loss_warning(drawn, max_tracked_calls)
+    lost = _not_drawn(drawn)
+    click.echo(printable(f"{output}: {_plural(len(lanes), 'lane')},"
+                         f" {_plural(drawn.paired_calls, 'call')}{lost}"))
     status.exit()
+
+
+def _not_drawn(drawn: Any) -> str:
+    """What follows the count of calls drawn when some were not counted: ``; not
+    drawn: dropped 128000 (see the warning above)``."""
+    from wavemetrics.schema import LOSS_FIGURES
+
+    lost = ", ".join(f"{loss.label} {getattr(drawn, name)}" for name, loss in LOSS_FIGURES
+                     if getattr(drawn, name))
+    return f"; not drawn: {lost} (see the warning above)" if lost else ""
+
+
+def _loss_warning(total: Any, max_tracked_calls: int | None) -> None:
+    """Say on stderr, in the words of the ``summarize`` table's loss line, that calls
+    were not counted (and, when the cap dropped some, how to lift it): the views that
+    list or draw calls (``waves``, ``timeline``) would otherwise leave them out
+    without a word (docs/cli.md)."""
+    from wavemetrics.report import loss_line
+
+    lost = loss_line(total, max_tracked_calls)
+    if lost:
+        _stderr(f"wavemetrics: warning: {lost}")
 
 
 @main.command()
