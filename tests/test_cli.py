@@ -280,9 +280,9 @@ def test_table_fits_80_columns_and_names_the_detected_format(tmp_path: Path) -> 
 def test_waves_lists_every_wave_with_bucket_and_saving(tmp_path: Path) -> None:
     """wavemetrics waves --format json lists both waves with start, span, size, bucket, saving."""
     path = _events(tmp_path, PARALLEL)
-    code, rows, _ = _run("waves", "--format", "json", path)
+    code, document, _ = _run("waves", "--format", "json", path)
     assert code == 0
-    assert isinstance(rows, list)
+    rows = document["waves"]
     assert [(r["start_ms"], r["span_ms"], r["size"], r["max_concurrency"], r["bucket"],
              r["tool_names"], r["modeled_wallclock_saved_ms"]) for r in rows] == [
         (1000.0, 1000.0, 2, 2, "non_eval", ["read", "grep"], 300.0),
@@ -986,8 +986,9 @@ def test_waves_json_writes_null_for_figures_that_overflow(tmp_path: Path) -> Non
     path.write_text("".join(
         json.dumps({"type": kind, "toolCallId": call, "toolName": "read", "timestamp": at}) + "\n"
         for kind, call, at in events), encoding="utf-8")
-    code, rows, _ = _run("waves", "--format", "json", str(path))
+    code, document, _ = _run("waves", "--format", "json", str(path))
     assert code == 0
+    rows = document["waves"]
     assert [(r["size"], r["span_ms"], r["modeled_wallclock_saved_ms"]) for r in rows] == [
         (2, 1.7e308, None)]
     code, document, _ = _run("summarize", "--format", "json", str(path))
@@ -1023,10 +1024,10 @@ def test_waves_with_a_missing_input_exits_1_and_lists_the_good_waves(tmp_path: P
     """``waves good.jsonl /missing`` names the missing path and exits 1, like summarize."""
     good = _events(tmp_path, PARALLEL)
     missing = str(tmp_path / "missing")
-    code, rows, err = _run("waves", "--format", "json", good, missing)
+    code, document, err = _run("waves", "--format", "json", good, missing)
     assert code == 1
     assert err == f"wavemetrics: error: {missing}: no such file or directory\n"
-    assert [(r["start_ms"], r["size"]) for r in rows] == [(1000.0, 2), (3000.0, 1)]
+    assert [(r["start_ms"], r["size"]) for r in document["waves"]] == [(1000.0, 2), (3000.0, 1)]
     code, _, _ = _run("waves", good, missing)
     assert code == 1
 
