@@ -672,7 +672,9 @@ def _print_groups(
 @_demo_option
 @click.option(
     "--format", "output_format", type=click.Choice(["table", "json", "csv"]), default="table",
-    show_default=True, help="table for people; json: a list of waves; csv: one row per call.",
+    show_default=True,
+    help="table for people; json: one document (each lane's lost calls, then the waves);"
+         " csv: one row per call.",
 )
 @_SHOW_PATHS_OPTION
 def waves(
