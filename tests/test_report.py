@@ -8,7 +8,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from tests.event_traces import TWO_LANES, write_events
+from tests.strategies import caps, event_records, trace_lines
 from wavemetrics.pipeline import analyse, read_inputs
 from wavemetrics.report import (
     loss_line,
@@ -247,3 +251,30 @@ def test_both_engines_print_the_same_capped_table(tmp_path: Path) -> None:
     ]
     assert outputs[0] == outputs[1]
     assert "total*" in outputs[0]
+
+
+@given(lines=st.lists(trace_lines(event_records()), max_size=30), cap=caps)
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_the_waves_document_accounts_for_every_call_it_leaves_out(
+    tmp_path: Path, lines: list[bytes], cap: int | None
+) -> None:
+    """For any events trace and cap: each lane's waves hold exactly its paired calls,
+    every other observed start is counted as lost (or as a duplicate start), the total
+    is the sum of the lanes, and the loss line exists exactly when a loss is counted."""
+    trace = tmp_path / "t.jsonl"
+    trace.write_bytes(b"".join(lines))
+    analysis = analyse(read_inputs([str(trace)]), max_tracked_calls=cap)
+    document = waves_document(analysis, max_tracked_calls=cap)
+    lost = ("incomplete_calls", "clock_anomalies", "dropped_calls")
+    for lane, result in zip(document["lanes"], analysis.lanes, strict=True):
+        sizes = [w["size"] for w in document["waves"]
+                 if (w["session_id"], w["lane_id"]) == (lane["session_id"], lane["lane_id"])]
+        assert sum(sizes) == lane["paired_calls"]
+        assert len(sizes) == lane["waves_total"]
+        assert lane["observed_calls"] == (lane["paired_calls"] + sum(lane[k] for k in lost)
+                                          + result.summary.duplicate_starts)
+    for name, value in document["total"].items():
+        assert value == sum(lane[name] for lane in document["lanes"])
+    assert (loss_line(analysis.total, cap) is not None) == any(
+        document["total"][k] for k in lost)
+    assert (total_label(analysis.total) == "total*") == (document["total"]["dropped_calls"] > 0)
