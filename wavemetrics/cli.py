@@ -32,6 +32,7 @@ from wavemetrics._names import (
 )
 from wavemetrics.classify import EVAL_TOOL_NAMES
 from wavemetrics.escaping import printable, shortened
+from wavemetrics.notes import TRACKED_CALL_BYTES
 from wavemetrics.notes import plural as _plural
 from wavemetrics.parallel import default_jobs
 
@@ -108,7 +109,9 @@ def _eval_tool_option(help_text: str) -> Callable[[F], F]:
 
 _MAX_TRACKED_CALLS_OPTION = click.option(
     "--max-tracked-calls", type=click.IntRange(min=0), default=DEFAULT_MAX_TRACKED_CALLS,
-    show_default=True, callback=_cap, help="Cap on calls held per lane (v1); 0 means unbounded.",
+    show_default=True, callback=_cap,
+    help="Cap on calls held per lane (the v1 contract's); 0 means unbounded, at about"
+         f" {TRACKED_CALL_BYTES} bytes of memory per call held.",
 )
 
 

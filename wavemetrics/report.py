@@ -22,6 +22,7 @@ from wavemetrics.classify import EVAL_TOOL_NAMES, classify_wave
 from wavemetrics.escaping import printable, shortened
 from wavemetrics.histogram import HISTOGRAM_BUCKET_MAXIMA, decode_histogram
 from wavemetrics.notes import cap_advice
+from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.pipeline import Analysis, LaneFigures, LaneResult
 from wavemetrics.readers import DUPLICATE
 from wavemetrics.readers.lanes import InputReport
@@ -505,10 +506,11 @@ WAVES_LANE_FIGURES = (
 
 def waves_document(
     analysis: Analysis[LaneResult], eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES,
-    max_tracked_calls: int | None = None,
+    max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
 ) -> dict[str, Any]:
     """The ``waves --format json`` document: ``inputs`` (as ``summarize``'s), the cap
-    the waves were built with (``max_tracked_calls``, ``None``: unbounded), ``lanes``
+    the waves were built with (``max_tracked_calls``: the one given to ``analyse``,
+    whose default is the same; ``None``: unbounded), ``lanes``
     (each lane's ``path``, ``session_id``, ``lane_id`` and
     :data:`WAVES_LANE_FIGURES`, every lane listed), their ``total`` and ``waves``
     (:func:`wave_rows`). A non-zero ``incomplete_calls``, ``clock_anomalies`` or
