@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # the readers and the core are imported when a command runs
         StreamedLane,
         StreamSettings,
     )
+    from wavemetrics.summary import ParallelismSummary
 
 __all__ = ["main"]
 
@@ -814,7 +815,7 @@ def timeline(
     status.exit()
 
 
-def _not_drawn(drawn: Any) -> str:
+def _not_drawn(drawn: ParallelismSummary) -> str:
     """What follows the count of calls drawn when some were not counted: ``; not
     drawn: dropped 128000 (see the warning above)``."""
     from wavemetrics.schema import LOSS_FIGURES
@@ -824,7 +825,7 @@ def _not_drawn(drawn: Any) -> str:
     return f"; not drawn: {lost} (see the warning above)" if lost else ""
 
 
-def _loss_warning(total: Any, max_tracked_calls: int | None) -> None:
+def _loss_warning(total: ParallelismSummary, max_tracked_calls: int | None) -> None:
     """Say on stderr, in the words of the ``summarize`` table's loss line, that calls
     were not counted (and, when the cap dropped some, how to lift it): the views that
     list or draw calls (``waves``, ``timeline``) would otherwise leave them out
