@@ -254,7 +254,8 @@ def test_both_engines_print_the_same_capped_table(tmp_path: Path) -> None:
 
 
 @given(lines=st.lists(trace_lines(event_records()), max_size=30), cap=caps)
-@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=100, deadline=None,  # a file is written and read per example
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_the_waves_document_accounts_for_every_call_it_leaves_out(
     tmp_path: Path, lines: list[bytes], cap: int | None
 ) -> None:
