@@ -63,3 +63,32 @@ def saving_trial(path: Path, saving_ms: int) -> Path:
         ("tool_execution_end", "y", "grep", saving_ms, "main"),
         ("tool_execution_end", "x", "read", 100, "main"),
     ])
+
+
+#: One lane (main) of five calls, one after another but for the first two:
+#: read a [1 s, 11 s], grep b [6 s, 16 s] (one wave: durations 10 + 10 s over a
+#: 15 s span, saving 5 s, upper bound 1 x 10 s, one saved round trip), bash c
+#: [20 s, 30 s], read d [40 s, 50 s], read e [60 s, 70 s]. With
+#: ``--max-tracked-calls 3`` the cap holds a, b and c (paired plus pending
+#: calls reach 3 before d starts): d and e are dropped (their ends are orphans),
+#: leaving 3 paired calls in 2 waves, tool time 30 s.
+CAPPED: list[Event] = [
+    ("tool_execution_start", "a", "read", 1000, "main"),
+    ("tool_execution_start", "b", "grep", 6000, "main"),
+    ("tool_execution_end", "a", "read", 11000, "main"),
+    ("tool_execution_end", "b", "grep", 16000, "main"),
+    ("tool_execution_start", "c", "bash", 20000, "main"),
+    ("tool_execution_end", "c", "bash", 30000, "main"),
+    ("tool_execution_start", "d", "read", 40000, "main"),
+    ("tool_execution_end", "d", "read", 50000, "main"),
+    ("tool_execution_start", "e", "read", 60000, "main"),
+    ("tool_execution_end", "e", "read", 70000, "main"),
+]
+
+#: The warning ``waves`` and ``timeline`` print on stderr for :data:`CAPPED` under
+#: ``--max-tracked-calls 3``: the words of the ``summarize`` table's loss line.
+CAPPED_WARNING = (
+    "wavemetrics: warning: calls not counted: dropped 2 (figures are a lower bound):"
+    " past the cap of 3 calls per lane; --max-tracked-calls 0 lifts it, at about 200"
+    " bytes of memory per tracked call"
+)

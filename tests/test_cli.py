@@ -280,9 +280,9 @@ def test_table_fits_80_columns_and_names_the_detected_format(tmp_path: Path) -> 
 def test_waves_lists_every_wave_with_bucket_and_saving(tmp_path: Path) -> None:
     """wavemetrics waves --format json lists both waves with start, span, size, bucket, saving."""
     path = _events(tmp_path, PARALLEL)
-    code, rows, _ = _run("waves", "--format", "json", path)
+    code, document, _ = _run("waves", "--format", "json", path)
     assert code == 0
-    assert isinstance(rows, list)
+    rows = document["waves"]
     assert [(r["start_ms"], r["span_ms"], r["size"], r["max_concurrency"], r["bucket"],
              r["tool_names"], r["modeled_wallclock_saved_ms"]) for r in rows] == [
         (1000.0, 1000.0, 2, 2, "non_eval", ["read", "grep"], 300.0),
@@ -986,8 +986,9 @@ def test_waves_json_writes_null_for_figures_that_overflow(tmp_path: Path) -> Non
     path.write_text("".join(
         json.dumps({"type": kind, "toolCallId": call, "toolName": "read", "timestamp": at}) + "\n"
         for kind, call, at in events), encoding="utf-8")
-    code, rows, _ = _run("waves", "--format", "json", str(path))
+    code, document, _ = _run("waves", "--format", "json", str(path))
     assert code == 0
+    rows = document["waves"]
     assert [(r["size"], r["span_ms"], r["modeled_wallclock_saved_ms"]) for r in rows] == [
         (2, 1.7e308, None)]
     code, document, _ = _run("summarize", "--format", "json", str(path))
@@ -1023,10 +1024,10 @@ def test_waves_with_a_missing_input_exits_1_and_lists_the_good_waves(tmp_path: P
     """``waves good.jsonl /missing`` names the missing path and exits 1, like summarize."""
     good = _events(tmp_path, PARALLEL)
     missing = str(tmp_path / "missing")
-    code, rows, err = _run("waves", "--format", "json", good, missing)
+    code, document, err = _run("waves", "--format", "json", good, missing)
     assert code == 1
     assert err == f"wavemetrics: error: {missing}: no such file or directory\n"
-    assert [(r["start_ms"], r["size"]) for r in rows] == [(1000.0, 2), (3000.0, 1)]
+    assert [(r["start_ms"], r["size"]) for r in document["waves"]] == [(1000.0, 2), (3000.0, 1)]
     code, _, _ = _run("waves", good, missing)
     assert code == 1
 
@@ -1482,3 +1483,137 @@ def test_jsonl_payloads_stay_v1_and_stderr_names_the_options() -> None:
         "wavemetrics: note: these payloads were made with --since 2026-04-18T13:40:00+00:00"
         " --timezone UTC (the v1 payload has no field for options; --format json records"
         " them)\n")
+
+
+def _capped(tmp_path: Path) -> str:
+    from tests.event_traces import CAPPED
+
+    return str(write_events(tmp_path / "s.jsonl", CAPPED))
+
+
+@pytest.mark.parametrize("output_format", ["table", "json", "csv"])
+def test_waves_says_on_stderr_that_the_cap_dropped_calls(
+    tmp_path: Path, output_format: str
+) -> None:
+    """waves lists the waves of the calls the cap kept: every format says on stderr, in
+    the summarize table's words, that 2 calls were dropped and how to lift the cap."""
+    from tests.event_traces import CAPPED_WARNING
+
+    code, out, err = _run("waves", "--format", output_format, "--max-tracked-calls", "3",
+                          "--no-cache", _capped(tmp_path))
+    assert code == 0
+    assert err.splitlines() == [CAPPED_WARNING]
+    if output_format == "table":  # the waves {a, b} and {c}
+        assert [line.split()[2] for line in out.splitlines()[1:]] == [
+            "1970-01-01T00:00:01.000Z", "1970-01-01T00:00:20.000Z"]
+    elif output_format == "csv":  # a row per call kept: a, b, c
+        assert [row.split(",")[11] for row in out.splitlines()[1:]] == ["a", "b", "c"]
+
+
+def test_waves_json_carries_each_lanes_loss_and_the_cap(tmp_path: Path) -> None:
+    """The waves document says, per lane and in total, what was counted and lost
+    (observed 5 = paired 3 + dropped 2), and the cap the waves were built with."""
+    path = _capped(tmp_path)
+    code, document, _ = _run("waves", "--format", "json", "--max-tracked-calls", "3",
+                             "--no-cache", path)
+    assert code == 0
+    figures = {"observed_calls": 5, "paired_calls": 3, "incomplete_calls": 0,
+               "clock_anomalies": 0, "dropped_calls": 2, "waves_total": 2}
+    assert list(document) == ["inputs", "max_tracked_calls", "lanes", "total", "waves"]
+    assert document["max_tracked_calls"] == 3
+    assert document["lanes"] == [
+        {"path": path, "session_id": "s", "lane_id": "main", **figures}]
+    assert document["total"] == figures
+    assert [(w["start_ms"], w["size"], w["modeled_wallclock_saved_ms"])
+            for w in document["waves"]] == [(1000, 2, 5000), (20000, 1, 0)]
+    assert document["inputs"][0]["lines_read"] == 10
+
+
+def test_waves_with_the_cap_lifted_lists_every_call_and_says_nothing(tmp_path: Path) -> None:
+    """--max-tracked-calls 0: all 5 calls in 4 waves, nothing lost, no warning."""
+    code, document, err = _run("waves", "--format", "json", "--max-tracked-calls", "0",
+                               "--no-cache", _capped(tmp_path))
+    assert (code, err) == (0, "")
+    assert document["max_tracked_calls"] is None
+    assert document["total"] == {"observed_calls": 5, "paired_calls": 5,
+                                 "incomplete_calls": 0, "clock_anomalies": 0,
+                                 "dropped_calls": 0, "waves_total": 4}
+    assert len(document["waves"]) == 4
+
+
+def _by_table(tmp_path: Path, by: str, *extra: str) -> list[str]:
+    code, out, _ = _run("summarize", "--by", by, "--no-cache", *extra, _capped(tmp_path))
+    assert code == 0
+    return str(out).splitlines()
+
+
+#: The lines of the summarize table under its total row for CAPPED under the cap 3:
+#: the tool time (10 + 10 + 10 s; 5 s is 16 % of it, rounded down), then the loss
+#: line, marked as the total row is, wrapped at 80 columns.
+_CAPPED_UNDER_TOTAL = [
+    "tool time 30.00 s (paired calls' durations summed): saved s is 16% of it",
+    "* calls not counted: dropped 2 (figures are a lower bound): past the cap of 3",
+    "  calls per lane; --max-tracked-calls 0 lifts it, at about 200 bytes of memory",
+    "  per tracked call",
+]
+
+
+def test_the_capped_table_marks_its_total_row_and_says_how_to_lift_the_cap(
+    tmp_path: Path
+) -> None:
+    """summarize's table: total row ``total*``, and under it the loss line that the
+    mark points to, naming --max-tracked-calls 0 and its cost per call."""
+    lines = _by_table(tmp_path, "lane", "--max-tracked-calls", "3")
+    code, out, _ = _run("summarize", "--no-cache", "--max-tracked-calls", "3",
+                        _capped(tmp_path))
+    assert code == 0
+    plain = str(out).splitlines()
+    # the cap is not the default, so the options line names it under inputs:
+    assert plain[:7] == [
+        "inputs: 1 events (auto-detected)",
+        "options: --max-tracked-calls 3",
+        "",
+        "session    lane       calls waves multi    rt  eval mixed   saved s   upper s",
+        "s          main           3     2     1     1     0     0      5.00     10.00",
+        "-" * 77,
+        "total*     1 lane         3     2     1     1     0     0      5.00     10.00",
+    ]
+    assert plain[7:11] == _CAPPED_UNDER_TOTAL
+    # --by lane: the lane column is "s/main", the session column 21 wide
+    assert lines[6] == "total*                    3     2     1     1     0     0      5.00     10.00"
+    assert lines[7:11] == _CAPPED_UNDER_TOTAL
+
+
+def test_an_uncapped_or_merely_incomplete_table_has_no_mark(tmp_path: Path) -> None:
+    """The mark is for calls the cap dropped: with the cap lifted the total row reads
+    ``total``; a call that never ended is said by the loss line alone, unmarked."""
+    from tests.event_traces import CAPPED
+
+    open_call = ("tool_execution_start", "f", "read", 80000, "main")
+    path = str(write_events(tmp_path / "s.jsonl", [*CAPPED, open_call]))
+    code, out, _ = _run("summarize", "--no-cache", "--max-tracked-calls", "0", path)
+    assert code == 0
+    lines = str(out).splitlines()
+    assert lines[1] == "options: --max-tracked-calls 0"
+    assert lines[6].startswith("total      1 lane         5     4     1     1")
+    assert "calls not counted: incomplete 1 (figures are a lower bound)" in lines
+    assert not any(line.startswith("*") for line in lines)
+
+
+@pytest.mark.parametrize("by", ["session", "lane", "project", "day", "week", "month", "tool"])
+def test_every_by_table_keeps_every_line_of_the_plain_table(tmp_path: Path, by: str) -> None:
+    """Under the total row of a --by table: the plain table's lines under its total,
+    in the same order (tool time, loss line, notes), then the table's legend."""
+    code, out, _ = _run("summarize", "--no-cache", "--max-tracked-calls", "3",
+                        "--timezone", "UTC", _capped(tmp_path))
+    assert code == 0
+    plain = str(out).splitlines()
+    # the plain table's lines from the one after its total row to its legend
+    after_total = next(i for i, line in enumerate(plain) if line.startswith("total")) + 1
+    under = plain[after_total:plain.index("calls: paired calls; multi: non_eval waves of 2+ calls; rt:"
+                                " saved round trips;")]
+    lines = _by_table(tmp_path, by, "--max-tracked-calls", "3", "--timezone", "UTC")
+    total = next(i for i, line in enumerate(lines) if line.startswith("total"))
+    assert lines[total].startswith("total*")
+    assert lines[total + 1:total + 1 + len(under)] == under
+    assert lines[total + 1 + len(under)].startswith("calls")  # the legend follows

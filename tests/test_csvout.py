@@ -152,7 +152,7 @@ def test_waves_csv_renames_only_the_wave_start_and_the_tool_names(tmp_path: Path
                        "tool_names": "tool_name"}
     trace = write_events(tmp_path / "t.jsonl", TWO_LANES)
     waves = json.loads(CliRunner().invoke(main, ["waves", "--format", "json", "--jobs", "1",
-                                                 str(trace)]).stdout)
+                                                 str(trace)]).stdout)["waves"]
     assert list(WAVE_JSON_TO_CSV) == list(waves[0])  # every JSON key, in JSON order
     rows = _csv("waves", str(trace))
     for row in rows:

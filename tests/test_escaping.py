@@ -101,7 +101,7 @@ def test_json_output_keeps_the_values_as_json_escapes(tmp_path: Path) -> None:
     code, out, _ = _run("waves", "--format", "json", str(trace))
     assert code == 0
     assert "\x1b" not in out  # json.dumps writes \u001b
-    rows = json.loads(out)
+    rows = json.loads(out)["waves"]
     assert rows[0]["session_id"] == "s\u202eevil"
     assert rows[0]["tool_names"] == ["r\x1b[2J", "grep"]
 

@@ -255,8 +255,37 @@ def test_a_by_table_keeps_the_inputs_line_and_the_lower_bound_line() -> None:
     lines = result.stdout.splitlines()
     assert lines[0] == "inputs: 4 codex (auto-detected)"
     assert lines[1] == ""
-    assert lines[-1] == "calls not counted: incomplete 2 (figures are a lower bound)"
+    # under the total row, as in the plain table: the tool time, then the lost calls
+    total = next(i for i, line in enumerate(lines) if line.startswith("total"))
+    assert lines[total + 1].startswith("tool time ")
+    assert lines[total + 2] == "calls not counted: incomplete 2 (figures are a lower bound)"
+    assert lines[-2:] == [
+        "calls: paired calls; multi: non_eval waves of 2+ calls; rt: saved round trips;",
+        "saved s / upper s: modeled saving and its upper bound.",
+    ]
     assert max(len(line) for line in lines) <= 80
+
+
+@needs_corpus
+def test_a_by_session_table_keeps_the_single_wave_warning() -> None:
+    """claude-code-log: the plain table warns that 60 % of the 5401.77 s saved (3286.35 s)
+    is one wave of 3 calls in one sub-agent lane; the --by session table keeps that
+    warning and the tool time line (17487.39 s, of which 5401.77 s is 30 % rounded
+    down) under its total row, in the plain table's order, before its own legend."""
+    folder = str(CORPUS / "claude-code-log")
+    plain = CliRunner().invoke(main, ["summarize", "--no-cache", folder]).stdout.splitlines()
+    result = CliRunner().invoke(main, ["summarize", "--no-cache", "--by", "session", folder])
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    under = [
+        "tool time 17487.39 s (paired calls' durations summed): saved s is 30% of it",
+        "note: 60% of the saved time (3286.35 s) is one wave of 3 calls, in lane",
+        "  741790a4-…/db734024: see wavemetrics waves",
+    ]
+    for table in (plain, lines):
+        total = next(i for i, line in enumerate(table) if line.startswith("total"))
+        assert table[total + 1:total + 4] == under
+        assert table[total + 4].startswith("calls: paired calls;")
 
 
 def test_an_escape_kept_whole_never_widens_the_tool_column_past_30() -> None:

@@ -60,3 +60,50 @@ def test_skipped_reasons_most_first_ties_in_order_met() -> None:
     assert notes.skipped_note([_Skipped("/a/1", "x")]) == (
         "wavemetrics: note: skipped 1 file found in 1 folder, as it is not a trace: 1 (x);"
         " summarize --format json lists it")
+
+
+def test_the_cap_advice_names_the_option_and_its_cost() -> None:
+    """The words the loss line adds when the cap dropped calls (docs/cli.md)."""
+    assert notes.cap_advice(2000) == (
+        "past the cap of 2000 calls per lane; --max-tracked-calls 0 lifts it, at about 200"
+        " bytes of memory per tracked call")
+    assert notes.cap_advice(1) == (
+        "past the cap of 1 call per lane; --max-tracked-calls 0 lifts it, at about 200"
+        " bytes of memory per tracked call")
+    assert notes.cap_advice(None).startswith("past the per-lane call cap; ")
+
+
+def test_the_stated_memory_per_tracked_call_is_what_a_call_costs() -> None:
+    """TRACKED_CALL_BYTES is a rough figure, so it must stay within a factor of 2 of what
+    tracemalloc measures for the two ways a call is held: pending in summarize's
+    stream (its entry and its id, a Claude Code-like 30-character string) and paired
+    in the waves that waves and timeline keep (ToolCall and wave objects)."""
+    import gc
+    import tracemalloc
+
+    from wavemetrics.observations import Observation
+    from wavemetrics.stream import LaneStream
+    from wavemetrics.waves import assemble_waves
+
+    n = 20_000
+    tracemalloc.start()
+    try:
+        stream = LaneStream(max_tracked_calls=None)
+        gc.collect()
+        before = tracemalloc.get_traced_memory()[0]
+        for i in range(n):
+            stream.start(f"toolu_01{i:022d}", "Bash", float(i))
+        gc.collect()
+        pending = (tracemalloc.get_traced_memory()[0] - before) / n
+        observations = [Observation(kind, f"toolu_01{i:022d}", "Bash", 10.0 * i + (kind == "end"))
+                        for i in range(n) for kind in ("start", "end")]
+        gc.collect()
+        before = tracemalloc.get_traced_memory()[0]
+        assembly = assemble_waves(observations, max_tracked_calls=None)
+        gc.collect()
+        kept = (tracemalloc.get_traced_memory()[0] - before) / n
+    finally:
+        tracemalloc.stop()
+    assert len(assembly.waves) == n
+    for measured in (pending, kept):
+        assert notes.TRACKED_CALL_BYTES / 2 <= measured <= notes.TRACKED_CALL_BYTES * 2, measured

@@ -6,10 +6,26 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.event_traces import TWO_LANES, Event, write_events
+from tests.strategies import caps, event_records, trace_lines
 from wavemetrics.pipeline import analyse, read_inputs
-from wavemetrics.report import render_json, render_jsonl, render_table, unique_prefixes
+from wavemetrics.report import (
+    loss_line,
+    render_json,
+    render_jsonl,
+    render_table,
+    table_lane_cells,
+    total_label,
+    under_total,
+    unique_prefixes,
+    wave_rows,
+    waves_document,
+)
 
 
 def test_an_id_that_fits_is_shown_whole() -> None:
@@ -190,3 +206,125 @@ def test_no_share_of_zero_tool_time(tmp_path: Path) -> None:
     ])
     lines = render_table(analyse(read_inputs([str(trace)]))).splitlines()
     assert "tool time 0.00 s (paired calls' durations summed)" in lines
+
+
+def _capped_analysis(tmp_path: Path, cap: int | None = 3) -> Any:
+    from tests.event_traces import CAPPED
+
+    trace = write_events(tmp_path / "s.jsonl", CAPPED)
+    return analyse(read_inputs([str(trace)]), max_tracked_calls=cap)
+
+
+def test_the_loss_line_names_the_cap_and_how_to_lift_it(tmp_path: Path) -> None:
+    """CAPPED under the cap 3: 2 calls dropped. The loss line says so, then the cap, the
+    option that lifts it and its cost; without the cap's value it still names the option."""
+    total = _capped_analysis(tmp_path).total
+    assert (total.observed_calls, total.paired_calls, total.dropped_calls) == (5, 3, 2)
+    assert loss_line(total, 3) == (
+        "calls not counted: dropped 2 (figures are a lower bound): past the cap of 3 calls"
+        " per lane; --max-tracked-calls 0 lifts it, at about 200 bytes of memory per tracked"
+        " call")
+    assert loss_line(total) == (
+        "calls not counted: dropped 2 (figures are a lower bound): past the per-lane call"
+        " cap; --max-tracked-calls 0 lifts it, at about 200 bytes of memory per tracked call")
+    assert total_label(total) == "total*"
+
+
+def test_no_loss_no_line_and_no_mark(tmp_path: Path) -> None:
+    """Unbounded, CAPPED loses nothing: no loss line, the total row reads ``total``."""
+    total = _capped_analysis(tmp_path, None).total
+    assert loss_line(total, None) is None
+    assert total_label(total) == "total"
+
+
+def test_only_a_cap_marks_the_total_row(tmp_path: Path) -> None:
+    """A call that never ended is a loss (the line, unmarked), not a cap (no ``*``)."""
+    trace = write_events(tmp_path / "t.jsonl", [("tool_execution_start", "a", "read", 0, "main")])
+    total = analyse(read_inputs([str(trace)])).total
+    assert loss_line(total, 2000) == "calls not counted: incomplete 1 (figures are a lower bound)"
+    assert total_label(total) == "total"
+    lines = render_table(analyse(read_inputs([str(trace)]))).splitlines()
+    assert "calls not counted: incomplete 1 (figures are a lower bound)" in lines
+
+
+def test_the_waves_document_counts_each_lanes_calls_and_losses(tmp_path: Path) -> None:
+    """waves_document: the inputs, the cap, per lane and in total observed 5, paired 3,
+    dropped 2, 2 waves ({a, b} saving 5000 ms, {c}), then the waves."""
+    analysis = _capped_analysis(tmp_path)
+    document = waves_document(analysis, max_tracked_calls=3)
+    figures = {"observed_calls": 5, "paired_calls": 3, "incomplete_calls": 0,
+               "clock_anomalies": 0, "dropped_calls": 2, "waves_total": 2}
+    assert document["max_tracked_calls"] == 3
+    assert [lane["lane_id"] for lane in document["lanes"]] == ["main"]
+    assert {k: document["lanes"][0][k] for k in figures} == figures
+    assert document["total"] == figures
+    assert [w["modeled_wallclock_saved_ms"] for w in document["waves"]] == [5000, 0]
+    assert document["waves"] == wave_rows(analysis)
+
+
+def test_under_the_total_row_tool_time_then_the_marked_loss_line(tmp_path: Path) -> None:
+    """under_total with the cap 3: the tool time (30 s; 5 s saved is 16 %), then the loss
+    line marked ``*`` and wrapped at 80 columns, then the notes."""
+    analysis = _capped_analysis(tmp_path)
+    # each entry is one line of text, wrapped (as the notes are)
+    lines = "\n".join(under_total(analysis, table_lane_cells(analysis.lanes)[0], 3)).splitlines()
+    assert lines[:4] == [
+        "tool time 30.00 s (paired calls' durations summed): saved s is 16% of it",
+        "* calls not counted: dropped 2 (figures are a lower bound): past the cap of 3",
+        "  calls per lane; --max-tracked-calls 0 lifts it, at about 200 bytes of memory",
+        "  per tracked call",
+    ]
+    assert all(line.startswith(("note:", "  ")) for line in lines[4:])
+    table = render_table(analysis, max_tracked_calls=3).splitlines()
+    assert table[5].startswith("total*     1 lane")
+    assert table[6:6 + len(lines)] == lines
+
+
+def test_both_engines_print_the_same_capped_table(tmp_path: Path) -> None:
+    """The native engine reads events traces too: under the cap 3 its table (total*, the
+    loss line) is the Python engine's, byte for byte."""
+    import pytest
+    from click.testing import CliRunner
+
+    from tests.event_traces import CAPPED
+    from wavemetrics import native
+    from wavemetrics.cli import main
+
+    if not native.available():
+        pytest.skip("the Rust extension is not built")
+    trace = str(write_events(tmp_path / "s.jsonl", CAPPED))
+    outputs = [
+        CliRunner().invoke(main, ["summarize", "--no-cache", "--engine", engine,
+                                  "--max-tracked-calls", "3", trace]).stdout
+        for engine in ("native", "python")
+    ]
+    assert outputs[0] == outputs[1]
+    assert "total*" in outputs[0]
+
+
+@given(lines=st.lists(trace_lines(event_records()), max_size=30), cap=caps)
+@settings(max_examples=100, deadline=None,  # a file is written and read per example
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+def test_the_waves_document_accounts_for_every_call_it_leaves_out(
+    tmp_path: Path, lines: list[bytes], cap: int | None
+) -> None:
+    """For any events trace and cap: each lane's waves hold exactly its paired calls,
+    every other observed start is counted as lost (or as a duplicate start), the total
+    is the sum of the lanes, and the loss line exists exactly when a loss is counted."""
+    trace = tmp_path / "t.jsonl"
+    trace.write_bytes(b"".join(lines))
+    analysis = analyse(read_inputs([str(trace)]), max_tracked_calls=cap)
+    document = waves_document(analysis, max_tracked_calls=cap)
+    lost = ("incomplete_calls", "clock_anomalies", "dropped_calls")
+    for lane, result in zip(document["lanes"], analysis.lanes, strict=True):
+        sizes = [w["size"] for w in document["waves"]
+                 if (w["session_id"], w["lane_id"]) == (lane["session_id"], lane["lane_id"])]
+        assert sum(sizes) == lane["paired_calls"]
+        assert len(sizes) == lane["waves_total"]
+        assert lane["observed_calls"] == (lane["paired_calls"] + sum(lane[k] for k in lost)
+                                          + result.summary.duplicate_starts)
+    for name, value in document["total"].items():
+        assert value == sum(lane[name] for lane in document["lanes"])
+    assert (loss_line(analysis.total, cap) is not None) == any(
+        document["total"][k] for k in lost)
+    assert (total_label(analysis.total) == "total*") == (document["total"]["dropped_calls"] > 0)

@@ -91,7 +91,7 @@ def test_until_a_time_is_exclusive_and_offsets_are_honoured(trace: Path) -> None
 
 def test_waves_list_honours_the_window(trace: Path) -> None:
     """`waves --since` lists B, e and the mixed wave; wave A is not cut to its call g."""
-    waves = _json("waves", "--since", "2025-09-24", "--timezone", "UTC", str(trace))
+    waves = _json("waves", "--since", "2025-09-24", "--timezone", "UTC", str(trace))["waves"]
     assert [w["tool_names"] for w in waves] == [["read", "bash"], ["bash"], ["eval", "read"]]
 
 
@@ -250,8 +250,11 @@ def test_by_tool_table_counts_calls_in_multi_call_waves(trace: Path) -> None:
     """The --by tool table (74 columns): read a, g, c, i (310 ms, 3 in multi-call waves:
     a, g in A, c in B; i in the mixed wave, 1 of 4), bash d, e (350 ms; d in B), eval h
     (100 ms, mixed), grep b (30 ms, in A); means 77.5, 175 (the float 0.175 is just under
-    it: 0.17), 100, 30 and 790 / 8 = 98.75 ms; the footer explains every column in 80."""
-    assert _table("summarize", "--by", "tool", str(trace))[2:] == [
+    it: 0.17), 100, 30 and 790 / 8 = 98.75 ms; under the total the plain table's lines
+    (tool time 790 ms, of which the 110 ms saving is 13 % rounded down; the incomplete
+    call; any concentration note), then the footer, which explains every column in 80."""
+    table = _table("summarize", "--by", "tool", str(trace))[2:]
+    assert table[:9] == [
         "tool                      calls calls in multi   total s   mean s eval/mix",
         "read                          4              3      0.31     0.08      25%",
         "bash                          2              1      0.35     0.17       0%",
@@ -259,10 +262,13 @@ def test_by_tool_table_counts_calls_in_multi_call_waves(trace: Path) -> None:
         "grep                          1              1      0.03     0.03       0%",
         "--------------------------------------------------------------------------",
         "total                         8              5      0.79     0.10      25%",
+        "tool time 0.79 s (paired calls' durations summed): saved s is 13% of it",
+        "calls not counted: incomplete 1 (figures are a lower bound)",
+    ]
+    assert table[-3:] == [
         "calls in multi: calls in non_eval waves of 2+ calls;",
         "total s: its calls' durations summed, overlapping calls each counted in full;",
         "mean s: total s / calls; eval/mix: share of calls in eval_only or mixed waves.",
-        "calls not counted: incomplete 1 (figures are a lower bound)",
     ]
 
 

@@ -23,7 +23,12 @@ from tests.corpus import CORPUS, needs_corpus
 from tests.extras import needs_matplotlib
 from wavemetrics.cli import main
 from wavemetrics.pipeline import LaneResult, analyse, read_inputs
-from wavemetrics.timeline import MatplotlibMissing, output_format, render_timeline
+from wavemetrics.timeline import (
+    MatplotlibMissing,
+    figure_size_px,
+    output_format,
+    render_timeline,
+)
 
 FIVE = CORPUS / "agentcmd" / "claude" / "full-session-five.jsonl"
 ROOT = Path(__file__).resolve().parents[1]
@@ -201,7 +206,8 @@ def test_lanes_of_a_session_share_one_clock(tmp_path: Path) -> None:
 
 @needs_matplotlib
 def test_panel_title_carries_the_lower_bound_mark(tmp_path: Path) -> None:
-    """A lane with a call that never ended says, in its title, that its figures are a lower bound."""
+    """A lane with a call that never ended says, on a second line of its title, that its
+    figures are a lower bound."""
     path = tmp_path / "s1.jsonl"
     lines = [
         {"type": "tool_execution_start", "toolCallId": "a", "toolName": "read", "timestamp": 0},
@@ -214,7 +220,8 @@ def test_panel_title_carries_the_lower_bound_mark(tmp_path: Path) -> None:
     assert code == 0
     texts = [_text(e) for e in ET.parse(out).getroot().iter() if e.tag.endswith("text")]
     assert any(t.startswith("session s1 / lane main: 1 call in 1 wave (") and t.endswith(
-        "; calls not counted: incomplete 1 (figures are a lower bound)") for t in texts)
+        "(upper bound 0.00 s)") for t in texts)
+    assert "calls not counted: incomplete 1 (figures are a lower bound)" in texts
 
 
 @needs_matplotlib
@@ -361,8 +368,11 @@ def test_lane_without_paired_calls_is_an_empty_panel(tmp_path: Path) -> None:
     start = {"type": "tool_execution_start", "toolCallId": "a", "toolName": "read", "timestamp": 5}
     path.write_text(json.dumps(start) + "\n", encoding="utf-8")
     out = tmp_path / "t.svg"
-    code, stdout, _ = _run(str(path), "-o", str(out))
-    assert (code, stdout) == (0, f"{out}: 1 lane, 0 calls\n")
+    code, stdout, stderr = _run(str(path), "-o", str(out))
+    assert (code, stdout) == (
+        0, f"{out}: 1 lane, 0 calls; not drawn: incomplete 1 (see the warning above)\n")
+    assert stderr == ("wavemetrics: warning: calls not counted: incomplete 1 (figures are a"
+                      " lower bound)\n")
     ids = _ids(out)
     assert _numbered(ids, "call") == []
     root = ET.parse(out).getroot()
@@ -373,7 +383,8 @@ def test_lane_without_paired_calls_is_an_empty_panel(tmp_path: Path) -> None:
     assert not any(re.fullmatch(r"[\d.]+", t) for t in texts)
     png = tmp_path / "t.png"
     _run(str(path), "-o", str(png))
-    assert _png_size(png) == (1200, 150)  # 0.75 + (0.25 title + 0.25 text) + 0.25 in
+    # 0.75 + (0.25 title + 0.2 its line on the call not counted + 0.25 text) + 0.25 in
+    assert _png_size(png) == (1200, 170)
 
 
 @needs_matplotlib
@@ -523,3 +534,25 @@ def test_timeline_takes_the_window_and_demo_options(tmp_path: Path) -> None:
     code, _, stderr = _run("--demo", str(out), "-o", str(out))
     assert code == 2
     assert stderr.startswith("wavemetrics: error: --demo reads the bundled example")
+
+
+@needs_matplotlib
+def test_a_capped_lane_says_so_in_its_title_on_stdout_and_on_stderr(tmp_path: Path) -> None:
+    """Under --max-tracked-calls 3, CAPPED keeps 3 of its 5 calls: the title's second
+    line names the 2 dropped and the option that counts them, the stdout line says
+    they were not drawn, stderr gives the summarize table's loss line; the panel (2
+    rows: wave {a, b}) is 0.25 + 0.2 + 2 x 0.25 + 0.5 = 1.45 in high."""
+    from tests.event_traces import CAPPED, CAPPED_WARNING, write_events
+
+    path = write_events(tmp_path / "s.jsonl", CAPPED)
+    out = tmp_path / "t.svg"
+    code, stdout, stderr = _run(str(path), "-o", str(out), "--max-tracked-calls", "3",
+                                "--no-cache")
+    assert code == 0
+    assert stdout == f"{out}: 1 lane, 3 calls; not drawn: dropped 2 (see the warning above)\n"
+    assert stderr.splitlines() == [CAPPED_WARNING]
+    texts = [_text(e) for e in ET.parse(out).getroot().iter() if e.tag.endswith("text")]
+    assert ("calls not counted: dropped 2 (figures are a lower bound; --max-tracked-calls 0"
+            " counts every call)") in texts
+    assert figure_size_px([2], [True]) == (1200, 245)  # 0.75 + 1.45 + 0.25 in
+    assert len(_numbered(_ids(out), "call")) == 3

@@ -32,6 +32,7 @@ from wavemetrics._names import (
 )
 from wavemetrics.classify import EVAL_TOOL_NAMES
 from wavemetrics.escaping import printable, shortened
+from wavemetrics.notes import TRACKED_CALL_BYTES
 from wavemetrics.notes import plural as _plural
 from wavemetrics.parallel import default_jobs
 
@@ -46,6 +47,7 @@ if TYPE_CHECKING:  # the readers and the core are imported when a command runs
         StreamedLane,
         StreamSettings,
     )
+    from wavemetrics.summary import ParallelismSummary
 
 __all__ = ["main"]
 
@@ -108,7 +110,9 @@ def _eval_tool_option(help_text: str) -> Callable[[F], F]:
 
 _MAX_TRACKED_CALLS_OPTION = click.option(
     "--max-tracked-calls", type=click.IntRange(min=0), default=DEFAULT_MAX_TRACKED_CALLS,
-    show_default=True, callback=_cap, help="Cap on calls held per lane (v1); 0 means unbounded.",
+    show_default=True, callback=_cap,
+    help="Cap on calls held per lane (the v1 contract's); 0 means unbounded, at about"
+         f" {TRACKED_CALL_BYTES} bytes of memory per call held.",
 )
 
 
@@ -643,7 +647,8 @@ def _summarize(
         _echo_csv(rows_to_csv, columns, rows)
     elif not _nothing_read(analysis):  # else the errors above are all there is to say
         click.echo(render_table(analysis, input_format=input_format, show_paths=show_paths,
-                                options=options), nl=False)
+                                options=options, max_tracked_calls=max_tracked_calls),
+                   nl=False)
 
 
 def _jsonl_options_note(options: dict[str, Any]) -> None:
@@ -663,7 +668,13 @@ def _print_groups(
     show_paths: bool, options: dict[str, Any],
 ) -> None:
     from wavemetrics.groups import group_document, group_inputs, paths_lines, render_group_table
-    from wavemetrics.report import inputs_line, loss_line, options_line
+    from wavemetrics.report import (
+        inputs_line,
+        options_line,
+        table_lane_cells,
+        total_label,
+        under_total,
+    )
 
     document = group_document(
         analysis, by, zone=window.zone, eval_tool_names=eval_tools,
@@ -677,14 +688,15 @@ def _print_groups(
         columns, rows = summary_rows(document)
         _echo_csv(rows_to_csv, columns, rows)
     else:
-        # the same honesty lines as the plain table: what was read, and a lower bound
+        # every line of the plain table, in its order: what was read (and the options
+        # not at their default), the rows, then under the total the tool time, the lower
+        # bound, the notes; the legend
+        labels, _ = table_lane_cells(analysis.lanes)
+        under = under_total(analysis, labels, max_tracked_calls)
         named = options_line(options)
         click.echo(inputs_line(analysis, input_format)
                    + ("" if named is None else "\n" + named) + "\n")
-        click.echo(render_group_table(document), nl=False)
-        lost = loss_line(analysis.total)
-        if lost:
-            click.echo(lost)
+        click.echo(render_group_table(document, under, total_label(analysis.total)), nl=False)
         if show_paths:  # each row traced to the inputs it comes from
             inputs = group_inputs(analysis, by, zone=window.zone)
             click.echo("\n".join(paths_lines(document, inputs)))
@@ -696,7 +708,9 @@ def _print_groups(
 @_demo_option
 @click.option(
     "--format", "output_format", type=click.Choice(["table", "json", "csv"]), default="table",
-    show_default=True, help="table for people; json: a list of waves; csv: one row per call.",
+    show_default=True,
+    help="table for people; json: one document (each lane's lost calls, then the waves);"
+         " csv: one row per call.",
 )
 @_SHOW_PATHS_OPTION
 def waves(
@@ -707,7 +721,7 @@ def waves(
 ) -> None:
     """List every wave (lane, start, span, size, peak, bucket, saving, tools) of each PATH."""
     from wavemetrics.pipeline import analyse
-    from wavemetrics.report import render_waves_table, waves_document
+    from wavemetrics.report import render_waves_table, wave_rows, waves_document
 
     status = ExitStatus()
     window = Window(since, until, timezone)
@@ -722,8 +736,9 @@ def waves(
     analysis = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls)
     excluded = (window.active and not analysis.total.waves_total
                 and _window_note(unwindowed, window, eval_tools, max_tracked_calls))
+    _loss_warning(analysis.total, max_tracked_calls)
     if output_format == "json":
-        document = waves_document(analysis, eval_tools)
+        document = waves_document(analysis, eval_tools, max_tracked_calls)
         click.echo(json.dumps(document, indent=2, allow_nan=False))
     elif output_format == "csv":
         from wavemetrics.csvout import WAVE_CALL_COLUMNS, rows_to_csv, wave_call_rows
@@ -732,7 +747,7 @@ def waves(
             [(c.call_id, c.tool_name, c.start_ms, c.end_ms) for c in wave.calls]
             for result in analysis.lanes for wave in result.waves
         ]
-        rows = wave_call_rows(waves_document(analysis, eval_tools), calls)
+        rows = wave_call_rows(wave_rows(analysis, eval_tools), calls)
         _echo_csv(rows_to_csv, WAVE_CALL_COLUMNS, rows)
     elif not _nothing_read(analysis):
         empty = "(no waves in the --since/--until window)" if excluded else None
@@ -822,9 +837,36 @@ def timeline(
         status.fail(f"{output}: {error.strerror or error}")
     except ValueError as error:  # too many lanes for one picture
         status.fail(str(error))
-    calls = sum(r.summary.paired_calls for r in lanes)
-    click.echo(printable(f"{output}: {_plural(len(lanes), 'lane')}, {_plural(calls, 'call')}"))
+    from wavemetrics.summary import merge_summaries
+
+    drawn = merge_summaries([r.summary for r in lanes])
+    _loss_warning(drawn, max_tracked_calls)
+    lost = _not_drawn(drawn)
+    click.echo(printable(f"{output}: {_plural(len(lanes), 'lane')},"
+                         f" {_plural(drawn.paired_calls, 'call')}{lost}"))
     status.exit()
+
+
+def _not_drawn(drawn: ParallelismSummary) -> str:
+    """What follows the count of calls drawn when some were not counted: ``; not
+    drawn: dropped 128000 (see the warning above)``."""
+    from wavemetrics.schema import LOSS_FIGURES
+
+    lost = ", ".join(f"{loss.label} {getattr(drawn, name)}" for name, loss in LOSS_FIGURES
+                     if getattr(drawn, name))
+    return f"; not drawn: {lost} (see the warning above)" if lost else ""
+
+
+def _loss_warning(total: ParallelismSummary, max_tracked_calls: int | None) -> None:
+    """Say on stderr, in the words of the ``summarize`` table's loss line, that calls
+    were not counted (and, when the cap dropped some, how to lift it): the views that
+    list or draw calls (``waves``, ``timeline``) would otherwise leave them out
+    without a word (docs/cli.md)."""
+    from wavemetrics.report import loss_line
+
+    lost = loss_line(total, max_tracked_calls)
+    if lost:
+        _stderr(f"wavemetrics: warning: {lost}")
 
 
 @main.command()

@@ -212,8 +212,13 @@ def group_document(
     return document
 
 
-def render_group_table(document: dict[str, Any]) -> str:
-    """A table for people: one row per group and a total row (durations in seconds)."""
+def render_group_table(
+    document: dict[str, Any], under: Sequence[str] = (), total: str = "total"
+) -> str:
+    """A table for people: one row per group and a total row (durations in seconds),
+    then the lines ``under`` it (the plain table's: ``report.under_total``) and the
+    legend of the columns. ``total``: the total row's label (``total*`` when the cap
+    dropped calls, ``report.total_label``)."""
     from wavemetrics.report import compact_count, seconds
 
     by = document["by"]
@@ -227,7 +232,7 @@ def render_group_table(document: dict[str, Any]) -> str:
         for row in rows:
             share = row["eval_or_mixed_wave_share"]
             mean = row["duration_ms_mean"]
-            label = names.get(str(row["group"]), "total")
+            label = names.get(str(row["group"]), total)
             lines.append(
                 f"{label:<{tool_width}} {compact_count(row['calls'], 6):>6}"
                 f" {compact_count(row['multi_call_wave_calls'], 14):>14}"
@@ -236,6 +241,7 @@ def render_group_table(document: dict[str, Any]) -> str:
                 f" {'n/a' if share is None else f'{share:.0%}':>8}"
             )
         lines.insert(len(lines) - 1, "-" * len(lines[0]))
+        lines.extend(under)
         lines.append("calls in multi: calls in non_eval waves of 2+ calls;")
         lines.append("total s: its calls' durations summed, overlapping calls each counted"
                      " in full;")
@@ -248,7 +254,7 @@ def render_group_table(document: dict[str, Any]) -> str:
                  f" {'mixed':>5} {'saved s':>9} {'upper s':>9}")
     rows = [*document["groups"], {"group": "total", **document["total"]}]
     for row in rows:
-        label = labels.get(str(row["group"]), "total")
+        label = labels.get(str(row["group"]), total)
         lines.append(
             f"{label:<{width}} {compact_count(row['paired_calls']):>5}"
             f" {compact_count(row['waves_total']):>5}"
@@ -259,6 +265,7 @@ def render_group_table(document: dict[str, Any]) -> str:
             f" {seconds(_ms(row['upper_bound_saved_ms'])):>9}"
         )
     lines.insert(len(lines) - 1, "-" * len(lines[0]))
+    lines.extend(under)
     lines.append("calls: paired calls; multi: non_eval waves of 2+ calls; rt: saved round trips;")
     lines.append("saved s / upper s: modeled saving and its upper bound.")
     return "\n".join(lines) + "\n"

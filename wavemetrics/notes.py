@@ -26,6 +26,8 @@ from wavemetrics._suffixes import SESSION_SUFFIXES
 
 __all__ = [
     "NOTED_SESSIONS",
+    "TRACKED_CALL_BYTES",
+    "cap_advice",
     "input_notes",
     "plural",
     "read_notes",
@@ -79,6 +81,24 @@ if TYPE_CHECKING:
         def path(self) -> str: ...
         @property
         def reason(self) -> str: ...
+
+
+#: Memory one tracked call costs, roughly, in bytes: what ``--max-tracked-calls 0`` (no
+#: cap) costs per call. Measured with ``tracemalloc`` on the Python engine (docs/cli.md,
+#: "The call cap"): a pending call in ``summarize``'s stream ~120 bytes plus its id
+#: string (~80 for a Claude Code id), a call of ``waves``/``timeline``'s assembled
+#: waves ~220-240 bytes.
+TRACKED_CALL_BYTES = 200
+
+
+def cap_advice(cap: int | None) -> str:
+    """What the loss line adds when calls were dropped at the per-lane cap ``cap``
+    (``None`` when not known): how to lift the cap and what that costs, e.g. ``past the
+    cap of 2000 calls per lane; --max-tracked-calls 0 lifts it, at about 200 bytes of
+    memory per tracked call``."""
+    where = f"the cap of {plural(cap, 'call')} per lane" if cap else "the per-lane call cap"
+    return (f"past {where}; --max-tracked-calls 0 lifts it, at about {TRACKED_CALL_BYTES}"
+            " bytes of memory per tracked call")
 
 
 def plural(count: int, word: str) -> str:

@@ -22,6 +22,8 @@ from wavemetrics._options import non_default_arguments, options_record
 from wavemetrics.classify import EVAL_TOOL_NAMES, classify_wave
 from wavemetrics.escaping import printable, shortened
 from wavemetrics.histogram import HISTOGRAM_BUCKET_MAXIMA, decode_histogram
+from wavemetrics.notes import cap_advice
+from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.pipeline import Analysis, LaneFigures, LaneResult
 from wavemetrics.readers import DUPLICATE
 from wavemetrics.readers.lanes import InputReport
@@ -48,6 +50,7 @@ __all__ = [
     "render_table",
     "render_waves_table",
     "unique_prefixes",
+    "wave_rows",
     "waves_document",
 ]
 
@@ -293,11 +296,59 @@ def _wrap(text: str) -> str:
                          break_on_hyphens=False)
 
 
-def loss_line(total: ParallelismSummary) -> str | None:
-    """The table's "calls not counted" line when ``total`` lost calls, else ``None``."""
+def loss_line(total: ParallelismSummary, max_tracked_calls: int | None = None) -> str | None:
+    """The "calls not counted" line when ``total`` lost calls, else ``None``: one line,
+    not wrapped, e.g. ``calls not counted: incomplete 1 (figures are a lower bound)``.
+
+    Every view that loses calls says it in these words (the ``summarize`` tables
+    under their total row, ``waves`` and ``timeline`` on stderr, docs/cli.md). When
+    calls were dropped at the per-lane cap (``max_tracked_calls``: the cap the run
+    used, ``None`` when not known) the line goes on to say how to lift it and what
+    that costs (:func:`wavemetrics.notes.cap_advice`).
+    """
     losses = {loss.label: getattr(total, name) for name, loss in LOSS_FIGURES}
     lost = ", ".join(f"{name} {n}" for name, n in losses.items() if n)
-    return f"calls not counted: {lost} (figures are a lower bound)" if lost else None
+    if not lost:
+        return None
+    text = f"calls not counted: {lost} (figures are a lower bound)"
+    if total.dropped_calls:
+        text += ": " + cap_advice(max_tracked_calls)
+    return text
+
+
+#: The mark of a total row whose figures the cap cut (calls dropped at
+#: ``--max-tracked-calls``), and of the loss line that explains it.
+CAPPED_MARK = "*"
+
+
+def total_label(total: ParallelismSummary) -> str:
+    """The total row's first cell: ``total``, marked ``total*`` when calls were dropped at
+    the cap (the loss line under it then starts with ``*``)."""
+    return "total" + (CAPPED_MARK if total.dropped_calls else "")
+
+
+def under_total(
+    analysis: Analysis[LaneFigures], labels: Sequence[tuple[str, str]],
+    max_tracked_calls: int | None = None,
+) -> list[str]:
+    """The lines every ``summarize`` table (the plain one and each ``--by`` table) prints
+    under its total row, in this order: the tool time (:func:`tool_time_line`), the
+    calls not counted (:func:`loss_line`; wrapped, and marked ``*`` as the total row is
+    when calls were dropped at the cap), the concentration notes
+    (:func:`concentration_notes`; ``labels``: each lane's session and lane cells, as
+    :func:`table_lane_cells` gives them) and the lanes read from several inputs."""
+    total = analysis.total
+    lines = [tool_time_line(total)]
+    lost = loss_line(total, max_tracked_calls)
+    if lost:
+        lines.append(_wrap(f"{CAPPED_MARK} {lost}") if total.dropped_calls else lost)
+    lines.extend(concentration_notes(analysis.lanes, labels, total))
+    repeated = analysis.outcome.repeated_lanes
+    if repeated:
+        count = len(repeated)
+        lines.append(f"repeated: {count} session/lane{'' if count == 1 else 's'} read from"
+                     " 2+ inputs, counted per input (--show-paths)")
+    return lines
 
 
 #: Wave sizes of the histogram's buckets 2..8 (bucket 1, single calls, save nothing),
@@ -426,6 +477,7 @@ def inputs_line(analysis: Analysis[LaneFigures], input_format: str = "auto") -> 
 def render_table(
     analysis: Analysis[LaneFigures], *, input_format: str = "auto", show_paths: bool = False,
     options: dict[str, Any] | None = None,
+    max_tracked_calls: int | None = None,
 ) -> str:
     """A table for people: one row per lane and a total row, durations in seconds.
 
@@ -433,7 +485,8 @@ def render_table(
     (:func:`unique_prefixes`). ``show_paths`` adds a section that gives each
     row's full session and lane ids, format and input path. ``options``: the run's
     options record; those not at their default are named under ``inputs:``
-    (:func:`options_line`).
+    (:func:`options_line`). ``max_tracked_calls``: the per-lane cap the figures were
+    made with, named by the loss line when the cap dropped calls (:func:`under_total`).
     """
     lines = [_inputs_line(analysis.outcome.inputs, input_format,
                           len(analysis.outcome.skipped))]
@@ -448,18 +501,10 @@ def render_table(
         lines.append(_figures(label, result.summary, widths))
     lines.append("-" * len(lines[header_at]))
     lanes = len(analysis.lanes)
-    lines.append(_figures(("total", f"{lanes} lane" + ("" if lanes == 1 else "s")),
+    lines.append(_figures((total_label(analysis.total),
+                           f"{lanes} lane" + ("" if lanes == 1 else "s")),
                           analysis.total, widths))
-    lines.append(tool_time_line(analysis.total))
-    lost = loss_line(analysis.total)
-    if lost:
-        lines.append(lost)
-    lines.extend(concentration_notes(analysis.lanes, labels, analysis.total))
-    repeated = analysis.outcome.repeated_lanes
-    if repeated:
-        count = len(repeated)
-        lines.append(f"repeated: {count} session/lane{'' if count == 1 else 's'} read from"
-                     " 2+ inputs, counted per input (--show-paths)")
+    lines.extend(under_total(analysis, labels, max_tracked_calls))
     lines.append(
         "calls: paired calls; multi: non_eval waves of 2+ calls; rt: saved round trips;"
     )
@@ -520,14 +565,47 @@ def _wave_rows(
     return rows
 
 
-def waves_document(
+def wave_rows(
     analysis: Analysis[LaneResult], eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES
 ) -> list[dict[str, Any]]:
-    """Every wave of every lane, in lane order then wave order."""
+    """Every wave of every lane, in lane order then wave order: the ``waves`` of
+    :func:`waves_document`."""
     rows: list[dict[str, Any]] = []
     for result in analysis.lanes:
         rows.extend(_wave_rows(result, eval_tool_names))
     return rows
+
+
+#: The figures of each lane (and of the total) in the ``waves --format json`` document:
+#: what was counted and every loss figure, under their ``summarize`` JSON names.
+WAVES_LANE_FIGURES = (
+    "observed_calls", "paired_calls", *(name for name, _ in LOSS_FIGURES), "waves_total",
+)
+
+
+def waves_document(
+    analysis: Analysis[LaneResult], eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES,
+    max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
+) -> dict[str, Any]:
+    """The ``waves --format json`` document: ``inputs`` (as ``summarize``'s), the cap
+    the waves were built with (``max_tracked_calls``: the one given to ``analyse``,
+    whose default is the same; ``None``: unbounded), ``lanes``
+    (each lane's ``path``, ``session_id``, ``lane_id`` and
+    :data:`WAVES_LANE_FIGURES`, every lane listed), their ``total`` and ``waves``
+    (:func:`wave_rows`). A non-zero ``incomplete_calls``, ``clock_anomalies`` or
+    ``dropped_calls`` says calls are missing from the list (docs/cli.md)."""
+    lanes = [
+        {"path": r.lane.path, "session_id": r.lane.session_id, "lane_id": r.lane.lane_id,
+         **{name: getattr(r.summary, name) for name in WAVES_LANE_FIGURES}}
+        for r in analysis.lanes
+    ]
+    return {
+        "inputs": [_input_dict(report) for report in analysis.outcome.inputs],
+        "max_tracked_calls": max_tracked_calls,
+        "lanes": lanes,
+        "total": {name: getattr(analysis.total, name) for name in WAVES_LANE_FIGURES},
+        "waves": wave_rows(analysis, eval_tool_names),
+    }
 
 
 def render_waves_table(
@@ -544,7 +622,7 @@ def render_waves_table(
               f"{'span s':>8} {'n':>3} "
               f"{'peak':>4} {'bucket':<9} {'saved s':>8}  tools")
     lines = [header]
-    for row in waves_document(analysis, eval_tool_names):
+    for row in wave_rows(analysis, eval_tool_names):
         lines.append(
             f"{sessions[row['session_id']]:<{s_width}} {names[row['lane_id']]:<{l_width}} "
             f"{row['start']:<24} {_seconds(row['span_ms']):>8} {row['size']:>3} "

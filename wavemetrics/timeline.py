@@ -64,6 +64,7 @@ HEADER_IN = 0.75  # caption and legend
 FOOTER_IN = 0.25
 ROW_IN = 0.25  # one row of bars
 _TITLE_IN = 0.25  # from the panel's top to its axes
+_LOSS_IN = 0.2  # the title's second line, saying which calls were not counted
 _XAXIS_IN = 0.5  # below the axes: tick labels and the axis label
 _EMPTY_IN = 0.25  # the text of a lane with no paired call
 _LEFT_IN = 0.25
@@ -122,30 +123,40 @@ def panel_rows(result: LaneResult) -> int:
     return max((wave.size for wave in result.waves), default=0)
 
 
-def panel_height_in(rows: int) -> float:
-    """Height in inches of a panel of ``rows`` rows (0: a lane with no paired call).
+def panel_height_in(rows: int, lost: bool = False) -> float:
+    """Height in inches of a panel of ``rows`` rows (0: a lane with no paired call);
+    ``lost``: the lane lost calls (:func:`lost_calls`), said on a second title line.
 
-    >>> panel_height_in(0), panel_height_in(1), panel_height_in(3)
-    (0.5, 1.0, 1.5)
+    >>> panel_height_in(0), panel_height_in(1), panel_height_in(3), panel_height_in(1, True)
+    (0.5, 1.0, 1.5, 1.2)
     """
+    title = _TITLE_IN + (_LOSS_IN if lost else 0.0)
     if rows == 0:
-        return _TITLE_IN + _EMPTY_IN
-    return _TITLE_IN + rows * ROW_IN + _XAXIS_IN
+        return title + _EMPTY_IN
+    return title + rows * ROW_IN + _XAXIS_IN
 
 
-def figure_size_px(rows: Sequence[int]) -> tuple[int, int]:
+def lost_calls(result: LaneResult) -> bool:
+    """Whether a lane lost calls (incomplete, clock anomalies, dropped at the cap): its
+    panel's title then has a second line that says so."""
+    return any(getattr(result.summary, name) for name, _ in LOSS_FIGURES)
+
+
+def figure_size_px(rows: Sequence[int], lost: Sequence[bool] = ()) -> tuple[int, int]:
     """Width and height in pixels of a PNG whose panels have ``rows`` rows each
     (:func:`panel_rows`; an SVG has the same size in pt).
 
     >>> figure_size_px([1]), figure_size_px([3, 0, 1])
     ((1200, 200), (1200, 400))
     """
-    width, height = _figure_size_in(rows)
+    width, height = _figure_size_in(rows, lost)
     return round(width * DPI), round(height * DPI)
 
 
-def _figure_size_in(rows: Sequence[int]) -> tuple[float, float]:
-    panels = sum(panel_height_in(n) for n in rows) if rows else panel_height_in(0)
+def _figure_size_in(rows: Sequence[int], lost: Sequence[bool] = ()) -> tuple[float, float]:
+    flags = [*lost, *[False] * (len(rows) - len(lost))]
+    panels = (sum(panel_height_in(n, f) for n, f in zip(rows, flags, strict=True)) if rows
+              else panel_height_in(0))
     return WIDTH_IN, HEADER_IN + panels + FOOTER_IN
 
 
@@ -266,17 +277,18 @@ def render_timeline(
         {"svg.hashsalt": "wavemetrics", "svg.fonttype": "none", "font.size": 9.0}
     ):
         rows = [panel_rows(result) for result in lanes]
-        width, height = _figure_size_in(rows)
+        lost = [lost_calls(result) for result in lanes]
+        width, height = _figure_size_in(rows, lost)
         figure = Figure(figsize=(width, height), dpi=DPI)
         measure = TextToPath()  # sizes the tool names (do they fit on their bar?)
         _draw_header(figure, height)
         counter = _Counter()
         clocks = _session_clocks(lanes)
         top = height - HEADER_IN
-        for result, n in zip(lanes, rows, strict=True):
-            axes = figure.add_axes(_panel_rect(top, n, height))
+        for result, n, lane_lost in zip(lanes, rows, lost, strict=True):
+            axes = figure.add_axes(_panel_rect(top, n, height, lane_lost))
             _draw_lane(axes, result, names, counter, measure, clocks[result.lane.session_id], n)
-            top -= panel_height_in(n)
+            top -= panel_height_in(n, lane_lost)
         if not lanes:
             figure.text(0.5, 0.5, "no lanes", ha="center", va="center")
         if fmt == "png":
@@ -318,8 +330,10 @@ class _Counter:
     tooltips: list[str] = attrs.field(factory=list)
 
 
-def _panel_rect(top: float, rows: int, height: float) -> tuple[float, float, float, float]:
-    axes_top = top - _TITLE_IN
+def _panel_rect(
+    top: float, rows: int, height: float, lost: bool = False
+) -> tuple[float, float, float, float]:
+    axes_top = top - _TITLE_IN - (_LOSS_IN if lost else 0.0)
     axes_in = rows * ROW_IN if rows else _EMPTY_IN
     return (
         _LEFT_IN / WIDTH_IN,
@@ -387,17 +401,20 @@ def _lane_title(result: LaneResult) -> str:
     waves = len(result.waves)
     lost = ", ".join(f"{loss.label} {getattr(s, name)}" for name, loss in LOSS_FIGURES
                      if getattr(s, name))
-    # the same mark as summarize's "calls not counted: ... (figures are a lower bound)"
-    mark = f"; calls not counted: {lost} (figures are a lower bound)" if lost else ""
+    # the same words as summarize's "calls not counted: ... (figures are a lower bound)",
+    # on a line of their own (the first is often as wide as the picture), naming the
+    # option that lifts the cap when the cap dropped calls (its cost: the stderr warning)
+    lift = "; --max-tracked-calls 0 counts every call" if s.dropped_calls else ""
+    mark = f"\ncalls not counted: {lost} (figures are a lower bound{lift})" if lost else ""
     return _printable(
         f"session {_printable(result.lane.session_id, 40)}"
         f" / lane {_printable(result.lane.lane_id, 40)}: "
         f"{_plural(s.paired_calls, 'call')} in {_plural(waves, 'wave')}"
         f" ({s.non_eval_waves_multi} multi-call non_eval); "
         f"modeled saving {s.modeled_wallclock_saved_ms / 1000:.2f} s "
-        f"(upper bound {s.upper_bound_saved_ms / 1000:.2f} s){mark}",
+        f"(upper bound {s.upper_bound_saved_ms / 1000:.2f} s)",
         limit=400,
-    )
+    ) + mark
 
 
 def _draw_lane(
