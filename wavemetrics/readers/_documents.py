@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -29,6 +30,8 @@ _BOM = b"\xef\xbb\xbf"
 # Between values: brackets, quotes, and runs of other text (a bare number, stray text).
 _TOP = re.compile(rb'[][{}"]|[^][{}"\s]+')
 _OPENERS = (b"{", b"[", b'"')
+# A line that begins with one of these, inside a value, may begin the next document.
+_OPENERS_AT_LINE_START = (b"{", b"[")
 # Inside a value, outside strings: brackets and quotes only.
 _NESTED = re.compile(rb'[][{}"]')
 # Inside a string: its closing quote or a backslash escape.
@@ -67,20 +70,60 @@ def split_documents(lines: Iterable[bytes], limits: Limits) -> Iterator[bytes]:
     Values are delimited by bracket depth outside strings; text between
     values that starts none (stray closing brackets, bare words or numbers)
     is yielded as one item, up to the next value. The validity of each is
-    left to the parser. An unclosed value at the end is
-    yielded as it is (the parser then rejects it). Raises
-    :class:`~wavemetrics.limits.InputTooLargeError` when one value runs past
-    ``max_document_bytes`` or holds a line longer than ``max_line_bytes``.
+    left to the parser.
+
+    A cut document (``{ "broken":`` and a newline) would otherwise swallow
+    every document after it, its brackets never balancing. So a line that
+    begins with ``{`` or ``[`` in its first column, inside a value begun on an
+    earlier line, may begin the next document (a pretty-printer indents what
+    a value holds; the SDK console exporter writes each document from the
+    first column). The first such line of a value is remembered; the value
+    is cut there, its part before that line yielded alone (the parser then
+    rejects it) and reading resumes at that line, when the value:
+
+    - is still open at the end of the input, or
+    - closes but does not parse (checked here only for such a value), or
+    - runs past ``max_document_bytes``.
+
+    A value that closes and parses is one document, whatever its lines
+    begin with (``json.dumps(..., indent=0)`` writes nested values in the
+    first column). An unclosed value with no such line is yielded as it is.
+
+    The lines read again are bounded: once they outnumber in bytes the lines
+    read from the input (several cut documents, each holding the rest of the
+    input), such a line cuts the value at once, unchecked, so that the work
+    stays linear in the input whatever it holds.
+
+    Raises :class:`~wavemetrics.limits.InputTooLargeError` when one value
+    with no such line runs past ``max_document_bytes``, or a line is longer
+    than ``max_line_bytes``. Holds at most one value (``max_document_bytes``).
     """
+    source = iter(lines)
+    replay: deque[bytes] = deque()  # lines of a cut value, to read again
     parts: list[bytes] = []
     size = 0
+    resume: int | None = None  # index in ``parts`` of the value's first line that may begin one
     stray: list[bytes] = []  # text between documents that starts none
     stray_size = 0
     depth = 0
     in_string = False
     escaped = False  # the next byte of the string is escaped (a backslash ended a chunk)
     first = True
-    for raw in lines:
+    read = replayed = 0  # bytes read from the input, and read again
+    while True:
+        raw: bytes | None
+        if replay:
+            raw = replay.popleft()
+        elif (raw := next(source, None)) is None:
+            if parts and resume is not None:  # open at the end: cut, read the rest again
+                yield b"".join(parts[:resume])
+                replay.extend(parts[resume:])
+                replayed += sum(map(len, parts[resume:]))
+                parts, size, resume, depth, in_string, escaped = [], 0, None, 0, False, False
+                continue
+            break
+        else:
+            read += len(raw)
         if raw is LINE_TOO_LONG:
             raise InputTooLargeError(
                 f"a JSON document holds a line longer than {mib(limits.max_line_bytes)}"
@@ -93,11 +136,23 @@ def split_documents(lines: Iterable[bytes], limits: Limits) -> Iterator[bytes]:
             if depth:
                 size += len(line)
                 if size > limits.max_document_bytes:
-                    raise _too_large(limits)
+                    if resume is None:
+                        raise _too_large(limits)
+                    yield b"".join(parts[:resume])
+                    replay.extendleft(reversed(parts[resume:]))
+                    replayed += sum(map(len, parts[resume:]))
+                    parts, size, resume, depth, in_string, escaped = [], 0, None, 0, False, False
             continue
+        if parts and line.startswith(_OPENERS_AT_LINE_START):  # may begin the next document
+            if replayed > read:  # read again as much as read: cut at once
+                yield b"".join(parts)
+                parts, size, resume, depth, in_string, escaped = [], 0, None, 0, False, False
+            elif resume is None:
+                resume = len(parts)
         start = 0  # where the current value began in this line (when it began here)
         position = 0
         length = len(line)
+        cut = False  # the value was cut in this line: the line is read again
         while position < length:
             if in_string:
                 if escaped:
@@ -142,18 +197,41 @@ def split_documents(lines: Iterable[bytes], limits: Limits) -> Iterator[bytes]:
             else:  # a closing bracket
                 depth -= 1
                 if depth == 0:
-                    yield from _emit(parts, line[start:position], size, limits)
-                    parts, size = [], 0
+                    tail = line[start:position]
+                    if resume is not None and not _whole(parts, tail, size, limits):
+                        yield b"".join(parts[:resume])
+                        replay.extendleft([*parts[resume:], line][::-1])
+                        replayed += sum(map(len, parts[resume:])) + len(line)
+                        cut = True
+                        break
+                    yield from _emit(parts, tail, size, limits)
+                    parts, size, resume = [], 0, None
+        if cut:
+            parts, size, resume, depth, in_string, escaped = [], 0, None, 0, False, False
+            continue
         if depth or in_string:  # the value goes on past this line
             piece = line if parts else line[start:]
             parts.append(piece)
             size += len(piece)
             if size > limits.max_document_bytes:
-                raise _too_large(limits)
+                if resume is None:
+                    raise _too_large(limits)
+                yield b"".join(parts[:resume])
+                replay.extendleft(reversed(parts[resume:]))
+                replayed += sum(map(len, parts[resume:]))
+                parts, size, resume, depth, in_string, escaped = [], 0, None, 0, False, False
     if stray:
         yield b" ".join(stray)
     if parts:
         yield b"".join(parts)
+
+
+def _whole(parts: list[bytes], tail: bytes, size: int, limits: Limits) -> bool:
+    """Whether a closed value that holds a line which may begin a document is one
+    document: within ``max_document_bytes`` and parsed."""
+    if size + len(tail) > limits.max_document_bytes:
+        return False
+    return parse_document(b"".join([*parts, tail]))[1] is None
 
 
 def _emit(parts: list[bytes], tail: bytes, size: int, limits: Limits) -> Iterator[bytes]:
