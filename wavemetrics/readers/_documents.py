@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections import deque
 from collections.abc import Iterable, Iterator
+from itertools import chain
 from typing import Any
 
 from wavemetrics.limits import InputTooLargeError, Limits, mib
@@ -31,7 +31,7 @@ _BOM = b"\xef\xbb\xbf"
 _TOP = re.compile(rb'[][{}"]|[^][{}"\s]+')
 _OPENERS = (b"{", b"[", b'"')
 # A line that begins with one of these, inside a value, may begin the next document.
-_OPENERS_AT_LINE_START = (b"{", b"[")
+_OPENERS_AT_LINE_START = frozenset((b"{", b"["))
 # Inside a value, outside strings: brackets and quotes only.
 _NESTED = re.compile(rb'[][{}"]')
 # Inside a string: its closing quote or a backslash escape.
@@ -98,8 +98,7 @@ def split_documents(lines: Iterable[bytes], limits: Limits) -> Iterator[bytes]:
     with no such line runs past ``max_document_bytes``, or a line is longer
     than ``max_line_bytes``. Holds at most one value (``max_document_bytes``).
     """
-    source = iter(lines)
-    replay: deque[bytes] = deque()  # lines of a cut value, to read again
+    source: Iterator[bytes] = iter(lines)
     parts: list[bytes] = []
     size = 0
     resume: int | None = None  # index in ``parts`` of the value's first line that may begin one
@@ -109,117 +108,111 @@ def split_documents(lines: Iterable[bytes], limits: Limits) -> Iterator[bytes]:
     in_string = False
     escaped = False  # the next byte of the string is escaped (a backslash ended a chunk)
     first = True
-    read = replayed = 0  # bytes read from the input, and read again
+    read = replayed = pending = 0  # bytes read from the input, queued again, still queued
     while True:
-        raw: bytes | None
-        if replay:
-            raw = replay.popleft()
-        elif (raw := next(source, None)) is None:
-            if parts and resume is not None:  # open at the end: cut, read the rest again
-                yield b"".join(parts[:resume])
-                replay.extend(parts[resume:])
-                replayed += sum(map(len, parts[resume:]))
-                parts, size, resume, depth, in_string, escaped = [], 0, None, 0, False, False
+        again: list[bytes] | None = None  # a cut value's lines from ``resume``: read again
+        for raw in source:
+            if pending:  # a line read again
+                pending -= len(raw)
+            else:
+                read += len(raw)
+            if raw is LINE_TOO_LONG:
+                raise InputTooLargeError(
+                    f"a JSON document holds a line longer than {mib(limits.max_line_bytes)}"
+                    " (--max-line-bytes): not read further"
+                )
+            line = raw.removeprefix(_BOM) if first else raw
+            first = False
+            if not in_string and line.isspace():
+                # whitespace between tokens: counted in the document's size, never held
+                if depth:
+                    size += len(line)
+                    if size > limits.max_document_bytes:
+                        if resume is None:
+                            raise _too_large(limits)
+                        again = parts[resume:]
+                        break
                 continue
-            break
-        else:
-            read += len(raw)
-        if raw is LINE_TOO_LONG:
-            raise InputTooLargeError(
-                f"a JSON document holds a line longer than {mib(limits.max_line_bytes)}"
-                " (--max-line-bytes): not read further"
-            )
-        line = raw.removeprefix(_BOM) if first else raw
-        first = False
-        if not in_string and line.isspace():
-            # whitespace between tokens: counted in the document's size, never held
-            if depth:
-                size += len(line)
+            if parts and line[:1] in _OPENERS_AT_LINE_START:  # may begin the next document
+                if replayed > read:  # read again more than read: cut at once, unchecked
+                    yield b"".join(parts)
+                    parts, size, resume, depth, in_string, escaped = [], 0, None, 0, False, False
+                elif resume is None:
+                    resume = len(parts)
+            start = 0  # where the current value began in this line (when it began here)
+            position = 0
+            length = len(line)
+            while position < length:
+                if in_string:
+                    if escaped:
+                        escaped = False
+                        position += 1
+                        continue
+                    match = _INSIDE.search(line, position)
+                    if match is None:
+                        position = length
+                        break
+                    position = match.end()
+                    if match.group() == b"\\":
+                        escaped = True
+                        continue
+                    in_string = False
+                    if depth == 0:  # a top-level string ends here
+                        yield from _emit(parts, line[start:position], size, limits)
+                        parts, size, resume = [], 0, None
+                    continue
+                match = (_NESTED if depth else _TOP).search(line, position)
+                if match is None:  # only whitespace is left
+                    position = length
+                    break
+                token = match.group()
+                position = match.end()
+                if depth == 0 and token not in _OPENERS:
+                    # stray text between documents: one item, up to the next document
+                    stray.append(token)
+                    stray_size += len(token)
+                    if stray_size > limits.max_document_bytes:
+                        raise _too_large(limits)
+                    continue
+                if depth == 0 and not parts:
+                    if stray:
+                        yield b" ".join(stray)
+                        stray, stray_size = [], 0
+                    start = match.start()  # a new value begins here
+                if token == b'"':
+                    in_string = True
+                elif token in (b"{", b"["):
+                    depth += 1
+                else:  # a closing bracket
+                    depth -= 1
+                    if depth == 0:
+                        tail = line[start:position]
+                        if resume is not None and not _whole(parts, tail, size, limits):
+                            again = [*parts[resume:], line]  # this line too, from its start
+                            break
+                        yield from _emit(parts, tail, size, limits)
+                        parts, size, resume = [], 0, None
+            if again is not None:
+                break
+            if depth or in_string:  # the value goes on past this line
+                piece = line if parts else line[start:]
+                parts.append(piece)
+                size += len(piece)
                 if size > limits.max_document_bytes:
                     if resume is None:
                         raise _too_large(limits)
-                    yield b"".join(parts[:resume])
-                    replay.extendleft(reversed(parts[resume:]))
-                    replayed += sum(map(len, parts[resume:]))
-                    parts, size, resume, depth, in_string, escaped = [], 0, None, 0, False, False
-            continue
-        if parts and line.startswith(_OPENERS_AT_LINE_START):  # may begin the next document
-            if replayed > read:  # read again as much as read: cut at once
-                yield b"".join(parts)
-                parts, size, resume, depth, in_string, escaped = [], 0, None, 0, False, False
-            elif resume is None:
-                resume = len(parts)
-        start = 0  # where the current value began in this line (when it began here)
-        position = 0
-        length = len(line)
-        cut = False  # the value was cut in this line: the line is read again
-        while position < length:
-            if in_string:
-                if escaped:
-                    escaped = False
-                    position += 1
-                    continue
-                match = _INSIDE.search(line, position)
-                if match is None:
-                    position = length
+                    again = parts[resume:]
                     break
-                position = match.end()
-                if match.group() == b"\\":
-                    escaped = True
-                    continue
-                in_string = False
-                if depth == 0:  # a top-level string ends here
-                    yield from _emit(parts, line[start:position], size, limits)
-                    parts, size = [], 0
-                continue
-            match = (_NESTED if depth else _TOP).search(line, position)
-            if match is None:  # only whitespace is left
-                position = length
+        else:  # the end of the input
+            if not parts or resume is None:
                 break
-            token = match.group()
-            position = match.end()
-            if depth == 0 and token not in _OPENERS:
-                # stray text between documents: one item, up to the next document
-                stray.append(token)
-                stray_size += len(token)
-                if stray_size > limits.max_document_bytes:
-                    raise _too_large(limits)
-                continue
-            if depth == 0 and not parts:
-                if stray:
-                    yield b" ".join(stray)
-                    stray, stray_size = [], 0
-                start = match.start()  # a new value begins here
-            if token == b'"':
-                in_string = True
-            elif token in (b"{", b"["):
-                depth += 1
-            else:  # a closing bracket
-                depth -= 1
-                if depth == 0:
-                    tail = line[start:position]
-                    if resume is not None and not _whole(parts, tail, size, limits):
-                        yield b"".join(parts[:resume])
-                        replay.extendleft([*parts[resume:], line][::-1])
-                        replayed += sum(map(len, parts[resume:])) + len(line)
-                        cut = True
-                        break
-                    yield from _emit(parts, tail, size, limits)
-                    parts, size, resume = [], 0, None
-        if cut:
-            parts, size, resume, depth, in_string, escaped = [], 0, None, 0, False, False
-            continue
-        if depth or in_string:  # the value goes on past this line
-            piece = line if parts else line[start:]
-            parts.append(piece)
-            size += len(piece)
-            if size > limits.max_document_bytes:
-                if resume is None:
-                    raise _too_large(limits)
-                yield b"".join(parts[:resume])
-                replay.extendleft(reversed(parts[resume:]))
-                replayed += sum(map(len, parts[resume:]))
-                parts, size, resume, depth, in_string, escaped = [], 0, None, 0, False, False
+            again = parts[resume:]  # a value still open: cut, read the rest again
+        yield b"".join(parts[:resume])
+        queued = sum(map(len, again))
+        replayed += queued
+        pending += queued
+        source = chain(again, source)
+        parts, size, resume, depth, in_string, escaped = [], 0, None, 0, False, False
     if stray:
         yield b" ".join(stray)
     if parts:
