@@ -243,6 +243,15 @@ observation_streams = st.lists(
     st.one_of(valid_observations(), valid_observations(), malformed_elements), max_size=40
 )
 
+#: A lane's observations as a reader feeds them: valid starts and ends in any order, with
+#: reused ids, replaced starts, orphan ends and ends before their start (integer ms).
+lane_observations = st.lists(
+    st.builds(Observation, st.sampled_from(("start", "end")), st.sampled_from(CALL_IDS),
+              tool_names, small_ms),
+    max_size=30,
+)
+
+
 #: Caps to pair under: unbounded (``None``/``0``) and small caps that are hit often.
 caps = st.one_of(st.none(), st.just(0), st.integers(min_value=1, max_value=6))
 

@@ -373,8 +373,9 @@ def _pi_result(at: str, call_id: str, name: str) -> dict[str, Any]:
 def _pi_fork_folder(folder: Path) -> None:
     """A pi v3 parent (cwd /p/alpha: t1 [0,2000] and t2 [0,3000] in one wave) and its fork
     (cwd /p/beta: the parent's 3 entries copied, then t3 [10000,11000] alone), the fork's
-    file sorting first, and a meta.json that is no trace."""
-    t0, t2s, t3s, t10s, t11s = (f"2026-01-01T00:00:{s}.000Z" for s in ("00", "02", "03", "10",
+    file sorting first, and a meta.json that is no trace. In April 2026, when pi (v0.58.0
+    and later) starts the calls of one message together (docs/formats.md, ``pi``)."""
+    t0, t2s, t3s, t10s, t11s = (f"2026-04-01T00:00:{s}.000Z" for s in ("00", "02", "03", "10",
                                                                          "11"))
     parent = [
         _pi_entry("0000000a", None, _pi_call(t0, ("t1", "bash"), ("t2", "read"))),

@@ -902,12 +902,15 @@ CORPUS_CLI_CASES: list[tuple[str, str, tuple[Any, ...], dict[str, Any], list[dic
     (
         "pi",
         "pi-mono/before-compaction.jsonl",
-        ("pi", 1003, 886, 117, {}), {},
+        ("pi", 1003, 886, 117, {}), {"notes": {"reconstructed_starts": 15}},
+        # pi ran the calls of a message one after another (tests/test_readers_pi.py): its 8
+        # multi-call waves touch, saving 0; upper bound (n - 1) x span / n per wave
         [{"session_id": "ffae836b-9420-4060-ac13-7745215f90ff", "lane_id": "main",
           "observed_calls": 454, "paired_calls": 448, "incomplete_calls": 6,
           "non_eval_waves_total": 433, "non_eval_waves_multi": 8, _HISTOGRAM: "425:3:3:2:0:0:0:0",
-          "modeled_wallclock_saved_ms": 194.0, "upper_bound_saved_ms": 249.83333333333334,
-          "non_eval_saved_round_trips": 15}],
+          "modeled_wallclock_saved_ms": 0.0,
+          "upper_bound_saved_ms": 7 + 38 * 2 / 3 + 25 * 2 / 3 + 23 * 2 / 3 + 7 + 16.5 + 16.5 + 15,
+          "non_eval_saved_round_trips": 0}],
     ),
     (
         "otlp",

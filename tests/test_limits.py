@@ -202,3 +202,26 @@ def test_cli_limit_options_reach_the_readers(tmp_path: Path) -> None:
         )
     result = CliRunner().invoke(main, ["summarize", "--max-line-bytes", "0", str(path)])
     assert result.exit_code == 2
+
+
+def test_a_cut_document_is_cut_at_the_limit_not_an_error(tmp_path: Path) -> None:
+    """A cut document (``{ "broken":``) before 40 pretty-printed documents of about 500
+    bytes each (20 KB in all, past the 10,000-byte limit): the open value reaches the limit
+    holding lines that may begin a document, so it is cut at the first of them and reading
+    resumes there: 41 items, 40 used (one call each), 1 problem, no error."""
+    documents = []
+    for index in range(40):
+        span = {"traceId": "5b8efff798038103d269b633813fc60c", "spanId": f"{index + 1:016x}",
+                "name": "execute_tool read", "startTimeUnixNano": str(10 * index + 1),
+                "endTimeUnixNano": str(10 * index + 2),
+                "attributes": [{"key": "gen_ai.operation.name",
+                                "value": {"stringValue": "execute_tool"}}]}
+        documents.append(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]},
+                                    indent=2) + "\n")
+    text = '{ "broken":\n' + "".join(documents)
+    assert len(text) > 2 * SMALL.max_document_bytes
+    path = tmp_path / "stream.json"
+    path.write_text(text, encoding="utf-8")
+    (report,) = read_inputs([str(path)], "otlp", limits=SMALL).inputs
+    assert (report.error, report.lines_read, report.lines_used, report.problems) == (
+        None, 41, 40, {"invalid_json": 1})

@@ -322,3 +322,45 @@ def test_agent_lanes_and_nested_mcp_copies_in_span_dicts(tmp_path: Path) -> None
                         ("end", "w2", "web_fetch", BASE_MS + 5300.0)]),
     ]
     assert report.ignored == {"duplicate_span": 1, "non_tool_span": 2}
+
+
+def _console_stream(broken_after: int | None, calls: int = 100) -> str:
+    """``calls`` span dicts as the SDK console exporter writes them (``to_json()``: indent
+    4, one after another), sequential 10 ms tool calls 100 ms apart, with a cut document
+    ``{ "broken":`` and a newline after the first ``broken_after`` of them."""
+    documents = [json.dumps(_span(index + 1, index * 100, index * 100 + 10,
+                                  call_id=f"c{index}"), indent=4) + "\n"
+                 for index in range(calls)]
+    if broken_after is not None:
+        documents.insert(broken_after, '{ "broken":\n')
+    return "".join(documents)
+
+
+@pytest.mark.parametrize("broken_after", [0, 1, 50, 100])
+def test_a_cut_document_in_a_console_stream_loses_only_itself(
+    tmp_path: Path, broken_after: int,
+) -> None:
+    """A cut document (at the start, after the first, in the middle, at the end) is one
+    problem and reading resumes at the next top-level document: 100 span dicts, 100 calls
+    paired, 101 items = 100 used + 1 problem, and no error for the input."""
+    path = tmp_path / "console.json"
+    path.write_text(_console_stream(broken_after), encoding="utf-8")
+    report, (lane,) = _read(str(path))
+    assert (report.lines_read, report.lines_used, report.lines_ignored, report.problems) == (
+        101, 100, 0, {"invalid_json": 1})
+    assert report.lines_read == report.lines_used + report.lines_ignored + 1
+    assert report.error is None
+    summary = _summary(lane)
+    assert (summary.observed_calls, summary.paired_calls, summary.non_eval_waves_total) == (
+        100, 100, 100)
+    assert [o.call_id for o in lane.observations[::2]] == [f"c{i}" for i in range(100)]
+
+
+def test_an_unbroken_console_stream_reads_every_document(tmp_path: Path) -> None:
+    """The same stream with no cut: 100 items, all used."""
+    path = tmp_path / "console.json"
+    path.write_text(_console_stream(None), encoding="utf-8")
+    report, (lane,) = _read(str(path))
+    assert (report.lines_read, report.lines_used, report.problems, report.error) == (
+        100, 100, {}, None)
+    assert _summary(lane).paired_calls == 100

@@ -15,6 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -418,6 +419,61 @@ def test_concatenated_pretty_documents_resume_after_a_bad_one(tmp_path: Path) ->
     assert (report.lines_read, report.lines_used, report.problems) == (
         101, 100, {"invalid_json": 1})
     assert len(lane.observations) == 200  # 100 calls, a start and an end each
+
+
+@pytest.mark.parametrize("broken_after", [0, 1, 50, 100])
+def test_a_cut_document_in_a_pretty_stream_loses_only_itself(
+    tmp_path: Path, broken_after: int,
+) -> None:
+    """100 pretty-printed documents of one 10 ms call each, 100 ms apart, with a cut
+    document ``{ "broken":`` and a newline after the first ``broken_after`` (start,
+    second, middle, end): the cut one is one problem and reading resumes at the next
+    document, 101 items = 100 used + 1 problem, 100 calls paired, no error."""
+    documents = [json.dumps(_batch([_span(f"{index + 1:016x}", index * 100, index * 100 + 10,
+                                          call_id=f"c{index}")]), indent=2) + "\n"
+                 for index in range(100)]
+    documents.insert(broken_after, '{ "broken":\n')
+    path = tmp_path / "stream.json"
+    path.write_text("".join(documents), encoding="utf-8")
+    report, (lane,) = _read(str(path))
+    assert (report.lines_read, report.lines_used, report.lines_ignored, report.problems,
+            report.error) == (101, 100, 0, {"invalid_json": 1}, None)
+    summary = _summary(lane)
+    assert (summary.observed_calls, summary.paired_calls) == (100, 100)
+    assert [o.call_id for o in lane.observations[::2]] == [f"c{i}" for i in range(100)]
+
+
+def test_a_document_with_values_in_the_first_column_is_one_document(tmp_path: Path) -> None:
+    """``json.dumps(..., indent=0)`` writes nested values in the first column: a value that
+    closes and parses is one document, never cut there; after a cut document it is read
+    whole too (2 items: the cut one, a problem; the batch with its 2 spans)."""
+    batch = _batch([_span("0000000000000001", 10, 20, call_id="a"),
+                    _span("0000000000000002", 15, 30, call_id="b")])
+    text = json.dumps(batch, indent=0)
+    assert "\n{\n" in text  # the spans' objects begin lines
+    path = tmp_path / "flat.json"
+    path.write_text(text + "\n", encoding="utf-8")
+    report, (lane,) = _read(str(path))
+    assert (report.lines_read, report.lines_used, report.problems) == (2, 2, {})
+    path.write_text('{ "broken":\n' + text + "\n", encoding="utf-8")
+    report, (lane,) = _read(str(path))
+    assert (report.lines_read, report.lines_used, report.problems) == (
+        3, 2, {"invalid_json": 1})
+    assert [o.call_id for o in lane.observations] == ["a", "a", "b", "b"]
+
+
+def test_many_cut_documents_are_each_one_problem(tmp_path: Path) -> None:
+    """20,000 cut documents in a row (each would hold the rest of the input): each is one
+    problem, and the lines read again stay within the input's size (the test ends
+    quickly rather than in quadratic time)."""
+    path = tmp_path / "cuts.json"
+    path.write_text('{ "broken":\n' * 20_000, encoding="utf-8")
+    report, lanes = _read(str(path), "otlp")
+    assert (report.lines_read, report.lines_used, report.problems) == (
+        20_000, 0, {"invalid_json": 20_000})
+    assert report.error is not None  # every item a problem: the input is unusable
+    assert report.error.startswith("no usable record: 20000 lines read as otlp")
+    assert lanes == []
 
 
 def test_documents_side_by_side_and_strings_with_brackets_are_split_right(

@@ -4,13 +4,18 @@ Expected corpus figures were computed independently of this package, by a
 throwaway whole-file script written from ``docs/formats.md`` and
 ``docs/metrics.md``. Checked by hand against the raw lines: line 3 is an
 assistant message at 22:41:09.389 with two ``read`` calls whose results are
-written at .394 and .403, so one wave of 2, durations 5 + 14 ms, span 14 ms,
-modeled saving 5 ms, upper bound 9.5 ms. The tool time (435 082 ms) agrees with
-the corpus manifest's 435.1 s.
+written at .394 and .403. The header has no ``version`` (a v1 file, pi of
+December 2025), so pi ran them one after another: the second starts when the
+first's result is written, [.389, .394] and [.394, .403], one wave of 2 that
+only touches, durations 5 + 9 ms, span 14 ms, modeled saving 0, upper bound 7
+ms, no saved round trip. Read as starting together (before), they saved 5 ms
+with an upper bound of 9.5 ms and a tool time of 435 082 ms (the corpus
+manifest's 435.1 s, which sums the overlapping durations).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import tempfile
 from pathlib import Path
@@ -35,18 +40,26 @@ from tests.strategies import fuzz_lines, plausible_or_any
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
 from wavemetrics.pipeline import Lane
 from wavemetrics.readers import InputReport
-from wavemetrics.readers.pi import PI, read_pi
+from wavemetrics.readers.pi import PARALLEL_SINCE_MS, PI, read_pi
 
 # 2026-01-01T00:00:00Z: 20 454 days after the epoch.
 BASE_MS = 1_767_225_600_000
 SESSION_FILE = "pi-mono/before-compaction.jsonl"
 
 
+#: 2026-04-01T00:00:00Z, 90 days after BASE_MS: after pi v0.58.0 made the calls of one
+#: message run in parallel (2026-03-14T02:09:20Z), so a v3 message then starts its calls
+#: together.
+APRIL = 90 * 86_400_000
+#: 2026-03-14T02:09:20Z: 72 days, 2 h 9 min 20 s after BASE_MS.
+PARALLEL_SINCE = 72 * 86_400_000 + 2 * 3_600_000 + 9 * 60_000 + 20_000
+
+
 def _t(offset_ms: int) -> str:
-    """ISO time ``offset_ms`` after BASE_MS (under one hour)."""
-    minutes, rest = divmod(offset_ms, 60_000)
-    seconds, millis = divmod(rest, 1000)
-    return f"2026-01-01T00:{minutes:02d}:{seconds:02d}.{millis:03d}Z"
+    """ISO time ``offset_ms`` after BASE_MS (2026-01-01T00:00:00Z)."""
+    moment = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(
+        milliseconds=offset_ms)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _header(at: int, session_id: str) -> dict[str, Any]:
@@ -86,12 +99,23 @@ def _summary(lane: Lane) -> ParallelismSummary:
     return summarize(assemble_waves(lane.observations))
 
 
+#: The nine multi-call messages of the corpus file (line, calls, ms from the message's
+#: time to its last result), read from the raw lines; line 386's three reads never end.
+#: Run one after another, each that ended is a touching chain: a wave of n, modeled saving
+#: 0, upper bound (n - 1) x (span / n).
+CORPUS_CHAINS = [(3, 2, 14), (32, 3, 38), (36, 3, 25), (58, 3, 23), (62, 2, 14),
+                 (376, 4, 22), (381, 4, 22), (390, 2, 30)]
+
+
 @needs_corpus
 def test_corpus_session_figures() -> None:
-    """The pi session file gives the independently computed lane and line figures."""
+    """The pi session file gives the independently computed lane and line figures: its
+    multi-call messages ran one after another, so nothing is saved."""
     report, (lane,) = _read(str(CORPUS / SESSION_FILE))
+    # each call after the first of a message whose predecessor ended: 1 + 2 + 2 + 2 + 1
+    # + 3 + 3 + 1 (line 386's first read never ends, so its other two wait)
     assert (report.lines_read, report.lines_used, report.lines_ignored, report.problems,
-            report.notes) == (1003, 886, 117, {}, {})
+            report.notes) == (1003, 886, 117, {}, {"reconstructed_starts": 15})
     assert report.ignored == {"compaction": 2, "message.assistant": 47,
                               "message.bashExecution": 3, "message.user": 55,
                               "model_change": 5, "thinking_level_change": 5}
@@ -100,28 +124,33 @@ def test_corpus_session_figures() -> None:
     assert (s.observed_calls, s.paired_calls, s.incomplete_calls, s.non_eval_waves_total,
             s.non_eval_waves_multi, s.non_eval_wave_size_histogram) == (
         454, 448, 6, 433, 8, "425:3:3:2:0:0:0:0")
+    upper = 0.0
+    for _, calls, span in CORPUS_CHAINS:  # the waves in order, summed left to right
+        upper += (calls - 1) * (span / calls)
+    # tool time: the 435 082 ms summed with shared starts, less the 194 ms they overlapped
     assert (s.modeled_wallclock_saved_ms, s.upper_bound_saved_ms,
-            s.non_eval_saved_round_trips, s.tool_time_ms) == (
-        194.0, 249.83333333333334, 15, 435082.0)
+            s.non_eval_saved_round_trips, s.tool_time_ms) == (0.0, upper, 0, 434888.0)
+    assert upper == 7 + 38 * 2 / 3 + 25 * 2 / 3 + 23 * 2 / 3 + 7 + 16.5 + 16.5 + 15
     assert (s.clock_anomalies, s.dropped_calls, s.eval_only_waves, s.mixed_waves,
             s.measured_turn_duration_ms_total) == (0, 0, 0, 0, 0.0)
 
 
 @needs_corpus
 def test_corpus_first_wave_by_hand() -> None:
-    """The first assistant message's two reads form a wave of 2 saving 5 ms."""
+    """The first assistant message's two reads run one after another: a touching wave."""
     _, (lane,) = _read(str(CORPUS / SESSION_FILE))
     wave = assemble_waves(lane.observations).waves[0]
     start = 1_765_233_669_389.0  # 2025-12-08T22:41:09.389Z
     assert [(c.tool_name, c.start_ms, c.end_ms) for c in wave.calls] == [
-        ("read", start, start + 5), ("read", start, start + 14),
+        ("read", start, start + 5), ("read", start + 5, start + 14),
     ]
-    assert (wave.span_ms, wave.max_concurrency) == (14.0, 2)
+    assert (wave.span_ms, wave.max_concurrency) == (14.0, 1)
 
 
-
-def test_calls_of_one_message_start_together(tmp_path: Path) -> None:
-    """Every toolCall of an assistant line starts at its line time; results end them."""
+def test_calls_of_one_message_run_one_after_another(tmp_path: Path) -> None:
+    """A v1 file (no header ``version``): the first call starts at its line time, the next
+    when the first's result is written: a [100, 130], b [130, 160], touching: saving 0,
+    upper bound 30 ms (one call's mean), no saved round trip; one start reconstructed."""
     path = _write(tmp_path, [
         _header(0, "sess-1"),
         {"type": "message", "timestamp": _t(5), "message": {"role": "user", "content": []}},
@@ -133,15 +162,117 @@ def test_calls_of_one_message_start_together(tmp_path: Path) -> None:
     assert (lane.session_id, lane.lane_id) == ("sess-1", "main")
     assert observation_tuples(lane) == [
         ("start", "a", "read", BASE_MS + 100.0),
-        ("start", "b", "grep", BASE_MS + 100.0),
         ("end", "a", "read", BASE_MS + 130.0),
+        ("start", "b", "grep", BASE_MS + 130.0),
         ("end", "b", "grep", BASE_MS + 160.0),
     ]
-    assert (report.lines_read, report.lines_used, report.ignored) == (
-        5, 4, {"message.user": 1})
+    assert (report.lines_read, report.lines_used, report.ignored, report.notes) == (
+        5, 4, {"message.user": 1}, {"reconstructed_starts": 1})
     summary = _summary(lane)
     assert (summary.modeled_wallclock_saved_ms, summary.upper_bound_saved_ms,
-            summary.non_eval_saved_round_trips) == (30.0, 45.0, 1)
+            summary.non_eval_saved_round_trips) == (0.0, 30.0, 0)
+
+
+def _two_bash(version: int | None, at: int) -> list[dict[str, Any]]:
+    """A message at ``at`` with two bash calls whose results come 60 s and 120 s later."""
+    header = _header(0, "s") if version is None else {**_header(0, "s"), "version": version}
+    return [header, _assistant(at, ("a", "bash"), ("b", "bash")),
+            _result(at + 60_000, "a"), _result(at + 120_000, "b")]
+
+
+def test_two_bash_calls_of_one_message_save_nothing_when_run_one_after_another(
+    tmp_path: Path,
+) -> None:
+    """Before: both started at the message's time, [0, 60 s] and [0, 120 s]: saving
+    180 - 120 = 60 s, upper bound 90 s. pi ran them one after another (every version up
+    to v0.57.1): [0, 60 s] and [60 s, 120 s], saving 0, upper bound 60 s (the mean),
+    no saved round trip. So for v1, v2 and v3 files of January 2026 alike."""
+    for version in (None, 2, 3):
+        report, (lane,) = _read(_write(tmp_path, _two_bash(version, 1000), f"v{version}.jsonl"))
+        summary = _summary(lane)
+        assert (summary.modeled_wallclock_saved_ms, summary.upper_bound_saved_ms,
+                summary.non_eval_saved_round_trips) == (0.0, 60_000.0, 0), version
+        assert report.notes == {"reconstructed_starts": 1}
+
+
+def test_v3_calls_start_together_from_pi_0_58(tmp_path: Path) -> None:
+    """A v3 file's message at or after 2026-03-14T02:09:20Z (pi v0.58.0 runs the calls
+    of a message in parallel by default) starts its calls together, as recorded: saving
+    60 s, upper bound 90 s, one saved round trip; one millisecond before, one after
+    another. v1 and v2 files (pi before v0.35.0) are sequential at any date."""
+    assert BASE_MS + PARALLEL_SINCE == PARALLEL_SINCE_MS
+    for version, at, figures, notes in (
+        (3, PARALLEL_SINCE, (60_000.0, 90_000.0, 1), {}),
+        (3, APRIL, (60_000.0, 90_000.0, 1), {}),
+        (4, APRIL, (60_000.0, 90_000.0, 1), {}),
+        (3, PARALLEL_SINCE - 1, (0.0, 60_000.0, 0), {"reconstructed_starts": 1}),
+        (2, APRIL, (0.0, 60_000.0, 0), {"reconstructed_starts": 1}),
+        (None, APRIL, (0.0, 60_000.0, 0), {"reconstructed_starts": 1}),
+    ):
+        report, (lane,) = _read(_write(tmp_path, _two_bash(version, at), "s.jsonl"))
+        summary = _summary(lane)
+        assert (summary.modeled_wallclock_saved_ms, summary.upper_bound_saved_ms,
+                summary.non_eval_saved_round_trips) == figures, (version, at)
+        assert report.notes == notes, (version, at)
+
+
+def test_a_call_whose_predecessor_never_ends_waits_at_its_start(tmp_path: Path) -> None:
+    """Calls a [0, 10], b (no result), c (no result): b starts when a's result comes (10),
+    c never got its turn and starts with b when the next tool-call message comes (at 10,
+    before d's start at 50); at the end of the input likewise (f after e, which never
+    ends: both at 70)."""
+    path = _write(tmp_path, [
+        _header(0, "s"),
+        _assistant(0, ("a", "bash"), ("b", "read"), ("c", "read")),
+        _result(10, "a"),
+        _assistant(50, ("d", "bash")),
+        _result(60, "d"),
+        _assistant(70, ("e", "bash"), ("f", "bash")),
+    ])
+    report, (lane,) = _read(path)
+    assert observation_tuples(lane) == [
+        ("start", "a", "bash", BASE_MS + 0.0), ("end", "a", "bash", BASE_MS + 10.0),
+        ("start", "b", "read", BASE_MS + 10.0), ("start", "c", "read", BASE_MS + 10.0),
+        ("start", "d", "bash", BASE_MS + 50.0), ("end", "d", "bash", BASE_MS + 60.0),
+        ("start", "e", "bash", BASE_MS + 70.0), ("start", "f", "bash", BASE_MS + 70.0),
+    ]
+    assert report.notes == {"reconstructed_starts": 1}
+    summary = _summary(lane)
+    assert (summary.paired_calls, summary.incomplete_calls) == (2, 4)
+
+
+def test_a_result_out_of_turn_starts_the_waiting_calls_as_recorded(tmp_path: Path) -> None:
+    """Results b (20), a (30), c (40) of a message [a, b, c] at 0: b's result comes before
+    a's, so they did not run in this order one after another; b and c start at a's start
+    first, as recorded: [0, 30], [0, 20], [0, 40], saving 90 - 40 = 50 ms."""
+    path = _write(tmp_path, [
+        _header(0, "s"),
+        _assistant(0, ("a", "bash"), ("b", "bash"), ("c", "bash")),
+        _result(20, "b"), _result(30, "a"), _result(40, "c"),
+    ])
+    report, (lane,) = _read(path)
+    assert observation_tuples(lane) == [
+        ("start", "a", "bash", BASE_MS + 0.0), ("start", "b", "bash", BASE_MS + 0.0),
+        ("start", "c", "bash", BASE_MS + 0.0), ("end", "b", "bash", BASE_MS + 20.0),
+        ("end", "a", "bash", BASE_MS + 30.0), ("end", "c", "bash", BASE_MS + 40.0),
+    ]
+    assert report.notes == {}
+    assert _summary(lane).modeled_wallclock_saved_ms == 50.0
+
+
+def test_a_repeated_id_in_one_message_is_one_call_of_the_chain(tmp_path: Path) -> None:
+    """[a, a, b] at 0 with results a (10), b (25): the second a is a repeat (noted, never
+    fed); b follows a: [0, 10], [10, 25]."""
+    path = _write(tmp_path, [
+        _header(0, "s"), _assistant(0, ("a", "bash"), ("a", "read"), ("b", "grep")),
+        _result(10, "a"), _result(25, "b"),
+    ])
+    report, (lane,) = _read(path)
+    assert observation_tuples(lane) == [
+        ("start", "a", "bash", BASE_MS + 0.0), ("end", "a", "bash", BASE_MS + 10.0),
+        ("start", "b", "grep", BASE_MS + 10.0), ("end", "b", "grep", BASE_MS + 25.0),
+    ]
+    assert report.notes == {"repeated_tool_call": 1, "reconstructed_starts": 1}
 
 
 def test_missing_result_is_incomplete_and_orphan_result_unknown(tmp_path: Path) -> None:
@@ -300,11 +431,13 @@ def _entry(entry_id: str, parent: str | None, record: dict[str, Any]) -> dict[st
 
 
 def _parent_entries() -> list[dict[str, Any]]:
-    """Calls t1 [0, 2000] and t2 [0, 3000] of one message, as v3 entries."""
+    """Calls t1 [0, 2000] and t2 [0, 3000] of one message, as v3 entries of April 2026
+    (pi v0.58.0 and later: the calls of a message start together). Times are ms after
+    APRIL."""
     return [
-        _entry("0000000a", None, _assistant(0, ("t1", "bash"), ("t2", "read"))),
-        _entry("0000000b", "0000000a", _result(2000, "t1")),
-        _entry("0000000c", "0000000b", _result(3000, "t2", "read")),
+        _entry("0000000a", None, _assistant(APRIL, ("t1", "bash"), ("t2", "read"))),
+        _entry("0000000b", "0000000a", _result(APRIL + 2000, "t1")),
+        _entry("0000000c", "0000000b", _result(APRIL + 3000, "t2", "read")),
     ]
 
 
@@ -320,8 +453,8 @@ def _fork_records(parent_ref: dict[str, str], session_id: str = "sess-f",
     return [
         _v3_header(session_id, **parent_ref),
         *(copies if copies is not None else _parent_entries()),
-        _entry(own[0], "0000000c", _assistant(10_000, (own[2], "bash"))),
-        _entry(own[1], own[0], _result(11_000, own[2])),
+        _entry(own[0], "0000000c", _assistant(APRIL + 10_000, (own[2], "bash"))),
+        _entry(own[1], own[0], _result(APRIL + 11_000, own[2])),
     ]
 
 

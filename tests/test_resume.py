@@ -585,9 +585,10 @@ def test_pi_folder_newest_session_grown_reads_only_its_new_lines(
     tmp_path: Path, counting: _Counting
 ) -> None:
     """In a pi folder of an older session (call a, 10:00:00-02) and the newest one, which
-    grows by one message starting b and c at 10:00:05 and both results at 10:00:07,
-    only the new bytes are read and the folder says: 2 lanes, 2 waves, 1 multi-call,
-    2 000 ms saved (S 4 000 - span 2 000), as a full read."""
+    grows by one message with calls b and c at 10:00:05 and both results at 10:00:07,
+    only the new bytes are read and the folder says, as a full read: 2 lanes, 2 waves,
+    1 multi-call; pi ran b and c one after another (a v1 file), b [:05, :07] and c
+    [:07, :07] touch: 0 ms saved (S 2 000 - span 2 000)."""
     folder = tmp_path / "p"
     folder.mkdir()
     header = json.dumps({"type": "session", "id": "s2", "timestamp": "2025-03-01T10:00:04Z",
@@ -601,8 +602,39 @@ def test_pi_folder_newest_session_grown_reads_only_its_new_lines(
     total = document["total"]
     assert (code, len(document["lanes"]), total["non_eval_waves_total"],
             total["non_eval_waves_multi"], total["modeled_wallclock_saved_ms"]) == (
-        0, 2, 2, 1, 2000.0)
+        0, 2, 2, 1, 0.0)
+    assert document["inputs"][1]["notes"] == {"reconstructed_starts": 1}
     assert _outputs(str(folder), cache) == _outputs(str(folder), None)
+
+
+def test_pi_file_ending_while_a_call_waits_keeps_no_resume_point(
+    tmp_path: Path, counting: _Counting
+) -> None:
+    """A pi file that ends after b's result of a message [b, c, d] at :05 (c runs from
+    b's result at :07, d waits for its turn) keeps no resume point: when the results of
+    c (:09) and d (:10) are appended, the file is read in full (offset 0) and d starts at
+    c's result, as in a fresh read: b [:05, :07], c [:07, :09], d [:09, :10], tool time
+    5 000 ms, nothing saved, two starts reconstructed (``waves`` then takes the read
+    ``summarize`` stored)."""
+    path = tmp_path / PI_NAME
+    blocks = [{"type": "toolCall", "id": c, "name": "Read"} for c in ("b", "c", "d")]
+    path.write_bytes(_pi_message(5, {"role": "assistant", "content": blocks})
+                     + _pi_message(7, {"role": "toolResult", "toolCallId": "b"}))
+    cache = tmp_path / "cache"
+    _outputs(str(path), cache)
+    with open(path, "ab") as stream:
+        stream.write(_pi_message(9, {"role": "toolResult", "toolCallId": "c"})
+                     + _pi_message(10, {"role": "toolResult", "toolCallId": "d"}))
+    counting.offsets.clear()
+    outputs = _outputs(str(path), cache)
+    assert counting.offsets == [0]
+    assert outputs == _outputs(str(path), None)
+    document = json.loads(outputs[0][1])
+    lane = document["lanes"][0]
+    assert (lane["paired_calls"], lane["tool_time_ms"], lane["modeled_wallclock_saved_ms"]) == (
+        3, 5000.0, 0.0)
+    assert document["inputs"][0]["notes"] == {"reconstructed_starts": 2,
+                                              "session_id_from_file_name": 1}
 
 
 def test_pi_fork_or_reordered_folder_is_read_in_full(tmp_path: Path, counting: _Counting) -> None:

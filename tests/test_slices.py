@@ -8,13 +8,19 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import Event, write_events
+from tests.strategies import lane_observations
 from wavemetrics.cli import main
+from wavemetrics.histogram import decode_histogram
 from wavemetrics.observations import Observation
 from wavemetrics.pipeline import Lane
 from wavemetrics.slices import partition_lane, window_lane
+from wavemetrics.summary import ParallelismSummary, summarize
+from wavemetrics.waves import assemble_waves
 
 #: 2025-09-24T00:00:00Z in Unix ms.
 D = 1_758_672_000_000
@@ -338,3 +344,83 @@ def test_show_paths_leaves_by_json_unchanged(trace: Path) -> None:
     """--show-paths is for the table: the --by JSON document is the same with or without it."""
     assert _json("summarize", "--by", "lane", "--show-paths", str(trace)) == _json(
         "summarize", "--by", "lane", str(trace))
+
+
+#: A reused id (events inputs may reuse an id after pairing): ``a`` bash [0 s, 10 s] and
+#: ``b`` grep [5 s, 15 s] form one wave (durations 20 s, span 15 s: saving 5,000 ms); ``a``
+#: read [100 s, 110 s] is a wave of its own. Time 0 is 50 s before midnight D.
+REUSED: list[Event] = [
+    ("tool_execution_start", "a", "bash", D - 50_000, "main"),
+    ("tool_execution_start", "b", "grep", D - 45_000, "main"),
+    ("tool_execution_end", "a", "bash", D - 40_000, "main"),
+    ("tool_execution_end", "b", "grep", D - 35_000, "main"),
+    ("tool_execution_start", "a", "read", D + 50_000, "main"),
+    ("tool_execution_end", "a", "read", D + 60_000, "main"),
+]
+
+
+def test_a_reused_id_is_placed_by_the_wave_of_each_use(tmp_path: Path) -> None:
+    """Each call goes where its own wave starts, not where the last call of its id does:
+    --since 50 s (midnight D) keeps the read alone, --until 50 s the two-call wave
+    (saving 5,000 ms), and --by day splits them the same way."""
+    path = write_events(tmp_path / "reused.jsonl", REUSED)
+    since = _json("summarize", "--since", "2025-09-24T00:00:00Z", str(path))["total"]
+    assert _figures(since) == (1, 1, 0, 0.0, 0, 0)
+    until = _json("summarize", "--until", "2025-09-24T00:00:00Z", str(path))["total"]
+    assert _figures(until) == (2, 1, 1, 5000.0, 0, 0)
+    days = _json("summarize", "--by", "day", "--timezone", "UTC", str(path))["groups"]
+    assert [(g["group"], *_figures(g)) for g in days] == [
+        ("2025-09-23", 2, 1, 1, 5000.0, 0, 0), ("2025-09-24", 1, 1, 0, 0.0, 0, 0)]
+
+
+#: Figures of a split lane that add up to the whole: those of its paired calls and waves
+#: (a wave is never cut in two and goes where it starts), its start observations and
+#: malformed ones (each observation lands in exactly one part) and its turn time (with the
+#: earliest start).
+ADDITIVE = ("paired_calls", "waves_total", "non_eval_waves_total", "non_eval_waves_multi",
+            "non_eval_joined_calls", "non_eval_saved_round_trips", "eval_only_waves",
+            "eval_only_duration_ms", "mixed_waves", "eval_outer_joined_calls",
+            "mixed_non_eval_joined_calls", "modeled_wallclock_saved_ms",
+            "upper_bound_saved_ms", "tool_time_ms", "observed_calls",
+            "malformed_observations", "measured_turn_duration_ms_total")
+
+
+@given(observations=lane_observations, cut=st.integers(min_value=-1, max_value=42),
+       turns=st.sampled_from((0.0, 250.0)))
+def test_until_and_since_an_instant_add_up_to_the_whole(
+    observations: list[Observation], cut: int, turns: float,
+) -> None:
+    """Split any lane at any instant T: each wave of the part --until T starts before T,
+    each of the part --since T at or after it, and the parts, summarised with no cap, add up to the whole lane (ADDITIVE figures; the size histograms add bucket by
+    bucket), and so do orphan ends and clock anomalies. A replaced start goes by its own
+    time and may be the one left pending in its part: incomplete plus replaced starts add
+    up."""
+    turns = turns if observations else 0.0  # a turn total goes with a time: the lane's
+    lane = Lane("p", "s", "main", tuple(observations), measured_turn_duration_ms_total=turns)
+
+    def figures(part: Lane | None) -> ParallelismSummary:
+        if part is None:
+            return ParallelismSummary()
+        return summarize(assemble_waves(part.observations, max_tracked_calls=None),
+                         measured_turn_duration_ms_total=part.measured_turn_duration_ms_total)
+
+    whole = figures(lane)
+    until, since = window_lane(lane, None, cut), window_lane(lane, cut, None)
+    # every wave starts on its side of T
+    for part, side in ((until, lambda ms: ms < cut), (since, lambda ms: ms >= cut)):
+        waves = () if part is None else assemble_waves(part.observations,
+                                                       max_tracked_calls=None).waves
+        assert all(side(min(call.start_ms for call in wave.calls)) for wave in waves)
+    before, after = figures(until), figures(since)
+    for name in ADDITIVE:
+        assert getattr(before, name) + getattr(after, name) == pytest.approx(
+            getattr(whole, name), rel=1e-12), name
+    assert [a + b for a, b in zip(decode_histogram(before.non_eval_wave_size_histogram),
+                                          decode_histogram(after.non_eval_wave_size_histogram),
+                                          strict=True)] == list(
+        decode_histogram(whole.non_eval_wave_size_histogram))
+    for name in ("orphan_ends", "clock_anomalies"):
+        assert getattr(before, name) + getattr(after, name) == getattr(whole, name), name
+    unpaired = ("incomplete_calls", "duplicate_starts")
+    assert sum(getattr(s, n) for s in (before, after) for n in unpaired) == sum(
+        getattr(whole, n) for n in unpaired)

@@ -28,8 +28,8 @@ the state of the reader after the last complete line, as compact records:
     lane's kept observations (the batched-write rule may still move a start
     back when its output comes) are the lane record above;
   - ``pi`` (the session files of one folder): the reading order (parents before
-    their forks), the last-read file's session id and whether it had a record;
-    the other files' lanes are closed.
+    their forks), the last-read file's session id, its header's format version
+    and whether it had a record; the other files' lanes are closed.
 
 Never text, arguments, results or prompts.
 
@@ -61,7 +61,10 @@ folder, and are handled so:
   last resumes, only when it is not read as a fork (the entry keys are not
   kept: no point is kept for a fork, which is read in full when it grows), and
   only when the reading order computed from the grown files is the one the
-  point was kept with (else the unit is read in full).
+  point was kept with (else the unit is read in full). While calls of a
+  message pi ran one after another still wait for the result that starts
+  them (``readers.pi``), no point is kept either: that result, or the end of
+  the file, decides their start.
 - Claude Code, an **earlier** file of a folder (a session transcript sorts
   before its ``subagents/`` files): a full read would read the new lines
   *before* the later files. The result is still the full read's when no new
@@ -130,7 +133,7 @@ if TYPE_CHECKING:
 __all__ = ["RESUME_VERSION", "WINDOW", "read_resuming", "resume_unit_id"]
 
 #: The layout of a resume point; another value is read in full and replaced.
-RESUME_VERSION = 2
+RESUME_VERSION = 3
 
 
 def resume_unit_id(unit: ReadUnit, limits: str) -> str:
@@ -617,18 +620,23 @@ class _PiReading(_Reading):
         if self.forks[self.order[-1]]:
             return None
         last = self._reader(self.order[-1])
-        return [self.order, last.seen, last.state.session_id]
+        if last.waiting:  # a later result decides when the waiting calls start
+            return None
+        return [self.order, last.seen, last.state.session_id, last.state.version]
 
     def restore_state(self, state: Sequence[Any], lanes: Sequence[Lane]) -> None:
-        order, seen, session_id = state[:3]
+        order, seen, session_id, version = state[:4]
         if list(order) != self.order or self.forks[self.order[-1]]:
             raise ValueError("the folder's reading order or its last file's header changed")
-        if not isinstance(session_id, str | None) or (seen and not lanes):
-            raise ValueError("a pi file's state is its session id and at most one lane")
+        if (not isinstance(session_id, str | None) or (seen and not lanes)
+                or not (version is None or type(version) is int)):
+            raise ValueError("a pi file's state is its session id, format version and at"
+                             " most one lane")
         for lane in lanes[:-1] if seen else lanes:  # the other files' lanes, closed
             self.sink.open_lane(lane.path).lane = lane
         last = self._reader(self.order[-1])
         last.seen, last.state.session_id = bool(seen), session_id
+        last.state.version = version
         if seen:
             _restore_lane(last.state.lane, lanes[-1])
 

@@ -52,13 +52,15 @@ _SPAN_ID = re.compile(r"[0-9a-fA-F]{16}", re.ASCII)
 _WANTED = SPAN_ATTRIBUTES
 # Other OTLP signals a collector may write to a file: known, not traces.
 _OTHER_SIGNALS = ("resourceLogs", "resourceMetrics", "resourceProfiles")
-_DOCUMENT_HEAD = re.compile(r'\A\s*\{\s*"resourceSpans"\s*:')
+# A document head at the start of the input or of a line (after a cut first document).
+_DOCUMENT_HEAD = re.compile(r'(?:\A\s*|\n)\{\s*"resourceSpans"\s*:')
 
 
 def sniff_otlp(peek: Peek) -> bool:
     """OTLP/JSON traces: the input starts with ``{"resourceSpans":`` (any layout,
-    also pretty-printed), or one of its first records is such a document."""
-    if _DOCUMENT_HEAD.match(peek_text(peek.lines)):
+    also pretty-printed), one of its first lines begins with it (the first document
+    of a stream was cut), or one of its first records is such a document."""
+    if _DOCUMENT_HEAD.search(peek_text(peek.lines)):
         return True
     return any("resourceSpans" in record for record in peek.records)
 

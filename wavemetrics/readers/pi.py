@@ -3,10 +3,26 @@
 One lane, ``"main"``, keyed by the ``id`` of the ``{"type": "session"}``
 header. A start is the line ``timestamp`` of a ``message`` line whose
 ``message.role`` is ``assistant`` and whose ``message.content`` holds
-``toolCall`` blocks (``id``, ``name``); every call of one message starts at
-that time. An end is the line ``timestamp`` of the ``message`` line with
-``role == "toolResult"`` and that ``toolCallId``. Observations are fed in file
-order; a call id's first start and first end win, repeats are counted.
+``toolCall`` blocks (``id``, ``name``). An end is the line ``timestamp`` of the
+``message`` line with ``role == "toolResult"`` and that ``toolCallId``.
+Observations are fed in file order; a call id's first start and first end
+win, repeats are counted.
+
+Calls of one message run one after another in pi up to v0.57.1 (``badlogic/
+pi-mono``, ``executeToolCalls`` in ``packages/ai/src/agent/agent-loop.ts``, later
+``packages/agent/src/agent-loop.ts``: a ``for`` loop that awaits
+``tool.execute`` for each call), and in parallel by default from v0.58.0
+(commit ``63ac2df2``, 2026-03-14T02:09:20Z: ``executeToolCallsParallel``,
+``toolExecution`` defaulting to ``"parallel"``). The file records one time for
+all the calls of a message, so the reader rebuilds sequential starts where pi
+ran them sequentially (:func:`sequential_message`): the first call starts at
+the message's time, each next one when the result of the one before it is
+written (``notes["reconstructed_starts"]`` counts them). Elsewhere (a v3 file,
+the format of pi v0.35.0 and later, at or after that instant) all the calls of
+a message start at its time. A call still waiting for its turn when the next
+tool-call message comes, or the input ends, starts at the time of the call
+before it (its predecessor never ended); a result that comes out of turn
+starts every waiting call of its message at that time first.
 
 Choices where the spec is silent:
 
@@ -61,7 +77,8 @@ from wavemetrics.readers.sources import STDIN, Source, head_records
 from wavemetrics.timestamps import iso_to_ms
 
 __all__ = [
-    "PARENT_KEYS", "PI", "PiReader", "read_pi", "read_pi_folder", "reading_order", "sniff_pi",
+    "PARALLEL_SINCE_MS", "PARENT_KEYS", "PI", "PiReader", "read_pi", "read_pi_folder",
+    "reading_order", "sequential_message", "sniff_pi",
 ]
 
 FORMAT = "pi"
@@ -72,11 +89,45 @@ def _line_ms(record: dict[str, Any]) -> float | None:
     return iso_to_ms(stamp) if isinstance(stamp, str) else None
 
 
+#: 2026-03-14T02:09:20Z (Unix ms): the commit of ``badlogic/pi-mono`` (``63ac2df2``, first
+#: released in v0.58.0) that made pi run the tool calls of one message in parallel.
+PARALLEL_SINCE_MS = 1_773_454_160_000.0
+
+
+def sequential_message(version: int | None, at_ms: float) -> bool:
+    """Whether pi ran the tool calls of a message one after another: the session
+    header's format ``version`` (``None`` when absent: v1) and the message's line time.
+
+    v1 and v2 files were last written by pi before v0.35.0 (opening a file
+    migrates it to the current format and rewrites it): sequential. A v3 file (pi
+    v0.35.0 and later) is sequential for a message written before
+    :data:`PARALLEL_SINCE_MS`; at or after it, pi v0.58.0 and later run the calls
+    in parallel by default, which the file cannot tell from an older pi: the calls
+    start together, as recorded.
+
+    >>> sequential_message(None, PARALLEL_SINCE_MS), sequential_message(3, PARALLEL_SINCE_MS)
+    (True, False)
+    """
+    return version is None or version < 3 or at_ms < PARALLEL_SINCE_MS
+
+
+@attrs.define
+class _Chain:
+    """The calls of one sequential message: ``waiting`` (id, name) have not started;
+    ``running`` has started and its result starts the next; ``at_ms`` is its start."""
+
+    waiting: list[tuple[str, str]]
+    running: str
+    at_ms: float
+
+
 @attrs.define
 class _Session:
     lane: LaneBuilder
     account: LineAccount
     session_id: str | None = None
+    version: int | None = None  # the header's format version (None: v1, no key)
+    chain: _Chain | None = None
 
 
 def _read_header(record: dict[str, Any], state: _Session) -> None:
@@ -91,7 +142,19 @@ def _read_header(record: dict[str, Any], state: _Session) -> None:
         state.account.problem("invalid_session_header")
         return
     state.session_id = session_id
+    version = record.get("version")
+    if isinstance(version, int) and not isinstance(version, bool):
+        state.version = version
     state.account.use()
+
+
+def _start_waiting(state: _Session) -> None:
+    """Start the calls of the open chain still waiting, at the start of the call before
+    them (their predecessor has no result yet), and close the chain."""
+    chain, state.chain = state.chain, None
+    if chain is not None:
+        for call_id, name in chain.waiting:
+            state.lane.start(call_id, name, chain.at_ms)
 
 
 def _read_calls(record: dict[str, Any], content: object, state: _Session) -> None:
@@ -107,18 +170,27 @@ def _read_calls(record: dict[str, Any], content: object, state: _Session) -> Non
     if at_ms is None:
         account.problem("invalid_timestamp")
         return
-    fed = usable = 0
+    _start_waiting(state)
+    usable = 0
+    fresh: dict[str, str] = {}
     for block in blocks:
         call_id, name = usable_id(block.get("id")), usable_text(block.get("name"))
         if call_id is None or name is None:
             continue
         usable += 1
-        if call_id in lane.start_names:
+        if call_id in lane.start_names or call_id in fresh:
             account.note("repeated_tool_call")
             continue
-        lane.start(call_id, name, at_ms)
-        fed += 1
-    account_tool_line(account, len(blocks), usable, fed)
+        fresh[call_id] = name
+    calls = list(fresh.items())
+    if len(calls) > 1 and sequential_message(state.version, at_ms):
+        (first, name), *waiting = calls
+        lane.start(first, name, at_ms)
+        state.chain = _Chain(waiting, first, at_ms)
+    else:
+        for call_id, name in calls:
+            lane.start(call_id, name, at_ms)
+    account_tool_line(account, len(blocks), usable, len(calls))
 
 
 def _read_result(record: dict[str, Any], message: dict[str, Any], state: _Session) -> None:
@@ -134,8 +206,19 @@ def _read_result(record: dict[str, Any], message: dict[str, Any], state: _Sessio
     if call_id in lane.ended:
         account.ignore("repeated_tool_result")
         return
+    chain = state.chain
+    if chain is not None and any(call_id == waiting for waiting, _ in chain.waiting):
+        _start_waiting(state)  # out of turn: not run one after another as recorded
+        chain = None
     lane.ended.add(call_id)
     lane.end(call_id, at_ms)
+    if chain is not None and call_id == chain.running:
+        next_id, name = chain.waiting.pop(0)
+        lane.start(next_id, name, at_ms)  # when the call before it ended
+        account.note("reconstructed_starts")
+        chain.running, chain.at_ms = next_id, at_ms
+        if not chain.waiting:
+            state.chain = None
     account.use()
 
 
@@ -217,8 +300,16 @@ class PiReader:
             else:
                 account.ignore(f"message.{role}" if isinstance(role, str) else "message")
 
+    @property
+    def waiting(self) -> bool:
+        """Whether calls of a sequential message are still waiting for their start (a
+        later result decides it: see the module doc)."""
+        return self.state.chain is not None
+
     def finish(self) -> None:
-        """Close the lane (the input is over), if any record was read."""
+        """Close the lane (the input is over), if any record was read; calls still waiting
+        start at the start of the call before them."""
+        _start_waiting(self.state)
         if self.seen:  # a lane opened and never closed is not reported
             finish_single_lane(self.state.lane, self.state.session_id, self.path,
                                self.state.account)
