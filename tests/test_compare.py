@@ -169,6 +169,24 @@ def test_not_read_counts_distinct_trace_files_not_sidecars(tmp_path: Path) -> No
     assert json.loads(document)["not_read"] == [str(root / "stray.jsonl")]
 
 
+@needs_scipy
+def test_forced_format_foreign_to_a_trial_makes_it_failed(tmp_path: Path) -> None:
+    """``compare --input-format codex`` on events trials: every trial's lines are ignored as
+    foreign, so each trial is failed with the reason, never a zero value; exit 1."""
+    base, cand = tmp_path / "baseline", tmp_path / "candidate"
+    bad = saving_trial(base / "t1" / "a.jsonl", 30)
+    saving_trial(cand / "t1" / "a.jsonl", 20)
+    code, out, err = run("compare", "--format", "json", "--input-format", "codex",
+                         str(base), str(cand))
+    assert code == 1
+    document = json.loads(out)
+    assert document["failed_trials"] == {"baseline": 1, "candidate": 1}
+    assert document["tasks"][0]["baseline_mean"] is None
+    assert (f"wavemetrics: error: baseline: no usable record: {bad}: every line (4) was"
+            " ignored as a record type that --input-format codex does not read; it looks like"
+            " events: try --input-format events or auto\n") in err
+
+
 def test_table_fits_in_80_columns() -> None:
     """Every line of the expected table fits in 80 columns."""
     assert max(len(line) for line in EXPECTED_TABLE.splitlines()) <= 80

@@ -27,7 +27,7 @@ from wavemetrics.exceptions import MissingExtraError, install_hint
 from wavemetrics.limits import Limits
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.pipeline import Analysis, LaneResult, analyse, read_inputs
-from wavemetrics.readers import AUTO, DUPLICATE, EMPTY, InputReport, detect_input
+from wavemetrics.readers import AUTO, DUPLICATE, EMPTY, NO_USABLE_RECORD, InputReport, detect_input
 from wavemetrics.readers.registry import format_named
 from wavemetrics.readers.sources import expand_paths, file_stem
 from wavemetrics.schema import METRIC_FIGURES, Property, json_safe
@@ -476,6 +476,9 @@ def _failure_reason(report: InputReport) -> str | None:
     """Why an input gives no trial (the axis' wording), or ``None`` when it is usable."""
     problems = sum(report.problems.values())
     unusable = problems and report.lines_used == 0
+    foreign = f"{NO_USABLE_RECORD}: "  # every line foreign to a forced --input-format
+    if report.error is not None and report.error.startswith(foreign) and not unusable:
+        return f"{foreign}{report.path}: {report.error[len(foreign):]}"
     if report.error is not None and not unusable:
         return f"trace could not be read: {report.path}: {report.error}"
     if report.format == EMPTY:

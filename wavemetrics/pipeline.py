@@ -33,15 +33,17 @@ from wavemetrics.readers import (
     Detection,
     InputReport,
     ReadUnit,
+    detect_format,
     detect_input,
     plan_units,
     reads_alone,
     streamable,
 )
 from wavemetrics.readers import read_unit as read_unit_into
-from wavemetrics.readers._protocol import LaneWriter
+from wavemetrics.readers._protocol import LaneWriter, Peek
 from wavemetrics.readers.lanes import UNKNOWN_TOOL
 from wavemetrics.readers.sources import (
+    DETECT_LINES,
     EMPTY_FOLDER,
     STDIN,
     Source,
@@ -703,8 +705,11 @@ def _read_inputs(
             done((detection.path,))
     detections = {d.path: d for d, _ in detected}
     early = {ReadUnit(d.format, (d.path,)): r for d, r in detected if r is not None and d.format}
+    once: dict[str, str | None] = {}  # what auto-detection names for a read-once input
     for path, source in stdin.items():
         detections[path] = detect_input(path, input_format, source)
+        if input_format != AUTO:  # its first lines, peeked by that detection
+            once[path] = _detected_name(Peek(source.peek(DETECT_LINES), path))
     ordered = [detections[path] for path in files]
     skipped = [SkippedFile(path, reason) for path, reason in expansion.skipped]
     for detection in ordered:
@@ -759,7 +764,7 @@ def _read_inputs(
         result = results[unit]
         lanes.extend(result.lanes)
         for report in result.reports:
-            reports[report.path] = _no_usable_record(report, input_format)
+            reports[report.path] = _no_usable_record(report, input_format, once)
     return ReadOutcome(
         tuple(reports[p] for p, _ in entries if p in reports), tuple(lanes), stream, same_as,
         tuple(sorted(skipped, key=lambda s: s.path)),
@@ -866,9 +871,17 @@ def _read_natively(
     return results
 
 
-def _no_usable_record(report: InputReport, input_format: str) -> InputReport:
-    """An input whose every record was a problem becomes an error (``spec/formats.md``)."""
+def _no_usable_record(
+    report: InputReport, input_format: str, once: dict[str, str | None],
+) -> InputReport:
+    """An input whose every record was a problem becomes an error (``spec/formats.md``),
+    and so does one whose every record was foreign to a forced ``input_format``
+    (:func:`_foreign_to_format`; ``once``: what auto-detection names for each read-once
+    input, from the lines it peeked)."""
     problems = sum(report.problems.values())
+    if report.error is None and not problems and (
+            foreign := _foreign_to_format(report, input_format, once)):
+        return attrs.evolve(report, error=f"{NO_USABLE_RECORD}: {foreign}")
     # the rule of efficiency_axis' failed state: lines were problems, none was used
     if report.error is not None or not problems or report.lines_used:
         return report
@@ -879,6 +892,49 @@ def _no_usable_record(report: InputReport, input_format: str) -> InputReport:
     return attrs.evolve(report, error=(
         f"{NO_USABLE_RECORD}: {read} line{'' if read == 1 else 's'} read as {report.format},"
         f" {problems} not usable ({lost}), none used{hint}"))
+
+
+def _detected_name(peek: Peek) -> str | None:
+    """The name of the format auto-detection finds in ``peek`` (``EMPTY`` included)."""
+    detected = detect_format(peek)
+    return detected if detected is None or isinstance(detected, str) else detected.name
+
+
+def _foreign_to_format(
+    report: InputReport, input_format: str, once: dict[str, str | None],
+) -> str | None:
+    """Why ``report``'s input is foreign to the forced ``input_format``, or ``None``.
+
+    Foreign: ``input_format`` is not ``auto``, at least one line was read, every
+    line was *ignored* (none used, none a problem), and auto-detection, run on
+    the file's first lines as ``--input-format auto`` would, names another
+    format or none. The ignored counts alone cannot tell a foreign input from
+    one of the right format that merely holds no tool call (a Claude Code
+    ``user`` line with no tool result is ignored by ``claude-code`` and by
+    ``codex`` alike), so the format's recogniser decides: a Claude Code
+    transcript with no tool call read as ``claude-code`` is recognised, not
+    foreign; the same file read as ``codex`` is foreign. A file is peeked again
+    (only in this rare case); standard input and pipes, read once, are judged by
+    the first lines their detection peeked (``once``). Whitespace only (detected
+    as empty) is not foreign either. The reason carries the hint: the format
+    detected, or that none is.
+    """
+    if (input_format == AUTO or report.error is not None or report.lines_used
+            or report.lines_ignored != report.lines_read or not report.lines_read):
+        return None
+    if report.path in once:
+        detected: str | None = once[report.path]
+    elif os.path.isfile(report.path):
+        detected = detect_input(report.path).format
+    else:
+        return None
+    if detected in (input_format, EMPTY):
+        return None
+    head = (f"every line ({report.lines_read}) was ignored as a record type that"
+            f" --input-format {input_format} does not read")
+    if detected is None:
+        return f"{head}, and auto-detection recognises no format in it"
+    return f"{head}; it looks like {detected}: try --input-format {detected} or auto"
 
 
 def session_hash(session_id: str, lane_id: str) -> str:
