@@ -420,13 +420,13 @@ def cached_read_unit(
     """
     if cache is None:
         return read_unit(unit, stream, sources)
-    from wavemetrics.cache import file_key, limits_key, unit_key
+    from wavemetrics.cache import file_key, limits_key, unit_key, utf8_names
     from wavemetrics.unit_records import encode_unit, replay_streaming
 
     keys = [file_key(path) for path in unit.paths]
     known = [key for key in keys if key is not None]
-    if not known or len(known) != len(keys):
-        return read_unit(unit, stream, sources)
+    if not known or len(known) != len(keys) or not utf8_names(known):
+        return read_unit(unit, stream, sources)  # not cached: a pipe, a name not UTF-8
     # the limits in force change what a read yields (line_too_long, a cut input)
     limits = limits_key(current_limits())
     summarised_key = None
@@ -814,8 +814,15 @@ def _store_detections(
 
 
 def _unit_keys(unit: ReadUnit, keys: _FileKeys) -> list[FileKey] | None:
+    """The keys of the unit's files, or ``None`` when the unit is not cached (a file
+    that is no regular file, or whose name is not UTF-8: ``cache.utf8_names``)."""
+    from wavemetrics.cache import utf8_names
+
     known = [keys[path] for path in unit.paths]
-    return None if any(key is None for key in known) else cast("list[FileKey]", known)
+    if any(key is None for key in known):
+        return None
+    found = cast("list[FileKey]", known)
+    return found if utf8_names(found) else None
 
 
 def _cached_summaries(
