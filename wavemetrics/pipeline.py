@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, cast
 import attrs
 
 from wavemetrics._files import SKIPPED_UNRECOGNISED
-from wavemetrics.classify import EVAL_TOOL_NAMES
+from wavemetrics.classify import EVAL_TOOL_NAMES, normalize_tool_name
 from wavemetrics.limits import DEFAULT_LIMITS, Limits, current_limits, limits_in_effect
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS, Observation, ObservationKind
 from wavemetrics.readers import (
@@ -329,6 +329,27 @@ class UnitResult(Generic[L_co]):
     lanes: tuple[L_co, ...]
 
 
+def _native_engine_reads(stream: StreamSettings, limits: Limits) -> bool:
+    """Whether the native engine reads the ``claude-code`` and ``events`` units of a run
+    with these settings: ``engine="native"``, the default ``limits``, and eval names
+    whose normal forms (``classify.normalize_tool_name``: ``str.lower()`` of the running
+    interpreter) are all ASCII. Otherwise the Python readers read them: same output.
+
+    Why the eval names: the extension lower-cases the tool names it reads with Rust's
+    Unicode tables, the reference with the interpreter's ``str.lower()``, and their
+    Unicode versions differ (Python 3.11: 14.0). The two disagree only on letters whose
+    case mapping one table has and the other lacks (U+1C89, U+A7CB, ...), or on the
+    context of a final sigma, and each side then gives a character that is not ASCII.
+    Ahead of the last such character both normal forms hold a non-ASCII character, and
+    after it they are equal, so an ASCII eval name matches both or neither
+    (``spec/metrics.md`` section 4: equal, or a suffix after ``_``, ``:`` or ``/``); a
+    name that is not ASCII could match one and not the other.
+    """
+    if stream.engine != "native" or limits != DEFAULT_LIMITS:
+        return False
+    return all(normalize_tool_name(name).isascii() for name in stream.eval_tool_names)
+
+
 def read_unit(
     unit: ReadUnit,
     stream: StreamSettings | None = None,
@@ -343,7 +364,7 @@ def read_unit(
     limits only (:data:`~wavemetrics.limits.DEFAULT_LIMITS`); under other
     limits the Python readers read the unit.
     """
-    if stream is not None and stream.engine == "native" and current_limits() == DEFAULT_LIMITS:
+    if stream is not None and _native_engine_reads(stream, current_limits()):
         from wavemetrics.native import read_unit_native  # the extension loads on first use
 
         native = read_unit_native(unit.format, unit.paths, stream)
@@ -675,7 +696,7 @@ def _read_inputs(
     detected: list[tuple[Detection, UnitResult[Lane | StreamedLane] | None]] = []
     # the native engine reads under the default limits only (otherwise the Python
     # readers read): same output. With the read cache, what it reads is stored too.
-    native = (stream is not None and stream.engine == "native" and limits == DEFAULT_LIMITS)
+    native = stream is not None and _native_engine_reads(stream, limits)
     known: dict[str, str] = {}
     if cache is not None and on_disk:
         # every detection stored for these files, in a few queries
