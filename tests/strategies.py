@@ -926,3 +926,15 @@ folder_trees: st.SearchStrategy[dict[str, Any]] = st.recursive(
         max_size=4),
     max_leaves=12,
 )
+
+
+#: Letters whose lower case differs between Unicode tables (cased in Unicode 16 or 17,
+#: not in Python 3.11's 14.0: U+1C89, U+A7CB, U+A7DC, U+10D50, U+16EA0), their lower
+#: cases in the newer tables, the sigmas (a final one lower-cases by context), the
+#: Kelvin sign and dotted capital I (lower-cased to ASCII, or to two characters), some
+#: letters of ``eval`` in both cases and the separators of the eval-name rule.
+CASE_LETTERS = ("\u1c89\u1c8a\ua7cb\u0264\ua7dc\u019b\U00010d50\U00010d70\U00016ea0"
+                "\U00016ebb\u03a3\u03c3\u03c2\u212a\u0130eEvVaAlLk_-:/ ")
+
+#: Tool or eval names made of :data:`CASE_LETTERS`, never empty.
+case_names = st.text(alphabet=CASE_LETTERS, min_size=1, max_size=6)

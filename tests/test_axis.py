@@ -241,6 +241,20 @@ def test_forced_input_format_reads_like_detection(tmp_path: Path) -> None:
     assert (axis.state, axis.figures) == (AxisState.SCORED, TWO_LANES_FIGURES)
 
 
+@pytest.mark.parametrize("forced", ["claude-code", "codex", "pi"])
+def test_forced_input_format_foreign_to_the_trace_fails(tmp_path: Path, forced: str) -> None:
+    """An events trace read as another format: every line ignored as foreign (auto-detection
+    says events), so nothing was measured: failed, never a scored zero."""
+    path = write_events(tmp_path / "t.jsonl", TWO_LANES)
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    axis = efficiency_axis(path, input_format=forced)
+    assert (axis.state, axis.figures, axis.evidence_complete) == (AxisState.FAILED, None, False)
+    assert axis.reason == (
+        f"no usable record: {path}: every line ({lines}) was ignored as a record type that"
+        f" --input-format {forced} does not read; it looks like events: try --input-format"
+        " events or auto")
+
+
 def test_bad_arguments_raise() -> None:
     """An unknown format is a ValueError, a traces value of the wrong type a TypeError."""
     with pytest.raises(ValueError, match="unknown input format"):

@@ -15,9 +15,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.corpus import CORPUS, needs_corpus
-from tests.event_traces import TWO_LANES, event_line, write_events
+from tests.event_traces import TWO_LANES, event_line, saving_trial, write_events
 from wavemetrics import native
-from wavemetrics.cache import CACHE_FILE, ReadCache, _absolute, file_key
+from wavemetrics.cache import CACHE_FILE, FileKey, ReadCache, _absolute, file_key, utf8_names
 from wavemetrics.cli import main
 
 CORPUS_DIRS = ("claude-code-log", "agentcmd", "localpush", "pi-mono", "any-agent", "inspect_ai",
@@ -350,8 +350,8 @@ def test_a_file_cached_under_one_line_limit_is_read_again_under_another(
             1, 0.0)
         assert cut["inputs"][0]["problems"] == {"line_too_long": 1}
     else:
-        assert [row["size"] for row in json.loads(default_cold[1])] == [2]
-        assert [row["size"] for row in json.loads(tight[1])] == [1]
+        assert [row["size"] for row in json.loads(default_cold[1])["waves"]] == [2]
+        assert [row["size"] for row in json.loads(tight[1])["waves"]] == [1]
 
 
 def _pi_entry(entry_id: str, parent: str | None, record: dict[str, Any]) -> dict[str, Any]:
@@ -513,3 +513,64 @@ def test_file_key_path_is_the_absolute_path(parts: list[str], rooted: bool, slas
     """A file key's path is ``os.path.abspath`` of the path, however it is spelled."""
     path = ("/" if rooted else "") + "/".join(parts) + ("/" if slash else "")
     assert _absolute(path or ".") == os.path.abspath(path or ".")
+
+
+# -- file names that are not UTF-8 -------------------------------------------------
+
+#: ``a\xf5.jsonl``: a name whose byte 0xf5 is not UTF-8 (Python holds it as ``\udcf5``).
+_ODD_NAME = os.fsdecode(b"a\xf5.jsonl")
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX file names are bytes")
+@pytest.mark.parametrize("engine", ["python", "native"])
+@pytest.mark.parametrize("named", [True, False])
+def test_a_file_name_that_is_not_utf8_never_crashes_a_cached_run(
+    tmp_path: Path, private_cache: Path, engine: str, named: bool,
+) -> None:
+    """``a\\xf5.jsonl`` (valid events: two overlapping calls, by hand one 2-call wave
+    saving 30 ms), named or found in a folder: ``summarize`` (either engine) and ``waves``
+    give the ``--no-cache`` bytes cold and warm, exit 0; the name is shown escaped. Its
+    detection is kept under the name's own bytes; its unit keeps no entry."""
+    if engine == "native" and not native.available():
+        pytest.skip("the Rust extension is not built")
+    folder = tmp_path / "traces"
+    trace = saving_trial(folder / _ODD_NAME, 30)
+    target = str(trace) if named else str(folder)
+    for command in (["summarize", "--engine", engine], ["waves"]):
+        for output in ("table", "json"):
+            args = [*command, "--format", output, "--jobs", "1", target]
+            plain = _invoke(*args, "--no-cache")
+            cold = _invoke(*args)
+            warm = _invoke(*args)
+            assert plain[0] == 0
+            assert cold == plain
+            assert warm == plain
+    table = _invoke("summarize", "--engine", engine, target)[1]
+    assert "a\\xf5" in table
+    document = json.loads(_invoke("summarize", "--format", "json", target)[1])
+    assert document["inputs"][0]["path"] == str(trace)
+    assert document["total"]["modeled_wallclock_saved_ms"] == 30.0
+    with sqlite3.connect(private_cache / CACHE_FILE) as db:
+        blobs = [row[0] for row in db.execute(
+            "SELECT path FROM detections WHERE typeof(path) = 'blob'")]
+        units = db.execute("SELECT count(*) FROM units").fetchone()[0]
+    assert set(blobs) == {os.fsencode(_absolute(str(trace)))}
+    assert units == 0
+
+
+def test_detections_are_keyed_by_the_name_s_own_bytes(private_cache: Path) -> None:
+    """A detection stored for a name that is not UTF-8 comes back for it, and for no
+    other name: not for the text ``a\\xf5.jsonl`` spelt with a backslash, nor for
+    ``a\\u00f5.jsonl`` (the character U+00F5, UTF-8 bytes c3 b5)."""
+    odd = "/t/" + _ODD_NAME
+    cache = ReadCache(private_cache)
+    try:
+        cache.store_detections([(FileKey(odd, 1, 2, 3), "events")], "auto/limits:default")
+        keys = [FileKey(path, 1, 2, 3) for path in (odd, "/t/a\\xf5.jsonl", "/t/a\u00f5.jsonl")]
+        assert cache.detections(keys, "auto/limits:default") == {odd: "events"}
+        assert cache.detection(keys[0], "auto/limits:default") == "events"
+        assert cache.detection(keys[2], "auto/limits:default") is None
+    finally:
+        cache.close()
+    assert utf8_names([FileKey("/t/a\u00f5.jsonl", 1, 2, 3)])
+    assert not utf8_names([FileKey("/t/x.jsonl", 1, 2, 3), FileKey(odd, 1, 2, 3)])

@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import TWO_LANES, write_events
 from wavemetrics.cli import main
+from wavemetrics.native import available as native_available
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "wavemetrics" / "examples" / "claude-code-demo.jsonl"
 
@@ -518,14 +519,14 @@ def test_jsonl_says_which_lanes_emitted_no_event(tmp_path: Path) -> None:
 
 def test_counts_in_messages_are_singular_for_one(tmp_path: Path) -> None:
     """One line read (a known record type, no tool call) of a file that auto-detection does
-    not recognise gets the forced-format warning, its count in brackets, never ``1 lines``
+    not recognise gets the forced-format error, its count in brackets, never ``1 lines``
     (the plain note's ``1 line`` is pinned by the OTLP test below)."""
     path = _events_file(tmp_path / "s.jsonl", [{"type": "message", "timestamp": 1}])
     result = CliRunner().invoke(main, ["summarize", "--input-format", "events", str(path)])
     assert result.stderr == (
-        f"wavemetrics: warning: {path}: every line (1) was ignored as a record type that"
-        " --input-format events does not read, and auto-detection recognises no format in"
-        " it\n")
+        f"wavemetrics: error: {path}: no usable record: every line (1) was ignored as a record"
+        " type that --input-format events does not read, and auto-detection recognises no"
+        " format in it\n")
 
 
 @needs_corpus
@@ -1253,17 +1254,21 @@ def test_old_layout_notes_for_four_sessions_become_one_line(tmp_path: Path) -> N
 def test_every_line_ignored_under_a_forced_format_names_the_likely_one(
     forced: str, relative: str, detected: str, lines: int,
 ) -> None:
-    """A forced --input-format that ignores every line of a real file (no line is a problem,
-    so exit 0) gets a warning naming the format auto-detection finds.
+    """A forced --input-format that ignores every line of a real file as foreign (auto-detection
+    names another format) makes that input unusable: exit 1, under both engines and in
+    ``waves`` too, with an error naming the format auto-detection finds.
     (codex-tui reads no corpus file this way: every line it cannot use is a problem, an
     error with its own hint, tests above.)"""
     path = CORPUS / relative
-    result = CliRunner().invoke(main, ["summarize", "--input-format", forced, str(path)])
-    assert result.exit_code == 0
-    assert result.stderr == (
-        f"wavemetrics: warning: {path}: every line ({lines}) was ignored as a record type"
-        f" that --input-format {forced} does not read; it looks like {detected}: try"
-        f" --input-format {detected} or auto\n")
+    want = (f"wavemetrics: error: {path}: no usable record: every line ({lines}) was ignored"
+            f" as a record type that --input-format {forced} does not read; it looks like"
+            f" {detected}: try --input-format {detected} or auto\n")
+    for command in (["summarize", "--engine", "python"], ["summarize", "--engine", "native"],
+                    ["waves"]):
+        if "native" in command and not native_available():
+            continue
+        result = CliRunner().invoke(main, [*command, "--input-format", forced, str(path)])
+        assert (result.exit_code, result.stderr) == (1, want), command
 
 
 @needs_corpus
@@ -1279,14 +1284,88 @@ def test_right_forced_format_without_tool_calls_keeps_the_plain_note() -> None:
 
 def test_every_line_ignored_in_a_file_of_no_format_says_so(tmp_path: Path) -> None:
     """A JSONL file of records no format reads, forced as events: every line ignored, and
-    auto-detection recognises nothing either."""
+    auto-detection recognises nothing either: exit 1."""
     path = tmp_path / "x.jsonl"
     path.write_text('{"type": "hello"}\n{"type": "world"}\n', encoding="utf-8")
     result = CliRunner().invoke(main, ["summarize", "--input-format", "events", str(path)])
-    assert (result.exit_code, result.stderr) == (0, (
-        f"wavemetrics: warning: {path}: every line (2) was ignored as a record type that"
-        " --input-format events does not read, and auto-detection recognises no format in"
-        " it\n"))
+    assert (result.exit_code, result.stderr) == (1, (
+        f"wavemetrics: error: {path}: no usable record: every line (2) was ignored as a record"
+        " type that --input-format events does not read, and auto-detection recognises no"
+        " format in it\n"))
+
+
+# an events log of one call: every line foreign to --input-format codex (auto: events)
+_ONE_CALL_EVENTS = (
+    '{"type": "tool_execution_start", "toolCallId": "a", "toolName": "read", "timestamp": 1}\n'
+    '{"type": "tool_execution_end", "toolCallId": "a", "toolName": "read", "timestamp": 9}\n')
+
+
+def test_standard_input_foreign_to_a_forced_format_exits_1() -> None:
+    """Standard input is read once: its first lines, peeked by detection, decide (they look
+    like events), so a script piping a trace under the wrong format sees exit 1 too."""
+    result = CliRunner().invoke(main, ["summarize", "--input-format", "codex", "-"],
+                                input=_ONE_CALL_EVENTS)
+    assert (result.exit_code, result.stderr) == (1, (
+        "wavemetrics: error: -: no usable record: every line (2) was ignored as a record type"
+        " that --input-format codex does not read; it looks like events: try --input-format"
+        " events or auto\n"))
+    right = CliRunner().invoke(main, ["summarize", "--input-format", "events", "--format",
+                                      "json", "-"], input=_ONE_CALL_EVENTS)
+    assert (right.exit_code, right.stderr) == (0, "")
+    assert json.loads(right.stdout)["total"]["paired_calls"] == 1
+
+
+def test_right_forced_format_with_no_tool_call_stays_exit_0(tmp_path: Path) -> None:
+    """A Claude Code transcript with no tool call, forced as claude-code (its own format),
+    is merely unused: exit 0 and the plain note; forced as codex it is foreign: exit 1."""
+    path = _events_file(tmp_path / "s.jsonl", [
+        {"type": "user", "uuid": "u1", "sessionId": "s", "timestamp": "2026-01-01T00:00:00Z",
+         "message": {"role": "user", "content": "hi"}},
+    ])
+    own = CliRunner().invoke(main, ["summarize", "--input-format", "claude-code", str(path)])
+    assert (own.exit_code, own.stderr) == (0, (
+        f"wavemetrics: note: {path}: no tool calls found in 1 line read as claude-code; is"
+        " --input-format claude-code right? (auto detects the format)\n"))
+    other = CliRunner().invoke(main, ["summarize", "--input-format", "codex", str(path)])
+    assert other.exit_code == 1
+
+
+@pytest.mark.parametrize("named", [True, False])
+def test_foreign_input_exits_1_and_the_others_are_summarised(
+    tmp_path: Path, named: bool,
+) -> None:
+    """An events log and a Claude Code file forced as claude-code, named or found in a
+    folder: the events log is foreign (exit 1, its error), the Claude Code file is still
+    read (its 1 paired call)."""
+    events = tmp_path / "e.jsonl"
+    events.write_text(_ONE_CALL_EVENTS, encoding="utf-8")
+    claude = tmp_path / "c.jsonl"
+    claude.write_bytes(EXAMPLE.read_bytes())
+    paths = [str(claude), str(events)] if named else [str(tmp_path)]
+    result = CliRunner().invoke(main, ["summarize", "--input-format", "claude-code",
+                                       "--format", "json", *paths])
+    assert result.exit_code == 1
+    assert (f"wavemetrics: error: {events}: no usable record: every line (2) was ignored as a"
+            " record type that --input-format claude-code does not read; it looks like"
+            " events: try --input-format events or auto\n") in result.stderr
+    document = json.loads(result.stdout)
+    by_path = {entry["path"]: entry for entry in document["inputs"]}
+    assert by_path[str(claude)]["error"] is None
+    assert by_path[str(events)]["error"].startswith("no usable record: every line (2)")
+    assert document["total"]["paired_calls"] > 0
+
+
+def test_timeline_of_a_foreign_input_exits_1(tmp_path: Path) -> None:
+    """``timeline`` reads as ``summarize`` does: the foreign input is an error, exit 1."""
+    pytest.importorskip("matplotlib")
+    events = tmp_path / "e.jsonl"
+    events.write_text(_ONE_CALL_EVENTS, encoding="utf-8")
+    result = CliRunner().invoke(main, ["timeline", "--input-format", "pi", "-o",
+                                       str(tmp_path / "t.svg"), str(events)])
+    assert result.exit_code == 1
+    assert result.stderr.startswith(
+        f"wavemetrics: error: {events}: no usable record: every line (2) was ignored as a"
+        " record type that --input-format pi does not read; it looks like events")
 
 
 def _no_path_run(tmp_path: Path, stdin: Any, data: bytes | None = None) -> tuple[int, str, str]:

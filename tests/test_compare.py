@@ -56,7 +56,10 @@ def make_sides(root: Path) -> tuple[Path, Path]:
     saving_trial(base / "t1" / "b.jsonl", 30)
     saving_trial(cand / "t1" / "a.jsonl", 50)
     saving_trial(base / "t2" / "a.jsonl", 40)
-    (base / "t2" / "b.jsonl").write_text("not a trace\n", encoding="utf-8")
+    # an events trace whose only record is a problem (no call id): a failed trial
+    (base / "t2" / "b.jsonl").write_text(
+        '{"type": "tool_execution_start", "toolName": "bash", "timestamp": 1}\n',
+        encoding="utf-8")
     saving_trial(cand / "t2" / "a.jsonl", 20)
     saving_trial(cand / "t2" / "run2" / "b.jsonl", 80)
     saving_trial(base / "t3" / "a.jsonl", 5)
@@ -148,7 +151,8 @@ def test_table_shows_every_task_below_ten_paired(tmp_path: Path) -> None:
     assert out == EXPECTED_TABLE
     assert code == 1
     bad = base / "t2" / "b.jsonl"
-    assert f"wavemetrics: error: baseline: trace could not be read: {bad}" in err
+    assert (f"wavemetrics: error: baseline: no usable record: {bad}: 1 line not usable"
+            " (invalid_tool_record 1)\n") in err
     assert f"wavemetrics: error: candidate: no trace: {cand / 't5' / 'a.jsonl'} is empty" in err
     assert f"wavemetrics: note: {base / 'stray.jsonl'}: not in a task folder, not read" in err
 
@@ -167,6 +171,50 @@ def test_not_read_counts_distinct_trace_files_not_sidecars(tmp_path: Path) -> No
     assert "meta.json" not in err
     _, document, _ = run("compare", "--format", "json", str(root), str(root))
     assert json.loads(document)["not_read"] == [str(root / "stray.jsonl")]
+
+
+@needs_scipy
+def test_task_folder_is_read_as_summarize_reads_a_folder(tmp_path: Path) -> None:
+    """A bench runner's ``meta.json``, a ``*.meta.json`` sidecar and a ``notes.jsonl`` of
+    no known format beside a task's traces are skipped, as ``summarize`` skips them in a
+    folder: no failed trial, exit 0. By hand: t1 has trials 30 and 50 on the baseline
+    (mean 40 ms) and 20 on the candidate: -20 ms = -0.020 s."""
+    base, cand = tmp_path / "baseline", tmp_path / "candidate"
+    saving_trial(base / "t1" / "a.jsonl", 30)
+    saving_trial(base / "t1" / "b.jsonl", 50)
+    saving_trial(cand / "t1" / "a.jsonl", 20)
+    for side in (base, cand):
+        (side / "t1" / "meta.json").write_text('{"model": "m", "seed": 3}\n', encoding="utf-8")
+        (side / "t1" / "a.meta.json").write_text('{"agentType": "x"}\n', encoding="utf-8")
+        (side / "t1" / "notes.jsonl").write_text('{"step": 1}\n', encoding="utf-8")
+    summarized, _, _ = run("summarize", "--format", "json", str(base / "t1"))
+    assert summarized == 0
+    code, out, err = run("compare", "--format", "json", str(base), str(cand))
+    assert (code, err) == (0, "")
+    document = json.loads(out)
+    assert document["failed_trials"] == {"baseline": 0, "candidate": 0}
+    row = document["tasks"][0]
+    assert (row["baseline_trials"], row["candidate_trials"]) == (2, 1)
+    assert (row["baseline_failed"], row["candidate_failed"]) == (0, 0)
+    assert math.isclose(row["difference"], -20.0)
+
+
+@needs_scipy
+def test_forced_format_foreign_to_a_trial_makes_it_failed(tmp_path: Path) -> None:
+    """``compare --input-format codex`` on events trials: every trial's lines are ignored as
+    foreign, so each trial is failed with the reason, never a zero value; exit 1."""
+    base, cand = tmp_path / "baseline", tmp_path / "candidate"
+    bad = saving_trial(base / "t1" / "a.jsonl", 30)
+    saving_trial(cand / "t1" / "a.jsonl", 20)
+    code, out, err = run("compare", "--format", "json", "--input-format", "codex",
+                         str(base), str(cand))
+    assert code == 1
+    document = json.loads(out)
+    assert document["failed_trials"] == {"baseline": 1, "candidate": 1}
+    assert document["tasks"][0]["baseline_mean"] is None
+    assert (f"wavemetrics: error: baseline: no usable record: {bad}: every line (4) was"
+            " ignored as a record type that --input-format codex does not read; it looks like"
+            " events: try --input-format events or auto\n") in err
 
 
 def test_table_fits_in_80_columns() -> None:

@@ -28,6 +28,7 @@ from tests.benchmark_modules import fleet_module
 from tests.corpus import CORPUS, needs_corpus
 from tests.golden_cases import EXAMPLE
 from tests.strategies import (
+    case_names,
     claude_calls,
     claude_records,
     damaged,
@@ -42,6 +43,7 @@ from tests.trace_builders import CODEX as CODEX_LINES
 from tests.trace_builders import EVENTS as EVENT_LINES
 from wavemetrics import native
 from wavemetrics.cache import ReadCache
+from wavemetrics.classify import normalize_tool_name
 from wavemetrics.cli import main
 from wavemetrics.pipeline import StreamSettings, analyse, read_inputs
 from wavemetrics.readers import sources as sources_module
@@ -992,3 +994,55 @@ def test_a_fifo_beside_sessions_is_never_opened_by_the_folded_read(tmp_path: Pat
     found, units = done[0]
     assert found == {str(folder / "s1.jsonl"): "claude-code"}
     assert units == {}  # the folder holds a file this pass does not read
+
+
+def _two_calls(path: Path, first: str, second: str) -> str:
+    """An ``events`` file: ``first`` on [0, 100] ms and ``second`` on [0, 50] ms, one wave."""
+    at = 1_767_225_600_000
+    events = [("tool_execution_start", "a", first, at), ("tool_execution_start", "b", second, at),
+              ("tool_execution_end", "b", second, at + 50),
+              ("tool_execution_end", "a", first, at + 100)]
+    path.write_text("".join(json.dumps({"type": kind, "toolCallId": call, "toolName": name,
+                                        "timestamp": ms}) + "\n"
+                            for kind, call, name, ms in events), encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("letter", ["\u1c89", "\ua7cb"])
+def test_an_eval_name_newer_than_python_s_tables_is_judged_by_str_lower(
+    tmp_path: Path, letter: str,
+) -> None:
+    """``--eval-tool`` U+1C89 (or U+A7CB), a capital letter Python 3.11's ``str.lower()``
+    leaves as it is (Unicode 14.0) and Rust's tables lower-case: the tool of that name is
+    an eval call under both engines, as ``str.lower()`` says. By hand: the eval call
+    [0, 100] and ``read`` [0, 50] are one mixed wave, which saves nothing (never in
+    the savings): mixed_waves 1, non_eval_waves_multi 0, saved 0 ms."""
+    path = _two_calls(tmp_path / "t.jsonl", letter, "read")
+    figures = set()
+    for engine in ("python", "native"):
+        result = CliRunner().invoke(main, ["summarize", "--no-cache", "--engine", engine,
+                                           "--eval-tool", letter, "--format", "json", path])
+        assert result.exit_code == 0
+        total = json.loads(result.stdout)["total"]
+        figures.add((total["mixed_waves"], total["non_eval_waves_multi"],
+                     total["modeled_wallclock_saved_ms"]))
+    assert figures == {(1, 0, 0.0)}
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(first=case_names, second=case_names, names=st.lists(case_names, max_size=2))
+def test_eval_names_and_tool_names_lower_cased_as_str_lower_does(
+    tmp_path_factory: pytest.TempPathFactory, first: str, second: str, names: list[str],
+) -> None:
+    """Tool and eval names drawn from letters whose lower case differs between Unicode
+    tables (and sigmas, the Kelvin sign, dotted I): the native engine gives the Python
+    engine's document, and it reads the file itself exactly when every eval name's normal
+    form is ASCII (``pipeline._native_engine_reads``)."""
+    path = _two_calls(tmp_path_factory.mktemp("case") / "t.jsonl", first, second)
+    reference = _outcome([path], "events", 0, tuple(names), "python")
+    with counting_native() as spy:
+        fast = _outcome([path], "events", 0, tuple(names), "native")
+    assert fast == reference
+    ascii_names = all(normalize_tool_name(name).isascii() for name in names)
+    assert (spy.units > 0) == ascii_names

@@ -242,3 +242,69 @@ def test_a_file_changed_during_the_native_read_is_not_cached(
     # the grown file is read again (c and d: four lines), the kept one from the cache
     assert [r.lines_used for r in second.inputs] == [4, 4]
     assert (store.info().detections, store.info().summaries) == (2, 2)
+
+
+# A Claude Code transcript with no tool call: a user prompt and a text answer. Read as
+# claude-code both lines are ignored as its own conversation types; read as another
+# format they are ignored as types that format does not know (foreign).
+_NO_TOOL_CALL = [
+    {"type": "user", "uuid": "u1", "sessionId": "s", "timestamp": "2026-01-01T00:00:00Z",
+     "message": {"role": "user", "content": "hi"}},
+    {"type": "assistant", "uuid": "u2", "parentUuid": "u1", "sessionId": "s",
+     "timestamp": "2026-01-01T00:00:01Z",
+     "message": {"role": "assistant", "content": [{"type": "text", "text": "hello"}]}},
+]
+
+
+def _lines(path: Path, records: list[dict[str, object]]) -> str:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return str(path)
+
+
+def test_every_line_ignored_under_the_right_forced_format_is_no_error(tmp_path: Path) -> None:
+    """Merely unused: auto-detection names the forced format itself, so the input is read,
+    with no error (its 2 lines ignored as claude-code's own ``user`` and ``assistant``)."""
+    path = _lines(tmp_path / "s.jsonl", _NO_TOOL_CALL)
+    report = read_inputs([path], "claude-code").inputs[0]
+    assert (report.error, report.lines_read, report.lines_ignored) == (None, 2, 2)
+    assert dict(report.ignored) == {"assistant": 1, "user": 1}
+
+
+@pytest.mark.parametrize("forced", ["events", "codex", "pi", "otlp", "otel-spans", "inspect"])
+def test_every_line_ignored_as_foreign_to_a_forced_format_is_an_error(
+    tmp_path: Path, forced: str,
+) -> None:
+    """Foreign: the same 2 lines, every one ignored under a format auto-detection does not
+    name (it names claude-code), make the input an error, beginning "no usable record"."""
+    path = _lines(tmp_path / "s.jsonl", _NO_TOOL_CALL)
+    outcome = read_inputs([path], forced)
+    report = outcome.inputs[0]
+    assert (report.lines_read, report.lines_used, report.lines_ignored) == (2, 0, 2)
+    assert report.error == (
+        f"no usable record: every line (2) was ignored as a record type that --input-format"
+        f" {forced} does not read; it looks like claude-code: try --input-format claude-code"
+        " or auto")
+    assert outcome.failed == (report,)
+
+
+def test_a_foreign_input_leaves_the_others_read(tmp_path: Path) -> None:
+    """One foreign input among usable ones: only it is an error; the events trace forced as
+    events keeps its figures (a [0,10] and b [5,20]: one 2-call wave, 5 ms saved)."""
+    good = _events(tmp_path / "good.jsonl", CALLS)
+    foreign = _lines(tmp_path / "claude.jsonl", _NO_TOOL_CALL)
+    outcome = read_inputs([good, foreign], "events", stream=StreamSettings())
+    assert [r.error is None for r in outcome.inputs] == [True, False]
+    assert analyse(outcome).total.modeled_wallclock_saved_ms == 5.0
+
+
+def test_whitespace_and_problems_are_not_foreign(tmp_path: Path) -> None:
+    """Blank lines only (auto-detection: empty) under a forced format are no error; a line
+    that is a problem keeps the older rule (every record a problem), not this one."""
+    blank = tmp_path / "blank.jsonl"
+    blank.write_text("\n \n", encoding="utf-8")
+    report = read_inputs([str(blank)], "codex").inputs[0]
+    assert (report.error, dict(report.ignored)) == (None, {"blank_line": 2})
+    mixed = _lines(tmp_path / "m.jsonl", [*_NO_TOOL_CALL, {"no": "type"}])
+    report = read_inputs([mixed], "codex").inputs[0]
+    assert report.error is not None
+    assert report.error.startswith("no usable record: 3 lines read as codex, 1 not usable")

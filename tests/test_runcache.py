@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from tests.benchmark_modules import fleet_module
 from tests.corpus import CORPUS, needs_corpus
+from tests.event_traces import saving_trial
 from wavemetrics import runcache
 from wavemetrics.cache import CACHE_FILE, ReadCache
 from wavemetrics.cli import main, summarize
@@ -705,3 +706,17 @@ def test_the_head_of_a_key_is_hashed_as_its_repr() -> None:
     texts = [runcache._text(v) for v in ([1], ["1"], [True], [None], ["None"], [1.0])]
     assert len(set(texts)) == len(texts)
     assert runcache._text(["a", "b"]) != runcache._text(["a, b"])
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX file names are bytes")
+@pytest.mark.parametrize("named", [True, False])
+def test_a_file_name_that_is_not_utf8_is_served_the_bytes_of_a_fresh_run(
+    tmp_path: Path, named: bool,
+) -> None:
+    """``a\\xf5.jsonl`` (valid events), named or in a folder: the whole-output cache keeps
+    and serves the run (its key holds the name's bytes), byte for byte the --no-cache
+    run's, with the name escaped in the table (``a\\xf5``)."""
+    folder = tmp_path / "traces"
+    trace = saving_trial(folder / os.fsdecode(b"a\xf5.jsonl"), 30)
+    served = _check_served(tmp_path, str(trace) if named else str(folder))
+    assert b"a\\xf5 " in served.out

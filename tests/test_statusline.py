@@ -227,3 +227,20 @@ def test_an_empty_transcript_shows_zero_figures(tmp_path: Path) -> None:
     empty.write_bytes(b"")
     assert _line(json.dumps({"transcript_path": str(empty)})) == (
         0, "waves 0 · multi 0 · saved 0.0s\n")
+
+
+def test_a_transcript_name_that_is_not_utf8_gets_its_figures(
+    tmp_path: Path, private_cache: Path,
+) -> None:
+    """The bundled example copied to ``c\\xf5.jsonl`` (a name that is not UTF-8): its figures
+    (the README's: 105 waves, 10 multi, 2 021.75 s saved), cold and warm, never
+    ``unavailable``; its live state is not kept (it would hold the name as UTF-8)."""
+    import os
+
+    from tests.golden_cases import EXAMPLE
+
+    odd = tmp_path / os.fsdecode(b"c\xf5.jsonl")
+    shutil.copy(EXAMPLE, odd)
+    payload = json.dumps({"transcript_path": str(odd)})
+    assert _line(payload) == (0, "waves 105 · multi 10 · saved 2021.8s\n")
+    assert _line(payload) == (0, "waves 105 · multi 10 · saved 2021.8s\n")

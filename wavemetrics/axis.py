@@ -307,16 +307,18 @@ def efficiency_axis(
     analysis = analyse(
         outcome, eval_tool_names=eval_tool_names, max_tracked_calls=max_tracked_calls
     )
-    # an input with no usable record is an error for the CLI; here it keeps its own reason
+    # an input whose every record was a problem is an error for the CLI; here it keeps
+    # its own reason (below); one whose every record was foreign to a forced
+    # input_format fails here as it is
     failed = tuple(r for r in outcome.failed
-                   if not (r.error or "").startswith(NO_USABLE_RECORD))
+                   if not ((r.error or "").startswith(NO_USABLE_RECORD) and r.problems))
     if failed:
         first = failed[0]
-        return EfficiencyAxis(
-            AxisState.FAILED,
-            _one_line(f"trace could not be read: {first.path}: {first.error}"
-                      f"{_more(len(failed) - 1)}"),
-        )
+        error = first.error or ""
+        foreign = f"{NO_USABLE_RECORD}: "
+        why = (f"{foreign}{first.path}: {error[len(foreign):]}" if error.startswith(foreign)
+               else f"trace could not be read: {first.path}: {error}")
+        return EfficiencyAxis(AxisState.FAILED, _one_line(f"{why}{_more(len(failed) - 1)}"))
     reports = tuple(r for r in outcome.inputs if r.format != DUPLICATE)  # copies: read once
     if all(report.format == EMPTY for report in reports):
         return EfficiencyAxis(

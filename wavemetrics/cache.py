@@ -21,6 +21,13 @@ safe, imported when a table is first used) in ``$WAVEMETRICS_CACHE_DIR`` if
 set, else the user cache directory of the platform
 (:func:`platformdirs.user_cache_dir`, e.g. ``~/.cache/wavemetrics``).
 
+File names that are not UTF-8 (bytes a name may hold on POSIX, surrogate escapes in
+Python's ``str``) never fail a run: a detection is keyed by the name's own bytes
+(a BLOB where other names are text, so the key stays one-to-one), while a read
+unit with such a file keeps no records, streamed lanes or resume point
+(:func:`utf8_names`: their entries hold names and ids as UTF-8 text), so it is read
+again on every run, exactly as with ``--no-cache``.
+
 A damaged cache is never trusted: a row whose BLAKE2b digest does not match its
 blob, or that does not decode, is dropped and the unit read again; a database
 file SQLite cannot open or query is deleted and created anew. Errors of the
@@ -66,6 +73,7 @@ __all__ = [
     "detection_mode",
     "file_key",
     "limits_key",
+    "utf8_names",
 ]
 
 #: The database file in the cache directory.
@@ -170,6 +178,29 @@ def detection_mode(input_format: str, limits: Limits | None) -> str:
     """The ``mode`` a detection is stored under: ``--input-format`` and the limits
     (detection peeks under them)."""
     return f"{input_format}/{limits_key(limits)}"
+
+
+def utf8_names(keys: Sequence[FileKey]) -> bool:
+    """Whether every file of ``keys`` has a UTF-8 name: only such units are kept in the
+    ``units``, ``figures`` and ``resumes`` tables (see the module doc)."""
+    return all(isinstance(_column(key.path), str) for key in keys)
+
+
+def _column(path: str) -> str | bytes:
+    """A path as the ``detections`` table keeps it: as text when it is UTF-8, else (a
+    name with bytes that are not UTF-8, held as surrogate escapes) as its own bytes,
+    a BLOB: SQLite text must be UTF-8, and a BLOB never equals a text, so the key
+    stays one-to-one with the file's name."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(path)
+    return path
+
+
+def _path(column: str | bytes) -> str:
+    """The path of a ``detections`` row (:func:`_column` reversed)."""
+    return column if isinstance(column, str) else os.fsdecode(column)
 
 
 def _digest(blob: bytes) -> bytes:
@@ -377,7 +408,7 @@ class ReadCache:
                 return None
             row = db.execute(
                 "SELECT stamp, format FROM detections WHERE path = ? AND mode = ?",
-                (key.path, f"{_version()}/{mode}"),
+                (_column(key.path), f"{_version()}/{mode}"),
             ).fetchone()
             if row is not None and row[0] == key.stamp:
                 return str(row[1])
@@ -390,7 +421,7 @@ class ReadCache:
         """:meth:`detection` for many files in a few queries: ``{absolute path: format}``
         of the files whose stored detection is of this version of the file."""
         found: dict[str, str] = {}
-        stamps = {key.path: key.stamp for key in keys}
+        stamps = {_column(key.path): key.stamp for key in keys}
         paths = list(stamps)
         with self._query() as db:
             if db is None:
@@ -401,7 +432,7 @@ class ReadCache:
                     "SELECT path, stamp, format FROM detections WHERE mode = ? AND path IN"
                     f" ({', '.join('?' * len(chunk))})", (f"{_version()}/{mode}", *chunk),
                 )
-                found.update({path: str(fmt) for path, stamp, fmt in rows
+                found.update({_path(path): str(fmt) for path, stamp, fmt in rows
                               if stamps.get(path) == stamp})
         return found
 
@@ -417,7 +448,7 @@ class ReadCache:
                     db.execute("BEGIN IMMEDIATE")
                     db.executemany(
                         "INSERT OR REPLACE INTO detections VALUES (?, ?, ?, ?)",
-                        [(key.path, version, key.stamp, fmt) for key, fmt in found],
+                        [(_column(key.path), version, key.stamp, fmt) for key, fmt in found],
                     )
 
     # -- units ------------------------------------------------------------

@@ -39,7 +39,6 @@ from wavemetrics.parallel import default_jobs
 if TYPE_CHECKING:  # the readers and the core are imported when a command runs
     from wavemetrics.cache import ReadCache
     from wavemetrics.limits import Limits
-    from wavemetrics.notes import InputFacts
     from wavemetrics.pipeline import (
         Analysis,
         Lane,
@@ -447,29 +446,9 @@ def _read(
     # None: a command without --show-paths (its notes do not suggest it)
     show_paths = bool(params["show_paths"]) if "show_paths" in params else None
     for line in read_notes(paths, outcome.inputs, outcome.lanes, outcome.same_as,
-                           outcome.skipped, outcome.repeated_lanes, input_format, show_paths,
-                           _all_ignored_hint):
+                           outcome.skipped, outcome.repeated_lanes, input_format, show_paths):
         _stderr(line)
     return outcome
-
-
-def _all_ignored_hint(report: InputFacts, input_format: str) -> str | None:
-    """The warning for an input whose every line was *ignored* (record types the forced
-    ``--input-format`` does not read) when auto-detection finds another format or none:
-    not an error (no line was a problem), but most likely the wrong
-    ``--input-format``. ``None`` when auto-detection agrees with it (stdin: not re-read)."""
-    from wavemetrics.readers import detect_input
-
-    if report.path == "-":
-        return None
-    detected = detect_input(report.path).format
-    if detected == input_format:
-        return None
-    head = (f"wavemetrics: warning: {report.path}: every line ({report.lines_read}) was"
-            f" ignored as a record type that --input-format {input_format} does not read")
-    if detected is None:
-        return f"{head}, and auto-detection recognises no format in it"
-    return f"{head}; it looks like {detected}: try --input-format {detected} or auto"
 
 
 class _Wavemetrics(click.Group):

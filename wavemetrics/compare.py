@@ -27,7 +27,7 @@ from wavemetrics.exceptions import MissingExtraError, install_hint
 from wavemetrics.limits import Limits
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.pipeline import Analysis, LaneResult, analyse, read_inputs
-from wavemetrics.readers import AUTO, DUPLICATE, EMPTY, InputReport, detect_input
+from wavemetrics.readers import AUTO, DUPLICATE, EMPTY, NO_USABLE_RECORD, InputReport, detect_input
 from wavemetrics.readers.registry import format_named
 from wavemetrics.readers.sources import expand_paths, file_stem
 from wavemetrics.schema import METRIC_FIGURES, Property, json_safe
@@ -476,6 +476,9 @@ def _failure_reason(report: InputReport) -> str | None:
     """Why an input gives no trial (the axis' wording), or ``None`` when it is usable."""
     problems = sum(report.problems.values())
     unusable = problems and report.lines_used == 0
+    foreign = f"{NO_USABLE_RECORD}: "  # every line foreign to a forced --input-format
+    if report.error is not None and report.error.startswith(foreign) and not unusable:
+        return f"{foreign}{report.path}: {report.error[len(foreign):]}"
     if report.error is not None and not unusable:
         return f"trace could not be read: {report.path}: {report.error}"
     if report.format == EMPTY:
@@ -508,22 +511,22 @@ def read_task(
     ``(path, reason)``, and so is an entry ``summarize`` reports as an error
     (a broken link, a FIFO or link loop named like a trace, an unreadable
     sub-folder); a readable file with no lane (no tool call) is a trial of
-    its own with zero figures.
+    its own with zero figures. A file ``summarize`` skips in a folder (of no
+    known format, a ``*.meta.json`` sidecar) is no trial: the folder is read by
+    :func:`~wavemetrics.pipeline.read_inputs` as ``summarize`` reads it.
     """
-    paths, unreadable = expand_paths([folder])
-    # an entry summarize reports as an error (a dangling link, a FIFO or a link
-    # loop named like a trace, an unreadable folder) is a failed trial, never lost
-    unreadable = [(entry, why) for entry, why in unreadable if entry != folder]  # not "empty"
-    failures: list[tuple[str, str]] = [
-        (entry, f"trace could not be read: {entry}: {reason}") for entry, reason in unreadable
-    ]
-    if not paths:
-        return [], failures, len(failures)
     names = tuple(eval_tool_names)
-    outcome = read_inputs(paths, input_format, limits=limits)
+    # the folder is read as summarize reads a folder it is named: the same walk, and
+    # the same skips (a file of no known format, a *.meta.json sidecar: not a trial)
+    outcome = read_inputs([folder], input_format, limits=limits)
     analysis = analyse(outcome, eval_tool_names=names, max_tracked_calls=max_tracked_calls)
+    # the folder's own report (empty, no file a trace, not listable) means no trial;
+    # an entry in it summarize reports as an error (a dangling link, a FIFO or a link
+    # loop named like a trace, an unreadable sub-folder) is a failed trial, never lost
+    entries = [report for report in outcome.inputs if report.path != folder]
+    failures: list[tuple[str, str]] = []
     usable: dict[str, InputReport] = {}
-    for report in outcome.inputs:
+    for report in entries:
         if report.format == DUPLICATE:  # a copy of another file here: read once, one trial
             continue
         reason = _failure_reason(report)
@@ -554,7 +557,7 @@ def read_task(
             part = Analysis(outcome, (), merge_summaries(()))
             axis = scored_axis(part, names, problem_lines=sum(report.problems.values()))
             trials.append(Trial(f"{task_id}/{file_stem(path)}", report.format, axis))
-    return trials, failures, len(paths) + len(unreadable)
+    return trials, failures, len(entries)
 
 
 def read_side(

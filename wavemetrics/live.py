@@ -308,9 +308,9 @@ def live_figures(
     caller then computes them as before. Stores the new live state when the file did
     not change while read. A state whose id rows prove damaged while read
     (:class:`~wavemetrics.cache.LiveIdsDamaged`) is read again from byte 0."""
-    from wavemetrics.cache import LiveIdsDamaged, file_key
+    from wavemetrics.cache import LiveIdsDamaged, file_key, utf8_names
 
-    if not _plain(key.path):
+    if not _plain(key.path) or not utf8_names([key]):  # a live state holds the name as UTF-8
         return None
     unit, live = _unit(key.path)
     loaded = cache.load_live(unit) if trusted else None

@@ -43,7 +43,7 @@ __all__ = [
 # round").
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Mapping, Sequence
     from typing import Protocol
 
     class InputFacts(Protocol):
@@ -108,12 +108,10 @@ def plural(count: int, word: str) -> str:
 
 def input_notes(
     inputs: Sequence[InputFacts], same_as: Mapping[str, str], input_format: str,
-    all_ignored_hint: Callable[[InputFacts, str], str | None] | None = None,
 ) -> list[str]:
     """A line for each input read once as a copy, with an error, with unusable lines,
-    empty, or with no tool call (``all_ignored_hint(report, input_format)``: the
-    warning for an input whose every line was ignored under a forced format, or
-    ``None``; only called when ``input_format`` is not ``auto``)."""
+    empty, or with no tool call (an input whose every line was foreign to a forced
+    ``input_format`` has an error: ``pipeline.read_inputs``)."""
     lines: list[str] = []
     for report in inputs:
         if report.format == DUPLICATE:
@@ -133,12 +131,6 @@ def input_notes(
             what = "empty folder (no files in it)" if folder else "empty input"
             lines.append(f"wavemetrics: note: {report.path}: {what}")
         if report.error is None and report.format != EMPTY and report.lines_used == 0:
-            hint_all_ignored = (input_format != AUTO
-                                and report.lines_ignored == report.lines_read > 0)
-            if hint_all_ignored and all_ignored_hint is not None and (
-                    wrong := all_ignored_hint(report, input_format)):
-                lines.append(wrong)
-                continue
             # nothing used under a format the user chose: perhaps the wrong one
             hint = (f"; is --input-format {input_format} right? (auto detects the format)"
                     if input_format != AUTO else "")
@@ -289,13 +281,12 @@ def read_notes(
     same_as: Mapping[str, str], skipped: Sequence[SkippedFacts],
     repeated: Mapping[tuple[str, str], Sequence[str]], input_format: str,
     show_paths: bool | None,
-    all_ignored_hint: Callable[[InputFacts, str], str | None] | None = None,
 ) -> list[str]:
     """Every line a read of ``paths`` prints on stderr, in order: the inputs'
     (:func:`input_notes`), the skipped files' (:func:`skipped_note`), the sub-agent
     sets' (:func:`subagent_notes`), then each lane read from several inputs
     (``repeated``: ``ReadOutcome.repeated_lanes``)."""
-    lines = input_notes(inputs, same_as, input_format, all_ignored_hint)
+    lines = input_notes(inputs, same_as, input_format)
     if skipped:
         lines.append(skipped_note(skipped))
     lines.extend(subagent_notes(paths, inputs, lanes, show_paths))

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, cast
 import attrs
 
 from wavemetrics._files import SKIPPED_UNRECOGNISED
-from wavemetrics.classify import EVAL_TOOL_NAMES
+from wavemetrics.classify import EVAL_TOOL_NAMES, normalize_tool_name
 from wavemetrics.limits import DEFAULT_LIMITS, Limits, current_limits, limits_in_effect
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS, Observation, ObservationKind
 from wavemetrics.readers import (
@@ -33,15 +33,17 @@ from wavemetrics.readers import (
     Detection,
     InputReport,
     ReadUnit,
+    detect_format,
     detect_input,
     plan_units,
     reads_alone,
     streamable,
 )
 from wavemetrics.readers import read_unit as read_unit_into
-from wavemetrics.readers._protocol import LaneWriter
+from wavemetrics.readers._protocol import LaneWriter, Peek
 from wavemetrics.readers.lanes import UNKNOWN_TOOL
 from wavemetrics.readers.sources import (
+    DETECT_LINES,
     EMPTY_FOLDER,
     STDIN,
     Source,
@@ -327,6 +329,27 @@ class UnitResult(Generic[L_co]):
     lanes: tuple[L_co, ...]
 
 
+def _native_engine_reads(stream: StreamSettings, limits: Limits) -> bool:
+    """Whether the native engine reads the ``claude-code`` and ``events`` units of a run
+    with these settings: ``engine="native"``, the default ``limits``, and eval names
+    whose normal forms (``classify.normalize_tool_name``: ``str.lower()`` of the running
+    interpreter) are all ASCII. Otherwise the Python readers read them: same output.
+
+    Why the eval names: the extension lower-cases the tool names it reads with Rust's
+    Unicode tables, the reference with the interpreter's ``str.lower()``, and their
+    Unicode versions differ (Python 3.11: 14.0). The two disagree only on letters whose
+    case mapping one table has and the other lacks (U+1C89, U+A7CB, ...), or on the
+    context of a final sigma, and each side then gives a character that is not ASCII.
+    Ahead of the last such character both normal forms hold a non-ASCII character, and
+    after it they are equal, so an ASCII eval name matches both or neither
+    (``docs/metrics.md`` section 4: equal, or a suffix after ``_``, ``:`` or ``/``); a
+    name that is not ASCII could match one and not the other.
+    """
+    if stream.engine != "native" or limits != DEFAULT_LIMITS:
+        return False
+    return all(normalize_tool_name(name).isascii() for name in stream.eval_tool_names)
+
+
 def read_unit(
     unit: ReadUnit,
     stream: StreamSettings | None = None,
@@ -341,7 +364,7 @@ def read_unit(
     limits only (:data:`~wavemetrics.limits.DEFAULT_LIMITS`); under other
     limits the Python readers read the unit.
     """
-    if stream is not None and stream.engine == "native" and current_limits() == DEFAULT_LIMITS:
+    if stream is not None and _native_engine_reads(stream, current_limits()):
         from wavemetrics.native import read_unit_native  # the extension loads on first use
 
         native = read_unit_native(unit.format, unit.paths, stream)
@@ -418,13 +441,13 @@ def cached_read_unit(
     """
     if cache is None:
         return read_unit(unit, stream, sources)
-    from wavemetrics.cache import file_key, limits_key, unit_key
+    from wavemetrics.cache import file_key, limits_key, unit_key, utf8_names
     from wavemetrics.unit_records import encode_unit, replay_streaming
 
     keys = [file_key(path) for path in unit.paths]
     known = [key for key in keys if key is not None]
-    if not known or len(known) != len(keys):
-        return read_unit(unit, stream, sources)
+    if not known or len(known) != len(keys) or not utf8_names(known):
+        return read_unit(unit, stream, sources)  # not cached: a pipe, a name not UTF-8
     # the limits in force change what a read yields (line_too_long, a cut input)
     limits = limits_key(current_limits())
     summarised_key = None
@@ -673,7 +696,7 @@ def _read_inputs(
     detected: list[tuple[Detection, UnitResult[Lane | StreamedLane] | None]] = []
     # the native engine reads under the default limits only (otherwise the Python
     # readers read): same output. With the read cache, what it reads is stored too.
-    native = (stream is not None and stream.engine == "native" and limits == DEFAULT_LIMITS)
+    native = stream is not None and _native_engine_reads(stream, limits)
     known: dict[str, str] = {}
     if cache is not None and on_disk:
         # every detection stored for these files, in a few queries
@@ -703,8 +726,11 @@ def _read_inputs(
             done((detection.path,))
     detections = {d.path: d for d, _ in detected}
     early = {ReadUnit(d.format, (d.path,)): r for d, r in detected if r is not None and d.format}
+    once: dict[str, str | None] = {}  # what auto-detection names for a read-once input
     for path, source in stdin.items():
         detections[path] = detect_input(path, input_format, source)
+        if input_format != AUTO:  # its first lines, peeked by that detection
+            once[path] = _detected_name(Peek(source.peek(DETECT_LINES), path))
     ordered = [detections[path] for path in files]
     skipped = [SkippedFile(path, reason) for path, reason in expansion.skipped]
     for detection in ordered:
@@ -759,7 +785,7 @@ def _read_inputs(
         result = results[unit]
         lanes.extend(result.lanes)
         for report in result.reports:
-            reports[report.path] = _no_usable_record(report, input_format)
+            reports[report.path] = _no_usable_record(report, input_format, once)
     return ReadOutcome(
         tuple(reports[p] for p, _ in entries if p in reports), tuple(lanes), stream, same_as,
         tuple(sorted(skipped, key=lambda s: s.path)),
@@ -809,8 +835,15 @@ def _store_detections(
 
 
 def _unit_keys(unit: ReadUnit, keys: _FileKeys) -> list[FileKey] | None:
+    """The keys of the unit's files, or ``None`` when the unit is not cached (a file
+    that is no regular file, or whose name is not UTF-8: ``cache.utf8_names``)."""
+    from wavemetrics.cache import utf8_names
+
     known = [keys[path] for path in unit.paths]
-    return None if any(key is None for key in known) else cast("list[FileKey]", known)
+    if any(key is None for key in known):
+        return None
+    found = cast("list[FileKey]", known)
+    return found if utf8_names(found) else None
 
 
 def _cached_summaries(
@@ -866,9 +899,17 @@ def _read_natively(
     return results
 
 
-def _no_usable_record(report: InputReport, input_format: str) -> InputReport:
-    """An input whose every record was a problem becomes an error (``docs/formats.md``)."""
+def _no_usable_record(
+    report: InputReport, input_format: str, once: dict[str, str | None],
+) -> InputReport:
+    """An input whose every record was a problem becomes an error (``docs/formats.md``),
+    and so does one whose every record was foreign to a forced ``input_format``
+    (:func:`_foreign_to_format`; ``once``: what auto-detection names for each read-once
+    input, from the lines it peeked)."""
     problems = sum(report.problems.values())
+    if report.error is None and not problems and (
+            foreign := _foreign_to_format(report, input_format, once)):
+        return attrs.evolve(report, error=f"{NO_USABLE_RECORD}: {foreign}")
     # the rule of efficiency_axis' failed state: lines were problems, none was used
     if report.error is not None or not problems or report.lines_used:
         return report
@@ -879,6 +920,49 @@ def _no_usable_record(report: InputReport, input_format: str) -> InputReport:
     return attrs.evolve(report, error=(
         f"{NO_USABLE_RECORD}: {read} line{'' if read == 1 else 's'} read as {report.format},"
         f" {problems} not usable ({lost}), none used{hint}"))
+
+
+def _detected_name(peek: Peek) -> str | None:
+    """The name of the format auto-detection finds in ``peek`` (``EMPTY`` included)."""
+    detected = detect_format(peek)
+    return detected if detected is None or isinstance(detected, str) else detected.name
+
+
+def _foreign_to_format(
+    report: InputReport, input_format: str, once: dict[str, str | None],
+) -> str | None:
+    """Why ``report``'s input is foreign to the forced ``input_format``, or ``None``.
+
+    Foreign: ``input_format`` is not ``auto``, at least one line was read, every
+    line was *ignored* (none used, none a problem), and auto-detection, run on
+    the file's first lines as ``--input-format auto`` would, names another
+    format or none. The ignored counts alone cannot tell a foreign input from
+    one of the right format that merely holds no tool call (a Claude Code
+    ``user`` line with no tool result is ignored by ``claude-code`` and by
+    ``codex`` alike), so the format's recogniser decides: a Claude Code
+    transcript with no tool call read as ``claude-code`` is recognised, not
+    foreign; the same file read as ``codex`` is foreign. A file is peeked again
+    (only in this rare case); standard input and pipes, read once, are judged by
+    the first lines their detection peeked (``once``). Whitespace only (detected
+    as empty) is not foreign either. The reason carries the hint: the format
+    detected, or that none is.
+    """
+    if (input_format == AUTO or report.error is not None or report.lines_used
+            or report.lines_ignored != report.lines_read or not report.lines_read):
+        return None
+    if report.path in once:
+        detected: str | None = once[report.path]
+    elif os.path.isfile(report.path):
+        detected = detect_input(report.path).format
+    else:
+        return None
+    if detected in (input_format, EMPTY):
+        return None
+    head = (f"every line ({report.lines_read}) was ignored as a record type that"
+            f" --input-format {input_format} does not read")
+    if detected is None:
+        return f"{head}, and auto-detection recognises no format in it"
+    return f"{head}; it looks like {detected}: try --input-format {detected} or auto"
 
 
 def session_hash(session_id: str, lane_id: str) -> str:

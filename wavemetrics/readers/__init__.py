@@ -97,8 +97,10 @@ def detect_input(path: str, input_format: str = AUTO, source: Source | None = No
     source = source or Source(path)
     if source.read_once():
         # a pipe, device or stdin is opened once, by the peek (a FIFO opened
-        # twice loses a writer that wrote and closed in between)
-        lines = source.peek(1 if input_format != AUTO else DETECT_LINES)
+        # twice loses a writer that wrote and closed in between); its first lines
+        # are peeked under a forced format too, for the pipeline's foreign-input
+        # check (it cannot be read again)
+        lines = source.peek(DETECT_LINES)
         if source.error is not None and not lines:
             return Detection(path, None, source.error)
     else:
