@@ -308,3 +308,20 @@ def test_whitespace_and_problems_are_not_foreign(tmp_path: Path) -> None:
     report = read_inputs([mixed], "codex").inputs[0]
     assert report.error is not None
     assert report.error.startswith("no usable record: 3 lines read as codex, 1 not usable")
+
+
+@pytest.mark.parametrize(("forced", "text"), [
+    ("otel-spans", "[]\n"),
+    ("otel-spans", '{"spans": []}\n'),
+    ("otlp", '{"resourceSpans": []}\n'),
+])
+def test_a_span_document_with_no_span_is_merely_empty(
+    tmp_path: Path, forced: str, text: str,
+) -> None:
+    """A span document of the forced format's own shape with no span in it is ignored as
+    ``no_spans``: merely empty, no error, although auto-detection names no format (it
+    needs a span to recognise either span format)."""
+    path = tmp_path / "empty.json"
+    path.write_text(text, encoding="utf-8")
+    report = read_inputs([str(path)], forced).inputs[0]
+    assert (report.error, report.lines_read, dict(report.ignored)) == (None, 1, {"no_spans": 1})

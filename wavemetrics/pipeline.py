@@ -928,6 +928,14 @@ def _detected_name(peek: Peek) -> str | None:
     return detected if detected is None or isinstance(detected, str) else detected.name
 
 
+#: Ignored reasons that only the forced format's own shape of record gives: a span
+#: document with no span in it (``otlp``: a ``resourceSpans`` record with none;
+#: ``otel-spans``: an empty span list such as ``[]``). An input ignored only for these
+#: is of that format, merely empty, even though auto-detection (which needs a span to
+#: recognise either format) names none.
+_OWN_EMPTY = frozenset({"no_spans"})
+
+
 def _foreign_to_format(
     report: InputReport, input_format: str, once: dict[str, str | None],
 ) -> str | None:
@@ -944,11 +952,14 @@ def _foreign_to_format(
     foreign; the same file read as ``codex`` is foreign. A file is peeked again
     (only in this rare case); standard input and pipes, read once, are judged by
     the first lines their detection peeked (``once``). Whitespace only (detected
-    as empty) is not foreign either. The reason carries the hint: the format
+    as empty) is not foreign either, nor is an input whose every ignored line is a
+    span document with no span (:data:`_OWN_EMPTY`). The reason carries the hint: the format
     detected, or that none is.
     """
     if (input_format == AUTO or report.error is not None or report.lines_used
             or report.lines_ignored != report.lines_read or not report.lines_read):
+        return None
+    if set(report.ignored) <= _OWN_EMPTY:  # the format's own container, holding nothing
         return None
     if report.path in once:
         detected: str | None = once[report.path]
