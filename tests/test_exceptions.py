@@ -14,6 +14,7 @@ from wavemetrics.exceptions import (
     MissingExtraError,
     StreamOrderError,
     install_hint,
+    reject_path,
 )
 
 
@@ -100,3 +101,20 @@ def test_version_from_dist_info_needs_exactly_one_folder(tmp_path: Path,
     assert wavemetrics._dist_info_version() == "1.2.3"
     (tmp_path / "wavemetrics-1.2.4.dist-info").mkdir()
     assert wavemetrics._dist_info_version() is None
+
+
+@pytest.mark.parametrize("value", [None, 3, b"t.jsonl", ["t.jsonl"], ("t.jsonl",), object()])
+def test_reject_path_lets_every_non_path_through(value: object) -> None:
+    """Only a str or an os.PathLike is a path: anything else is left to the function's
+    own checks (bytes and a list of paths included)."""
+    assert reject_path(value, "summarize", "waves") is None
+
+
+def test_reject_path_quotes_the_path_as_given() -> None:
+    """The message names the function, what it takes and the path (a Path as its str),
+    and the call to make with that path."""
+    with pytest.raises(TypeError) as raised:
+        reject_path(Path("a b/it's.jsonl"), "f", "waves")
+    assert str(raised.value) == (
+        "f() takes waves, not the path \"a b/it's.jsonl\": to summarize trace files,"
+        " call wavemetrics.summarize_paths(\"a b/it's.jsonl\")")

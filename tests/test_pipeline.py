@@ -242,3 +242,17 @@ def test_a_file_changed_during_the_native_read_is_not_cached(
     # the grown file is read again (c and d: four lines), the kept one from the cache
     assert [r.lines_used for r in second.inputs] == [4, 4]
     assert (store.info().detections, store.info().summaries) == (2, 2)
+
+
+@pytest.mark.parametrize("path", ["rollout.jsonl", Path("rollout.jsonl")])
+def test_analyse_and_read_inputs_given_one_path_name_summarize_paths(path: object) -> None:
+    """analyse given a path, and read_inputs given one path instead of a sequence (a str
+    would be read letter by letter), raise a TypeError naming summarize_paths."""
+    hint = ("not the path 'rollout.jsonl': to summarize trace files, call"
+            " wavemetrics.summarize_paths('rollout.jsonl')")
+    with pytest.raises(TypeError) as raised:
+        analyse(path)  # type: ignore[call-overload]
+    assert str(raised.value) == f"analyse() takes a ReadOutcome (from read_inputs), {hint}"
+    with pytest.raises(TypeError) as raised:
+        read_inputs(path)  # type: ignore[arg-type]
+    assert str(raised.value) == f"read_inputs() takes a sequence of paths ([path, ...]), {hint}"

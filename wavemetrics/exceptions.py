@@ -7,9 +7,16 @@ reports (``spec/formats.md``).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
-__all__ = ["InputTooLargeError", "LaneNotFoundError", "MissingExtraError", "StreamOrderError"]
+__all__ = [
+    "InputTooLargeError",
+    "LaneNotFoundError",
+    "MissingExtraError",
+    "StreamOrderError",
+    "reject_path",
+]
 
 
 class MissingExtraError(ImportError):
@@ -42,6 +49,24 @@ def install_hint(extra: str) -> str:
     "pip install -e '.[timeline]' (in the wavemetrics folder)"
     """
     return f"pip install -e '.[{extra}]' (in the wavemetrics folder)"
+
+
+def reject_path(value: object, function: str, wants: str) -> None:
+    """Raise ``TypeError`` if ``value`` is a path (a ``str`` or an ``os.PathLike``): the
+    error of a function that wants ``wants`` (waves, an assembly...) and was given a trace
+    file, naming :func:`wavemetrics.summarize_paths`, the call that reads one. Anything
+    else passes (the function's own checks follow).
+
+    >>> reject_path("t.jsonl", "summarize", "waves")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+      ...
+    TypeError: summarize() takes waves, not the path 't.jsonl': ...summarize_paths('t.jsonl')
+    """
+    if isinstance(value, (str, os.PathLike)):
+        path = repr(os.fspath(value))
+        raise TypeError(
+            f"{function}() takes {wants}, not the path {path}: to summarize trace files,"
+            f" call wavemetrics.summarize_paths({path})")
 
 
 class StreamOrderError(RuntimeError):
