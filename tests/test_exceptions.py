@@ -18,25 +18,42 @@ from wavemetrics.exceptions import (
 )
 
 
-def test_missing_extra_is_an_import_error_naming_the_install_command() -> None:
-    """MissingExtraError is an ImportError whose message ends with the extra's pip command."""
+def test_missing_extra_is_an_import_error_naming_the_install_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """MissingExtraError is an ImportError whose message ends with the command that
+    installs the extra by the package's name with the running interpreter's pip: the
+    same command for a wheel and an editable clone, never one for a clone only."""
+    monkeypatch.setattr("sys.executable", "/home/me/wm/.venv/bin/python")
     error = MissingExtraError("timeline", "matplotlib", "timeline")
     assert isinstance(error, ImportError)
-    hint = "pip install -e '.[timeline]' (in the wavemetrics folder)"
+    hint = "/home/me/wm/.venv/bin/python -m pip install 'wavemetrics[timeline]'"
     assert str(error) == f"timeline needs matplotlib: {hint}"
     assert (error.extra, error.install_hint) == ("timeline", hint)
 
 
+def test_install_hint_quotes_the_interpreter_and_has_a_fallback(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An interpreter path with a space is quoted for the shell; an unknown interpreter
+    (sys.executable empty) is python3."""
+    assert install_hint("x", "/opt/my tools/python") == (
+        "'/opt/my tools/python' -m pip install 'wavemetrics[x]'")
+    monkeypatch.setattr("sys.executable", "")
+    assert install_hint("x") == "python3 -m pip install 'wavemetrics[x]'"
+
+
 def test_one_missing_extra_error_for_timeline_compare_and_dask() -> None:
     """timeline, compare and distributed raise the same class, and name their own extra."""
+    import shlex
+    import sys
+
     assert timeline.MatplotlibMissing is MissingExtraError
     assert compare.MissingExtra is MissingExtraError
-    assert (timeline.INSTALL_HINT, compare.INSTALL_HINT, distributed.INSTALL_HINT) == (
-        "pip install -e '.[timeline]' (in the wavemetrics folder)",
-        "pip install -e '.[compare]' (in the wavemetrics folder)",
-        "pip install -e '.[dask]' (in the wavemetrics folder)",
-    )
-    assert install_hint("x") == "pip install -e '.[x]' (in the wavemetrics folder)"
+    python = shlex.quote(sys.executable)
+    hints = (timeline.INSTALL_HINT, compare.INSTALL_HINT, distributed.INSTALL_HINT)
+    assert hints == tuple(f"{python} -m pip install 'wavemetrics[{extra}]'"
+                          for extra in ("timeline", "compare", "dask"))
 
 
 def test_stream_order_and_lane_errors_subclass_built_ins() -> None:
