@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -217,3 +218,16 @@ def test_cli_doc_maps_every_waves_json_key_to_its_csv_column() -> None:
     calls = [cell.strip().strip("`") for cell in rows[-1][1].split(",")]
     assert rows[-1][0] == "(none: the call's own)"
     assert sorted([*WAVE_JSON_TO_CSV.values(), *calls]) == sorted(WAVE_CALL_COLUMNS)
+
+
+def test_cli_doc_statusline_snippet_is_what_print_settings_prints() -> None:
+    """docs/cli.md's settings.json snippet names wavemetrics by an absolute path (Claude
+    Code's PATH seldom holds a clone's .venv/bin) and is what --print-settings prints."""
+    from wavemetrics.statusline_setup import settings_snippet
+
+    text = (DOCS / "cli.md").read_text(encoding="utf-8")
+    blocks = [b for b in re.findall(r"```json\n(.*?)```", text, flags=re.S) if "statusLine" in b]
+    assert len(blocks) == 1
+    command = json.loads(blocks[0])["statusLine"]["command"]
+    assert command == "/home/me/wavemetrics/.venv/bin/wavemetrics statusline"
+    assert blocks[0] == settings_snippet(command)

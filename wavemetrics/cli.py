@@ -914,12 +914,65 @@ def cache_clear() -> None:
 
 @main.command()
 @click.option("--no-cache", is_flag=True, help="Read the transcript without the cache.")
-def statusline(no_cache: bool) -> None:
+@click.option(
+    "--print-settings", is_flag=True,
+    help="Print the settings.json snippet that runs this wavemetrics (by its absolute path)"
+         " and exit.",
+)
+@click.option(
+    "--install", is_flag=True,
+    help="Add that snippet to Claude Code's settings ($CLAUDE_CONFIG_DIR/settings.json,"
+         " else ~/.claude/settings.json), keeping every other setting.",
+)
+@click.option("--force", is_flag=True,
+              help="With --install: replace a statusLine that runs another command.")
+def statusline(no_cache: bool, print_settings: bool, install: bool, force: bool) -> None:
     """One line for Claude Code's status line: waves, multi-call waves, modeled saving.
 
-    Reads Claude Code's status-line JSON (with "transcript_path") on stdin;
-    bad or missing input still prints one line and exits 0 (docs/cli.md).
+    Claude Code runs it after each message with a JSON object on stdin that
+    names the session's transcript ("transcript_path"); bad or missing input
+    still prints one line and exits 0. To set it up, run it once with
+    --install, or paste what --print-settings prints into settings.json.
     """
+    if print_settings or install:
+        _set_up_statusline(no_cache, print_settings, install)
+        return
+    if force:
+        raise click.UsageError("--force goes with --install")
     from wavemetrics.statusline import run
 
     run(no_cache=no_cache)
+
+
+def _set_up_statusline(no_cache: bool, print_settings: bool, install: bool) -> None:
+    """``statusline --print-settings`` or ``--install [--force]`` (docs/cli.md)."""
+    from wavemetrics.statusline_setup import (
+        InstallRefused,
+        settings_path,
+        settings_snippet,
+        statusline_command,
+    )
+    from wavemetrics.statusline_setup import install as install_into
+
+    if print_settings and install:
+        raise click.UsageError("--print-settings and --install: give one of them")
+    if no_cache:
+        raise click.UsageError(f"--no-cache is for running the status line, not with"
+                               f" {'--install' if install else '--print-settings'}")
+    command = statusline_command()
+    if print_settings:
+        click.echo(settings_snippet(command), nl=False)  # JSON: its strings are escaped
+        return
+    path = settings_path()
+    params = click.get_current_context().params
+    status = ExitStatus()
+    try:
+        written = install_into(path, command, force=params["force"])
+    except InstallRefused as error:
+        status.fail(f"{error}; nothing was changed")
+    except OSError as error:
+        status.fail(f"{path}: {error.strerror or error}; nothing was changed")
+    if written:
+        click.echo(printable(f"{path}: the status line now runs {command}"))
+    else:
+        click.echo(printable(f"{path}: the status line already runs {command}"))
