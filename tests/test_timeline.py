@@ -292,7 +292,10 @@ def test_render_timeline_without_matplotlib_raises_matplotlib_missing(
     """The Python API raises MatplotlibMissing, whose message is the install hint."""
     lanes = _lanes(Path(_events(tmp_path, TWO_LANES)))
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    with pytest.raises(MatplotlibMissing, match=re.escape("pip install -e '.[timeline]'")):
+    monkeypatch.setattr("sys.executable", "/opt/py/bin/python")
+    with pytest.raises(MatplotlibMissing, match="^" + re.escape(
+            "timeline needs matplotlib: /opt/py/bin/python -m pip install"
+            " 'wavemetrics[timeline]'") + "$"):
         render_timeline(lanes, tmp_path / "t.svg")
 
 
