@@ -1,4 +1,4 @@
-"""Benchmarks of issue 13 (not timed tests): the cache, the status line and ``--help``.
+"""Benchmarks of daily use (not timed tests): the cache, the status line and ``--help``.
 
     python benchmarks/daily.py [--quick] [--workdir DIR] [--files N] [--repeat N]
                                [--only help|cache|statusline]... [--runs N]

@@ -1,4 +1,4 @@
-"""The fleet folder of issue 12: the corpus's Claude Code files copied many times.
+"""The fleet folder: the corpus's Claude Code files copied many times.
 
 Every Claude Code transcript of the corpus (with its ``<session>/subagents/``
 files) is copied ``--copies`` times (default 50: about 1,800 files, ~370 MB)
@@ -12,7 +12,7 @@ committed. With ``--one-project`` every copy goes into one project folder,
 ``OUT/projects/one/`` (a file name without a UUID gets its copy number as a
 prefix): one large folder, the case ``--jobs N`` splits across threads. Usage::
 
-    python benchmarks/fleet.py /tmp/fleet [--copies 50] [--corpus ../shared/corpus]
+    python benchmarks/fleet.py /tmp/fleet [--copies 50] [--corpus CORPUS]
     python benchmarks/fleet.py /tmp/one --copies 10 --one-project
     python benchmarks/fleet.py /tmp/fleet --bench [--repeat 3]
 
@@ -99,7 +99,7 @@ def make_fleet(
 def _drop_runs(cache: Path) -> None:
     """Delete the stored whole outputs (a warm run that is not served): the files of the
     cache's ``runs`` folder (``wavemetrics.runstore``), and the rows of the ``runs``
-    table a tree before the tenth round of issue 12 kept them in (``--against``)."""
+    table a tree before the native engine's tenth round kept them in (``--against``)."""
     import sqlite3
 
     shutil.rmtree(cache / "runs", ignore_errors=True)
@@ -251,7 +251,7 @@ def bench_against(out: Path, repeat: int, baseline: Path) -> None:
                            for name in trees)
         same = printed["baseline"] == printed["this tree"]
         print(f"| {label} | {cells} | {'yes' if same else 'NO'} |", flush=True)
-    for name in trees:  # the issue's two ratios (docs/performance.md, targets)
+    for name in trees:  # the two targets' ratios (docs/performance.md, "Current figures")
         jobs = walls["--no-cache --jobs 1", name] / walls["--no-cache --jobs 2", name]
         versus = ""
         if ("ccusage", "") in walls:

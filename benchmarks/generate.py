@@ -1,4 +1,4 @@
-"""Deterministic trace generators for the benchmarks (issue 6).
+"""Deterministic trace generators for the benchmarks.
 
 ``events``: the host event stream, one lane, batches of 1-5 parallel calls with
 arguments and results of realistic size (which the readers must skip).

@@ -1,10 +1,10 @@
-"""Peak memory of hostile inputs under the default limits (issue 10).
+"""Peak memory of hostile inputs under the default limits.
 
-Each bomb of issue 10 is generated into ``--workdir`` (small on disk: gzip and
+Each memory bomb is generated into ``--workdir`` (small on disk: gzip and
 zip bombs, a sparse file), then read by ``wavemetrics summarize --format json
 --jobs 1`` in a fresh process; the table gives its wall time, peak RSS
 (``ru_maxrss`` of that child), exit status and the first line of stderr. Every
-peak must stay under 512 MiB (``spec/formats.md``, "Limits and hostile
+peak must stay under 512 MiB (``docs/formats.md``, "Limits and hostile
 input"); the script exits 1 if one does not.
 
     python benchmarks/hostile.py [--workdir DIR] [--only NAME ...]
@@ -60,7 +60,7 @@ def _deflated_member(name: str, head: bytes, filler: bytes, size: int, tail: byt
 
 
 def gz_long_lines(path: Path) -> Path:
-    """15 lines of 100 MB each, gzip (issue 10: 3.2 GB peak before)."""
+    """15 lines of 100 MB each, gzip (3.2 GB peak before the limits)."""
     def pieces() -> Iterator[bytes]:
         for _ in range(15):
             yield from _repeat(b"x", 100 * MB)

@@ -1,6 +1,6 @@
 """Where ``--jobs 2`` can gain on the fleet: the extension's read alone against the whole command.
 
-Issue 12 asks ``--jobs 2`` to make ``summarize`` of the 1,800-file fleet folder
+The native engine's target asks ``--jobs 2`` to make ``summarize`` of the 1,800-file fleet folder
 (``benchmarks/fleet.py``) at least 1.8x faster than ``--jobs 1``. Only the
 extension's read runs on ``--jobs`` threads; start-up, the folder walk, unit
 planning, converting results, merging and rendering are serial Python. This

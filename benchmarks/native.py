@@ -1,4 +1,4 @@
-"""The issue 12 benchmarks: the native engine against its targets, peers in the same run.
+"""The native engine's benchmarks: the native engine against its targets, peers in the same run.
 
 Every figure is the median of ``--repeat`` fresh processes (wall seconds, and
 peak RSS from ``ru_maxrss``); ratios compare runs made one after the other in

@@ -1,4 +1,4 @@
-"""One command for the issue 6 benchmarks: wall time, MB/s, calls/s and peak RSS.
+"""One command for the Python engine's benchmarks: wall time, MB/s, calls/s and peak RSS.
 
 For each input it measures, back to back in fresh processes, the parse floors
 (a msgspec typed-struct loop, an orjson loop, a stdlib json loop over the same

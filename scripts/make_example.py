@@ -1,10 +1,10 @@
-"""Derive the bundled demo trace from a real Claude Code session in ../shared/corpus.
+"""Derive the bundled demo trace from a real Claude Code session of the trace corpus.
 
 The demo is a *skeleton*: only record types, ids, tool names, times and turn
 durations are kept. No prompt, argument, result or other text leaves the
 corpus. Source: claude-code-log project ``-experiments-worktrees``, session
 ef958aa1-0e93-49f0-bb71-150f63befcd1 with its six ``subagents/`` files (MIT,
-daaain/claude-code-log test data; see ../shared/corpus/MANIFEST.md rows 41-49).
+daaain/claude-code-log test data, ``test/test_data/real_projects/``).
 
 Run from the repository root:  python scripts/make_example.py
 """

@@ -1,8 +1,7 @@
-"""Where the shared real-trace corpus is: ``../shared/corpus`` beside the repository.
-
-``WAVEMETRICS_CORPUS`` overrides the location. Tests that need it skip only when
-it is absent; ``.ci/run`` fails before the tests if it is absent, so CI never
-skips them.
+"""Where the corpus of real traces is: the folder ``WAVEMETRICS_CORPUS`` names, else
+``../shared/corpus`` beside the repository (where the project's machines keep it).
+Tests that need it skip only when it is absent; ``.ci/run`` fails before the tests if
+it is absent, so CI never skips them.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Small hand-written ``events`` traces for the axis and compare tests (``spec/formats.md``)."""
+"""Small hand-written ``events`` traces for the axis and compare tests (``docs/formats.md``)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
 """The golden cases: ``summarize`` and ``waves`` JSON on every corpus file and the example.
 
-Issue 9 (the architecture refactor) must not change a byte of what users see:
+The architecture refactor (readers behind one protocol) had to change no byte of what users see:
 ``scripts/record_golden.py`` recorded these outputs on main before the refactor
 (commit named in ``tests/golden/outputs.json``), and ``tests/test_golden.py``
 compares today's output with them. A change that is meant to alter an output
-(a spec rule of issues 10, 11 or 14) re-records with the script and says which
+(a new reader or output rule) re-records with the script and says which
 case changed and why in its commit message.
 """
 

@@ -29,7 +29,7 @@ def read_one(path: str, expected_format: str, input_format: str = "auto") -> tup
     outcome = read_inputs([path], input_format)
     (report,) = outcome.inputs
     if sum(report.problems.values()) and not report.lines_used:
-        # every record a problem: an error for that input (spec/formats.md, detection)
+        # every record a problem: an error for that input (docs/formats.md, detection)
         assert report.error is not None and report.error.startswith(NO_USABLE_RECORD)
     else:
         assert report.error is None

@@ -1,4 +1,4 @@
-"""Shared Hypothesis strategies for the metric-core tests (``spec/metrics.md``).
+"""Shared Hypothesis strategies for the metric-core tests (``docs/metrics.md``).
 
 Everything a property needs to generate lives here, so that the hostile values,
 the wave shapes and the tool-name spellings are written once. Character sets are
@@ -429,7 +429,7 @@ def fuzz_lines(record: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[b
 
 # ------------------------------------------------- native engine: whole traces
 
-#: Ids that make ``invalid_id`` (issue 10): C0, DEL and C1 control characters, a lone
+#: Ids that make ``invalid_id``: C0, DEL and C1 control characters, a lone
 #: surrogate; a bidi override and a non-breaking space are printable enough to be ids.
 BAD_TRACE_IDS = st.sampled_from(["a\x1b[2J", "\x00", "x\x7f", "\x9b31m", "a\r\nb", "\ud800",
                                  "x\udcff", "\t"])
@@ -837,7 +837,7 @@ engine_caps = st.sampled_from([2000, 2000, 0, 1, 2, 3])
 engine_eval_names = st.sampled_from([("eval", "codemode", "code_mode"), ("read", " Bash "), ()])
 
 
-# ------------------------------------------------------------ hostile values (issue 10)
+# ------------------------------------------------------------ hostile values
 
 #: Text an attacker puts in an id, a name or a type: terminal escapes, CR/LF that
 #: would forge rows, C1, DEL, bidi overrides, lone surrogates, long and empty text.

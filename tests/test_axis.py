@@ -1,7 +1,7 @@
 """The efficiency axis of a bench runner: states, reasons and exact figures.
 
 Expected figures are computed by hand from the traces in ``tests/event_traces.py``
-(``spec/metrics.md`` sections 1-5).
+(``docs/metrics.md`` sections 1-5).
 """
 
 from __future__ import annotations

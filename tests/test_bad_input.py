@@ -1,4 +1,4 @@
-"""The bad-input battery (issue 4): hostile inputs through the CLI, for every reader.
+"""The bad-input battery: hostile inputs through the CLI, for every reader.
 
 Each row of ``CASES`` builds one input from a format's valid lines
 (``tests/trace_builders.py``) and states, by hand, what ``wavemetrics
@@ -151,7 +151,7 @@ def _cases(b: FormatLines) -> list[Case]:
                             problems={"invalid_json": 2, "invalid_utf8": 3})),
         Case("binary_garbage_file", b"".join(GARBAGE),
              Expected(1, 0, 0, error=NOT_RECOGNISED, format="unknown")),
-        # every record a problem: an error for the input (spec/formats.md, detection)
+        # every record a problem: an error for the input (docs/formats.md, detection)
         Case("binary_garbage_file_with_format", b"".join(GARBAGE),
              Expected(1, 6, 0, problems=GARBAGE_PROBLEMS, error=(
                  f"no usable record: 6 lines read as {b.name}, 6 not usable (invalid_json 2,"
@@ -170,7 +170,7 @@ def _cases(b: FormatLines) -> list[Case]:
         Case("not_gzip.jsonl.gz", b"".join(good),
              Expected(1, 0, 0, format="unknown",
                       error="not a valid gzip file (no gzip header)")),
-        # Limits (spec/formats.md, "Limits and hostile input"), small so the test is quick
+        # Limits (docs/formats.md, "Limits and hostile input"), small so the test is quick
         Case("line_too_long", b"".join([*good[:1], b'{"pad":"' + b"x" * 5000 + b'"}\n',
                                         *good[1:]]),
              _good_expected(b, lines_read=n + 1, problems={"line_too_long": 1}),

@@ -1,4 +1,4 @@
-"""The read cache never changes a figure: cached, warm and uncached runs agree (issue 13)."""
+"""The read cache never changes a figure: cached, warm and uncached runs agree."""
 
 from __future__ import annotations
 

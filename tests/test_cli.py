@@ -1,8 +1,8 @@
 """The ``wavemetrics`` CLI on real Claude Code sessions and on small inputs.
 
 Expected per-lane figures for the corpus were computed independently of this
-package: by a throwaway script written straight from ``spec/metrics.md`` and
-``spec/formats.md``, with three multi-call waves checked by hand against the raw
+package: by a throwaway script written straight from ``docs/metrics.md`` and
+``docs/formats.md``, with three multi-call waves checked by hand against the raw
 timestamps (e.g. agent-db734024 wave 2: durations 1 695 + 3 286 281 + 3 286 486
 = 6 574 462 ms, span 3 288 114 ms, modeled saving 3 286 348 ms, upper bound
 2 x 6 574 462 / 3 = 4 382 974.666... ms).
@@ -831,7 +831,7 @@ def test_help_imports_no_reader_and_no_core_module() -> None:
 def test_native_summarize_of_claude_code_imports_no_other_format_reader() -> None:
     """A native ``summarize --no-cache`` of a Claude Code file through the CLI imports the
     readers of the two formats the native engine reads, and no other format's (the
-    registry imports a reader on first use, issue 12). The table, not ``--format json``:
+    registry imports a reader on first use). The table, not ``--format json``:
     that one the native command runs with no reader at all (tests/test_fastpath.py)."""
     import subprocess
     import sys
@@ -913,7 +913,7 @@ CORPUS_CLI_CASES: list[tuple[str, str, tuple[Any, ...], dict[str, Any], list[dic
         "otlp",
         "opentelemetry-proto/trace.json",
         ("otlp", 1, 0, 1, {}), {"ignored": {"non_tool_span": 1}, "error": None},
-        # no tool span, so no lane (spec/formats.md 2026: no 0-call lanes from span readers)
+        # no tool span, so no lane (docs/formats.md 2026: no 0-call lanes from span readers)
         [],
     ),
     (
@@ -1250,7 +1250,7 @@ def test_every_line_ignored_under_a_forced_format_names_the_likely_one(
     forced: str, relative: str, detected: str, lines: int,
 ) -> None:
     """A forced --input-format that ignores every line of a real file (no line is a problem,
-    so exit 0, issue 11) gets a warning naming the format auto-detection finds.
+    so exit 0) gets a warning naming the format auto-detection finds.
     (codex-tui reads no corpus file this way: every line it cannot use is a problem, an
     error with its own hint, tests above.)"""
     path = CORPUS / relative

@@ -1,4 +1,4 @@
-"""The Dask path gives the local result, bit for bit, on a 2-worker LocalCluster (issue 6)."""
+"""The Dask path gives the local result, bit for bit, on a 2-worker LocalCluster."""
 
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ def _rows(text: str, header: str) -> list[list[str]]:
 def test_metrics_doc_lists_the_v1_properties_in_registry_order() -> None:
     """docs/metrics.md's v1 table has the 16 registry properties, order and types."""
     text = (DOCS / "metrics.md").read_text(encoding="utf-8")
-    rows = _rows(text, "## The v1 payload")
+    rows = _rows(text, "## 6. The v1 payload")
     assert [(r[1].strip("`"), r[2], r[3], r[4]) for r in rows] == [
         (p.name, p.json_type, p.unit, p.meaning) for p in V1_PROPERTIES
     ]
@@ -40,7 +40,7 @@ def test_metrics_doc_lists_the_v1_properties_in_registry_order() -> None:
 def test_metrics_doc_lists_every_extra() -> None:
     """docs/metrics.md's extras table matches the registry's extras."""
     text = (DOCS / "metrics.md").read_text(encoding="utf-8")
-    rows = _rows(text, "## Extras")
+    rows = _rows(text, "### Extras")
     assert [(r[0].strip("`"), r[1], r[2], r[3]) for r in rows] == [
         (p.name, p.json_type, p.unit, p.meaning) for p in EXTRA_PROPERTIES
     ]
@@ -231,3 +231,187 @@ def test_cli_doc_statusline_snippet_is_what_print_settings_prints() -> None:
     command = json.loads(blocks[0])["statusLine"]["command"]
     assert command == "/home/me/wavemetrics/.venv/bin/wavemetrics statusline"
     assert blocks[0] == settings_snippet(command)
+
+
+#: What a clone does not have: the contract's folder beside the repository, and an
+#: issue tracker a reader can see. A doc states the rule or the behaviour instead.
+_OUTSIDE_REFERENCES = re.compile(
+    r"\.\./shared|shared/(?:spec|reference|corpus)|spec/(?:metrics|formats)\.md"
+    r"|reference/trace-formats\.md|issues?\s*#?\d+",
+    re.IGNORECASE,
+)
+
+
+@pytest.mark.parametrize("doc", [path.name for path in _doc_files()])
+def test_docs_stand_alone(doc: str) -> None:
+    """No doc points to the contract files beside the repository or cites an issue
+    number: every rule a user needs is stated in the README and docs/ themselves."""
+    path = DOCS.parent / doc if doc == "README.md" else DOCS / doc
+    text = path.read_text(encoding="utf-8")
+    found = [(text.count("\n", 0, m.start()) + 1, m.group())
+             for m in _OUTSIDE_REFERENCES.finditer(text)]
+    assert found == [], f"{doc}: {found}"
+
+
+def _source_files() -> list[Path]:
+    root = DOCS.parent
+    return [*_doc_files(), *sorted((root / "wavemetrics").rglob("*.py")),
+            *sorted((root / "native").rglob("*.rs")), *sorted((root / "tests").glob("*.py")),
+            *sorted((root / "benchmarks").glob("*.py")), *sorted((root / "scripts").glob("*.py")),
+            root / "pyproject.toml", root / "native" / "Cargo.toml"]
+
+
+def _headings(doc: Path) -> list[str]:
+    """The headings of ``doc``, and the bold lead of each paragraph that opens with one
+    (docs/cli.md's "**Whole `summarize` outputs are served again.**")."""
+    text = doc.read_text(encoding="utf-8")
+    return [*(line.lstrip("#").strip() for line in text.splitlines() if line.startswith("#")),
+            *re.findall(r"^\*\*(.+?)\*\*", text, flags=re.M)]
+
+
+def test_named_doc_sections_exist() -> None:
+    """Every ``docs/NAME.md, "Section"`` reference (docs, code comments, docstrings,
+    also wrapped over comment lines) names a file of docs/ and one of its headings, so
+    a moved section leaves no dangling pointer."""
+    pattern = re.compile(r"(?:docs/)?([a-z-]+\.md)\)?,?\s+\"([^\"]+)\"")
+    missing = []
+    for source in _source_files():
+        if source == Path(__file__).resolve() or not source.is_file():
+            continue
+        text = source.read_text(encoding="utf-8")
+        text = re.sub(r"\n\s*(?:#:?|///?|//!)\s*", " ", text)  # join wrapped comments
+        text = re.sub(r"\s+", " ", text)
+        for name, section in pattern.findall(text):
+            doc = DOCS / name
+            if not doc.is_file() or not any(
+                section.lower() in heading.lower() for heading in _headings(doc)
+            ):
+                missing.append((source.name, name, section))
+    assert missing == [], missing
+
+
+def _table(text: str, header: str) -> list[list[str]]:
+    """The cells of the rows of the first table whose header line is ``header``."""
+    lines = text.split(header + "\n", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in lines]
+
+
+def _lane_summary(block: str, options: dict[str, str]) -> tuple[Any, Any]:
+    """The waves and summary of one ``observations`` block of docs/metrics.md."""
+    from wavemetrics import assemble_waves, measured_turn_duration_ms, summarize
+
+    observations, turns = [], []
+    for line in block.splitlines():
+        fields = line.split("#", 1)[0].split()
+        if len(fields) == 2:
+            turns.append((fields[0], float(fields[1])))
+        elif fields:
+            kind, call_id, tool_name, at_ms = fields
+            observations.append({"kind": kind, "call_id": call_id, "tool_name": tool_name,
+                                 "at_ms": float(at_ms)})
+    cap = int(options.get("max_tracked_calls", "2000"))
+    assembly = assemble_waves(observations, max_tracked_calls=cap)
+    summary = summarize(assembly,
+                        measured_turn_duration_ms_total=measured_turn_duration_ms(turns))
+    return assembly.waves, summary
+
+
+def _figure(name: str, waves: tuple[Any, ...], summary: Any) -> Any:
+    if name == "waves":
+        return len(waves)
+    wave = re.fullmatch(r"wave (\d+) (size|span_ms|max_concurrency)", name)
+    if wave:
+        return getattr(waves[int(wave.group(1)) - 1], wave.group(2))
+    return getattr(summary, name)
+
+
+def _worked_examples() -> list[tuple[str, Any, Any, str, str]]:
+    """``(figure, computed, stated value, worked out, where)`` of every row of every
+    figures table of docs/metrics.md; a table covers the blocks since the last one
+    (several blocks: their lanes merged)."""
+    from wavemetrics import merge_summaries
+
+    text = (DOCS / "metrics.md").read_text(encoding="utf-8")
+    parts = re.split(r"```observations([^\n]*)\n(.*?)```", text, flags=re.S)
+    rows: list[tuple[str, Any, Any, str, str]] = []
+    lanes: list[tuple[Any, Any]] = []
+    for index in range(1, len(parts), 3):
+        options = dict(item.split("=", 1) for item in parts[index].split())
+        lanes.append(_lane_summary(parts[index + 1], options))
+        after = parts[index + 2]
+        if "| figure | worked out | value |" not in after.split("```", 1)[0]:
+            continue
+        waves = tuple(w for lane_waves, _ in lanes for w in lane_waves)
+        summary = merge_summaries(s for _, s in lanes)
+        for row in _table(after, "| figure | worked out | value |"):
+            name, worked, value = row[0].strip("`"), row[1], row[2]
+            rows.append((name, _figure(name, waves, summary), value, worked,
+                         f"block {index // 3 + 1}"))
+        lanes = []
+    return rows
+
+
+def test_metrics_doc_worked_examples_give_the_figures_they_state() -> None:
+    """Every worked example of docs/metrics.md, run through the metric core, gives the
+    value its table states, and every purely arithmetic *worked out* cell equals it."""
+    rows = _worked_examples()
+    assert len(rows) >= 45  # seven examples: none may be skipped unread
+    for name, computed, value, worked, where in rows:
+        stated: Any = value if ":" in value else float(value)
+        assert computed == stated, (where, name, computed, value)
+        arithmetic = worked.replace(" x ", " * ")
+        if re.fullmatch(r"[\d\s.+\-*/()]+", arithmetic):
+            # only digits and operators reach eval (the pattern above)
+            assert eval(arithmetic) == stated, (where, name, worked, value)
+
+
+def test_metrics_doc_classification_table_is_the_rule() -> None:
+    """docs/metrics.md's classification table: each name's normal form and verdict."""
+    from wavemetrics import is_eval_tool_name, normalize_tool_name
+
+    def unescape(cell: str) -> str:
+        return re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)),
+                      cell.strip("`"))
+
+    text = (DOCS / "metrics.md").read_text(encoding="utf-8")
+    rows = _table(text, "| name | normal form | eval name |")
+    assert len(rows) == 15
+    for name, normal, verdict in rows:
+        assert normalize_tool_name(unescape(name)) == unescape(normal), name
+        assert is_eval_tool_name(unescape(name)) is (verdict == "yes"), name
+
+
+def test_metrics_doc_histogram_table_is_the_encoding() -> None:
+    """docs/metrics.md's histogram table: wave sizes to their encoded histogram."""
+    from wavemetrics import encode_histogram, wave_size_bucket
+
+    text = (DOCS / "metrics.md").read_text(encoding="utf-8")
+    rows = _table(text, "| wave sizes | histogram |")
+    assert len(rows) == 4
+    for sizes, encoded in rows:
+        counts = [0] * 8
+        for size in re.findall(r"\d+", sizes):
+            counts[wave_size_bucket(int(size))] += 1
+        assert encode_histogram(counts) == encoded.strip("`"), sizes
+
+
+def test_performance_doc_starts_with_current_figures() -> None:
+    """docs/performance.md opens with one table of current figures (what, the command
+    that reproduces it, the figure, the date measured), keeps no measurement rounds
+    (they are in docs/performance-history.md, which it links), and every headline
+    figure of the table is one the history records."""
+    text = (DOCS / "performance.md").read_text(encoding="utf-8")
+    history = (DOCS / "performance-history.md").read_text(encoding="utf-8")
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    assert headings[0] == "## Current figures"
+    assert "](performance-history.md)" in text.split("## Current figures", 1)[0]
+    assert not any("round" in heading.lower() for heading in headings)
+    assert len(text.splitlines()) < 300
+    rows = _table(text, "| what | command to reproduce | figure | measured |")
+    assert len(rows) >= 5
+    for what, command, figure, measured in rows:
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", measured), what
+        assert command == "same run" or command.startswith("`"), what
+        headline = re.search(r"\*\*(.+?)\*\*", figure)
+        assert headline and headline.group(1) in history, (what, figure)
+    assert "### Eleventh round" in history and "## Current figures" not in history

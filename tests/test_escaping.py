@@ -1,4 +1,4 @@
-"""Visible escaping of input text in every text output (``spec/formats.md``, "Limits and hostile input").
+"""Visible escaping of input text in every text output (``docs/formats.md``, "Limits and hostile input").
 
 The hostile values are built here: ESC sequences (clear screen, OSC 8 hyperlink),
 CR/LF that would forge a table row or a ``wavemetrics:`` line, NUL, BEL, the C1

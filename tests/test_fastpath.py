@@ -306,8 +306,8 @@ def test_the_console_script_runs_it_without_click(tmp_path: Path) -> None:
     assert done.stdout == _cli([str(EXAMPLE)])[1]
 
 
-#: What the lean start-up of a summarize run leaves out (docs/performance.md, "Eleventh
-#: round"): each of these costs 1-9 ms of a cold run's start-up on the issue 12 machines.
+#: What the lean start-up of a summarize run leaves out (docs/performance-history.md, "Eleventh
+#: round"): each of these costs 1-9 ms of a cold run's start-up on the benchmark machine.
 _START_UP_HEAVY = ("typing", "re", "json", "enum", "hashlib", "_hashlib", "contextlib",
                    "collections", "functools", "threading", "dataclasses", "pathlib")
 

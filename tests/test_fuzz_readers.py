@@ -1,4 +1,4 @@
-"""Hypothesis fuzzing of the readers (issue 4): hostile bytes never escape as exceptions.
+"""Hypothesis fuzzing of the readers: hostile bytes never escape as exceptions.
 
 Random bytes and structured mutations of valid lines (``tests/trace_builders.py``:
 keys dropped or duplicated, values replaced by other JSON types, lines cut,
@@ -179,7 +179,7 @@ def test_gzip_cut_anywhere_gives_an_accounted_result(fmt: str, cut: float, sync:
     _read_every_way(packed[: int(len(packed) * cut)], "x.jsonl.gz")
 
 
-# ---------------------------------------------- hostile values in every field (issue 10)
+# ---------------------------------------------- hostile values in every field
 
 _RAW_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
                           "\u2066-\u2069\ud800-\udfff]")

@@ -1,5 +1,5 @@
 """wavemetrics.groups: what ``--by project`` calls a project, how groups are labelled in the
-table, and the ``--by`` document's rules (issue 13). The CLI's grouped figures, computed by
+table, and the ``--by`` document's rules. The CLI's grouped figures, computed by
 hand, are in test_slices.py."""
 
 from __future__ import annotations

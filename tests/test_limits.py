@@ -1,4 +1,4 @@
-"""Byte limits and endless inputs (``spec/formats.md``, "Limits and hostile input").
+"""Byte limits and endless inputs (``docs/formats.md``, "Limits and hostile input").
 
 Every bomb here is generated at test time and is small on disk; the limits are
 set small (``Limits(...)``, ``--max-*-bytes``) so each test is quick. The peak

@@ -1,4 +1,4 @@
-"""No PATH: stdin when data is piped in, else the standard trace folders that exist (issue 13)."""
+"""No PATH: stdin when data is piped in, else the standard trace folders that exist."""
 
 from __future__ import annotations
 

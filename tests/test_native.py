@@ -1,4 +1,4 @@
-"""The native engine against the Python reference (issue 12): same traces, same output.
+"""The native engine against the Python reference: same traces, same output.
 
 Hypothesis draws whole ``claude-code`` project folders and ``events`` files with
 every quirk the readers handle (repeated uuids across files, sub-agent files,
@@ -957,7 +957,7 @@ def test_a_missing_extension_is_a_usage_error_only_when_asked_for(
 
 def test_an_events_file_in_a_subagents_folder_keeps_its_own_session(tmp_path: Path) -> None:
     """An events file without sessionId inside ``<session>/subagents/`` is its own session,
-    named by its file stem (spec/formats.md, events), not the folder's Claude Code session:
+    named by its file stem (docs/formats.md, events), not the folder's Claude Code session:
     the folded read gives Python's document."""
     folder = tmp_path / "project"
     _write(folder, {

@@ -1,5 +1,5 @@
 """The stderr notes' wording (wavemetrics.notes): the rules it applies without re or
-collections (docs/performance.md, "Eleventh round")."""
+collections (docs/performance-history.md, "Eleventh round")."""
 
 from __future__ import annotations
 

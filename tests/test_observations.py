@@ -1,4 +1,4 @@
-"""Pairing of observations into calls (``spec/metrics.md`` section 1)."""
+"""Pairing of observations into calls (``docs/metrics.md`` section 1)."""
 
 from __future__ import annotations
 

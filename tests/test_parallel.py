@@ -1,4 +1,4 @@
-"""--jobs and streaming never change a figure (issue 6)."""
+"""--jobs and streaming never change a figure."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The pipeline: the sink readers feed, the stream-or-batch decision and its fallback (issue 9)."""
+"""The pipeline: the sink readers feed, the stream-or-batch decision and its fallback."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from wavemetrics.pipeline import (
 from wavemetrics.readers import ReadUnit
 
 # a [0,10] and b [5,20] overlap (one wave of 2), c [30,40] is alone: by hand
-# (spec/metrics.md section 4) the 2-wave saves (10 + 15) - 20 = 5 ms.
+# (docs/metrics.md section 4) the 2-wave saves (10 + 15) - 20 = 5 ms.
 CALLS = [("a", 0.0, 10.0), ("b", 5.0, 20.0), ("c", 30.0, 40.0)]
 
 
@@ -136,7 +136,7 @@ def _events(path: Path, calls: list[tuple[str, int, int]]) -> str:
 @pytest.mark.parametrize("cap", [None, 100, 271])
 def test_read_unit_falls_back_to_batch_and_says_so(tmp_path: Path, cap: int | None) -> None:
     """An out-of-order unit is read again in batch mode (note read_again_in_batch), holding
-    only what the cap keeps (issue 10); its figures are those of the whole batch path."""
+    only what the cap keeps (bounded memory); its figures are those of the whole batch path."""
     calls = [(f"c{i}", 100 * i, 100 * i + 10) for i in range(70)] + [("late", 5, 7)]
     calls += [(f"d{i}", 10_000 + 100 * i, 10_000 + 100 * i + 10) for i in range(200)]
     path = _events(tmp_path / "late.jsonl", calls)

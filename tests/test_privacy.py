@@ -1,4 +1,4 @@
-"""The privacy canary (``spec/metrics.md`` section 7): content never leaves wavemetrics.
+"""The privacy canary (``docs/metrics.md`` section 7): content never leaves wavemetrics.
 
 For every format of ``wavemetrics.readers.FORMATS`` with a builder
 (``tests/trace_builders.py``), a trace carries a unique secret in its

@@ -1,4 +1,4 @@
-"""The ``claude-code`` reader (``spec/formats.md``, ``claude-code`` and general rules), by hand.
+"""The ``claude-code`` reader (``docs/formats.md``, ``claude-code`` and general rules), by hand.
 
 Times are ISO strings ``T0 + s`` seconds with ``T0 = 2025-01-01T00:00:00Z``
 (1 735 689 600 000 ms); each read also checks ``lines_read == lines_used +
@@ -433,7 +433,7 @@ def test_figures_of_a_small_transcript_end_to_end(tmp_path: Path) -> None:
     assert {key: lane[key] for key in expected} == expected
 
 
-# --- 2026 shapes (issue 14): /branch and forkSession forks, server-side tools.
+# --- 2026 shapes: /branch and forkSession forks, server-side tools.
 
 def _parent_lines() -> list[bytes]:
     """Session ``sess-p``: Bash t1 [0, 2] s and Read t2 [0, 3] s run together."""

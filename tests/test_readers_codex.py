@@ -1,8 +1,8 @@
 """The ``codex`` reader (Codex CLI rollouts) on the real corpus and on small fixtures.
 
 Expected corpus figures were computed independently of this package, by a
-throwaway whole-file script written straight from ``spec/formats.md`` and
-``spec/metrics.md`` (``datetime.fromisoformat`` times, waves as connected
+throwaway whole-file script written straight from ``docs/formats.md`` and
+``docs/metrics.md`` (``datetime.fromisoformat`` times, waves as connected
 components of pairwise closed-interval overlaps). Two waves were checked by
 hand against the raw lines: in localpush ``12-40-23`` the calls ending in
 ``p2s2PAeG``/``vKyUFMZa`` are both written at 11:40:52.524 and both outputs at
@@ -401,7 +401,7 @@ def test_malformed_records_are_problems_by_reason(tmp_path: Path) -> None:
 
 
 def test_ids_that_cannot_be_encoded_are_unusable(tmp_path: Path) -> None:
-    """A session id holding a lone surrogate is ``invalid_id`` (spec/formats.md: never
+    """A session id holding a lone surrogate is ``invalid_id`` (docs/formats.md: never
     replaced), a call id holding one makes the call unusable; a bad name falls back to
     the payload type."""
     path = _write(tmp_path, [
@@ -594,7 +594,7 @@ def test_fuzzed_rollouts_never_raise(lines: list[bytes]) -> None:
     sniffs(CODEX, lines, "rollout-fuzz.jsonl")
 
 
-# --- 2026 shapes (issue 14): namespaced MCP tools, client-side tool search, Code Mode.
+# --- 2026 shapes: namespaced MCP tools, client-side tool search, Code Mode.
 
 def _namespaced(at: int, call_id: str, name: str, namespace: str | None,
                 kind: str = "function_call") -> dict[str, Any]:

@@ -1,8 +1,8 @@
 """The ``codex-tui`` reader (Codex TUI session recordings) on the corpus and on fixtures.
 
 Expected corpus figures were computed independently of this package, by a
-throwaway whole-file script written from ``spec/formats.md`` and
-``spec/metrics.md``. The recording holds two sessions (two
+throwaway whole-file script written from ``docs/formats.md`` and
+``docs/metrics.md``. The recording holds two sessions (two
 ``session_configured`` events): 19 calls (18 ``exec_command`` + 1
 ``patch_apply``) and 13 calls, all sequential. Checked by hand: the first call
 begins at 15:51:14.179 and ends at 15:51:14.294 (115 ms); the tool time
@@ -206,7 +206,7 @@ def test_unusable_lines_are_problems_and_others_ignored(tmp_path: Path) -> None:
         "",
     ])
     report, (lane,) = _read(path)
-    # the lone-surrogate session id is invalid_id (spec/formats.md), the missing one not
+    # the lone-surrogate session id is invalid_id (docs/formats.md), the missing one not
     assert report.problems == {"invalid_id": 1, "invalid_payload": 1,
                                "invalid_session_configured": 1, "invalid_timestamp": 1,
                                "invalid_tool_record": 2, "missing_kind": 1}

@@ -1,4 +1,4 @@
-"""The ``events`` reader (``spec/formats.md``, ``events`` and general rules), by hand.
+"""The ``events`` reader (``docs/formats.md``, ``events`` and general rules), by hand.
 
 Every expected value below is worked out from the fixture lines by hand; each
 read also checks ``lines_read == lines_used + lines_ignored + problems``.

@@ -1,4 +1,4 @@
-"""The msgspec fast path reads exactly what the stdlib path reads (issue 6)."""
+"""The msgspec fast path reads exactly what the stdlib path reads."""
 
 from __future__ import annotations
 

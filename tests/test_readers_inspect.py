@@ -1,7 +1,7 @@
 """The ``inspect`` reader (Inspect AI eval logs, ``.json`` and ``.eval``) on the corpus and fixtures.
 
 The corpus log (browser task, one sample) was worked out by a throwaway
-script written from ``spec/formats.md`` and ``spec/metrics.md`` (times parsed
+script written from ``docs/formats.md`` and ``docs/metrics.md`` (times parsed
 by hand into ``Fraction`` seconds, offset applied, rounded once to ms): 43
 events, 4 of them ``tool`` events, sequential. Checked by hand against the raw
 file: the first call ``web_browser_go`` runs from ``20:27:39.762878-04:00``
@@ -286,7 +286,7 @@ def test_sniff_recognises_logs_and_archives_and_nothing_else(tmp_path: Path) -> 
                              "s.jsonl")
 
 
-# --- 2026 shapes (issue 14): sub-agent lanes, duplicate samples, repeated tool events.
+# --- 2026 shapes: sub-agent lanes, duplicate samples, repeated tool events.
 
 def _at(seconds: float) -> str:
     """``2026-01-01T00:00:00Z`` plus ``seconds``, as Inspect writes times (µs, offset)."""
@@ -326,7 +326,7 @@ def _write_log(tmp_path: Path, samples: list[Any], name: str = "log.json") -> st
 def test_tool_events_inside_an_agent_span_are_that_agents_lane(tmp_path: Path) -> None:
     """The researcher's calls are a lane; the handoff call that starts it stays in ``main``."""
     # As one lane: research overlaps both fetches, one wave of 3, durations 5000 + 2000 +
-    # 2000 = 9000, span 5000: 4000 ms saved, peak 2 (issue 14's "today"), rebuilt here
+    # 2000 = 9000, span 5000: 4000 ms saved, peak 2 (the figure before the agent-lane rule), rebuilt here
     # with the agent span made a plain solver span.
     as_solver = json.loads(json.dumps(_handoff_sample()).replace('"agent"', '"solver"'))
     _, before = cli_document([_write_log(tmp_path, [as_solver], "solver.json")])

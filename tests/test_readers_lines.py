@@ -1,6 +1,6 @@
 """The line layer (``wavemetrics/readers/_lines.py``): every physical line lands in one bucket.
 
-``spec/formats.md``, general rules: ``lines_read == lines_used + lines_ignored +
+``docs/formats.md``, "For every format": ``lines_read == lines_used + lines_ignored +
 problems``; a problem never stops the read; blank lines, a UTF-8 BOM and CRLF
 endings are tolerated.
 """

@@ -1,7 +1,7 @@
 """The ``otel-spans`` reader (OTel SDK span dicts, any-agent traces) on the corpus and fixtures.
 
 Expected corpus figures come from a throwaway script written straight from
-``spec/formats.md`` and ``spec/metrics.md`` (``json.load``, ids formatted with
+``docs/formats.md`` and ``docs/metrics.md`` (``json.load``, ids formatted with
 ``format(n, "032x")``, ms as ``Fraction(ns, 10**6)`` rounded once, waves as a
 sweep over closed intervals). Checked by hand against the raw file: in
 ``AGNO_trace.json`` the tool span ``get_current_time`` runs from

@@ -2,7 +2,7 @@
 
 The corpus has one OTLP/JSON file, the official example of opentelemetry-proto:
 one server span without GenAI attributes (trace ``5B8E…C60C``, 1 s long). A
-throwaway script written from ``spec/formats.md`` gives one session (the trace
+throwaway script written from ``docs/formats.md`` gives one session (the trace
 id in lower case), one item (the span, ignored as a non-tool span) and no tool
 call. Fixture figures are worked out by hand in the comments beside them.
 """
@@ -104,7 +104,7 @@ def test_corpus_example_has_no_lane_without_tool_spans() -> None:
     assert (report.lines_read, report.lines_used, report.lines_ignored, report.problems) == (
         1, 0, 1, {})
     assert report.ignored == {"non_tool_span": 1}
-    # spec/formats.md (2026): span readers make lanes only for sessions with tool spans.
+    # docs/formats.md (2026): span readers make lanes only for sessions with tool spans.
     assert lanes == []
 
 
@@ -390,7 +390,7 @@ def test_bad_lines_and_malformed_containers_are_each_accounted(tmp_path: Path) -
 
 def test_a_single_document_cut_short_is_an_error_for_the_input(tmp_path: Path) -> None:
     """A pretty-printed document cut short is one item, a problem, and fails the input
-    (``spec/formats.md``: never "1 line not usable" with its contents silently lost)."""
+    (``docs/formats.md``: never "1 line not usable" with its contents silently lost)."""
     text = json.dumps(_batch([_span("0000000000000001", 10, 20)]), indent=2)
     lines = text.splitlines()[:12]
     path = tmp_path / "cut.json"
@@ -480,7 +480,7 @@ def test_malformed_attribute_entries_are_skipped(tmp_path: Path) -> None:
     assert report.lines_used == 1
 
 
-# --- 2026 shapes (issue 14): agent lanes, MCP duplicates, sibling sessions, Claude Code spans.
+# --- 2026 shapes: agent lanes, MCP duplicates, sibling sessions, Claude Code spans.
 
 def _agent(span_id: str, start: int, end: int, name: str, *, parent: str | None = None,
            extra: tuple[tuple[str, str], ...] = ()) -> dict[str, Any]:
@@ -507,7 +507,7 @@ def test_sub_agents_are_lanes_and_never_share_a_wave(tmp_path: Path) -> None:
     """Each nested invoke_agent is a lane of its own; a planner without tool spans has none."""
     flat = _write(tmp_path, [_batch(_multi_agent(nested=False))], "flat.jsonl")
     # One agent: a1 [200, 700] and b1 [250, 1000] are one wave, durations 500 + 750 = 1250,
-    # span 800: 450 ms saved, peak 2 (the figure issue 14 reports for the nested trace).
+    # span 800: 450 ms saved, peak 2 (the figure read as one lane, before the agent-lane rule).
     assert lane_figures(cli_document([flat])[1], *WAVE_FIGURES) == {
         ("conv-1", "main"): (2, "0:1:0:0:0:0:0:0", 1, 450.0)}
     nested = _write(tmp_path, [_batch(_multi_agent(nested=True))], "nested.jsonl")
@@ -540,7 +540,7 @@ def _agent_as_tool() -> list[dict[str, Any]]:
 def test_an_agent_called_as_a_tool_is_its_own_lane(tmp_path: Path) -> None:
     """The research call stays in the planner's lane ``main``; the researcher's calls are a lane."""
     # In one lane: research [1000, 6000] overlaps both fetches: one wave of 3, durations
-    # 5000 + 2000 + 2000 = 9000, span 5000: 4000 ms saved, peak 2 (issue 14's "today"),
+    # 5000 + 2000 + 2000 = 9000, span 5000: 4000 ms saved, peak 2 (before the agent-lane rule),
     # rebuilt here by making the agent spans plain chat spans.
     flat = _agent_as_tool()
     for span in flat:
@@ -591,7 +591,7 @@ def _mcp_call(ends: tuple[int, int, int] = (2000, 1990, 1870)) -> list[dict[str,
 def test_nested_mcp_spans_of_one_call_count_once_innermost_wins(tmp_path: Path) -> None:
     """The GenAI, MCP client and MCP server spans of one call are one call: the server span."""
     # Counted as three calls: durations 2000 + 1980 + 1850 = 5830, span 2000: 3830 ms
-    # "saved", peak 3 so 2 round trips (issue 14's "today"), rebuilt here by cutting the
+    # "saved", peak 3 so 2 round trips (before the MCP-span rule), rebuilt here by cutting the
     # parent links (three unrelated spans). As one call: nothing saved.
     unlinked = _mcp_call()
     for span in unlinked:

@@ -1,8 +1,8 @@
 """The ``pi`` reader (pi coding-agent session files) on the corpus and on fixtures.
 
 Expected corpus figures were computed independently of this package, by a
-throwaway whole-file script written from ``spec/formats.md`` and
-``spec/metrics.md``. Checked by hand against the raw lines: line 3 is an
+throwaway whole-file script written from ``docs/formats.md`` and
+``docs/metrics.md``. Checked by hand against the raw lines: line 3 is an
 assistant message at 22:41:09.389 with two ``read`` calls whose results are
 written at .394 and .403, so one wave of 2, durations 5 + 14 ms, span 14 ms,
 modeled saving 5 ms, upper bound 9.5 ms. The tool time (435 082 ms) agrees with
@@ -292,7 +292,7 @@ def test_fuzzed_sessions_never_raise(lines: list[bytes]) -> None:
     sniffs(PI, lines, "session-fuzz.jsonl")
 
 
-# --- 2026 shapes (issue 14): v3 forks copy their parent's entries.
+# --- 2026 shapes: v3 forks copy their parent's entries.
 
 def _entry(entry_id: str, parent: str | None, record: dict[str, Any]) -> dict[str, Any]:
     """A v3 entry: ``record`` with its 8-hex ``id`` and ``parentId``."""

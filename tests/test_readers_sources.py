@@ -326,7 +326,7 @@ def test_file_stem_drops_only_the_last_suffix_and_gz() -> None:
     assert file_stem("-") == "stdin"
 
 
-# --- Skipped files in folder walks (spec/formats.md, format detection; issue 14).
+# --- Skipped files in folder walks (docs/formats.md, "For every format").
 
 _SESSION = (
     '{"type":"assistant","uuid":"u1","sessionId":"s1","timestamp":"2026-01-01T00:00:00.000Z",'

@@ -1,4 +1,4 @@
-"""The registry of trace formats and the format-agnostic reader layer (issue 9)."""
+"""The registry of trace formats and the format-agnostic reader layer."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """wavemetrics.report: unique id prefixes of the tables and the JSON/JSONL documents
-(issue 9: report gets its own tests; issue 11: ids that can be told apart)."""
+(its own tests; ids cut to prefixes that can still be told apart)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The figure table: the v1 registry, merge rules and display (``spec/metrics.md`` 6, 8)."""
+"""The figure table: the v1 registry, merge rules and display (``docs/metrics.md`` 6, 8)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""--since/--until and --by: waves are never cut in two, figures computed by hand (issue 13)."""
+"""--since/--until and --by: waves are never cut in two, figures computed by hand."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The streaming path gives exactly the batch path's figures (issue 6)."""
+"""The streaming path gives exactly the batch path's figures."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The bucket summary, the v1 event and merging (``spec/metrics.md`` sections 5, 6, 8)."""
+"""The bucket summary, the v1 event and merging (``docs/metrics.md`` sections 5, 6, 8)."""
 
 from __future__ import annotations
 

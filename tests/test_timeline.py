@@ -227,7 +227,7 @@ def test_lane_limit_is_checked_before_waves_are_built(
     def never(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("waves were assembled before the lane limit was checked")
 
-    # the CLI imports analyse when the command runs (a lazy import, issue 13)
+    # the CLI imports analyse when the command runs (a lazy import, for start-up time)
     monkeypatch.setattr(wavemetrics.pipeline, "analyse", never)
     trace = _events(tmp_path, [(f"lane{n}", f"c{n}", "read", 0, 10) for n in range(101)])
     code, _, stderr = _run(trace, "-o", str(tmp_path / "t.png"))

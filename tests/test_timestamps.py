@@ -1,4 +1,4 @@
-"""Reader time conversion to float ms (``spec/formats.md``, general rules)."""
+"""Reader time conversion to float ms (``docs/formats.md``, "For every format")."""
 
 from __future__ import annotations
 
@@ -112,7 +112,7 @@ def test_iso_nanoseconds_do_not_go_through_float_seconds() -> None:
 
 def test_iso_fraction_digits_past_the_ninth_are_dropped() -> None:
     """A fraction longer than nine digits (RFC 3339 allows any length) is read to the ns."""
-    # 12 digits, as in issue 10: .123456789 s, the last three digits dropped, not rounded
+    # 12 digits, a hostile-input case: .123456789 s, the last three digits dropped, not rounded
     assert iso_to_ms("2025-06-30T01:38:21.123456789999Z") == exact_ms(
         2025, 6, 30, 1, 38, 21, 123456789)
     assert iso_to_ms("2025-06-30T01:38:21.1234567891Z") == exact_ms(

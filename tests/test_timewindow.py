@@ -1,5 +1,5 @@
 """wavemetrics.timewindow: ``--since``/``--until`` bounds, ``--timezone`` and period labels,
-with Unix ms computed by hand (issue 13; docs/cli.md "Time windows")."""
+with Unix ms computed by hand (docs/cli.md "Time windows")."""
 
 from __future__ import annotations
 

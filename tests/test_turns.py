@@ -1,4 +1,4 @@
-"""Measured turn time (``spec/metrics.md`` section 6, "Turn durations")."""
+"""Measured turn time (``docs/metrics.md`` section 6, "Turn durations")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """wavemetrics.unit_records: a read unit to and from the cache's compact records, and the
-streaming replay of cached batch lanes (issue 13's cache)."""
+streaming replay of cached batch lanes (the read cache)."""
 
 from __future__ import annotations
 

@@ -267,7 +267,7 @@ def test_a_folder_that_vanished_is_uncacheable_and_left_to_the_python_walk(
     assert found == (None, None, None, [])
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is missing")
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus absent: {CORPUS}")
 def test_the_corpus_folder_gives_the_python_walks_bytes_and_files() -> None:
     paths = [str(CORPUS)]
     walked = walk(paths, key=True)

@@ -1,4 +1,4 @@
-"""Waves over closed intervals, span and peak concurrency (``spec/metrics.md`` section 2)."""
+"""Waves over closed intervals, span and peak concurrency (``docs/metrics.md`` section 2)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Minimal valid trace lines for every format, for the bad-input, privacy and fuzz tests.
 
-One :class:`FormatLines` per format name of ``spec/formats.md``. Each builds
+One :class:`FormatLines` per format name of ``docs/formats.md``. Each builds
 JSON Lines where **every line is one accounting item**: ``prelude`` lines
 (session headers) are used items, each line of :meth:`FormatLines.call` is one
 used item, and a call is paired once read. Times are seconds after
@@ -404,7 +404,7 @@ OTEL_SPANS = FormatLines(
 
 def _inspect_log(events: list[dict[str, Any]], sample_id: str = "1", **sample: Any) -> bytes:
     # Each line is its own sample (its own id): one sample written twice in a log is a
-    # duplicate and counts once (spec/formats.md, inspect).
+    # duplicate and counts once (docs/formats.md, inspect).
     return dump({"version": 2, "status": "success",
                  "eval": {"eval_id": "ev1", "task": "t", "model": "m"},
                  "samples": [{"id": sample_id, "epoch": 1, "events": events, **sample}]})

@@ -1,7 +1,7 @@
 """wavemetrics: how much wall-clock time an agent's parallel tool calls really save.
 
-The metric contract is ``parallelism_v1`` (``spec/metrics.md``); readers follow
-``spec/formats.md``. The core is pure: observations -> waves -> buckets and
+The metric contract is ``parallelism_v1`` (``docs/metrics.md``); readers follow
+``docs/formats.md``. The core is pure: observations -> waves -> buckets and
 savings -> summary.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 
 # typing is not imported at run time: every command imports this package, and typing
-# (with re, enum and collections) is ~9 ms of start-up (docs/performance.md, "Eleventh
+# (with re, enum and collections) is ~9 ms of start-up (docs/performance-history.md, "Eleventh
 # round"); mypy takes any TYPE_CHECKING as true
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from wavemetrics.waves import Wave, WaveAssembly, assemble_waves
 
 # The public API is imported on first use (PEP 562), so that `wavemetrics --help`
-# and the status line do not load every reader and the core (issue 13).
+# and the status line do not load every reader and the core (start-up time).
 _LAZY: dict[str, str] = {
     "summarize_paths": "wavemetrics.api",
     "AxisState": "wavemetrics.axis",
@@ -167,7 +167,7 @@ def _dist_info_version() -> str | None:
     folder on ``sys.path`` (the wheel spec names it so), or ``None`` when there is not
     exactly one: then ``importlib.metadata`` decides. The status line reads the version
     for its cache key on every prompt, and importing ``importlib.metadata`` (email,
-    zipfile, csv...) cost it 15-50 ms of its 100 ms (issue 13; docs/performance.md).
+    zipfile, csv...) cost it 15-50 ms of its 100 ms (docs/performance-history.md).
     """
     import os
     import sys

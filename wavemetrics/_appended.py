@@ -2,7 +2,7 @@
 :mod:`wavemetrics.resume` (read units) and :mod:`wavemetrics.live` (the status line).
 
 Kept apart so that the status line's live path imports neither the pipeline nor
-attrs-heavy modules it does not need (issue 13); the rules are those documented
+attrs-heavy modules it does not need (it answers every prompt); the rules are those documented
 in :mod:`wavemetrics.resume`.
 """
 

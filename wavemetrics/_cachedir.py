@@ -3,7 +3,7 @@
 :mod:`wavemetrics.cache` (the SQLite tables) and :mod:`wavemetrics.runstore` (the
 whole outputs) share the folder; :mod:`wavemetrics.runcache` keys a run by the
 version. Both are needed by a served or natively made ``summarize`` run, which
-then loads neither SQLite nor :mod:`pathlib` (docs/performance.md, "Tenth round").
+then loads neither SQLite nor :mod:`pathlib` (docs/performance-history.md, "Tenth round").
 """
 
 from __future__ import annotations

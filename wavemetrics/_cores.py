@@ -3,7 +3,7 @@
 Light on purpose (``os`` only): a served run and the native command read it
 (:func:`wavemetrics.runcache._jobs`) before :mod:`wavemetrics.parallel`, whose
 ``contextlib`` and ``typing`` would add ~10 ms to their start-up
-(docs/performance.md, "Eleventh round"); :mod:`wavemetrics.parallel` re-exports it.
+(docs/performance-history.md, "Eleventh round"); :mod:`wavemetrics.parallel` re-exports it.
 """
 
 from __future__ import annotations

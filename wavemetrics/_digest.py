@@ -2,8 +2,8 @@
 
 Every ``summarize`` run hashes its key (:mod:`wavemetrics.runcache`), and a stored
 output is checked by its digest (:mod:`wavemetrics.runstore`). :mod:`hashlib` loads
-OpenSSL's ``libcrypto``, ~3 ms of a cold run's start-up on the issue 12 machines
-(docs/performance.md, "Eleventh round"); the extension already links RustCrypto's
+OpenSSL's ``libcrypto``, ~3 ms of a cold run's start-up on the benchmark machine
+(docs/performance-history.md, "Eleventh round"); the extension already links RustCrypto's
 ``sha2`` (for the lanes' ``session_hash``). Both are SHA-256 (FIPS 180-4): the same
 digest for the same bytes (``tests/test_digest.py``), so a key does not depend on which
 one made it.

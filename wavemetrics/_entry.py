@@ -2,7 +2,7 @@
 
 Claude Code runs the status-line command after every message, so
 ``wavemetrics statusline`` (alone or with ``--no-cache``) is answered without
-importing click, attrs, the readers or the core (issue 13: p95 < 100 ms warm);
+importing click, attrs, the readers or the core (target: p95 < 100 ms warm);
 ``wavemetrics summarize ...`` is first looked up among the stored outputs of
 whole runs (:mod:`wavemetrics.runcache`): when nothing the output depends on has
 changed, it is written again, before click or any reader is imported; else the
@@ -21,7 +21,7 @@ __all__ = ["main"]
 #: The cyclic collector's first threshold in the command's process (CPython's default:
 #: 700 allocations). A run makes many small objects that refcounting frees and few
 #: cycles, so the default's ~130 young-generation passes over a large folder are
-#: mostly wasted (~0.03 s of the 1,800-file fleet, docs/performance.md); at this
+#: mostly wasted (~0.03 s of the 1,800-file fleet, docs/performance-history.md); at this
 #: threshold cycles are still collected, in a handful of passes.
 GC_THRESHOLD = 50_000
 

@@ -1,10 +1,10 @@
-"""The default eval (code-execution) tool names (``spec/metrics.md`` section 4).
+"""The default eval (code-execution) tool names (``docs/metrics.md`` section 4).
 
 Light on purpose (no import at all): :mod:`wavemetrics.classify` defines the rules
 and re-exports :data:`EVAL_TOOL_NAMES`; the native command
 (:mod:`wavemetrics.fastpath`) hands the names to the extension without importing
 :mod:`wavemetrics.classify` and its :mod:`enum` (~3 ms of a cold run's start-up,
-docs/performance.md, "Eleventh round").
+docs/performance-history.md, "Eleventh round").
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ def stale() -> bool:
 
 def eval_names(names: Iterable[str]) -> list[str]:
     """The eval tool names as the extension takes them: their normal forms
-    (``spec/metrics.md`` section 4), empty ones dropped (``classify._normal_eval_names``)."""
+    (``docs/metrics.md`` section 4), empty ones dropped (``classify._normal_eval_names``)."""
     # imported here: a served run loads this module for the folder walk
     # (wavemetrics._walk), not the metric core
     from wavemetrics.classify import normalize_tool_name

@@ -1,12 +1,12 @@
 """Folder walks and file names, with nothing imported beyond the standard library.
 
 The folder walk of the readers (:func:`expand_entries`, the rules of
-``spec/formats.md`` and docs/cli.md, "Inputs"), the look for copies before
+``docs/formats.md`` and docs/cli.md, "wavemetrics summarize"), the look for copies before
 their content is hashed (:func:`copy_candidates`) and the names derived from a
 path (:func:`file_stem`, :func:`project_folder`, :func:`fallback_session_id`)
 live here, light on purpose: :mod:`wavemetrics.readers.sources` re-exports
 them, and the native command (:mod:`wavemetrics.fastpath`) runs the same
-functions before click, attrs or any reader is imported (issue 12).
+functions before click, attrs or any reader is imported (start-up time).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ EMPTY_FOLDER = ("no trace files in this directory (read: "
 GZIP_MAGIC = b"\x1f\x8b"
 #: The ``--input-format`` that detects each input's format.
 AUTO = "auto"
-#: The format of an input with no content (``spec/formats.md``).
+#: The format of an input with no content (``docs/formats.md``).
 EMPTY = "empty"
 #: The format of an input whose content repeats an earlier input's (read once).
 DUPLICATE = "duplicate"

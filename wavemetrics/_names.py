@@ -1,7 +1,7 @@
 """Defaults the command line needs before it reads anything, and lazy option choices.
 
 Building the CLI's options must not import the readers, the core or the
-compare module (``wavemetrics --help`` stays under 100 ms, issue 13): the
+compare module (``wavemetrics --help`` stays under 100 ms): the
 defaults are spelled here (``tests/test_cli.py`` checks each against its
 source), and the choices of ``--input-format`` and ``--metric`` are loaded
 from their registries only when a command's help or a value needs them.
@@ -61,7 +61,7 @@ class LazyChoice(click.Choice):  # type: ignore[type-arg]
 
     ``known``: values that are always among the choices (a default such as ``auto``),
     accepted without loading them: a run that names no format imports no reader for
-    the option (issue 12).
+    the option (start-up time).
     """
 
     def __init__(self, load: Callable[[], Sequence[str]], known: Sequence[str] = ()) -> None:

@@ -3,7 +3,7 @@
 Light on purpose (no import at all): the readers (:mod:`wavemetrics.readers.events`,
 :mod:`wavemetrics.readers.claude_code`) detect with them, and the native command
 (:mod:`wavemetrics.fastpath`) hands them to the extension's detection before any
-reader is imported (issue 12). Rules: ``spec/formats.md``, format detection.
+reader is imported (start-up time). Rules: ``docs/formats.md``, "For every format".
 """
 
 from __future__ import annotations

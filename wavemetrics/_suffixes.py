@@ -3,7 +3,7 @@
 Light on purpose (no import at all): :mod:`wavemetrics.runcache` keys a served run
 by the files a folder walk would read, before click and the readers load, and
 :mod:`wavemetrics.readers.sources` walks folders with the same suffixes (docs/cli.md,
-"Inputs").
+"wavemetrics summarize").
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ fingerprint of the inputs before the read (:func:`wavemetrics.runcache.fingerpri
 the readers' walk (:func:`wavemetrics._files.expand_entries`, for the native
 command) and the fingerprint again after the read (the check that nothing changed).
 In Python these walks were ~0.05 s of a 0.35 s run over the 1,800-file fleet
-(docs/performance.md, "Tenth round"); ``walk_folders`` of the extension
+(docs/performance-history.md, "Tenth round"); ``walk_folders`` of the extension
 (``native/src/walk.rs``) makes each one from one listing, with the same result:
 the fingerprint's JSON text byte for byte, the readers' files in the same order.
 
@@ -26,7 +26,7 @@ from wavemetrics import _extension
 from wavemetrics._suffixes import SESSION_SUFFIXES, SKIPPED_SUFFIXES, TRACE_SUFFIXES
 
 # no typing or collections at run time (a served run imports this module: ~10 ms of
-# start-up, docs/performance.md, "Eleventh round"); mypy takes any TYPE_CHECKING as true
+# start-up, docs/performance-history.md, "Eleventh round"); mypy takes any TYPE_CHECKING as true
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -133,7 +133,7 @@ def keyed_walk(paths: Sequence[str], key: bytes) -> Walk | None:
     run's fingerprint, :func:`wavemetrics.runcache.fingerprint`), when it was this
     process's last walk with a key; else ``None``. The native command then reads the
     files of the listing its run is keyed by, not those of a second walk (~3 ms of the
-    fleet, docs/performance.md, "Eleventh round"); identity, not equality, makes sure
+    fleet, docs/performance-history.md, "Eleventh round"); identity, not equality, makes sure
     the walk is that run's own."""
     for walked_paths, walked in _KEYED:
         if walked.key is key and walked_paths == list(paths):

@@ -11,7 +11,7 @@ weighted into a trial's total) and is always in exactly one state:
   recognised, or readable but with no usable record).
 
 ``docs/bench-integration.md`` is the runner's guide; the figures follow
-``spec/metrics.md``.
+``docs/metrics.md``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A persistent cache of what each input yielded, so that repeat runs are instant (issue 13).
+"""A persistent cache of what each input yielded, so that repeat runs are instant.
 
 What is kept, per read unit (one file, or the Claude Code files of one project
 folder read together): every report's line accounting and every lane's compact

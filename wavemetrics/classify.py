@@ -1,4 +1,4 @@
-"""Eval classification of tool names and waves (``spec/metrics.md`` section 4)."""
+"""Eval classification of tool names and waves (``docs/metrics.md`` section 4)."""
 
 from __future__ import annotations
 

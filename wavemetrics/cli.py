@@ -375,7 +375,7 @@ def _window_note(
 ) -> bool:
     """Called when the window left no wave: if the inputs (``outcome``, before the window)
     had waves, say on stderr how many waves, paired calls and lanes the window excluded
-    (issue 13), so that an empty result is never read as "no paired tool calls"; whether
+    (a time window's loss), so that an empty result is never read as "no paired tool calls"; whether
     it did."""
     from wavemetrics.pipeline import analyse
 
@@ -450,7 +450,7 @@ def _read(
 def _all_ignored_hint(report: InputFacts, input_format: str) -> str | None:
     """The warning for an input whose every line was *ignored* (record types the forced
     ``--input-format`` does not read) when auto-detection finds another format or none:
-    not an error (no line was a problem: issue 11's rule), but most likely the wrong
+    not an error (no line was a problem), but most likely the wrong
     ``--input-format``. ``None`` when auto-detection agrees with it (stdin: not re-read)."""
     from wavemetrics.readers import detect_input
 

@@ -3,7 +3,7 @@
 
 Values are those of the JSON output (``json.dumps`` of the same figures): ints
 as ints, floats by ``repr``, ``null`` as an empty cell, booleans never occur.
-Only ids, tool names, times and figures are written (``spec/metrics.md`` section 7).
+Only ids, tool names, times and figures are written (``docs/metrics.md`` section 7).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The work is the local work, only spread out: a bag of paths is detected on
 the workers, the client groups the detections into read units (a Claude Code
-project folder is never split, ``spec/formats.md``), a bag of units is read
+project folder is never split, ``docs/formats.md``), a bag of units is read
 and summarised on the workers, and the client merges the per-lane summaries
 in input order. Results come back in input order, so the outcome is the one
 ``read_inputs`` and ``analyse`` give on one machine, bit for bit.

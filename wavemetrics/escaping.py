@@ -1,4 +1,4 @@
-r"""Visible escaping of input text in text output (``spec/formats.md``, "Limits and hostile input").
+r"""Visible escaping of input text in text output (``docs/formats.md``, "Limits and hostile input").
 
 Every value a text output shows that was taken from an input (ids, tool
 names, file and folder names, record types) goes through :func:`printable`:
@@ -26,7 +26,7 @@ __all__ = ["printable", "shortened"]
 
 #: The characters escaped, as a regular expression (compiled, and cached, by :mod:`re`
 #: on the first text that needs it: most need none, and importing :mod:`re` is ~5 ms
-#: of the native command's start-up, docs/performance.md, "Eleventh round").
+#: of the native command's start-up, docs/performance-history.md, "Eleventh round").
 _UNSAFE = "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 
 

@@ -2,7 +2,7 @@
 
 Catch the built-in (``ImportError``, ``RuntimeError``, ``LookupError``) or the
 class here. Bad data is never an exception: readers count it in their
-reports (``spec/formats.md``).
+reports (``docs/formats.md``).
 """
 
 from __future__ import annotations
@@ -102,5 +102,5 @@ class InputTooLargeError(ValueError):
     Raised inside the readers while reading (``wavemetrics.limits``) and caught
     there: the input is then reported with this message as its ``error`` (the
     lines read before it are kept and counted); it never reaches a caller of
-    ``read_inputs`` (``spec/formats.md``, "Limits and hostile input").
+    ``read_inputs`` (``docs/formats.md``, "Limits and hostile input").
     """

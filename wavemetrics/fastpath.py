@@ -3,7 +3,7 @@
 For the common run (Claude Code folders or files, ``events`` logs, the default
 options) the Python command spends most of its time outside the read:
 importing click, attrs and the readers, turning the extension's results into
-report and lane objects, merging and rendering them (docs/performance.md). Here
+report and lane objects, merging and rendering them (docs/performance-history.md). Here
 the same run is made before any of that loads: the folder walk of the readers
 (:func:`wavemetrics._files.expand_entries`), one call to the extension, which
 looks for possible copies (:func:`wavemetrics._files.copy_candidates`'s rule),
@@ -37,7 +37,7 @@ from wavemetrics._walk import keyed_walk, walk
 from wavemetrics._walk import utf8 as _utf8
 
 # typing, collections.abc and contextlib are not imported at run time: with enum, re
-# and json they were ~15 ms of a cold run's start-up (docs/performance.md, "Eleventh
+# and json they were ~15 ms of a cold run's start-up (docs/performance-history.md, "Eleventh
 # round"); mypy reads the names below (it takes any TYPE_CHECKING as true)
 TYPE_CHECKING = False
 if TYPE_CHECKING:

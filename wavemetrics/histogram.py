@@ -1,4 +1,4 @@
-"""The positional wave-size histogram (``spec/metrics.md`` section 5)."""
+"""The positional wave-size histogram (``docs/metrics.md`` section 5)."""
 
 from __future__ import annotations
 

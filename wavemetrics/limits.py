@@ -1,4 +1,4 @@
-"""Memory limits of every reader (``spec/formats.md``, "Limits and hostile input").
+"""Memory limits of every reader (``docs/formats.md``, "Limits and hostile input").
 
 Memory is bounded by these limits, not by what an input says:
 

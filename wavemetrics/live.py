@@ -1,5 +1,5 @@
 """The status line's live state of a transcript: its figures after appended lines,
-in time proportional to the new lines (issue 13).
+in time proportional to the new lines (the status line's grown-transcript path).
 
 :mod:`wavemetrics.resume` makes a grown transcript a partial *read*, but the
 records it restores and the waves assembled again from them still cost time
@@ -34,7 +34,7 @@ wavemetrics' tags, as a cache row forged with its digest.
 
 A grown transcript is then read from its offset into the restored state, and
 each lane's stream is finished: :class:`~wavemetrics.stream.LaneStream` gives
-the batch path's figures exactly (``spec/metrics.md``; property tests of the
+the batch path's figures exactly (``docs/metrics.md``; property tests of the
 core). Whenever exactness cannot be kept this way (a call that would join a
 wave already summed: :class:`~wavemetrics.stream.StreamOrderError`; an input
 error; a transcript whose every record is a problem; another format), the

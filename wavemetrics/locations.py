@@ -1,6 +1,6 @@
 """Where agents keep their session traces: what ``wavemetrics summarize`` reads with no PATH.
 
-The standard locations (issue 13), in this order, each only if it exists:
+The standard locations, in this order, each only if it exists:
 
 - Claude Code: ``$CLAUDE_CONFIG_DIR/projects`` (several directories may be given,
   separated by commas, as Claude Code and ccusage accept), else

@@ -3,7 +3,7 @@
 ``wavemetrics._native`` (built by maturin from ``native/``) reads a unit's files
 straight from bytes and returns, in one call per unit, every input's line
 account and every lane's summary. It implements the same rules as the Python
-readers and core (``spec/formats.md``, ``spec/metrics.md``), which stay the
+readers and core (``docs/formats.md``, ``docs/metrics.md``), which stay the
 reference: ``tests/test_native.py`` compares the two engines figure by figure.
 This module is the whole integration layer: it only converts between the
 extension's plain tuples and the package's report and lane types.

@@ -4,7 +4,7 @@ One implementation for both ways a run is made: the CLI (:mod:`wavemetrics.cli`,
 from its read outcome) and the native command (:mod:`wavemetrics.fastpath`, from
 the plain results of the extension). Light on purpose: nothing beyond the
 standard library and :mod:`wavemetrics._files` is imported, so the native
-command stays free of click, attrs and the readers (issue 12). Each function
+command stays free of click, attrs and the readers (start-up time). Each function
 returns the lines (without ``\\n``, not yet escaped: the caller escapes input
 text, docs/cli.md, "Escaping"); the rules are docs/cli.md's, "Notes on stderr".
 """
@@ -37,7 +37,7 @@ __all__ = [
 
 # The facts the notes read, as protocols for mypy only (mypy takes any TYPE_CHECKING as
 # true): typing, re and collections are not imported at run time, since the native
-# command prints these notes (~10 ms of its start-up, docs/performance.md, "Eleventh
+# command prints these notes (~10 ms of its start-up, docs/performance-history.md, "Eleventh
 # round").
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""Observations and their pairing into tool calls (``spec/metrics.md`` section 1)."""
+"""Observations and their pairing into tool calls (``docs/metrics.md`` section 1)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ class ToolCall:
 
 @attrs.frozen
 class WaveCounters:
-    """Quality counters of one assembly (``spec/metrics.md`` section 1).
+    """Quality counters of one assembly (``docs/metrics.md`` section 1).
 
     v1 properties: ``clock_anomalies``, ``dropped_calls``, ``incomplete_calls``.
     Extras: ``observed_calls``, ``paired_calls``, ``malformed_observations``,
@@ -109,7 +109,7 @@ def validate_observation(item: object) -> tuple[str, str, str, float] | None:
     """Return ``(kind, call_id, tool_name, at_ms)`` of a valid observation, else ``None``.
 
     Accepts an :class:`Observation`, any object with those four attributes, or a
-    mapping with those four keys. Valid means (``spec/metrics.md`` section 1):
+    mapping with those four keys. Valid means (``docs/metrics.md`` section 1):
     kind exactly ``"start"``/``"end"``; call_id and tool_name non-empty ``str``;
     at_ms an ``int``/``float``, not ``bool``, finite and ``>= 0``. Never raises.
 
@@ -152,7 +152,7 @@ def pair_observations(
 ) -> Pairing:
     """Pair start and end observations into calls, in input order.
 
-    Rules of ``spec/metrics.md`` section 1: the cap counts paired plus pending
+    Rules of ``docs/metrics.md`` section 1: the cap counts paired plus pending
     calls (``None`` or ``0``: unbounded); a repeated pending start replaces the
     earlier one; an end with no pending start is an orphan; an end before its
     start is a clock anomaly and the call is excluded; a call id may be reused

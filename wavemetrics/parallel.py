@@ -2,7 +2,7 @@
 
 The outcome never depends on the number of processes: units are independent
 (a Claude Code project folder is one unit), results come back in input order,
-and lanes are merged in that order (``spec/formats.md``: work is split by
+and lanes are merged in that order (``docs/formats.md``: work is split by
 project folder, never within one).
 """
 

@@ -102,7 +102,7 @@ class StreamSettings:
 
 @attrs.frozen
 class Lane:
-    """One agent's observations (``spec/formats.md``): ``lane_id`` is ``"main"`` for the top agent.
+    """One agent's observations (``docs/formats.md``): ``lane_id`` is ``"main"`` for the top agent.
 
     ``path`` is the input the lane was first seen in; ``measured_turn_duration_ms_total``
     is in ms. Holds only ids, tool names and times.
@@ -140,7 +140,7 @@ class _BatchLane:
         self._observations.append(Observation("start", call_id, tool_name, at_ms))
 
     def end(self, call_id: str, at_ms: float) -> None:
-        # the start's name, else "unknown" (spec/formats.md)
+        # the start's name, else "unknown" (docs/formats.md)
         name = self._names.get(call_id, UNKNOWN_TOOL)
         self._observations.append(Observation("end", call_id, name, at_ms))
 
@@ -171,7 +171,7 @@ class _CappedBatchLane(_BatchLane):
 
     Only what the core can still use is kept: a start the cap would drop (paired
     plus pending calls at ``max_tracked_calls``) and an end with no pending start
-    (an orphan) leave the core's pairing state unchanged (``spec/metrics.md``
+    (an orphan) leave the core's pairing state unchanged (``docs/metrics.md``
     section 1), so they are counted here instead of held, and the counters are
     added to the assembly's. Memory is then bounded by the cap, not by the input,
     and the figures are the same (the lane is summarised at :meth:`close`).
@@ -357,7 +357,7 @@ def read_unit(
     reports = read_unit_into(unit, sink, sources)
     if not sink.out_of_order:
         return UnitResult(reports, sink.lanes())
-    # read again, holding only what the cap keeps (issue 10: not every record)
+    # read again, holding only what the cap keeps (bounded memory: not every record)
     batch = LaneSink(None, capped=stream)
     reports = read_unit_into(unit, batch, {path: Source(path) for path in unit.paths})
     # say so: the unit was read a second time because its calls came out of order
@@ -376,7 +376,7 @@ class ReadOutcome(Generic[L_co]):
     ``same_as`` maps an input whose content repeats an earlier input's to that
     input: it was read once (its report has format :data:`~wavemetrics.readers.DUPLICATE`).
     ``skipped``: files found while walking folders that are not traces
-    (``spec/formats.md``, format detection), by path.
+    (``docs/formats.md``, format detection), by path.
     """
 
     inputs: tuple[InputReport, ...]
@@ -577,7 +577,7 @@ def _read_unit_args(
 
 def _formats() -> tuple[str, ...]:
     # every reader is imported for this (wavemetrics.readers.registry): only when a
-    # format is named, not in an "auto" run (issue 12)
+    # format is named, not in an "auto" run (start-up time)
     from wavemetrics.readers import FORMATS
 
     return FORMATS
@@ -627,7 +627,7 @@ def read_inputs(
     read. Files with the same content (:func:`~wavemetrics.readers.sources.identical_inputs`)
     are read once. An input whose every record is a problem (say a wrong
     ``input_format``) is an error for that input, beginning
-    :data:`~wavemetrics.readers.NO_USABLE_RECORD` (``spec/formats.md``, format
+    :data:`~wavemetrics.readers.NO_USABLE_RECORD` (``docs/formats.md``, format
     detection); its lines stay accounted for. Raises ``ValueError`` for an
     unknown format name, and ``TypeError`` when ``paths`` is one path (a ``str``
     or ``os.PathLike``) rather than a sequence of them.
@@ -870,7 +870,7 @@ def _read_natively(
 
 
 def _no_usable_record(report: InputReport, input_format: str) -> InputReport:
-    """An input whose every record was a problem becomes an error (``spec/formats.md``)."""
+    """An input whose every record was a problem becomes an error (``docs/formats.md``)."""
     problems = sum(report.problems.values())
     # the rule of efficiency_axis' failed state: lines were problems, none was used
     if report.error is not None or not problems or report.lines_used:

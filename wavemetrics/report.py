@@ -1,6 +1,6 @@
 """Rendering of an :class:`~wavemetrics.pipeline.Analysis`: table, JSON, JSONL, wave list.
 
-Only ids, tool names, times and figures are ever rendered (``spec/metrics.md``
+Only ids, tool names, times and figures are ever rendered (``docs/metrics.md``
 section 7).
 """
 
@@ -310,7 +310,7 @@ def concentration_notes(
 ) -> list[str]:
     """The table's ``note:`` lines: a lane that holds at least half of the modeled saving.
 
-    ``spec/metrics.md`` section 5 models a saving ``sum(d) - span`` per non_eval
+    ``docs/metrics.md`` section 5 models a saving ``sum(d) - span`` per non_eval
     wave; a wave of one call saves exactly 0.0, so a lane with one non_eval wave
     of 2+ calls owes its whole ``modeled_wallclock_saved_ms`` to that one wave
     (the size comes from the lane's histogram). The streamed summary keeps no

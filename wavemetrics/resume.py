@@ -1,5 +1,5 @@
-"""Reading a grown trace file from where it ended (issue 13: "a file that only grew is
-read from where it ended").
+"""Reading a grown trace file from where it ended: a file that only grew is read from
+where it ended, not again from its first byte.
 
 Agent sessions are appended to all the time; without this, any change of a
 file's size or mtime is a cache miss and the file is read again in full. Here a
@@ -40,7 +40,7 @@ matching, and no UTF-8 BOM at its offset (a reader drops a BOM on a file's
 first line only). Then only the bytes from that offset are read, fed to the
 reader restored from the resume point, and the unit's lanes built as a full
 read builds them. Each of these readers decides each line from the lines
-before it only (``spec/formats.md``: Claude Code's ``forkedFrom`` line is
+before it only (``docs/formats.md``: Claude Code's ``forkedFrom`` line is
 judged by itself, ``uuid`` de-duplication, first-start-wins and sidechain roots
 look back; ``events`` feeds every line as received and a shutdown drops later
 lines; Codex's first-start-wins and the batched-write rule look back from the
@@ -481,7 +481,7 @@ class _ClaudeReading(_Reading):
 class _EventsReading(_Reading):
     """An ``events`` file: its open lanes (with their turn state), the lanes a
     ``session_shutdown`` closed, and the closed session ids. The reader decides each
-    line from the lines before it (``spec/formats.md``), so the new lines of a grown
+    line from the lines before it (``docs/formats.md``), so the new lines of a grown
     file are the last a full read reads."""
 
     def __init__(self, unit: ReadUnit) -> None:

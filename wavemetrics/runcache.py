@@ -1,11 +1,11 @@
 """Whole ``summarize`` runs, kept as they were printed and served again before the CLI loads.
 
 A warm re-run over a large folder is dominated by imports, decoding lane
-summaries, merging and rendering (docs/performance.md). When nothing that can
+summaries, merging and rendering (docs/performance-history.md). When nothing that can
 change the output has changed, this module answers ``wavemetrics summarize``
 with the bytes the last identical run wrote (stdout and stderr, in the order
 they were written) and its exit status, from :mod:`wavemetrics._entry`, without
-importing click, attrs, msgspec, the readers or the metric core (issue 13: a
+importing click, attrs, msgspec, the readers or the metric core (the target: a
 warm re-run in at most 0.1 x the cold run).
 
 The key (SHA-256) covers everything the output depends on:
@@ -55,7 +55,7 @@ from wavemetrics._suffixes import SKIPPED_SUFFIXES, TRACE_SUFFIXES
 
 # Every summarize run imports this module first, so it imports no more than the light
 # modules above: typing, collections.abc, contextlib, json and hashlib (OpenSSL) were
-# ~20 ms of a cold run's start-up (docs/performance.md, "Eleventh round"). mypy takes
+# ~20 ms of a cold run's start-up (docs/performance-history.md, "Eleventh round"). mypy takes
 # any TYPE_CHECKING as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -404,7 +404,7 @@ def _json(value: Any) -> bytes:
 
 def _text(value: Any) -> bytes:
     """The text a key hashes for its head (:func:`fingerprint`), with no :mod:`json`
-    import (~6 ms of start-up, docs/performance.md, "Eleventh round"): its ``repr`` as
+    import (~6 ms of start-up, docs/performance-history.md, "Eleventh round"): its ``repr`` as
     UTF-8. For the lists, strings, ints, bools and ``None`` of a fingerprint
     it is exact (``ast.literal_eval`` gives the value back, so two values have the same
     text only when they are equal) and fixed for a Python version (which the head holds);
@@ -629,7 +629,7 @@ class Again:
     """The :func:`fingerprint` of a run taken again after its read, on a thread of its own
     (``_thread``: :mod:`threading` is ~3 ms of start-up), while the run writes its output
     and readies it for the store: the walk's native part releases the GIL
-    (docs/performance.md, "Eleventh round"). Start it once nothing the output depends on
+    (docs/performance-history.md, "Eleventh round"). Start it once nothing the output depends on
     is left to look at (the notes written); :meth:`result` waits for it, and must be
     called before the process exits (a thread still in the extension when the
     interpreter finalises would be torn down mid-call). ``start=False``: started by

@@ -2,11 +2,11 @@
 
 :mod:`wavemetrics.runcache` keys a ``summarize`` run (``key``: the command and the
 state of everything its output depends on; ``scope``: the command alone) and
-stores what it printed, to serve it again. Until the tenth round of issue 12
+stores what it printed, to serve it again. Until the native engine's tenth round
 those outputs were rows of the SQLite cache; a cold run then paid for loading
 SQLite, creating the database, writing a 2.7 MB blob through the WAL and, at
 exit, checkpointing it into the database file: ~0.02 s of a 0.27 s run over the
-1,800-file fleet (docs/performance.md, "Tenth round"). A file per scope costs a
+1,800-file fleet (docs/performance-history.md, "Tenth round"). A file per scope costs a
 write and a rename.
 
 Layout: ``<cache dir>/runs/<scope>``, the scope being 64 hex digits. A file holds

@@ -1,4 +1,4 @@
-"""Per-wave savings and saved round trips (``spec/metrics.md`` section 3)."""
+"""Per-wave savings and saved round trips (``docs/metrics.md`` section 3)."""
 
 from __future__ import annotations
 

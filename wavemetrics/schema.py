@@ -1,4 +1,4 @@
-"""The figure table: every figure of wavemetrics declared once (``spec/metrics.md`` section 6).
+"""The figure table: every figure of wavemetrics declared once (``docs/metrics.md`` section 6).
 
 Each :class:`Property` entry carries a figure's name, JSON type, unit and
 meaning, whether it is on the v1 wire, how two lanes' values merge

@@ -1,6 +1,6 @@
 """Slicing lanes by time: the ``--since``/``--until`` window and ``--by day|week|month``.
 
-A wave is never cut in two (issue 13; docs/cli.md "Time windows"): the waves
+A wave is never cut in two (docs/cli.md "Time windows"): the waves
 of a lane are first built from all its calls; each paired call then takes the
 time of the start of its wave (its earliest call start), so all calls of a wave
 fall on the same side of any boundary. A wave that crosses ``--since`` or

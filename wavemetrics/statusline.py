@@ -1,4 +1,4 @@
-"""``wavemetrics statusline``: one short line for Claude Code's status line (issue 13).
+"""``wavemetrics statusline``: one short line for Claude Code's status line.
 
 Claude Code runs the configured command with a JSON object on stdin whose
 ``transcript_path`` names the current session's transcript, and shows the

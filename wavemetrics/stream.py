@@ -3,7 +3,7 @@
 The batch path (:func:`~wavemetrics.assemble_waves` then
 :func:`~wavemetrics.summarize`) holds every paired call of a lane. This path
 holds only pending calls and the *open* region (paired calls of waves that may
-still grow), and gives bit-identical figures (``spec/metrics.md`` sections
+still grow), and gives bit-identical figures (``docs/metrics.md`` sections
 1-5; the property tests compare the two paths).
 
 Why it is exact: waves are emitted in wave order, each sorted as the batch path
@@ -47,7 +47,7 @@ class LaneStream:
     """One lane's pairing (section 1) and wave assembly (section 2), incrementally.
 
     :meth:`start` and :meth:`end` take observations that are already valid (a
-    reader's job, ``spec/formats.md``); :meth:`feed` validates any element
+    reader's job, ``docs/formats.md``); :meth:`feed` validates any element
     first, like :func:`~wavemetrics.assemble_waves`. :meth:`finish` emits the
     remaining waves and returns the lane's :class:`ParallelismSummary`.
     Raises :class:`StreamOrderError` from :meth:`end`/:meth:`feed` when exactness

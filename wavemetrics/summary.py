@@ -1,4 +1,4 @@
-"""The per-lane ``parallelism_summary`` and its merge (``spec/metrics.md`` sections 5, 6, 8)."""
+"""The per-lane ``parallelism_summary`` and its merge (``docs/metrics.md`` sections 5, 6, 8)."""
 
 from __future__ import annotations
 

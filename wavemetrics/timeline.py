@@ -3,7 +3,7 @@
 The picture shows what ``wavemetrics waves`` lists: one panel per lane, as
 high as its largest wave, time in seconds from the session's first call (the
 lanes of a session share one clock), each call a bar in its wave's colour
-(``spec/metrics.md`` section 4 buckets), the calls of a wave stacked in rows
+(``docs/metrics.md`` section 4 buckets), the calls of a wave stacked in rows
 (first call on top, wave order of section 2) on a light band that spans the
 wave. Drawing needs matplotlib, the optional extra ``timeline``; lane selection
 and geometry are plain Python so the CLI can check a request without it.

@@ -1,4 +1,4 @@
-"""Reader time conversion to float ms since the Unix epoch (``spec/formats.md``, general rules)."""
+"""Reader times to float ms since the Unix epoch (``docs/formats.md``, "For every format")."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def iso_to_ms_exact(text: str) -> float | None:
 
     The fraction is read to the nanosecond (its first nine digits, any further
     digits dropped) and kept exactly until the final division. The offset is
-    ``Z``, ``+HH:MM``, ``+HHMM`` or ``+HH`` (``spec/formats.md``, general
+    ``Z``, ``+HH:MM``, ``+HHMM`` or ``+HH`` (``docs/formats.md``, general
     rules). Times without an offset and times before 1970 are invalid (``None``).
 
     >>> iso_to_ms("1970-01-01T00:00:01.5Z")

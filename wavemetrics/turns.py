@@ -1,4 +1,4 @@
-"""Measured turn time of a lane (``spec/metrics.md`` section 6, "Turn durations")."""
+"""Measured turn time of a lane (``docs/metrics.md`` section 6, "Turn durations")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Waves: connected components of overlapping calls (``spec/metrics.md`` section 2)."""
+"""Waves: connected components of overlapping calls (``docs/metrics.md`` section 2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-//! The native `summarize --format json` (issue 12): the files a folder walk found,
+//! The native `summarize --format json`: the files a folder walk found,
 //! detected and read in one folded pass on threads ([`readers::read_folded`]), then
 //! the read outcome assembled as `wavemetrics/pipeline.py` assembles it (units in
 //! order of first appearance, one report per input in walk order, the lanes of each
@@ -239,7 +239,7 @@ pub fn summarize(
 /// [`summarize`], with `meanwhile` called on this thread with the facts of the read
 /// (what the document's `inputs` and `lanes` facts will be) while the document is
 /// rendered on other threads: the native command works out its notes and starts its
-/// after-read check then (docs/performance.md, "Eleventh round"). `meanwhile` is not
+/// after-read check then (docs/performance-history.md, "Eleventh round"). `meanwhile` is not
 /// called when the run is declined before the render; after it, only a panic of the
 /// render's thread declines the run (`ReadFailed`), since [`facts`] has already
 /// refused what the render would.
@@ -579,7 +579,7 @@ const APART_FROM: usize = 64;
 /// from [`APART_FROM`] members on, in `4 * jobs` runs of consecutive members, each run
 /// into a writer of its own on up to `jobs` threads, appended in order. The same bytes
 /// as writing them one after the other (`render` of the 1,800-lane fleet: ~6.5 ms on one
-/// thread, docs/performance.md, "Eleventh round"): every run but the first starts after
+/// thread, docs/performance-history.md, "Eleventh round"): every run but the first starts after
 /// a member (a comma), and runs are never empty.
 fn members_apart<F: Fn(&mut Writer, usize) + Sync>(
     w: &mut Writer,

@@ -253,7 +253,7 @@ type CommandArg = (String, String, Option<String>, usize);
 /// the files are read, `noted` is called with `([(format, lines_read, lines_used,
 /// lines_ignored, [(problem, n)])], [(input index, session_id, lane_id)])`, the facts
 /// the notes are worked out from, while the document is rendered on other threads
-/// (the notes and the after-read check overlap the rendering: docs/performance.md,
+/// (the notes and the after-read check overlap the rendering: docs/performance-history.md,
 /// "Eleventh round"). Returns `(document bytes, what noted returned)`, or a `str`, the
 /// reason the run is left to the Python command (then `noted` was not called); an
 /// exception `noted` raises is raised.

@@ -1,4 +1,4 @@
-//! The `claude-code` and `events` readers (`spec/formats.md`), line for line the
+//! The `claude-code` and `events` readers (`docs/formats.md`), line for line the
 //! rules of `wavemetrics/readers/claude_code.py` and `events.py`.
 
 use crate::account::{is_short_identifier, LineAccount, OTHER_KINDS};
@@ -150,7 +150,7 @@ pub type PlainFile = io::Chain<io::Take<io::Cursor<[u8; 2]>>, File>;
 /// Opens a file to read natively; a file starting with the gzip magic bytes is
 /// refused (`Unsupported`): Python reads it, decompressed (`sources.py`). The bytes
 /// the check read are handed back first (no second open: ~2 ms of the 1,800-file
-/// fleet, docs/performance.md, "Eleventh round"), so the reader sees the whole file.
+/// fleet, docs/performance-history.md, "Eleventh round"), so the reader sees the whole file.
 pub fn open_plain(path: &Path) -> io::Result<PlainFile> {
     let mut file = File::open(path)?;
     let mut head = [0u8; 2];

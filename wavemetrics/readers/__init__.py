@@ -6,7 +6,7 @@ One module per format, each exposing one
 groups files into read units by the format's ``unit_key``
 (:func:`plan_units`) and reads a unit into an observation sink
 (:func:`read_unit`); it names no format and knows nothing of metrics. The
-pipeline (``wavemetrics/pipeline.py``) owns the sink (``spec/formats.md``).
+pipeline (``wavemetrics/pipeline.py``) owns the sink (``docs/formats.md``).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from wavemetrics.readers.lanes import InputReport
 from wavemetrics.readers.sources import DETECT_LINES, STDIN, Source, open_error, peek_was_cut
 
 # The registry (every reader) is imported on first use, not with this package: the
-# status line's live path imports one reader, ``readers.claude_code`` (issue 13).
+# status line's live path imports one reader, ``readers.claude_code`` (start-up time).
 if TYPE_CHECKING:
     #: The formats this version reads, by their ``--input-format`` names.
     FORMATS: tuple[str, ...]
@@ -141,7 +141,7 @@ def plan_units(detections: Sequence[Detection]) -> list[ReadUnit]:
     Files of one format with one ``unit_key`` form one unit (a Claude Code
     project folder: uuid de-duplication and sub-agent lanes span a folder; a pi
     session folder: forks are read after their parents; so a folder is never
-    split between workers, ``spec/formats.md``), read in path order; stdin is
+    split between workers, ``docs/formats.md``), read in path order; stdin is
     always a unit of its own.
     """
     from wavemetrics.readers.registry import format_named
@@ -201,7 +201,7 @@ def __getattr__(name: str) -> Any:
         from wavemetrics.readers.registry import FORMATS
 
         return FORMATS
-    # Lanes, outcomes and read_inputs moved to wavemetrics.pipeline (issue 9); old
+    # Lanes, outcomes and read_inputs moved to wavemetrics.pipeline (reader protocol); old
     # imports keep working so that branches written before the move still merge.
     if name in _MOVED:
         from wavemetrics import pipeline

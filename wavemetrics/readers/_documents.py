@@ -2,7 +2,7 @@
 
 Pretty-printed span streams (the OTel console exporter, ``json.dump(..., indent=2)``
 in a loop) and single eval logs are JSON documents spread over many lines,
-possibly several concatenated. ``spec/formats.md`` ("Limits and hostile
+possibly several concatenated. ``docs/formats.md`` ("Limits and hostile
 input"): each top-level document is a record; one that fails to parse is a
 problem and reading resumes at the next; a single document that fails to parse
 is an error for that input; a document larger than ``max_document_bytes`` ends

@@ -1,4 +1,4 @@
-"""Physical-line reading and the per-input line account (``spec/formats.md``, general rules).
+"""Physical-line reading and the per-input line account (``docs/formats.md``, "For every format").
 
 Every physical line ends in exactly one bucket: used, ignored (a known
 non-tool record, counted by type) or a problem (counted by reason), so that
@@ -29,7 +29,7 @@ MAX_IGNORED_KINDS = 64
 MAX_KIND_LENGTH = 64
 OTHER_KINDS = "other"
 # A record type is named in the report only when it is a short identifier
-# (spec/formats.md, "Limits and hostile input"): free text never reaches the output.
+# (docs/formats.md, "Limits and hostile input"): free text never reaches the output.
 _KIND = re.compile(r"[A-Za-z0-9_.:-]{1,64}", re.ASCII)
 
 
@@ -72,7 +72,7 @@ class LineAccount:
         :data:`MAX_KIND_LENGTH` characters), and at most
         :data:`MAX_IGNORED_KINDS` distinct ones are kept; any other type is
         counted as ``other``, so a hostile file can neither grow this table
-        without bound nor smuggle text through it (``spec/formats.md``).
+        without bound nor smuggle text through it (``docs/formats.md``).
         """
         key = kind if _KIND.fullmatch(kind) else OTHER_KINDS
         if key not in self.ignored and len(self.ignored) >= MAX_IGNORED_KINDS:
@@ -133,7 +133,7 @@ def usable_id(value: object) -> str | None:
     r"""``value`` when it is usable as an id, else ``None``.
 
     An id (session, lane, call) must be a non-empty ``str`` with no unpaired
-    surrogate and no control character (C0, DEL, C1): ``spec/formats.md``,
+    surrogate and no control character (C0, DEL, C1): ``docs/formats.md``,
     "Limits and hostile input", makes such an id a problem (``invalid_id``),
     never silently replaced by a default lane or session.
 

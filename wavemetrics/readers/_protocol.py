@@ -58,7 +58,7 @@ class Peek:
 
 
 class LaneWriter(Protocol):
-    """One lane being read: what a reader feeds, in feeding order (``spec/formats.md``).
+    """One lane being read: what a reader feeds, in feeding order (``docs/formats.md``).
 
     Times are ms. ``end`` carries no tool name: a call's name is its start's
     (the sink resolves it; an end without a start is named ``"unknown"``).
@@ -83,7 +83,7 @@ class LaneWriter(Protocol):
         handing them over. Raises ``ValueError`` if the lengths differ."""
 
     def turn_event(self, kind: str, at_ms: float) -> None:
-        """A ``turn_start``/``turn_end`` at ``at_ms`` (``spec/metrics.md`` section 6)."""
+        """A ``turn_start``/``turn_end`` at ``at_ms`` (``docs/metrics.md`` section 6)."""
 
     def close(self, session_id: str, lane_id: str, turn_duration_ms: float = 0.0) -> None:
         """The lane is complete: its identity and any turn durations measured by the
@@ -99,7 +99,7 @@ class ObservationSink(Protocol):
 
 
 class TraceFormat(Protocol):
-    """One trace format of ``spec/formats.md``: how it is recognised and read.
+    """One trace format of ``docs/formats.md``: how it is recognised and read.
 
     ``name`` is its ``--input-format`` name. ``streamable``: whether its lanes
     may be summarised while read (its observations arrive in an order a stream

@@ -1,7 +1,7 @@
 """The line ids seen, for exact de-duplication across a folder's files, kept compactly.
 
 Claude Code readers remember every line ``uuid`` of a project folder
-(``spec/formats.md``: resumed sessions copy earlier lines into new files). A
+(``docs/formats.md``: resumed sessions copy earlier lines into new files). A
 Python ``set`` of the id strings costs about 125 bytes per line. :class:`SeenIds`
 keeps the same information in less room and never confuses two ids:
 
@@ -15,7 +15,7 @@ keeps the same information in less room and never confuses two ids:
 
 A hash of the string (say Python's salted 64-bit ``hash``) would be smaller
 still, but two real ids could then share a key and a line would be silently
-taken for a copy, changing a figure (issue 12: exact de-duplication, no lossy
+taken for a copy, changing a figure (the rule is exact de-duplication, no lossy
 hashing).
 """
 

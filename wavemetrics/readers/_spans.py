@@ -1,4 +1,4 @@
-"""Shared machinery of the span-shaped readers (``spec/formats.md``, "Span-shaped formats").
+"""Shared machinery of the span-shaped readers (``docs/formats.md``, "Span-shaped formats").
 
 Three pieces, used by ``otlp``, ``otel-spans`` and ``inspect``:
 
@@ -69,7 +69,7 @@ TOOL_OPERATION = "execute_tool"
 _TOOL_PREFIX = TOOL_OPERATION + " "
 #: ``gen_ai.operation.name`` of an agent span: the tool spans below it are its lane.
 AGENT_OPERATION = "invoke_agent"
-#: Session attributes, in lookup order within one span (``spec/formats.md``, ``otlp``).
+#: Session attributes, in lookup order within one span (``docs/formats.md``, ``otlp``).
 CONVERSATION_ID = "gen_ai.conversation.id"
 SESSION_ID = "session.id"
 #: Claude Code's own OTel tool span (beta): its name, and its ``span.type``.
@@ -147,7 +147,7 @@ def iter_json_values(lines: Iterable[bytes], account: LineAccount) -> Iterator[A
     writes): each top-level document is read alone
     (:func:`~wavemetrics.readers._documents.split_documents`, at most
     ``--max-document-bytes``) and is one item; one that fails to parse is a
-    problem and reading resumes at the next (``spec/formats.md``, "Limits and
+    problem and reading resumes at the next (``docs/formats.md``, "Limits and
     hostile input"). A single document that fails to parse, and a document
     past the limits, set ``account.error`` (the input fails). The caller
     accounts every yielded value exactly once.
@@ -240,7 +240,7 @@ class SpanRecord:
 #: The session of a span whose session attribute (on itself, an ancestor, its
 #: resource or the one of its trace) is there but not usable id text: its tool
 #: spans are ``invalid_id`` problems, never filed under another session
-#: (``spec/formats.md``, "Limits and hostile input"). No usable id holds NUL.
+#: (``docs/formats.md``, "Limits and hostile input"). No usable id holds NUL.
 BAD_SESSION = "\x00bad session id"
 
 
@@ -279,7 +279,7 @@ def make_tool_span(
     """
     if any(bad_id(attributes.get(key))
            for key in (CONVERSATION_ID, SESSION_ID, "gen_ai.tool.call.id")):
-        account.problem("invalid_id")  # never replaced by another id (spec/formats.md)
+        account.problem("invalid_id")  # never replaced by another id (docs/formats.md)
         return False
     name = usable_text(attributes.get("gen_ai.tool.name"))
     if name is None and isinstance(span_name, str):
@@ -340,7 +340,7 @@ def mark_span(
         return True
     if operation is None and is_claude_tool_span(attributes, span_name):
         if bad_id(attributes.get("tool_use_id")) or bad_id(attributes.get(SESSION_ID)):
-            account.problem("invalid_id")  # never replaced by another id (spec/formats.md)
+            account.problem("invalid_id")  # never replaced by another id (docs/formats.md)
             return False
         return _tool_span(
             record, usable_text(attributes.get("tool_name")),
@@ -411,7 +411,7 @@ class SpanCollector:
 
     def session_of(self, span: SpanRecord) -> str:
         """The span's session id: own attribute, ancestors in its trace, resource, the one
-        conversation id of its trace, trace id (``spec/formats.md``, ``otlp``)."""
+        conversation id of its trace, trace id (``docs/formats.md``, ``otlp``)."""
         return (
             span.session
             or self._ancestor_session(self._parent(span))
@@ -451,7 +451,7 @@ class SpanCollector:
 
     def _lane_of(self, span: SpanRecord) -> str:
         """Lane id of a tool span: ``"main"`` with no agent above it, or when its agent is
-        the only top-level agent of the trace; else the agent's key (``spec/formats.md``).
+        the only top-level agent of the trace; else the agent's key (``docs/formats.md``).
 
         Top-level: no agent span and no tool span above it (an agent below a tool span
         is an agent called as a tool, a lane of its own like a sub-agent).
@@ -507,7 +507,7 @@ class SpanCollector:
 
         Two tool spans are copies of one call when they share a call id in one
         session, or when one lies below the other with the same tool name and no
-        agent span between (``spec/formats.md``, duplicate spans); copies of
+        agent span between (``docs/formats.md``, duplicate spans); copies of
         copies are one group (union-find over span indices).
         """
         tools = [span for span in self._spans if span.call_id is not None]
@@ -550,7 +550,7 @@ class SpanCollector:
         one that shares exactly its parent's start and end together with at
         least one sibling tool span, is set aside (``ignored["synthetic_timing"]``);
         the rest are used and fed in order of start time. Only sessions and
-        agents that have tool spans get a lane (``spec/formats.md``: no 0-call lanes).
+        agents that have tool spans get a lane (``docs/formats.md``: no 0-call lanes).
         """
         winners: list[SpanRecord] = []
         for copies in self._copies():

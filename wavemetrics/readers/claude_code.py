@@ -1,4 +1,4 @@
-"""The ``claude-code`` reader: Claude Code session transcripts (``spec/formats.md``).
+"""The ``claude-code`` reader: Claude Code session transcripts (``docs/formats.md``).
 
 One call reads a whole project folder's files together, because resumed
 sessions copy earlier lines (same ``uuid``) into new files there and
@@ -129,7 +129,7 @@ def _as_claude(record: Any) -> ClaudeRecord:
 def _blocks(record: ClaudeRecord, block_type: str) -> tuple[list[Any], int]:
     """The line's content blocks of ``block_type``, and (for ``tool_use``) how many blocks
     are server-side tools (``server_tool_use`` and their ``*_tool_result``): those run in
-    the model's service, not the harness, so they are not calls (``spec/formats.md``)."""
+    the model's service, not the harness, so they are not calls (``docs/formats.md``)."""
     message = record.message
     content = message.get("content") if isinstance(message, (dict, Record)) else None
     found: list[Any] = []
@@ -190,7 +190,7 @@ def _read_line(record: ClaudeRecord, folder: ClaudeFolder, account: LineAccount,
     raw_session = record.sessionId
     if _suspect(raw_session) or _suspect(record.agentId) or (
         record.isSidechain is True and _suspect(raw_uuid)
-    ):  # never moved to a default lane or session (spec/formats.md)
+    ):  # never moved to a default lane or session (docs/formats.md)
         account.problem("invalid_id")
         return
     uuid = _id(raw_uuid)
@@ -245,7 +245,7 @@ def _read_turn(record: ClaudeRecord, lane: LaneBuilder, account: LineAccount) ->
 
     An integer too large for a float (400 digits) is ``invalid_duration``; a
     duration that would overflow the lane's total to infinity (three of 1e308)
-    is ``turn_total_overflow`` and is not added (``spec/formats.md``, "Limits
+    is ``turn_total_overflow`` and is not added (``docs/formats.md``, "Limits
     and hostile input"). Other ``system`` lines are ignored.
     """
     duration = record.durationMs
@@ -339,12 +339,12 @@ class _ClaudeCode:
         return sniff_claude_code(peek)
 
     def unit_key(self, path: str) -> str:
-        # uuid de-duplication and sub-agent lanes span a project folder (spec/formats.md)
+        # uuid de-duplication and sub-agent lanes span a project folder (docs/formats.md)
         return path if path == STDIN else project_folder(path)
 
     def read(self, sources: Sequence[Source], sink: ObservationSink) -> list[LineAccount]:
         return read_claude_code([ClaudeFile(s.path, s.lines) for s in sources], sink)
 
 
-#: The ``claude-code`` format (``spec/formats.md``).
+#: The ``claude-code`` format (``docs/formats.md``).
 CLAUDE_CODE = _ClaudeCode()

@@ -1,4 +1,4 @@
-"""The ``codex`` reader: Codex CLI rollouts, ``rollout-*.jsonl`` (``spec/formats.md``).
+"""The ``codex`` reader: Codex CLI rollouts, ``rollout-*.jsonl`` (``docs/formats.md``).
 
 Each line is ``{"timestamp", "type", "payload"}``. One lane, ``"main"``, keyed
 by the ``payload.id`` of the first ``session_meta`` with a non-empty id (else
@@ -9,7 +9,7 @@ of the ``function_call_output``/``custom_tool_call_output`` with the same
 ``call_id``. Observations are fed in file order; a call id's first start and
 first end win, repeats are ignored and counted.
 
-Rules that change numbers (all from ``spec/formats.md`` unless marked *choice*):
+Rules that change numbers (all from ``docs/formats.md`` unless marked *choice*):
 
 - Batched writes (0.4x): when a call's end equals its start (in ms) and the
   output is a JSON string with a number ``metadata.duration_seconds >= 0``, the
@@ -91,7 +91,7 @@ _MCP_NAMESPACE = "mcp__"
 _CODE_MODE = frozenset(("exec", "wait"))
 _CODE_MODE_NAMESPACES = (None, "functions")
 #: Suffix that makes Code Mode calls eval under the default eval names
-#: (``spec/metrics.md`` section 4: a name ending in ``:code_mode``).
+#: (``docs/metrics.md`` section 4: a name ending in ``:code_mode``).
 CODE_MODE_SUFFIX = ":code_mode"
 _WITH_PAYLOAD = frozenset(("session_meta", "response_item", "event_msg", "turn_context"))
 #: Envelope types that identify the format during detection.
@@ -187,7 +187,7 @@ def _read_meta(payload: dict[str, Any], state: _Rollout, account: LineAccount) -
         account.ignore("repeated_session_meta")
         return
     session_id = usable_id(payload.get("id"))
-    if bad_id(payload.get("id")):  # never replaced by the file name (spec/formats.md)
+    if bad_id(payload.get("id")):  # never replaced by the file name (docs/formats.md)
         account.problem("invalid_id")
         return
     if session_id is None:
@@ -210,7 +210,7 @@ def _read_meta(payload: dict[str, Any], state: _Rollout, account: LineAccount) -
 
 
 def tool_name(payload: dict[str, Any], kind: str) -> str:
-    """The tool name of a call item (``spec/formats.md``, ``codex``).
+    """The tool name of a call item (``docs/formats.md``, ``codex``).
 
     ``payload.name``, else the item type. A ``namespace`` of ``mcp__<server>``
     is prefixed as earlier versions wrote it in ``name`` (so two servers' ``search``
@@ -435,7 +435,7 @@ def sniff_codex(peek: Peek) -> bool:
     return False
 
 
-#: The ``codex`` format (``spec/formats.md``). Not streamed: the batched-write
+#: The ``codex`` format (``docs/formats.md``). Not streamed: the batched-write
 #: rule rewrites a start after its output is read, so the lane is handed over
 #: whole, in an order a stream may not take.
 def session_cwd(path: str) -> str | None:

@@ -1,4 +1,4 @@
-"""The ``codex-tui`` reader: Codex TUI session recordings (``spec/formats.md``).
+"""The ``codex-tui`` reader: Codex TUI session recordings (``docs/formats.md``).
 
 A recording (``CODEX_TUI_RECORD_SESSION=1``) has one line per event the TUI
 saw: ``{"ts", "dir", "kind", ...}``. Only ``kind == "codex_event"`` lines
@@ -77,7 +77,7 @@ def read_codex_tui(lines: Iterable[bytes], *, path: str, sink: ObservationSink) 
             continue
         if event == "session_configured":
             session_id = usable_id(msg.get("session_id"))
-            if bad_id(msg.get("session_id")):  # never a default session (spec/formats.md)
+            if bad_id(msg.get("session_id")):  # never a default session (docs/formats.md)
                 account.problem("invalid_id")
                 continue
             if session_id is None:
@@ -135,5 +135,5 @@ def sniff_codex_tui(peek: Peek) -> bool:
     return False
 
 
-#: The ``codex-tui`` format (``spec/formats.md``).
+#: The ``codex-tui`` format (``docs/formats.md``).
 CODEX_TUI = FileFormat(FORMAT, sniff_codex_tui, _read_source)

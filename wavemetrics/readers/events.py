@@ -1,4 +1,4 @@
-"""The ``events`` reader: the host's tool_execution_* event stream (``spec/formats.md``).
+"""The ``events`` reader: the host's tool_execution_* event stream (``docs/formats.md``).
 
 Observations are fed in file order exactly as received; the metric core
 counts duplicate starts and orphan ends itself. ``session_shutdown`` ends a
@@ -215,11 +215,11 @@ class EventsReader:
 def _turn_overflows(
     totals: dict[tuple[str, str], list[Any]], key: tuple[str, str], kind: str, at_ms: float
 ) -> bool:
-    """Follow a lane's turn total (the rules of ``spec/metrics.md`` section 6, as the
+    """Follow a lane's turn total (the rules of ``docs/metrics.md`` section 6, as the
     pipeline measures it) and say whether this ``turn_end`` would make it infinite.
 
     Such a turn is a problem (``turn_total_overflow``) and is not added
-    (``spec/formats.md``, "Limits and hostile input"): times near 1.8e308 ms are
+    (``docs/formats.md``, "Limits and hostile input"): times near 1.8e308 ms are
     finite, their sums need not be.
     """
     state = totals.get(key)
@@ -258,5 +258,5 @@ def _read_source(source: Source, sink: ObservationSink) -> LineAccount:
     )
 
 
-#: The ``events`` format (``spec/formats.md``).
+#: The ``events`` format (``docs/formats.md``).
 EVENTS = FileFormat(FORMAT, sniff_events, _read_source)

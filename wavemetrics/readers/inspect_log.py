@@ -1,4 +1,4 @@
-"""The ``inspect`` reader: Inspect AI eval logs (``spec/formats.md``, ``inspect``).
+"""The ``inspect`` reader: Inspect AI eval logs (``docs/formats.md``, ``inspect``).
 
 Two containers: a ``.json`` eval log (one JSON document with ``eval`` and
 ``samples``, parsed whole: the stdlib has no streaming JSON parser), and a
@@ -133,7 +133,7 @@ def _fallback_eval_id(path: str) -> str:
 
 #: Stands for an ``eval_id`` that is present but not usable id text (a control
 #: character, a lone surrogate): its samples are ``invalid_id`` problems, never
-#: filed under the file-name fallback (``spec/formats.md``, "Limits and hostile input").
+#: filed under the file-name fallback (``docs/formats.md``, "Limits and hostile input").
 BAD_EVAL_ID = "\x00bad eval_id"
 
 
@@ -201,7 +201,7 @@ class _AgentSpans:
     """The ``span_begin`` events of one sample: parents, and the lane of each agent span.
 
     Lane id of an agent span: its ``name``, or ``name#id`` when another agent span of
-    the sample has the same name (``spec/formats.md``, ``inspect``); its id without a name.
+    the sample has the same name (``docs/formats.md``, ``inspect``); its id without a name.
     """
 
     parents: dict[str, str | None] = attrs.field(factory=dict)
@@ -502,5 +502,5 @@ def read_inspect(source: Source, sink: ObservationSink) -> LineAccount:
     return account
 
 
-#: The ``inspect`` format (``spec/formats.md``).
+#: The ``inspect`` format (``docs/formats.md``).
 INSPECT = FileFormat("inspect", sniff_inspect, read_inspect)

@@ -1,4 +1,4 @@
-"""The ``otel-spans`` reader: OTel SDK span dicts (``spec/formats.md``, ``otel-spans``).
+"""The ``otel-spans`` reader: OTel SDK span dicts (``docs/formats.md``, ``otel-spans``).
 
 What ``ReadableSpan.to_json()`` writes and any-agent stores (``AgentTrace``):
 a JSON document ``{"spans": [...], ...}`` (any-agent), a JSON array of span
@@ -176,5 +176,5 @@ def read_otel_spans(source: Source, sink: ObservationSink) -> LineAccount:
     return account
 
 
-#: The ``otel-spans`` format (``spec/formats.md``).
+#: The ``otel-spans`` format (``docs/formats.md``).
 OTEL_SPANS = FileFormat("otel-spans", sniff_otel_spans, read_otel_spans)

@@ -1,4 +1,4 @@
-"""The ``otlp`` reader: OTLP/JSON trace files (``spec/formats.md``, ``otlp``).
+"""The ``otlp`` reader: OTLP/JSON trace files (``docs/formats.md``, ``otlp``).
 
 Two layouts: the collector's file exporter writes one
 ``{"resourceSpans": [...]}`` document per line (read line by line, one batch
@@ -160,5 +160,5 @@ def read_otlp(source: Source, sink: ObservationSink) -> LineAccount:
     return account
 
 
-#: The ``otlp`` format (``spec/formats.md``).
+#: The ``otlp`` format (``docs/formats.md``).
 OTLP = FileFormat("otlp", sniff_otlp, read_otlp)

@@ -1,4 +1,4 @@
-"""The ``pi`` reader: pi coding-agent session files (``spec/formats.md``).
+"""The ``pi`` reader: pi coding-agent session files (``docs/formats.md``).
 
 One lane, ``"main"``, keyed by the ``id`` of the ``{"type": "session"}``
 header. A start is the line ``timestamp`` of a ``message`` line whose
@@ -24,7 +24,7 @@ Choices where the spec is silent:
   is ignored (``"repeated_tool_record"``); a repeated result line is ignored
   (``"repeated_tool_result"``).
 - v2/v3 ``id``/``parentId`` branches are not followed: file order is kept.
-- Forks (``/fork``, v3; ``spec/formats.md``): a file whose header names a parent
+- Forks (``/fork``, v3; ``docs/formats.md``): a file whose header names a parent
   (``parentSession``, ``branchedFrom``: a path or a session id) may begin with
   copies of the parent's entries (same ``id`` and ``timestamp``). The files of
   one folder are read together (:func:`read_pi_folder`): parents before their
@@ -84,7 +84,7 @@ def _read_header(record: dict[str, Any], state: _Session) -> None:
         state.account.ignore("repeated_session")
         return
     session_id = usable_id(record.get("id"))
-    if bad_id(record.get("id")):  # never replaced by the file name (spec/formats.md)
+    if bad_id(record.get("id")):  # never replaced by the file name (docs/formats.md)
         state.account.problem("invalid_id")
         return
     if session_id is None:
@@ -325,7 +325,7 @@ class _Pi:
 
     def unit_key(self, path: str) -> str:
         # a fork is read after its parent, and its copies are de-duplicated, within a
-        # folder (spec/formats.md); stdin and other pipes are read alone
+        # folder (docs/formats.md); stdin and other pipes are read alone
         if path == STDIN or not os.path.isfile(path):
             return path
         return os.path.dirname(os.path.abspath(path))
@@ -347,5 +347,5 @@ def session_cwd(path: str) -> str | None:
     return None
 
 
-#: The ``pi`` format (``spec/formats.md``).
+#: The ``pi`` format (``docs/formats.md``).
 PI = _Pi()

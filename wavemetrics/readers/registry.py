@@ -1,7 +1,7 @@
 """The registry of trace formats, built in one place: the order detection tries them.
 
 Each entry is one format module's :class:`~wavemetrics.readers._protocol.TraceFormat`
-object (``spec/formats.md``); the first whose ``sniff`` accepts an input's
+object (``docs/formats.md``); the first whose ``sniff`` accepts an input's
 first lines wins, so a more specific format comes before a looser one. Adding
 a format is one module and one line here (``docs/architecture.md``). A format's
 module is imported on first use, in registry order (:func:`trace_formats`).
@@ -35,7 +35,7 @@ __all__ = [
 #: Every format this version reads, in detection order: the module that declares it and
 #: the name of its format object there. A module is imported when a look-up first
 #: reaches it (:func:`trace_formats`), so a run whose files are all read natively, or
-#: all detected as one of the first formats, loads no other reader (issue 12).
+#: all detected as one of the first formats, loads no other reader (start-up time).
 TRACE_FORMAT_MODULES: tuple[tuple[str, str], ...] = (
     ("wavemetrics.readers.events", "EVENTS"),
     ("wavemetrics.readers.claude_code", "CLAUDE_CODE"),

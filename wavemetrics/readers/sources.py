@@ -324,7 +324,7 @@ def open_error(path: str) -> str | None:
     What ``open(path, "rb")`` would raise, found with a bare file descriptor: the
     same ``open(2)`` call, and a folder refused as ``open`` refuses it (EISDIR),
     without building a buffered file object (~7 us a file instead of ~1, the
-    native engine asks for every file of a folder: docs/performance.md)."""
+    native engine asks for every file of a folder: docs/performance-history.md)."""
     try:
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
     except OSError as exc:
@@ -344,7 +344,7 @@ class Expansion:
     ``entries``: ``(path, error)`` pairs as :func:`expand_inputs` gives them;
     ``walked``: every file found inside a named folder, mapped to that folder;
     ``skipped``: ``(path, reason)`` of files found in folders and skipped without
-    being read (metadata sidecars), counted in the report (``spec/formats.md``).
+    being read (metadata sidecars), counted in the report (``docs/formats.md``).
     """
 
     entries: list[tuple[str, str | None]]

@@ -30,7 +30,7 @@ fn bump(table: &mut Vec<(&'static str, u64)>, key: &'static str, count: u64) {
 }
 
 /// `_KIND` of `_lines.py`: ASCII letters, digits and `_.:-`, 1 to
-/// `MAX_KIND_LENGTH` characters (`spec/formats.md`, "Limits and hostile input").
+/// `MAX_KIND_LENGTH` characters (`docs/formats.md`, "Limits and hostile input").
 pub fn is_short_identifier(kind: &[u8]) -> bool {
     !kind.is_empty()
         && kind.len() <= MAX_KIND_LENGTH

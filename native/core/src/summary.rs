@@ -1,5 +1,5 @@
 //! Pairing, streaming wave assembly and the bucket summary of one lane
-//! (`spec/metrics.md` sections 1-5), as `wavemetrics/stream.py` computes them:
+//! (`docs/metrics.md` sections 1-5), as `wavemetrics/stream.py` computes them:
 //! the same emission schedule, the same sort order, float sums in wave order.
 
 use hashbrown::HashMap;

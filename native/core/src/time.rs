@@ -1,4 +1,4 @@
-//! Reader times to float ms since the Unix epoch (`spec/formats.md`, general rules),
+//! Reader times to float ms since the Unix epoch (`docs/formats.md`, general rules),
 //! exactly as `wavemetrics/timestamps.py` computes them.
 
 /// `ns / 10**6` as one correctly rounded division of the exact integer

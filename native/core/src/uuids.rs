@@ -1,4 +1,4 @@
-//! Exact de-duplication of line uuids in bounded memory (`spec/formats.md`:
+//! Exact de-duplication of line uuids in bounded memory (`docs/formats.md`:
 //! Claude Code lines are de-duplicated by `uuid` across a project folder).
 //!
 //! A canonical lower-case UUID is kept as its 128 bits (a bijection: nothing is
