@@ -189,6 +189,21 @@ def test_same_file_named_by_another_path_keeps_that_path(tmp_path: Path) -> None
     assert {lane["path"] for lane in document["lanes"]} == {"s.jsonl"}
 
 
+def test_cache_info_counts_one_of_each_in_the_singular(tmp_path: Path) -> None:
+    """One file read by summarize (Python engine) and waves: one read unit with a lane
+    summary, one with call records from one file, one detection, one stored output;
+    never "1 units"."""
+    write_events(tmp_path / "a.jsonl", TWO_LANES)
+    assert _invoke("summarize", "--engine", "python", str(tmp_path / "a.jsonl"))[0] == 0
+    assert _invoke("waves", str(tmp_path / "a.jsonl"))[0] == 0
+    assert _invoke("cache", "info")[1].splitlines()[1:5] == [
+        "lane summaries (summarize): 1 read unit",
+        "call records (waves, --by, --since): 1 read unit (1 file)",
+        "format detections: 1 file",
+        "summarize outputs (served whole): 1 run",
+    ]
+
+
 def test_cache_info_and_clear(tmp_path: Path, private_cache: Path) -> None:
     """`cache info` names the cache and counts its entries; `cache clear` deletes it."""
     code, out, _ = _invoke("cache", "info")
@@ -201,16 +216,17 @@ def test_cache_info_and_clear(tmp_path: Path, private_cache: Path) -> None:
     code, out, _ = _invoke("cache", "info")
     lines = out.splitlines()
     assert lines[:4] == [f"path: {private_cache / CACHE_FILE}",
-                         "lane summaries (summarize): 2 units",
+                         "lane summaries (summarize): 2 read units",
                          # read natively, a unit's call records are not built
-                         f"call records (waves, --by, --since): {records} units ({records} files)",
-                         "format detections: 2"]
+                         f"call records (waves, --by, --since): {records} read units"
+                         f" ({records} files)",
+                         "format detections: 2 files"]
     # the native engine stored the summaries only; `waves` reads and stores the records
     assert _invoke("waves", "--jobs", "1", str(tmp_path))[0] == 0
     assert _invoke("cache", "info")[1].splitlines()[1:3] == [
-        "lane summaries (summarize): 2 units",
-        "call records (waves, --by, --since): 2 units (2 files)"]
-    assert lines[4] == "summarize outputs (served whole): 1"  # the summarize run, kept
+        "lane summaries (summarize): 2 read units",
+        "call records (waves, --by, --since): 2 read units (2 files)"]
+    assert lines[4] == "summarize outputs (served whole): 1 run"  # the summarize run, kept
     assert lines[5].startswith("size: ")
     assert _invoke("cache", "clear") == (0, f"removed {private_cache / CACHE_FILE}\n", "")
     assert not (private_cache / CACHE_FILE).exists()

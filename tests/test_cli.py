@@ -732,7 +732,7 @@ def test_folder_without_trace_file_message_lists_every_suffix_read(tmp_path: Pat
 
 
 EMPTY_TABLE = (
-    "inputs: 1 empty (auto-detected)\n"
+    "inputs: 1 empty input\n"
     "\n"
     "session    lane       calls waves multi    rt  eval mixed   saved s   upper s\n"
     + "-" * 77 + "\n"
@@ -1585,9 +1585,10 @@ def test_waves_says_on_stderr_that_the_cap_dropped_calls(
                           "--no-cache", _capped(tmp_path))
     assert code == 0
     assert err.splitlines() == [CAPPED_WARNING]
-    if output_format == "table":  # the waves {a, b} and {c}
-        assert [line.split()[2] for line in out.splitlines()[1:]] == [
+    if output_format == "table":  # the waves {a, b} and {c}, then the 3-line legend
+        assert [line.split()[2] for line in out.splitlines()[1:-3]] == [
             "1970-01-01T00:00:01.000Z", "1970-01-01T00:00:20.000Z"]
+        assert out.splitlines()[-3].startswith("n: calls in the wave; peak:")
     elif output_format == "csv":  # a row per call kept: a, b, c
         assert [row.split(",")[11] for row in out.splitlines()[1:]] == ["a", "b", "c"]
 
@@ -1699,3 +1700,90 @@ def test_every_by_table_keeps_every_line_of_the_plain_table(tmp_path: Path, by: 
     assert lines[total].startswith("total*")
     assert lines[total + 1:total + 1 + len(under)] == under
     assert lines[total + 1 + len(under)].startswith("calls")  # the legend follows
+
+
+# --- help a person reads once
+
+
+def _help(*args: str) -> str:
+    """``wavemetrics ARGS --help`` at 80 columns, whatever the terminal."""
+    result = CliRunner().invoke(main, [*args, "--help"], terminal_width=80)
+    assert result.exit_code == 0
+    return result.stdout
+
+
+def test_the_command_list_is_never_cut() -> None:
+    """`wavemetrics --help` gives each command's whole one-line description (click cuts a
+    long first sentence with "..."), and says where to start."""
+    text = _help()
+    assert text.split("Commands:\n")[1] == (
+        "  cache       Show where the read cache is and what it holds, or clear it.\n"
+        "  compare     Compare two harness versions run on the same tasks.\n"
+        "  statusline  Print one line for Claude Code's status line (see --install).\n"
+        "  summarize   Summarize each lane's waves and savings (the main command).\n"
+        "  timeline    Draw each lane's calls on a time line (SVG or PNG).\n"
+        "  waves       List every wave: start, span, calls, peak, saving, tools.\n")
+    assert "Start with `wavemetrics summarize --demo` (a bundled example)" in text
+
+
+@pytest.mark.parametrize("command", [
+    (), ("summarize",), ("waves",), ("timeline",), ("compare",), ("statusline",), ("cache",),
+    ("cache", "info"), ("cache", "clear"),
+])
+def test_no_help_is_cut_or_spelled_otherwise_than_the_command(command: tuple[str, ...]) -> None:
+    """No help text ends a sentence with "...", none says "Summarise" for summarize, and
+    every line keeps to 80 columns (option lists aside, which click cannot wrap)."""
+    text = _help(*command)
+    assert "..." not in text.replace("[PATH]...", "").replace("[ARGS]...", "")
+    assert "ummarise" not in text
+    assert all(len(line) <= 80 for line in text.splitlines() if "[auto|" not in line
+               and "[modeled_" not in line)
+
+
+def test_summarize_and_timeline_help_say_what_path_is() -> None:
+    """summarize and timeline explain PATH in their help (timeline's never did)."""
+    summarize = " ".join(_help("summarize").split())
+    assert summarize.startswith(
+        "Usage: wavemetrics summarize [OPTIONS] [PATH]... Summarize tool-call parallelism:"
+        " one row per lane (agent) of each PATH. PATH is a trace file, a folder (read"
+        " recursively: *.jsonl, *.json, *.eval, also .gz, and *.traj) or - for standard"
+        " input.")
+    timeline = " ".join(_help("timeline").split())
+    assert (
+        "PATH is a trace file, a folder (read recursively) or - for standard input, as for"
+        " summarize; with no PATH, piped standard input or the usual trace folders. -o names"
+        " the picture: FILE.svg (each bar has a hover text) or FILE.png.") in timeline
+
+
+def test_waves_help_and_table_explain_their_columns(tmp_path: Path) -> None:
+    """`waves --help` has a legend of every column, and the table ends with one for its
+    short names (n, peak, span s, saved s)."""
+    assert _help("waves").split("Columns of the table:\n")[1].split("\n\nOptions:")[0] == (
+        "    start (UTC)  when the wave's first call started\n"
+        "    span s       from its first start to its last end, in seconds\n"
+        "    n            calls in the wave\n"
+        "    peak         most calls running at one instant\n"
+        "    bucket       non_eval, eval_only (code cells only) or mixed\n"
+        "    saved s      the calls' durations summed minus the span (summarize\n"
+        "                 counts it for non_eval waves only)\n"
+        "    tools        the tool names, xN for repeats")
+    path = tmp_path / "t.jsonl"
+    write_events(path, TWO_LANES)
+    result = CliRunner().invoke(main, ["waves", "--no-cache", str(path)])
+    assert result.stdout.splitlines()[-3:] == [
+        "n: calls in the wave; peak: most calls running at one instant; span s: first",
+        "start to last end; saved s: the calls' durations summed minus the span",
+        "(summarize counts it for non_eval waves only). Details: --format json.",
+    ]
+
+
+def test_empty_inputs_are_named_as_empty_inputs(tmp_path: Path) -> None:
+    """The table's first line says "1 empty input", not "1 empty" as if it were a format:
+    beside a trace, and alone (where no format was detected, so none is named)."""
+    (tmp_path / "e1.jsonl").write_bytes(b"")
+    (tmp_path / "e2.jsonl").write_bytes(b"")
+    write_events(tmp_path / "t.jsonl", TWO_LANES)
+    first = [CliRunner().invoke(main, ["summarize", "--no-cache", *paths]).stdout.splitlines()[0]
+             for paths in ([str(tmp_path / "t.jsonl"), str(tmp_path / "e1.jsonl")],
+                           [str(tmp_path / "e1.jsonl"), str(tmp_path / "e2.jsonl")])]
+    assert first == ["inputs: 1 events (auto-detected); 1 empty input", "inputs: 2 empty inputs"]

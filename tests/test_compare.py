@@ -414,12 +414,13 @@ def test_missing_scipy_exits_2_with_the_install_command(
     """Without scipy, one line names the extra to install, stdout is empty, exit status 2."""
     monkeypatch.setitem(sys.modules, "scipy", None)
     monkeypatch.setitem(sys.modules, "scipy.stats", None)
+    monkeypatch.setattr("sys.executable", "/home/me/wm/.venv/bin/python")
     (tmp_path / "b").mkdir()
     (tmp_path / "c").mkdir()
     code, out, err = run("compare", str(tmp_path / "b"), str(tmp_path / "c"))
     assert (code, out) == (2, "")
-    assert err == ("wavemetrics: error: compare needs scipy: pip install -e '.[compare]'"
-                   " (in the wavemetrics folder)\n")
+    assert err == ("wavemetrics: error: compare needs scipy:"
+                   " /home/me/wm/.venv/bin/python -m pip install 'wavemetrics[compare]'\n")
     with pytest.raises(MissingExtra):
         paired_bootstrap([1.0, 2.0], [2.0, 4.0])
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -137,6 +138,22 @@ def test_readme_core_snippet_gives_the_saving_it_states() -> None:
     assert namespace["summary"].modeled_wallclock_saved_ms == 30.0
 
 
+def test_readme_summarize_paths_snippet_gives_the_figures_it_states(monkeypatch: Any) -> None:
+    """The README's first Python block runs from the clone's folder and gives what its
+    comments say: the quick start's 2021.75 s saved, in 7 lanes."""
+    text = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)\n```", text, flags=re.S)
+    python_api = text.index("## Python API")
+    first = next(block for block in blocks if text.index(block) > python_api)
+    assert "summarize_paths(" in first
+    monkeypatch.chdir(DOCS.parent)
+    namespace: dict[str, Any] = {}
+    exec(compile(first, "README.md", "exec"), namespace)
+    document = namespace["document"]
+    assert (document["total"]["modeled_wallclock_saved_ms"], len(document["lanes"])) == (
+        2021753.0, 7)
+
+
 def test_doc_commands_never_write_a_tracked_file() -> None:
     """No ``-o FILE`` in a README or docs command names a file of the repository
     (docs/timeline.md's command overwrote docs/timeline-example.png)."""
@@ -152,8 +169,10 @@ def test_doc_commands_never_write_a_tracked_file() -> None:
 
 
 def test_one_install_spelling_in_docs_and_messages() -> None:
-    """Every extra is installed as ``pip install [-q] -e '.[extra]'``: in the README, the
-    docs and the error hints alike (a bare ``'.[extra]'`` undoes an editable install)."""
+    """Every extra is installed as ``pip install [-q] -e '.[extra]'`` in a clone, or
+    ``pip install 'wavemetrics[extra]'`` (a wheel, or any install): in the README and the
+    docs (a bare ``'.[extra]'`` undoes an editable install); the error hints name the
+    second, which works for both, with the running interpreter's pip."""
     from wavemetrics.compare import INSTALL_HINT as COMPARE
     from wavemetrics.distributed import INSTALL_HINT as DASK
     from wavemetrics.timeline import INSTALL_HINT as TIMELINE
@@ -165,8 +184,10 @@ def test_one_install_spelling_in_docs_and_messages() -> None:
     ours = [c for c in commands if "wavemetrics[" in c or "'.[" in c or re.search(r" \.( |$)", c)]
     assert ours
     for command in ours:  # installs of wavemetrics itself (others, e.g. orjson, are not ours)
-        assert re.match(r"pip install (-q )?-e ('\.\[[a-z,]+\]'|\.)( |$)", command), command
-    assert "'.[timeline]'" in TIMELINE and "'.[compare]'" in COMPARE and "'.[dask]'" in DASK
+        assert re.match(r"pip install ((-q )?-e ('\.\[[a-z,]+\]'|\.)|'wavemetrics\[[a-z]+\]')( |$|\))",
+                        command), command
+    for hint, extra in ((TIMELINE, "timeline"), (COMPARE, "compare"), (DASK, "dask")):
+        assert hint.endswith(f" -m pip install 'wavemetrics[{extra}]'")
 
 
 def test_summarize_table_keeps_to_80_columns_with_many_formats() -> None:
@@ -197,6 +218,19 @@ def test_cli_doc_maps_every_waves_json_key_to_its_csv_column() -> None:
     calls = [cell.strip().strip("`") for cell in rows[-1][1].split(",")]
     assert rows[-1][0] == "(none: the call's own)"
     assert sorted([*WAVE_JSON_TO_CSV.values(), *calls]) == sorted(WAVE_CALL_COLUMNS)
+
+
+def test_cli_doc_statusline_snippet_is_what_print_settings_prints() -> None:
+    """docs/cli.md's settings.json snippet names wavemetrics by an absolute path (Claude
+    Code's PATH seldom holds a clone's .venv/bin) and is what --print-settings prints."""
+    from wavemetrics.statusline_setup import settings_snippet
+
+    text = (DOCS / "cli.md").read_text(encoding="utf-8")
+    blocks = [b for b in re.findall(r"```json\n(.*?)```", text, flags=re.S) if "statusLine" in b]
+    assert len(blocks) == 1
+    command = json.loads(blocks[0])["statusLine"]["command"]
+    assert command == "/home/me/wavemetrics/.venv/bin/wavemetrics statusline"
+    assert blocks[0] == settings_snippet(command)
 
 
 #: What a clone does not have: the contract's folder beside the repository, and an

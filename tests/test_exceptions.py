@@ -14,28 +14,46 @@ from wavemetrics.exceptions import (
     MissingExtraError,
     StreamOrderError,
     install_hint,
+    reject_path,
 )
 
 
-def test_missing_extra_is_an_import_error_naming_the_install_command() -> None:
-    """MissingExtraError is an ImportError whose message ends with the extra's pip command."""
+def test_missing_extra_is_an_import_error_naming_the_install_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """MissingExtraError is an ImportError whose message ends with the command that
+    installs the extra by the package's name with the running interpreter's pip: the
+    same command for a wheel and an editable clone, never one for a clone only."""
+    monkeypatch.setattr("sys.executable", "/home/me/wm/.venv/bin/python")
     error = MissingExtraError("timeline", "matplotlib", "timeline")
     assert isinstance(error, ImportError)
-    hint = "pip install -e '.[timeline]' (in the wavemetrics folder)"
+    hint = "/home/me/wm/.venv/bin/python -m pip install 'wavemetrics[timeline]'"
     assert str(error) == f"timeline needs matplotlib: {hint}"
     assert (error.extra, error.install_hint) == ("timeline", hint)
 
 
+def test_install_hint_quotes_the_interpreter_and_has_a_fallback(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An interpreter path with a space is quoted for the shell; an unknown interpreter
+    (sys.executable empty) is python3."""
+    assert install_hint("x", "/opt/my tools/python") == (
+        "'/opt/my tools/python' -m pip install 'wavemetrics[x]'")
+    monkeypatch.setattr("sys.executable", "")
+    assert install_hint("x") == "python3 -m pip install 'wavemetrics[x]'"
+
+
 def test_one_missing_extra_error_for_timeline_compare_and_dask() -> None:
     """timeline, compare and distributed raise the same class, and name their own extra."""
+    import shlex
+    import sys
+
     assert timeline.MatplotlibMissing is MissingExtraError
     assert compare.MissingExtra is MissingExtraError
-    assert (timeline.INSTALL_HINT, compare.INSTALL_HINT, distributed.INSTALL_HINT) == (
-        "pip install -e '.[timeline]' (in the wavemetrics folder)",
-        "pip install -e '.[compare]' (in the wavemetrics folder)",
-        "pip install -e '.[dask]' (in the wavemetrics folder)",
-    )
-    assert install_hint("x") == "pip install -e '.[x]' (in the wavemetrics folder)"
+    python = shlex.quote(sys.executable)
+    hints = (timeline.INSTALL_HINT, compare.INSTALL_HINT, distributed.INSTALL_HINT)
+    assert hints == tuple(f"{python} -m pip install 'wavemetrics[{extra}]'"
+                          for extra in ("timeline", "compare", "dask"))
 
 
 def test_stream_order_and_lane_errors_subclass_built_ins() -> None:
@@ -100,3 +118,20 @@ def test_version_from_dist_info_needs_exactly_one_folder(tmp_path: Path,
     assert wavemetrics._dist_info_version() == "1.2.3"
     (tmp_path / "wavemetrics-1.2.4.dist-info").mkdir()
     assert wavemetrics._dist_info_version() is None
+
+
+@pytest.mark.parametrize("value", [None, 3, b"t.jsonl", ["t.jsonl"], ("t.jsonl",), object()])
+def test_reject_path_lets_every_non_path_through(value: object) -> None:
+    """Only a str or an os.PathLike is a path: anything else is left to the function's
+    own checks (bytes and a list of paths included)."""
+    assert reject_path(value, "summarize", "waves") is None
+
+
+def test_reject_path_quotes_the_path_as_given() -> None:
+    """The message names the function, what it takes and the path (a Path as its str),
+    and the call to make with that path."""
+    with pytest.raises(TypeError) as raised:
+        reject_path(Path("a b/it's.jsonl"), "f", "waves")
+    assert str(raised.value) == (
+        "f() takes waves, not the path \"a b/it's.jsonl\": to summarize trace files,"
+        " call wavemetrics.summarize_paths(\"a b/it's.jsonl\")")

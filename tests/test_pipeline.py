@@ -325,3 +325,17 @@ def test_a_span_document_with_no_span_is_merely_empty(
     path.write_text(text, encoding="utf-8")
     report = read_inputs([str(path)], forced).inputs[0]
     assert (report.error, report.lines_read, dict(report.ignored)) == (None, 1, {"no_spans": 1})
+
+
+@pytest.mark.parametrize("path", ["rollout.jsonl", Path("rollout.jsonl")])
+def test_analyse_and_read_inputs_given_one_path_name_summarize_paths(path: object) -> None:
+    """analyse given a path, and read_inputs given one path instead of a sequence (a str
+    would be read letter by letter), raise a TypeError naming summarize_paths."""
+    hint = ("not the path 'rollout.jsonl': to summarize trace files, call"
+            " wavemetrics.summarize_paths('rollout.jsonl')")
+    with pytest.raises(TypeError) as raised:
+        analyse(path)  # type: ignore[call-overload]
+    assert str(raised.value) == f"analyse() takes a ReadOutcome (from read_inputs), {hint}"
+    with pytest.raises(TypeError) as raised:
+        read_inputs(path)  # type: ignore[arg-type]
+    assert str(raised.value) == f"read_inputs() takes a sequence of paths ([path, ...]), {hint}"

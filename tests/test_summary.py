@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from pathlib import PurePosixPath
 
 import attrs
 import pytest
@@ -560,3 +561,15 @@ def test_turn_total_that_is_a_bool_is_refused() -> None:
     empty = WaveAssembly((), WaveCounters())
     with pytest.raises(ValueError, match="must be finite and >= 0"):
         summarize(empty, measured_turn_duration_ms_total=True)
+
+
+@pytest.mark.parametrize("path", ["rollout.jsonl", PurePosixPath("rollout.jsonl")])
+def test_summarize_given_a_path_names_summarize_paths(path: object) -> None:
+    """A trace file's path (str or os.PathLike) given to summarize raises a TypeError
+    that says what summarize takes and names the call that reads trace files."""
+    with pytest.raises(TypeError, match=exactly(
+        "summarize() takes a WaveAssembly (from assemble_waves), not the path"
+        " 'rollout.jsonl': to summarize trace files, call"
+        " wavemetrics.summarize_paths('rollout.jsonl')"
+    )):
+        summarize(path)  # type: ignore[arg-type]

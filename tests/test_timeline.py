@@ -282,12 +282,13 @@ def test_missing_matplotlib_says_how_to_install_it(
 ) -> None:
     """Without matplotlib the command prints one line naming the extra to install and exits 2."""
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # makes `import matplotlib` fail
+    monkeypatch.setattr("sys.executable", "/home/me/wm/.venv/bin/python")
     out = tmp_path / "t.png"
     code, stdout, stderr = _run(_events(tmp_path, TWO_LANES), "-o", str(out))
     assert (code, stdout) == (2, "")
     assert stderr == (
-        "wavemetrics: error: timeline needs matplotlib: pip install -e '.[timeline]'"
-        " (in the wavemetrics folder)\n"
+        "wavemetrics: error: timeline needs matplotlib:"
+        " /home/me/wm/.venv/bin/python -m pip install 'wavemetrics[timeline]'\n"
     )
     assert not out.exists()
 
@@ -298,7 +299,10 @@ def test_render_timeline_without_matplotlib_raises_matplotlib_missing(
     """The Python API raises MatplotlibMissing, whose message is the install hint."""
     lanes = _lanes(Path(_events(tmp_path, TWO_LANES)))
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    with pytest.raises(MatplotlibMissing, match=re.escape("pip install -e '.[timeline]'")):
+    monkeypatch.setattr("sys.executable", "/opt/py/bin/python")
+    with pytest.raises(MatplotlibMissing, match="^" + re.escape(
+            "timeline needs matplotlib: /opt/py/bin/python -m pip install"
+            " 'wavemetrics[timeline]'") + "$"):
         render_timeline(lanes, tmp_path / "t.svg")
 
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Sequence
+from pathlib import PurePosixPath
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -303,3 +306,14 @@ def test_arrival_order_of_complete_calls_changes_no_figure(
     second = assemble_waves(observations_of(permuted))
     assert canonical([w.calls for w in first.waves]) == canonical([w.calls for w in second.waves])
     assert summarize(first) == summarize(second)
+
+
+@pytest.mark.parametrize("path", ["rollout.jsonl", PurePosixPath("rollout.jsonl")])
+def test_assemble_waves_given_a_path_names_summarize_paths(path: object) -> None:
+    """A path given to assemble_waves is a TypeError naming summarize_paths, never an
+    empty assembly of its letters (a str is iterable)."""
+    with pytest.raises(TypeError, match="^" + re.escape(
+        "assemble_waves() takes observations, not the path 'rollout.jsonl': to summarize"
+        " trace files, call wavemetrics.summarize_paths('rollout.jsonl')"
+    ) + "$"):
+        assemble_waves(path)  # type: ignore[arg-type]

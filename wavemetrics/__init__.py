@@ -16,6 +16,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from wavemetrics.api import summarize_paths
     from wavemetrics.axis import AxisState, EfficiencyAxis, efficiency_axis
     from wavemetrics.cache import ReadCache
     from wavemetrics.classify import (
@@ -61,6 +62,7 @@ if TYPE_CHECKING:
 # The public API is imported on first use (PEP 562), so that `wavemetrics --help`
 # and the status line do not load every reader and the core (start-up time).
 _LAZY: dict[str, str] = {
+    "summarize_paths": "wavemetrics.api",
     "AxisState": "wavemetrics.axis",
     "EfficiencyAxis": "wavemetrics.axis",
     "efficiency_axis": "wavemetrics.axis",
@@ -154,6 +156,7 @@ __all__ = [
     "saved_round_trips",
     "session_hash",
     "summarize",
+    "summarize_paths",
     "upper_bound_saved_ms",
     "wave_size_bucket",
 ]

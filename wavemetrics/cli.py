@@ -120,7 +120,8 @@ def _limit_options() -> list[Callable[[F], F]]:
         click.option(
             "--max-line-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_LINE_BYTES,
             show_default=True, metavar="BYTES",
-            help="A longer line is a problem (line_too_long), skipped without being held.",
+            help="A longer line is skipped without being held in memory and counted as a"
+                 " problem (line_too_long).",
         ),
         click.option(
             "--max-document-bytes", type=click.IntRange(min=1),
@@ -154,13 +155,13 @@ def _input_options(command: F) -> F:
         *_limit_options(),
         click.option(
             "--jobs", "-j", type=click.IntRange(min=1), default=default_jobs(),
-            show_default="the number of cores",
-            help="Read inputs in this many processes (threads for the native engine);"
+            show_default="the number of cores", metavar="N",
+            help="Read inputs in N processes (threads for the native engine);"
                  " the output is the same for any N.",
         ),
         click.option(
             "--no-cache", is_flag=True,
-            help="Read every file, neither using nor filling the cache (`wavemetrics cache info`).",
+            help="Read every file, neither using nor filling the read cache.",
         ),
     ]
     for option in reversed(options):
@@ -487,7 +488,13 @@ class _Wavemetrics(click.Group):
 @click.version_option(package_name="wavemetrics", prog_name="wavemetrics")
 @click.pass_context
 def main(ctx: click.Context) -> None:
-    """How much wall-clock time an agent's parallel tool calls really save (parallelism_v1)."""
+    """How much wall-clock time an agent's parallel tool calls really save.
+
+    Start with `wavemetrics summarize --demo` (a bundled example), then
+    `wavemetrics summarize PATH` on a trace file or folder, such as a Claude
+    Code project folder ~/.claude/projects/<project>/. `wavemetrics COMMAND
+    --help` gives a command's options.
+    """
     if ctx.invoked_subcommand is None:  # no command: the help, and that is not an error
         click.echo(ctx.get_help())
         ctx.exit(0)
@@ -518,14 +525,15 @@ def _native_or_python(ctx: click.Context) -> str:
     return "python"
 
 
-@main.command()
+@main.command(short_help="Summarize each lane's waves and savings (the main command).")
 @_input_options
 @_window_options
 @_demo_option
 @click.option(
     "--format", "output_format", type=click.Choice(["table", "json", "jsonl", "csv"]),
     default="table", show_default=True,
-    help="table for people; json: one document; jsonl: v1 payloads; csv: one row per lane.",
+    help="table: for reading; json: one document; jsonl: one v1 payload per lane with"
+         " waves; csv: one row per lane.",
 )
 @click.option(
     "--by", type=click.Choice(["session", "lane", "project", "day", "week", "month", "tool"]),
@@ -545,10 +553,13 @@ def summarize(
     no_cache: bool, since: str | None, until: str | None, timezone: str | None, demo: bool,
     output_format: str, by: str | None, show_paths: bool, engine: str,
 ) -> None:
-    """Summarise tool-call parallelism per lane of each PATH (file, folder, or - for stdin).
+    """Summarize tool-call parallelism: one row per lane (agent) of each PATH.
 
-    With no PATH: standard input when data is piped in, else the usual trace
-    folders of Claude Code, Codex and pi that exist (named on stderr).
+    PATH is a trace file, a folder (read recursively: *.jsonl, *.json, *.eval,
+    also .gz, and *.traj) or - for standard input. With no PATH: standard input
+    when data is piped in, else the usual trace folders of Claude Code, Codex
+    and pi that exist (named on stderr). The table explains its columns under
+    it; --format json gives every figure.
     """
     if engine == "native":
         engine = _native_or_python(click.get_current_context())
@@ -681,14 +692,14 @@ def _print_groups(
             click.echo("\n".join(paths_lines(document, inputs)))
 
 
-@main.command()
+@main.command(short_help="List every wave: start, span, calls, peak, saving, tools.")
 @_input_options
 @_window_options
 @_demo_option
 @click.option(
     "--format", "output_format", type=click.Choice(["table", "json", "csv"]), default="table",
     show_default=True,
-    help="table for people; json: one document (each lane's lost calls, then the waves);"
+    help="table: for reading; json: one document (each lane's lost calls, then the waves);"
          " csv: one row per call.",
 )
 @_SHOW_PATHS_OPTION
@@ -698,7 +709,23 @@ def waves(
     no_cache: bool, since: str | None, until: str | None, timezone: str | None, demo: bool,
     output_format: str, show_paths: bool,
 ) -> None:
-    """List every wave (lane, start, span, size, peak, bucket, saving, tools) of each PATH."""
+    """List every wave of each PATH: one row per wave, in lane order then time order.
+
+    PATH is a trace file, a folder (read recursively) or - for standard input,
+    as for summarize; with no PATH, piped standard input or the usual trace
+    folders.
+
+    \b
+    Columns of the table:
+      start (UTC)  when the wave's first call started
+      span s       from its first start to its last end, in seconds
+      n            calls in the wave
+      peak         most calls running at one instant
+      bucket       non_eval, eval_only (code cells only) or mixed
+      saved s      the calls' durations summed minus the span (summarize
+                   counts it for non_eval waves only)
+      tools        the tool names, xN for repeats
+    """
     from wavemetrics.pipeline import analyse
     from wavemetrics.report import render_waves_table, wave_rows, waves_document
 
@@ -743,7 +770,7 @@ def _picture_path(ctx: click.Context, param: click.Parameter, value: str) -> str
     return value
 
 
-@main.command()
+@main.command(short_help="Draw each lane's calls on a time line (SVG or PNG).")
 @_input_options
 @_window_options
 @_demo_option
@@ -762,7 +789,14 @@ def timeline(
     no_cache: bool, since: str | None, until: str | None, timezone: str | None, demo: bool,
     output: str, lane_ids: tuple[str, ...],
 ) -> None:
-    """Draw each lane's tool calls as bars, grouped in waves and coloured by bucket (SVG or PNG)."""
+    """Draw each lane's tool calls as bars on a time line, waves on shaded bands.
+
+    PATH is a trace file, a folder (read recursively) or - for standard input,
+    as for summarize; with no PATH, piped standard input or the usual trace
+    folders. -o names the picture: FILE.svg (each bar has a hover text) or
+    FILE.png. Bars are coloured by bucket (non_eval, eval_only, mixed). Needs
+    matplotlib (the timeline extra).
+    """
     from wavemetrics.pipeline import analyse
     from wavemetrics.timeline import (
         LaneNotFound,
@@ -848,7 +882,7 @@ def _loss_warning(total: ParallelismSummary, max_tracked_calls: int | None) -> N
         _stderr(f"wavemetrics: warning: {lost}")
 
 
-@main.command()
+@main.command(short_help="Compare two harness versions run on the same tasks.")
 @click.argument("baseline", type=click.Path(exists=True, file_okay=False))
 @click.argument("candidate", type=click.Path(exists=True, file_okay=False))
 @click.option(
@@ -857,19 +891,23 @@ def _loss_warning(total: ParallelismSummary, max_tracked_calls: int | None) -> N
 )
 @click.option(
     "--format", "output_format", type=click.Choice(["table", "json"]), default="table",
-    show_default=True, help="table for people; json: one document.",
+    show_default=True, help="table: for reading; json: one document.",
 )
 @click.option("--seed", type=click.IntRange(min=0), default=DEFAULT_SEED, show_default=True,
               help="Seed of the bootstrap (same seed, same interval).")
 @click.option("--resamples", type=click.IntRange(min=1), default=DEFAULT_RESAMPLES,
-              show_default=True, help="Bootstrap resamples.")
+              show_default=True, help="Bootstrap resamples (more: a steadier interval).")
 @click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
-              default=DEFAULT_CONFIDENCE, show_default=True, help="Confidence level.")
+              default=DEFAULT_CONFIDENCE, show_default=True,
+              help="Confidence level of the interval (0.95: a 95% interval).")
 @click.option(
     "--input-format", type=input_format_choice(), default=AUTO, show_default=True,
     help="Trace format of every trial; auto: detect per file.",
 )
-@_eval_tool_option("An eval tool name; repeatable; replaces the defaults.")
+@_eval_tool_option(
+    "An eval (code-execution) tool name; repeatable; replaces the defaults "
+    f"({', '.join(EVAL_TOOL_NAMES)})."
+)
 @_MAX_TRACKED_CALLS_OPTION
 @_limit_options()[0]
 @_limit_options()[1]
@@ -878,10 +916,13 @@ def compare(
     resamples: int, confidence: float, input_format: str, eval_tools: tuple[str, ...],
     max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int,
 ) -> None:
-    """Compare two harness versions: BASELINE and CANDIDATE are folders <task_id>/<trial traces>.
+    """Compare two harness versions run on the same tasks.
 
-    Prints the mean over tasks of the per-task difference (candidate minus
-    baseline) with a paired bootstrap interval. Needs the compare extra (scipy).
+    BASELINE and CANDIDATE are folders laid out <task_id>/<trial traces>; each
+    session under a task folder is one trial. Prints, per task, the metric's
+    mean on each side and the difference (candidate minus baseline), then the
+    mean of the per-task differences with a paired bootstrap interval. Needs
+    scipy (the compare extra).
     """
     from wavemetrics.compare import MissingExtra, compare_folders
     from wavemetrics.compare import render_json as render_compare_json
@@ -917,21 +958,28 @@ def compare(
     status.exit()
 
 
-@main.group(invoke_without_command=True)
+@main.group(invoke_without_command=True,
+            short_help="Show where the read cache is and what it holds, or clear it.")
 @click.pass_context
 def cache(ctx: click.Context) -> None:
-    """The read cache: what each trace file yielded, so that repeat runs are instant.
+    """The read cache: repeat runs read what unchanged trace files yielded from it.
 
+    It never changes a figure: a file that changed in any way is read again.
     It lives in $WAVEMETRICS_CACHE_DIR if set, else the user cache directory.
+    A command run with --no-cache neither reads nor fills it.
     """
     if ctx.invoked_subcommand is None:  # as `wavemetrics` alone: the help, not an error
         click.echo(ctx.get_help())
         ctx.exit(0)
 
 
-@cache.command("info")
+@cache.command("info", short_help="Where the cache is, what it holds and its size.")
 def cache_info() -> None:
-    """Where the cache is, how many units and files it holds and its size."""
+    """Where the cache is, what it holds and its size.
+
+    A read unit is what is read together: a trace file, or the Claude Code
+    files of one project folder (or pi's of one session folder).
+    """
     from wavemetrics.cache import ReadCache
 
     info = ReadCache().info()
@@ -940,16 +988,17 @@ def cache_info() -> None:
         click.echo("state: empty (no cache file yet)")
         return
     # a unit summarize read natively has lane summaries only (no call records)
-    click.echo(f"lane summaries (summarize): {info.summaries} units")
-    click.echo(f"call records (waves, --by, --since): {info.units} units ({info.files} files)")
-    click.echo(f"format detections: {info.detections}")
-    click.echo(f"summarize outputs (served whole): {info.runs}")
+    click.echo(f"lane summaries (summarize): {_plural(info.summaries, 'read unit')}")
+    click.echo(f"call records (waves, --by, --since): {_plural(info.units, 'read unit')}"
+               f" ({_plural(info.files, 'file')})")
+    click.echo(f"format detections: {_plural(info.detections, 'file')}")
+    click.echo(f"summarize outputs (served whole): {_plural(info.runs, 'run')}")
     click.echo(f"size: {info.size_bytes} bytes")
 
 
 @cache.command("clear")
 def cache_clear() -> None:
-    """Delete the cache (it is rebuilt by the next run)."""
+    """Delete the cache (the next run rebuilds it)."""
     from wavemetrics.cache import ReadCache
 
     store = ReadCache()
@@ -957,14 +1006,67 @@ def cache_clear() -> None:
     click.echo(printable(f"{'removed' if removed else 'nothing to remove at'} {store.path}"))
 
 
-@main.command()
+@main.command(short_help="Print one line for Claude Code's status line (see --install).")
 @click.option("--no-cache", is_flag=True, help="Read the transcript without the cache.")
-def statusline(no_cache: bool) -> None:
+@click.option(
+    "--print-settings", is_flag=True,
+    help="Print the settings.json snippet that runs this wavemetrics (by its absolute path)"
+         " and exit.",
+)
+@click.option(
+    "--install", is_flag=True,
+    help="Add that snippet to Claude Code's settings ($CLAUDE_CONFIG_DIR/settings.json,"
+         " else ~/.claude/settings.json), keeping every other setting.",
+)
+@click.option("--force", is_flag=True,
+              help="With --install: replace a statusLine that runs another command.")
+def statusline(no_cache: bool, print_settings: bool, install: bool, force: bool) -> None:
     """One line for Claude Code's status line: waves, multi-call waves, modeled saving.
 
-    Reads Claude Code's status-line JSON (with "transcript_path") on stdin;
-    bad or missing input still prints one line and exits 0 (docs/cli.md).
+    Claude Code runs it after each message with a JSON object on stdin that
+    names the session's transcript ("transcript_path"); bad or missing input
+    still prints one line and exits 0. To set it up, run it once with
+    --install, or paste what --print-settings prints into settings.json.
     """
+    if print_settings or install:
+        _set_up_statusline(no_cache, print_settings, install)
+        return
+    if force:
+        raise click.UsageError("--force goes with --install")
     from wavemetrics.statusline import run
 
     run(no_cache=no_cache)
+
+
+def _set_up_statusline(no_cache: bool, print_settings: bool, install: bool) -> None:
+    """``statusline --print-settings`` or ``--install [--force]`` (docs/cli.md)."""
+    from wavemetrics.statusline_setup import (
+        InstallRefused,
+        settings_path,
+        settings_snippet,
+        statusline_command,
+    )
+    from wavemetrics.statusline_setup import install as install_into
+
+    if print_settings and install:
+        raise click.UsageError("--print-settings and --install: give one of them")
+    if no_cache:
+        raise click.UsageError(f"--no-cache is for running the status line, not with"
+                               f" {'--install' if install else '--print-settings'}")
+    command = statusline_command()
+    if print_settings:
+        click.echo(settings_snippet(command), nl=False)  # JSON: its strings are escaped
+        return
+    path = settings_path()
+    params = click.get_current_context().params
+    status = ExitStatus()
+    try:
+        written = install_into(path, command, force=params["force"])
+    except InstallRefused as error:
+        status.fail(f"{error}; nothing was changed")
+    except OSError as error:
+        status.fail(f"{path}: {error.strerror or error}; nothing was changed")
+    if written:
+        click.echo(printable(f"{path}: the status line now runs {command}"))
+    else:
+        click.echo(printable(f"{path}: the status line already runs {command}"))

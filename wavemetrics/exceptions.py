@@ -7,9 +7,16 @@ reports (``docs/formats.md``).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
-__all__ = ["InputTooLargeError", "LaneNotFoundError", "MissingExtraError", "StreamOrderError"]
+__all__ = [
+    "InputTooLargeError",
+    "LaneNotFoundError",
+    "MissingExtraError",
+    "StreamOrderError",
+    "reject_path",
+]
 
 
 class MissingExtraError(ImportError):
@@ -17,12 +24,12 @@ class MissingExtraError(ImportError):
 
     The one error of ``timeline`` (matplotlib), ``compare`` (scipy) and
     ``wavemetrics.distributed`` (dask). ``extra`` is the extra's name,
-    ``install_hint`` the command that installs it; the message is
-    ``"<feature> needs <packages>: pip install -e '.[<extra>]' (in the
-    wavemetrics folder)"``.
+    ``install_hint`` the command that installs it (:func:`install_hint`, for
+    the running interpreter); the message is ``"<feature> needs <packages>:
+    <install_hint>"``.
 
-    >>> str(MissingExtraError("compare", "scipy", "compare"))
-    "compare needs scipy: pip install -e '.[compare]' (in the wavemetrics folder)"
+    >>> str(MissingExtraError("compare", "scipy", "compare"))  # doctest: +ELLIPSIS
+    "compare needs scipy: ... -m pip install 'wavemetrics[compare]'"
     """
 
     def __init__(self, feature: str, packages: str, extra: str) -> None:
@@ -31,17 +38,45 @@ class MissingExtraError(ImportError):
         super().__init__(f"{feature} needs {packages}: {self.install_hint}")
 
 
-def install_hint(extra: str) -> str:
-    """The command that installs the optional ``extra``.
+def install_hint(extra: str, python: str | None = None) -> str:
+    """The command that installs the optional ``extra`` where wavemetrics runs.
 
-    One spelling in README, docs and messages: an editable install of the
-    clone (wavemetrics is installed from its folder; a bare ``'.[extra]'``
-    would undo the editable install of the tests).
+    ``python`` (default: the running interpreter, ``sys.executable``; ``python3``
+    when it is unknown) runs pip, so the packages land in the environment that
+    imports wavemetrics, such as a clone's ``.venv``, which is seldom on ``PATH``
+    (a bare ``pip`` may be another Python's). The extra is named by the package's
+    name, ``'wavemetrics[extra]'``: pip finds wavemetrics already installed (from a
+    wheel or as an editable clone alike), keeps it as it is and installs only what
+    the extra adds. The path is quoted for a POSIX shell when it needs it.
 
-    >>> install_hint("timeline")
-    "pip install -e '.[timeline]' (in the wavemetrics folder)"
+    >>> install_hint("timeline", "/home/me/wavemetrics/.venv/bin/python")
+    "/home/me/wavemetrics/.venv/bin/python -m pip install 'wavemetrics[timeline]'"
+    >>> install_hint("dask", "/opt/my tools/bin/python")
+    "'/opt/my tools/bin/python' -m pip install 'wavemetrics[dask]'"
     """
-    return f"pip install -e '.[{extra}]' (in the wavemetrics folder)"
+    import shlex
+    import sys
+
+    interpreter = python if python is not None else sys.executable or "python3"
+    return f"{shlex.quote(interpreter)} -m pip install 'wavemetrics[{extra}]'"
+
+
+def reject_path(value: object, function: str, wants: str) -> None:
+    """Raise ``TypeError`` if ``value`` is a path (a ``str`` or an ``os.PathLike``): the
+    error of a function that wants ``wants`` (waves, an assembly...) and was given a trace
+    file, naming :func:`wavemetrics.summarize_paths`, the call that reads one. Anything
+    else passes (the function's own checks follow).
+
+    >>> reject_path("t.jsonl", "summarize", "waves")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+      ...
+    TypeError: summarize() takes waves, not the path 't.jsonl': ...summarize_paths('t.jsonl')
+    """
+    if isinstance(value, (str, os.PathLike)):
+        path = repr(os.fspath(value))
+        raise TypeError(
+            f"{function}() takes {wants}, not the path {path}: to summarize trace files,"
+            f" call wavemetrics.summarize_paths({path})")
 
 
 class StreamOrderError(RuntimeError):

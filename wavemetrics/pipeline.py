@@ -23,6 +23,7 @@ import attrs
 
 from wavemetrics._files import SKIPPED_UNRECOGNISED
 from wavemetrics.classify import EVAL_TOOL_NAMES, normalize_tool_name
+from wavemetrics.exceptions import reject_path
 from wavemetrics.limits import DEFAULT_LIMITS, Limits, current_limits, limits_in_effect
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS, Observation, ObservationKind
 from wavemetrics.readers import (
@@ -651,11 +652,13 @@ def read_inputs(
     ``input_format``) is an error for that input, beginning
     :data:`~wavemetrics.readers.NO_USABLE_RECORD` (``docs/formats.md``, format
     detection); its lines stay accounted for. Raises ``ValueError`` for an
-    unknown format name.
+    unknown format name, and ``TypeError`` when ``paths`` is one path (a ``str``
+    or ``os.PathLike``) rather than a sequence of them.
     ``cache``: a :class:`~wavemetrics.cache.ReadCache` to read unchanged files
     from (the outcome is the same with or without it; stdin is never cached; the
     limits in force are part of every cache key).
     """
+    reject_path(paths, "read_inputs", "a sequence of paths ([path, ...])")
     if input_format != AUTO and input_format not in _formats():
         raise ValueError(f"unknown input format {input_format!r}")
     limits = limits or current_limits()
@@ -1091,8 +1094,11 @@ def analyse(
     default when not given); ``eval_tool_names``: the defaults when ``None``.
     An outcome read with stream settings is analysed with those (its streamed
     lanes already carry their summaries): giving other values raises
-    ``ValueError`` rather than mixing two settings in one total.
+    ``ValueError`` rather than mixing two settings in one total. Raises
+    ``TypeError`` when ``outcome`` is a path (a ``str`` or ``os.PathLike``: the
+    message names :func:`wavemetrics.summarize_paths`, which reads trace files).
     """
+    reject_path(outcome, "analyse", "a ReadOutcome (from read_inputs)")
     settings = outcome.stream
     if settings is None:
         names = tuple(eval_tool_names) if eval_tool_names is not None else EVAL_TOOL_NAMES

@@ -25,7 +25,7 @@ from wavemetrics.histogram import HISTOGRAM_BUCKET_MAXIMA, decode_histogram
 from wavemetrics.notes import cap_advice
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.pipeline import Analysis, LaneFigures, LaneResult
-from wavemetrics.readers import DUPLICATE
+from wavemetrics.readers import DUPLICATE, EMPTY
 from wavemetrics.readers.lanes import InputReport
 from wavemetrics.savings import modeled_wallclock_saved_ms
 from wavemetrics.schema import (
@@ -269,12 +269,20 @@ def _inputs_line(inputs: tuple[InputReport, ...], input_format: str, skipped: in
     # read, in its format, and is said to be read only in part.
     partly = [r for r in inputs if r.error is not None and r.lines_used > 0]
     copies = sum(1 for r in inputs if r.format == DUPLICATE)
-    by_format = Counter(r.format for r in inputs
-                        if (r.error is None or r in partly) and r.format != DUPLICATE)
+    # an empty input has no format: it is said as such ("1 empty input"), not as one
+    empty = sum(1 for r in inputs if r.format == EMPTY and r.error is None)
+    by_format = Counter(r.format for r in inputs if (r.error is None or r in partly)
+                        and r.format not in (DUPLICATE, EMPTY))
     how = "auto-detected" if input_format == "auto" else "--input-format"
     parts = ", ".join(f"{n} {fmt}" for fmt, n in sorted(by_format.items()))
     failed = sum(1 for r in inputs if r.error is not None) - len(partly)
-    text = f"inputs: {parts or 'none read'} ({how})"
+    empties = f"{empty} empty input" + ("" if empty == 1 else "s")
+    if parts or not empty:
+        text = f"inputs: {parts or 'none read'} ({how})"
+        if empty:
+            text += f"; {empties}"
+    else:  # nothing but empty inputs (and failures): no format was detected or forced
+        text = f"inputs: {empties}"
     if partly:
         text += (f"; {len(partly)} of them read only in part, up to an error"
                  " (figures are a lower bound)")
@@ -608,6 +616,14 @@ def waves_document(
     }
 
 
+#: The legend under the ``waves`` table: what its short column names mean.
+_WAVES_LEGEND = (
+    "n: calls in the wave; peak: most calls running at one instant; span s: first",
+    "start to last end; saved s: the calls' durations summed minus the span",
+    "(summarize counts it for non_eval waves only). Details: --format json.",
+)
+
+
 def render_waves_table(
     analysis: Analysis[LaneResult], eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES,
     *, show_paths: bool = False, empty: str | None = None,
@@ -632,6 +648,8 @@ def render_waves_table(
         )
     if len(lines) == 1:
         lines.append(empty or "(no waves: no paired tool calls)")
+    else:
+        lines.extend(_WAVES_LEGEND)
     if show_paths:
         lines.extend(paths_section(analysis))
     return "\n".join(lines) + "\n"

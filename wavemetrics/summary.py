@@ -16,6 +16,7 @@ from wavemetrics.classify import (
     is_eval_tool_name,
     wave_bucket,
 )
+from wavemetrics.exceptions import reject_path
 from wavemetrics.histogram import (
     EMPTY_HISTOGRAM,
     HISTOGRAM_BUCKETS,
@@ -232,8 +233,11 @@ def summarize(
     left-to-right accumulations in wave order (:class:`SummaryAccumulator`).
 
     Raises ``ValueError`` if ``measured_turn_duration_ms_total`` is a bool, negative or
-    not finite, and ``TypeError`` if ``eval_tool_names`` is a single ``str``.
+    not finite, and ``TypeError`` if ``eval_tool_names`` is a single ``str`` or
+    ``assembly`` is a path (a ``str`` or ``os.PathLike``: the message names
+    :func:`wavemetrics.summarize_paths`, which reads trace files).
     """
+    reject_path(assembly, "summarize", "a WaveAssembly (from assemble_waves)")
     turn_total = check_turn_total(measured_turn_duration_ms_total)
     accumulator = SummaryAccumulator(eval_tool_names)
     for wave in assembly.waves:

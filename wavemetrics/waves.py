@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
+from wavemetrics.exceptions import reject_path
 from wavemetrics.observations import (
     DEFAULT_MAX_TRACKED_CALLS,
     ToolCall,
@@ -127,7 +128,9 @@ def assemble_waves(
     keys ``kind``, ``call_id``, ``tool_name``, ``at_ms`` (ms), in arrival order.
     Invalid elements are counted in ``counters.malformed_observations``, never
     raised. ``max_tracked_calls``: the v1 cap (default 2000); ``None`` or ``0``
-    means unbounded. Raises ``TypeError``/``ValueError`` only for a bad cap.
+    means unbounded. Raises ``TypeError``/``ValueError`` only for a bad cap, and
+    ``TypeError`` when ``observations`` is a path (a ``str`` or ``os.PathLike``: the
+    message names :func:`wavemetrics.summarize_paths`, which reads trace files).
 
     >>> a = assemble_waves([
     ...     {"kind": "start", "call_id": "a", "tool_name": "read", "at_ms": 0},
@@ -138,5 +141,6 @@ def assemble_waves(
     >>> [(w.size, w.span_ms, w.max_concurrency) for w in a.waves]
     [(2, 10, 2)]
     """
+    reject_path(observations, "assemble_waves", "observations")
     pairing = pair_observations(observations, max_tracked_calls=max_tracked_calls)
     return WaveAssembly(group_waves(pairing.calls), pairing.counters)
