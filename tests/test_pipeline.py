@@ -285,6 +285,7 @@ def test_every_line_ignored_as_foreign_to_a_forced_format_is_an_error(
         f" {forced} does not read; it looks like claude-code: try --input-format claude-code"
         " or auto")
     assert outcome.failed == (report,)
+    assert outcome.lanes == ()  # no empty lane beside the error (codex and pi open one)
 
 
 def test_a_foreign_input_leaves_the_others_read(tmp_path: Path) -> None:

@@ -784,11 +784,17 @@ def _read_inputs(
             )
             done(unit.paths)
     lanes: list[Lane | StreamedLane] = []
+    unusable: set[str] = set()
     for unit in units:
         result = results[unit]
         lanes.extend(result.lanes)
         for report in result.reports:
-            reports[report.path] = _no_usable_record(report, input_format, once)
+            judged = reports[report.path] = _no_usable_record(report, input_format, once)
+            if judged.error is not None and report.error is None:
+                unusable.add(report.path)
+    if unusable:  # an input that could not be used shows no lane (an empty one, from
+        # a reader that opens its lane with the file: codex, pi), only its error
+        lanes = [lane for lane in lanes if lane.path not in unusable or _observed(lane)]
     return ReadOutcome(
         tuple(reports[p] for p, _ in entries if p in reports), tuple(lanes), stream, same_as,
         tuple(sorted(skipped, key=lambda s: s.path)),
@@ -900,6 +906,14 @@ def _read_natively(
                             encode_unit(unit.paths, result.reports, result.lanes), 0))
     cache.store_many(entries)
     return results
+
+
+def _observed(lane: Lane | StreamedLane) -> bool:
+    """Whether ``lane`` holds any observation (a start or an end, usable or not)."""
+    if isinstance(lane, Lane):
+        return bool(lane.observations)
+    summary = lane.summary
+    return bool(summary.observed_calls or summary.orphan_ends or summary.malformed_observations)
 
 
 def _no_usable_record(
