@@ -116,7 +116,7 @@ def test_the_document_is_the_same_with_the_cache(tmp_path: Path) -> None:
     ((), {}, ValueError,
      "summarize_paths() needs at least one path (a file, a folder or '-')"),
     (("a",), {"eval_tools": "eval"}, TypeError,
-     "eval_tool_names is a collection of names, not one str"),
+     "eval_tools is a collection of names, not one str: write eval_tools=['eval']"),
     (("a",), {"eval_tools": []}, ValueError,
      "eval_tools is empty: give one name or more, or None for the defaults"),
     (("a",), {"max_tracked_calls": -1}, ValueError,

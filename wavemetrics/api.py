@@ -104,6 +104,9 @@ def summarize_paths(
     files = [_path(path) for path in paths]
     if not files:
         raise ValueError("summarize_paths() needs at least one path (a file, a folder or '-')")
+    if isinstance(eval_tools, str):  # named as the caller wrote it, not as classify does
+        raise TypeError(f"eval_tools is a collection of names, not one str:"
+                        f" write eval_tools=[{eval_tools!r}]")
     names = EVAL_TOOL_NAMES if eval_tools is None else tuple(check_eval_names(eval_tools))
     if not names:  # the command cannot say "no eval name": its --eval-tool takes one or more
         raise ValueError("eval_tools is empty: give one name or more, or None for the defaults")
