@@ -1122,9 +1122,14 @@ def test_waves_says_the_window_excluded_every_wave() -> None:
     """A window after the session (2 waves of 2 paired calls, one lane) is not "no paired
     tool calls": the table and a note say the window excluded them; exit 0 as summarize."""
     path = CORPUS / IDEAS
-    result = CliRunner().invoke(main, ["waves", "--since", "2030-01-01", str(path)])
+    result = CliRunner().invoke(main, ["waves", "--since", "2030-01-01", "--timezone", "UTC",
+                                       str(path)])
     assert result.exit_code == 0
-    assert result.stdout.splitlines()[1:] == ["(no waves in the --since/--until window)"]
+    # the window named first, as summarize's table names it, then the header and the line
+    assert result.stdout.splitlines()[:3] == [
+        "options: --since 2030-01-01T00:00:00+00:00 --timezone UTC (only the waves that",
+        "  start in this window)", ""]
+    assert result.stdout.splitlines()[4:] == ["(no waves in the --since/--until window)"]
     assert result.stderr == (
         "wavemetrics: note: the window --since 2030-01-01 excluded every wave: 2 waves"
         " (2 paired calls, in 1 lane) start outside it\n")
@@ -1144,7 +1149,8 @@ def test_an_empty_trace_in_a_window_is_still_no_paired_calls(tmp_path: Path) -> 
     ])
     result = CliRunner().invoke(main, ["waves", "--since", "1970-01-01", "--timezone", "UTC",
                                        str(path)])
-    assert result.stdout.splitlines()[1:] == ["(no waves: no paired tool calls)"]
+    # the options line names the window (3 lines with its blank), then the header
+    assert result.stdout.splitlines()[4:] == ["(no waves: no paired tool calls)"]
     assert "window" not in result.stderr
 
 
@@ -1584,9 +1590,13 @@ def test_waves_says_on_stderr_that_the_cap_dropped_calls(
     code, out, err = _run("waves", "--format", output_format, "--max-tracked-calls", "3",
                           "--no-cache", _capped(tmp_path))
     assert code == 0
-    assert err.splitlines() == [CAPPED_WARNING]
-    if output_format == "table":  # the waves {a, b} and {c}, then the 3-line legend
-        assert [line.split()[2] for line in out.splitlines()[1:-3]] == [
+    notes = {"csv": ["wavemetrics: note: these rows were made with --max-tracked-calls 3 (a row"
+                     " per call has no field for options; --format json records them)"]}
+    assert err.splitlines() == [CAPPED_WARNING, *notes.get(output_format, [])]
+    if output_format == "table":  # the options line and a blank, the header, the waves
+        # {a, b} and {c}, then the 3-line legend
+        assert out.splitlines()[0] == "options: --max-tracked-calls 3"
+        assert [line.split()[2] for line in out.splitlines()[3:-3]] == [
             "1970-01-01T00:00:01.000Z", "1970-01-01T00:00:20.000Z"]
         assert out.splitlines()[-3].startswith("n: calls in the wave; peak:")
     elif output_format == "csv":  # a row per call kept: a, b, c
@@ -1602,8 +1612,9 @@ def test_waves_json_carries_each_lanes_loss_and_the_cap(tmp_path: Path) -> None:
     assert code == 0
     figures = {"observed_calls": 5, "paired_calls": 3, "incomplete_calls": 0,
                "clock_anomalies": 0, "dropped_calls": 2, "waves_total": 2}
-    assert list(document) == ["inputs", "max_tracked_calls", "lanes", "total", "waves"]
-    assert document["max_tracked_calls"] == 3
+    assert list(document) == ["options", "inputs", "max_tracked_calls", "lanes", "total",
+                              "waves"]
+    assert document["options"]["max_tracked_calls"] == document["max_tracked_calls"] == 3
     assert document["lanes"] == [
         {"path": path, "session_id": "s", "lane_id": "main", **figures}]
     assert document["total"] == figures
@@ -1787,3 +1798,23 @@ def test_empty_inputs_are_named_as_empty_inputs(tmp_path: Path) -> None:
              for paths in ([str(tmp_path / "t.jsonl"), str(tmp_path / "e1.jsonl")],
                            [str(tmp_path / "e1.jsonl"), str(tmp_path / "e2.jsonl")])]
     assert first == ["inputs: 1 events (auto-detected); 1 empty input", "inputs: 2 empty inputs"]
+
+
+def test_waves_records_the_window_and_eval_names_as_summarize_does() -> None:
+    """``waves --demo --since 2026-04-18T13:40 --timezone UTC --eval-tool Agent``: the
+    document's ``options`` record the window as the instant it means and the eval name
+    that turned the main lane's ``Agent`` waves into eval_only; the table names them
+    first."""
+    args = ["waves", "--demo", "--since", "2026-04-18T13:40", "--timezone", "UTC",
+            "--eval-tool", "Agent", "--no-cache"]
+    document = json.loads(CliRunner().invoke(main, [*args, "--format", "json"]).stdout)
+    assert document["options"] == {**DEFAULT_OPTIONS, "eval_tools": ["Agent"],
+                                   "since": "2026-04-18T13:40:00+00:00", "timezone": "UTC"}
+    assert "eval_only" in {wave["bucket"] for wave in document["waves"]}
+    table = CliRunner().invoke(main, args).stdout.splitlines()
+    assert table[:3] == [
+        # 76 columns; " (only" would pass the 80 the line is wrapped at
+        "options: --eval-tool Agent --since 2026-04-18T13:40:00+00:00 --timezone UTC",
+        "  (only the waves that start in this window)",
+        "",
+    ]

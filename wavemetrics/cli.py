@@ -644,12 +644,18 @@ def _summarize(
 def _jsonl_options_note(options: dict[str, Any]) -> None:
     """``--format jsonl``: the v1 payloads have no place for the options, so those not at
     their default are named on stderr (docs/cli.md, "Options in the output")."""
+    _options_note(options, "payloads", "the v1 payload has no field for options")
+
+
+def _options_note(options: dict[str, Any], what: str, why: str) -> None:
+    """Name on stderr the options not at their default of an output with no place for
+    them (``what``: what the output holds; ``why``: why it has no place)."""
     from wavemetrics._options import non_default_arguments
 
     arguments = non_default_arguments(options)
     if arguments:
-        _stderr("wavemetrics: note: these payloads were made with " + " ".join(arguments)
-                + " (the v1 payload has no field for options; --format json records them)")
+        _stderr(f"wavemetrics: note: these {what} were made with " + " ".join(arguments)
+                + f" ({why}; --format json records them)")
 
 
 def _print_groups(
@@ -726,11 +732,18 @@ def waves(
                    counts it for non_eval waves only)
       tools        the tool names, xN for repeats
     """
+    from wavemetrics._options import options_record
     from wavemetrics.pipeline import analyse
     from wavemetrics.report import render_waves_table, wave_rows, waves_document
 
     status = ExitStatus()
     window = Window(since, until, timezone)
+    # what the waves depend on, recorded as summarize records it (docs/cli.md, "Options
+    # in the output")
+    options = options_record(
+        input_format=input_format, eval_tools=eval_tools, max_tracked_calls=max_tracked_calls,
+        max_line_bytes=max_line_bytes, max_document_bytes=max_document_bytes,
+        since=window.since_text, until=window.until_text, timezone=window.timezone)
     files = _resolve_paths(paths, demo)
     # read in batch: waves are listed, so every lane is assembled whole
     outcome = _read(files, input_format, None, jobs=jobs, output_format=output_format,
@@ -744,7 +757,7 @@ def waves(
                 and _window_note(unwindowed, window, eval_tools, max_tracked_calls))
     _loss_warning(analysis.total, max_tracked_calls)
     if output_format == "json":
-        document = waves_document(analysis, eval_tools, max_tracked_calls)
+        document = waves_document(analysis, eval_tools, max_tracked_calls, options)
         click.echo(json.dumps(document, indent=2, allow_nan=False))
     elif output_format == "csv":
         from wavemetrics.csvout import WAVE_CALL_COLUMNS, rows_to_csv, wave_call_rows
@@ -755,10 +768,11 @@ def waves(
         ]
         rows = wave_call_rows(wave_rows(analysis, eval_tools), calls)
         _echo_csv(rows_to_csv, WAVE_CALL_COLUMNS, rows)
+        _options_note(options, "rows", "a row per call has no field for options")
     elif not _nothing_read(analysis):
         empty = "(no waves in the --since/--until window)" if excluded else None
-        click.echo(render_waves_table(analysis, eval_tools, show_paths=show_paths, empty=empty),
-                   nl=False)
+        click.echo(render_waves_table(analysis, eval_tools, show_paths=show_paths, empty=empty,
+                                      options=options), nl=False)
     status.exit()
 
 

@@ -594,8 +594,11 @@ WAVES_LANE_FIGURES = (
 def waves_document(
     analysis: Analysis[LaneResult], eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES,
     max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
+    options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The ``waves --format json`` document: ``inputs`` (as ``summarize``'s), the cap
+    """The ``waves --format json`` document: ``options`` (the run's options record, as
+    ``summarize``'s: :func:`wavemetrics._options.options_record`; ``None``: the
+    defaults), ``inputs`` (as ``summarize``'s), the cap
     the waves were built with (``max_tracked_calls``: the one given to ``analyse``,
     whose default is the same; ``None``: unbounded), ``lanes``
     (each lane's ``path``, ``session_id``, ``lane_id`` and
@@ -608,6 +611,7 @@ def waves_document(
         for r in analysis.lanes
     ]
     return {
+        "options": options_record() if options is None else options,
         "inputs": [_input_dict(report) for report in analysis.outcome.inputs],
         "max_tracked_calls": max_tracked_calls,
         "lanes": lanes,
@@ -627,9 +631,12 @@ _WAVES_LEGEND = (
 def render_waves_table(
     analysis: Analysis[LaneResult], eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES,
     *, show_paths: bool = False, empty: str | None = None,
+    options: dict[str, Any] | None = None,
 ) -> str:
     """One line per wave: lane, start (UTC), span, size, peak, bucket, saving, tools;
-    ``empty``: the line shown when there is no wave (default: no paired tool calls)."""
+    ``empty``: the line shown when there is no wave (default: no paired tool calls);
+    ``options``: the run's options record, named first (:func:`options_line`) when one is
+    not its default."""
     sessions = unique_prefixes((r.lane.session_id for r in analysis.lanes), 10)
     names = unique_prefixes((r.lane.lane_id for r in analysis.lanes), 10)
     s_width = max([10, *(len(v) for v in sessions.values())])
@@ -637,7 +644,10 @@ def render_waves_table(
     header = (f"{'session':<{s_width}} {'lane':<{l_width}} {'start (UTC)':<24} "
               f"{'span s':>8} {'n':>3} "
               f"{'peak':>4} {'bucket':<9} {'saved s':>8}  tools")
-    lines = [header]
+    named = options_line(options)
+    lines = [] if named is None else [named, ""]
+    lines.append(header)
+    first = len(lines)
     for row in wave_rows(analysis, eval_tool_names):
         lines.append(
             f"{sessions[row['session_id']]:<{s_width}} {names[row['lane_id']]:<{l_width}} "
@@ -646,7 +656,7 @@ def render_waves_table(
             f"{_seconds(row['modeled_wallclock_saved_ms']):>8}  "
             f"{_tool_summary(row['tool_names'])}"
         )
-    if len(lines) == 1:
+    if len(lines) == first:
         lines.append(empty or "(no waves: no paired tool calls)")
     else:
         lines.extend(_WAVES_LEGEND)
