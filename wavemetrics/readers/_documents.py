@@ -64,6 +64,14 @@ def _too_large(limits: Limits) -> InputTooLargeError:
     )
 
 
+def _cut_past_limit(parts: list[bytes], resume: int | None, limits: Limits) -> list[bytes]:
+    """A value past ``--max-document-bytes``: the lines to read again from the line that
+    may begin the next document (``resume``), or the error when no line may."""
+    if resume is None:
+        raise _too_large(limits)
+    return parts[resume:]
+
+
 def split_documents(lines: Iterable[bytes], limits: Limits) -> Iterator[bytes]:
     """The bytes of each top-level JSON value in ``lines``, in order.
 
@@ -128,9 +136,7 @@ def split_documents(lines: Iterable[bytes], limits: Limits) -> Iterator[bytes]:
                 if depth:
                     size += len(line)
                     if size > limits.max_document_bytes:
-                        if resume is None:
-                            raise _too_large(limits)
-                        again = parts[resume:]
+                        again = _cut_past_limit(parts, resume, limits)
                         break
                 continue
             if parts and line[:1] in _OPENERS_AT_LINE_START:  # may begin the next document
@@ -199,9 +205,7 @@ def split_documents(lines: Iterable[bytes], limits: Limits) -> Iterator[bytes]:
                 parts.append(piece)
                 size += len(piece)
                 if size > limits.max_document_bytes:
-                    if resume is None:
-                        raise _too_large(limits)
-                    again = parts[resume:]
+                    again = _cut_past_limit(parts, resume, limits)
                     break
         else:  # the end of the input
             if not parts or resume is None:
