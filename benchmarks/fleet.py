@@ -50,7 +50,7 @@ _UUID_TEXT = re.compile(_UUID.pattern.decode())
 
 def claude_files(corpus: Path) -> list[Path]:
     """The corpus's Claude Code transcripts (detected as the CLI detects them), sorted."""
-    from wavemetrics.readers import read_inputs
+    from wavemetrics.pipeline import read_inputs
 
     outcome = read_inputs([str(corpus)])
     return sorted(Path(r.path) for r in outcome.inputs if r.format == "claude-code")

@@ -16,6 +16,16 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from wavemetrics._lanes import (
+        Analysis,
+        Lane,
+        LaneResult,
+        ReadOutcome,
+        StreamedLane,
+        StreamedLaneResult,
+        StreamSettings,
+        session_hash,
+    )
     from wavemetrics.api import summarize_paths
     from wavemetrics.axis import AxisState, EfficiencyAxis, efficiency_axis
     from wavemetrics.cache import ReadCache
@@ -36,18 +46,7 @@ if TYPE_CHECKING:
     from wavemetrics.histogram import decode_histogram, encode_histogram, wave_size_bucket
     from wavemetrics.limits import DEFAULT_LIMITS, Limits
     from wavemetrics.observations import Observation, ToolCall, WaveCounters
-    from wavemetrics.pipeline import (
-        Analysis,
-        Lane,
-        LaneResult,
-        ReadOutcome,
-        StreamedLane,
-        StreamedLaneResult,
-        StreamSettings,
-        analyse,
-        read_inputs,
-        session_hash,
-    )
+    from wavemetrics.pipeline import analyse, read_inputs
     from wavemetrics.readers import FORMATS, InputReport
     from wavemetrics.savings import (
         modeled_wallclock_saved_ms,
@@ -85,16 +84,16 @@ _LAZY: dict[str, str] = {
     "Observation": "wavemetrics.observations",
     "ToolCall": "wavemetrics.observations",
     "WaveCounters": "wavemetrics.observations",
-    "Analysis": "wavemetrics.pipeline",
-    "Lane": "wavemetrics.pipeline",
-    "LaneResult": "wavemetrics.pipeline",
-    "ReadOutcome": "wavemetrics.pipeline",
-    "StreamedLane": "wavemetrics.pipeline",
-    "StreamedLaneResult": "wavemetrics.pipeline",
-    "StreamSettings": "wavemetrics.pipeline",
+    "Analysis": "wavemetrics._lanes",
+    "Lane": "wavemetrics._lanes",
+    "LaneResult": "wavemetrics._lanes",
+    "ReadOutcome": "wavemetrics._lanes",
+    "StreamedLane": "wavemetrics._lanes",
+    "StreamedLaneResult": "wavemetrics._lanes",
+    "StreamSettings": "wavemetrics._lanes",
     "analyse": "wavemetrics.pipeline",
     "read_inputs": "wavemetrics.pipeline",
-    "session_hash": "wavemetrics.pipeline",
+    "session_hash": "wavemetrics._lanes",
     "FORMATS": "wavemetrics.readers",
     "InputReport": "wavemetrics.readers",
     "modeled_wallclock_saved_ms": "wavemetrics.savings",

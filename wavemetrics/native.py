@@ -18,7 +18,7 @@ from typing import Any
 
 from wavemetrics import _extension
 from wavemetrics._extension import API_VERSION
-from wavemetrics.pipeline import StreamedLane, StreamSettings
+from wavemetrics._lanes import StreamedLane, StreamSettings
 from wavemetrics.readers._lines import LineAccount
 from wavemetrics.readers.claude_code import CLAUDE_CODE, CLAUDE_ONLY_TYPES, fallback_session_id
 from wavemetrics.readers.events import EVENT_TYPES, EVENTS

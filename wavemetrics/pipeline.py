@@ -13,15 +13,27 @@ A unit whose stream turns out of order is read again in batch mode here
 from __future__ import annotations
 
 import enum
-import hashlib
-import json
 import os
-from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, cast, overload
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 import attrs
 
 from wavemetrics._files import SKIPPED_UNRECOGNISED
+from wavemetrics._lanes import (
+    Analysis,
+    Lane,
+    LaneFigures,
+    LaneResult,
+    Mapper,
+    ReadOutcome,
+    SkippedFile,
+    StreamedLane,
+    StreamedLaneResult,
+    StreamSettings,
+    UnitResult,
+    session_hash,
+)
 from wavemetrics.classify import EVAL_TOOL_NAMES, normalize_tool_name
 from wavemetrics.exceptions import reject_path
 from wavemetrics.limits import DEFAULT_LIMITS, Limits, current_limits, limits_in_effect
@@ -52,9 +64,9 @@ from wavemetrics.readers.sources import (
     identical_inputs,
 )
 from wavemetrics.stream import LaneStream, StreamOrderError
-from wavemetrics.summary import ParallelismSummary, merge_summaries, summarize
+from wavemetrics.summary import merge_summaries, summarize
 from wavemetrics.turns import TurnClock
-from wavemetrics.waves import Wave, WaveAssembly, assemble_waves
+from wavemetrics.waves import assemble_waves
 
 if TYPE_CHECKING:
     from wavemetrics.cache import FileKey, ReadCache, UnitKey
@@ -80,52 +92,6 @@ __all__ = [
     "summarize_inputs",
 ]
 
-#: How to run detection and read units: ``map``, a process pool's ``map``, a Dask bag's.
-Mapper = Callable[[Callable[[Any], Any], Sequence[Any]], Iterable[Any]]
-
-
-@attrs.frozen
-class StreamSettings:
-    """The summary's options: the per-lane cap (``None``: unbounded) and the eval tool names.
-
-    Given once (to :func:`read_inputs` or :func:`summarize_inputs`): streamed
-    lanes are summarised with them, and :func:`analyse` uses the same ones.
-    """
-
-    max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS
-    eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES
-    #: ``"native"``: units of a format the Rust extension reads (``claude-code``,
-    #: ``events``) are read by it (:mod:`wavemetrics.native`), with the same
-    #: figures; ``"python"``: the reference readers. Only how, never what.
-    engine: str = "python"
-    #: Threads the native engine reads units on (``--jobs``); figures never depend on it.
-    jobs: int = 1
-
-
-@attrs.frozen
-class Lane:
-    """One agent's observations (``docs/formats.md``): ``lane_id`` is ``"main"`` for the top agent.
-
-    ``path`` is the input the lane was first seen in; ``measured_turn_duration_ms_total``
-    is in ms. Holds only ids, tool names and times.
-    """
-
-    path: str
-    session_id: str
-    lane_id: str
-    observations: tuple[Observation, ...]
-    measured_turn_duration_ms_total: float = 0.0
-
-
-@attrs.frozen
-class StreamedLane:
-    """A lane summarised while it was read: its identity and summary, no observations."""
-
-    path: str
-    session_id: str
-    lane_id: str
-    measured_turn_duration_ms_total: float
-    summary: ParallelismSummary
 
 
 class _BatchLane:
@@ -319,16 +285,6 @@ class LaneSink:
         return tuple(lane for lane in self._slots if lane is not None)
 
 
-L_co = TypeVar("L_co", bound="Lane | StreamedLane", covariant=True)
-
-
-@attrs.frozen
-class UnitResult(Generic[L_co]):
-    """The reports (one per path of the unit) and the lanes of one unit."""
-
-    reports: tuple[InputReport, ...]
-    lanes: tuple[L_co, ...]
-
 
 def _native_engine_reads(stream: StreamSettings, limits: Limits) -> bool:
     """Whether the native engine reads the ``claude-code`` and ``events`` units of a run
@@ -390,37 +346,6 @@ def read_unit(
     return UnitResult(noted, batch.lanes())
 
 
-@attrs.frozen
-class ReadOutcome(Generic[L_co]):
-    """Every input's report (in input order) and every lane read (in reading order).
-
-    ``stream``: the settings streamed lanes were summarised with (``None`` when
-    nothing was streamed); ``ReadOutcome[Lane]`` is what a batch read gives.
-    ``same_as`` maps an input whose content repeats an earlier input's to that
-    input: it was read once (its report has format :data:`~wavemetrics.readers.DUPLICATE`).
-    ``skipped``: files found while walking folders that are not traces
-    (``docs/formats.md``, format detection), by path.
-    """
-
-    inputs: tuple[InputReport, ...]
-    lanes: tuple[L_co, ...]
-    stream: StreamSettings | None = None
-    same_as: dict[str, str] = attrs.field(factory=dict)
-    skipped: tuple[SkippedFile, ...] = ()
-
-    @property
-    def repeated_lanes(self) -> dict[tuple[str, str], tuple[str, ...]]:
-        """``(session_id, lane_id)`` of lanes read from more than one input, with
-        those inputs: each is summarised once per input (no format rule
-        de-duplicates them; Claude Code and pi copies in one folder are)."""
-        from wavemetrics.notes import repeated_lanes
-
-        return repeated_lanes(self.lanes)
-
-    @property
-    def failed(self) -> tuple[InputReport, ...]:
-        """Inputs that could not be read or recognised."""
-        return tuple(report for report in self.inputs if report.error is not None)
 
 
 def cached_read_unit(
@@ -544,14 +469,6 @@ def _holds_no_file(folder: str) -> bool:
 def _empty_folder(folder: str) -> InputReport:
     """A named folder with nothing in it: an empty input (format ``empty``), no error."""
     return InputReport(path=folder, format=EMPTY)
-
-
-@attrs.frozen
-class SkippedFile:
-    """A file found while walking a folder that is not a trace, and why it was skipped."""
-
-    path: str
-    reason: str
 
 
 
@@ -993,72 +910,6 @@ def _foreign_to_format(
     return f"{head}; it looks like {detected}: try --input-format {detected} or auto"
 
 
-def session_hash(session_id: str, lane_id: str) -> str:
-    """The ``$session_id`` of a lane's v1 payload: hex SHA-256 of ``[session_id, lane_id]``.
-
-    The hashed text is the compact JSON array, as JavaScript's
-    ``JSON.stringify([sessionId, laneId])`` writes it (UTF-8), so other systems can
-    reproduce it; each lane gets its own hash.
-
-    >>> session_hash("s", "main")[:12]
-    '5670c45e3afb'
-    """
-    if type(session_id) is str and type(lane_id) is str:
-        # what json.dumps writes for two strings, without building an encoder per lane
-        text = f"[{_json_string(session_id)},{_json_string(lane_id)}]"
-    else:
-        text = json.dumps([session_id, lane_id], ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-#: The string encoder of ``json.dumps(..., ensure_ascii=False)``.
-_json_string = json.encoder.encode_basestring
-
-
-class LaneFigures(Protocol):
-    """What every lane result has: the lane, its summary and its payload hash."""
-
-    @property
-    def lane(self) -> Lane | StreamedLane: ...
-
-    @property
-    def summary(self) -> ParallelismSummary: ...
-
-    @property
-    def session_hash(self) -> str: ...
-
-
-@attrs.frozen
-class LaneResult:
-    """A lane assembled in batch: its waves and summary."""
-
-    lane: Lane
-    assembly: WaveAssembly
-    summary: ParallelismSummary
-
-    @property
-    def waves(self) -> tuple[Wave, ...]:
-        """The lane's waves, in wave order."""
-        return self.assembly.waves
-
-    @property
-    def session_hash(self) -> str:
-        return session_hash(self.lane.session_id, self.lane.lane_id)
-
-
-@attrs.frozen
-class StreamedLaneResult:
-    """A lane summarised while read: its summary only (its waves were not kept)."""
-
-    lane: StreamedLane
-    summary: ParallelismSummary
-
-    @property
-    def session_hash(self) -> str:
-        return session_hash(self.lane.session_id, self.lane.lane_id)
-
-
-R_co = TypeVar("R_co", bound=LaneFigures, covariant=True)
 
 
 class _Unset(enum.Enum):
@@ -1070,16 +921,6 @@ class _Unset(enum.Enum):
 UNSET = _Unset.UNSET
 
 
-@attrs.frozen
-class Analysis(Generic[R_co]):
-    """What the CLI renders: the read outcome, every lane's result and the merged total.
-
-    ``Analysis[LaneResult]`` (a batch read) has every lane's waves.
-    """
-
-    outcome: ReadOutcome[Lane | StreamedLane]
-    lanes: tuple[R_co, ...]
-    total: ParallelismSummary
 
 
 @overload
@@ -1145,6 +986,10 @@ def _lane_result(
     return LaneResult(lane, assembly, summary)
 
 
+#: :func:`summarize_inputs`'s default settings (frozen: one shared value).
+_DEFAULT_SETTINGS = StreamSettings()
+
+
 @overload
 def summarize_inputs(
     paths: Sequence[str], input_format: str = ..., *,
@@ -1165,7 +1010,7 @@ def summarize_inputs(
     paths: Sequence[str],
     input_format: str = AUTO,
     *,
-    settings: StreamSettings = StreamSettings(),
+    settings: StreamSettings = _DEFAULT_SETTINGS,
     stream: bool = False,
     mapper: Mapper | None = None,
     progress: Callable[[Sequence[str]], None] | None = None,

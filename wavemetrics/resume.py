@@ -110,8 +110,8 @@ from wavemetrics._appended import (
     _plain,
     _terminated,
 )
+from wavemetrics._lanes import Lane, StreamedLane, UnitResult
 from wavemetrics.observations import Observation
-from wavemetrics.pipeline import Lane, StreamedLane, UnitResult
 from wavemetrics.readers import ReadUnit
 from wavemetrics.readers._lines import LineAccount
 from wavemetrics.readers._seen import compact_key

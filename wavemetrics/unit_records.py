@@ -19,8 +19,8 @@ from typing import Any
 
 import attrs
 
+from wavemetrics._lanes import Lane, StreamedLane, StreamSettings
 from wavemetrics.observations import Observation
-from wavemetrics.pipeline import Lane, StreamedLane, StreamSettings
 from wavemetrics.readers import streamable
 from wavemetrics.readers.lanes import InputReport
 from wavemetrics.stream import LaneStream, StreamOrderError

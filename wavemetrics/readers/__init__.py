@@ -195,18 +195,9 @@ def _count_all(source: Source) -> LineAccount:
     return account
 
 
-_MOVED = ("Lane", "Mapper", "ReadOutcome", "StreamSettings", "UnitResult", "read_inputs")
-
-
 def __getattr__(name: str) -> Any:
     if name == "FORMATS":
         from wavemetrics.readers.registry import FORMATS
 
         return FORMATS
-    # Lanes, outcomes and read_inputs moved to wavemetrics.pipeline (reader protocol); old
-    # imports keep working so that branches written before the move still merge.
-    if name in _MOVED:
-        from wavemetrics import pipeline
-
-        return getattr(pipeline, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
