@@ -820,13 +820,14 @@ def test_help_imports_no_reader_and_no_core_module() -> None:
                           check=True)
     loaded = done.stdout.strip().splitlines()[-1]
     # _suffixes, _eval_names and _cores (--jobs's default): leaf modules with no imports
-    # of their own but os; notes (the stderr notes' wording) and the walk's _files and
-    # _paths: the standard library only
+    # of their own but os; _options (the option table: no import beyond those
+    # leaves); notes (the stderr notes' wording) and the walk's _files and _paths:
+    # the standard library only
     assert loaded == str(["wavemetrics", "wavemetrics._cores", "wavemetrics._eval_names",
-                          "wavemetrics._files", "wavemetrics._names",
+                          "wavemetrics._files", "wavemetrics._names", "wavemetrics._options",
                           "wavemetrics._paths", "wavemetrics._suffixes",
                           "wavemetrics.classify", "wavemetrics.cli", "wavemetrics.escaping",
-                          "wavemetrics.notes", "wavemetrics.parallel"])
+                          "wavemetrics.notes"])
 
 
 def test_native_summarize_of_claude_code_imports_no_other_format_reader() -> None:

@@ -1,22 +1,32 @@
-"""wavemetrics._options: the options record every ``summarize`` output carries, its JSON
-text for the native command, and the table's arguments (docs/cli.md, "Options in the
-output")."""
+"""wavemetrics._options: ``summarize``'s options declared once (the click command, the
+served path's parser and the native command all read the table), the options record
+every output carries, its JSON text for the native command, and the table's arguments
+(docs/cli.md, "Options in the output")."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from typing import Any
 
+import click
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wavemetrics import _options
+from wavemetrics import _options, fastpath, runcache
 from wavemetrics._options import (
+    FORMATS,
     OPTION_KEYS,
+    SUMMARIZE,
+    Option,
     non_default_arguments,
+    option,
     options_json,
     options_record,
 )
+from wavemetrics.cli import compare, summarize, timeline, waves
 from wavemetrics.limits import DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
 
@@ -85,3 +95,128 @@ def test_only_options_off_their_default_become_arguments() -> None:
         "--input-format", "pi", "--eval-tool", "'it'\"'\"'s'", "--max-tracked-calls", "0",
         "--max-document-bytes", "10", "--until", "2026-04-19T00:00:00+00:00",
         "--timezone", "UTC", "--by", "day"]
+
+
+#: summarize's parameters in --help order, written out by hand.
+NAMES = ["paths", "input_format", "eval_tools", "max_tracked_calls", "max_line_bytes",
+         "max_document_bytes", "jobs", "no_cache", "since", "until", "timezone", "demo",
+         "output_format", "by", "show_paths", "engine"]
+
+
+def _declared(parameter: click.Parameter) -> dict[str, Any]:
+    """What a click parameter declares that a table row also says."""
+    facts: dict[str, Any] = {"name": parameter.name, "flags": tuple(parameter.opts),
+                             "metavar": parameter.metavar}
+    if isinstance(parameter, click.Argument):
+        return {**facts, "flags": (), "kind": "argument"}
+    assert isinstance(parameter, click.Option)
+    kind = ("flag" if parameter.is_flag else "multiple" if parameter.multiple
+            else "cap" if isinstance(parameter.type, click.IntRange) and parameter.type.min == 0
+            else "positive" if isinstance(parameter.type, click.IntRange)
+            else "choice" if isinstance(parameter.type, click.Choice) else "text")
+    choices = tuple(parameter.type.choices) if kind == "choice" else ()  # type: ignore[attr-defined]
+    # none given: click's own marker for "unset" (a flag's is False)
+    default = parameter.default if isinstance(parameter.default, str | int) else None
+    return {**facts, "flags": (*parameter.opts, *parameter.secondary_opts), "kind": kind,
+            "help": parameter.help, "default": None if kind == "flag" else default,
+            "show_default": parameter.show_default or False, "choices": choices}
+
+
+def _row(row: Option) -> dict[str, Any]:
+    facts: dict[str, Any] = {"name": row.name, "flags": row.flags, "metavar": row.metavar}
+    if row.kind == "argument":
+        return {**facts, "kind": "argument"}
+    choices = ("auto", "events", "claude-code", "codex", "codex-tui", "pi", "otlp",
+               "otel-spans", "inspect") if row.choices == FORMATS else row.choices
+    return {**facts, "kind": row.kind, "help": row.help, "default": row.default_value(),
+            "show_default": row.show_default, "choices": choices}
+
+
+def test_summarize_s_parameters_are_the_table_s_one_for_one() -> None:
+    """A parameter added to the command and not to the table (or the other way) fails."""
+    assert [row.name for row in SUMMARIZE] == NAMES
+    assert [_declared(parameter) for parameter in summarize.params] == [
+        _row(row) for row in SUMMARIZE]
+
+
+def test_the_rows_say_what_the_help_has_always_said() -> None:
+    """A few rows against the values docs/cli.md gives, written out by hand."""
+    assert option("jobs").flags == ("--jobs", "-j")
+    assert option("jobs").default_value() == len(os.sched_getaffinity(0))
+    assert option("max_tracked_calls").default == 2000
+    assert option("max_line_bytes").default == 64 * 1024 * 1024
+    assert option("max_document_bytes").default == 256 * 1024 * 1024
+    assert option("output_format").choices == ("table", "json", "jsonl", "csv")
+    assert option("max_tracked_calls").help == (
+        "Cap on calls held per lane (the v1 contract's); 0 means unbounded, at about"
+        " 200 bytes of memory per call held.")
+    assert option("eval_tools").help == (
+        "An eval (code-execution) tool name; repeatable; replaces the defaults"
+        " (eval, codemode, code_mode).")
+
+
+def test_keyed_and_native_options() -> None:
+    """--jobs, --engine and --no-cache never change an output (not keyed); the native
+    command takes PATHs, --demo, --format, --no-cache, --jobs and --engine only."""
+    assert [row.name for row in SUMMARIZE if not row.keyed] == ["jobs", "no_cache", "engine"]
+    assert {"paths", "demo", "output_format", "no_cache", "jobs", "engine"} == fastpath._OPTIONS
+    assert list(runcache._keyed({})) == [name for name in NAMES
+                                         if name not in ("jobs", "no_cache", "engine")]
+
+
+def test_other_commands_share_the_rows_of_the_options_they_share() -> None:
+    shared = {row.name: _row(row) for row in SUMMARIZE}
+    for command, names in ((waves, [*NAMES[:12], "show_paths"]), (timeline, NAMES[:12]),
+                           (compare, NAMES[2:6])):
+        mine = {parameter.name: _declared(parameter) for parameter in command.params}
+        assert [mine[name] for name in names] == [shared[name] for name in names]
+
+
+def _form(flag: str, value: str, glued: bool) -> list[str]:
+    if not glued:
+        return [flag, value]
+    return [f"{flag}={value}"] if flag.startswith("--") else [flag + value]
+
+
+_WORDS = st.text(st.sampled_from("abcXYZ019_./"), min_size=1, max_size=6)
+_VALUES = {
+    "text": _WORDS, "multiple": _WORDS,
+    "positive": st.integers(1, 10**6).map(str), "cap": st.integers(0, 10**6).map(str),
+}
+
+
+@st.composite
+def command_lines(draw: st.DrawFn) -> list[str]:
+    """A valid ``summarize`` command line: any of the table's options, in any order and
+    spelling (``--flag value``, ``--flag=value``, ``-j2``), and paths among them."""
+    pieces: list[list[str]] = [[path] for path in draw(st.lists(_WORDS, max_size=3))]
+    for row in draw(st.lists(st.sampled_from(SUMMARIZE[1:]), max_size=8)):
+        flag = draw(st.sampled_from(row.flags))
+        if row.kind == "flag":
+            pieces.append([flag])
+            continue
+        if row.kind == "choice":
+            value = draw(st.sampled_from(("auto", "events", "pi") if row.choices == FORMATS
+                                         else row.choices))
+        else:
+            value = draw(_VALUES[row.kind])
+        pieces.append(_form(flag, value, draw(st.booleans())))
+    order = draw(st.permutations(pieces))
+    return [token for piece in order for token in piece]
+
+
+@given(command_lines())
+def test_the_served_path_parses_every_table_option_as_click_does(args: list[str]) -> None:
+    ctx = summarize.make_context("summarize", list(args))
+    assert runcache.options_from_args(args) == runcache.options_from_click(ctx)
+
+
+def test_the_table_module_stays_light() -> None:
+    """The served path parses argv with the table before click loads: importing it
+    loads two leaf modules of the package and no click."""
+    code = ("import sys, wavemetrics._options\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('wavemetrics', 'click')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.split("\n")[-2] == str(["wavemetrics", "wavemetrics._cores",
+                                               "wavemetrics._eval_names", "wavemetrics._options"])

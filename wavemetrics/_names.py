@@ -2,7 +2,8 @@
 
 Building the CLI's options must not import the readers, the core or the
 compare module (``wavemetrics --help`` stays under 100 ms): the
-defaults are spelled here (``tests/test_cli.py`` checks each against its
+defaults are the light option table's (:mod:`wavemetrics._options`) or, for
+``compare``, spelled here (``tests/test_cli.py`` checks each against its
 source), and the choices of ``--input-format`` and ``--metric`` are loaded
 from their registries only when a command's help or a value needs them.
 """
@@ -13,6 +14,16 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
+
+# declared once, in the option table and the options record (both light)
+from wavemetrics._options import (
+    AUTO,
+    DEFAULT_MAX_DOCUMENT_BYTES,
+    DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_MAX_TRACKED_CALLS,
+    ENGINES,
+    default_engine,
+)
 
 __all__ = [
     "AUTO",
@@ -29,25 +40,6 @@ __all__ = [
     "input_format_choice",
     "metric_choice",
 ]
-
-#: ``--input-format auto``: detect each input's format (``readers.AUTO``).
-AUTO = "auto"
-#: ``observations.DEFAULT_MAX_TRACKED_CALLS``: the v1 cap on calls held per lane.
-DEFAULT_MAX_TRACKED_CALLS = 2000
-#: The byte limits' defaults (``limits.DEFAULT_MAX_*``): 64 MiB a line, 256 MiB a document.
-DEFAULT_MAX_LINE_BYTES = 64 * 2**20
-DEFAULT_MAX_DOCUMENT_BYTES = 256 * 2**20
-#: The ``--engine`` choices (``native.ENGINES``).
-ENGINES = ("python", "native")
-
-
-def default_engine() -> str:
-    """``native`` when the Rust extension is built, else ``python`` (``native.default_engine``),
-    found without importing it."""
-    import importlib.util
-
-    return "native" if importlib.util.find_spec("wavemetrics._native") is not None else "python"
-
 
 #: The compare defaults (``compare.DEFAULT_*``).
 DEFAULT_METRIC = "modeled_wallclock_saved_ms"

@@ -19,22 +19,16 @@ import click
 from wavemetrics._names import (
     AUTO,
     DEFAULT_CONFIDENCE,
-    DEFAULT_MAX_DOCUMENT_BYTES,
-    DEFAULT_MAX_LINE_BYTES,
-    DEFAULT_MAX_TRACKED_CALLS,
     DEFAULT_METRIC,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
-    ENGINES,
-    default_engine,
     input_format_choice,
     metric_choice,
 )
+from wavemetrics._options import FORMATS, SUMMARIZE, Option, option
 from wavemetrics.classify import EVAL_TOOL_NAMES
 from wavemetrics.escaping import printable, shortened
-from wavemetrics.notes import TRACKED_CALL_BYTES
 from wavemetrics.notes import plural as _plural
-from wavemetrics.parallel import default_jobs
 
 if TYPE_CHECKING:  # the readers and the core are imported when a command runs
     from wavemetrics.cache import ReadCache
@@ -100,36 +94,48 @@ def _cap(ctx: click.Context, param: click.Parameter, value: int) -> int | None:
     return value or None
 
 
-def _eval_tool_option(help_text: str) -> Callable[[F], F]:
-    return click.option(
-        "--eval-tool", "eval_tools", multiple=True, metavar="NAME", callback=_eval_names,
-        help=help_text,
-    )
+#: The click callbacks of ``summarize``'s options that convert a value further.
+_CALLBACKS: dict[str, Callable[..., Any]] = {"eval_tools": _eval_names, "max_tracked_calls": _cap}
 
 
-_MAX_TRACKED_CALLS_OPTION = click.option(
-    "--max-tracked-calls", type=click.IntRange(min=0), default=DEFAULT_MAX_TRACKED_CALLS,
-    show_default=True, callback=_cap,
-    help="Cap on calls held per lane (the v1 contract's); 0 means unbounded, at about"
-         f" {TRACKED_CALL_BYTES} bytes of memory per call held.",
-)
+def _parameter(row: Option) -> Callable[[F], F]:
+    """The click parameter of a row of the option table (:mod:`wavemetrics._options`):
+    its flags, conversion, default, help and metavar, nothing else."""
+    if row.kind == "argument":
+        return click.argument(row.name, nargs=-1, metavar=row.metavar)
+    settings: dict[str, Any] = {"help": row.help}
+    if row.kind == "choice":
+        settings["type"] = (input_format_choice() if row.choices == FORMATS
+                            else click.Choice(list(row.choices)))
+    elif row.kind in ("positive", "cap"):
+        settings["type"] = click.IntRange(min=1 if row.kind == "positive" else 0)
+    elif row.kind in ("flag", "multiple"):
+        settings["is_flag" if row.kind == "flag" else "multiple"] = True
+    if row.default is not None:
+        settings["default"] = row.default_value()
+    if row.show_default:
+        settings["show_default"] = row.show_default
+    if row.metavar is not None:
+        settings["metavar"] = row.metavar
+    if row.name in _CALLBACKS:
+        settings["callback"] = _CALLBACKS[row.name]
+    return click.option(*row.flags, row.name, **settings)
 
 
-def _limit_options() -> list[Callable[[F], F]]:
-    return [
-        click.option(
-            "--max-line-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_LINE_BYTES,
-            show_default=True, metavar="BYTES",
-            help="A longer line is skipped without being held in memory and counted as a"
-                 " problem (line_too_long).",
-        ),
-        click.option(
-            "--max-document-bytes", type=click.IntRange(min=1),
-            default=DEFAULT_MAX_DOCUMENT_BYTES, show_default=True, metavar="BYTES",
-            help="A line, JSON document or archive member past this many (decompressed)"
-                 " bytes ends its input as an error.",
-        ),
-    ]
+def _options(*names: str) -> Callable[[F], F]:
+    """The parameters of the table's rows ``names``, in that order (``--help``'s)."""
+    def decorate(command: F) -> F:
+        for name in reversed(names):
+            command = _parameter(option(name))(command)
+        return command
+
+    return decorate
+
+
+#: The options every reading command shares (the PATH argument first), then the window's.
+_INPUT = ("paths", "input_format", "eval_tools", "max_tracked_calls", "max_line_bytes",
+          "max_document_bytes", "jobs", "no_cache")
+_WINDOW = ("since", "until", "timezone")
 
 
 def _limits(max_line_bytes: int, max_document_bytes: int) -> Limits:
@@ -138,52 +144,6 @@ def _limits(max_line_bytes: int, max_document_bytes: int) -> Limits:
     from wavemetrics.limits import Limits
 
     return Limits(max_line_bytes, max_document_bytes)
-
-
-def _input_options(command: F) -> F:
-    options = [
-        click.argument("paths", nargs=-1, metavar="[PATH]..."),
-        click.option(
-            "--input-format", type=input_format_choice(), default=AUTO,
-            show_default=True, help="Trace format; auto: detect from each input's first records.",
-        ),
-        _eval_tool_option(
-            "An eval (code-execution) tool name; repeatable; replaces the defaults "
-            f"({', '.join(EVAL_TOOL_NAMES)})."
-        ),
-        _MAX_TRACKED_CALLS_OPTION,
-        *_limit_options(),
-        click.option(
-            "--jobs", "-j", type=click.IntRange(min=1), default=default_jobs(),
-            show_default="the number of cores", metavar="N",
-            help="Read inputs in N processes (threads for the native engine);"
-                 " the output is the same for any N.",
-        ),
-        click.option(
-            "--no-cache", is_flag=True,
-            help="Read every file, neither using nor filling the read cache.",
-        ),
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
-
-
-def _window_options(command: F) -> F:
-    options = [
-        click.option("--since", metavar="DATE|TIME",
-                     help="Only calls whose wave starts at or after this date (2025-09-24,"
-                          " 20250924) or ISO time; in --timezone, else local time."),
-        click.option("--until", metavar="DATE|TIME",
-                     help="Only calls whose wave starts before this ISO time, or by the end"
-                          " of this date."),
-        click.option("--timezone", metavar="ZONE",
-                     help="IANA time zone (e.g. Europe/Paris, UTC) of dates, times without"
-                          " an offset (and summarize's --by day|week|month); default: local time."),
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
 
 
 class Window:
@@ -214,13 +174,6 @@ class Window:
         """The bounds as given, e.g. ``--since 2030-01-01 --until 2030-02-01``."""
         return " ".join(f"--{name} {value}" for name, value in
                         (("since", self.since), ("until", self.until)) if value is not None)
-
-
-def _demo_option(command: F) -> F:
-    return click.option(
-        "--demo", is_flag=True,
-        help="Read the example bundled with wavemetrics (a real Claude Code session's skeleton).",
-    )(command)
 
 
 def demo_path() -> str:
@@ -500,12 +453,6 @@ def main(ctx: click.Context) -> None:
         ctx.exit(0)
 
 
-_SHOW_PATHS_OPTION = click.option(
-    "--show-paths", is_flag=True,
-    help="After the table, each row's full session/lane id, format and input path.",
-)
-
-
 def _native_or_python(ctx: click.Context) -> str:
     """``native`` when the extension can be used. When it is missing or built from
     older sources: a usage error if ``--engine native`` was asked for, else (the
@@ -526,27 +473,7 @@ def _native_or_python(ctx: click.Context) -> str:
 
 
 @main.command(short_help="Summarize each lane's waves and savings (the main command).")
-@_input_options
-@_window_options
-@_demo_option
-@click.option(
-    "--format", "output_format", type=click.Choice(["table", "json", "jsonl", "csv"]),
-    default="table", show_default=True,
-    help="table: for reading; json: one document; jsonl: one v1 payload per lane with"
-         " waves; csv: one row per lane.",
-)
-@click.option(
-    "--by", type=click.Choice(["session", "lane", "project", "day", "week", "month", "tool"]),
-    help="One row per group (and a total) instead of one per lane; not with jsonl.",
-)
-@_SHOW_PATHS_OPTION
-@click.option(
-    "--engine", type=click.Choice(list(ENGINES)), default=default_engine(),
-    show_default="native when built",
-    help="native: the Rust readers for claude-code and events inputs (other formats,"
-         " --since/--until, --by day|week|month|tool and non-default limits use Python);"
-         " python: the reference implementation. The output is the same.",
-)
+@_options(*(row.name for row in SUMMARIZE))  # one declaration: wavemetrics._options
 def summarize(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
     max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int, jobs: int,
@@ -699,16 +626,14 @@ def _print_groups(
 
 
 @main.command(short_help="List every wave: start, span, calls, peak, saving, tools.")
-@_input_options
-@_window_options
-@_demo_option
+@_options(*_INPUT, *_WINDOW, "demo")
 @click.option(
     "--format", "output_format", type=click.Choice(["table", "json", "csv"]), default="table",
     show_default=True,
     help="table: for reading; json: one document (each lane's lost calls, then the waves);"
          " csv: one row per call.",
 )
-@_SHOW_PATHS_OPTION
+@_options("show_paths")
 def waves(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
     max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int, jobs: int,
@@ -785,9 +710,7 @@ def _picture_path(ctx: click.Context, param: click.Parameter, value: str) -> str
 
 
 @main.command(short_help="Draw each lane's calls on a time line (SVG or PNG).")
-@_input_options
-@_window_options
-@_demo_option
+@_options(*_INPUT, *_WINDOW, "demo")
 @click.option(
     "-o", "--output", required=True, metavar="FILE.svg|FILE.png", callback=_picture_path,
     help="The picture to write; its suffix (.svg or .png) chooses the format.",
@@ -918,13 +841,7 @@ def _loss_warning(total: ParallelismSummary, max_tracked_calls: int | None) -> N
     "--input-format", type=input_format_choice(), default=AUTO, show_default=True,
     help="Trace format of every trial; auto: detect per file.",
 )
-@_eval_tool_option(
-    "An eval (code-execution) tool name; repeatable; replaces the defaults "
-    f"({', '.join(EVAL_TOOL_NAMES)})."
-)
-@_MAX_TRACKED_CALLS_OPTION
-@_limit_options()[0]
-@_limit_options()[1]
+@_options("eval_tools", "max_tracked_calls", "max_line_bytes", "max_document_bytes")
 def compare(
     baseline: str, candidate: str, metric: str, output_format: str, seed: int,
     resamples: int, confidence: float, input_format: str, eval_tools: tuple[str, ...],

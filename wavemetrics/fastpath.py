@@ -32,7 +32,7 @@ import sys
 
 from wavemetrics import _extension, _files
 from wavemetrics._eval_names import EVAL_TOOL_NAMES
-from wavemetrics._options import options_json, options_record
+from wavemetrics._options import DEFAULT_MAX_TRACKED_CALLS, SUMMARIZE, options_json, options_record
 from wavemetrics._record_types import CLAUDE_ONLY_TYPES, EVENT_TYPES
 from wavemetrics._walk import keyed_walk, walk
 from wavemetrics._walk import utf8 as _utf8
@@ -49,13 +49,13 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_TRACKED_CALLS", "run", "summarize_json"]
 
-#: ``observations.DEFAULT_MAX_TRACKED_CALLS``, the v1 cap on calls held per lane (spelled
-#: here so that the core is not imported; ``tests/test_fastpath.py`` checks it).
-MAX_TRACKED_CALLS = 2000
+#: ``observations.DEFAULT_MAX_TRACKED_CALLS``, the v1 cap on calls held per lane (from
+#: the light options record, so that the core is not imported).
+MAX_TRACKED_CALLS = DEFAULT_MAX_TRACKED_CALLS
 
-#: The ``summarize`` options this path takes (:func:`wavemetrics.runcache.options_from_args`
-#: names); a run with any other is the CLI's.
-_OPTIONS = frozenset({"paths", "demo", "output_format", "no_cache", "jobs", "engine"})
+#: The ``summarize`` options this path takes (the option table's rows marked ``native``);
+#: a run with any other is the CLI's.
+_OPTIONS = frozenset(row.name for row in SUMMARIZE if row.native)
 
 
 class _Input:

@@ -3,10 +3,11 @@
 One implementation for both ways a run is made: the CLI (:mod:`wavemetrics.cli`,
 from its read outcome) and the native command (:mod:`wavemetrics.fastpath`, from
 the plain results of the extension). Light on purpose: nothing beyond the
-standard library and :mod:`wavemetrics._files` is imported, so the native
-command stays free of click, attrs and the readers (start-up time). Each function
-returns the lines (without ``\\n``, not yet escaped: the caller escapes input
-text, docs/cli.md, "Escaping"); the rules are docs/cli.md's, "Notes on stderr".
+standard library, :mod:`wavemetrics._files` and the option table (one constant) is
+imported, so the native command stays free of click, attrs and the readers
+(start-up time). Each function returns the lines (without ``\\n``, not yet
+escaped: the caller escapes input text, docs/cli.md, "Escaping"); the rules are
+docs/cli.md's, "Notes on stderr".
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from wavemetrics._files import (
     SIDECAR_REASON,
     SKIPPED_UNRECOGNISED,
 )
+from wavemetrics._options import TRACKED_CALL_BYTES
 from wavemetrics._paths import absolute
 from wavemetrics._suffixes import SESSION_SUFFIXES
 
@@ -83,12 +85,6 @@ if TYPE_CHECKING:
         def reason(self) -> str: ...
 
 
-#: Memory one tracked call costs, roughly, in bytes: what ``--max-tracked-calls 0`` (no
-#: cap) costs per call. Measured with ``tracemalloc`` on the Python engine (docs/cli.md,
-#: "The call cap"): a pending call in ``summarize``'s stream ~120 bytes plus its id
-#: string (~80 for a Claude Code id), a call of ``waves``/``timeline``'s assembled
-#: waves ~220-240 bytes.
-TRACKED_CALL_BYTES = 200
 
 
 def cap_advice(cap: int | None) -> str:

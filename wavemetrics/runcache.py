@@ -33,7 +33,8 @@ Never kept: a run reading stdin, a pipe or any non-regular file, a run with
 full), a run whose inputs changed while it read them. What is stored is the
 output as printed (ids, counts, figures, file names): never a line of a trace,
 a tool argument, a result or a prompt. Only the stdlib, the light
-:mod:`wavemetrics._cachedir` and :mod:`wavemetrics.runstore` and, for inputs
+:mod:`wavemetrics._cachedir`, :mod:`wavemetrics.runstore` and
+:mod:`wavemetrics._options` (the option table the arguments are parsed with) and, for inputs
 that are folders, the extension's folder walk (:mod:`wavemetrics._walk`: the
 same key, from one native walk) are imported to serve.
 """
@@ -48,6 +49,7 @@ import struct
 import sys
 
 from wavemetrics._digest import sha256
+from wavemetrics._options import FORMATS, SUMMARIZE, Option
 
 # the suffixes the folder walk of readers.sources uses (one definition, no import)
 from wavemetrics._suffixes import SESSION_SUFFIXES as _SESSION_SUFFIXES
@@ -99,25 +101,11 @@ __all__ = [
 DEFAULT = "<default>"
 
 
-#: ``summarize`` options that take a value: ``(flag, click parameter name, kind)``.
-_VALUED = {
-    "--input-format": ("input_format", "str"),
-    "--eval-tool": ("eval_tools", "multiple"),
-    "--max-tracked-calls": ("max_tracked_calls", "cap"),
-    "--max-line-bytes": ("max_line_bytes", "positive"),
-    "--max-document-bytes": ("max_document_bytes", "positive"),
-    "--jobs": ("jobs", "positive"),
-    "-j": ("jobs", "positive"),
-    "--since": ("since", "str"),
-    "--until": ("until", "str"),
-    "--timezone": ("timezone", "str"),
-    "--format": ("output_format", "str"),
-    "--by": ("by", "str"),
-    "--engine": ("engine", "engine"),
-}
-_FLAGS = {"--no-cache": "no_cache", "--demo": "demo", "--show-paths": "show_paths"}
-#: Options whose value never changes the output (checked, not keyed).
-_UNKEYED = ("jobs", "engine", "no_cache")
+#: ``summarize``'s options by flag (the one table, :mod:`wavemetrics._options`):
+#: those that take a value, and the flags.
+_VALUED = {flag: row for row in SUMMARIZE if row.kind not in ("argument", "flag")
+           for flag in row.flags}
+_FLAGS = {flag: row.name for row in SUMMARIZE if row.kind == "flag" for flag in row.flags}
 
 
 def options_from_args(args: Sequence[str]) -> dict[str, Any] | None:
@@ -142,8 +130,8 @@ def options_from_args(args: Sequence[str]) -> dict[str, Any] | None:
         flag, value = token, None
         if token.startswith("--") and "=" in token:
             flag, value = token.split("=", 1)
-        elif token.startswith("-j") and token != "-j" and not token.startswith("--"):
-            flag, value = "-j", token[2:]
+        elif not token.startswith("--") and len(token) > 2:
+            flag, value = token[:2], token[2:]  # a short flag and its value: -j2
         if flag not in _VALUED:
             return None
         if value is None:
@@ -151,14 +139,14 @@ def options_from_args(args: Sequence[str]) -> dict[str, Any] | None:
                 return None
             value = args[index]
             index += 1
-        name, kind = _VALUED[flag]
-        converted = _convert(value, kind)
+        row = _VALUED[flag]
+        converted = _convert(value, row)
         if converted is _INVALID:
             return None
-        if kind == "multiple":
-            options.setdefault(name, []).append(converted)
+        if row.kind == "multiple":
+            options.setdefault(row.name, []).append(converted)
         else:
-            options[name] = converted
+            options[row.name] = converted
     options["paths"] = paths
     return options
 
@@ -166,16 +154,19 @@ def options_from_args(args: Sequence[str]) -> dict[str, Any] | None:
 _INVALID = object()
 
 
-def _convert(value: str, kind: str) -> Any:
-    if kind in ("str", "multiple"):
+def _convert(value: str, row: Option) -> Any:
+    """``value`` converted as click converts it for ``row`` (a choice's value checked,
+    but for ``--input-format``, whose choices load with the readers: click checks it),
+    or :data:`_INVALID`."""
+    if row.kind in ("text", "multiple") or row.choices == FORMATS:
         return value
-    if kind == "engine":
-        return value if value in ("python", "native") else _INVALID
+    if row.kind == "choice":
+        return value if value in row.choices else _INVALID
     try:
         number = int(value)
     except ValueError:
         return _INVALID
-    if kind == "cap":
+    if row.kind == "cap":
         return None if number == 0 else (number if number > 0 else _INVALID)
     return number if number >= 1 else _INVALID
 
@@ -196,10 +187,7 @@ def options_from_click(ctx: click.Context) -> dict[str, Any]:
 
 def _keyed(options: dict[str, Any]) -> dict[str, Any]:
     """The options with those not given as :data:`DEFAULT` and the unkeyed ones left out."""
-    names = ("paths", "input_format", "eval_tools", "max_tracked_calls", "max_line_bytes",
-             "max_document_bytes", "since", "until", "timezone", "demo", "output_format",
-             "by", "show_paths")
-    return {name: options.get(name, DEFAULT) for name in names}
+    return {row.name: options.get(row.name, DEFAULT) for row in SUMMARIZE if row.keyed}
 
 
 # -- the environment ----------------------------------------------------------
