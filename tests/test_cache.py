@@ -32,7 +32,7 @@ def _invoke(*args: str) -> tuple[int, str, str]:
 
 def _units(cache_dir: Path) -> int:
     with sqlite3.connect(cache_dir / CACHE_FILE) as db:
-        return int(db.execute("SELECT count(*) FROM units WHERE kind = 'records'").fetchone()[0])
+        return int(db.execute("SELECT count(*) FROM units WHERE files > 0").fetchone()[0])
 
 
 @needs_corpus
@@ -71,10 +71,8 @@ def cold_inputs(folders: list[str]) -> str:
 
 
 def _entries(cache_dir: Path) -> int:
-    """The unit entries that are no detection: call records and streamed lanes."""
     with sqlite3.connect(cache_dir / CACHE_FILE) as db:
-        return int(db.execute(
-            "SELECT count(*) FROM units WHERE kind != 'detection'").fetchone()[0])
+        return int(db.execute("SELECT count(*) FROM units").fetchone()[0])
 
 
 def _summary(path: Path, *extra: str) -> dict[str, Any]:
@@ -309,8 +307,8 @@ def test_a_new_version_of_a_file_replaces_the_old_entries(tmp_path: Path,
         CliRunner().invoke(main, ["statusline"], input=json.dumps({"transcript_path": str(trace)}))
     ReadCache(private_cache).close()
     with sqlite3.connect(private_cache / CACHE_FILE) as db:
-        rows = db.execute("SELECT kind, files, count(*) FROM units GROUP BY kind ORDER BY kind")
-        assert rows.fetchall() == [("detection", 1, 1), ("lanes", 0, 1), ("records", 1, 1)]
+        rows = db.execute("SELECT files, count(*) FROM units GROUP BY files ORDER BY files")
+        assert rows.fetchall() == [(0, 1), (1, 1)]  # lane summaries, call records
         assert db.execute("SELECT count(*) FROM figures").fetchone() == (1,)
     assert _summary(trace)["total"]["paired_calls"] == 8
 
@@ -548,7 +546,7 @@ def test_a_file_name_that_is_not_utf8_never_crashes_a_cached_run(
     """``a\\xf5.jsonl`` (valid events: two overlapping calls, by hand one 2-call wave
     saving 30 ms), named or found in a folder: ``summarize`` (either engine) and ``waves``
     give the ``--no-cache`` bytes cold and warm, exit 0; the name is shown escaped. Its
-    detection is kept (under a hash of the name's own bytes); its unit keeps no entry."""
+    detection is kept under the name's own bytes; its unit keeps no entry."""
     if engine == "native" and not native.available():
         pytest.skip("the Rust extension is not built")
     folder = tmp_path / "traces"
@@ -569,8 +567,11 @@ def test_a_file_name_that_is_not_utf8_never_crashes_a_cached_run(
     assert document["inputs"][0]["path"] == str(trace)
     assert document["total"]["modeled_wallclock_saved_ms"] == 30.0
     with sqlite3.connect(private_cache / CACHE_FILE) as db:
-        kinds = db.execute("SELECT kind, count(*) FROM units GROUP BY kind").fetchall()
-    assert kinds == [("detection", 1)]
+        blobs = [row[0] for row in db.execute(
+            "SELECT path FROM detections WHERE typeof(path) = 'blob'")]
+        units = db.execute("SELECT count(*) FROM units").fetchone()[0]
+    assert set(blobs) == {os.fsencode(_absolute(str(trace)))}
+    assert units == 0
 
 
 def test_detections_are_keyed_by_the_name_s_own_bytes(private_cache: Path) -> None:
@@ -591,8 +592,8 @@ def test_detections_are_keyed_by_the_name_s_own_bytes(private_cache: Path) -> No
     assert not utf8_names([FileKey("/t/x.jsonl", 1, 2, 3), FileKey(odd, 1, 2, 3)])
 
 
-#: The tables of the cache schema 5: detections apart from the read units, and the resume
-#: points of grown files (what ``wavemetrics cache`` wrote before its one units table).
+#: The tables of cache schema 5, the last with the resume points of grown files
+#: (table ``resumes``, where the status line's live states were kept too).
 _SCHEMA_5 = (
     "CREATE TABLE detections (path TEXT NOT NULL, mode TEXT NOT NULL, stamp TEXT NOT NULL,"
     " format TEXT NOT NULL, PRIMARY KEY (path, mode))",
@@ -616,8 +617,8 @@ def test_a_schema_5_database_is_rebuilt_not_misread(tmp_path: Path, private_cach
     """A database the previous schema wrote, whose ``detections`` row names ``codex`` for
     this very version of an ``events`` file (as a mislabelled or stale row would), is
     dropped and rebuilt: the run reads the file as ``events`` (the --no-cache bytes: 2
-    paired calls, one wave of 2 saving 30 ms), and the old ``detections`` and
-    ``resumes`` tables are gone."""
+    paired calls, one wave of 2 saving 30 ms); the wrong detection and the old
+    ``resumes`` table are gone."""
     import wavemetrics
 
     trace = saving_trial(tmp_path / "s.jsonl", 30)
@@ -636,43 +637,28 @@ def test_a_schema_5_database_is_rebuilt_not_misread(tmp_path: Path, private_cach
     assert expected["total"]["modeled_wallclock_saved_ms"] == 30.0
     assert _summary(trace, "--engine", "python") == expected
     ReadCache(private_cache).close()
-    assert not _tables(private_cache) & {"detections", "resumes"}
+    assert "resumes" not in _tables(private_cache)
+    with sqlite3.connect(private_cache / CACHE_FILE) as db:
+        assert db.execute("SELECT format FROM detections").fetchall() == [("events",)]
 
 
-def test_one_table_holds_a_unit_s_detection_records_and_lanes(
+def test_a_grown_file_is_read_again_in_full_and_keeps_no_resume_point(
     tmp_path: Path, private_cache: Path
 ) -> None:
-    """One events file read by ``summarize --engine python`` (its streamed lanes) and
-    ``waves`` (its call records): the ``units`` table holds exactly three entries for it,
-    a detection, the lanes and the records of one file; no other table of the cache keeps
-    detections or resume points. Grown by lines, the file is read again in full: the
-    same bytes as --no-cache, and still three entries (the old versions replaced)."""
+    """An events file read by ``summarize --engine python`` (its streamed lanes) and
+    ``waves`` (its call records), then grown by lines (its first lines unchanged): each
+    run prints the --no-cache bytes (5, then 9 lines: 2, then 4 paired calls), the cache
+    holds one lane-summary and one call-record entry for it (the old version replaced),
+    and no table of resume points."""
     trace = write_events(tmp_path / "s.jsonl", TWO_LANES[:5])
-    for end in (5, 9):
-        write_events(trace, TWO_LANES[:end])  # grown: the first lines unchanged
+    for end, calls in ((5, 2), (9, 4)):
+        write_events(trace, TWO_LANES[:end])
+        assert _summary(trace, "--no-cache")["total"]["paired_calls"] == calls
         for command in (["summarize", "--engine", "python"], ["waves"]):
             args = [*command, "--format", "json", "--jobs", "1", str(trace)]
             assert _invoke(*args) == _invoke(*args, "--no-cache")
         ReadCache(private_cache).close()
         with sqlite3.connect(private_cache / CACHE_FILE) as db:
-            rows = db.execute("SELECT kind, files FROM units ORDER BY kind").fetchall()
-        assert rows == [("detection", 1), ("lanes", 0), ("records", 1)]
-    assert not _tables(private_cache) & {"detections", "resumes"}
-
-
-@given(st.lists(st.tuples(st.text(min_size=1), st.integers(0, 3)), min_size=2, max_size=6,
-                unique=True))
-def test_detection_keys_are_one_to_one(files: list[tuple[str, int]]) -> None:
-    """Distinct (path, size) versions get distinct entry keys; versions of one path share
-    their unit (so a new version replaces the old), other paths do not; a name with
-    surrogate escapes (bytes that are not UTF-8) is a key like any other."""
-    from wavemetrics.cache import detection_key
-
-    keys = [detection_key(FileKey(path, size, 1, 2), "auto") for path, size in files]
-    assert len({key.key for key in keys}) == len(files)
-    units = {path: key.unit for (path, _), key in zip(files, keys, strict=True)}
-    for (path, _), key in zip(files, keys, strict=True):
-        assert key.unit == units[path]
-    assert len(set(units.values())) == len(units)
-    odd = detection_key(FileKey("/t/" + _ODD_NAME, 1, 2, 3), "auto")
-    assert odd != detection_key(FileKey("/t/a\u00f5.jsonl", 1, 2, 3), "auto")
+            rows = db.execute("SELECT files FROM units ORDER BY files").fetchall()
+        assert rows == [(0,), (1,)]
+    assert "resumes" not in _tables(private_cache)

@@ -1,17 +1,14 @@
 """A persistent cache of what each input yielded, so that repeat runs are instant.
 
-What is kept, in one table of **per-unit entries** (``units``), each row one of
-three kinds: per read unit (one file, or the Claude Code files of one project
-folder read together) its ``records`` (every report's line accounting and every
-lane's compact call records: ``kind``, ``call_id``, ``tool_name``, ``at_ms``)
-and its ``lanes`` as a streaming ``summarize`` leaves them (figures per lane,
-per stream settings); per file its ``detection`` (the format found). Never a
-line of text, argument, result or prompt. Every entry is keyed by its files'
-absolute paths, sizes, ``st_mtime_ns`` and inodes (and the wavemetrics version
-and cache schema): any change to any of them is a miss,
-and the file is read again in full. Only the status line reads a grown
-transcript on from where it ended (:mod:`wavemetrics.live`, tables
-``live_states`` and ``live_ids``).
+What is kept, per read unit (one file, or the Claude Code files of one project
+folder read together): every report's line accounting and every lane's compact
+call records (``kind``, ``call_id``, ``tool_name``, ``at_ms``), never a line of
+text, argument, result or prompt. Per file, the format detection found. Both
+are keyed by the file's absolute path, size, ``st_mtime_ns`` and inode (and the
+wavemetrics version and cache schema): any change to any of them is a miss,
+and the file is read again in full (a file that only grew too). Only the status
+line reads a grown transcript on from where it ended (:mod:`wavemetrics.live`,
+tables ``live_states`` and ``live_ids``).
 
 Whole ``summarize`` outputs as printed (stdout and stderr bytes, exit status),
 keyed by :mod:`wavemetrics.runcache` (ids, counts and figures, never trace
@@ -24,10 +21,11 @@ set, else the user cache directory of the platform
 (:func:`platformdirs.user_cache_dir`, e.g. ``~/.cache/wavemetrics``).
 
 File names that are not UTF-8 (bytes a name may hold on POSIX, surrogate escapes in
-Python's ``str``) never fail a run: a detection is keyed by a hash of the name's own
-bytes (so the key stays one-to-one), while a read unit with such a file keeps no
-records or streamed lanes (:func:`utf8_names`: their entries hold names and ids as
-UTF-8 text), so it is read again on every run, exactly as with ``--no-cache``.
+Python's ``str``) never fail a run: a detection is keyed by the name's own bytes
+(a BLOB where other names are text, so the key stays one-to-one), while a read
+unit with such a file keeps no records or streamed lanes
+(:func:`utf8_names`: their entries hold names and ids as UTF-8 text), so it is read
+again on every run, exactly as with ``--no-cache``.
 
 A damaged cache is never trusted: a row whose BLAKE2b digest does not match its
 blob, or that does not decode, is dropped and the unit read again; a database
@@ -71,7 +69,6 @@ __all__ = [
     "ReadCache",
     "UnitKey",
     "default_cache_dir",
-    "detection_key",
     "detection_mode",
     "file_key",
     "limits_key",
@@ -82,11 +79,10 @@ __all__ = [
 CACHE_FILE = "cache.sqlite3"
 
 _TABLES = (
-    # per-unit entries, ``kind``: "records" (a unit's call records: waves, --by, the Python
-    # engine), "lanes" (its lanes as summarize streams them; ``files`` 0), "detection"
+    "CREATE TABLE IF NOT EXISTS detections (path TEXT NOT NULL, mode TEXT NOT NULL,"
+    " stamp TEXT NOT NULL, format TEXT NOT NULL, PRIMARY KEY (path, mode))",
     "CREATE TABLE IF NOT EXISTS units (key TEXT PRIMARY KEY, unit TEXT NOT NULL,"
-    " kind TEXT NOT NULL, files INTEGER NOT NULL, digest BLOB NOT NULL, blob BLOB NOT NULL,"
-    " stored REAL NOT NULL)",
+    " files INTEGER NOT NULL, digest BLOB NOT NULL, blob BLOB NOT NULL, stored REAL NOT NULL)",
     "CREATE INDEX IF NOT EXISTS units_by_unit ON units (unit)",
     "CREATE TABLE IF NOT EXISTS figures (key TEXT PRIMARY KEY, unit TEXT NOT NULL,"
     " digest BLOB NOT NULL, blob BLOB NOT NULL)",
@@ -184,24 +180,26 @@ def detection_mode(input_format: str, limits: Limits | None) -> str:
 
 
 def utf8_names(keys: Sequence[FileKey]) -> bool:
-    """Whether every file of ``keys`` has a UTF-8 name: only such units keep records or
-    lanes in the ``units`` table, or figures in ``figures`` (see the module doc)."""
+    """Whether every file of ``keys`` has a UTF-8 name: only such units are kept in the
+    ``units`` and ``figures`` tables (see the module doc)."""
+    return all(isinstance(_column(key.path), str) for key in keys)
+
+
+def _column(path: str) -> str | bytes:
+    """A path as the ``detections`` table keeps it: as text when it is UTF-8, else (a
+    name with bytes that are not UTF-8, held as surrogate escapes) as its own bytes,
+    a BLOB: SQLite text must be UTF-8, and a BLOB never equals a text, so the key
+    stays one-to-one with the file's name."""
     try:
-        for key in keys:
-            key.path.encode("utf-8")
+        path.encode("utf-8")
     except UnicodeEncodeError:
-        return False
-    return True
+        return os.fsencode(path)
+    return path
 
 
-def detection_key(key: FileKey, mode: str) -> UnitKey:
-    """The keys of a file's detection entry under ``mode`` (:func:`detection_mode`):
-    SHA-256 of the version, the mode and the path's own bytes, with its size, mtime and
-    inode for :attr:`UnitKey.key` (one version of the file) and without them for
-    :attr:`UnitKey.unit` (the file, whatever the version)."""
-    head = f"{_version()}\0detection\0{mode}\0{key.path}".encode("utf-8", "surrogateescape")
-    return UnitKey(hashlib.sha256(head + f"\0{key.stamp}".encode()).hexdigest(),
-                   hashlib.sha256(head).hexdigest())
+def _path(column: str | bytes) -> str:
+    """The path of a ``detections`` row (:func:`_column` reversed)."""
+    return column if isinstance(column, str) else os.fsdecode(column)
 
 
 def _digest(blob: bytes) -> bytes:
@@ -401,10 +399,19 @@ class ReadCache:
             self.close()
             self._remove_files()
 
-    # -- detections (entries of kind "detection") ------------------------
+    # -- detections -------------------------------------------------------
     def detection(self, key: FileKey, mode: str) -> str | None:
         """The format detected for this version of the file with ``--input-format mode``."""
-        return self.detections([key], mode).get(key.path)
+        with self._query() as db:
+            if db is None:
+                return None
+            row = db.execute(
+                "SELECT stamp, format FROM detections WHERE path = ? AND mode = ?",
+                (_column(key.path), f"{_version()}/{mode}"),
+            ).fetchone()
+            if row is not None and row[0] == key.stamp:
+                return str(row[1])
+        return None
 
     def store_detection(self, key: FileKey, mode: str, fmt: str) -> None:
         self.store_detections([(key, fmt)], mode)
@@ -412,15 +419,36 @@ class ReadCache:
     def detections(self, keys: Sequence[FileKey], mode: str) -> dict[str, str]:
         """:meth:`detection` for many files in a few queries: ``{absolute path: format}``
         of the files whose stored detection is of this version of the file."""
-        paths = {detection_key(key, mode).key: key.path for key in keys}
-        found = self._load_many(list(paths), bytes.decode, UnicodeDecodeError)
-        return {paths[key]: str(fmt) for key, fmt in found.items()}
+        found: dict[str, str] = {}
+        stamps = {_column(key.path): key.stamp for key in keys}
+        paths = list(stamps)
+        with self._query() as db:
+            if db is None:
+                return found
+            for start in range(0, len(paths), _CHUNK):
+                chunk = paths[start:start + _CHUNK]
+                rows = db.execute(
+                    "SELECT path, stamp, format FROM detections WHERE mode = ? AND path IN"
+                    f" ({', '.join('?' * len(chunk))})", (f"{_version()}/{mode}", *chunk),
+                )
+                found.update({_path(path): str(fmt) for path, stamp, fmt in rows
+                              if stamps.get(path) == stamp})
+        return found
 
     def store_detections(self, found: Sequence[tuple[FileKey, str]], mode: str) -> None:
         """Store ``(file key, format)`` detections made with ``--input-format mode``, in
-        one transaction, in place of the files' older versions."""
-        self._store_many([(detection_key(key, mode), "detection", 1, fmt.encode("utf-8"))
-                          for key, fmt in found])
+        one transaction."""
+        if not found:
+            return
+        version = f"{_version()}/{mode}"
+        with self._query() as db:
+            if db is not None:
+                with db:
+                    db.execute("BEGIN IMMEDIATE")
+                    db.executemany(
+                        "INSERT OR REPLACE INTO detections VALUES (?, ?, ?, ?)",
+                        [(_column(key.path), version, key.stamp, fmt) for key, fmt in found],
+                    )
 
     # -- units ------------------------------------------------------------
     def load(self, key: UnitKey) -> Any:
@@ -456,14 +484,10 @@ class ReadCache:
         entries present and sound (a damaged one is dropped and left out)."""
         import msgspec
 
-        return self._load_many(list(dict.fromkeys(key.key for key in keys)),
-                               msgspec.msgpack.Decoder().decode, msgspec.DecodeError)
-
-    def _load_many(
-        self, wanted: list[str], decode: Callable[[bytes], Any], error: type[Exception]
-    ) -> dict[str, Any]:
         found: dict[str, Any] = {}
+        wanted = list(dict.fromkeys(key.key for key in keys))
         damaged: list[str] = []
+        decoder = msgspec.msgpack.Decoder()
         with self._query() as db:
             if db is None:
                 return found
@@ -476,9 +500,9 @@ class ReadCache:
                 for key, digest, blob in rows:
                     try:
                         if isinstance(blob, bytes) and digest == _digest(blob):
-                            found[key] = decode(blob)
+                            found[key] = decoder.decode(blob)
                             continue
-                    except error:
+                    except msgspec.DecodeError:
                         pass
                     damaged.append(key)
             if damaged:
@@ -492,29 +516,24 @@ class ReadCache:
         self.store_many([(key, value, files)])
 
     def store_many(self, entries: Sequence[tuple[UnitKey, Any, int]]) -> None:
-        """:meth:`store` for many ``(key, value, files)`` entries, in one transaction:
-        a unit's call records (``files`` > 0) or its streamed lanes (``files`` 0)."""
+        """:meth:`store` for many ``(key, value, files)`` entries, in one transaction."""
         import msgspec
 
-        encode = msgspec.msgpack.encode
-        self._store_many([(key, "lanes" if files == 0 else "records", files, encode(value))
-                          for key, value, files in entries])
-
-    def _store_many(self, entries: Sequence[tuple[UnitKey, str, int, bytes]]) -> None:
-        """Store ``(key, kind, files, blob)`` entries in one transaction, each in place of
-        its unit's older versions."""
         if not entries:
             return
+        encode = msgspec.msgpack.encode
         now = time.time()
-        rows = [(key.key, key.unit, kind, files, _digest(blob), blob, now)
-                for key, kind, files, blob in entries]
+        rows = []
+        for key, value, files in entries:
+            blob = encode(value)
+            rows.append((key.key, key.unit, files, _digest(blob), blob, now))
         with self._query() as db:
             if db is not None:
                 with db:  # one transaction: the old versions go as the new one comes
                     db.execute("BEGIN IMMEDIATE")
                     db.executemany("DELETE FROM units WHERE unit = ? AND key != ?",
                                    [(row[1], row[0]) for row in rows])
-                    db.executemany("INSERT OR REPLACE INTO units VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    db.executemany("INSERT OR REPLACE INTO units VALUES (?, ?, ?, ?, ?, ?)",
                                    rows)
 
     def load_json(self, key: UnitKey) -> Any:
@@ -630,11 +649,12 @@ class ReadCache:
         units = files = summaries = detections = 0
         with self._query() as db:
             if db is not None:
-                counts = {kind: (count, total) for kind, count, total in db.execute(
-                    "SELECT kind, count(*), coalesce(sum(files), 0) FROM units GROUP BY kind")}
-                units, files = counts.get("records", (0, 0))
-                summaries = counts.get("lanes", (0, 0))[0]
-                detections = counts.get("detection", (0, 0))[0]
+                units, files = db.execute(
+                    "SELECT count(*), coalesce(sum(files), 0) FROM units WHERE files > 0"
+                ).fetchone()
+                (summaries,) = db.execute(
+                    "SELECT count(*) FROM units WHERE files = 0").fetchone()
+                (detections,) = db.execute("SELECT count(*) FROM detections").fetchone()
         return CacheInfo(str(self.path), True, int(units), int(files), int(summaries),
                          int(detections), size, int(runs))
 
