@@ -662,3 +662,34 @@ def test_a_grown_file_is_read_again_in_full_and_keeps_no_resume_point(
             rows = db.execute("SELECT files FROM units ORDER BY files").fetchall()
         assert rows == [(0,), (1,)]
     assert "resumes" not in _tables(private_cache)
+
+
+@pytest.mark.parametrize("command", [
+    ["waves"], ["summarize", "--engine", "python"], ["summarize", "--by", "day"],
+])
+def test_a_warm_run_opens_no_trace_file(
+    tmp_path: Path, private_cache: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    """What the per-unit entries make warm (``waves``, the Python engine, ``--by``): the
+    second run over two unchanged events files prints the first run's bytes without
+    opening either file (``open`` and ``os.open`` refuse them)."""
+    import builtins
+
+    folder = tmp_path / "traces"
+    write_events(folder / "a.jsonl", TWO_LANES)
+    write_events(folder / "b.jsonl", TWO_LANES[:9])
+    args = [*command, "--format", "json", "--jobs", "1", str(folder)]
+    cold = _invoke(*args)
+    assert cold[0] == 0
+
+    def refusing(real: Any) -> Any:
+        def refused(path: Any, *rest: Any, **kwargs: Any) -> Any:
+            if isinstance(path, (str, bytes, os.PathLike)) and os.fsdecode(path).startswith(
+                    str(folder)):
+                raise AssertionError(f"a warm run opened {os.fsdecode(path)}")
+            return real(path, *rest, **kwargs)
+        return refused
+
+    monkeypatch.setattr(builtins, "open", refusing(builtins.open))
+    monkeypatch.setattr(os, "open", refusing(os.open))
+    assert _invoke(*args) == cold
