@@ -590,3 +590,106 @@ def test_detections_are_keyed_by_the_name_s_own_bytes(private_cache: Path) -> No
         cache.close()
     assert utf8_names([FileKey("/t/a\u00f5.jsonl", 1, 2, 3)])
     assert not utf8_names([FileKey("/t/x.jsonl", 1, 2, 3), FileKey(odd, 1, 2, 3)])
+
+
+#: The tables of cache schema 5, the last with the resume points of grown files
+#: (table ``resumes``, where the status line's live states were kept too).
+_SCHEMA_5 = (
+    "CREATE TABLE detections (path TEXT NOT NULL, mode TEXT NOT NULL, stamp TEXT NOT NULL,"
+    " format TEXT NOT NULL, PRIMARY KEY (path, mode))",
+    "CREATE TABLE units (key TEXT PRIMARY KEY, unit TEXT NOT NULL, files INTEGER NOT NULL,"
+    " digest BLOB NOT NULL, blob BLOB NOT NULL, stored REAL NOT NULL)",
+    "CREATE TABLE figures (key TEXT PRIMARY KEY, unit TEXT NOT NULL, digest BLOB NOT NULL,"
+    " blob BLOB NOT NULL)",
+    "CREATE TABLE resumes (key TEXT PRIMARY KEY, digest BLOB NOT NULL, blob BLOB NOT NULL)",
+    "CREATE TABLE live_ids (state INTEGER NOT NULL, digest BLOB NOT NULL, next BLOB NOT NULL,"
+    " tag BLOB NOT NULL, PRIMARY KEY (state, digest)) WITHOUT ROWID",
+)
+
+
+def _tables(cache_dir: Path) -> set[str]:
+    with sqlite3.connect(cache_dir / CACHE_FILE) as db:
+        return {name for (name,) in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def test_a_schema_5_database_is_rebuilt_not_misread(tmp_path: Path, private_cache: Path) -> None:
+    """A database the previous schema wrote, whose ``detections`` row names ``codex`` for
+    this very version of an ``events`` file (as a mislabelled or stale row would), is
+    dropped and rebuilt: the run reads the file as ``events`` (the --no-cache bytes: 2
+    paired calls, one wave of 2 saving 30 ms); the wrong detection and the old
+    ``resumes`` table are gone."""
+    import wavemetrics
+
+    trace = saving_trial(tmp_path / "s.jsonl", 30)
+    key = file_key(str(trace))
+    assert key is not None
+    private_cache.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(private_cache / CACHE_FILE) as db:
+        for statement in _SCHEMA_5:
+            db.execute(statement)
+        db.execute("INSERT INTO detections VALUES (?, ?, ?, ?)",
+                   (key.path, f"{wavemetrics.__version__}/5/auto/limits:default", key.stamp,
+                    "codex"))
+        db.execute("PRAGMA user_version = 5")
+    expected = _summary(trace, "--no-cache", "--engine", "python")
+    assert expected["inputs"][0]["format"] == "events"
+    assert expected["total"]["modeled_wallclock_saved_ms"] == 30.0
+    assert _summary(trace, "--engine", "python") == expected
+    ReadCache(private_cache).close()
+    assert "resumes" not in _tables(private_cache)
+    with sqlite3.connect(private_cache / CACHE_FILE) as db:
+        assert db.execute("SELECT format FROM detections").fetchall() == [("events",)]
+
+
+def test_a_grown_file_is_read_again_in_full_and_keeps_no_resume_point(
+    tmp_path: Path, private_cache: Path
+) -> None:
+    """An events file read by ``summarize --engine python`` (its streamed lanes) and
+    ``waves`` (its call records), then grown by lines (its first lines unchanged): each
+    run prints the --no-cache bytes (5, then 9 lines: 2, then 4 paired calls), the cache
+    holds one lane-summary and one call-record entry for it (the old version replaced),
+    and no table of resume points."""
+    trace = write_events(tmp_path / "s.jsonl", TWO_LANES[:5])
+    for end, calls in ((5, 2), (9, 4)):
+        write_events(trace, TWO_LANES[:end])
+        assert _summary(trace, "--no-cache")["total"]["paired_calls"] == calls
+        for command in (["summarize", "--engine", "python"], ["waves"]):
+            args = [*command, "--format", "json", "--jobs", "1", str(trace)]
+            assert _invoke(*args) == _invoke(*args, "--no-cache")
+        ReadCache(private_cache).close()
+        with sqlite3.connect(private_cache / CACHE_FILE) as db:
+            rows = db.execute("SELECT files FROM units ORDER BY files").fetchall()
+        assert rows == [(0,), (1,)]
+    assert "resumes" not in _tables(private_cache)
+
+
+@pytest.mark.parametrize("command", [
+    ["waves"], ["summarize", "--engine", "python"], ["summarize", "--by", "day"],
+])
+def test_a_warm_run_opens_no_trace_file(
+    tmp_path: Path, private_cache: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    """What the per-unit entries make warm (``waves``, the Python engine, ``--by``): the
+    second run over two unchanged events files prints the first run's bytes without
+    opening either file (``open`` and ``os.open`` refuse them)."""
+    import builtins
+
+    folder = tmp_path / "traces"
+    write_events(folder / "a.jsonl", TWO_LANES)
+    write_events(folder / "b.jsonl", TWO_LANES[:9])
+    args = [*command, "--format", "json", "--jobs", "1", str(folder)]
+    cold = _invoke(*args)
+    assert cold[0] == 0
+
+    def refusing(real: Any) -> Any:
+        def refused(path: Any, *rest: Any, **kwargs: Any) -> Any:
+            if isinstance(path, (str, bytes, os.PathLike)) and os.fsdecode(path).startswith(
+                    str(folder)):
+                raise AssertionError(f"a warm run opened {os.fsdecode(path)}")
+            return real(path, *rest, **kwargs)
+        return refused
+
+    monkeypatch.setattr(builtins, "open", refusing(builtins.open))
+    monkeypatch.setattr(os, "open", refusing(os.open))
+    assert _invoke(*args) == cold

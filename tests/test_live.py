@@ -164,7 +164,7 @@ def test_damaged_live_state_is_read_from_the_start(tmp_path: Path, offsets: list
     cache = tmp_path / "cache"
     _line(target, cache)
     with sqlite3.connect(cache / CACHE_FILE) as db:
-        db.execute("UPDATE resumes SET blob = x'00'")
+        db.execute("UPDATE live_states SET blob = x'00'")
     with open(target, "ab") as stream:
         stream.write(claude_call("b", 0, 2))
     offsets.clear()
@@ -226,7 +226,7 @@ def test_damaged_id_rows_make_the_state_untrusted(
 
 def _modules_after_line(target: Path, cache: Path) -> tuple[str, list[str]]:
     """The line of a fresh process and the modules of the other readers, the registry,
-    the pipeline and the resume it imported."""
+    and the pipeline it imported."""
     import os
     import subprocess
     import sys
@@ -234,8 +234,8 @@ def _modules_after_line(target: Path, cache: Path) -> tuple[str, list[str]]:
     code = ("import sys; sys.argv = ['wavemetrics', 'statusline']\n"
             "from wavemetrics._entry import main; main()\n"
             "names = ('registry', 'codex', 'pi', 'otlp', 'inspect_log', 'events')\n"
-            "import json; print(json.dumps(sorted(m for m in sys.modules if m in ('wavemetrics.pipeline',"
-            " 'wavemetrics.resume') or m.rsplit('.', 1)[-1] in names)))")
+            "import json; print(json.dumps(sorted(m for m in sys.modules if m =="
+            " 'wavemetrics.pipeline' or m.rsplit('.', 1)[-1] in names)))")
     result = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
                             text=True, input=json.dumps({"transcript_path": str(target)}),
                             env={**os.environ, CACHE_ENV: str(cache)})
@@ -259,7 +259,7 @@ def _grown_by_one_call(tmp_path: Path, calls: int) -> tuple[str, list[str]]:
 def test_grown_transcript_is_read_with_its_reader_only(tmp_path: Path) -> None:
     """32 calls (64 lines with content): grown by one call, the line comes from the live
     state without detection (its 64 lines decide it), so neither the registry, another
-    reader, the pipeline nor the resume is imported; 33 one-second calls 10 s apart
+    reader nor the pipeline is imported; 33 one-second calls 10 s apart
     are 33 waves."""
     line, modules = _grown_by_one_call(tmp_path, 32)
     assert (line, modules) == ("waves 33 · multi 0 · saved 0.0s", [])

@@ -168,7 +168,7 @@ def claude_call(call_id: str, start: float, end: float, *, tool: str = "Bash") -
     """One complete call of session ``s1`` as :data:`CLAUDE` writes it (its ``tool_use``
     line, uuid ``u-<call_id>-s``, and ``tool_result`` line, ``u-<call_id>-e``), from
     ``start`` to ``end`` seconds after ``T0``, the tool named ``tool``: the bytes the
-    resumable-read tests (test_live, test_resume) append to a transcript."""
+    live-state tests (test_live) append to a transcript."""
     return b"".join(_claude_call(call_id, start, end, "ls -la", tool))
 
 

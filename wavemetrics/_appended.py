@@ -1,23 +1,33 @@
-"""Reading an appended file from where it ended: the checks and the reading shared by
-:mod:`wavemetrics.resume` (read units) and :mod:`wavemetrics.live` (the status line).
+"""Reading an appended file from where it ended: the checks and the reading of the
+status line's live state (:mod:`wavemetrics.live`).
 
-Kept apart so that the status line's live path imports neither the pipeline nor
-attrs-heavy modules it does not need (it answers every prompt); the rules are those documented
-in :mod:`wavemetrics.resume`.
+Kept apart so that the live path imports neither the pipeline nor attrs-heavy
+modules it does not need (it answers every prompt). The rules: a file is read
+on from an offset (just after its last complete, newline-ended line) only when
+it is plain (not gzip: no offset to seek to), has the same path and inode, a
+larger size, BLAKE2b digests of the :data:`WINDOW` bytes that begin it and of
+the :data:`WINDOW` bytes before the offset still matching, and no UTF-8 BOM at
+the offset (a reader drops a BOM on a file's first line only). A partial last
+line (no newline yet: the agent was writing it) is read again with what
+follows, never counted twice.
+
+What the check could miss: a rewrite in place (same inode) that leaves both
+windows as they were, changes bytes between them and makes the file larger.
+Appending writers never do this; editors and tools that rewrite a file write a
+new inode, and a truncation makes the file smaller; both are full reads.
+Hashing the whole prefix would close it at the price of reading it (what
+reading on avoids).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterator
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 import attrs
 
 from wavemetrics.readers.sources import GZIP_MAGIC, Source
-
-if TYPE_CHECKING:
-    from wavemetrics.cache import FileKey
 
 __all__ = ["WINDOW"]
 
@@ -95,17 +105,3 @@ def _marked(
         yield raw
     if not marked:
         mark(position)
-
-
-def _terminated(key: FileKey) -> bool | None:
-    """Whether the file ends with a newline (or is empty); ``None`` if it cannot be read."""
-    if key.size == 0:
-        return True
-    try:
-        with open(key.path, "rb") as stream:
-            stream.seek(key.size - 1)
-            return stream.read(1) == b"\n"
-    except OSError:
-        return None
-
-

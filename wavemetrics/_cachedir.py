@@ -16,8 +16,9 @@ __all__ = ["CACHE_ENV", "CACHE_SCHEMA", "cache_dir", "version"]
 CACHE_ENV = "WAVEMETRICS_CACHE_DIR"
 #: Bumped whenever what is stored, or how a reader reads, changes meaning; a
 #: database of another schema (``PRAGMA user_version``) is emptied and rebuilt
-#: (5: whole outputs left the database for :mod:`wavemetrics.runstore`).
-CACHE_SCHEMA = 5
+#: (5: whole outputs left the database for :mod:`wavemetrics.runstore`; 6: no resume
+#: points, the status line's live states in their own table ``live_states``).
+CACHE_SCHEMA = 6
 
 
 def cache_dir() -> str:

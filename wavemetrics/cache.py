@@ -6,10 +6,9 @@ call records (``kind``, ``call_id``, ``tool_name``, ``at_ms``), never a line of
 text, argument, result or prompt. Per file, the format detection found. Both
 are keyed by the file's absolute path, size, ``st_mtime_ns`` and inode (and the
 wavemetrics version and cache schema): any change to any of them is a miss,
-and the file is read again in full, except a Claude Code transcript that only
-grew: table ``resumes`` keeps where each such unit's read ended, and
-:mod:`wavemetrics.resume` (and, for the status line, :mod:`wavemetrics.live`)
-read it on from there.
+and the file is read again in full (a file that only grew too). Only the status
+line reads a grown transcript on from where it ended (:mod:`wavemetrics.live`,
+tables ``live_states`` and ``live_ids``).
 
 Whole ``summarize`` outputs as printed (stdout and stderr bytes, exit status),
 keyed by :mod:`wavemetrics.runcache` (ids, counts and figures, never trace
@@ -24,7 +23,7 @@ set, else the user cache directory of the platform
 File names that are not UTF-8 (bytes a name may hold on POSIX, surrogate escapes in
 Python's ``str``) never fail a run: a detection is keyed by the name's own bytes
 (a BLOB where other names are text, so the key stays one-to-one), while a read
-unit with such a file keeps no records, streamed lanes or resume point
+unit with such a file keeps no records or streamed lanes
 (:func:`utf8_names`: their entries hold names and ids as UTF-8 text), so it is read
 again on every run, exactly as with ``--no-cache``.
 
@@ -88,9 +87,9 @@ _TABLES = (
     "CREATE TABLE IF NOT EXISTS figures (key TEXT PRIMARY KEY, unit TEXT NOT NULL,"
     " digest BLOB NOT NULL, blob BLOB NOT NULL)",
     "CREATE INDEX IF NOT EXISTS figures_by_unit ON figures (unit)",
-    # where each read unit's last file ended, to read it on from there when it grows
-    # (wavemetrics.resume); one row per unit, keyed by the unit (its paths), not its version
-    "CREATE TABLE IF NOT EXISTS resumes (key TEXT PRIMARY KEY, digest BLOB NOT NULL,"
+    # the status line's live state of a transcript (wavemetrics.live), one row each,
+    # keyed by the transcript (its path), not its version
+    "CREATE TABLE IF NOT EXISTS live_states (key TEXT PRIMARY KEY, digest BLOB NOT NULL,"
     " blob BLOB NOT NULL)",
     # the id digests of the status line's live states (wavemetrics.live), one row each,
     # each naming the next larger one (a row ``x''`` heads the chain): see LiveIdsDamaged
@@ -182,7 +181,7 @@ def detection_mode(input_format: str, limits: Limits | None) -> str:
 
 def utf8_names(keys: Sequence[FileKey]) -> bool:
     """Whether every file of ``keys`` has a UTF-8 name: only such units are kept in the
-    ``units``, ``figures`` and ``resumes`` tables (see the module doc)."""
+    ``units`` and ``figures`` tables (see the module doc)."""
     return all(isinstance(_column(key.path), str) for key in keys)
 
 
@@ -554,26 +553,6 @@ class ReadCache:
                     db.execute("INSERT OR REPLACE INTO figures VALUES (?, ?, ?, ?)",
                                (key.key, key.unit, _digest(blob), blob))
 
-    # -- resume points (wavemetrics.resume) ---------------------------------
-    def load_resume(self, unit: str) -> Any:
-        """The resume point stored for the unit ``unit`` (:attr:`UnitKey.unit`), or
-        ``None`` (absent, or damaged: then dropped)."""
-        import msgspec
-
-        return self._load("resumes", UnitKey(unit, unit), msgspec.msgpack.decode,
-                          msgspec.DecodeError)
-
-    def store_resume(self, unit: str, value: Any) -> None:
-        """Store ``value`` (msgpack-encodable) as the unit's resume point, in place of
-        the one before."""
-        import msgspec
-
-        blob = msgspec.msgpack.encode(value)
-        with self._query() as db:
-            if db is not None:
-                db.execute("INSERT OR REPLACE INTO resumes VALUES (?, ?, ?)",
-                           (unit, _digest(blob), blob))
-
     # -- live states (wavemetrics.live) ------------------------------------
     def load_live(self, unit: str) -> tuple[Any, bytes] | None:
         """The live state stored for ``unit`` and its row digest (which
@@ -583,7 +562,7 @@ class ReadCache:
         with self._query() as db:
             if db is None:
                 return None
-            row = db.execute("SELECT digest, blob FROM resumes WHERE key = ?",
+            row = db.execute("SELECT digest, blob FROM live_states WHERE key = ?",
                              (unit,)).fetchone()
             if row is None:
                 return None
@@ -593,7 +572,7 @@ class ReadCache:
                     return msgspec.msgpack.decode(blob), digest
                 except msgspec.DecodeError:
                     pass
-            db.execute("DELETE FROM resumes WHERE key = ?", (unit,))
+            db.execute("DELETE FROM live_states WHERE key = ?", (unit,))
         return None
 
     def live_id_lookup(self, state: int) -> Callable[[bytes], bool]:
@@ -629,12 +608,12 @@ class ReadCache:
                     if previous is None:
                         ids.replace(digests)
                     else:
-                        row = db.execute("SELECT digest FROM resumes WHERE key = ?",
+                        row = db.execute("SELECT digest FROM live_states WHERE key = ?",
                                          (unit,)).fetchone()
                         if row is None or row[0] != previous:
                             return False
                         ids.insert(digests)
-                    db.execute("INSERT OR REPLACE INTO resumes VALUES (?, ?, ?)",
+                    db.execute("INSERT OR REPLACE INTO live_states VALUES (?, ?, ?)",
                                (unit, _digest(blob), blob))
             except LiveIdsDamaged:
                 return False  # rolled back; the next run finds the damage and rebuilds

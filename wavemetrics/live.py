@@ -1,11 +1,10 @@
 """The status line's live state of a transcript: its figures after appended lines,
 in time proportional to the new lines (the status line's grown-transcript path).
 
-:mod:`wavemetrics.resume` makes a grown transcript a partial *read*, but the
-records it restores and the waves assembled again from them still cost time
-in proportion to the whole session. The status line needs three figures only
-(waves, multi-call waves, modeled saving), so it keeps, per transcript, what a
-**streaming** read holds after the last complete line:
+A read of a grown transcript from its first byte costs time in proportion to
+the whole session. The status line needs three figures only (waves,
+multi-call waves, modeled saving), so it keeps, per transcript, what a
+**streaming** read holds after the last complete line (table ``live_states``):
 
 - each lane's :class:`~wavemetrics.stream.LaneStream` state: pending calls, the
   open region (calls of waves that may still grow), pairing counters and the
@@ -16,9 +15,9 @@ in proportion to the whole session. The status line needs three figures only
   row each in the cache's table ``live_ids`` (``(state, digest)``, ``WITHOUT
   ROWID``): a run looks up only the digests of the lines it reads, one indexed
   query each, and links the new ones in, in the transaction that stores the state;
-- the line accounting, sub-agent chain roots, and the resume offset and digests
-  of :mod:`wavemetrics.resume` (same rules: same path and inode, larger size,
-  the 64 KiB windows unchanged).
+- the line accounting, sub-agent chain roots, and the offset to read on from and
+  its digests (the rules of :mod:`wavemetrics._appended`: same path and inode,
+  larger size, the 64 KiB windows unchanged).
 
 **Integrity** (a damaged state is never trusted): the state row is checked as
 every cache row (its BLAKE2b digest, then decoding); the id rows are checked per
@@ -291,9 +290,9 @@ def _detection_kept(account: LineAccount) -> bool:
     decided it when the state was built (``claude-code``: a state is only stored then).
     Detection peeks at the first :data:`DETECT_LINES` lines with content (fewer when a
     cap stops it first), and the bytes before the state's offset are those read then
-    (the resume checks): when at least that many complete lines with content lie
-    before it, the peek is the same. Lines too long are not counted (a peek may take
-    them for blank)."""
+    (the checks of :mod:`wavemetrics._appended`): when at least that many complete
+    lines with content lie before it, the peek is the same. Lines too long are not
+    counted (a peek may take them for blank)."""
     content = (account.lines_read - account.ignored.get("blank_line", 0)
                - account.problems.get("line_too_long", 0))
     return content >= DETECT_LINES
@@ -360,7 +359,7 @@ def live_figures(
     figures = (total.waves_total, total.non_eval_waves_multi, total.modeled_wallclock_saved_ms)
     point = points[0] if points else None
     if point is not None and file_key(path) == key:
-        # the ids up to the resume point only: a partial last line's are not in it
+        # the ids up to the offset kept only: a partial last line's are not in it
         cache.store_live(unit, point[0], live, point[1],
                          None if restored is None or loaded is None else loaded[1])
     return figures

@@ -361,9 +361,7 @@ def cached_read_unit(
     settings, so a warm ``summarize`` neither parses nor summarises. A miss
     reads the unit in batch mode and stores its compact records unless a file
     changed while it was read or could not be read in full; a streaming result
-    is then replayed from them (``wavemetrics.unit_records``). A Claude Code,
-    ``events`` or Codex unit one of whose files only grew is read from where it
-    ended (``wavemetrics.resume``).
+    is then replayed from them (``wavemetrics.unit_records``).
     """
     if cache is None:
         return read_unit(unit, stream, sources)
@@ -385,10 +383,7 @@ def cached_read_unit(
     records_key = unit_key(unit.format, known, limits)
     decoded = _decoded(unit, cache.load(records_key))
     if decoded is None:
-        from wavemetrics.resume import read_resuming  # a grown file: read from its end
-
-        result = read_resuming(unit, known, limits, cache, sources) or read_unit(
-            unit, None, sources)
+        result = read_unit(unit, None, sources)
         reports, lanes = result.reports, result.lanes
         unchanged = [file_key(path) for path in unit.paths] == keys
         storable = unchanged and all(r.error is None for r in reports)

@@ -92,8 +92,9 @@ class ClaudeFile:
 class ClaudeFolder:
     """What reading a project folder remembers between lines: the line ``uuid`` values seen
     (compact keys), each inline sub-agent line's chain root, and the open lanes by
-    ``(session_id, lane_id)`` in order of opening. :mod:`wavemetrics.resume` saves and
-    restores it to read a grown transcript from where it ended."""
+    ``(session_id, lane_id)`` in order of opening. The status line's live state
+    (:mod:`wavemetrics.live`) saves and restores it to read a grown transcript on from
+    where it ended."""
 
     sink: ObservationSink
     seen_uuids: SeenIds = attrs.field(factory=SeenIds)  # exact, compact keys (_seen.py)

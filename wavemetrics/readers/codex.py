@@ -360,7 +360,7 @@ def read_codex(lines: Iterable[bytes], *, path: str, sink: ObservationSink) -> L
 
 class CodexReader:
     """The state of :func:`read_codex` between lines, so that a rollout can be read in
-    pieces (a grown file from where it ended: ``wavemetrics.resume``).
+    pieces.
 
     ``state``: the rollout (its lane's kept observations, its session id, an open
     fork replay gate); ``seen``: whether any record was read. ``account`` is exact
@@ -389,19 +389,6 @@ class CodexReader:
             else:
                 gate.records += 1
                 _read_record(record, state, gate.account)
-
-    def restore(self, observations: Iterable[Observation], session_id: str | None) -> None:
-        """Put back the lane a read without an open gate left (its observations in order)
-        and the session id; the call bookkeeping follows from the observations."""
-        lane, state = self.lane, self.state
-        lane.observations = list(observations)
-        for index, item in enumerate(lane.observations):
-            if item.kind == "start":
-                lane.start_names[item.call_id] = item.tool_name
-                state.start_index[item.call_id] = index
-            else:
-                lane.ended.add(item.call_id)
-        state.session_id = session_id
 
     @property
     def lane(self) -> LaneBuilder:

@@ -114,7 +114,7 @@ def read_events(
 
 class EventsReader:
     """The state of :func:`read_events` between lines, so that a file can be read in
-    pieces (a grown file from where it ended: ``wavemetrics.resume``).
+    pieces.
 
     ``lanes``: the open lanes by ``(session_id, lane_id)``, in order of opening;
     ``closed``: the session ids a ``session_shutdown`` ended; ``turn_totals``: per

@@ -257,7 +257,7 @@ def read_pi(
 
 class PiReader:
     """The state of :func:`read_pi` between lines, so that a session file can be read
-    in pieces (a grown file from where it ended: ``wavemetrics.resume``).
+    in pieces.
 
     ``state``: the session (its lane, account and session id); ``seen``: whether any
     record was read; ``entries`` and ``fork`` as for :func:`read_pi`. The account is
