@@ -200,7 +200,7 @@ def test_cache_info_counts_one_of_each_in_the_singular(tmp_path: Path) -> None:
         "lane summaries (summarize): 1 read unit",
         "call records (waves, --by, --since): 1 read unit (1 file)",
         "format detections: 1 file",
-        "summarize outputs (served whole): 1 run",
+        "whole outputs (summarize, statusline): 1 run",
     ]
 
 
@@ -226,7 +226,7 @@ def test_cache_info_and_clear(tmp_path: Path, private_cache: Path) -> None:
     assert _invoke("cache", "info")[1].splitlines()[1:3] == [
         "lane summaries (summarize): 2 read units",
         "call records (waves, --by, --since): 2 read units (2 files)"]
-    assert lines[4] == "summarize outputs (served whole): 1 run"  # the summarize run, kept
+    assert lines[4] == "whole outputs (summarize, statusline): 1 run"  # the summarize run, kept
     assert lines[5].startswith("size: ")
     assert _invoke("cache", "clear") == (0, f"removed {private_cache / CACHE_FILE}\n", "")
     assert not (private_cache / CACHE_FILE).exists()
@@ -309,7 +309,8 @@ def test_a_new_version_of_a_file_replaces_the_old_entries(tmp_path: Path,
     with sqlite3.connect(private_cache / CACHE_FILE) as db:
         rows = db.execute("SELECT files, count(*) FROM units GROUP BY files ORDER BY files")
         assert rows.fetchall() == [(0, 1), (1, 1)]  # lane summaries, call records
-        assert db.execute("SELECT count(*) FROM figures").fetchone() == (1,)
+    # one whole output for the summarize command, one for the status line's answer
+    assert ReadCache(private_cache).runs.count() == 2
     assert _summary(trace)["total"]["paired_calls"] == 8
 
 

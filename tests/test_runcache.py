@@ -321,7 +321,7 @@ def test_cache_info_counts_stored_outputs_and_clear_removes_them(
     assert store.store_run(k2, s2, runcache.encode_output(0, [(1, b"b\n")]))
     assert store.store_run(k3, s1, runcache.encode_output(0, [(1, b"c\n")]))  # replaces k1
     result = CliRunner().invoke(main, ["cache", "info"])
-    assert "summarize outputs (served whole): 2 runs" in result.stdout.splitlines()
+    assert "whole outputs (summarize, statusline): 2 runs" in result.stdout.splitlines()
     assert store.load_run(k1, s1) is None
     assert store.load_run(k3, s1) == runcache.encode_output(0, [(1, b"c\n")])
     CliRunner().invoke(main, ["cache", "clear"])
@@ -339,7 +339,7 @@ def test_cache_info_of_a_cache_with_only_stored_outputs(private_cache: Path) -> 
     assert not (private_cache / CACHE_FILE).exists()
     # the file: 8 bytes of magic, the 64-digit key, a 16-byte digest, the 10 bytes
     assert (info.exists, info.runs, info.size_bytes) == (True, 1, 8 + 64 + 16 + 10)
-    assert "summarize outputs (served whole): 1 run" in CliRunner().invoke(
+    assert "whole outputs (summarize, statusline): 1 run" in CliRunner().invoke(
         main, ["cache", "info"]).stdout.splitlines()
     assert store.clear()
     assert ReadCache(private_cache).info().exists is False

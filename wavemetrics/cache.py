@@ -11,10 +11,15 @@ grew: table ``resumes`` keeps where each such unit's read ended, and
 :mod:`wavemetrics.resume` (and, for the status line, :mod:`wavemetrics.live`)
 read it on from there.
 
-Whole ``summarize`` outputs as printed (stdout and stderr bytes, exit status),
-keyed by :mod:`wavemetrics.runcache` (ids, counts and figures, never trace
-text), are files of the ``runs`` folder beside the database
-(:mod:`wavemetrics.runstore`): storing or serving one loads no SQLite.
+Whole outputs as printed (stdout and stderr bytes, exit status: a ``summarize``
+run, the status line's answer for a transcript), keyed by
+:mod:`wavemetrics.runcache` (ids, counts and figures, never trace text), are files
+of the ``runs`` folder beside the database (:mod:`wavemetrics.runstore`): storing or
+serving one loads no SQLite.
+
+The whole folder has a size bound (:func:`wavemetrics._cachedir.max_bytes`, 256 MiB
+by default): past it, :meth:`ReadCache.keep_within` removes the oldest entries,
+whole outputs and rows alike, until it holds three quarters of the bound.
 
 Where: SQLite (stdlib :mod:`sqlite3`, WAL journal, so two runs at once are
 safe, imported when a table is first used) in ``$WAVEMETRICS_CACHE_DIR`` if
@@ -47,10 +52,10 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from wavemetrics._cachedir import CACHE_ENV, CACHE_SCHEMA, cache_dir
+from wavemetrics._cachedir import CACHE_ENV, CACHE_SCHEMA, cache_dir, max_bytes
 from wavemetrics._cachedir import version as _version
 from wavemetrics._paths import absolute as _absolute
-from wavemetrics.runstore import MAX_RUNS, RUNS_FOLDER, RunStore
+from wavemetrics.runstore import MAX_RUNS, RUNS_FOLDER, RunStore, cache_bytes
 
 if TYPE_CHECKING:
     import sqlite3
@@ -71,8 +76,10 @@ __all__ = [
     "UnitKey",
     "default_cache_dir",
     "detection_mode",
+    "eviction_order",
     "file_key",
     "limits_key",
+    "live_state",
     "utf8_names",
 ]
 
@@ -85,13 +92,11 @@ _TABLES = (
     "CREATE TABLE IF NOT EXISTS units (key TEXT PRIMARY KEY, unit TEXT NOT NULL,"
     " files INTEGER NOT NULL, digest BLOB NOT NULL, blob BLOB NOT NULL, stored REAL NOT NULL)",
     "CREATE INDEX IF NOT EXISTS units_by_unit ON units (unit)",
-    "CREATE TABLE IF NOT EXISTS figures (key TEXT PRIMARY KEY, unit TEXT NOT NULL,"
-    " digest BLOB NOT NULL, blob BLOB NOT NULL)",
-    "CREATE INDEX IF NOT EXISTS figures_by_unit ON figures (unit)",
     # where each read unit's last file ended, to read it on from there when it grows
     # (wavemetrics.resume); one row per unit, keyed by the unit (its paths), not its version
+    # (``stored``: Unix seconds, the size bound's age)
     "CREATE TABLE IF NOT EXISTS resumes (key TEXT PRIMARY KEY, digest BLOB NOT NULL,"
-    " blob BLOB NOT NULL)",
+    " blob BLOB NOT NULL, stored REAL NOT NULL)",
     # the id digests of the status line's live states (wavemetrics.live), one row each,
     # each naming the next larger one (a row ``x''`` heads the chain): see LiveIdsDamaged
     "CREATE TABLE IF NOT EXISTS live_ids (state INTEGER NOT NULL, digest BLOB NOT NULL,"
@@ -182,7 +187,7 @@ def detection_mode(input_format: str, limits: Limits | None) -> str:
 
 def utf8_names(keys: Sequence[FileKey]) -> bool:
     """Whether every file of ``keys`` has a UTF-8 name: only such units are kept in the
-    ``units``, ``figures`` and ``resumes`` tables (see the module doc)."""
+    ``units`` and ``resumes`` tables (see the module doc)."""
     return all(isinstance(_column(key.path), str) for key in keys)
 
 
@@ -205,6 +210,40 @@ def _path(column: str | bytes) -> str:
 
 def _digest(blob: bytes) -> bytes:
     return hashlib.blake2b(blob, digest_size=16).digest()
+
+
+def live_state(unit: str) -> int:
+    """The ``state`` a live state's ids are stored under in table ``live_ids``: the first
+    60 bits of its row's key ``unit`` (:mod:`wavemetrics.live`)."""
+    return int(unit[:15], 16)
+
+
+#: Past the size bound, entries are removed until the folder holds this share of it
+#: (3/4): eviction, and compacting the database after it, then happen once for every
+#: quarter of the bound written, not on every run near the bound.
+EVICT_TO = (3, 4)
+
+
+def eviction_order(
+    entries: Sequence[tuple[int, int, Any]], total: int, target: int
+) -> list[Any]:
+    """Which entries to remove, in order, to bring a cache of ``total`` bytes down to at
+    most ``target``: ``entries`` are ``(stored, bytes, name)`` (``stored``: when the
+    entry was stored, ns), taken oldest first (equal times in the order given) until
+    the bytes left are at most ``target``; every entry when even that is not enough.
+
+    >>> eviction_order([(30, 5, "c"), (10, 5, "a"), (20, 5, "b")], 20, 12)
+    ['a', 'b']
+    >>> eviction_order([(10, 5, "a")], 20, 30)
+    []
+    """
+    chosen: list[Any] = []
+    for _stored, size, name in sorted(entries, key=lambda entry: entry[0]):
+        if total <= target:
+            break
+        chosen.append(name)
+        total -= size
+    return chosen
 
 
 class CacheInfo(NamedTuple):
@@ -536,23 +575,7 @@ class ReadCache:
                                    [(row[1], row[0]) for row in rows])
                     db.executemany("INSERT OR REPLACE INTO units VALUES (?, ?, ?, ?, ?, ?)",
                                    rows)
-
-    def load_json(self, key: UnitKey) -> Any:
-        """The JSON value stored under ``key`` in the ``figures`` table, or ``None``."""
-        return self._load("figures", key, json.loads, ValueError)
-
-    def store_json(self, key: UnitKey, value: Any) -> None:
-        """Store a JSON-encodable ``value`` under ``key`` in the ``figures`` table, in
-        place of the unit's older versions."""
-        blob = json.dumps(value, separators=(",", ":")).encode("utf-8")
-        with self._query() as db:
-            if db is not None:
-                with db:
-                    db.execute("BEGIN IMMEDIATE")
-                    db.execute("DELETE FROM figures WHERE unit = ? AND key != ?",
-                               (key.unit, key.key))
-                    db.execute("INSERT OR REPLACE INTO figures VALUES (?, ?, ?, ?)",
-                               (key.key, key.unit, _digest(blob), blob))
+        self.keep_within()
 
     # -- resume points (wavemetrics.resume) ---------------------------------
     def load_resume(self, unit: str) -> Any:
@@ -571,8 +594,8 @@ class ReadCache:
         blob = msgspec.msgpack.encode(value)
         with self._query() as db:
             if db is not None:
-                db.execute("INSERT OR REPLACE INTO resumes VALUES (?, ?, ?)",
-                           (unit, _digest(blob), blob))
+                db.execute("INSERT OR REPLACE INTO resumes VALUES (?, ?, ?, ?)",
+                           (unit, _digest(blob), blob, time.time()))
 
     # -- live states (wavemetrics.live) ------------------------------------
     def load_live(self, unit: str) -> tuple[Any, bytes] | None:
@@ -634,8 +657,8 @@ class ReadCache:
                         if row is None or row[0] != previous:
                             return False
                         ids.insert(digests)
-                    db.execute("INSERT OR REPLACE INTO resumes VALUES (?, ?, ?)",
-                               (unit, _digest(blob), blob))
+                    db.execute("INSERT OR REPLACE INTO resumes VALUES (?, ?, ?, ?)",
+                               (unit, _digest(blob), blob, time.time()))
             except LiveIdsDamaged:
                 return False  # rolled back; the next run finds the damage and rebuilds
             return True
@@ -656,6 +679,76 @@ class ReadCache:
         """Store a run's output under ``key`` in place of the older outputs of the same
         command (``scope``), keeping at most :data:`MAX_RUNS`; whether it was stored."""
         return self.runs.store(key, scope, blob)
+
+    # -- the size bound ---------------------------------------------------
+    def keep_within(self, bound: int | None = -1) -> list[tuple[str, str]]:
+        """Keep the cache folder within ``bound`` bytes (default: the configured bound,
+        :func:`~wavemetrics._cachedir.max_bytes`; ``None``: no bound). When its files
+        (:func:`~wavemetrics.runstore.cache_bytes`, a few ``stat`` calls) hold more, the
+        oldest entries go (:func:`eviction_order`) until it holds at most
+        :data:`EVICT_TO` of the bound: whole outputs (by the time each was stored),
+        per-unit entries (table ``units``) and live states or resume points (table
+        ``resumes``, with their ``live_ids`` rows), a row counted by the bytes of its
+        columns; the database is then compacted (``VACUUM``) so that its file shrinks.
+        Returns what was removed, in order: ``("output", file name)`` or ``(table,
+        key)``. Never raises for a cache problem (what could not be removed stays)."""
+        if bound == -1:
+            bound = max_bytes()
+        directory = str(self.directory)
+        total = cache_bytes(directory)
+        if bound is None or total <= bound:
+            return []
+        target = bound * EVICT_TO[0] // EVICT_TO[1]
+        chosen = eviction_order(self._entries(), total, target)
+        removed: list[tuple[str, str]] = []
+        rows = [entry for entry in chosen if entry[0] != "output"]
+        for entry in chosen:
+            if entry[0] == "output":
+                with contextlib.suppress(OSError):
+                    os.remove(os.path.join(self.runs.folder, entry[1]))
+                    removed.append(entry)
+        if rows:
+            with self._query() as db:
+                if db is not None:
+                    with db:
+                        db.execute("BEGIN IMMEDIATE")
+                        for table, key in rows:
+                            # ``table`` is one of this module's table names
+                            db.execute(f"DELETE FROM {table} WHERE key = ?", (key,))
+                            if table == "resumes":
+                                db.execute("DELETE FROM live_ids WHERE state = ?",
+                                           (live_state(key),))
+                    removed.extend(rows)
+                    db.execute("VACUUM")  # the file gives the freed pages back
+                    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return removed
+
+    def _entries(self) -> list[tuple[int, int, tuple[str, str]]]:
+        """Every entry :meth:`keep_within` may remove: ``(stored ns, bytes, (kind, name))``."""
+        entries: list[tuple[int, int, tuple[str, str]]] = []
+        with contextlib.suppress(OSError), os.scandir(self.runs.folder) as scan:
+            for file in scan:
+                with contextlib.suppress(OSError):
+                    if file.is_file(follow_symlinks=False) and not file.name.startswith("."):
+                        info = file.stat(follow_symlinks=False)
+                        entries.append((info.st_mtime_ns, info.st_size, ("output", file.name)))
+        if not self.path.exists():
+            return entries
+        with self._query() as db:
+            if db is not None:
+                ids = dict(db.execute(
+                    "SELECT state, sum(length(digest) + length(next) + length(tag) + 8)"
+                    " FROM live_ids GROUP BY state").fetchall())
+                for key, stored, size in db.execute(
+                        "SELECT key, stored, length(key) + length(unit) + length(digest)"
+                        " + length(blob) + 16 FROM units"):
+                    entries.append((int(stored * 1e9), int(size), ("units", str(key))))
+                for key, stored, size in db.execute(
+                        "SELECT key, stored, length(key) + length(digest) + length(blob) + 8"
+                        " FROM resumes"):
+                    size += ids.get(live_state(str(key)), 0)
+                    entries.append((int(stored * 1e9), int(size), ("resumes", str(key))))
+        return entries
 
     # -- maintenance ------------------------------------------------------
     def info(self) -> CacheInfo:

@@ -1006,7 +1006,7 @@ def cache_info() -> None:
     click.echo(f"call records (waves, --by, --since): {_plural(info.units, 'read unit')}"
                f" ({_plural(info.files, 'file')})")
     click.echo(f"format detections: {_plural(info.detections, 'file')}")
-    click.echo(f"summarize outputs (served whole): {_plural(info.runs, 'run')}")
+    click.echo(f"whole outputs (summarize, statusline): {_plural(info.runs, 'run')}")
     click.echo(f"size: {info.size_bytes} bytes")
 
 

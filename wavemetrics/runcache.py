@@ -1,4 +1,5 @@
-"""Whole ``summarize`` runs, kept as they were printed and served again before the CLI loads.
+"""Whole outputs, kept as they were printed and served again before the CLI loads: the
+keys of ``summarize`` runs and of the status line's answer for a transcript.
 
 A warm re-run over a large folder is dominated by imports, decoding lane
 summaries, merging and rendering (docs/performance-history.md). When nothing that can
@@ -27,6 +28,11 @@ The key (SHA-256) covers everything the output depends on:
   every trace file's absolute path, size, ``st_mtime_ns``, ``st_ctime_ns``,
   inode and device, every name in each folder walked, and the few neighbours
   the sub-agent notes look at.
+
+The status line's answer for a transcript (:func:`statusline_key`) is an entry of the
+same store, keyed with the same head (version, cache schema, Python, the package's
+source files) and the session's files (the transcript and its sub-agent files: path,
+size, times, inode, device), its scope the transcript's path.
 
 Never kept: a run reading stdin, a pipe or any non-regular file, a run with
 ``--no-cache``, a run that did not end with status 0 (an input not read in
@@ -82,6 +88,7 @@ __all__ = [
     "encode_output",
     "fingerprint",
     "hand_back",
+    "keep_bound",
     "options_from_args",
     "options_from_click",
     "paused",
@@ -89,6 +96,7 @@ __all__ = [
     "run_key",
     "run_state",
     "serve",
+    "statusline_key",
     "store_unchanged",
     "walked_keys",
     "write_chunks",
@@ -448,6 +456,26 @@ def _run_key(parts: Parts) -> tuple[str, str]:
     return sha256(_json([scope, inputs])).hex(), scope
 
 
+def statusline_key(paths: Sequence[str]) -> tuple[str, str] | None:
+    """``(key, scope)`` of the status line's answer for a session's files ``paths`` (the
+    transcript, then its sub-agent files): the head of a ``summarize`` key (the version
+    and cache schema, the Python version, every source file of the package), the
+    transcript's absolute path as the scope (a new state of the session replaces its
+    older answer), and every file's absolute path, size, ``st_mtime_ns``,
+    ``st_ctime_ns``, inode and device. ``None`` when a file is not a regular file."""
+    from wavemetrics._cachedir import version
+
+    files = [os.path.abspath(path) for path in paths]
+    head: list[Any] = ["statusline", version(), sys.version, _package(), files[:1]]
+    found: list[Any] = []
+    try:
+        for path in files:
+            _stat_key(path, found)
+    except _Uncacheable:
+        return None
+    return _run_key((head, found))
+
+
 def _jobs(options: dict[str, Any]) -> int:
     """The threads a run walks and reads on: ``--jobs`` as given (a positive number,
     :func:`options_from_args` checks it), else the CLI's default."""
@@ -704,7 +732,20 @@ def store_unchanged(
     if parts is None or parts != state[1]:
         return False
     key, scope = state[0]
-    return store.store(key, scope, blob, digest)
+    stored = store.store(key, scope, blob, digest)
+    if stored:
+        keep_bound(store)
+    return stored
+
+
+def keep_bound(store: RunStore) -> None:
+    """After a store into ``store``: when the cache folder passed its size bound
+    (:meth:`RunStore.over_bound`, a few ``stat`` calls), remove its oldest entries
+    (:meth:`wavemetrics.cache.ReadCache.keep_within`, SQLite loaded only then)."""
+    if store.over_bound():
+        from wavemetrics.cache import ReadCache
+
+        ReadCache(store.directory).keep_within()
 
 
 class _Tee(io.BufferedIOBase):

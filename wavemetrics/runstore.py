@@ -1,13 +1,13 @@
-"""Whole ``summarize`` outputs on disk: one file per command, beside the cache database.
+"""Whole outputs on disk: one file per command, beside the cache database.
 
-:mod:`wavemetrics.runcache` keys a ``summarize`` run (``key``: the command and the
-state of everything its output depends on; ``scope``: the command alone) and
-stores what it printed, to serve it again. Until the native engine's tenth round
-those outputs were rows of the SQLite cache; a cold run then paid for loading
-SQLite, creating the database, writing a 2.7 MB blob through the WAL and, at
-exit, checkpointing it into the database file: ~0.02 s of a 0.27 s run over the
-1,800-file fleet (docs/performance-history.md, "Tenth round"). A file per scope costs a
-write and a rename.
+:mod:`wavemetrics.runcache` keys a ``summarize`` run, or the status line's answer for a
+transcript (``key``: the command and the state of everything its output depends on;
+``scope``: the command alone), and stores what it printed, to serve it again. Until
+the native engine's tenth round those outputs were rows of the SQLite cache; a cold
+run then paid for loading SQLite, creating the database, writing a 2.7 MB blob
+through the WAL and, at exit, checkpointing it into the database file: ~0.02 s of a
+0.27 s run over the 1,800-file fleet (docs/performance-history.md, "Tenth round").
+A file per scope costs a write and a rename.
 
 Layout: ``<cache dir>/runs/<scope>``, the scope being 64 hex digits. A file holds
 :data:`MAGIC`, the run's ``key`` (64 ASCII hex digits), the first 16 bytes of the
@@ -21,6 +21,11 @@ that is not of this layout, is deleted and the run is a miss. Never fails a run:
 every ``OSError`` is a miss, or an output not stored. What is stored is the
 output as printed (ids, counts, figures, file names): never trace text.
 
+The whole cache folder (this folder and the database beside it) has a size bound
+(:func:`wavemetrics._cachedir.max_bytes`): :meth:`RunStore.over_bound` tells, with a
+few ``stat`` calls, when a store passed it, and the caller then has
+:meth:`wavemetrics.cache.ReadCache.keep_within` evict the oldest entries.
+
 Light on purpose (``os``, ``time`` and :mod:`wavemetrics._digest`): a served run reads it, and the
 native command stores its output, without SQLite, :mod:`pathlib`, click or the
 readers (:func:`default_store`).
@@ -33,13 +38,13 @@ import time
 
 from wavemetrics._digest import sha256
 
-__all__ = ["MAGIC", "MAX_RUNS", "RUNS_FOLDER", "RunStore", "default_store"]
+__all__ = ["MAGIC", "MAX_RUNS", "RUNS_FOLDER", "RunStore", "cache_bytes", "default_store"]
 
 #: The folder of the cache directory that holds the outputs.
 RUNS_FOLDER = "runs"
 #: The first bytes of every output file (the layout's version is its last byte).
 MAGIC = b"wmrun\x00\x00\x01"
-#: At most this many ``summarize`` outputs are kept (the least recently stored go first).
+#: At most this many outputs are kept (the least recently stored go first).
 MAX_RUNS = 32
 #: A temporary file older than this (seconds) was left by a run that stopped while
 #: storing: it is removed by the next store.
@@ -69,11 +74,46 @@ def _hex(text: str) -> bool:
     return len(text) == _KEY_BYTES and all(c in "0123456789abcdef" for c in text)
 
 
+def _file_bytes(folder: str) -> int:
+    """Bytes of the files directly in ``folder`` (0 when it cannot be listed)."""
+    total = 0
+    try:
+        with os.scandir(folder) as scan:
+            for entry in scan:
+                try:
+                    if entry.is_file(follow_symlinks=False):
+                        total += entry.stat(follow_symlinks=False).st_size
+                except OSError:
+                    continue
+    except OSError:
+        pass
+    return total
+
+
+def cache_bytes(directory: str) -> int:
+    """Bytes of the cache folder ``directory``: its own files (the database and its
+    journal files) and those of its :data:`RUNS_FOLDER`."""
+    return _file_bytes(directory) + _file_bytes(os.path.join(directory, RUNS_FOLDER))
+
+
 class RunStore:
     """The outputs in the folder ``folder`` (``<cache dir>/runs``; created on first store)."""
 
     def __init__(self, folder: str) -> None:
         self.folder = folder
+
+    @property
+    def directory(self) -> str:
+        """The cache folder this store is part of."""
+        return os.path.dirname(self.folder)
+
+    def over_bound(self) -> bool:
+        """Whether the cache folder holds more bytes than its bound
+        (:func:`wavemetrics._cachedir.max_bytes`; never with no bound)."""
+        from wavemetrics._cachedir import max_bytes
+
+        bound = max_bytes()
+        return bound is not None and cache_bytes(self.directory) > bound
 
     def _path(self, scope: str) -> str | None:
         # a scope is hex (runcache's SHA-256): nothing else names a file here
@@ -161,17 +201,7 @@ class RunStore:
 
     def size(self) -> int:
         """Bytes of the files of this folder."""
-        total = 0
-        try:
-            with os.scandir(self.folder) as scan:
-                for entry in scan:
-                    try:
-                        total += entry.stat(follow_symlinks=False).st_size
-                    except OSError:
-                        continue
-        except OSError:
-            pass
-        return total
+        return _file_bytes(self.folder)
 
     def clear(self) -> bool:
         """Delete every file of this folder, and the folder; whether it existed."""
