@@ -8,6 +8,8 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from wavemetrics.runstore import MAGIC, MAX_RUNS, STALE_SECONDS, RunStore
 
 
@@ -121,3 +123,23 @@ def test_clear_removes_every_file_and_the_folder(tmp_path: Path) -> None:
     assert store.clear()
     assert not (tmp_path / "runs").exists()
     assert not store.clear()
+
+
+def test_the_cache_folder_s_bytes_count_its_files_and_the_outputs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bound is checked on the folder's own files (database, journal) plus the outputs
+    folder's: a 100-byte database and a 12-byte output's file (88 + 12 = 100 bytes) are
+    200 bytes; past the bound only when it is below 200, never with the bound 0 (none)."""
+    from wavemetrics._cachedir import MAX_BYTES_ENV
+    from wavemetrics.runstore import RUNS_FOLDER, cache_bytes
+
+    (tmp_path / "cache.sqlite3").write_bytes(b"d" * 100)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "other").write_bytes(b"o" * 1000)  # not the cache's: not counted
+    store = RunStore(str(tmp_path / RUNS_FOLDER))
+    assert store.store(_hex(1), _hex(2), b"0123456789ab")
+    assert store.directory == str(tmp_path)
+    assert cache_bytes(str(tmp_path)) == 200
+    for bound, over in (("199", True), ("200", False), ("0", False)):
+        monkeypatch.setenv(MAX_BYTES_ENV, bound)
+        assert store.over_bound() is over
