@@ -608,7 +608,7 @@ def test_past_the_bound_the_oldest_outputs_go_until_three_quarters_are_left(
     5, 2 and 4 s: 1,000 bytes, past a bound of 700. They go oldest first while the folder
     holds more than 700 * 3 // 4 = 525 bytes: 1 s (800 left), 2 s (600), 3 s (400).
     Under the bound nothing goes, and no database is created to find that out."""
-    from wavemetrics.runstore import cache_bytes
+    from wavemetrics.runcache import cache_bytes
 
     cache = ReadCache(private_cache)
     for number, seconds in enumerate((3, 1, 5, 2, 4)):
@@ -637,7 +637,7 @@ def test_outputs_and_rows_are_evicted_by_one_age(private_cache: Path) -> None:
     import msgspec
 
     from wavemetrics.cache import live_state, unit_key
-    from wavemetrics.runstore import cache_bytes
+    from wavemetrics.runcache import cache_bytes
 
     cache = ReadCache(private_cache)
     old, new = (unit_key("events", [FileKey(f"/{name}", 1, 1, 1)]) for name in ("b", "e"))
@@ -681,7 +681,7 @@ def test_a_run_past_the_bound_evicts_and_served_runs_stay_right(
     import sys
 
     from wavemetrics._cachedir import CACHE_ENV, MAX_BYTES_ENV
-    from wavemetrics.runstore import cache_bytes
+    from wavemetrics.runcache import cache_bytes
 
     first = write_events(tmp_path / "a.jsonl", TWO_LANES)
     second = write_events(tmp_path / "b.jsonl", TWO_LANES[:9])

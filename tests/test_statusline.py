@@ -259,7 +259,7 @@ def test_the_answer_is_one_entry_of_the_whole_outputs(tmp_path: Path,
     file not needed), and a new state of the session replaces it. TWO_LANES's first 9
     events: waves {read, grep}, {bash}, {eval}: 3 waves, 1 of them multi-call, 30 ms saved."""
     from wavemetrics import runcache
-    from wavemetrics.runstore import RUNS_FOLDER, RunStore
+    from wavemetrics.runcache import RUNS_FOLDER, RunStore
 
     trace = write_events(tmp_path / "t.jsonl", TWO_LANES[:9])
     payload = json.dumps({"transcript_path": str(trace)})

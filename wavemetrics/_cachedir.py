@@ -1,6 +1,6 @@
 """Where the cache lives and which version of it a key names, with ``os`` only.
 
-:mod:`wavemetrics.cache` (the SQLite tables) and :mod:`wavemetrics.runstore` (the
+:mod:`wavemetrics.cache` (the SQLite tables) and :mod:`wavemetrics.runcache` (the
 whole outputs) share the folder; :mod:`wavemetrics.runcache` keys a run by the
 version. Both are needed by a served or natively made ``summarize`` run, which
 then loads neither SQLite nor :mod:`pathlib` (docs/performance-history.md, "Tenth round").
@@ -24,8 +24,8 @@ __all__ = [
 CACHE_ENV = "WAVEMETRICS_CACHE_DIR"
 #: Bumped whenever what is stored, or how a reader reads, changes meaning; a
 #: database of another schema (``PRAGMA user_version``) is emptied and rebuilt
-#: (5: whole outputs left the database for :mod:`wavemetrics.runstore`; 6: live states
-#: and resume points carry the time they were stored, for the size bound).
+#: (5: whole outputs left the database for files of :mod:`wavemetrics.runcache`; 6:
+#: live states and resume points carry the time they were stored, for the size bound).
 CACHE_SCHEMA = 6
 #: Environment variable setting the size bound of the cache folder (:func:`max_bytes`).
 MAX_BYTES_ENV = "WAVEMETRICS_CACHE_MAX_BYTES"

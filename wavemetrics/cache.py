@@ -14,8 +14,8 @@ read it on from there.
 Whole outputs as printed (stdout and stderr bytes, exit status: a ``summarize``
 run, the status line's answer for a transcript), keyed by
 :mod:`wavemetrics.runcache` (ids, counts and figures, never trace text), are files
-of the ``runs`` folder beside the database (:mod:`wavemetrics.runstore`): storing or
-serving one loads no SQLite.
+of the ``runs`` folder beside the database (:class:`wavemetrics.runcache.RunStore`):
+storing or serving one loads no SQLite.
 
 The whole folder has a size bound (:func:`wavemetrics._cachedir.max_bytes`, 256 MiB
 by default): past it, :meth:`ReadCache.keep_within` removes the oldest entries,
@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from wavemetrics._cachedir import CACHE_ENV, CACHE_SCHEMA, cache_dir, max_bytes
 from wavemetrics._cachedir import version as _version
 from wavemetrics._paths import absolute as _absolute
-from wavemetrics.runstore import MAX_RUNS, RUNS_FOLDER, RunStore, cache_bytes
+from wavemetrics.runcache import MAX_RUNS, RUNS_FOLDER, RunStore, cache_bytes
 
 if TYPE_CHECKING:
     import sqlite3
@@ -81,6 +81,7 @@ __all__ = [
     "limits_key",
     "live_state",
     "utf8_names",
+    "walked_keys",
 ]
 
 #: The database file in the cache directory.
@@ -138,6 +139,20 @@ def file_key(path: str) -> FileKey | None:
     if not stat.S_ISREG(info.st_mode):
         return None
     return FileKey(_absolute(path), info.st_size, info.st_mtime_ns, info.st_ino)
+
+
+def walked_keys(inputs: list[Any] | bytes) -> dict[str, FileKey]:
+    """The cache keys (:class:`FileKey`) of the regular files in the inputs part of a
+    ``summarize`` key (:func:`wavemetrics.runcache.fingerprint`), by absolute path: each
+    stat of the walk, ``[path, size, mtime_ns, ctime_ns, inode, device]``, is what
+    :func:`file_key` would take just after it."""
+    if isinstance(inputs, bytes):  # the extension's walk: its JSON text
+        import json
+
+        inputs = json.loads(inputs)
+    return {entry[0]: FileKey(entry[0], entry[1], entry[2], entry[4]) for entry in inputs
+            if type(entry) is list and len(entry) == 6 and type(entry[1]) is int}
+
 
 
 class UnitKey(NamedTuple):
@@ -345,6 +360,11 @@ class ReadCache:
     def give_walked(self, keys: dict[str, FileKey]) -> None:
         """Hand the keys of files stat'ed before a read (by absolute path) to that read."""
         self._walked = keys
+
+    def give_walk(self, inputs: list[Any] | bytes) -> None:
+        """:meth:`give_walked` of the files in the inputs part of a ``summarize`` key
+        (:func:`walked_keys`)."""
+        self.give_walked(walked_keys(inputs))
 
     def take_walked(self) -> dict[str, FileKey]:
         """The keys :meth:`give_walked` handed over, once: later reads stat for themselves."""
@@ -667,7 +687,7 @@ class ReadCache:
     # -- whole runs ---------------------------------------------------------
     @property
     def runs(self) -> RunStore:
-        """The whole ``summarize`` outputs (:mod:`wavemetrics.runstore`)."""
+        """The whole outputs (:class:`wavemetrics.runcache.RunStore`)."""
         return RunStore(os.path.join(str(self.directory), RUNS_FOLDER))
 
     def load_run(self, key: str, scope: str) -> bytes | None:
@@ -684,7 +704,7 @@ class ReadCache:
     def keep_within(self, bound: int | None = -1) -> list[tuple[str, str]]:
         """Keep the cache folder within ``bound`` bytes (default: the configured bound,
         :func:`~wavemetrics._cachedir.max_bytes`; ``None``: no bound). When its files
-        (:func:`~wavemetrics.runstore.cache_bytes`, a few ``stat`` calls) hold more, the
+        (:func:`~wavemetrics.runcache.cache_bytes`, a few ``stat`` calls) hold more, the
         oldest entries go (:func:`eviction_order`) until it holds at most
         :data:`EVICT_TO` of the bound: whole outputs (by the time each was stored),
         per-unit entries (table ``units``) and live states or resume points (table

@@ -19,7 +19,7 @@ reading every such file of the project folder.
 It never fails the prompt: bad or missing input gives one line and exit 0.
 Once a version of the session's files has been read, the line is kept as one
 entry of the whole outputs (:func:`wavemetrics.runcache.statusline_key`, files of
-:mod:`wavemetrics.runstore`) and answered from there without importing SQLite,
+:class:`wavemetrics.runcache.RunStore`) and answered from there without importing SQLite,
 the readers or the core. A Claude Code transcript without sub-agent files that
 grew is answered from its live state (:mod:`wavemetrics.live`): only its new
 lines are read and summarised.
@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # loaded only when a transcript is read (an answer not kept)
     from wavemetrics.readers.lanes import InputReport
-    from wavemetrics.runstore import RunStore
+    from wavemetrics.runcache import RunStore
 
 __all__ = ["format_figures", "run", "session_files", "status_line"]
 
@@ -200,11 +200,13 @@ def _served(store: RunStore, state: tuple[str, str]) -> str | None:
 def _keep(store: RunStore, paths: list[str], state: tuple[str, str], line: str) -> None:
     """Keep ``line`` as the answer for ``state`` (taken before the read) unless the
     session's files changed while they were read; then keep the cache within its bound."""
-    from wavemetrics.runcache import encode_output, keep_bound, statusline_key
+    from wavemetrics.runcache import encode_output, statusline_key
 
     if statusline_key(paths) == state and store.store(
-            *state, encode_output(0, [(1, line.encode("utf-8"))])):
-        keep_bound(store)
+            *state, encode_output(0, [(1, line.encode("utf-8"))])) and store.over_bound():
+        from wavemetrics.cache import ReadCache
+
+        ReadCache(store.directory).keep_within()
 
 
 def _regular(path: str) -> bool:
@@ -227,8 +229,7 @@ def status_line(stdin_text: str, directory: str | None) -> str:
     store = state = None
     try:
         if directory is not None:
-            from wavemetrics.runcache import statusline_key
-            from wavemetrics.runstore import RUNS_FOLDER, RunStore
+            from wavemetrics.runcache import RUNS_FOLDER, RunStore, statusline_key
 
             store = RunStore(os.path.join(directory, RUNS_FOLDER))
             state = statusline_key(paths)
