@@ -30,9 +30,13 @@ from __future__ import annotations
 import json
 import os
 import stat
-from typing import TYPE_CHECKING, Any
 
+# no typing import at run time (start-up of the served answer); mypy takes any
+# TYPE_CHECKING as true
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # loaded only when a transcript is read (an answer not kept)
+    from typing import Any
+
     from wavemetrics.readers.lanes import InputReport
     from wavemetrics.runcache import RunStore
 
