@@ -265,8 +265,10 @@ def test_the_answer_is_one_entry_of_the_whole_outputs(tmp_path: Path,
     payload = json.dumps({"transcript_path": str(trace)})
     assert _line(payload) == (0, "waves 3 · multi 1 · saved 0.0s\n")
     store = RunStore(str(private_cache / RUNS_FOLDER))
-    key = runcache.statusline_key([str(trace)])
-    assert key is not None and os.listdir(store.folder) == [key[1]]
+    stats = runcache.session_stats([str(trace)])
+    assert stats is not None
+    key = runcache.statusline_key(stats)
+    assert os.listdir(store.folder) == [key[1]]
     assert store.load(*key) == runcache.encode_output(0, [(1, "waves 3 · multi 1 · saved 0.0s"
                                                              .encode())])
     store.store(*key, runcache.encode_output(0, [(1, b"waves 9 \xc2\xb7 kept")]))
@@ -274,8 +276,10 @@ def test_the_answer_is_one_entry_of_the_whole_outputs(tmp_path: Path,
     assert _line(payload) == (0, "waves 9 · kept\n")
     write_events(trace, TWO_LANES)  # the session grew: computed, and its entry replaced
     assert _line(payload) == (0, "waves 5 · multi 2 · saved 0.0s\n")
-    grown = runcache.statusline_key([str(trace)])
-    assert grown is not None and grown[1] == key[1] and grown[0] != key[0]
+    stats = runcache.session_stats([str(trace)])
+    assert stats is not None
+    grown = runcache.statusline_key(stats)
+    assert grown[1] == key[1] and grown[0] != key[0]
     assert os.listdir(store.folder) == [key[1]]
     assert store.load(*grown) == runcache.encode_output(0, [(1, "waves 5 · multi 2 · saved 0.0s"
                                                               .encode())])

@@ -122,6 +122,7 @@ __all__ = [
     "run_key",
     "run_state",
     "serve",
+    "session_stats",
     "statusline_key",
     "store_unchanged",
     "write_chunks",
@@ -466,24 +467,29 @@ def _run_key(parts: Parts) -> tuple[str, str]:
     return sha256(_json([scope, inputs])).hex(), scope
 
 
-def statusline_key(paths: Sequence[str]) -> tuple[str, str] | None:
-    """``(key, scope)`` of the status line's answer for a session's files ``paths`` (the
-    transcript, then its sub-agent files): the head of a ``summarize`` key (the version
-    and cache schema, the Python version, every source file of the package), the
-    transcript's absolute path as the scope (a new state of the session replaces its
-    older answer), and every file's absolute path, size, ``st_mtime_ns``,
-    ``st_ctime_ns``, inode and device. ``None`` when a file is not a regular file."""
+def statusline_key(stats: list[Any]) -> tuple[str, str]:
+    """``(key, scope)`` of the status line's answer for a session whose files (the
+    transcript, then its sub-agent files) have the :func:`session_stats` ``stats``: the
+    head of a ``summarize`` key (the version and cache schema, the Python version, every
+    source file of the package) and the transcript's absolute path are the scope (a new
+    state of the session replaces its older answer), the key adds ``stats``."""
     from wavemetrics._cachedir import version
 
-    files = [os.path.abspath(path) for path in paths]
-    head: list[Any] = ["statusline", version(), sys.version, _package(), files[:1]]
+    head: list[Any] = ["statusline", version(), sys.version, _package(), stats[0][:1]]
+    return _run_key((head, stats))
+
+
+def session_stats(paths: Sequence[str]) -> list[Any] | None:
+    """Each file's absolute path, size, ``st_mtime_ns``, ``st_ctime_ns``, inode and
+    device, as :func:`statusline_key` keys them (equal lists, equal keys for one
+    package); ``None`` when a file is not a regular file, or ``paths`` is empty."""
     found: list[Any] = []
     try:
-        for path in files:
-            _stat_key(path, found)
+        for path in paths:
+            _stat_key(os.path.abspath(path), found)
     except _Uncacheable:
         return None
-    return _run_key((head, found))
+    return found or None
 
 
 def _jobs(options: dict[str, Any]) -> int:

@@ -201,12 +201,14 @@ def _served(store: RunStore, state: tuple[str, str]) -> str | None:
         return None
 
 
-def _keep(store: RunStore, paths: list[str], state: tuple[str, str], line: str) -> None:
-    """Keep ``line`` as the answer for ``state`` (taken before the read) unless the
-    session's files changed while they were read; then keep the cache within its bound."""
-    from wavemetrics.runcache import encode_output, statusline_key
+def _keep(store: RunStore, paths: list[str], state: tuple[str, str], stats: list[Any] | None,
+          line: str) -> None:
+    """Keep ``line`` as the answer for ``state`` (taken before the read with the files'
+    ``stats``) unless the session's files changed while they were read; then keep the
+    cache within its bound."""
+    from wavemetrics.runcache import encode_output, session_stats
 
-    if statusline_key(paths) == state and store.store(
+    if stats is not None and session_stats(paths) == stats and store.store(
             *state, encode_output(0, [(1, line.encode("utf-8"))])) and store.over_bound():
         from wavemetrics.cache import ReadCache
 
@@ -230,13 +232,14 @@ def status_line(stdin_text: str, directory: str | None) -> str:
     if not _regular(path):
         return _no_file(path)
     paths = session_files(path)
-    store = state = None
+    store = state = stats = None
     try:
         if directory is not None:
-            from wavemetrics.runcache import RUNS_FOLDER, RunStore, statusline_key
+            from wavemetrics.runcache import RUNS_FOLDER, RunStore, session_stats, statusline_key
 
             store = RunStore(os.path.join(directory, RUNS_FOLDER))
-            state = statusline_key(paths)
+            stats = session_stats(paths)
+            state = None if stats is None else statusline_key(stats)
             line = None if state is None else _served(store, state)
             if line is not None:
                 return line
@@ -245,7 +248,7 @@ def status_line(stdin_text: str, directory: str | None) -> str:
             return figures
         line = format_figures(*figures)
         if store is not None and state is not None:
-            _keep(store, paths, state, line)
+            _keep(store, paths, state, stats, line)
     except Exception as error:  # a status line must never break the prompt
         return f"wavemetrics: unavailable ({type(error).__name__})"
     return line
