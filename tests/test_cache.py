@@ -204,7 +204,8 @@ def test_cache_info_counts_one_of_each_in_the_singular(tmp_path: Path) -> None:
     ]
 
 
-def test_cache_info_and_clear(tmp_path: Path, private_cache: Path) -> None:
+def test_cache_info_and_clear(tmp_path: Path, private_cache: Path,
+                              monkeypatch: pytest.MonkeyPatch) -> None:
     """`cache info` names the cache and counts its entries; `cache clear` deletes it."""
     code, out, _ = _invoke("cache", "info")
     assert code == 0
@@ -227,7 +228,10 @@ def test_cache_info_and_clear(tmp_path: Path, private_cache: Path) -> None:
         "lane summaries (summarize): 2 read units",
         "call records (waves, --by, --since): 2 read units (2 files)"]
     assert lines[4] == "whole outputs (summarize, statusline): 1 run"  # the summarize run, kept
-    assert lines[5].startswith("size: ")
+    # the default bound, 256 MiB = 256 * 1,048,576 bytes
+    assert lines[5].startswith("size: ") and lines[5].endswith(" bytes (bound 268435456 bytes)")
+    monkeypatch.setenv("WAVEMETRICS_CACHE_MAX_BYTES", "0")
+    assert _invoke("cache", "info")[1].splitlines()[5].endswith(" bytes (no bound)")
     assert _invoke("cache", "clear") == (0, f"removed {private_cache / CACHE_FILE}\n", "")
     assert not (private_cache / CACHE_FILE).exists()
     assert _invoke("cache", "clear")[1] == f"nothing to remove at {private_cache / CACHE_FILE}\n"

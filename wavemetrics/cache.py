@@ -783,12 +783,9 @@ class ReadCache:
     def info(self) -> CacheInfo:
         """Counts and size of the cache; does not create it."""
         runs = self.runs.count()
+        size = cache_bytes(str(self.directory))  # what the size bound measures
         if not self.path.exists():
-            return CacheInfo(str(self.path), runs > 0, 0, 0, 0, 0, self.runs.size(), runs)
-        size = sum(
-            os.path.getsize(str(self.path) + s)
-            for s in ("", "-wal", "-shm") if os.path.exists(str(self.path) + s)
-        ) + self.runs.size()
+            return CacheInfo(str(self.path), runs > 0, 0, 0, 0, 0, size, runs)
         units = files = summaries = detections = 0
         with self._query() as db:
             if db is not None:

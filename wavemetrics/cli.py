@@ -1007,7 +1007,11 @@ def cache_info() -> None:
                f" ({_plural(info.files, 'file')})")
     click.echo(f"format detections: {_plural(info.detections, 'file')}")
     click.echo(f"whole outputs (summarize, statusline): {_plural(info.runs, 'run')}")
-    click.echo(f"size: {info.size_bytes} bytes")
+    from wavemetrics._cachedir import max_bytes
+
+    bound = max_bytes()
+    click.echo(f"size: {info.size_bytes} bytes"
+               f" ({'no bound' if bound is None else f'bound {bound} bytes'})")
 
 
 @cache.command("clear")
