@@ -710,3 +710,17 @@ def test_a_run_past_the_bound_evicts_and_served_runs_stay_right(
     assert cache_bytes(str(private_cache)) <= bound
     for command, output in zip(commands, expected, strict=True):
         assert run(*command, bound=str(bound)) == output
+
+
+def test_a_row_whose_key_is_no_unit_key_is_evicted_as_any_other(private_cache: Path) -> None:
+    """A ``resumes`` row whose key is not 64 hex digits (a damaged or foreign row) names no
+    live state: it is counted by its columns (9 + 1 + 1 + 8 = 19 bytes) and evicted in its
+    turn, oldest first (stored at 0 s, before the output stored at 1 s), without touching
+    the id rows."""
+    cache = ReadCache(private_cache)
+    assert cache.store_run(_hex(1), _hex(101), b"a" * 100)
+    _aged(private_cache / "runs" / _hex(101), 1)
+    cache.store_resume(_hex(7), [1])  # a resume point, stored now: the newest entry
+    with sqlite3.connect(private_cache / CACHE_FILE) as db:
+        db.execute("INSERT INTO resumes VALUES ('not-a-key', x'00', x'00', 0)")
+    assert cache.keep_within(1)[:2] == [("resumes", "not-a-key"), ("output", _hex(101))]

@@ -30,7 +30,7 @@ CACHE_SCHEMA = 6
 #: Environment variable setting the size bound of the cache folder (:func:`max_bytes`).
 MAX_BYTES_ENV = "WAVEMETRICS_CACHE_MAX_BYTES"
 #: The cache folder's default size bound, 256 MiB: the whole outputs and per-unit
-#: entries of a large history (the 1,800-file fleet's whole cache is ~12 MB) fit many
+#: entries of a large history (the 1,800-file fleet's whole cache is 14 MB) fit many
 #: times over, while ordinary use can no longer fill a disk (docs/cli.md, "The cache").
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 _UNITS = {"": 1, "k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}

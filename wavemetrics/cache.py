@@ -227,6 +227,11 @@ def _digest(blob: bytes) -> bytes:
     return hashlib.blake2b(blob, digest_size=16).digest()
 
 
+def _hex(text: str) -> bool:
+    """Whether ``text`` is a key as :func:`unit_key` makes them (64 hex digits)."""
+    return len(text) == 64 and all(c in "0123456789abcdef" for c in text)
+
+
 def live_state(unit: str) -> int:
     """The ``state`` a live state's ids are stored under in table ``live_ids``: the first
     60 bits of its row's key ``unit`` (:mod:`wavemetrics.live`)."""
@@ -721,21 +726,25 @@ class ReadCache:
         columns; the database is then compacted (``VACUUM``) so that its file shrinks.
         Returns what was removed, in order: ``("output", file name)`` or ``(table,
         key)``. Never raises for a cache problem (what could not be removed stays)."""
-        if bound == -1:
-            bound = max_bytes()
+        try:
+            return self._keep_within(max_bytes() if bound == -1 else bound)
+        except (OSError, ValueError, TypeError):  # a damaged row, a folder gone: no more
+            return []
+
+    def _keep_within(self, bound: int | None) -> list[tuple[str, str]]:
         directory = str(self.directory)
         total = cache_bytes(directory)
         if bound is None or total <= bound:
             return []
         target = bound * EVICT_TO[0] // EVICT_TO[1]
         chosen = eviction_order(self._entries(), total, target)
-        removed: list[tuple[str, str]] = []
+        removed: set[tuple[str, str]] = set()
         rows = [entry for entry in chosen if entry[0] != "output"]
         for entry in chosen:
             if entry[0] == "output":
                 with contextlib.suppress(OSError):
                     os.remove(os.path.join(self.runs.folder, entry[1]))
-                    removed.append(entry)
+                    removed.add(entry)
         if rows:
             with self._query() as db:
                 if db is not None:
@@ -744,13 +753,13 @@ class ReadCache:
                         for table, key in rows:
                             # ``table`` is one of this module's table names
                             db.execute(f"DELETE FROM {table} WHERE key = ?", (key,))
-                            if table == "resumes":
+                            if table == "resumes" and _hex(key):
                                 db.execute("DELETE FROM live_ids WHERE state = ?",
                                            (live_state(key),))
-                    removed.extend(rows)
+                    removed.update(rows)
                     db.execute("VACUUM")  # the file gives the freed pages back
                     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        return removed
+        return [entry for entry in chosen if entry in removed]
 
     def _entries(self) -> list[tuple[int, int, tuple[str, str]]]:
         """Every entry :meth:`keep_within` may remove: ``(stored ns, bytes, (kind, name))``."""
@@ -775,7 +784,7 @@ class ReadCache:
                 for key, stored, size in db.execute(
                         "SELECT key, stored, length(key) + length(digest) + length(blob) + 8"
                         " FROM resumes"):
-                    size += ids.get(live_state(str(key)), 0)
+                    size += ids.get(live_state(str(key)), 0) if _hex(str(key)) else 0
                     entries.append((int(stored * 1e9), int(size), ("resumes", str(key))))
         return entries
 

@@ -205,14 +205,19 @@ def _keep(store: RunStore, paths: list[str], state: tuple[str, str], stats: list
           line: str) -> None:
     """Keep ``line`` as the answer for ``state`` (taken before the read with the files'
     ``stats``) unless the session's files changed while they were read; then keep the
-    cache within its bound."""
+    cache within its bound. Never raises: a line not kept is still the answer."""
     from wavemetrics.runcache import encode_output, session_stats
 
-    if stats is not None and session_stats(paths) == stats and store.store(
-            *state, encode_output(0, [(1, line.encode("utf-8"))])) and store.over_bound():
-        from wavemetrics.cache import ReadCache
+    try:
+        if stats is None or session_stats(paths) != stats or not store.store(
+                *state, encode_output(0, [(1, line.encode("utf-8"))])):
+            return
+        if store.over_bound():
+            from wavemetrics.cache import ReadCache
 
-        ReadCache(store.directory).keep_within()
+            ReadCache(store.directory).keep_within()
+    except Exception:  # a status line must never break the prompt
+        return
 
 
 def _regular(path: str) -> bool:
@@ -247,10 +252,10 @@ def status_line(stdin_text: str, directory: str | None) -> str:
         if isinstance(figures, str):
             return figures
         line = format_figures(*figures)
-        if store is not None and state is not None:
-            _keep(store, paths, state, stats, line)
     except Exception as error:  # a status line must never break the prompt
         return f"wavemetrics: unavailable ({type(error).__name__})"
+    if store is not None and state is not None:
+        _keep(store, paths, state, stats, line)
     return line
 
 
