@@ -98,7 +98,7 @@ def make_fleet(
 
 def _drop_runs(cache: Path) -> None:
     """Delete the stored whole outputs (a warm run that is not served): the files of the
-    cache's ``runs`` folder (``wavemetrics.runstore``), and the rows of the ``runs``
+    cache's ``runs`` folder (``wavemetrics.runcache.RunStore``), and the rows of the ``runs``
     table a tree before the native engine's tenth round kept them in (``--against``)."""
     import sqlite3
 

@@ -200,11 +200,12 @@ def test_cache_info_counts_one_of_each_in_the_singular(tmp_path: Path) -> None:
         "lane summaries (summarize): 1 read unit",
         "call records (waves, --by, --since): 1 read unit (1 file)",
         "format detections: 1 file",
-        "summarize outputs (served whole): 1 run",
+        "whole outputs (summarize, statusline): 1 run",
     ]
 
 
-def test_cache_info_and_clear(tmp_path: Path, private_cache: Path) -> None:
+def test_cache_info_and_clear(tmp_path: Path, private_cache: Path,
+                              monkeypatch: pytest.MonkeyPatch) -> None:
     """`cache info` names the cache and counts its entries; `cache clear` deletes it."""
     code, out, _ = _invoke("cache", "info")
     assert code == 0
@@ -226,8 +227,11 @@ def test_cache_info_and_clear(tmp_path: Path, private_cache: Path) -> None:
     assert _invoke("cache", "info")[1].splitlines()[1:3] == [
         "lane summaries (summarize): 2 read units",
         "call records (waves, --by, --since): 2 read units (2 files)"]
-    assert lines[4] == "summarize outputs (served whole): 1 run"  # the summarize run, kept
-    assert lines[5].startswith("size: ")
+    assert lines[4] == "whole outputs (summarize, statusline): 1 run"  # the summarize run, kept
+    # the default bound, 256 MiB = 256 * 1,048,576 bytes
+    assert lines[5].startswith("size: ") and lines[5].endswith(" bytes (bound 268435456 bytes)")
+    monkeypatch.setenv("WAVEMETRICS_CACHE_MAX_BYTES", "0")
+    assert _invoke("cache", "info")[1].splitlines()[5].endswith(" bytes (no bound)")
     assert _invoke("cache", "clear") == (0, f"removed {private_cache / CACHE_FILE}\n", "")
     assert not (private_cache / CACHE_FILE).exists()
     assert _invoke("cache", "clear")[1] == f"nothing to remove at {private_cache / CACHE_FILE}\n"
@@ -309,7 +313,8 @@ def test_a_new_version_of_a_file_replaces_the_old_entries(tmp_path: Path,
     with sqlite3.connect(private_cache / CACHE_FILE) as db:
         rows = db.execute("SELECT files, count(*) FROM units GROUP BY files ORDER BY files")
         assert rows.fetchall() == [(0, 1), (1, 1)]  # lane summaries, call records
-        assert db.execute("SELECT count(*) FROM figures").fetchone() == (1,)
+    # one whole output for the summarize command, one for the status line's answer
+    assert ReadCache(private_cache).runs.count() == 2
     assert _summary(trace)["total"]["paired_calls"] == 8
 
 
@@ -693,3 +698,135 @@ def test_a_warm_run_opens_no_trace_file(
     monkeypatch.setattr(builtins, "open", refusing(builtins.open))
     monkeypatch.setattr(os, "open", refusing(os.open))
     assert _invoke(*args) == cold
+
+
+# -- the size bound -------------------------------------------------------------
+def _hex(number: int) -> str:
+    return f"{number:064x}"
+
+
+def _aged(path: Path, seconds: int) -> None:
+    os.utime(path, ns=(seconds * 10**9, seconds * 10**9))
+
+
+def test_past_the_bound_the_oldest_outputs_go_until_three_quarters_are_left(
+        private_cache: Path) -> None:
+    """Five outputs of 200 bytes each (88 bytes of head + 112 of output), stored at 3, 1,
+    5, 2 and 4 s: 1,000 bytes, past a bound of 700. They go oldest first while the folder
+    holds more than 700 * 3 // 4 = 525 bytes: 1 s (800 left), 2 s (600), 3 s (400).
+    Under the bound nothing goes, and no database is created to find that out."""
+    from wavemetrics.runcache import cache_bytes
+
+    cache = ReadCache(private_cache)
+    for number, seconds in enumerate((3, 1, 5, 2, 4)):
+        assert cache.store_run(_hex(number), _hex(100 + number), b"x" * 112)
+        _aged(private_cache / "runs" / _hex(100 + number), seconds)
+    assert cache_bytes(str(private_cache)) == 1000
+    assert cache.keep_within(1000) == []
+    assert cache.keep_within(700) == [("output", _hex(101)), ("output", _hex(103)),
+                                      ("output", _hex(100))]
+    assert sorted(os.listdir(private_cache / "runs")) == [_hex(102), _hex(104)]
+    assert cache_bytes(str(private_cache)) == 400
+    assert cache.load_run(_hex(2), _hex(102)) == b"x" * 112
+    assert cache.keep_within(700) == []
+    assert not (private_cache / CACHE_FILE).exists()
+
+
+def test_outputs_and_rows_are_evicted_by_one_age(private_cache: Path) -> None:
+    """Outputs, per-unit rows and live states are one list, oldest first: an output
+    stored at 1 s, a unit row at 2 s, a live state at 3 s (with its three id rows), an
+    output at 4 s, a unit row at 5 s. A bound whose three quarters leave room for the
+    last two only removes exactly the first three, in that order, the live state's id
+    rows with it (entries of 50,000 bytes: together more than a quarter of the folder,
+    the database's own pages included); a row counts the bytes of its columns (key 64, unit 64, digest 16,
+    blob, 16 for ``files`` and ``stored``; a live state's key 64, digest 16, blob, 8,
+    and its id rows': digest, next, tag 8 and state 8 each)."""
+    import msgspec
+
+    from wavemetrics.cache import live_state, unit_key
+    from wavemetrics.runcache import cache_bytes
+
+    cache = ReadCache(private_cache)
+    old, new = (unit_key("events", [FileKey(f"/{name}", 1, 1, 1)]) for name in ("b", "e"))
+    cache.store(old, [b"b" * 50_000])
+    cache.store(new, [b"e" * 50_000])
+    live = unit_key("claude-code", [], "live").unit
+    digests = [b"1" * 8, b"2" * 8]
+    assert cache.store_live(live, [b"c" * 50_000], live_state(live), digests, None)
+    assert cache.store_run(_hex(1), _hex(101), b"a" * 50_000)
+    assert cache.store_run(_hex(4), _hex(104), b"d" * 50_000)
+    _aged(private_cache / "runs" / _hex(101), 1)
+    _aged(private_cache / "runs" / _hex(104), 4)
+    with sqlite3.connect(private_cache / CACHE_FILE) as db:
+        db.execute("UPDATE units SET stored = 2 WHERE key = ?", (old.key,))
+        db.execute("UPDATE units SET stored = 5 WHERE key = ?", (new.key,))
+        db.execute("UPDATE live_states SET stored = 3 WHERE key = ?", (live,))
+    blob = len(msgspec.msgpack.encode([b"x" * 50_000]))
+    sizes = [88 + 50_000, 64 + 64 + 16 + blob + 16,
+             64 + 16 + blob + 8 + (0 + 8 + 8 + 8) + (8 + 8 + 8 + 8) + (8 + 0 + 8 + 8)]
+    cache.close()  # the journal checkpointed: the folder is the database and the outputs
+    total = cache_bytes(str(private_cache))
+    bound = (total - sum(sizes)) * 4 // 3 + 4  # 3/4 of it: at least total - sum(sizes)
+    assert cache.keep_within(bound) == [("output", _hex(101)), ("units", old.key),
+                                        ("live_states", live)]
+    assert os.listdir(private_cache / "runs") == [_hex(104)]
+    assert cache.load(old) is None and cache.load(new) == [b"e" * 50_000]
+    assert cache.load_live(live) is None
+    with sqlite3.connect(private_cache / CACHE_FILE) as db:
+        assert db.execute("SELECT count(*) FROM live_ids").fetchone() == (0,)
+    assert cache_bytes(str(private_cache)) <= bound  # compacted: the file shrank
+
+
+def test_a_run_past_the_bound_evicts_and_served_runs_stay_right(
+        tmp_path: Path, private_cache: Path) -> None:
+    """Through the console script: two ``summarize`` outputs kept (the first run with the
+    Python engine, so the database holds its units too), then a third command run with
+    a bound just above what the cache held: storing it passes the bound, so the
+    oldest entries go (the first output among them) and the folder ends within the bound;
+    each command, run again, prints exactly what a run without the cache prints."""
+    import subprocess
+    import sys
+
+    from wavemetrics._cachedir import CACHE_ENV, MAX_BYTES_ENV
+    from wavemetrics.runcache import cache_bytes
+
+    first = write_events(tmp_path / "a.jsonl", TWO_LANES)
+    second = write_events(tmp_path / "b.jsonl", TWO_LANES[:9])
+    env = {**os.environ, CACHE_ENV: str(private_cache)}
+
+    def run(*args: str, bound: str = "") -> bytes:
+        done = subprocess.run([sys.executable, "-m", "wavemetrics", "summarize", *args],
+                              capture_output=True, check=True,
+                              env={**env, MAX_BYTES_ENV: bound})
+        return done.stdout
+
+    commands = [("--format", "json", "--engine", "python", str(first)),
+                ("--format", "json", str(second)),
+                ("--format", "csv", "--engine", "python", str(first))]
+    expected = [run("--no-cache", *command) for command in commands]
+    assert [run(*command) for command in commands[:2]] == expected[:2]
+    kept = sorted(os.listdir(private_cache / "runs"), key=lambda name: os.stat(
+        private_cache / "runs" / name).st_mtime_ns)
+    bound = cache_bytes(str(private_cache)) + 1
+    assert run(*commands[2], bound=str(bound)) == expected[2]
+    assert kept[0] not in os.listdir(private_cache / "runs")
+    assert cache_bytes(str(private_cache)) <= bound
+    for command, output in zip(commands, expected, strict=True):
+        assert run(*command, bound=str(bound)) == output
+
+
+def test_a_row_whose_key_is_no_unit_key_is_evicted_as_any_other(private_cache: Path) -> None:
+    """A ``live_states`` row whose key is not 64 hex digits (a damaged or foreign row) names no
+    live state: it is counted by its columns (9 + 1 + 1 + 8 = 19 bytes) and evicted in its
+    turn, oldest first (stored at 0 s, before the output stored at 1 s), without touching
+    the id rows."""
+    cache = ReadCache(private_cache)
+    assert cache.store_run(_hex(1), _hex(101), b"a" * 100)
+    _aged(private_cache / "runs" / _hex(101), 1)
+    from wavemetrics.cache import live_state, unit_key
+
+    live = unit_key("claude-code", [], "live").unit  # a live state, stored now: the newest
+    assert cache.store_live(live, [1], live_state(live), [b"1" * 8], None)
+    with sqlite3.connect(private_cache / CACHE_FILE) as db:
+        db.execute("INSERT INTO live_states VALUES ('not-a-key', x'00', x'00', 0)")
+    assert cache.keep_within(1)[:2] == [("live_states", "not-a-key"), ("output", _hex(101))]

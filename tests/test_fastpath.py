@@ -506,7 +506,7 @@ def test_the_check_thread_is_waited_for_however_the_run_ends(
         ending: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The after-read check (runcache.Again) is started once per cached run, after the
     notes, and always waited for before the run returns or raises."""
-    from wavemetrics import notes, runcache, runstore
+    from wavemetrics import notes, runcache
 
     folder = tmp_path / "traces"
     folder.mkdir()
@@ -540,7 +540,7 @@ def test_the_check_thread_is_waited_for_however_the_run_ends(
     if ending == "store fails":
         def fails(self: Any) -> Any:
             raise OSError("no cache folder")
-        monkeypatch.setattr(runstore, "default_store", lambda: fails(None))
+        monkeypatch.setattr(runcache, "default_store", lambda: fails(None))
     out = io.BytesIO()
     monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out))
     monkeypatch.setattr(sys, "stderr", io.TextIOWrapper(io.BytesIO()))
@@ -554,5 +554,5 @@ def test_the_check_thread_is_waited_for_however_the_run_ends(
     assert events[0] == "notes" and events[1] == "started"
     assert events.count("started") == 1 and "waited" in events
     assert events[-1] == "waited"
-    stored = runstore.RunStore(str(tmp_path / "cache" / runstore.RUNS_FOLDER)).count()
+    stored = runcache.RunStore(str(tmp_path / "cache" / runcache.RUNS_FOLDER)).count()
     assert stored == (1 if ending == "stored" else 0)

@@ -120,7 +120,8 @@ def test_no_command_output_or_message_contains_trace_content(fmt: str, tmp_path:
 @pytest.mark.parametrize("fmt", FORMATS_UNDER_TEST)
 def test_status_line_and_cache_hold_no_trace_content(fmt: str, tmp_path: Path,
                                                      private_cache: Path) -> None:
-    """The status line of each file, and the cache file the runs leave, hold no trace content."""
+    """The status line of each file, and the cache files the runs leave (the database and
+    the whole outputs, the status line's kept lines among them), hold no trace content."""
     folder = _write_inputs(BUILDERS[fmt], tmp_path / "in")
     CliRunner().invoke(main, ["summarize", "--by", "day", str(folder)])
     CliRunner().invoke(main, ["summarize", str(folder)])
@@ -131,7 +132,9 @@ def test_status_line_and_cache_hold_no_trace_content(fmt: str, tmp_path: Path,
                 result = CliRunner().invoke(main, ["statusline"], input=payload)
                 assert result.exit_code == 0
                 _assert_clean(result.stdout, f"status line of {path.name}")
-    for stored in private_cache.iterdir():
+    stored_files = [stored for stored in private_cache.rglob("*") if stored.is_file()]
+    assert any(stored.parent.name == "runs" for stored in stored_files)  # the kept lines
+    for stored in stored_files:
         _assert_clean(stored.read_bytes().decode("latin-1"), f"cache file {stored.name}")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -149,9 +150,11 @@ def test_format_rounds_the_saving_to_a_tenth_of_a_second() -> None:
 
 def test_warm_status_line_loads_neither_click_nor_the_readers(tmp_path: Path,
                                                               private_cache: Path) -> None:
-    """The console script answers a cached transcript with the stdlib and the cache only:
-    not click, attrs, msgspec or a reader, nor importlib.metadata (the version comes from
-    the dist-info folder's name) or the escaping module (the figures line needs none)."""
+    """The console script answers a cached transcript from its whole output with the
+    stdlib and the outputs' light modules only: not click, attrs, msgspec, a reader,
+    SQLite, pathlib or the SQLite cache's module, nor importlib.metadata (the version
+    comes from the dist-info folder's name) or the escaping module (the figures line
+    needs none)."""
     import os
     import subprocess
     import sys
@@ -161,7 +164,9 @@ def test_warm_status_line_loads_neither_click_nor_the_readers(tmp_path: Path,
     code = ("import sys; sys.argv = ['wavemetrics', 'statusline']\n"
             "from wavemetrics._entry import main; main()\n"
             "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'click', 'attrs', 'attr',"
-            " 'msgspec'} | {m for m in sys.modules if m.startswith('wavemetrics.readers')}"
+            " 'msgspec', 'sqlite3', 'pathlib'}"
+            " | {m for m in sys.modules if m.startswith('wavemetrics.readers')}"
+            " | {m for m in sys.modules if m == 'wavemetrics.cache'}"
             " | {m for m in sys.modules if m in ('importlib.metadata', 'wavemetrics.escaping')})\n"
             "print(heavy)")
     env = {**os.environ, "WAVEMETRICS_CACHE_DIR": str(private_cache)}
@@ -244,3 +249,37 @@ def test_a_transcript_name_that_is_not_utf8_gets_its_figures(
     payload = json.dumps({"transcript_path": str(odd)})
     assert _line(payload) == (0, "waves 105 · multi 10 · saved 2021.8s\n")
     assert _line(payload) == (0, "waves 105 · multi 10 · saved 2021.8s\n")
+
+
+def test_the_answer_is_one_entry_of_the_whole_outputs(tmp_path: Path,
+                                                       private_cache: Path) -> None:
+    """The line for an unchanged session is a whole output (the ``runs`` folder, keyed as
+    a ``summarize`` run is, scoped by the transcript): one file, holding the line; served
+    from there (an entry stored under the session's key is what is printed, the SQLite
+    file not needed), and a new state of the session replaces it. TWO_LANES's first 9
+    events: waves {read, grep}, {bash}, {eval}: 3 waves, 1 of them multi-call, 30 ms saved."""
+    from wavemetrics import runcache
+    from wavemetrics.runcache import RUNS_FOLDER, RunStore
+
+    trace = write_events(tmp_path / "t.jsonl", TWO_LANES[:9])
+    payload = json.dumps({"transcript_path": str(trace)})
+    assert _line(payload) == (0, "waves 3 · multi 1 · saved 0.0s\n")
+    store = RunStore(str(private_cache / RUNS_FOLDER))
+    stats = runcache.session_stats([str(trace)])
+    assert stats is not None
+    key = runcache.statusline_key(stats)
+    assert os.listdir(store.folder) == [key[1]]
+    assert store.load(*key) == runcache.encode_output(0, [(1, "waves 3 · multi 1 · saved 0.0s"
+                                                             .encode())])
+    store.store(*key, runcache.encode_output(0, [(1, b"waves 9 \xc2\xb7 kept")]))
+    (private_cache / "cache.sqlite3").unlink()
+    assert _line(payload) == (0, "waves 9 · kept\n")
+    write_events(trace, TWO_LANES)  # the session grew: computed, and its entry replaced
+    assert _line(payload) == (0, "waves 5 · multi 2 · saved 0.0s\n")
+    stats = runcache.session_stats([str(trace)])
+    assert stats is not None
+    grown = runcache.statusline_key(stats)
+    assert grown[1] == key[1] and grown[0] != key[0]
+    assert os.listdir(store.folder) == [key[1]]
+    assert store.load(*grown) == runcache.encode_output(0, [(1, "waves 5 · multi 2 · saved 0.0s"
+                                                              .encode())])

@@ -25,6 +25,7 @@ from wavemetrics import _extension, fastpath, runcache
 from wavemetrics._files import SIDECAR_REASON, expand_entries
 from wavemetrics._suffixes import SESSION_SUFFIXES, SKIPPED_SUFFIXES, TRACE_SUFFIXES
 from wavemetrics._walk import Walk, walk
+from wavemetrics.cache import walked_keys
 
 pytestmark = pytest.mark.skipif(_extension.extension() is None, reason="no extension")
 
@@ -246,8 +247,8 @@ def test_the_run_key_is_the_same_from_either_walk(tmp_path: Path) -> None:
     assert python_parts is not None and isinstance(python_parts[1], list)
     assert runcache.run_key(options, [path]) == python_key_pair
     assert runcache._run_key(native_parts) == runcache._run_key(python_parts)
-    assert runcache.walked_keys(native_parts[1]) == runcache.walked_keys(python_parts[1])
-    assert len(runcache.walked_keys(native_parts[1])) == 3
+    assert walked_keys(native_parts[1]) == walked_keys(python_parts[1])
+    assert len(walked_keys(native_parts[1])) == 3
 
 
 def test_a_folder_that_vanished_is_uncacheable_and_left_to_the_python_walk(

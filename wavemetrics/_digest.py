@@ -1,7 +1,7 @@
 """SHA-256 without loading OpenSSL: the extension's when it is built, else :mod:`hashlib`.
 
 Every ``summarize`` run hashes its key (:mod:`wavemetrics.runcache`), and a stored
-output is checked by its digest (:mod:`wavemetrics.runstore`). :mod:`hashlib` loads
+output is checked by its digest (:class:`wavemetrics.runcache.RunStore`). :mod:`hashlib` loads
 OpenSSL's ``libcrypto``, ~3 ms of a cold run's start-up on the benchmark machine
 (docs/performance-history.md, "Eleventh round"); the extension already links RustCrypto's
 ``sha2`` (for the lanes' ``session_hash``). Both are SHA-256 (FIPS 180-4): the same

@@ -10,10 +10,15 @@ and the file is read again in full (a file that only grew too). Only the status
 line reads a grown transcript on from where it ended (:mod:`wavemetrics.live`,
 tables ``live_states`` and ``live_ids``).
 
-Whole ``summarize`` outputs as printed (stdout and stderr bytes, exit status),
-keyed by :mod:`wavemetrics.runcache` (ids, counts and figures, never trace
-text), are files of the ``runs`` folder beside the database
-(:mod:`wavemetrics.runstore`): storing or serving one loads no SQLite.
+Whole outputs as printed (stdout and stderr bytes, exit status: a ``summarize``
+run, the status line's answer for a transcript), keyed by
+:mod:`wavemetrics.runcache` (ids, counts and figures, never trace text), are files
+of the ``runs`` folder beside the database (:class:`wavemetrics.runcache.RunStore`):
+storing or serving one loads no SQLite.
+
+The whole folder has a size bound (:func:`wavemetrics._cachedir.max_bytes`, 256 MiB
+by default): past it, :meth:`ReadCache.keep_within` removes the oldest entries,
+whole outputs and rows alike, until it holds three quarters of the bound.
 
 Where: SQLite (stdlib :mod:`sqlite3`, WAL journal, so two runs at once are
 safe, imported when a table is first used) in ``$WAVEMETRICS_CACHE_DIR`` if
@@ -46,10 +51,10 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from wavemetrics._cachedir import CACHE_ENV, CACHE_SCHEMA, cache_dir
+from wavemetrics._cachedir import CACHE_ENV, CACHE_SCHEMA, cache_dir, max_bytes
 from wavemetrics._cachedir import version as _version
 from wavemetrics._paths import absolute as _absolute
-from wavemetrics.runstore import MAX_RUNS, RUNS_FOLDER, RunStore
+from wavemetrics.runcache import MAX_RUNS, RUNS_FOLDER, RunStore, cache_bytes
 
 if TYPE_CHECKING:
     import sqlite3
@@ -70,9 +75,12 @@ __all__ = [
     "UnitKey",
     "default_cache_dir",
     "detection_mode",
+    "eviction_order",
     "file_key",
     "limits_key",
+    "live_state",
     "utf8_names",
+    "walked_keys",
 ]
 
 #: The database file in the cache directory.
@@ -84,13 +92,11 @@ _TABLES = (
     "CREATE TABLE IF NOT EXISTS units (key TEXT PRIMARY KEY, unit TEXT NOT NULL,"
     " files INTEGER NOT NULL, digest BLOB NOT NULL, blob BLOB NOT NULL, stored REAL NOT NULL)",
     "CREATE INDEX IF NOT EXISTS units_by_unit ON units (unit)",
-    "CREATE TABLE IF NOT EXISTS figures (key TEXT PRIMARY KEY, unit TEXT NOT NULL,"
-    " digest BLOB NOT NULL, blob BLOB NOT NULL)",
-    "CREATE INDEX IF NOT EXISTS figures_by_unit ON figures (unit)",
     # the status line's live state of a transcript (wavemetrics.live), one row each,
-    # keyed by the transcript (its path), not its version
+    # keyed by the transcript (its path), not its version (``stored``: Unix seconds,
+    # the size bound's age)
     "CREATE TABLE IF NOT EXISTS live_states (key TEXT PRIMARY KEY, digest BLOB NOT NULL,"
-    " blob BLOB NOT NULL)",
+    " blob BLOB NOT NULL, stored REAL NOT NULL)",
     # the id digests of the status line's live states (wavemetrics.live), one row each,
     # each naming the next larger one (a row ``x''`` heads the chain): see LiveIdsDamaged
     "CREATE TABLE IF NOT EXISTS live_ids (state INTEGER NOT NULL, digest BLOB NOT NULL,"
@@ -132,6 +138,20 @@ def file_key(path: str) -> FileKey | None:
     if not stat.S_ISREG(info.st_mode):
         return None
     return FileKey(_absolute(path), info.st_size, info.st_mtime_ns, info.st_ino)
+
+
+def walked_keys(inputs: list[Any] | bytes) -> dict[str, FileKey]:
+    """The cache keys (:class:`FileKey`) of the regular files in the inputs part of a
+    ``summarize`` key (:func:`wavemetrics.runcache.fingerprint`), by absolute path: each
+    stat of the walk, ``[path, size, mtime_ns, ctime_ns, inode, device]``, is what
+    :func:`file_key` would take just after it."""
+    if isinstance(inputs, bytes):  # the extension's walk: its JSON text
+        import json
+
+        inputs = json.loads(inputs)
+    return {entry[0]: FileKey(entry[0], entry[1], entry[2], entry[4]) for entry in inputs
+            if type(entry) is list and len(entry) == 6 and type(entry[1]) is int}
+
 
 
 class UnitKey(NamedTuple):
@@ -181,7 +201,7 @@ def detection_mode(input_format: str, limits: Limits | None) -> str:
 
 def utf8_names(keys: Sequence[FileKey]) -> bool:
     """Whether every file of ``keys`` has a UTF-8 name: only such units are kept in the
-    ``units`` and ``figures`` tables (see the module doc)."""
+    ``units`` table (see the module doc)."""
     return all(isinstance(_column(key.path), str) for key in keys)
 
 
@@ -204,6 +224,45 @@ def _path(column: str | bytes) -> str:
 
 def _digest(blob: bytes) -> bytes:
     return hashlib.blake2b(blob, digest_size=16).digest()
+
+
+def _hex(text: str) -> bool:
+    """Whether ``text`` is a key as :func:`unit_key` makes them (64 hex digits)."""
+    return len(text) == 64 and all(c in "0123456789abcdef" for c in text)
+
+
+def live_state(unit: str) -> int:
+    """The ``state`` a live state's ids are stored under in table ``live_ids``: the first
+    60 bits of its row's key ``unit`` (:mod:`wavemetrics.live`)."""
+    return int(unit[:15], 16)
+
+
+#: Past the size bound, entries are removed until the folder holds this share of it
+#: (3/4): eviction, and compacting the database after it, then happen once for every
+#: quarter of the bound written, not on every run near the bound.
+EVICT_TO = (3, 4)
+
+
+def eviction_order(
+    entries: Sequence[tuple[int, int, Any]], total: int, target: int
+) -> list[Any]:
+    """Which entries to remove, in order, to bring a cache of ``total`` bytes down to at
+    most ``target``: ``entries`` are ``(stored, bytes, name)`` (``stored``: when the
+    entry was stored, ns), taken oldest first (equal times in the order given) until
+    the bytes left are at most ``target``; every entry when even that is not enough.
+
+    >>> eviction_order([(30, 5, "c"), (10, 5, "a"), (20, 5, "b")], 20, 12)
+    ['a', 'b']
+    >>> eviction_order([(10, 5, "a")], 20, 30)
+    []
+    """
+    chosen: list[Any] = []
+    for _stored, size, name in sorted(entries, key=lambda entry: entry[0]):
+        if total <= target:
+            break
+        chosen.append(name)
+        total -= size
+    return chosen
 
 
 class CacheInfo(NamedTuple):
@@ -287,6 +346,12 @@ class LiveIds:
 
 
 _CONNECTIONS: dict[tuple[str, int], sqlite3.Connection] = {}
+#: A process storing read units checks the size bound at most once in this many seconds
+#: (the check is ~0.1-0.2 ms of ``stat`` calls; a Python run over 1,800 single-file units
+#: stores 1,800 times).
+CHECK_SECONDS = 1.0
+#: When this process next checks the bound after storing units (``time.monotonic``).
+_NEXT_CHECK = [0.0]
 #: Keys per ``IN (...)`` query of the batch lookups (under SQLite's parameter limit).
 _CHUNK = 500
 
@@ -305,6 +370,11 @@ class ReadCache:
     def give_walked(self, keys: dict[str, FileKey]) -> None:
         """Hand the keys of files stat'ed before a read (by absolute path) to that read."""
         self._walked = keys
+
+    def give_walk(self, inputs: list[Any] | bytes) -> None:
+        """:meth:`give_walked` of the files in the inputs part of a ``summarize`` key
+        (:func:`walked_keys`)."""
+        self.give_walked(walked_keys(inputs))
 
     def take_walked(self) -> dict[str, FileKey]:
         """The keys :meth:`give_walked` handed over, once: later reads stat for themselves."""
@@ -535,23 +605,10 @@ class ReadCache:
                                    [(row[1], row[0]) for row in rows])
                     db.executemany("INSERT OR REPLACE INTO units VALUES (?, ?, ?, ?, ?, ?)",
                                    rows)
-
-    def load_json(self, key: UnitKey) -> Any:
-        """The JSON value stored under ``key`` in the ``figures`` table, or ``None``."""
-        return self._load("figures", key, json.loads, ValueError)
-
-    def store_json(self, key: UnitKey, value: Any) -> None:
-        """Store a JSON-encodable ``value`` under ``key`` in the ``figures`` table, in
-        place of the unit's older versions."""
-        blob = json.dumps(value, separators=(",", ":")).encode("utf-8")
-        with self._query() as db:
-            if db is not None:
-                with db:
-                    db.execute("BEGIN IMMEDIATE")
-                    db.execute("DELETE FROM figures WHERE unit = ? AND key != ?",
-                               (key.unit, key.key))
-                    db.execute("INSERT OR REPLACE INTO figures VALUES (?, ?, ?, ?)",
-                               (key.key, key.unit, _digest(blob), blob))
+        now = time.monotonic()
+        if now >= _NEXT_CHECK[0]:  # the bound, at most once a second: a unit is stored
+            _NEXT_CHECK[0] = now + CHECK_SECONDS  # per read unit, 1,800 in a large run
+            self.keep_within()
 
     # -- live states (wavemetrics.live) ------------------------------------
     def load_live(self, unit: str) -> tuple[Any, bytes] | None:
@@ -613,8 +670,8 @@ class ReadCache:
                         if row is None or row[0] != previous:
                             return False
                         ids.insert(digests)
-                    db.execute("INSERT OR REPLACE INTO live_states VALUES (?, ?, ?)",
-                               (unit, _digest(blob), blob))
+                    db.execute("INSERT OR REPLACE INTO live_states VALUES (?, ?, ?, ?)",
+                               (unit, _digest(blob), blob, time.time()))
             except LiveIdsDamaged:
                 return False  # rolled back; the next run finds the damage and rebuilds
             return True
@@ -623,7 +680,7 @@ class ReadCache:
     # -- whole runs ---------------------------------------------------------
     @property
     def runs(self) -> RunStore:
-        """The whole ``summarize`` outputs (:mod:`wavemetrics.runstore`)."""
+        """The whole outputs (:class:`wavemetrics.runcache.RunStore`)."""
         return RunStore(os.path.join(str(self.directory), RUNS_FOLDER))
 
     def load_run(self, key: str, scope: str) -> bytes | None:
@@ -636,16 +693,87 @@ class ReadCache:
         command (``scope``), keeping at most :data:`MAX_RUNS`; whether it was stored."""
         return self.runs.store(key, scope, blob)
 
+    # -- the size bound ---------------------------------------------------
+    def keep_within(self, bound: int | None = -1) -> list[tuple[str, str]]:
+        """Keep the cache folder within ``bound`` bytes (default: the configured bound,
+        :func:`~wavemetrics._cachedir.max_bytes`; ``None``: no bound). When its files
+        (:func:`~wavemetrics.runcache.cache_bytes`, a few ``stat`` calls) hold more, the
+        oldest entries go (:func:`eviction_order`) until it holds at most
+        :data:`EVICT_TO` of the bound: whole outputs (by the time each was stored),
+        per-unit entries (table ``units``) and live states (table ``live_states``, with
+        their ``live_ids`` rows), a row counted by the bytes of its
+        columns; the database is then compacted (``VACUUM``) so that its file shrinks.
+        Returns what was removed, in order: ``("output", file name)`` or ``(table,
+        key)``. Never raises for a cache problem (what could not be removed stays)."""
+        try:
+            return self._keep_within(max_bytes() if bound == -1 else bound)
+        except (OSError, ValueError, TypeError):  # a damaged row, a folder gone: no more
+            return []
+
+    def _keep_within(self, bound: int | None) -> list[tuple[str, str]]:
+        directory = str(self.directory)
+        total = cache_bytes(directory)
+        if bound is None or total <= bound:
+            return []
+        target = bound * EVICT_TO[0] // EVICT_TO[1]
+        chosen = eviction_order(self._entries(), total, target)
+        removed: set[tuple[str, str]] = set()
+        rows = [entry for entry in chosen if entry[0] != "output"]
+        for entry in chosen:
+            if entry[0] == "output":
+                with contextlib.suppress(OSError):
+                    os.remove(os.path.join(self.runs.folder, entry[1]))
+                    removed.add(entry)
+        if rows:
+            with self._query() as db:
+                if db is not None:
+                    with db:
+                        db.execute("BEGIN IMMEDIATE")
+                        for table, key in rows:
+                            # ``table`` is one of this module's table names
+                            db.execute(f"DELETE FROM {table} WHERE key = ?", (key,))
+                            if table == "live_states" and _hex(key):
+                                db.execute("DELETE FROM live_ids WHERE state = ?",
+                                           (live_state(key),))
+                    removed.update(rows)
+                    db.execute("VACUUM")  # the file gives the freed pages back
+                    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return [entry for entry in chosen if entry in removed]
+
+    def _entries(self) -> list[tuple[int, int, tuple[str, str]]]:
+        """Every entry :meth:`keep_within` may remove: ``(stored ns, bytes, (kind, name))``."""
+        entries: list[tuple[int, int, tuple[str, str]]] = []
+        with contextlib.suppress(OSError), os.scandir(self.runs.folder) as scan:
+            for file in scan:
+                with contextlib.suppress(OSError):
+                    if file.is_file(follow_symlinks=False) and not file.name.startswith("."):
+                        info = file.stat(follow_symlinks=False)
+                        entries.append((info.st_mtime_ns, info.st_size, ("output", file.name)))
+        if not self.path.exists():
+            return entries
+        with self._query() as db:
+            if db is not None:
+                ids = dict(db.execute(
+                    "SELECT state, sum(length(digest) + length(next) + length(tag) + 8)"
+                    " FROM live_ids GROUP BY state").fetchall())
+                for key, stored, size in db.execute(
+                        "SELECT key, stored, length(key) + length(unit) + length(digest)"
+                        " + length(blob) + 16 FROM units"):
+                    entries.append((int(stored * 1e9), int(size), ("units", str(key))))
+                for key, stored, size in db.execute(
+                        "SELECT key, stored, length(key) + length(digest) + length(blob) + 8"
+                        " FROM live_states"):
+                    size += ids.get(live_state(str(key)), 0) if _hex(str(key)) else 0
+                    entries.append((int(stored * 1e9), int(size), ("live_states", str(key))))
+        return entries
+
     # -- maintenance ------------------------------------------------------
     def info(self) -> CacheInfo:
         """Counts and size of the cache; does not create it."""
         runs = self.runs.count()
+        size = cache_bytes(str(self.directory))  # what the size bound measures
         if not self.path.exists():
-            return CacheInfo(str(self.path), runs > 0, 0, 0, 0, 0, self.runs.size(), runs)
-        size = sum(
-            os.path.getsize(str(self.path) + s)
-            for s in ("", "-wal", "-shm") if os.path.exists(str(self.path) + s)
-        ) + self.runs.size()
+            return CacheInfo(str(self.path), runs > 0, 0, 0, 0, 0, size, runs)
         units = files = summaries = detections = 0
         with self._query() as db:
             if db is not None:

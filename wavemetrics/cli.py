@@ -923,8 +923,12 @@ def cache_info() -> None:
     click.echo(f"call records (waves, --by, --since): {_plural(info.units, 'read unit')}"
                f" ({_plural(info.files, 'file')})")
     click.echo(f"format detections: {_plural(info.detections, 'file')}")
-    click.echo(f"summarize outputs (served whole): {_plural(info.runs, 'run')}")
-    click.echo(f"size: {info.size_bytes} bytes")
+    click.echo(f"whole outputs (summarize, statusline): {_plural(info.runs, 'run')}")
+    from wavemetrics._cachedir import max_bytes
+
+    bound = max_bytes()
+    click.echo(f"size: {info.size_bytes} bytes"
+               f" ({'no bound' if bound is None else f'bound {bound} bytes'})")
 
 
 @cache.command("clear")

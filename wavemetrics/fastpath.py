@@ -281,11 +281,15 @@ def _write(done: tuple[bytes, list[str]], options: dict[str, Any], files: list[s
     if not write_chunks(chunks):
         return 1
     if state is not None and again is not None:
-        from wavemetrics.runcache import store_unchanged
-        from wavemetrics.runstore import default_store
+        from wavemetrics.runcache import default_store, store_unchanged
 
         try:
-            store_unchanged(default_store(), options, files, state, chunks, again)
+            store = default_store()
+            stored = store_unchanged(store, options, files, state, chunks, again)
         except (OSError, ValueError):
-            pass  # not stored (run waits for the check's thread)
+            return 0  # not stored (run waits for the check's thread)
+        if stored and store.over_bound():  # a few stats; SQLite loaded only past the bound
+            from wavemetrics.cache import ReadCache
+
+            ReadCache(store.directory).keep_within()
     return 0

@@ -70,10 +70,10 @@ LIVE_VERSION = 2
 def _unit(path: str) -> tuple[str, int]:
     """The cache row of ``path``'s live state, and the ``state`` its ids are stored
     under in table ``live_ids`` (the row's first 60 bits)."""
-    from wavemetrics.cache import limits_key, unit_key
+    from wavemetrics.cache import limits_key, live_state, unit_key
 
     unit = unit_key(FORMAT, [], f"{limits_key(None)}/statusline-live:{path}").unit
-    return unit, int(unit[:15], 16)
+    return unit, live_state(unit)
 
 
 class _Ids:

@@ -1,4 +1,5 @@
-"""Whole ``summarize`` runs, kept as they were printed and served again before the CLI loads.
+"""Whole outputs, kept as they were printed and served again before the CLI loads: the
+keys of ``summarize`` runs and of the status line's answer for a transcript.
 
 A warm re-run over a large folder is dominated by imports, decoding lane
 summaries, merging and rendering (docs/performance-history.md). When nothing that can
@@ -28,15 +29,41 @@ The key (SHA-256) covers everything the output depends on:
   inode and device, every name in each folder walked, and the few neighbours
   the sub-agent notes look at.
 
+The status line's answer for a transcript (:func:`statusline_key`) is an entry of the
+same store, keyed with the same head (version, cache schema, Python, the package's
+source files) and the session's files (the transcript and its sub-agent files: path,
+size, times, inode, device), its scope the transcript's path.
+
 Never kept: a run reading stdin, a pipe or any non-regular file, a run with
 ``--no-cache``, a run that did not end with status 0 (an input not read in
 full), a run whose inputs changed while it read them. What is stored is the
 output as printed (ids, counts, figures, file names): never a line of a trace,
 a tool argument, a result or a prompt. Only the stdlib, the light
-:mod:`wavemetrics._cachedir`, :mod:`wavemetrics.runstore` and
-:mod:`wavemetrics._options` (the option table the arguments are parsed with) and, for inputs
+:mod:`wavemetrics._cachedir`, :mod:`wavemetrics._options` (the option table the
+arguments are parsed with) and, for inputs
 that are folders, the extension's folder walk (:mod:`wavemetrics._walk`: the
 same key, from one native walk) are imported to serve.
+
+The store on disk (:class:`RunStore`): until the native engine's tenth round the
+outputs were rows of the SQLite cache; a cold run then paid for loading SQLite,
+creating the database, writing a 2.7 MB blob through the WAL and, at exit,
+checkpointing it into the database file: ~0.02 s of a 0.27 s run over the 1,800-file
+fleet (docs/performance-history.md, "Tenth round"). A file per scope costs a write and
+a rename. Layout: ``<cache dir>/runs/<scope>``, the scope being 64 hex digits. A file
+holds :data:`MAGIC`, the run's ``key`` (64 ASCII hex digits), the first 16 bytes of
+the output's SHA-256 digest and the output (:func:`encode_output`). A new run of the
+same command replaces the file (write to a temporary file, then ``os.replace``: a
+reader sees the old file or the new one, never a part); at most :data:`MAX_RUNS`
+files are kept, the least recently stored removed first. Never trusted when damaged:
+a file whose digest does not match its output, or that is not of this layout, is
+deleted and the run is a miss. Never fails a run: every ``OSError`` is a miss, or an
+output not stored.
+
+The whole cache folder (the outputs and the database beside them) has a size bound
+(:func:`wavemetrics._cachedir.max_bytes`): :meth:`RunStore.over_bound` tells, with a
+few ``stat`` calls, when a store passed it, and the caller then has
+:meth:`wavemetrics.cache.ReadCache.keep_within` evict the oldest entries (this module
+never imports :mod:`wavemetrics.cache`, which builds on it).
 """
 
 from __future__ import annotations
@@ -47,6 +74,7 @@ import os
 import stat
 import struct
 import sys
+import time
 
 from wavemetrics._digest import sha256
 from wavemetrics._options import FORMATS, SUMMARIZE, Option
@@ -67,8 +95,7 @@ if TYPE_CHECKING:
 
     import click
 
-    from wavemetrics.cache import FileKey, ReadCache
-    from wavemetrics.runstore import RunStore
+    from wavemetrics.cache import ReadCache
 
     #: What :func:`run_key` hashes (:func:`fingerprint`): the head, then the inputs'
     #: part, a list (:func:`_inputs`) or its JSON text (:func:`_walked_inputs`).
@@ -78,9 +105,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT",
+    "MAGIC",
+    "MAX_RUNS",
+    "RUNS_FOLDER",
     "Again",
     "Recording",
+    "RunStore",
+    "cache_bytes",
     "decode_output",
+    "default_store",
     "encode_output",
     "fingerprint",
     "hand_back",
@@ -91,8 +124,9 @@ __all__ = [
     "run_key",
     "run_state",
     "serve",
+    "session_stats",
+    "statusline_key",
     "store_unchanged",
-    "walked_keys",
     "write_chunks",
 ]
 
@@ -412,21 +446,6 @@ def run_key(options: dict[str, Any], files: Sequence[str]) -> tuple[str, str] | 
     return None if parts is None else _run_key(parts)
 
 
-def walked_keys(inputs: list[Any] | bytes) -> dict[str, FileKey]:
-    """The cache keys (:class:`~wavemetrics.cache.FileKey`) of the regular files in the
-    inputs part of a :func:`fingerprint`, by absolute path: each stat of the walk,
-    ``[path, size, mtime_ns, ctime_ns, inode, device]`` (:func:`_stat_key`), is what
-    :func:`~wavemetrics.cache.file_key` would take just after it."""
-    from wavemetrics.cache import FileKey
-
-    if isinstance(inputs, bytes):  # the extension's walk (_walked_inputs): its JSON text
-        import json
-
-        inputs = json.loads(inputs)
-    return {entry[0]: FileKey(entry[0], entry[1], entry[2], entry[4]) for entry in inputs
-            if type(entry) is list and len(entry) == 6 and type(entry[1]) is int}
-
-
 def _run_key(parts: Parts) -> tuple[str, str]:
     """:func:`run_key` of the :func:`fingerprint` ``parts``."""
     head, inputs = parts
@@ -434,6 +453,31 @@ def _run_key(parts: Parts) -> tuple[str, str]:
     if isinstance(inputs, bytes):  # _json([scope, inputs]) without decoding the text
         return sha256(b'["' + scope.encode() + b'",' + inputs + b"]").hex(), scope
     return sha256(_json([scope, inputs])).hex(), scope
+
+
+def statusline_key(stats: list[Any]) -> tuple[str, str]:
+    """``(key, scope)`` of the status line's answer for a session whose files (the
+    transcript, then its sub-agent files) have the :func:`session_stats` ``stats``: the
+    head of a ``summarize`` key (the version and cache schema, the Python version, every
+    source file of the package) and the transcript's absolute path are the scope (a new
+    state of the session replaces its older answer), the key adds ``stats``."""
+    from wavemetrics._cachedir import version
+
+    head: list[Any] = ["statusline", version(), sys.version, _package(), stats[0][:1]]
+    return _run_key((head, stats))
+
+
+def session_stats(paths: Sequence[str]) -> list[Any] | None:
+    """Each file's absolute path, size, ``st_mtime_ns``, ``st_ctime_ns``, inode and
+    device, as :func:`statusline_key` keys them (equal lists, equal keys for one
+    package); ``None`` when a file is not a regular file, or ``paths`` is empty."""
+    found: list[Any] = []
+    try:
+        for path in paths:
+            _stat_key(os.path.abspath(path), found)
+    except _Uncacheable:
+        return None
+    return found or None
 
 
 def _jobs(options: dict[str, Any]) -> int:
@@ -550,8 +594,6 @@ def serve(args: Sequence[str]) -> int | None:
         if parts is None:
             return None
         key = _run_key(parts)
-        from wavemetrics.runstore import default_store
-
         blob = default_store().load(*key)
     except (OSError, ValueError, RecursionError):
         return None
@@ -782,23 +824,26 @@ class Recording:
 
     def inputs(self, files: Sequence[str]) -> None:
         """Key the run on its inputs (before they are read); the files' stats taken for
-        the key are handed to the run's read (:meth:`ReadCache.give_walked`), which then
+        the key are handed to the run's read (:meth:`ReadCache.give_walk`), which then
         does not stat them again before reading."""
         self.files = list(files)
         state = run_state(self.options, self.files)
         if state is not None:
             self.key, self.parts = state
         if self.cache is not None and self.parts is not None:
-            self.cache.give_walked(walked_keys(self.parts[1]))
+            self.cache.give_walk(self.parts[1])
 
     def store(self, cache: ReadCache) -> bool:
         """Store the run if it is complete and its inputs did not change while it read
-        them; whether it was stored."""
+        them, then keep the cache within its size bound; whether it was stored."""
         if (not self.complete or self.key is None or self.parts is None
                 or self.files is None):
             return False
-        return store_unchanged(cache.runs, self.options, self.files, (self.key, self.parts),
-                               self.chunks)
+        stored = store_unchanged(cache.runs, self.options, self.files,
+                                 (self.key, self.parts), self.chunks)
+        if stored:
+            cache.keep_within()
+        return stored
 
 
 _CURRENT: list[Recording] = []
@@ -859,3 +904,190 @@ class _Paused:
 def paused() -> _Paused:
     """Leave out of the recording what is written in the block (the progress bar)."""
     return _Paused()
+
+
+# -- the store on disk ---------------------------------------------------------
+#: The folder of the cache directory that holds the outputs.
+RUNS_FOLDER = "runs"
+#: The first bytes of every output file (the layout's version is its last byte).
+MAGIC = b"wmrun\x00\x00\x01"
+#: At most this many outputs are kept (the least recently stored go first).
+MAX_RUNS = 32
+#: A temporary file older than this (seconds) was left by a run that stopped while
+#: storing: it is removed by the next store.
+STALE_SECONDS = 3600
+
+_KEY_BYTES = 64  # hex SHA-256
+_DIGEST_BYTES = 16
+_HEAD_BYTES = len(MAGIC) + _KEY_BYTES + _DIGEST_BYTES
+
+
+def _digest(blob: bytes) -> bytes:
+    # SHA-256 (the extension's, with the CPU's SHA instructions where it has them;
+    # wavemetrics._digest): ~1.5 ms for the fleet's 2.7 MB output here, BLAKE2b 3.6 ms;
+    # 16 bytes of it are plenty to catch a damaged file
+    return sha256(blob)[:_DIGEST_BYTES]
+
+
+def _remove(path: str) -> None:
+    """Remove the file at ``path`` if it can be (no :mod:`contextlib`: start-up)."""
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
+def _hex(text: str) -> bool:
+    return len(text) == _KEY_BYTES and all(c in "0123456789abcdef" for c in text)
+
+
+def _file_bytes(folder: str) -> int:
+    """Bytes of the files directly in ``folder`` (0 when it cannot be listed)."""
+    total = 0
+    try:
+        with os.scandir(folder) as scan:
+            for entry in scan:
+                try:
+                    if entry.is_file(follow_symlinks=False):
+                        total += entry.stat(follow_symlinks=False).st_size
+                except OSError:
+                    continue
+    except OSError:
+        pass
+    return total
+
+
+def cache_bytes(directory: str) -> int:
+    """Bytes of the cache folder ``directory``: its own files (the database and its
+    journal files) and those of its :data:`RUNS_FOLDER`."""
+    return _file_bytes(directory) + _file_bytes(os.path.join(directory, RUNS_FOLDER))
+
+
+class RunStore:
+    """The outputs in the folder ``folder`` (``<cache dir>/runs``; created on first store)."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+
+    @property
+    def directory(self) -> str:
+        """The cache folder this store is part of."""
+        return os.path.dirname(self.folder)
+
+    def over_bound(self) -> bool:
+        """Whether the cache folder holds more bytes than its bound
+        (:func:`wavemetrics._cachedir.max_bytes`; never with no bound)."""
+        from wavemetrics._cachedir import max_bytes
+
+        bound = max_bytes()
+        return bound is not None and cache_bytes(self.directory) > bound
+
+    def _path(self, scope: str) -> str | None:
+        # a scope is hex (runcache's SHA-256): nothing else names a file here
+        return os.path.join(self.folder, scope) if _hex(scope) else None
+
+    def load(self, key: str, scope: str) -> bytes | None:
+        """The output stored for the run ``key`` of the command ``scope``, or ``None``:
+        none stored, another state's output (kept: the next store replaces it), or a
+        damaged file (deleted)."""
+        path = self._path(scope)
+        if path is None:
+            return None
+        try:
+            with open(path, "rb") as stream:
+                data = stream.read()
+        except OSError:
+            return None
+        head = MAGIC + key.encode("ascii", "replace")
+        if data.startswith(head) and len(data) >= _HEAD_BYTES:
+            blob = data[_HEAD_BYTES:]
+            if data[len(head):_HEAD_BYTES] == _digest(blob):
+                return blob
+        elif data.startswith(MAGIC) and len(data) >= _HEAD_BYTES and _hex(
+                data[len(MAGIC):len(MAGIC) + _KEY_BYTES].decode("ascii", "replace")):
+            return None  # another state of the command: a miss, the file is sound
+        _remove(path)  # damaged, or not of this layout: never trusted
+        return None
+
+    @staticmethod
+    def digest(blob: bytes) -> bytes:
+        """What :meth:`store` keeps of ``blob``'s SHA-256 digest to check it by."""
+        return _digest(blob)
+
+    def store(self, key: str, scope: str, blob: bytes, digest: bytes | None = None) -> bool:
+        """Store ``blob`` as the output of the run ``key`` of the command ``scope``, in
+        place of that command's older output, keeping at most :data:`MAX_RUNS`; whether
+        it was stored. ``digest``: :meth:`digest` of ``blob`` when already taken."""
+        path = self._path(scope)
+        if path is None or not _hex(key):
+            return False
+        if digest is None:
+            digest = _digest(blob)
+        stamp = time.time_ns()
+        temporary = os.path.join(self.folder, f".{scope}.{os.getpid()}.{stamp}")
+        try:
+            os.makedirs(self.folder, exist_ok=True)
+            with open(temporary, "xb") as stream:
+                stream.write(MAGIC + key.encode("ascii") + digest)
+                stream.write(blob)
+            # the store's time to the ns (a file system stamps writes to the jiffy):
+            # _trim's order is the order of the stores
+            os.utime(temporary, ns=(stamp, stamp))
+            os.replace(temporary, path)
+        except OSError:
+            _remove(temporary)
+            return False
+        self._trim()
+        return True
+
+    def _trim(self) -> None:
+        """Remove the least recently stored outputs past :data:`MAX_RUNS`, and temporary
+        files left behind for :data:`STALE_SECONDS`."""
+        outputs: list[tuple[int, str]] = []
+        now = time.time_ns()
+        try:
+            with os.scandir(self.folder) as scan:
+                for entry in scan:
+                    stamp = entry.stat(follow_symlinks=False).st_mtime_ns
+                    if _hex(entry.name):
+                        outputs.append((stamp, entry.name))
+                    elif entry.name.startswith(".") and now - stamp > STALE_SECONDS * 10**9:
+                        os.remove(entry.path)
+        except OSError:
+            return
+        outputs.sort()
+        for _, name in outputs[:max(0, len(outputs) - MAX_RUNS)]:
+            _remove(os.path.join(self.folder, name))
+
+    def count(self) -> int:
+        """How many outputs are stored."""
+        try:
+            return sum(1 for name in os.listdir(self.folder) if _hex(name))
+        except OSError:
+            return 0
+
+    def size(self) -> int:
+        """Bytes of the files of this folder."""
+        return _file_bytes(self.folder)
+
+    def clear(self) -> bool:
+        """Delete every file of this folder, and the folder; whether it existed."""
+        try:
+            names = os.listdir(self.folder)
+        except OSError:
+            return False
+        for name in names:
+            _remove(os.path.join(self.folder, name))
+        try:
+            os.rmdir(self.folder)
+        except OSError:
+            pass
+        return True
+
+
+def default_store() -> RunStore:
+    """The outputs of the cache in its default folder (:func:`wavemetrics._cachedir.cache_dir`,
+    where :class:`wavemetrics.cache.ReadCache` keeps its database)."""
+    from wavemetrics._cachedir import cache_dir
+
+    return RunStore(os.path.join(cache_dir(), RUNS_FOLDER))

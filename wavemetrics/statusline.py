@@ -17,11 +17,12 @@ the session, Claude Code 1.0.x-2.0.x) are not looked for: finding them means
 reading every such file of the project folder.
 
 It never fails the prompt: bad or missing input gives one line and exit 0.
-Once a version of the session's files has been read, its figures are kept in
-the cache (``wavemetrics.cache``, table ``figures``) and answered from there
-without importing the readers or the core. A Claude Code transcript without
-sub-agent files that grew is answered from its live state
-(:mod:`wavemetrics.live`): only its new lines are read and summarised.
+Once a version of the session's files has been read, the line is kept as one
+entry of the whole outputs (:func:`wavemetrics.runcache.statusline_key`, files of
+:class:`wavemetrics.runcache.RunStore`) and answered from there without importing SQLite,
+the readers or the core. A Claude Code transcript without sub-agent files that
+grew is answered from its live state (:mod:`wavemetrics.live`): only its new
+lines are read and summarised.
 """
 
 from __future__ import annotations
@@ -29,24 +30,17 @@ from __future__ import annotations
 import json
 import os
 import stat
-from typing import TYPE_CHECKING, Any
 
-from wavemetrics.cache import (
-    FileKey,
-    ReadCache,
-    detection_mode,
-    file_key,
-    limits_key,
-    unit_key,
-)
+# no typing import at run time (start-up of the served answer); mypy takes any
+# TYPE_CHECKING as true
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # loaded only when a transcript is read (an answer not kept)
+    from typing import Any
 
-if TYPE_CHECKING:  # loaded with the readers, only when a transcript is read
     from wavemetrics.readers.lanes import InputReport
+    from wavemetrics.runcache import RunStore
 
 __all__ = ["format_figures", "run", "session_files", "status_line"]
-
-# v2: the figures of the transcript and its sub-agent files, and how many of those
-_FIGURES = "statusline-v2"
 
 
 def format_figures(waves: int, multi: int, saved_ms: float, subagents: int = 0) -> str:
@@ -79,11 +73,6 @@ def session_files(transcript: str) -> list[str]:
     agents = sorted(os.path.join(folder, name) for name in names
                     if name.startswith("agent-") and name.endswith(".jsonl"))
     return [transcript, *agents]
-
-
-def _figures_key() -> str:
-    # the status line always reads with the default limits (it has no options)
-    return f"{_FIGURES}/{limits_key(None)}"
 
 
 #: The lines for input that names no transcript, or a transcript that cannot be read.
@@ -136,19 +125,20 @@ def _no_file(path: str) -> str:
 Figures = tuple[int, int, float, int]
 
 
-def _compute(paths: list[str], keys: list[FileKey], cache: ReadCache | None) -> Figures | str:
-    """The session's figures, or the line saying why its transcript was not read."""
-    if cache is not None and len(paths) == 1:
+def _compute(paths: list[str], directory: str | None) -> Figures | str:
+    """The session's figures, or the line saying why its transcript was not read
+    (``directory``: the cache folder, ``None`` without the cache)."""
+    from wavemetrics.cache import ReadCache, file_key
+
+    cache = None if directory is None else ReadCache(directory)
+    key = file_key(paths[0])
+    if cache is not None and key is not None and len(paths) == 1:
         # a transcript without sub-agent files that grew: its new lines only
         from wavemetrics.live import live_figures
-        from wavemetrics.readers.claude_code import FORMAT
 
-        live = live_figures(paths[0], keys[0], cache)
+        live = live_figures(paths[0], key, cache)
         if live is not None:
-            figures = (*live, 0)
-            cache.store_detection(keys[0], detection_mode("auto", None), FORMAT)
-            cache.store_json(unit_key(FORMAT, keys, _figures_key()), list(figures))
-            return figures
+            return (*live, 0)
     from wavemetrics.pipeline import analyse, read_inputs
 
     outcome = read_inputs(paths, cache=cache)
@@ -160,12 +150,8 @@ def _compute(paths: list[str], keys: list[FileKey], cache: ReadCache | None) -> 
     # a sub-agent file that cannot be read is left out; the others still count
     readable = {r.path for r in outcome.inputs if r.path != paths[0] and r.error is None}
     total = analyse(outcome).total
-    figures = (total.waves_total, total.non_eval_waves_multi, total.modeled_wallclock_saved_ms,
-               len(readable))
-    if cache is not None:
-        fmt = main.format
-        cache.store_json(unit_key(fmt, keys, _figures_key()), list(figures))
-    return figures
+    return (total.waves_total, total.non_eval_waves_multi, total.modeled_wallclock_saved_ms,
+            len(readable))
 
 
 def _only_cut_short(report: InputReport) -> bool:
@@ -201,30 +187,76 @@ def _no_line_end(path: str) -> bool:
         b"\x1f\x8b")
 
 
-def status_line(stdin_text: str, cache: ReadCache | None) -> str:
-    """The one line for Claude Code's status-line JSON ``stdin_text``; never raises."""
+def _served(store: RunStore, state: tuple[str, str]) -> str | None:
+    """The line kept for the session state ``state`` (:func:`statusline_key`), or ``None``."""
+    from wavemetrics.runcache import decode_output
+
+    blob = store.load(*state)
+    if blob is None:
+        return None
+    try:
+        _code, chunks = decode_output(blob)
+        return b"".join(data for stream, data in chunks if stream == 1).decode("utf-8")
+    except ValueError:  # UnicodeDecodeError included: a miss
+        return None
+
+
+def _keep(store: RunStore, paths: list[str], state: tuple[str, str], stats: list[Any] | None,
+          line: str) -> None:
+    """Keep ``line`` as the answer for ``state`` (taken before the read with the files'
+    ``stats``) unless the session's files changed while they were read; then keep the
+    cache within its bound. Never raises: a line not kept is still the answer."""
+    from wavemetrics.runcache import encode_output, session_stats
+
+    try:
+        if stats is None or session_stats(paths) != stats or not store.store(
+                *state, encode_output(0, [(1, line.encode("utf-8"))])):
+            return
+        if store.over_bound():
+            from wavemetrics.cache import ReadCache
+
+            ReadCache(store.directory).keep_within()
+    except Exception:  # a status line must never break the prompt
+        return
+
+
+def _regular(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def status_line(stdin_text: str, directory: str | None) -> str:
+    """The one line for Claude Code's status-line JSON ``stdin_text``, answered from and
+    kept in the whole outputs of the cache folder ``directory`` (``None``: no cache);
+    never raises."""
     path, why = _transcript_path(stdin_text)
     if path is None:
         return why
-    key = file_key(path)
-    if key is None:
+    if not _regular(path):
         return _no_file(path)
     paths = session_files(path)
-    keys = [key, *(k for k in map(file_key, paths[1:]) if k is not None)]
+    store = state = stats = None
     try:
-        if cache is not None:
-            fmt = cache.detection(key, detection_mode("auto", None))
-            if fmt is not None:
-                known = cache.load_json(unit_key(fmt, keys, _figures_key()))
-                if isinstance(known, list) and len(known) == 4:
-                    return format_figures(int(known[0]), int(known[1]), float(known[2]),
-                                          int(known[3]))
-        figures = _compute(paths, keys, cache)
+        if directory is not None:
+            from wavemetrics.runcache import RUNS_FOLDER, RunStore, session_stats, statusline_key
+
+            store = RunStore(os.path.join(directory, RUNS_FOLDER))
+            stats = session_stats(paths)
+            state = None if stats is None else statusline_key(stats)
+            line = None if state is None else _served(store, state)
+            if line is not None:
+                return line
+        figures = _compute(paths, directory)
+        if isinstance(figures, str):
+            return figures
+        line = format_figures(*figures)
     except Exception as error:  # a status line must never break the prompt
         return f"wavemetrics: unavailable ({type(error).__name__})"
-    if isinstance(figures, str):
-        return figures
-    return format_figures(*figures)
+    if store is not None and state is not None:
+        _keep(store, paths, state, stats, line)
+    return line
 
 
 def run(*, no_cache: bool = False) -> None:
@@ -235,11 +267,15 @@ def run(*, no_cache: bool = False) -> None:
         text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
     except (OSError, ValueError, UnicodeDecodeError):
         text = ""
-    try:
-        store = None if no_cache else ReadCache()
-    except Exception:  # no usable cache directory: still one line
-        store = None
-    line = status_line(text, store)
+    directory = None
+    if not no_cache:
+        from wavemetrics._cachedir import cache_dir
+
+        try:
+            directory = cache_dir()
+        except Exception:  # no usable cache directory: still one line
+            directory = None
+    line = status_line(text, directory)
     if not line.isprintable():  # as every text output (docs/cli.md); the figures never need it
         from wavemetrics.escaping import printable
 
