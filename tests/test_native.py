@@ -317,10 +317,43 @@ def test_units_read_on_threads_give_the_same_output(
     assert len(outputs) == 1
 
 
-def test_native_figures_are_the_summary_fields() -> None:
-    """The extension returns every figure of a summary, each under its own name."""
-    assert sorted(native.NATIVE_FIGURES) == sorted(SUMMARY_FIELDS)
-    assert len(set(native.NATIVE_FIGURES)) == len(native.NATIVE_FIGURES)
+def test_the_extension_names_its_figures_in_the_order_of_the_figure_table() -> None:
+    """The extension's figure names, in order, are SUMMARY_FIELDS: the Rust list
+    (native/core/src/summary.rs) follows Python's table, never the other way round."""
+    import wavemetrics._native as built
+
+    assert built.figure_names() == SUMMARY_FIELDS
+    assert built.figure_names()[10] == "non_eval_wave_size_histogram"
+    assert len(SUMMARY_FIELDS) == 22  # docs/metrics.md section 6: 16 v1 keys - 2 + 8 extras
+
+
+def test_a_lane_read_natively_carries_each_figure_under_its_name(tmp_path: Path) -> None:
+    """Each value of the extension's figures tuple lands on the attribute of its name:
+    read [0, 10] with grep [1, 4] (one wave of 2), an orphan end, an incomplete start."""
+    path = tmp_path / "run.jsonl"
+    def at(ms: int) -> int:
+        return 1_700_000_000_000 + ms
+
+    def call(kind: str, call_id: str, ms: int, tool: str = "read") -> dict[str, Any]:
+        return {"type": f"tool_execution_{kind}", "toolCallId": call_id, "toolName": tool,
+                "timestamp": at(ms)}
+
+    path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in (
+        {"type": "turn_start", "timestamp": at(0)},
+        call("start", "a", 0), call("start", "b", 1, "grep"), call("end", "b", 4, "grep"),
+        call("end", "a", 10), call("end", "x", 11), call("start", "c", 12, "eval"),
+        {"type": "turn_end", "timestamp": at(20)},
+    )))
+    result = native.read_unit_native("events", (str(path),), StreamSettings(engine="native"))
+    assert result is not None
+    (lane,) = result[1]
+    s = lane.summary
+    # durations 10 and 3: S = 13 - span 10 = 3, upper (2 - 1) * 13 / 2, peak 2 - 1
+    assert (s.paired_calls, s.observed_calls, s.orphan_ends, s.incomplete_calls) == (2, 3, 1, 1)
+    assert (s.modeled_wallclock_saved_ms, s.upper_bound_saved_ms, s.tool_time_ms) == (3.0, 6.5, 13.0)
+    assert (s.non_eval_saved_round_trips, s.non_eval_waves_multi, s.non_eval_joined_calls) == (1, 1, 2)
+    assert s.non_eval_wave_size_histogram == "0:1:0:0:0:0:0:0"
+    assert s.measured_turn_duration_ms_total == 20.0
 
 
 @settings(max_examples=60, deadline=None,
@@ -912,7 +945,7 @@ def test_the_built_extension_has_the_interface_this_package_calls() -> None:
     """The extension built from these sources reports the API_VERSION native.py expects."""
     import wavemetrics._native as built
 
-    assert built.API_VERSION == native.API_VERSION == 8
+    assert built.API_VERSION == native.API_VERSION == 9
     assert native.available() and not native.stale()
 
 

@@ -223,21 +223,14 @@ def _report(path: str, fmt: str, raw: tuple[Any, ...]) -> InputReport:
     return InputReport.from_account(path, fmt, account)
 
 
-#: The figures of a lane, in the order the extension returns them (``python.rs``).
-NATIVE_FIGURES = (
-    "clock_anomalies", "dropped_calls", "eval_only_duration_ms", "eval_only_waves",
-    "incomplete_calls", "measured_turn_duration_ms_total", "mixed_waves",
-    "modeled_wallclock_saved_ms", "non_eval_joined_calls", "non_eval_saved_round_trips",
-    "non_eval_wave_size_histogram", "non_eval_waves_multi", "non_eval_waves_total",
-    "upper_bound_saved_ms", "observed_calls", "paired_calls", "malformed_observations",
-    "duplicate_starts", "orphan_ends", "eval_outer_joined_calls",
-    "mixed_non_eval_joined_calls", "tool_time_ms",
-)
+#: The names of a lane's figures, in the order the extension returns them: its own
+#: ``figure_names()``, which ``tests/test_native.py`` holds equal to ``SUMMARY_FIELDS``.
+_FIGURE_NAMES: tuple[str, ...] = () if _native is None else _native.figure_names()
 
 
 def _lane(paths: tuple[str, ...], raw: tuple[Any, ...]) -> StreamedLane:
-    file, session_id, lane_id, (head, tail) = raw
-    summary = ParallelismSummary(**dict(zip(NATIVE_FIGURES, (*head, *tail), strict=True)))
+    file, session_id, lane_id, figures = raw
+    summary = ParallelismSummary(**dict(zip(_FIGURE_NAMES, figures, strict=True)))
     return StreamedLane(
         path=paths[file],
         session_id=session_id,

@@ -5,9 +5,10 @@ use crate::account::LineAccount;
 use crate::command;
 use crate::detect::Sniffers;
 use crate::readers::{self, ReadError, UnitOut};
-use crate::summary::{Settings, Summary};
+use crate::summary::{histogram_text, Figure, Settings, Summary, FIGURE_NAMES};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::IntoPyObjectExt;
 use pyo3::types::{PyBytes, PyTuple};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -17,7 +18,7 @@ use std::path::Path;
 /// whenever a function of this module is added, removed or changes its
 /// arguments or results, so that an extension built from older sources is
 /// found out and not called (`native.available()` is then false).
-pub const API_VERSION: u32 = 8;
+pub const API_VERSION: u32 = 9;
 
 fn to_py_err(error: ReadError) -> PyErr {
     match error {
@@ -50,39 +51,24 @@ fn account<'py>(py: Python<'py>, a: &LineAccount) -> PyResult<Bound<'py, PyTuple
         .into_pyobject(py)
 }
 
+/// A lane's figures, a flat tuple in [`FIGURE_NAMES`] order: counts as `int`, ms as
+/// `float`, the histogram as its wire string.
 fn summary<'py>(py: Python<'py>, s: &Summary) -> PyResult<Bound<'py, PyTuple>> {
-    let head = (
-        s.clock_anomalies,
-        s.dropped_calls,
-        s.eval_only_duration_ms,
-        s.eval_only_waves,
-        s.incomplete_calls,
-        s.measured_turn_duration_ms_total,
-        s.mixed_waves,
-        s.modeled_wallclock_saved_ms,
-        s.non_eval_joined_calls,
-        s.non_eval_saved_round_trips,
-        s.histogram_text(),
-    );
-    let tail = (
-        s.non_eval_waves_multi,
-        s.non_eval_waves_total,
-        s.upper_bound_saved_ms,
-        s.observed_calls,
-        s.paired_calls,
-        s.malformed_observations,
-        s.duplicate_starts,
-        s.orphan_ends,
-        s.eval_outer_joined_calls,
-        s.mixed_non_eval_joined_calls,
-        s.tool_time_ms,
-    );
-    (head, tail).into_pyobject(py)
+    let values = s
+        .figures()
+        .into_iter()
+        .map(|(_, value)| match value {
+            Figure::Count(n) => n.into_bound_py_any(py),
+            Figure::Ms(ms) => ms.into_bound_py_any(py),
+            Figure::Histogram(h) => histogram_text(h).into_bound_py_any(py),
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    PyTuple::new(py, values)
 }
 
 /// `(accounts, lanes, read_again_in_batch)`; an account is `(lines_read, lines_used,
 /// [(ignored type as WTF-8 bytes, n)], [(problem, n)], [(note, n)])`, a lane is
-/// `(file index, session_id, lane_id, (summary head, summary tail))`.
+/// `(file index, session_id, lane_id, figures)`, `figures` as [`summary`] gives them.
 fn unit<'py>(py: Python<'py>, out: &UnitOut) -> PyResult<Bound<'py, PyTuple>> {
     let accounts = out
         .accounts
@@ -434,6 +420,13 @@ fn split_reads() -> usize {
     readers::SPLIT_READS.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// The names of a lane's figures, in the order of its figures tuple ([`summary`]):
+/// `SUMMARY_FIELDS` of `wavemetrics/schema.py` (`tests/test_native.py` checks it).
+#[pyfunction]
+fn figure_names(py: Python<'_>) -> PyResult<Bound<'_, PyTuple>> {
+    PyTuple::new(py, FIGURE_NAMES)
+}
+
 /// SHA-256 (FIPS 180-4) of `data`, 32 bytes: what `hashlib.sha256(data).digest()`
 /// gives, without loading OpenSSL (`wavemetrics/_digest.py`: run keys and stored
 /// outputs). RustCrypto's `sha2`, with the CPU's SHA instructions where it has them;
@@ -459,5 +452,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(summarize_json, m)?)?;
     m.add_function(wrap_pyfunction!(walk_folders, m)?)?;
     m.add_function(wrap_pyfunction!(sha256, m)?)?;
+    m.add_function(wrap_pyfunction!(figure_names, m)?)?;
     Ok(())
 }
