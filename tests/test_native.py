@@ -257,7 +257,7 @@ def test_formats_and_inputs_the_native_engine_leaves_to_python(tmp_path: Path) -
     packed = tmp_path / "packed.jsonl"
     packed.write_bytes(gzip.compress(b'{"type":"turn_start","timestamp":1}\n'))
     assert native.read_unit_native("events", (str(packed),), settings_native) is None
-    assert native.detect_native(str(packed)) is None
+    assert native.detect_natively([str(packed)], 1) == {}
 
 
 def _summarize(args: list[str], engine: str) -> tuple[int, str]:
@@ -789,7 +789,7 @@ def test_a_record_on_the_64th_line_with_content_decides_and_one_after_it_does_no
     paths = sorted(str(p) for p in folder.iterdir())
     found, units = native.detect_and_read_natively(paths, StreamSettings(engine="native"))
     assert {Path(p).name: fmt for p, fmt in found.items()} == expected
-    assert all(native.detect_native(p) == found[p] for p in paths)  # the separate pass
+    assert native.detect_natively(paths, 1) == found  # the separate pass
     assert set(units) == {("claude-code", (str(folder / "at65.jsonl"),))} | {
         ("events", (str(folder / name),)) for name, fmt in expected.items() if fmt == "events"}
     reference, fast, (separate, folded) = _folder_runs(folder)

@@ -33,7 +33,6 @@ __all__ = [
     "available",
     "default_engine",
     "detect_and_read_natively",
-    "detect_native",
     "detect_natively",
     "detection_counts",
     "read_unit_native",
@@ -90,24 +89,11 @@ def _readable_natively(fmt: str, paths: tuple[str, ...], regular: bool = False) 
     return True
 
 
-def detect_native(path: str) -> str | None:
-    """``events`` or ``claude-code`` when the registry's recognisers would pick that format
-    for this file (same first lines, same rules: ``registry.py``), else ``None``: then
-    the Python registry decides (another format, empty, unrecognised, unreadable)."""
-    if not _readable_natively(EVENTS.name, (path,)) or open_error(path) is not None:
-        return None
-    try:
-        found: int | None = _native.detect(
-            os.fsencode(path), sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES)
-        )
-    except OSError:
-        return None
-    return None if found is None else _DETECTED[found]
-
-
 def detect_natively(paths: list[str], jobs: int) -> dict[str, str]:
-    """:func:`detect_native` for many files on ``jobs`` threads: the files found to be
-    ``events`` or ``claude-code``, with their format (the rest: ask the registry)."""
+    """Detect ``paths`` on ``jobs`` threads: the files found to be ``events`` or
+    ``claude-code``, with their format, where the registry's recognisers would pick that
+    format (same first lines, same rules: ``registry.py``). The rest (another format,
+    empty, unrecognised, unreadable, not a regular file): ask the registry."""
     if _native is None:
         return {}
     # a file that cannot be opened is the registry's to report (same message as ever)
@@ -306,12 +292,8 @@ def read_unit_native(
         return None
     cap = stream.max_tracked_calls or None
     names = _eval_names(tuple(stream.eval_tool_names))
-    _, raw_paths, fallbacks = _unit_args(fmt, paths)
-    try:
-        if fmt == CLAUDE_CODE.name:
-            result = _native.read_claude_code(raw_paths, fallbacks, cap, names, stream.jobs)
-        else:
-            result = _native.read_events(raw_paths[0], fallbacks[0], cap, names)
-    except (OSError, ValueError):
-        return None  # the Python readers give the reference behaviour for these
+    # one unit: its files are parsed on all of stream.jobs threads
+    (result,) = _native.read_units([_unit_args(fmt, paths)], cap, names, stream.jobs)
+    if result is None:
+        return None  # I/O error, turn total: the Python readers give the reference behaviour
     return _unit_result(fmt, paths, result)
