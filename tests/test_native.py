@@ -11,9 +11,12 @@ A counting wrapper proves the native engine really read each unit.
 
 from __future__ import annotations
 
+import ast
 import gzip
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -947,6 +950,24 @@ def test_the_built_extension_has_the_interface_this_package_calls() -> None:
 
     assert built.API_VERSION == native.API_VERSION == 9
     assert native.available() and not native.stale()
+
+
+def test_the_stub_types_every_function_the_extension_exports(tmp_path: Path) -> None:
+    """wavemetrics/_native.pyi names what the extension exports, no more, and
+    mypy.stubtest finds each function's parameters as the built extension has them."""
+    import wavemetrics._native as built
+
+    stub = Path(native.__file__).with_name("_native.pyi")
+    tree = ast.parse(stub.read_text(encoding="utf-8"))
+    functions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    assert functions | {"API_VERSION"} == set(built.__all__)
+    assert functions == {"read_units", "read_folded", "detect_many", "summarize_json",
+                         "walk_folders", "detection_counts", "split_reads", "sha256",
+                         "figure_names"}
+    done = subprocess.run([sys.executable, "-m", "mypy.stubtest", "wavemetrics._native"],
+                          capture_output=True, text=True, check=False,
+                          env={**os.environ, "MYPY_CACHE_DIR": str(tmp_path)})
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_a_stale_extension_is_not_called(monkeypatch: pytest.MonkeyPatch) -> None:
