@@ -163,13 +163,6 @@ figures! {
     tool_time_ms: f64,
 }
 
-impl Summary {
-    /// The histogram as the v1 wire string.
-    pub fn histogram_text(&self) -> String {
-        histogram_text(&self.non_eval_wave_size_histogram)
-    }
-}
-
 fn wave_size_bucket(size: usize) -> usize {
     BUCKET_MAXIMA
         .iter()
@@ -529,7 +522,10 @@ mod tests {
         ];
         let values: Vec<Figure<'_>> = figures.iter().map(|(_, v)| *v).collect();
         assert_eq!(values, want);
-        assert_eq!(s.histogram_text(), "100:101:102:103:104:105:106:107");
+        assert_eq!(
+            histogram_text(&s.non_eval_wave_size_histogram),
+            "100:101:102:103:104:105:106:107"
+        );
         assert_eq!(histogram_text(&[0; 8]), "0:0:0:0:0:0:0:0");
     }
 
@@ -663,7 +659,10 @@ mod tests {
         assert_eq!(s.upper_bound_saved_ms, 6.5);
         assert_eq!(s.non_eval_saved_round_trips, 1);
         assert_eq!(s.tool_time_ms, 13.0);
-        assert_eq!(s.histogram_text(), "0:1:0:0:0:0:0:0");
+        assert_eq!(
+            histogram_text(&s.non_eval_wave_size_histogram),
+            "0:1:0:0:0:0:0:0"
+        );
     }
 
     #[test]
@@ -875,7 +874,10 @@ mod tests {
         assert_eq!(f.non_eval_saved_round_trips, 0);
         assert_eq!(f.modeled_wallclock_saved_ms, 0.0);
         assert_eq!(f.upper_bound_saved_ms, 2.5);
-        assert_eq!(f.histogram_text(), "63:1:0:0:0:0:0:0");
+        assert_eq!(
+            histogram_text(&f.non_eval_wave_size_histogram),
+            "63:1:0:0:0:0:0:0"
+        );
     }
 
     #[test]
@@ -899,7 +901,10 @@ mod tests {
         assert_eq!(f.modeled_wallclock_saved_ms, 2.0);
         assert_eq!(f.upper_bound_saved_ms, 6.0);
         assert_eq!(f.tool_time_ms, 15.5);
-        assert_eq!(f.histogram_text(), "2:1:0:0:0:0:0:0");
+        assert_eq!(
+            histogram_text(&f.non_eval_wave_size_histogram),
+            "2:1:0:0:0:0:0:0"
+        );
         assert_eq!(peak_concurrency(&[(1.0, 4.0, 1, "t".into())]), 1);
     }
 
