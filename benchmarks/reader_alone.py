@@ -1,6 +1,6 @@
 """The native Claude Code reader alone: one read of one file in a warm process.
 
-Times one ``_native.read_claude_code`` call (one thread, the default cap, no
+Times one ``_native.read_units`` call of one Claude Code unit (one thread, the default cap, no
 evaluation tool names: what ``summarize --jobs 1 --engine native`` asks of the
 extension for a one-file folder), without the interpreter's start-up, imports
 or rendering: CPU seconds from ``getrusage`` (user + system) around the call
@@ -29,9 +29,9 @@ from types import ModuleType
 def _extension(so: str | None) -> ModuleType:
     """The installed extension, or the build at ``so`` (its module name is ``_native``)."""
     if so is None:
-        from wavemetrics import _native  # type: ignore[attr-defined]
+        from wavemetrics import _native
 
-        return _native  # type: ignore[no-any-return]
+        return _native
     spec = importlib.util.spec_from_file_location("_native", so)
     if spec is None or spec.loader is None:
         raise SystemExit(f"not an extension module: {so}")
@@ -57,7 +57,7 @@ def main() -> None:
     runs = []
     for _ in range(args.repeat):
         start = _cpu()
-        native.read_claude_code([path], [args.file.stem], None, [], 1)
+        native.read_units([(True, [path], [args.file.stem])], None, [], 1)
         runs.append(_cpu() - start)
     median = statistics.median(runs)
     rate = size / 1e6 / median if median > 0 else float("inf")

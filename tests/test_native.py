@@ -11,9 +11,12 @@ A counting wrapper proves the native engine really read each unit.
 
 from __future__ import annotations
 
+import ast
 import gzip
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -257,7 +260,7 @@ def test_formats_and_inputs_the_native_engine_leaves_to_python(tmp_path: Path) -
     packed = tmp_path / "packed.jsonl"
     packed.write_bytes(gzip.compress(b'{"type":"turn_start","timestamp":1}\n'))
     assert native.read_unit_native("events", (str(packed),), settings_native) is None
-    assert native.detect_native(str(packed)) is None
+    assert native.detect_natively([str(packed)], 1) == {}
 
 
 def _summarize(args: list[str], engine: str) -> tuple[int, str]:
@@ -317,10 +320,43 @@ def test_units_read_on_threads_give_the_same_output(
     assert len(outputs) == 1
 
 
-def test_native_figures_are_the_summary_fields() -> None:
-    """The extension returns every figure of a summary, each under its own name."""
-    assert sorted(native.NATIVE_FIGURES) == sorted(SUMMARY_FIELDS)
-    assert len(set(native.NATIVE_FIGURES)) == len(native.NATIVE_FIGURES)
+def test_the_extension_names_its_figures_in_the_order_of_the_figure_table() -> None:
+    """The extension's figure names, in order, are SUMMARY_FIELDS: the Rust list
+    (native/core/src/summary.rs) follows Python's table, never the other way round."""
+    import wavemetrics._native as built
+
+    assert built.figure_names() == SUMMARY_FIELDS
+    assert built.figure_names()[10] == "non_eval_wave_size_histogram"
+    assert len(SUMMARY_FIELDS) == 22  # docs/metrics.md section 6: 16 v1 keys - 2 + 8 extras
+
+
+def test_a_lane_read_natively_carries_each_figure_under_its_name(tmp_path: Path) -> None:
+    """Each value of the extension's figures tuple lands on the attribute of its name:
+    read [0, 10] with grep [1, 4] (one wave of 2), an orphan end, an incomplete start."""
+    path = tmp_path / "run.jsonl"
+    def at(ms: int) -> int:
+        return 1_700_000_000_000 + ms
+
+    def call(kind: str, call_id: str, ms: int, tool: str = "read") -> dict[str, Any]:
+        return {"type": f"tool_execution_{kind}", "toolCallId": call_id, "toolName": tool,
+                "timestamp": at(ms)}
+
+    path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in (
+        {"type": "turn_start", "timestamp": at(0)},
+        call("start", "a", 0), call("start", "b", 1, "grep"), call("end", "b", 4, "grep"),
+        call("end", "a", 10), call("end", "x", 11), call("start", "c", 12, "eval"),
+        {"type": "turn_end", "timestamp": at(20)},
+    )))
+    result = native.read_unit_native("events", (str(path),), StreamSettings(engine="native"))
+    assert result is not None
+    (lane,) = result[1]
+    s = lane.summary
+    # durations 10 and 3: S = 13 - span 10 = 3, upper (2 - 1) * 13 / 2, peak 2 - 1
+    assert (s.paired_calls, s.observed_calls, s.orphan_ends, s.incomplete_calls) == (2, 3, 1, 1)
+    assert (s.modeled_wallclock_saved_ms, s.upper_bound_saved_ms, s.tool_time_ms) == (3.0, 6.5, 13.0)
+    assert (s.non_eval_saved_round_trips, s.non_eval_waves_multi, s.non_eval_joined_calls) == (1, 1, 2)
+    assert s.non_eval_wave_size_histogram == "0:1:0:0:0:0:0:0"
+    assert s.measured_turn_duration_ms_total == 20.0
 
 
 @settings(max_examples=60, deadline=None,
@@ -756,7 +792,7 @@ def test_a_record_on_the_64th_line_with_content_decides_and_one_after_it_does_no
     paths = sorted(str(p) for p in folder.iterdir())
     found, units = native.detect_and_read_natively(paths, StreamSettings(engine="native"))
     assert {Path(p).name: fmt for p, fmt in found.items()} == expected
-    assert all(native.detect_native(p) == found[p] for p in paths)  # the separate pass
+    assert native.detect_natively(paths, 1) == found  # the separate pass
     assert set(units) == {("claude-code", (str(folder / "at65.jsonl"),))} | {
         ("events", (str(folder / name),)) for name, fmt in expected.items() if fmt == "events"}
     reference, fast, (separate, folded) = _folder_runs(folder)
@@ -912,8 +948,26 @@ def test_the_built_extension_has_the_interface_this_package_calls() -> None:
     """The extension built from these sources reports the API_VERSION native.py expects."""
     import wavemetrics._native as built
 
-    assert built.API_VERSION == native.API_VERSION == 8
+    assert built.API_VERSION == native.API_VERSION == 9
     assert native.available() and not native.stale()
+
+
+def test_the_stub_types_every_function_the_extension_exports(tmp_path: Path) -> None:
+    """wavemetrics/_native.pyi names what the extension exports, no more, and
+    mypy.stubtest finds each function's parameters as the built extension has them."""
+    import wavemetrics._native as built
+
+    stub = Path(native.__file__).with_name("_native.pyi")
+    tree = ast.parse(stub.read_text(encoding="utf-8"))
+    functions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    assert functions | {"API_VERSION"} == set(built.__all__)
+    assert functions == {"read_units", "read_folded", "detect_many", "summarize_json",
+                         "walk_folders", "detection_counts", "split_reads", "sha256",
+                         "figure_names"}
+    done = subprocess.run([sys.executable, "-m", "mypy.stubtest", "wavemetrics._native"],
+                          capture_output=True, text=True, check=False,
+                          env={**os.environ, "MYPY_CACHE_DIR": str(tmp_path)})
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_a_stale_extension_is_not_called(monkeypatch: pytest.MonkeyPatch) -> None:

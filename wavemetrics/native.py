@@ -33,7 +33,6 @@ __all__ = [
     "available",
     "default_engine",
     "detect_and_read_natively",
-    "detect_native",
     "detect_natively",
     "detection_counts",
     "read_unit_native",
@@ -90,24 +89,11 @@ def _readable_natively(fmt: str, paths: tuple[str, ...], regular: bool = False) 
     return True
 
 
-def detect_native(path: str) -> str | None:
-    """``events`` or ``claude-code`` when the registry's recognisers would pick that format
-    for this file (same first lines, same rules: ``registry.py``), else ``None``: then
-    the Python registry decides (another format, empty, unrecognised, unreadable)."""
-    if not _readable_natively(EVENTS.name, (path,)) or open_error(path) is not None:
-        return None
-    try:
-        found: int | None = _native.detect(
-            os.fsencode(path), sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES)
-        )
-    except OSError:
-        return None
-    return None if found is None else _DETECTED[found]
-
-
 def detect_natively(paths: list[str], jobs: int) -> dict[str, str]:
-    """:func:`detect_native` for many files on ``jobs`` threads: the files found to be
-    ``events`` or ``claude-code``, with their format (the rest: ask the registry)."""
+    """Detect ``paths`` on ``jobs`` threads: the files found to be ``events`` or
+    ``claude-code``, with their format, where the registry's recognisers would pick that
+    format (same first lines, same rules: ``registry.py``). The rest (another format,
+    empty, unrecognised, unreadable, not a regular file): ask the registry."""
     if _native is None:
         return {}
     # a file that cannot be opened is the registry's to report (same message as ever)
@@ -223,21 +209,14 @@ def _report(path: str, fmt: str, raw: tuple[Any, ...]) -> InputReport:
     return InputReport.from_account(path, fmt, account)
 
 
-#: The figures of a lane, in the order the extension returns them (``python.rs``).
-NATIVE_FIGURES = (
-    "clock_anomalies", "dropped_calls", "eval_only_duration_ms", "eval_only_waves",
-    "incomplete_calls", "measured_turn_duration_ms_total", "mixed_waves",
-    "modeled_wallclock_saved_ms", "non_eval_joined_calls", "non_eval_saved_round_trips",
-    "non_eval_wave_size_histogram", "non_eval_waves_multi", "non_eval_waves_total",
-    "upper_bound_saved_ms", "observed_calls", "paired_calls", "malformed_observations",
-    "duplicate_starts", "orphan_ends", "eval_outer_joined_calls",
-    "mixed_non_eval_joined_calls", "tool_time_ms",
-)
+#: The names of a lane's figures, in the order the extension returns them: its own
+#: ``figure_names()``, which ``tests/test_native.py`` holds equal to ``SUMMARY_FIELDS``.
+_FIGURE_NAMES: tuple[str, ...] = () if _native is None else _native.figure_names()
 
 
 def _lane(paths: tuple[str, ...], raw: tuple[Any, ...]) -> StreamedLane:
-    file, session_id, lane_id, (head, tail) = raw
-    summary = ParallelismSummary(**dict(zip(NATIVE_FIGURES, (*head, *tail), strict=True)))
+    file, session_id, lane_id, figures = raw
+    summary = ParallelismSummary(**dict(zip(_FIGURE_NAMES, figures, strict=True)))
     return StreamedLane(
         path=paths[file],
         session_id=session_id,
@@ -313,12 +292,8 @@ def read_unit_native(
         return None
     cap = stream.max_tracked_calls or None
     names = _eval_names(tuple(stream.eval_tool_names))
-    _, raw_paths, fallbacks = _unit_args(fmt, paths)
-    try:
-        if fmt == CLAUDE_CODE.name:
-            result = _native.read_claude_code(raw_paths, fallbacks, cap, names, stream.jobs)
-        else:
-            result = _native.read_events(raw_paths[0], fallbacks[0], cap, names)
-    except (OSError, ValueError):
-        return None  # the Python readers give the reference behaviour for these
+    # one unit: its files are parsed on all of stream.jobs threads
+    (result,) = _native.read_units([_unit_args(fmt, paths)], cap, names, stream.jobs)
+    if result is None:
+        return None  # I/O error, turn total: the Python readers give the reference behaviour
     return _unit_result(fmt, paths, result)

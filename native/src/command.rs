@@ -16,7 +16,7 @@ use crate::account::LineAccount;
 use crate::detect::{Detected, Sniffers};
 use crate::pyjson::{write_ascii_string, write_float, write_int, write_unicode_string};
 use crate::readers::{self, FoldFile, FoldOut, UnitOut};
-use crate::summary::{Settings, Summary};
+use crate::summary::{histogram_text, Figure, Settings, Summary};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::fs::File;
@@ -407,44 +407,11 @@ pub fn assemble<'a>(
 /// (`0`, `0.0`) and adds each lane's figure in turn (the same float bits), the
 /// histogram position by position (exact). `None` when a count overflows 64 bits.
 pub fn merge<'a>(summaries: impl IntoIterator<Item = &'a Summary>) -> Option<Summary> {
-    let mut t = Summary::default();
+    let mut total = Summary::default();
     for s in summaries {
-        t.clock_anomalies = t.clock_anomalies.checked_add(s.clock_anomalies)?;
-        t.dropped_calls = t.dropped_calls.checked_add(s.dropped_calls)?;
-        t.eval_only_duration_ms += s.eval_only_duration_ms;
-        t.eval_only_waves = t.eval_only_waves.checked_add(s.eval_only_waves)?;
-        t.incomplete_calls = t.incomplete_calls.checked_add(s.incomplete_calls)?;
-        t.measured_turn_duration_ms_total += s.measured_turn_duration_ms_total;
-        t.mixed_waves = t.mixed_waves.checked_add(s.mixed_waves)?;
-        t.modeled_wallclock_saved_ms += s.modeled_wallclock_saved_ms;
-        t.non_eval_joined_calls = t
-            .non_eval_joined_calls
-            .checked_add(s.non_eval_joined_calls)?;
-        t.non_eval_saved_round_trips = t
-            .non_eval_saved_round_trips
-            .checked_add(s.non_eval_saved_round_trips)?;
-        for (total, count) in t.histogram.iter_mut().zip(s.histogram) {
-            *total = total.checked_add(count)?;
-        }
-        t.non_eval_waves_multi = t.non_eval_waves_multi.checked_add(s.non_eval_waves_multi)?;
-        t.non_eval_waves_total = t.non_eval_waves_total.checked_add(s.non_eval_waves_total)?;
-        t.upper_bound_saved_ms += s.upper_bound_saved_ms;
-        t.observed_calls = t.observed_calls.checked_add(s.observed_calls)?;
-        t.paired_calls = t.paired_calls.checked_add(s.paired_calls)?;
-        t.malformed_observations = t
-            .malformed_observations
-            .checked_add(s.malformed_observations)?;
-        t.duplicate_starts = t.duplicate_starts.checked_add(s.duplicate_starts)?;
-        t.orphan_ends = t.orphan_ends.checked_add(s.orphan_ends)?;
-        t.eval_outer_joined_calls = t
-            .eval_outer_joined_calls
-            .checked_add(s.eval_outer_joined_calls)?;
-        t.mixed_non_eval_joined_calls = t
-            .mixed_non_eval_joined_calls
-            .checked_add(s.mixed_non_eval_joined_calls)?;
-        t.tool_time_ms += s.tool_time_ms;
+        total.add(s)?;
     }
-    Some(t)
+    Some(total)
 }
 
 /// `ReadOutcome.repeated_lanes`: the `(session_id, lane_id)` of lanes read from more
@@ -628,31 +595,13 @@ fn sorted<K: AsRef<[u8]> + Clone>(counts: &[(K, u64)]) -> Vec<(K, u64)> {
 /// The figures of a summary in `SUMMARY_FIELDS` order, then `waves_total`
 /// (`report._summary_dict`).
 fn figures(w: &mut Writer, s: &Summary) {
-    w.int("clock_anomalies", s.clock_anomalies);
-    w.int("dropped_calls", s.dropped_calls);
-    w.float("eval_only_duration_ms", s.eval_only_duration_ms);
-    w.int("eval_only_waves", s.eval_only_waves);
-    w.int("incomplete_calls", s.incomplete_calls);
-    w.float(
-        "measured_turn_duration_ms_total",
-        s.measured_turn_duration_ms_total,
-    );
-    w.int("mixed_waves", s.mixed_waves);
-    w.float("modeled_wallclock_saved_ms", s.modeled_wallclock_saved_ms);
-    w.int("non_eval_joined_calls", s.non_eval_joined_calls);
-    w.int("non_eval_saved_round_trips", s.non_eval_saved_round_trips);
-    w.text("non_eval_wave_size_histogram", &s.histogram_text());
-    w.int("non_eval_waves_multi", s.non_eval_waves_multi);
-    w.int("non_eval_waves_total", s.non_eval_waves_total);
-    w.float("upper_bound_saved_ms", s.upper_bound_saved_ms);
-    w.int("observed_calls", s.observed_calls);
-    w.int("paired_calls", s.paired_calls);
-    w.int("malformed_observations", s.malformed_observations);
-    w.int("duplicate_starts", s.duplicate_starts);
-    w.int("orphan_ends", s.orphan_ends);
-    w.int("eval_outer_joined_calls", s.eval_outer_joined_calls);
-    w.int("mixed_non_eval_joined_calls", s.mixed_non_eval_joined_calls);
-    w.float("tool_time_ms", s.tool_time_ms);
+    for (name, value) in s.figures() {
+        match value {
+            Figure::Count(n) => w.int(name, n),
+            Figure::Ms(ms) => w.float(name, ms),
+            Figure::Histogram(h) => w.text(name, &histogram_text(h)),
+        }
+    }
     // waves_total, the derived property: exact as Python's int sum, also past 64 bits
     let waves = i128::from(s.non_eval_waves_total)
         + i128::from(s.eval_only_waves)
@@ -1850,7 +1799,7 @@ mod tests {
             modeled_wallclock_saved_ms: -8.5,
             non_eval_joined_calls: 9,
             non_eval_saved_round_trips: 10,
-            histogram: [11, 12, 13, 14, 15, 16, 17, 18],
+            non_eval_wave_size_histogram: [11, 12, 13, 14, 15, 16, 17, 18],
             non_eval_waves_multi: 19,
             non_eval_waves_total: 20,
             upper_bound_saved_ms: 21.75,
@@ -1874,7 +1823,7 @@ mod tests {
             modeled_wallclock_saved_ms: 800.0,
             non_eval_joined_calls: 900,
             non_eval_saved_round_trips: 1000,
-            histogram: [1100, 1200, 1300, 1400, 1500, 1600, 1700, 1800],
+            non_eval_wave_size_histogram: [1100, 1200, 1300, 1400, 1500, 1600, 1700, 1800],
             non_eval_waves_multi: 1900,
             non_eval_waves_total: 2000,
             upper_bound_saved_ms: 2100.0,
@@ -1906,7 +1855,7 @@ mod tests {
             modeled_wallclock_saved_ms: 791.5,
             non_eval_joined_calls: 909,
             non_eval_saved_round_trips: 1010,
-            histogram: [1111, 1212, 1313, 1414, 1515, 1616, 1717, 1818],
+            non_eval_wave_size_histogram: [1111, 1212, 1313, 1414, 1515, 1616, 1717, 1818],
             non_eval_waves_multi: 1919,
             non_eval_waves_total: 2020,
             upper_bound_saved_ms: 2121.75,
@@ -1980,14 +1929,14 @@ mod tests {
             |s| &mut s.mixed_non_eval_joined_calls,
         ];
         let histogram: Vec<Field> = vec![
-            |s| &mut s.histogram[0],
-            |s| &mut s.histogram[1],
-            |s| &mut s.histogram[2],
-            |s| &mut s.histogram[3],
-            |s| &mut s.histogram[4],
-            |s| &mut s.histogram[5],
-            |s| &mut s.histogram[6],
-            |s| &mut s.histogram[7],
+            |s| &mut s.non_eval_wave_size_histogram[0],
+            |s| &mut s.non_eval_wave_size_histogram[1],
+            |s| &mut s.non_eval_wave_size_histogram[2],
+            |s| &mut s.non_eval_wave_size_histogram[3],
+            |s| &mut s.non_eval_wave_size_histogram[4],
+            |s| &mut s.non_eval_wave_size_histogram[5],
+            |s| &mut s.non_eval_wave_size_histogram[6],
+            |s| &mut s.non_eval_wave_size_histogram[7],
         ];
         for (index, field) in fields.iter().chain(&histogram).enumerate() {
             let mut full = Summary::default();
@@ -2266,7 +2215,7 @@ mod tests {
             modeled_wallclock_saved_ms: 3.0,
             non_eval_joined_calls: 1009,
             non_eval_saved_round_trips: 1010,
-            histogram: [1011, 1012, 1013, 1014, 1015, 1016, 1017, 1018],
+            non_eval_wave_size_histogram: [1011, 1012, 1013, 1014, 1015, 1016, 1017, 1018],
             non_eval_waves_multi: 1019,
             non_eval_waves_total: 1020,
             upper_bound_saved_ms: 4.0,

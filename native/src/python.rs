@@ -4,11 +4,11 @@
 use crate::account::LineAccount;
 use crate::command;
 use crate::detect::Sniffers;
-use crate::readers::{self, ReadError, UnitOut};
-use crate::summary::{Settings, Summary};
-use pyo3::exceptions::{PyOSError, PyValueError};
+use crate::readers::{self, UnitOut};
+use crate::summary::{histogram_text, Figure, Settings, Summary, FIGURE_NAMES};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
+use pyo3::IntoPyObjectExt;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -17,14 +17,7 @@ use std::path::Path;
 /// whenever a function of this module is added, removed or changes its
 /// arguments or results, so that an extension built from older sources is
 /// found out and not called (`native.available()` is then false).
-pub const API_VERSION: u32 = 8;
-
-fn to_py_err(error: ReadError) -> PyErr {
-    match error {
-        ReadError::Io(e) => PyOSError::new_err(e.to_string()),
-        ReadError::TurnTotal => PyValueError::new_err(ReadError::TurnTotal.to_string()),
-    }
-}
+pub const API_VERSION: u32 = 9;
 
 fn settings(max_tracked_calls: Option<usize>, eval_names: Vec<String>) -> Settings {
     Settings {
@@ -50,39 +43,24 @@ fn account<'py>(py: Python<'py>, a: &LineAccount) -> PyResult<Bound<'py, PyTuple
         .into_pyobject(py)
 }
 
+/// A lane's figures, a flat tuple in [`FIGURE_NAMES`] order: counts as `int`, ms as
+/// `float`, the histogram as its wire string.
 fn summary<'py>(py: Python<'py>, s: &Summary) -> PyResult<Bound<'py, PyTuple>> {
-    let head = (
-        s.clock_anomalies,
-        s.dropped_calls,
-        s.eval_only_duration_ms,
-        s.eval_only_waves,
-        s.incomplete_calls,
-        s.measured_turn_duration_ms_total,
-        s.mixed_waves,
-        s.modeled_wallclock_saved_ms,
-        s.non_eval_joined_calls,
-        s.non_eval_saved_round_trips,
-        s.histogram_text(),
-    );
-    let tail = (
-        s.non_eval_waves_multi,
-        s.non_eval_waves_total,
-        s.upper_bound_saved_ms,
-        s.observed_calls,
-        s.paired_calls,
-        s.malformed_observations,
-        s.duplicate_starts,
-        s.orphan_ends,
-        s.eval_outer_joined_calls,
-        s.mixed_non_eval_joined_calls,
-        s.tool_time_ms,
-    );
-    (head, tail).into_pyobject(py)
+    let values = s
+        .figures()
+        .into_iter()
+        .map(|(_, value)| match value {
+            Figure::Count(n) => n.into_bound_py_any(py),
+            Figure::Ms(ms) => ms.into_bound_py_any(py),
+            Figure::Histogram(h) => histogram_text(h).into_bound_py_any(py),
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    PyTuple::new(py, values)
 }
 
 /// `(accounts, lanes, read_again_in_batch)`; an account is `(lines_read, lines_used,
 /// [(ignored type as WTF-8 bytes, n)], [(problem, n)], [(note, n)])`, a lane is
-/// `(file index, session_id, lane_id, (summary head, summary tail))`.
+/// `(file index, session_id, lane_id, figures)`, `figures` as [`summary`] gives them.
 fn unit<'py>(py: Python<'py>, out: &UnitOut) -> PyResult<Bound<'py, PyTuple>> {
     let accounts = out
         .accounts
@@ -104,53 +82,11 @@ fn unit<'py>(py: Python<'py>, out: &UnitOut) -> PyResult<Bound<'py, PyTuple>> {
     (accounts, lanes, out.read_again_in_batch).into_pyobject(py)
 }
 
-/// Read one Claude Code project folder (`paths` as file-system bytes, in order);
-/// with `jobs` > 1 and several files, its files are parsed on `jobs` threads.
-#[pyfunction]
-#[pyo3(signature = (paths, fallback_ids, max_tracked_calls, eval_names, jobs=1))]
-fn read_claude_code<'py>(
-    py: Python<'py>,
-    paths: Vec<Vec<u8>>,
-    fallback_ids: Vec<String>,
-    max_tracked_calls: Option<usize>,
-    eval_names: Vec<String>,
-    jobs: usize,
-) -> PyResult<Bound<'py, PyTuple>> {
-    let s = settings(max_tracked_calls, eval_names);
-    let out = py
-        .detach(|| {
-            let paths: Vec<&Path> = paths
-                .iter()
-                .map(|p| Path::new(OsStr::from_bytes(p)))
-                .collect();
-            readers::read_claude_code_on(&paths, &fallback_ids, &s, jobs)
-        })
-        .map_err(to_py_err)?;
-    unit(py, &out)
-}
-
-/// Read one `events` input.
-#[pyfunction]
-fn read_events<'py>(
-    py: Python<'py>,
-    path: Vec<u8>,
-    default_session_id: String,
-    max_tracked_calls: Option<usize>,
-    eval_names: Vec<String>,
-) -> PyResult<Bound<'py, PyTuple>> {
-    let s = settings(max_tracked_calls, eval_names);
-    let out = py
-        .detach(|| {
-            readers::read_events(Path::new(OsStr::from_bytes(&path)), &default_session_id, &s)
-        })
-        .map_err(to_py_err)?;
-    unit(py, &out)
-}
-
 /// Read many units on `jobs` threads: `units` are `(claude, paths, fallback ids)`
-/// (a Claude Code project folder with one fallback session id per path, or an
-/// `events` file and its default session id). Results in unit order, each a unit tuple as
-/// [`read_claude_code`] returns, or `None` when that unit failed (I/O, turn total):
+/// (a Claude Code project folder, `paths` as file-system bytes in order, with one
+/// fallback session id per path, or an `events` file and its default session id).
+/// Results in unit order, each a unit tuple ([`unit`]), or `None` when that unit
+/// failed (I/O, turn total):
 /// the caller reads it with the Python readers. With fewer units than `jobs`, each
 /// Claude Code unit of several files is split: its files are parsed on `jobs /
 /// units` threads and merged in file order (`readers::read_claude_code_on`).
@@ -196,8 +132,8 @@ type FoldArg = (Vec<u8>, String, Option<String>);
 /// lines parsed once (`readers::read_folded`): a group is the candidate files of one
 /// Claude Code project folder, in path order. Per group, in group order: `(found,
 /// claude, events)`: each file's detection (`0` events, `1` claude-code, `None`: ask
-/// the registry), the unit of the files found `claude-code` (a unit tuple as
-/// [`read_claude_code`] returns, or `None`: none, or the read failed), and `[(file
+/// the registry), the unit of the files found `claude-code` (a unit tuple
+/// ([`unit`]), or `None`: none, or the read failed), and `[(file
 /// index, unit tuple or None)]` for the `events` files. With fewer groups than `jobs`,
 /// a group's files are parsed on the threads left over.
 #[pyfunction]
@@ -377,7 +313,7 @@ fn walk_folders<'py>(
     ))
 }
 
-/// How many files the separate detection pass (`detect`, `detect_many`) has looked at
+/// How many files the separate detection pass (`detect_many`) has looked at
 /// in this process, and how many groups `read_folded` has read (tests use them).
 #[pyfunction]
 fn detection_counts() -> (usize, usize) {
@@ -387,7 +323,8 @@ fn detection_counts() -> (usize, usize) {
     )
 }
 
-/// [`detect`] for many files on `jobs` threads; `None` also for a file that cannot be read.
+/// Detect each file's format from its first lines on `jobs` threads: `0` `events`,
+/// `1` `claude-code`, `None` (ask the registry; also a file that cannot be read).
 #[pyfunction]
 fn detect_many(
     py: Python<'_>,
@@ -410,28 +347,18 @@ fn detect_many(
     })
 }
 
-/// Detect `events` (0) or `claude-code` (1) from a file's first lines; `None`: ask the registry.
-#[pyfunction]
-fn detect(
-    py: Python<'_>,
-    path: Vec<u8>,
-    event_types: Vec<String>,
-    claude_only_types: Vec<String>,
-) -> PyResult<Option<usize>> {
-    let sniffers = Sniffers {
-        event_types: &event_types,
-        claude_only_types: &claude_only_types,
-    };
-    py.detach(|| crate::detect::detect(Path::new(OsStr::from_bytes(&path)), &sniffers))
-        .map(|found| found.map(|f| f as usize))
-        .map_err(|e| PyOSError::new_err(e.to_string()))
-}
-
 /// How many Claude Code units this process has read split across threads (tests
 /// use it to see that `--jobs` took the split path).
 #[pyfunction]
 fn split_reads() -> usize {
     readers::SPLIT_READS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The names of a lane's figures, in the order of its figures tuple ([`summary`]):
+/// `SUMMARY_FIELDS` of `wavemetrics/schema.py` (`tests/test_native.py` checks it).
+#[pyfunction]
+fn figure_names(py: Python<'_>) -> PyResult<Bound<'_, PyTuple>> {
+    PyTuple::new(py, FIGURE_NAMES)
 }
 
 /// SHA-256 (FIPS 180-4) of `data`, 32 bytes: what `hashlib.sha256(data).digest()`
@@ -448,9 +375,6 @@ fn sha256<'py>(py: Python<'py>, data: &[u8]) -> Bound<'py, PyBytes> {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("API_VERSION", API_VERSION)?;
-    m.add_function(wrap_pyfunction!(read_claude_code, m)?)?;
-    m.add_function(wrap_pyfunction!(read_events, m)?)?;
-    m.add_function(wrap_pyfunction!(detect, m)?)?;
     m.add_function(wrap_pyfunction!(read_units, m)?)?;
     m.add_function(wrap_pyfunction!(detect_many, m)?)?;
     m.add_function(wrap_pyfunction!(split_reads, m)?)?;
@@ -459,5 +383,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(summarize_json, m)?)?;
     m.add_function(wrap_pyfunction!(walk_folders, m)?)?;
     m.add_function(wrap_pyfunction!(sha256, m)?)?;
+    m.add_function(wrap_pyfunction!(figure_names, m)?)?;
     Ok(())
 }

@@ -45,42 +45,122 @@ pub struct Settings {
     pub stream: bool,
 }
 
-/// Every figure of a `ParallelismSummary`, in `SUMMARY_FIELDS` order.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Summary {
-    pub clock_anomalies: u64,
-    pub dropped_calls: u64,
-    pub eval_only_duration_ms: f64,
-    pub eval_only_waves: u64,
-    pub incomplete_calls: u64,
-    pub measured_turn_duration_ms_total: f64,
-    pub mixed_waves: u64,
-    pub modeled_wallclock_saved_ms: f64,
-    pub non_eval_joined_calls: u64,
-    pub non_eval_saved_round_trips: u64,
-    pub histogram: [u64; 8],
-    pub non_eval_waves_multi: u64,
-    pub non_eval_waves_total: u64,
-    pub upper_bound_saved_ms: f64,
-    pub observed_calls: u64,
-    pub paired_calls: u64,
-    pub malformed_observations: u64,
-    pub duplicate_starts: u64,
-    pub orphan_ends: u64,
-    pub eval_outer_joined_calls: u64,
-    pub mixed_non_eval_joined_calls: u64,
-    pub tool_time_ms: f64,
+/// One figure's value as a writer takes it: a count, a float (ms), or the histogram
+/// (bucket counts, written as its v1 wire string).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Figure<'a> {
+    Count(u64),
+    Ms(f64),
+    Histogram(&'a [u64; 8]),
 }
 
-impl Summary {
-    /// The histogram as the v1 wire string.
-    pub fn histogram_text(&self) -> String {
-        self.histogram
-            .iter()
-            .map(u64::to_string)
-            .collect::<Vec<_>>()
-            .join(":")
+/// The type of a figure: how it is read out ([`Figure`]) and how two lanes' values
+/// merge (`docs/metrics.md` section 8, `schema.merge_value`).
+pub trait FigureValue {
+    fn figure(&self) -> Figure<'_>;
+    /// `self` merged with `other`; `None` when a count overflows 64 bits.
+    fn add(&mut self, other: &Self) -> Option<()>;
+}
+
+impl FigureValue for u64 {
+    fn figure(&self) -> Figure<'_> {
+        Figure::Count(*self)
     }
+    fn add(&mut self, other: &Self) -> Option<()> {
+        *self = self.checked_add(*other)?;
+        Some(())
+    }
+}
+
+impl FigureValue for f64 {
+    fn figure(&self) -> Figure<'_> {
+        Figure::Ms(*self)
+    }
+    fn add(&mut self, other: &Self) -> Option<()> {
+        *self += *other;
+        Some(())
+    }
+}
+
+impl FigureValue for [u64; 8] {
+    fn figure(&self) -> Figure<'_> {
+        Figure::Histogram(self)
+    }
+    /// Position by position (`histogram.add_histograms`).
+    fn add(&mut self, other: &Self) -> Option<()> {
+        for (total, count) in self.iter_mut().zip(other) {
+            *total = total.checked_add(*count)?;
+        }
+        Some(())
+    }
+}
+
+/// The histogram as the v1 wire string: the eight counts joined by `:`.
+pub fn histogram_text(histogram: &[u64; 8]) -> String {
+    histogram
+        .iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+/// Declares the figures once: the [`Summary`] fields, [`FIGURE_NAMES`],
+/// [`Summary::figures`] (what the JSON writer and the binding's tuple read, in
+/// order) and [`Summary::add`] (the merge) all follow from one list.
+macro_rules! figures {
+    ($($name:ident: $type:ty,)*) => {
+        /// Every figure of a `ParallelismSummary`, in `SUMMARY_FIELDS` order.
+        #[derive(Debug, Clone, Default, PartialEq)]
+        pub struct Summary {
+            $(pub $name: $type,)*
+        }
+
+        /// The figures' names in order: `SUMMARY_FIELDS` of `wavemetrics/schema.py`
+        /// (the extension's `figure_names()`; a Python test keeps the two equal).
+        pub const FIGURE_NAMES: &[&str] = &[$(stringify!($name)),*];
+
+        impl Summary {
+            /// Every figure with its name, in [`FIGURE_NAMES`] order.
+            pub fn figures(&self) -> [(&'static str, Figure<'_>); FIGURE_NAMES.len()] {
+                [$((stringify!($name), self.$name.figure())),*]
+            }
+
+            /// `merge_two` (section 8): `other`'s figures added to these, each by its
+            /// rule; `None` when a count overflows 64 bits (`self` is then partly merged).
+            pub fn add(&mut self, other: &Summary) -> Option<()> {
+                $(self.$name.add(&other.$name)?;)*
+                Some(())
+            }
+        }
+    };
+}
+
+// Adding a figure: its row in `PROPERTIES` (`wavemetrics/schema.py`), its update in
+// `SummaryAccumulator` (`wavemetrics/summary.py`) and in `LaneStream` below, and its
+// row here, at the same place as in `SUMMARY_FIELDS`.
+figures! {
+    clock_anomalies: u64,
+    dropped_calls: u64,
+    eval_only_duration_ms: f64,
+    eval_only_waves: u64,
+    incomplete_calls: u64,
+    measured_turn_duration_ms_total: f64,
+    mixed_waves: u64,
+    modeled_wallclock_saved_ms: f64,
+    non_eval_joined_calls: u64,
+    non_eval_saved_round_trips: u64,
+    non_eval_wave_size_histogram: [u64; 8],
+    non_eval_waves_multi: u64,
+    non_eval_waves_total: u64,
+    upper_bound_saved_ms: f64,
+    observed_calls: u64,
+    paired_calls: u64,
+    malformed_observations: u64,
+    duplicate_starts: u64,
+    orphan_ends: u64,
+    eval_outer_joined_calls: u64,
+    mixed_non_eval_joined_calls: u64,
+    tool_time_ms: f64,
 }
 
 fn wave_size_bucket(size: usize) -> usize {
@@ -278,7 +358,7 @@ impl LaneStream {
             if size > 1 {
                 f.non_eval_waves_multi += 1;
             }
-            f.histogram[wave_size_bucket(size)] += 1;
+            f.non_eval_wave_size_histogram[wave_size_bucket(size)] += 1;
             let peak = peak_concurrency(calls);
             f.non_eval_saved_round_trips += peak.saturating_sub(1) as u64;
             // one call saves 0.0 (section 3), and adding 0.0 to these sums, which
@@ -342,6 +422,201 @@ mod tests {
     }
 
     #[test]
+    fn figure_names_are_summary_fields_in_order() {
+        // docs/metrics.md section 6: the 16 v1 keys less `$session_id` and
+        // `schema_kind`, in contract order, then the extras
+        assert_eq!(
+            FIGURE_NAMES,
+            [
+                "clock_anomalies",
+                "dropped_calls",
+                "eval_only_duration_ms",
+                "eval_only_waves",
+                "incomplete_calls",
+                "measured_turn_duration_ms_total",
+                "mixed_waves",
+                "modeled_wallclock_saved_ms",
+                "non_eval_joined_calls",
+                "non_eval_saved_round_trips",
+                "non_eval_wave_size_histogram",
+                "non_eval_waves_multi",
+                "non_eval_waves_total",
+                "upper_bound_saved_ms",
+                "observed_calls",
+                "paired_calls",
+                "malformed_observations",
+                "duplicate_starts",
+                "orphan_ends",
+                "eval_outer_joined_calls",
+                "mixed_non_eval_joined_calls",
+                "tool_time_ms",
+            ]
+        );
+    }
+
+    /// A summary whose figures are all distinct: counts `k * (index + 1)`, floats
+    /// `k * (index + 1) + 0.5`, histogram buckets `k * (100 + bucket)`.
+    fn distinct(k: u64) -> Summary {
+        let mut s = Summary::default();
+        let mut n = 0;
+        let mut next = || {
+            n += 1;
+            k * n
+        };
+        s.clock_anomalies = next();
+        s.dropped_calls = next();
+        s.eval_only_duration_ms = next() as f64 + 0.5;
+        s.eval_only_waves = next();
+        s.incomplete_calls = next();
+        s.measured_turn_duration_ms_total = next() as f64 + 0.5;
+        s.mixed_waves = next();
+        s.modeled_wallclock_saved_ms = next() as f64 + 0.5;
+        s.non_eval_joined_calls = next();
+        s.non_eval_saved_round_trips = next();
+        next();
+        s.non_eval_wave_size_histogram = [100, 101, 102, 103, 104, 105, 106, 107].map(|b| k * b);
+        s.non_eval_waves_multi = next();
+        s.non_eval_waves_total = next();
+        s.upper_bound_saved_ms = next() as f64 + 0.5;
+        s.observed_calls = next();
+        s.paired_calls = next();
+        s.malformed_observations = next();
+        s.duplicate_starts = next();
+        s.orphan_ends = next();
+        s.eval_outer_joined_calls = next();
+        s.mixed_non_eval_joined_calls = next();
+        s.tool_time_ms = next() as f64 + 0.5;
+        s
+    }
+
+    #[test]
+    fn figures_pair_each_name_with_its_value() {
+        let s = distinct(1);
+        let figures = s.figures();
+        let names: Vec<&str> = figures.iter().map(|(name, _)| *name).collect();
+        assert_eq!(names, FIGURE_NAMES);
+        let histogram = [100, 101, 102, 103, 104, 105, 106, 107];
+        let want = [
+            Figure::Count(1),
+            Figure::Count(2),
+            Figure::Ms(3.5),
+            Figure::Count(4),
+            Figure::Count(5),
+            Figure::Ms(6.5),
+            Figure::Count(7),
+            Figure::Ms(8.5),
+            Figure::Count(9),
+            Figure::Count(10),
+            Figure::Histogram(&histogram),
+            Figure::Count(12),
+            Figure::Count(13),
+            Figure::Ms(14.5),
+            Figure::Count(15),
+            Figure::Count(16),
+            Figure::Count(17),
+            Figure::Count(18),
+            Figure::Count(19),
+            Figure::Count(20),
+            Figure::Count(21),
+            Figure::Ms(22.5),
+        ];
+        let values: Vec<Figure<'_>> = figures.iter().map(|(_, v)| *v).collect();
+        assert_eq!(values, want);
+        assert_eq!(
+            histogram_text(&s.non_eval_wave_size_histogram),
+            "100:101:102:103:104:105:106:107"
+        );
+        assert_eq!(histogram_text(&[0; 8]), "0:0:0:0:0:0:0:0");
+    }
+
+    #[test]
+    fn add_merges_every_figure_by_its_rule() {
+        // counts and buckets sum: 1 * v + 10 * v = 11 * v; floats (n + 0.5) + (10n + 0.5)
+        let mut total = distinct(1);
+        assert_eq!(total.add(&distinct(10)), Some(()));
+        let mut want = distinct(11);
+        for (name, value) in distinct(11).figures() {
+            if let Figure::Ms(ms) = value {
+                let exact = ms + 0.5; // 11n + 0.5 + 0.5
+                match name {
+                    "eval_only_duration_ms" => want.eval_only_duration_ms = exact,
+                    "measured_turn_duration_ms_total" => {
+                        want.measured_turn_duration_ms_total = exact
+                    }
+                    "modeled_wallclock_saved_ms" => want.modeled_wallclock_saved_ms = exact,
+                    "upper_bound_saved_ms" => want.upper_bound_saved_ms = exact,
+                    "tool_time_ms" => want.tool_time_ms = exact,
+                    other => panic!("{other} is no float figure"),
+                }
+            }
+        }
+        assert_eq!(total, want);
+        assert_eq!(total.eval_only_duration_ms, 34.0);
+        assert_eq!(total.non_eval_wave_size_histogram[7], 1177);
+        // the identity: adding zeros changes nothing
+        let mut same = distinct(3);
+        assert_eq!(same.add(&Summary::default()), Some(()));
+        assert_eq!(same, distinct(3));
+    }
+
+    #[test]
+    fn add_is_none_when_any_count_or_bucket_overflows() {
+        let counts: Vec<usize> = FIGURE_NAMES
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| matches!(distinct(1).figures()[*i].1, Figure::Count(_)))
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(counts.len(), 16);
+        for index in counts {
+            let mut full = Summary::default();
+            set_count(&mut full, index, u64::MAX);
+            let mut one = Summary::default();
+            set_count(&mut one, index, 1);
+            assert_eq!(full.clone().add(&one), None, "{}", FIGURE_NAMES[index]);
+            assert_eq!(full.clone().add(&Summary::default()), Some(()));
+        }
+        for bucket in 0..8 {
+            let mut full = Summary::default();
+            full.non_eval_wave_size_histogram[bucket] = u64::MAX;
+            let mut one = Summary::default();
+            one.non_eval_wave_size_histogram[bucket] = 1;
+            assert_eq!(full.add(&one), None, "bucket {bucket}");
+        }
+        // floats never fail: they go to infinity as Python's do
+        let mut big = Summary {
+            tool_time_ms: f64::MAX,
+            ..Summary::default()
+        };
+        assert_eq!(big.add(&big.clone()), Some(()));
+        assert_eq!(big.tool_time_ms, f64::INFINITY);
+    }
+
+    /// Sets the count figure at `index` of [`FIGURE_NAMES`].
+    fn set_count(s: &mut Summary, index: usize, value: u64) {
+        let field = match FIGURE_NAMES[index] {
+            "clock_anomalies" => &mut s.clock_anomalies,
+            "dropped_calls" => &mut s.dropped_calls,
+            "eval_only_waves" => &mut s.eval_only_waves,
+            "incomplete_calls" => &mut s.incomplete_calls,
+            "mixed_waves" => &mut s.mixed_waves,
+            "non_eval_joined_calls" => &mut s.non_eval_joined_calls,
+            "non_eval_saved_round_trips" => &mut s.non_eval_saved_round_trips,
+            "non_eval_waves_multi" => &mut s.non_eval_waves_multi,
+            "non_eval_waves_total" => &mut s.non_eval_waves_total,
+            "observed_calls" => &mut s.observed_calls,
+            "paired_calls" => &mut s.paired_calls,
+            "malformed_observations" => &mut s.malformed_observations,
+            "duplicate_starts" => &mut s.duplicate_starts,
+            "orphan_ends" => &mut s.orphan_ends,
+            "eval_outer_joined_calls" => &mut s.eval_outer_joined_calls,
+            "mixed_non_eval_joined_calls" => &mut s.mixed_non_eval_joined_calls,
+            other => panic!("{other} is no count"),
+        };
+        *field = value;
+    }
+
+    #[test]
     fn eval_names_by_section_4() {
         let names: Vec<String> = settings(true).eval_names;
         for (name, expected) in [
@@ -384,7 +659,10 @@ mod tests {
         assert_eq!(s.upper_bound_saved_ms, 6.5);
         assert_eq!(s.non_eval_saved_round_trips, 1);
         assert_eq!(s.tool_time_ms, 13.0);
-        assert_eq!(s.histogram_text(), "0:1:0:0:0:0:0:0");
+        assert_eq!(
+            histogram_text(&s.non_eval_wave_size_histogram),
+            "0:1:0:0:0:0:0:0"
+        );
     }
 
     #[test]
@@ -596,7 +874,10 @@ mod tests {
         assert_eq!(f.non_eval_saved_round_trips, 0);
         assert_eq!(f.modeled_wallclock_saved_ms, 0.0);
         assert_eq!(f.upper_bound_saved_ms, 2.5);
-        assert_eq!(f.histogram_text(), "63:1:0:0:0:0:0:0");
+        assert_eq!(
+            histogram_text(&f.non_eval_wave_size_histogram),
+            "63:1:0:0:0:0:0:0"
+        );
     }
 
     #[test]
@@ -620,7 +901,10 @@ mod tests {
         assert_eq!(f.modeled_wallclock_saved_ms, 2.0);
         assert_eq!(f.upper_bound_saved_ms, 6.0);
         assert_eq!(f.tool_time_ms, 15.5);
-        assert_eq!(f.histogram_text(), "2:1:0:0:0:0:0:0");
+        assert_eq!(
+            histogram_text(&f.non_eval_wave_size_histogram),
+            "2:1:0:0:0:0:0:0"
+        );
         assert_eq!(peak_concurrency(&[(1.0, 4.0, 1, "t".into())]), 1);
     }
 

@@ -1,0 +1,162 @@
+"""Types of the Rust extension ``wavemetrics._native`` (``native/src/python.rs``).
+
+Paths cross as file-system bytes (``os.fsencode``) or as ``str``; results are plain
+tuples, whose shapes are named below. ``tests/test_native.py`` checks that
+:func:`figure_names` equals ``schema.SUMMARY_FIELDS``; ``python -m mypy.stubtest
+wavemetrics._native`` checks this file against the built extension.
+"""
+
+from collections.abc import Callable
+from typing import TypeVar
+
+__all__ = [
+    "API_VERSION",
+    "detect_many",
+    "detection_counts",
+    "figure_names",
+    "read_folded",
+    "read_units",
+    "sha256",
+    "split_reads",
+    "summarize_json",
+    "walk_folders",
+]
+
+_T = TypeVar("_T")
+
+#: ``(lines_read, lines_used, [(ignored record type as WTF-8 bytes, n)],
+#: [(problem, n)], [(note, n)])``: one input's line account.
+_Account = tuple[int, int, list[tuple[bytes, int]], list[tuple[str, int]], list[tuple[str, int]]]
+
+#: A lane's figures in :func:`figure_names` order (``SUMMARY_FIELDS``): counts as
+#: ``int``, ms as ``float``, the histogram as its wire string ``"a:b:c:d:e:f:g:h"``.
+_Figures = tuple[
+    int,  # clock_anomalies
+    int,  # dropped_calls
+    float,  # eval_only_duration_ms
+    int,  # eval_only_waves
+    int,  # incomplete_calls
+    float,  # measured_turn_duration_ms_total
+    int,  # mixed_waves
+    float,  # modeled_wallclock_saved_ms
+    int,  # non_eval_joined_calls
+    int,  # non_eval_saved_round_trips
+    str,  # non_eval_wave_size_histogram
+    int,  # non_eval_waves_multi
+    int,  # non_eval_waves_total
+    float,  # upper_bound_saved_ms
+    int,  # observed_calls
+    int,  # paired_calls
+    int,  # malformed_observations
+    int,  # duplicate_starts
+    int,  # orphan_ends
+    int,  # eval_outer_joined_calls
+    int,  # mixed_non_eval_joined_calls
+    float,  # tool_time_ms
+]
+
+#: ``(index of the unit's file it was read from, session_id, lane_id, figures)``.
+_Lane = tuple[int, str, str, _Figures]
+
+#: ``(accounts, one per file in order; lanes; read_again_in_batch)``: one read unit.
+_Unit = tuple[list[_Account], list[_Lane], bool]
+
+#: A read unit to :func:`read_units`: ``(a Claude Code project folder?, paths as
+#: file-system bytes in order, the fallback session id of each path)``; an ``events``
+#: unit has one path and its default session id.
+_UnitArg = tuple[bool, list[bytes], list[str]]
+
+#: A file of a folded group: ``(path as file-system bytes, Claude Code fallback session
+#: id, events default session id or None: the same)``.
+_FoldArg = tuple[bytes, str, str | None]
+
+#: Per folded group: ``(each file's detection: 0 events, 1 claude-code, None: ask the
+#: registry; the unit of the files found claude-code, or None; [(file index, unit or
+#: None)] of the events files)``.
+_Folded = tuple[list[int | None], _Unit | None, list[tuple[int, _Unit | None]]]
+
+#: A file of the native command: ``(path, Claude Code fallback session id, events
+#: default session id or None: the same, project-folder group)``.
+_CommandArg = tuple[str, str, str | None, int]
+
+#: What the notes of the native command see of an input: ``(format, lines_read,
+#: lines_used, lines_ignored, [(problem, n)] sorted by problem)``.
+_InputFact = tuple[str, int, int, int, list[tuple[str, int]]]
+
+#: What the notes see of a lane: ``(input index in walk order, session_id, lane_id)``.
+_LaneFact = tuple[int, str, str]
+
+#: The interface version; ``wavemetrics._extension.API_VERSION`` must equal it.
+API_VERSION: int
+
+def read_units(
+    units: list[_UnitArg],
+    max_tracked_calls: int | None,
+    eval_names: list[str],
+    jobs: int,
+) -> list[_Unit | None]:
+    """Read many units on ``jobs`` threads; per unit in order its result, or ``None``
+    when it failed (I/O, turn total)."""
+
+def read_folded(
+    groups: list[list[_FoldArg]],
+    event_types: list[str],
+    claude_only_types: list[str],
+    max_tracked_calls: int | None,
+    eval_names: list[str],
+    jobs: int,
+) -> list[_Folded]:
+    """Detect and read groups of files (one project folder's candidates each) in one pass."""
+
+def detect_many(
+    paths: list[bytes],
+    event_types: list[str],
+    claude_only_types: list[str],
+    jobs: int,
+) -> list[int | None]:
+    """Each file's detection: ``0`` events, ``1`` claude-code, ``None``: ask the registry."""
+
+def summarize_json(
+    files: list[_CommandArg],
+    skipped: list[tuple[str, str]],
+    event_types: list[str],
+    claude_only_types: list[str],
+    max_tracked_calls: int | None,
+    eval_names: list[str],
+    jobs: int,
+    options: str,
+    noted: Callable[[list[_InputFact], list[_LaneFact]], _T],
+) -> tuple[bytes, _T] | str:
+    """The native ``summarize --format json``: ``(document, what noted returned)``, or
+    the reason (``str``) the run is left to the Python command."""
+
+def walk_folders(
+    tops: list[tuple[str, str]],
+    trace: list[str],
+    skipped: list[str],
+    session: list[str],
+    key: bool,
+    jobs: int,
+) -> (
+    tuple[
+        bytes | None,
+        list[str] | None,
+        list[tuple[str, str | None, int]] | None,
+        list[str],
+    ]
+    | None
+):
+    """The folder walk: ``(run key or None, files or None, their (fallback session id,
+    stem or None, group) or None, sidecars)``; ``None`` when a name is not UTF-8."""
+
+def detection_counts() -> tuple[int, int]:
+    """``(files detected by detect_many, groups read by read_folded)`` in this process."""
+
+def split_reads() -> int:
+    """Units this process has read with their files parsed on several threads."""
+
+def sha256(data: bytes) -> bytes:
+    """SHA-256 of ``data``, 32 bytes."""
+
+def figure_names() -> tuple[str, ...]:
+    """The names of a lane's figures, in the order of its figures tuple."""
