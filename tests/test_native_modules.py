@@ -12,6 +12,7 @@ skipped, so a doc comment that names ``crate::readers`` is no edge.
 
 from __future__ import annotations
 
+import bisect
 import re
 from pathlib import Path
 
@@ -22,56 +23,44 @@ NATIVE = ROOT / "native"
 
 Module = tuple[str, ...]
 
-_CHAR = re.compile(r"'(?:\\(?:x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]+\}|.)|[^\\'\n])'")
-_RAW = re.compile(r'b?r(#*)"')
+_SKIP = re.compile(
+    r"//[^\n]*|/\*"
+    r'|\bb?r(?P<hashes>#*)"'
+    r'|b?"(?:\\.|[^"\\])*"'
+    r"|'(?:\\(?:x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]+\}|.)|[^\\'\n])'",
+    re.S,
+)
+_BLOCK = re.compile(r"/\*|\*/")
 _PATH = re.compile(r"\b(crate|super|self)\b((?:\s*::\s*(?:super\b|\w+))*)")
 _USE = re.compile(r"\buse\s+([^;]+);")
 _INLINE_MOD = re.compile(r"\bmod\s+(\w+)\s*\{")
+# a visibility (`pub(super)`, `pub(in crate::a)`) names who may see an item, not a use
+_VISIBILITY = re.compile(r"\bpub\s*\(\s*(?:crate|super|self|in\b[^)]*)\s*\)")
 
 
 def strip(text: str) -> str:
     """``text`` with comments, strings and char literals blanked (newlines kept)."""
     out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        if text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        if text.startswith("/*", i):
-            depth, i = 1, i + 2
-            while i < n and depth:
-                if text.startswith("/*", i):
-                    depth, i = depth + 1, i + 2
-                elif text.startswith("*/", i):
-                    depth, i = depth - 1, i + 2
-                else:
-                    out.append("\n" if text[i] == "\n" else "")
-                    i += 1
-            continue
-        raw = _RAW.match(text, i)
-        if raw and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
-            close = '"' + raw.group(1)
-            end = text.find(close, raw.end())
-            end = n if end < 0 else end + len(close)
-            out.append('""' + "\n" * text.count("\n", i, end))
-            i = end
-            continue
-        if text[i] == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            out.append('""' + "\n" * text.count("\n", i, j))
-            i = j + 1
-            continue
-        if text[i] == "'":
-            char = _CHAR.match(text, i)
-            if char:
-                out.append("' '")
-                i = char.end()
-                continue
-        out.append(text[i])
-        i += 1
+    pos = 0
+    while (found := _SKIP.search(text, pos)) is not None:
+        out.append(text[pos : found.start()])
+        end = found.end()
+        token = found.group()
+        if token == "/*":  # block comments nest
+            depth = 1
+            while depth and end < len(text):
+                inner = _BLOCK.search(text, end)
+                if inner is None:
+                    end = len(text)
+                    break
+                depth += 1 if inner.group() == "/*" else -1
+                end = inner.end()
+        elif found.group("hashes") is not None:  # a raw string ends at `"` and its hashes
+            close = text.find('"' + found.group("hashes"), end)
+            end = len(text) if close < 0 else close + 1 + len(found.group("hashes"))
+        out.append("\n" * text.count("\n", found.start(), end))
+        pos = end
+    out.append(text[pos:])
     return "".join(out)
 
 
@@ -130,29 +119,30 @@ def edges(src: Path) -> dict[Module, set[Module]]:
     modules = file_modules(src)
     graph: dict[Module, set[Module]] = {module: set() for module in modules}
     for module, path in modules.items():
-        text = strip(path.read_text(encoding="utf-8"))
-        # the inline module (`mod tests { ... }`) each offset is in
+        text = _VISIBILITY.sub(lambda m: " " * len(m.group()), strip(path.read_text(encoding="utf-8")))
+        # where each inline module (`mod tests { ... }`) opens and closes
         opens = {m.end() - 1: m.group(1) for m in _INLINE_MOD.finditer(text)}
+        changes: list[tuple[int, Module]] = [(0, ())]
         scope: list[tuple[str, int]] = []
-        inline_at: list[Module] = []
         depth = 0
-        for k, ch in enumerate(text):
-            if ch == "{":
+        for brace in re.finditer(r"[{}]", text):
+            if brace.group() == "{":
                 depth += 1
-                if k in opens:
-                    scope.append((opens[k], depth))
-            elif ch == "}":
+                if brace.start() in opens:
+                    scope.append((opens[brace.start()], depth))
+                    changes.append((brace.start(), tuple(name for name, _ in scope)))
+            else:
                 if scope and scope[-1][1] == depth:
                     scope.pop()
+                    changes.append((brace.start(), tuple(name for name, _ in scope)))
                 depth -= 1
-            inline_at.append(tuple(name for name, _ in scope))
-
+        starts = [offset for offset, _ in changes]
         found = [(use.start(), parts) for use in _USE.finditer(text)
                  for parts in _expand(use.group(1)) if parts]
         found += [(path.start(), [path.group(1), *re.findall(r"\w+", path.group(2))])
                   for path in _PATH.finditer(text)]
         for offset, parts in found:
-            here = module + inline_at[min(offset, len(inline_at) - 1)]
+            here = module + changes[bisect.bisect_right(starts, offset) - 1][1]
             target = _resolve(here, parts, modules)
             if target is not None and target != module:
                 graph[module].add(target)
@@ -258,7 +248,8 @@ def test_tests_comments_and_strings_are_no_edges(tmp_path: Path) -> None:
             "#[cfg(test)]\nmod tests {\n    use super::*;\n    fn t() { super::g(); }\n}\n"
         ),
         "b.rs": (
-            "/* crate::a */\npub fn f() -> &'static str { \"crate::a::g\" }\n"
+            "/* crate::a */\npub(super) fn f() -> &'static str { \"crate::a::g\" }\n"
+            "pub(in crate::a) fn g() {}\n"
             "const C: char = '\"';\npub fn h() -> &'static str { r#\"super::a\"# }\n"
         ),
     })

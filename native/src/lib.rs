@@ -13,6 +13,7 @@ pub use wavemetrics_core::{account, json, lines, parallel, summary, time, uuids}
 
 pub mod command;
 pub mod detect;
+pub mod io;
 pub mod pyjson;
 pub mod readers;
 pub mod walk;

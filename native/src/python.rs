@@ -3,8 +3,8 @@
 
 use crate::account::LineAccount;
 use crate::command;
-use crate::detect::Sniffers;
-use crate::readers::{self, ReadError, UnitOut};
+use crate::detect::{Detected, Sniffers};
+use crate::readers::{self, ClaudeCode, Events, ReadError, Reader, Unit, UnitOut};
 use crate::summary::{Settings, Summary};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -123,7 +123,11 @@ fn read_claude_code<'py>(
                 .iter()
                 .map(|p| Path::new(OsStr::from_bytes(p)))
                 .collect();
-            readers::read_claude_code_on(&paths, &fallback_ids, &s, jobs)
+            let unit = Unit {
+                paths: &paths,
+                session_ids: &fallback_ids,
+            };
+            ClaudeCode.read(&unit, &s, jobs)
         })
         .map_err(to_py_err)?;
     unit(py, &out)
@@ -141,7 +145,11 @@ fn read_events<'py>(
     let s = settings(max_tracked_calls, eval_names);
     let out = py
         .detach(|| {
-            readers::read_events(Path::new(OsStr::from_bytes(&path)), &default_session_id, &s)
+            let unit = Unit {
+                paths: &[Path::new(OsStr::from_bytes(&path))],
+                session_ids: &[default_session_id],
+            };
+            Events.read(&unit, &s, 1)
         })
         .map_err(to_py_err)?;
     unit(py, &out)
@@ -153,7 +161,7 @@ fn read_events<'py>(
 /// [`read_claude_code`] returns, or `None` when that unit failed (I/O, turn total):
 /// the caller reads it with the Python readers. With fewer units than `jobs`, each
 /// Claude Code unit of several files is split: its files are parsed on `jobs /
-/// units` threads and merged in file order (`readers::read_claude_code_on`).
+/// units` threads and merged in file order (`readers::ClaudeCode`).
 #[pyfunction]
 fn read_units<'py>(
     py: Python<'py>,
@@ -172,14 +180,16 @@ fn read_units<'py>(
                 .iter()
                 .map(|p| Path::new(OsStr::from_bytes(p)))
                 .collect();
-            if *claude {
-                readers::read_claude_code_on(&paths, fallbacks, &s, per_unit).ok()
+            let format = if *claude {
+                Detected::ClaudeCode
             } else {
-                match (paths.first(), fallbacks.first()) {
-                    (Some(path), Some(default)) => readers::read_events(path, default, &s).ok(),
-                    _ => None,
-                }
-            }
+                Detected::Events
+            };
+            let unit = Unit {
+                paths: &paths,
+                session_ids: fallbacks,
+            };
+            readers::reader(format).read(&unit, &s, per_unit).ok()
         })
     });
     outs.iter()
