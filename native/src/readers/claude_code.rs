@@ -940,7 +940,7 @@ impl Reader for ClaudeCode {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::readers::protocol::fixtures::{settings, USE};
+    use crate::readers::protocol::fixtures::{read_unit, settings, USE};
     use std::fs::File;
     use std::io::Write;
 
@@ -952,16 +952,7 @@ mod tests {
             writeln!(file, "{line}").unwrap();
         }
         drop(file);
-        let out = ClaudeCode
-            .read(
-                &Unit {
-                    paths: &[path.as_path()],
-                    session_ids: &["f".to_string()],
-                },
-                &settings(),
-                1,
-            )
-            .unwrap();
+        let out = read_unit(&ClaudeCode, &[&path], &["f"]);
         std::fs::remove_file(&path).unwrap();
         out
     }

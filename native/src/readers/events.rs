@@ -214,22 +214,13 @@ impl Reader for Events {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::readers::protocol::fixtures::settings;
+    use crate::readers::protocol::fixtures::read_unit;
 
     fn events(name: &str, lines: &[&str]) -> UnitOut {
         let path =
             std::env::temp_dir().join(format!("wm-native-{}-{name}.jsonl", std::process::id()));
         std::fs::write(&path, lines.join("\n")).unwrap();
-        let out = Events
-            .read(
-                &Unit {
-                    paths: &[path.as_path()],
-                    session_ids: &["run".to_string()],
-                },
-                &settings(),
-                1,
-            )
-            .unwrap();
+        let out = read_unit(&Events, &[&path], &["run"]);
         std::fs::remove_file(&path).unwrap();
         out
     }
