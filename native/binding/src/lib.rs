@@ -3,10 +3,11 @@
 //! of `wavemetrics-native`'s readers, detection, walk and command and their
 //! results to tuples and bytes; it reads and computes nothing itself.
 //!
-//! The modules it calls are imported at its root under their own names, so
-//! `python.rs` names them `crate::readers`, `crate::walk`, ... as it did when it
-//! was a module of that crate.
+//! Every module of `wavemetrics-native` (and the core's it re-exports) is
+//! imported at its root under its own name, so `python.rs` names them
+//! `crate::readers`, `crate::walk`, ... as it did when it was a module of that
+//! crate, whichever it uses.
 
-use wavemetrics_native::{account, command, detect, parallel, readers, summary, walk};
+use wavemetrics_native::*;
 
 mod python;
