@@ -214,7 +214,7 @@ impl Reader for Events {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::readers::protocol::fixtures::read_unit;
+    use crate::readers::protocol::fixtures::{read_unit, settings};
 
     fn events(name: &str, lines: &[&str]) -> UnitOut {
         let path =
@@ -248,5 +248,34 @@ mod tests {
             out.lanes[0].summary.measured_turn_duration_ms_total,
             1.7976931348623157e308
         );
+    }
+
+    #[test]
+    fn an_events_unit_is_one_file_and_its_session_id() {
+        let path = std::path::Path::new("/nonexistent/e.jsonl");
+        let ids = ["a".to_string(), "b".to_string()];
+        for (paths, ids) in [
+            (&[][..], &ids[..1]),
+            (&[path, path][..], &ids[..]),
+            (&[path][..], &ids[..0]),
+        ] {
+            let unit = Unit {
+                paths,
+                session_ids: ids,
+            };
+            match Events.read(&unit, &settings(), 1) {
+                Err(ReadError::Io(e)) => assert_eq!(e.kind(), io::ErrorKind::InvalidInput),
+                other => panic!("{other:?}"),
+            }
+        }
+        // one file and one id: read (here, the missing file's error)
+        let unit = Unit {
+            paths: &[path],
+            session_ids: &ids[..1],
+        };
+        match Events.read(&unit, &settings(), 1) {
+            Err(ReadError::Io(e)) => assert_eq!(e.kind(), io::ErrorKind::NotFound),
+            other => panic!("{other:?}"),
+        }
     }
 }
