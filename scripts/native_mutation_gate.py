@@ -9,8 +9,9 @@ Usage (from anywhere; it works in the repository that holds this script)::
 What it does: runs ``cargo mutants --workspace`` in ``native/`` (scope in
 ``native/.cargo/mutants.toml``: the modules whose behaviour ``cargo test``
 pins, the core crate's in ``native/core/src`` and the native command's
-``src/command.rs`` and ``src/pyjson.rs``; the readers and the Python binding
-are pinned by the differential tests of ``tests/test_native.py`` instead, see
+``src/command.rs`` and ``src/pyjson.rs``; the readers (``src/readers/``) and
+the Python binding (the crate ``binding/``) are pinned by the differential
+tests of ``tests/test_native.py`` instead, see
 ``docs/testing.md``) in two passes: ``json.rs`` with its own tests and the
 oracle's (no other module uses it), and the other modules without the json.rs
 oracle tests (they call nothing else). It then reads both passes'
@@ -96,7 +97,7 @@ def _passes(scope: list[str], jobs: int, minimum_timeout: float,
             multiplier: float) -> list[tuple[str, list[str]]]:
     """The two cargo-mutants runs over ``scope`` (from ``_scope()``): json.rs with its
     tests and the oracle's, the rest without the oracle's."""
-    # --workspace: the examined files are in both crates of native/ (the core in
+    # --workspace: the examined files are in two crates of native/ (the core in
     # native/core, the command in native/src), and cargo-mutants otherwise mutates
     # only the package of its directory
     base = ["cargo", "mutants", "--workspace", "--no-shuffle", "--jobs", str(jobs),

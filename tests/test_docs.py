@@ -258,7 +258,7 @@ def _source_files() -> list[Path]:
     return [*_doc_files(), *sorted((root / "wavemetrics").rglob("*.py")),
             *sorted((root / "native").rglob("*.rs")), *sorted((root / "tests").glob("*.py")),
             *sorted((root / "benchmarks").glob("*.py")), *sorted((root / "scripts").glob("*.py")),
-            root / "pyproject.toml", root / "native" / "Cargo.toml"]
+            root / "pyproject.toml", *sorted((root / "native").glob("**/Cargo.toml"))]
 
 
 def _headings(doc: Path) -> list[str]:

@@ -91,7 +91,7 @@ class _Skipped:
 
 
 #: What the extension reads a file as: ``(path, fallback session id, stem or None,
-#: group)`` (``CommandArg`` of ``native/src/python.rs``).
+#: group)`` (``CommandArg`` of ``native/binding/src/python.rs``).
 _Arg = tuple[str, str, str | None, int]
 
 

@@ -144,7 +144,7 @@ pub fn sniff_line(line: &[u8]) -> Option<(Option<Vec<u8>>, bool)> {
 /// (then the Python registry decides: another format, empty, or unrecognised).
 pub fn detect(path: &Path, sniffers: &Sniffers) -> io::Result<Option<Detected>> {
     SEPARATE_DETECTIONS.fetch_add(1, Ordering::Relaxed);
-    let file = match crate::readers::open_plain(path) {
+    let file = match crate::io::open_plain(path) {
         Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::Unsupported => return Ok(None),
         Err(e) => return Err(e),

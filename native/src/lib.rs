@@ -1,7 +1,8 @@
 //! wavemetrics' native core: the `claude-code` and `events` readers, pairing,
 //! streaming wave assembly and the parallelism_v1 summary, bit for bit as the
 //! pure-Python reference computes them. The crate knows nothing of the Python
-//! API it serves; `python.rs` (feature `python`) is the thin binding.
+//! API it serves and has no PyO3 in it: the binding is its own crate
+//! (`binding/`, the module `wavemetrics._native`).
 //!
 //! The leaf modules (JSON scanner, line reader, time, uuid store, line
 //! accounting, threads, summary) are the `wavemetrics-core` crate (`core/`),
@@ -13,9 +14,7 @@ pub use wavemetrics_core::{account, json, lines, parallel, summary, time, uuids}
 
 pub mod command;
 pub mod detect;
+pub mod io;
 pub mod pyjson;
 pub mod readers;
 pub mod walk;
-
-#[cfg(feature = "python")]
-mod python;

@@ -365,7 +365,7 @@ where
 type Block4<'a> = [Val<'a>; 4];
 type ClaudeLine<'a> = ([Val<'a>; 10], Vec<Block4<'a>>);
 
-/// The top-level keys the Claude reader reads (`readers.rs` `CLAUDE_KEYS` but `message`).
+/// The top-level keys the Claude reader reads (`readers/claude_code.rs` `CLAUDE_KEYS` but `message`).
 const TOP: [&str; 10] = [
     "type",
     "subtype",
@@ -390,7 +390,7 @@ fn old_block<'a>(raw: &RawBlock<'a>) -> Block4<'a> {
     [v(raw.kind), v(raw.id), v(raw.name), v(raw.tool_use_id)]
 }
 
-/// The old `readers.rs` `all_blocks`.
+/// The old `readers/claude_code.rs` `all_blocks`.
 fn old_all_blocks<'a>(message: &Val<'a>) -> Result<Vec<Block4<'a>>, serde_json::Error> {
     let Val::Object(text) = message else {
         return Ok(Vec::new());
@@ -415,7 +415,7 @@ fn old_all_blocks<'a>(message: &Val<'a>) -> Result<Vec<Block4<'a>>, serde_json::
     Ok(blocks)
 }
 
-/// The old `readers.rs` `parse_claude_line`: the one-pass parse, else the slow path.
+/// The old `readers/claude_code.rs` `parse_claude_line`: the one-pass parse, else the slow path.
 fn old_claude(text: &str) -> Option<ClaudeLine<'_>> {
     if !strict(text) {
         return None;

@@ -3,8 +3,8 @@
 
 use crate::account::LineAccount;
 use crate::command;
-use crate::detect::Sniffers;
-use crate::readers::{self, UnitOut};
+use crate::detect::{Detected, Sniffers};
+use crate::readers::{self, Unit, UnitOut};
 use crate::summary::{histogram_text, Figure, Settings, Summary, FIGURE_NAMES};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
@@ -89,7 +89,7 @@ fn unit<'py>(py: Python<'py>, out: &UnitOut) -> PyResult<Bound<'py, PyTuple>> {
 /// failed (I/O, turn total):
 /// the caller reads it with the Python readers. With fewer units than `jobs`, each
 /// Claude Code unit of several files is split: its files are parsed on `jobs /
-/// units` threads and merged in file order (`readers::read_claude_code_on`).
+/// units` threads and merged in file order (`readers::ClaudeCode`).
 #[pyfunction]
 fn read_units<'py>(
     py: Python<'py>,
@@ -108,14 +108,16 @@ fn read_units<'py>(
                 .iter()
                 .map(|p| Path::new(OsStr::from_bytes(p)))
                 .collect();
-            if *claude {
-                readers::read_claude_code_on(&paths, fallbacks, &s, per_unit).ok()
+            let format = if *claude {
+                Detected::ClaudeCode
             } else {
-                match (paths.first(), fallbacks.first()) {
-                    (Some(path), Some(default)) => readers::read_events(path, default, &s).ok(),
-                    _ => None,
-                }
-            }
+                Detected::Events
+            };
+            let unit = Unit {
+                paths: &paths,
+                session_ids: fallbacks,
+            };
+            readers::reader(format).read(&unit, &s, per_unit).ok()
         })
     });
     outs.iter()

@@ -1,262 +1,22 @@
-//! The `claude-code` and `events` readers (`docs/formats.md`), line for line the
-//! rules of `wavemetrics/readers/claude_code.py` and `events.py`.
+//! The `claude-code` reader (`docs/formats.md`), line for line the rules of
+//! `wavemetrics/readers/claude_code.py`: a project folder's transcripts read into
+//! lanes, on one thread or parsed on several and merged in file order.
 
+use super::lines::{check_turn_total, split_line, too_deep, Line, Names};
+use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, UnitOut};
 use crate::account::{is_short_identifier, LineAccount, OTHER_KINDS};
-use crate::detect::{Detected, Sniffers, Window};
-use crate::json::{
-    nesting_exceeds, parse_object, parse_object_fast, rejection, RawBlock as Block, SyntaxError,
-    Val, PY_MAX_DEPTH,
-};
+use crate::io::open_plain;
+use crate::json::{parse_object_fast, rejection, RawBlock as Block, SyntaxError, Val};
 use crate::lines::{is_py_space, LineReader};
 use crate::parallel::ordered_pipeline;
-use crate::summary::{LaneStream, Settings, StreamOrderError, Summary};
+use crate::summary::{LaneStream, Settings, Summary};
 use crate::time::iso_to_ms;
 use crate::uuids::{ArenaFull, CallIds, SeenUuids};
-use hashbrown::{HashMap, HashSet};
-use std::fmt;
-use std::fs::File;
+use hashbrown::HashMap;
 use std::io::{self, Read};
 use std::path::Path;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// One lane read, with its figures.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LaneOut {
-    /// Index of the input the lane was first seen in.
-    pub file: usize,
-    pub session_id: String,
-    pub lane_id: String,
-    pub summary: Summary,
-}
-
-/// Everything a read unit gives: one account per input, the lanes in order of
-/// first appearance, and whether it had to be read a second time in batch mode.
-#[derive(Debug, Clone, PartialEq)]
-pub struct UnitOut {
-    pub accounts: Vec<LineAccount>,
-    pub lanes: Vec<LaneOut>,
-    pub read_again_in_batch: bool,
-}
-
-/// Why a unit could not be read; input data never panics, it ends up here or in an account.
-#[derive(Debug)]
-pub enum ReadError {
-    Io(io::Error),
-    /// A lane's turn total overflowed (`check_turn_total` of `summary.py`).
-    TurnTotal,
-}
-
-impl fmt::Display for ReadError {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        match self {
-            ReadError::Io(e) => write!(f, "{e}"),
-            ReadError::TurnTotal => {
-                f.write_str("measured_turn_duration_ms_total must be finite and >= 0")
-            }
-        }
-    }
-}
-
-impl From<io::Error> for ReadError {
-    fn from(e: io::Error) -> Self {
-        ReadError::Io(e)
-    }
-}
-
-enum Failure {
-    Order,
-    Read(ReadError),
-}
-
-impl From<StreamOrderError> for Failure {
-    fn from(_: StreamOrderError) -> Self {
-        Failure::Order
-    }
-}
-
-impl From<io::Error> for Failure {
-    fn from(e: io::Error) -> Self {
-        Failure::Read(ReadError::Io(e))
-    }
-}
-
-/// Streams first; when a call arrives for a wave already summarised, reads
-/// again in batch mode (`readers/__init__.py` `read_unit`).
-fn with_fallback<F>(settings: &Settings, mut read: F) -> Result<UnitOut, ReadError>
-where
-    F: FnMut(&Settings) -> Result<UnitOut, Failure>,
-{
-    match read(settings) {
-        Ok(out) => return Ok(out),
-        Err(Failure::Read(e)) => return Err(e),
-        Err(Failure::Order) => {}
-    }
-    let batch = Settings {
-        stream: false,
-        ..settings.clone()
-    };
-    match read(&batch) {
-        Ok(mut out) => {
-            out.read_again_in_batch = true;
-            Ok(out)
-        }
-        Err(Failure::Read(e)) => Err(e),
-        Err(Failure::Order) => unreachable!("batch mode never emits a wave early"),
-    }
-}
-
-/// What one physical line is before its record is read.
-enum Line<'a> {
-    Blank,
-    Problem(&'static str),
-    Json(&'a str),
-}
-
-fn split_line(raw: &[u8], first: bool, has_newline: bool) -> Line<'_> {
-    let mut line = raw;
-    if first {
-        line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
-    }
-    while let [rest @ .., b'\r'] = line {
-        line = rest;
-    }
-    if line.iter().all(|&b| is_py_space(b)) {
-        return Line::Blank;
-    }
-    let problem = |reason| {
-        Line::Problem(if has_newline {
-            reason
-        } else {
-            "truncated_last_line"
-        })
-    };
-    // nesting past Python's limit (`too_deeply_nested`, checked after this) is the
-    // caller's: the Claude reader asks only when its parse fails
-    match simdutf8::basic::from_utf8(line) {
-        Ok(text) => Line::Json(text),
-        Err(_) => problem("invalid_utf8"),
-    }
-}
-
-/// A line of [`split_line`] that nests deeper than Python's `json` reads: a problem.
-fn too_deep(text: &str) -> bool {
-    nesting_exceeds(text.as_bytes(), PY_MAX_DEPTH)
-}
-
-/// A file opened by [`open_plain`]: the bytes its gzip check read, then the rest.
-pub type PlainFile = io::Chain<io::Take<io::Cursor<[u8; 2]>>, File>;
-
-/// Opens a file to read natively; a file starting with the gzip magic bytes is
-/// refused (`Unsupported`): Python reads it, decompressed (`sources.py`). The bytes
-/// the check read are handed back first (no second open: ~2 ms of the 1,800-file
-/// fleet, docs/performance-history.md, "Eleventh round"), so the reader sees the whole file.
-pub fn open_plain(path: &Path) -> io::Result<PlainFile> {
-    let mut file = File::open(path)?;
-    let mut head = [0u8; 2];
-    let mut got = 0;
-    while got < 2 {
-        match file.read(&mut head[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    if got == 2 && head == GZIP_MAGIC {
-        return Err(io::Error::new(io::ErrorKind::Unsupported, "gzip content"));
-    }
-    Ok(io::Cursor::new(head).take(got as u64).chain(file))
-}
-
-/// The first two bytes of a gzip stream.
-pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
-
-/// Feeds every record of `source` to `each`; blank lines and unparsable lines are
-/// accounted here (`iter_records`). `each` gets the line's JSON text.
-fn for_each_line<R: Read, F>(
-    source: R,
-    account: &mut LineAccount,
-    mut each: F,
-) -> Result<(), Failure>
-where
-    F: FnMut(&str, &mut LineAccount) -> Result<(), Failure>,
-{
-    let mut reader = LineReader::new(source);
-    let mut first = true;
-    while let Some((raw, has_newline)) = reader.next_line()? {
-        account.lines_read += 1;
-        let line = match split_line(raw, first, has_newline) {
-            Line::Json(text) if too_deep(text) => Line::Problem(if has_newline {
-                "too_deeply_nested"
-            } else {
-                "truncated_last_line"
-            }),
-            line => line,
-        };
-        first = false;
-        match line {
-            Line::Blank => account.ignore(b"blank_line"),
-            Line::Problem(reason) => account.problem(reason),
-            Line::Json(text) => {
-                if !text
-                    .trim_start_matches([' ', '\t', '\n', '\r'])
-                    .starts_with('{')
-                {
-                    let reason = rejection(text);
-                    account.problem(if has_newline {
-                        reason
-                    } else {
-                        "truncated_last_line"
-                    });
-                    continue;
-                }
-                match each(text, account) {
-                    Err(Failure::Read(ReadError::Io(e)))
-                        if e.kind() == io::ErrorKind::InvalidData =>
-                    {
-                        account.problem(if has_newline {
-                            "invalid_json"
-                        } else {
-                            "truncated_last_line"
-                        });
-                    }
-                    other => other?,
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-fn bad_json(_: SyntaxError) -> Failure {
-    Failure::Read(ReadError::Io(io::Error::from(io::ErrorKind::InvalidData)))
-}
-
-fn check_turn_total(total: f64) -> Result<f64, Failure> {
-    if total.is_finite() && total >= 0.0 {
-        Ok(total)
-    } else {
-        Err(Failure::Read(ReadError::TurnTotal))
-    }
-}
-
-/// Tool names shared between calls (most lanes use a handful of names).
-#[derive(Default)]
-struct Names(HashSet<Rc<str>>);
-
-impl Names {
-    fn get(&mut self, name: &str) -> Rc<str> {
-        if let Some(known) = self.0.get(name) {
-            return known.clone();
-        }
-        let fresh: Rc<str> = name.into();
-        self.0.insert(fresh.clone());
-        fresh
-    }
-}
-
-// ------------------------------------------------------------------ claude-code
 
 /// The top-level keys a Claude line is read by; `message` (last) is read by
 /// [`parse_object_fast`] for its content blocks (`type`, `id`, `name`, `tool_use_id`).
@@ -327,7 +87,7 @@ fn is_server_block(kind: &[u8]) -> bool {
     kind == b"server_tool_use" || (kind.ends_with(b"_tool_result") && kind != b"tool_result")
 }
 
-struct ClaudeFolder<'s> {
+pub(super) struct ClaudeFolder<'s> {
     settings: &'s Settings,
     eval_names: Rc<[String]>,
     seen: SeenUuids,
@@ -340,7 +100,7 @@ struct ClaudeFolder<'s> {
 
 /// A line's `system` record, as `_read_turn` decides it from the line alone.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Turn {
+pub(super) enum Turn {
     /// A `turn_duration` whose integer is too large for a float: `invalid_duration`.
     TooLarge,
     /// A finite, positive `turn_duration` to add to the lane's total.
@@ -351,7 +111,7 @@ enum Turn {
 
 /// A `user` or `assistant` line's blocks of its block type (`tool_result` or `tool_use`).
 #[derive(Debug, Clone, PartialEq)]
-struct Tools<'v> {
+pub(super) struct Tools<'v> {
     assistant: bool,
     /// Server-side tool blocks of an assistant line (`server_tool_blocks`).
     server: u64,
@@ -365,14 +125,14 @@ struct Tools<'v> {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-enum What<'v> {
+pub(super) enum What<'v> {
     Turn(Turn),
     Tools(Tools<'v>),
 }
 
 /// A `user`, `assistant` or `system` line with valid ids.
 #[derive(Debug, Clone, PartialEq)]
-struct Conv<'v> {
+pub(super) struct Conv<'v> {
     /// The usable `sessionId` (`None`: the file's fallback session id).
     session: Option<&'v str>,
     /// The usable `agentId`.
@@ -385,7 +145,7 @@ struct Conv<'v> {
 
 /// What follows a line's uuid de-duplication.
 #[derive(Debug, Clone, PartialEq)]
-enum Then<'v> {
+pub(super) enum Then<'v> {
     /// A record type other than `user`, `assistant` and `system`.
     Ignore(&'v [u8]),
     Problem(&'static str),
@@ -396,7 +156,7 @@ enum Then<'v> {
 /// decides it (`_read_line`); the rest (uuid de-duplication, sidechain roots,
 /// lanes, call ids, the lane's turn total) is the folder's ([`ClaudeFolder::apply`]).
 #[derive(Debug, Clone, PartialEq)]
-enum Rec<'v> {
+pub(super) enum Rec<'v> {
     Ignore(&'v [u8]),
     Problem(&'static str),
     /// A record with a type, not a fork's copy: its non-empty string `uuid`, and the rest.
@@ -517,7 +277,12 @@ type Sniffed<'v> = Option<(Option<&'v [u8]>, bool)>;
 /// the reader rejects before parsing (blank, not UTF-8, too deeply nested, not
 /// starting with `{`) is no object for detection either (a trailing `\r` stripped
 /// here is JSON whitespace there); a line the reader fails to parse is asked again.
-fn claude_line<F>(raw: &[u8], first: bool, has_newline: bool, each: F) -> Result<(), Failure>
+pub(super) fn claude_line<F>(
+    raw: &[u8],
+    first: bool,
+    has_newline: bool,
+    each: F,
+) -> Result<(), Failure>
 where
     F: FnOnce(Rec<'_>, Sniffed<'_>) -> Result<(), Failure>,
 {
@@ -570,7 +335,7 @@ where
 }
 
 /// [`claude_recs`] from where `reader` is (`first`: at the file's first line).
-fn claude_recs_from<R: Read, F>(
+pub(super) fn claude_recs_from<R: Read, F>(
     reader: &mut LineReader<R>,
     mut first: bool,
     mut each: F,
@@ -607,7 +372,7 @@ const HAS_TIME: u8 = 2;
 /// The [`Rec`]s of one file, encoded: tags, LEB128 lengths and counts, the ids'
 /// bytes, times as 8 bytes. A `sessionId` equal to the previous line's is one flag.
 #[derive(Default)]
-struct Tape {
+pub(super) struct Tape {
     bytes: Vec<u8>,
     /// The problem reasons, by the index the tape stores.
     reasons: Vec<&'static str>,
@@ -639,7 +404,7 @@ impl Tape {
         self.number(index as u64);
     }
 
-    fn push(&mut self, rec: &Rec<'_>) {
+    pub(super) fn push(&mut self, rec: &Rec<'_>) {
         match rec {
             Rec::Ignore(kind) => {
                 self.bytes.push(TAG_IGNORE);
@@ -752,7 +517,7 @@ impl Tape {
     }
 
     /// Every [`Rec`] pushed, in order, to `each`.
-    fn replay<F>(&self, mut each: F) -> Result<(), Failure>
+    pub(super) fn replay<F>(&self, mut each: F) -> Result<(), Failure>
     where
         F: FnMut(Rec<'_>) -> Result<(), Failure>,
     {
@@ -905,7 +670,7 @@ impl<'t> TapeReader<'t> {
 }
 
 impl<'s> ClaudeFolder<'s> {
-    fn new(settings: &'s Settings) -> Self {
+    pub(super) fn new(settings: &'s Settings) -> Self {
         ClaudeFolder {
             settings,
             eval_names: settings.eval_names.clone().into(),
@@ -941,7 +706,7 @@ impl<'s> ClaudeFolder<'s> {
 
     /// The folder's rules for one line of file `file`, in the reader's order:
     /// uuid de-duplication, sidechain roots, the lane, then its turn or its calls.
-    fn apply(
+    pub(super) fn apply(
         &mut self,
         rec: Rec<'_>,
         file: usize,
@@ -1067,7 +832,7 @@ impl<'s> ClaudeFolder<'s> {
     }
 
     /// The lanes, each summarised, and the accounts: the unit read.
-    fn finish(self, accounts: Vec<LineAccount>) -> Result<UnitOut, Failure> {
+    pub(super) fn finish(self, accounts: Vec<LineAccount>) -> Result<UnitOut, Failure> {
         let mut lanes = Vec::with_capacity(self.lanes.len());
         for lane in self.lanes {
             let total = check_turn_total(lane.turn_total)?;
@@ -1083,7 +848,7 @@ impl<'s> ClaudeFolder<'s> {
     }
 }
 
-fn read_claude_once(
+pub(super) fn read_claude_once(
     paths: &[&Path],
     fallback_ids: &[String],
     settings: &Settings,
@@ -1110,7 +875,7 @@ pub static SPLIT_READS: AtomicUsize = AtomicUsize::new(0);
 
 /// The split read: files parsed into tapes on `threads` threads, merged in file
 /// order on this one, with the same [`ClaudeFolder::apply`] as the plain read.
-fn read_claude_split(
+pub(super) fn read_claude_split(
     paths: &[&Path],
     fallback_ids: &[String],
     settings: &Settings,
@@ -1147,553 +912,37 @@ fn read_claude_split(
     folder.finish(accounts)
 }
 
-/// Read the transcript files of one Claude Code project folder (in the given
-/// order) into lanes; `fallback_ids[i]` is the session id of file `i`'s lines
-/// without `sessionId`.
-pub fn read_claude_code(
-    paths: &[&Path],
-    fallback_ids: &[String],
-    settings: &Settings,
-) -> Result<UnitOut, ReadError> {
-    with_fallback(settings, |s| read_claude_once(paths, fallback_ids, s))
-}
+/// The `claude-code` reader: a unit is the transcript files of one Claude Code
+/// project folder, in order; `session_ids[i]` is the session id of file `i`'s lines
+/// without `sessionId`. With two or more threads and files, the files are parsed
+/// on worker threads and merged in file order on this one (uuid de-duplication,
+/// sidechain roots, lanes, call ids, accounts): the same output as one thread.
+pub struct ClaudeCode;
 
-/// [`read_claude_code`] on up to `threads` threads: with two or more threads and
-/// files, the files are parsed on worker threads and merged in file order on
-/// this one (uuid de-duplication, sidechain roots, lanes, call ids, accounts):
-/// the same output as one thread, for any number of threads.
-pub fn read_claude_code_on(
-    paths: &[&Path],
-    fallback_ids: &[String],
-    settings: &Settings,
-    threads: usize,
-) -> Result<UnitOut, ReadError> {
-    if threads < 2 || paths.len() < 2 {
-        return read_claude_code(paths, fallback_ids, settings);
-    }
-    with_fallback(settings, |s| {
-        read_claude_split(paths, fallback_ids, s, threads, SPLIT_BUDGET)
-    })
-}
-
-// ----------------------------------------------------------------------- events
-
-const EVENT_KEYS: [&str; 6] = [
-    "type",
-    "toolCallId",
-    "toolName",
-    "timestamp",
-    "sessionId",
-    "agentId",
-];
-
-/// `time_to_ms`: a number of ms (finite, >= 0, not bool) or an ISO-8601 string.
-fn time_to_ms(value: &Val) -> Option<f64> {
-    match value {
-        Val::Num(ms) if ms.is_finite() && *ms >= 0.0 => Some(*ms),
-        Val::Text(_) | Val::Str(_) => value.str_bytes().and_then(iso_to_ms),
-        _ => None,
-    }
-}
-
-struct EventLane {
-    out: LaneOut,
-    stream: LaneStream,
-    turn_total: f64,
-    turn_pending: Option<f64>,
-    order: usize,
-}
-
-fn finish_event_lane(lane: EventLane) -> Result<(usize, LaneOut), Failure> {
-    let total = check_turn_total(lane.turn_total)?;
-    let mut out = lane.out;
-    out.summary = lane.stream.finish(total);
-    Ok((lane.order, out))
-}
-
-fn read_events_once(
-    path: &Path,
-    default_session_id: &str,
-    settings: &Settings,
-) -> Result<UnitOut, Failure> {
-    let eval_names: Rc<[String]> = settings.eval_names.clone().into();
-    let mut account = LineAccount::default();
-    let mut lanes: Vec<Option<EventLane>> = Vec::new();
-    let mut lane_index: HashMap<(Box<str>, Box<str>), usize> = HashMap::new();
-    let mut closed: HashSet<Box<str>> = HashSet::new();
-    let mut built: Vec<(usize, LaneOut)> = Vec::new();
-    let mut names = Names::default();
-    let mut used = 0u64;
-    for_each_line(open_plain(path)?, &mut account, |text, account| {
-        let mut v: [Val; 6] = Default::default();
-        parse_object(text, &EVENT_KEYS, |i, raw| v[i] = Val::of(raw)).map_err(bad_json)?;
-        let [kind, call, tool, stamp, session, agent] = v;
-        let Some(kind) = kind.str_bytes() else {
-            account.problem("missing_type");
-            return Ok(());
-        };
-        let tool_event = matches!(kind, b"tool_execution_start" | b"tool_execution_end");
-        let turn_event = matches!(kind, b"turn_start" | b"turn_end");
-        let shutdown = kind == b"session_shutdown";
-        if !(tool_event || turn_event || shutdown) {
-            account.ignore(kind);
-            return Ok(());
-        }
-        let session_id = match session {
-            Val::Absent => Some(default_session_id),
-            ref other => other.usable_id(),
-        };
-        let lane_id = match agent {
-            Val::Absent => Some("main"),
-            ref other => other.usable_id(),
-        };
-        let (Some(session_id), Some(lane_id)) = (session_id, lane_id) else {
-            account.problem("invalid_id");
-            return Ok(());
-        };
-        if closed.contains(session_id) {
-            account.ignore(b"after_session_shutdown");
-            return Ok(());
-        }
-        if shutdown {
-            closed.insert(session_id.into());
-            used += 1;
-            for slot in lanes.iter_mut() {
-                if slot
-                    .as_ref()
-                    .is_some_and(|l| l.out.session_id == session_id)
-                {
-                    if let Some(lane) = slot.take() {
-                        built.push(finish_event_lane(lane)?);
-                    }
-                }
+impl Reader for ClaudeCode {
+    fn read(
+        &self,
+        unit: &Unit<'_>,
+        settings: &Settings,
+        threads: usize,
+    ) -> Result<UnitOut, ReadError> {
+        let (paths, fallback_ids) = (unit.paths, unit.session_ids);
+        with_fallback(settings, |s| {
+            if threads < 2 || paths.len() < 2 {
+                read_claude_once(paths, fallback_ids, s)
+            } else {
+                read_claude_split(paths, fallback_ids, s, threads, SPLIT_BUDGET)
             }
-            return Ok(());
-        }
-        let at_ms = time_to_ms(&stamp);
-        let mut call_id = None;
-        let mut name = None;
-        if tool_event {
-            call_id = call.usable_id();
-            name = tool.usable_text();
-            // a start needs a usable name; an end may omit it (or give null), but a
-            // name it gives must be usable (events.py)
-            let bad_name = name.is_none()
-                && (kind == b"tool_execution_start" || !matches!(tool, Val::Absent | Val::Null));
-            if call_id.is_none() || bad_name {
-                account.problem("invalid_tool_record");
-                return Ok(());
-            }
-        }
-        let Some(at_ms) = at_ms else {
-            account.problem("invalid_timestamp");
-            return Ok(());
-        };
-        let key = (Box::<str>::from(session_id), Box::<str>::from(lane_id));
-        let index = match lane_index.get(&key) {
-            Some(&index) => index,
-            None => {
-                let index = lanes.len();
-                lanes.push(Some(EventLane {
-                    out: LaneOut {
-                        file: 0,
-                        session_id: session_id.to_string(),
-                        lane_id: lane_id.to_string(),
-                        summary: Summary::default(),
-                    },
-                    stream: LaneStream::new(settings, eval_names.clone()),
-                    turn_total: 0.0,
-                    turn_pending: None,
-                    order: index,
-                }));
-                lane_index.insert(key, index);
-                index
-            }
-        };
-        let Some(lane) = lanes[index].as_mut() else {
-            unreachable!("a lane is taken only when its session is closed");
-        };
-        used += 1;
-        match (call_id, kind) {
-            (None, b"turn_start") => lane.turn_pending = Some(at_ms),
-            (None, _) => {
-                if let Some(start) = lane.turn_pending.take() {
-                    let duration = at_ms - start;
-                    if duration > 0.0 {
-                        let total = lane.turn_total + duration;
-                        if total == f64::INFINITY {
-                            // _turn_overflows: a problem, not added; a start no end
-                            // can follow stands in for this end
-                            used -= 1;
-                            account.problem("turn_total_overflow");
-                            lane.turn_pending = Some(f64::INFINITY);
-                            return Ok(());
-                        }
-                        lane.turn_total = total;
-                    }
-                }
-            }
-            (Some(call_id), b"tool_execution_start") => {
-                let name = names.get(name.unwrap_or("unknown"));
-                lane.stream.start(call_id.into(), name, at_ms);
-            }
-            (Some(call_id), _) => lane.stream.end(call_id, at_ms)?,
-        }
-        Ok(())
-    })?;
-    account.lines_used += used;
-    for lane in lanes.into_iter().flatten() {
-        built.push(finish_event_lane(lane)?);
-    }
-    built.sort_by_key(|(order, _)| *order);
-    Ok(UnitOut {
-        accounts: vec![account],
-        lanes: built.into_iter().map(|(_, lane)| lane).collect(),
-        read_again_in_batch: false,
-    })
-}
-
-/// Read one `events` input into lanes keyed by `(sessionId, agentId)`;
-/// `default_session_id` stands in for a missing `sessionId`.
-pub fn read_events(
-    path: &Path,
-    default_session_id: &str,
-    settings: &Settings,
-) -> Result<UnitOut, ReadError> {
-    with_fallback(settings, |s| read_events_once(path, default_session_id, s))
-}
-
-// ------------------------------------------------------------ the folded read
-
-/// One file of a folded read: its path, and the session id of its lines without
-/// one when it is a Claude Code file (`fallback_session_id`) and when it is an
-/// `events` file (`file_stem`).
-pub struct FoldFile<'a> {
-    pub path: &'a Path,
-    pub claude_fallback: &'a str,
-    pub events_default: &'a str,
-}
-
-/// What a folded read gives for one group of files (the candidates of one Claude
-/// Code project folder).
-#[derive(Debug, Clone, PartialEq)]
-pub struct FoldOut {
-    /// Each file's format as [`crate::detect::detect`] finds it (`None`: the Python
-    /// registry decides: another format, empty, unrecognised or unreadable).
-    pub found: Vec<Option<Detected>>,
-    /// The unit of the files found `claude-code`, read as one project folder in the
-    /// group's order (as [`read_claude_code`] reads them); `None` when no file is, or
-    /// when the read failed (the caller then reads the unit another way).
-    pub claude: Option<UnitOut>,
-    /// Each `events` file's unit (as [`read_events`] reads it), by the file's index;
-    /// `None` when its read failed.
-    pub events: Vec<(usize, Option<UnitOut>)>,
-}
-
-/// A file's detection window, read as Claude Code records: what detection finds,
-/// the window's records, and the reader after the window.
-struct Sniff {
-    found: Option<Detected>,
-    tape: Tape,
-    rest: LineReader<PlainFile>,
-    /// No line was read yet (the window was empty).
-    first: bool,
-}
-
-/// Read a file's first lines once, both as detection reads them ([`Window`]) and as
-/// Claude Code records (kept on a tape until detection has decided). `None` when
-/// detection leaves the file to Python: it cannot be opened or read, holds gzip
-/// content, or its window reaches the peek's caps (as [`crate::detect::detect`]).
-fn sniff(path: &Path, sniffers: &Sniffers) -> Option<Sniff> {
-    let mut rest = LineReader::new(open_plain(path).ok()?);
-    let mut window = Window::new(sniffers);
-    let mut tape = Tape::default();
-    let mut first = true;
-    while window.looking() {
-        let Some((raw, has_newline)) = rest.next_line().ok()? else {
-            break; // the whole file is in the window
-        };
-        window.take(raw)?;
-        claude_line(raw, first, has_newline, |rec, seen| {
-            tape.push(&rec);
-            if let Some((kind, has_uuid)) = seen {
-                window.record(kind, has_uuid);
-            }
-            Ok(())
         })
-        .ok()?;
-        first = false;
-    }
-    Some(Sniff {
-        found: window.found(),
-        tape,
-        rest,
-        first,
-    })
-}
-
-/// A sniffed Claude Code file into the folder as file `file`: the window's records,
-/// then the lines after the window (the same records as [`claude_recs`] gives).
-fn apply_sniffed(
-    folder: &mut ClaudeFolder<'_>,
-    sniff: Sniff,
-    file: usize,
-    fallback: &str,
-) -> Result<LineAccount, Failure> {
-    let Sniff {
-        tape,
-        mut rest,
-        first,
-        ..
-    } = sniff;
-    let mut account = LineAccount::default();
-    let mut each = |rec: Rec<'_>| folder.apply(rec, file, fallback, &mut account);
-    tape.replay(&mut each)?;
-    claude_recs_from(&mut rest, first, &mut each)?;
-    Ok(account)
-}
-
-/// A sniffed Claude Code file's records on one tape (the window's, then the rest).
-fn tape_sniffed(sniff: Sniff) -> Result<Tape, Failure> {
-    let Sniff {
-        mut tape,
-        mut rest,
-        first,
-        ..
-    } = sniff;
-    claude_recs_from(&mut rest, first, |rec| {
-        tape.push(&rec);
-        Ok(())
-    })?;
-    Ok(tape)
-}
-
-/// The Claude Code part of a folded read while it goes: the folder, the accounts of
-/// the files applied, and the first failure (after which files are only detected).
-struct FoldedFolder<'s> {
-    folder: ClaudeFolder<'s>,
-    accounts: Vec<LineAccount>,
-    /// The group's index of each file found `claude-code`.
-    files: Vec<usize>,
-    failure: Option<Failure>,
-}
-
-impl<'s> FoldedFolder<'s> {
-    fn new(settings: &'s Settings) -> Self {
-        FoldedFolder {
-            folder: ClaudeFolder::new(settings),
-            accounts: Vec::new(),
-            files: Vec::new(),
-            failure: None,
-        }
-    }
-
-    /// Group file `index`, found `claude-code`, read by `read` into the folder as
-    /// its next file, unless an earlier file failed.
-    fn add<F>(&mut self, index: usize, read: F)
-    where
-        F: FnOnce(&mut ClaudeFolder<'s>, usize) -> Result<LineAccount, Failure>,
-    {
-        let file = self.files.len();
-        self.files.push(index);
-        if self.failure.is_none() {
-            match read(&mut self.folder, file) {
-                Ok(account) => self.accounts.push(account),
-                Err(failure) => self.failure = Some(failure),
-            }
-        }
-    }
-
-    /// The unit, as [`with_fallback`] gives it: read again in batch mode when its
-    /// calls came out of order, `None` when it failed or has no file.
-    fn finish(self, group: &[FoldFile], settings: &Settings, threads: usize) -> Option<UnitOut> {
-        if self.files.is_empty() {
-            return None;
-        }
-        let failure = match self.failure {
-            None => match self.folder.finish(self.accounts) {
-                Ok(out) => return Some(out),
-                Err(failure) => failure,
-            },
-            Some(failure) => failure,
-        };
-        if let Failure::Read(_) = failure {
-            return None;
-        }
-        let paths: Vec<&Path> = self.files.iter().map(|&i| group[i].path).collect();
-        let fallbacks: Vec<String> = self
-            .files
-            .iter()
-            .map(|&i| group[i].claude_fallback.to_string())
-            .collect();
-        let batch = Settings {
-            stream: false,
-            ..settings.clone()
-        };
-        let again = if threads < 2 || paths.len() < 2 {
-            read_claude_once(&paths, &fallbacks, &batch)
-        } else {
-            read_claude_split(&paths, &fallbacks, &batch, threads, SPLIT_BUDGET)
-        };
-        let mut out = again.ok()?;
-        out.read_again_in_batch = true;
-        Some(out)
-    }
-}
-
-/// How many groups were read by [`read_folded`] in this process (for tests).
-pub static FOLDED_READS: AtomicUsize = AtomicUsize::new(0);
-
-/// Detect and read one group of files (the regular, uncompressed candidates of one
-/// Claude Code project folder, in path order), the first lines of each file parsed
-/// once (the file is still opened by `open_plain`'s gzip check, then read): the window of each file is parsed as Claude Code records and
-/// detection decides from the same parse ([`Window`], the rule of
-/// [`crate::detect::detect`]); the files found `claude-code` are read as one folder
-/// unit in the group's order, each `events` file as a unit of its own (opened again),
-/// and the others are left to the caller. With `threads` > 1 and several files, the
-/// files are parsed on worker threads and merged in order (the split read): the
-/// same output for any number of threads.
-pub fn read_folded(
-    group: &[FoldFile],
-    sniffers: &Sniffers,
-    settings: &Settings,
-    threads: usize,
-) -> FoldOut {
-    FOLDED_READS.fetch_add(1, Ordering::Relaxed);
-    fold_group(group, sniffers, settings, threads, SPLIT_BUDGET)
-}
-
-/// [`read_folded`] with the split read's `budget` (bytes of files parsed ahead).
-fn fold_group(
-    group: &[FoldFile],
-    sniffers: &Sniffers,
-    settings: &Settings,
-    threads: usize,
-    budget: u64,
-) -> FoldOut {
-    let mut found = Vec::with_capacity(group.len());
-    let mut events = Vec::new();
-    let mut folder = FoldedFolder::new(settings);
-    let read_events_file =
-        |file: &FoldFile| read_events(file.path, file.events_default, settings).ok();
-    // one file detected and read on this thread, its lines applied as they are read
-    let direct = |index: usize,
-                  found: &mut Vec<Option<Detected>>,
-                  events: &mut Vec<(usize, Option<UnitOut>)>,
-                  folder: &mut FoldedFolder| {
-        let file = &group[index];
-        let sniffed = sniff(file.path, sniffers);
-        let detected = sniffed.as_ref().and_then(|s| s.found);
-        found.push(detected);
-        match (detected, sniffed) {
-            (Some(Detected::ClaudeCode), Some(sniffed)) => folder.add(index, |f, n| {
-                apply_sniffed(f, sniffed, n, file.claude_fallback)
-            }),
-            (Some(Detected::Events), _) => events.push((index, read_events_file(file))),
-            _ => {}
-        }
-    };
-    if threads < 2 || group.len() < 2 {
-        for index in 0..group.len() {
-            direct(index, &mut found, &mut events, &mut folder);
-        }
-        let claude = folder.finish(group, settings, threads);
-        return FoldOut {
-            found,
-            claude,
-            events,
-        };
-    }
-    SPLIT_READS.fetch_add(1, Ordering::Relaxed);
-    // a file whose size cannot be read counts as 0: its open fails in the same way
-    let sizes: Vec<u64> = group
-        .iter()
-        .map(|f| std::fs::metadata(f.path).map_or(0, |m| m.len()))
-        .collect();
-    enum Parsed {
-        Claude(Result<Tape, Failure>),
-        Events(Option<UnitOut>),
-        Other,
-    }
-    let parse = |index: usize| -> Parsed {
-        let file = &group[index];
-        match sniff(file.path, sniffers) {
-            Some(s) if s.found == Some(Detected::ClaudeCode) => Parsed::Claude(tape_sniffed(s)),
-            Some(s) if s.found == Some(Detected::Events) => Parsed::Events(read_events_file(file)),
-            _ => Parsed::Other,
-        }
-    };
-    let merged: Result<(), ()> =
-        ordered_pipeline(&sizes, threads, budget, parse, |index, parsed| {
-            let file = &group[index];
-            match parsed {
-                Some(Parsed::Claude(tape)) => {
-                    found.push(Some(Detected::ClaudeCode));
-                    folder.add(index, |f, n| {
-                        let mut account = LineAccount::default();
-                        tape?.replay(|rec| f.apply(rec, n, file.claude_fallback, &mut account))?;
-                        Ok(account)
-                    });
-                }
-                Some(Parsed::Events(out)) => {
-                    found.push(Some(Detected::Events));
-                    events.push((index, out));
-                }
-                Some(Parsed::Other) => found.push(None),
-                // a file larger than the budget: read here, line by line
-                None => direct(index, &mut found, &mut events, &mut folder),
-            }
-            Ok(())
-        });
-    debug_assert!(merged.is_ok(), "the merge never fails: failures are kept");
-    let claude = folder.finish(group, settings, threads);
-    FoldOut {
-        found,
-        claude,
-        events,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::readers::protocol::fixtures::{read_unit, settings, USE};
+    use std::fs::File;
     use std::io::Write;
-
-    fn settings() -> Settings {
-        Settings {
-            max_tracked_calls: Some(2000),
-            eval_names: vec!["eval".into()],
-            stream: true,
-        }
-    }
-
-    #[test]
-    fn a_plain_file_is_read_whole_after_its_gzip_check() {
-        // the two bytes the check read come first, then the rest, for every short length
-        let dir = tempfile::tempdir().unwrap();
-        for content in [
-            &b""[..],
-            b"{",
-            b"{}",
-            b"{}\n",
-            b"\x1f",
-            b"\x1fx",
-            b"{\"a\":1}\n{}\n",
-        ] {
-            let path = dir.path().join("f.jsonl");
-            std::fs::write(&path, content).unwrap();
-            let mut read = Vec::new();
-            open_plain(&path).unwrap().read_to_end(&mut read).unwrap();
-            assert_eq!(read, content);
-        }
-        let path = dir.path().join("g.jsonl");
-        std::fs::write(&path, b"\x1f\x8b\x08rest").unwrap();
-        assert_eq!(
-            open_plain(&path).err().map(|e| e.kind()),
-            Some(io::ErrorKind::Unsupported)
-        );
-        assert!(open_plain(&dir.path().join("missing")).is_err());
-    }
 
     fn claude(name: &str, lines: &[&str]) -> UnitOut {
         let path =
@@ -1703,21 +952,10 @@ mod tests {
             writeln!(file, "{line}").unwrap();
         }
         drop(file);
-        let out = read_claude_code(&[path.as_path()], &["f".to_string()], &settings()).unwrap();
+        let out = read_unit(&ClaudeCode, &[&path], &["f"]);
         std::fs::remove_file(&path).unwrap();
         out
     }
-
-    fn events(name: &str, lines: &[&str]) -> UnitOut {
-        let path =
-            std::env::temp_dir().join(format!("wm-native-{}-{name}.jsonl", std::process::id()));
-        std::fs::write(&path, lines.join("\n")).unwrap();
-        let out = read_events(&path, "run", &settings()).unwrap();
-        std::fs::remove_file(&path).unwrap();
-        out
-    }
-
-    const USE: &str = r#"{"type":"assistant","uuid":"u1","sessionId":"s","timestamp":"2025-01-01T00:00:00Z","message":{"content":[{"type":"tool_use","id":"a","name":"Read"}]}}"#;
 
     #[test]
     fn a_tape_replays_every_record_as_pushed() {
@@ -1805,174 +1043,6 @@ mod tests {
     }
 
     #[test]
-    fn a_folded_read_detects_and_reads_as_the_separate_pass_and_readers_do() {
-        let dir = std::env::temp_dir().join(format!("wm-fold-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("f.jsonl")).unwrap(); // a folder: unreadable
-        let claude_a = concat!(
-            r#"{"type":"assistant","uuid":"u1","sessionId":"s1","timestamp":"2025-01-01T00:00:00Z","message":{"content":[{"type":"tool_use","id":"a","name":"Read"}]}}"#,
-            "\n\n",
-            r#"{"type":"user","uuid":"x1","isSidechain":true,"parentUuid":null}"#,
-            "\n"
-        );
-        let claude_c = concat!(
-            r#"{"type":"user","uuid":"u1","sessionId":"s1"}"#,
-            "\n",
-            r#"{"type":"user","uuid":"u2","sessionId":"s1","timestamp":"2025-01-01T00:00:02Z","message":{"content":[{"type":"tool_result","tool_use_id":"a"}]}}"#,
-            "\n{bad\n",
-            r#"{"type":"assistant","uuid":"x2","isSidechain":true,"parentUuid":"x1","timestamp":"2025-01-01T00:00:03Z","message":{"content":[{"type":"tool_use","id":"c","name":"Bash"}]}}"#,
-        );
-        let events_b = concat!(
-            r#"{"type":"tool_execution_start","toolCallId":"e","toolName":"t","timestamp":1}"#,
-            "\n",
-            r#"{"type":"tool_execution_end","toolCallId":"e","timestamp":3}"#,
-            "\n"
-        );
-        // Claude Code lines first, an events record third: an events file
-        let late_events = format!("{}\n{}\n{events_b}", USE, r#"{"type":"summary"}"#);
-        let files: [(&str, &[u8]); 7] = [
-            ("a.jsonl", claude_a.as_bytes()),
-            ("b.jsonl", events_b.as_bytes()),
-            ("c.jsonl", claude_c.as_bytes()),
-            ("d.jsonl", br#"{"type":"session_meta","payload":{}}"#),
-            ("e.jsonl", b""),
-            ("g.jsonl", &[0x1f, 0x8b, 8, 0]),
-            ("h.jsonl", late_events.as_bytes()),
-        ];
-        for (name, data) in files {
-            std::fs::write(dir.join(name), data).unwrap();
-        }
-        let names = ["a", "b", "c", "d", "e", "f", "g", "h"];
-        let paths: Vec<std::path::PathBuf> = names
-            .iter()
-            .map(|n| dir.join(format!("{n}.jsonl")))
-            .collect();
-        let fallbacks: Vec<String> = names.iter().map(|n| format!("fb-{n}")).collect();
-        let group: Vec<FoldFile> = paths
-            .iter()
-            .zip(&fallbacks)
-            .map(|(path, fallback)| FoldFile {
-                path,
-                claude_fallback: fallback,
-                events_default: &fallback[3..],
-            })
-            .collect();
-        let event_types = ["tool_execution_start".to_string(), "turn_end".to_string()];
-        let claude_only = ["summary".to_string()];
-        let sniffers = Sniffers {
-            event_types: &event_types,
-            claude_only_types: &claude_only,
-        };
-        let (claude, events) = (Some(Detected::ClaudeCode), Some(Detected::Events));
-        let found = vec![claude, events, claude, None, None, None, None, events];
-        for (path, want) in paths.iter().zip(&found) {
-            assert_eq!(crate::detect::detect(path, &sniffers).ok().flatten(), *want);
-        }
-        let expected = FoldOut {
-            found,
-            claude: Some(
-                read_claude_code(
-                    &[paths[0].as_path(), paths[2].as_path()],
-                    &["fb-a".to_string(), "fb-c".to_string()],
-                    &settings(),
-                )
-                .unwrap(),
-            ),
-            events: vec![
-                (1, Some(read_events(&paths[1], "b", &settings()).unwrap())),
-                (7, Some(read_events(&paths[7], "h", &settings()).unwrap())),
-            ],
-        };
-        let lanes = expected.claude.as_ref().map(|out| out.lanes.len());
-        assert_eq!(lanes, Some(3)); // (s1, main), (fb-a, x1), (fb-c, x1)
-        for budget in [0, 300, 1 << 20] {
-            for threads in [1, 2, 3] {
-                let out = fold_group(&group, &sniffers, &settings(), threads, budget);
-                assert_eq!(out, expected, "budget {budget}, threads {threads}");
-            }
-        }
-        let before = (
-            FOLDED_READS.load(Ordering::Relaxed),
-            SPLIT_READS.load(Ordering::Relaxed),
-        );
-        assert_eq!(read_folded(&group, &sniffers, &settings(), 2), expected);
-        assert!(FOLDED_READS.load(Ordering::Relaxed) > before.0);
-        assert!(SPLIT_READS.load(Ordering::Relaxed) > before.1);
-        // only others: nothing read
-        let none = fold_group(&group[3..7], &sniffers, &settings(), 1, 0);
-        assert_eq!(none.found, vec![None; 4]);
-        assert_eq!((none.claude, none.events), (None, vec![]));
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn a_folded_folder_whose_calls_come_out_of_order_is_read_again_in_batch() {
-        let dir = std::env::temp_dir().join(format!("wm-fold-late-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let call = |id: String, at: u32, result: bool| {
-            let (kind, block) = if result {
-                (
-                    "user",
-                    format!(r#"{{"type":"tool_result","tool_use_id":"{id}"}}"#),
-                )
-            } else {
-                (
-                    "assistant",
-                    format!(r#"{{"type":"tool_use","id":"{id}","name":"t"}}"#),
-                )
-            };
-            format!(
-                r#"{{"type":"{kind}","uuid":"{id}-{kind}","sessionId":"s","timestamp":"2025-01-01T00:{:02}:{:02}Z","message":{{"content":[{block}]}}}}"#,
-                at / 60,
-                at % 60
-            )
-        };
-        let mut early = String::new();
-        for index in 0..70u32 {
-            early += &call(format!("c{index}"), 10 + 2 * index, false);
-            early += "\n";
-            early += &call(format!("c{index}"), 11 + 2 * index, true);
-            early += "\n";
-        }
-        let late = format!(
-            "{}\n{}\n",
-            call("z".into(), 0, false),
-            call("z".into(), 1, true)
-        );
-        std::fs::write(dir.join("a.jsonl"), early).unwrap();
-        std::fs::write(dir.join("b.jsonl"), late).unwrap();
-        let paths = [dir.join("a.jsonl"), dir.join("b.jsonl")];
-        let fallbacks = ["a".to_string(), "b".to_string()];
-        let group: Vec<FoldFile> = paths
-            .iter()
-            .zip(&fallbacks)
-            .map(|(path, fallback)| FoldFile {
-                path,
-                claude_fallback: fallback,
-                events_default: fallback,
-            })
-            .collect();
-        let none: [String; 0] = [];
-        let sniffers = Sniffers {
-            event_types: &none,
-            claude_only_types: &none,
-        };
-        let plain = read_claude_code(
-            &[paths[0].as_path(), paths[1].as_path()],
-            &fallbacks,
-            &settings(),
-        )
-        .unwrap();
-        assert!(plain.read_again_in_batch);
-        assert_eq!(plain.lanes[0].summary.paired_calls, 71);
-        for threads in [1, 2] {
-            let out = fold_group(&group, &sniffers, &settings(), threads, 1 << 20);
-            assert_eq!(out.found, vec![Some(Detected::ClaudeCode); 2]);
-            assert_eq!(out.claude.as_ref(), Some(&plain), "threads {threads}");
-        }
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
     fn the_split_read_equals_the_plain_read() {
         let dir = std::env::temp_dir().join(format!("wm-split-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -2012,7 +1082,11 @@ mod tests {
             .collect();
         let paths: Vec<&Path> = paths.iter().map(|p| p.as_path()).collect();
         let fallbacks = vec!["f1".to_string(), "f2".to_string(), "f3".to_string()];
-        let plain = read_claude_code(&paths, &fallbacks, &settings()).unwrap();
+        let unit = Unit {
+            paths: &paths,
+            session_ids: &fallbacks,
+        };
+        let plain = ClaudeCode.read(&unit, &settings(), 1).unwrap();
         assert_eq!(plain.lanes.len(), 3); // (s1, main), (s1, x1), (f2, x1)
         assert_eq!(plain.lanes[2].session_id, "f2");
         assert_eq!(plain.lanes[2].lane_id, "x1");
@@ -2029,7 +1103,7 @@ mod tests {
             }
         }
         let before = SPLIT_READS.load(Ordering::Relaxed);
-        let on = read_claude_code_on(&paths, &fallbacks, &settings(), 2).unwrap();
+        let on = ClaudeCode.read(&unit, &settings(), 2).unwrap();
         assert_eq!(on, plain);
         assert!(SPLIT_READS.load(Ordering::Relaxed) > before);
         std::fs::remove_dir_all(&dir).unwrap();
@@ -2126,31 +1200,6 @@ mod tests {
         assert_eq!(
             out.lanes[0].summary.measured_turn_duration_ms_total,
             1e308 + 5.0
-        );
-    }
-
-    #[test]
-    fn an_events_turn_that_would_overflow_the_total_is_a_problem() {
-        let out = events(
-            "turns",
-            &[
-                r#"{"type":"turn_start","timestamp":0}"#,
-                r#"{"type":"turn_end","timestamp":1.7976931348623157e308}"#,
-                r#"{"type":"turn_start","timestamp":0}"#,
-                r#"{"type":"turn_end","timestamp":1.7976931348623157e308}"#,
-                r#"{"type":"turn_end","timestamp":5}"#,
-                r#"{"type":"tool_execution_start","toolCallId":"c\u0000","toolName":"read","timestamp":1}"#,
-            ],
-        );
-        let account = &out.accounts[0];
-        assert_eq!(
-            account.problems,
-            vec![("turn_total_overflow", 1), ("invalid_tool_record", 1)]
-        );
-        assert_eq!(account.lines_used, 4);
-        assert_eq!(
-            out.lanes[0].summary.measured_turn_duration_ms_total,
-            1.7976931348623157e308
         );
     }
 }

@@ -1,0 +1,281 @@
+//! The `events` reader (`docs/formats.md`), line for line the rules of
+//! `wavemetrics/readers/events.py`.
+
+use super::lines::{bad_json, check_turn_total, for_each_line, Names};
+use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, UnitOut};
+use crate::account::LineAccount;
+use crate::io::open_plain;
+use crate::json::{parse_object, Val};
+use crate::summary::{LaneStream, Settings, Summary};
+use crate::time::iso_to_ms;
+use hashbrown::{HashMap, HashSet};
+use std::io;
+use std::path::Path;
+use std::rc::Rc;
+
+const EVENT_KEYS: [&str; 6] = [
+    "type",
+    "toolCallId",
+    "toolName",
+    "timestamp",
+    "sessionId",
+    "agentId",
+];
+
+/// `time_to_ms`: a number of ms (finite, >= 0, not bool) or an ISO-8601 string.
+fn time_to_ms(value: &Val) -> Option<f64> {
+    match value {
+        Val::Num(ms) if ms.is_finite() && *ms >= 0.0 => Some(*ms),
+        Val::Text(_) | Val::Str(_) => value.str_bytes().and_then(iso_to_ms),
+        _ => None,
+    }
+}
+
+struct EventLane {
+    out: LaneOut,
+    stream: LaneStream,
+    turn_total: f64,
+    turn_pending: Option<f64>,
+    order: usize,
+}
+
+fn finish_event_lane(lane: EventLane) -> Result<(usize, LaneOut), Failure> {
+    let total = check_turn_total(lane.turn_total)?;
+    let mut out = lane.out;
+    out.summary = lane.stream.finish(total);
+    Ok((lane.order, out))
+}
+
+fn read_events_once(
+    path: &Path,
+    default_session_id: &str,
+    settings: &Settings,
+) -> Result<UnitOut, Failure> {
+    let eval_names: Rc<[String]> = settings.eval_names.clone().into();
+    let mut account = LineAccount::default();
+    let mut lanes: Vec<Option<EventLane>> = Vec::new();
+    let mut lane_index: HashMap<(Box<str>, Box<str>), usize> = HashMap::new();
+    let mut closed: HashSet<Box<str>> = HashSet::new();
+    let mut built: Vec<(usize, LaneOut)> = Vec::new();
+    let mut names = Names::default();
+    let mut used = 0u64;
+    for_each_line(open_plain(path)?, &mut account, |text, account| {
+        let mut v: [Val; 6] = Default::default();
+        parse_object(text, &EVENT_KEYS, |i, raw| v[i] = Val::of(raw)).map_err(bad_json)?;
+        let [kind, call, tool, stamp, session, agent] = v;
+        let Some(kind) = kind.str_bytes() else {
+            account.problem("missing_type");
+            return Ok(());
+        };
+        let tool_event = matches!(kind, b"tool_execution_start" | b"tool_execution_end");
+        let turn_event = matches!(kind, b"turn_start" | b"turn_end");
+        let shutdown = kind == b"session_shutdown";
+        if !(tool_event || turn_event || shutdown) {
+            account.ignore(kind);
+            return Ok(());
+        }
+        let session_id = match session {
+            Val::Absent => Some(default_session_id),
+            ref other => other.usable_id(),
+        };
+        let lane_id = match agent {
+            Val::Absent => Some("main"),
+            ref other => other.usable_id(),
+        };
+        let (Some(session_id), Some(lane_id)) = (session_id, lane_id) else {
+            account.problem("invalid_id");
+            return Ok(());
+        };
+        if closed.contains(session_id) {
+            account.ignore(b"after_session_shutdown");
+            return Ok(());
+        }
+        if shutdown {
+            closed.insert(session_id.into());
+            used += 1;
+            for slot in lanes.iter_mut() {
+                if slot
+                    .as_ref()
+                    .is_some_and(|l| l.out.session_id == session_id)
+                {
+                    if let Some(lane) = slot.take() {
+                        built.push(finish_event_lane(lane)?);
+                    }
+                }
+            }
+            return Ok(());
+        }
+        let at_ms = time_to_ms(&stamp);
+        let mut call_id = None;
+        let mut name = None;
+        if tool_event {
+            call_id = call.usable_id();
+            name = tool.usable_text();
+            // a start needs a usable name; an end may omit it (or give null), but a
+            // name it gives must be usable (events.py)
+            let bad_name = name.is_none()
+                && (kind == b"tool_execution_start" || !matches!(tool, Val::Absent | Val::Null));
+            if call_id.is_none() || bad_name {
+                account.problem("invalid_tool_record");
+                return Ok(());
+            }
+        }
+        let Some(at_ms) = at_ms else {
+            account.problem("invalid_timestamp");
+            return Ok(());
+        };
+        let key = (Box::<str>::from(session_id), Box::<str>::from(lane_id));
+        let index = match lane_index.get(&key) {
+            Some(&index) => index,
+            None => {
+                let index = lanes.len();
+                lanes.push(Some(EventLane {
+                    out: LaneOut {
+                        file: 0,
+                        session_id: session_id.to_string(),
+                        lane_id: lane_id.to_string(),
+                        summary: Summary::default(),
+                    },
+                    stream: LaneStream::new(settings, eval_names.clone()),
+                    turn_total: 0.0,
+                    turn_pending: None,
+                    order: index,
+                }));
+                lane_index.insert(key, index);
+                index
+            }
+        };
+        let Some(lane) = lanes[index].as_mut() else {
+            unreachable!("a lane is taken only when its session is closed");
+        };
+        used += 1;
+        match (call_id, kind) {
+            (None, b"turn_start") => lane.turn_pending = Some(at_ms),
+            (None, _) => {
+                if let Some(start) = lane.turn_pending.take() {
+                    let duration = at_ms - start;
+                    if duration > 0.0 {
+                        let total = lane.turn_total + duration;
+                        if total == f64::INFINITY {
+                            // _turn_overflows: a problem, not added; a start no end
+                            // can follow stands in for this end
+                            used -= 1;
+                            account.problem("turn_total_overflow");
+                            lane.turn_pending = Some(f64::INFINITY);
+                            return Ok(());
+                        }
+                        lane.turn_total = total;
+                    }
+                }
+            }
+            (Some(call_id), b"tool_execution_start") => {
+                let name = names.get(name.unwrap_or("unknown"));
+                lane.stream.start(call_id.into(), name, at_ms);
+            }
+            (Some(call_id), _) => lane.stream.end(call_id, at_ms)?,
+        }
+        Ok(())
+    })?;
+    account.lines_used += used;
+    for lane in lanes.into_iter().flatten() {
+        built.push(finish_event_lane(lane)?);
+    }
+    built.sort_by_key(|(order, _)| *order);
+    Ok(UnitOut {
+        accounts: vec![account],
+        lanes: built.into_iter().map(|(_, lane)| lane).collect(),
+        read_again_in_batch: false,
+    })
+}
+
+/// The `events` reader: a unit is one file, read into lanes keyed by
+/// `(sessionId, agentId)`; the unit's one session id stands in for a missing
+/// `sessionId`. It reads on one thread; a unit of more or fewer than one file is
+/// refused (`InvalidInput`).
+pub struct Events;
+
+impl Reader for Events {
+    fn read(
+        &self,
+        unit: &Unit<'_>,
+        settings: &Settings,
+        _threads: usize,
+    ) -> Result<UnitOut, ReadError> {
+        let ([path], [default_session_id]) = (unit.paths, unit.session_ids) else {
+            return Err(ReadError::Io(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "an events unit is one file and its session id",
+            )));
+        };
+        with_fallback(settings, |s| read_events_once(path, default_session_id, s))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::readers::protocol::fixtures::{read_unit, settings};
+
+    fn events(name: &str, lines: &[&str]) -> UnitOut {
+        let path =
+            std::env::temp_dir().join(format!("wm-native-{}-{name}.jsonl", std::process::id()));
+        std::fs::write(&path, lines.join("\n")).unwrap();
+        let out = read_unit(&Events, &[&path], &["run"]);
+        std::fs::remove_file(&path).unwrap();
+        out
+    }
+
+    #[test]
+    fn an_events_turn_that_would_overflow_the_total_is_a_problem() {
+        let out = events(
+            "turns",
+            &[
+                r#"{"type":"turn_start","timestamp":0}"#,
+                r#"{"type":"turn_end","timestamp":1.7976931348623157e308}"#,
+                r#"{"type":"turn_start","timestamp":0}"#,
+                r#"{"type":"turn_end","timestamp":1.7976931348623157e308}"#,
+                r#"{"type":"turn_end","timestamp":5}"#,
+                r#"{"type":"tool_execution_start","toolCallId":"c\u0000","toolName":"read","timestamp":1}"#,
+            ],
+        );
+        let account = &out.accounts[0];
+        assert_eq!(
+            account.problems,
+            vec![("turn_total_overflow", 1), ("invalid_tool_record", 1)]
+        );
+        assert_eq!(account.lines_used, 4);
+        assert_eq!(
+            out.lanes[0].summary.measured_turn_duration_ms_total,
+            1.7976931348623157e308
+        );
+    }
+
+    #[test]
+    fn an_events_unit_is_one_file_and_its_session_id() {
+        let path = std::path::Path::new("/nonexistent/e.jsonl");
+        let ids = ["a".to_string(), "b".to_string()];
+        for (paths, ids) in [
+            (&[][..], &ids[..1]),
+            (&[path, path][..], &ids[..]),
+            (&[path][..], &ids[..0]),
+        ] {
+            let unit = Unit {
+                paths,
+                session_ids: ids,
+            };
+            match Events.read(&unit, &settings(), 1) {
+                Err(ReadError::Io(e)) => assert_eq!(e.kind(), io::ErrorKind::InvalidInput),
+                other => panic!("{other:?}"),
+            }
+        }
+        // one file and one id: read (here, the missing file's error)
+        let unit = Unit {
+            paths: &[path],
+            session_ids: &ids[..1],
+        };
+        match Events.read(&unit, &settings(), 1) {
+            Err(ReadError::Io(e)) => assert_eq!(e.kind(), io::ErrorKind::NotFound),
+            other => panic!("{other:?}"),
+        }
+    }
+}

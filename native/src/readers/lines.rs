@@ -1,0 +1,133 @@
+//! What both readers read lines with (`_lines.py`): a physical line split into
+//! blank, problem or JSON text, every record of a file fed in order with its
+//! problems accounted, and the checks and name store both share.
+
+use super::protocol::{Failure, ReadError};
+use crate::account::LineAccount;
+use crate::json::{nesting_exceeds, rejection, SyntaxError, PY_MAX_DEPTH};
+use crate::lines::{is_py_space, LineReader};
+use hashbrown::HashSet;
+use std::io::{self, Read};
+use std::rc::Rc;
+
+/// What one physical line is before its record is read.
+pub(super) enum Line<'a> {
+    Blank,
+    Problem(&'static str),
+    Json(&'a str),
+}
+
+pub(super) fn split_line(raw: &[u8], first: bool, has_newline: bool) -> Line<'_> {
+    let mut line = raw;
+    if first {
+        line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
+    }
+    while let [rest @ .., b'\r'] = line {
+        line = rest;
+    }
+    if line.iter().all(|&b| is_py_space(b)) {
+        return Line::Blank;
+    }
+    let problem = |reason| {
+        Line::Problem(if has_newline {
+            reason
+        } else {
+            "truncated_last_line"
+        })
+    };
+    // nesting past Python's limit (`too_deeply_nested`, checked after this) is the
+    // caller's: the Claude reader asks only when its parse fails
+    match simdutf8::basic::from_utf8(line) {
+        Ok(text) => Line::Json(text),
+        Err(_) => problem("invalid_utf8"),
+    }
+}
+
+/// A line of [`split_line`] that nests deeper than Python's `json` reads: a problem.
+pub(super) fn too_deep(text: &str) -> bool {
+    nesting_exceeds(text.as_bytes(), PY_MAX_DEPTH)
+}
+
+/// Feeds every record of `source` to `each`; blank lines and unparsable lines are
+/// accounted here (`iter_records`). `each` gets the line's JSON text.
+pub(super) fn for_each_line<R: Read, F>(
+    source: R,
+    account: &mut LineAccount,
+    mut each: F,
+) -> Result<(), Failure>
+where
+    F: FnMut(&str, &mut LineAccount) -> Result<(), Failure>,
+{
+    let mut reader = LineReader::new(source);
+    let mut first = true;
+    while let Some((raw, has_newline)) = reader.next_line()? {
+        account.lines_read += 1;
+        let line = match split_line(raw, first, has_newline) {
+            Line::Json(text) if too_deep(text) => Line::Problem(if has_newline {
+                "too_deeply_nested"
+            } else {
+                "truncated_last_line"
+            }),
+            line => line,
+        };
+        first = false;
+        match line {
+            Line::Blank => account.ignore(b"blank_line"),
+            Line::Problem(reason) => account.problem(reason),
+            Line::Json(text) => {
+                if !text
+                    .trim_start_matches([' ', '\t', '\n', '\r'])
+                    .starts_with('{')
+                {
+                    let reason = rejection(text);
+                    account.problem(if has_newline {
+                        reason
+                    } else {
+                        "truncated_last_line"
+                    });
+                    continue;
+                }
+                match each(text, account) {
+                    Err(Failure::Read(ReadError::Io(e)))
+                        if e.kind() == io::ErrorKind::InvalidData =>
+                    {
+                        account.problem(if has_newline {
+                            "invalid_json"
+                        } else {
+                            "truncated_last_line"
+                        });
+                    }
+                    other => other?,
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn bad_json(_: SyntaxError) -> Failure {
+    Failure::Read(ReadError::Io(io::Error::from(io::ErrorKind::InvalidData)))
+}
+
+pub(super) fn check_turn_total(total: f64) -> Result<f64, Failure> {
+    if total.is_finite() && total >= 0.0 {
+        Ok(total)
+    } else {
+        Err(Failure::Read(ReadError::TurnTotal))
+    }
+}
+
+/// Tool names shared between calls (most lanes use a handful of names).
+#[derive(Default)]
+pub(super) struct Names(HashSet<Rc<str>>);
+
+impl Names {
+    pub(super) fn get(&mut self, name: &str) -> Rc<str> {
+        if let Some(known) = self.0.get(name) {
+            return known.clone();
+        }
+        let fresh: Rc<str> = name.into();
+        self.0.insert(fresh.clone());
+        fresh
+    }
+}
