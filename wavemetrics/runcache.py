@@ -91,11 +91,20 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from types import TracebackType
-    from typing import Any, BinaryIO
+    from typing import Any, BinaryIO, Protocol
 
     import click
 
-    from wavemetrics.cache import ReadCache
+    class ReadCache(Protocol):
+        """What a recording needs of :class:`wavemetrics.cache.ReadCache` (named here,
+        not imported: that module builds on this one)."""
+
+        @property
+        def runs(self) -> RunStore: ...
+
+        def give_walk(self, inputs: list[Any] | bytes) -> None: ...
+
+        def keep_within(self, bound: int | None = -1) -> list[tuple[str, str]]: ...
 
     #: What :func:`run_key` hashes (:func:`fingerprint`): the head, then the inputs'
     #: part, a list (:func:`_inputs`) or its JSON text (:func:`_walked_inputs`).
