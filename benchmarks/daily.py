@@ -11,7 +11,7 @@
 2. Status line: a ~100 MB Claude Code transcript; ``wavemetrics statusline``
    run 30 times warm, fresh processes; target: p95 < 100 ms. Then the same
    transcript grown: before each of 20 runs one call (its two lines) is appended,
-   so every run reads the transcript from where it ended (``wavemetrics.live``).
+   so every run reads the transcript from where it ended (``wavemetrics.cache.live``).
 3. ``wavemetrics --help``: 30 fresh processes; target: median < 100 ms.
 
 Every run is a fresh process with ``WAVEMETRICS_CACHE_DIR`` in the workdir, so

@@ -21,7 +21,7 @@ prefix): one large folder, the case ``--jobs N`` splits across threads. Usage::
 ``wavemetrics summarize --format json`` on ``OUT/projects`` with default
 options: without the cache, cold (the cache emptied before each run), warm
 (every file's entry cached, the stored whole outputs dropped before each run),
-served (the whole output of the same command stored: ``wavemetrics.runcache``),
+served (the whole output of the same command stored: ``wavemetrics.cache.runcache``),
 and ``--engine python`` cold and warm. Every row is the median of
 ``--repeat`` fresh processes, in wall and CPU (user + sys) seconds; the cache
 lives in ``OUT/cache`` (``WAVEMETRICS_CACHE_DIR``), never the user's. The
@@ -50,7 +50,7 @@ _UUID_TEXT = re.compile(_UUID.pattern.decode())
 
 def claude_files(corpus: Path) -> list[Path]:
     """The corpus's Claude Code transcripts (detected as the CLI detects them), sorted."""
-    from wavemetrics.pipeline import read_inputs
+    from wavemetrics.run.pipeline import read_inputs
 
     outcome = read_inputs([str(corpus)])
     return sorted(Path(r.path) for r in outcome.inputs if r.format == "claude-code")
@@ -98,7 +98,7 @@ def make_fleet(
 
 def _drop_runs(cache: Path) -> None:
     """Delete the stored whole outputs (a warm run that is not served): the files of the
-    cache's ``runs`` folder (``wavemetrics.runcache.RunStore``), and the rows of the ``runs``
+    cache's ``runs`` folder (``wavemetrics.cache.runcache.RunStore``), and the rows of the ``runs``
     table a tree before the native engine's tenth round kept them in (``--against``)."""
     import sqlite3
 

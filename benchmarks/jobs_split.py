@@ -44,8 +44,8 @@ def _units(projects: Path) -> list[tuple[bool, list[bytes], list[str]]]:
 def _read_alone(projects: Path, jobs: int, repeat: int) -> tuple[float, float]:
     """Median (wall s, CPU s) of one ``read_units`` call over the fleet on ``jobs`` threads."""
     from wavemetrics import _native  # type: ignore[attr-defined]
-    from wavemetrics.classify import EVAL_TOOL_NAMES
-    from wavemetrics.native import _eval_names
+    from wavemetrics.core.classify import EVAL_TOOL_NAMES
+    from wavemetrics.run.native import _eval_names
 
     units = _units(projects)
     names = _eval_names(EVAL_TOOL_NAMES)

@@ -133,7 +133,7 @@ def patched_first(probe: Probe, selection: list[str]) -> list[str]:
     when nothing fails, so the verdict is the same.
     """
     text = probe.path.read_text(encoding="utf-8")
-    modules = re.findall(r"^\+\+\+ b/wavemetrics/(\w+)\.py", text, re.M)
+    modules = re.findall(r"^\+\+\+ b/wavemetrics/(?:\w+/)*(\w+)\.py", text, re.M)
     first = [t for m in modules for t in selection if Path(t).name == f"test_{m}.py"]
     return list(dict.fromkeys(first + selection))
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from wavemetrics.cache import CACHE_ENV, ReadCache
+from wavemetrics.cache.units import CACHE_ENV, ReadCache
 
 
 @pytest.fixture(autouse=True)

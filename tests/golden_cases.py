@@ -17,7 +17,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from tests.corpus import CORPUS
-from wavemetrics.cli import main
+from wavemetrics.cli.commands import main
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "wavemetrics" / "examples" / "claude-code-demo.jsonl"
 GOLDEN = Path(__file__).resolve().parent / "golden" / "outputs.json"

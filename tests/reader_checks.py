@@ -7,11 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from wavemetrics.pipeline import Lane, LaneSink, read_inputs
+from wavemetrics.core.summary import summarize
+from wavemetrics.core.waves import assemble_waves
 from wavemetrics.readers import NO_USABLE_RECORD, InputReport
 from wavemetrics.readers._protocol import Peek, TraceFormat
-from wavemetrics.summary import summarize
-from wavemetrics.waves import assemble_waves
+from wavemetrics.run.pipeline import Lane, LaneSink, read_inputs
 
 
 def write_records(tmp_path: Path, records: list[Any], name: str) -> str:
@@ -62,7 +62,7 @@ def cli_document(paths: list[str], *options: str) -> tuple[int, dict[str, Any]]:
     """``summarize --format json`` on ``paths``: the exit code and the parsed document."""
     from click.testing import CliRunner
 
-    from wavemetrics.cli import main
+    from wavemetrics.cli.commands import main
 
     result = CliRunner().invoke(main, ["summarize", "--format", "json", *options, *paths])
     return result.exit_code, json.loads(result.stdout)

@@ -2,7 +2,7 @@
 
 Everything a property needs to generate lives here, so that the hostile values,
 the wave shapes and the tool-name spellings are written once. Character sets are
-written out from the contract, independently of ``wavemetrics.classify``.
+written out from the contract, independently of ``wavemetrics.core.classify``.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from wavemetrics.observations import Observation, ToolCall
-from wavemetrics.schema import FIGURES
-from wavemetrics.summary import ParallelismSummary
-from wavemetrics.waves import Wave, wave_from_calls
+from wavemetrics.core.observations import Observation, ToolCall
+from wavemetrics.core.schema import FIGURES
+from wavemetrics.core.summary import ParallelismSummary
+from wavemetrics.core.waves import Wave, wave_from_calls
 
 # --------------------------------------------------------------------------- names
 

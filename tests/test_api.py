@@ -15,8 +15,8 @@ from click.testing import CliRunner
 import wavemetrics
 from tests.corpus import CORPUS, needs_corpus
 from tests.golden_cases import EXAMPLE
-from wavemetrics.api import summarize_paths
-from wavemetrics.cli import main
+from wavemetrics.cli.commands import main
+from wavemetrics.run.api import summarize_paths
 
 #: A real Claude Code session with six sub-agents (the bundled example's source) and
 #: five Codex rollouts, one file of which is read alone.
@@ -144,7 +144,7 @@ def test_summarize_paths_is_public_and_imported_on_first_use() -> None:
     import its module (the package's lazy imports keep start-up fast)."""
     assert "summarize_paths" in wavemetrics.__all__
     assert wavemetrics.summarize_paths is summarize_paths
-    code = "import sys, wavemetrics; print('wavemetrics.api' in sys.modules)"
+    code = "import sys, wavemetrics; print('wavemetrics.run.api' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout == "False\n"

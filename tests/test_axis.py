@@ -14,8 +14,8 @@ import pytest
 
 from tests.event_traces import TWO_LANES, write_events
 from wavemetrics import AxisState, EfficiencyAxis, efficiency_axis
-from wavemetrics.axis import AXIS_ONLY_FIGURES, FIGURE_NAMES, LOSS_COUNTERS, multi_call_share
-from wavemetrics.schema import SUMMARY_FIELDS
+from wavemetrics.core.schema import SUMMARY_FIELDS
+from wavemetrics.views.axis import AXIS_ONLY_FIGURES, FIGURE_NAMES, LOSS_COUNTERS, multi_call_share
 
 # TWO_LANES by hand: main has waves {read, grep} (durations 100 + 30, span 100:
 # saving 30, upper 65, peak 2), {bash} (50), eval_only {eval} (span 100) and

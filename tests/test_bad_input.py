@@ -33,7 +33,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from tests.trace_builders import BUILDERS, FormatLines, duplicate_top_keys
-from wavemetrics.cli import main
+from wavemetrics.cli.commands import main
 from wavemetrics.readers import FORMATS
 from wavemetrics.readers import sources as sources_module
 

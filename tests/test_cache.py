@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import TWO_LANES, event_line, saving_trial, write_events
-from wavemetrics import native
-from wavemetrics.cache import CACHE_FILE, FileKey, ReadCache, _absolute, file_key, utf8_names
-from wavemetrics.cli import main
+from wavemetrics.cache.units import CACHE_FILE, FileKey, ReadCache, _absolute, file_key, utf8_names
+from wavemetrics.cli.commands import main
+from wavemetrics.run import native
 
 CORPUS_DIRS = ("claude-code-log", "agentcmd", "localpush", "pi-mono", "any-agent", "inspect_ai",
                "openai-codex", "agent-sessions", "opentelemetry-proto", "openhands", "swe-agent")
@@ -259,7 +259,7 @@ def test_unwritable_cache_dir_runs_without_cache(
 
 def test_two_cache_handles_share_one_database(tmp_path: Path) -> None:
     """Two connections (two runs at once) see each other's entries (WAL)."""
-    from wavemetrics.cache import UnitKey
+    from wavemetrics.cache.units import UnitKey
 
     first, second = ReadCache(tmp_path / "c"), ReadCache(tmp_path / "c")
     first.store(UnitKey("k", "u"), [1, 2.5, "x"])
@@ -320,7 +320,7 @@ def test_a_new_version_of_a_file_replaces_the_old_entries(tmp_path: Path,
 
 def test_a_cache_of_another_schema_is_emptied(tmp_path: Path, private_cache: Path) -> None:
     """Entries written under another CACHE_SCHEMA are dropped, not read."""
-    from wavemetrics.cache import CACHE_SCHEMA
+    from wavemetrics.cache.units import CACHE_SCHEMA
 
     trace = write_events(tmp_path / "s.jsonl", TWO_LANES)
     expected = _summary(trace, "--no-cache")
@@ -453,7 +453,7 @@ def test_default_cache_dir_is_the_xdg_user_cache_dir(
 ) -> None:
     """Without ``$WAVEMETRICS_CACHE_DIR`` (unset or empty) the cache is
     ``$XDG_CACHE_HOME/wavemetrics`` (a temporary folder here, never the real home)."""
-    from wavemetrics.cache import CACHE_ENV, default_cache_dir
+    from wavemetrics.cache.units import CACHE_ENV, default_cache_dir
 
     if configured is None:
         monkeypatch.delenv(CACHE_ENV)
@@ -479,7 +479,7 @@ def test_batch_lookups_skip_other_versions_and_drop_damaged_entries(
 ) -> None:
     """`detections` answers only for the stored version of a file, and `load_many` returns
     sound entries and drops one whose blob no longer matches its digest."""
-    from wavemetrics.cache import unit_key
+    from wavemetrics.cache.units import unit_key
 
     store = ReadCache(private_cache)
     a = write_events(tmp_path / "a.jsonl", TWO_LANES)
@@ -507,7 +507,7 @@ def test_live_ids_answer_from_the_rows_they_rest_on(tmp_path: Path) -> None:
     not (0x20's row names 0x30 next); after 0x25 is inserted it is known and 0x20
     names it; another state (only its head) knows none; with 0x30's row deleted, looking up 0x35 sees 0x25 naming a row that
     is not there, and looking up 0x05 without the head row finds no row at all."""
-    from wavemetrics.cache import LiveIds, LiveIdsDamaged
+    from wavemetrics.cache.units import LiveIds, LiveIdsDamaged
 
     db = sqlite3.connect(tmp_path / "ids.sqlite3", isolation_level=None)
     ReadCache._create(db)
@@ -715,7 +715,7 @@ def test_past_the_bound_the_oldest_outputs_go_until_three_quarters_are_left(
     5, 2 and 4 s: 1,000 bytes, past a bound of 700. They go oldest first while the folder
     holds more than 700 * 3 // 4 = 525 bytes: 1 s (800 left), 2 s (600), 3 s (400).
     Under the bound nothing goes, and no database is created to find that out."""
-    from wavemetrics.runcache import cache_bytes
+    from wavemetrics.cache.runcache import cache_bytes
 
     cache = ReadCache(private_cache)
     for number, seconds in enumerate((3, 1, 5, 2, 4)):
@@ -743,8 +743,8 @@ def test_outputs_and_rows_are_evicted_by_one_age(private_cache: Path) -> None:
     and its id rows': digest, next, tag 8 and state 8 each)."""
     import msgspec
 
-    from wavemetrics.cache import live_state, unit_key
-    from wavemetrics.runcache import cache_bytes
+    from wavemetrics.cache.runcache import cache_bytes
+    from wavemetrics.cache.units import live_state, unit_key
 
     cache = ReadCache(private_cache)
     old, new = (unit_key("events", [FileKey(f"/{name}", 1, 1, 1)]) for name in ("b", "e"))
@@ -787,8 +787,8 @@ def test_a_run_past_the_bound_evicts_and_served_runs_stay_right(
     import subprocess
     import sys
 
-    from wavemetrics._cachedir import CACHE_ENV, MAX_BYTES_ENV
-    from wavemetrics.runcache import cache_bytes
+    from wavemetrics.cache._cachedir import CACHE_ENV, MAX_BYTES_ENV
+    from wavemetrics.cache.runcache import cache_bytes
 
     first = write_events(tmp_path / "a.jsonl", TWO_LANES)
     second = write_events(tmp_path / "b.jsonl", TWO_LANES[:9])
@@ -823,7 +823,7 @@ def test_a_row_whose_key_is_no_unit_key_is_evicted_as_any_other(private_cache: P
     cache = ReadCache(private_cache)
     assert cache.store_run(_hex(1), _hex(101), b"a" * 100)
     _aged(private_cache / "runs" / _hex(101), 1)
-    from wavemetrics.cache import live_state, unit_key
+    from wavemetrics.cache.units import live_state, unit_key
 
     live = unit_key("claude-code", [], "live").unit  # a live state, stored now: the newest
     assert cache.store_live(live, [1], live_state(live), [b"1" * 8], None)

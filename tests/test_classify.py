@@ -24,7 +24,7 @@ from tests.strategies import (
     tool_name_spellings,
     trim_whitespace,
 )
-from wavemetrics.classify import (
+from wavemetrics.core.classify import (
     EVAL_TOOL_NAMES,
     JS_TRIM_CHARACTERS,
     WaveBucket,

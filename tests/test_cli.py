@@ -22,8 +22,8 @@ from click.testing import CliRunner
 
 from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import TWO_LANES, write_events
-from wavemetrics.cli import main
-from wavemetrics.native import available as native_available
+from wavemetrics.cli.commands import main
+from wavemetrics.run.native import available as native_available
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "wavemetrics" / "examples" / "claude-code-demo.jsonl"
 
@@ -400,7 +400,7 @@ def test_a_file_named_twice_is_read_once(tmp_path: Path) -> None:
 
 def test_table_shortens_numbers_too_wide_for_their_column() -> None:
     """Counts over 5 digits and seconds over 9 characters are written as 421k, 1.0M, ..."""
-    from wavemetrics.report import _count, _seconds
+    from wavemetrics.views.report import _count, _seconds
 
     assert _count(99999) == "99999"
     assert _count(100000) == "100k"
@@ -412,7 +412,7 @@ def test_table_shortens_numbers_too_wide_for_their_column() -> None:
 
 def test_progress_bar_only_on_a_terminal_and_never_over_piped_json() -> None:
     """stderr must be a terminal; piped JSON or JSONL on stdout suppresses the bar."""
-    from wavemetrics.cli import show_progress
+    from wavemetrics.cli.commands import show_progress
 
     assert show_progress("table", stdout_is_tty=False, stderr_is_tty=True)
     assert show_progress("json", stdout_is_tty=True, stderr_is_tty=True)
@@ -424,7 +424,7 @@ def test_progress_bar_only_on_a_terminal_and_never_over_piped_json() -> None:
 @needs_corpus
 def test_progress_counts_every_file_once(tmp_path: Path) -> None:
     """read_inputs reports progress for every file: 3 event files, and a Claude folder of 5."""
-    from wavemetrics.pipeline import read_inputs
+    from wavemetrics.run.pipeline import read_inputs
 
     for index in range(3):
         _events(tmp_path, PARALLEL, name=f"e{index}.jsonl")
@@ -790,9 +790,13 @@ def test_folder_of_empty_folders_and_a_link_is_not_empty(tmp_path: Path) -> None
 
 
 def test_option_names_spelled_for_the_cli_equal_their_sources() -> None:
-    """wavemetrics._names mirrors the cap and compare's defaults; its lazy choices are
+    """wavemetrics.cli._names mirrors the cap and compare's defaults; its lazy choices are
     the registry's formats and compare's metrics."""
-    from wavemetrics import _names, compare, limits, observations, readers
+    from wavemetrics import readers
+    from wavemetrics.cli import _names
+    from wavemetrics.core import observations
+    from wavemetrics.readers import limits
+    from wavemetrics.views import compare
 
     assert _names.AUTO == readers.AUTO
     assert _names.DEFAULT_MAX_TRACKED_CALLS == observations.DEFAULT_MAX_TRACKED_CALLS
@@ -800,7 +804,7 @@ def test_option_names_spelled_for_the_cli_equal_their_sources() -> None:
         limits.DEFAULT_MAX_LINE_BYTES, limits.DEFAULT_MAX_DOCUMENT_BYTES)
     assert list(_names.input_format_choice().choices) == [readers.AUTO, *readers.FORMATS]
     assert list(_names.metric_choice().choices) == list(compare.METRICS)
-    from wavemetrics import native
+    from wavemetrics.run import native
 
     assert (_names.ENGINES, _names.default_engine()) == (native.ENGINES, native.default_engine())
     assert (_names.DEFAULT_METRIC, _names.DEFAULT_RESAMPLES, _names.DEFAULT_CONFIDENCE,
@@ -813,7 +817,7 @@ def test_help_imports_no_reader_and_no_core_module() -> None:
     import subprocess
     import sys
 
-    code = ("import sys; from wavemetrics.cli import main\n"
+    code = ("import sys; from wavemetrics.cli.commands import main\n"
             "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in sys.modules if m.startswith('wavemetrics')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -823,11 +827,15 @@ def test_help_imports_no_reader_and_no_core_module() -> None:
     # of their own but os; _options (the option table: no import beyond those
     # leaves); notes (the stderr notes' wording) and the walk's _files and _paths:
     # the standard library only
-    assert loaded == str(["wavemetrics", "wavemetrics._cores", "wavemetrics._eval_names",
-                          "wavemetrics._files", "wavemetrics._names", "wavemetrics._options",
-                          "wavemetrics._paths", "wavemetrics._suffixes",
-                          "wavemetrics.classify", "wavemetrics.cli", "wavemetrics.escaping",
-                          "wavemetrics.notes"])
+    # the layer folders of those modules load too: each __init__.py is a docstring alone
+    assert loaded == str([
+        "wavemetrics", "wavemetrics.cli", "wavemetrics.cli._names",
+        "wavemetrics.cli.commands", "wavemetrics.core", "wavemetrics.core._eval_names",
+        "wavemetrics.core.classify", "wavemetrics.inputs", "wavemetrics.inputs._files",
+        "wavemetrics.inputs._paths", "wavemetrics.inputs._suffixes", "wavemetrics.run",
+        "wavemetrics.run._cores", "wavemetrics.run._options", "wavemetrics.views",
+        "wavemetrics.views.escaping", "wavemetrics.views.notes",
+    ])
 
 
 def test_native_summarize_of_claude_code_imports_no_other_format_reader() -> None:
@@ -838,24 +846,26 @@ def test_native_summarize_of_claude_code_imports_no_other_format_reader() -> Non
     import subprocess
     import sys
 
-    from wavemetrics import native
+    from wavemetrics.run import native
 
     if not native.available():
         pytest.skip("the Rust extension is not built")
     code = ("import sys\nsys.argv = ['wavemetrics', 'summarize', '--no-cache', '--format',"
             f" 'table', {str(EXAMPLE)!r}]\n"
-            "from wavemetrics._entry import main\n"
+            "from wavemetrics.cli._entry import main\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in sys.modules if m.startswith('wavemetrics.readers.')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     loaded = done.stdout.strip().splitlines()[-1]
     # claude_code and events: the native engine's formats; the rest are shared helpers
+    # limits, timestamps and _record_types: what every reader shares, not formats
     assert loaded == str(["wavemetrics.readers._lines", "wavemetrics.readers._protocol",
-                          "wavemetrics.readers._seen", "wavemetrics.readers._uuids",
+                          "wavemetrics.readers._record_types", "wavemetrics.readers._seen", "wavemetrics.readers._uuids",
                           "wavemetrics.readers.claude_code", "wavemetrics.readers.events",
-                          "wavemetrics.readers.lanes", "wavemetrics.readers.registry",
-                          "wavemetrics.readers.sources"])
+                          "wavemetrics.readers.lanes", "wavemetrics.readers.limits",
+                          "wavemetrics.readers.registry", "wavemetrics.readers.sources",
+                          "wavemetrics.readers.timestamps"])
 
 
 def test_version_is_the_one_written_in_pyproject() -> None:
@@ -1054,7 +1064,7 @@ def test_issue_13_text_outputs_escape_esc_and_rlo(tmp_path: Path,
     """--by tables, the stderr line naming a default folder, cache info and the status line
     show ESC and U+202E escaped (\\x1b, \\u202e); CSV keeps values as they are (data) in a
     file or pipe and escapes them on a terminal."""
-    from wavemetrics import cli
+    from wavemetrics.cli import commands as cli
 
     monkeypatch.setenv("WAVEMETRICS_CACHE_DIR", str(tmp_path / "cache\x1b[2J\u202e"))
     trace = _events(tmp_path, [
@@ -1441,9 +1451,9 @@ def test_timezone_help_names_by_as_summarize_only() -> None:
 def test_skipped_note_names_an_unforeseen_reason_and_joins_three() -> None:
     """A reason the note has no wording for is shown as it is, and three reasons are
     joined "a, b and c": still one sentence (files in /a and /b: 2 folders)."""
-    from wavemetrics.notes import skipped_note as _skipped_note
-    from wavemetrics.pipeline import SKIPPED_UNRECOGNISED, SkippedFile
     from wavemetrics.readers.sources import SIDECAR_REASON
+    from wavemetrics.run.pipeline import SKIPPED_UNRECOGNISED, SkippedFile
+    from wavemetrics.views.notes import skipped_note as _skipped_note
 
     skipped = [SkippedFile("/a/x.json", SKIPPED_UNRECOGNISED),
                SkippedFile("/a/y.meta.json", SIDECAR_REASON),
@@ -1459,9 +1469,9 @@ def test_skipped_note_names_an_unforeseen_reason_and_joins_three() -> None:
 def test_skipped_note_lists_the_most_frequent_reason_first() -> None:
     """Reasons are listed most first, not in the order met: one file of no known format
     met before two sidecars still comes second ("its first 64 lines", singular)."""
-    from wavemetrics.notes import skipped_note as _skipped_note
-    from wavemetrics.pipeline import SKIPPED_UNRECOGNISED, SkippedFile
     from wavemetrics.readers.sources import SIDECAR_REASON
+    from wavemetrics.run.pipeline import SKIPPED_UNRECOGNISED, SkippedFile
+    from wavemetrics.views.notes import skipped_note as _skipped_note
 
     skipped = [SkippedFile("/a/x.json", SKIPPED_UNRECOGNISED),
                SkippedFile("/a/s1.meta.json", SIDECAR_REASON),
@@ -1523,7 +1533,7 @@ def test_every_figure_changing_option_is_recorded() -> None:
     """``--until 2026-04-18`` in Europe/Paris is the start of the next day there (CEST,
     +02:00: exclusive); a forced format, an eval name, an unbounded cap (null) and byte
     limits are recorded as given; the table lists each non-default one in
-    :data:`~wavemetrics._options.OPTION_KEYS` order, as arguments that give the same
+    :data:`~wavemetrics.run._options.OPTION_KEYS` order, as arguments that give the same
     run again."""
     args = ["summarize", "--demo", "--until", "2026-04-18", "--timezone", "Europe/Paris",
             "--input-format", "claude-code", "--eval-tool", "Bash", "--eval-tool", "a b",

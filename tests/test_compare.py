@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import saving_trial, write_events
 from tests.extras import needs_scipy
-from wavemetrics.cli import main
-from wavemetrics.compare import (
+from wavemetrics.cli.commands import main
+from wavemetrics.views.compare import (
     METRICS,
     Interval,
     MissingExtra,

@@ -11,9 +11,9 @@ from click.testing import CliRunner
 
 from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import TWO_LANES, write_events
-from wavemetrics._options import OPTION_KEYS
-from wavemetrics.cli import main
-from wavemetrics.csvout import (
+from wavemetrics.cli.commands import main
+from wavemetrics.run._options import OPTION_KEYS
+from wavemetrics.views.csvout import (
     OPTION_PREFIX,
     SUMMARY_LEAD,
     WAVE_CALL_COLUMNS,
@@ -134,7 +134,7 @@ def test_cells_are_quoted_by_the_csv_module() -> None:
 def test_rows_to_csv_escapes_text_only_when_asked() -> None:
     """Without ``escape`` a value with ESC and U+202E is written as it is; with ``printable``
     its text cells are escaped and numbers and empty cells are left alone."""
-    from wavemetrics.escaping import printable
+    from wavemetrics.views.escaping import printable
 
     rows = [{"tool_name": "a\x1b[2J\u202e", "calls": 2, "mean": None}]
     columns = ["tool_name", "calls", "mean"]

@@ -1,4 +1,4 @@
-"""SHA-256 without OpenSSL (wavemetrics._digest): FIPS 180-4's digests, and hashlib's."""
+"""SHA-256 without OpenSSL (wavemetrics.cache._digest): FIPS 180-4's digests, and hashlib's."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import hashlib
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wavemetrics import _extension
-from wavemetrics._digest import sha256
+from wavemetrics.cache._digest import sha256
+from wavemetrics.run import _extension
 
 
 def test_the_standard_test_vectors() -> None:

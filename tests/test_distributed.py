@@ -18,10 +18,10 @@ from distributed import Client, LocalCluster
 
 from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import TWO_LANES, Event, write_events
-from wavemetrics.cli import main
-from wavemetrics.distributed import INSTALL_HINT, dask_mapper, summarize_on_dask
-from wavemetrics.pipeline import Analysis, StreamSettings, analyse, read_inputs
-from wavemetrics.report import render_json
+from wavemetrics.cli.commands import main
+from wavemetrics.run.distributed import INSTALL_HINT, dask_mapper, summarize_on_dask
+from wavemetrics.run.pipeline import Analysis, StreamSettings, analyse, read_inputs
+from wavemetrics.views.report import render_json
 
 CORPUS_DIRS = ("claude-code-log", "agentcmd", "localpush", "pi-mono", "any-agent", "inspect_ai",
                "openai-codex", "agent-sessions")

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from wavemetrics.schema import EXTRA_PROPERTIES, V1_PROPERTIES
+from wavemetrics.core.schema import EXTRA_PROPERTIES, V1_PROPERTIES
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -78,7 +78,7 @@ def test_readme_example_output_is_what_the_demo_prints() -> None:
     """The table shown in the README is exactly what the quick-start command prints."""
     from click.testing import CliRunner
 
-    from wavemetrics.cli import main
+    from wavemetrics.cli.commands import main
 
     root = DOCS.parent
     text = (root / "README.md").read_text(encoding="utf-8")
@@ -96,7 +96,7 @@ def test_formats_doc_examples_give_the_figures_it_states(tmp_path: Path) -> None
 
     from click.testing import CliRunner
 
-    from wavemetrics.cli import main
+    from wavemetrics.cli.commands import main
 
     blocks = re.findall(r"```\n(.*?)```", (DOCS / "formats.md").read_text(encoding="utf-8"),
                         flags=re.S)
@@ -173,9 +173,9 @@ def test_one_install_spelling_in_docs_and_messages() -> None:
     ``pip install 'wavemetrics[extra]'`` (a wheel, or any install): in the README and the
     docs (a bare ``'.[extra]'`` undoes an editable install); the error hints name the
     second, which works for both, with the running interpreter's pip."""
-    from wavemetrics.compare import INSTALL_HINT as COMPARE
-    from wavemetrics.distributed import INSTALL_HINT as DASK
-    from wavemetrics.timeline import INSTALL_HINT as TIMELINE
+    from wavemetrics.run.distributed import INSTALL_HINT as DASK
+    from wavemetrics.views.compare import INSTALL_HINT as COMPARE
+    from wavemetrics.views.timeline import INSTALL_HINT as TIMELINE
 
     texts = [doc.read_text(encoding="utf-8") for doc in _doc_files()]
     texts += [COMPARE, DASK, TIMELINE]
@@ -196,7 +196,7 @@ def test_summarize_table_keeps_to_80_columns_with_many_formats() -> None:
     from click.testing import CliRunner
 
     from tests.corpus import CORPUS
-    from wavemetrics.cli import main
+    from wavemetrics.cli.commands import main
 
     if not CORPUS.is_dir():
         pytest.skip(f"corpus absent: {CORPUS}")
@@ -209,7 +209,7 @@ def test_summarize_table_keeps_to_80_columns_with_many_formats() -> None:
 def test_cli_doc_maps_every_waves_json_key_to_its_csv_column() -> None:
     """docs/cli.md's waves JSON-to-CSV table is csvout's mapping, and its last row names
     the call's own columns: every CSV column is in the table once."""
-    from wavemetrics.csvout import WAVE_CALL_COLUMNS, WAVE_JSON_TO_CSV
+    from wavemetrics.views.csvout import WAVE_CALL_COLUMNS, WAVE_JSON_TO_CSV
 
     text = (DOCS / "cli.md").read_text(encoding="utf-8")
     rows = _rows(text, "**`waves`: JSON keys and CSV columns.**")
@@ -223,7 +223,7 @@ def test_cli_doc_maps_every_waves_json_key_to_its_csv_column() -> None:
 def test_cli_doc_statusline_snippet_is_what_print_settings_prints() -> None:
     """docs/cli.md's settings.json snippet names wavemetrics by an absolute path (Claude
     Code's PATH seldom holds a clone's .venv/bin) and is what --print-settings prints."""
-    from wavemetrics.statusline_setup import settings_snippet
+    from wavemetrics.cli.statusline_setup import settings_snippet
 
     text = (DOCS / "cli.md").read_text(encoding="utf-8")
     blocks = [b for b in re.findall(r"```json\n(.*?)```", text, flags=re.S) if "statusLine" in b]

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from wavemetrics.cli import main
-from wavemetrics.escaping import printable, shortened
+from wavemetrics.cli.commands import main
+from wavemetrics.views.escaping import printable, shortened
 
 #: Characters no text output may print raw.
 RAW = ("\x1b", "\x00", "\x07", "\r", "\x9b", "\x7f", "\u202e", "\u2066")

@@ -8,14 +8,15 @@ from typing import Any
 import pytest
 
 import wavemetrics
-from wavemetrics import compare, distributed, timeline
-from wavemetrics.exceptions import (
+from wavemetrics.core.exceptions import (
     LaneNotFoundError,
     MissingExtraError,
     StreamOrderError,
     install_hint,
     reject_path,
 )
+from wavemetrics.run import distributed
+from wavemetrics.views import compare, timeline
 
 
 def test_missing_extra_is_an_import_error_naming_the_install_command(
@@ -85,7 +86,7 @@ def test_missing_scipy_raises_missing_extra(monkeypatch: pytest.MonkeyPatch) -> 
 def test_input_too_large_is_a_value_error_and_never_leaves_read_inputs(tmp_path: Any) -> None:
     """InputTooLargeError is a ValueError raised inside the readers only: past the limits,
     read_inputs reports the input's error instead of raising."""
-    from wavemetrics.exceptions import InputTooLargeError
+    from wavemetrics.core.exceptions import InputTooLargeError
 
     assert issubclass(InputTooLargeError, ValueError)
     path = tmp_path / "runaway.jsonl"

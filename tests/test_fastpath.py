@@ -1,4 +1,4 @@
-"""The native command (``wavemetrics.fastpath``) against the CLI: the same bytes, or a decline.
+"""The native command (``wavemetrics.run.fastpath``) against the CLI: the same bytes, or a decline.
 
 The CLI (``cli.main``, the Python pipeline with the native readers) is the
 reference here: for every run the native command takes, its stdout document,
@@ -36,10 +36,11 @@ from tests.strategies import (
 )
 from tests.trace_builders import CLAUDE as CLAUDE_LINES
 from tests.trace_builders import EVENTS as EVENT_LINES
-from wavemetrics import _extension, _files, fastpath, native
-from wavemetrics.cli import main
-from wavemetrics.escaping import printable
-from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
+from wavemetrics.cli.commands import main
+from wavemetrics.core.observations import DEFAULT_MAX_TRACKED_CALLS
+from wavemetrics.inputs import _files
+from wavemetrics.run import _extension, fastpath, native
+from wavemetrics.views.escaping import printable
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="the Rust extension is not built")
 
@@ -294,7 +295,7 @@ def test_the_console_script_runs_it_without_click(tmp_path: Path) -> None:
     code = ("import sys\n"
             "sys.argv = ['wavemetrics', 'summarize', '--format', 'json', '--no-cache',"
             f" {str(EXAMPLE)!r}]\n"
-            "from wavemetrics._entry import main\n"
+            "from wavemetrics.cli._entry import main\n"
             "try:\n    main()\nexcept SystemExit as stop:\n    status = stop.code\n"
             "sys.stdout.flush()\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in"
@@ -321,11 +322,11 @@ def test_a_cached_run_of_a_folder_imports_no_heavy_standard_module(tmp_path: Pat
     (folder / "demo.jsonl").write_bytes(EXAMPLE.read_bytes())
     code = ("import sys\n"
             "sys.argv = ['wavemetrics', 'summarize', '--format', 'json', sys.argv[1]]\n"
-            "from wavemetrics._entry import main\n"
+            "from wavemetrics.cli._entry import main\n"
             "try:\n    main()\nexcept SystemExit as stop:\n    status = stop.code\n"
             "sys.stdout.flush()\n"
             "print(sorted(m for m in sys.modules if m in sys.argv[2].split(',')),"
-            " 'fastpath' if 'wavemetrics.fastpath' in sys.modules else 'served',"
+            " 'fastpath' if 'wavemetrics.run.fastpath' in sys.modules else 'served',"
             " status, file=sys.stderr)\n")
     env = {**os.environ, "WAVEMETRICS_CACHE_DIR": str(tmp_path / "cache")}
     runs = [subprocess.run([sys.executable, "-c", code, str(folder), ",".join(_START_UP_HEAVY)],
@@ -337,9 +338,9 @@ def test_a_cached_run_of_a_folder_imports_no_heavy_standard_module(tmp_path: Pat
 
 def test_the_default_eval_names_are_handed_over_as_they_are() -> None:
     """The native command hands ``EVAL_TOOL_NAMES`` to the extension without normalising
-    them (no :mod:`wavemetrics.classify` import): they are in normal form already."""
-    from wavemetrics._eval_names import EVAL_TOOL_NAMES
-    from wavemetrics.classify import EVAL_TOOL_NAMES as classify_names
+    them (no :mod:`wavemetrics.core.classify` import): they are in normal form already."""
+    from wavemetrics.core._eval_names import EVAL_TOOL_NAMES
+    from wavemetrics.core.classify import EVAL_TOOL_NAMES as classify_names
 
     assert _extension.eval_names(EVAL_TOOL_NAMES) == list(EVAL_TOOL_NAMES)
     assert classify_names is EVAL_TOOL_NAMES
@@ -350,20 +351,20 @@ def test_the_native_command_reads_the_listing_its_key_was_made_from(
     """With the cache on, the folders are walked once before the read (the key's walk,
     whose files the read takes: no second walk) and once after it (the check); with
     ``--no-cache``, once, without a key."""
-    import wavemetrics._walk
+    import wavemetrics.inputs._walk
 
     folder = tmp_path / "traces"
     folder.mkdir()
     (folder / "demo.jsonl").write_bytes(EXAMPLE.read_bytes())
     monkeypatch.setenv("WAVEMETRICS_CACHE_DIR", str(tmp_path / "cache"))
     walks: list[bool] = []
-    real = wavemetrics._walk.walk
+    real = wavemetrics.inputs._walk.walk
 
     def counted(paths: Any, *, key: bool, jobs: int = 1) -> Any:
         walks.append(key)
         return real(paths, key=key, jobs=jobs)
 
-    monkeypatch.setattr(wavemetrics._walk, "walk", counted)
+    monkeypatch.setattr(wavemetrics.inputs._walk, "walk", counted)
     monkeypatch.setattr(fastpath, "walk", counted)
     out = io.BytesIO()
     monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out))
@@ -488,7 +489,7 @@ def test_a_declined_run_hands_its_key_to_the_cli(
     """With the cache on, a run the native command declines leaves the key the lookup
     took before any read for the CLI that runs next (no second walk of the inputs), as a
     missed lookup does."""
-    from wavemetrics import runcache
+    from wavemetrics.cache import runcache
 
     monkeypatch.setenv("WAVEMETRICS_CACHE_DIR", str(tmp_path / "cache"))
     (tmp_path / "e.jsonl").write_bytes(b"")  # an empty input: declined
@@ -506,7 +507,8 @@ def test_the_check_thread_is_waited_for_however_the_run_ends(
         ending: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The after-read check (runcache.Again) is started once per cached run, after the
     notes, and always waited for before the run returns or raises."""
-    from wavemetrics import notes, runcache
+    from wavemetrics.cache import runcache
+    from wavemetrics.views import notes
 
     folder = tmp_path / "traces"
     folder.mkdir()

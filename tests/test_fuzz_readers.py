@@ -25,11 +25,11 @@ from hypothesis import strategies as st
 
 from tests.strategies import HOSTILE_JSON, json_paths
 from tests.trace_builders import BUILDERS, FormatLines
-from wavemetrics.axis import efficiency_axis
-from wavemetrics.cli import main
-from wavemetrics.pipeline import ReadOutcome, analyse, read_inputs
+from wavemetrics.cli.commands import main
 from wavemetrics.readers import FORMATS
-from wavemetrics.report import render_json, render_jsonl, render_table, render_waves_table
+from wavemetrics.run.pipeline import ReadOutcome, analyse, read_inputs
+from wavemetrics.views.axis import efficiency_axis
+from wavemetrics.views.report import render_json, render_jsonl, render_table, render_waves_table
 
 FORMATS_UNDER_TEST = [name for name in BUILDERS if name in FORMATS]
 FUZZ = settings(max_examples=300, deadline=None,

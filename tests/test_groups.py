@@ -1,4 +1,4 @@
-"""wavemetrics.groups: what ``--by project`` calls a project, how groups are labelled in the
+"""wavemetrics.views.groups: what ``--by project`` calls a project, how groups are labelled in the
 table, and the ``--by`` document's rules. The CLI's grouped figures, computed by
 hand, are in test_slices.py."""
 
@@ -15,9 +15,15 @@ from hypothesis import strategies as st
 from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import TWO_LANES, write_events
 from tests.strategies import mcp_like_tool_names
-from wavemetrics.cli import main
-from wavemetrics.groups import BY_CHOICES, NOT_RECORDED, group_document, group_labels, project_of
-from wavemetrics.pipeline import analyse, read_inputs
+from wavemetrics.cli.commands import main
+from wavemetrics.run.pipeline import analyse, read_inputs
+from wavemetrics.views.groups import (
+    BY_CHOICES,
+    NOT_RECORDED,
+    group_document,
+    group_labels,
+    project_of,
+)
 
 
 def test_stdin_has_no_project() -> None:

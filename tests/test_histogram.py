@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wavemetrics.histogram import (
+from wavemetrics.core.histogram import (
     EMPTY_HISTOGRAM,
     HISTOGRAM_BUCKET_MAXIMA,
     HISTOGRAM_BUCKETS,

@@ -22,14 +22,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from wavemetrics.cli import main
-from wavemetrics.limits import (
+from wavemetrics.cli.commands import main
+from wavemetrics.readers.limits import (
     DEFAULT_LIMITS,
     DEFAULT_MAX_DOCUMENT_BYTES,
     DEFAULT_MAX_LINE_BYTES,
     Limits,
 )
-from wavemetrics.pipeline import read_inputs
+from wavemetrics.run.pipeline import read_inputs
 
 #: One ``events`` wave of two calls: a [1000, 1100], b [1010, 1040].
 EVENTS = b"".join(json.dumps(record).encode() + b"\n" for record in (

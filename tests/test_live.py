@@ -13,12 +13,12 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import wavemetrics._appended as _appended
-import wavemetrics.live as live
+import wavemetrics.cache._appended as _appended
+import wavemetrics.cache.live as live
 from tests.strategies import claude_calls, claude_records, trace_files
 from tests.trace_builders import claude_call, iso
-from wavemetrics.cache import CACHE_ENV, CACHE_FILE
-from wavemetrics.cli import main
+from wavemetrics.cache.units import CACHE_ENV, CACHE_FILE
+from wavemetrics.cli.commands import main
 
 
 def _line(target: Path, cache: Path | None) -> str:
@@ -103,12 +103,12 @@ def test_two_parallel_calls_appended(
     with open(target, "ab") as stream:
         stream.write(b[0] + c[0] + b[1] + c[1])
     offsets.clear()
-    import wavemetrics.pipeline
+    import wavemetrics.run.pipeline
 
     def unused(*args: object, **kwargs: object) -> None:
         raise AssertionError("the live state answers")
 
-    monkeypatch.setattr(wavemetrics.pipeline, "read_inputs", unused)
+    monkeypatch.setattr(wavemetrics.run.pipeline, "read_inputs", unused)
     assert _line(target, cache) == "waves 2 · multi 1 · saved 2.0s\n"
     assert offsets == [size]
 
@@ -232,10 +232,10 @@ def _modules_after_line(target: Path, cache: Path) -> tuple[str, list[str]]:
     import sys
 
     code = ("import sys; sys.argv = ['wavemetrics', 'statusline']\n"
-            "from wavemetrics._entry import main; main()\n"
+            "from wavemetrics.cli._entry import main; main()\n"
             "names = ('registry', 'codex', 'pi', 'otlp', 'inspect_log', 'events')\n"
             "import json; print(json.dumps(sorted(m for m in sys.modules if m =="
-            " 'wavemetrics.pipeline' or m.rsplit('.', 1)[-1] in names)))")
+            " 'wavemetrics.run.pipeline' or m.rsplit('.', 1)[-1] in names)))")
     result = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
                             text=True, input=json.dumps({"transcript_path": str(target)}),
                             env={**os.environ, CACHE_ENV: str(cache)})
@@ -271,7 +271,7 @@ def test_grown_short_transcript_is_detected_again(tmp_path: Path) -> None:
     imported) and the line is still the live state's: 32 waves."""
     line, modules = _grown_by_one_call(tmp_path, 31)
     assert line == "waves 32 · multi 0 · saved 0.0s"
-    assert "wavemetrics.readers.registry" in modules and "wavemetrics.pipeline" not in modules
+    assert "wavemetrics.readers.registry" in modules and "wavemetrics.run.pipeline" not in modules
 
 
 def test_detection_is_kept_from_64_lines_with_content() -> None:

@@ -10,9 +10,9 @@ from click.testing import CliRunner
 
 from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import TWO_LANES, event_line, write_events
-from wavemetrics import cli
-from wavemetrics.cli import main
-from wavemetrics.locations import default_locations, standard_locations
+from wavemetrics.cli import commands as cli
+from wavemetrics.cli.commands import main
+from wavemetrics.inputs.locations import default_locations, standard_locations
 
 
 def test_standard_locations_without_overrides(tmp_path: Path) -> None:
@@ -99,7 +99,7 @@ def test_no_path_with_piped_data_reads_stdin() -> None:
 
 def test_demo_reads_the_bundled_example(tmp_path: Path) -> None:
     """--demo reads the packaged example, the same as naming its file."""
-    from wavemetrics.cli import demo_path
+    from wavemetrics.cli.commands import demo_path
 
     demo = CliRunner().invoke(main, ["summarize", "--demo", "--format", "json"])
     named = CliRunner().invoke(main, ["summarize", "--format", "json", demo_path()])

@@ -44,15 +44,15 @@ from tests.strategies import (
 from tests.trace_builders import CLAUDE as CLAUDE_LINES
 from tests.trace_builders import CODEX as CODEX_LINES
 from tests.trace_builders import EVENTS as EVENT_LINES
-from wavemetrics import native
-from wavemetrics.cache import ReadCache
-from wavemetrics.classify import normalize_tool_name
-from wavemetrics.cli import main
-from wavemetrics.pipeline import StreamSettings, analyse, read_inputs
+from wavemetrics.cache.units import ReadCache
+from wavemetrics.cli.commands import main
+from wavemetrics.core.classify import normalize_tool_name
+from wavemetrics.core.schema import SUMMARY_FIELDS
 from wavemetrics.readers import sources as sources_module
 from wavemetrics.readers.sources import Source, project_folder
-from wavemetrics.report import render_json
-from wavemetrics.schema import SUMMARY_FIELDS
+from wavemetrics.run import native
+from wavemetrics.run.pipeline import StreamSettings, analyse, read_inputs
+from wavemetrics.views.report import render_json
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="the Rust extension is not built")
 
@@ -976,7 +976,7 @@ def test_a_stale_extension_is_not_called(monkeypatch: pytest.MonkeyPatch) -> Non
     error naming the rebuild, and the output is the Python engine's."""
     reference = CliRunner().invoke(main, ["summarize", "--format", "json", "--no-cache",
                                           "--engine", "python", str(EXAMPLE)])
-    from wavemetrics import _extension
+    from wavemetrics.run import _extension
 
     monkeypatch.setattr(native, "_native", None)
     monkeypatch.setattr(_extension, "_stale", True)

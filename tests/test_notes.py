@@ -1,4 +1,4 @@
-"""The stderr notes' wording (wavemetrics.notes): the rules it applies without re or
+"""The stderr notes' wording (wavemetrics.views.notes): the rules it applies without re or
 collections (docs/performance-history.md, "Eleventh round")."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import re
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from wavemetrics import notes
-from wavemetrics._files import SIDECAR_REASON
+from wavemetrics.inputs._files import SIDECAR_REASON
+from wavemetrics.views import notes
 
 #: The pattern the notes matched old-layout sub-agent files with before the lean
 #: start-up: the reference of notes._old_agent_file.
@@ -81,9 +81,9 @@ def test_the_stated_memory_per_tracked_call_is_what_a_call_costs() -> None:
     import gc
     import tracemalloc
 
-    from wavemetrics.observations import Observation
-    from wavemetrics.stream import LaneStream
-    from wavemetrics.waves import assemble_waves
+    from wavemetrics.core.observations import Observation
+    from wavemetrics.core.stream import LaneStream
+    from wavemetrics.core.waves import assemble_waves
 
     n = 20_000
     tracemalloc.start()

@@ -18,7 +18,7 @@ from tests.strategies import (
     observation_streams,
     valid_observations,
 )
-from wavemetrics.observations import (
+from wavemetrics.core.observations import (
     DEFAULT_MAX_TRACKED_CALLS,
     Observation,
     ToolCall,

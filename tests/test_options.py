@@ -1,4 +1,4 @@
-"""wavemetrics._options: ``summarize``'s options declared once (the click command, the
+"""wavemetrics.run._options: ``summarize``'s options declared once (the click command, the
 served path's parser and the native command all read the table), the options record
 every output carries, its JSON text for the native command, and the table's arguments
 (docs/cli.md, "Options in the output")."""
@@ -15,8 +15,12 @@ import click
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wavemetrics import _options, fastpath, runcache
-from wavemetrics._options import (
+from wavemetrics.cache import runcache
+from wavemetrics.cli.commands import compare, summarize, timeline, waves
+from wavemetrics.core.observations import DEFAULT_MAX_TRACKED_CALLS
+from wavemetrics.readers.limits import DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_LINE_BYTES
+from wavemetrics.run import _options, fastpath
+from wavemetrics.run._options import (
     FORMATS,
     OPTION_KEYS,
     SUMMARIZE,
@@ -26,9 +30,6 @@ from wavemetrics._options import (
     options_json,
     options_record,
 )
-from wavemetrics.cli import compare, summarize, timeline, waves
-from wavemetrics.limits import DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from wavemetrics.observations import DEFAULT_MAX_TRACKED_CALLS
 
 
 def test_the_defaults_are_the_cli_s() -> None:
@@ -214,9 +215,9 @@ def test_the_served_path_parses_every_table_option_as_click_does(args: list[str]
 def test_the_table_module_stays_light() -> None:
     """The served path parses argv with the table before click loads: importing it
     loads two leaf modules of the package and no click."""
-    code = ("import sys, wavemetrics._options\n"
+    code = ("import sys, wavemetrics.run._options\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('wavemetrics', 'click')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
-    assert done.stdout.split("\n")[-2] == str(["wavemetrics", "wavemetrics._cores",
-                                               "wavemetrics._eval_names", "wavemetrics._options"])
+    assert done.stdout.split("\n")[-2] == str(["wavemetrics", "wavemetrics.run._cores",
+                                               "wavemetrics.core._eval_names", "wavemetrics.run._options"])

@@ -8,10 +8,10 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from tests.corpus import CORPUS, needs_corpus
-from wavemetrics.cli import main
-from wavemetrics.parallel import process_mapper
-from wavemetrics.pipeline import StreamSettings, analyse, read_inputs
-from wavemetrics.report import json_document
+from wavemetrics.cli.commands import main
+from wavemetrics.run.parallel import process_mapper
+from wavemetrics.run.pipeline import StreamSettings, analyse, read_inputs
+from wavemetrics.views.report import json_document
 
 CORPUS_DIRS = ("claude-code-log", "agentcmd", "localpush", "pi-mono", "any-agent", "inspect_ai",
                "openai-codex", "agent-sessions")

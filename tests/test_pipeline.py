@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from wavemetrics import Observation, assemble_waves, summarize
-from wavemetrics.pipeline import (
+from wavemetrics.readers import ReadUnit
+from wavemetrics.run.pipeline import (
     Lane,
     LaneResult,
     LaneSink,
@@ -20,7 +21,6 @@ from wavemetrics.pipeline import (
     read_unit,
     summarize_inputs,
 )
-from wavemetrics.readers import ReadUnit
 
 # a [0,10] and b [5,20] overlap (one wave of 2), c [30,40] is alone: by hand
 # (docs/metrics.md section 4) the 2-wave saves (10 + 15) - 20 = 5 ms.
@@ -210,8 +210,8 @@ def test_a_file_changed_during_the_native_read_is_not_cached(
     """One stat after the folded native pass checks both its detection and its read: a
     file that changed during that pass gets neither a stored detection nor a stored unit,
     and the next run reads its new content."""
-    from wavemetrics import native
-    from wavemetrics.cache import ReadCache
+    from wavemetrics.cache.units import ReadCache
+    from wavemetrics.run import native
 
     if not native.available():
         pytest.skip("the native extension is not built")

@@ -22,9 +22,9 @@ from click.testing import CliRunner
 
 from tests.trace_builders import BUILDERS, FormatLines
 from wavemetrics import assemble_waves, summarize
-from wavemetrics.cli import main
-from wavemetrics.pipeline import analyse, read_inputs
+from wavemetrics.cli.commands import main
 from wavemetrics.readers import FORMATS
+from wavemetrics.run.pipeline import analyse, read_inputs
 
 SECRET = "CANARY-7f3a9c"
 FORMATS_UNDER_TEST = [name for name in BUILDERS if name in FORMATS]

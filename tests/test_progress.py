@@ -1,4 +1,4 @@
-"""The progress bar of a long read (``wavemetrics.progress``): bytes, files, cleared."""
+"""The progress bar of a long read (``wavemetrics.cli.progress``): bytes, files, cleared."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import io
 import re
 from pathlib import Path
 
-from wavemetrics.progress import ByteProgress
+from wavemetrics.cli.progress import ByteProgress
 
 
 class _Terminal(io.StringIO):

@@ -24,10 +24,10 @@ from tests.reader_checks import (
     lane_figures,
 )
 from wavemetrics import Observation, assemble_waves
-from wavemetrics.cli import main
-from wavemetrics.pipeline import Lane, ReadOutcome, read_inputs
+from wavemetrics.cli.commands import main
 from wavemetrics.readers._lines import LineAccount
 from wavemetrics.readers.claude_code import ClaudeFile, fallback_session_id, read_claude_code
+from wavemetrics.run.pipeline import Lane, ReadOutcome, read_inputs
 
 T0_MS = 1_735_689_600_000.0
 

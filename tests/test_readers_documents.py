@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wavemetrics.limits import DEFAULT_LIMITS
 from wavemetrics.readers._documents import parse_document, split_documents
+from wavemetrics.readers.limits import DEFAULT_LIMITS
 
 
 def _split(text: str) -> list[bytes]:

@@ -14,9 +14,9 @@ from typing import Any
 
 from tests.reader_checks import cli_document, collect
 from wavemetrics import Observation, assemble_waves
-from wavemetrics.pipeline import Lane, read_inputs
 from wavemetrics.readers._lines import LineAccount
 from wavemetrics.readers.events import read_events
+from wavemetrics.run.pipeline import Lane, read_inputs
 
 
 def _line(**fields: Any) -> bytes:

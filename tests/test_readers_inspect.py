@@ -33,10 +33,10 @@ from tests.reader_checks import (
     sniffs,
 )
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
-from wavemetrics.cli import main
-from wavemetrics.pipeline import Lane, read_inputs
+from wavemetrics.cli.commands import main
 from wavemetrics.readers import InputReport
 from wavemetrics.readers.inspect_log import INSPECT
+from wavemetrics.run.pipeline import Lane, read_inputs
 
 # 2026-01-01T00:00:00Z in ms.
 BASE_MS = 1_767_225_600_000

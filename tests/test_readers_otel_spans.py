@@ -22,9 +22,9 @@ import pytest
 from tests.corpus import CORPUS, needs_corpus
 from tests.reader_checks import observation_tuples, read_one, sniffs
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
-from wavemetrics.pipeline import Lane
 from wavemetrics.readers import InputReport
 from wavemetrics.readers.otel_spans import OTEL_SPANS
+from wavemetrics.run.pipeline import Lane
 
 # 2026-01-01T00:00:00Z in ms and ns.
 BASE_MS = 1_767_225_600_000

@@ -30,9 +30,9 @@ from tests.reader_checks import (
     write_records,
 )
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
-from wavemetrics.pipeline import Lane, read_inputs
 from wavemetrics.readers import InputReport
 from wavemetrics.readers.otlp import OTLP
+from wavemetrics.run.pipeline import Lane, read_inputs
 
 # 2026-01-01T00:00:00Z in ms and ns.
 BASE_MS = 1_767_225_600_000

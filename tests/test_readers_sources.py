@@ -23,8 +23,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wavemetrics._paths import absolute
-from wavemetrics.pipeline import read_inputs
+from wavemetrics.inputs._paths import absolute
 from wavemetrics.readers import sources as sources_module
 from wavemetrics.readers.sources import (
     Source,
@@ -33,6 +32,7 @@ from wavemetrics.readers.sources import (
     open_error,
     project_folder,
 )
+from wavemetrics.run.pipeline import read_inputs
 
 NO_TRACE_FILES = ("no trace files in this directory (read: *.jsonl, *.json, *.jsonl.gz,"
                   " *.json.gz, *.eval, *.traj)")
@@ -408,7 +408,7 @@ def test_the_table_and_stderr_count_skipped_files(tmp_path: Path) -> None:
     most first, with its plural."""
     from click.testing import CliRunner
 
-    from wavemetrics.cli import main
+    from wavemetrics.cli.commands import main
 
     result = CliRunner().invoke(main, ["summarize", str(_project(tmp_path))])
     assert result.exit_code == 0
@@ -425,7 +425,7 @@ def test_one_skipped_file_is_counted_in_the_singular(tmp_path: Path) -> None:
     "lists it" in the note, and "1 file skipped (not a trace)" in the table."""
     from click.testing import CliRunner
 
-    from wavemetrics.cli import main
+    from wavemetrics.cli.commands import main
 
     project = _project(tmp_path)
     for name in ("meta.json", "journal.jsonl", "s1"):
@@ -445,7 +445,7 @@ def test_several_sidecars_are_counted_in_the_plural(tmp_path: Path) -> None:
     """Two sidecars alone: "2 metadata sidecars", with no "and" (one reason)."""
     from click.testing import CliRunner
 
-    from wavemetrics.cli import main
+    from wavemetrics.cli.commands import main
 
     project = _project(tmp_path)
     for name in ("meta.json", "journal.jsonl"):

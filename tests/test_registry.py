@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 import wavemetrics
-from wavemetrics.pipeline import LaneSink
 from wavemetrics.readers import (
     EMPTY,
     FORMATS,
@@ -23,6 +22,7 @@ from wavemetrics.readers import (
 )
 from wavemetrics.readers._protocol import Peek
 from wavemetrics.readers.registry import TRACE_FORMATS, format_named, unmeasurable_reason
+from wavemetrics.run.pipeline import LaneSink
 
 PACKAGE = Path(wavemetrics.__file__).parent
 #: The module that declares each format, by its --input-format name.
@@ -226,4 +226,4 @@ def test_readers_import_nothing_of_the_metric_core_but_observation() -> None:
             elif isinstance(node, ast.Import):
                 assert not any(alias.name.split(".")[1:2] and alias.name.split(".")[1] in CORE
                                for alias in node.names if alias.name.startswith("wavemetrics."))
-    assert imported == {("wavemetrics.observations", "Observation")}
+    assert imported == {("wavemetrics.core.observations", "Observation")}

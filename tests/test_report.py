@@ -1,4 +1,4 @@
-"""wavemetrics.report: unique id prefixes of the tables and the JSON/JSONL documents
+"""wavemetrics.views.report: unique id prefixes of the tables and the JSON/JSONL documents
 (its own tests; ids cut to prefixes that can still be told apart)."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from tests.event_traces import TWO_LANES, Event, write_events
 from tests.strategies import caps, event_records, trace_lines
-from wavemetrics.pipeline import analyse, read_inputs
-from wavemetrics.report import (
+from wavemetrics.run.pipeline import analyse, read_inputs
+from wavemetrics.views.report import (
     loss_line,
     render_json,
     render_jsonl,
@@ -287,8 +287,8 @@ def test_both_engines_print_the_same_capped_table(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
     from tests.event_traces import CAPPED
-    from wavemetrics import native
-    from wavemetrics.cli import main
+    from wavemetrics.cli.commands import main
+    from wavemetrics.run import native
 
     if not native.available():
         pytest.skip("the Rust extension is not built")

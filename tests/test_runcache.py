@@ -20,17 +20,17 @@ from click.testing import CliRunner
 from tests.benchmark_modules import fleet_module
 from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import saving_trial
-from wavemetrics import runcache
-from wavemetrics.cache import CACHE_FILE, ReadCache
-from wavemetrics.cli import main, summarize
-from wavemetrics.runcache import MAGIC, MAX_RUNS, RUNS_FOLDER, STALE_SECONDS, RunStore
+from wavemetrics.cache import runcache
+from wavemetrics.cache.runcache import MAGIC, MAX_RUNS, RUNS_FOLDER, STALE_SECONDS, RunStore
+from wavemetrics.cache.units import CACHE_FILE, ReadCache
+from wavemetrics.cli.commands import main, summarize
 
 #: Runs ``wavemetrics ARGS`` as the console script does, then writes the names of the
 #: modules it imported to the file ``$RUNCACHE_MODULES``: a served run imports no click.
 _HARNESS = """
 import json, os, sys
 sys.argv = ["wavemetrics", *sys.argv[1:]]
-from wavemetrics._entry import main
+from wavemetrics.cli._entry import main
 code = 0
 try:
     main()
@@ -45,12 +45,12 @@ os._exit(code)
 
 #: Modules a served run must not import: click, attrs, msgspec, the readers, the native
 #: engine's layer and the metric core (the mutation-gated modules). The extension itself
-#: may load: it walks the folders a key covers (wavemetrics._walk).
+#: may load: it walks the folders a key covers (wavemetrics.inputs._walk).
 _HEAVY = ("click", "attrs", "msgspec", "wavemetrics.readers",
-          "wavemetrics.native", "wavemetrics.pipeline", "wavemetrics.observations",
-          "wavemetrics.waves", "wavemetrics.classify", "wavemetrics.savings",
-          "wavemetrics.histogram", "wavemetrics.summary", "wavemetrics.schema",
-          "wavemetrics.turns", "wavemetrics.stream")
+          "wavemetrics.run.native", "wavemetrics.run.pipeline", "wavemetrics.core.observations",
+          "wavemetrics.core.waves", "wavemetrics.core.classify", "wavemetrics.core.savings",
+          "wavemetrics.core.histogram", "wavemetrics.core.summary", "wavemetrics.core.schema",
+          "wavemetrics.core.turns", "wavemetrics.core.stream")
 
 
 class Run:
@@ -66,7 +66,7 @@ class Run:
     @property
     def served(self) -> bool:
         # the native command (fastpath) runs without click too, but only after a miss
-        return "click" not in self.modules and "wavemetrics.fastpath" not in self.modules
+        return "click" not in self.modules and "wavemetrics.run.fastpath" not in self.modules
 
 
 def _run(tmp: Path, *args: str, env: dict[str, str] | None = None, stdin: bytes | None = None,
@@ -351,7 +351,7 @@ def test_cache_info_of_a_cache_with_only_stored_outputs(private_cache: Path) -> 
 
 def test_at_most_max_runs_outputs_are_kept(private_cache: Path) -> None:
     """Past MAX_RUNS commands, the oldest stored output goes."""
-    from wavemetrics.cache import MAX_RUNS
+    from wavemetrics.cache.units import MAX_RUNS
 
     store = ReadCache(private_cache)
     for number in range(MAX_RUNS + 2):
@@ -409,10 +409,10 @@ def test_the_fast_parser_leaves_anything_unusual_to_click(args: list[str]) -> No
 
 def test_the_walk_reads_the_suffixes_the_readers_read() -> None:
     """The trace and sidecar suffixes keyed are those of readers.sources: one definition,
-    in wavemetrics._suffixes (the six trace suffixes of docs/cli.md, SWE-agent's ``.traj``
-    among them, and ``.meta.json``), used by the readers' walk in wavemetrics._files."""
-    from wavemetrics import _files as sources
-    from wavemetrics import _suffixes
+    in wavemetrics.inputs._suffixes (the six trace suffixes of docs/cli.md, SWE-agent's ``.traj``
+    among them, and ``.meta.json``), used by the readers' walk in wavemetrics.inputs._files."""
+    from wavemetrics.inputs import _files as sources
+    from wavemetrics.inputs import _suffixes
 
     assert _suffixes.TRACE_SUFFIXES == (
         ".jsonl", ".json", ".jsonl.gz", ".json.gz", ".eval", ".traj")
@@ -447,7 +447,7 @@ def test_no_path_resolves_the_standard_locations_as_the_command_does(
 ) -> None:
     """With no PATH on a terminal, the inputs keyed are the standard locations the
     command reads: ``$CLAUDE_CONFIG_DIR/projects`` here."""
-    from wavemetrics.cli import _resolve_paths
+    from wavemetrics.cli.commands import _resolve_paths
 
     (tmp_path / "projects").mkdir()
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
@@ -588,7 +588,7 @@ def test_the_key_of_the_lookup_is_checked_again_after_the_read(
 def test_the_read_takes_the_stats_of_the_key_walk(folder: Path, private_cache: Path) -> None:
     """The run key's walk hands each trace file's key to the run's read, as
     ``cache.file_key`` would take it (absolute path, size, mtime_ns, inode), once."""
-    from wavemetrics.cache import file_key
+    from wavemetrics.cache.units import file_key
 
     options = runcache.options_from_args([str(folder)])
     assert options is not None
@@ -608,7 +608,7 @@ def test_a_file_changed_between_the_key_walk_and_the_read_is_not_cached(
     """Keys taken by the walk before the read are checked after the read like the
     read's own: a file appended to after the walk gets neither a stored detection nor a
     stored unit (its folder's), and the read sees its new line."""
-    from wavemetrics.pipeline import StreamSettings, read_inputs
+    from wavemetrics.run.pipeline import StreamSettings, read_inputs
 
     options = runcache.options_from_args([str(folder)])
     assert options is not None
@@ -840,8 +840,8 @@ def test_the_cache_folder_s_bytes_count_its_files_and_the_outputs(
     """The bound is checked on the folder's own files (database, journal) plus the outputs
     folder's: a 100-byte database and a 12-byte output's file (88 + 12 = 100 bytes) are
     200 bytes; past the bound only when it is below 200, never with the bound 0 (none)."""
-    from wavemetrics._cachedir import MAX_BYTES_ENV
-    from wavemetrics.runcache import cache_bytes
+    from wavemetrics.cache._cachedir import MAX_BYTES_ENV
+    from wavemetrics.cache.runcache import cache_bytes
 
     (tmp_path / "cache.sqlite3").write_bytes(b"d" * 100)
     (tmp_path / "sub").mkdir()

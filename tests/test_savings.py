@@ -8,15 +8,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.strategies import connected_calls, distinct_complete_calls, wave_lists
-from wavemetrics.observations import ToolCall
-from wavemetrics.savings import (
+from wavemetrics.core.observations import ToolCall
+from wavemetrics.core.savings import (
     modeled_wallclock_saved_ms,
     naive_sum,
     saved_round_trips,
     upper_bound_saved_ms,
     usable_durations_ms,
 )
-from wavemetrics.waves import Wave, group_waves, wave_from_calls
+from wavemetrics.core.waves import Wave, group_waves, wave_from_calls
 
 INF, NAN = math.inf, math.nan
 

@@ -10,9 +10,9 @@ import attrs
 import pytest
 from hypothesis import given
 
-import wavemetrics.summary as summary_module
+import wavemetrics.core.summary as summary_module
 from tests.strategies import summaries
-from wavemetrics.schema import (
+from wavemetrics.core.schema import (
     DERIVED_PROPERTIES,
     EXTRA_PROPERTIES,
     FIGURE_MERGES,
@@ -29,7 +29,7 @@ from wavemetrics.schema import (
     json_safe,
     merge_value,
 )
-from wavemetrics.summary import ParallelismSummary
+from wavemetrics.core.summary import ParallelismSummary
 
 #: Section 6, in order.
 V1_KEYS = (

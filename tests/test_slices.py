@@ -14,13 +14,13 @@ from hypothesis import strategies as st
 from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import Event, write_events
 from tests.strategies import lane_observations
-from wavemetrics.cli import main
-from wavemetrics.histogram import decode_histogram
-from wavemetrics.observations import Observation
-from wavemetrics.pipeline import Lane
-from wavemetrics.slices import partition_lane, window_lane
-from wavemetrics.summary import ParallelismSummary, summarize
-from wavemetrics.waves import assemble_waves
+from wavemetrics.cli.commands import main
+from wavemetrics.core.histogram import decode_histogram
+from wavemetrics.core.observations import Observation
+from wavemetrics.core.summary import ParallelismSummary, summarize
+from wavemetrics.core.waves import assemble_waves
+from wavemetrics.run.pipeline import Lane
+from wavemetrics.views.slices import partition_lane, window_lane
 
 #: 2025-09-24T00:00:00Z in Unix ms.
 D = 1_758_672_000_000

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import TWO_LANES, write_events
-from wavemetrics.cli import main
-from wavemetrics.statusline import format_figures
+from wavemetrics.cli.commands import main
+from wavemetrics.cli.statusline import format_figures
 
 
 def _line(stdin: str) -> tuple[int, str]:
@@ -162,12 +162,12 @@ def test_warm_status_line_loads_neither_click_nor_the_readers(tmp_path: Path,
     trace = write_events(tmp_path / "t.jsonl", TWO_LANES)
     payload = json.dumps({"transcript_path": str(trace)})
     code = ("import sys; sys.argv = ['wavemetrics', 'statusline']\n"
-            "from wavemetrics._entry import main; main()\n"
+            "from wavemetrics.cli._entry import main; main()\n"
             "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'click', 'attrs', 'attr',"
             " 'msgspec', 'sqlite3', 'pathlib'}"
             " | {m for m in sys.modules if m.startswith('wavemetrics.readers')}"
-            " | {m for m in sys.modules if m == 'wavemetrics.cache'}"
-            " | {m for m in sys.modules if m in ('importlib.metadata', 'wavemetrics.escaping')})\n"
+            " | {m for m in sys.modules if m == 'wavemetrics.cache.units'}"
+            " | {m for m in sys.modules if m in ('importlib.metadata', 'wavemetrics.views.escaping')})\n"
             "print(heavy)")
     env = {**os.environ, "WAVEMETRICS_CACHE_DIR": str(private_cache)}
     cold = subprocess.run([sys.executable, "-c", code], input=payload, capture_output=True,
@@ -183,7 +183,7 @@ def test_every_character_the_escaping_changes_is_not_printable() -> None:
     is imported only then): that is safe because every character ``printable`` changes
     (C0, DEL, C1, the bidi controls, lone surrogates; docs/cli.md "Escaping") is one
     that ``isprintable`` rejects."""
-    from wavemetrics.escaping import printable
+    from wavemetrics.views.escaping import printable
 
     changed = [chr(c) for c in range(0x110000) if printable(chr(c)) != chr(c)]
     assert len(changed) == 32 + 33 + 1 + 2 + 5 + 4 + 2048
@@ -258,8 +258,8 @@ def test_the_answer_is_one_entry_of_the_whole_outputs(tmp_path: Path,
     from there (an entry stored under the session's key is what is printed, the SQLite
     file not needed), and a new state of the session replaces it. TWO_LANES's first 9
     events: waves {read, grep}, {bash}, {eval}: 3 waves, 1 of them multi-call, 30 ms saved."""
-    from wavemetrics import runcache
-    from wavemetrics.runcache import RUNS_FOLDER, RunStore
+    from wavemetrics.cache import runcache
+    from wavemetrics.cache.runcache import RUNS_FOLDER, RunStore
 
     trace = write_events(tmp_path / "t.jsonl", TWO_LANES[:9])
     payload = json.dumps({"transcript_path": str(trace)})

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from wavemetrics.cli import main
-from wavemetrics.statusline_setup import (
+from wavemetrics.cli.commands import main
+from wavemetrics.cli.statusline_setup import (
     InstallRefused,
     install,
     settings_path,

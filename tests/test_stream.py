@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.strategies import CALL_IDS, TOOL_NAMES, caps, observation_streams
-from wavemetrics.observations import Observation, ToolCall, WaveCounters
-from wavemetrics.stream import LaneStream, StreamOrderError, summarize_stream
-from wavemetrics.summary import SummaryAccumulator, summarize
-from wavemetrics.waves import WaveAssembly, assemble_waves, wave_from_calls
+from wavemetrics.core.observations import Observation, ToolCall, WaveCounters
+from wavemetrics.core.stream import LaneStream, StreamOrderError, summarize_stream
+from wavemetrics.core.summary import SummaryAccumulator, summarize
+from wavemetrics.core.waves import WaveAssembly, assemble_waves, wave_from_calls
 
 
 def _batch(observations: list[Any], cap: int | None) -> Any:

@@ -22,10 +22,10 @@ from tests.strategies import (
     tool_name_spellings,
     wave_lists,
 )
-from wavemetrics.observations import Observation, ToolCall, WaveCounters
-from wavemetrics.summary import ParallelismSummary, merge_summaries, summarize, to_event
-from wavemetrics.turns import measured_turn_duration_ms
-from wavemetrics.waves import Wave, WaveAssembly, assemble_waves, group_waves, wave_from_calls
+from wavemetrics.core.observations import Observation, ToolCall, WaveCounters
+from wavemetrics.core.summary import ParallelismSummary, merge_summaries, summarize, to_event
+from wavemetrics.core.turns import measured_turn_duration_ms
+from wavemetrics.core.waves import Wave, WaveAssembly, assemble_waves, group_waves, wave_from_calls
 
 #: The 16 v1 keys of section 6, in contract order.
 V1_KEYS = [
@@ -418,8 +418,8 @@ def test_merge_summaries_folds_a_max_figure_as_merge_two(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A figure merged by ``max`` (none is today) keeps the largest value, as ``a + b`` does."""
-    import wavemetrics.summary as summary_module
-    from wavemetrics.schema import FIGURE_MERGES, Merge
+    import wavemetrics.core.summary as summary_module
+    from wavemetrics.core.schema import FIGURE_MERGES, Merge
 
     rules = tuple((name, Merge.MAX if name == "dropped_calls" else rule)
                   for name, rule in FIGURE_MERGES)

@@ -21,9 +21,9 @@ from click.testing import CliRunner
 
 from tests.corpus import CORPUS, needs_corpus
 from tests.extras import needs_matplotlib
-from wavemetrics.cli import main
-from wavemetrics.pipeline import LaneResult, analyse, read_inputs
-from wavemetrics.timeline import (
+from wavemetrics.cli.commands import main
+from wavemetrics.run.pipeline import LaneResult, analyse, read_inputs
+from wavemetrics.views.timeline import (
     MatplotlibMissing,
     figure_size_px,
     output_format,
@@ -229,13 +229,13 @@ def test_lane_limit_is_checked_before_waves_are_built(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """101 lanes are refused as soon as they are read: no wave is assembled for them."""
-    import wavemetrics.pipeline
+    import wavemetrics.run.pipeline
 
     def never(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("waves were assembled before the lane limit was checked")
 
     # the CLI imports analyse when the command runs (a lazy import, for start-up time)
-    monkeypatch.setattr(wavemetrics.pipeline, "analyse", never)
+    monkeypatch.setattr(wavemetrics.run.pipeline, "analyse", never)
     trace = _events(tmp_path, [(f"lane{n}", f"c{n}", "read", 0, 10) for n in range(101)])
     code, _, stderr = _run(trace, "-o", str(tmp_path / "t.png"))
     assert code == 1

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wavemetrics.timestamps import iso_to_ms, ms_from_number, ns_to_ms, time_to_ms
+from wavemetrics.readers.timestamps import iso_to_ms, ms_from_number, ns_to_ms, time_to_ms
 
 NS_PER_MS = 10**6
 
@@ -286,7 +286,7 @@ def test_millisecond_z_shortcut_equals_the_exact_conversion(
     year: int, month: int, day: int, hour: int, minute: int, second: int, milli: int
 ) -> None:
     """The cached path for YYYY-MM-DDTHH:MM:SS.mmmZ gives exactly iso_to_ms_exact's value."""
-    from wavemetrics.timestamps import iso_to_ms_exact
+    from wavemetrics.readers.timestamps import iso_to_ms_exact
 
     text = f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}.{milli:03d}Z"
     assert iso_to_ms(text) == iso_to_ms_exact(text)

@@ -1,4 +1,4 @@
-"""wavemetrics.timewindow: ``--since``/``--until`` bounds, ``--timezone`` and period labels,
+"""wavemetrics.cli.timewindow: ``--since``/``--until`` bounds, ``--timezone`` and period labels,
 with Unix ms computed by hand (docs/cli.md "Time windows")."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import datetime as dt
 
 import pytest
 
-from wavemetrics.timewindow import BadMoment, bound_text, label_of, parse_bound, resolve_zone
+from wavemetrics.cli.timewindow import BadMoment, bound_text, label_of, parse_bound, resolve_zone
 
 UTC = dt.timezone.utc
 #: 2025-09-24T00:00:00Z: 20 355 days after 1970-01-01, times 86 400 000 ms.

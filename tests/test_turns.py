@@ -7,7 +7,7 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wavemetrics.turns import measured_turn_duration_ms
+from wavemetrics.core.turns import measured_turn_duration_ms
 
 START, END = "turn_start", "turn_end"
 

@@ -1,15 +1,15 @@
-"""wavemetrics.unit_records: a read unit to and from the cache's compact records, and the
+"""wavemetrics.cache.unit_records: a read unit to and from the cache's compact records, and the
 streaming replay of cached batch lanes (the read cache)."""
 
 from __future__ import annotations
 
 import pytest
 
-from wavemetrics.observations import Observation
-from wavemetrics.pipeline import Lane, StreamedLane, StreamSettings
+from wavemetrics.cache.unit_records import decode_unit, encode_unit, replay_streaming
+from wavemetrics.core.observations import Observation
+from wavemetrics.core.summary import ParallelismSummary
 from wavemetrics.readers.lanes import InputReport
-from wavemetrics.summary import ParallelismSummary
-from wavemetrics.unit_records import decode_unit, encode_unit, replay_streaming
+from wavemetrics.run.pipeline import Lane, StreamedLane, StreamSettings
 
 PATHS = ["/t/a.jsonl", "/t/b.jsonl"]
 #: read [0, 100] and grep [10, 40] in one wave: 130 ms of calls in a 100 ms span, 30 saved

@@ -1,7 +1,7 @@
-"""The extension's folder walk (:mod:`wavemetrics._walk`, ``native/src/walk.rs``) against
+"""The extension's folder walk (:mod:`wavemetrics.inputs._walk`, ``native/src/walk.rs``) against
 the two Python walks it stands in for: the run key's fingerprint of the inputs
-(:func:`wavemetrics.runcache._inputs`) and the native command's file list
-(:func:`wavemetrics.fastpath._files_of` over :func:`wavemetrics._files.expand_entries`).
+(:func:`wavemetrics.cache.runcache._inputs`) and the native command's file list
+(:func:`wavemetrics.run.fastpath._files_of` over :func:`wavemetrics.inputs._files.expand_entries`).
 Both Python walks are the reference: the same bytes, the same files, or no answer."""
 
 from __future__ import annotations
@@ -18,14 +18,15 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-import wavemetrics._walk
+import wavemetrics.inputs._walk
 from tests.corpus import CORPUS
 from tests.strategies import folder_trees
-from wavemetrics import _extension, fastpath, runcache
-from wavemetrics._files import SIDECAR_REASON, expand_entries
-from wavemetrics._suffixes import SESSION_SUFFIXES, SKIPPED_SUFFIXES, TRACE_SUFFIXES
-from wavemetrics._walk import Walk, walk
-from wavemetrics.cache import walked_keys
+from wavemetrics.cache import runcache
+from wavemetrics.cache.units import walked_keys
+from wavemetrics.inputs._files import SIDECAR_REASON, expand_entries
+from wavemetrics.inputs._suffixes import SESSION_SUFFIXES, SKIPPED_SUFFIXES, TRACE_SUFFIXES
+from wavemetrics.inputs._walk import Walk, walk
+from wavemetrics.run import _extension, fastpath
 
 pytestmark = pytest.mark.skipif(_extension.extension() is None, reason="no extension")
 
@@ -163,13 +164,13 @@ def test_nested_compares_whole_names(tmp_path: Path) -> None:
     for name in ("a", "a-b", "ab", "b"):
         (tmp_path / name).mkdir()
     (tmp_path / "a" / "in").mkdir()
-    assert not wavemetrics._walk._nested([str(tmp_path / "a"), str(tmp_path / "a-b"),
+    assert not wavemetrics.inputs._walk._nested([str(tmp_path / "a"), str(tmp_path / "a-b"),
                                           str(tmp_path / "ab")])
-    assert wavemetrics._walk._nested([str(tmp_path / "a-b"), str(tmp_path / "a"),
+    assert wavemetrics.inputs._walk._nested([str(tmp_path / "a-b"), str(tmp_path / "a"),
                                       str(tmp_path / "a" / "in")])
-    assert wavemetrics._walk._nested([str(tmp_path / "a" / "in"), str(tmp_path / "b"),
+    assert wavemetrics.inputs._walk._nested([str(tmp_path / "a" / "in"), str(tmp_path / "b"),
                                       str(tmp_path / "a")])
-    assert wavemetrics._walk._nested([str(tmp_path / "b"), str(tmp_path / "b") + "/."])
+    assert wavemetrics.inputs._walk._nested([str(tmp_path / "b"), str(tmp_path / "b") + "/."])
 
 
 def test_names_that_are_not_utf8_are_left_to_the_python_walks(tmp_path: Path) -> None:
@@ -241,7 +242,7 @@ def test_the_run_key_is_the_same_from_either_walk(tmp_path: Path) -> None:
     assert options is not None
     native_parts = runcache.fingerprint(options, [path])
     assert native_parts is not None and isinstance(native_parts[1], bytes)
-    with mock.patch.object(wavemetrics._walk, "walk", lambda paths, key, jobs=1: None):
+    with mock.patch.object(wavemetrics.inputs._walk, "walk", lambda paths, key, jobs=1: None):
         python_parts = runcache.fingerprint(options, [path])
         python_key_pair = runcache.run_key(options, [path])
     assert python_parts is not None and isinstance(python_parts[1], list)
@@ -283,7 +284,7 @@ def test_the_keyed_walk_is_found_by_its_key_object(tmp_path: Path) -> None:
     """``keyed_walk`` gives the last walk that made a key for exactly those paths, and only
     for that key object: an equal copy of the bytes, other paths or a later keyed walk
     do not find it."""
-    from wavemetrics._walk import keyed_walk
+    from wavemetrics.inputs._walk import keyed_walk
 
     build_tree(tmp_path / "top", {"a.jsonl": "file", "b.jsonl": "file"})
     path = str(tmp_path / "top")

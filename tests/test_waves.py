@@ -19,9 +19,9 @@ from tests.strategies import (
     observation_streams,
     observations_of,
 )
-from wavemetrics.observations import Observation, ToolCall, WaveCounters, pair_observations
-from wavemetrics.summary import summarize
-from wavemetrics.waves import (
+from wavemetrics.core.observations import Observation, ToolCall, WaveCounters, pair_observations
+from wavemetrics.core.summary import summarize
+from wavemetrics.core.waves import (
     Wave,
     WaveAssembly,
     assemble_waves,

@@ -16,7 +16,34 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from wavemetrics._lanes import (
+    from wavemetrics.cache.units import ReadCache
+    from wavemetrics.core.classify import (
+        EVAL_TOOL_NAMES,
+        WaveBucket,
+        classify_wave,
+        is_eval_tool_name,
+        normalize_tool_name,
+    )
+    from wavemetrics.core.exceptions import (
+        InputTooLargeError,
+        LaneNotFoundError,
+        MissingExtraError,
+        StreamOrderError,
+    )
+    from wavemetrics.core.histogram import decode_histogram, encode_histogram, wave_size_bucket
+    from wavemetrics.core.observations import Observation, ToolCall, WaveCounters
+    from wavemetrics.core.savings import (
+        modeled_wallclock_saved_ms,
+        saved_round_trips,
+        upper_bound_saved_ms,
+    )
+    from wavemetrics.core.schema import SCHEMA_KIND
+    from wavemetrics.core.summary import ParallelismSummary, merge_summaries, summarize
+    from wavemetrics.core.turns import measured_turn_duration_ms
+    from wavemetrics.core.waves import Wave, WaveAssembly, assemble_waves
+    from wavemetrics.readers import FORMATS, InputReport
+    from wavemetrics.readers.limits import DEFAULT_LIMITS, Limits
+    from wavemetrics.run._lanes import (
         Analysis,
         Lane,
         LaneResult,
@@ -26,87 +53,60 @@ if TYPE_CHECKING:
         StreamSettings,
         session_hash,
     )
-    from wavemetrics.api import summarize_paths
-    from wavemetrics.axis import AxisState, EfficiencyAxis, efficiency_axis
-    from wavemetrics.cache import ReadCache
-    from wavemetrics.classify import (
-        EVAL_TOOL_NAMES,
-        WaveBucket,
-        classify_wave,
-        is_eval_tool_name,
-        normalize_tool_name,
-    )
-    from wavemetrics.escaping import printable
-    from wavemetrics.exceptions import (
-        InputTooLargeError,
-        LaneNotFoundError,
-        MissingExtraError,
-        StreamOrderError,
-    )
-    from wavemetrics.histogram import decode_histogram, encode_histogram, wave_size_bucket
-    from wavemetrics.limits import DEFAULT_LIMITS, Limits
-    from wavemetrics.observations import Observation, ToolCall, WaveCounters
-    from wavemetrics.pipeline import analyse, read_inputs
-    from wavemetrics.readers import FORMATS, InputReport
-    from wavemetrics.savings import (
-        modeled_wallclock_saved_ms,
-        saved_round_trips,
-        upper_bound_saved_ms,
-    )
-    from wavemetrics.schema import SCHEMA_KIND
-    from wavemetrics.summary import ParallelismSummary, merge_summaries, summarize
-    from wavemetrics.turns import measured_turn_duration_ms
-    from wavemetrics.waves import Wave, WaveAssembly, assemble_waves
+    from wavemetrics.run.api import summarize_paths
+    from wavemetrics.run.pipeline import analyse, read_inputs
+    from wavemetrics.views.axis import AxisState, EfficiencyAxis, efficiency_axis
+    from wavemetrics.views.escaping import printable
 
 # The public API is imported on first use (PEP 562), so that `wavemetrics --help`
 # and the status line do not load every reader and the core (start-up time).
 _LAZY: dict[str, str] = {
-    "summarize_paths": "wavemetrics.api",
-    "AxisState": "wavemetrics.axis",
-    "EfficiencyAxis": "wavemetrics.axis",
-    "efficiency_axis": "wavemetrics.axis",
-    "ReadCache": "wavemetrics.cache",
-    "EVAL_TOOL_NAMES": "wavemetrics.classify",
-    "WaveBucket": "wavemetrics.classify",
-    "classify_wave": "wavemetrics.classify",
-    "is_eval_tool_name": "wavemetrics.classify",
-    "normalize_tool_name": "wavemetrics.classify",
-    "printable": "wavemetrics.escaping",
-    "InputTooLargeError": "wavemetrics.exceptions",
-    "LaneNotFoundError": "wavemetrics.exceptions",
-    "MissingExtraError": "wavemetrics.exceptions",
-    "StreamOrderError": "wavemetrics.exceptions",
-    "decode_histogram": "wavemetrics.histogram",
-    "encode_histogram": "wavemetrics.histogram",
-    "wave_size_bucket": "wavemetrics.histogram",
-    "DEFAULT_LIMITS": "wavemetrics.limits",
-    "Limits": "wavemetrics.limits",
-    "Observation": "wavemetrics.observations",
-    "ToolCall": "wavemetrics.observations",
-    "WaveCounters": "wavemetrics.observations",
-    "Analysis": "wavemetrics._lanes",
-    "Lane": "wavemetrics._lanes",
-    "LaneResult": "wavemetrics._lanes",
-    "ReadOutcome": "wavemetrics._lanes",
-    "StreamedLane": "wavemetrics._lanes",
-    "StreamedLaneResult": "wavemetrics._lanes",
-    "StreamSettings": "wavemetrics._lanes",
-    "analyse": "wavemetrics.pipeline",
-    "read_inputs": "wavemetrics.pipeline",
-    "session_hash": "wavemetrics._lanes",
+    "summarize_paths": "wavemetrics.run.api",
+    "AxisState": "wavemetrics.views.axis",
+    "EfficiencyAxis": "wavemetrics.views.axis",
+    "efficiency_axis": "wavemetrics.views.axis",
+    "ReadCache": "wavemetrics.cache.units",
+    "EVAL_TOOL_NAMES": "wavemetrics.core.classify",
+    "WaveBucket": "wavemetrics.core.classify",
+    "classify_wave": "wavemetrics.core.classify",
+    "is_eval_tool_name": "wavemetrics.core.classify",
+    "normalize_tool_name": "wavemetrics.core.classify",
+    "printable": "wavemetrics.views.escaping",
+    "InputTooLargeError": "wavemetrics.core.exceptions",
+    "LaneNotFoundError": "wavemetrics.core.exceptions",
+    "MissingExtraError": "wavemetrics.core.exceptions",
+    "StreamOrderError": "wavemetrics.core.exceptions",
+    "decode_histogram": "wavemetrics.core.histogram",
+    "encode_histogram": "wavemetrics.core.histogram",
+    "wave_size_bucket": "wavemetrics.core.histogram",
+    "DEFAULT_LIMITS": "wavemetrics.readers.limits",
+    "Limits": "wavemetrics.readers.limits",
+    "Observation": "wavemetrics.core.observations",
+    "ToolCall": "wavemetrics.core.observations",
+    "WaveCounters": "wavemetrics.core.observations",
+    "Analysis": "wavemetrics.run._lanes",
+    "Lane": "wavemetrics.run._lanes",
+    "LaneResult": "wavemetrics.run._lanes",
+    "ReadOutcome": "wavemetrics.run._lanes",
+    "StreamedLane": "wavemetrics.run._lanes",
+    "StreamedLaneResult": "wavemetrics.run._lanes",
+    "StreamSettings": "wavemetrics.run._lanes",
+    "analyse": "wavemetrics.run.pipeline",
+    "read_inputs": "wavemetrics.run.pipeline",
+    "session_hash": "wavemetrics.run._lanes",
     "FORMATS": "wavemetrics.readers",
     "InputReport": "wavemetrics.readers",
-    "modeled_wallclock_saved_ms": "wavemetrics.savings",
-    "saved_round_trips": "wavemetrics.savings",
-    "upper_bound_saved_ms": "wavemetrics.savings",
-    "SCHEMA_KIND": "wavemetrics.schema",
-    "ParallelismSummary": "wavemetrics.summary",
-    "merge_summaries": "wavemetrics.summary",
-    "summarize": "wavemetrics.summary",
-    "measured_turn_duration_ms": "wavemetrics.turns",
-    "Wave": "wavemetrics.waves",
-    "WaveAssembly": "wavemetrics.waves",
-    "assemble_waves": "wavemetrics.waves",
+    "modeled_wallclock_saved_ms": "wavemetrics.core.savings",
+    "saved_round_trips": "wavemetrics.core.savings",
+    "upper_bound_saved_ms": "wavemetrics.core.savings",
+    "SCHEMA_KIND": "wavemetrics.core.schema",
+    "ParallelismSummary": "wavemetrics.core.summary",
+    "merge_summaries": "wavemetrics.core.summary",
+    "summarize": "wavemetrics.core.summary",
+    "measured_turn_duration_ms": "wavemetrics.core.turns",
+    "Wave": "wavemetrics.core.waves",
+    "WaveAssembly": "wavemetrics.core.waves",
+    "assemble_waves": "wavemetrics.core.waves",
 }
 
 

@@ -1,5 +1,5 @@
 """``python -m wavemetrics`` runs the command line."""
 
-from wavemetrics._entry import main
+from wavemetrics.cli._entry import main
 
 main()

@@ -86,7 +86,7 @@ _InputFact = tuple[str, int, int, int, list[tuple[str, int]]]
 #: What the notes see of a lane: ``(input index in walk order, session_id, lane_id)``.
 _LaneFact = tuple[int, str, str]
 
-#: The interface version; ``wavemetrics._extension.API_VERSION`` must equal it.
+#: The interface version; ``wavemetrics.run._extension.API_VERSION`` must equal it.
 API_VERSION: int
 
 def read_units(

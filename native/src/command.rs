@@ -1,6 +1,6 @@
 //! The native `summarize --format json`: the files a folder walk found,
 //! detected and read in one folded pass on threads ([`readers::read_folded`]), then
-//! the read outcome assembled as `wavemetrics/pipeline.py` assembles it (units in
+//! the read outcome assembled as `wavemetrics/run/pipeline.py` assembles it (units in
 //! order of first appearance, one report per input in walk order, the lanes of each
 //! unit in reading order), the lanes merged as `summary.merge_summaries` merges them
 //! (every float sum in lane order, so the same bits), and the whole document written
@@ -8,7 +8,7 @@
 //! [`crate::pyjson`]).
 //!
 //! It covers the common run only. Anything the Python pipeline would report in
-//! another way is a [`Decline`]: the caller (`wavemetrics/fastpath.py`) then runs the
+//! another way is a [`Decline`]: the caller (`wavemetrics/run/fastpath.py`) then runs the
 //! Python command, which gives the reference output. The walk, the sub-agent notes
 //! and the cache stay in Python.
 
@@ -70,7 +70,7 @@ impl Decline {
     }
 }
 
-/// What the notes on stderr need of an input (`wavemetrics/notes.py`).
+/// What the notes on stderr need of an input (`wavemetrics/views/notes.py`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct InputFact {
     pub format: &'static str,
@@ -645,7 +645,7 @@ pub fn concentrated(lanes: &[&Summary], total: &Summary) -> Vec<(usize, u64)> {
 /// The `--format json` document of `outcome` (`report.json_document` and
 /// `render_json`), with the facts of its inputs and lanes ([`facts`]); `options`: the
 /// JSON text of the document's `"options"` value, written as it is (Python renders it:
-/// `wavemetrics/_options.py`).
+/// `wavemetrics/run/_options.py`).
 pub fn render(
     paths: &[&str],
     outcome: &Outcome,
@@ -790,7 +790,7 @@ mod tests {
     const CLAUDE: Option<Detected> = Some(Detected::ClaudeCode);
     const EVENTS: Option<Detected> = Some(Detected::Events);
 
-    /// The default options record as `wavemetrics/_options.py` writes it
+    /// The default options record as `wavemetrics/run/_options.py` writes it
     /// (`options_json(options_record())`): what the native command hands over.
     const OPTIONS: &str = r#"{
     "input_format": "auto",

@@ -28,7 +28,7 @@ use crate::pyjson::{write_int, write_unicode_string};
 use std::fs::{self, DirEntry, FileType};
 use std::os::unix::fs::MetadataExt;
 
-/// The suffix rules of `wavemetrics/_suffixes.py`, given by the caller.
+/// The suffix rules of `wavemetrics/inputs/_suffixes.py`, given by the caller.
 pub struct Suffixes<'a> {
     /// `TRACE_SUFFIXES`: the files a folder walk reads.
     pub trace: &'a [String],
@@ -72,7 +72,7 @@ pub struct Walk {
     pub sidecars: Vec<String>,
 }
 
-/// The names a reader derives from a walked file's path, as `wavemetrics/_files.py`
+/// The names a reader derives from a walked file's path, as `wavemetrics/inputs/_files.py`
 /// derives them (`tests/test_walk.py` compares the two).
 #[derive(Debug, PartialEq, Eq)]
 pub struct Names {
@@ -444,7 +444,7 @@ mod tests {
         session: Vec<String>,
     }
 
-    /// The suffixes of `wavemetrics/_suffixes.py`.
+    /// The suffixes of `wavemetrics/inputs/_suffixes.py`.
     fn rules() -> Rules {
         Rules {
             trace: strings(&[".jsonl", ".json", ".jsonl.gz", ".json.gz", ".eval", ".traj"]),

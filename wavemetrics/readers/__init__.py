@@ -6,7 +6,7 @@ One module per format, each exposing one
 groups files into read units by the format's ``unit_key``
 (:func:`plan_units`) and reads a unit into an observation sink
 (:func:`read_unit`); it names no format and knows nothing of metrics. The
-pipeline (``wavemetrics/pipeline.py``) owns the sink (``docs/formats.md``).
+pipeline (``wavemetrics/run/pipeline.py``) owns the sink (``docs/formats.md``).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 # the pseudo-formats and AUTO: one definition, in the stdlib-only module of the walk
-from wavemetrics._files import AUTO, DUPLICATE, EMPTY
-from wavemetrics.limits import current_limits
+from wavemetrics.inputs._files import AUTO, DUPLICATE, EMPTY
 from wavemetrics.readers._lines import LineAccount, iter_records
 from wavemetrics.readers._protocol import ObservationSink, Peek, TraceFormat
 from wavemetrics.readers.lanes import InputReport
+from wavemetrics.readers.limits import current_limits
 from wavemetrics.readers.sources import DETECT_LINES, STDIN, Source, open_error, peek_was_cut
 
 # The registry (every reader) is imported on first use, not with this package: the

@@ -21,8 +21,8 @@ from collections.abc import Iterable, Iterator
 from itertools import chain
 from typing import Any
 
-from wavemetrics.limits import InputTooLargeError, Limits, mib
 from wavemetrics.readers._lines import LINE_TOO_LONG
+from wavemetrics.readers.limits import InputTooLargeError, Limits, mib
 
 __all__ = ["parse_document", "split_documents"]
 
@@ -102,7 +102,7 @@ def split_documents(lines: Iterable[bytes], limits: Limits) -> Iterator[bytes]:
     input), such a line cuts the value at once, unchecked, so that the work
     stays linear in the input whatever it holds.
 
-    Raises :class:`~wavemetrics.limits.InputTooLargeError` when one value
+    Raises :class:`~wavemetrics.readers.limits.InputTooLargeError` when one value
     with no such line runs past ``max_document_bytes``, or a line is longer
     than ``max_line_bytes``. Holds at most one value (``max_document_bytes``).
     """

@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 import msgspec
 
-from wavemetrics._files import os_text
+from wavemetrics.inputs._files import os_text
 
 __all__ = [
     "LINE_TOO_LONG", "LineAccount", "bad_id", "iter_records", "os_text", "usable_id",

@@ -4,7 +4,7 @@ A format module exposes one object satisfying :class:`TraceFormat`; the
 registry (``readers/registry.py``) lists them. A reader knows nothing of
 metrics: it opens lanes on an :class:`ObservationSink` and feeds each lane's
 starts, ends and turn times to the :class:`LaneWriter` it got back, then
-closes the lane with its identity. The pipeline (``wavemetrics/pipeline.py``)
+closes the lane with its identity. The pipeline (``wavemetrics/run/pipeline.py``)
 owns the sink and decides whether a lane is summarised while read (streamed)
 or kept for wave assembly (batch). See ``docs/architecture.md``.
 """

@@ -29,7 +29,6 @@ from typing import Any
 
 import attrs
 
-from wavemetrics.limits import InputTooLargeError, current_limits
 from wavemetrics.readers._documents import parse_document, split_documents
 from wavemetrics.readers._lines import (
     LINE_TOO_LONG,
@@ -41,7 +40,8 @@ from wavemetrics.readers._lines import (
 )
 from wavemetrics.readers._protocol import ObservationSink
 from wavemetrics.readers.lanes import LaneBuilder
-from wavemetrics.timestamps import ns_to_ms
+from wavemetrics.readers.limits import InputTooLargeError, current_limits
+from wavemetrics.readers.timestamps import ns_to_ms
 
 __all__ = [
     "AGENT_OPERATION",

@@ -14,8 +14,7 @@ from typing import Any
 import attrs
 import msgspec
 
-from wavemetrics._files import fallback_session_id
-from wavemetrics._record_types import CLAUDE_ONLY_TYPES
+from wavemetrics.inputs._files import fallback_session_id
 from wavemetrics.readers._lines import (
     LineAccount,
     Record,
@@ -26,10 +25,11 @@ from wavemetrics.readers._lines import (
     usable_text,
 )
 from wavemetrics.readers._protocol import ObservationSink, Peek
+from wavemetrics.readers._record_types import CLAUDE_ONLY_TYPES
 from wavemetrics.readers._seen import SeenIds
 from wavemetrics.readers.lanes import LaneBuilder
 from wavemetrics.readers.sources import STDIN, Source, project_folder
-from wavemetrics.timestamps import iso_to_ms
+from wavemetrics.readers.timestamps import iso_to_ms
 
 __all__ = [
     "CLAUDE_CODE",
@@ -93,7 +93,7 @@ class ClaudeFolder:
     """What reading a project folder remembers between lines: the line ``uuid`` values seen
     (compact keys), each inline sub-agent line's chain root, and the open lanes by
     ``(session_id, lane_id)`` in order of opening. The status line's live state
-    (:mod:`wavemetrics.live`) saves and restores it to read a grown transcript on from
+    (:mod:`wavemetrics.cache.live`) saves and restores it to read a grown transcript on from
     where it ended."""
 
     sink: ObservationSink

@@ -59,13 +59,13 @@ from typing import Any
 
 import attrs
 
-from wavemetrics.observations import Observation
+from wavemetrics.core.observations import Observation
 from wavemetrics.readers._lines import LineAccount, bad_id, iter_records, usable_id, usable_text
 from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers._uuids import uuid7_ms
 from wavemetrics.readers.lanes import LaneBuilder, finish_single_lane
 from wavemetrics.readers.sources import Source, head_records
-from wavemetrics.timestamps import iso_to_ms
+from wavemetrics.readers.timestamps import iso_to_ms
 
 __all__ = [
     "CODEX",

@@ -34,7 +34,7 @@ from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers._uuids import session_id_from_file_name
 from wavemetrics.readers.lanes import LaneBuilder
 from wavemetrics.readers.sources import Source
-from wavemetrics.timestamps import iso_to_ms
+from wavemetrics.readers.timestamps import iso_to_ms
 
 __all__ = ["CODEX_TUI", "TUI_DIRECTIONS", "read_codex_tui", "sniff_codex_tui"]
 

@@ -14,12 +14,6 @@ from typing import Any
 
 import msgspec
 
-from wavemetrics._record_types import (
-    EVENT_SHUTDOWN,
-    EVENT_TOOL_TYPES,
-    EVENT_TURN_TYPES,
-    EVENT_TYPES,
-)
 from wavemetrics.readers._lines import (
     LineAccount,
     Record,
@@ -29,9 +23,15 @@ from wavemetrics.readers._lines import (
     usable_text,
 )
 from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
+from wavemetrics.readers._record_types import (
+    EVENT_SHUTDOWN,
+    EVENT_TOOL_TYPES,
+    EVENT_TURN_TYPES,
+    EVENT_TYPES,
+)
 from wavemetrics.readers.lanes import LaneBuilder
 from wavemetrics.readers.sources import Source, file_stem
-from wavemetrics.timestamps import time_to_ms
+from wavemetrics.readers.timestamps import time_to_ms
 
 __all__ = ["EVENTS", "EVENT_TYPES", "EventsReader", "read_events"]
 

@@ -58,7 +58,6 @@ from typing import IO, Any
 
 import attrs
 
-from wavemetrics.limits import InputTooLargeError, current_limits, mib
 from wavemetrics.readers._lines import LINE_TOO_LONG, LineAccount, bad_id, usable_id, usable_text
 from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers._spans import (
@@ -69,8 +68,9 @@ from wavemetrics.readers._spans import (
     split_item,
 )
 from wavemetrics.readers.lanes import LaneBuilder
+from wavemetrics.readers.limits import InputTooLargeError, current_limits, mib
 from wavemetrics.readers.sources import Source, file_stem
-from wavemetrics.timestamps import iso_to_ms
+from wavemetrics.readers.timestamps import iso_to_ms
 
 __all__ = ["INSPECT", "read_inspect", "sniff_inspect"]
 
@@ -364,7 +364,7 @@ def _parse_member(data: bytes | bytearray) -> tuple[Any, str | None]:
 
 def _read_member(archive: zipfile.ZipFile, member: zipfile.ZipInfo | str) -> bytearray:
     """A member's bytes, decompressed in chunks and counted: raises
-    :class:`~wavemetrics.limits.InputTooLargeError` past ``max_document_bytes``
+    :class:`~wavemetrics.readers.limits.InputTooLargeError` past ``max_document_bytes``
     (whatever size the archive claims), so a zip bomb stops at the limit."""
     limit = current_limits().max_document_bytes
     data = bytearray()

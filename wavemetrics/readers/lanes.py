@@ -8,7 +8,7 @@ from typing import Any
 
 import attrs
 
-from wavemetrics.observations import Observation
+from wavemetrics.core.observations import Observation
 from wavemetrics.readers._lines import LineAccount
 from wavemetrics.readers._protocol import LaneWriter, ObservationSink
 from wavemetrics.readers._uuids import session_id_from_file_name

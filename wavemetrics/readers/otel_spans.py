@@ -42,7 +42,7 @@ from wavemetrics.readers._spans import (
     split_item,
 )
 from wavemetrics.readers.sources import Source
-from wavemetrics.timestamps import iso_to_ms
+from wavemetrics.readers.timestamps import iso_to_ms
 
 __all__ = ["OTEL_SPANS", "read_otel_spans", "sniff_otel_spans"]
 

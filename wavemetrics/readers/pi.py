@@ -74,7 +74,7 @@ from wavemetrics.readers._lines import (
 from wavemetrics.readers._protocol import ObservationSink, Peek
 from wavemetrics.readers.lanes import LaneBuilder, finish_single_lane
 from wavemetrics.readers.sources import STDIN, Source, head_records
-from wavemetrics.timestamps import iso_to_ms
+from wavemetrics.readers.timestamps import iso_to_ms
 
 __all__ = [
     "PARALLEL_SINCE_MS", "PARENT_KEYS", "PI", "PiReader", "read_pi", "read_pi_folder",

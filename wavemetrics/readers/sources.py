@@ -14,8 +14,8 @@ from typing import BinaryIO
 
 import attrs
 
-# the folder walk and the names of paths: stdlib only, shared with wavemetrics.fastpath
-from wavemetrics._files import (
+# the folder walk and the names of paths: stdlib only, shared with wavemetrics.run.fastpath
+from wavemetrics.inputs._files import (
     DETECT_LINES,
     EMPTY_FOLDER,
     GZIP_MAGIC,
@@ -27,8 +27,8 @@ from wavemetrics._files import (
     file_stem,
     project_folder,
 )
-from wavemetrics.limits import InputTooLargeError, Limits, current_limits, mib
 from wavemetrics.readers._lines import LINE_TOO_LONG
+from wavemetrics.readers.limits import InputTooLargeError, Limits, current_limits, mib
 
 __all__ = [
     "DETECT_LINES",
@@ -57,8 +57,8 @@ class Source:
     (pipes, ``<(...)``, devices) are opened once: they can be peeked (for
     detection) and then read once in full, the peeked lines first.
 
-    Lines are bounded by ``limits`` (:mod:`wavemetrics.limits`, taken from
-    :func:`~wavemetrics.limits.current_limits` when the source is made): a
+    Lines are bounded by ``limits`` (:mod:`wavemetrics.readers.limits`, taken from
+    :func:`~wavemetrics.readers.limits.current_limits` when the source is made): a
     line longer than ``max_line_bytes`` is yielded as
     :data:`~wavemetrics.readers._lines.LINE_TOO_LONG` without being held; one
     still running after ``max_document_bytes`` ends the input with ``error``.

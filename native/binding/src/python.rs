@@ -13,7 +13,7 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-/// The interface `wavemetrics/native.py` calls (`_API_VERSION` there): bump it
+/// The interface `wavemetrics/run/native.py` calls (`_API_VERSION` there): bump it
 /// whenever a function of this module is added, removed or changes its
 /// arguments or results, so that an extension built from older sources is
 /// found out and not called (`native.available()` is then false).
@@ -189,7 +189,7 @@ type CommandArg = (String, String, Option<String>, usize);
 /// The native `summarize --format json` (`command.rs`): `files` in walk order,
 /// `skipped` the sidecars the walk passed over (`(path, reason)`, path order),
 /// `options` the JSON text of the document's `"options"` value (written as it is:
-/// `wavemetrics/_options.py` renders it). Once
+/// `wavemetrics/run/_options.py` renders it). Once
 /// the files are read, `noted` is called with `([(format, lines_read, lines_used,
 /// lines_ignored, [(problem, n)])], [(input index, session_id, lane_id)])`, the facts
 /// the notes are worked out from, while the document is rendered on other threads
@@ -269,7 +269,7 @@ fn summarize_json<'py>(
 }
 
 /// The folder walk of a run over folders (`walk.rs`): `tops` as `(spelled, absolute)`
-/// pairs, the suffix rules of `wavemetrics/_suffixes.py`, `key`: whether the run
+/// pairs, the suffix rules of `wavemetrics/inputs/_suffixes.py`, `key`: whether the run
 /// key's fingerprint is wanted, `jobs`: threads to walk on. Returns `(key bytes or None,
 /// files or None, their (fallback session id, stem or None, group) or None, sidecars)`,
 /// or `None` when a name is not UTF-8 (the Python walks then decide).
@@ -357,14 +357,14 @@ fn split_reads() -> usize {
 }
 
 /// The names of a lane's figures, in the order of its figures tuple ([`summary`]):
-/// `SUMMARY_FIELDS` of `wavemetrics/schema.py` (`tests/test_native.py` checks it).
+/// `SUMMARY_FIELDS` of `wavemetrics/core/schema.py` (`tests/test_native.py` checks it).
 #[pyfunction]
 fn figure_names(py: Python<'_>) -> PyResult<Bound<'_, PyTuple>> {
     PyTuple::new(py, FIGURE_NAMES)
 }
 
 /// SHA-256 (FIPS 180-4) of `data`, 32 bytes: what `hashlib.sha256(data).digest()`
-/// gives, without loading OpenSSL (`wavemetrics/_digest.py`: run keys and stored
+/// gives, without loading OpenSSL (`wavemetrics/cache/_digest.py`: run keys and stored
 /// outputs). RustCrypto's `sha2`, with the CPU's SHA instructions where it has them;
 /// the GIL is released while it hashes (`bytes` cannot change meanwhile).
 #[pyfunction]

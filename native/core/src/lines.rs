@@ -7,7 +7,7 @@ const CHUNK: usize = 1 << 17;
 /// A line this long or longer is not held: the reader stops with an
 /// `Unsupported` error and the unit is handed back to Python, which counts it
 /// as `line_too_long` under the default `--max-line-bytes` (64 MiB,
-/// `wavemetrics/limits.py`) or ends the input past `--max-document-bytes`.
+/// `wavemetrics/readers/limits.py`) or ends the input past `--max-document-bytes`.
 /// A little under the limit, so that a trailing `\r` never decides.
 pub const MAX_HELD_LINE: usize = 64 * (1 << 20) - 16;
 

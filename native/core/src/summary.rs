@@ -1,5 +1,5 @@
 //! Pairing, streaming wave assembly and the bucket summary of one lane
-//! (`docs/metrics.md` sections 1-5), as `wavemetrics/stream.py` computes them:
+//! (`docs/metrics.md` sections 1-5), as `wavemetrics/core/stream.py` computes them:
 //! the same emission schedule, the same sort order, float sums in wave order.
 
 use hashbrown::HashMap;
@@ -115,7 +115,7 @@ macro_rules! figures {
             $(pub $name: $type,)*
         }
 
-        /// The figures' names in order: `SUMMARY_FIELDS` of `wavemetrics/schema.py`
+        /// The figures' names in order: `SUMMARY_FIELDS` of `wavemetrics/core/schema.py`
         /// (the extension's `figure_names()`; a Python test keeps the two equal).
         pub const FIGURE_NAMES: &[&str] = &[$(stringify!($name)),*];
 
@@ -135,8 +135,8 @@ macro_rules! figures {
     };
 }
 
-// Adding a figure: its row in `PROPERTIES` (`wavemetrics/schema.py`), its update in
-// `SummaryAccumulator` (`wavemetrics/summary.py`) and in `LaneStream` below, and its
+// Adding a figure: its row in `PROPERTIES` (`wavemetrics/core/schema.py`), its update in
+// `SummaryAccumulator` (`wavemetrics/core/summary.py`) and in `LaneStream` below, and its
 // row here, at the same place as in `SUMMARY_FIELDS`.
 figures! {
     clock_anomalies: u64,

@@ -1,5 +1,5 @@
 //! Reader times to float ms since the Unix epoch (`docs/formats.md`, general rules),
-//! exactly as `wavemetrics/timestamps.py` computes them.
+//! exactly as `wavemetrics/readers/timestamps.py` computes them.
 
 /// `ns / 10**6` as one correctly rounded division of the exact integer
 /// (Python's `int / int`), for `0 <= ns < 2**100`.

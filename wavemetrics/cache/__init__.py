@@ -1,0 +1,1 @@
+"""What repeat runs reuse: per-unit entries, whole outputs, the status line's live state."""

@@ -1,0 +1,1 @@
+"""The command line: the entry point, the click commands, the status line."""

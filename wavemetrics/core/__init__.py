@@ -1,0 +1,2 @@
+"""The metric core: observations -> waves -> buckets and savings -> summary (pure;
+mutation-gated)."""

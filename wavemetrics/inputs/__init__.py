@@ -1,0 +1,1 @@
+"""Inputs: files, folders, stdin and gzip, the folder walk and agents' default locations."""

@@ -1,0 +1,22 @@
+"""File-name suffixes of traces: one definition for the folder walk and the run cache.
+
+Light on purpose (no import at all): :mod:`wavemetrics.cache.runcache` keys a served run
+by the files a folder walk would read, before click and the readers load, and
+:mod:`wavemetrics.readers.sources` walks folders with the same suffixes (docs/cli.md,
+"wavemetrics summarize").
+"""
+
+from __future__ import annotations
+
+__all__ = ["SESSION_SUFFIXES", "SKIPPED_SUFFIXES", "TRACE_SUFFIXES"]
+
+#: Files a folder walk reads.
+#: ``.traj`` is SWE-agent's trajectory: recognised and reported as unmeasurable (an
+#: input error with the reason), in a folder as when named (README, docs/formats.md).
+TRACE_SUFFIXES = (".jsonl", ".json", ".jsonl.gz", ".json.gz", ".eval", ".traj")
+#: Files a folder walk skips although they end in a trace suffix: Claude Code writes
+#: ``agent-*.meta.json`` beside sub-agent transcripts (metadata, not a trace).
+SKIPPED_SUFFIXES = (".meta.json",)
+#: A Claude Code session file, ``<sessionId>.jsonl`` (or gzipped): its sub-agents are in
+#: ``<sessionId>/subagents/``, or beside it as ``agent-<8hex>.jsonl`` (docs/formats.md).
+SESSION_SUFFIXES = (".jsonl", ".jsonl.gz")

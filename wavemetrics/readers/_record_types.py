@@ -1,0 +1,32 @@
+"""The record types that tell the ``events`` and ``claude-code`` formats apart.
+
+Light on purpose (no import at all): the readers (:mod:`wavemetrics.readers.events`,
+:mod:`wavemetrics.readers.claude_code`) detect with them, and the native command
+(:mod:`wavemetrics.run.fastpath`) hands them to the extension's detection before any
+reader is imported (start-up time). Rules: ``docs/formats.md``, "For every format".
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CLAUDE_ONLY_TYPES",
+    "EVENT_SHUTDOWN",
+    "EVENT_TOOL_TYPES",
+    "EVENT_TURN_TYPES",
+    "EVENT_TYPES",
+]
+
+#: An ``events`` log's tool records: a call's start and its end.
+EVENT_TOOL_TYPES = ("tool_execution_start", "tool_execution_end")
+#: An ``events`` log's turn records.
+EVENT_TURN_TYPES = ("turn_start", "turn_end")
+#: The record that ends an ``events`` session.
+EVENT_SHUTDOWN = "session_shutdown"
+#: Types that identify the ``events`` format during detection.
+EVENT_TYPES = frozenset(
+    (*EVENT_TOOL_TYPES, *EVENT_TURN_TYPES, EVENT_SHUTDOWN, "tool_execution_update"))
+#: Record types only Claude Code writes (used by detection with ``uuid`` on the rest).
+CLAUDE_ONLY_TYPES = frozenset(
+    ("summary", "file-history-snapshot", "queue-operation", "last-prompt", "permission-mode",
+     "custom-title")
+)

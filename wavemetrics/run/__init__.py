@@ -1,0 +1,1 @@
+"""Running a command: the read of inputs by either engine, the analysis, the value types."""

@@ -1,0 +1,301 @@
+"""The native command: ``summarize --format json`` read and written by the extension.
+
+For the common run (Claude Code folders or files, ``events`` logs, the default
+options) the Python command spends most of its time outside the read:
+importing click, attrs and the readers, turning the extension's results into
+report and lane objects, merging and rendering them (docs/performance-history.md). Here
+the same run is made before any of that loads: the folder walk of the readers
+(:func:`wavemetrics.inputs._files.expand_entries`), one call to the extension, which
+looks for possible copies (:func:`wavemetrics.inputs._files.copy_candidates`'s rule),
+detects and reads every file on ``--jobs`` threads, merges the lanes and writes
+the whole JSON document (``native/src/command.rs``), and the stderr notes of
+:mod:`wavemetrics.views.notes` from the plain facts it returns. The output (stdout,
+stderr, exit status) is the Python command's byte for byte
+(``tests/test_fastpath.py``); the Python engine stays the reference.
+
+Only what is sure to be the same is taken: any other option than ``--format
+json``, ``--no-cache``, ``--jobs`` and ``--engine native``, no PATH, stdin, an
+input that is not a regular file (links, FIFOs), a gzip file, a path that is not
+UTF-8, an input with an error or that is no ``claude-code`` or ``events`` trace,
+files that may be copies of each other, a progress bar on a terminal: then
+:func:`run` returns ``None`` and the CLI runs as ever (docs/cli.md, "The native
+command"). With the cache on, the whole output is
+stored as the CLI stores it (:mod:`wavemetrics.cache.runcache`), to be served again;
+no per-file entry is kept, since reading natively is faster than loading them.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+
+from wavemetrics.core._eval_names import EVAL_TOOL_NAMES
+from wavemetrics.inputs import _files
+from wavemetrics.inputs._walk import keyed_walk, walk
+from wavemetrics.inputs._walk import utf8 as _utf8
+from wavemetrics.readers._record_types import CLAUDE_ONLY_TYPES, EVENT_TYPES
+from wavemetrics.run import _extension
+from wavemetrics.run._options import (
+    DEFAULT_MAX_TRACKED_CALLS,
+    SUMMARIZE,
+    options_json,
+    options_record,
+)
+
+# typing, collections.abc and contextlib are not imported at run time: with enum, re
+# and json they were ~15 ms of a cold run's start-up (docs/performance-history.md, "Eleventh
+# round"); mypy reads the names below (it takes any TYPE_CHECKING as true)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    from wavemetrics.cache.runcache import Again
+
+__all__ = ["MAX_TRACKED_CALLS", "run", "summarize_json"]
+
+#: ``observations.DEFAULT_MAX_TRACKED_CALLS``, the v1 cap on calls held per lane (from
+#: the light options record, so that the core is not imported).
+MAX_TRACKED_CALLS = DEFAULT_MAX_TRACKED_CALLS
+
+#: The ``summarize`` options this path takes (the option table's rows marked ``native``);
+#: a run with any other is the CLI's.
+_OPTIONS = frozenset(row.name for row in SUMMARIZE if row.native)
+
+
+class _Input:
+    """An input's report as the notes read it (:class:`wavemetrics.views.notes.InputFacts`)."""
+
+    __slots__ = ("error", "format", "lines_ignored", "lines_read", "lines_used", "path",
+                 "problems")
+
+    def __init__(self, path: str, format: str, lines_read: int, lines_used: int,
+                 lines_ignored: int, problems: dict[str, int]) -> None:
+        self.path, self.format, self.problems = path, format, problems
+        self.lines_read, self.lines_used, self.lines_ignored = lines_read, lines_used, lines_ignored
+        self.error: str | None = None
+
+
+class _Lane:
+    """A lane as the notes read it (:class:`wavemetrics.views.notes.LaneFacts`)."""
+
+    __slots__ = ("lane_id", "path", "session_id")
+
+    def __init__(self, path: str, session_id: str, lane_id: str) -> None:
+        self.path, self.session_id, self.lane_id = path, session_id, lane_id
+
+
+class _Skipped:
+    """A file the walk passed over, as the notes read it
+    (:class:`wavemetrics.views.notes.SkippedFacts`)."""
+
+    __slots__ = ("path", "reason")
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path, self.reason = path, reason
+
+
+#: What the extension reads a file as: ``(path, fallback session id, stem or None,
+#: group)`` (``CommandArg`` of ``native/binding/src/python.rs``).
+_Arg = tuple[str, str, str | None, int]
+
+
+def _args_of(files: Sequence[str]) -> list[_Arg]:
+    """The extension's arguments for ``files``: each path with its fallback session id,
+    its stem when ``subagents`` is in the path (else the same as the fallback), and its
+    project folder's number in order of first appearance (the readers' units)."""
+    groups: dict[str, int] = {}
+    folders: dict[str, int] = {}  # each folder's group: its project folder's number
+    args = []
+    for path in files:
+        folder = os.path.dirname(path)
+        if folder not in folders:
+            folders[folder] = groups.setdefault(_files.project_folder(path), len(groups))
+        args.append((path, _files.fallback_session_id(path),
+                     _files.file_stem(path) if "subagents" in path else None,  # else the same
+                     folders[folder]))
+    return args
+
+
+def _files_of(
+    paths: Sequence[str], jobs: int = 1, keyed: bytes | None = None
+) -> tuple[list[_Arg], list[tuple[str, str]]] | str:
+    """The files a read of ``paths`` reads, in order, as the extension's arguments
+    (:func:`_args_of`), and the sidecars it skips (path order); or why this path leaves
+    the run to the CLI. ``jobs``: threads the extension's walk may use; ``keyed``: the
+    inputs part of the run's key when the extension's walk made it: that walk's files
+    are read (:func:`wavemetrics.inputs._walk.keyed_walk`), with no second walk."""
+    if not all(path != _files.STDIN and _utf8(path) for path in paths):
+        return "stdin or a path that is not UTF-8"
+    native = None if keyed is None else keyed_walk(paths, keyed)
+    if native is None:
+        native = walk(paths, key=False, jobs=jobs)  # the extension's walk: the same files
+    if native is not None and native.files is not None and native.names is not None:
+        if any(path.endswith(".gz") for path in native.files):
+            return "a gzip file or a path that is not UTF-8"
+        args = [(path, *names) for path, names in zip(native.files, native.names, strict=True)]
+        return args, [(path, _files.SIDECAR_REASON) for path in native.sidecars]
+    walked: dict[str, str] = {}
+    skipped: list[tuple[str, str]] = []
+    plain: set[str] = set()
+    files: list[str] = []
+    for path, error in _files.expand_entries(list(paths), walked, skipped, plain):
+        if error is not None:
+            return "an input cannot be read"
+        if path.endswith(".gz") or not _utf8(path):
+            return "a gzip file or a path that is not UTF-8"
+        if path not in plain:  # named, or listed as a link: looked at
+            try:
+                if not stat.S_ISREG(os.lstat(path).st_mode):
+                    return "an input is a link or not a regular file"
+            except OSError:
+                return "an input cannot be read"
+        files.append(path)
+    if not files:
+        return "no file to read"
+    # possible copies (_files.copy_candidates) are looked for by the extension, on its
+    # threads, before it reads (command::may_repeat): "inputs may repeat each other's
+    # content" is then its reason
+    return _args_of(files), sorted(skipped, key=lambda entry: entry[0])
+
+
+def summarize_json(
+    paths: Sequence[str], jobs: int, keyed: bytes | None = None,
+    noted: Callable[[], object] | None = None,
+) -> tuple[bytes, list[str]] | str:
+    """``summarize --format json PATHS`` with the default options: the document and the
+    lines for stderr (not yet escaped), or the reason (a ``str``) this path leaves the
+    run to the CLI (nothing was printed). ``jobs``: threads to read on (the output
+    never depends on it); ``keyed``: as :func:`_files_of` takes it; ``noted``: called
+    once the notes have looked at the files (while the extension renders the
+    document), unless the run is declined before. Never raises for an input: an
+    unreadable or unusual one is a reason."""
+    native = _extension.extension()
+    if native is None:
+        return "the Rust extension is not built from these sources"
+    found = _files_of(paths, jobs, keyed)
+    if isinstance(found, str):
+        return found
+    args, skipped = found
+    files = [arg[0] for arg in args]
+
+    def notes_of(inputs: list[Any], lanes: list[Any]) -> list[str]:
+        # run by the extension once the files are read, while it renders the document
+        from wavemetrics.views.notes import read_notes, repeated_lanes
+
+        reports = [_Input(path, fmt, read, used, ignored, dict(problems)) for path,
+                   (fmt, read, used, ignored, problems) in zip(files, inputs, strict=True)]
+        read = [_Lane(files[index], session, lane) for index, session, lane in lanes]
+        lines = read_notes(paths, reports, read, {}, [_Skipped(*entry) for entry in skipped],
+                           repeated_lanes(read), _files.AUTO, False)
+        if noted is not None:
+            noted()
+        return lines
+
+    # the document's "options": the defaults, the only options this path takes
+    options = options_json(options_record())
+    result: Any = native.summarize_json(
+        args, skipped, sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES), MAX_TRACKED_CALLS,
+        list(EVAL_TOOL_NAMES), jobs, options, notes_of)  # names already normal: no classify
+    if isinstance(result, str):
+        return result
+    document, lines = result
+    return document, lines
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def run(args: Sequence[str]) -> int | None:
+    """Answer ``wavemetrics summarize ARGS`` natively: the output is written and the exit
+    status returned; ``None`` when this path does not take the run (nothing was
+    written): the CLI then runs it."""
+    from wavemetrics.cache.runcache import options_from_args, resolve_files
+
+    options = options_from_args(args)
+    if (options is None or not set(options) <= _OPTIONS
+            or options.get("output_format") != "json"
+            or options.get("engine", "native") != "native"
+            or not (options["paths"] or options.get("demo"))):
+        return None
+    # the CLI draws a progress bar on a terminal (cli.show_progress): not here; and the
+    # output is written as bytes, to the streams' binary buffers
+    if (_is_terminal(sys.stdout) and _is_terminal(sys.stderr)) or not (
+            hasattr(sys.stdout, "buffer") and hasattr(sys.stderr, "buffer")):
+        return None
+    files = resolve_files(options)
+    if files is None:
+        return None
+    state = None
+    if not options.get("no_cache"):
+        from wavemetrics.cache.runcache import run_state
+
+        state = run_state(options, files)  # the key, taken before the read
+    from wavemetrics.cache.runcache import _jobs
+
+    keyed = state[1][1] if state is not None else None
+    # the check that the inputs did not change while they were read starts once the notes
+    # have looked at the files beside them, and walks while the document is rendered
+    # and written (runcache.Again)
+    checks: list[Again] = []
+
+    def check() -> None:
+        from wavemetrics.cache.runcache import Again
+
+        again = Again(options, files, start=False)
+        checks.append(again)  # kept before its thread runs: always waited for
+        again.start()
+
+    try:
+        done = summarize_json(files, _jobs(options),
+                              keyed if isinstance(keyed, bytes) else None,
+                              None if state is None else check)
+        if isinstance(done, str):
+            if state is not None:  # the CLI that runs next keys itself with it (no re-walk)
+                from wavemetrics.cache.runcache import hand_back
+
+                hand_back(options, files, state)
+            return None
+        return _write(done, options, files, state, checks[0] if checks else None)
+    finally:
+        # the check's thread is never left walking, whatever ends the run (a decline
+        # after the notes, a broken pipe, an interrupt): a thread still in the
+        # extension when the interpreter finalises would be torn down mid-call
+        for again in checks:
+            again.result()
+
+
+def _write(done: tuple[bytes, list[str]], options: dict[str, Any], files: list[str],
+           state: Any, again: Again | None) -> int:
+    """Print a run's notes and document as the CLI does, and store them for the next
+    identical run (with the cache on: ``state`` is its key, ``again`` the check of its
+    inputs after the read, started)."""
+    from wavemetrics.views.escaping import printable
+
+    document, lines = done
+    err = sys.stderr
+    chunks = [(2, (printable(line) + "\n").encode(err.encoding or "utf-8", err.errors or "strict"))
+              for line in lines]
+    chunks.append((1, document))
+    from wavemetrics.cache.runcache import write_chunks
+
+    if not write_chunks(chunks):
+        return 1
+    if state is not None and again is not None:
+        from wavemetrics.cache.runcache import default_store, store_unchanged
+
+        try:
+            store = default_store()
+            stored = store_unchanged(store, options, files, state, chunks, again)
+        except (OSError, ValueError):
+            return 0  # not stored (run waits for the check's thread)
+        if stored and store.over_bound():  # a few stats; SQLite loaded only past the bound
+            from wavemetrics.cache.units import ReadCache
+
+            ReadCache(store.directory).keep_within()
+    return 0
