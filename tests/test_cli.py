@@ -859,9 +859,9 @@ def test_native_summarize_of_claude_code_imports_no_other_format_reader() -> Non
                           check=True)
     loaded = done.stdout.strip().splitlines()[-1]
     # claude_code and events: the native engine's formats; the rest are shared helpers
-    # limits, timestamps and _record_types: what every reader shares, not formats
+    # limits and timestamps: what every reader shares, not formats
     assert loaded == str(["wavemetrics.readers._lines", "wavemetrics.readers._protocol",
-                          "wavemetrics.readers._record_types", "wavemetrics.readers._seen", "wavemetrics.readers._uuids",
+                          "wavemetrics.readers._seen", "wavemetrics.readers._uuids",
                           "wavemetrics.readers.claude_code", "wavemetrics.readers.events",
                           "wavemetrics.readers.lanes", "wavemetrics.readers.limits",
                           "wavemetrics.readers.registry", "wavemetrics.readers.sources",

@@ -853,3 +853,16 @@ def test_the_cache_folder_s_bytes_count_its_files_and_the_outputs(
     for bound, over in (("199", True), ("200", False), ("0", False)):
         monkeypatch.setenv(MAX_BYTES_ENV, bound)
         assert store.over_bound() is over
+
+
+def test_the_run_key_covers_every_folder_of_the_package() -> None:
+    """A stored output is keyed on every source file of the package, whichever folder
+    holds it (a change to the metric core must miss, not serve an old output), and the
+    bundled example; names are relative to the package folder."""
+    names = {entry[0] for entry in runcache._package()}
+    for name in ("__init__.py", os.path.join("core", "waves.py"),
+                 os.path.join("readers", "claude_code.py"), os.path.join("cache", "runcache.py"),
+                 os.path.join("cli", "commands.py"), os.path.join("examples",
+                                                              "claude-code-demo.jsonl")):
+        assert name in names, name
+    assert not any(name.startswith("..") for name in names)

@@ -299,10 +299,14 @@ def _stream(stream: Any) -> list[Any]:
     return [terminal, getattr(stream, "encoding", None), getattr(stream, "errors", None)]
 
 
+#: The package's folder (this module is in its ``cache`` folder).
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 def _package() -> list[Any]:
-    """Every source file of the package (``*.py``, the extension, the bundled example):
-    relative name, size, ``st_mtime_ns``."""
-    root = os.path.dirname(os.path.abspath(__file__))
+    """Every source file of the package, all its folders (``*.py``, the extension, the
+    bundled example): name relative to the package, size, ``st_mtime_ns``."""
+    root = _PACKAGE_ROOT
     found: list[Any] = []
     for folder, subfolders, names in os.walk(root):
         subfolders[:] = sorted(s for s in subfolders if s != "__pycache__")
@@ -538,8 +542,7 @@ def resolve_files(options: dict[str, Any]) -> list[str] | None:
     if options.get("demo"):
         if paths:
             return None
-        return [os.path.join(os.path.dirname(os.path.abspath(__file__)), "examples",
-                             "claude-code-demo.jsonl")]
+        return [os.path.join(_PACKAGE_ROOT, "examples", "claude-code-demo.jsonl")]
     if paths:
         return list(paths)
     try:

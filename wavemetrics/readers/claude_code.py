@@ -15,6 +15,7 @@ import attrs
 import msgspec
 
 from wavemetrics.inputs._files import fallback_session_id
+from wavemetrics.inputs._record_types import CLAUDE_ONLY_TYPES
 from wavemetrics.readers._lines import (
     LineAccount,
     Record,
@@ -25,7 +26,6 @@ from wavemetrics.readers._lines import (
     usable_text,
 )
 from wavemetrics.readers._protocol import ObservationSink, Peek
-from wavemetrics.readers._record_types import CLAUDE_ONLY_TYPES
 from wavemetrics.readers._seen import SeenIds
 from wavemetrics.readers.lanes import LaneBuilder
 from wavemetrics.readers.sources import STDIN, Source, project_folder

@@ -32,9 +32,9 @@ import sys
 
 from wavemetrics.core._eval_names import EVAL_TOOL_NAMES
 from wavemetrics.inputs import _files
+from wavemetrics.inputs._record_types import CLAUDE_ONLY_TYPES, EVENT_TYPES
 from wavemetrics.inputs._walk import keyed_walk, walk
 from wavemetrics.inputs._walk import utf8 as _utf8
-from wavemetrics.readers._record_types import CLAUDE_ONLY_TYPES, EVENT_TYPES
 from wavemetrics.run import _extension
 from wavemetrics.run._options import (
     DEFAULT_MAX_TRACKED_CALLS,
