@@ -442,8 +442,101 @@ INSPECT = FormatLines(
     _inspect_log([{"event": "brand_new_kind", "timestamp": iso(0)}], "new-kind-2"),
 )
 
+
+# copilot --------------------------------------------------------------------
+
+def _copilot_event(event_id: str, kind: str, time: Any, data: dict[str, Any]) -> bytes:
+    return dump({"id": event_id, "parentId": "e0", "timestamp": time, "type": kind,
+                 "data": data})
+
+
+def _copilot_start(call_id: str, time: str, content: str = "ls") -> bytes:
+    return _copilot_event(f"e-{call_id}-s", "tool.execution_start", time, {
+        "toolCallId": call_id, "toolName": "bash", "arguments": {"command": content},
+        "turnId": "0"})
+
+
+def _copilot_call(call_id: str, start: float, end: float, content: str) -> list[bytes]:
+    return [
+        _copilot_start(call_id, iso(start), content),
+        _copilot_event(f"e-{call_id}-e", "tool.execution_complete", iso(end), {
+            "toolCallId": call_id, "success": True,
+            "result": {"content": content, "detailedContent": content}}),
+    ]
+
+
+def _copilot_chatter(text: str) -> list[bytes]:
+    return [
+        _copilot_event("e-u", "user.message", iso(0), {"content": text}),
+        _copilot_event("e-a", "assistant.message", iso(0), {
+            "messageId": "m1", "content": text, "reasoningText": text,
+            "toolRequests": [{"toolCallId": "x", "name": "bash", "arguments": {"c": text}}]}),
+        _copilot_event("e-p", "tool.execution_partial_result", iso(0), {
+            "toolCallId": "x", "partialOutput": text}),
+    ]
+
+
+COPILOT = FormatLines(
+    "copilot",
+    (dump({"id": "e0", "parentId": None, "timestamp": iso(0), "type": "session.start",
+           "data": {"sessionId": "s1", "version": 1, "producer": "copilot-agent",
+                    "copilotVersion": "1.0.0", "startTime": iso(0),
+                    "context": {"cwd": "/w"}}}),),
+    _copilot_call, _copilot_start,
+    {"number": str(T0_MS + 60_000), "string": json.dumps(iso(60)), "null": "null",
+     "far_future": json.dumps("9999-12-31T23:59:59.999Z"),
+     "before_1970": json.dumps("1969-12-31T23:59:59Z")},
+    frozenset(("string", "far_future")),
+    (_copilot_event("e-n", "brand.new_kind", iso(0), {}), "brand.new_kind"),
+    _copilot_chatter,
+)
+
+
+# kimi -----------------------------------------------------------------------
+
+T0_S = T0_MS // 1000
+
+
+def _kimi(time: Any, kind: str, payload: dict[str, Any]) -> bytes:
+    return dump({"timestamp": time, "message": {"type": kind, "payload": payload}})
+
+
+def _kimi_start(call_id: str, time: Any, content: str = "ls") -> bytes:
+    return _kimi(time, "ToolCall", {"type": "function", "id": call_id, "function": {
+        "name": "Shell", "arguments": json.dumps({"command": content})}})
+
+
+def _kimi_call(call_id: str, start: float, end: float, content: str) -> list[bytes]:
+    return [
+        _kimi_start(call_id, T0_S + start, content),
+        _kimi(T0_S + end, "ToolResult", {"tool_call_id": call_id, "return_value": {
+            "is_error": False, "output": content, "message": content, "display": []}}),
+    ]
+
+
+def _kimi_chatter(text: str) -> list[bytes]:
+    return [
+        _kimi(T0_S, "TurnBegin", {"user_input": text}),
+        _kimi(T0_S, "TextPart", {"type": "text", "text": text}),
+        _kimi(T0_S, "SubagentEvent", {"parent_tool_call_id": "x", "agent_id": "a1",
+                                      "event": {"type": "TextPart", "payload": {"text": text}}}),
+    ]
+
+
+KIMI = FormatLines(
+    "kimi",
+    (dump({"type": "metadata", "protocol_version": "1.4"}),),
+    _kimi_call, _kimi_start,
+    {"number": str(T0_S + 60), "string": json.dumps(iso(60)), "null": "null",
+     "far_future": "253402300799.999", "before_1970": "-1"},
+    frozenset(("number", "far_future")),
+    (_kimi(T0_S, "BrandNewKind", {}), "BrandNewKind"),
+    _kimi_chatter,
+)
+
 #: Every format with a builder, by its ``--input-format`` name.
 BUILDERS: dict[str, FormatLines] = {
     builder.name: builder
-    for builder in (EVENTS, CLAUDE, CODEX, CODEX_TUI, PI, OTLP, OTEL_SPANS, INSPECT)
+    for builder in (EVENTS, CLAUDE, CODEX, CODEX_TUI, PI, OTLP, OTEL_SPANS, INSPECT,
+                    COPILOT, KIMI)
 }
