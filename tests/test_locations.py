@@ -10,29 +10,37 @@ from click.testing import CliRunner
 
 from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import TWO_LANES, event_line, write_events
+from tests.trace_builders import BUILDERS
 from wavemetrics.cli import commands as cli
 from wavemetrics.cli.commands import main
 from wavemetrics.inputs.locations import default_locations, standard_locations
 
 
 def test_standard_locations_without_overrides(tmp_path: Path) -> None:
-    """Claude Code's two folders, then Codex's, then pi's, under the home folder."""
+    """Claude Code's two folders, then Codex's, pi's, Copilot CLI's and Kimi CLI's, under
+    the home folder."""
     assert standard_locations({}, tmp_path) == [
         ("Claude Code", tmp_path / ".claude/projects"),
         ("Claude Code", tmp_path / ".config/claude/projects"),
         ("Codex", tmp_path / ".codex/sessions"),
         ("pi coding agent", tmp_path / ".pi/agent/sessions"),
+        ("GitHub Copilot CLI", tmp_path / ".copilot/session-state"),
+        ("Kimi CLI", tmp_path / ".kimi/sessions"),
     ]
 
 
 def test_environment_overrides_replace_the_defaults(tmp_path: Path) -> None:
-    """CLAUDE_CONFIG_DIR (comma-separated) and CODEX_HOME replace the home folders."""
-    env = {"CLAUDE_CONFIG_DIR": "/a, /b", "CODEX_HOME": "/c"}
+    """CLAUDE_CONFIG_DIR (comma-separated), CODEX_HOME, COPILOT_HOME and KIMI_SHARE_DIR
+    replace the home folders."""
+    env = {"CLAUDE_CONFIG_DIR": "/a, /b", "CODEX_HOME": "/c", "COPILOT_HOME": "/g",
+           "KIMI_SHARE_DIR": "/k"}
     assert standard_locations(env, tmp_path) == [
         ("Claude Code", Path("/a/projects")),
         ("Claude Code", Path("/b/projects")),
         ("Codex", Path("/c/sessions")),
         ("pi coding agent", tmp_path / ".pi/agent/sessions"),
+        ("GitHub Copilot CLI", Path("/g/session-state")),
+        ("Kimi CLI", Path("/k/sessions")),
     ]
 
 
@@ -50,7 +58,8 @@ def test_only_existing_folders_are_read(tmp_path: Path) -> None:
 def terminal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """A terminal on stdin and an empty home folder."""
     monkeypatch.setattr(cli, "stdin_is_terminal", lambda: True)
-    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_CONFIG_HOME"):
+    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_CONFIG_HOME", "COPILOT_HOME",
+                 "KIMI_SHARE_DIR"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
     return tmp_path
@@ -77,6 +86,29 @@ def test_no_path_on_a_terminal_reads_the_standard_folders(terminal: Path) -> Non
         "summarize", "--format", "json", "--jobs", "1", str(terminal / ".claude/projects"),
         str(terminal / ".pi/agent/sessions")]).stdout
     assert result.stdout == expected
+
+
+def test_no_path_reads_copilot_and_kimi_stores(terminal: Path) -> None:
+    """A Copilot CLI session and a Kimi CLI session (with a sub-agent's log) in their
+    default folders are read with no PATH, each folder named on stderr."""
+    copilot = terminal / ".copilot/session-state/c-1"
+    copilot.mkdir(parents=True)
+    (copilot / "events.jsonl").write_bytes(b"".join(BUILDERS["copilot"].call("a", 1, 3)))
+    (copilot / "workspace.yaml").write_text("id: c-1\n")  # not a trace: skipped
+    kimi = terminal / ".kimi/sessions/0123abcd/k-1"
+    (kimi / "subagents/sa").mkdir(parents=True)
+    (kimi / "wire.jsonl").write_bytes(b"".join(BUILDERS["kimi"].call("b", 1, 2)))
+    (kimi / "subagents/sa/wire.jsonl").write_bytes(b"".join(BUILDERS["kimi"].call("c", 1, 2)))
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", "--jobs", "1"])
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.splitlines()[:2] == [
+        f"wavemetrics: reading {terminal / '.copilot/session-state'} (GitHub Copilot CLI)",
+        f"wavemetrics: reading {terminal / '.kimi/sessions'} (Kimi CLI)",
+    ]
+    document = json.loads(result.stdout)
+    assert sorted((lane["session_id"], lane["lane_id"], lane["paired_calls"])
+                  for lane in document["lanes"]) == [
+        ("c-1", "main", 1), ("k-1", "main", 1), ("k-1", "sa", 1)]
 
 
 def test_no_path_and_no_standard_folder_is_a_usage_error(terminal: Path) -> None:

@@ -7,7 +7,9 @@ The standard locations, in this order, each only if it exists:
   ``~/.claude/projects`` and ``$XDG_CONFIG_HOME/claude/projects``
   (``~/.config/claude/projects`` when ``XDG_CONFIG_HOME`` is unset);
 - Codex: ``$CODEX_HOME/sessions``, else ``~/.codex/sessions``;
-- pi: ``~/.pi/agent/sessions``.
+- pi: ``~/.pi/agent/sessions``;
+- GitHub Copilot CLI: ``$COPILOT_HOME/session-state``, else ``~/.copilot/session-state``;
+- Kimi CLI: ``$KIMI_SHARE_DIR/sessions``, else ``~/.kimi/sessions``.
 """
 
 from __future__ import annotations
@@ -33,6 +35,11 @@ def standard_locations(env: Mapping[str, str], home: Path) -> list[tuple[str, Pa
     codex = env.get("CODEX_HOME")
     found.append(("Codex", (Path(codex) if codex else home / ".codex") / "sessions"))
     found.append(("pi coding agent", home / ".pi" / "agent" / "sessions"))
+    copilot = env.get("COPILOT_HOME")
+    found.append(("GitHub Copilot CLI",
+                  (Path(copilot) if copilot else home / ".copilot") / "session-state"))
+    kimi = env.get("KIMI_SHARE_DIR")
+    found.append(("Kimi CLI", (Path(kimi) if kimi else home / ".kimi") / "sessions"))
     return found
 
 
