@@ -324,3 +324,19 @@ def test_fuzzed_logs_never_raise_and_account_every_line(lines: list[bytes]) -> N
     assert account.lines_read == len(lines) == (
         account.lines_used + account.lines_ignored + sum(account.problems.values()))
     check_lanes(lanes)
+
+
+def test_the_formats_doc_example_gives_the_figures_it_states(tmp_path: Path) -> None:
+    """docs/formats.md, ``copilot``: saving 870 ms, upper bound 1935 ms, one round trip,
+    in lane main; lane sa_1 alone."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "formats.md").read_text("utf-8")
+    section = text.split("## `copilot`", 1)[1].split("\n## ", 1)[0]
+    (block,) = [b for b in section.split("```") if b.startswith("jsonl\n")]
+    path = tmp_path / "s-1" / "events.jsonl"
+    path.parent.mkdir()
+    path.write_text(block.removeprefix("jsonl\n"), encoding="utf-8")
+    code, document = cli_document([str(path)])
+    assert code == 0
+    assert lane_figures(document, "paired_calls", "modeled_wallclock_saved_ms",
+                        "upper_bound_saved_ms", "non_eval_saved_round_trips") == {
+        ("s-1", "main"): (2, 870.0, 1935.0, 1), ("s-1", "sa_1"): (1, 0.0, 0.0, 0)}

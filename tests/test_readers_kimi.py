@@ -311,3 +311,22 @@ def test_fuzzed_logs_never_raise_and_account_every_line(lines: list[bytes]) -> N
     assert account.lines_read == len(lines) == (
         account.lines_used + account.lines_ignored + sum(account.problems.values()))
     check_lanes(lanes)
+
+
+def test_the_formats_doc_example_gives_the_figures_it_states(tmp_path: Path) -> None:
+    """docs/formats.md, ``kimi``: saving 625 ms, upper bound 1812.5 ms, one round trip;
+    6 lines, 5 used, 1 ignored."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "formats.md").read_text("utf-8")
+    section = text.split("## `kimi`", 1)[1].split("\n## ", 1)[0]
+    (block,) = [b for b in section.split("```") if b.startswith("jsonl\n")]
+    path = tmp_path / "s-1" / "wire.jsonl"
+    path.parent.mkdir()
+    path.write_text(block.removeprefix("jsonl\n"), encoding="utf-8")
+    code, document = cli_document([str(path)])
+    assert code == 0
+    (entry,) = document["inputs"]
+    assert (entry["lines_read"], entry["lines_used"], entry["ignored"]) == (
+        6, 5, {"StepBegin": 1})
+    total = document["total"]
+    assert (total["modeled_wallclock_saved_ms"], total["upper_bound_saved_ms"],
+            total["non_eval_saved_round_trips"]) == (625.0, 1812.5, 1)
