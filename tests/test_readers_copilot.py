@@ -340,3 +340,23 @@ def test_the_formats_doc_example_gives_the_figures_it_states(tmp_path: Path) -> 
     assert lane_figures(document, "paired_calls", "modeled_wallclock_saved_ms",
                         "upper_bound_saved_ms", "non_eval_saved_round_trips") == {
         ("s-1", "main"): (2, 870.0, 1935.0, 1), ("s-1", "sa_1"): (1, 0.0, 0.0, 0)}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_JSON.map(lambda v: json.dumps(v).encode() + b"\n"), max_size=8))
+def test_the_typed_decoder_and_the_stdlib_parser_agree(lines: list[bytes]) -> None:
+    """Lines decoded into the typed records and lines parsed by the stdlib ``json`` (the
+    path of a line msgspec rejects) give the same lanes and the same account."""
+    import wavemetrics.readers.copilot as module
+
+    fixture = [(r if isinstance(r, str) else json.dumps(r)).encode() + b"\n" for r in SESSION]
+    typed = collect(read_copilot, [*fixture, *lines], path="p")
+    saved = module._DECODER
+    module._DECODER = None
+    try:
+        plain = collect(read_copilot, [*fixture, *lines], path="p")
+    finally:
+        module._DECODER = saved
+    assert [observation_tuples(lane) for lane in typed[0]] == [
+        observation_tuples(lane) for lane in plain[0]]
+    assert typed[1] == plain[1]
