@@ -237,6 +237,7 @@ def test_lane_from_the_place_in_the_store() -> None:
     """The session folder names the session; ``subagents/<agent_id>`` the lane."""
     assert kimi_lane("/h/.kimi/sessions/9a0b/s-1/wire.jsonl") == ("s-1", "main")
     assert kimi_lane("/h/.kimi/sessions/9a0b/s-1/subagents/a7/wire.jsonl.gz") == ("s-1", "a7")
+    assert kimi_lane("s-1/subagents/a7/wire.jsonl") == ("s-1", "a7")
     assert kimi_lane("/h/x/wire.jsonl") == ("x", "main")
     assert kimi_lane("wire.jsonl") == ("wire", "main")
     assert kimi_lane("/h/s-1/context.jsonl") == ("context", "main")

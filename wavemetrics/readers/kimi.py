@@ -144,7 +144,7 @@ def kimi_lane(path: str) -> tuple[str, str]:
     if path != STDIN:
         parts = PurePath(os_text(path)).parts
         if parts and parts[-1] in LOG_NAMES:
-            if len(parts) >= 5 and parts[-3] == _SUBAGENTS:
+            if len(parts) >= 4 and parts[-3] == _SUBAGENTS:
                 return parts[-4], parts[-2]
             if len(parts) >= 2 and parts[-2] not in ("/", ".", ".."):
                 return parts[-2], "main"
