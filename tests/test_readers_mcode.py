@@ -4,7 +4,7 @@ No real capture of the stream exists here: every fixture is written from the
 documented schema (the headless ``events.ts``/``contract.ts`` of MiniMax Code:
 the envelope, the event types, ``toolCall.status`` 4 preparing, 5 prepared,
 1 started, 2 finished, 3 failed). The expected figures are worked out by hand
-from ``docs/formats.md`` ("``mcode``") and ``docs/metrics.md``; the arithmetic
+from ``docs/formats.md`` ("mcode") and ``docs/metrics.md``; the arithmetic
 is in the comments. Times are ms after ``BASE_MS`` (2026-01-01T00:00:00Z).
 """
 
@@ -307,11 +307,11 @@ def test_runs_appended_to_one_file_are_runs_of_their_sessions(tmp_path: Path) ->
 
 
 def test_worked_example_of_the_docs(tmp_path: Path) -> None:
-    """docs/formats.md, "``mcode``", worked example: the lines written there, read.
+    """docs/formats.md, "mcode", worked example: the lines written there, read.
 
     r1 [1000, 1400], r2 [1000, 1600]: span 600, durations 400 + 600 = 1000, saved
-    400, upper bound 500, peak 2: 1 round trip; turn 2000. Lines 10: used 7, ignored
-    3 (exec.started, session.started, item.completed).
+    400, upper bound 500, peak 2: 1 round trip; turn 2000. Lines 11: used 7, ignored
+    4 (exec.started, session.started, two item.completed).
     """
     example = Path(__file__).parent.parent / "docs" / "formats.md"
     text = example.read_text(encoding="utf-8")
@@ -321,7 +321,8 @@ def test_worked_example_of_the_docs(tmp_path: Path) -> None:
     path = tmp_path / "example.jsonl"
     path.write_text(block, encoding="utf-8")
     report, _ = read_one(str(path), "mcode")
-    assert (report.lines_read, report.lines_used, report.lines_ignored) == (10, 7, 3)
+    assert (report.lines_read, report.lines_used, report.lines_ignored) == (11, 7, 4)
+    assert dict(report.notes) == {"run_status.success": 1}
     code, document = cli_document([str(path)])
     assert code == 0
     assert lane_figures(document, "paired_calls", "modeled_wallclock_saved_ms",

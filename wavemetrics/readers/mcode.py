@@ -1,6 +1,6 @@
 """The ``mcode`` reader: MiniMax Code's ``mcode exec --output-format stream-json`` stream.
 
-Rules: ``docs/formats.md``, section "``mcode``". The stream is JSON Lines, one
+Rules: ``docs/formats.md``, section "mcode". The stream is JSON Lines, one
 event per line, each with the envelope ``schemaVersion`` (1), ``sequence``,
 ``timestampMs`` (integer epoch ms), ``runId``, ``sessionId``, ``turnId`` and
 ``type``. A file may hold several runs (a bench runner appending one stream
@@ -54,7 +54,7 @@ __all__ = ["MCODE", "RUN_TYPES", "read_mcode", "sniff_mcode"]
 
 FORMAT = "mcode"
 SCHEMA_VERSION = 1
-#: The event types of the stream (``docs/formats.md``, "``mcode``"): detection needs one.
+#: The event types of the stream (``docs/formats.md``, "mcode"): detection needs one.
 RUN_TYPES = frozenset((
     "exec.started", "session.started", "session.resumed", "turn.started", "item.started",
     "item.updated", "item.completed", "turn.completed", "turn.failed", "exec.completed",
