@@ -21,9 +21,9 @@ from tests.corpus import CORPUS, needs_corpus
 from tests.reader_checks import cli_document, lane_figures, read_one
 from wavemetrics.cli.commands import main
 from wavemetrics.readers import detect_input
-from wavemetrics.readers.registry import TRACE_FORMATS
 from wavemetrics.readers._protocol import Peek
 from wavemetrics.readers.mcode import sniff_mcode
+from wavemetrics.readers.registry import TRACE_FORMATS
 from wavemetrics.views.axis import AxisState, efficiency_axis
 from wavemetrics.views.compare import compare_folders
 
@@ -347,6 +347,7 @@ def test_status_strings_and_a_call_id_mismatch(tmp_path: Path) -> None:
     report, _ = read_one(path, "mcode")
     assert dict(report.problems) == {"invalid_tool_record": 3}
     code, document = cli_document([path])
+    assert code == 0
     assert lane_figures(document, "paired_calls", "tool_time_ms") == {("mvs_s", "main"): (1, 60)}
 
 
