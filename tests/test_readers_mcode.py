@@ -470,3 +470,47 @@ def test_compare_reads_captured_streams_one_trial_per_session(tmp_path: Path) ->
     assert (task["baseline_kinds"], task["candidate_kinds"]) == (["mcode"], ["mcode"])
     # baseline (250 + 0) / 2 = 125, candidate 2300
     assert (task["baseline_mean"], task["candidate_mean"]) == (125, 2300)
+
+
+@pytest.mark.parametrize("sequence", [0, -1, 2**53, "2", 1.0, None])
+def test_a_sequence_must_be_a_javascript_safe_positive_integer(
+    tmp_path: Path, sequence: object
+) -> None:
+    """A ``sequence`` that mcode cannot write is ``invalid_envelope``; the line takes no
+    place in the run, so the next line's number shows it missing (``sequence_gap`` 1)."""
+    run = Run("mvs_q", "turn_q").open()
+    run.call("item.started", "q1", "bash", 1, 10)
+    run.lines[-1]["sequence"] = sequence
+    run.close(20)
+    report, _ = read_one(_write(tmp_path / "sequence.jsonl", run), "mcode")
+    assert dict(report.problems) == {"invalid_envelope": 1}
+    assert dict(report.notes) == {"run_status.success": 1, "sequence_gap": 1}
+
+
+def test_a_killed_run_followed_by_the_next_run_is_truncated_alone(tmp_path: Path) -> None:
+    """A runner's log: run 1 killed after its first call started (no exec.completed),
+    run 2 complete. Sequence 1 starts run 2, so run 1 alone is truncated; its call is
+    incomplete, run 2's call [110, 150] is paired."""
+    first = Run("mvs_k", "turn_k1").open()
+    first.call("item.started", "k1", "bash", 1, 10)
+    second = Run("mvs_k", "turn_k2").open(100, resumed=True)
+    second.call("item.started", "k2", "bash", 1, 110).call("item.updated", "k2", "bash", 2, 150)
+    second.close(200)
+    report, _ = read_one(_write(tmp_path / "log.jsonl", first, second), "mcode")
+    assert dict(report.problems) == {}
+    assert dict(report.notes) == {"run_status.success": 1, "truncated": 1}
+    code, document = cli_document([str(tmp_path / "log.jsonl")])
+    assert code == 0
+    assert lane_figures(document, "paired_calls", "incomplete_calls",
+                        "measured_turn_duration_ms_total") == {("mvs_k", "main"): (1, 1, 100)}
+
+
+def test_a_stream_captured_from_its_middle_counts_the_lines_before(tmp_path: Path) -> None:
+    """A first line numbered 5: its run's lines 1 to 4 are missing (``sequence_gap`` 4)."""
+    run = Run("mvs_m", "turn_m").open()
+    run.call("item.started", "m1", "bash", 1, 10).call("item.updated", "m1", "bash", 2, 20)
+    run.close(30)
+    del run.lines[:4]
+    report, _ = read_one(_write(tmp_path / "middle.jsonl", run), "mcode")
+    assert dict(report.notes) == {"run_status.success": 1, "sequence_gap": 4}
+    assert (report.lines_read, report.lines_used) == (3, 2)

@@ -65,6 +65,9 @@ _TERMINAL = "exec.completed"
 _STARTED = frozenset(("started", "running"))
 _ENDED = frozenset(("completed", "finished", "failed", "error"))
 _PENDING = frozenset((4, 5))
+#: mcode is JavaScript: a ``sequence`` above 2**53 - 1 cannot come from it (and would
+#: make ``notes.sequence_gap`` unbounded), so it is an ``invalid_envelope``.
+MAX_SEQUENCE = 2**53 - 1
 #: A run status is named in the notes only when it is a short lower-case identifier,
 #: and only this many distinct ones are kept; any other counts as ``run_status.other``.
 _STATUS = re.compile(r"[a-z][a-z0-9_]{0,31}", re.ASCII)
@@ -189,7 +192,7 @@ def _envelope(record: Any, account: LineAccount) -> tuple[int, tuple[str, str, s
         return None
     ids = [usable_id(value) for value in raw_ids]
     sequence = _integer(record.get("sequence"))
-    if sequence is None or sequence < 1 or None in ids:
+    if sequence is None or not 1 <= sequence <= MAX_SEQUENCE or None in ids:
         account.problem("invalid_envelope")
         return None
     run_id, session_id, turn_id = ids
