@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 from tests.corpus import CORPUS, needs_corpus
 from tests.reader_checks import cli_document, lane_figures, read_one
+from tests.trace_builders import BUILDERS
 from wavemetrics.cli.commands import main
 from wavemetrics.readers import detect_input
 from wavemetrics.readers._protocol import Peek
@@ -415,6 +416,13 @@ def test_mcode_takes_no_corpus_file() -> None:
             if sniff_mcode(peek):
                 taken.append(path)
     assert taken == []
+
+
+def test_mcode_takes_no_other_format_s_builder_lines() -> None:
+    """No other format's minimal trace (``tests/trace_builders.py``) is taken for mcode."""
+    for name, builder in BUILDERS.items():
+        lines = [*builder.prelude, *builder.call("a", 1, 3), *builder.chatter("x")]
+        assert sniff_mcode(Peek(lines, "t.jsonl")) is (name == "mcode"), name
 
 
 def test_both_engines_give_the_same_bytes(tmp_path: Path) -> None:
