@@ -45,6 +45,7 @@ TRACE_FORMAT_MODULES: tuple[tuple[str, str], ...] = (
     ("wavemetrics.readers.otlp", "OTLP"),
     ("wavemetrics.readers.otel_spans", "OTEL_SPANS"),
     ("wavemetrics.readers.inspect_log", "INSPECT"),
+    ("wavemetrics.readers.mcode", "MCODE"),
     ("wavemetrics.readers.copilot", "COPILOT"),
     ("wavemetrics.readers.kimi", "KIMI"),
 )
