@@ -164,7 +164,7 @@ def test_both_engines_give_the_same_bytes(tmp_path: Path) -> None:
 
     store = _fixture(tmp_path)
     outputs = [CliRunner().invoke(main, ["summarize", "--format", "json", "--engine", engine,
-                                         store]).output for engine in ("python", "native")]
+                                         store]).stdout for engine in ("python", "native")]
     assert outputs[0] == outputs[1]
 
 
