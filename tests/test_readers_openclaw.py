@@ -219,3 +219,31 @@ def test_a_wal_store_is_read_as_last_committed(tmp_path: Path) -> None:
         writer.close()
     assert code == 0
     assert document["total"]["incomplete_calls"] == 1  # the uncommitted end is not read
+
+
+def test_hostile_rows_are_counted_and_the_rest_read(tmp_path: Path) -> None:
+    """The battery's attacks as rows: each is counted, the good rows give the figures."""
+    store = _store(tmp_path / "h.sqlite", {"main-1": MAIN[:5]})
+    connection = sqlite3.connect(store)
+    hostile: list[object] = [
+        b'{"type": "\xff\xfe"}',                     # invalid UTF-8 (a BLOB)
+        '{"type":"message","x":NaN}',                # invalid_json
+        "[1, 2]", 42,                                # not_an_object (twice)
+        "[" * 100_000 + "]" * 100_000,               # too_deeply_nested
+        "",                                          # a blank line
+        json.dumps({"type": "brand_new_kind"}),      # ignored by type
+    ]
+    for seq, event in enumerate(hostile, start=10):
+        connection.execute("INSERT INTO transcript_events VALUES ('main-1', ?, ?, 0)",
+                           (seq, event))
+    connection.commit()
+    connection.close()
+    code, document = cli_document([store])
+    assert code == 0
+    (report,) = document["inputs"]
+    # 5 good rows (header, user, 1 call row, 2 results: 4 used, 1 ignored) + 7 hostile
+    assert (report["lines_read"], report["lines_used"], report["lines_ignored"]) == (12, 4, 3)
+    assert report["problems"] == {"invalid_utf8": 1, "invalid_json": 1, "not_an_object": 2,
+                                  "too_deeply_nested": 1}
+    assert report["ignored"] == {"message.user": 1, "blank_line": 1, "brand_new_kind": 1}
+    assert document["total"]["modeled_wallclock_saved_ms"] == 900.0
