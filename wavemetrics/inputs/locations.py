@@ -7,7 +7,13 @@ The standard locations, in this order, each only if it exists:
   ``~/.claude/projects`` and ``$XDG_CONFIG_HOME/claude/projects``
   (``~/.config/claude/projects`` when ``XDG_CONFIG_HOME`` is unset);
 - Codex: ``$CODEX_HOME/sessions``, else ``~/.codex/sessions``;
-- pi: ``~/.pi/agent/sessions``.
+- pi: ``~/.pi/agent/sessions``;
+- OpenClaw: ``$OPENCLAW_STATE_DIR/agents``, else ``~/.openclaw/agents`` (each agent's
+  ``<agentId>/sessions/*.jsonl`` and ``<agentId>/agent/openclaw-agent.sqlite``), then
+  its legacy ``~/.openclaw/sessions`` and the old brands' ``~/.clawdbot/agents``,
+  ``~/.moltbot/agents`` and ``~/.moldbot/agents``;
+- Qwen Code: ``<root>/projects`` for each root in ``$QWEN_DATA_DIR`` (separated by
+  commas, as ccusage accepts), else ``~/.qwen/projects`` (``<project>/chats/*.jsonl``).
 """
 
 from __future__ import annotations
@@ -33,7 +39,21 @@ def standard_locations(env: Mapping[str, str], home: Path) -> list[tuple[str, Pa
     codex = env.get("CODEX_HOME")
     found.append(("Codex", (Path(codex) if codex else home / ".codex") / "sessions"))
     found.append(("pi coding agent", home / ".pi" / "agent" / "sessions"))
+    found.extend(_openclaw(env, home))
+    qwen = [part.strip() for part in env.get("QWEN_DATA_DIR", "").split(",") if part.strip()]
+    found.extend(("Qwen Code", Path(root) / "projects")
+                 for root in (qwen or [str(home / ".qwen")]))
     return found
+
+
+def _openclaw(env: Mapping[str, str], home: Path) -> list[tuple[str, Path]]:
+    """OpenClaw's state folder (``OPENCLAW_STATE_DIR``), else its default and legacy ones."""
+    state = env.get("OPENCLAW_STATE_DIR")
+    if state:
+        return [("OpenClaw", Path(state) / "agents")]
+    return [("OpenClaw", home / ".openclaw" / "agents"),
+            ("OpenClaw", home / ".openclaw" / "sessions"),
+            *(("OpenClaw", home / old / "agents") for old in (".clawdbot", ".moltbot", ".moldbot"))]
 
 
 def default_locations(
