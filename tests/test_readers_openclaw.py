@@ -247,3 +247,17 @@ def test_hostile_rows_are_counted_and_the_rest_read(tmp_path: Path) -> None:
                                   "too_deeply_nested": 1}
     assert report["ignored"] == {"message.user": 1, "blank_line": 1, "brand_new_kind": 1}
     assert document["total"]["modeled_wallclock_saved_ms"] == 900.0
+
+
+def test_the_worked_example(tmp_path: Path) -> None:
+    """docs/formats.md, "openclaw": the table's rows as a store."""
+    docs = (Path(__file__).parent.parent / "docs" / "formats.md").read_text(encoding="utf-8")
+    section = docs.split("## `openclaw`", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split(" | ") for line in section.splitlines() if line.startswith("| `main-1`")]
+    assert len(rows) == 4
+    store = _store(tmp_path / "w.sqlite", {"main-1": [
+        (int(seq), event.strip(" |`")) for _, seq, event in rows]})
+    _, document = cli_document([store])
+    # one wave of 2: 3000 + 900 - 3000 = 900 saved, upper bound 3900 / 2 = 1950
+    assert [document["total"][key] for key in FIGURES] == [
+        2, 0, 900.0, 1950.0, 1, "0:1:0:0:0:0:0:0"]

@@ -143,7 +143,10 @@ def test_lifecycle_records_give_the_hand_computed_figures(tmp_path: Path) -> Non
 
 def test_the_worked_example(tmp_path: Path) -> None:
     """docs/formats.md, "qwen": grep [10040, 10900] beside a shell call [10000, 13000]."""
-    lines = LINES[1:5] + LINES[6:7]
+    docs = (Path(__file__).parent.parent / "docs" / "formats.md").read_text(encoding="utf-8")
+    section = docs.split("## `qwen`", 1)[1].split("\n## ", 1)[0]
+    lines: list[object] = section.split("```jsonl\n", 1)[1].split("```", 1)[0].splitlines()
+    assert len(lines) == 5
     _, document = cli_document([_write(_chats(tmp_path), lines)])
     assert [document["total"][key] for key in FIGURES] == [
         2, 0, 860.0, 1930.0, 1, "0:1:0:0:0:0:0:0"]
