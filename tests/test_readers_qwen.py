@@ -230,3 +230,20 @@ def test_both_engines_read_a_chats_folder_as_qwen(tmp_path: Path, engine: str) -
     done = subprocess.run([sys.executable, "-m", "wavemetrics", "summarize", "--format",
                            "json", str(folder)], capture_output=True, text=True, check=False)
     assert done.stdout == python
+
+
+def test_the_typed_and_the_stdlib_parse_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The msgspec records (prompts, arguments, results unbuilt) read as the stdlib's dicts."""
+    from tests.reader_checks import collect
+    from wavemetrics.readers import qwen
+
+    lines = [(line if isinstance(line, str) else json.dumps(line)).encode() + b"\n"
+             for line in LINES]
+    results = []
+    for decoder in (qwen._DECODER, None):
+        monkeypatch.setattr(qwen, "_DECODER", decoder)
+        lanes, (account, reason) = collect(qwen.read_qwen_lines, lines, path="s1.jsonl")
+        results.append(([lane.observations for lane in lanes], account.lines_used,
+                         dict(account.problems), dict(account.ignored), reason))
+    assert results[0] == results[1]
+    assert results[0][1] == 9

@@ -32,8 +32,9 @@ from collections.abc import Iterable
 from typing import Any
 
 import attrs
+import msgspec
 
-from wavemetrics.readers._lines import LineAccount, iter_records, usable_id, usable_text
+from wavemetrics.readers._lines import LineAccount, Record, iter_records, usable_id, usable_text
 from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers._uuids import session_id_from_file_name
 from wavemetrics.readers.sources import Source
@@ -54,6 +55,58 @@ PARTIAL_REASON = (
     " QWEN_TELEMETRY_ENABLED=1 and QWEN_TELEMETRY_OTLP_ENDPOINT): read it with"
     " --input-format otlp"
 )
+
+
+class _Event(Record, frozen=True):
+    event_name: Any = msgspec.field(default=msgspec.UNSET, name="event.name")
+    kind: Any = msgspec.UNSET
+    callId: Any = msgspec.UNSET
+    toolName: Any = msgspec.UNSET
+    phase: Any = msgspec.UNSET
+    startedAt: Any = msgspec.UNSET
+    endedAt: Any = msgspec.UNSET
+    subagentId: Any = msgspec.UNSET
+
+
+class _Payload(Record, frozen=True):
+    uiEvent: _Event | msgspec.UnsetType = msgspec.UNSET
+
+
+class _FunctionCall(Record, frozen=True):
+    id: Any = msgspec.UNSET
+
+
+class _Part(Record, frozen=True):
+    functionCall: _FunctionCall | msgspec.UnsetType = msgspec.UNSET
+
+
+class _Message(Record, frozen=True):
+    parts: list[_Part] | msgspec.UnsetType = msgspec.UNSET
+
+
+class QwenRecord(Record, frozen=True):
+    """The keys of a chat record this reader looks at: prompts, arguments and results
+    are skipped unbuilt. A line of another shape is parsed by the stdlib path instead
+    (same rules, ``_lines.iter_records``)."""
+
+    type: Any = msgspec.UNSET
+    subtype: Any = msgspec.UNSET
+    sessionId: Any = msgspec.UNSET
+    isSidechain: Any = msgspec.UNSET
+    agentId: Any = msgspec.UNSET
+    message: _Message | msgspec.UnsetType = msgspec.UNSET
+    systemPayload: _Payload | msgspec.UnsetType = msgspec.UNSET
+
+
+_DECODER = msgspec.json.Decoder(QwenRecord)
+
+
+def _is_object(value: object) -> bool:
+    return isinstance(value, dict | Record)
+
+
+def _event_name(event: Any) -> object:
+    return event.event_name if isinstance(event, _Event) else event.get("event.name")
 
 
 def sniff_qwen(peek: Peek) -> bool:
@@ -84,18 +137,18 @@ class _File:
     calls: bool = False
 
 
-def _calls_of(record: dict[str, Any]) -> list[str]:
+def _calls_of(record: Any) -> list[str]:
     message = record.get("message")
-    parts = message.get("parts") if isinstance(message, dict) else None
+    parts = message.get("parts") if _is_object(message) else None
     ids = []
     for part in parts if isinstance(parts, list) else ():
-        call = part.get("functionCall") if isinstance(part, dict) else None
-        if isinstance(call, dict):
+        call: Any = part.get("functionCall") if _is_object(part) else None
+        if _is_object(call):
             ids.append(usable_id(call.get("id")) or "")
     return ids
 
 
-def _lane_of(record: dict[str, Any], event: dict[str, Any]) -> str:
+def _lane_of(record: Any, event: Any) -> str:
     sub = usable_id(event.get("subagentId"))
     if sub is not None:
         return sub
@@ -103,7 +156,7 @@ def _lane_of(record: dict[str, Any], event: dict[str, Any]) -> str:
     return agent if record.get("isSidechain") is True and agent is not None else "main"
 
 
-def _lifecycle(record: dict[str, Any], event: dict[str, Any], state: _File) -> None:
+def _lifecycle(record: Any, event: Any, state: _File) -> None:
     account = state.account
     state.lifecycle = True
     call_id, name = usable_id(event.get("callId")), usable_text(event.get("toolName"))
@@ -146,7 +199,7 @@ def _lifecycle(record: dict[str, Any], event: dict[str, Any], state: _File) -> N
     account.use()
 
 
-def _record(record: dict[str, Any], state: _File) -> None:
+def _record(record: Any, state: _File) -> None:
     account = state.account
     kind = record.get("type")
     if state.session_id is None:
@@ -164,11 +217,10 @@ def _record(record: dict[str, Any], state: _File) -> None:
         return
     subtype = record.get("subtype")
     payload = record.get("systemPayload")
-    event = payload.get("uiEvent") if isinstance(payload, dict) else None
-    if subtype == "ui_telemetry" and isinstance(event, dict) \
-            and event.get("event.name") == LIFECYCLE:
+    event = payload.get("uiEvent") if _is_object(payload) else None
+    if subtype == "ui_telemetry" and _is_object(event) and _event_name(event) == LIFECYCLE:
         _lifecycle(record, event, state)
-    elif subtype == "ui_telemetry" and event is not None and not isinstance(event, dict):
+    elif subtype == "ui_telemetry" and event is not None and not _is_object(event):
         account.problem("invalid_payload")
     else:
         account.ignore(f"system.{subtype}" if isinstance(subtype, str) else "system")
@@ -179,7 +231,7 @@ def read_qwen_lines(lines: Iterable[bytes], *, path: str, sink: ObservationSink
     """Read one Qwen Code chat file's lines into ``sink``; returns the line account and
     the reason the file gives no figures (:data:`PARTIAL_REASON`), if it does not."""
     state = _File(LineAccount())
-    for record in iter_records(lines, state.account):
+    for record in iter_records(lines, state.account, _DECODER):
         _record(record, state)
     if state.calls and not state.lifecycle:
         return state.account, PARTIAL_REASON
