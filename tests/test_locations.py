@@ -17,8 +17,8 @@ from wavemetrics.inputs.locations import default_locations, standard_locations
 
 
 def test_standard_locations_without_overrides(tmp_path: Path) -> None:
-    """Claude Code's two folders, then Codex's, pi's, Copilot CLI's and Kimi CLI's, under
-    the home folder."""
+    """Claude Code's two folders, then Codex's, pi's, Copilot CLI's, Kimi CLI's, OpenClaw's
+    and Qwen Code's, under the home folder."""
     assert standard_locations({}, tmp_path) == [
         ("Claude Code", tmp_path / ".claude/projects"),
         ("Claude Code", tmp_path / ".config/claude/projects"),
@@ -26,6 +26,8 @@ def test_standard_locations_without_overrides(tmp_path: Path) -> None:
         ("pi coding agent", tmp_path / ".pi/agent/sessions"),
         ("GitHub Copilot CLI", tmp_path / ".copilot/session-state"),
         ("Kimi CLI", tmp_path / ".kimi/sessions"),
+        *_openclaw_folders(tmp_path),
+        ("Qwen Code", tmp_path / ".qwen/projects"),
     ]
 
 
@@ -41,7 +43,47 @@ def test_environment_overrides_replace_the_defaults(tmp_path: Path) -> None:
         ("pi coding agent", tmp_path / ".pi/agent/sessions"),
         ("GitHub Copilot CLI", Path("/g/session-state")),
         ("Kimi CLI", Path("/k/sessions")),
+        *_openclaw_folders(tmp_path),
+        ("Qwen Code", tmp_path / ".qwen/projects"),
     ]
+
+
+def _openclaw_folders(home: Path) -> list[tuple[str, Path]]:
+    """OpenClaw's default folders under ``home``: its own, then the legacy ones."""
+    return [("OpenClaw", home / ".openclaw/agents"), ("OpenClaw", home / ".openclaw/sessions"),
+            ("OpenClaw", home / ".clawdbot/agents"), ("OpenClaw", home / ".moltbot/agents"),
+            ("OpenClaw", home / ".moldbot/agents")]
+
+
+def test_openclaw_and_qwen_overrides(tmp_path: Path) -> None:
+    """OPENCLAW_STATE_DIR replaces OpenClaw's folders (legacy ones included);
+    QWEN_DATA_DIR (comma-separated roots) replaces ~/.qwen."""
+    env = {"OPENCLAW_STATE_DIR": "/o", "QWEN_DATA_DIR": "/q1, /q2"}
+    assert standard_locations(env, tmp_path)[-3:] == [
+        ("OpenClaw", Path("/o/agents")),
+        ("Qwen Code", Path("/q1/projects")),
+        ("Qwen Code", Path("/q2/projects")),
+    ]
+
+
+def test_openclaw_and_qwen_stores_are_read_with_no_path(
+        terminal: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An OpenClaw session (pi's format) and a Qwen Code chat in their default folders
+    are read and named on stderr."""
+    from tests.test_readers_qwen import LINES, _write
+    from tests.trace_builders import PI
+
+    for name in ("OPENCLAW_STATE_DIR", "QWEN_DATA_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    sessions = terminal / ".openclaw/agents/main/sessions"
+    sessions.mkdir(parents=True)
+    (sessions / "s9.jsonl").write_bytes(b"".join([*PI.prelude, *PI.call("a", 1, 3)]))
+    _write(terminal / ".qwen/projects/-w/chats", LINES)
+    result = CliRunner().invoke(main, ["summarize", "--format", "json"])
+    assert f"wavemetrics: reading {terminal / '.openclaw/agents'} (OpenClaw)" in result.stderr
+    assert f"wavemetrics: reading {terminal / '.qwen/projects'} (Qwen Code)" in result.stderr
+    formats = [entry["format"] for entry in json.loads(result.stdout)["inputs"]]
+    assert formats == ["pi", "qwen"]
 
 
 def test_only_existing_folders_are_read(tmp_path: Path) -> None:
@@ -59,7 +101,7 @@ def terminal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """A terminal on stdin and an empty home folder."""
     monkeypatch.setattr(cli, "stdin_is_terminal", lambda: True)
     for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_CONFIG_HOME", "COPILOT_HOME",
-                 "KIMI_SHARE_DIR"):
+                 "KIMI_SHARE_DIR", "OPENCLAW_STATE_DIR", "QWEN_DATA_DIR"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
     return tmp_path

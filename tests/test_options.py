@@ -127,8 +127,8 @@ def _row(row: Option) -> dict[str, Any]:
     facts: dict[str, Any] = {"name": row.name, "flags": row.flags, "metavar": row.metavar}
     if row.kind == "argument":
         return {**facts, "kind": "argument"}
-    formats = ("auto", "events", "claude-code", "codex", "codex-tui", "pi", "otlp",
-               "otel-spans", "inspect", "mcode", "copilot", "kimi")
+    formats = ("auto", "events", "qwen", "claude-code", "codex", "codex-tui", "pi", "otlp",
+               "otel-spans", "inspect", "mcode", "copilot", "kimi", "openclaw")
     choices = formats if row.choices == FORMATS else row.choices
     return {**facts, "kind": row.kind, "help": row.help, "default": row.default_value(),
             "show_default": row.show_default, "choices": choices}

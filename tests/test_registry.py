@@ -30,6 +30,7 @@ MODULES = {
     "events": "events", "claude-code": "claude_code", "codex": "codex",
     "codex-tui": "codex_tui", "pi": "pi", "otlp": "otlp", "otel-spans": "otel_spans",
     "inspect": "inspect_log", "mcode": "mcode", "copilot": "copilot", "kimi": "kimi",
+    "openclaw": "openclaw", "qwen": "qwen",
 }
 #: The same words used for something else than the format (a field of a record).
 HOMONYMS = {("events", "readers/inspect_log.py")}  # an Inspect sample's "events" list
@@ -37,8 +38,8 @@ HOMONYMS = {("events", "readers/inspect_log.py")}  # an Inspect sample's "events
 
 def test_formats_are_the_registry_in_detection_order() -> None:
     """FORMATS lists the registry's names in order, each once, and format_named finds each."""
-    assert FORMATS == ("events", "claude-code", "codex", "codex-tui", "pi", "otlp",
-                       "otel-spans", "inspect", "mcode", "copilot", "kimi")
+    assert FORMATS == ("events", "qwen", "claude-code", "codex", "codex-tui", "pi", "otlp",
+                       "otel-spans", "inspect", "mcode", "copilot", "kimi", "openclaw")
     for trace_format in TRACE_FORMATS:
         assert format_named(trace_format.name) is trace_format
     with pytest.raises(KeyError):
@@ -47,7 +48,7 @@ def test_formats_are_the_registry_in_detection_order() -> None:
 
 def test_a_format_is_imported_when_first_reached() -> None:
     """Looking up claude-code imports the reader modules up to its place in the registry
-    (events, then claude-code) and no later one; FORMATS imports them all."""
+    (events, qwen, then claude-code) and no later one; FORMATS imports them all."""
     import subprocess
     import sys
 
@@ -64,8 +65,8 @@ def test_a_format_is_imported_when_first_reached() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout.splitlines() == [
-        "claude-code ['claude_code', 'events']",
-        f"11 {modules}",
+        "claude-code ['claude_code', 'events', 'qwen']",
+        f"{len(MODULES)} {modules}",
     ]
 
 

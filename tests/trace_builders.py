@@ -87,6 +87,9 @@ class FormatLines:
     #: event) that depend on how a test assembles the lines; the format's own tests
     #: check them exactly, the battery leaves them out.
     stream_notes: frozenset[str] = frozenset()
+    #: The folder name the format's files are written under ("" for none): Qwen Code's
+    #: ``chats``, which the native engine leaves to the registry (docs/formats.md, "qwen").
+    folder: str = ""
 
     def call(self, call_id: str, start: float, end: float, content: str = "ls -la") -> list[bytes]:
         """Lines of one complete call (one item each)."""
@@ -591,8 +594,52 @@ KIMI = FormatLines(
 )
 
 #: Every format with a builder, by its ``--input-format`` name.
+# qwen -----------------------------------------------------------------------
+
+def _qwen_life(call_id: str, phase: str, started: Any, ended: Any = None,
+               content: str = "ls") -> bytes:
+    event: dict[str, Any] = {"event.name": "tool_lifecycle", "v": 1, "kind": "tool",
+                             "sessionId": "s1", "executionId": content, "callId": call_id,
+                             "toolName": "run_shell_command", "phase": phase,
+                             "startedAt": started}
+    if phase == "ended":
+        event.update(endedAt=ended, outcome="success")
+    return dump({"uuid": f"u-{call_id}-{phase}", "parentUuid": None, "sessionId": "s1",
+                 "timestamp": iso(0), "type": "system", "subtype": "ui_telemetry",
+                 "systemPayload": {"uiEvent": event}})
+
+
+def _qwen_call(call_id: str, start: float, end: float, content: str) -> list[bytes]:
+    started = T0_MS + round(start * 1000)
+    return [_qwen_life(call_id, "started", started, content=content),
+            _qwen_life(call_id, "ended", started, T0_MS + round(end * 1000), content)]
+
+
+def _qwen_chatter(text: str) -> list[bytes]:
+    return [
+        dump({"uuid": "c1", "parentUuid": None, "sessionId": "s1", "timestamp": iso(0),
+              "type": "user", "message": {"role": "user", "parts": [{"text": text}]}}),
+        dump({"uuid": "c2", "parentUuid": "c1", "sessionId": "s1", "timestamp": iso(0),
+              "type": "assistant", "message": {"role": "model", "parts": [{"text": text}]}}),
+    ]
+
+
+QWEN = FormatLines(
+    "qwen", (), _qwen_call,
+    lambda call_id, time: _qwen_life(call_id, "started", time),
+    {"number": str(T0_MS + 60_000), "string": json.dumps(str(T0_MS + 60_000)),
+     "null": "null", "far_future": "253402300799999", "before_1970": "-5"},
+    frozenset(("number", "far_future")),
+    (dump({"uuid": "n1", "sessionId": "s1", "type": "brand_new_kind", "timestamp": iso(0)}),
+     "brand_new_kind"),
+    _qwen_chatter,
+    folder="chats",
+)
+
+
+#: Every format with a builder, by its ``--input-format`` name.
 BUILDERS: dict[str, FormatLines] = {
     builder.name: builder
     for builder in (EVENTS, CLAUDE, CODEX, CODEX_TUI, PI, OTLP, OTEL_SPANS, INSPECT, MCODE,
-                    COPILOT, KIMI)
+                    COPILOT, KIMI, QWEN)
 }

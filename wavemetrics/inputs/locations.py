@@ -9,7 +9,13 @@ The standard locations, in this order, each only if it exists:
 - Codex: ``$CODEX_HOME/sessions``, else ``~/.codex/sessions``;
 - pi: ``~/.pi/agent/sessions``;
 - GitHub Copilot CLI: ``$COPILOT_HOME/session-state``, else ``~/.copilot/session-state``;
-- Kimi CLI: ``$KIMI_SHARE_DIR/sessions``, else ``~/.kimi/sessions``.
+- Kimi CLI: ``$KIMI_SHARE_DIR/sessions``, else ``~/.kimi/sessions``;
+- OpenClaw: ``$OPENCLAW_STATE_DIR/agents``, else ``~/.openclaw/agents`` (each agent's
+  ``<agentId>/sessions/*.jsonl`` and ``<agentId>/agent/openclaw-agent.sqlite``), then
+  its legacy ``~/.openclaw/sessions`` and the old brands' ``~/.clawdbot/agents``,
+  ``~/.moltbot/agents`` and ``~/.moldbot/agents``;
+- Qwen Code: ``<root>/projects`` for each root in ``$QWEN_DATA_DIR`` (separated by
+  commas, as ccusage accepts), else ``~/.qwen/projects`` (``<project>/chats/*.jsonl``).
 """
 
 from __future__ import annotations
@@ -40,7 +46,21 @@ def standard_locations(env: Mapping[str, str], home: Path) -> list[tuple[str, Pa
                   (Path(copilot) if copilot else home / ".copilot") / "session-state"))
     kimi = env.get("KIMI_SHARE_DIR")
     found.append(("Kimi CLI", (Path(kimi) if kimi else home / ".kimi") / "sessions"))
+    found.extend(_openclaw(env, home))
+    qwen = [part.strip() for part in env.get("QWEN_DATA_DIR", "").split(",") if part.strip()]
+    found.extend(("Qwen Code", Path(root) / "projects")
+                 for root in (qwen or [str(home / ".qwen")]))
     return found
+
+
+def _openclaw(env: Mapping[str, str], home: Path) -> list[tuple[str, Path]]:
+    """OpenClaw's state folder (``OPENCLAW_STATE_DIR``), else its default and legacy ones."""
+    state = env.get("OPENCLAW_STATE_DIR")
+    if state:
+        return [("OpenClaw", Path(state) / "agents")]
+    return [("OpenClaw", home / ".openclaw" / "agents"),
+            ("OpenClaw", home / ".openclaw" / "sessions"),
+            *(("OpenClaw", home / old / "agents") for old in (".clawdbot", ".moltbot", ".moldbot"))]
 
 
 def default_locations(

@@ -261,15 +261,21 @@ class PiReader:
 
     ``state``: the session (its lane, account and session id); ``seen``: whether any
     record was read; ``entries`` and ``fork`` as for :func:`read_pi`. The account is
-    exact after every line.
+    exact after every line. ``session_id``: the lane's session id whatever a header
+    says (a store that keys its sessions itself: ``openclaw``); ``version``: the
+    format version assumed until a header gives one (``None``: v1).
     """
 
     def __init__(
         self, path: str, sink: ObservationSink, account: LineAccount, *,
         entries: set[tuple[str, str]] | None = None, fork: bool = False,
+        session_id: str | None = None, version: int | None = None,
     ) -> None:
         self.path, self.entries, self.fork = path, entries, fork
         self.state = _Session(LaneBuilder(path, "", "main", sink=sink), account)
+        self.state.version = version
+        #: The session the lane is named by whatever the header says (a store's key).
+        self.session_id = session_id
         self.seen = False
 
     def read(self, lines: Iterable[bytes]) -> None:
@@ -311,8 +317,8 @@ class PiReader:
         start at the start of the call before them."""
         _start_waiting(self.state)
         if self.seen:  # a lane opened and never closed is not reported
-            finish_single_lane(self.state.lane, self.state.session_id, self.path,
-                               self.state.account)
+            finish_single_lane(self.state.lane, self.session_id or self.state.session_id,
+                               self.path, self.state.account)
 
 
 #: Header keys that name the session a fork was made from (a file path or a session id).

@@ -38,6 +38,8 @@ __all__ = [
 #: all detected as one of the first formats, loads no other reader (start-up time).
 TRACE_FORMAT_MODULES: tuple[tuple[str, str], ...] = (
     ("wavemetrics.readers.events", "EVENTS"),
+    # before claude-code, which takes any user/assistant record with a uuid
+    ("wavemetrics.readers.qwen", "QWEN"),
     ("wavemetrics.readers.claude_code", "CLAUDE_CODE"),
     ("wavemetrics.readers.codex", "CODEX"),
     ("wavemetrics.readers.codex_tui", "CODEX_TUI"),
@@ -48,6 +50,7 @@ TRACE_FORMAT_MODULES: tuple[tuple[str, str], ...] = (
     ("wavemetrics.readers.mcode", "MCODE"),
     ("wavemetrics.readers.copilot", "COPILOT"),
     ("wavemetrics.readers.kimi", "KIMI"),
+    ("wavemetrics.readers.openclaw", "OPENCLAW"),
 )
 
 # The formats loaded so far, by their place in TRACE_FORMAT_MODULES and by name
