@@ -1,0 +1,278 @@
+"""Agents recognised but not measured: each is named and refused with its reason (exit 1).
+
+The fixtures are written here from the documented file shapes of each agent
+(docs/formats.md, "Agents recognised but not measured"; no real file of any of them
+was available), with a batch of two parallel calls where the format has calls.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests.corpus import CORPUS, needs_corpus
+from wavemetrics.cli.commands import main
+from wavemetrics.readers import Detection, detect_input
+from wavemetrics.readers import unmeasured_agents as agents
+from wavemetrics.readers._protocol import Peek
+from wavemetrics.readers.registry import TRACE_FORMATS, UNMEASURABLE, unmeasurable_reason
+
+_T = "2026-12-03T10:00"
+
+# Gemini CLI: the metadata line, then a gemini message re-appended when its batch of
+# two calls ended (both calls carry the batch's one time, 13.010 s).
+GEMINI_CLI = "\n".join(json.dumps(record) for record in [
+    {"sessionId": "6f1c2e3a-4b5d-4e6f-8a9b-0c1d2e3f4a5b",
+     "projectHash": "9e" * 32, "startTime": f"{_T}:00.000Z",
+     "lastUpdated": f"{_T}:13.010Z", "kind": "main"},
+    {"id": "m1", "timestamp": f"{_T}:00.500Z", "type": "user", "content": [{"text": "go"}]},
+    {"id": "m2", "timestamp": f"{_T}:10.000Z", "type": "gemini", "content": "",
+     "model": "gemini-3-pro"},
+    {"id": "m2", "timestamp": f"{_T}:10.000Z", "type": "gemini", "content": "",
+     "model": "gemini-3-pro", "toolCalls": [
+         {"id": "c2", "name": "run_shell_command", "args": {"command": "make"},
+          "status": "success", "timestamp": f"{_T}:13.010Z"},
+         {"id": "c3", "name": "grep", "args": {"pattern": "x"},
+          "status": "success", "timestamp": f"{_T}:13.010Z"}]},
+]) + "\n"
+
+# Droid: the session_start line, an assistant line with two tool_use blocks and one
+# user line holding both results.
+DROID = "\n".join(json.dumps(record) for record in [
+    {"type": "session_start", "id": "7f3e2a10-5b6c-4d7e-8f90-a1b2c3d4e5f6",
+     "title": "fix the build", "owner": "dev", "cwd": "/w", "version": 2},
+    {"type": "message", "id": "m3", "timestamp": f"{_T}:10.000Z", "message": {
+        "role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_2", "name": "Execute", "input": {"command": "make"}},
+            {"type": "tool_use", "id": "toolu_3", "name": "Grep", "input": {"pattern": "x"}}]}},
+    {"type": "message", "id": "m4", "timestamp": f"{_T}:13.000Z", "message": {
+        "role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_3", "content": "..."},
+            {"type": "tool_result", "tool_use_id": "toolu_2", "content": "..."}]}},
+]) + "\n"
+
+# Antigravity: a planner step asking for two tools, one step per executed tool, the
+# next planner step (whole seconds, no call id).
+ANTIGRAVITY = "\n".join(json.dumps(record) for record in [
+    {"step_index": 7, "source": "MODEL", "type": "PLANNER_RESPONSE", "status": "DONE",
+     "created_at": "2026-12-03T10:00:09Z", "tool_calls": [
+         {"name": "run_command", "args": {"CommandLine": "make"}},
+         {"name": "view_file", "args": {"AbsolutePath": "/w/a.ts"}}]},
+    {"step_index": 8, "source": "MODEL", "type": "RUN_COMMAND", "status": "DONE",
+     "created_at": "2026-12-03T10:00:10Z", "content": "..."},
+    {"step_index": 9, "source": "MODEL", "type": "VIEW_FILE", "status": "DONE",
+     "created_at": "2026-12-03T10:00:13Z", "content": "..."},
+    {"step_index": 10, "source": "MODEL", "type": "PLANNER_RESPONSE", "status": "DONE",
+     "created_at": "2026-12-03T10:00:14Z", "content": "done"},
+]) + "\n"
+
+# Amp: one thread object, pretty-printed; the only time is the assistant's usage.timestamp.
+AMP = json.dumps({
+    "id": "T-5f0c1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b", "created": 1796292000000,
+    "title": "fix the build", "env": {"initial": {}},
+    "messages": [
+        {"role": "user", "messageId": 0, "content": [{"type": "text", "text": "go"}]},
+        {"role": "assistant", "messageId": 1, "content": [
+            {"type": "tool_use", "id": "toolu_2", "name": "Bash", "input": {"cmd": "make"}},
+            {"type": "tool_use", "id": "toolu_3", "name": "Grep", "input": {"pattern": "x"}}],
+         "state": {"type": "complete", "stopReason": "tool_use"},
+         "usage": {"model": "claude-sonnet-4", "timestamp": f"{_T}:10.000Z"}},
+        {"role": "user", "messageId": 2, "content": [
+            {"type": "tool_result", "toolUseID": "toolu_3", "run": {"status": "done"}},
+            {"type": "tool_result", "toolUseID": "toolu_2", "run": {"status": "done"}}]},
+    ],
+}, indent=2) + "\n"
+
+# Codebuff: the UI chat messages, tool blocks without a time.
+CODEBUFF = json.dumps([
+    {"id": "msg-1", "variant": "user", "content": "go", "timestamp": "10:00 AM"},
+    {"id": "msg-2", "variant": "ai", "content": "", "timestamp": "10:00 AM", "blocks": [
+        {"type": "tool", "toolCallId": "tc_2", "toolName": "run_terminal_command",
+         "input": {"command": "make"}, "output": "..."},
+        {"type": "tool", "toolCallId": "tc_3", "toolName": "code_search",
+         "input": {"pattern": "x"}, "output": "..."}]},
+], indent=2) + "\n"
+
+# Grok Build: the two session files ccusage reads, both session totals.
+GROK_SIGNALS = json.dumps({
+    "contextTokensUsed": 18211, "totalTokensBeforeCompaction": 0,
+    "primaryModelId": "grok-code-fast-1", "modelsUsed": ["grok-code-fast-1"], "turnCount": 3,
+}, indent=2) + "\n"
+GROK_SUMMARY = json.dumps({
+    "info": {"id": "0193a8c2-7d4e-7f00-9a1b-2c3d4e5f6a7b", "cwd": "/w"},
+    "current_model_id": "grok-code-fast-1", "last_active_at": "2026-12-03T10:00:14.123456Z",
+}) + "\n"
+
+#: Each agent's fixture: (registry name, file name, content, reason).
+CASES = [
+    ("gemini-cli", "session-2026-12-03T10-00-6f1c2e3a.jsonl", GEMINI_CLI, agents.GEMINI_CLI),
+    ("droid", "7f3e2a10-5b6c-4d7e-8f90-a1b2c3d4e5f6.jsonl", DROID, agents.DROID),
+    ("antigravity", "transcript.jsonl", ANTIGRAVITY, agents.ANTIGRAVITY),
+    ("amp", "T-5f0c1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b.json", AMP, agents.AMP),
+    ("codebuff", "chat-messages.json", CODEBUFF, agents.CODEBUFF),
+    ("grok-build", "signals.json", GROK_SIGNALS, agents.GROK_BUILD),
+    ("grok-build", "summary.json", GROK_SUMMARY, agents.GROK_BUILD),
+]
+_IDS = [f"{name}:{file}" for name, file, _, _ in CASES]
+
+
+def _write(tmp_path: Path, file: str, content: str) -> Path:
+    path = tmp_path / file
+    path.write_text(content, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("name", "file", "content", "reason"), CASES, ids=_IDS)
+@pytest.mark.parametrize("engine", ["python", "native"])
+def test_each_agent_is_refused_with_its_reason(
+    tmp_path: Path, name: str, file: str, content: str, reason: str, engine: str
+) -> None:
+    """A file of each agent named on the command line is one error line with the agent's
+    reason on stderr, nothing on stdout, exit 1, under either engine."""
+    path = _write(tmp_path, file, content)
+    result = CliRunner().invoke(main, ["summarize", "--engine", engine, str(path)])
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == f"wavemetrics: error: {path}: {reason}\n"
+
+
+@pytest.mark.parametrize(("name", "file", "content", "reason"), CASES, ids=_IDS)
+def test_only_its_own_entry_recognises_each_agent(
+    tmp_path: Path, name: str, file: str, content: str, reason: str
+) -> None:
+    """No readable format takes an agent's fixture, and of the unmeasurable entries only
+    that agent's own does."""
+    path = _write(tmp_path, file, content)
+    peek = Peek(path.read_bytes().splitlines(keepends=True), str(path))
+    assert [f.name for f in TRACE_FORMATS if f.sniff(peek)] == []
+    assert [entry.name for entry in UNMEASURABLE if entry.sniff(peek)] == [name]
+    assert detect_input(str(path)) == Detection(str(path), None, reason)
+
+
+#: How each agent's reason begins: its product name.
+NAMES = {"gemini-cli": "Gemini CLI ", "droid": "Droid (Factory) ", "antigravity": "Antigravity ",
+         "amp": "Amp ", "codebuff": "Codebuff ", "grok-build": "Grok Build ",
+         "goose": "Goose ", "hermes": "Hermes Agent "}
+#: The agents' entries of the registry (SWE-agent and OpenHands are older, own tests).
+AGENT_ENTRIES = [entry for entry in UNMEASURABLE if entry.name in NAMES]
+
+
+def test_every_agent_entry_names_its_agent_the_cause_and_the_remedy() -> None:
+    """Every agent's reason begins with the agent's name, says why no saving can be
+    measured and what would record the times (an option, or that none is known)."""
+    assert {entry.name for entry in AGENT_ENTRIES} >= {name for name, *_ in CASES}
+    for entry in AGENT_ENTRIES:
+        reason = entry.reason
+        assert reason.startswith(NAMES[entry.name]), entry.name
+        assert "no saving can be measured" in reason
+        assert ("is known to record per-call times" in reason
+                or "OpenTelemetry export" in reason), entry.name
+        assert "\n" not in reason
+
+
+def test_open_timing_questions_are_said_to_be_open() -> None:
+    """Droid's result batching and Hermes' write timing are undocumented: the reasons say
+    the question is open instead of guessing an answer."""
+    assert "not documented (an open question" in agents.DROID
+    assert "one line per result or one line for a whole batch" in agents.DROID
+    assert "not documented (an open question" in agents.HERMES
+
+
+def test_gemini_cli_points_at_its_opentelemetry_export() -> None:
+    """Gemini CLI's reason names the telemetry setting and its environment variable."""
+    assert "telemetry.enabled" in agents.GEMINI_CLI
+    assert "GEMINI_TELEMETRY_ENABLED=true" in agents.GEMINI_CLI
+
+
+def test_gemini_cli_legacy_json_and_sub_agent_files_are_recognised(tmp_path: Path) -> None:
+    """The older one-object ``.json`` chat file (compact or pretty-printed) and a
+    sub-agent's chat file (``kind: subagent``) are Gemini CLI files too."""
+    legacy = {"sessionId": "6f1c2e3a", "projectHash": "9e" * 32,
+              "startTime": f"{_T}:00.000Z", "lastUpdated": f"{_T}:13.010Z", "messages": [
+                  {"id": "m1", "timestamp": f"{_T}:00.500Z", "type": "user", "content": "go"}]}
+    sub = {"sessionId": "a1", "projectHash": "9e" * 32, "startTime": f"{_T}:11.000Z",
+           "lastUpdated": f"{_T}:11.300Z", "kind": "subagent"}
+    for file, text in [("compact.json", json.dumps(legacy)),
+                       ("pretty.json", json.dumps(legacy, indent=2)),
+                       ("a1.jsonl", json.dumps(sub) + "\n")]:
+        path = _write(tmp_path, file, text)
+        assert detect_input(str(path)) == Detection(str(path), None, agents.GEMINI_CLI)
+
+
+@pytest.mark.parametrize("lines", [
+    # near misses: one documented key short, or of the wrong type
+    [b'{"sessionId": "s", "projectHash": "h"}\n'],
+    [b'{"type": "session_start", "id": "x"}\n'],
+    [b'{"type": "session_start", "id": 1, "cwd": "/w"}\n'],
+    [b'{"step_index": true, "source": "MODEL", "type": "X", "created_at": "t"}\n'],
+    [b'{"step_index": 1, "source": "MODEL", "type": "X"}\n'],
+    [b'{"id": "T-1", "messages": []}\n'],
+    [b'{"id": "5f0c1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b", "messages": []}\n'],
+    [b'[{"id": "m", "variant": "bot", "content": "", "timestamp": "t"}]\n'],
+    [b'{"id": "m", "variant": "ai", "content": "", "timestamp": "t"}\n'],
+    [b'{"contextTokensUsed": 1, "turnCount": 3}\n'],
+    [b'{"info": "x", "current_model_id": "m", "last_active_at": "t"}\n'],
+    # a key of the shape inside a string value is escaped text, not a key
+    [b'{"note": "\\"id\\": \\"T-5f0c1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b\\", \\"messages\\": ["}\n'],
+])
+def test_near_misses_are_not_taken_for_an_agent(lines: list[bytes]) -> None:
+    """Inputs lacking one documented key, or holding it with the wrong type, are no
+    agent's file."""
+    peek = Peek(lines, "x.json")
+    assert [entry.name for entry in AGENT_ENTRIES if entry.sniff(peek)] == []
+
+
+def test_existing_unmeasurable_formats_keep_their_reasons() -> None:
+    """SWE-agent and OpenHands inputs are still refused with their own reasons."""
+    swe = unmeasurable_reason(Peek([b'{"trajectory": []}'], "run.json"))
+    hands = unmeasurable_reason(Peek([b'[{"source": "agent", "action": "run"}]'], "x.json"))
+    assert swe is not None and swe.startswith("SWE-agent trajectory")
+    assert hands is not None and hands.startswith("OpenHands event list")
+
+
+_EVENTS = "".join(json.dumps(record) + "\n" for record in [
+    {"type": "tool_execution_start", "toolCallId": "a", "toolName": "read", "timestamp": 1000},
+    {"type": "tool_execution_start", "toolCallId": "b", "toolName": "grep", "timestamp": 1000},
+    {"type": "tool_execution_end", "toolCallId": "a", "toolName": "read", "timestamp": 1300},
+    {"type": "tool_execution_end", "toolCallId": "b", "toolName": "grep", "timestamp": 1200},
+])
+
+
+@pytest.mark.parametrize(("name", "file", "content", "reason"), CASES, ids=_IDS)
+def test_a_walk_reports_the_agent_file_and_still_reads_the_trace(
+    tmp_path: Path, name: str, file: str, content: str, reason: str
+) -> None:
+    """In a folder walk an agent's file is an input error with its reason (exit 1), as
+    when named, and the readable trace beside it is still summarised."""
+    from tests.reader_checks import cli_document
+
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    agent_file = _write(folder, file, content)
+    trace = _write(folder, "zz-events.jsonl", _EVENTS)
+    code, document = cli_document(["--no-cache", str(folder)])
+    assert code == 1
+    assert [(entry["path"], entry["error"]) for entry in document["inputs"]] == [
+        (str(agent_file), reason), (str(trace), None)]
+    # the trace: two calls started together at 1000 ms, ended at 1300 and 1200: one wave
+    # of 2, paired calls 2, saved = (300 + 200) - 300 = 200 ms
+    assert document["total"]["paired_calls"] == 2
+    assert document["total"]["modeled_wallclock_saved_ms"] == 200.0
+    assert "skipped_files" not in document
+
+
+@needs_corpus
+def test_no_corpus_file_is_taken_for_an_agent() -> None:
+    """Every file of the corpus is detected as before: as a readable format, or refused
+    with the SWE-agent or OpenHands reason, or unrecognised; never as one of the agents."""
+    reasons = {entry.reason for entry in AGENT_ENTRIES}
+    checked = 0
+    for path in sorted(CORPUS.rglob("*")):
+        if not path.is_file() or path.name == "MANIFEST.md":
+            continue
+        detection = detect_input(str(path))
+        assert detection.error not in reasons, path
+        checked += 1
+    assert checked > 50
