@@ -7,7 +7,10 @@ was available), with a batch of two parallel calls where the format has calls.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,12 +18,15 @@ from click.testing import CliRunner
 
 from tests.corpus import CORPUS, needs_corpus
 from wavemetrics.cli.commands import main
+from wavemetrics.inputs._suffixes import TRACE_SUFFIXES
 from wavemetrics.readers import Detection, detect_input
 from wavemetrics.readers import unmeasured_agents as agents
 from wavemetrics.readers._protocol import Peek
 from wavemetrics.readers.registry import TRACE_FORMATS, UNMEASURABLE, unmeasurable_reason
 
 _T = "2026-12-03T10:00"
+#: A fixture: the file's text, or a function that writes the file (a SQLite store).
+Content = str | Callable[[Path], None]
 
 # Gemini CLI: the metadata line, then a gemini message re-appended when its batch of
 # two calls ended (both calls carry the batch's one time, 13.010 s).
@@ -106,7 +112,61 @@ GROK_SUMMARY = json.dumps({
     "current_model_id": "grok-code-fast-1", "last_active_at": "2026-12-03T10:00:14.123456Z",
 }) + "\n"
 
-#: Each agent's fixture: (registry name, file name, content, reason).
+
+
+def _goose(path: Path) -> None:
+    """Goose's sessions.db: an assistant message with two toolRequests at 1796292010 s and
+    one user message with both toolResponses at 1796292013 s (whole seconds)."""
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.executescript(
+            "CREATE TABLE sessions (id TEXT PRIMARY KEY, working_dir TEXT, created_at"
+            " TIMESTAMP, updated_at TIMESTAMP, session_type TEXT, parent_session_id TEXT);"
+            "CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT,"
+            " session_id TEXT, role TEXT, content_json TEXT, created_timestamp INTEGER,"
+            " timestamp TIMESTAMP DEFAULT CURRENT_TIMESTAMP, tokens INTEGER,"
+            " metadata_json TEXT);")
+        db.execute("INSERT INTO sessions (id, working_dir, session_type) VALUES (?, ?, ?)",
+                   ("20261203_1", "/w", "user"))
+        request = [{"type": "toolRequest", "id": f"toolu_{n}", "toolCall": {
+            "status": "success", "value": {"name": "developer__shell", "arguments": {}}}}
+            for n in (2, 3)]
+        response = [{"type": "toolResponse", "id": f"toolu_{n}", "toolResult": {
+            "status": "success", "value": []}} for n in (3, 2)]
+        db.executemany(
+            "INSERT INTO messages (session_id, role, content_json, created_timestamp)"
+            " VALUES (?, ?, ?, ?)",
+            [("20261203_1", "assistant", json.dumps(request), 1796292010),
+             ("20261203_1", "user", json.dumps(response), 1796292013)])
+
+
+def _hermes(path: Path) -> None:
+    """Hermes Agent's state.db (WAL mode): an assistant row with two tool_calls at
+    1796292010.00 s and the tool rows at 1796292010.90 s and 1796292013.00 s."""
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute("PRAGMA journal_mode=WAL")
+        with db:
+            db.executescript(
+                "CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, model TEXT,"
+                " started_at REAL, parent_session_id TEXT);"
+                "CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id"
+                " TEXT, role TEXT, content TEXT, tool_call_id TEXT, tool_calls TEXT,"
+                " tool_name TEXT, timestamp REAL NOT NULL, token_count INTEGER,"
+                " finish_reason TEXT, active INTEGER);")
+            db.execute("INSERT INTO sessions VALUES ('s1', 'cli', 'm', 1796292000.0, NULL)")
+            calls = [{"id": f"call_{n}", "type": "function",
+                      "function": {"name": name, "arguments": "{}"}}
+                     for n, name in (("b1", "terminal"), ("g1", "search"))]
+            db.executemany(
+                "INSERT INTO messages (session_id, role, tool_call_id, tool_calls, tool_name,"
+                " timestamp) VALUES (?, ?, ?, ?, ?, ?)",
+                [("s1", "assistant", None, json.dumps(calls), None, 1796292010.0),
+                 ("s1", "tool", "call_g1", None, "search", 1796292010.9),
+                 ("s1", "tool", "call_b1", None, "terminal", 1796292013.0)])
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+#: Each agent's fixture: (registry name, file name, content or a function writing it,
+#: reason).
 CASES = [
     ("gemini-cli", "session-2026-12-03T10-00-6f1c2e3a.jsonl", GEMINI_CLI, agents.GEMINI_CLI),
     ("droid", "7f3e2a10-5b6c-4d7e-8f90-a1b2c3d4e5f6.jsonl", DROID, agents.DROID),
@@ -115,20 +175,25 @@ CASES = [
     ("codebuff", "chat-messages.json", CODEBUFF, agents.CODEBUFF),
     ("grok-build", "signals.json", GROK_SIGNALS, agents.GROK_BUILD),
     ("grok-build", "summary.json", GROK_SUMMARY, agents.GROK_BUILD),
+    ("goose", "sessions.db", _goose, agents.GOOSE),
+    ("hermes", "state.db", _hermes, agents.HERMES),
 ]
 _IDS = [f"{name}:{file}" for name, file, _, _ in CASES]
 
 
-def _write(tmp_path: Path, file: str, content: str) -> Path:
+def _write(tmp_path: Path, file: str, content: Content) -> Path:
     path = tmp_path / file
-    path.write_text(content, encoding="utf-8")
+    if callable(content):
+        content(path)
+    else:
+        path.write_text(content, encoding="utf-8")
     return path
 
 
 @pytest.mark.parametrize(("name", "file", "content", "reason"), CASES, ids=_IDS)
 @pytest.mark.parametrize("engine", ["python", "native"])
 def test_each_agent_is_refused_with_its_reason(
-    tmp_path: Path, name: str, file: str, content: str, reason: str, engine: str
+    tmp_path: Path, name: str, file: str, content: Content, reason: str, engine: str
 ) -> None:
     """A file of each agent named on the command line is one error line with the agent's
     reason on stderr, nothing on stdout, exit 1, under either engine."""
@@ -140,7 +205,7 @@ def test_each_agent_is_refused_with_its_reason(
 
 @pytest.mark.parametrize(("name", "file", "content", "reason"), CASES, ids=_IDS)
 def test_only_its_own_entry_recognises_each_agent(
-    tmp_path: Path, name: str, file: str, content: str, reason: str
+    tmp_path: Path, name: str, file: str, content: Content, reason: str
 ) -> None:
     """No readable format takes an agent's fixture, and of the unmeasurable entries only
     that agent's own does."""
@@ -240,9 +305,15 @@ _EVENTS = "".join(json.dumps(record) + "\n" for record in [
 ])
 
 
-@pytest.mark.parametrize(("name", "file", "content", "reason"), CASES, ids=_IDS)
+#: The fixtures a folder walk reads (a SQLite store is walked once the walk takes its
+#: suffix: docs/formats.md, "SQLite stores").
+WALKED = [case for case in CASES if case[1].endswith(TRACE_SUFFIXES)]
+
+
+@pytest.mark.parametrize(("name", "file", "content", "reason"), WALKED,
+                         ids=[f"{name}:{file}" for name, file, _, _ in WALKED])
 def test_a_walk_reports_the_agent_file_and_still_reads_the_trace(
-    tmp_path: Path, name: str, file: str, content: str, reason: str
+    tmp_path: Path, name: str, file: str, content: Content, reason: str
 ) -> None:
     """In a folder walk an agent's file is an input error with its reason (exit 1), as
     when named, and the readable trace beside it is still summarised."""
@@ -276,3 +347,50 @@ def test_no_corpus_file_is_taken_for_an_agent() -> None:
         assert detection.error not in reasons, path
         checked += 1
     assert checked > 50
+
+
+def test_recognising_a_store_never_writes_or_locks_it(tmp_path: Path) -> None:
+    """Goose's and Hermes' stores are recognised read-only: the file is unchanged, no
+    journal or WAL file appears, and a writer that holds an open write transaction on the
+    WAL database neither blocks detection nor is blocked by it."""
+    goose = _write(tmp_path, "sessions.db", _goose)
+    before = (goose.read_bytes(), goose.stat().st_mtime_ns)
+    assert detect_input(str(goose)) == Detection(str(goose), None, agents.GOOSE)
+    assert (goose.read_bytes(), goose.stat().st_mtime_ns) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sessions.db"]
+
+    hermes = _write(tmp_path, "state.db", _hermes)
+    with contextlib.closing(sqlite3.connect(hermes, timeout=0.0)) as writer:
+        writer.execute("BEGIN IMMEDIATE")
+        writer.execute("INSERT INTO messages (session_id, role, timestamp)"
+                       " VALUES ('s1', 'assistant', 1796292014.0)")
+        assert detect_input(str(hermes)) == Detection(str(hermes), None, agents.HERMES)
+        writer.execute("COMMIT")  # not blocked by the recogniser's read
+
+
+@pytest.mark.parametrize("damage", ["one column short", "header only", "cut in half"])
+def test_a_damaged_or_other_store_is_not_taken_for_an_agent(tmp_path: Path, damage: str) -> None:
+    """A store lacking one documented column, a bare SQLite header and a store cut short
+    are not Goose's or Hermes' (unrecognised, exit 1), and never a traceback."""
+    path = tmp_path / "sessions.db"
+    if damage == "one column short":
+        _goose(path)
+        with contextlib.closing(sqlite3.connect(path)) as db:
+            db.execute("ALTER TABLE messages DROP COLUMN created_timestamp")
+    elif damage == "header only":
+        path.write_bytes(b"SQLite format 3\x00" + b"\x00" * 84)
+    else:
+        _hermes(path)
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2])
+    assert detect_input(str(path)).unrecognised
+    result = CliRunner().invoke(main, ["summarize", str(path)])
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr.startswith(f"wavemetrics: error: {path}: not a recognised trace format")
+
+
+def test_a_store_piped_on_stdin_is_not_opened(tmp_path: Path) -> None:
+    """SQLite bytes on stdin are no store (a store is a file): never recognised as Goose."""
+    path = _write(tmp_path, "sessions.db", _goose)
+    peek = Peek(path.read_bytes().splitlines(keepends=True)[:64], "-")
+    assert unmeasurable_reason(peek) is None

@@ -121,6 +121,8 @@ UNMEASURABLE: tuple[Unmeasurable, ...] = (
     Unmeasurable("amp", agents.sniff_amp, agents.AMP),
     Unmeasurable("codebuff", agents.sniff_codebuff, agents.CODEBUFF),
     Unmeasurable("grok-build", agents.sniff_grok_build, agents.GROK_BUILD),
+    Unmeasurable("goose", agents.sniff_goose, agents.GOOSE),
+    Unmeasurable("hermes", agents.sniff_hermes, agents.HERMES),
     Unmeasurable(
         "swe-agent", _sniff_swe_agent,
         "SWE-agent trajectory: it has no absolute timestamps (only per-step execution_time),"

@@ -22,6 +22,7 @@ records or at the first lines' text, and a SQLite store is opened read-only
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
@@ -30,7 +31,7 @@ from wavemetrics.readers._protocol import Peek
 __all__ = [
     "AMP", "ANTIGRAVITY", "CODEBUFF", "DROID", "GEMINI_CLI", "GOOSE", "GROK_BUILD",
     "HERMES", "sniff_amp", "sniff_antigravity", "sniff_codebuff", "sniff_droid",
-    "sniff_gemini_cli", "sniff_grok_build",
+    "sniff_gemini_cli", "sniff_goose", "sniff_grok_build", "sniff_hermes",
 ]
 
 # The reasons: the agent, why no saving is measured, and what would record the times.
@@ -192,3 +193,42 @@ def sniff_grok_build(peek: Peek) -> bool:
     text = peek.text
     return _opens(text, "{") and any(
         all(key.search(text) for key in keys) for keys in (_GROK_SIGNALS, _GROK_SUMMARY))
+
+
+# The SQLite stores: known by their tables and columns, read from the file itself.
+_GOOSE_TABLES = {
+    "sessions": {"id", "working_dir"},
+    "messages": {"session_id", "role", "content_json", "created_timestamp"},
+}
+_HERMES_TABLES = {
+    "sessions": {"id", "source", "parent_session_id"},
+    "messages": {"session_id", "role", "tool_calls", "tool_call_id", "tool_name",
+                 "timestamp"},
+}
+
+
+def _store_has(peek: Peek, wanted: dict[str, set[str]]) -> bool:
+    """Whether ``peek`` is a SQLite database file whose tables hold ``wanted``'s columns
+    (opened read-only; a pipe or stdin is never a store)."""
+    from wavemetrics.readers import _sqlite
+
+    if not (peek.lines and _sqlite.is_sqlite_header(peek.lines[0])):
+        return False
+    if not os.path.isfile(peek.path):
+        return False
+    tables = _sqlite.table_columns(peek.path)
+    return tables is not None and all(
+        columns <= tables.get(table, frozenset()) for table, columns in wanted.items())
+
+
+def sniff_goose(peek: Peek) -> bool:
+    """Goose's ``sessions.db``: a SQLite file with ``sessions(id, working_dir)`` and
+    ``messages(session_id, role, content_json, created_timestamp)``."""
+    return _store_has(peek, _GOOSE_TABLES)
+
+
+def sniff_hermes(peek: Peek) -> bool:
+    """Hermes Agent's ``state.db``: a SQLite file with ``sessions(id, source,
+    parent_session_id)`` and ``messages(session_id, role, tool_calls, tool_call_id,
+    tool_name, timestamp)``."""
+    return _store_has(peek, _HERMES_TABLES)
