@@ -394,3 +394,21 @@ def test_a_store_piped_on_stdin_is_not_opened(tmp_path: Path) -> None:
     path = _write(tmp_path, "sessions.db", _goose)
     peek = Peek(path.read_bytes().splitlines(keepends=True)[:64], "-")
     assert unmeasurable_reason(peek) is None
+
+
+def test_the_docs_example_is_refused_as_it_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Droid example of docs/formats.md ("Agents recognised but not measured") gives
+    exactly the stderr line the doc shows, nothing on stdout, exit 1."""
+    import re
+
+    docs = Path(__file__).resolve().parents[1] / "docs" / "formats.md"
+    section = docs.read_text(encoding="utf-8").split(
+        "## Agents recognised but not measured\n", 1)[1].split("\n## ", 1)[0]
+    trace, stderr = re.findall(r"```(?:jsonl|text)\n(.*?)```", section, flags=re.S)
+    monkeypatch.chdir(tmp_path)
+    Path("droid.jsonl").write_text(trace, encoding="utf-8")
+    result = CliRunner().invoke(main, ["summarize", "droid.jsonl"])
+    assert (result.exit_code, result.stdout, result.stderr) == (1, "", stderr)
+    assert stderr == f"wavemetrics: error: droid.jsonl: {agents.DROID}\n"
