@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.corpus import CORPUS, needs_corpus
 from wavemetrics.cli.commands import main
@@ -412,3 +414,29 @@ def test_the_docs_example_is_refused_as_it_says(
     result = CliRunner().invoke(main, ["summarize", "droid.jsonl"])
     assert (result.exit_code, result.stdout, result.stderr) == (1, "", stderr)
     assert stderr == f"wavemetrics: error: droid.jsonl: {agents.DROID}\n"
+
+
+_JSON_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text())
+_JSON_VALUES = st.recursive(
+    _JSON_SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=4),
+                            st.dictionaries(st.text(max_size=20), inner, max_size=4)),
+    max_leaves=12)
+_AGENT_KEYS = st.sampled_from([
+    "sessionId", "projectHash", "startTime", "type", "id", "cwd", "step_index", "source",
+    "created_at", "messages", "variant", "content", "timestamp", "info", "turnCount",
+    "contextTokensUsed", "primaryModelId", "current_model_id", "last_active_at"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(
+    st.binary(max_size=80),
+    st.dictionaries(_AGENT_KEYS, _JSON_VALUES, max_size=6).map(
+        lambda record: json.dumps(record).encode() + b"\n"),
+), max_size=5))
+def test_recognisers_never_raise(lines: list[bytes]) -> None:
+    """Any first lines (bytes, or objects of the agents' keys with values of any JSON
+    type) give every agent's recogniser a plain yes or no, never an exception."""
+    peek = Peek(lines, "x.json")
+    for entry in AGENT_ENTRIES:
+        assert entry.sniff(peek) in (True, False)
