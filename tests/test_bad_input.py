@@ -245,6 +245,14 @@ def _input_entry(path: str, fmt: str, expected: Expected) -> dict[str, Any]:
     }
 
 
+def _without_stream_notes(entry: dict[str, Any], b: FormatLines) -> dict[str, Any]:
+    """``entry`` without the notes of whole-stream checks (``FormatLines.stream_notes``),
+    which depend on how the battery assembles lines and are checked by the format's own
+    tests."""
+    notes = {key: n for key, n in entry["notes"].items() if key not in b.stream_notes}
+    return {**entry, "notes": notes}
+
+
 def _assert_identity(entry: dict[str, Any]) -> None:
     assert entry["lines_read"] == (
         entry["lines_used"] + entry["lines_ignored"] + sum(entry["problems"].values())
@@ -268,7 +276,7 @@ def test_hostile_input_is_accounted_with_the_documented_exit(
     document = json.loads(result.stdout)
     (entry,) = document["inputs"]
     _assert_identity(entry)
-    assert entry == _input_entry(str(path), fmt, expected)
+    assert _without_stream_notes(entry, BUILDERS[fmt]) == _input_entry(str(path), fmt, expected)
     total = document["total"]
     assert (total["observed_calls"], total["paired_calls"]) == (expected.observed, expected.paired)
 
@@ -286,7 +294,7 @@ def test_a_50_mb_line_is_read_like_any_other(fmt: str, tmp_path: Path) -> None:
     assert result.exit_code == 0
     assert result.stderr == ""
     (entry,) = json.loads(result.stdout)["inputs"]
-    assert entry == _input_entry(str(path), fmt, _good_expected(b))
+    assert _without_stream_notes(entry, b) == _input_entry(str(path), fmt, _good_expected(b))
     assert json.loads(result.stdout)["total"]["paired_calls"] == 2
 
 
@@ -349,7 +357,8 @@ def test_folder_with_unreadable_entries_reports_each_and_reads_the_rest(
     )
     document = json.loads(result.stdout)
     entries = {entry["path"]: entry for entry in document["inputs"]}
-    assert entries.pop(str(good)) == _input_entry(str(good), fmt, _good_expected(b))
+    assert _without_stream_notes(entries.pop(str(good)), b) == _input_entry(
+        str(good), fmt, _good_expected(b))
     assert entries == {
         path: {"path": path, "format": "unknown", "lines_read": 0, "lines_used": 0,
                "lines_ignored": 0, "problems": {}, "ignored": {}, "notes": {}, "error": reason}

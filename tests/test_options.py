@@ -128,7 +128,7 @@ def _row(row: Option) -> dict[str, Any]:
     if row.kind == "argument":
         return {**facts, "kind": "argument"}
     choices = ("auto", "events", "claude-code", "codex", "codex-tui", "pi", "otlp",
-               "otel-spans", "inspect") if row.choices == FORMATS else row.choices
+               "otel-spans", "inspect", "mcode") if row.choices == FORMATS else row.choices
     return {**facts, "kind": row.kind, "help": row.help, "default": row.default_value(),
             "show_default": row.show_default, "choices": choices}
 

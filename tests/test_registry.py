@@ -29,7 +29,7 @@ PACKAGE = Path(wavemetrics.__file__).parent
 MODULES = {
     "events": "events", "claude-code": "claude_code", "codex": "codex",
     "codex-tui": "codex_tui", "pi": "pi", "otlp": "otlp", "otel-spans": "otel_spans",
-    "inspect": "inspect_log",
+    "inspect": "inspect_log", "mcode": "mcode",
 }
 #: The same words used for something else than the format (a field of a record).
 HOMONYMS = {("events", "readers/inspect_log.py")}  # an Inspect sample's "events" list
@@ -38,7 +38,7 @@ HOMONYMS = {("events", "readers/inspect_log.py")}  # an Inspect sample's "events
 def test_formats_are_the_registry_in_detection_order() -> None:
     """FORMATS lists the registry's names in order, each once, and format_named finds each."""
     assert FORMATS == ("events", "claude-code", "codex", "codex-tui", "pi", "otlp",
-                       "otel-spans", "inspect")
+                       "otel-spans", "inspect", "mcode")
     for trace_format in TRACE_FORMATS:
         assert format_named(trace_format.name) is trace_format
     with pytest.raises(KeyError):
@@ -65,7 +65,7 @@ def test_a_format_is_imported_when_first_reached() -> None:
                           check=True)
     assert done.stdout.splitlines() == [
         "claude-code ['claude_code', 'events']",
-        f"8 {modules}",
+        f"9 {modules}",
     ]
 
 
@@ -125,6 +125,8 @@ def test_peek_text_drops_bom_and_leading_space() -> None:
     ({"resourceSpans": []}, "otlp"),
     ({"context": {"span_id": "1"}, "start_time": "t"}, "otel-spans"),
     ({"eval": {"eval_id": "E"}, "samples": []}, "inspect"),
+    ({"schemaVersion": 1, "sequence": 1, "timestampMs": 1, "runId": "r", "sessionId": "s",
+      "turnId": "t", "type": "exec.started"}, "mcode"),
 ])
 def test_each_format_is_detected_by_its_own_entry(
     tmp_path: Path, line: dict[str, object], expected: str
