@@ -48,46 +48,46 @@ GEMINI_CLI = (
 GOOSE = (
     "Goose session database: its times are whole seconds, and the results of a batch of"
     " tool calls come back in one message with one time, so no call's own end is known and"
-    " no saving can be measured; no Goose option is known to record per-call times"
+    " no saving can be measured; a Goose option that would record per-call times: none known"
 )
 #: Hermes Agent's state database (``~/.hermes/state.db``).
 HERMES = (
     "Hermes Agent state database: a call's only times are those of its assistant row and"
     " its tool row, and whether Hermes writes each row when it happens or a whole turn at"
     " once is not documented (an open question a real state.db can settle), so no saving"
-    " can be measured; no Hermes option is known to record per-call times"
+    " can be measured; a Hermes option that would record per-call times: none known"
 )
 #: Droid's session files (``~/.factory/sessions/<cwd>/<uuid>.jsonl``).
 DROID = (
     "Droid (Factory) session file: a call ends only at the time of the message line that"
     " holds its result, and whether Droid writes one line per result or one line for a"
     " whole batch is not documented (an open question a real session file can settle), so"
-    " no saving can be measured; no Droid option is known to record per-call times"
+    " no saving can be measured; a Droid option that would record per-call times: none known"
 )
 #: Antigravity transcripts (``~/.gemini/antigravity-cli/brain/<id>/…/transcript.jsonl``).
 ANTIGRAVITY = (
-    "Antigravity transcript: each tool step has one time, in whole seconds, a call ends only"
-    " when the next step begins, and calls carry no id (they are matched to their request"
-    " by order), so no overlap can be seen and no saving can be measured; no Antigravity"
-    " option is known to record per-call times"
+    "Antigravity transcript: each tool step has one time (whole seconds in the documented"
+    " files), a call ends only when the next step begins, and calls carry no id (they are"
+    " matched to their request by order), so no overlap can be seen and no saving can be"
+    " measured; an Antigravity option that would record per-call times: none known"
 )
 #: Amp thread files (``~/.local/share/amp/threads/T-<uuid>.json``).
 AMP = (
     "Amp thread file: it holds no time per tool call, only one per assistant message, so no"
-    " call can be placed in time and no saving can be measured; no Amp option is known to"
-    " record per-call times"
+    " call can be placed in time and no saving can be measured; an Amp option that would"
+    " record per-call times: none known"
 )
 #: Codebuff chat files (``~/.config/manicode/projects/<p>/chats/<id>/chat-messages.json``).
 CODEBUFF = (
     "Codebuff chat file: its tool blocks carry no time at all (only messages have one), so"
-    " no call can be placed in time and no saving can be measured; no Codebuff option is"
-    " known to record per-call times"
+    " no call can be placed in time and no saving can be measured; a Codebuff option that"
+    " would record per-call times: none known"
 )
 #: Grok Build session files (``~/.grok/sessions/<cwd>/<id>/{signals,summary}.json``).
 GROK_BUILD = (
     "Grok Build session file (signals.json or summary.json): it holds session totals and no"
     " tool call, and no other file of a Grok Build session is documented, so no saving can"
-    " be measured; no Grok Build option is known to record per-call times"
+    " be measured; a Grok Build option that would record per-call times: none known"
 )
 
 
