@@ -440,3 +440,20 @@ def test_recognisers_never_raise(lines: list[bytes]) -> None:
     peek = Peek(lines, "x.json")
     for entry in AGENT_ENTRIES:
         assert entry.sniff(peek) in (True, False)
+
+
+def test_a_store_held_by_a_writer_is_not_waited_for(tmp_path: Path) -> None:
+    """A Goose store in rollback-journal mode whose writer is mid-commit (an exclusive
+    lock) is not waited for: not recognised at once, exit 1; recognised once committed."""
+    import time
+
+    path = _write(tmp_path, "sessions.db", _goose)
+    with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as writer:
+        writer.execute("BEGIN EXCLUSIVE")
+        writer.execute("INSERT INTO messages (session_id, role, content_json,"
+                       " created_timestamp) VALUES ('20261203_1', 'user', '[]', 1796292014)")
+        began = time.monotonic()
+        assert detect_input(str(path)).unrecognised
+        assert time.monotonic() - began < 5.0  # no busy wait
+        writer.execute("COMMIT")
+    assert detect_input(str(path)) == Detection(str(path), None, agents.GOOSE)
