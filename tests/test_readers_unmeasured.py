@@ -23,6 +23,7 @@ from wavemetrics.cli.commands import main
 from wavemetrics.inputs._suffixes import TRACE_SUFFIXES
 from wavemetrics.readers import Detection, detect_input
 from wavemetrics.readers import unmeasured_agents as agents
+from wavemetrics.readers._lines import LINE_TOO_LONG
 from wavemetrics.readers._protocol import Peek
 from wavemetrics.readers.registry import TRACE_FORMATS, UNMEASURABLE, unmeasurable_reason
 
@@ -444,7 +445,7 @@ def test_recognisers_never_raise(lines: list[bytes]) -> None:
 
 def test_a_store_held_by_a_writer_is_not_waited_for(tmp_path: Path) -> None:
     """A Goose store in rollback-journal mode whose writer is mid-commit (an exclusive
-    lock) is not waited for: not recognised at once, exit 1; recognised once committed."""
+    lock) is not waited for and not taken for Goose's; recognised once committed."""
     import time
 
     path = _write(tmp_path, "sessions.db", _goose)
@@ -453,7 +454,17 @@ def test_a_store_held_by_a_writer_is_not_waited_for(tmp_path: Path) -> None:
         writer.execute("INSERT INTO messages (session_id, role, content_json,"
                        " created_timestamp) VALUES ('20261203_1', 'user', '[]', 1796292014)")
         began = time.monotonic()
-        assert detect_input(str(path)).unrecognised
+        # not Goose's (a reader of SQLite stores may take it to say "locked")
+        assert detect_input(str(path)).error != agents.GOOSE
         assert time.monotonic() - began < 5.0  # no busy wait
         writer.execute("COMMIT")
     assert detect_input(str(path)) == Detection(str(path), None, agents.GOOSE)
+
+
+def test_a_store_whose_first_line_is_too_long_is_still_recognised(tmp_path: Path) -> None:
+    """A store whose first bytes hold no newline within --max-line-bytes (the peek has
+    only the too-long marker) is recognised from the file's own header."""
+    path = _write(tmp_path, "sessions.db", _goose)
+    assert unmeasurable_reason(Peek([LINE_TOO_LONG], str(path))) == agents.GOOSE
+    text = _write(tmp_path, "notes.json", "x" * 100)
+    assert unmeasurable_reason(Peek([LINE_TOO_LONG], str(text))) is None

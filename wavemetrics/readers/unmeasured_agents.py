@@ -26,6 +26,7 @@ import os
 import re
 from typing import Any
 
+from wavemetrics.readers._lines import LINE_TOO_LONG
 from wavemetrics.readers._protocol import Peek
 
 __all__ = [
@@ -212,9 +213,16 @@ def _store_has(peek: Peek, wanted: dict[str, set[str]]) -> bool:
     (opened read-only; a pipe or stdin is never a store)."""
     from wavemetrics.readers import _sqlite
 
-    if not (peek.lines and _sqlite.is_sqlite_header(peek.lines[0])):
+    if not peek.lines or not os.path.isfile(peek.path):
         return False
-    if not os.path.isfile(peek.path):
+    first = peek.lines[0]
+    if first is LINE_TOO_LONG:  # a first "line" past --max-line-bytes: read the header
+        try:
+            with open(peek.path, "rb") as file:
+                first = file.read(len(_sqlite.SQLITE_MAGIC))
+        except OSError:
+            return False
+    if not _sqlite.is_sqlite_header(first):
         return False
     tables = _sqlite.table_columns(peek.path)
     return tables is not None and all(
