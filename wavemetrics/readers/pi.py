@@ -399,9 +399,15 @@ def reading_order(sources: Sequence[Source]) -> tuple[list[str], dict[str, bool]
 
 def sniff_pi(peek: Peek) -> bool:
     """Whether the first lines hold a pi session header (``type == "session"`` with
-    an ``id``) or a ``message`` line whose ``message`` has a ``role``."""
-    for record in peek.records:
+    an ``id``) or a ``message`` line whose ``message`` has a ``role``.
+
+    A file that opens with a ``session_start`` line is Droid's, whose ``message``
+    lines look like pi's but carry Anthropic-style blocks: not pi (it is recognised
+    and refused, ``docs/formats.md``, "Agents recognised but not measured")."""
+    for index, record in enumerate(peek.records):
         kind = record.get("type")
+        if index == 0 and kind == "session_start":
+            return False
         if kind == "session" and isinstance(record.get("id"), str) and "timestamp" in record:
             return True
         message = record.get("message")

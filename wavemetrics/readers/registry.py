@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from wavemetrics.readers import unmeasured_agents as agents
 from wavemetrics.readers._protocol import Peek, TraceFormat
 from wavemetrics.readers.sources import DETECT_LINES
 
@@ -116,8 +117,18 @@ def _sniff_openhands(peek: Peek) -> bool:
     )
 
 
-#: Formats recognised only to say clearly why they give no figures.
+#: Formats recognised only to say clearly why they give no figures. Tried only when no
+#: format above took the input; the agents' strict recognisers come before the looser
+#: SWE-agent and OpenHands ones (``docs/formats.md``, "Agents recognised but not measured").
 UNMEASURABLE: tuple[Unmeasurable, ...] = (
+    Unmeasurable("gemini-cli", agents.sniff_gemini_cli, agents.GEMINI_CLI),
+    Unmeasurable("droid", agents.sniff_droid, agents.DROID),
+    Unmeasurable("antigravity", agents.sniff_antigravity, agents.ANTIGRAVITY),
+    Unmeasurable("amp", agents.sniff_amp, agents.AMP),
+    Unmeasurable("codebuff", agents.sniff_codebuff, agents.CODEBUFF),
+    Unmeasurable("grok-build", agents.sniff_grok_build, agents.GROK_BUILD),
+    Unmeasurable("goose", agents.sniff_goose, agents.GOOSE),
+    Unmeasurable("hermes", agents.sniff_hermes, agents.HERMES),
     Unmeasurable(
         "swe-agent", _sniff_swe_agent,
         "SWE-agent trajectory: it has no absolute timestamps (only per-step execution_time),"
