@@ -267,7 +267,7 @@ def test_hostile_input_is_accounted_with_the_documented_exit(
     """A hostile input gives no traceback, the documented exit, one stderr line and a full account."""
     case = next(c for c in _cases(BUILDERS[fmt]) if c.name == case_name)
     name = case.name if case.name.endswith(".gz") else f"{case.name}.jsonl"
-    path = _home(fmt, tmp_path) / name
+    path = tmp_path / name
     path.write_bytes(case.data)
     result = _invoke("summarize", "--format", "json", *case.args, str(path))
     expected = case.expected
@@ -287,7 +287,7 @@ def test_a_50_mb_line_is_read_like_any_other(fmt: str, tmp_path: Path) -> None:
     b = BUILDERS[fmt]
     good = _good(b)
     big = _with_key(good[-1], b'"pad":"' + b"x" * (50 * 2**20) + b'"')
-    path = _home(fmt, tmp_path) / "huge.jsonl"
+    path = tmp_path / "huge.jsonl"
     path.write_bytes(b"".join([*good[:-1], big]))
     assert path.stat().st_size > 50 * 2**20
     result = _invoke("summarize", "--format", "json", str(path))
@@ -296,14 +296,6 @@ def test_a_50_mb_line_is_read_like_any_other(fmt: str, tmp_path: Path) -> None:
     (entry,) = json.loads(result.stdout)["inputs"]
     assert _without_stream_notes(entry, b) == _input_entry(str(path), fmt, _good_expected(b))
     assert json.loads(result.stdout)["total"]["paired_calls"] == 2
-
-
-def _home(fmt: str, folder: Path) -> Path:
-    """Where the battery writes a format's files: ``folder``, or the sub-folder its agent
-    keeps them in when the native engine tells them by it (qwen: ``chats``)."""
-    home = folder / BUILDERS[fmt].folder
-    home.mkdir(parents=True, exist_ok=True)
-    return home
 
 
 def _locked_open(locked: set[str], real_open: Callable[..., Any] = open) -> Callable[..., Any]:
@@ -325,7 +317,8 @@ def test_folder_with_unreadable_entries_reports_each_and_reads_the_rest(
     """Unreadable files, a FIFO, broken links, link loops and a locked sub-folder are
     each an error naming the path (exit 1); the readable file is summarised."""
     b = BUILDERS[fmt]
-    root = _home(fmt, tmp_path / "traces")
+    root = tmp_path / "traces"
+    root.mkdir()
     good = root / "good.jsonl"
     good.write_bytes(b"".join(_good(b)))
     locked = root / "locked.jsonl"
@@ -379,7 +372,7 @@ def test_symlink_loop_named_directly_is_an_error_and_others_are_read(
     fmt: str, tmp_path: Path
 ) -> None:
     """A link loop or a missing path named on the command line fails alone (exit 1)."""
-    good = _home(fmt, tmp_path) / "good.jsonl"
+    good = tmp_path / "good.jsonl"
     good.write_bytes(b"".join(_good(BUILDERS[fmt])))
     (tmp_path / "a.jsonl").symlink_to(tmp_path / "b.jsonl")
     (tmp_path / "b.jsonl").symlink_to(tmp_path / "a.jsonl")

@@ -211,15 +211,17 @@ def test_no_corpus_file_is_taken_by_the_new_formats() -> None:
 
 
 @pytest.mark.parametrize("engine", ["python", "native"])
-def test_both_engines_read_a_chats_folder_as_qwen(tmp_path: Path, engine: str) -> None:
-    """The native engine leaves a ``chats`` folder's files to the registry (its own
-    detection would take them for Claude Code): same bytes from both engines, and from
-    the command run in a process (its fast path)."""
+@pytest.mark.parametrize("where", ["chats", "elsewhere"])
+def test_both_engines_read_a_qwen_file_as_qwen(tmp_path: Path, engine: str, where: str) -> None:
+    """The native engine's detection knows Qwen Code's records (they would pass its
+    Claude Code rule) and leaves them to the registry, in its ``chats`` folder or
+    anywhere else: same bytes from both engines, and from the command run in a process
+    (its fast path)."""
     from click.testing import CliRunner
 
     from wavemetrics.cli.commands import main
 
-    folder = _chats(tmp_path)
+    folder = _chats(tmp_path) if where == "chats" else tmp_path / "copied"
     _write(folder, LINES)
     output = CliRunner().invoke(main, ["summarize", "--format", "json", "--engine", engine,
                                        str(folder)]).stdout

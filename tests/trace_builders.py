@@ -87,9 +87,6 @@ class FormatLines:
     #: event) that depend on how a test assembles the lines; the format's own tests
     #: check them exactly, the battery leaves them out.
     stream_notes: frozenset[str] = frozenset()
-    #: The folder name the format's files are written under ("" for none): Qwen Code's
-    #: ``chats``, which the native engine leaves to the registry (docs/formats.md, "qwen").
-    folder: str = ""
 
     def call(self, call_id: str, start: float, end: float, content: str = "ls -la") -> list[bytes]:
         """Lines of one complete call (one item each)."""
@@ -633,7 +630,6 @@ QWEN = FormatLines(
     (dump({"uuid": "n1", "sessionId": "s1", "type": "brand_new_kind", "timestamp": iso(0)}),
      "brand_new_kind"),
     _qwen_chatter,
-    folder="chats",
 )
 
 

@@ -59,6 +59,8 @@ pub struct Window<'s> {
     events: bool,
     /// A record only Claude Code writes was seen.
     claude: bool,
+    /// A record Qwen Code's recogniser takes was seen (it comes before claude-code).
+    qwen: bool,
 }
 
 impl<'s> Window<'s> {
@@ -71,6 +73,7 @@ impl<'s> Window<'s> {
             first: true,
             events: false,
             claude: false,
+            qwen: false,
         }
     }
 
@@ -97,9 +100,11 @@ impl<'s> Window<'s> {
         Some(raw)
     }
 
-    /// A line of the window that is a JSON object, by its `type` (when a string) and
-    /// whether it has a `uuid` key.
-    pub fn record(&mut self, kind: Option<&[u8]>, has_uuid: bool) {
+    /// A line of the window that is a JSON object, by its `type` (when a string),
+    /// whether it has a `uuid` key, and whether Qwen Code's recogniser takes it
+    /// ([`is_qwen`]).
+    pub fn record(&mut self, kind: Option<&[u8]>, has_uuid: bool, qwen: bool) {
+        self.qwen |= qwen;
         let Some(kind) = kind else {
             return;
         };
@@ -109,11 +114,13 @@ impl<'s> Window<'s> {
     }
 
     /// What the lines taken so far say: `events` when any record has an event type,
-    /// else `claude-code` when any is Claude Code's, else `None` (ask the registry).
+    /// else `None` when one is Qwen Code's (the registry's `qwen` comes before
+    /// `claude-code`: Python reads it), else `claude-code` when any is Claude Code's,
+    /// else `None` (ask the registry).
     pub fn found(&self) -> Option<Detected> {
         if self.events {
             Some(Detected::Events)
-        } else if self.claude {
+        } else if self.claude && !self.qwen {
             Some(Detected::ClaudeCode)
         } else {
             None
@@ -121,23 +128,85 @@ impl<'s> Window<'s> {
     }
 }
 
+/// The record types of Qwen Code's chat records (`qwen.py` `_TYPES`).
+const QWEN_TYPES: [&[u8]; 4] = [b"user", b"assistant", b"tool_result", b"system"];
+
+/// `qwen.sniff_qwen` for one record: a `type` of Qwen Code's four, `uuid` and
+/// `sessionId` keys, and the type `tool_result`, a `systemPayload` key or a
+/// `message` object with a `parts` key (none of which Claude Code writes). `text`
+/// is the record's line, parsed again only when the first conditions hold.
+pub fn is_qwen(kind: Option<&[u8]>, has_uuid: bool, has_session: bool, text: &str) -> bool {
+    kind.is_some_and(|kind| QWEN_TYPES.contains(&kind))
+        && has_uuid
+        && has_session
+        && (kind == Some(b"tool_result".as_slice())
+            || (may_be_marked(text.as_bytes()) && qwen_marked(text)))
+}
+
+/// Whether Qwen Code's recogniser takes a record, as a reader that parsed it already
+/// hands it to detection: `Line` when its `sessionId` presence and text are at hand
+/// (checked only if detection asks), `Known` when decided.
+#[derive(Debug, Clone, Copy)]
+pub enum QwenCheck<'t> {
+    Line { has_session: bool, text: &'t str },
+    Known(bool),
+}
+
+impl QwenCheck<'_> {
+    /// The verdict for a record of type `kind` with (or without) a `uuid` key.
+    pub fn resolve(self, kind: Option<&[u8]>, has_uuid: bool) -> bool {
+        match self {
+            QwenCheck::Line { has_session, text } => is_qwen(kind, has_uuid, has_session, text),
+            QwenCheck::Known(qwen) => qwen,
+        }
+    }
+}
+
+/// Whether a line may hold Qwen Code's markers (`parts`, `systemPayload`, or a key
+/// spelled with a `\u` escape): only such a line needs [`qwen_marked`].
+pub fn may_be_marked(line: &[u8]) -> bool {
+    [b"parts".as_slice(), b"systemPayload", b"\\u"]
+        .iter()
+        .any(|needle| memchr::memmem::find(line, needle).is_some())
+}
+
+/// Whether the JSON object `text` has a `systemPayload` key or a `message` object
+/// with a `parts` key (the last of repeated keys wins, as in Python's `json`).
+pub fn qwen_marked(text: &str) -> bool {
+    let (mut payload, mut parts) = (false, false);
+    let parsed = parse_object(text, &["systemPayload", "message"], |i, raw| {
+        if i == 0 {
+            payload = true;
+        } else {
+            parts = match Val::of(raw) {
+                Val::Object(inner) => {
+                    let mut found = false;
+                    parse_object(inner, &["parts"], |_, _| found = true).is_ok() && found
+                }
+                _ => false,
+            };
+        }
+    });
+    parsed.is_ok() && (payload || parts)
+}
+
 /// A line as detection reads it (`json.loads` of the line): `Some((type when a
-/// string, has a uuid key))` when it is a JSON object, else `None`.
-pub fn sniff_line(line: &[u8]) -> Option<(Option<Vec<u8>>, bool)> {
+/// string, has a uuid key, Qwen Code's recogniser takes it))` when it is a JSON
+/// object, else `None`.
+pub fn sniff_line(line: &[u8]) -> Option<(Option<Vec<u8>>, bool, bool)> {
     let text = std::str::from_utf8(line).ok()?;
     if nesting_exceeds(line, PY_MAX_DEPTH) {
         return None; // Python's json gives up on it: not a record
     }
-    let (mut kind, mut has_uuid) = (None, false);
-    parse_object(text, &["type", "uuid"], |i, raw| {
-        if i == 0 {
-            kind = Val::of(raw).str_bytes().map(<[u8]>::to_vec);
-        } else {
-            has_uuid = true;
-        }
+    let (mut kind, mut has_uuid, mut has_session) = (None, false, false);
+    parse_object(text, &["type", "uuid", "sessionId"], |i, raw| match i {
+        0 => kind = Val::of(raw).str_bytes().map(<[u8]>::to_vec),
+        1 => has_uuid = true,
+        _ => has_session = true,
     })
     .ok()?;
-    Some((kind, has_uuid))
+    let qwen = is_qwen(kind.as_deref(), has_uuid, has_session, text);
+    Some((kind, has_uuid, qwen))
 }
 
 /// `Events`, `ClaudeCode`, or `None` when neither recogniser accepts the file
@@ -170,14 +239,17 @@ pub fn detect(path: &Path, sniffers: &Sniffers) -> io::Result<Option<Detected>> 
         // and a line that holds neither an event type's name nor a \u escape (the only
         // escape that can spell a letter of one) cannot be one:
         // such lines need no parse (the answer is exactly the full parse's).
+        // Qwen Code's records need `parts`, `systemPayload` or the type `tool_result`.
         if window.claude
             && memchr::memmem::find(line, b"\\u").is_none()
             && !event_names.iter().any(|f| f.find(line).is_some())
+            && !may_be_marked(line)
+            && memchr::memmem::find(line, b"tool_result").is_none()
         {
             continue;
         }
-        if let Some((kind, has_uuid)) = sniff_line(line) {
-            window.record(kind.as_deref(), has_uuid);
+        if let Some((kind, has_uuid, qwen)) = sniff_line(line) {
+            window.record(kind.as_deref(), has_uuid, qwen);
         }
     }
     Ok(window.found())
@@ -241,6 +313,38 @@ mod tests {
         assert_eq!(detect_text("{\"type\":\"user\"}\n\n  \n"), None);
         assert_eq!(
             detect_text("\u{feff}{\"type\":\"tool_execution_start\"}"),
+            Some("events")
+        );
+    }
+
+    #[test]
+    fn qwen_records_leave_the_file_to_the_registry() {
+        let claude = "{\"type\":\"user\",\"uuid\":\"u\",\"sessionId\":\"s\"}\n";
+        assert_eq!(detect_text(claude), Some("claude-code"));
+        // each of Qwen Code's three marks, after a Claude-looking line
+        for mark in [
+            "{\"type\":\"user\",\"uuid\":\"u\",\"sessionId\":\"s\",\"message\":{\"parts\":[]}}",
+            "{\"type\":\"system\",\"uuid\":\"u\",\"sessionId\":\"s\",\"systemPayload\":1}",
+            "{\"type\":\"tool_result\",\"uuid\":\"u\",\"sessionId\":\"s\"}",
+            "{\"type\":\"user\",\"uuid\":\"u\",\"sessionId\":\"s\",\"message\":{\"p\\u0061rts\":1}}",
+        ] {
+            assert_eq!(detect_text(&format!("{claude}{mark}\n")), None, "{mark}");
+        }
+        // a mark without its other keys, or in the wrong place: still claude-code
+        for near in [
+            "{\"type\":\"user\",\"uuid\":\"u\",\"message\":{\"parts\":[]}}",
+            "{\"type\":\"user\",\"sessionId\":\"s\",\"systemPayload\":1}",
+            "{\"type\":\"summary\",\"uuid\":\"u\",\"sessionId\":\"s\",\"systemPayload\":1}",
+            "{\"type\":\"user\",\"uuid\":\"u\",\"sessionId\":\"s\",\"message\":[\"parts\"]}",
+            "{\"type\":\"user\",\"uuid\":\"u\",\"sessionId\":\"s\",\"message\":{\"content\":\"parts\"}}",
+            "{\"type\":\"user\",\"uuid\":\"u\",\"sessionId\":\"s\",\"message\":{\"parts\":1},\"message\":{}}",
+        ] {
+            assert_eq!(detect_text(&format!("{claude}{near}\n")), Some("claude-code"), "{near}");
+        }
+        // events still win over a Qwen record
+        let qwen = "{\"type\":\"tool_result\",\"uuid\":\"u\",\"sessionId\":\"s\"}\n";
+        assert_eq!(
+            detect_text(&format!("{qwen}{{\"type\":\"turn_end\"}}\n")),
             Some("events")
         );
     }

@@ -37,7 +37,6 @@ __all__ = [
     "expand_entries",
     "fallback_session_id",
     "file_stem",
-    "in_chats_folder",
     "os_text",
     "project_folder",
     "size_and_head",
@@ -300,15 +299,6 @@ def file_stem(path: str) -> str:
     # PurePath(name).stem (os.path is several times faster, with the same rule)
     dot = name.rfind(".")
     return name[:dot] if 0 < dot < len(name) - 1 else name
-
-
-def in_chats_folder(path: str) -> bool:
-    """Whether ``path`` is in a folder named ``chats``: a Qwen Code session
-    (``projects/<project>/chats/<id>.jsonl``), which the native engine's detection
-    would take for Claude Code (any ``user``/``assistant`` record with a ``uuid``), so
-    it is left to the Python registry (``docs/formats.md``, "qwen"). Claude Code
-    writes no such folder."""
-    return os.path.basename(os.path.dirname(path)) == "chats"
 
 
 def project_folder(path: str) -> str:

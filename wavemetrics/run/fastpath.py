@@ -134,8 +134,6 @@ def _files_of(
     if native is not None and native.files is not None and native.names is not None:
         if any(path.endswith(".gz") for path in native.files):
             return "a gzip file or a path that is not UTF-8"
-        if any(_files.in_chats_folder(path) for path in native.files):
-            return "a file in a chats folder (Qwen Code's, read by the Python registry)"
         args = [(path, *names) for path, names in zip(native.files, native.names, strict=True)]
         return args, [(path, _files.SIDECAR_REASON) for path in native.sidecars]
     walked: dict[str, str] = {}
@@ -147,8 +145,6 @@ def _files_of(
             return "an input cannot be read"
         if path.endswith(".gz") or not _utf8(path):
             return "a gzip file or a path that is not UTF-8"
-        if _files.in_chats_folder(path):
-            return "a file in a chats folder (Qwen Code's, read by the Python registry)"
         if path not in plain:  # named, or listed as a link: looked at
             try:
                 if not stat.S_ISREG(os.lstat(path).st_mode):

@@ -17,7 +17,6 @@ from collections import Counter
 from typing import Any
 
 from wavemetrics.core.summary import ParallelismSummary
-from wavemetrics.inputs._files import in_chats_folder
 from wavemetrics.readers._lines import LineAccount
 from wavemetrics.readers.claude_code import CLAUDE_CODE, CLAUDE_ONLY_TYPES, fallback_session_id
 from wavemetrics.readers.events import EVENT_TYPES, EVENTS
@@ -78,7 +77,7 @@ def _readable_natively(fmt: str, paths: tuple[str, ...], regular: bool = False) 
     if fmt not in NATIVE_FORMATS or _native is None:
         return False
     for path in paths:
-        if path == STDIN or path.endswith(".gz") or in_chats_folder(path):
+        if path == STDIN or path.endswith(".gz"):
             return False
         if regular:
             continue

@@ -5,6 +5,7 @@
 use super::lines::{check_turn_total, split_line, too_deep, Line, Names};
 use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, UnitOut};
 use crate::account::{is_short_identifier, LineAccount, OTHER_KINDS};
+use crate::detect::QwenCheck;
 use crate::io::open_plain;
 use crate::json::{parse_object_fast, rejection, RawBlock as Block, SyntaxError, Val};
 use crate::lines::{is_py_space, LineReader};
@@ -268,7 +269,7 @@ fn claude_tools<'v>(assistant: bool, stamp: &'v Val<'_>, all: &'v [Block<'_>]) -
 
 /// What detection sees of a line: `Some((type when a string, has a uuid key))` when
 /// the line is a JSON object (`detect::sniff_line`), else `None`.
-type Sniffed<'v> = Option<(Option<&'v [u8]>, bool)>;
+type Sniffed<'v> = Option<(Option<&'v [u8]>, bool, QwenCheck<'v>)>;
 
 /// One physical line of a Claude Code file as a [`Rec`] (`_read_line`: blank,
 /// undecodable, or its record), handed to `each` with what detection sees of it.
@@ -310,13 +311,19 @@ where
             // is Python's): only a line it fails can be too deeply nested
             match parse_claude_line(text) {
                 Ok((v, all)) => {
-                    let seen = Some((v[0].str_bytes(), v[2] != Val::Absent));
+                    let qwen = QwenCheck::Line {
+                        has_session: v[6] != Val::Absent,
+                        text,
+                    };
+                    let seen = Some((v[0].str_bytes(), v[2] != Val::Absent, qwen));
                     each(claude_rec(&v, &all), seen)
                 }
                 Err(_) if too_deep(text) => each(Rec::Problem(cut("too_deeply_nested")), None),
                 Err(_) => {
                     let seen = crate::detect::sniff_line(text.as_bytes());
-                    let seen = seen.as_ref().map(|(kind, uuid)| (kind.as_deref(), *uuid));
+                    let seen = seen.as_ref().map(|(kind, uuid, qwen)| {
+                        (kind.as_deref(), *uuid, QwenCheck::Known(*qwen))
+                    });
                     each(Rec::Problem(cut("invalid_json")), seen)
                 }
             }

@@ -68,8 +68,8 @@ fn sniff(path: &Path, sniffers: &Sniffers) -> Option<Sniff> {
         window.take(raw)?;
         claude_line(raw, first, has_newline, |rec, seen| {
             tape.push(&rec);
-            if let Some((kind, has_uuid)) = seen {
-                window.record(kind, has_uuid);
+            if let Some((kind, has_uuid, qwen)) = seen {
+                window.record(kind, has_uuid, qwen.resolve(kind, has_uuid));
             }
             Ok(())
         })
