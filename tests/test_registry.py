@@ -29,7 +29,7 @@ PACKAGE = Path(wavemetrics.__file__).parent
 MODULES = {
     "events": "events", "claude-code": "claude_code", "codex": "codex",
     "codex-tui": "codex_tui", "pi": "pi", "otlp": "otlp", "otel-spans": "otel_spans",
-    "inspect": "inspect_log",
+    "inspect": "inspect_log", "opencode": "opencode",
 }
 #: The same words used for something else than the format (a field of a record).
 HOMONYMS = {("events", "readers/inspect_log.py")}  # an Inspect sample's "events" list

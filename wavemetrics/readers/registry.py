@@ -45,6 +45,7 @@ TRACE_FORMAT_MODULES: tuple[tuple[str, str], ...] = (
     ("wavemetrics.readers.otlp", "OTLP"),
     ("wavemetrics.readers.otel_spans", "OTEL_SPANS"),
     ("wavemetrics.readers.inspect_log", "INSPECT"),
+    ("wavemetrics.readers.opencode", "OPENCODE"),
 )
 
 # The formats loaded so far, by their place in TRACE_FORMAT_MODULES and by name
