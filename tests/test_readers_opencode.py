@@ -180,7 +180,7 @@ def test_parent_chains_name_the_root_and_a_loop_is_a_problem(tmp_path: Path) -> 
         [(f"p{i}", "m", session, opencode_tool(f"c{i}", "bash", "completed", i, i + 0.5))
          for i, session in enumerate(["root", "kid", "grandkid", "orphan", "x"])],
     )
-    code, document = cli_document([path])
+    _, document = cli_document([path])
     (entry,) = document["inputs"]
     assert entry["problems"] == {"invalid_session": 1}
     assert sorted(lane_figures(document, "paired_calls")) == [
@@ -383,3 +383,25 @@ def test_caches_never_serve_a_store_whose_wal_changed(tmp_path: Path) -> None:
         assert runs == [4, 4, 5, 5]
     finally:
         writer.close()
+
+
+def test_no_cache_key_is_made_for_a_store(tmp_path: Path) -> None:
+    """The whole-output cache and the status line's key: a run holding a store, in a
+    folder, by its suffix or by its header under any name, is never keyed (never served
+    nor stored); the same run without it is."""
+    from wavemetrics.cache import runcache
+
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / "a.jsonl").write_text("")
+    plain = runcache.options_from_args([str(folder)])
+    assert plain is not None
+    assert runcache.run_key(plain, [str(folder)]) is not None
+    named = _store(tmp_path, *WORKED, name="store.bin")
+    _store(folder, *WORKED, name="db.sqlite")
+    for files in ([str(folder)], [named], [str(tmp_path / "data" / "db.sqlite")]):
+        options = runcache.options_from_args(files)
+        assert options is not None
+        assert runcache.run_key(options, files) is None, files
+    assert runcache.session_stats([named]) is None
+    assert runcache.session_stats([str(folder / "a.jsonl")]) is not None

@@ -38,7 +38,7 @@ HOMONYMS = {("events", "readers/inspect_log.py")}  # an Inspect sample's "events
 def test_formats_are_the_registry_in_detection_order() -> None:
     """FORMATS lists the registry's names in order, each once, and format_named finds each."""
     assert FORMATS == ("events", "claude-code", "codex", "codex-tui", "pi", "otlp",
-                       "otel-spans", "inspect")
+                       "otel-spans", "inspect", "opencode")
     for trace_format in TRACE_FORMATS:
         assert format_named(trace_format.name) is trace_format
     with pytest.raises(KeyError):
@@ -65,7 +65,7 @@ def test_a_format_is_imported_when_first_reached() -> None:
                           check=True)
     assert done.stdout.splitlines() == [
         "claude-code ['claude_code', 'events']",
-        f"8 {modules}",
+        f"{len(MODULES)} {modules}",
     ]
 
 

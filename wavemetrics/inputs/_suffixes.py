@@ -8,7 +8,10 @@ by the files a folder walk would read, before click and the readers load, and
 
 from __future__ import annotations
 
-__all__ = ["SESSION_SUFFIXES", "SKIPPED_SUFFIXES", "STORE_SUFFIXES", "TRACE_SUFFIXES"]
+__all__ = [
+    "SESSION_SUFFIXES", "SKIPPED_SUFFIXES", "SQLITE_HEADER", "STORE_SUFFIXES", "TRACE_SUFFIXES",
+    "may_be_store",
+]
 
 #: Files a folder walk reads.
 #: ``.traj`` is SWE-agent's trajectory: recognised and reported as unmeasurable (an
@@ -27,3 +30,17 @@ STORE_SUFFIXES = (".db", ".sqlite")
 #: A Claude Code session file, ``<sessionId>.jsonl`` (or gzipped): its sub-agents are in
 #: ``<sessionId>/subagents/``, or beside it as ``agent-<8hex>.jsonl`` (docs/formats.md).
 SESSION_SUFFIXES = (".jsonl", ".jsonl.gz")
+#: The first 16 bytes of every SQLite 3 database file (the file format's header).
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def may_be_store(path: str) -> bool:
+    """Whether the file ``path`` may be a SQLite store, which no cache may keep: a
+    store suffix, or a file (of any name) that starts with the SQLite header."""
+    if path.endswith(STORE_SUFFIXES):
+        return True
+    try:
+        with open(path, "rb") as stream:
+            return stream.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except (OSError, ValueError):
+        return False
