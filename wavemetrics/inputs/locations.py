@@ -7,7 +7,16 @@ The standard locations, in this order, each only if it exists:
   ``~/.claude/projects`` and ``$XDG_CONFIG_HOME/claude/projects``
   (``~/.config/claude/projects`` when ``XDG_CONFIG_HOME`` is unset);
 - Codex: ``$CODEX_HOME/sessions``, else ``~/.codex/sessions``;
-- pi: ``~/.pi/agent/sessions``.
+- pi: ``~/.pi/agent/sessions``;
+- opencode: the store ``opencode.db`` and each release channel's ``opencode-*.db`` in
+  ``$OPENCODE_DATA_DIR``, else ``$XDG_DATA_HOME/opencode`` (``~/.local/share/opencode``
+  when ``XDG_DATA_HOME`` is unset);
+- Kilo: the store ``kilo.db`` in ``$KILO_DATA_DIR``, else ``$XDG_DATA_HOME/kilo``
+  (``~/.local/share/kilo``);
+- ZCode: the store ``$ZCODE_DB_PATH``, else ``$ZCODE_HOME/cli/db/db.sqlite``, else
+  ``~/.zcode/cli/db/db.sqlite``.
+
+A location is a folder, or a store's file (``docs/formats.md``, ``opencode``).
 """
 
 from __future__ import annotations
@@ -20,8 +29,10 @@ __all__ = ["default_locations", "standard_locations"]
 
 
 def standard_locations(env: Mapping[str, str], home: Path) -> list[tuple[str, Path]]:
-    """Every standard location as ``(agent, directory)``, existing or not, in order (agents
-    by their product names, not format names: a format is named only in its module)."""
+    """Every standard location as ``(agent, path)``, existing or not (but for opencode's
+    channel stores, listed when they exist), in order (agents by their product names,
+    not format names: a format is named only in its module). A path is a folder, or an
+    agent's store file."""
     found: list[tuple[str, Path]] = []
     claude = [part.strip() for part in env.get("CLAUDE_CONFIG_DIR", "").split(",") if part.strip()]
     if claude:
@@ -33,20 +44,43 @@ def standard_locations(env: Mapping[str, str], home: Path) -> list[tuple[str, Pa
     codex = env.get("CODEX_HOME")
     found.append(("Codex", (Path(codex) if codex else home / ".codex") / "sessions"))
     found.append(("pi coding agent", home / ".pi" / "agent" / "sessions"))
+    data = Path(env.get("XDG_DATA_HOME") or str(home / ".local" / "share"))
+    opencode = env.get("OPENCODE_DATA_DIR")
+    opencode_dir = Path(opencode) if opencode else data / "opencode"
+    found.append(("opencode", opencode_dir / "opencode.db"))
+    found.extend(("opencode", channel) for channel in _channel_stores(opencode_dir))
+    kilo = env.get("KILO_DATA_DIR")
+    found.append(("Kilo", (Path(kilo) if kilo else data / "kilo") / "kilo.db"))
+    zcode_db, zcode_home = env.get("ZCODE_DB_PATH"), env.get("ZCODE_HOME")
+    found.append(("ZCode", Path(zcode_db) if zcode_db else
+                  (Path(zcode_home) if zcode_home else home / ".zcode") / "cli" / "db"
+                  / "db.sqlite"))
     return found
+
+
+def _channel_stores(folder: Path) -> list[Path]:
+    """opencode's release-channel stores ``opencode-<channel>.db`` in ``folder``, sorted
+    (only those that exist: a channel's name is not known in advance)."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    return [folder / name for name in names
+            if name.startswith("opencode-") and name.endswith(".db")]
 
 
 def default_locations(
     env: Mapping[str, str] | None = None, home: Path | None = None
 ) -> list[tuple[str, Path]]:
-    """The standard locations that exist as directories (each once), in order."""
+    """The standard locations that exist (each once), in order: folders, and the
+    agents' store files (opencode, Kilo, ZCode)."""
     env = os.environ if env is None else env
     home = Path.home() if home is None else home
     seen: set[str] = set()
     existing = []
     for agent, directory in standard_locations(env, home):
         real = os.path.realpath(directory)
-        if directory.is_dir() and real not in seen:
+        if (directory.is_dir() or directory.is_file()) and real not in seen:
             seen.add(real)
             existing.append((agent, directory))
     return existing
