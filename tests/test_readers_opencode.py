@@ -1,7 +1,7 @@
 """The ``opencode`` reader (opencode, Kilo and ZCode SQLite stores) on fixtures.
 
 No real store was available: every fixture is written here from opencode's documented
-schema (``session.sql.ts``, ``message-v2.ts``; docs/formats.md, "``opencode``"), and
+schema (``session.sql.ts``, ``message-v2.ts``; docs/formats.md, "opencode"), and
 every expected figure is computed by hand from docs/metrics.md, the arithmetic in a
 comment beside it.
 """
@@ -27,7 +27,7 @@ from wavemetrics.readers._sqlite import LOCKED
 from wavemetrics.readers.opencode import OPENCODE, read_opencode
 from wavemetrics.readers.registry import TRACE_FORMATS
 
-#: The worked example of docs/formats.md, "``opencode``": a root session with two
+#: The worked example of docs/formats.md, "opencode": a root session with two
 #: parallel calls and a text part, a sub-agent session with a call, a running call and
 #: a row whose JSON does not parse.
 WORKED = (

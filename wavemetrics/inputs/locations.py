@@ -16,7 +16,7 @@ The standard locations, in this order, each only if it exists:
 - ZCode: the store ``$ZCODE_DB_PATH``, else ``$ZCODE_HOME/cli/db/db.sqlite``, else
   ``~/.zcode/cli/db/db.sqlite``.
 
-A location is a folder, or a store's file (``docs/formats.md``, ``opencode``).
+A location is a folder, or a store's file (``docs/formats.md``, "opencode").
 """
 
 from __future__ import annotations

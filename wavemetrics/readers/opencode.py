@@ -4,7 +4,7 @@ opencode keeps its sessions in one SQLite database (``opencode.db``; Kilo, a for
 ``kilo.db``; ZCode, by second-hand report, in ``db.sqlite`` with the same tables). A
 tool call is one row of the ``part`` table whose JSON ``data`` has ``type == "tool"``,
 ``callID``, ``tool`` and ``state`` with ``status`` and ``time.start`` / ``time.end`` in
-Unix ms (``docs/formats.md``, "``opencode``"). Rules:
+Unix ms (``docs/formats.md``, "opencode"). Rules:
 
 - One line = one ``part`` row. Every row is used (a call fed), ignored (another part
   type, as ``part.<type>``; a pending call, ``tool.pending``; an aborted call whose
