@@ -977,7 +977,10 @@ def test_summarize_json_on_a_corpus_file_of_each_format(
 
 #: Formats with no real file in the corpus: their CLI cases run on the fixtures their
 #: reader's tests write from the documented schema.
-NO_CORPUS_FILE = {"opencode": "tests/test_readers_opencode.py"}
+NO_CORPUS_FILE = {
+    "opencode": "tests/test_readers_opencode.py",
+    "opencode-storage": "tests/test_readers_opencode_storage.py",
+}
 
 
 def test_every_format_has_a_corpus_cli_case() -> None:

@@ -23,6 +23,7 @@ def test_standard_locations_without_overrides(tmp_path: Path) -> None:
         ("Codex", tmp_path / ".codex/sessions"),
         ("pi coding agent", tmp_path / ".pi/agent/sessions"),
         ("opencode", tmp_path / ".local/share/opencode/opencode.db"),
+        ("opencode", tmp_path / ".local/share/opencode/storage"),
         ("Kilo", tmp_path / ".local/share/kilo/kilo.db"),
         ("ZCode", tmp_path / ".zcode/cli/db/db.sqlite"),
     ]
@@ -37,6 +38,7 @@ def test_environment_overrides_replace_the_defaults(tmp_path: Path) -> None:
         ("Codex", Path("/c/sessions")),
         ("pi coding agent", tmp_path / ".pi/agent/sessions"),
         ("opencode", tmp_path / ".local/share/opencode/opencode.db"),
+        ("opencode", tmp_path / ".local/share/opencode/storage"),
         ("Kilo", tmp_path / ".local/share/kilo/kilo.db"),
         ("ZCode", tmp_path / ".zcode/cli/db/db.sqlite"),
     ]
@@ -59,8 +61,9 @@ def test_opencode_kilo_and_zcode_stores_and_their_overrides(tmp_path: Path) -> N
         ("ZCode", Path("/z/cli/db/db.sqlite")),
     ]
     env = {"XDG_DATA_HOME": "/x", "ZCODE_DB_PATH": "/zc/my.sqlite", "ZCODE_HOME": "/z"}
-    assert standard_locations(env, tmp_path)[-3:] == [
+    assert standard_locations(env, tmp_path)[-4:] == [
         ("opencode", Path("/x/opencode/opencode.db")),
+        ("opencode", Path("/x/opencode/storage")),
         ("Kilo", Path("/x/kilo/kilo.db")),
         ("ZCode", Path("/zc/my.sqlite")),
     ]
@@ -71,8 +74,11 @@ def test_a_store_file_that_exists_is_a_location(tmp_path: Path) -> None:
     store = tmp_path / ".local/share/opencode/opencode.db"
     store.parent.mkdir(parents=True)
     store.write_bytes(b"")
+    (store.parent / "storage").mkdir()  # copied into opencode.db: not read
     (tmp_path / ".local/share/kilo").mkdir(parents=True)  # a folder without kilo.db
     assert default_locations({}, tmp_path) == [("opencode", store)]
+    store.unlink()  # an opencode from before its store: the JSON-file storage is read
+    assert default_locations({}, tmp_path) == [("opencode", store.parent / "storage")]
 
 
 def test_no_path_reads_an_opencode_store_and_names_it(

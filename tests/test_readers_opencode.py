@@ -194,17 +194,17 @@ def test_arguments_and_results_never_reach_python(tmp_path: Path) -> None:
     seen: list[Any] = []
     from wavemetrics.readers import opencode
 
-    real = opencode._read_row
+    real = opencode.read_part_row
 
     def spy(row: tuple[Any, ...], *args: Any) -> None:
         seen.append(row)
         real(row, *args)
 
-    opencode._read_row = spy  # type: ignore[assignment]
+    opencode.read_part_row = spy  # type: ignore[assignment]
     try:
         collect(read_opencode, path)
     finally:
-        opencode._read_row = real  # type: ignore[assignment]
+        opencode.read_part_row = real  # type: ignore[assignment]
     text = repr(seen)
     assert len(seen) == 6
     assert "ls -la" not in text and "secret" not in text and "private" not in text

@@ -10,7 +10,8 @@ The standard locations, in this order, each only if it exists:
 - pi: ``~/.pi/agent/sessions``;
 - opencode: the store ``opencode.db`` and each release channel's ``opencode-*.db`` in
   ``$OPENCODE_DATA_DIR``, else ``$XDG_DATA_HOME/opencode`` (``~/.local/share/opencode``
-  when ``XDG_DATA_HOME`` is unset);
+  when ``XDG_DATA_HOME`` is unset), and, when there is no ``opencode.db``, the older
+  JSON-file ``storage`` folder there;
 - Kilo: the store ``kilo.db`` in ``$KILO_DATA_DIR``, else ``$XDG_DATA_HOME/kilo``
   (``~/.local/share/kilo``);
 - ZCode: the store ``$ZCODE_DB_PATH``, else ``$ZCODE_HOME/cli/db/db.sqlite``, else
@@ -49,6 +50,8 @@ def standard_locations(env: Mapping[str, str], home: Path) -> list[tuple[str, Pa
     opencode_dir = Path(opencode) if opencode else data / "opencode"
     found.append(("opencode", opencode_dir / "opencode.db"))
     found.extend(("opencode", channel) for channel in _channel_stores(opencode_dir))
+    if not (opencode_dir / "opencode.db").exists():  # else the store holds its sessions
+        found.append(("opencode", opencode_dir / "storage"))
     kilo = env.get("KILO_DATA_DIR")
     found.append(("Kilo", (Path(kilo) if kilo else data / "kilo") / "kilo.db"))
     zcode_db, zcode_home = env.get("ZCODE_DB_PATH"), env.get("ZCODE_HOME")

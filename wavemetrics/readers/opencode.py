@@ -47,7 +47,10 @@ from wavemetrics.readers.limits import current_limits
 from wavemetrics.readers.sources import STDIN, Source
 from wavemetrics.readers.timestamps import ms_from_number
 
-__all__ = ["OPENCODE", "STORE_TABLES", "read_opencode", "sniff_opencode"]
+__all__ = [
+    "OPENCODE", "STORE_TABLES", "PartLanes", "read_opencode", "read_part_row", "session_root",
+    "sniff_opencode",
+]
 
 FORMAT = "opencode"
 #: The columns a store must have, by table (``session.sql.ts``); more are allowed.
@@ -108,7 +111,9 @@ def _sessions(connection: sqlite3.Connection) -> dict[str, str | None]:
     return parents
 
 
-def _root(session: str, parents: dict[str, str | None], roots: dict[str, str | None]) -> str | None:
+def session_root(
+    session: str, parents: dict[str, str | None], roots: dict[str, str | None]
+) -> str | None:
     """The root of ``session``'s parent chain (a parent missing from the table is a
     root), or ``None`` when the chain loops."""
     if session in roots:
@@ -142,24 +147,54 @@ def _time(kind: object, value: object) -> tuple[bool, float | None]:
     return True, ms_from_number(value)
 
 
-class _Lanes:
-    """The lanes of one store, opened on first use and built together at the end."""
+class PartLanes:
+    """The lanes of one store, opened on first use and built together at the end.
 
-    def __init__(self, path: str, sink: ObservationSink) -> None:
+    With ``in_order`` the calls arrive in start order (the store's query sorts them) and
+    are fed at once; otherwise they are kept and fed per lane in start order (ties in
+    arrival order) by :meth:`build`.
+    """
+
+    def __init__(self, path: str, sink: ObservationSink, *, in_order: bool = True) -> None:
         self.path = path
         self.sink = sink
+        self.in_order = in_order
         self.lanes: dict[str, LaneBuilder] = {}
+        self.kept: dict[str, list[tuple[float, int, str, str, float | None]]] = {}
 
-    def lane(self, session: str, root: str) -> LaneBuilder:
+    def lane(self, session: str, root: str, path: str | None = None) -> LaneBuilder:
+        """The lane of ``session`` (under ``root``), opened first in ``path`` (else the
+        store's)."""
         lane = self.lanes.get(session)
         if lane is None:
             lane_id = MAIN_LANE if session == root else session
-            lane = self.lanes[session] = LaneBuilder(self.path, root, lane_id, sink=self.sink)
+            lane = self.lanes[session] = LaneBuilder(
+                path or self.path, root, lane_id, sink=self.sink)
         return lane
 
+    def call(self, session: str, root: str, call_id: str, tool_name: str, start_ms: float,
+             end_ms: float | None, path: str | None = None) -> None:
+        """One call of ``session`` (a start, and its end unless ``None``), in ms, read
+        from ``path`` (else the store)."""
+        lane = self.lane(session, root, path)
+        if self.in_order:
+            _feed(lane, call_id, tool_name, start_ms, end_ms)
+            return
+        calls = self.kept.setdefault(session, [])
+        calls.append((start_ms, len(calls), call_id, tool_name, end_ms))
+
     def build(self) -> None:
-        for lane in self.lanes.values():
+        for session, lane in self.lanes.items():
+            for start_ms, _, call_id, tool_name, end_ms in sorted(self.kept.get(session, ())):
+                _feed(lane, call_id, tool_name, start_ms, end_ms)
             lane.build()
+
+
+def _feed(lane: LaneBuilder, call_id: str, tool_name: str, start_ms: float,
+          end_ms: float | None) -> None:
+    lane.start(call_id, tool_name, start_ms)
+    if end_ms is not None:
+        lane.end(call_id, end_ms)
 
 
 def _rows(connection: sqlite3.Connection) -> Iterator[tuple[Any, ...]]:
@@ -171,9 +206,14 @@ def _rows(connection: sqlite3.Connection) -> Iterator[tuple[Any, ...]]:
         yield row
 
 
-def _read_row(row: tuple[Any, ...], account: LineAccount, lanes: _Lanes,
-              parents: dict[str, str | None], roots: dict[str, str | None]) -> None:
-    """Account one ``part`` row, feeding its call when it is a usable tool part."""
+def read_part_row(row: tuple[Any, ...], account: LineAccount, lanes: PartLanes,
+                  parents: dict[str, str | None], roots: dict[str, str | None],
+                  path: str | None = None) -> None:
+    """Account one ``part`` row, feeding its call when it is a usable tool part.
+
+    ``row``: the columns of the store's query (``json_type`` names and values, text as
+    UTF-8 bytes); ``parents``: each session's parent; ``roots``: memo of
+    :func:`session_root`; ``path``: the file it was read from, when not the store."""
     (raw_session, size, is_text, valid, top, kind, kind_type, call, call_type, tool,
      tool_type, status, status_type, start, start_type, end, end_type) = row
     account.lines_read += 1
@@ -224,14 +264,11 @@ def _read_row(row: tuple[Any, ...], account: LineAccount, lanes: _Lanes,
         # start = end = the abort time: its times are unknown, not a 0 ms call
         account.ignore("tool.aborted")
         return
-    root = _root(session, parents, roots)
+    root = session_root(session, parents, roots)
     if root is None:
         account.problem("invalid_session")
         return
-    lane = lanes.lane(session, root)
-    lane.start(call_id, tool_name, start_ms)
-    if end_ms is not None:
-        lane.end(call_id, end_ms)
+    lanes.call(session, root, call_id, tool_name, start_ms, end_ms, path)
     account.use()
 
 
@@ -240,14 +277,14 @@ def read_opencode(path: str, sink: ObservationSink) -> tuple[LineAccount, str | 
     that stopped the read (``None`` when read in full). On an error no lane of the
     store is reported. Never raises for bad data."""
     account = LineAccount()
-    lanes = _Lanes(path, sink)
+    lanes = PartLanes(path, sink)
     try:
         with read_transaction(path) as connection:
             connection.text_factory = bytes
             parents = _sessions(connection)
             roots: dict[str, str | None] = {}
             for row in _rows(connection):
-                _read_row(row, account, lanes, parents, roots)
+                read_part_row(row, account, lanes, parents, roots)
     except StoreError as error:
         account.error = str(error)
         return account, account.error

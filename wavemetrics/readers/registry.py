@@ -46,6 +46,7 @@ TRACE_FORMAT_MODULES: tuple[tuple[str, str], ...] = (
     ("wavemetrics.readers.otel_spans", "OTEL_SPANS"),
     ("wavemetrics.readers.inspect_log", "INSPECT"),
     ("wavemetrics.readers.opencode", "OPENCODE"),
+    ("wavemetrics.readers.opencode_storage", "OPENCODE_STORAGE"),
 )
 
 # The formats loaded so far, by their place in TRACE_FORMAT_MODULES and by name
