@@ -127,8 +127,9 @@ def _row(row: Option) -> dict[str, Any]:
     facts: dict[str, Any] = {"name": row.name, "flags": row.flags, "metavar": row.metavar}
     if row.kind == "argument":
         return {**facts, "kind": "argument"}
-    choices = ("auto", "events", "claude-code", "codex", "codex-tui", "pi", "otlp",
-               "otel-spans", "inspect") if row.choices == FORMATS else row.choices
+    choices = (("auto", "events", "claude-code", "codex", "codex-tui", "pi", "otlp",
+                "otel-spans", "inspect", "opencode", "opencode-storage")
+               if row.choices == FORMATS else row.choices)
     return {**facts, "kind": row.kind, "help": row.help, "default": row.default_value(),
             "show_default": row.show_default, "choices": choices}
 
