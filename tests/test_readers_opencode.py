@@ -405,3 +405,16 @@ def test_no_cache_key_is_made_for_a_store(tmp_path: Path) -> None:
         assert runcache.run_key(options, files) is None, files
     assert runcache.session_stats([named]) is None
     assert runcache.session_stats([str(folder / "a.jsonl")]) is not None
+
+
+@pytest.mark.parametrize("wal", [False, True])
+def test_a_read_never_writes_the_database(tmp_path: Path, wal: bool) -> None:
+    """The database file's bytes are the same after a read (a closed WAL database's
+    -wal and -shm files are SQLite's to create for any reader: docs/formats.md)."""
+    path = _store(tmp_path, *WORKED, wal=wal)
+    before = Path(path).read_bytes()
+    code, _ = cli_document([path])
+    assert code == 0
+    assert Path(path).read_bytes() == before
+    if wal:
+        assert Path(path + "-wal").stat().st_size == 0
