@@ -418,3 +418,17 @@ def test_a_read_never_writes_the_database(tmp_path: Path, wal: bool) -> None:
     assert Path(path).read_bytes() == before
     if wal:
         assert Path(path + "-wal").stat().st_size == 0
+
+
+def test_a_store_on_stdin_is_refused_with_its_reason(tmp_path: Path) -> None:
+    path = _store(tmp_path, *WORKED)
+    data = Path(path).read_bytes()
+    detected = subprocess.run(
+        [sys.executable, "-m", "wavemetrics", "summarize", "--format", "json", "-"],
+        input=data, capture_output=True, check=False)
+    assert detected.returncode == 1 and b"Traceback" not in detected.stderr
+    forced = subprocess.run(
+        [sys.executable, "-m", "wavemetrics", "summarize", "--format", "json",
+         "--input-format", "opencode", "-"], input=data, capture_output=True, check=False)
+    assert forced.returncode == 1 and b"Traceback" not in forced.stderr
+    assert b"read from a file, not from a stream" in forced.stderr
