@@ -105,8 +105,11 @@ def test_reads_rows_in_start_order_and_lanes_are_valid(tmp_path: Path) -> None:
     # ignored record types
     ({"type": "step-start"}, ("ignored", "part.step-start")),
     (opencode_tool("c", "bash", "pending"), ("ignored", "tool.pending")),
-    # an abort rewrites a call to an error with start = end: times unknown
-    (opencode_tool("c", "bash", "error", 3.0, 3.0), ("ignored", "tool.aborted")),
+    # a call closed when its step ended: an error "Tool execution aborted" with start
+    # and end both the closing moment (0 or 1 ms apart): times unknown
+    ({**opencode_tool("c", "bash", "error", 3.0, 3.0), "state": {
+        "status": "error", "error": "Tool execution aborted",
+        "time": {"start": T0_MS + 3000, "end": T0_MS + 3001}}}, ("ignored", "tool.aborted")),
     # problems
     ("{not json", ("problems", "invalid_json")),
     ('{"type": "tool", "callID": "c", "tool": "bash", "state": {"status": "completed",'
@@ -144,6 +147,25 @@ def test_a_time_that_is_not_a_usable_number_is_invalid_timestamp(
     data = data.replace(str(T0_MS + 1000), value)
     entry = _one(tmp_path, data)
     assert entry["problems"] == {"invalid_timestamp": 1}
+
+
+def test_only_opencode_s_closing_error_makes_an_aborted_call(tmp_path: Path) -> None:
+    """An error of 0 ms with another text, or the closing text on a call that ran, is a
+    call like any other."""
+    def error(text: str, start: float, end: float) -> dict[str, Any]:
+        part = opencode_tool("c", "bash", "error", start, end)
+        part["state"]["error"] = text
+        return part
+
+    path = _store(tmp_path, [("ses_1", None)], [
+        ("p1", "m", "ses_1", error("Error: bad arguments", 1.0, 1.0)),
+        ("p2", "m", "ses_1", {**error("Tool execution aborted", 2.0, 2.5), "callID": "d"}),
+        ("p3", "m", "ses_1", {**error("Tool execution aborted", 4.0, 4.0), "callID": "e"}),
+    ])
+    _, document = cli_document([path])
+    (entry,) = document["inputs"]
+    assert (entry["lines_used"], entry["ignored"]) == (2, {"tool.aborted": 1})
+    assert lane_figures(document, "paired_calls") == {("ses_1", "main"): (2,)}
 
 
 def test_an_end_before_its_start_is_a_clock_anomaly(tmp_path: Path) -> None:

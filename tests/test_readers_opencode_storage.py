@@ -122,8 +122,11 @@ def _read(paths: list[Path]) -> tuple[list[Any], list[Any]]:
      ' "state": {"status": "completed", "time": {"start": "1", "end": 2}}}',
      ("problems", "invalid_timestamp")),
     ('{"id": "prt_1", "sessionID": "s", "type": "tool", "callID": "c", "tool": "t",'
-     ' "state": {"status": "error", "time": {"start": 5, "end": 5}}}',
-     ("ignored", "tool.aborted")),
+     ' "state": {"status": "error", "error": "Tool execution aborted",'
+     ' "time": {"start": 5, "end": 5}}}', ("ignored", "tool.aborted")),
+    ('{"id": "prt_1", "sessionID": "s", "type": "tool", "callID": "c", "tool": "t",'
+     ' "state": {"status": "error", "error": "Tool execution aborted, really",'
+     ' "time": {"start": 5, "end": 5}}}', ("used", "")),
     ('{"id": "prt_1", "type": "text", "text": "hi"}', ("ignored", "part.text")),
     ('{"id": "prt_1", "sessionID": "a\\u001b", "type": "tool", "callID": "c", "tool": "t",'
      ' "state": {"status": "running", "time": {"start": 5}}}', ("problems", "invalid_id")),
@@ -135,6 +138,9 @@ def test_each_file_lands_in_one_bucket(tmp_path: Path, text: str,
     path.write_text(text, encoding="utf-8")
     _, (account,) = _read([path])
     where, reason = bucket
+    if where == "used":
+        assert (account.lines_read, account.lines_used) == (1, 1)
+        return
     assert (account.lines_read, account.lines_used) == (1, 0)
     assert dict(account.problems if where == "problems" else account.ignored) == {reason: 1}
 

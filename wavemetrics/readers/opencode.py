@@ -48,8 +48,8 @@ from wavemetrics.readers.sources import STDIN, Source
 from wavemetrics.readers.timestamps import ms_from_number
 
 __all__ = [
-    "OPENCODE", "STORE_TABLES", "PartLanes", "read_opencode", "read_part_row", "session_root",
-    "sniff_opencode",
+    "ABORTED_ERROR", "OPENCODE", "STORE_TABLES", "PartLanes", "read_opencode", "read_part_row",
+    "session_root", "sniff_opencode",
 ]
 
 FORMAT = "opencode"
@@ -58,6 +58,9 @@ STORE_TABLES: dict[str, frozenset[str]] = {
     "session": frozenset(("id", "parent_id")),
     "part": frozenset(("id", "message_id", "session_id", "data")),
 }
+#: The ``state.error`` opencode writes on a call it closes because its step ended
+#: before the call did (``processor.ts``): its times are then both the closing moment.
+ABORTED_ERROR = "Tool execution aborted"
 #: The lane of a root session's own calls.
 MAIN_LANE = "main"
 _STATUSES = frozenset(("pending", "running", "completed", "error"))
@@ -74,6 +77,8 @@ SELECT session_id, size, is_text, valid, json_type(doc),
        json_extract(doc, '$.callID'), json_type(doc, '$.callID'),
        json_extract(doc, '$.tool'), json_type(doc, '$.tool'),
        json_extract(doc, '$.state.status'), json_type(doc, '$.state.status'),
+       json_type(doc, '$.state.error') = 'text'
+           AND json_extract(doc, '$.state.error') = :aborted,
        json_extract(doc, '$.state.time.start') AS start_ms, json_type(doc, '$.state.time.start'),
        json_extract(doc, '$.state.time.end'), json_type(doc, '$.state.time.end')
 FROM (
@@ -198,7 +203,8 @@ def _feed(lane: LaneBuilder, call_id: str, tool_name: str, start_ms: float,
 
 
 def _rows(connection: sqlite3.Connection) -> Iterator[tuple[Any, ...]]:
-    cursor = connection.execute(_PARTS, {"max": current_limits().max_line_bytes})
+    cursor = connection.execute(
+        _PARTS, {"max": current_limits().max_line_bytes, "aborted": ABORTED_ERROR})
     while True:
         row = cursor.fetchone()
         if row is None:
@@ -212,10 +218,12 @@ def read_part_row(row: tuple[Any, ...], account: LineAccount, lanes: PartLanes,
     """Account one ``part`` row, feeding its call when it is a usable tool part.
 
     ``row``: the columns of the store's query (``json_type`` names and values, text as
-    UTF-8 bytes); ``parents``: each session's parent; ``roots``: memo of
-    :func:`session_root`; ``path``: the file it was read from, when not the store."""
+    UTF-8 bytes; whether ``state.error`` is :data:`ABORTED_ERROR`, compared in the
+    query so the error text never reaches Python); ``parents``: each session's parent;
+    ``roots``: memo of :func:`session_root`; ``path``: the file it was read from, when
+    not the store."""
     (raw_session, size, is_text, valid, top, kind, kind_type, call, call_type, tool,
-     tool_type, status, status_type, start, start_type, end, end_type) = row
+     tool_type, status, status_type, aborted, start, start_type, end, end_type) = row
     account.lines_read += 1
     if is_text and isinstance(size, int) and size > current_limits().max_line_bytes:
         account.problem("line_too_long")
@@ -259,9 +267,10 @@ def read_part_row(row: tuple[Any, ...], account: LineAccount, lanes: PartLanes,
     if start_ms is None or (state in ("completed", "error") and end_ms is None):
         account.problem("invalid_timestamp")
         return
-    if state == "error" and end_ms == start_ms:
-        # opencode rewrites a call cut off by an abort to an error with
-        # start = end = the abort time: its times are unknown, not a 0 ms call
+    if state == "error" and aborted and end_ms is not None and 0 <= end_ms - start_ms <= 1:
+        # opencode rewrites a call still pending or running when its step ends (an
+        # abort, a stream error) to this error with start and end both "now": its
+        # times are unknown, not a 0 ms call
         account.ignore("tool.aborted")
         return
     root = session_root(session, parents, roots)

@@ -33,7 +33,12 @@ import msgspec
 from wavemetrics.readers._lines import LineAccount, usable_id
 from wavemetrics.readers._protocol import ObservationSink, Peek
 from wavemetrics.readers.limits import current_limits
-from wavemetrics.readers.opencode import PartLanes, is_store_file, read_part_row
+from wavemetrics.readers.opencode import (
+    ABORTED_ERROR,
+    PartLanes,
+    is_store_file,
+    read_part_row,
+)
 from wavemetrics.readers.sources import Source
 
 __all__ = ["OPENCODE_STORAGE", "read_opencode_storage", "sniff_opencode_storage", "storage_kind"]
@@ -64,6 +69,8 @@ class _Time(msgspec.Struct):
 
 class _State(msgspec.Struct):
     status: Any = msgspec.UNSET
+    #: Kept as the file's own bytes, compared with one fixed text, never decoded.
+    error: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
     time: _Time | msgspec.UnsetType | None = msgspec.UNSET
 
 
@@ -84,6 +91,7 @@ class _Session(msgspec.Struct):
 
 
 _PART = msgspec.json.Decoder(_Part)
+_ABORTED = msgspec.json.encode(ABORTED_ERROR)
 _SESSION = msgspec.json.Decoder(_Session)
 
 
@@ -116,6 +124,8 @@ def _part_row(part: _Part, size: int) -> tuple[Any, ...]:
     state = part.state if isinstance(part.state, _State) else None
     time = state.time if state is not None and isinstance(state.time, _Time) else None
     status = state.status if state is not None else msgspec.UNSET
+    aborted = (state is not None and isinstance(state.error, msgspec.Raw)
+               and bytes(state.error) == _ABORTED)
     start = time.start if time is not None else msgspec.UNSET
     end = time.end if time is not None else msgspec.UNSET
     session = part.sessionID if isinstance(part.sessionID, str) else None
@@ -123,7 +133,7 @@ def _part_row(part: _Part, size: int) -> tuple[Any, ...]:
         _column(session), size, 1, 1, b"object",
         _column(part.type), _json_type(part.type), _column(part.callID), _json_type(part.callID),
         _column(part.tool), _json_type(part.tool), _column(status), _json_type(status),
-        start, _json_type(start), end, _json_type(end),
+        aborted, start, _json_type(start), end, _json_type(end),
     )
 
 
