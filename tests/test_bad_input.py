@@ -434,9 +434,14 @@ def test_usage_errors_exit_2_without_a_traceback(args: list[str]) -> None:
     assert result.stderr.count("\n") == 1
 
 
-#: Formats read from a SQLite store, not by lines: their hostile battery (a corrupt,
-#: truncated, locked and mid-write database; bad rows) is in their reader's tests.
-STORE_BATTERIES = {"openclaw": "tests/test_readers_openclaw.py"}
+#: Formats read from a SQLite store or a tree of one-object files, not by lines: their
+#: hostile battery (a corrupt, truncated, locked and mid-write database; bad rows or
+#: files) is in their reader's tests.
+STORE_BATTERIES = {
+    "openclaw": "tests/test_readers_openclaw.py",
+    "opencode": "tests/test_readers_opencode.py",
+    "opencode-storage": "tests/test_readers_opencode_storage.py",
+}
 
 
 def test_every_registered_format_has_a_bad_input_row() -> None:

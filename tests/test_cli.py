@@ -727,7 +727,7 @@ def test_folder_without_trace_file_message_lists_every_suffix_read(tmp_path: Pat
     assert (result.exit_code, result.stdout) == (1, "")
     assert result.stderr == (
         f"wavemetrics: error: {tmp_path}: no trace files in this directory (read: *.jsonl,"
-        " *.json, *.jsonl.gz, *.json.gz, *.eval, *.traj)\n"
+        " *.json, *.jsonl.gz, *.json.gz, *.eval, *.traj, *.db, *.sqlite)\n"
     )
 
 
@@ -976,8 +976,9 @@ def test_summarize_json_on_a_corpus_file_of_each_format(
 
 
 #: Formats with no real file in the corpus (verified against their documented schema,
-#: docs/formats.md): their own reader tests run the CLI on fixtures written from it.
-NO_CORPUS_FILE = frozenset({"mcode", "copilot", "kimi"})
+#: docs/formats.md): their CLI cases run on the fixtures their reader's tests write.
+NO_CORPUS_FILE = frozenset({"mcode", "copilot", "kimi", "openclaw", "qwen", "opencode",
+                            "opencode-storage"})
 
 
 def test_every_format_has_a_corpus_cli_case() -> None:
@@ -1775,8 +1776,8 @@ def test_summarize_and_timeline_help_say_what_path_is() -> None:
     assert summarize.startswith(
         "Usage: wavemetrics summarize [OPTIONS] [PATH]... Summarize tool-call parallelism:"
         " one row per lane (agent) of each PATH. PATH is a trace file, a folder (read"
-        " recursively: *.jsonl, *.json, *.eval, also .gz, and *.traj) or - for standard"
-        " input.")
+        " recursively: *.jsonl, *.json, *.eval, also .gz, *.traj, and *.db, *.sqlite"
+        " stores) or - for standard input.")
     timeline = " ".join(_help("timeline").split())
     assert (
         "PATH is a trace file, a folder (read recursively) or - for standard input, as for"

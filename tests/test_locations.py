@@ -25,6 +25,10 @@ def test_standard_locations_without_overrides(tmp_path: Path) -> None:
         ("Codex", tmp_path / ".codex/sessions"),
         ("pi coding agent", tmp_path / ".pi/agent/sessions"),
         ("GitHub Copilot CLI", tmp_path / ".copilot/session-state"),
+        ("opencode", tmp_path / ".local/share/opencode/opencode.db"),
+        ("opencode", tmp_path / ".local/share/opencode/storage"),
+        ("Kilo", tmp_path / ".local/share/kilo/kilo.db"),
+        ("ZCode", tmp_path / ".zcode/cli/db/db.sqlite"),
         ("Kimi CLI", tmp_path / ".kimi/sessions"),
         *_openclaw_folders(tmp_path),
         ("Qwen Code", tmp_path / ".qwen/projects"),
@@ -42,6 +46,10 @@ def test_environment_overrides_replace_the_defaults(tmp_path: Path) -> None:
         ("Codex", Path("/c/sessions")),
         ("pi coding agent", tmp_path / ".pi/agent/sessions"),
         ("GitHub Copilot CLI", Path("/g/session-state")),
+        ("opencode", tmp_path / ".local/share/opencode/opencode.db"),
+        ("opencode", tmp_path / ".local/share/opencode/storage"),
+        ("Kilo", tmp_path / ".local/share/kilo/kilo.db"),
+        ("ZCode", tmp_path / ".zcode/cli/db/db.sqlite"),
         ("Kimi CLI", Path("/k/sessions")),
         *_openclaw_folders(tmp_path),
         ("Qwen Code", tmp_path / ".qwen/projects"),
@@ -86,6 +94,67 @@ def test_openclaw_and_qwen_stores_are_read_with_no_path(
     assert formats == ["pi", "qwen"]
 
 
+def _opencode_family(found: list[tuple[str, Path]]) -> list[tuple[str, Path]]:
+    return [entry for entry in found if entry[0] in {"opencode", "Kilo", "ZCode"}]
+
+
+def test_opencode_kilo_and_zcode_stores_and_their_overrides(tmp_path: Path) -> None:
+    """opencode's data folder (OPENCODE_DATA_DIR, else XDG_DATA_HOME), its release
+    channels' stores that exist, Kilo's (KILO_DATA_DIR), ZCode's (ZCODE_DB_PATH, else
+    ZCODE_HOME): after Copilot CLI's, in that order."""
+    data = tmp_path / "oc"
+    data.mkdir()
+    for name in ("opencode-beta.db", "opencode-alpha.db", "opencode.db", "notes.db"):
+        (data / name).write_bytes(b"")
+    env = {"OPENCODE_DATA_DIR": str(data), "KILO_DATA_DIR": "/k", "ZCODE_HOME": "/z"}
+    assert _opencode_family(standard_locations(env, tmp_path)) == [
+        ("opencode", data / "opencode.db"),
+        ("opencode", data / "opencode-alpha.db"),
+        ("opencode", data / "opencode-beta.db"),
+        ("Kilo", Path("/k/kilo.db")),
+        ("ZCode", Path("/z/cli/db/db.sqlite")),
+    ]
+    env = {"XDG_DATA_HOME": "/x", "ZCODE_DB_PATH": "/zc/my.sqlite", "ZCODE_HOME": "/z"}
+    assert _opencode_family(standard_locations(env, tmp_path)) == [
+        ("opencode", Path("/x/opencode/opencode.db")),
+        ("opencode", Path("/x/opencode/storage")),
+        ("Kilo", Path("/x/kilo/kilo.db")),
+        ("ZCode", Path("/zc/my.sqlite")),
+    ]
+
+
+def test_a_store_file_that_exists_is_a_location(tmp_path: Path) -> None:
+    """Stores are files, not folders: an existing one is read, a missing one left out."""
+    store = tmp_path / ".local/share/opencode/opencode.db"
+    store.parent.mkdir(parents=True)
+    store.write_bytes(b"")
+    (store.parent / "storage").mkdir()  # copied into opencode.db: not read
+    (tmp_path / ".local/share/kilo").mkdir(parents=True)  # a folder without kilo.db
+    assert default_locations({}, tmp_path) == [("opencode", store)]
+    store.unlink()  # an opencode from before its store: the JSON-file storage is read
+    assert default_locations({}, tmp_path) == [("opencode", store.parent / "storage")]
+
+
+def test_no_path_reads_an_opencode_store_and_names_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from tests.test_readers_opencode import WORKED
+    from tests.trace_builders import opencode_store
+
+    monkeypatch.setattr(cli, "stdin_is_terminal", lambda: True)
+    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
+                 "OPENCODE_DATA_DIR", "KILO_DATA_DIR", "ZCODE_DB_PATH", "ZCODE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    store = tmp_path / ".local/share/opencode/opencode.db"
+    store.parent.mkdir(parents=True)
+    opencode_store(str(store), *WORKED)
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", "--jobs", "1"])
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.splitlines()[0] == f"wavemetrics: reading {store} (opencode)"
+    assert {i["format"] for i in json.loads(result.stdout)["inputs"]} == {"opencode"}
+
+
 def test_only_existing_folders_are_read(tmp_path: Path) -> None:
     """Folders that do not exist are left out; the order is kept."""
     (tmp_path / ".pi/agent/sessions").mkdir(parents=True)
@@ -96,12 +165,17 @@ def test_only_existing_folders_are_read(tmp_path: Path) -> None:
     ]
 
 
+#: Every environment variable that moves an agent's standard location.
+AGENT_VARIABLES = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
+                   "COPILOT_HOME", "OPENCODE_DATA_DIR", "KILO_DATA_DIR", "ZCODE_DB_PATH",
+                   "ZCODE_HOME", "KIMI_SHARE_DIR", "OPENCLAW_STATE_DIR", "QWEN_DATA_DIR")
+
+
 @pytest.fixture
 def terminal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """A terminal on stdin and an empty home folder."""
     monkeypatch.setattr(cli, "stdin_is_terminal", lambda: True)
-    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_CONFIG_HOME", "COPILOT_HOME",
-                 "KIMI_SHARE_DIR", "OPENCLAW_STATE_DIR", "QWEN_DATA_DIR"):
+    for name in AGENT_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
     return tmp_path

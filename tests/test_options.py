@@ -128,7 +128,8 @@ def _row(row: Option) -> dict[str, Any]:
     if row.kind == "argument":
         return {**facts, "kind": "argument"}
     formats = ("auto", "events", "qwen", "claude-code", "codex", "codex-tui", "pi", "otlp",
-               "otel-spans", "inspect", "mcode", "copilot", "kimi", "openclaw")
+               "otel-spans", "inspect", "mcode", "copilot", "kimi", "openclaw", "opencode",
+               "opencode-storage")
     choices = formats if row.choices == FORMATS else row.choices
     return {**facts, "kind": row.kind, "help": row.help, "default": row.default_value(),
             "show_default": row.show_default, "choices": choices}

@@ -35,7 +35,7 @@ from wavemetrics.readers.sources import (
 from wavemetrics.run.pipeline import read_inputs
 
 NO_TRACE_FILES = ("no trace files in this directory (read: *.jsonl, *.json, *.jsonl.gz,"
-                  " *.json.gz, *.eval, *.traj)")
+                  " *.json.gz, *.eval, *.traj, *.db, *.sqlite)")
 
 LINES = [b'{"n": 1}\n', b"\n", b'{"n": 2}\n', b"  \n", b'{"n": 3}\n', b'{"n": 4}']
 

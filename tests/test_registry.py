@@ -30,16 +30,21 @@ MODULES = {
     "events": "events", "claude-code": "claude_code", "codex": "codex",
     "codex-tui": "codex_tui", "pi": "pi", "otlp": "otlp", "otel-spans": "otel_spans",
     "inspect": "inspect_log", "mcode": "mcode", "copilot": "copilot", "kimi": "kimi",
-    "openclaw": "openclaw", "qwen": "qwen",
+    "openclaw": "openclaw", "qwen": "qwen", "opencode": "opencode",
+    "opencode-storage": "opencode_storage",
 }
 #: The same words used for something else than the format (a field of a record).
-HOMONYMS = {("events", "readers/inspect_log.py")}  # an Inspect sample's "events" list
+HOMONYMS = {
+    ("events", "readers/inspect_log.py"),  # an Inspect sample's "events" list
+    ("opencode", "inputs/locations.py"),  # the agent's product name, its default store's
+}
 
 
 def test_formats_are_the_registry_in_detection_order() -> None:
     """FORMATS lists the registry's names in order, each once, and format_named finds each."""
     assert FORMATS == ("events", "qwen", "claude-code", "codex", "codex-tui", "pi", "otlp",
-                       "otel-spans", "inspect", "mcode", "copilot", "kimi", "openclaw")
+                       "otel-spans", "inspect", "mcode", "copilot", "kimi", "openclaw",
+                       "opencode", "opencode-storage")
     for trace_format in TRACE_FORMATS:
         assert format_named(trace_format.name) is trace_format
     with pytest.raises(KeyError):

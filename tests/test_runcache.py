@@ -409,13 +409,13 @@ def test_the_fast_parser_leaves_anything_unusual_to_click(args: list[str]) -> No
 
 def test_the_walk_reads_the_suffixes_the_readers_read() -> None:
     """The trace and sidecar suffixes keyed are those of readers.sources: one definition,
-    in wavemetrics.inputs._suffixes (the six trace suffixes of docs/cli.md, SWE-agent's ``.traj``
+    in wavemetrics.inputs._suffixes (the eight trace suffixes of docs/cli.md, SWE-agent's ``.traj``
     among them, and ``.meta.json``), used by the readers' walk in wavemetrics.inputs._files."""
     from wavemetrics.inputs import _files as sources
     from wavemetrics.inputs import _suffixes
 
     assert _suffixes.TRACE_SUFFIXES == (
-        ".jsonl", ".json", ".jsonl.gz", ".json.gz", ".eval", ".traj")
+        ".jsonl", ".json", ".jsonl.gz", ".json.gz", ".eval", ".traj", ".db", ".sqlite")
     assert _suffixes.SKIPPED_SUFFIXES == (".meta.json",)
     assert runcache.TRACE_SUFFIXES is sources.TRACE_SUFFIXES is _suffixes.TRACE_SUFFIXES
     assert runcache.SKIPPED_SUFFIXES is sources.SKIPPED_SUFFIXES is _suffixes.SKIPPED_SUFFIXES

@@ -639,3 +639,55 @@ BUILDERS: dict[str, FormatLines] = {
     for builder in (EVENTS, CLAUDE, CODEX, CODEX_TUI, PI, OTLP, OTEL_SPANS, INSPECT, MCODE,
                     COPILOT, KIMI, QWEN)
 }
+
+
+# --- SQLite stores (read per database, not per line: their battery is in their tests) ---
+
+#: The opencode store's tables as opencode's schema declares them (``session.sql.ts``).
+OPENCODE_SCHEMA = """
+CREATE TABLE session (id TEXT PRIMARY KEY, parent_id TEXT, directory TEXT, title TEXT,
+                      time_created INTEGER, time_updated INTEGER);
+CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER,
+                      time_updated INTEGER, data TEXT);
+CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT,
+                   time_created INTEGER, time_updated INTEGER, data TEXT);
+"""
+
+
+def opencode_tool(call_id: str, tool: str, status: str, start: float | None = None,
+                  end: float | None = None) -> dict[str, Any]:
+    """An opencode tool part's ``data`` (times in seconds after :data:`T0_MS`)."""
+    times: dict[str, Any] = {}
+    if start is not None:
+        times["start"] = T0_MS + round(start * 1000)
+    if end is not None:
+        times["end"] = T0_MS + round(end * 1000)
+    state: dict[str, Any] = {"status": status, "input": {"command": "ls -la"}}
+    if times:
+        state["time"] = times
+    if status == "completed":
+        state.update(output="secret output", title="ls", metadata={})
+    return {"type": "tool", "callID": call_id, "tool": tool, "state": state}
+
+
+def opencode_store(path: str, sessions: list[tuple[str, str | None]],
+                   parts: list[tuple[str, str, str, Any]], *, wal: bool = False) -> None:
+    """Write an opencode-layout store at ``path``: ``sessions`` as ``(id, parent_id)``,
+    ``parts`` as ``(part id, message id, session id, data)``; ``data`` a dict is
+    written as JSON, anything else as it is (bad JSON, a blob, NULL)."""
+    import sqlite3
+
+    connection = sqlite3.connect(path)
+    try:
+        if wal:
+            connection.execute("PRAGMA journal_mode=WAL")
+        connection.executescript(OPENCODE_SCHEMA)
+        connection.executemany(
+            "INSERT INTO session VALUES (?, ?, '/work', 'title', 0, 0)", sessions)
+        connection.executemany(
+            "INSERT INTO part VALUES (?, ?, ?, 0, 0, ?)",
+            [(pid, mid, sid, json.dumps(data) if isinstance(data, dict) else data)
+             for pid, mid, sid, data in parts])
+        connection.commit()
+    finally:
+        connection.close()

@@ -80,7 +80,12 @@ from wavemetrics.cache._digest import sha256
 
 # the suffixes the folder walk of readers.sources uses (one definition, no import)
 from wavemetrics.inputs._suffixes import SESSION_SUFFIXES as _SESSION_SUFFIXES
-from wavemetrics.inputs._suffixes import SKIPPED_SUFFIXES, TRACE_SUFFIXES
+from wavemetrics.inputs._suffixes import (
+    SKIPPED_SUFFIXES,
+    STORE_SUFFIXES,
+    TRACE_SUFFIXES,
+    may_be_store,
+)
 from wavemetrics.run._options import FORMATS, SUMMARIZE, Option
 
 # Every summarize run imports this module first, so it imports no more than the light
@@ -320,7 +325,9 @@ def _package() -> list[Any]:
 
 # -- the inputs -----------------------------------------------------------------
 class _Uncacheable(Exception):
-    """An input that is never cached: stdin, a pipe, a missing or unreadable path."""
+    """An input that is never cached: stdin, a pipe, a missing or unreadable path, a
+    SQLite store (part of its committed state is in its ``-wal`` file, which no key
+    made of the database file's stat sees: docs/formats.md, "SQLite stores")."""
 
 
 def _file(path: str, found: list[Any], sessions: set[str], info: Any = None) -> None:
@@ -366,6 +373,8 @@ def _folder(top: str, found: list[Any], sessions: set[str]) -> None:
                 names.append(entry.name)
                 if entry.name.endswith(TRACE_SUFFIXES) and not entry.name.endswith(
                         SKIPPED_SUFFIXES):
+                    if entry.name.endswith(STORE_SUFFIXES):
+                        raise _Uncacheable(entry.path)  # a SQLite store: never cached
                     try:
                         info = entry.stat()
                     except OSError:
@@ -396,6 +405,8 @@ def _inputs(files: Sequence[str]) -> list[Any]:
         if os.path.isdir(path):
             _folder(path, found, sessions)
             continue
+        if may_be_store(path):
+            raise _Uncacheable(path)  # a SQLite store, whatever its name: never cached
         _file(os.path.abspath(path), found, sessions)
         # what the sub-agent notes look at beside a file named alone (cli._subagent_hints)
         folder = os.path.dirname(os.path.abspath(path))
@@ -423,6 +434,11 @@ def _walked_inputs(files: Sequence[str], jobs: int) -> list[Any] | bytes:
         return _inputs(files)
     if walked.key is None:
         raise _Uncacheable(files[0])
+    if walked.files is not None:
+        if any(name.endswith(STORE_SUFFIXES) for name in walked.files):
+            raise _Uncacheable(files[0])  # a SQLite store in a folder: never cached
+    elif any(b'%s"' % suffix.encode() in walked.key for suffix in STORE_SUFFIXES):
+        raise _Uncacheable(files[0])  # a name that may be a store: not cached, to be safe
     return walked.key
 
 
@@ -487,6 +503,8 @@ def session_stats(paths: Sequence[str]) -> list[Any] | None:
     found: list[Any] = []
     try:
         for path in paths:
+            if may_be_store(path):
+                return None  # a SQLite store is never cached (see _Uncacheable)
             _stat_key(os.path.abspath(path), found)
     except _Uncacheable:
         return None

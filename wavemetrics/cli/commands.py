@@ -483,10 +483,10 @@ def summarize(
     """Summarize tool-call parallelism: one row per lane (agent) of each PATH.
 
     PATH is a trace file, a folder (read recursively: *.jsonl, *.json, *.eval,
-    also .gz, and *.traj) or - for standard input. With no PATH: standard input
-    when data is piped in, else the usual trace folders of Claude Code, Codex
-    and pi that exist (named on stderr). The table explains its columns under
-    it; --format json gives every figure.
+    also .gz, *.traj, and *.db, *.sqlite stores) or - for standard input. With
+    no PATH: standard input when data is piped in, else the usual trace folders
+    of Claude Code, Codex and pi that exist (named on stderr). The table
+    explains its columns under it; --format json gives every figure.
     """
     if engine == "native":
         engine = _native_or_python(click.get_current_context())

@@ -43,6 +43,7 @@ __all__ = [
     "plan_units",
     "read_unit",
     "reads_alone",
+    "reads_store",
     "streamable",
 ]
 
@@ -128,6 +129,16 @@ def reads_alone(format_name: str, path: str) -> bool:
     from wavemetrics.readers.registry import format_named
 
     return format_name == EMPTY or path == STDIN or format_named(format_name).unit_key(path) == path
+
+
+def reads_store(format_name: str | None) -> bool:
+    """Whether inputs of this format are SQLite stores, which no cache keeps (the
+    format says: ``FileFormat.store``; docs/formats.md, "SQLite stores")."""
+    if format_name is None or format_name == EMPTY:
+        return False
+    from wavemetrics.readers.registry import format_named
+
+    return bool(getattr(format_named(format_name), "store", False))
 
 
 def streamable(format_name: str) -> bool:

@@ -138,6 +138,10 @@ class FileFormat:
     #: The working directory a file records (its session's ``cwd``), or ``None``;
     #: ``summarize --by project`` groups by it. ``None`` for a format that records none.
     working_directory: Callable[[str], str | None] | None = None
+    #: Whether its inputs are SQLite stores (``docs/formats.md``, "SQLite stores"): no
+    #: cache keeps their detection or their read, since part of a WAL database's
+    #: committed state is in its ``-wal`` file, which no file key sees.
+    store: bool = False
 
     def sniff(self, peek: Peek) -> bool:
         return self.recognise(peek)

@@ -52,6 +52,8 @@ TRACE_FORMAT_MODULES: tuple[tuple[str, str], ...] = (
     ("wavemetrics.readers.copilot", "COPILOT"),
     ("wavemetrics.readers.kimi", "KIMI"),
     ("wavemetrics.readers.openclaw", "OPENCLAW"),
+    ("wavemetrics.readers.opencode", "OPENCODE"),
+    ("wavemetrics.readers.opencode_storage", "OPENCODE_STORAGE"),
 )
 
 # The formats loaded so far, by their place in TRACE_FORMAT_MODULES and by name

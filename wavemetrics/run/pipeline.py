@@ -39,6 +39,7 @@ from wavemetrics.readers import (
     detect_input,
     plan_units,
     reads_alone,
+    reads_store,
     streamable,
 )
 from wavemetrics.readers import read_unit as read_unit_into
@@ -363,7 +364,7 @@ def cached_read_unit(
     changed while it was read or could not be read in full; a streaming result
     is then replayed from them (``wavemetrics.cache.unit_records``).
     """
-    if cache is None:
+    if cache is None or reads_store(unit.format):  # a SQLite store is never cached
         return read_unit(unit, stream, sources)
     from wavemetrics.cache.unit_records import encode_unit, replay_streaming
     from wavemetrics.cache.units import file_key, limits_key, unit_key, utf8_names
@@ -432,7 +433,8 @@ def _detect_cached(path: str, input_format: str, cache: ReadCache | None) -> Det
     if known is not None:
         return Detection(path, known)
     detection = detect_input(path, input_format)
-    if key is not None and detection.format is not None and file_key(path) == key:
+    if (key is not None and detection.format is not None and not reads_store(detection.format)
+            and file_key(path) == key):
         cache.store_detection(key, mode, detection.format)
     return detection
 
