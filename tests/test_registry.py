@@ -52,26 +52,30 @@ def test_formats_are_the_registry_in_detection_order() -> None:
 
 
 def test_a_format_is_imported_when_first_reached() -> None:
-    """Looking up claude-code imports the reader modules up to its place in the registry
-    (events, qwen, then claude-code) and no later one; FORMATS imports them all."""
+    """Looking a format up by name imports its reader only (the row carries the name),
+    ``FORMATS`` imports none, and walking the formats in detection order imports them all;
+    the unmeasurable table is loaded only when asked for."""
     import subprocess
     import sys
 
-    modules = sorted(MODULES.values())
+    modules = sorted({*MODULES.values(), "unmeasured_agents"})
     code = ("import sys\n"
-            "from wavemetrics.readers.registry import format_named\n"
+            "from wavemetrics.readers.registry import format_named, trace_formats\n"
             "def readers():\n"
             "    return sorted(m.rpartition('.')[2] for m in sys.modules\n"
             "                  if m.startswith('wavemetrics.readers.')\n"
             f"                  and m.rpartition('.')[2] in {modules!r})\n"
             "print(format_named('claude-code').name, readers())\n"
             "from wavemetrics.readers import FORMATS\n"
-            "print(len(FORMATS), readers())\n")
+            "print(len(FORMATS), readers())\n"
+            "print(len(list(trace_formats())), readers())\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
+    read = sorted(MODULES.values())
     assert done.stdout.splitlines() == [
-        "claude-code ['claude_code', 'events', 'qwen']",
-        f"{len(MODULES)} {modules}",
+        "claude-code ['claude_code']",
+        f"{len(MODULES)} ['claude_code']",
+        f"{len(MODULES)} {read}",
     ]
 
 
@@ -93,11 +97,13 @@ def _string_constants(path: Path) -> set[str]:
 
 @pytest.mark.parametrize("name", FORMATS)
 def test_no_module_but_its_own_names_a_format(name: str) -> None:
-    """A format's name appears as a string literal only in its own module (one place to change)."""
+    """A format's name appears as a string literal only in its own module and its registry
+    row (one place to change, and the row that finds it by name)."""
     own = PACKAGE / "readers" / f"{MODULES[name]}.py"
     assert name in _string_constants(own)
+    row = PACKAGE / "readers" / "registry.py"
     naming = [str(path.relative_to(PACKAGE)) for path in sorted(PACKAGE.rglob("*.py"))
-              if path != own and name in _string_constants(path)
+              if path not in {own, row} and name in _string_constants(path)
               and (name, str(path.relative_to(PACKAGE))) not in HOMONYMS]
     assert naming == []
 
@@ -235,3 +241,14 @@ def test_readers_import_nothing_of_the_metric_core_but_observation() -> None:
                 assert not any(alias.name.split(".")[-1] in CORE
                                for alias in node.names if alias.name.startswith("wavemetrics."))
     assert imported == {("wavemetrics.core.observations", "Observation")}
+
+
+def test_each_row_names_the_format_its_module_declares() -> None:
+    """A row's name is its format object's ``name``, so a look-up by name imports only
+    that module (and ``FORMATS`` imports none)."""
+    import importlib
+
+    from wavemetrics.readers.registry import TRACE_FORMAT_MODULES
+
+    for name, module, attribute in TRACE_FORMAT_MODULES:
+        assert getattr(importlib.import_module(module), attribute).name == name

@@ -866,3 +866,20 @@ def test_the_run_key_covers_every_folder_of_the_package() -> None:
                                                               "claude-code-demo.jsonl")):
         assert name in names, name
     assert not any(name.startswith("..") for name in names)
+
+
+def test_a_store_is_known_by_suffix_or_header_and_a_pipe_is_never_opened(
+        tmp_path: Path) -> None:
+    """``may_be_store``: a ``.db``/``.sqlite`` name, or a regular file of any name that
+    starts with the SQLite header; a named pipe is not opened (it would block, and a
+    pipe is read once, by the run)."""
+    from wavemetrics.inputs._suffixes import may_be_store
+
+    header = b"SQLite format 3\x00" + bytes(84)
+    (tmp_path / "store.bin").write_bytes(header)
+    (tmp_path / "trace.jsonl").write_bytes(b'{"type":"turn_start","timestamp":1}\n')
+    (tmp_path / "short.bin").write_bytes(header[:15])
+    os.mkfifo(tmp_path / "live.jsonl")
+    assert [may_be_store(str(tmp_path / name)) for name in (
+        "a.db", "a.sqlite", "store.bin", "trace.jsonl", "short.bin", "live.jsonl",
+        "missing.jsonl")] == [True, True, True, False, False, False, False]

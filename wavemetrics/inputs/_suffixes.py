@@ -1,12 +1,16 @@
 """File-name suffixes of traces: one definition for the folder walk and the run cache.
 
-Light on purpose (no import at all): :mod:`wavemetrics.cache.runcache` keys a served run
-by the files a folder walk would read, before click and the readers load, and
+Light on purpose (os and stat only, which every interpreter has loaded):
+:mod:`wavemetrics.cache.runcache` keys a served run by the files a folder walk would
+read, before click and the readers load, and
 :mod:`wavemetrics.readers.sources` walks folders with the same suffixes (docs/cli.md,
 "wavemetrics summarize").
 """
 
 from __future__ import annotations
+
+import os
+import stat
 
 __all__ = [
     "SESSION_SUFFIXES", "SKIPPED_SUFFIXES", "SQLITE_HEADER", "STORE_SUFFIXES", "TRACE_SUFFIXES",
@@ -36,10 +40,14 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 
 def may_be_store(path: str) -> bool:
     """Whether the file ``path`` may be a SQLite store, which no cache may keep: a
-    store suffix, or a file (of any name) that starts with the SQLite header."""
+    store suffix, or a regular file (of any name) that starts with the SQLite header.
+    Anything else (a pipe, a device) is never opened here: a pipe is read once, by
+    the run."""
     if path.endswith(STORE_SUFFIXES):
         return True
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
         with open(path, "rb") as stream:
             return stream.read(len(SQLITE_HEADER)) == SQLITE_HEADER
     except (OSError, ValueError):

@@ -8,7 +8,9 @@ end known only from the next step (Antigravity), or no per-call time at all
 (Amp, Codebuff, Grok Build). For each one this module gives a recogniser (a
 ``sniff`` over the input's first lines, as the registry's formats have) and the
 reason detection reports, which names the agent, says why, and names the agent's
-option that would record the times, if one is known.
+option that would record the times, if one is known. :data:`UNMEASURABLE` is the
+table the registry asks, these agents first, then SWE-agent trajectories and
+OpenHands event lists; it is loaded only when no format took an input.
 
 The recognisers follow the file shapes documented in the agents' sources and in
 third-party readers (no real file of any of them was available: each rule is
@@ -24,15 +26,33 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from typing import Any
+
+import attrs
 
 from wavemetrics.readers._lines import LINE_TOO_LONG
 from wavemetrics.readers._protocol import Peek
 
 __all__ = [
-    "AMP", "ANTIGRAVITY", "CODEBUFF", "DROID", "GEMINI_CLI", "GOOSE", "GROK_BUILD",
-    "HERMES", "sniff_amp", "sniff_antigravity", "sniff_codebuff", "sniff_droid",
-    "sniff_gemini_cli", "sniff_goose", "sniff_grok_build", "sniff_hermes",
+    "AMP",
+    "ANTIGRAVITY",
+    "CODEBUFF",
+    "DROID",
+    "GEMINI_CLI",
+    "GOOSE",
+    "GROK_BUILD",
+    "HERMES",
+    "UNMEASURABLE",
+    "Unmeasurable",
+    "sniff_amp",
+    "sniff_antigravity",
+    "sniff_codebuff",
+    "sniff_droid",
+    "sniff_gemini_cli",
+    "sniff_goose",
+    "sniff_grok_build",
+    "sniff_hermes",
 ]
 
 # The reasons: the agent, why no saving is measured, and what would record the times.
@@ -240,3 +260,53 @@ def sniff_hermes(peek: Peek) -> bool:
     parent_session_id)`` and ``messages(session_id, role, tool_calls, tool_call_id,
     tool_name, timestamp)``."""
     return _store_has(peek, _HERMES_TABLES)
+
+
+@attrs.frozen
+class Unmeasurable:
+    """A trace format that is recognised but cannot give intervals, and why."""
+
+    name: str
+    sniff: Callable[[Peek], bool]
+    reason: str
+
+
+def _sniff_swe_agent(peek: Peek) -> bool:
+    text = peek.text
+    return text.startswith("{") and (
+        peek.path.endswith(".traj") or re.search(r'"trajectory"\s*:\s*\[', text) is not None
+    )
+
+
+def _sniff_openhands(peek: Peek) -> bool:
+    text = peek.text
+    return (
+        text.startswith("[")
+        and '"source":' in text
+        and ('"action":' in text or '"observation":' in text)
+    )
+
+
+#: Formats recognised only to say clearly why they give no figures. Tried only when no
+#: format above took the input; the agents' strict recognisers come before the looser
+#: SWE-agent and OpenHands ones (``docs/formats.md``, "Agents recognised but not measured").
+UNMEASURABLE: tuple[Unmeasurable, ...] = (
+    Unmeasurable("gemini-cli", sniff_gemini_cli, GEMINI_CLI),
+    Unmeasurable("droid", sniff_droid, DROID),
+    Unmeasurable("antigravity", sniff_antigravity, ANTIGRAVITY),
+    Unmeasurable("amp", sniff_amp, AMP),
+    Unmeasurable("codebuff", sniff_codebuff, CODEBUFF),
+    Unmeasurable("grok-build", sniff_grok_build, GROK_BUILD),
+    Unmeasurable("goose", sniff_goose, GOOSE),
+    Unmeasurable("hermes", sniff_hermes, HERMES),
+    Unmeasurable(
+        "swe-agent", _sniff_swe_agent,
+        "SWE-agent trajectory: it has no absolute timestamps (only per-step execution_time),"
+        " so tool calls cannot be placed in time; nothing to measure",
+    ),
+    Unmeasurable(
+        "openhands", _sniff_openhands,
+        "OpenHands event list: its timestamps carry no UTC offset (server local time), which"
+        " docs/formats.md treats as invalid; nothing to measure",
+    ),
+)
