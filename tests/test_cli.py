@@ -1785,6 +1785,22 @@ def test_summarize_and_timeline_help_say_what_path_is() -> None:
         " the picture: FILE.svg (each bar has a hover text) or FILE.png.") in timeline
 
 
+def test_summarize_help_names_every_agent_it_reads() -> None:
+    """summarize --help names each agent whose store it finds with no PATH, and the
+    formats no agent's store holds."""
+    summarize = " ".join(_help("summarize").split())
+    assert (
+        "With no PATH: standard input when data is piped in, else the usual stores that"
+        " exist (named on stderr) of Claude Code, Codex, pi, GitHub Copilot CLI, opencode,"
+        " Kilo, ZCode, Kimi CLI, OpenClaw and Qwen Code. Also read: events logs, MiniMax"
+        " Code (mcode) streams, OTLP, OTel span dicts, Inspect logs.") in summarize
+    from wavemetrics.inputs.locations import standard_locations
+
+    agents = {agent for agent, _ in standard_locations({}, Path("/h"))}
+    assert agents == {"Claude Code", "Codex", "pi coding agent", "GitHub Copilot CLI",
+                      "opencode", "Kilo", "ZCode", "Kimi CLI", "OpenClaw", "Qwen Code"}
+
+
 def test_waves_help_and_table_explain_their_columns(tmp_path: Path) -> None:
     """`waves --help` has a legend of every column, and the table ends with one for its
     short names (n, peak, span s, saved s)."""

@@ -257,3 +257,76 @@ def test_demo_reads_the_bundled_example(tmp_path: Path) -> None:
     both = CliRunner().invoke(main, ["summarize", "--demo", str(write_events(
         tmp_path / "x.jsonl", TWO_LANES))])
     assert both.exit_code == 2
+
+
+def _two_calls(builder: str) -> bytes:
+    """A file of ``builder``'s format: its header, calls a [1 s, 3 s] and b [2 s, 4 s]."""
+    b = BUILDERS[builder]
+    return b"".join([*b.prelude, *b.call("a", 1, 3), *b.call("b", 2, 4)])
+
+
+def test_no_path_reads_one_store_of_every_measurable_agent(terminal: Path) -> None:
+    """A home folder holding one store of every measurable agent: ``summarize`` with no
+    PATH reads every one and names each location on stderr, in the standard order.
+
+    Every store holds one wave of two calls. The line formats' calls are [1, 3] and
+    [2, 4] s: saved 2000 + 2000 - 3000 = 1000 ms, upper bound 1 x 4000 / 2 = 2000 ms.
+    The opencode-layout stores' are [0, 3] and [1, 2] s: saved 3000 + 1000 - 3000 =
+    1000 ms, upper bound 4000 / 2 = 2000 ms. OpenClaw's store's calls start together at
+    1 s and end at 3 s and 2 s: saved 2000 + 1000 - 2000 = 1000 ms, upper bound
+    3000 / 2 = 1500 ms."""
+    from tests.test_readers_openclaw import _calls, _header, _result, _store
+    from tests.trace_builders import opencode_store, opencode_tool
+
+    home = terminal
+    files = {
+        ".claude/projects/-w/s1.jsonl": "claude-code",
+        ".codex/sessions/2025/01/01/rollout-2025-01-01T00-00-00-"
+        "0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl": "codex",
+        ".pi/agent/sessions/--w--/2025-01-01T00-00-00-000Z_p1.jsonl": "pi",
+        ".copilot/session-state/c-1/events.jsonl": "copilot",
+        ".kimi/sessions/0123abcd/k-1/wire.jsonl": "kimi",
+        ".openclaw/agents/main/sessions/o1.jsonl": "pi",
+        ".qwen/projects/-w/chats/q1.jsonl": "qwen",
+    }
+    for name, builder in files.items():
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / name).write_bytes(_two_calls(builder))
+    parts = [("p1", "msg_A", "ses_1", opencode_tool("c1", "bash", "completed", 0.0, 3.0)),
+             ("p2", "msg_A", "ses_1", opencode_tool("c2", "grep", "completed", 1.0, 2.0))]
+    stores = [".local/share/opencode/opencode.db", ".local/share/kilo/kilo.db",
+              ".zcode/cli/db/db.sqlite"]
+    for name in stores:
+        (home / name).parent.mkdir(parents=True)
+        opencode_store(str(home / name), [("ses_1", None)], parts)
+    claw = home / ".openclaw/agents/main/agent/openclaw-agent.sqlite"
+    claw.parent.mkdir(parents=True)
+    _store(claw, {"oc-1": [(0, _header("oc-1")),
+                           (1, _calls("a1", "01.000Z", ("c1", "bash"), ("c2", "grep"))),
+                           (2, _result("r1", "03.000Z", "c1")),
+                           (3, _result("r2", "02.000Z", "c2"))]})
+
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", "--jobs", "1"])
+    assert result.exit_code == 0, result.stderr
+    reading = [line for line in result.stderr.splitlines() if "wavemetrics: reading" in line]
+    assert reading == [f"wavemetrics: reading {home / where} ({agent})" for where, agent in [
+        (".claude/projects", "Claude Code"), (".codex/sessions", "Codex"),
+        (".pi/agent/sessions", "pi coding agent"),
+        (".copilot/session-state", "GitHub Copilot CLI"),
+        (".local/share/opencode/opencode.db", "opencode"), (".local/share/kilo/kilo.db", "Kilo"),
+        (".zcode/cli/db/db.sqlite", "ZCode"), (".kimi/sessions", "Kimi CLI"),
+        (".openclaw/agents", "OpenClaw"), (".qwen/projects", "Qwen Code")]]
+    document = json.loads(result.stdout)
+    formats = {entry["path"]: entry["format"] for entry in document["inputs"]}
+    assert formats == {
+        **{str(home / name): builder for name, builder in files.items()},
+        **{str(home / name): "opencode" for name in stores},
+        str(claw): "openclaw",
+    }
+    lanes = [(lane["paired_calls"], lane["modeled_wallclock_saved_ms"])
+             for lane in document["lanes"]]
+    assert lanes == [(2, 1000.0)] * 11
+    total = document["total"]
+    assert (total["paired_calls"], total["modeled_wallclock_saved_ms"],
+            total["upper_bound_saved_ms"], total["non_eval_saved_round_trips"]) == (
+        22, 11000.0, 7 * 2000.0 + 3 * 2000.0 + 1500.0, 11)

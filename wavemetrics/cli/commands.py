@@ -484,9 +484,11 @@ def summarize(
 
     PATH is a trace file, a folder (read recursively: *.jsonl, *.json, *.eval,
     also .gz, *.traj, and *.db, *.sqlite stores) or - for standard input. With
-    no PATH: standard input when data is piped in, else the usual trace folders
-    of Claude Code, Codex and pi that exist (named on stderr). The table
-    explains its columns under it; --format json gives every figure.
+    no PATH: standard input when data is piped in, else the usual stores that
+    exist (named on stderr) of Claude Code, Codex, pi, GitHub Copilot CLI,
+    opencode, Kilo, ZCode, Kimi CLI, OpenClaw and Qwen Code. Also read: events
+    logs, MiniMax Code (mcode) streams, OTLP, OTel span dicts, Inspect logs.
+    The table explains its columns under it; --format json gives every figure.
     """
     if engine == "native":
         engine = _native_or_python(click.get_current_context())
