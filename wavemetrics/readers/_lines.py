@@ -19,8 +19,8 @@ import msgspec
 from wavemetrics.inputs._files import os_text
 
 __all__ = [
-    "LINE_TOO_LONG", "LineAccount", "bad_id", "iter_records", "os_text", "usable_id",
-    "usable_text",
+    "LINE_TOO_LONG", "LineAccount", "bad_id", "is_object", "iter_records", "member", "os_text",
+    "usable_id", "usable_text",
 ]
 
 #: Distinct ignored record types kept per input before folding into ``other``.
@@ -200,6 +200,16 @@ class Record(msgspec.Struct, frozen=True):
         if value is msgspec.UNSET:
             raise KeyError(key)
         return value
+
+
+def is_object(value: object) -> bool:
+    """Whether a decoded value is a JSON object: a typed :class:`Record` or a dict."""
+    return isinstance(value, dict | Record)
+
+
+def member(value: object, key: str) -> Any:
+    """``value[key]`` of a decoded JSON object (:func:`is_object`), else ``None``."""
+    return value.get(key) if isinstance(value, dict | Record) else None
 
 
 def _valid_utf8(line: bytes) -> bool:

@@ -40,6 +40,7 @@ from wavemetrics.readers._lines import (
     Record,
     bad_id,
     iter_records,
+    member,
     os_text,
     usable_id,
     usable_text,
@@ -83,13 +84,6 @@ class CopilotEvent(Record, frozen=True):
 _DECODER = msgspec.json.Decoder(CopilotEvent)
 
 
-def _get(value: object, key: str) -> Any:
-    """``value[key]`` of a decoded object (typed record or dict), else ``None``."""
-    if isinstance(value, (dict, Record)):
-        return value.get(key)
-    return None
-
-
 def copilot_session_id(path: str) -> str:
     """The session id of a log without ``session.start``: the folder of an
     ``events.jsonl`` (``<sessionId>/events.jsonl``), else the file name without suffix.
@@ -121,7 +115,7 @@ class _Reader:
         if self.session_id is not None:
             account.ignore("repeated_session")
             return
-        value = _get(data, "sessionId")
+        value = member(data, "sessionId")
         session_id = usable_id(value)
         if session_id is None:
             account.problem("invalid_id" if bad_id(value) else "invalid_session_header")
@@ -137,8 +131,8 @@ class _Reader:
             account.problem("invalid_id")
             return
         data = record.get("data")
-        call_id = usable_id(_get(data, "toolCallId"))
-        name = usable_text(_get(data, "toolName"))
+        call_id = usable_id(member(data, "toolCallId"))
+        name = usable_text(member(data, "toolName"))
         if call_id is None or (kind == _START and name is None):
             account.problem("invalid_tool_record")
             return

@@ -51,6 +51,7 @@ from wavemetrics.readers._lines import (
     LineAccount,
     Record,
     iter_records,
+    member,
     os_text,
     usable_id,
     usable_text,
@@ -103,13 +104,6 @@ class KimiRecord(Record, frozen=True):
 
 
 _DECODER = msgspec.json.Decoder(KimiRecord)
-
-
-def _get(value: object, key: str) -> Any:
-    """``value[key]`` of a decoded object (typed record or dict), else ``None``."""
-    if isinstance(value, (dict, Record)):
-        return value.get(key)
-    return None
 
 
 def seconds_to_ms(value: object) -> float | None:
@@ -179,15 +173,15 @@ class _Reader:
     def read_tool(self, record: Any, kind: str, payload: object) -> None:
         account = self.account
         if kind == _CALL:
-            function = _get(payload, "function")
-            call_id = usable_id(_get(payload, "id"))
-            name = usable_text(_get(function, "name"))
-            valid = _get(payload, "type") == "function" and call_id is not None
+            function = member(payload, "function")
+            call_id = usable_id(member(payload, "id"))
+            name = usable_text(member(function, "name"))
+            valid = member(payload, "type") == "function" and call_id is not None
             if not valid or name is None:
                 account.problem("invalid_tool_record")
                 return
         else:
-            call_id, name = usable_id(_get(payload, "tool_call_id")), None
+            call_id, name = usable_id(member(payload, "tool_call_id")), None
             if call_id is None:
                 account.problem("invalid_tool_record")
                 return
@@ -215,13 +209,13 @@ class _Reader:
                 else:
                     account.ignore(kind)
                 continue
-            kind = _get(message, "type")
+            kind = member(message, "type")
             if not isinstance(message, (dict, Record)):
                 account.problem("invalid_payload")
             elif not isinstance(kind, str):
                 account.problem("missing_type")
             elif kind in (_CALL, _RESULT):
-                self.read_tool(record, kind, _get(message, "payload"))
+                self.read_tool(record, kind, member(message, "payload"))
             else:
                 account.ignore(kind)  # SubagentEvent too: the sub-agent's own log has its calls
 

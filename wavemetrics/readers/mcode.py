@@ -42,6 +42,7 @@ from wavemetrics.readers._lines import (
     LineAccount,
     Record,
     bad_id,
+    is_object,
     iter_records,
     usable_id,
     usable_text,
@@ -106,10 +107,6 @@ class McodeRecord(Record, frozen=True):
 
 
 _DECODER = msgspec.json.Decoder(McodeRecord)
-
-
-def _is_object(value: object) -> bool:
-    return isinstance(value, (dict, Record))
 
 
 def _integer(value: object) -> int | None:
@@ -225,7 +222,7 @@ def _in_run(stream: _Stream, sequence: int, ids: tuple[str, str, str], kind: obj
 
 
 def _run_status(stream: _Stream, result: Any) -> None:
-    status = result.get("status") if _is_object(result) else None
+    status = result.get("status") if is_object(result) else None
     key = f"run_status.{status}" if isinstance(status, str) and _STATUS.fullmatch(status) else ""
     known = [name for name in stream.account.notes if name.startswith("run_status.")]
     if not key or (key not in known and len(known) >= MAX_RUN_STATUSES):
@@ -251,7 +248,7 @@ def _turn(run: _Run, kind: str, at_ms: float, account: LineAccount) -> None:
 
 def _item(stream: _Stream, run: _Run, kind: str, item: object, at_ms: float) -> None:
     account = stream.account
-    if not _is_object(item):
+    if not is_object(item):
         account.problem("invalid_tool_record")
         return
     fields: Any = item
@@ -264,7 +261,7 @@ def _item(stream: _Stream, run: _Run, kind: str, item: object, at_ms: float) -> 
         account.problem("invalid_id")
         return
     call_id = usable_id(raw_id)
-    if call_id is None or not _is_object(tool_call):
+    if call_id is None or not is_object(tool_call):
         account.problem("invalid_tool_record")
         return
     call: Any = tool_call

@@ -34,7 +34,14 @@ from typing import Any
 import attrs
 import msgspec
 
-from wavemetrics.readers._lines import LineAccount, Record, iter_records, usable_id, usable_text
+from wavemetrics.readers._lines import (
+    LineAccount,
+    Record,
+    is_object,
+    iter_records,
+    usable_id,
+    usable_text,
+)
 from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers._uuids import session_id_from_file_name
 from wavemetrics.readers.sources import Source
@@ -101,10 +108,6 @@ class QwenRecord(Record, frozen=True):
 _DECODER = msgspec.json.Decoder(QwenRecord)
 
 
-def _is_object(value: object) -> bool:
-    return isinstance(value, dict | Record)
-
-
 def _event_name(event: Any) -> object:
     return event.event_name if isinstance(event, _Event) else event.get("event.name")
 
@@ -139,11 +142,11 @@ class _File:
 
 def _calls_of(record: Any) -> list[str]:
     message = record.get("message")
-    parts = message.get("parts") if _is_object(message) else None
+    parts = message.get("parts") if is_object(message) else None
     ids = []
     for part in parts if isinstance(parts, list) else ():
-        call: Any = part.get("functionCall") if _is_object(part) else None
-        if _is_object(call):
+        call: Any = part.get("functionCall") if is_object(part) else None
+        if is_object(call):
             ids.append(usable_id(call.get("id")) or "")
     return ids
 
@@ -217,10 +220,10 @@ def _record(record: Any, state: _File) -> None:
         return
     subtype = record.get("subtype")
     payload = record.get("systemPayload")
-    event = payload.get("uiEvent") if _is_object(payload) else None
-    if subtype == "ui_telemetry" and _is_object(event) and _event_name(event) == LIFECYCLE:
+    event = payload.get("uiEvent") if is_object(payload) else None
+    if subtype == "ui_telemetry" and is_object(event) and _event_name(event) == LIFECYCLE:
         _lifecycle(record, event, state)
-    elif subtype == "ui_telemetry" and event is not None and not _is_object(event):
+    elif subtype == "ui_telemetry" and event is not None and not is_object(event):
         account.problem("invalid_payload")
     else:
         account.ignore(f"system.{subtype}" if isinstance(subtype, str) else "system")
