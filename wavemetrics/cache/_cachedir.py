@@ -27,8 +27,9 @@ CACHE_ENV = "WAVEMETRICS_CACHE_DIR"
 #: (5: whole outputs left the database for files of :mod:`wavemetrics.cache.runcache`; 6: no
 #: resume points, the status line's live states in their own table ``live_states``;
 #: 7: the status line's answer a whole output, live states carry the time they were
-#: stored, for the size bound).
-CACHE_SCHEMA = 7
+#: stored, for the size bound; 8: observations carry batch keys, lanes their measured
+#: turns and timing, live states the section-9 accumulator).
+CACHE_SCHEMA = 8
 #: Environment variable setting the size bound of the cache folder (:func:`max_bytes`).
 MAX_BYTES_ENV = "WAVEMETRICS_CACHE_MAX_BYTES"
 #: The cache folder's default size bound, 256 MiB: the whole outputs and per-unit

@@ -50,6 +50,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from wavemetrics.cache._appended import _BOM, _digests, _FileFrom, _marked, _plain
+from wavemetrics.core.activity import ActivityAccumulator
 from wavemetrics.core.exceptions import StreamOrderError
 from wavemetrics.core.stream import LaneStream
 from wavemetrics.core.summary import SummaryAccumulator, merge_summaries
@@ -146,10 +147,14 @@ class _LiveLane(LaneStream):
             self.sink.inexact = True
 
     def extend(self, kinds: Sequence[str], call_ids: Sequence[str],
-               tool_names: Sequence[str], at_ms: Sequence[float]) -> None:
-        for kind, call_id, name, at in zip(kinds, call_ids, tool_names, at_ms, strict=True):
+               tool_names: Sequence[str], at_ms: Sequence[float],
+               batches: Sequence[str | None] | None = None) -> None:
+        keys = [None] * len(kinds) if batches is None else batches
+        for kind, call_id, name, at, batch in zip(
+            kinds, call_ids, tool_names, at_ms, keys, strict=True
+        ):
             if kind == "start":
-                self.start(call_id, name, at)
+                self.start(call_id, name, at, batch)
             else:
                 self.end(call_id, at)
 
@@ -175,28 +180,40 @@ class _Sink:
 
 
 def _stream_state(stream: LaneStream) -> list[Any]:
-    fields = {k: v for k, v in vars(stream).items() if k not in ("summary", "sink")}
-    fields["pending"] = [[k, name, at] for k, (name, at) in stream.pending.items()]
+    fields = {k: v for k, v in vars(stream).items() if k not in ("summary", "sink", "activity")}
+    fields["pending"] = [[k, *start] for k, start in stream.pending.items()]
     fields["open"] = [list(call) for call in stream.open]
-    summary = {k: v for k, v in vars(stream.summary).items() if k != "_eval_memo"}
+    summary = {k: v for k, v in vars(stream.summary).items() if k not in _NOT_KEPT}
     summary["eval_names"] = list(stream.summary.eval_names)
-    return [fields, summary]
+    return [fields, summary, stream.activity.state()]
+
+
+#: Memos (rebuilt on use) and the accumulator's own nested parts, not kept as they are.
+_NOT_KEPT = ("_eval_memo", "_batchable_memo", "activity")
 
 
 def _restore_stream(state: Any, sink: _Sink) -> _LiveLane:
-    fields, summary = state
+    fields, summary, kept = state
     stream = _LiveLane.__new__(_LiveLane)
     accumulator = SummaryAccumulator.__new__(SummaryAccumulator)
     accumulator.__dict__.update(summary)
     accumulator.eval_names = tuple(summary["eval_names"])
     accumulator._eval_memo = {}
+    activity = ActivityAccumulator.from_state(kept)
+    accumulator.activity = activity
     stream.__dict__.update(fields)
-    stream.pending = {str(k): (str(name), at) for k, name, at in fields["pending"]}
+    stream.pending = {
+        str(k): (str(name), at, None if batch is None else str(batch))
+        for k, name, at, batch in fields["pending"]
+    }
     stream.open = [(a, b, c, str(d), str(e)) for a, b, c, d, e in fields["open"]]
     stream.summary = accumulator
+    stream.activity = activity
     stream.sink = sink
     fresh = _LiveLane(sink)
-    if set(vars(fresh)) != set(vars(stream)) or set(vars(fresh.summary)) != set(vars(accumulator)):
+    if (set(vars(fresh)) != set(vars(stream))
+            or set(vars(fresh.summary)) != set(vars(accumulator))
+            or set(vars(fresh.activity)) != set(vars(activity))):
         raise ValueError("a live lane of another shape")
     return stream
 
@@ -353,7 +370,7 @@ def live_figures(
     if (state.sink.inexact or source.error is not None
             or (any(account.problems.values()) and not account.lines_used)):
         return None  # the caller computes as before (and says what went wrong)
-    summaries = [writer.finish(builder.turn_total_ms) for builder, writer in zip(
+    summaries = [writer.finish(builder.turn_total_ms, (), "message") for builder, writer in zip(
         state.folder.lanes.values(), state.sink.writers, strict=True)]
     total = merge_summaries(summaries)
     figures = (total.waves_total, total.non_eval_waves_multi, total.modeled_wallclock_saved_ms)

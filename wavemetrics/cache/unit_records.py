@@ -19,6 +19,7 @@ from typing import Any
 
 import attrs
 
+from wavemetrics.core.activity import TIMINGS
 from wavemetrics.core.observations import Observation
 from wavemetrics.core.stream import LaneStream, StreamOrderError
 from wavemetrics.core.summary import ParallelismSummary
@@ -55,10 +56,12 @@ def encode_unit(
         head = [_path_ref(lane.path, paths), lane.session_id, lane.lane_id,
                 lane.measured_turn_duration_ms_total]
         if isinstance(lane, StreamedLane):
-            rows.append([*head, None, dict(zip(_FIELDS, _figures(lane.summary), strict=True))])
+            rows.append([*head, None, dict(zip(_FIELDS, _figures(lane.summary), strict=True)),
+                         None])
         else:
-            rows.append([*head, [[o.kind, o.call_id, o.tool_name, o.at_ms]
-                                 for o in lane.observations], None])
+            rows.append([*head, [[o.kind, o.call_id, o.tool_name, o.at_ms, o.batch]
+                                 for o in lane.observations], None,
+                         [lane.timing, [list(turn) for turn in lane.turn_intervals]]])
     return [
         [[_path_ref(r.path, paths), r.format, r.lines_read, r.lines_used, r.lines_ignored,
           dict(r.problems), dict(r.ignored), dict(r.notes), r.error] for r in reports],
@@ -87,14 +90,18 @@ def decode_unit(
     if len(reports) != len(paths):
         raise ValueError("a cached unit has one report per path")
     lanes: list[AnyLane] = []
-    for ref, session, lane_id, turns, observations, figures in lane_rows:
+    for ref, session, lane_id, turns, observations, figures, activity in lane_rows:
         path = _path_of(ref, paths)
         if figures is not None:
             lanes.append(StreamedLane(path, str(session), str(lane_id), turns,
                                       ParallelismSummary(**figures)))
         else:
+            timing, intervals = activity
+            if timing not in TIMINGS:
+                raise ValueError("a cached lane of an unknown timing")
             lanes.append(Lane(path, str(session), str(lane_id),
-                              tuple(Observation(*row) for row in observations), turns))
+                              tuple(Observation(*row) for row in observations), turns,
+                              tuple((float(a), float(b)) for a, b in intervals), timing))
     return reports, tuple(lanes)
 
 
@@ -114,13 +121,17 @@ def replay_streaming(
             stream = LaneStream(
                 max_tracked_calls=settings.max_tracked_calls,
                 eval_tool_names=settings.eval_tool_names,
+                batchable_tool_names=settings.batchable_tool_names,
+                idle_gap_ms=settings.idle_gap_ms,
             )
             for item in lane.observations:
                 if item.kind == "start":
-                    stream.start(item.call_id, item.tool_name, item.at_ms)
+                    stream.start(item.call_id, item.tool_name, item.at_ms, item.batch)
                 else:
                     stream.end(item.call_id, item.at_ms)
-            summary = stream.finish(lane.measured_turn_duration_ms_total)
+            summary = stream.finish(
+                lane.measured_turn_duration_ms_total, lane.turn_intervals, lane.timing
+            )
             streamed.append(StreamedLane(lane.path, lane.session_id, lane.lane_id,
                                          lane.measured_turn_duration_ms_total, summary))
     except StreamOrderError:

@@ -15,6 +15,7 @@ __all__ = [
     "classify_wave",
     "is_eval_tool_name",
     "normalize_tool_name",
+    "tool_name_matches",
     "wave_bucket",
 ]
 
@@ -79,6 +80,19 @@ def _matches(normal: str, eval_names: tuple[str, ...]) -> bool:
             if normal.endswith(sep + e):
                 return True
     return False
+
+
+def tool_name_matches(name: str, tool_names: Iterable[str]) -> bool:
+    """True iff ``name``'s normal form equals one of ``tool_names``' normal forms or ends
+    with ``_``, ``:`` or ``/`` followed by one (an empty one is ignored): the rule of
+    section 4, shared by the eval names and the batchable names of section 9.
+
+    Raises ``TypeError`` if ``tool_names`` is a single ``str``.
+
+    >>> tool_name_matches("mcp__fs__Read", ["read"]), tool_name_matches("thread", ["read"])
+    (True, False)
+    """
+    return _matches(normalize_tool_name(name), _normal_eval_names(tool_names))
 
 
 def is_eval_tool_name(name: str, eval_tool_names: Iterable[str] = EVAL_TOOL_NAMES) -> bool:

@@ -15,6 +15,7 @@ __all__ = [
     "Pairing",
     "ToolCall",
     "WaveCounters",
+    "observation_batch",
     "pair_observations",
     "validate_observation",
 ]
@@ -43,19 +44,24 @@ class Observation:
     call_id: str
     tool_name: str
     at_ms: float
+    #: On a start: the key of the model response that issued the call (its batch,
+    #: ``docs/metrics.md`` section 9), or ``None`` when the format does not record it.
+    batch: str | None = None
 
 
 @attrs.frozen
 class ToolCall:
     """A paired call: the closed interval ``[start_ms, end_ms]`` in ms.
 
-    ``tool_name`` is the name on the call's start observation.
+    ``tool_name`` and ``batch`` (the issuing model response's key, or ``None``) are
+    those of the call's start observation.
     """
 
     call_id: str
     tool_name: str
     start_ms: float
     end_ms: float
+    batch: str | None = None
 
 
 @attrs.frozen
@@ -81,10 +87,13 @@ class WaveCounters:
 
 @attrs.frozen
 class Pairing:
-    """Result of :func:`pair_observations`: paired calls in pairing order and counters."""
+    """Result of :func:`pair_observations`: paired calls in pairing order, counters, and
+    the start times (ms) of the calls still pending at the end (any order: only their
+    earliest and latest are used, ``docs/metrics.md`` section 9, ``lane_span_ms``)."""
 
     calls: tuple[ToolCall, ...]
     counters: WaveCounters
+    incomplete_starts_ms: tuple[float, ...] = ()
 
 
 def _is_time(value: object) -> bool:
@@ -135,6 +144,21 @@ def validate_observation(item: object) -> tuple[str, str, str, float] | None:
     return kind, call_id, tool_name, at_ms  # type: ignore[return-value]
 
 
+def observation_batch(item: object) -> str | None:
+    """The batch key of a valid observation: its ``batch`` attribute or key when it is
+    a non-empty ``str``, else ``None`` (absent, or not usable: never an error, since
+    batches are extras that must not change a v1 figure). Never raises.
+
+    >>> observation_batch({"batch": "msg_1"}), observation_batch({"batch": 3})
+    ('msg_1', None)
+    """
+    try:
+        batch = item.get("batch") if isinstance(item, Mapping) else getattr(item, "batch", None)
+    except Exception:  # a hostile object whose attribute access raises
+        return None
+    return batch if isinstance(batch, str) and batch else None
+
+
 def _check_cap(max_tracked_calls: int | None) -> int | None:
     if max_tracked_calls is None:
         return None
@@ -168,7 +192,7 @@ def pair_observations(
     (ToolCall(call_id='a', tool_name='read', start_ms=1, end_ms=4),)
     """
     cap = _check_cap(max_tracked_calls)
-    pending: dict[str, tuple[str, float]] = {}
+    pending: dict[str, tuple[str, float, str | None]] = {}
     paired: list[ToolCall] = []
     observed = malformed = dropped = duplicates = orphans = anomalies = 0
     for item in observations:
@@ -184,17 +208,17 @@ def pair_observations(
                 continue
             if call_id in pending:
                 duplicates += 1
-            pending[call_id] = (tool_name, at_ms)
+            pending[call_id] = (tool_name, at_ms, observation_batch(item))
             continue
         start = pending.pop(call_id, None)
         if start is None:
             orphans += 1
             continue
-        start_name, start_ms = start
+        start_name, start_ms, batch = start
         if at_ms < start_ms:
             anomalies += 1
             continue
-        paired.append(ToolCall(call_id, start_name, start_ms, at_ms))
+        paired.append(ToolCall(call_id, start_name, start_ms, at_ms, batch))
     counters = WaveCounters(
         observed_calls=observed,
         paired_calls=len(paired),
@@ -205,4 +229,4 @@ def pair_observations(
         duplicate_starts=duplicates,
         orphan_ends=orphans,
     )
-    return Pairing(tuple(paired), counters)
+    return Pairing(tuple(paired), counters, tuple(start[1] for start in pending.values()))

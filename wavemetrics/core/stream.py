@@ -23,12 +23,14 @@ from collections.abc import Iterable
 
 import attrs
 
+from wavemetrics.core.activity import BATCHABLE_TOOL_NAMES, DEFAULT_IDLE_GAP_MS, Timing
 from wavemetrics.core.classify import EVAL_TOOL_NAMES
 from wavemetrics.core.exceptions import StreamOrderError
 from wavemetrics.core.observations import (
     DEFAULT_MAX_TRACKED_CALLS,
     ToolCall,
     WaveCounters,
+    observation_batch,
     validate_observation,
 )
 from wavemetrics.core.observations import _check_cap as check_cap
@@ -62,11 +64,16 @@ class LaneStream:
         max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
         eval_tool_names: Iterable[str] = EVAL_TOOL_NAMES,
         flush_every: int = _FIRST_CHECK,
+        batchable_tool_names: Iterable[str] = BATCHABLE_TOOL_NAMES,
+        idle_gap_ms: float = DEFAULT_IDLE_GAP_MS,
     ) -> None:
         self._cap = check_cap(max_tracked_calls)
         self._flush_every = flush_every
-        self.summary = SummaryAccumulator(eval_tool_names)
-        self.pending: dict[str, tuple[str, float]] = {}
+        self.summary = SummaryAccumulator(
+            eval_tool_names, batchable_tool_names=batchable_tool_names, idle_gap_ms=idle_gap_ms
+        )
+        self.activity = self.summary.activity
+        self.pending: dict[str, tuple[str, float, str | None]] = {}
         # open calls as (start_ms, end_ms, pairing sequence, call_id, tool_name):
         # tuples sort natively by (start, end) and then pairing order, which is
         # the batch path's stable sort (section 2)
@@ -79,8 +86,10 @@ class LaneStream:
         self.emitted_reach = _NEG_INF
         self._check_at = flush_every
 
-    def start(self, call_id: str, tool_name: str, at_ms: float) -> None:
-        """A valid start observation (section 1)."""
+    def start(
+        self, call_id: str, tool_name: str, at_ms: float, batch: str | None = None
+    ) -> None:
+        """A valid start observation (section 1); ``batch``: its issuing response's key."""
         self.observed_calls += 1
         self.max_start = max(self.max_start, at_ms)
         cap = self._cap
@@ -89,7 +98,7 @@ class LaneStream:
             return
         if call_id in self.pending:
             self.duplicate_starts += 1
-        self.pending[call_id] = (tool_name, at_ms)
+        self.pending[call_id] = (tool_name, at_ms, batch)
 
     def end(self, call_id: str, at_ms: float) -> None:
         """A valid end observation (section 1); its own tool name is not needed."""
@@ -97,7 +106,7 @@ class LaneStream:
         if start is None:
             self.orphan_ends += 1
             return
-        tool_name, start_ms = start
+        tool_name, start_ms, batch = start
         if at_ms < start_ms:
             self.clock_anomalies += 1
             return
@@ -106,6 +115,7 @@ class LaneStream:
                 f"a call starting at {start_ms} ms would join a wave already summarised"
             )
         self.paired_calls += 1
+        self.activity.call(tool_name, start_ms, at_ms, batch)
         self.open.append((start_ms, at_ms, self.paired_calls, call_id, tool_name))
         if len(self.open) >= self._check_at:
             self._emit(self._threshold())
@@ -119,14 +129,14 @@ class LaneStream:
         if valid is None:
             self.malformed_observations += 1
         elif valid[0] == "start":
-            self.start(valid[1], valid[2], valid[3])
+            self.start(valid[1], valid[2], valid[3], observation_batch(item))
         else:
             self.end(valid[1], valid[3])
 
     def _threshold(self) -> float:
         # No later start can come before the largest start seen (if starts are
         # in time order) nor before a pending start.
-        earliest = min((start_ms for _, start_ms in self.pending.values()), default=math.inf)
+        earliest = min((start[1] for start in self.pending.values()), default=math.inf)
         return min(self.max_start, earliest)
 
     def _emit(self, threshold: float) -> None:
@@ -164,11 +174,21 @@ class LaneStream:
         counts = {name: getattr(self, name) for name in _COUNTED}
         return WaveCounters(incomplete_calls=len(self.pending), **counts)
 
-    def finish(self, measured_turn_duration_ms_total: float = 0.0) -> ParallelismSummary:
-        """Emit every remaining wave and return the lane's summary."""
+    def finish(
+        self,
+        measured_turn_duration_ms_total: float = 0.0,
+        turn_intervals: Iterable[tuple[float, float]] = (),
+        timing: Timing = "execution",
+    ) -> ParallelismSummary:
+        """Emit every remaining wave and return the lane's summary; ``turn_intervals``
+        and ``timing`` as :func:`~wavemetrics.summarize` takes them (section 9)."""
         self._emit(math.inf)
+        for _, start_ms, _ in self.pending.values():
+            self.activity.incomplete_start(start_ms)
+        for start_ms, end_ms in turn_intervals:
+            self.activity.turn(start_ms, end_ms)
         return self.summary.result(
-            self.counters(), check_turn_total(measured_turn_duration_ms_total)
+            self.counters(), check_turn_total(measured_turn_duration_ms_total), timing
         )
 
 
@@ -178,13 +198,20 @@ def summarize_stream(
     max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
     eval_tool_names: Iterable[str] = EVAL_TOOL_NAMES,
     measured_turn_duration_ms_total: float = 0.0,
+    turn_intervals: Iterable[tuple[float, float]] = (),
+    timing: Timing = "execution",
+    batchable_tool_names: Iterable[str] = BATCHABLE_TOOL_NAMES,
+    idle_gap_ms: float = DEFAULT_IDLE_GAP_MS,
 ) -> ParallelismSummary:
-    """``summarize(assemble_waves(observations))`` through :class:`LaneStream`.
+    """``summarize(assemble_waves(observations), ...)`` through :class:`LaneStream`.
 
     Same figures, bounded memory for start-ordered input; raises
     :class:`StreamOrderError` when a call would join an already emitted wave.
     """
-    lane = LaneStream(max_tracked_calls=max_tracked_calls, eval_tool_names=eval_tool_names)
+    lane = LaneStream(
+        max_tracked_calls=max_tracked_calls, eval_tool_names=eval_tool_names,
+        batchable_tool_names=batchable_tool_names, idle_gap_ms=idle_gap_ms,
+    )
     for item in observations:
         lane.feed(item)
-    return lane.finish(measured_turn_duration_ms_total)
+    return lane.finish(measured_turn_duration_ms_total, turn_intervals, timing)

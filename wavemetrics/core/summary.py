@@ -9,6 +9,13 @@ from typing import Any
 
 import attrs
 
+from wavemetrics.core.activity import (
+    ACTIVITY_FIGURES,
+    BATCHABLE_TOOL_NAMES,
+    DEFAULT_IDLE_GAP_MS,
+    ActivityAccumulator,
+    Timing,
+)
 from wavemetrics.core.classify import (
     EVAL_TOOL_NAMES,
     WaveBucket,
@@ -56,10 +63,11 @@ __all__ = [
 class ParallelismSummary:
     """Figures of one lane (or a merge of lanes), named as the v1 properties.
 
-    Durations are float ms, counts are ints, ``non_eval_wave_size_histogram`` is
-    the encoded 8-position string. Attributes after ``upper_bound_saved_ms`` are
-    wavemetrics extras, never on the wire. ``a + b`` merges (section 8); the
-    all-zero ``ParallelismSummary()`` is the identity of the merge.
+    Durations are float ms, counts are ints, ``non_eval_wave_size_histogram`` and
+    ``turn_width_histogram`` are encoded 8-position strings. Attributes after
+    ``upper_bound_saved_ms`` are wavemetrics extras, never on the wire. ``a + b``
+    merges (section 8); the all-zero ``ParallelismSummary()`` is the identity of the
+    merge.
     """
 
     clock_anomalies: int = 0
@@ -84,6 +92,20 @@ class ParallelismSummary:
     eval_outer_joined_calls: int = 0
     mixed_non_eval_joined_calls: int = 0
     tool_time_ms: float = 0.0
+    calls_without_batch: int = 0
+    batched_turns: int = 0
+    multi_call_turns: int = 0
+    turn_width_histogram: str = EMPTY_HISTOGRAM
+    max_turn_width: int = 0
+    missed_batch_runs: int = 0
+    missed_batch_calls: int = 0
+    missed_batch_round_trips: int = 0
+    missed_batch_upper_ms: float = 0.0
+    lane_span_ms: float = 0.0
+    tool_busy_ms: float = 0.0
+    idle_ms: float = 0.0
+    calls_timed_by_execution: int = 0
+    calls_timed_by_message: int = 0
 
     @property
     def waves_total(self) -> int:
@@ -113,11 +135,24 @@ class SummaryAccumulator:
     wave only counts in ``mixed_waves`` and the joined-call extras: it is never
     stripped of its eval calls and folded into the non_eval figures.
 
-    Raises ``TypeError`` if ``eval_tool_names`` is a single ``str``.
+    The section-9 figures (turns, missed batching, where the time went) are kept by
+    :attr:`activity`, an :class:`~wavemetrics.core.activity.ActivityAccumulator`: this
+    accumulator gives it every wave; the caller gives it the paired calls, measured
+    turns and incomplete starts.
+
+    Raises ``TypeError`` if a name list is a single ``str``, ``ValueError`` for a bad
+    ``idle_gap_ms``.
     """
 
-    def __init__(self, eval_tool_names: Iterable[str] = EVAL_TOOL_NAMES) -> None:
+    def __init__(
+        self,
+        eval_tool_names: Iterable[str] = EVAL_TOOL_NAMES,
+        *,
+        batchable_tool_names: Iterable[str] = BATCHABLE_TOOL_NAMES,
+        idle_gap_ms: float = DEFAULT_IDLE_GAP_MS,
+    ) -> None:
         self.eval_names = tuple(check_eval_names(eval_tool_names))
+        self.activity = ActivityAccumulator(batchable_tool_names, self.eval_names, idle_gap_ms)
         self._eval_memo: dict[str, bool] = {}
         self.histogram = [0] * HISTOGRAM_BUCKETS
         self.eval_only_waves = self.mixed_waves = 0
@@ -133,6 +168,8 @@ class SummaryAccumulator:
         """Account one wave; waves must come in wave order (by first call)."""
         for duration in usable_durations_ms(wave):
             self.tool_time_ms += duration
+        if wave.calls:
+            self.activity.wave(wave.calls[0].start_ms, max(c.end_ms for c in wave.calls))
         size = len(wave.calls)
         # the bucket of section 4 (wave_bucket, as classify_wave), from the memoised eval test
         evals = sum(1 for call in wave.calls if self.is_eval(call.tool_name))
@@ -175,6 +212,7 @@ class SummaryAccumulator:
         """
         duration = end_ms - start_ms
         self.tool_time_ms += duration
+        self.activity.wave(start_ms, end_ms)
         if self.is_eval(tool_name):
             self.eval_only_waves += 1
             self.eval_only_duration_ms += duration
@@ -185,16 +223,22 @@ class SummaryAccumulator:
             self.histogram[0] += 1
 
     def result(
-        self, counters: WaveCounters, measured_turn_duration_ms_total: float = 0.0
+        self,
+        counters: WaveCounters,
+        measured_turn_duration_ms_total: float = 0.0,
+        timing: Timing = "execution",
     ) -> ParallelismSummary:
         """The summary of the waves added so far, with the pairing ``counters``.
 
         Pairing figures come from ``counters`` (a :class:`WaveCounters` field
         of the same name), the histogram is encoded, the turn total passed
-        through; every other figure is this accumulator's attribute of that name.
+        through, the section-9 figures from :attr:`activity` (``timing``: the
+        provenance of the lane's calls); every other figure is this accumulator's
+        attribute of that name.
         """
         values: dict[str, Any] = {name: getattr(counters, name) for name in _COUNTER_FIELDS}
         values.update({name: getattr(self, name) for name in _WAVE_FIGURES})
+        values.update(self.activity.result(timing))
         values["non_eval_wave_size_histogram"] = encode_histogram(self.histogram)
         values["measured_turn_duration_ms_total"] = float(measured_turn_duration_ms_total)
         return ParallelismSummary(**values)
@@ -207,6 +251,7 @@ _WAVE_FIGURES = tuple(
     name for name in SUMMARY_FIELDS
     if name not in _COUNTER_FIELDS
     and name not in ("non_eval_wave_size_histogram", "measured_turn_duration_ms_total")
+    and name not in ACTIVITY_FIGURES
 )
 
 
@@ -223,6 +268,10 @@ def summarize(
     *,
     measured_turn_duration_ms_total: float = 0.0,
     eval_tool_names: Iterable[str] = EVAL_TOOL_NAMES,
+    turn_intervals: Iterable[tuple[float, float]] = (),
+    timing: Timing = "execution",
+    batchable_tool_names: Iterable[str] = BATCHABLE_TOOL_NAMES,
+    idle_gap_ms: float = DEFAULT_IDLE_GAP_MS,
 ) -> ParallelismSummary:
     """Summarise one lane's waves: one pass in wave order (section 5).
 
@@ -232,17 +281,36 @@ def summarize(
     eval calls and folded into the non_eval figures. All float sums are naive
     left-to-right accumulations in wave order (:class:`SummaryAccumulator`).
 
+    The section-9 extras (``docs/metrics.md``, "Turns, missed batching and where the
+    time went") use the assembly's paired calls in pairing order
+    (``assembly.calls``; for an assembly built without them, the waves' calls in wave
+    order) and incomplete starts, ``turn_intervals`` (the lane's measured turns as
+    ``(start_ms, end_ms)``; see :class:`~wavemetrics.core.turns.TurnClock`),
+    ``timing`` (``"execution"`` or ``"message"``: where the lane's call times come
+    from), ``batchable_tool_names`` and ``idle_gap_ms`` (ms; 0 disables idle time).
+
     Raises ``ValueError`` if ``measured_turn_duration_ms_total`` is a bool, negative or
-    not finite, and ``TypeError`` if ``eval_tool_names`` is a single ``str`` or
-    ``assembly`` is a path (a ``str`` or ``os.PathLike``: the message names
-    :func:`wavemetrics.summarize_paths`, which reads trace files).
+    not finite, ``idle_gap_ms`` is negative or not finite, or ``timing`` is unknown;
+    ``TypeError`` if a name list is a single ``str`` or ``assembly`` is a path (a
+    ``str`` or ``os.PathLike``: the message names :func:`wavemetrics.summarize_paths`,
+    which reads trace files).
     """
     reject_path(assembly, "summarize", "a WaveAssembly (from assemble_waves)")
     turn_total = check_turn_total(measured_turn_duration_ms_total)
-    accumulator = SummaryAccumulator(eval_tool_names)
+    accumulator = SummaryAccumulator(
+        eval_tool_names, batchable_tool_names=batchable_tool_names, idle_gap_ms=idle_gap_ms
+    )
+    activity = accumulator.activity
+    calls = assembly.calls or tuple(call for wave in assembly.waves for call in wave.calls)
+    for call in calls:
+        activity.call(call.tool_name, call.start_ms, call.end_ms, call.batch)
+    for start_ms in assembly.incomplete_starts_ms:
+        activity.incomplete_start(start_ms)
+    for start_ms, end_ms in turn_intervals:
+        activity.turn(start_ms, end_ms)
     for wave in assembly.waves:
         accumulator.add(wave)
-    return accumulator.result(assembly.counters, turn_total)
+    return accumulator.result(assembly.counters, turn_total, timing)
 
 
 def to_event(summary: ParallelismSummary, session_hash: str) -> dict[str, Any] | None:

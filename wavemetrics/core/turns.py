@@ -33,12 +33,15 @@ class TurnClock:
     >>> clock = TurnClock()
     >>> for kind, at in [("turn_start", 0), ("turn_start", 5), ("turn_end", 9)]:
     ...     clock.add(kind, at)
-    >>> clock.total_ms
-    4.0
+    >>> clock.total_ms, clock.intervals
+    (4.0, [(5, 9)])
     """
 
     def __init__(self) -> None:
         self.total_ms = 0.0
+        #: The measured turns as ``(start_ms, end_ms)``, in the order they ended: the
+        #: turns that counted in :attr:`total_ms` (``docs/metrics.md`` section 9, idle).
+        self.intervals: list[tuple[float, float]] = []
         self._pending: float | None = None
 
     def add(self, kind: str, at_ms: float) -> None:
@@ -47,6 +50,9 @@ class TurnClock:
             self._pending = at_ms
         elif kind == "turn_end" and self._pending is not None:
             duration = at_ms - self._pending
-            if duration > 0:  # pragma: no mutate (>= adds only zeros: x + 0 == x here)
+            # (>= adds only zeros to the total, and zero-length intervals, which the
+            # section-9 accumulator drops: ActivityAccumulator.turn)
+            if duration > 0:  # pragma: no mutate
                 self.total_ms += duration
+                self.intervals.append((self._pending, at_ms))
             self._pending = None

@@ -47,10 +47,17 @@ class Wave:
 
 @attrs.frozen
 class WaveAssembly:
-    """Waves of one lane in order of their first call, and the pairing counters."""
+    """Waves of one lane in order of their first call, and the pairing counters.
+
+    ``calls``: the paired calls in pairing order, and ``incomplete_starts_ms``: the
+    start times (ms) of calls still pending at the end, for the section-9 figures
+    (:func:`assemble_waves` fills both; an assembly built by hand may leave them empty).
+    """
 
     waves: tuple[Wave, ...]
     counters: WaveCounters
+    calls: tuple[ToolCall, ...] = ()
+    incomplete_starts_ms: tuple[float, ...] = ()
 
 
 def wave_span_ms(calls: Sequence[ToolCall]) -> float:
@@ -143,4 +150,6 @@ def assemble_waves(
     """
     reject_path(observations, "assemble_waves", "observations")
     pairing = pair_observations(observations, max_tracked_calls=max_tracked_calls)
-    return WaveAssembly(group_waves(pairing.calls), pairing.counters)
+    return WaveAssembly(
+        group_waves(pairing.calls), pairing.counters, pairing.calls, pairing.incomplete_starts_ms
+    )

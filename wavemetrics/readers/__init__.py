@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 # the pseudo-formats and AUTO: one definition, in the stdlib-only module of the walk
+from wavemetrics.core.activity import Timing
 from wavemetrics.inputs._files import AUTO, DUPLICATE, EMPTY
 from wavemetrics.readers._lines import LineAccount, iter_records
 from wavemetrics.readers._protocol import ObservationSink, Peek, TraceFormat
@@ -39,6 +40,7 @@ __all__ = [
     "Detection",
     "InputReport",
     "ReadUnit",
+    "call_timing",
     "detect_input",
     "plan_units",
     "read_unit",
@@ -139,6 +141,17 @@ def reads_store(format_name: str | None) -> bool:
     from wavemetrics.readers.registry import format_named
 
     return bool(getattr(format_named(format_name), "store", False))
+
+
+def call_timing(format_name: str) -> Timing:
+    """Where this format's call times come from (``docs/metrics.md`` section 9, "Timing
+    provenance"; the format says: ``FileFormat.timing``): ``"execution"`` or
+    ``"message"``; ``"execution"`` for an empty input, which has no call."""
+    if format_name == EMPTY:
+        return "execution"
+    from wavemetrics.readers.registry import format_named
+
+    return format_named(format_name).timing
 
 
 def streamable(format_name: str) -> bool:

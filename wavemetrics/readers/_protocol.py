@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 import attrs
 
+from wavemetrics.core.activity import Timing
 from wavemetrics.readers._lines import LineAccount, iter_records
 from wavemetrics.readers.sources import Source
 
@@ -64,8 +65,11 @@ class LaneWriter(Protocol):
     (the sink resolves it; an end without a start is named ``"unknown"``).
     """
 
-    def start(self, call_id: str, tool_name: str, at_ms: float) -> None:
-        """A start observation."""
+    def start(
+        self, call_id: str, tool_name: str, at_ms: float, batch: str | None = None
+    ) -> None:
+        """A start observation; ``batch``: the key of the model response that issued the
+        call (``docs/metrics.md`` section 9), ``None`` when the format does not record it."""
 
     def end(self, call_id: str, at_ms: float) -> None:
         """An end observation."""
@@ -76,11 +80,13 @@ class LaneWriter(Protocol):
         call_ids: Sequence[str],
         tool_names: Sequence[str],
         at_ms: Sequence[float],
+        batches: Sequence[str | None] | None = None,
     ) -> None:
         """A batch of observations as parallel sequences (``"start"``/``"end"``, id,
-        name, ms), exactly as each was seen: the entry point of a reader written in
-        another language, and of a reader that rewrites its observations before
-        handing them over. Raises ``ValueError`` if the lengths differ."""
+        name, ms, and optionally each start's batch key, ignored on an end), exactly as
+        each was seen: the entry point of a reader written in another language, and of
+        a reader that rewrites its observations before handing them over. Raises
+        ``ValueError`` if the lengths differ."""
 
     def turn_event(self, kind: str, at_ms: float) -> None:
         """A ``turn_start``/``turn_end`` at ``at_ms`` (``docs/metrics.md`` section 6)."""
@@ -103,7 +109,8 @@ class TraceFormat(Protocol):
 
     ``name`` is its ``--input-format`` name. ``streamable``: whether its lanes
     may be summarised while read (its observations arrive in an order a stream
-    can take); the pipeline decides from it, in the open.
+    can take); the pipeline decides from it, in the open. ``timing``: where its
+    call times come from (``docs/metrics.md`` section 9, "Timing provenance").
     """
 
     @property
@@ -111,6 +118,9 @@ class TraceFormat(Protocol):
 
     @property
     def streamable(self) -> bool: ...
+
+    @property
+    def timing(self) -> Timing: ...
 
     def sniff(self, peek: Peek) -> bool:
         """Whether the first lines of an input are this format."""
@@ -134,6 +144,10 @@ class FileFormat:
     name: str
     recognise: Callable[[Peek], bool]
     read_file: Callable[[Source, ObservationSink], LineAccount]
+    #: Where its call times come from (``docs/metrics.md`` section 9): ``"execution"``
+    #: (the harness stamped each tool's own start and end) or ``"message"`` (the times
+    #: of the lines that requested the call and carried its result).
+    timing: Timing = attrs.field(kw_only=True)
     streamable: bool = True
     #: The working directory a file records (its session's ``cwd``), or ``None``;
     #: ``summarize --by project`` groups by it. ``None`` for a format that records none.

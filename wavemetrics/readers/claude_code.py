@@ -14,6 +14,7 @@ from typing import Any
 import attrs
 import msgspec
 
+from wavemetrics.core.activity import Timing
 from wavemetrics.inputs._files import fallback_session_id
 from wavemetrics.inputs._record_types import CLAUDE_ONLY_TYPES
 from wavemetrics.readers._lines import (
@@ -335,6 +336,7 @@ class _ClaudeCode:
 
     name: str = FORMAT
     streamable: bool = True
+    timing: Timing = "message"
 
     def sniff(self, peek: Peek) -> bool:
         return sniff_claude_code(peek)

@@ -434,5 +434,5 @@ def session_cwd(path: str) -> str | None:
     return None
 
 
-CODEX = FileFormat("codex", sniff_codex, _read_source, streamable=False,
+CODEX = FileFormat("codex", sniff_codex, _read_source, timing="message", streamable=False,
                    working_directory=session_cwd)

@@ -136,4 +136,4 @@ def sniff_codex_tui(peek: Peek) -> bool:
 
 
 #: The ``codex-tui`` format (``docs/formats.md``).
-CODEX_TUI = FileFormat(FORMAT, sniff_codex_tui, _read_source)
+CODEX_TUI = FileFormat(FORMAT, sniff_codex_tui, _read_source, timing="execution")

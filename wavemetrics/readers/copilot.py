@@ -209,4 +209,4 @@ def _read_source(source: Source, sink: ObservationSink) -> LineAccount:
 
 
 #: The ``copilot`` format (``docs/formats.md``).
-COPILOT = FileFormat(FORMAT, sniff_copilot, _read_source)
+COPILOT = FileFormat(FORMAT, sniff_copilot, _read_source, timing="execution")

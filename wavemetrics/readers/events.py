@@ -259,4 +259,4 @@ def _read_source(source: Source, sink: ObservationSink) -> LineAccount:
 
 
 #: The ``events`` format (``docs/formats.md``).
-EVENTS = FileFormat(FORMAT, sniff_events, _read_source)
+EVENTS = FileFormat(FORMAT, sniff_events, _read_source, timing="execution")

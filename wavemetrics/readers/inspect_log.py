@@ -503,4 +503,4 @@ def read_inspect(source: Source, sink: ObservationSink) -> LineAccount:
 
 
 #: The ``inspect`` format (``docs/formats.md``).
-INSPECT = FileFormat("inspect", sniff_inspect, read_inspect)
+INSPECT = FileFormat("inspect", sniff_inspect, read_inspect, timing="execution")

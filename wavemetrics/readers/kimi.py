@@ -265,4 +265,4 @@ def _read_source(source: Source, sink: ObservationSink) -> LineAccount:
 
 
 #: The ``kimi`` format (``docs/formats.md``).
-KIMI = FileFormat(FORMAT, sniff_kimi, _read_source)
+KIMI = FileFormat(FORMAT, sniff_kimi, _read_source, timing="message")

@@ -353,4 +353,4 @@ def _read_source(source: Source, sink: ObservationSink) -> LineAccount:
 
 
 #: The ``mcode`` format (``docs/formats.md``).
-MCODE = FileFormat(FORMAT, sniff_mcode, _read_source)
+MCODE = FileFormat(FORMAT, sniff_mcode, _read_source, timing="execution")

@@ -363,4 +363,4 @@ def _tables(path: str) -> dict[str, frozenset[str]]:
 
 
 #: The ``opencode`` format (``docs/formats.md``): opencode, Kilo and ZCode stores.
-OPENCODE = FileFormat(FORMAT, sniff_opencode, _read_source, store=True)
+OPENCODE = FileFormat(FORMAT, sniff_opencode, _read_source, timing="execution", store=True)

@@ -30,6 +30,7 @@ from typing import Any
 import attrs
 import msgspec
 
+from wavemetrics.core.activity import Timing
 from wavemetrics.readers._lines import LineAccount, usable_id
 from wavemetrics.readers._protocol import ObservationSink, Peek
 from wavemetrics.readers.limits import current_limits
@@ -241,6 +242,7 @@ class _OpencodeStorage:
 
     name: str = FORMAT
     streamable: bool = True
+    timing: Timing = "execution"
     #: Its detection depends on the ``opencode.db`` beside the folder, which no file key
     #: of its own covers: never cached, as a store is not.
     store: bool = True

@@ -177,4 +177,6 @@ def read_otel_spans(source: Source, sink: ObservationSink) -> LineAccount:
 
 
 #: The ``otel-spans`` format (``docs/formats.md``).
-OTEL_SPANS = FileFormat("otel-spans", sniff_otel_spans, read_otel_spans)
+OTEL_SPANS = FileFormat(
+    "otel-spans", sniff_otel_spans, read_otel_spans, timing="execution"
+)

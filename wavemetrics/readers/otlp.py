@@ -163,4 +163,4 @@ def read_otlp(source: Source, sink: ObservationSink) -> LineAccount:
 
 
 #: The ``otlp`` format (``docs/formats.md``).
-OTLP = FileFormat("otlp", sniff_otlp, read_otlp)
+OTLP = FileFormat("otlp", sniff_otlp, read_otlp, timing="execution")

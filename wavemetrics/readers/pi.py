@@ -62,6 +62,7 @@ from typing import Any
 
 import attrs
 
+from wavemetrics.core.activity import Timing
 from wavemetrics.readers._lines import (
     LineAccount,
     account_tool_line,
@@ -422,6 +423,7 @@ class _Pi:
 
     name: str = FORMAT
     streamable: bool = True
+    timing: Timing = "message"
 
     def sniff(self, peek: Peek) -> bool:
         return sniff_pi(peek)

@@ -264,4 +264,4 @@ def read_qwen(source: Source, sink: ObservationSink) -> LineAccount:
 
 
 #: The ``qwen`` format (``docs/formats.md``): Qwen Code chat files.
-QWEN = FileFormat(FORMAT, sniff_qwen, read_qwen)
+QWEN = FileFormat(FORMAT, sniff_qwen, read_qwen, timing="execution")

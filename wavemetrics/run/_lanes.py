@@ -17,6 +17,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import attrs
 
+from wavemetrics.core.activity import BATCHABLE_TOOL_NAMES, DEFAULT_IDLE_GAP_MS, Timing
 from wavemetrics.core.classify import EVAL_TOOL_NAMES
 from wavemetrics.core.observations import DEFAULT_MAX_TRACKED_CALLS, Observation
 from wavemetrics.core.summary import ParallelismSummary
@@ -58,6 +59,11 @@ class StreamSettings:
     engine: str = "python"
     #: Threads the native engine reads units on (``--jobs``); figures never depend on it.
     jobs: int = 1
+    #: The batchable tool names of the missed-batching figures (``docs/metrics.md``
+    #: section 9; ``--batchable-tools``).
+    batchable_tool_names: tuple[str, ...] = BATCHABLE_TOOL_NAMES
+    #: Gaps longer than this (ms) are idle and end a serial run; 0 disables (``--idle-gap``).
+    idle_gap_ms: float = DEFAULT_IDLE_GAP_MS
 
 
 @attrs.frozen
@@ -65,7 +71,9 @@ class Lane:
     """One agent's observations (``docs/formats.md``): ``lane_id`` is ``"main"`` for the top agent.
 
     ``path`` is the input the lane was first seen in; ``measured_turn_duration_ms_total``
-    is in ms. Holds only ids, tool names and times.
+    is in ms; ``turn_intervals`` are the measured turns as ``(start_ms, end_ms)`` and
+    ``timing`` the provenance of the call times (``docs/metrics.md`` section 9). Holds
+    only ids, tool names, batch keys and times.
     """
 
     path: str
@@ -73,6 +81,8 @@ class Lane:
     lane_id: str
     observations: tuple[Observation, ...]
     measured_turn_duration_ms_total: float = 0.0
+    turn_intervals: tuple[tuple[float, float], ...] = ()
+    timing: Timing = "execution"
 
 
 @attrs.frozen

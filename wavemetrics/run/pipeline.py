@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 import attrs
 
+from wavemetrics.core.activity import Timing
 from wavemetrics.core.classify import EVAL_TOOL_NAMES, normalize_tool_name
 from wavemetrics.core.exceptions import reject_path
 from wavemetrics.core.observations import DEFAULT_MAX_TRACKED_CALLS, Observation, ObservationKind
@@ -35,6 +36,7 @@ from wavemetrics.readers import (
     Detection,
     InputReport,
     ReadUnit,
+    call_timing,
     detect_format,
     detect_input,
     plan_units,
@@ -104,9 +106,11 @@ class _BatchLane:
         self._names: dict[str, str] = {}
         self._turns = TurnClock()
 
-    def start(self, call_id: str, tool_name: str, at_ms: float) -> None:
+    def start(
+        self, call_id: str, tool_name: str, at_ms: float, batch: str | None = None
+    ) -> None:
         self._names[call_id] = tool_name
-        self._observations.append(Observation("start", call_id, tool_name, at_ms))
+        self._observations.append(Observation("start", call_id, tool_name, at_ms, batch))
 
     def end(self, call_id: str, at_ms: float) -> None:
         # the start's name, else "unknown" (docs/formats.md)
@@ -115,15 +119,18 @@ class _BatchLane:
 
     def extend(
         self, kinds: Sequence[str], call_ids: Sequence[str], tool_names: Sequence[str],
-        at_ms: Sequence[float],
+        at_ms: Sequence[float], batches: Sequence[str | None] | None = None,
     ) -> None:
-        _check_columns(kinds, call_ids, tool_names, at_ms)
+        batches = _batch_column(batches, kinds)
+        _check_columns(kinds, call_ids, tool_names, at_ms, batches)
         names, append = self._names, self._observations.append
-        for kind, call_id, tool_name, at in zip(kinds, call_ids, tool_names, at_ms, strict=True):
+        for kind, call_id, tool_name, at, batch in zip(
+            kinds, call_ids, tool_names, at_ms, batches, strict=True
+        ):
             if kind == "start":
                 names[call_id] = tool_name
             # a batch's kinds are unchecked str; the core counts a bad one as malformed
-            append(Observation(cast(ObservationKind, kind), call_id, tool_name, at))
+            append(Observation(cast(ObservationKind, kind), call_id, tool_name, at, batch))
 
     def turn_event(self, kind: str, at_ms: float) -> None:
         self._turns.add(kind, at_ms)
@@ -131,7 +138,8 @@ class _BatchLane:
     def close(self, session_id: str, lane_id: str, turn_duration_ms: float = 0.0) -> None:
         turns = turn_duration_ms + self._turns.total_ms
         self._sink.closed(self._index, Lane(
-            self._path, session_id, lane_id, tuple(self._observations), turns
+            self._path, session_id, lane_id, tuple(self._observations), turns,
+            tuple(self._turns.intervals), self._sink.timing,
         ))
 
 
@@ -152,13 +160,15 @@ class _CappedBatchLane(_BatchLane):
         self._pending: dict[str, float] = {}  # the core's pending starts, mirrored
         self._paired = self._dropped = self._orphans = 0
 
-    def start(self, call_id: str, tool_name: str, at_ms: float) -> None:
+    def start(
+        self, call_id: str, tool_name: str, at_ms: float, batch: str | None = None
+    ) -> None:
         cap = self._settings.max_tracked_calls
         if cap and self._paired + len(self._pending) >= cap:
             self._dropped += 1  # observed and dropped by the core: nothing to hold
             return
         self._pending[call_id] = at_ms
-        super().start(call_id, tool_name, at_ms)
+        super().start(call_id, tool_name, at_ms, batch)
 
     def end(self, call_id: str, at_ms: float) -> None:
         start_ms = self._pending.pop(call_id, None)
@@ -170,9 +180,9 @@ class _CappedBatchLane(_BatchLane):
 
     def extend(
         self, kinds: Sequence[str], call_ids: Sequence[str], tool_names: Sequence[str],
-        at_ms: Sequence[float],
+        at_ms: Sequence[float], batches: Sequence[str | None] | None = None,
     ) -> None:
-        _feed_columns(self, kinds, call_ids, tool_names, at_ms)
+        _feed_columns(self, kinds, call_ids, tool_names, at_ms, batches)
 
     def close(self, session_id: str, lane_id: str, turn_duration_ms: float = 0.0) -> None:
         turns = turn_duration_ms + self._turns.total_ms
@@ -185,8 +195,12 @@ class _CappedBatchLane(_BatchLane):
             dropped_calls=counters.dropped_calls + self._dropped,
             orphan_ends=counters.orphan_ends + self._orphans,
         ))
-        summary = summarize(assembly, measured_turn_duration_ms_total=turns,
-                            eval_tool_names=settings.eval_tool_names)
+        summary = summarize(
+            assembly, measured_turn_duration_ms_total=turns,
+            eval_tool_names=settings.eval_tool_names, turn_intervals=self._turns.intervals,
+            timing=self._sink.timing, batchable_tool_names=settings.batchable_tool_names,
+            idle_gap_ms=settings.idle_gap_ms,
+        )
         self._sink.closed(self._index, StreamedLane(
             self._path, session_id, lane_id, turns, summary
         ))
@@ -203,6 +217,8 @@ class _StreamLane(LaneStream):
         super().__init__(
             max_tracked_calls=settings.max_tracked_calls,
             eval_tool_names=settings.eval_tool_names,
+            batchable_tool_names=settings.batchable_tool_names,
+            idle_gap_ms=settings.idle_gap_ms,
         )
         self.lane_sink, self.lane_index, self.lane_path = sink, index, path
         self.turn_clock = TurnClock()
@@ -215,9 +231,9 @@ class _StreamLane(LaneStream):
 
     def extend(
         self, kinds: Sequence[str], call_ids: Sequence[str], tool_names: Sequence[str],
-        at_ms: Sequence[float],
+        at_ms: Sequence[float], batches: Sequence[str | None] | None = None,
     ) -> None:
-        _feed_columns(self, kinds, call_ids, tool_names, at_ms)
+        _feed_columns(self, kinds, call_ids, tool_names, at_ms, batches)
 
     def turn_event(self, kind: str, at_ms: float) -> None:
         self.turn_clock.add(kind, at_ms)
@@ -226,27 +242,41 @@ class _StreamLane(LaneStream):
         if self.lane_sink.out_of_order:
             return  # the unit is read again in batch mode
         turns = turn_duration_ms + self.turn_clock.total_ms
+        summary = self.finish(turns, self.turn_clock.intervals, self.lane_sink.timing)
         self.lane_sink.closed(self.lane_index, StreamedLane(
-            self.lane_path, session_id, lane_id, turns, self.finish(turns)
+            self.lane_path, session_id, lane_id, turns, summary
         ))
 
 
 def _feed_columns(
     writer: LaneWriter, kinds: Sequence[str], call_ids: Sequence[str],
     tool_names: Sequence[str], at_ms: Sequence[float],
+    batches: Sequence[str | None] | None = None,
 ) -> None:
     """Feed a batch of parallel columns to ``writer`` one observation at a time, in order."""
-    _check_columns(kinds, call_ids, tool_names, at_ms)
-    for kind, call_id, tool_name, at in zip(kinds, call_ids, tool_names, at_ms, strict=True):
+    batches = _batch_column(batches, kinds)
+    _check_columns(kinds, call_ids, tool_names, at_ms, batches)
+    for kind, call_id, tool_name, at, batch in zip(
+        kinds, call_ids, tool_names, at_ms, batches, strict=True
+    ):
         if kind == "start":
-            writer.start(call_id, tool_name, at)
+            writer.start(call_id, tool_name, at, batch)
         else:
             writer.end(call_id, at)
 
 
+def _batch_column(
+    batches: Sequence[str | None] | None, kinds: Sequence[str]
+) -> Sequence[str | None]:
+    """The batch keys of a column batch: ``None`` for each when none were given."""
+    return [None] * len(kinds) if batches is None else batches
+
+
 def _check_columns(*columns: Sequence[Any]) -> None:
     if len({len(column) for column in columns}) > 1:
-        raise ValueError("kinds, call_ids, tool_names and at_ms must have the same length")
+        raise ValueError(
+            "kinds, call_ids, tool_names, at_ms and batches must have the same length"
+        )
 
 
 class LaneSink:
@@ -261,10 +291,12 @@ class LaneSink:
     """
 
     def __init__(
-        self, stream: StreamSettings | None = None, *, capped: StreamSettings | None = None
+        self, stream: StreamSettings | None = None, *, capped: StreamSettings | None = None,
+        timing: Timing = "execution",
     ) -> None:
         self.stream = stream
         self.capped = capped  # batch lanes that hold only what this cap keeps
+        self.timing = timing  # the provenance of the unit's call times (its format's)
         self.out_of_order = False
         self._slots: list[Lane | StreamedLane | None] = []
 
@@ -330,15 +362,16 @@ def read_unit(
             return UnitResult(*native)
     sources = sources or {path: Source(path) for path in unit.paths}
     rereadable = all(os.path.isfile(path) for path in unit.paths)
+    timing = call_timing(unit.format)
     if stream is None or not rereadable or not streamable(unit.format):
-        sink = LaneSink(None)
+        sink = LaneSink(None, timing=timing)
         return UnitResult(read_unit_into(unit, sink, sources), sink.lanes())
-    sink = LaneSink(stream)
+    sink = LaneSink(stream, timing=timing)
     reports = read_unit_into(unit, sink, sources)
     if not sink.out_of_order:
         return UnitResult(reports, sink.lanes())
     # read again, holding only what the cap keeps (bounded memory: not every record)
-    batch = LaneSink(None, capped=stream)
+    batch = LaneSink(None, capped=stream, timing=timing)
     reports = read_unit_into(unit, batch, {path: Source(path) for path in unit.paths})
     # say so: the unit was read a second time because its calls came out of order
     noted = tuple(
@@ -405,7 +438,10 @@ def _summarised_key(unit: ReadUnit, known: Sequence[FileKey], stream: StreamSett
     for these settings, under the limits in force; the same whichever engine read it."""
     from wavemetrics.cache.units import limits_key, unit_key
 
-    settings = f"stream:{stream.max_tracked_calls}:{list(stream.eval_tool_names)}"
+    settings = (
+        f"stream:{stream.max_tracked_calls}:{list(stream.eval_tool_names)}"
+        f":{list(stream.batchable_tool_names)}:{stream.idle_gap_ms!r}"
+    )
     return unit_key(unit.format, known, f"{limits_key(current_limits())}/{settings}")
 
 
@@ -980,6 +1016,10 @@ def _lane_result(
         assembly,
         measured_turn_duration_ms_total=lane.measured_turn_duration_ms_total,
         eval_tool_names=settings.eval_tool_names,
+        turn_intervals=lane.turn_intervals,
+        timing=lane.timing,
+        batchable_tool_names=settings.batchable_tool_names,
+        idle_gap_ms=settings.idle_gap_ms,
     )
     return LaneResult(lane, assembly, summary)
 
