@@ -53,6 +53,20 @@ _Figures = tuple[
     int,  # eval_outer_joined_calls
     int,  # mixed_non_eval_joined_calls
     float,  # tool_time_ms
+    int,  # calls_without_batch
+    int,  # batched_turns
+    int,  # multi_call_turns
+    str,  # turn_width_histogram
+    int,  # max_turn_width
+    int,  # missed_batch_runs
+    int,  # missed_batch_calls
+    int,  # missed_batch_round_trips
+    float,  # missed_batch_upper_ms
+    float,  # lane_span_ms
+    float,  # tool_busy_ms
+    float,  # idle_ms
+    int,  # calls_timed_by_execution
+    int,  # calls_timed_by_message
 ]
 
 #: ``(index of the unit's file it was read from, session_id, lane_id, figures)``.
@@ -93,10 +107,14 @@ def read_units(
     units: list[_UnitArg],
     max_tracked_calls: int | None,
     eval_names: list[str],
+    batchable_names: list[str],
+    idle_gap_ms: float,
     jobs: int,
 ) -> list[_Unit | None]:
     """Read many units on ``jobs`` threads; per unit in order its result, or ``None``
-    when it failed (I/O, turn total)."""
+    when it failed (I/O, turn total). ``eval_names`` and ``batchable_names`` in normal
+    form, empty ones dropped; ``idle_gap_ms`` finite and ``>= 0`` (``ValueError``
+    otherwise)."""
 
 def read_folded(
     groups: list[list[_FoldArg]],
@@ -104,6 +122,8 @@ def read_folded(
     claude_only_types: list[str],
     max_tracked_calls: int | None,
     eval_names: list[str],
+    batchable_names: list[str],
+    idle_gap_ms: float,
     jobs: int,
 ) -> list[_Folded]:
     """Detect and read groups of files (one project folder's candidates each) in one pass."""
@@ -123,6 +143,8 @@ def summarize_json(
     claude_only_types: list[str],
     max_tracked_calls: int | None,
     eval_names: list[str],
+    batchable_names: list[str],
+    idle_gap_ms: float,
     jobs: int,
     options: str,
     noted: Callable[[list[_InputFact], list[_LaneFact]], _T],

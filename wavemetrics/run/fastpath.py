@@ -30,7 +30,11 @@ import os
 import stat
 import sys
 
-from wavemetrics.core._eval_names import EVAL_TOOL_NAMES
+from wavemetrics.core._eval_names import (
+    BATCHABLE_TOOL_NAMES,
+    DEFAULT_IDLE_GAP_MS,
+    EVAL_TOOL_NAMES,
+)
 from wavemetrics.inputs import _files
 from wavemetrics.inputs._record_types import CLAUDE_ONLY_TYPES, EVENT_TYPES
 from wavemetrics.inputs._walk import keyed_walk, walk
@@ -197,7 +201,9 @@ def summarize_json(
     options = options_json(options_record())
     result: Any = native.summarize_json(
         args, skipped, sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES), MAX_TRACKED_CALLS,
-        list(EVAL_TOOL_NAMES), jobs, options, notes_of)  # names already normal: no classify
+        # names already normal: no classify; the section-9 settings at their defaults
+        list(EVAL_TOOL_NAMES), list(BATCHABLE_TOOL_NAMES), DEFAULT_IDLE_GAP_MS, jobs,
+        options, notes_of)
     if isinstance(result, str):
         return result
     document, lines = result

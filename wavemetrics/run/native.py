@@ -169,7 +169,7 @@ def detect_and_read_natively(
              for p in group] for group in folded]
     outs = _native.read_folded(
         args, sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES), stream.max_tracked_calls or None,
-        _eval_names(tuple(stream.eval_tool_names)), stream.jobs,
+        *_name_args(stream), stream.jobs,
     )
     units: dict[NativeUnit, NativeResult] = {}
     for group, (detections, claude, events) in zip(folded, outs, strict=True):
@@ -194,6 +194,16 @@ def split_reads() -> int:
 
 
 _eval_names = _extension.eval_names
+
+
+def _name_args(stream: StreamSettings) -> tuple[list[str], list[str], float]:
+    """The extension's ``(eval_names, batchable_names, idle_gap_ms)`` of ``stream``:
+    the names in normal form, empty ones dropped (``docs/metrics.md`` sections 4 and 9)."""
+    return (
+        _eval_names(tuple(stream.eval_tool_names)),
+        _eval_names(tuple(stream.batchable_tool_names)),
+        float(stream.idle_gap_ms),
+    )
 
 
 def _report(path: str, fmt: str, raw: tuple[Any, ...]) -> InputReport:
@@ -268,7 +278,7 @@ def read_units_natively(
         return {}
     results = _native.read_units(
         [_unit_args(*units[i]) for i in chosen], stream.max_tracked_calls or None,
-        _eval_names(tuple(stream.eval_tool_names)), jobs,
+        *_name_args(stream), jobs,
     )
     return {
         i: _unit_result(*units[i], result)
@@ -291,9 +301,10 @@ def read_unit_native(
     if not _readable_natively(fmt, paths):
         return None
     cap = stream.max_tracked_calls or None
-    names = _eval_names(tuple(stream.eval_tool_names))
     # one unit: its files are parsed on all of stream.jobs threads
-    (result,) = _native.read_units([_unit_args(fmt, paths)], cap, names, stream.jobs)
+    (result,) = _native.read_units(
+        [_unit_args(fmt, paths)], cap, *_name_args(stream), stream.jobs
+    )
     if result is None:
         return None  # I/O error, turn total: the Python readers give the reference behaviour
     return _unit_result(fmt, paths, result)

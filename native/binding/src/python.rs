@@ -17,14 +17,29 @@ use std::path::Path;
 /// whenever a function of this module is added, removed or changes its
 /// arguments or results, so that an extension built from older sources is
 /// found out and not called (`native.available()` is then false).
-pub const API_VERSION: u32 = 9;
+pub const API_VERSION: u32 = 10;
 
-fn settings(max_tracked_calls: Option<usize>, eval_names: Vec<String>) -> Settings {
-    Settings {
+/// The read settings: `eval_names` and `batchable_names` in normal form, empty ones
+/// dropped (`_extension.eval_names`), `idle_gap_ms` finite and `>= 0` (ms, `0`
+/// disables idle time: `activity.check_idle_gap`, which the caller runs).
+fn settings(
+    max_tracked_calls: Option<usize>,
+    eval_names: Vec<String>,
+    batchable_names: Vec<String>,
+    idle_gap_ms: f64,
+) -> PyResult<Settings> {
+    if !idle_gap_ms.is_finite() || idle_gap_ms < 0.0 {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "idle_gap_ms must be finite and >= 0 (0 disables idle detection)",
+        ));
+    }
+    Ok(Settings {
         max_tracked_calls,
         eval_names,
         stream: true,
-    }
+        batchable_names,
+        idle_gap_ms,
+    })
 }
 
 fn account<'py>(py: Python<'py>, a: &LineAccount) -> PyResult<Bound<'py, PyTuple>> {
@@ -82,7 +97,8 @@ fn unit<'py>(py: Python<'py>, out: &UnitOut) -> PyResult<Bound<'py, PyTuple>> {
     (accounts, lanes, out.read_again_in_batch).into_pyobject(py)
 }
 
-/// Read many units on `jobs` threads: `units` are `(claude, paths, fallback ids)`
+/// Read many units on `jobs` threads (settings as [`settings`] takes them): `units`
+/// are `(claude, paths, fallback ids)`
 /// (a Claude Code project folder, `paths` as file-system bytes in order, with one
 /// fallback session id per path, or an `events` file and its default session id).
 /// Results in unit order, each a unit tuple ([`unit`]), or `None` when that unit
@@ -96,9 +112,11 @@ fn read_units<'py>(
     units: Vec<(bool, Vec<Vec<u8>>, Vec<String>)>,
     max_tracked_calls: Option<usize>,
     eval_names: Vec<String>,
+    batchable_names: Vec<String>,
+    idle_gap_ms: f64,
     jobs: usize,
 ) -> PyResult<Vec<Option<Bound<'py, PyTuple>>>> {
-    let s = settings(max_tracked_calls, eval_names);
+    let s = settings(max_tracked_calls, eval_names, batchable_names, idle_gap_ms)?;
     // the threads left over when there are fewer units than jobs go to splitting
     let per_unit = (jobs / units.len().max(1)).max(1);
     let outs = py.detach(|| {
@@ -139,6 +157,7 @@ type FoldArg = (Vec<u8>, String, Option<String>);
 /// index, unit tuple or None)]` for the `events` files. With fewer groups than `jobs`,
 /// a group's files are parsed on the threads left over.
 #[pyfunction]
+#[allow(clippy::too_many_arguments)]
 fn read_folded<'py>(
     py: Python<'py>,
     groups: Vec<Vec<FoldArg>>,
@@ -146,9 +165,11 @@ fn read_folded<'py>(
     claude_only_types: Vec<String>,
     max_tracked_calls: Option<usize>,
     eval_names: Vec<String>,
+    batchable_names: Vec<String>,
+    idle_gap_ms: f64,
     jobs: usize,
 ) -> PyResult<Vec<Bound<'py, PyTuple>>> {
-    let s = settings(max_tracked_calls, eval_names);
+    let s = settings(max_tracked_calls, eval_names, batchable_names, idle_gap_ms)?;
     let sniffers = Sniffers {
         event_types: &event_types,
         claude_only_types: &claude_only_types,
@@ -207,11 +228,13 @@ fn summarize_json<'py>(
     claude_only_types: Vec<String>,
     max_tracked_calls: Option<usize>,
     eval_names: Vec<String>,
+    batchable_names: Vec<String>,
+    idle_gap_ms: f64,
     jobs: usize,
     options: String,
     noted: Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let s = settings(max_tracked_calls, eval_names);
+    let s = settings(max_tracked_calls, eval_names, batchable_names, idle_gap_ms)?;
     let sniffers = Sniffers {
         event_types: &event_types,
         claude_only_types: &claude_only_types,

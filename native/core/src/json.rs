@@ -522,10 +522,12 @@ pub struct RawBlock<'a> {
 
 /// `message` read in the same pass as its line: the blocks of `message.content` when
 /// `message` is an object whose `content` is an array (its objects only; other
-/// elements, and other shapes, give no blocks; the last `content` wins).
+/// elements, and other shapes, give no blocks; the last `content` wins), and its
+/// `id` (the last one; `Absent` when none or `message` is no object).
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct FastMessage<'a> {
     pub blocks: Vec<RawBlock<'a>>,
+    pub id: Val<'a>,
 }
 
 impl<'a> Scan<'a> {
@@ -568,6 +570,9 @@ impl<'a> Scan<'a> {
         self.object(2, |scan, key| {
             if key == b"content" {
                 message.blocks = scan.content()?;
+                Ok(())
+            } else if key == b"id" {
+                message.id = Val::of(scan.raw(2)?);
                 Ok(())
             } else {
                 scan.skip(2)

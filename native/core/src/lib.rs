@@ -7,6 +7,7 @@
 //! (`crate::json`, `crate::summary`, ...).
 
 pub mod account;
+pub mod activity;
 pub mod json;
 #[cfg(test)]
 mod json_oracle;

@@ -2,6 +2,7 @@
 //! (`docs/metrics.md` sections 1-5), as `wavemetrics/core/stream.py` computes them:
 //! the same emission schedule, the same sort order, float sums in wave order.
 
+use crate::activity::{Activity, Timing};
 use hashbrown::HashMap;
 use std::rc::Rc;
 
@@ -43,6 +44,10 @@ pub struct Settings {
     pub eval_names: Vec<String>,
     /// Emit waves while reading (streaming); `false`: hold every call (batch).
     pub stream: bool,
+    /// Batchable names (section 9) in normal form, empty ones dropped.
+    pub batchable_names: Vec<String>,
+    /// A gap longer than this (ms) is idle and ends a serial run; `0.0` disables both.
+    pub idle_gap_ms: f64,
 }
 
 /// One figure's value as a writer takes it: a count, a float (ms), or the histogram
@@ -78,6 +83,21 @@ impl FigureValue for f64 {
     }
     fn add(&mut self, other: &Self) -> Option<()> {
         *self += *other;
+        Some(())
+    }
+}
+
+/// A count merged by maximum (`Merge.MAX`: `max_turn_width`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MaxCount(pub u64);
+
+impl FigureValue for MaxCount {
+    fn figure(&self) -> Figure<'_> {
+        Figure::Count(self.0)
+    }
+    /// The larger of the two (never overflows).
+    fn add(&mut self, other: &Self) -> Option<()> {
+        self.0 = self.0.max(other.0);
         Some(())
     }
 }
@@ -161,9 +181,24 @@ figures! {
     eval_outer_joined_calls: u64,
     mixed_non_eval_joined_calls: u64,
     tool_time_ms: f64,
+    calls_without_batch: u64,
+    batched_turns: u64,
+    multi_call_turns: u64,
+    turn_width_histogram: [u64; 8],
+    max_turn_width: MaxCount,
+    missed_batch_runs: u64,
+    missed_batch_calls: u64,
+    missed_batch_round_trips: u64,
+    missed_batch_upper_ms: f64,
+    lane_span_ms: f64,
+    tool_busy_ms: f64,
+    idle_ms: f64,
+    calls_timed_by_execution: u64,
+    calls_timed_by_message: u64,
 }
 
-fn wave_size_bucket(size: usize) -> usize {
+/// 0-based histogram position (0..7) of a wave (or batch) of `size >= 1` calls.
+pub fn wave_size_bucket(size: usize) -> usize {
     BUCKET_MAXIMA
         .iter()
         .position(|&m| size <= m)
@@ -172,6 +207,12 @@ fn wave_size_bucket(size: usize) -> usize {
 
 /// An open (paired, not yet summarised) call: start, end, pairing sequence, tool name.
 type OpenCall = (f64, f64, u64, Rc<str>);
+
+/// A batch key: the bytes of the key of the model response that issued a call.
+pub type BatchKey = Rc<[u8]>;
+
+/// A pending start: tool name, time, batch key.
+type PendingStart = (Rc<str>, f64, Option<BatchKey>);
 
 /// A paired call that would join a wave already summarised: the lane must be read in batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -183,9 +224,10 @@ pub struct LaneStream {
     stream: bool,
     eval_names: Rc<[String]>,
     eval_memo: HashMap<Rc<str>, bool>,
-    pending: HashMap<Rc<str>, (Rc<str>, f64)>,
+    pending: HashMap<Rc<str>, PendingStart>,
     open: Vec<OpenCall>,
     figures: Summary,
+    activity: Activity,
     max_start: f64,
     emitted_reach: f64,
     check_at: usize,
@@ -209,8 +251,15 @@ fn py_min(a: f64, b: f64) -> f64 {
 }
 
 impl LaneStream {
-    pub fn new(settings: &Settings, eval_names: Rc<[String]>) -> Self {
+    /// A lane read with `settings`; `eval_names` and `batchable_names` are
+    /// `settings`' (shared by the lanes of a read).
+    pub fn new(
+        settings: &Settings,
+        eval_names: Rc<[String]>,
+        batchable_names: Rc<[String]>,
+    ) -> Self {
         LaneStream {
+            activity: Activity::new(batchable_names, eval_names.clone(), settings.idle_gap_ms),
             cap: settings.max_tracked_calls.filter(|&c| c > 0),
             stream: settings.stream,
             eval_names,
@@ -224,8 +273,15 @@ impl LaneStream {
         }
     }
 
-    /// A valid start observation (section 1).
-    pub fn start(&mut self, call_id: Rc<str>, tool_name: Rc<str>, at_ms: f64) {
+    /// A valid start observation (section 1); `batch`: the key of the model response
+    /// that issued it (section 9), `None` when the format gives none.
+    pub fn start(
+        &mut self,
+        call_id: Rc<str>,
+        tool_name: Rc<str>,
+        at_ms: f64,
+        batch: Option<BatchKey>,
+    ) {
         self.figures.observed_calls += 1;
         self.max_start = py_max(self.max_start, at_ms);
         if let Some(cap) = self.cap {
@@ -236,15 +292,15 @@ impl LaneStream {
         }
         if let Some(slot) = self.pending.get_mut(&*call_id) {
             self.figures.duplicate_starts += 1;
-            *slot = (tool_name, at_ms);
+            *slot = (tool_name, at_ms, batch);
         } else {
-            self.pending.insert(call_id, (tool_name, at_ms));
+            self.pending.insert(call_id, (tool_name, at_ms, batch));
         }
     }
 
     /// A valid end observation (section 1).
     pub fn end(&mut self, call_id: &str, at_ms: f64) -> Result<(), StreamOrderError> {
-        let Some((tool_name, start_ms)) = self.pending.remove(call_id) else {
+        let Some((tool_name, start_ms, batch)) = self.pending.remove(call_id) else {
             self.figures.orphan_ends += 1;
             return Ok(());
         };
@@ -256,6 +312,8 @@ impl LaneStream {
             return Err(StreamOrderError);
         }
         self.figures.paired_calls += 1;
+        self.activity
+            .call(&tool_name, start_ms, at_ms, batch.as_ref());
         self.open
             .push((start_ms, at_ms, self.figures.paired_calls, tool_name));
         if self.stream && self.open.len() >= self.check_at {
@@ -270,7 +328,7 @@ impl LaneStream {
         let earliest = self
             .pending
             .values()
-            .map(|(_, s)| *s)
+            .map(|(_, s, _)| *s)
             .fold(f64::INFINITY, py_min);
         py_min(self.max_start, earliest)
     }
@@ -319,6 +377,7 @@ impl LaneStream {
     /// `SummaryAccumulator.add` of one wave (calls in wave order).
     fn emit_wave(&mut self, calls: &[OpenCall], reach: f64) {
         self.emitted_reach = reach;
+        self.activity.wave(calls[0].0, reach);
         let size = calls.len();
         // every call's duration is usable (section 3): the readers feed only
         // finite times >= 0 (section 1) and `end` pairs only `end >= start`
@@ -371,11 +430,35 @@ impl LaneStream {
         }
     }
 
-    /// Emit every remaining wave and return the lane's figures.
-    pub fn finish(mut self, turn_total_ms: f64) -> Summary {
+    /// Emit every remaining wave and return the lane's figures: `turn_total_ms` its
+    /// measured turn total, `turns` its measured turn intervals (section 9, used when
+    /// finite and positive), `timing` where its call times come from.
+    pub fn finish(mut self, turn_total_ms: f64, turns: &[(f64, f64)], timing: Timing) -> Summary {
         self.emit(f64::INFINITY);
-        self.figures.incomplete_calls = self.pending.len() as u64;
-        self.figures.measured_turn_duration_ms_total = turn_total_ms;
+        for (_, start_ms, _) in self.pending.values() {
+            self.activity.incomplete_start(*start_ms);
+        }
+        for &(start_ms, end_ms) in turns {
+            self.activity.turn(start_ms, end_ms);
+        }
+        let a = self.activity.result(timing);
+        let f = &mut self.figures;
+        f.incomplete_calls = self.pending.len() as u64;
+        f.measured_turn_duration_ms_total = turn_total_ms;
+        f.calls_without_batch = a.calls_without_batch;
+        f.batched_turns = a.batched_turns;
+        f.multi_call_turns = a.multi_call_turns;
+        f.turn_width_histogram = a.turn_width_histogram;
+        f.max_turn_width = MaxCount(a.max_turn_width);
+        f.missed_batch_runs = a.missed_batch_runs;
+        f.missed_batch_calls = a.missed_batch_calls;
+        f.missed_batch_round_trips = a.missed_batch_round_trips;
+        f.missed_batch_upper_ms = a.missed_batch_upper_ms;
+        f.lane_span_ms = a.lane_span_ms;
+        f.tool_busy_ms = a.tool_busy_ms;
+        f.idle_ms = a.idle_ms;
+        f.calls_timed_by_execution = a.calls_timed_by_execution;
+        f.calls_timed_by_message = a.calls_timed_by_message;
         self.figures
     }
 }
@@ -412,13 +495,16 @@ mod tests {
             max_tracked_calls: Some(2000),
             eval_names: vec!["eval".into(), "codemode".into(), "code_mode".into()],
             stream,
+            batchable_names: vec!["read".into(), "grep".into()],
+            idle_gap_ms: 300000.0,
         }
     }
 
     fn lane(stream: bool) -> LaneStream {
         let s = settings(stream);
         let names: Rc<[String]> = s.eval_names.clone().into();
-        LaneStream::new(&s, names)
+        let batchable: Rc<[String]> = s.batchable_names.clone().into();
+        LaneStream::new(&s, names, batchable)
     }
 
     #[test]
@@ -450,12 +536,27 @@ mod tests {
                 "eval_outer_joined_calls",
                 "mixed_non_eval_joined_calls",
                 "tool_time_ms",
+                "calls_without_batch",
+                "batched_turns",
+                "multi_call_turns",
+                "turn_width_histogram",
+                "max_turn_width",
+                "missed_batch_runs",
+                "missed_batch_calls",
+                "missed_batch_round_trips",
+                "missed_batch_upper_ms",
+                "lane_span_ms",
+                "tool_busy_ms",
+                "idle_ms",
+                "calls_timed_by_execution",
+                "calls_timed_by_message",
             ]
         );
     }
 
     /// A summary whose figures are all distinct: counts `k * (index + 1)`, floats
-    /// `k * (index + 1) + 0.5`, histogram buckets `k * (100 + bucket)`.
+    /// `k * (index + 1) + 0.5`, histogram buckets `k * (100 + bucket)` and
+    /// `k * (200 + bucket)`.
     fn distinct(k: u64) -> Summary {
         let mut s = Summary::default();
         let mut n = 0;
@@ -486,6 +587,21 @@ mod tests {
         s.eval_outer_joined_calls = next();
         s.mixed_non_eval_joined_calls = next();
         s.tool_time_ms = next() as f64 + 0.5;
+        s.calls_without_batch = next();
+        s.batched_turns = next();
+        s.multi_call_turns = next();
+        next();
+        s.turn_width_histogram = [200, 201, 202, 203, 204, 205, 206, 207].map(|b| k * b);
+        s.max_turn_width = MaxCount(next());
+        s.missed_batch_runs = next();
+        s.missed_batch_calls = next();
+        s.missed_batch_round_trips = next();
+        s.missed_batch_upper_ms = next() as f64 + 0.5;
+        s.lane_span_ms = next() as f64 + 0.5;
+        s.tool_busy_ms = next() as f64 + 0.5;
+        s.idle_ms = next() as f64 + 0.5;
+        s.calls_timed_by_execution = next();
+        s.calls_timed_by_message = next();
         s
     }
 
@@ -496,6 +612,7 @@ mod tests {
         let names: Vec<&str> = figures.iter().map(|(name, _)| *name).collect();
         assert_eq!(names, FIGURE_NAMES);
         let histogram = [100, 101, 102, 103, 104, 105, 106, 107];
+        let widths = [200, 201, 202, 203, 204, 205, 206, 207];
         let want = [
             Figure::Count(1),
             Figure::Count(2),
@@ -519,6 +636,20 @@ mod tests {
             Figure::Count(20),
             Figure::Count(21),
             Figure::Ms(22.5),
+            Figure::Count(23),
+            Figure::Count(24),
+            Figure::Count(25),
+            Figure::Histogram(&widths),
+            Figure::Count(27),
+            Figure::Count(28),
+            Figure::Count(29),
+            Figure::Count(30),
+            Figure::Ms(31.5),
+            Figure::Ms(32.5),
+            Figure::Ms(33.5),
+            Figure::Ms(34.5),
+            Figure::Count(35),
+            Figure::Count(36),
         ];
         let values: Vec<Figure<'_>> = figures.iter().map(|(_, v)| *v).collect();
         assert_eq!(values, want);
@@ -546,11 +677,21 @@ mod tests {
                     "modeled_wallclock_saved_ms" => want.modeled_wallclock_saved_ms = exact,
                     "upper_bound_saved_ms" => want.upper_bound_saved_ms = exact,
                     "tool_time_ms" => want.tool_time_ms = exact,
+                    "missed_batch_upper_ms" => want.missed_batch_upper_ms = exact,
+                    "lane_span_ms" => want.lane_span_ms = exact,
+                    "tool_busy_ms" => want.tool_busy_ms = exact,
+                    "idle_ms" => want.idle_ms = exact,
                     other => panic!("{other} is no float figure"),
                 }
             }
         }
+        // max_turn_width merges by maximum: max(27, 270), not 27 + 270
+        want.max_turn_width = MaxCount(270);
         assert_eq!(total, want);
+        let mut other_way = distinct(10);
+        assert_eq!(other_way.add(&distinct(1)), Some(()));
+        assert_eq!(other_way.max_turn_width, MaxCount(270));
+        assert_eq!(total.turn_width_histogram[0], 2200);
         assert_eq!(total.eval_only_duration_ms, 34.0);
         assert_eq!(total.non_eval_wave_size_histogram[7], 1177);
         // the identity: adding zeros changes nothing
@@ -565,9 +706,10 @@ mod tests {
             .iter()
             .enumerate()
             .filter(|(i, _)| matches!(distinct(1).figures()[*i].1, Figure::Count(_)))
+            .filter(|(_, name)| **name != "max_turn_width")
             .map(|(i, _)| i)
             .collect();
-        assert_eq!(counts.len(), 16);
+        assert_eq!(counts.len(), 24);
         for index in counts {
             let mut full = Summary::default();
             set_count(&mut full, index, u64::MAX);
@@ -582,7 +724,23 @@ mod tests {
             let mut one = Summary::default();
             one.non_eval_wave_size_histogram[bucket] = 1;
             assert_eq!(full.add(&one), None, "bucket {bucket}");
+            let mut full = Summary::default();
+            full.turn_width_histogram[bucket] = u64::MAX;
+            let mut one = Summary::default();
+            one.turn_width_histogram[bucket] = 1;
+            assert_eq!(full.add(&one), None, "width bucket {bucket}");
         }
+        // a maximum never overflows
+        let mut widest = Summary {
+            max_turn_width: MaxCount(u64::MAX),
+            ..Summary::default()
+        };
+        let one = Summary {
+            max_turn_width: MaxCount(1),
+            ..Summary::default()
+        };
+        assert_eq!(widest.add(&one), Some(()));
+        assert_eq!(widest.max_turn_width, MaxCount(u64::MAX));
         // floats never fail: they go to infinity as Python's do
         let mut big = Summary {
             tool_time_ms: f64::MAX,
@@ -611,6 +769,14 @@ mod tests {
             "orphan_ends" => &mut s.orphan_ends,
             "eval_outer_joined_calls" => &mut s.eval_outer_joined_calls,
             "mixed_non_eval_joined_calls" => &mut s.mixed_non_eval_joined_calls,
+            "calls_without_batch" => &mut s.calls_without_batch,
+            "batched_turns" => &mut s.batched_turns,
+            "multi_call_turns" => &mut s.multi_call_turns,
+            "missed_batch_runs" => &mut s.missed_batch_runs,
+            "missed_batch_calls" => &mut s.missed_batch_calls,
+            "missed_batch_round_trips" => &mut s.missed_batch_round_trips,
+            "calls_timed_by_execution" => &mut s.calls_timed_by_execution,
+            "calls_timed_by_message" => &mut s.calls_timed_by_message,
             other => panic!("{other} is no count"),
         };
         *field = value;
@@ -648,11 +814,11 @@ mod tests {
     fn two_overlapping_calls() {
         // read [0, 10] and grep [1, 4]: one wave of 2, span 10, S = 13
         let mut l = lane(true);
-        l.start("a".into(), "read".into(), 0.0);
-        l.start("b".into(), "grep".into(), 1.0);
+        l.start("a".into(), "read".into(), 0.0, None);
+        l.start("b".into(), "grep".into(), 1.0, None);
         l.end("a", 10.0).unwrap();
         l.end("b", 4.0).unwrap();
-        let s = l.finish(0.0);
+        let s = l.finish(0.0, &[], Timing::Execution);
         assert_eq!(s.paired_calls, 2);
         assert_eq!(s.non_eval_waves_multi, 1);
         assert_eq!(s.modeled_wallclock_saved_ms, 3.0);
@@ -668,12 +834,12 @@ mod tests {
     #[test]
     fn counters_of_section_1() {
         let mut l = lane(true);
-        l.start("a".into(), "t".into(), 5.0);
-        l.start("a".into(), "t".into(), 6.0); // duplicate start replaces
+        l.start("a".into(), "t".into(), 5.0, None);
+        l.start("a".into(), "t".into(), 6.0, None); // duplicate start replaces
         l.end("x", 7.0).unwrap(); // orphan
         l.end("a", 5.5).unwrap(); // before the later start: anomaly
-        l.start("b".into(), "t".into(), 1.0); // incomplete
-        let s = l.finish(2.5);
+        l.start("b".into(), "t".into(), 1.0, None); // incomplete
+        let s = l.finish(2.5, &[], Timing::Execution);
         assert_eq!(
             (
                 s.observed_calls,
@@ -694,12 +860,16 @@ mod tests {
             max_tracked_calls: Some(2),
             ..settings(true)
         };
-        let mut l = LaneStream::new(&s, s.eval_names.clone().into());
-        l.start("a".into(), "t".into(), 0.0);
+        let mut l = LaneStream::new(
+            &s,
+            s.eval_names.clone().into(),
+            s.batchable_names.clone().into(),
+        );
+        l.start("a".into(), "t".into(), 0.0, None);
         l.end("a", 1.0).unwrap();
-        l.start("b".into(), "t".into(), 2.0);
-        l.start("c".into(), "t".into(), 3.0);
-        let f = l.finish(0.0);
+        l.start("b".into(), "t".into(), 2.0, None);
+        l.start("c".into(), "t".into(), 3.0, None);
+        let f = l.finish(0.0, &[], Timing::Execution);
         assert_eq!(
             (f.dropped_calls, f.incomplete_calls, f.paired_calls),
             (1, 1, 1)
@@ -711,30 +881,40 @@ mod tests {
         let mut l = lane(true);
         for i in 0..64 {
             let id = format!("c{i}");
-            l.start(id.as_str().into(), "t".into(), f64::from(i * 10 + 100));
+            l.start(
+                id.as_str().into(),
+                "t".into(),
+                f64::from(i * 10 + 100),
+                None,
+            );
             l.end(&id, f64::from(i * 10 + 101)).unwrap();
         }
-        l.start("late".into(), "t".into(), 0.0);
+        l.start("late".into(), "t".into(), 0.0, None);
         assert_eq!(l.end("late", 1.0), Err(StreamOrderError));
         // the batch path takes it
         let mut b = lane(false);
         for i in 0..64 {
             let id = format!("c{i}");
-            b.start(id.as_str().into(), "t".into(), f64::from(i * 10 + 100));
+            b.start(
+                id.as_str().into(),
+                "t".into(),
+                f64::from(i * 10 + 100),
+                None,
+            );
             b.end(&id, f64::from(i * 10 + 101)).unwrap();
         }
-        b.start("late".into(), "t".into(), 0.0);
+        b.start("late".into(), "t".into(), 0.0, None);
         b.end("late", 1.0).unwrap();
-        let f = b.finish(0.0);
+        let f = b.finish(0.0, &[], Timing::Execution);
         assert_eq!((f.non_eval_waves_total, f.paired_calls), (65, 65));
     }
 
     #[test]
     fn zero_length_calls_pair() {
         let mut l = lane(true);
-        l.start("a".into(), "t".into(), 5.0);
+        l.start("a".into(), "t".into(), 5.0, None);
         l.end("a", 5.0).unwrap();
-        let f = l.finish(0.0);
+        let f = l.finish(0.0, &[], Timing::Execution);
         assert_eq!(
             (f.paired_calls, f.clock_anomalies, f.non_eval_waves_total),
             (1, 0, 1)
@@ -748,12 +928,20 @@ mod tests {
         let mut l = lane(true);
         for i in 0..63 {
             let id = format!("c{i}");
-            l.start(id.as_str().into(), "t".into(), f64::from(i * 10 + 100));
+            l.start(
+                id.as_str().into(),
+                "t".into(),
+                f64::from(i * 10 + 100),
+                None,
+            );
             l.end(&id, f64::from(i * 10 + 101)).unwrap();
         }
-        l.start("early".into(), "t".into(), 0.0);
+        l.start("early".into(), "t".into(), 0.0, None);
         assert_eq!(l.end("early", 1.0), Ok(()));
-        assert_eq!(l.finish(0.0).non_eval_waves_total, 64);
+        assert_eq!(
+            l.finish(0.0, &[], Timing::Execution).non_eval_waves_total,
+            64
+        );
     }
 
     #[test]
@@ -761,14 +949,19 @@ mod tests {
         // a long call starts first and ends last: the 64 short calls after its start
         // must wait for it (the threshold is the earliest pending start)
         let mut l = lane(true);
-        l.start("long".into(), "t".into(), 0.0);
+        l.start("long".into(), "t".into(), 0.0, None);
         for i in 0..70 {
             let id = format!("c{i}");
-            l.start(id.as_str().into(), "t".into(), f64::from(i * 10 + 100));
+            l.start(
+                id.as_str().into(),
+                "t".into(),
+                f64::from(i * 10 + 100),
+                None,
+            );
             l.end(&id, f64::from(i * 10 + 101)).unwrap();
         }
         assert_eq!(l.end("long", 5000.0), Ok(()));
-        let f = l.finish(0.0);
+        let f = l.finish(0.0, &[], Timing::Execution);
         assert_eq!((f.non_eval_waves_total, f.non_eval_joined_calls), (1, 71));
         assert_eq!(f.non_eval_saved_round_trips, 1);
     }
@@ -785,10 +978,10 @@ mod tests {
             ("t1", "read", 20.0, 21.0),
             ("t2", "read", 21.0, 22.0),
         ] {
-            l.start(id.into(), name.into(), s);
+            l.start(id.into(), name.into(), s, None);
             l.end(id, e).unwrap();
         }
-        let f = l.finish(0.0);
+        let f = l.finish(0.0, &[], Timing::Execution);
         assert_eq!(
             (f.eval_only_waves, f.eval_only_duration_ms, f.mixed_waves),
             (1, 4.0, 1)
@@ -809,7 +1002,7 @@ mod tests {
     }
 
     fn pair(l: &mut LaneStream, id: &str, start: f64, end: f64) -> Result<(), StreamOrderError> {
-        l.start(id.into(), "t".into(), start);
+        l.start(id.into(), "t".into(), start, None);
         l.end(id, end)
     }
 
@@ -818,7 +1011,7 @@ mod tests {
         // 24 calls emitted at the 64th (a pending start at 500 holds back the 40
         // after it): 40 stay open, so the next check is at 80 open calls, not 64
         let mut l = lane(true);
-        l.start("hold".into(), "t".into(), 500.0);
+        l.start("hold".into(), "t".into(), 500.0, None);
         for i in 0..24 {
             let at = f64::from(10 * i);
             pair(&mut l, &format!("e{i}"), at, at + 1.0).unwrap();
@@ -834,7 +1027,7 @@ mod tests {
         }
         // 64 open calls, no check yet: a call after the emitted reach (231) still pairs
         assert_eq!(pair(&mut l, "late", 300.0, 301.0), Ok(()));
-        let f = l.finish(0.0);
+        let f = l.finish(0.0, &[], Timing::Execution);
         // 24 + late + (hold with the 40 f calls) + 23 waves
         assert_eq!(
             (
@@ -861,7 +1054,7 @@ mod tests {
         }
         pair(&mut l, "z", 800.0, 800.0).unwrap();
         assert_eq!(pair(&mut l, "y", 800.0, 805.0), Ok(()));
-        let f = l.finish(0.0);
+        let f = l.finish(0.0, &[], Timing::Execution);
         assert_eq!(
             (
                 f.non_eval_waves_total,
@@ -889,7 +1082,7 @@ mod tests {
         pair(&mut l, "b", 2.0, 4.0).unwrap();
         pair(&mut l, "c", 20.0, 23.0).unwrap();
         pair(&mut l, "d", 30.0, 30.5).unwrap();
-        let f = l.finish(0.0);
+        let f = l.finish(0.0, &[], Timing::Execution);
         assert_eq!(
             (
                 f.non_eval_waves_total,
@@ -913,13 +1106,98 @@ mod tests {
         // two eval waves: [0, 3] with [1, 5] (span 5) and [10, 12] (span 2)
         let mut l = lane(true);
         for (id, s, e) in [("a", 0.0, 3.0), ("b", 1.0, 5.0), ("c", 10.0, 12.0)] {
-            l.start(id.into(), "eval".into(), s);
+            l.start(id.into(), "eval".into(), s, None);
             l.end(id, e).unwrap();
         }
-        let f = l.finish(0.0);
+        let f = l.finish(0.0, &[], Timing::Execution);
         assert_eq!((f.eval_only_waves, f.eval_outer_joined_calls), (2, 3));
         assert_eq!(f.eval_only_duration_ms, 7.0);
         assert_eq!(f.tool_time_ms, 9.0);
         assert_eq!((f.non_eval_waves_total, f.mixed_waves), (0, 0));
+    }
+
+    #[test]
+    fn section_9_figures_from_paired_calls_waves_turns_and_pending_starts() {
+        // batch m: a read [0, 10], b read [5, 20], c read starts at 30 and never ends
+        // (width 2: paired calls, not starts); d grep [40, 50] batch n; e bash [60,
+        // 70] no batch; f read [80, 90] batch p starts at 75 first, then again at 80
+        // (the duplicate start replaces the first: its start is 80)
+        let mut l = lane(true);
+        let m: BatchKey = Rc::from(&b"m"[..]);
+        let n: BatchKey = Rc::from(&b"n"[..]);
+        let p: BatchKey = Rc::from(&b"p"[..]);
+        l.start("a".into(), "read".into(), 0.0, Some(m.clone()));
+        l.start("b".into(), "read".into(), 5.0, Some(m.clone()));
+        l.start("c".into(), "read".into(), 30.0, Some(m));
+        l.end("a", 10.0).unwrap();
+        l.end("b", 20.0).unwrap();
+        l.start("d".into(), "grep".into(), 40.0, Some(n));
+        l.end("d", 50.0).unwrap();
+        l.start("e".into(), "bash".into(), 60.0, None);
+        l.end("e", 70.0).unwrap();
+        l.start("f".into(), "read".into(), 75.0, None);
+        l.start("f".into(), "read".into(), 80.0, Some(p));
+        l.end("f", 90.0).unwrap();
+        // a turn [100, 130] and one not measured (zero length)
+        let f = l.finish(30.0, &[(100.0, 130.0), (140.0, 140.0)], Timing::Message);
+        assert_eq!((f.paired_calls, f.incomplete_calls), (5, 1));
+        assert_eq!(
+            (f.calls_without_batch, f.batched_turns, f.multi_call_turns),
+            (1, 3, 1)
+        );
+        assert_eq!(histogram_text(&f.turn_width_histogram), "2:1:0:0:0:0:0:0");
+        assert_eq!(f.max_turn_width, MaxCount(2));
+        // batches by start: m (0, width 2), n (40), p (80): runs of single batchable
+        // calls {n, p} (the bash has no batch, so it is in no turn): upper
+        // (90 - 40) - max(10, 10) = 40
+        assert_eq!(
+            (
+                f.missed_batch_runs,
+                f.missed_batch_calls,
+                f.missed_batch_round_trips
+            ),
+            (1, 2, 1)
+        );
+        assert_eq!(f.missed_batch_upper_ms, 40.0);
+        // span: 0 to the turn's end 130; busy: waves [0, 20], [40, 50], [60, 70],
+        // [80, 90]: 20 + 10 + 10 + 10 = 50; no gap above 5 minutes
+        assert_eq!(
+            (f.lane_span_ms, f.tool_busy_ms, f.idle_ms),
+            (130.0, 50.0, 0.0)
+        );
+        assert_eq!(
+            (f.calls_timed_by_execution, f.calls_timed_by_message),
+            (0, 5)
+        );
+        assert_eq!(f.tool_time_ms, 10.0 + 15.0 + 10.0 + 10.0 + 10.0);
+    }
+
+    #[test]
+    fn the_idle_gap_and_batchable_names_come_from_the_settings() {
+        // idle gap 5: read [0, 1] and read [10, 11] (batches x, y): the gap 9 is idle
+        // and ends the run; "grep" is batchable here, "glob" is not
+        let s = Settings {
+            idle_gap_ms: 5.0,
+            ..settings(false)
+        };
+        let mut l = LaneStream::new(
+            &s,
+            s.eval_names.clone().into(),
+            s.batchable_names.clone().into(),
+        );
+        for (id, name, at, batch) in [
+            ("x", "read", 0.0, "x"),
+            ("y", "read", 10.0, "y"),
+            ("z", "grep", 12.0, "z"),
+            ("w", "glob", 14.0, "w"),
+        ] {
+            l.start(id.into(), name.into(), at, Some(Rc::from(batch.as_bytes())));
+            l.end(id, at + 1.0).unwrap();
+        }
+        let f = l.finish(0.0, &[], Timing::Execution);
+        // runs: {x} cut by the gap, {y, z} (12 - 11 = 1), glob ends it: upper (13 - 10) - 1
+        assert_eq!((f.missed_batch_runs, f.missed_batch_upper_ms), (1, 2.0));
+        assert_eq!(f.idle_ms, 9.0);
+        assert_eq!(f.calls_timed_by_execution, 4);
     }
 }

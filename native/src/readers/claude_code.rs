@@ -5,12 +5,13 @@
 use super::lines::{check_turn_total, split_line, too_deep, Line, Names};
 use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, UnitOut};
 use crate::account::{is_short_identifier, LineAccount, OTHER_KINDS};
+use crate::activity::Timing;
 use crate::detect::QwenCheck;
 use crate::io::open_plain;
 use crate::json::{parse_object_fast, rejection, RawBlock as Block, SyntaxError, Val};
 use crate::lines::{is_py_space, LineReader};
 use crate::parallel::ordered_pipeline;
-use crate::summary::{LaneStream, Settings, Summary};
+use crate::summary::{BatchKey, LaneStream, Settings, Summary};
 use crate::time::iso_to_ms;
 use crate::uuids::{ArenaFull, CallIds, SeenUuids};
 use hashbrown::HashMap;
@@ -58,14 +59,20 @@ struct ClaudeLane {
     calls: CallIds,
 }
 
-/// The top-level values a Claude line is read by (message excluded) and the
-/// objects of its `message.content` (`_blocks` before its type filter), in one pass.
-fn parse_claude_line(text: &str) -> Result<([Val<'_>; 10], Vec<Block<'_>>), SyntaxError> {
+/// The top-level values a Claude line is read by (message excluded), the
+/// objects of its `message.content` (`_blocks` before its type filter) and its
+/// `message.id`, in one pass.
+type ClaudeLine<'a> = ([Val<'a>; 10], Vec<Block<'a>>, Val<'a>);
+
+fn parse_claude_line(text: &str) -> Result<ClaudeLine<'_>, SyntaxError> {
     let mut v: [Val; 10] = Default::default();
     let message = parse_object_fast(text, &CLAUDE_KEYS[..10], CLAUDE_KEYS[10], |i, raw| {
         v[i] = Val::of(raw)
     })?;
-    Ok((v, message.map_or_else(Vec::new, |m| m.blocks)))
+    Ok(match message {
+        Some(m) => (v, m.blocks, m.id),
+        None => (v, Vec::new(), Val::Absent),
+    })
 }
 
 /// `_is_fork_copy`: a `forkedFrom` that is present and not null, `""` or `{}`.
@@ -91,6 +98,7 @@ fn is_server_block(kind: &[u8]) -> bool {
 pub(super) struct ClaudeFolder<'s> {
     settings: &'s Settings,
     eval_names: Rc<[String]>,
+    batchable_names: Rc<[String]>,
     seen: SeenUuids,
     sidechain_roots: HashMap<Box<[u8]>, Box<str>>,
     lanes: Vec<ClaudeLane>,
@@ -123,6 +131,9 @@ pub(super) struct Tools<'v> {
     /// Each block, when `at_ms` is known: `(call id, tool name)` when usable (the
     /// name is `""` for a `tool_result`), `None` when not.
     calls: Vec<Option<(&'v str, &'v str)>>,
+    /// An assistant line's batch, when `at_ms` is known: its `message.id` when a
+    /// non-empty string (`docs/formats.md`, "Batches").
+    batch: Option<&'v [u8]>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -169,7 +180,7 @@ pub(super) enum Rec<'v> {
 
 /// [`Rec`] of a parsed line (the values of `CLAUDE_KEYS` but `message`, and the
 /// line's content blocks), in the order `_read_line` checks them.
-fn claude_rec<'v>(v: &'v [Val<'_>; 10], all: &'v [Block<'_>]) -> Rec<'v> {
+fn claude_rec<'v>(v: &'v [Val<'_>; 10], all: &'v [Block<'_>], id: &'v Val<'_>) -> Rec<'v> {
     let [kind, subtype, raw_uuid, parent, sidechain, agent, session, stamp, duration, fork] = v;
     let Some(kind) = kind.str_bytes() else {
         return Rec::Problem("missing_type");
@@ -209,7 +220,7 @@ fn claude_rec<'v>(v: &'v [Val<'_>; 10], all: &'v [Block<'_>]) -> Rec<'v> {
                     _ => Turn::Ignore,
                 })
             } else {
-                What::Tools(claude_tools(kind == b"assistant", stamp, all))
+                What::Tools(claude_tools(kind == b"assistant", stamp, all, id))
             };
             Then::Conv(Conv {
                 session: session_id,
@@ -222,7 +233,12 @@ fn claude_rec<'v>(v: &'v [Val<'_>; 10], all: &'v [Block<'_>]) -> Rec<'v> {
     Rec::Line { uuid, then }
 }
 
-fn claude_tools<'v>(assistant: bool, stamp: &'v Val<'_>, all: &'v [Block<'_>]) -> Tools<'v> {
+fn claude_tools<'v>(
+    assistant: bool,
+    stamp: &'v Val<'_>,
+    all: &'v [Block<'_>],
+    id: &'v Val<'_>,
+) -> Tools<'v> {
     let block_type: &[u8] = if assistant {
         b"tool_use"
     } else {
@@ -258,12 +274,17 @@ fn claude_tools<'v>(assistant: bool, stamp: &'v Val<'_>, all: &'v [Block<'_>]) -
             })
             .collect(),
     };
+    let batch = match (assistant, at_ms) {
+        (true, Some(_)) => id.str_bytes().filter(|b| !b.is_empty()),
+        _ => None,
+    };
     Tools {
         assistant,
         server,
         blocks: count,
         at_ms,
         calls,
+        batch,
     }
 }
 
@@ -310,13 +331,13 @@ where
             // a line the scan reads nests at most PY_MAX_DEPTH deep (its depth limit
             // is Python's): only a line it fails can be too deeply nested
             match parse_claude_line(text) {
-                Ok((v, all)) => {
+                Ok((v, all, id)) => {
                     let qwen = QwenCheck::Line {
                         has_session: v[6] != Val::Absent,
                         text,
                     };
                     let seen = Some((v[0].str_bytes(), v[2] != Val::Absent, qwen));
-                    each(claude_rec(&v, &all), seen)
+                    each(claude_rec(&v, &all, &id), seen)
                 }
                 Err(_) if too_deep(text) => each(Rec::Problem(cut("too_deeply_nested")), None),
                 Err(_) => {
@@ -375,6 +396,7 @@ const HAS_SIDECHAIN: u8 = 8;
 const HAS_PARENT: u8 = 16;
 const ASSISTANT: u8 = 1;
 const HAS_TIME: u8 = 2;
+const HAS_BATCH: u8 = 4;
 
 /// The [`Rec`]s of one file, encoded: tags, LEB128 lengths and counts, the ids'
 /// bytes, times as 8 bytes. A `sessionId` equal to the previous line's is one flag.
@@ -502,6 +524,9 @@ impl Tape {
                 if tools.at_ms.is_some() {
                     flags |= HAS_TIME;
                 }
+                if tools.batch.is_some() {
+                    flags |= HAS_BATCH;
+                }
                 self.bytes.push(flags);
                 self.number(tools.server);
                 self.number(tools.blocks);
@@ -518,6 +543,9 @@ impl Tape {
                             None => self.bytes.push(0),
                         }
                     }
+                }
+                if let Some(batch) = tools.batch {
+                    self.text(batch);
                 }
             }
         }
@@ -658,12 +686,17 @@ impl<'t> TapeReader<'t> {
                         Some(at_ms)
                     }
                 };
+                let batch = match flags & HAS_BATCH {
+                    0 => None,
+                    _ => Some(self.bytes()?),
+                };
                 What::Tools(Tools {
                     assistant: flags & ASSISTANT != 0,
                     server,
                     blocks,
                     at_ms,
                     calls,
+                    batch,
                 })
             }
         };
@@ -681,6 +714,7 @@ impl<'s> ClaudeFolder<'s> {
         ClaudeFolder {
             settings,
             eval_names: settings.eval_names.clone().into(),
+            batchable_names: settings.batchable_names.clone().into(),
             seen: SeenUuids::default(),
             sidechain_roots: HashMap::new(),
             lanes: Vec::new(),
@@ -703,7 +737,11 @@ impl<'s> ClaudeFolder<'s> {
                 lane_id: lane_id.to_string(),
                 summary: Summary::default(),
             },
-            stream: LaneStream::new(self.settings, self.eval_names.clone()),
+            stream: LaneStream::new(
+                self.settings,
+                self.eval_names.clone(),
+                self.batchable_names.clone(),
+            ),
             turn_total: 0.0,
             calls: CallIds::default(),
         });
@@ -816,6 +854,7 @@ impl<'s> ClaudeFolder<'s> {
             return Ok(());
         };
         let (mut fed, mut usable) = (0u64, 0u64);
+        let batch: Option<BatchKey> = tools.batch.map(Rc::from);
         for (call_id, name) in tools.calls.into_iter().flatten() {
             usable += 1;
             if tools.assistant {
@@ -824,7 +863,8 @@ impl<'s> ClaudeFolder<'s> {
                     continue;
                 }
                 let name = self.names.get(name);
-                lane.stream.start(call_id.into(), name, at_ms);
+                lane.stream
+                    .start(call_id.into(), name, at_ms, batch.clone());
             } else {
                 if remember(&mut lane.calls, call_id, ENDED)? {
                     account.note("repeated_tool_result", 1);
@@ -844,7 +884,7 @@ impl<'s> ClaudeFolder<'s> {
         for lane in self.lanes {
             let total = check_turn_total(lane.turn_total)?;
             let mut out = lane.out;
-            out.summary = lane.stream.finish(total);
+            out.summary = lane.stream.finish(total, &[], Timing::Message);
             lanes.push(out);
         }
         Ok(UnitOut {
@@ -981,6 +1021,7 @@ mod tests {
             blocks: 3,
             at_ms: Some(1.5e12 + 0.25),
             calls: vec![Some(("toolu_1", "Read")), None, Some(("c\u{e9}", "x"))],
+            batch: Some(b"msg_\xff1"),
         };
         let long_kind = vec![b'k'; 200];
         let recs = vec![
@@ -1015,6 +1056,7 @@ mod tests {
                     blocks: 1,
                     at_ms: None,
                     calls: Vec::new(),
+                    batch: None,
                 }),
             ),
         ];

@@ -4,9 +4,10 @@
 use super::lines::{bad_json, check_turn_total, for_each_line, Names};
 use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, UnitOut};
 use crate::account::LineAccount;
+use crate::activity::Timing;
 use crate::io::open_plain;
 use crate::json::{parse_object, Val};
-use crate::summary::{LaneStream, Settings, Summary};
+use crate::summary::{BatchKey, LaneStream, Settings, Summary};
 use crate::time::iso_to_ms;
 use hashbrown::{HashMap, HashSet};
 use std::io;
@@ -36,13 +37,19 @@ struct EventLane {
     stream: LaneStream,
     turn_total: f64,
     turn_pending: Option<f64>,
+    /// The measured turns `(start, end)`, in the order they ended (`TurnClock.intervals`).
+    turns: Vec<(f64, f64)>,
+    /// The batch of the lane's starts: the count of its used `turn_start` lines
+    /// (`None` before the first; `docs/formats.md`, "Batches").
+    batch: Option<BatchKey>,
+    turn_starts: u64,
     order: usize,
 }
 
 fn finish_event_lane(lane: EventLane) -> Result<(usize, LaneOut), Failure> {
     let total = check_turn_total(lane.turn_total)?;
     let mut out = lane.out;
-    out.summary = lane.stream.finish(total);
+    out.summary = lane.stream.finish(total, &lane.turns, Timing::Execution);
     Ok((lane.order, out))
 }
 
@@ -52,6 +59,7 @@ fn read_events_once(
     settings: &Settings,
 ) -> Result<UnitOut, Failure> {
     let eval_names: Rc<[String]> = settings.eval_names.clone().into();
+    let batchable_names: Rc<[String]> = settings.batchable_names.clone().into();
     let mut account = LineAccount::default();
     let mut lanes: Vec<Option<EventLane>> = Vec::new();
     let mut lane_index: HashMap<(Box<str>, Box<str>), usize> = HashMap::new();
@@ -136,9 +144,12 @@ fn read_events_once(
                         lane_id: lane_id.to_string(),
                         summary: Summary::default(),
                     },
-                    stream: LaneStream::new(settings, eval_names.clone()),
+                    stream: LaneStream::new(settings, eval_names.clone(), batchable_names.clone()),
                     turn_total: 0.0,
                     turn_pending: None,
+                    turns: Vec::new(),
+                    batch: None,
+                    turn_starts: 0,
                     order: index,
                 }));
                 lane_index.insert(key, index);
@@ -150,7 +161,11 @@ fn read_events_once(
         };
         used += 1;
         match (call_id, kind) {
-            (None, b"turn_start") => lane.turn_pending = Some(at_ms),
+            (None, b"turn_start") => {
+                lane.turn_pending = Some(at_ms);
+                lane.turn_starts += 1;
+                lane.batch = Some(lane.turn_starts.to_string().as_bytes().into());
+            }
             (None, _) => {
                 if let Some(start) = lane.turn_pending.take() {
                     let duration = at_ms - start;
@@ -165,12 +180,14 @@ fn read_events_once(
                             return Ok(());
                         }
                         lane.turn_total = total;
+                        lane.turns.push((start, at_ms));
                     }
                 }
             }
             (Some(call_id), b"tool_execution_start") => {
                 let name = names.get(name.unwrap_or("unknown"));
-                lane.stream.start(call_id.into(), name, at_ms);
+                lane.stream
+                    .start(call_id.into(), name, at_ms, lane.batch.clone());
             }
             (Some(call_id), _) => lane.stream.end(call_id, at_ms)?,
         }

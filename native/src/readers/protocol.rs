@@ -138,6 +138,8 @@ pub(super) mod fixtures {
             max_tracked_calls: Some(2000),
             eval_names: vec!["eval".into()],
             stream: true,
+            batchable_names: vec!["read".into(), "grep".into()],
+            idle_gap_ms: 300000.0,
         }
     }
 
