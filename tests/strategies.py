@@ -492,6 +492,12 @@ def _event_times() -> st.SearchStrategy[Any]:
     )
 
 
+#: ``message.id`` values: shared keys (so that calls share a batch), and values that are
+#: no batch (empty, not a string) or odd (a lone surrogate, a control character).
+MESSAGE_IDS = st.sampled_from(["msg_1", "msg_1", "msg_2", "msg_3", "", "\ud800", "m\x1b", 7,
+                               None, ["msg_1"]])
+
+
 @st.composite
 def claude_records(draw: st.DrawFn) -> dict[str, Any]:
     """One Claude Code transcript line as a dict: tool_use / tool_result / turn_duration /
@@ -542,6 +548,8 @@ def claude_records(draw: st.DrawFn) -> dict[str, Any]:
     message = draw(st.sampled_from(["object"] * 8 + ["string", "absent"]))
     if message == "object":
         record["message"] = {"role": "x", "content": content}
+        if draw(st.integers(0, 2)) > 0:  # its batch key (docs/formats.md, "Batches")
+            record["message"]["id"] = draw(MESSAGE_IDS)
     elif message == "string":
         record["message"] = "hi"
     return record
@@ -736,7 +744,8 @@ def trace_lines(records: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy
 @st.composite
 def claude_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
     """A well-formed call: an assistant tool_use line and the user tool_result line of the
-    same id in the same lane, the result at or after the call (equal times are common)."""
+    same id in the same lane, the result at or after the call (equal times are common);
+    the tool_use line's ``message.id`` (its batch) is one of a few shared keys, or absent."""
     call_id = draw(st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]))
     start = draw(st.integers(0, 30))
     end = start + draw(st.sampled_from([0, 0, 1, 2, 3, 5, 8]))
@@ -745,10 +754,13 @@ def claude_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
     if draw(st.integers(0, 4)) == 0:
         lane["agentId"] = draw(st.sampled_from(["agent-1", "agent-2"]))
     name = draw(st.sampled_from(["Read", "Grep", "Bash", "eval", "code-mode"]))
+    message: dict[str, Any] = {"content": [{"type": "tool_use", "id": call_id, "name": name,
+                                            "input": {"x": 1}}]}
+    batch = draw(st.sampled_from(["msg_1", "msg_1", "msg_2", "msg_3", "msg_4", None]))
+    if batch is not None:  # calls of one response share it; none: no batch
+        message["id"] = batch
     use = {"type": "assistant", "uuid": draw(st.uuids()).hex, **lane,
-           "timestamp": f"2025-03-01T10:00:{start:02d}{fraction}Z",
-           "message": {"content": [{"type": "tool_use", "id": call_id, "name": name,
-                                    "input": {"x": 1}}]}}
+           "timestamp": f"2025-03-01T10:00:{start:02d}{fraction}Z", "message": message}
     result = {"type": "user", "uuid": str(draw(st.uuids())), **lane,
               "timestamp": f"2025-03-01T10:00:{min(end, 59):02d}{fraction}Z",
               "message": {"content": [{"type": "tool_result", "tool_use_id": call_id,

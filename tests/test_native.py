@@ -327,7 +327,11 @@ def test_the_extension_names_its_figures_in_the_order_of_the_figure_table() -> N
 
     assert built.figure_names() == SUMMARY_FIELDS
     assert built.figure_names()[10] == "non_eval_wave_size_histogram"
-    assert len(SUMMARY_FIELDS) == 22  # docs/metrics.md section 6: 16 v1 keys - 2 + 8 extras
+    # docs/metrics.md section 6: 16 v1 keys - 2 + 8 extras, then the 14 of section 9
+    assert len(SUMMARY_FIELDS) == 36
+    assert built.figure_names()[22] == "calls_without_batch"
+    assert built.figure_names()[25:27] == ("turn_width_histogram", "max_turn_width")
+    assert built.figure_names()[-1] == "calls_timed_by_message"
 
 
 def test_a_lane_read_natively_carries_each_figure_under_its_name(tmp_path: Path) -> None:
@@ -357,6 +361,16 @@ def test_a_lane_read_natively_carries_each_figure_under_its_name(tmp_path: Path)
     assert (s.non_eval_saved_round_trips, s.non_eval_waves_multi, s.non_eval_joined_calls) == (1, 1, 2)
     assert s.non_eval_wave_size_histogram == "0:1:0:0:0:0:0:0"
     assert s.measured_turn_duration_ms_total == 20.0
+    # section 9: a and b started after the one turn_start: one turn of width 2 (c, still
+    # pending, is in none); span 0 (a's start, the turn's) to 20 (the turn's end; c's
+    # start 12 is inside); busy: the one wave [0, 10]; the measured turn [0, 20] covers
+    # every gap: idle 0; events times are execution times
+    assert (s.calls_without_batch, s.batched_turns, s.multi_call_turns) == (0, 1, 1)
+    assert (s.turn_width_histogram, s.max_turn_width) == ("0:1:0:0:0:0:0:0", 2)
+    assert (s.missed_batch_runs, s.missed_batch_calls, s.missed_batch_round_trips) == (0, 0, 0)
+    assert (s.missed_batch_upper_ms, s.lane_span_ms, s.tool_busy_ms, s.idle_ms) == (
+        0.0, 20.0, 10.0, 0.0)
+    assert (s.calls_timed_by_execution, s.calls_timed_by_message) == (2, 0)
 
 
 @settings(max_examples=60, deadline=None,
