@@ -1099,7 +1099,7 @@ mod tests {
             (
                 "s1.jsonl",
                 concat!(
-                    r#"{"type":"assistant","uuid":"u1","sessionId":"s1","timestamp":"2025-01-01T00:00:00Z","message":{"content":[{"type":"tool_use","id":"a","name":"Read"},{"type":"tool_use","id":"b","name":"Grep"}]}}"#,
+                    r#"{"type":"assistant","uuid":"u1","sessionId":"s1","timestamp":"2025-01-01T00:00:00Z","message":{"id":"m1","content":[{"type":"tool_use","id":"a","name":"Read"},{"type":"tool_use","id":"b","name":"Grep"}]}}"#,
                     "\n\n",
                     r#"{"type":"user","uuid":"x1","isSidechain":true,"parentUuid":null,"sessionId":"s1"}"#,
                     "\n"
@@ -1250,5 +1250,114 @@ mod tests {
             out.lanes[0].summary.measured_turn_duration_ms_total,
             1e308 + 5.0
         );
+    }
+
+    #[test]
+    fn a_claude_call_s_batch_is_its_line_s_message_id() {
+        // m1: t1 Read and t2 Grep on one line; m2: t3 and t4 on two lines of one
+        // response; t5 (no message.id), t6 ("" ), t7 (5): no batch; m3: t8, and t1
+        // again (a repeated tool_use: the first start, in m1, wins); a line repeating
+        // uuid a1 is dropped with its call. All end at 3 s.
+        let line = |uuid: &str, at: &str, message: &str| {
+            format!(
+                r#"{{"type":"assistant","uuid":"{uuid}","sessionId":"s","timestamp":"2025-01-01T00:00:0{at}Z","message":{message}}}"#
+            )
+        };
+        let uses = |ids: &[&str]| {
+            ids.iter()
+                .map(|id| format!(r#"{{"type":"tool_use","id":"{id}","name":"Read"}}"#))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let mut lines = vec![
+            line(
+                "a1",
+                "0",
+                &format!(r#"{{"id":"m1","content":[{}]}}"#, uses(&["t1", "t2"])),
+            ),
+            line(
+                "a2",
+                "1",
+                &format!(r#"{{"content":[{}],"id":"m2"}}"#, uses(&["t3"])),
+            ),
+            line(
+                "a3",
+                "1",
+                &format!(r#"{{"id":"m2","content":[{}]}}"#, uses(&["t4"])),
+            ),
+            line("a4", "2", &format!(r#"{{"content":[{}]}}"#, uses(&["t5"]))),
+            line(
+                "a5",
+                "2",
+                &format!(r#"{{"id":"","content":[{}]}}"#, uses(&["t6"])),
+            ),
+            line(
+                "a6",
+                "2",
+                &format!(r#"{{"id":5,"content":[{}]}}"#, uses(&["t7"])),
+            ),
+            line(
+                "a7",
+                "2",
+                &format!(r#"{{"id":"m3","content":[{}]}}"#, uses(&["t8", "t1"])),
+            ),
+            line(
+                "a1",
+                "2",
+                &format!(r#"{{"id":"m9","content":[{}]}}"#, uses(&["t9"])),
+            ),
+        ];
+        let results: Vec<String> = (1..=9)
+            .map(|n| format!(r#"{{"type":"tool_result","tool_use_id":"t{n}"}}"#))
+            .collect();
+        lines.push(format!(
+            r#"{{"type":"user","uuid":"r1","sessionId":"s","timestamp":"2025-01-01T00:00:03Z","message":{{"content":[{}]}}}}"#,
+            results.join(",")
+        ));
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let out = claude("message-ids", &lines);
+        let s = &out.lanes[0].summary;
+        // t9's result is an orphan: its line was a repeat
+        assert_eq!((s.paired_calls, s.orphan_ends), (8, 1));
+        assert_eq!((s.calls_without_batch, s.batched_turns), (3, 3));
+        assert_eq!((s.multi_call_turns, s.max_turn_width.0), (2, 2));
+        assert_eq!(s.turn_width_histogram, [1, 2, 0, 0, 0, 0, 0, 0]);
+        // m3 alone after m2 (width 2): no run of single calls
+        assert_eq!(s.missed_batch_runs, 0);
+        // one wave [0, 3000]: busy 3000; span 0 to 3000; message times
+        assert_eq!((s.lane_span_ms, s.tool_busy_ms), (3000.0, 3000.0));
+        assert_eq!(
+            (s.calls_timed_by_execution, s.calls_timed_by_message),
+            (0, 8)
+        );
+    }
+
+    #[test]
+    fn single_read_turns_in_a_row_are_a_missed_batch_run() {
+        // m1 Read [0, 1 s], m2 Read [1 s, 2 s], m3 Read [2 s, 3 s]: one run of 3, 2 round
+        // trips, upper (3000 - 0) - 1000 = 2000
+        let mut lines = Vec::new();
+        for n in 0..3 {
+            lines.push(format!(
+                r#"{{"type":"assistant","uuid":"a{n}","sessionId":"s","timestamp":"2025-01-01T00:00:0{n}Z","message":{{"id":"m{n}","content":[{{"type":"tool_use","id":"t{n}","name":"Read"}}]}}}}"#
+            ));
+            lines.push(format!(
+                r#"{{"type":"user","uuid":"r{n}","sessionId":"s","timestamp":"2025-01-01T00:00:0{}Z","message":{{"content":[{{"type":"tool_result","tool_use_id":"t{n}"}}]}}}}"#,
+                n + 1
+            ));
+        }
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let s = &claude("serial", &lines).lanes[0].summary;
+        assert_eq!(
+            (
+                s.missed_batch_runs,
+                s.missed_batch_calls,
+                s.missed_batch_round_trips
+            ),
+            (1, 3, 2)
+        );
+        assert_eq!(s.missed_batch_upper_ms, 2000.0);
+        // the three calls touch: one wave, busy 3000
+        assert_eq!((s.tool_busy_ms, s.idle_ms), (3000.0, 0.0));
     }
 }

@@ -295,4 +295,106 @@ mod tests {
             other => panic!("{other:?}"),
         }
     }
+
+    const TURNS: [&str; 15] = [
+        r#"{"type":"tool_execution_start","toolCallId":"a","toolName":"read","timestamp":1}"#,
+        r#"{"type":"tool_execution_end","toolCallId":"a","timestamp":2}"#,
+        r#"{"type":"turn_start","timestamp":3}"#,
+        r#"{"type":"tool_execution_start","toolCallId":"b","toolName":"read","timestamp":4}"#,
+        r#"{"type":"tool_execution_start","toolCallId":"c","toolName":"grep","timestamp":4}"#,
+        r#"{"type":"tool_execution_end","toolCallId":"b","timestamp":6}"#,
+        r#"{"type":"tool_execution_end","toolCallId":"c","timestamp":5}"#,
+        r#"{"type":"turn_end","timestamp":7}"#,
+        r#"{"type":"turn_start","timestamp":8}"#,
+        r#"{"type":"tool_execution_start","toolCallId":"d","toolName":"read","timestamp":9}"#,
+        r#"{"type":"tool_execution_end","toolCallId":"d","timestamp":10}"#,
+        r#"{"type":"turn_start","timestamp":11}"#,
+        r#"{"type":"tool_execution_start","toolCallId":"e","toolName":"read","timestamp":12}"#,
+        r#"{"type":"tool_execution_end","toolCallId":"e","timestamp":14}"#,
+        r#"{"type":"turn_end","timestamp":15}"#,
+    ];
+
+    #[test]
+    fn an_events_call_s_batch_is_its_lane_s_turn() {
+        // a (before any turn_start): no batch; b and c after the first: one turn of
+        // width 2; d after the second, e after the third (which replaces the second's
+        // pending start): turns of one. By start: {b, c} (4), {d} (9), {e} (12): one run
+        // {d, e}, upper (14 - 9) - max(1, 2) = 3. Measured turns [3, 7] and [11, 15]:
+        // total 8; span 15 - 1; busy [1, 2], [4, 6], [9, 10], [12, 14]: 1 + 2 + 1 + 2
+        let out = events("batches", &TURNS);
+        let s = &out.lanes[0].summary;
+        assert_eq!((s.paired_calls, s.calls_without_batch), (5, 1));
+        assert_eq!(
+            (s.batched_turns, s.multi_call_turns, s.max_turn_width.0),
+            (3, 1, 2)
+        );
+        assert_eq!(s.turn_width_histogram, [2, 1, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(
+            (
+                s.missed_batch_runs,
+                s.missed_batch_calls,
+                s.missed_batch_round_trips
+            ),
+            (1, 2, 1)
+        );
+        assert_eq!(s.missed_batch_upper_ms, 3.0);
+        assert_eq!(s.measured_turn_duration_ms_total, 8.0);
+        assert_eq!(
+            (s.lane_span_ms, s.tool_busy_ms, s.idle_ms),
+            (14.0, 6.0, 0.0)
+        );
+        assert_eq!(
+            (s.calls_timed_by_execution, s.calls_timed_by_message),
+            (5, 0)
+        );
+    }
+
+    #[test]
+    fn measured_events_turns_fill_idle_gaps() {
+        // idle gap 1.5: the waves alone leave gaps 2, 3 and 2; the measured turns [3, 7]
+        // and [11, 15] cover all but 9 - 7 = 2 (above 1.5): idle 2; the gap 12 - 10 = 2
+        // between d and e ends their run
+        let path =
+            std::env::temp_dir().join(format!("wm-native-{}-idle.jsonl", std::process::id()));
+        std::fs::write(&path, TURNS.join("\n")).unwrap();
+        let ids = ["run".to_string()];
+        let paths = [path.as_path()];
+        let unit = Unit {
+            paths: &paths,
+            session_ids: &ids,
+        };
+        let s = Settings {
+            idle_gap_ms: 1.5,
+            ..settings()
+        };
+        let out = Events.read(&unit, &s, 1).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let s = &out.lanes[0].summary;
+        assert_eq!(s.idle_ms, 2.0);
+        assert_eq!((s.missed_batch_runs, s.missed_batch_upper_ms), (0, 0.0));
+    }
+
+    #[test]
+    fn an_overflowing_turn_end_measures_no_turn_and_opens_no_batch() {
+        // the second turn_end overflows the total: it measures no turn, and the start
+        // standing in for it opens no batch: b stays in turn 2 with a
+        let out = events(
+            "overflow-batch",
+            &[
+                r#"{"type":"turn_start","timestamp":0}"#,
+                r#"{"type":"turn_end","timestamp":1.7976931348623157e308}"#,
+                r#"{"type":"turn_start","timestamp":0}"#,
+                r#"{"type":"tool_execution_start","toolCallId":"a","toolName":"read","timestamp":1}"#,
+                r#"{"type":"turn_end","timestamp":1.7976931348623157e308}"#,
+                r#"{"type":"tool_execution_start","toolCallId":"b","toolName":"read","timestamp":2}"#,
+                r#"{"type":"tool_execution_end","toolCallId":"a","timestamp":3}"#,
+                r#"{"type":"tool_execution_end","toolCallId":"b","timestamp":4}"#,
+            ],
+        );
+        let s = &out.lanes[0].summary;
+        assert_eq!((s.batched_turns, s.max_turn_width.0), (1, 2));
+        // span: the first turn [0, max] was measured (its total stayed finite), so the
+        // span runs from 0 to max
+        assert_eq!(s.lane_span_ms, 1.7976931348623157e308);
+    }
 }
