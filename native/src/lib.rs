@@ -10,7 +10,9 @@
 //! as before; they are a crate of their own for the cargo-mutants gate's sake
 //! (`core/src/lib.rs`).
 
-pub use wavemetrics_core::{account, activity, json, lines, parallel, summary, time, uuids};
+pub use wavemetrics_core::{
+    account, activity, classify, json, lines, parallel, summary, time, uuids,
+};
 
 pub mod command;
 pub mod detect;

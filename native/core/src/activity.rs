@@ -7,7 +7,7 @@
 //! end ([`Activity::incomplete_start`]) and the measured turn intervals
 //! ([`Activity::turn`]); [`Activity::result`] gives the figures.
 
-use crate::summary::{is_eval_normal, normalize_tool_name, wave_size_bucket};
+use crate::classify::{is_eval_normal, normalize_tool_name, wave_size_bucket};
 use hashbrown::HashMap;
 use std::cmp::Ordering;
 use std::rc::Rc;

@@ -3,37 +3,11 @@
 //! the same emission schedule, the same sort order, float sums in wave order.
 
 use crate::activity::{Activity, Timing};
+pub use crate::classify::{is_eval_normal, normalize_tool_name, wave_size_bucket};
 use hashbrown::HashMap;
 use std::rc::Rc;
 
 const FIRST_CHECK: usize = 64;
-const BUCKET_MAXIMA: [usize; 7] = [1, 2, 3, 4, 8, 16, 32];
-
-/// The JavaScript `trim()` set of section 4.
-fn is_js_trim(c: char) -> bool {
-    matches!(c, '\u{9}'..='\u{d}' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}'
-        | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}')
-}
-
-/// Normal form of a tool name: JS trim, lower-case, `-` to `_` (section 4).
-pub fn normalize_tool_name(name: &str) -> String {
-    name.trim_matches(is_js_trim)
-        .to_lowercase()
-        .replace('-', "_")
-}
-
-/// Eval-name test of section 4 against names already in normal form (none empty).
-pub fn is_eval_normal(normal: &str, eval_names: &[String]) -> bool {
-    eval_names.iter().any(|e| {
-        normal == e
-            || (normal.len() > e.len()
-                && normal.ends_with(e.as_str())
-                && matches!(
-                    normal.as_bytes()[normal.len() - e.len() - 1],
-                    b'_' | b':' | b'/'
-                ))
-    })
-}
 
 /// Summary options shared by every lane of a read.
 #[derive(Debug, Clone)]
@@ -195,14 +169,6 @@ figures! {
     idle_ms: f64,
     calls_timed_by_execution: u64,
     calls_timed_by_message: u64,
-}
-
-/// 0-based histogram position (0..7) of a wave (or batch) of `size >= 1` calls.
-pub fn wave_size_bucket(size: usize) -> usize {
-    BUCKET_MAXIMA
-        .iter()
-        .position(|&m| size <= m)
-        .unwrap_or(BUCKET_MAXIMA.len())
 }
 
 /// An open (paired, not yet summarised) call: start, end, pairing sequence, tool name.
