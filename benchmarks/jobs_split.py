@@ -44,15 +44,17 @@ def _units(projects: Path) -> list[tuple[bool, list[bytes], list[str]]]:
 def _read_alone(projects: Path, jobs: int, repeat: int) -> tuple[float, float]:
     """Median (wall s, CPU s) of one ``read_units`` call over the fleet on ``jobs`` threads."""
     from wavemetrics import _native  # type: ignore[attr-defined]
+    from wavemetrics.core.activity import BATCHABLE_TOOL_NAMES, DEFAULT_IDLE_GAP_MS
     from wavemetrics.core.classify import EVAL_TOOL_NAMES
     from wavemetrics.run.native import _eval_names
 
     units = _units(projects)
     names = _eval_names(EVAL_TOOL_NAMES)
+    batchable = _eval_names(BATCHABLE_TOOL_NAMES)
     walls, cpus = [], []
     for _ in range(repeat):
         wall, cpu = time.perf_counter(), time.process_time()
-        results = _native.read_units(units, None, names, jobs)
+        results = _native.read_units(units, None, names, batchable, DEFAULT_IDLE_GAP_MS, jobs)
         walls.append(time.perf_counter() - wall)
         cpus.append(time.process_time() - cpu)
         assert all(r is not None for r in results), "a unit failed natively"
