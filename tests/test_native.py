@@ -1114,3 +1114,40 @@ def test_eval_names_and_tool_names_lower_cased_as_str_lower_does(
     assert fast == reference
     ascii_names = all(normalize_tool_name(name).isascii() for name in names)
     assert (spy.units > 0) == ascii_names
+
+
+def test_the_batchable_names_and_the_idle_gap_reach_the_native_engine(tmp_path: Path) -> None:
+    """``StreamSettings.batchable_tool_names`` and ``idle_gap_ms`` decide the native
+    section-9 figures as they decide Python's (``docs/metrics.md`` section 9): turns 1 {bash
+    a [1, 2]}, 2 {bash b [4, 5]}, 3 {read c [21, 22]}; no turn is measured (no turn_end)."""
+    path = tmp_path / "run.jsonl"
+
+    def call(call_id: str, tool: str, start: int, end: int) -> list[dict[str, Any]]:
+        return [{"type": "tool_execution_start", "toolCallId": call_id, "toolName": tool,
+                 "timestamp": start},
+                {"type": "tool_execution_end", "toolCallId": call_id, "timestamp": end}]
+
+    records = [{"type": "turn_start", "timestamp": 0}, *call("a", "bash", 1, 2),
+               {"type": "turn_start", "timestamp": 3}, *call("b", "bash", 4, 5),
+               {"type": "turn_start", "timestamp": 20}, *call("c", "read", 21, 22)]
+    path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in records))
+
+    def total(engine: str, **section_9: Any) -> Any:
+        stream = StreamSettings(engine=engine, **section_9)
+        return analyse(read_inputs([str(path)], "events", stream=stream)).total
+
+    # Bash batchable, gap 5: a and b are one run (4 - 2 = 2 <= 5), read c ends it:
+    # upper (5 - 1) - max(1, 1) = 3; the waves [1, 2] and [4, 5] fold, 21 - 5 = 16 > 5 is
+    # idle; span 22 - 1, busy 1 + 1 + 1
+    bash = {"batchable_tool_names": ("Bash",), "idle_gap_ms": 5.0}
+    with counting_native() as spy:
+        fast = total("native", **bash)
+    assert spy.units >= 1
+    assert fast == total("python", **bash)
+    assert (fast.missed_batch_runs, fast.missed_batch_calls, fast.missed_batch_upper_ms) == (
+        1, 2, 3.0)
+    assert (fast.idle_ms, fast.lane_span_ms, fast.tool_busy_ms) == (16.0, 21.0, 3.0)
+    # the defaults: only read c is batchable (no run of two); 16 ms is far from 5 minutes
+    fast = total("native")
+    assert fast == total("python")
+    assert (fast.missed_batch_runs, fast.idle_ms, fast.batched_turns) == (0, 0.0, 3)
