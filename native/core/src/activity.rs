@@ -632,6 +632,29 @@ mod tests {
     }
 
     #[test]
+    fn a_gap_of_exactly_the_limit_between_a_wave_and_a_turn_is_not_idle() {
+        // limit 60: wave [0, 10], turn [70, 80] (turns are never folded into blocks):
+        // the gap 60 is not above the limit; the turn [141, 150] leaves 61, which is
+        // idle
+        let mut a = activity(60.0);
+        a.wave(0.0, 10.0);
+        a.turn(70.0, 80.0);
+        assert_eq!(a.result(Timing::Execution).idle_ms, 0.0);
+        a.turn(141.0, 150.0);
+        assert_eq!(a.result(Timing::Execution).idle_ms, 61.0);
+    }
+
+    #[test]
+    fn an_empty_span_is_positive_zero() {
+        // a call from 0.0 to -0.0 (equal times, an end >= its start): no span, and
+        // not -0.0 - 0.0 = -0.0 (Python writes 0.0)
+        let mut a = activity(DEFAULT_IDLE_GAP_MS);
+        feed(&mut a, &[("Read", 0.0, -0.0, None)], &[]);
+        let span = a.result(Timing::Execution).lane_span_ms;
+        assert_eq!(span.to_bits(), 0.0f64.to_bits());
+    }
+
+    #[test]
     fn python_min_and_max_keep_the_first_of_equals() {
         assert_eq!(py_min(0.0, -0.0).to_bits(), 0.0f64.to_bits());
         assert_eq!(py_max(-0.0, 0.0).to_bits(), (-0.0f64).to_bits());
