@@ -86,7 +86,7 @@ from wavemetrics.inputs._suffixes import (
     TRACE_SUFFIXES,
     may_be_store,
 )
-from wavemetrics.run._options import FORMATS, SUMMARIZE, Option
+from wavemetrics.run._options import FORMATS, SUMMARIZE, Option, parse_names, parse_seconds
 
 # Every summarize run imports this module first, so it imports no more than the light
 # modules above: typing, collections.abc, contextlib, json and hashlib (OpenSSL) were
@@ -208,6 +208,13 @@ def _convert(value: str, row: Option) -> Any:
     or :data:`_INVALID`."""
     if row.kind in ("text", "multiple") or row.choices == FORMATS:
         return value
+    if row.kind == "names":
+        return parse_names(value)
+    if row.kind == "seconds":
+        try:
+            return parse_seconds(value)
+        except ValueError:
+            return _INVALID
     if row.kind == "choice":
         return value if value in row.choices else _INVALID
     try:

@@ -26,7 +26,14 @@ from wavemetrics.cli._names import (
     metric_choice,
 )
 from wavemetrics.core.classify import EVAL_TOOL_NAMES
-from wavemetrics.run._options import FORMATS, SUMMARIZE, Option, option
+from wavemetrics.run._options import (
+    FORMATS,
+    SUMMARIZE,
+    Option,
+    option,
+    parse_names,
+    parse_seconds,
+)
 from wavemetrics.views.escaping import printable, shortened
 from wavemetrics.views.notes import plural as _plural
 
@@ -94,8 +101,26 @@ def _cap(ctx: click.Context, param: click.Parameter, value: int) -> int | None:
     return value or None
 
 
+def _names(ctx: click.Context, param: click.Parameter, value: str) -> list[str]:
+    """``--batchable-tools``: the comma-separated names as a list (an empty value: no
+    name; :func:`wavemetrics.run._options.parse_names`)."""
+    return parse_names(value)
+
+
+def _seconds(ctx: click.Context, param: click.Parameter, value: str) -> float:
+    """``--idle-gap``: a finite number of seconds >= 0, as ms (a float;
+    :func:`wavemetrics.run._options.parse_seconds`); anything else is a usage error."""
+    try:
+        return parse_seconds(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error), ctx, param) from None
+
+
 #: The click callbacks of ``summarize``'s options that convert a value further.
-_CALLBACKS: dict[str, Callable[..., Any]] = {"eval_tools": _eval_names, "max_tracked_calls": _cap}
+_CALLBACKS: dict[str, Callable[..., Any]] = {
+    "eval_tools": _eval_names, "max_tracked_calls": _cap, "batchable_tools": _names,
+    "idle_gap_ms": _seconds,
+}
 
 
 def _parameter(row: Option) -> Callable[[F], F]:
@@ -133,9 +158,18 @@ def _options(*names: str) -> Callable[[F], F]:
 
 
 #: The options every reading command shares (the PATH argument first), then the window's.
-_INPUT = ("paths", "input_format", "eval_tools", "max_tracked_calls", "max_line_bytes",
+_INPUT = ("paths", "input_format", "eval_tools", "batchable_tools", "idle_gap_ms",
+          "max_tracked_calls", "max_line_bytes",
           "max_document_bytes", "jobs", "no_cache")
 _WINDOW = ("since", "until", "timezone")
+
+
+def activity_settings(batchable_tools: Sequence[str], idle_gap_ms: float) -> dict[str, Any]:
+    """``--batchable-tools`` and ``--idle-gap`` (ms) as the keyword arguments of
+    :class:`~wavemetrics.run.pipeline.StreamSettings`, ``analyse`` and the views:
+    ``{"batchable_tool_names": (...), "idle_gap_ms": 300000.0}`` (docs/metrics.md
+    section 9)."""
+    return {"batchable_tool_names": tuple(batchable_tools), "idle_gap_ms": idle_gap_ms}
 
 
 def _limits(max_line_bytes: int, max_document_bytes: int) -> Limits:
@@ -330,7 +364,7 @@ def _windowed(outcome: ReadOutcome[Lane], window: Window) -> ReadOutcome[Lane]:
 
 def _window_note(
     outcome: ReadOutcome[Lane], window: Window, eval_tools: Sequence[str],
-    max_tracked_calls: int | None,
+    max_tracked_calls: int | None, activity: dict[str, Any],
 ) -> bool:
     """Called when the window left no wave: if the inputs (``outcome``, before the window)
     had waves, say on stderr how many waves, paired calls and lanes the window excluded
@@ -338,7 +372,8 @@ def _window_note(
     it did."""
     from wavemetrics.run.pipeline import analyse
 
-    everything = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls)
+    everything = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls,
+                         **activity)
     waves = sum(r.summary.waves_total for r in everything.lanes)
     if waves:
         calls = sum(r.summary.paired_calls for r in everything.lanes)
@@ -476,6 +511,7 @@ def _native_or_python(ctx: click.Context) -> str:
 @_options(*(row.name for row in SUMMARIZE))  # one declaration: wavemetrics.run._options
 def summarize(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
+    batchable_tools: list[str], idle_gap_ms: float,
     max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int, jobs: int,
     no_cache: bool, since: str | None, until: str | None, timezone: str | None, demo: bool,
     output_format: str, by: str | None, show_paths: bool, engine: str,
@@ -504,7 +540,8 @@ def summarize(
     with record(options_from_click(click.get_current_context()), cache) as run:
         files = _resolve_paths(paths, demo)
         run.inputs(files)
-        _summarize(files, window, cache, status, input_format, eval_tools, max_tracked_calls,
+        _summarize(files, window, cache, status, input_format, eval_tools,
+                   activity_settings(batchable_tools, idle_gap_ms), max_tracked_calls,
                    max_line_bytes, max_document_bytes, jobs, output_format, by, show_paths,
                    engine)
         run.complete = status.code == status.OK
@@ -513,11 +550,12 @@ def summarize(
 
 def _summarize(
     files: list[str], window: Window, cache: ReadCache | None, status: ExitStatus,
-    input_format: str, eval_tools: tuple[str, ...], max_tracked_calls: int | None,
-    max_line_bytes: int, max_document_bytes: int, jobs: int, output_format: str,
-    by: str | None, show_paths: bool, engine: str,
+    input_format: str, eval_tools: tuple[str, ...], activity: dict[str, Any],
+    max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int, jobs: int,
+    output_format: str, by: str | None, show_paths: bool, engine: str,
 ) -> None:
-    """The body of ``summarize``: read ``files``, print the output, record data errors."""
+    """The body of ``summarize``: read ``files``, print the output, record data errors
+    (``activity``: :func:`activity_settings`)."""
     from wavemetrics.run._options import options_record
     from wavemetrics.run.pipeline import StreamSettings, analyse
     from wavemetrics.views.report import json_document, render_json, render_jsonl, render_table
@@ -526,7 +564,9 @@ def _summarize(
     # what the figures depend on, recorded in every output (docs/cli.md, "Options in the
     # output"); --jobs, --engine and the cache never change a figure
     options = options_record(
-        input_format=input_format, eval_tools=eval_tools, max_tracked_calls=max_tracked_calls,
+        input_format=input_format, eval_tools=eval_tools,
+        batchable_tools=activity["batchable_tool_names"], idle_gap_ms=activity["idle_gap_ms"],
+        max_tracked_calls=max_tracked_calls,
         max_line_bytes=max_line_bytes, max_document_bytes=max_document_bytes,
         since=window.since_text, until=window.until_text, timezone=window.timezone, by=by)
     # slicing by time needs each lane's calls: those lanes are read in batch mode
@@ -538,21 +578,22 @@ def _summarize(
         if window.active:
             batch = _windowed(batch, window)
         analysis: Analysis[Any] = analyse(
-            batch, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls
+            batch, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls, **activity
         )
         if window.active and not analysis.total.waves_total:
-            _window_note(unwindowed, window, eval_tools, max_tracked_calls)
+            _window_note(unwindowed, window, eval_tools, max_tracked_calls, activity)
     else:
         # the native engine reads what the Python path would stream, under the default
         # limits, and fills the cache's lane summaries (pipeline.read_inputs); else Python
-        settings = StreamSettings(max_tracked_calls, eval_tools, engine=engine, jobs=jobs)
+        settings = StreamSettings(max_tracked_calls, eval_tools, engine=engine, jobs=jobs,
+                                  **activity)
         outcome = _read(files, input_format, settings, jobs=jobs, output_format=output_format,
                         cache=cache, limits=limits)
         status.check_inputs(outcome)
         analysis = analyse(outcome)  # with the settings the lanes were streamed with
     if by is not None:
         _print_groups(analysis, by, window, output_format, eval_tools, max_tracked_calls,
-                      input_format, show_paths, options)
+                      input_format, show_paths, options, activity)
     elif output_format == "json":
         click.echo(render_json(analysis, options), nl=False)
     elif output_format == "jsonl":
@@ -590,7 +631,7 @@ def _options_note(options: dict[str, Any], what: str, why: str) -> None:
 def _print_groups(
     analysis: Analysis[Any], by: str, window: Window, output_format: str,
     eval_tools: Sequence[str], max_tracked_calls: int | None, input_format: str,
-    show_paths: bool, options: dict[str, Any],
+    show_paths: bool, options: dict[str, Any], activity: dict[str, Any],
 ) -> None:
     from wavemetrics.views.groups import (
         group_document,
@@ -608,7 +649,7 @@ def _print_groups(
 
     document = group_document(
         analysis, by, zone=window.zone, eval_tool_names=eval_tools,
-        max_tracked_calls=max_tracked_calls, options=options,
+        max_tracked_calls=max_tracked_calls, options=options, **activity,
     )
     if output_format == "json":
         click.echo(json.dumps(document, indent=2, allow_nan=False))
@@ -643,6 +684,7 @@ def _print_groups(
 @_options("show_paths")
 def waves(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
+    batchable_tools: list[str], idle_gap_ms: float,
     max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int, jobs: int,
     no_cache: bool, since: str | None, until: str | None, timezone: str | None, demo: bool,
     output_format: str, show_paths: bool,
@@ -672,8 +714,10 @@ def waves(
     window = Window(since, until, timezone)
     # what the waves depend on, recorded as summarize records it (docs/cli.md, "Options
     # in the output")
+    activity = activity_settings(batchable_tools, idle_gap_ms)
     options = options_record(
-        input_format=input_format, eval_tools=eval_tools, max_tracked_calls=max_tracked_calls,
+        input_format=input_format, eval_tools=eval_tools, batchable_tools=batchable_tools,
+        idle_gap_ms=idle_gap_ms, max_tracked_calls=max_tracked_calls,
         max_line_bytes=max_line_bytes, max_document_bytes=max_document_bytes,
         since=window.since_text, until=window.until_text, timezone=window.timezone)
     files = _resolve_paths(paths, demo)
@@ -684,9 +728,10 @@ def waves(
     unwindowed = outcome
     if window.active:
         outcome = _windowed(outcome, window)
-    analysis = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls)
+    analysis = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls,
+                       **activity)
     excluded = (window.active and not analysis.total.waves_total
-                and _window_note(unwindowed, window, eval_tools, max_tracked_calls))
+                and _window_note(unwindowed, window, eval_tools, max_tracked_calls, activity))
     _loss_warning(analysis.total, max_tracked_calls)
     if output_format == "json":
         document = waves_document(analysis, eval_tools, max_tracked_calls, options)
@@ -729,6 +774,7 @@ def _picture_path(ctx: click.Context, param: click.Parameter, value: str) -> str
 )
 def timeline(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
+    batchable_tools: list[str], idle_gap_ms: float,
     max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int, jobs: int,
     no_cache: bool, since: str | None, until: str | None, timezone: str | None, demo: bool,
     output: str, lane_ids: tuple[str, ...],
@@ -754,6 +800,7 @@ def timeline(
 
     status = ExitStatus()
     window = Window(since, until, timezone)
+    activity = activity_settings(batchable_tools, idle_gap_ms)
     files = _resolve_paths(paths, demo)
     try:
         require_matplotlib()  # before reading: a long read should not end in this
@@ -773,9 +820,10 @@ def timeline(
             check_lane_count(len(outcome.lanes))
         except ValueError as error:
             status.fail(str(error))
-    analysis = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls)
+    analysis = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls,
+                       **activity)
     if window.active and not analysis.total.waves_total:
-        _window_note(unwindowed, window, eval_tools, max_tracked_calls)
+        _window_note(unwindowed, window, eval_tools, max_tracked_calls, activity)
         if not analysis.lanes:
             status.fail(f"no lanes to draw in the window {window.describe()}")
     try:
@@ -848,11 +896,13 @@ def _loss_warning(total: ParallelismSummary, max_tracked_calls: int | None) -> N
     "--input-format", type=input_format_choice(), default=AUTO, show_default=True,
     help="Trace format of every trial; auto: detect per file.",
 )
-@_options("eval_tools", "max_tracked_calls", "max_line_bytes", "max_document_bytes")
+@_options("eval_tools", "batchable_tools", "idle_gap_ms", "max_tracked_calls",
+          "max_line_bytes", "max_document_bytes")
 def compare(
     baseline: str, candidate: str, metric: str, output_format: str, seed: int,
     resamples: int, confidence: float, input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int,
+    batchable_tools: list[str], idle_gap_ms: float, max_tracked_calls: int | None,
+    max_line_bytes: int, max_document_bytes: int,
 ) -> None:
     """Compare two harness versions run on the same tasks.
 
@@ -873,6 +923,7 @@ def compare(
             seed=seed, input_format=input_format, eval_tool_names=eval_tools,
             max_tracked_calls=max_tracked_calls,
             limits=_limits(max_line_bytes, max_document_bytes),
+            **activity_settings(batchable_tools, idle_gap_ms),
         )
     except MissingExtra as error:  # nothing was computed: like a usage error
         status.fail(str(error), ExitStatus.USAGE_ERROR)

@@ -20,6 +20,7 @@ from typing import Any
 
 import attrs
 
+from wavemetrics.core.activity import BATCHABLE_TOOL_NAMES, DEFAULT_IDLE_GAP_MS
 from wavemetrics.core.classify import EVAL_TOOL_NAMES
 from wavemetrics.core.exceptions import MissingExtraError, install_hint
 from wavemetrics.core.observations import DEFAULT_MAX_TRACKED_CALLS
@@ -498,6 +499,8 @@ def read_task(
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
     max_tracked_calls: int | None = 2000,
     limits: Limits | None = None,
+    batchable_tool_names: Sequence[str] = BATCHABLE_TOOL_NAMES,
+    idle_gap_ms: float = DEFAULT_IDLE_GAP_MS,
 ) -> tuple[list[Trial], list[tuple[str, str]], int]:
     """Read one task folder into trials: ``(trials, failures, trial files found)``.
 
@@ -519,7 +522,8 @@ def read_task(
     # the folder is read as summarize reads a folder it is named: the same walk, and
     # the same skips (a file of no known format, a *.meta.json sidecar: not a trial)
     outcome = read_inputs([folder], input_format, limits=limits)
-    analysis = analyse(outcome, eval_tool_names=names, max_tracked_calls=max_tracked_calls)
+    analysis = analyse(outcome, eval_tool_names=names, max_tracked_calls=max_tracked_calls,
+                       batchable_tool_names=batchable_tool_names, idle_gap_ms=idle_gap_ms)
     # the folder's own report (empty, no file a trace, not listable) means no trial;
     # an entry in it summarize reports as an error (a dangling link, a FIFO or a link
     # loop named like a trace, an unreadable sub-folder) is a failed trial, never lost
@@ -569,6 +573,8 @@ def read_side(
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
     max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
     limits: Limits | None = None,
+    batchable_tool_names: Sequence[str] = BATCHABLE_TOOL_NAMES,
+    idle_gap_ms: float = DEFAULT_IDLE_GAP_MS,
 ) -> Side:
     """Read ``root/<task_id>/...``: each session under a task folder is one trial.
 
@@ -596,7 +602,9 @@ def read_side(
             continue
         trials, failed, _ = read_task(path, name, input_format=input_format,
                                       eval_tool_names=eval_tool_names,
-                                      max_tracked_calls=max_tracked_calls, limits=limits)
+                                      max_tracked_calls=max_tracked_calls, limits=limits,
+                                      batchable_tool_names=batchable_tool_names,
+                                      idle_gap_ms=idle_gap_ms)
         failures.extend(TrialFailure(side, trial_path, reason) for trial_path, reason in failed)
         values = tuple(float(t.axis.figures[metric]) for t in trials
                        if t.axis.figures is not None)
@@ -620,8 +628,13 @@ def compare_folders(
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
     max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
     limits: Limits | None = None,
+    batchable_tool_names: Sequence[str] = BATCHABLE_TOOL_NAMES,
+    idle_gap_ms: float = DEFAULT_IDLE_GAP_MS,
 ) -> Comparison:
     """Read both folders (:func:`read_side`) and compare them (:func:`compare_tasks`).
+
+    ``batchable_tool_names`` and ``idle_gap_ms`` (ms): the section-9 parameters
+    (docs/metrics.md), as ``summarize``'s ``--batchable-tools`` and ``--idle-gap``.
 
     Checks for scipy first, so that nothing is read when it is missing
     (:class:`MissingExtra`).
@@ -630,7 +643,9 @@ def compare_folders(
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}")
     options: dict[str, Any] = {"input_format": input_format, "eval_tool_names": eval_tool_names,
-                               "max_tracked_calls": max_tracked_calls, "limits": limits}
+                               "max_tracked_calls": max_tracked_calls, "limits": limits,
+                               "batchable_tool_names": tuple(batchable_tool_names),
+                               "idle_gap_ms": idle_gap_ms}
     base = read_side(baseline, metric, side="baseline", **options)
     cand = read_side(candidate, metric, side="candidate", **options)
     result = compare_tasks(base.tasks, cand.tasks, metric=metric, resamples=resamples,

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from wavemetrics.cli.timewindow import Zone, label_of
+from wavemetrics.core.activity import BATCHABLE_TOOL_NAMES, DEFAULT_IDLE_GAP_MS
 from wavemetrics.core.classify import EVAL_TOOL_NAMES, WaveBucket, classify_wave
 from wavemetrics.core.summary import ParallelismSummary, merge_summaries, summarize
 from wavemetrics.core.waves import assemble_waves
@@ -126,7 +127,7 @@ def paths_lines(document: dict[str, Any], inputs: dict[str, list[str]]) -> list[
 
 def _by_period(
     analysis: Analysis[Any], period: str, zone: Zone, eval_tool_names: Sequence[str],
-    max_tracked_calls: int | None,
+    max_tracked_calls: int | None, batchable_tool_names: Sequence[str], idle_gap_ms: float,
 ) -> list[tuple[str, ParallelismSummary]]:
     from wavemetrics.views.slices import partition_lane
 
@@ -137,7 +138,9 @@ def _by_period(
             assembly = assemble_waves(part.observations, max_tracked_calls=max_tracked_calls)
             grouped.setdefault(label, []).append(summarize(
                 assembly, measured_turn_duration_ms_total=part.measured_turn_duration_ms_total,
-                eval_tool_names=eval_tool_names,
+                eval_tool_names=eval_tool_names, turn_intervals=part.turn_intervals,
+                timing=part.timing, batchable_tool_names=batchable_tool_names,
+                idle_gap_ms=idle_gap_ms,
             ))
     return [(label, merge_summaries(grouped[label])) for label in sorted(grouped)]
 
@@ -178,11 +181,16 @@ def group_document(
     analysis: Analysis[Any], by: str, *, zone: Zone = None,
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES, max_tracked_calls: int | None = None,
     options: dict[str, Any] | None = None,
+    batchable_tool_names: Sequence[str] = BATCHABLE_TOOL_NAMES,
+    idle_gap_ms: float = DEFAULT_IDLE_GAP_MS,
 ) -> dict[str, Any]:
     """The ``--by`` JSON document: ``schema_kind``, ``options`` (the run's options record,
     :func:`wavemetrics.run._options.options_record`; ``None``: the defaults with this ``by``),
     ``by``, ``inputs`` (as without ``--by``), ``groups`` (each with ``group`` and its
-    figures), ``total`` and ``concentration`` (as without ``--by``).
+    figures, the section-9 extras among them), ``total`` and ``concentration`` (as
+    without ``--by``). ``batchable_tool_names`` and ``idle_gap_ms`` (ms): the
+    section-9 parameters a ``day``/``week``/``month`` group's figures are computed with
+    (docs/metrics.md section 9; the other groups merge the lanes' summaries).
 
     ``day``/``week``/``month``/``tool`` need lanes read in batch mode (with their
     waves); raises ``ValueError`` otherwise, and for an unknown ``by``.
@@ -191,8 +199,9 @@ def group_document(
     from wavemetrics.views.report import json_document, summary_dict
 
     if options is None:
-        options = options_record(eval_tools=eval_tool_names, max_tracked_calls=max_tracked_calls,
-                                 by=by)
+        options = options_record(eval_tools=eval_tool_names,
+                                 batchable_tools=batchable_tool_names, idle_gap_ms=idle_gap_ms,
+                                 max_tracked_calls=max_tracked_calls, by=by)
     base = json_document(analysis, options)
     document: dict[str, Any] = {"schema_kind": base["schema_kind"], "options": base["options"],
                                 "by": by, "inputs": base["inputs"]}
@@ -203,7 +212,8 @@ def group_document(
     if by in ("session", "lane", "project"):
         pairs = _by_lane_key(analysis, by)
     elif by in ("day", "week", "month"):
-        pairs = _by_period(analysis, by, zone, eval_tool_names, max_tracked_calls)
+        pairs = _by_period(analysis, by, zone, eval_tool_names, max_tracked_calls,
+                           batchable_tool_names, idle_gap_ms)
     else:
         raise ValueError(f"unknown --by {by!r}")
     document["groups"] = [{"group": key, **summary_dict(s)} for key, s in pairs]
