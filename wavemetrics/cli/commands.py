@@ -663,7 +663,7 @@ def _print_groups(
         # not at their default), the rows, then under the total the tool time, the lower
         # bound, the notes; the legend
         labels, _ = table_lane_cells(analysis.lanes)
-        under = under_total(analysis, labels, max_tracked_calls)
+        under = under_total(analysis, labels, max_tracked_calls, activity["idle_gap_ms"])
         named = options_line(options)
         click.echo(inputs_line(analysis, input_format)
                    + ("" if named is None else "\n" + named) + "\n")

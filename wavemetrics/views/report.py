@@ -18,6 +18,7 @@ from typing import Any
 
 import attrs
 
+from wavemetrics.core.activity import DEFAULT_IDLE_GAP_MS
 from wavemetrics.core.classify import EVAL_TOOL_NAMES, classify_wave
 from wavemetrics.core.histogram import HISTOGRAM_BUCKET_MAXIMA, decode_histogram
 from wavemetrics.core.observations import DEFAULT_MAX_TRACKED_CALLS
@@ -36,6 +37,7 @@ from wavemetrics.readers import DUPLICATE, EMPTY
 from wavemetrics.readers.lanes import InputReport
 from wavemetrics.run._options import non_default_arguments, options_record
 from wavemetrics.run.pipeline import Analysis, LaneFigures, LaneResult
+from wavemetrics.views.activity import activity_lines
 from wavemetrics.views.escaping import printable, shortened
 from wavemetrics.views.notes import cap_advice
 
@@ -337,12 +339,14 @@ def total_label(total: ParallelismSummary) -> str:
 
 def under_total(
     analysis: Analysis[LaneFigures], labels: Sequence[tuple[str, str]],
-    max_tracked_calls: int | None = None,
+    max_tracked_calls: int | None = None, idle_gap_ms: float = DEFAULT_IDLE_GAP_MS,
 ) -> list[str]:
     """The lines every ``summarize`` table (the plain one and each ``--by`` table) prints
     under its total row, in this order: the tool time (:func:`tool_time_line`), the
     calls not counted (:func:`loss_line`; wrapped, and marked ``*`` as the total row is
-    when calls were dropped at the cap), the concentration notes
+    when calls were dropped at the cap), the turns block
+    (:func:`wavemetrics.views.activity.activity_lines`; ``idle_gap_ms``: the gap the
+    figures were made with, in ms), the concentration notes
     (:func:`concentration_notes`; ``labels``: each lane's session and lane cells, as
     :func:`table_lane_cells` gives them) and the lanes read from several inputs."""
     total = analysis.total
@@ -350,6 +354,7 @@ def under_total(
     lost = loss_line(total, max_tracked_calls)
     if lost:
         lines.append(_wrap(f"{CAPPED_MARK} {lost}") if total.dropped_calls else lost)
+    lines.extend(activity_lines(total, idle_gap_ms))
     lines.extend(concentration_notes(analysis.lanes, labels, total))
     repeated = analysis.outcome.repeated_lanes
     if repeated:
@@ -512,7 +517,9 @@ def render_table(
     lines.append(_figures((total_label(analysis.total),
                            f"{lanes} lane" + ("" if lanes == 1 else "s")),
                           analysis.total, widths))
-    lines.extend(under_total(analysis, labels, max_tracked_calls))
+    gap = DEFAULT_IDLE_GAP_MS if options is None else options.get("idle_gap_ms")
+    lines.extend(under_total(analysis, labels, max_tracked_calls,
+                             gap if isinstance(gap, float) else DEFAULT_IDLE_GAP_MS))
     lines.append(
         "calls: paired calls; multi: non_eval waves of 2+ calls; rt: saved round trips;"
     )
