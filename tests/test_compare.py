@@ -24,6 +24,7 @@ from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import saving_trial, write_events
 from tests.extras import needs_scipy
 from wavemetrics.cli.commands import main
+from wavemetrics.core.activity import ACTIVITY_FIGURES
 from wavemetrics.views.compare import (
     METRICS,
     Interval,
@@ -679,3 +680,71 @@ def test_unreadable_trials_are_failed_trials_with_their_reason(tmp_path: Path) -
         f"wavemetrics: error: {side}: trace could not be read: {path}: {why}"
         for side, path, why in reasons
     ]
+
+
+def _section_9_sides(tmp_path: Path) -> tuple[Path, Path]:
+    """Two tasks (ms): t1 baseline read [0,100] with grep [50,150] (one wave [0,150]:
+    busy 150), candidate read [0,100] with grep [0,100] (busy 100); t2 baseline read
+    [0,100] (busy 100), candidate read [0,100] then bash [200,330] (busy 100 + 130 =
+    230; a 100 ms gap between them)."""
+    base, cand = tmp_path / "b", tmp_path / "c"
+    write_events(base / "t1" / "a.jsonl", [
+        ("tool_execution_start", "a", "read", 0, "main"),
+        ("tool_execution_start", "b", "grep", 50, "main"),
+        ("tool_execution_end", "a", "read", 100, "main"),
+        ("tool_execution_end", "b", "grep", 150, "main")])
+    write_events(cand / "t1" / "a.jsonl", [
+        ("tool_execution_start", "a", "read", 0, "main"),
+        ("tool_execution_start", "b", "grep", 0, "main"),
+        ("tool_execution_end", "a", "read", 100, "main"),
+        ("tool_execution_end", "b", "grep", 100, "main")])
+    write_events(base / "t2" / "a.jsonl", [
+        ("tool_execution_start", "a", "read", 0, "main"),
+        ("tool_execution_end", "a", "read", 100, "main")])
+    write_events(cand / "t2" / "a.jsonl", [
+        ("tool_execution_start", "a", "read", 0, "main"),
+        ("tool_execution_end", "a", "read", 100, "main"),
+        ("tool_execution_start", "c", "bash", 200, "main"),
+        ("tool_execution_end", "c", "bash", 330, "main")])
+    return base, cand
+
+
+@pytest.mark.parametrize(("metric", "differences", "mean"), [
+    # ms: t1 100 - 150 = -50, t2 230 - 100 = 130; mean (-50 + 130) / 2 = 40
+    ("tool_busy_ms", (-50.0, 130.0), 40.0),
+    # a count: paired calls timed by execution (events), t1 2 - 2 = 0, t2 2 - 1 = 1
+    ("calls_timed_by_execution", (0.0, 1.0), 0.5),
+])
+@needs_scipy
+def test_a_section_9_figure_is_compared_with_its_bootstrap(
+    tmp_path: Path, metric: str, differences: tuple[float, float], mean: float
+) -> None:
+    """Each section-9 figure is a --metric; with two paired tasks the 95% BCa interval
+    spans the two differences exactly (test_two_task_interval_spans_the_two_differences
+    gives the argument)."""
+    assert metric in METRICS
+    base, cand = _section_9_sides(tmp_path)
+    comparison = compare_folders(str(base), str(cand), metric=metric)
+    assert tuple(row.difference for row in comparison.tasks) == differences
+    assert comparison.difference == mean
+    assert (comparison.interval.low, comparison.interval.high) == differences
+
+
+@needs_scipy
+def test_compare_takes_the_idle_gap(tmp_path: Path) -> None:
+    """--idle-gap 0.09 (90 ms): only candidate t2's 100 ms gap (100 -> 200) is idle:
+    differences 0 and 100 ms, mean 50 ms; the default 5 minutes finds none."""
+    base, cand = _section_9_sides(tmp_path)
+    code, out, _ = run("compare", str(base), str(cand), "--metric", "idle_ms",
+                       "--idle-gap", "0.09", "--format", "json")
+    document = json.loads(out)
+    assert code == 0
+    assert [task["difference"] for task in document["tasks"]] == [0.0, 100.0]
+    assert (document["difference"], document["interval"]) == (50.0, [0.0, 100.0])
+    _, out, _ = run("compare", str(base), str(cand), "--metric", "idle_ms", "--format", "json")
+    assert json.loads(out)["difference"] == 0.0
+
+
+def test_every_section_9_figure_but_the_histogram_is_a_metric() -> None:
+    assert [name for name in METRICS if name in ACTIVITY_FIGURES] == [
+        name for name in ACTIVITY_FIGURES if name != "turn_width_histogram"]

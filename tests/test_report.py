@@ -84,7 +84,12 @@ def test_jsonl_is_one_v1_payload_per_lane_with_a_hashed_session(tmp_path: Path) 
 
 def _table_notes(trace: Path) -> list[str]:
     table = render_table(analyse(read_inputs([str(trace)])))
-    return [line for line in table.splitlines() if line.startswith(("note:", "  "))]
+    notes, in_note = [], False
+    for line in table.splitlines():  # a note's line, and the lines it wraps onto
+        in_note = line.startswith("note:") or (in_note and line.startswith("  "))
+        if in_note:
+            notes.append(line)
+    return notes
 
 
 def _scaled(events: list[Event], factor: int) -> list[Event]:

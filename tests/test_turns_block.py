@@ -31,6 +31,7 @@ from click.testing import CliRunner
 
 from tests.event_traces import Event, write_events
 from wavemetrics.cli.commands import summarize as summarize_command
+from wavemetrics.core.activity import ACTIVITY_FIGURES
 from wavemetrics.core.observations import Observation
 from wavemetrics.core.summary import ParallelismSummary, merge_summaries, summarize
 from wavemetrics.core.waves import assemble_waves
@@ -158,21 +159,17 @@ def test_no_overlap_no_overlap_clause() -> None:
 
 
 def test_the_table_of_the_events_trace_carries_the_block(tmp_path: Path) -> None:
-    """End to end, the figures that need no batch (the turn interval comes from the
-    trace's turn_start/turn_end): busy 500 ms of 550, idle 200 of 850 at --idle-gap
-    0.09, 6 calls timed by execution; the block sits under the tool time line."""
+    """End to end: the events reader keys each call by its turn (docs/formats.md,
+    "Batches") and gives the measured turn [700, 850]; the JSON total has the figures of
+    the module doc and the table the block of test_the_block_of_the_trace, under the tool
+    time line (0.55 s; the wave {a, b} saves 150 - 100 = 50 ms, 9% of it rounded down)."""
     trace = write_events(tmp_path / "turns.jsonl", TURNS)
     args = [str(trace), "--no-cache", "--engine", "python", "--idle-gap", "0.09"]
     document = json.loads(CliRunner().invoke(summarize_command, [*args, "--format", "json"])
                           .output)
-    total = document["total"]
-    assert (total["tool_time_ms"], total["tool_busy_ms"], total["lane_span_ms"],
-            total["idle_ms"], total["calls_timed_by_execution"]) == (
-        550.0, 500.0, 850.0, 200.0, 6)
+    expected = _summary()
+    assert {name: document["total"][name] for name in ACTIVITY_FIGURES} == {
+        name: getattr(expected, name) for name in ACTIVITY_FIGURES}
     table = CliRunner().invoke(summarize_command, args).output.splitlines()
-    at = table.index("tool busy 0.50 s of 0.55 s tool time (0.05 s overlapped)")
-    assert table[at + 1:at + 3] == [
-        "idle 0.20 s of 0.85 s lane span (gaps over 0.09 s, no call or turn running)",
-        "timing: 6 calls by execution times",
-    ]
-    assert table[at - 2].startswith("tool time 0.55 s")
+    at = table.index("tool time 0.55 s (paired calls' durations summed): saved s is 9% of it")
+    assert table[at + 1:at + 7] == "\n".join(activity_lines(expected, 90.0)).splitlines()
