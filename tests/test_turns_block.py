@@ -31,7 +31,7 @@ from click.testing import CliRunner
 
 from tests.event_traces import Event, write_events
 from wavemetrics.cli.commands import summarize as summarize_command
-from wavemetrics.core.activity import ACTIVITY_FIGURES
+from wavemetrics.core.activity import ACTIVITY_FIGURES, BATCHABLE_TOOL_NAMES
 from wavemetrics.core.observations import Observation
 from wavemetrics.core.summary import ParallelismSummary, merge_summaries, summarize
 from wavemetrics.core.waves import assemble_waves
@@ -82,10 +82,10 @@ def _observations(events: list[Event], *, batches: bool = True) -> list[Observat
 
 def _summary(*, batches: bool = True, timing: str = "execution", idle_gap_ms: float = 90.0,
              batchable: tuple[str, ...] | None = None) -> ParallelismSummary:
-    extra = {} if batchable is None else {"batchable_tool_names": batchable}
     return summarize(assemble_waves(_observations(TURNS, batches=batches)),
                      turn_intervals=[(700.0, 850.0)], timing=timing,  # type: ignore[arg-type]
-                     idle_gap_ms=idle_gap_ms, **extra)
+                     idle_gap_ms=idle_gap_ms,
+                     batchable_tool_names=BATCHABLE_TOOL_NAMES if batchable is None else batchable)
 
 
 def test_the_figures_the_block_is_made_of() -> None:

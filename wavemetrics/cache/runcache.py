@@ -491,15 +491,18 @@ def _run_key(parts: Parts) -> tuple[str, str]:
     return sha256(_json([scope, inputs])).hex(), scope
 
 
-def statusline_key(stats: list[Any]) -> tuple[str, str]:
+def statusline_key(stats: list[Any], *, turns: bool = False) -> tuple[str, str]:
     """``(key, scope)`` of the status line's answer for a session whose files (the
     transcript, then its sub-agent files) have the :func:`session_stats` ``stats``: the
     head of a ``summarize`` key (the version and cache schema, the Python version, every
     source file of the package) and the transcript's absolute path are the scope (a new
-    state of the session replaces its older answer), the key adds ``stats``."""
+    state of the session replaces its older answer), the key adds ``stats``. ``turns``
+    (``statusline --turns``, another line) is in the head."""
     from wavemetrics.cache._cachedir import version
 
     head: list[Any] = ["statusline", version(), sys.version, _package(), stats[0][:1]]
+    if turns:
+        head.append("turns")
     return _run_key((head, stats))
 
 

@@ -1013,7 +1013,11 @@ def cache_clear() -> None:
 )
 @click.option("--force", is_flag=True,
               help="With --install: replace a statusLine that runs another command.")
-def statusline(no_cache: bool, print_settings: bool, install: bool, force: bool) -> None:
+@click.option("--turns", is_flag=True,
+              help="Add the share of the session's model turns that issued 2+ calls"
+                   " (turns 30% multi); with --install or --print-settings, in the command.")
+def statusline(no_cache: bool, print_settings: bool, install: bool, force: bool,
+               turns: bool) -> None:
     """One line for Claude Code's status line: waves, multi-call waves, modeled saving.
 
     Claude Code runs it after each message with a JSON object on stdin that
@@ -1022,16 +1026,17 @@ def statusline(no_cache: bool, print_settings: bool, install: bool, force: bool)
     --install, or paste what --print-settings prints into settings.json.
     """
     if print_settings or install:
-        _set_up_statusline(no_cache, print_settings, install)
+        _set_up_statusline(no_cache, print_settings, install, turns)
         return
     if force:
         raise click.UsageError("--force goes with --install")
     from wavemetrics.cli.statusline import run
 
-    run(no_cache=no_cache)
+    run(no_cache=no_cache, turns=turns)
 
 
-def _set_up_statusline(no_cache: bool, print_settings: bool, install: bool) -> None:
+def _set_up_statusline(no_cache: bool, print_settings: bool, install: bool,
+                       turns: bool = False) -> None:
     """``statusline --print-settings`` or ``--install [--force]`` (docs/cli.md)."""
     from wavemetrics.cli.statusline_setup import (
         InstallRefused,
@@ -1046,7 +1051,7 @@ def _set_up_statusline(no_cache: bool, print_settings: bool, install: bool) -> N
     if no_cache:
         raise click.UsageError(f"--no-cache is for running the status line, not with"
                                f" {'--install' if install else '--print-settings'}")
-    command = statusline_command()
+    command = statusline_command() + (" --turns" if turns else "")
     if print_settings:
         click.echo(settings_snippet(command), nl=False)  # JSON: its strings are escaped
         return
