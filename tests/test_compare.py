@@ -36,12 +36,13 @@ from wavemetrics.views.compare import (
     compare_tasks,
     paired_bootstrap,
     render_table,
+    timing_lines,
 )
 
 JSON_KEYS = [
     "metric", "difference", "interval", "confidence", "resamples", "seed", "paired_tasks",
     "baseline_only", "candidate_only", "unusable_tasks", "empty_tasks", "mixed_kind_tasks",
-    "failed_trials", "lower_bound_trials", "not_read", "no_task_folders", "tasks",
+    "failed_trials", "lower_bound_trials", "not_read", "no_task_folders", "timing", "tasks",
 ]
 TASK_KEYS = [
     "task_id", "baseline_mean", "candidate_mean", "difference", "baseline_trials",
@@ -242,6 +243,10 @@ def test_json_has_exactly_the_listed_keys(tmp_path: Path) -> None:
         "mixed_kind_tasks": [], "failed_trials": {"baseline": 1, "candidate": 1},
         "lower_bound_trials": [], "not_read": [str(base / "stray.jsonl")],
         "no_task_folders": [],
+        # every usable trial is 2 events calls: baseline t1 a, b, t2 a, t3, t5 (5 trials),
+        # candidate t1, t2 a, t2 run2, t4 (4); the stray file and failed trials count none
+        "timing": {"baseline": {"execution": 10, "message": 0},
+                   "candidate": {"execution": 8, "message": 0}},
     }
     assert document["tasks"][:2] == [
         {"task_id": "t1", "baseline_mean": 60.0, "candidate_mean": 75.0, "difference": 15.0,
@@ -728,6 +733,21 @@ def test_a_section_9_figure_is_compared_with_its_bootstrap(
     assert tuple(row.difference for row in comparison.tasks) == differences
     assert comparison.difference == mean
     assert (comparison.interval.low, comparison.interval.high) == differences
+    # events calls are timed by execution: baseline 2 + 1, candidate 2 + 2 paired calls
+    assert comparison.timing == ((3, 0), (4, 0))
+    assert comparison.to_dict()["timing"] == {"baseline": {"execution": 3, "message": 0},
+                                              "candidate": {"execution": 4, "message": 0}}
+    assert "timing:" not in render_table(comparison)  # no message times: no line
+
+
+def test_the_table_names_message_times_when_the_savings_rest_on_them() -> None:
+    """Claude Code trials (message times) on one side: the line gives both sides' counts
+    and what message times hold, wrapped at 80 columns."""
+    assert timing_lines(((0, 1200), (950, 0))) == [
+        "timing: calls by execution / message times: baseline 0 / 1200, candidate 950 / 0",
+        "  (message times include permission prompts)",
+    ]
+    assert timing_lines(((5, 0), (0, 0))) == []
 
 
 @needs_scipy

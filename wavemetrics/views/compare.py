@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import textwrap
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
@@ -31,6 +32,7 @@ from wavemetrics.readers.limits import Limits
 from wavemetrics.readers.registry import format_named
 from wavemetrics.readers.sources import expand_paths, file_stem
 from wavemetrics.run.pipeline import Analysis, LaneResult, analyse, read_inputs
+from wavemetrics.views.activity import MESSAGE_TIMES_NOTE
 from wavemetrics.views.axis import EfficiencyAxis, scored_axis
 from wavemetrics.views.escaping import printable, shortened
 
@@ -224,6 +226,9 @@ class Comparison:
     strays: tuple[str, ...] = ()
     #: The sides (``baseline``, ``candidate``) whose folder holds no task folder.
     no_task_folders: tuple[str, ...] = ()
+    #: Per side (baseline, candidate), the usable trials' paired calls timed by execution
+    #: and by message times (:attr:`Side.timing`).
+    timing: tuple[tuple[int, int], tuple[int, int]] = ((0, 0), (0, 0))
 
     @property
     def lower_bound_trials(self) -> int:
@@ -283,6 +288,9 @@ class Comparison:
             "lower_bound_trials": list(self.lower_bound),
             "not_read": list(self.strays),
             "no_task_folders": list(self.no_task_folders),
+            "timing": {side: {"execution": execution, "message": message}
+                       for side, (execution, message) in zip(
+                           ("baseline", "candidate"), self.timing, strict=True)},
             "tasks": [
                 {
                     "task_id": row.task_id,
@@ -458,6 +466,10 @@ class Side:
     tasks: Mapping[str, SideTask] = attrs.field(converter=_read_only_tasks)
     failures: tuple[TrialFailure, ...]
     strays: tuple[str, ...]
+    #: Paired calls of the usable trials by where their times come from:
+    #: ``(calls_timed_by_execution, calls_timed_by_message)`` summed (docs/metrics.md
+    #: section 9; the savings rest on them).
+    timing: tuple[int, int] = (0, 0)
 
 
 @attrs.frozen
@@ -591,6 +603,7 @@ def read_side(
     tasks: dict[str, SideTask] = {}
     failures: list[TrialFailure] = []
     strays: list[str] = []
+    timing = [0, 0]
     walked = set(expand_paths([root])[0])
     for name in sorted(os.listdir(root)):
         path = os.path.join(root, name)
@@ -608,12 +621,16 @@ def read_side(
         failures.extend(TrialFailure(side, trial_path, reason) for trial_path, reason in failed)
         values = tuple(float(t.axis.figures[metric]) for t in trials
                        if t.axis.figures is not None)
+        for trial in trials:
+            if trial.axis.figures is not None:
+                timing[0] += trial.axis.figures["calls_timed_by_execution"]
+                timing[1] += trial.axis.figures["calls_timed_by_message"]
         lower = tuple(t.name for t in trials if not t.axis.evidence_complete)
         tasks[name] = SideTask(
             values, len(trials) + len(failed), len(failed), len(lower),
             kinds=tuple(sorted({t.kind for t in trials})), lower_bound_names=lower,
         )
-    return Side(tasks, tuple(failures), tuple(strays))
+    return Side(tasks, tuple(failures), tuple(strays), (timing[0], timing[1]))
 
 
 def compare_folders(
@@ -654,7 +671,28 @@ def compare_folders(
                         if not side.tasks)
     return attrs.evolve(result, failures=base.failures + cand.failures,
                         strays=_distinct(base.strays + cand.strays),
-                        no_task_folders=empty_sides)
+                        no_task_folders=empty_sides, timing=(base.timing, cand.timing))
+
+
+def timing_lines(timing: tuple[tuple[int, int], tuple[int, int]]) -> list[str]:
+    """The table's lines naming the call times the savings rest on, when some were
+    message times (whose durations include permission prompts: docs/metrics.md section
+    9): ``timing: calls by execution / message times: baseline 0 / 12, candidate 9 / 0
+    (message times include permission prompts)``, wrapped at 80 columns; none when every
+    call was timed by its execution (the JSON ``timing`` still counts them).
+
+    >>> timing_lines(((0, 12), (9, 0)))[0]
+    'timing: calls by execution / message times: baseline 0 / 12, candidate 9 / 0'
+    >>> timing_lines(((3, 0), (4, 0)))
+    []
+    """
+    (base_exec, base_msg), (cand_exec, cand_msg) = timing
+    if not (base_msg or cand_msg):
+        return []
+    text = (f"timing: calls by execution / message times: baseline {base_exec} / {base_msg},"
+            f" candidate {cand_exec} / {cand_msg} ({MESSAGE_TIMES_NOTE})")
+    return textwrap.wrap(text, 80, subsequent_indent="  ", break_long_words=False,
+                         break_on_hyphens=False)
 
 
 def _distinct(paths: tuple[str, ...]) -> tuple[str, ...]:
@@ -744,6 +782,7 @@ def render_table(comparison: Comparison) -> str:
     base_failed = sum(row.baseline_failed for row in comparison.tasks)
     cand_failed = sum(row.candidate_failed for row in comparison.tasks)
     lines.append(f"failed trials: baseline {base_failed}, candidate {cand_failed}")
+    lines.extend(timing_lines(comparison.timing))
     if comparison.lower_bound:
         count = comparison.lower_bound_trials
         lines.append(f"lower bound: {count} usable trial{'' if count == 1 else 's'} lost calls"
