@@ -186,7 +186,7 @@ class ActivityAccumulator:
         known = self._batchable_memo.get(tool_name)  # pragma: no mutate (a memo: a miss recomputes)
         if known is None:
             known = is_batchable_tool_name(tool_name, self.batchable_names, self.eval_names)
-            self._batchable_memo[tool_name] = known  # pragma: no mutate (a memo: recomputing is the same)
+            self._batchable_memo[tool_name] = known  # pragma: no mutate (a memo: same answer)
         return known
 
     def _see(self, start_ms: float, end_ms: float) -> None:
