@@ -938,3 +938,16 @@ CASE_LETTERS = ("\u1c89\u1c8a\ua7cb\u0264\ua7dc\u019b\U00010d50\U00010d70\U00016
 
 #: Tool or eval names made of :data:`CASE_LETTERS`, never empty.
 case_names = st.text(alphabet=CASE_LETTERS, min_size=1, max_size=6)
+
+# ------------------------------------------------------------------------ markdown
+
+#: Characters that are markup somewhere in GitHub-flavoured Markdown or in GitHub's
+#: renderer (table pipes, escapes, code, emphasis, links, raw HTML, entities, math,
+#: mentions, emoji, issue references, strikethrough), line ends, controls and bidi.
+MARKDOWN_HOSTILE = "|\\`*_[]()<>&$@:#~!= \t\n\r\x00\x07\x1b\x7f\x9b\u202e\u2066\u2028"
+
+#: Texts a trace could hold as an id or tool name, rich in Markdown markup.
+markdown_hostile_texts = st.text(
+    alphabet=st.one_of(st.sampled_from(MARKDOWN_HOSTILE), st.characters(codec="utf-8")),
+    max_size=24,
+)
