@@ -850,8 +850,10 @@ def _loss_warning(total: ParallelismSummary, max_tracked_calls: int | None) -> N
     help="The per-trial figure to compare.",
 )
 @click.option(
-    "--format", "output_format", type=click.Choice(["table", "json"]), default="table",
-    show_default=True, help="table: for reading; json: one document.",
+    "--format", "output_format", type=click.Choice(["table", "json", "markdown"]),
+    default="table", show_default=True,
+    help="table: for reading; json: one document; markdown: the table as GitHub-flavoured"
+         " Markdown.",
 )
 @click.option("--seed", type=click.IntRange(min=0), default=DEFAULT_SEED, show_default=True,
               help="Seed of the bootstrap (same seed, same interval).")
@@ -904,6 +906,10 @@ def compare(
         _stderr(f"wavemetrics: error: task {task_id}: no trial files in either folder")
     if output_format == "json":
         click.echo(render_compare_json(comparison), nl=False)
+    elif output_format == "markdown":
+        from wavemetrics.views.compare import render_markdown as render_compare_markdown
+
+        click.echo(render_compare_markdown(comparison), nl=False)
     else:
         click.echo(render_compare_table(comparison), nl=False)
     if (comparison.failures or comparison.paired_tasks == 0 or comparison.empty_tasks

@@ -23,6 +23,7 @@ from wavemetrics.run.pipeline import Analysis, LaneFigures
 from wavemetrics.views.escaping import markdown_code
 from wavemetrics.views.report import (
     CAPPED_MARK,
+    TABLE_LEGEND,
     WINDOW_CLAUSE,
     inputs_line,
     options_arguments,
@@ -38,19 +39,6 @@ __all__ = [
     "render_summary_markdown",
     "seconds_cell",
 ]
-
-#: The legend under the plain table (the text table's three lines, as one paragraph).
-_LEGEND = (
-    "calls: paired calls; multi: non_eval waves of 2+ calls; rt: saved round trips;"
-    " saved s: modeled wall-clock saving; upper s: upper bound. Eval/mixed waves are"
-    " never in multi, rt or the savings. Details: --format json, wavemetrics waves."
-)
-_GROUP_LEGEND = ("calls: paired calls; multi: non_eval waves of 2+ calls; rt: saved round"
-                 " trips; saved s / upper s: modeled saving and its upper bound.")
-_TOOL_LEGEND = ("calls in multi: calls in non_eval waves of 2+ calls; total s: its calls'"
-                " durations summed, overlapping calls each counted in full; mean s: total s"
-                " / calls; eval/mix: share of calls in eval_only or mixed waves.")
-
 
 def markdown_table(header: Sequence[str], aligns: str, rows: Sequence[Sequence[str]]) -> str:
     """A GFM pipe table, one line per row with a newline after each: ``header`` the
@@ -119,11 +107,11 @@ def render_summary_markdown(
     analysis: Analysis[LaneFigures], *, input_format: str = "auto", show_paths: bool = False,
     options: dict[str, Any] | None = None, max_tracked_calls: int | None = None,
 ) -> str:
-    """``summarize --format markdown``: the text table (:func:`~wavemetrics.views.report.render_table`)
-    as GFM, one row per lane (session and lane as the text table shortens them, as code
-    spans) and the total row, the notes under it as a list, then the legend;
-    ``show_paths`` adds each row's full ids, format and input path. Arguments as
-    ``render_table``'s."""
+    """``summarize --format markdown``: the text table
+    (:func:`~wavemetrics.views.report.render_table`) as GFM: one row per lane (session
+    and lane as the text table shortens them, as code spans) and the total row, the
+    notes under it as a list, then the legend; ``show_paths`` adds each row's full ids,
+    format and input path. Arguments as ``render_table``'s."""
     labels, _ = table_lane_cells(analysis.lanes)
     header = ["session", "lane", *(column.header for _, column in TABLE_COLUMNS)]
     aligns = "ll" + "r" * len(TABLE_COLUMNS)
@@ -136,7 +124,7 @@ def render_summary_markdown(
                  f"{lanes} lane" + ("" if lanes == 1 else "s"), *_figures(analysis.total)])
     text = _head(analysis, input_format, options) + markdown_table(header, aligns, rows)
     text += _notes(under_total(analysis, labels, max_tracked_calls, place=_place, wrap=False))
-    text += "\n" + _LEGEND + "\n"
+    text += "\n" + " ".join(TABLE_LEGEND) + "\n"
     if show_paths:
         formats = {report.path: report.format for report in analysis.outcome.inputs}
         text += "\nrows: session/lane (format): input\n\n" + "".join(
@@ -162,7 +150,7 @@ def render_group_markdown(
     come from; ``analysis``: the run, for the lines above and under the table;
     ``inputs``: with ``--show-paths``, each group's inputs
     (:func:`~wavemetrics.views.groups.group_inputs`), listed after the legend."""
-    from wavemetrics.views.groups import group_labels
+    from wavemetrics.views.groups import GROUP_LEGEND, TOOL_LEGEND, group_labels
 
     by = document["by"]
     groups = [str(row["group"]) for row in document["groups"]]
@@ -170,20 +158,20 @@ def render_group_markdown(
     total = _total_cell(total_label(analysis.total))
     if by == "tool":
         header = ["tool", "calls", "calls in multi", "total s", "mean s", "eval/mix"]
-        aligns, legend = "lrrrrr", _TOOL_LEGEND
+        aligns, legend = "lrrrrr", TOOL_LEGEND
         rows = [_tool_row(row, markdown_code(names[str(row["group"])]))
                 for row in document["groups"]]
         rows.append(_tool_row(document["total"], total))
     else:
         header = [by, "calls", "waves", "multi", "rt", "eval", "mixed", "saved s", "upper s"]
-        aligns, legend = "l" + "r" * 8, _GROUP_LEGEND
+        aligns, legend = "l" + "r" * 8, GROUP_LEGEND
         rows = [_group_row(row, markdown_code(names[str(row["group"])]))
                 for row in document["groups"]]
         rows.append(_group_row(document["total"], total))
     labels, _ = table_lane_cells(analysis.lanes)
     text = _head(analysis, input_format, options) + markdown_table(header, aligns, rows)
     text += _notes(under_total(analysis, labels, max_tracked_calls, place=_place, wrap=False))
-    text += "\n" + legend + "\n"
+    text += "\n" + " ".join(legend) + "\n"
     if inputs is not None:
         formats = {row["path"]: row["format"] for row in document["inputs"]}
         text += f"\nrows: {by}: inputs (format)\n\n"

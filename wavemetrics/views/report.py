@@ -41,8 +41,12 @@ from wavemetrics.views.notes import cap_advice
 
 __all__ = [
     "CONCENTRATION_MIN_SAVED_MS",
+    "TABLE_LEGEND",
+    "WINDOW_CLAUSE",
     "concentrated_lanes",
     "concentration_document",
+    "concentration_sentences",
+    "options_arguments",
     "options_line",
     "paths_section",
     "render_json",
@@ -519,6 +523,14 @@ def inputs_line(analysis: Analysis[LaneFigures], input_format: str = "auto") -> 
     return _inputs_line(analysis.outcome.inputs, input_format, len(analysis.outcome.skipped))
 
 
+#: The legend under the plain table, line by line.
+TABLE_LEGEND = (
+    "calls: paired calls; multi: non_eval waves of 2+ calls; rt: saved round trips;",
+    "saved s: modeled wall-clock saving; upper s: upper bound. Eval/mixed waves are",
+    "never in multi, rt or the savings. Details: --format json, wavemetrics waves.",
+)
+
+
 def render_table(
     analysis: Analysis[LaneFigures], *, input_format: str = "auto", show_paths: bool = False,
     options: dict[str, Any] | None = None,
@@ -550,13 +562,7 @@ def render_table(
                            f"{lanes} lane" + ("" if lanes == 1 else "s")),
                           analysis.total, widths))
     lines.extend(under_total(analysis, labels, max_tracked_calls))
-    lines.append(
-        "calls: paired calls; multi: non_eval waves of 2+ calls; rt: saved round trips;"
-    )
-    lines.append(
-        "saved s: modeled wall-clock saving; upper s: upper bound. Eval/mixed waves are"
-    )
-    lines.append("never in multi, rt or the savings. Details: --format json, wavemetrics waves.")
+    lines.extend(TABLE_LEGEND)
     if show_paths:
         lines.extend(paths_section(analysis))
     return "\n".join(lines) + "\n"
