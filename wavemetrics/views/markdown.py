@@ -156,6 +156,7 @@ def render_group_markdown(
     groups = [str(row["group"]) for row in document["groups"]]
     names = group_labels(by, groups)
     total = _total_cell(total_label(analysis.total))
+    legend: Sequence[str]
     if by == "tool":
         header = ["tool", "calls", "calls in multi", "total s", "mean s", "eval/mix"]
         aligns, legend = "lrrrrr", TOOL_LEGEND
