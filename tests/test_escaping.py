@@ -144,6 +144,19 @@ def test_compare_table_escapes_task_folder_names(tmp_path: Path) -> None:
     assert "t\\x1b]8;;x\\x07click…" in out  # cut to the 20-column task column
 
 
+def test_compare_table_escapes_tasks_with_no_trial_files(tmp_path: Path) -> None:
+    """The ``no trial files:`` line names an empty task folder escaped (ESC, BEL)."""
+    pytest.importorskip("scipy")
+    for side in ("base", "cand"):
+        (tmp_path / side / "hollow\x1b[2J\x07").mkdir(parents=True)
+        (tmp_path / side / "t").mkdir()
+        _events(tmp_path / side / "t" / "a.jsonl", session="s", agent="main", tool="read")
+    code, out, _ = _run("compare", str(tmp_path / "base"), str(tmp_path / "cand"))
+    assert code == 1
+    _assert_clean(out)
+    assert "no trial files: 1 task on neither side: hollow\\x1b[2J\\x07\n" in out
+
+
 # -- Markdown (--format markdown) ------------------------------------------------------
 
 
