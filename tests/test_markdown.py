@@ -244,3 +244,10 @@ def test_any_names_stay_literal_in_one_cell(session: str, agent: str, tool: str)
     """Any session, lane and tool names: the same table shape, each name literal."""
     with tempfile.TemporaryDirectory() as folder:
         _check_hostile(Path(folder), session, agent, tool)
+
+
+def test_cli_doc_shows_the_real_demo_output() -> None:
+    """docs/cli.md's Markdown example is the demo's output (DEMO, checked above)."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text("utf-8")
+    section = text.split("### Markdown (`--format markdown`)", 1)[1]
+    assert section.split("```", 2)[1].lstrip("\n") == DEMO
