@@ -600,7 +600,8 @@ def test_files_sharing_a_default_session_id_stay_two_trials(tmp_path: Path) -> N
 
 @needs_scipy
 def test_lower_bound_trials_are_named_in_table_and_json(tmp_path: Path) -> None:
-    """The lower-bound line names each trial (side/task/session); JSON lists the same names."""
+    """The lower-bound line names each trial (side/task/session), in the table and the
+    Markdown; JSON lists the same names."""
     write_events(tmp_path / "b" / "t" / "a.jsonl", [
         ("tool_execution_start", "x", "read", 0, "main"),
     ])
@@ -608,6 +609,9 @@ def test_lower_bound_trials_are_named_in_table_and_json(tmp_path: Path) -> None:
     _, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"))
     assert ("lower bound: 1 usable trial lost calls or lines (figures are a lower bound):\n"
             "  baseline/t/a\n") in out
+    _, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"), "--format", "markdown")
+    assert ("- lower bound: 1 usable trial lost calls or lines (figures are a lower bound):\n"
+            "  - `baseline/t/a`\n") in out  # a sub-item, the name a code span
     _, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"), "--format", "json")
     assert json.loads(out)["lower_bound_trials"] == ["baseline/t/a"]
 
