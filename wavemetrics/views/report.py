@@ -46,6 +46,7 @@ __all__ = [
     "concentrated_lanes",
     "concentration_document",
     "concentration_sentences",
+    "lane_place",
     "options_arguments",
     "options_line",
     "paths_section",
