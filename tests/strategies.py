@@ -977,3 +977,16 @@ def batched_lanes(
             st.tuples(st.integers(-50, 700), st.integers(-10, 200)), max_size=3))
     ]
     return [event for _, _, event in events], turns
+
+# ------------------------------------------------------------------------ markdown
+
+#: Characters that are markup somewhere in GitHub-flavoured Markdown or in GitHub's
+#: renderer (table pipes, escapes, code, emphasis, links, raw HTML, entities, math,
+#: mentions, emoji, issue references, strikethrough), line ends, controls and bidi.
+MARKDOWN_HOSTILE = "|\\`*_[]()<>&$@:#~!= \t\n\r\x00\x07\x1b\x7f\x9b\u202e\u2066\u2028"
+
+#: Texts a trace could hold as an id or tool name, rich in Markdown markup.
+markdown_hostile_texts = st.text(
+    alphabet=st.one_of(st.sampled_from(MARKDOWN_HOSTILE), st.characters(codec="utf-8")),
+    max_size=24,
+)

@@ -75,16 +75,16 @@ def _invocations(folder: Path, fmt: str, tmp_path: Path) -> list[list[str]]:
     for input_format in ("auto", fmt):
         common = ["--input-format", input_format, path]
         runs += [["summarize", "--format", out, *common]
-                 for out in ("table", "json", "jsonl", "csv")]
+                 for out in ("table", "json", "jsonl", "csv", "markdown")]
         runs += [["summarize", "--by", by, "--format", out, *common]
-                 for by in ("project", "day", "tool") for out in ("table", "csv")]
+                 for by in ("project", "day", "tool") for out in ("table", "csv", "markdown")]
         runs += [["waves", "--format", out, *common] for out in ("table", "json", "csv")]
         runs += [["timeline", "-o", str(tmp_path / f"t-{input_format}.svg"), *common]]
     bench = tmp_path / "bench"
     for side in ("base", "cand"):
         (bench / side / "task1").mkdir(parents=True)
         (bench / side / "task1" / "trial.jsonl").write_bytes(_secret_trace(BUILDERS[fmt]))
-    for out in ("table", "json"):
+    for out in ("table", "json", "markdown"):
         runs.append(["compare", "--format", out, "--resamples", "20",
                      str(bench / "base"), str(bench / "cand")])
     runs += [["cache", "info"], ["cache", "clear"], ["statusline"]]  # stdin: test below

@@ -496,7 +496,7 @@ def summarize(
 
     status = ExitStatus()
     if by is not None and output_format == "jsonl":
-        raise click.UsageError("--by groups rows: use --format table, json or csv")
+        raise click.UsageError("--by groups rows: use --format table, json, csv or markdown")
     window = Window(since, until, timezone)
     cache = open_cache(no_cache)
     # the whole output is recorded and kept, to be served again before the CLI loads
@@ -564,7 +564,15 @@ def _summarize(
 
         columns, rows = summary_rows(json_document(analysis, options))
         _echo_csv(rows_to_csv, columns, rows)
-    elif not _nothing_read(analysis):  # else the errors above are all there is to say
+    elif _nothing_read(analysis):  # the errors above are all there is to say
+        pass
+    elif output_format == "markdown":
+        from wavemetrics.views.markdown import render_summary_markdown
+
+        click.echo(render_summary_markdown(
+            analysis, input_format=input_format, show_paths=show_paths, options=options,
+            max_tracked_calls=max_tracked_calls), nl=False)
+    else:
         click.echo(render_table(analysis, input_format=input_format, show_paths=show_paths,
                                 options=options, max_tracked_calls=max_tracked_calls),
                    nl=False)
@@ -617,6 +625,14 @@ def _print_groups(
 
         columns, rows = summary_rows(document)
         _echo_csv(rows_to_csv, columns, rows)
+    elif output_format == "markdown":
+        from wavemetrics.views.markdown import render_group_markdown
+
+        click.echo(render_group_markdown(
+            document, analysis, input_format=input_format, options=options,
+            max_tracked_calls=max_tracked_calls,
+            inputs=group_inputs(analysis, by, zone=window.zone) if show_paths else None),
+            nl=False)
     else:
         # every line of the plain table, in its order: what was read (and the options
         # not at their default), the rows, then under the total the tool time, the lower
@@ -834,8 +850,10 @@ def _loss_warning(total: ParallelismSummary, max_tracked_calls: int | None) -> N
     help="The per-trial figure to compare.",
 )
 @click.option(
-    "--format", "output_format", type=click.Choice(["table", "json"]), default="table",
-    show_default=True, help="table: for reading; json: one document.",
+    "--format", "output_format", type=click.Choice(["table", "json", "markdown"]),
+    default="table", show_default=True,
+    help="table: for reading; json: one document; markdown: the table as GitHub-flavoured"
+         " Markdown.",
 )
 @click.option("--seed", type=click.IntRange(min=0), default=DEFAULT_SEED, show_default=True,
               help="Seed of the bootstrap (same seed, same interval).")
@@ -888,6 +906,10 @@ def compare(
         _stderr(f"wavemetrics: error: task {task_id}: no trial files in either folder")
     if output_format == "json":
         click.echo(render_compare_json(comparison), nl=False)
+    elif output_format == "markdown":
+        from wavemetrics.views.compare import render_markdown as render_compare_markdown
+
+        click.echo(render_compare_markdown(comparison), nl=False)
     else:
         click.echo(render_compare_table(comparison), nl=False)
     if (comparison.failures or comparison.paired_tasks == 0 or comparison.empty_tasks
