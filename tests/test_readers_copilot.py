@@ -306,10 +306,11 @@ def test_arguments_and_results_never_reach_the_output(tmp_path: Path) -> None:
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=5)
     | st.sampled_from(["tool.execution_start", "tool.execution_complete", "session.start",
-                       "2026-12-03T10:00:01.000Z", "a", "main"]),
+                       "assistant.message", "2026-12-03T10:00:01.000Z", "a", "main"]),
     lambda inner: st.lists(inner, max_size=3)
     | st.dictionaries(st.sampled_from(["type", "timestamp", "data", "agentId", "toolCallId",
-                                       "toolName", "sessionId", "id", "parentId"]),
+                                       "toolName", "sessionId", "id", "parentId",
+                                       "toolRequests", "apiCallId", "messageId"]),
                       inner, max_size=5),
     max_leaves=12,
 )
@@ -349,7 +350,8 @@ def test_the_typed_decoder_and_the_stdlib_parser_agree(lines: list[bytes]) -> No
     path of a line msgspec rejects) give the same lanes and the same account."""
     import wavemetrics.readers.copilot as module
 
-    fixture = [(r if isinstance(r, str) else json.dumps(r)).encode() + b"\n" for r in SESSION]
+    fixture = [(r if isinstance(r, str) else json.dumps(r)).encode() + b"\n"
+               for r in (*SESSION, *BATCHES)]
     typed = collect(read_copilot, [*fixture, *lines], path="p")
     saved = module._DECODER
     module._DECODER = None
@@ -357,8 +359,7 @@ def test_the_typed_decoder_and_the_stdlib_parser_agree(lines: list[bytes]) -> No
         plain = collect(read_copilot, [*fixture, *lines], path="p")
     finally:
         module._DECODER = saved
-    assert [observation_tuples(lane) for lane in typed[0]] == [
-        observation_tuples(lane) for lane in plain[0]]
+    assert [lane.observations for lane in typed[0]] == [lane.observations for lane in plain[0]]
     assert typed[1] == plain[1]
 
 
@@ -439,6 +440,7 @@ def test_batches_by_hand(tmp_path: Path) -> None:
         ("sess-9", "main"): (1, 7, 1, "6:0:1:0:0:0:0:0", 3, 2, 5, 3, 1300.0, 3420.0, 10, 0),
         ("sess-9", "sa_1"): (0, 1, 1, "0:1:0:0:0:0:0:0", 2, 0, 0, 0, 0.0, 300.0, 2, 0),
     }
+    assert "secret" not in json.dumps(document)  # message text, arguments
     total = document["total"]
     # merged: sums, histograms added, the widest turn by maximum
     assert tuple(total[key] for key in BATCH_FIGURES) == (

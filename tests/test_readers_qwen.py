@@ -311,6 +311,25 @@ def test_batches_by_hand(tmp_path: Path) -> None:
         (("s1", "main"), (2, 5, 1, "4:0:1:0:0:0:0:0", 3, 1, 3, 2, 1100.0, 6200.0, 9, 0)),
         (("s1", SUB), (0, 3, 1, "2:1:0:0:0:0:0:0", 2, 1, 2, 1, 200.0, 500.0, 4, 0)),
     ]
+    assert "secret" not in json.dumps(document)  # the functionCall arguments
     total = document["total"]
     assert tuple(total[key] for key in BATCH_FIGURES) == (
         2, 8, 2, "6:1:1:0:0:0:0:0", 3, 2, 5, 3, 1300.0, 6700.0, 13, 0)
+
+
+def test_batches_are_the_same_from_the_typed_and_the_stdlib_parse(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The batch keys (the assistant record's ``uuid``) read alike on both paths."""
+    from tests.reader_checks import collect
+    from wavemetrics.readers import qwen
+
+    lines = [json.dumps(line).encode() + b"\n" for line in BATCHES]
+    results = []
+    for decoder in (qwen._DECODER, None):
+        monkeypatch.setattr(qwen, "_DECODER", decoder)
+        lanes, _ = collect(qwen.read_qwen_lines, lines, path="s1.jsonl")
+        results.append([lane.observations for lane in lanes])
+    assert results[0] == results[1]
+    # a1's three calls, then a2..a5, none for c8 and c9 (in start order per lane)
+    assert [o.batch for o in results[0][0] if o.kind == "start"] == [
+        "a1", "a1", "a1", "a2", "a3", "a4", "a5", None, None]
