@@ -12,8 +12,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from tests.batch_checks import batch_figures, check_corpus_batches
-from tests.corpus import needs_corpus
+from tests.batch_checks import batch_figures
 from tests.reader_checks import cli_document, collect
 from wavemetrics import Observation, assemble_waves
 from wavemetrics.readers._lines import LineAccount
@@ -503,10 +502,3 @@ def test_a_turn_start_with_a_bad_time_opens_no_batch(tmp_path: Path) -> None:
     figures = batch_figures(path)
     assert (figures["batched_turns"], figures["turn_width_histogram"]) == (
         1, "0:1:0:0:0:0:0:0")
-
-
-@needs_corpus
-def test_corpus_batch_figures_are_sane() -> None:
-    """No corpus file is an ``events`` stream: the check runs on none, and says so (the
-    fixtures above carry the rule)."""
-    assert check_corpus_batches({"events"}) == 0

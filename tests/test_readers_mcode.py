@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from tests.batch_checks import batch_figures, check_corpus_batches
+from tests.batch_checks import batch_figures
 from tests.corpus import CORPUS, needs_corpus
 from tests.reader_checks import cli_document, lane_figures, read_one
 from tests.trace_builders import BUILDERS
@@ -595,10 +595,3 @@ def test_what_ends_a_burst(tmp_path: Path) -> None:
     assert (figures["calls_without_batch"], figures["batched_turns"],
             figures["multi_call_turns"], figures["turn_width_histogram"],
             figures["max_turn_width"]) == (0, 3, 1, "2:1:0:0:0:0:0:0", 2)
-
-
-@needs_corpus
-def test_corpus_batch_figures_are_sane() -> None:
-    """No corpus file is an mcode capture: the check runs on none (the fixtures above
-    carry the rule)."""
-    assert check_corpus_batches({"mcode"}) == 0
