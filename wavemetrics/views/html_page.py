@@ -39,6 +39,7 @@ __all__ = [
     "WHEEL_HINT",
     "ReportExtraMissing",
     "json_for_script",
+    "plotly_js",
     "render_compare_page",
     "render_page",
     "require_report_libraries",
@@ -95,6 +96,14 @@ def json_for_script(value: Any) -> str:
     numbers refused (``ValueError``)."""
     text = json.dumps(value, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def plotly_js() -> str:
+    """plotly.js as plotly's Python package ships it (minified, about 4.8 MB)."""
+    import importlib
+
+    offline = importlib.import_module("plotly.offline")  # untyped: reached through import
+    return str(offline.get_plotlyjs())
 
 
 def _asset(name: str) -> str:
@@ -162,11 +171,9 @@ def render_page(
     table prints around its rows (inputs, options, tool time, losses, concentration).
     Raises :class:`ReportExtraMissing` without the ``report`` extra."""
     require_report_libraries()
-    from plotly.offline import get_plotlyjs
-
     total = document["total"]
     data = page_data(analysis.lanes, eval_tool_names)
-    scripts = [get_plotlyjs(), _asset("report.js")]
+    scripts = [plotly_js(), _asset("report.js")]
     return _render(
         "report.html.j2", scripts, title=title, data_json=_markup(json_for_script(data)),
         cards=_cards(total),

@@ -113,7 +113,7 @@ def tool_rows(lanes: Sequence[LaneResult]) -> list[dict[str, Any]]:
                 time[call.tool_name] += call.end_ms - call.start_ms
                 if wave.size > 1:
                     multi[call.tool_name] += 1
-    rows = [{"name": shortened(name, MAX_NAME_CHARS), "calls": n,
+    rows: list[dict[str, Any]] = [{"name": shortened(name, MAX_NAME_CHARS), "calls": n,
              "time_ms": _finite(time[name]), "multi_share": multi[name] / n}
             for name, n in calls.items()]
     rows.sort(key=lambda row: (-(row["time_ms"] or 0.0), row["name"]))
