@@ -147,10 +147,12 @@ def test_report_writes_the_figures_of_summarize_json(trace: Path, tmp_path: Path
              in re.findall(r'<td data-figure="([^"]+)">([^<]*)</td>', page)}
     assert shown == {key: json.dumps(value) for key, value in total.items()}
     # the policy forbids every fetch and runs only the two inline scripts, by hash
-    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page)
-    assert policy is not None and policy.group(1).startswith("default-src 'none'; script-src 'sha256-")
-    assert policy.group(1).count("'sha256-") == 2
-    assert "connect-src 'none'" in policy.group(1)
+    found = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page)
+    assert found is not None
+    policy = html.unescape(found.group(1))
+    assert policy.startswith("default-src 'none'; script-src 'sha256-")
+    assert policy.count("'sha256-") == 2
+    assert "connect-src 'none'" in policy
     assert not re.search(r'<(script|link|img)[^>]+(src|href)=', page)
 
 
