@@ -49,6 +49,11 @@
     var moment = new Date(data.origin_ms + offset);
     return isNaN(moment.getTime()) ? "n/a" : moment.toISOString().replace(".000Z", "Z");
   }
+  // a date axis reads a small number as a year: times go to plotly as ISO texts
+  function when(offset) {
+    var moment = new Date(data.origin_ms + offset);
+    return isNaN(moment.getTime()) ? null : moment.toISOString();
+  }
   function waveName(w) { return "wave " + waves.number[w] + " of " + lanes[waves.lane[w]].label; }
 
   // -- lanes: rows on the y axis, sub-agent lanes under their session's first ----------
@@ -138,9 +143,11 @@
         marker: { color: bucketColour(b), opacity: perCall ? 0.16 : 0.75,
           line: { color: bucketColour(b), width: 1.5 } } };
       shown.forEach(function (w) {
-        if (waves.bucket[w] !== b || waves.start[w] === null) { return; }
+        if (waves.bucket[w] !== b || waves.start[w] === null || when(waves.start[w]) === null) {
+          return;
+        }
         var lane = lanes[waves.lane[w]];
-        band.base.push(data.origin_ms + waves.start[w]);
+        band.base.push(when(waves.start[w]));
         band.x.push(Math.max(waves.span[w] || 0, 0));
         band.y.push(laneTop[waves.lane[w]] + (lane.rows - 1) / 2);
         band.width.push(lane.rows - 0.15);
@@ -153,13 +160,14 @@
     });
     if (perCall) {
       buckets.forEach(function (name, b) {
-        var bars = { type: "bar", orientation: "h", name: name, base: [], x: [], y: [],
+        var bars = { type: "bar", orientation: "h", name: name + " call", base: [], x: [], y: [],
           customdata: [], hovertext: [], hoverinfo: "text", width: 0.72,
           marker: { color: bucketColour(b), line: { color: bucketColour(b), width: 1 } } };
         for (var c = 0; c < calls.wave.length; c++) {
           var w = calls.wave[c];
-          if (!visible[w] || waves.bucket[w] !== b || calls.start[c] === null) { continue; }
-          bars.base.push(data.origin_ms + calls.start[c]);
+          if (!visible[w] || waves.bucket[w] !== b || calls.start[c] === null ||
+              when(calls.start[c]) === null) { continue; }
+          bars.base.push(when(calls.start[c]));
           bars.x.push(calls.dur[c] || 0);
           bars.y.push(laneTop[waves.lane[w]] + calls.row[c]);
           bars.customdata.push(c);
@@ -213,6 +221,7 @@
     document.getElementById("shown").textContent = shown.length + " of " + waveCount +
       " waves shown (" + shownCalls() + " calls)";
     Plotly.react(timeline, timelineTraces(f), timelineLayout(), config);
+    tagTraces();
     fullRange = timeline._fullLayout.xaxis.range.slice();
     topWaves();
     var wanted = keepWave && params.has("wave") ? Number(params.get("wave")) : NaN;
@@ -359,6 +368,15 @@
     readFilters();
     update(true);
   });
+  // each bar trace's group says what it draws (data-trace: call or wave), for tests and
+  // for user style sheets
+  function tagTraces() {
+    Array.prototype.forEach.call(timeline.querySelectorAll(".barlayer .trace.bars"), function (g) {
+      var cd = g.__data__, trace = cd && cd[0] && cd[0].trace;
+      if (trace) { g.setAttribute("data-trace", / call$/.test(trace.name) ? "call" : "wave"); }
+    });
+  }
+  timeline.addEventListener("plotly_afterplot", tagTraces);
   redraws.push(function () { update(true); drawHistogram(); });
   readFilters();
   update(true);
