@@ -5,6 +5,7 @@
  * textContent, or escaped as entities for plotly's labels. */
 (function () {
   "use strict";
+  if (window.performance && performance.mark) { performance.mark("wm-start"); }
   var root = document.documentElement;
   var params = new URLSearchParams(location.hash.replace(/^#/, ""));
 
@@ -381,5 +382,6 @@
   readFilters();
   update(true);
   drawHistogram();
+  if (window.performance && performance.mark) { performance.mark("wm-ready"); }
   root.setAttribute("data-ready", "true");
 }());
