@@ -95,7 +95,8 @@ def main() -> int:
         inputs.append((f"one lane, {args.calls:,} calls", _lane(args.out, args.calls),
                        ("--max-tracked-calls", "0")))
     if args.only in (None, "fleet"):
-        inputs.append((f"fleet, {args.copies} copies", _fleet(args.out, args.copies, args.corpus), ()))
+        fleet = _fleet(args.out, args.copies, args.corpus)
+        inputs.append((f"fleet, {args.copies} copies", fleet, ()))
     print("| input | report written, s | page, MB | open to interactive, s (median) |")
     print("|---|---:|---:|---:|")
     for label, source, options in inputs:
