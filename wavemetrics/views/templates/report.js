@@ -58,12 +58,29 @@
   function waveName(w) { return "wave " + waves.number[w] + " of " + lanes[waves.lane[w]].label; }
 
   // -- lanes: rows on the y axis, sub-agent lanes under their session's first ----------
+  // past COMPACT lanes, each lane is one row (a wave's calls overlap) and only every
+  // step-th lane is named on the axis (hover and the lane filter name them all)
+  var COMPACT = 100;
+  var compact = lanes.length > COMPACT;
+  var step = compact ? Math.ceil(lanes.length / 60) : 1;
+  lanes.forEach(function (lane) { if (compact) { lane.rows = 1; } });
+  if (compact) {
+    var said = document.createElement("p");
+    said.className = "aggregated";
+    said.id = "compact-lanes";
+    said.textContent = "Aggregated: " + lanes.length + " lanes are more than " + COMPACT +
+      ", so each lane is one row and every " + step + "th lane is named on the axis" +
+      " (hover a bar, or filter by lane, for the others).";
+    document.querySelector(".zoom").before(said);
+  }
   var laneTop = [], tickValues = [], tickText = [], rowsTotal = 0;
   lanes.forEach(function (lane, index) {
     laneTop.push(rowsTotal);
-    tickValues.push(rowsTotal + (lane.rows - 1) / 2);
-    tickText.push(esc((lane.sub ? "\u21b3 " : "") + lane.label));
-    rowsTotal += lane.rows + 1;
+    if (index % step === 0) {
+      tickValues.push(rowsTotal + (lane.rows - 1) / 2);
+      tickText.push(esc((lane.sub ? "\u21b3 " : "") + lane.label));
+    }
+    rowsTotal += lane.rows + (compact ? 0 : 1);
   });
 
   // -- filters -------------------------------------------------------------------------
@@ -170,7 +187,7 @@
               when(calls.start[c]) === null) { continue; }
           bars.base.push(when(calls.start[c]));
           bars.x.push(calls.dur[c] || 0);
-          bars.y.push(laneTop[waves.lane[w]] + calls.row[c]);
+          bars.y.push(laneTop[waves.lane[w]] + (compact ? 0 : calls.row[c]));
           bars.customdata.push(c);
           bars.hovertext.push("<b>" + esc(tools[calls.tool[c]]) + "</b><br>start " +
             iso(calls.start[c]) + "<br>duration " + seconds(calls.dur[c]) + "<br>" +
@@ -183,7 +200,7 @@
     return traces;
   }
   function timelineLayout() {
-    var height = Math.max(220, Math.min(2400, 70 + rowsTotal * 16));
+    var height = Math.max(220, Math.min(2400, 70 + rowsTotal * (compact ? 4 : 16)));
     var layout = themeLayout();
     layout.height = height;
     layout.margin = { l: 220, r: 20, t: 10, b: 40 };
