@@ -107,10 +107,11 @@ class Opened:
         self.page.close()
 
 
-def _report(folder: Path, events: list[Event]) -> Path:
+def _report(folder: Path, events: list[Event], *options: str) -> Path:
     trace = write_events(folder / "trace.jsonl", events)
     out = folder / "report.html"
-    result = CliRunner().invoke(main, ["report", str(trace), "--no-cache", "-o", str(out)])
+    result = CliRunner().invoke(main, ["report", str(trace), "--no-cache", *options,
+                                       "-o", str(out)])
     assert result.exit_code == 0, result.stderr
     return out
 
@@ -319,3 +320,26 @@ def test_compare_page_shows_the_interval(chromium: Any, tmp_path: Path) -> None:
                                      "c => c.map(e => e.textContent)") == ["▲"] * 4
     assert [url for url in requests if url != out.as_uri()] == []
     page.close()
+
+
+def test_many_calls_are_drawn_as_waves(chromium: Any, tmp_path: Path) -> None:
+    # 700 waves of 3 calls: wave k's calls start at k s and last 100, 200 and 300 ms
+    # (span 300 ms, saving 600 - 300 = 300 ms); 2,100 calls > 2,000: one bar per wave
+    events: list[Event] = []
+    for wave in range(700):
+        at = 1_767_225_600_000 + 1000 * wave
+        events += [("tool_execution_start", f"w{wave}c{n}", "read", at, "main") for n in range(3)]
+        events += [("tool_execution_end", f"w{wave}c{n}", "read", at + 100 * (n + 1), "main")
+                   for n in range(3)]
+    opened = Opened(chromium, _report(tmp_path, events, "--max-tracked-calls", "0"))
+    page = opened.page
+    assert page.inner_text("#aggregated") == (
+        "Aggregated: 2,100 calls in 700 waves are more than 2,000 bars, so each wave is drawn"
+        " as one bar. The figures above count every call.")
+    assert _call_bars(opened).count() == 0
+    assert page.inner_text("#shown") == "700 of 700 waves shown (2100 calls)"
+    page.keyboard.press("n")
+    assert ", non_eval, 3 calls, start 2026-01-01T00:00:00Z, span 0.300 s, saving 0.300 s" in (
+        page.inner_text("#wave-detail"))
+    assert opened.others() == [] and opened.errors == []
+    opened.close()

@@ -54,10 +54,11 @@ BUCKETS = tuple(bucket.value for bucket in WaveBucket)
 MAX_NAME_CHARS = 120
 #: A lane's calls are stacked in at most this many rows (a wave's calls wrap).
 MAX_ROWS = 8
-#: Above this many calls, each wave is drawn as one bar instead of one bar per call.
-MAX_CALL_BARS = 5000
+#: Above this many calls, each wave is drawn as one bar instead of one bar per call
+#: (an SVG element per bar costs about 0.3 ms to draw: past a few thousand, seconds).
+MAX_CALL_BARS = 2000
 #: Above this many waves, only the waves that saved most are drawn (and listed).
-MAX_WAVE_BARS = 5000
+MAX_WAVE_BARS = 1000
 
 
 def _finite(value: float) -> float | None:

@@ -50,10 +50,12 @@
     var moment = new Date(data.origin_ms + offset);
     return isNaN(moment.getTime()) ? "n/a" : moment.toISOString().replace(".000Z", "Z");
   }
-  // a date axis reads a small number as a year: times go to plotly as ISO texts
+  // plotly's date axis reads ms since the epoch, but a number of up to 4 digits as a
+  // year: such times (a test trace's) go to it as ISO texts, which it parses more slowly
   function when(offset) {
-    var moment = new Date(data.origin_ms + offset);
-    return isNaN(moment.getTime()) ? null : moment.toISOString();
+    var ms = data.origin_ms + offset, moment = new Date(ms);
+    if (isNaN(moment.getTime())) { return null; }
+    return Math.abs(ms) >= 1e5 ? ms : moment.toISOString();
   }
   function waveName(w) { return "wave " + waves.number[w] + " of " + lanes[waves.lane[w]].label; }
 
@@ -154,11 +156,32 @@
     var traces = [];
     var visible = {};
     shown.forEach(function (w) { visible[w] = true; });
+    if (!perCall) {  // aggregated: each bucket's waves as one line trace (one SVG path)
+      buckets.forEach(function (name, b) {
+        var line = { type: "scatter", mode: "lines", name: name + " wave", x: [], y: [],
+          hovertext: [], hoverinfo: "text", connectgaps: false, showlegend: false,
+          line: { color: bucketColour(b), width: compact ? 3 : 8 } };
+        shown.forEach(function (w) {
+          if (waves.bucket[w] !== b || waves.start[w] === null || when(waves.start[w]) === null) {
+            return;
+          }
+          var y = laneTop[waves.lane[w]] + (lanes[waves.lane[w]].rows - 1) / 2;
+          var text = esc(waveName(w)) + "<br>" + name + ", " + waves.size[w] + " calls, start " +
+            iso(waves.start[w]) + "<br>span " + seconds(waves.span[w]) + ", saving " +
+            seconds(waves.saved[w]);
+          line.x.push(when(waves.start[w]), when(waves.start[w] + (waves.span[w] || 0)), null);
+          line.y.push(y, y, null);
+          line.hovertext.push(text, text, "");
+        });
+        traces.push(line);
+      });
+      return traces;
+    }
     buckets.forEach(function (name, b) {
       var band = { type: "bar", orientation: "h", name: name + " wave", base: [], x: [], y: [],
         width: [], customdata: [], hovertext: [], showlegend: false,
-        hoverinfo: perCall ? "skip" : "text",
-        marker: { color: bucketColour(b), opacity: perCall ? 0.16 : 0.75,
+        hoverinfo: "skip",
+        marker: { color: bucketColour(b), opacity: 0.16,
           line: { color: bucketColour(b), width: 1.5 } } };
       shown.forEach(function (w) {
         if (waves.bucket[w] !== b || waves.start[w] === null || when(waves.start[w]) === null) {
@@ -176,27 +199,25 @@
       });
       traces.push(band);
     });
-    if (perCall) {
-      buckets.forEach(function (name, b) {
-        var bars = { type: "bar", orientation: "h", name: name + " call", base: [], x: [], y: [],
-          customdata: [], hovertext: [], hoverinfo: "text", width: 0.72,
-          marker: { color: bucketColour(b), line: { color: bucketColour(b), width: 1 } } };
-        for (var c = 0; c < calls.wave.length; c++) {
-          var w = calls.wave[c];
-          if (!visible[w] || waves.bucket[w] !== b || calls.start[c] === null ||
-              when(calls.start[c]) === null) { continue; }
-          bars.base.push(when(calls.start[c]));
-          bars.x.push(calls.dur[c] || 0);
-          bars.y.push(laneTop[waves.lane[w]] + (compact ? 0 : calls.row[c]));
-          bars.customdata.push(c);
-          bars.hovertext.push("<b>" + esc(tools[calls.tool[c]]) + "</b><br>start " +
-            iso(calls.start[c]) + "<br>duration " + seconds(calls.dur[c]) + "<br>" +
-            esc(waveName(w)) + " (" + name + ", " + waves.size[w] + " calls)<br>wave saving " +
-            seconds(waves.saved[w]));
-        }
-        traces.push(bars);
-      });
-    }
+    buckets.forEach(function (name, b) {
+      var bars = { type: "bar", orientation: "h", name: name + " call", base: [], x: [], y: [],
+        customdata: [], hovertext: [], hoverinfo: "text", width: 0.72,
+        marker: { color: bucketColour(b), line: { color: bucketColour(b), width: 1 } } };
+      for (var c = 0; c < calls.wave.length; c++) {
+        var w = calls.wave[c];
+        if (!visible[w] || waves.bucket[w] !== b || calls.start[c] === null ||
+            when(calls.start[c]) === null) { continue; }
+        bars.base.push(when(calls.start[c]));
+        bars.x.push(calls.dur[c] || 0);
+        bars.y.push(laneTop[waves.lane[w]] + (compact ? 0 : calls.row[c]));
+        bars.customdata.push(c);
+        bars.hovertext.push("<b>" + esc(tools[calls.tool[c]]) + "</b><br>start " +
+          iso(calls.start[c]) + "<br>duration " + seconds(calls.dur[c]) + "<br>" +
+          esc(waveName(w)) + " (" + name + ", " + waves.size[w] + " calls)<br>wave saving " +
+          seconds(waves.saved[w]));
+      }
+      traces.push(bars);
+    });
     return traces;
   }
   function timelineLayout() {
@@ -387,14 +408,13 @@
     update(true);
   });
   // each bar trace's group says what it draws (data-trace: call or wave), for tests and
-  // for user style sheets
+  // for user style sheets; called after each drawing
   function tagTraces() {
     Array.prototype.forEach.call(timeline.querySelectorAll(".barlayer .trace.bars"), function (g) {
       var cd = g.__data__, trace = cd && cd[0] && cd[0].trace;
       if (trace) { g.setAttribute("data-trace", / call$/.test(trace.name) ? "call" : "wave"); }
     });
   }
-  timeline.addEventListener("plotly_afterplot", tagTraces);
   redraws.push(function () { update(true); drawHistogram(); });
   readFilters();
   update(true);
