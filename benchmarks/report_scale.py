@@ -9,7 +9,8 @@ Chromium (the distribution's ``chromium``, driven by Playwright, as the tests do
 opens it ``--repeat`` times: *open-to-interactive* is the median time from the
 navigation's start until the page's script has drawn everything and marked
 ``<html data-ready="true">`` (the timeline, the histogram, the filters). Prints one
-Markdown row per input (docs/performance.md, "The report page"). Usage::
+Markdown row per input (docs/performance.md, "The report page"), after the row of a
+page holding plotly.js alone (the floor every report pays to open). Usage::
 
     python benchmarks/report_scale.py /tmp/report-scale [--copies 50] [--calls 130000]
         [--only fleet|lane] [--repeat 3] [--corpus CORPUS]
@@ -79,6 +80,20 @@ def _open_times(page: Path, repeat: int) -> list[float]:
     return times
 
 
+def _floor(out: Path) -> Path:
+    """A page of plotly.js alone, marked ready when it has run: what opening any report
+    costs before its own script starts."""
+    import importlib
+
+    offline = importlib.import_module("plotly.offline")
+    page = out / "plotly-alone.html"
+    page.write_text(
+        "<!DOCTYPE html><html><body><script>" + offline.get_plotlyjs() + "</script><script>"
+        "performance.mark('wm-ready');document.documentElement.dataset.ready='true'"
+        "</script></body></html>", encoding="utf-8")
+    return page
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out", type=Path)
@@ -99,6 +114,10 @@ def main() -> int:
         inputs.append((f"fleet, {args.copies} copies", fleet, ()))
     print("| input | report written, s | page, MB | open to interactive, s (median) |")
     print("|---|---:|---:|---:|")
+    args.out.mkdir(parents=True, exist_ok=True)
+    floor = _floor(args.out)
+    print(f"| plotly.js alone (no report) | - | {floor.stat().st_size / 1e6:.1f} |"
+          f" {statistics.median(_open_times(floor, args.repeat)):.2f} |", flush=True)
     for label, source, options in inputs:
         page = args.out / (label.split(",")[0].replace(" ", "-") + ".html")
         written = _write(source, page, *options)
