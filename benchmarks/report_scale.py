@@ -9,7 +9,7 @@ Chromium (the distribution's ``chromium``, driven by Playwright, as the tests do
 opens it ``--repeat`` times: *open-to-interactive* is the median time from the
 navigation's start until the page's script has drawn everything and marked
 ``<html data-ready="true">`` (the timeline, the histogram, the filters). Prints one
-Markdown row per input (docs/performance.md, "The report page"), after the row of a
+Markdown row per input (docs/performance.md, "Current figures"), after the row of a
 page holding plotly.js alone (the floor every report pays to open). Usage::
 
     python benchmarks/report_scale.py /tmp/report-scale [--copies 50] [--calls 130000]
