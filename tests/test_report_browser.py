@@ -201,6 +201,22 @@ def test_keyboard_focus_shows_each_wave(opened: Opened) -> None:
     assert page.inner_text("#wave-detail") == seen[4]
 
 
+def test_top_wave_row_shows_the_wave(opened: Opened) -> None:
+    page = opened.page
+    low, high = opened.x_range()
+    # savings: mixed eval+read 40, read+grep 30, read+read 10, then 0 and 0
+    rows = page.eval_on_selector_all("#top-waves tbody tr",
+                                     "r => r.map(e => e.cells[5].textContent)")
+    assert rows == ["0.040", "0.030", "0.010", "0.000", "0.000"]
+    page.click("#top-waves tbody tr:first-child button")
+    assert "mixed, 2 calls, start 1970-01-01T00:00:01.500Z, span 0.100 s, saving 0.040 s" in (
+        page.inner_text("#wave-detail"))
+    zoomed_low, zoomed_high = opened.x_range()
+    # the wave [1500, 1600] ms with 500 ms either side
+    assert (zoomed_low, zoomed_high) == pytest.approx((1000, 2100))
+    assert zoomed_high - zoomed_low < high - low
+
+
 def test_zoom_changes_the_visible_range(opened: Opened) -> None:
     page = opened.page
     page.click("#zoom-reset")

@@ -181,3 +181,19 @@ def test_compare_page_shows_compare_json_interval(tmp_path: Path) -> None:
     assert shown["difference"] == "27.5" == json.dumps(document["difference"])
     assert [shown["interval-low"], shown["interval-high"]] == [
         json.dumps(value) for value in document["interval"]]
+
+
+def test_turn_figures_block_only_when_the_document_has_them(trace: Path) -> None:
+    from wavemetrics.views.report import json_document
+
+    analysis = analyse(read_inputs([str(trace)], "auto"))
+    document = json_document(analysis)
+    plain = html_page.render_page(analysis, document, [], eval_tool_names=("eval",))
+    assert 'id="turn-figures"' not in plain
+    document["total"].update({"batched_turns": 3, "max_turn_width": 2,
+                              "missed_batch_turns": 1, "idle_ms": 12.5})
+    page = html_page.render_page(analysis, document, [], eval_tool_names=("eval",))
+    block = page.split('id="turn-figures"', 1)[1].split("</table>", 1)[0]
+    assert re.findall(r'data-figure="([^"]+)">([^<]*)<', block) == [
+        ("batched_turns", "3"), ("max_turn_width", "2"), ("missed_batch_turns", "1"),
+        ("idle_ms", "12.5")]
