@@ -331,7 +331,7 @@ def test_compare_page_shows_the_interval(chromium: Any, tmp_path: Path) -> None:
         "td[data-figure]", "cells => cells.map(c => [c.dataset.figure, c.textContent])"))
     assert [figures["interval-low"], figures["interval-high"]] == [
         json.dumps(value) for value in document["interval"]]
-    # differences 20, 30, 5, 55: candidate higher on every task
+    # differences 20, 30, 5, 55: a higher saving, better, on every task
     assert page.eval_on_selector_all("#tasks td[aria-label]",
                                      "c => c.map(e => e.textContent)") == ["▲"] * 4
     assert [url for url in requests if url != out.as_uri()] == []

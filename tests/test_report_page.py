@@ -197,3 +197,18 @@ def test_turn_figures_block_only_when_the_document_has_them(trace: Path) -> None
     assert re.findall(r'data-figure="([^"]+)">([^<]*)<', block) == [
         ("batched_turns", "3"), ("max_turn_width", "2"), ("missed_batch_turns", "1"),
         ("idle_ms", "12.5")]
+
+
+@pytest.mark.parametrize(("metric", "low", "high", "word"), [
+    ("modeled_wallclock_saved_ms", 1.0, 5.0, "better"),
+    ("modeled_wallclock_saved_ms", -5.0, -1.0, "worse"),
+    ("measured_turn_duration_ms_total", -5.0, -1.0, "better"),
+    ("measured_turn_duration_ms_total", 1.0, 5.0, "worse"),
+    ("paired_calls", 1.0, 5.0, "higher"),
+    ("paired_calls", -5.0, -1.0, "lower"),
+    ("modeled_wallclock_saved_ms", -1.0, 1.0, "no clear difference"),
+    ("modeled_wallclock_saved_ms", 0.0, 1.0, "no clear difference"),
+    ("modeled_wallclock_saved_ms", None, None, "no interval"),
+])
+def test_verdict(metric: str, low: float | None, high: float | None, word: str) -> None:
+    assert html_page.verdict(metric, low, high) == word

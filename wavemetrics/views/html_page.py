@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from wavemetrics.views.compare import Comparison
 
 __all__ = [
+    "BETTER",
     "CHECKOUT_HINT",
     "TURN_FIGURES",
     "WHEEL_HINT",
@@ -43,6 +44,7 @@ __all__ = [
     "render_compare_page",
     "render_page",
     "require_report_libraries",
+    "verdict",
 ]
 
 #: The install command of the ``report`` extra for an installed wheel, and in a checkout.
@@ -63,6 +65,11 @@ _CARDS = (
     ("tool_time_ms", "tool time", "seconds"),
     ("non_eval_saved_round_trips", "saved round trips", "count"),
 )
+#: Which way is better for a ``compare`` metric: +1 higher, -1 lower; a metric not named
+#: here (calls, tool time) is marked only higher or lower.
+BETTER = {"modeled_wallclock_saved_ms": 1, "upper_bound_saved_ms": 1,
+          "non_eval_saved_round_trips": 1, "non_eval_waves_multi": 1,
+          "non_eval_multi_call_share": 1, "measured_turn_duration_ms_total": -1}
 #: The style and script of the page, beside the templates.
 _ASSETS = ("report.css", "report.js")
 
@@ -197,6 +204,22 @@ def _markup(text: str) -> Any:
     return Markup(text)
 
 
+def verdict(metric: str, low: float | None, high: float | None) -> str:
+    """The scorecard's word for an interval ``[low, high]`` of candidate minus baseline:
+    ``better`` or ``worse`` when it excludes 0 and :data:`BETTER` says which way is
+    better, ``higher`` or ``lower`` when it excludes 0 for another metric, ``no clear
+    difference`` when it holds 0, ``no interval`` without one."""
+    if low is None or high is None:
+        return "no interval"
+    if low <= 0 <= high:
+        return "no clear difference"
+    direction = BETTER.get(metric, 0)
+    up = low > 0
+    if direction == 0:
+        return "higher" if up else "lower"
+    return "better" if up == (direction > 0) else "worse"
+
+
 def render_compare_page(comparison: Comparison, table: str, *,
                         title: str = "wavemetrics comparison") -> str:
     """The comparison page: the scorecard of ``comparison`` (the figures of
@@ -216,6 +239,9 @@ def render_compare_page(comparison: Comparison, table: str, *,
         mark = "none"
         if difference is not None and math.isfinite(difference):
             mark = "higher" if difference > 0 else "lower" if difference < 0 else "equal"
+        direction = BETTER.get(comparison.metric, 0)
+        if direction and mark in ("higher", "lower"):
+            mark = "better" if (mark == "higher") == (direction > 0) else "worse"
         rows.append({
             "task": printable(row.task_id), "baseline": metric.show(row.baseline_mean),
             "candidate": metric.show(row.candidate_mean),
@@ -232,6 +258,7 @@ def render_compare_page(comparison: Comparison, table: str, *,
         low_shown=None if interval is None else metric.show(interval[0], signed=True),
         high_shown=None if interval is None else metric.show(interval[1], signed=True),
         confidence=comparison.confidence, paired=comparison.paired_tasks, rows=rows,
+        verdict=verdict(comparison.metric, comparison.interval.low, comparison.interval.high),
         baseline_only=[printable(t) for t in comparison.baseline_only],
         candidate_only=[printable(t) for t in comparison.candidate_only],
         table=printable_table(table),
