@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BETTER",
     "CHECKOUT_HINT",
+    "MAX_TOOL_ROWS",
     "TURN_FIGURES",
     "WHEEL_HINT",
     "ReportExtraMissing",
@@ -65,6 +66,8 @@ _CARDS = (
     ("tool_time_ms", "tool time", "seconds"),
     ("non_eval_saved_round_trips", "saved round trips", "count"),
 )
+#: The per-tool table lists at most this many tools (those with the most time).
+MAX_TOOL_ROWS = 100
 #: Which way is better for a ``compare`` metric: +1 higher, -1 lower; a metric not named
 #: here (calls, tool time) is marked only higher or lower.
 BETTER = {"modeled_wallclock_saved_ms": 1, "upper_bound_saved_ms": 1,
@@ -180,6 +183,7 @@ def render_page(
     require_report_libraries()
     total = document["total"]
     data = page_data(analysis.lanes, eval_tool_names)
+    tools = tool_rows(analysis.lanes)
     scripts = [plotly_js(), _asset("report.js")]
     return _render(
         "report.html.j2", scripts, title=title, data_json=_markup(json_for_script(data)),
@@ -187,7 +191,7 @@ def render_page(
         figures=[(key, json.dumps(value)) for key, value in total.items()],
         turns=_turn_figures(total), notes=[printable(_one_line(line)) for line in notes],
         options=[(key, json.dumps(value)) for key, value in document["options"].items()],
-        tools=tool_rows(analysis.lanes)[:100], tool_count=len(tool_rows(analysis.lanes)),
+        tools=tools[:MAX_TOOL_ROWS], tool_count=len(tools),
         histogram=wave_size_histogram(analysis.lanes, eval_tool_names),
         lanes=data["lanes"], aggregated=data["aggregated"],
     )
