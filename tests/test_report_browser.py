@@ -22,10 +22,11 @@ import pytest
 from click.testing import CliRunner
 
 from tests.event_traces import TWO_LANES, Event, saving_trial, write_events
+from tests.extras import needs_scipy
 from wavemetrics.cli.commands import main
 
-pytest.importorskip("jinja2", reason="the report extra (Jinja2, plotly) is not installed")
-pytest.importorskip("plotly", reason="the report extra (Jinja2, plotly) is not installed")
+pytest.importorskip("jinja2", reason="needs the report extra: pip install 'wavemetrics[report]'")
+pytest.importorskip("plotly", reason="needs the report extra: pip install 'wavemetrics[report]'")
 
 #: Hostile tool names: each must stay text, run nothing and load nothing.
 HOSTILE = (
@@ -312,6 +313,7 @@ def test_hostile_names_stay_text(chromium: Any, tmp_path: Path) -> None:
     opened.close()
 
 
+@needs_scipy
 def test_compare_page_shows_the_interval(chromium: Any, tmp_path: Path) -> None:
     base, cand = tmp_path / "base", tmp_path / "cand"
     for task, (b, c) in enumerate([(10, 30), (20, 50), (40, 45), (5, 60)]):

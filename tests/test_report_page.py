@@ -17,13 +17,11 @@ import pytest
 from click.testing import CliRunner
 
 from tests.event_traces import TWO_LANES, saving_trial, write_events
+from tests.extras import needs_report, needs_scipy
 from wavemetrics.cli.commands import main
 from wavemetrics.run.pipeline import LaneResult, analyse, read_inputs
 from wavemetrics.views import html_page
 from wavemetrics.views.page_data import page_data, tool_rows, wave_size_histogram
-
-pytest.importorskip("jinja2", reason="the report extra (Jinja2, plotly) is not installed")
-pytest.importorskip("plotly", reason="the report extra (Jinja2, plotly) is not installed")
 
 
 @pytest.fixture
@@ -126,6 +124,7 @@ def test_report_output_must_be_html(trace: Path, tmp_path: Path) -> None:
     assert "must end in .html" in result.stderr
 
 
+@needs_report
 def test_compare_takes_no_path(trace: Path, tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["report", str(trace), "--compare", str(tmp_path),
                                        str(tmp_path), "-o", str(tmp_path / "r.html")])
@@ -133,6 +132,7 @@ def test_compare_takes_no_path(trace: Path, tmp_path: Path) -> None:
     assert "--compare reads its two folders" in result.stderr
 
 
+@needs_report
 def test_report_writes_the_figures_of_summarize_json(trace: Path, tmp_path: Path) -> None:
     out = tmp_path / "r.html"
     result = CliRunner().invoke(main, ["report", str(trace), "-o", str(out)])
@@ -156,6 +156,7 @@ def test_report_writes_the_figures_of_summarize_json(trace: Path, tmp_path: Path
     assert not re.search(r'<(script|link|img)[^>]+(src|href)=', page)
 
 
+@needs_report
 def test_report_unreadable_input_exits_1(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text("not json at all\n", encoding="utf-8")
@@ -164,6 +165,8 @@ def test_report_unreadable_input_exits_1(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
+@needs_report
+@needs_scipy
 def test_compare_page_shows_compare_json_interval(tmp_path: Path) -> None:
     base, cand = tmp_path / "base", tmp_path / "cand"
     for task, (b, c) in enumerate([(10, 30), (20, 50), (40, 45), (5, 60)]):
@@ -183,6 +186,7 @@ def test_compare_page_shows_compare_json_interval(tmp_path: Path) -> None:
         json.dumps(value) for value in document["interval"]]
 
 
+@needs_report
 def test_turn_figures_block_only_when_the_document_has_them(trace: Path) -> None:
     from wavemetrics.views.report import json_document
 
