@@ -291,9 +291,16 @@ def test_hostile_names_stay_text(chromium: Any, tmp_path: Path) -> None:
         at = 1000 + 100 * number
         events += [("tool_execution_start", f"c{number}", name, at, "main"),
                    ("tool_execution_end", f"c{number}", name, at + 50, "main")]
+    lane = "</script><script>window.__pwned = 5</script>\u202e"  # a hostile lane id too
+    events += [("tool_execution_start", "z", "read", 5000, lane),
+               ("tool_execution_end", "z", "read", 5050, lane)]
     page_path = _report(tmp_path, events)
     opened = Opened(chromium, page_path)
     page = opened.page
+    lanes = page.eval_on_selector_all("#f-lane option", "o => o.map(e => e.textContent)")
+    # the session is the file's name; the lane id cut to 40 characters (39 and "…")
+    assert lanes == ["all lanes", "trace/main",
+                     "\u21b3 trace/</script><script>window.__pwned = 5</sc…"]
     for index in range(len(HOSTILE)):  # hover every bar: plotly's labels run nothing
         box = _call_bars(opened).nth(index).bounding_box()
         page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
@@ -306,8 +313,9 @@ def test_hostile_names_stay_text(chromium: Any, tmp_path: Path) -> None:
     assert "right\\u202eto-left\\u2066isolate" in names
     assert "N" * 119 + "…" in names
     assert page.locator("#tools img, #tools b, #tools a, #top-waves img").count() == 0
-    # n pressed once per call: the last wave is shown, its name as text
+    # n pressed once per call of lane main: its last wave is shown, its name as text
     assert "N" * 119 + "…, start" in page.inner_text("#wave-detail")
+    page.keyboard.press("n")  # the hostile lane's wave
     page.keyboard.press("n")
     assert HOSTILE[0] + ", start" in page.inner_text("#wave-detail")
     opened.close()
