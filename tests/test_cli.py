@@ -1755,6 +1755,7 @@ def test_the_command_list_is_never_cut() -> None:
     assert text.split("Commands:\n")[1] == (
         "  cache       Show where the read cache is and what it holds, or clear it.\n"
         "  compare     Compare two harness versions run on the same tasks.\n"
+        "  report      Write one self-contained HTML page of a run or a comparison.\n"
         "  statusline  Print one line for Claude Code's status line (see --install).\n"
         "  summarize   Summarize each lane's waves and savings (the main command).\n"
         "  timeline    Draw each lane's calls on a time line (SVG or PNG).\n"

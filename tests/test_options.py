@@ -234,7 +234,7 @@ def test_the_rows_say_what_the_help_has_always_said() -> None:
     assert option("max_tracked_calls").default == 2000
     assert option("max_line_bytes").default == 64 * 1024 * 1024
     assert option("max_document_bytes").default == 256 * 1024 * 1024
-    assert option("output_format").choices == ("table", "json", "jsonl", "csv")
+    assert option("output_format").choices == ("table", "json", "jsonl", "csv", "markdown")
     assert option("max_tracked_calls").help == (
         "Cap on calls held per lane (the v1 contract's); 0 means unbounded, at about"
         " 200 bytes of memory per call held.")

@@ -135,7 +135,7 @@ def _check_served(tmp: Path, *args: str, env: dict[str, str] | None = None) -> R
 # -- byte identity ------------------------------------------------------------------
 
 @needs_corpus
-@pytest.mark.parametrize("output_format", ["table", "json", "csv", "jsonl"])
+@pytest.mark.parametrize("output_format", ["table", "json", "csv", "jsonl", "markdown"])
 def test_a_served_run_prints_the_bytes_of_a_fresh_run_on_the_corpus(
     output_format: str, tmp_path: Path
 ) -> None:

@@ -532,7 +532,7 @@ def summarize(
 
     status = ExitStatus()
     if by is not None and output_format == "jsonl":
-        raise click.UsageError("--by groups rows: use --format table, json or csv")
+        raise click.UsageError("--by groups rows: use --format table, json, csv or markdown")
     window = Window(since, until, timezone)
     cache = open_cache(no_cache)
     # the whole output is recorded and kept, to be served again before the CLI loads
@@ -605,7 +605,15 @@ def _summarize(
 
         columns, rows = summary_rows(json_document(analysis, options))
         _echo_csv(rows_to_csv, columns, rows)
-    elif not _nothing_read(analysis):  # else the errors above are all there is to say
+    elif _nothing_read(analysis):  # the errors above are all there is to say
+        pass
+    elif output_format == "markdown":
+        from wavemetrics.views.markdown import render_summary_markdown
+
+        click.echo(render_summary_markdown(
+            analysis, input_format=input_format, show_paths=show_paths, options=options,
+            max_tracked_calls=max_tracked_calls), nl=False)
+    else:
         click.echo(render_table(analysis, input_format=input_format, show_paths=show_paths,
                                 options=options, max_tracked_calls=max_tracked_calls),
                    nl=False)
@@ -658,6 +666,14 @@ def _print_groups(
 
         columns, rows = summary_rows(document)
         _echo_csv(rows_to_csv, columns, rows)
+    elif output_format == "markdown":
+        from wavemetrics.views.markdown import render_group_markdown
+
+        click.echo(render_group_markdown(
+            document, analysis, input_format=input_format, options=options,
+            max_tracked_calls=max_tracked_calls,
+            inputs=group_inputs(analysis, by, zone=window.zone) if show_paths else None),
+            nl=False)
     else:
         # every line of the plain table, in its order: what was read (and the options
         # not at their default), the rows, then under the total the tool time, the lower
@@ -882,8 +898,10 @@ def _loss_warning(total: ParallelismSummary, max_tracked_calls: int | None) -> N
     help="The per-trial figure to compare.",
 )
 @click.option(
-    "--format", "output_format", type=click.Choice(["table", "json"]), default="table",
-    show_default=True, help="table: for reading; json: one document.",
+    "--format", "output_format", type=click.Choice(["table", "json", "markdown"]),
+    default="table", show_default=True,
+    help="table: for reading; json: one document; markdown: the table as GitHub-flavoured"
+         " Markdown.",
 )
 @click.option("--seed", type=click.IntRange(min=0), default=DEFAULT_SEED, show_default=True,
               help="Seed of the bootstrap (same seed, same interval).")
@@ -939,12 +957,184 @@ def compare(
         _stderr(f"wavemetrics: error: task {task_id}: no trial files in either folder")
     if output_format == "json":
         click.echo(render_compare_json(comparison), nl=False)
+    elif output_format == "markdown":
+        from wavemetrics.views.compare import render_markdown as render_compare_markdown
+
+        click.echo(render_compare_markdown(comparison), nl=False)
     else:
         click.echo(render_compare_table(comparison), nl=False)
     if (comparison.failures or comparison.paired_tasks == 0 or comparison.empty_tasks
             or comparison.no_task_folders):
         status.data_error()
     status.exit()
+
+
+def _page_path(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    if not value.lower().endswith((".html", ".htm")):
+        raise click.BadParameter(f"{value!r}: the file name must end in .html")
+    return value
+
+
+@main.command(short_help="Write one self-contained HTML page of a run or a comparison.")
+@_options(*_INPUT, *_WINDOW, "demo")
+@click.option(
+    "-o", "--output", required=True, metavar="FILE.html", callback=_page_path,
+    help="The page to write: one HTML file that loads nothing and sends nothing.",
+)
+@click.option(
+    "--compare", "sides", nargs=2, type=click.Path(exists=True, file_okay=False),
+    default=None, metavar="BASELINE CANDIDATE",
+    help="A comparison page of two folders laid out as for `wavemetrics compare`"
+         " (instead of PATHs).",
+)
+@click.option("--metric", type=metric_choice(), default=DEFAULT_METRIC, show_default=True,
+              help="With --compare: the per-trial figure to compare.")
+@click.option("--seed", type=click.IntRange(min=0), default=DEFAULT_SEED, show_default=True,
+              help="With --compare: seed of the bootstrap.")
+@click.option("--resamples", type=click.IntRange(min=1), default=DEFAULT_RESAMPLES,
+              show_default=True, help="With --compare: bootstrap resamples.")
+@click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=DEFAULT_CONFIDENCE, show_default=True,
+              help="With --compare: confidence level of the interval.")
+def report(
+    paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
+    batchable_tools: list[str], idle_gap_ms: float, max_tracked_calls: int | None,
+    max_line_bytes: int, max_document_bytes: int, jobs: int,
+    no_cache: bool, since: str | None, until: str | None, timezone: str | None, demo: bool,
+    output: str, sides: tuple[str, str] | None, metric: str, seed: int, resamples: int,
+    confidence: float,
+) -> None:
+    """Write an HTML page of each PATH's waves: what summarize shows, and more.
+
+    PATH, the options and the --since/--until window are summarize's; the page
+    has its figures (the same as --format json), a timeline of every lane's
+    calls and waves (zoom, hover, filters, keyboard: n/p for the next/previous
+    wave), the waves that saved most, the wave sizes and a per-tool table.
+    With --compare BASELINE CANDIDATE: the page of `wavemetrics compare`.
+    The page is self-contained: it opens offline and makes no request. Needs
+    plotly and Jinja2 (the report extra).
+    """
+    from wavemetrics.views.html_page import ReportExtraMissing, require_report_libraries
+
+    status = ExitStatus()
+    try:
+        require_report_libraries()  # before reading: a long read should not end in this
+    except ReportExtraMissing as error:  # nothing was read: like a usage error
+        status.fail(str(error), ExitStatus.USAGE_ERROR)
+    window = Window(since, until, timezone)
+    activity = activity_settings(batchable_tools, idle_gap_ms)
+    if sides is not None:
+        if paths or demo:
+            raise click.UsageError("--compare reads its two folders: give no PATH or --demo")
+        if window.active:
+            raise click.UsageError("--since, --until and --timezone do not apply to --compare")
+        page = _comparison_page(sides, status, metric=metric, seed=seed, resamples=resamples,
+                                confidence=confidence, input_format=input_format,
+                                eval_tools=eval_tools, max_tracked_calls=max_tracked_calls,
+                                max_line_bytes=max_line_bytes,
+                                max_document_bytes=max_document_bytes, activity=activity)
+        what = "comparison"
+    else:
+        page, what = _run_page(paths, demo, window, status, input_format, eval_tools,
+                               max_tracked_calls, max_line_bytes, max_document_bytes, jobs,
+                               no_cache, activity)
+    try:
+        with open(output, "w", encoding="utf-8") as stream:
+            stream.write(page)
+    except OSError as error:
+        status.fail(f"{printable(output)}: {error.strerror or error}")
+    click.echo(printable(f"{output}: {what}"))
+    status.exit()
+
+
+def _run_page(
+    paths: tuple[str, ...], demo: bool, window: Window, status: ExitStatus, input_format: str,
+    eval_tools: tuple[str, ...], max_tracked_calls: int | None, max_line_bytes: int,
+    max_document_bytes: int, jobs: int, no_cache: bool, activity: dict[str, Any],
+) -> tuple[str, str]:
+    """``report PATH...``: read in batch (the page draws every call), window and analyse
+    as ``summarize`` does; the page and what it shows (``3 lanes, 120 calls``)."""
+    from wavemetrics.run._options import options_record
+    from wavemetrics.run.pipeline import analyse
+    from wavemetrics.views.html_page import render_page
+    from wavemetrics.views.report import (
+        inputs_line,
+        json_document,
+        options_line,
+        table_lane_cells,
+        under_total,
+    )
+
+    files = _resolve_paths(paths, demo)
+    outcome = _read(files, input_format, None, jobs=jobs, cache=open_cache(no_cache),
+                    limits=_limits(max_line_bytes, max_document_bytes))
+    status.check_inputs(outcome)
+    if _nothing_read_from(outcome):  # the input errors above are all there is to say
+        status.exit()
+    unwindowed = outcome
+    if window.active:
+        outcome = _windowed(outcome, window)
+    analysis = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls,
+                       **activity)
+    if window.active and not analysis.total.waves_total:
+        _window_note(unwindowed, window, eval_tools, max_tracked_calls, activity)
+    options = options_record(
+        input_format=input_format, eval_tools=eval_tools,
+        batchable_tools=activity["batchable_tool_names"], idle_gap_ms=activity["idle_gap_ms"],
+        max_tracked_calls=max_tracked_calls,
+        max_line_bytes=max_line_bytes, max_document_bytes=max_document_bytes,
+        since=window.since_text, until=window.until_text, timezone=window.timezone)
+    labels, _ = table_lane_cells(analysis.lanes)
+    named = options_line(options)
+    notes = [inputs_line(analysis, input_format), *([] if named is None else [named]),
+             *under_total(analysis, labels, max_tracked_calls, activity["idle_gap_ms"])]
+    page = render_page(analysis, json_document(analysis, options), notes,
+                       eval_tool_names=eval_tools)
+    total = analysis.total
+    return page, (f"{_plural(len(analysis.lanes), 'lane')}, {_plural(total.paired_calls, 'call')}"
+                  f" in {_plural(total.waves_total, 'wave')}")
+
+
+def _comparison_page(
+    sides: tuple[str, str], status: ExitStatus, *, metric: str, seed: int, resamples: int,
+    confidence: float, input_format: str, eval_tools: tuple[str, ...],
+    max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int,
+    activity: dict[str, Any],
+) -> str:
+    """``report --compare``: ``compare``'s computation (and its notes on stderr); the page."""
+    from wavemetrics.views.compare import MissingExtra, compare_folders
+    from wavemetrics.views.compare import render_table as render_compare_table
+    from wavemetrics.views.html_page import render_compare_page
+
+    baseline, candidate = sides
+    try:
+        comparison = compare_folders(
+            baseline, candidate, metric=metric, resamples=resamples, confidence=confidence,
+            seed=seed, input_format=input_format, eval_tool_names=eval_tools,
+            max_tracked_calls=max_tracked_calls,
+            limits=_limits(max_line_bytes, max_document_bytes), **activity,
+        )
+    except MissingExtra as error:  # nothing was computed: like a usage error
+        status.fail(str(error), ExitStatus.USAGE_ERROR)
+    _comparison_notes(comparison, {"baseline": baseline, "candidate": candidate}, status)
+    return render_compare_page(comparison, render_compare_table(comparison))
+
+
+def _comparison_notes(comparison: Any, folders: dict[str, str], status: ExitStatus) -> None:
+    """What ``compare`` says on stderr about trials and folders it could not use, and the
+    data error (exit 1) it records for them."""
+    for failure in comparison.failures:
+        _stderr(f"wavemetrics: error: {failure.side}: {failure.reason}")
+    for path in comparison.strays:
+        _stderr(f"wavemetrics: note: {path}: not in a task folder, not read")
+    for side in comparison.no_task_folders:
+        _stderr(f"wavemetrics: error: {side} {folders[side]}: no task folders found"
+                f" (expected {side}/<task_id>/<trace files>)")
+    for task_id in comparison.empty_tasks:
+        _stderr(f"wavemetrics: error: task {task_id}: no trial files in either folder")
+    if (comparison.failures or comparison.paired_tasks == 0 or comparison.empty_tasks
+            or comparison.no_task_folders):
+        status.data_error()
 
 
 @main.group(invoke_without_command=True,

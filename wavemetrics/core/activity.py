@@ -183,10 +183,10 @@ class ActivityAccumulator:
 
     def is_batchable(self, tool_name: str) -> bool:
         """:func:`is_batchable_tool_name` with this lane's lists, remembered per name."""
-        known = self._batchable_memo.get(tool_name)  # pragma: no mutate (a memo)
+        known = self._batchable_memo.get(tool_name)  # pragma: no mutate (a memo: a miss recomputes)
         if known is None:
             known = is_batchable_tool_name(tool_name, self.batchable_names, self.eval_names)
-            self._batchable_memo[tool_name] = known  # pragma: no mutate (a memo)
+            self._batchable_memo[tool_name] = known  # pragma: no mutate (a memo: same answer)
         return known
 
     def _see(self, start_ms: float, end_ms: float) -> None:

@@ -232,8 +232,9 @@ SUMMARIZE: tuple[Option, ...] = (
            native=True),
     Option("output_format", ("--format",), "choice",
            "table: for reading; json: one document; jsonl: one v1 payload per lane with"
-           " waves; csv: one row per lane.",
-           default="table", show_default=True, choices=("table", "json", "jsonl", "csv"),
+           " waves; csv: one row per lane; markdown: the table as GitHub-flavoured Markdown.",
+           default="table", show_default=True,
+           choices=("table", "json", "jsonl", "csv", "markdown"),
            native=True),
     Option("by", ("--by",), "choice",
            "One row per group (and a total) instead of one per lane; not with jsonl.",

@@ -37,7 +37,11 @@ def _s(ms: float) -> str:
     return f"{ms / 1000:.2f}" if math.isfinite(ms) else "n/a"
 
 
-def _wrap(text: str) -> str:
+def _wrap(text: str, wrap: bool = True) -> str:
+    """``text`` wrapped to 80 columns, later lines indented two spaces (the text table),
+    or as it is (``wrap`` false: ``--format markdown``, one line each)."""
+    if not wrap:
+        return text
     return textwrap.fill(text, 80, subsequent_indent="  ", break_long_words=False,
                          break_on_hyphens=False)
 
@@ -46,7 +50,7 @@ def _calls(n: int) -> str:
     return f"{n} call" + ("" if n == 1 else "s")
 
 
-def turns_line(total: ParallelismSummary) -> str | None:
+def turns_line(total: ParallelismSummary, *, wrap: bool = True) -> str | None:
     """``turns: 4 with calls, 2 (50%) with 2+ calls, widest 3 calls`` (``batched_turns``,
     ``multi_call_turns`` and its share of them rounded down, ``max_turn_width``), then
     ``; 2 calls without a batch`` when some paired calls had none; ``turns: no batch
@@ -61,10 +65,10 @@ def turns_line(total: ParallelismSummary) -> str | None:
             f" with 2+ calls, widest {_calls(total.max_turn_width)}")
     if total.calls_without_batch:
         text += f"; {_calls(total.calls_without_batch)} without a batch"
-    return _wrap(text)
+    return _wrap(text, wrap)
 
 
-def missed_batching_line(total: ParallelismSummary) -> str | None:
+def missed_batching_line(total: ParallelismSummary, *, wrap: bool = True) -> str | None:
     """``missed batching: up to 3 round trips and 4.50 s in 2 runs of single read-only
     calls (an upper bound)``, or ``None`` without a run."""
     runs = total.missed_batch_runs
@@ -74,10 +78,10 @@ def missed_batching_line(total: ParallelismSummary) -> str | None:
     return _wrap(
         f"missed batching: up to {trips} round trip{'' if trips == 1 else 's'} and"
         f" {_s(total.missed_batch_upper_ms)} s in {runs} run{'' if runs == 1 else 's'}"
-        " of single read-only calls (an upper bound)")
+        " of single read-only calls (an upper bound)", wrap)
 
 
-def busy_line(total: ParallelismSummary) -> str | None:
+def busy_line(total: ParallelismSummary, *, wrap: bool = True) -> str | None:
     """``tool busy 1.20 s of 1.50 s tool time (0.30 s overlapped)`` (``tool_busy_ms``,
     ``tool_time_ms``; the overlap is ``tool_time_ms - tool_busy_ms``, left out when it
     is not above 0), or ``None`` without tool time."""
@@ -88,10 +92,12 @@ def busy_line(total: ParallelismSummary) -> str | None:
     overlap = tool - busy
     if overlap > 0:
         text += f" ({_s(overlap)} s overlapped)"
-    return _wrap(text)
+    return _wrap(text, wrap)
 
 
-def idle_line(total: ParallelismSummary, idle_gap_ms: float = DEFAULT_IDLE_GAP_MS) -> str | None:
+def idle_line(
+    total: ParallelismSummary, idle_gap_ms: float = DEFAULT_IDLE_GAP_MS, *, wrap: bool = True
+) -> str | None:
     """``idle 600.00 s of 900.00 s lane span (gaps over 300 s, no call or turn
     running)`` (``idle_ms``, ``lane_span_ms``), or ``None`` when there is no idle time
     (none found, or ``idle_gap_ms`` 0: idle detection off). ``idle_gap_ms``: the gap
@@ -101,10 +107,10 @@ def idle_line(total: ParallelismSummary, idle_gap_ms: float = DEFAULT_IDLE_GAP_M
     gap = idle_gap_ms / 1000
     gap_text = str(int(gap)) if gap.is_integer() else repr(gap)
     return _wrap(f"idle {_s(total.idle_ms)} s of {_s(total.lane_span_ms)} s lane span"
-                 f" (gaps over {gap_text} s, no call or turn running)")
+                 f" (gaps over {gap_text} s, no call or turn running)", wrap)
 
 
-def timing_line(total: ParallelismSummary) -> str | None:
+def timing_line(total: ParallelismSummary, *, wrap: bool = True) -> str | None:
     """Which call times the savings rest on (``calls_timed_by_execution``,
     ``calls_timed_by_message``): ``timing: 3 calls by execution times, 2 by message
     times (message times include permission prompts)``; one side alone when the other
@@ -118,15 +124,17 @@ def timing_line(total: ParallelismSummary) -> str | None:
                      f" ({MESSAGE_TIMES_NOTE})")
     if not parts:
         return None
-    return _wrap("timing: " + ", ".join(parts))
+    return _wrap("timing: " + ", ".join(parts), wrap)
 
 
 def activity_lines(
-    total: ParallelismSummary, idle_gap_ms: float = DEFAULT_IDLE_GAP_MS
+    total: ParallelismSummary, idle_gap_ms: float = DEFAULT_IDLE_GAP_MS, *, wrap: bool = True
 ) -> list[str]:
     """The block, in order: :func:`turns_line`, :func:`missed_batching_line`,
     :func:`busy_line`, :func:`idle_line`, :func:`timing_line`; those with nothing to say
-    left out (no line at all without a paired call)."""
-    lines = (turns_line(total), missed_batching_line(total), busy_line(total),
-             idle_line(total, idle_gap_ms), timing_line(total))
+    left out (no line at all without a paired call). ``wrap``: each wrapped to 80
+    columns (the text table), else one line each (``--format markdown``)."""
+    lines = (turns_line(total, wrap=wrap), missed_batching_line(total, wrap=wrap),
+             busy_line(total, wrap=wrap), idle_line(total, idle_gap_ms, wrap=wrap),
+             timing_line(total, wrap=wrap))
     return [line for line in lines if line is not None]

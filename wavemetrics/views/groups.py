@@ -31,7 +31,9 @@ from wavemetrics.run.pipeline import Analysis, LaneResult
 
 __all__ = [
     "BY_CHOICES",
+    "GROUP_LEGEND",
     "NOT_RECORDED",
+    "TOOL_LEGEND",
     "group_document",
     "group_inputs",
     "paths_lines",
@@ -222,6 +224,19 @@ def group_document(
     return document
 
 
+#: The legend under a ``--by`` table (``--by tool``: :data:`TOOL_LEGEND`), line by line.
+GROUP_LEGEND = (
+    "calls: paired calls; multi: non_eval waves of 2+ calls; rt: saved round trips;",
+    "saved s / upper s: modeled saving and its upper bound.",
+)
+#: The legend under the ``--by tool`` table, line by line.
+TOOL_LEGEND = (
+    "calls in multi: calls in non_eval waves of 2+ calls;",
+    "total s: its calls' durations summed, overlapping calls each counted in full;",
+    "mean s: total s / calls; eval/mix: share of calls in eval_only or mixed waves.",
+)
+
+
 def render_group_table(
     document: dict[str, Any], under: Sequence[str] = (), total: str = "total"
 ) -> str:
@@ -252,11 +267,7 @@ def render_group_table(
             )
         lines.insert(len(lines) - 1, "-" * len(lines[0]))
         lines.extend(under)
-        lines.append("calls in multi: calls in non_eval waves of 2+ calls;")
-        lines.append("total s: its calls' durations summed, overlapping calls each counted"
-                     " in full;")
-        lines.append("mean s: total s / calls; eval/mix: share of calls in eval_only or mixed"
-                     " waves.")
+        lines.extend(TOOL_LEGEND)
         return "\n".join(lines) + "\n"
     labels = group_labels(by, [str(row["group"]) for row in document["groups"]])
     width = max([21, *(len(label) for label in labels.values())])
@@ -276,8 +287,7 @@ def render_group_table(
         )
     lines.insert(len(lines) - 1, "-" * len(lines[0]))
     lines.extend(under)
-    lines.append("calls: paired calls; multi: non_eval waves of 2+ calls; rt: saved round trips;")
-    lines.append("saved s / upper s: modeled saving and its upper bound.")
+    lines.extend(GROUP_LEGEND)
     return "\n".join(lines) + "\n"
 
 
