@@ -187,20 +187,31 @@ def test_compare_page_shows_compare_json_interval(tmp_path: Path) -> None:
 
 
 @needs_report
-def test_turn_figures_block_only_when_the_document_has_them(trace: Path) -> None:
+def test_turn_figures_block_shows_the_section_9_figures_of_the_document(trace: Path) -> None:
+    """The block lists the 14 section-9 figures in table order, as the JSON writes them,
+    and is left out of a document without them."""
+    from wavemetrics.core.activity import ACTIVITY_FIGURES
     from wavemetrics.views.report import json_document
 
     analysis = analyse(read_inputs([str(trace)], "auto"))
     document = json_document(analysis)
-    plain = html_page.render_page(analysis, document, [], eval_tool_names=("eval",))
-    assert 'id="turn-figures"' not in plain
-    document["total"].update({"batched_turns": 3, "max_turn_width": 2,
-                              "missed_batch_turns": 1, "idle_ms": 12.5})
     page = html_page.render_page(analysis, document, [], eval_tool_names=("eval",))
     block = page.split('id="turn-figures"', 1)[1].split("</table>", 1)[0]
-    assert re.findall(r'data-figure="([^"]+)">([^<]*)<', block) == [
-        ("batched_turns", "3"), ("max_turn_width", "2"), ("missed_batch_turns", "1"),
-        ("idle_ms", "12.5")]
+    shown = [(name, html.unescape(value))
+             for name, value in re.findall(r'data-figure="([^"]+)">([^<]*)<', block)]
+    assert shown == [(name, json.dumps(document["total"][name])) for name in ACTIVITY_FIGURES]
+    # lane main's one turn_start makes its six calls one batch (width 6: bucket 5-8);
+    # lane sub has no turn_start, so its two calls have none; the waves' spans
+    # 100 + 50 + 100 + 100 (main) + 20 (sub) are the busy time
+    figures = dict(shown)
+    assert (figures["calls_without_batch"], figures["batched_turns"]) == ("2", "1")
+    assert (figures["max_turn_width"], figures["turn_width_histogram"]) == (
+        "6", '"0:0:0:0:1:0:0:0"')
+    assert figures["tool_busy_ms"] == "370.0"
+    for name in ACTIVITY_FIGURES:
+        del document["total"][name]
+    plain = html_page.render_page(analysis, document, [], eval_tool_names=("eval",))
+    assert 'id="turn-figures"' not in plain
 
 
 @pytest.mark.parametrize(("metric", "low", "high", "word"), [

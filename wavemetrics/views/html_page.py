@@ -23,6 +23,7 @@ import math
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
+from wavemetrics.core.activity import ACTIVITY_FIGURES
 from wavemetrics.core.exceptions import MissingExtraError
 from wavemetrics.views.escaping import printable
 from wavemetrics.views.page_data import page_data, tool_rows, wave_size_histogram
@@ -51,11 +52,10 @@ __all__ = [
 #: The install command of the ``report`` extra for an installed wheel, and in a checkout.
 WHEEL_HINT = "pip install 'wavemetrics[report]'"
 CHECKOUT_HINT = "pip install -e '.[report]'"
-#: The turn-width and missed-batching figures, shown in a block of their own when the
-#: document's total has any of them (``docs/metrics.md``).
-TURN_FIGURES = ("batched_turns", "multi_call_turns", "max_turn_width", "tool_busy_ms",
-                "idle_ms", "lane_span_ms")
-_TURN_PREFIXES = ("missed_batch_",)
+#: The turn-width, missed-batching, busy/idle and provenance figures (``docs/metrics.md``
+#: section 9), shown in a block of their own, in the figure table's order, when the
+#: document's total has them.
+TURN_FIGURES = ACTIVITY_FIGURES
 #: The summary cards at the top: a figure of the total and how it is shown.
 _CARDS = (
     ("paired_calls", "calls", "count"),
@@ -165,8 +165,7 @@ def _cards(total: dict[str, Any]) -> list[dict[str, str]]:
 
 
 def _turn_figures(total: dict[str, Any]) -> list[tuple[str, str]]:
-    return [(key, json.dumps(value)) for key, value in total.items()
-            if key in TURN_FIGURES or key.startswith(_TURN_PREFIXES)]
+    return [(key, json.dumps(total[key])) for key in TURN_FIGURES if key in total]
 
 
 def render_page(
