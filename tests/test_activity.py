@@ -8,7 +8,9 @@ written from the section's text, and the invariants the figures must keep.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -214,7 +216,8 @@ def test_turns_count_in_span_and_fill_idle_gaps() -> None:
     assert apart["idle_ms"] == 400000.0 + 599980.0
     assert apart["lane_span_ms"] == 1000500.0
     # zero-length, inverted or infinite turns are not measured turns: ignored
-    ignored = figures(both_paths(lane, turn_intervals=[(7, 7), (9, 3), (0, math.inf)]))
+    ignored = figures(both_paths(lane, turn_intervals=[
+        (7, 7), (9, 3), (0, math.inf), (-math.inf, 5), (900000, 900000)]))
     assert (ignored["idle_ms"], ignored["lane_span_ms"]) == (400000.0, 400020.0)
 
 
@@ -234,7 +237,7 @@ def test_message_timing_counts_every_paired_call_under_message() -> None:
 def test_the_lane_span_of_one_time_is_zero() -> None:
     """A lane with one start and nothing else has a span of 0.0; no lane: 0.0."""
     assert both_paths([start("a", "read", 5, "m1")]).lane_span_ms == 0.0
-    assert both_paths([]).lane_span_ms == 0.0
+    assert (both_paths([]).lane_span_ms, both_paths([]).idle_ms) == (0.0, 0.0)
 
 
 def test_float_figures_are_floats_for_integer_times() -> None:
@@ -274,13 +277,14 @@ def test_the_default_batchable_list_is_the_contract_s() -> None:
 
 @pytest.mark.parametrize("gap", [-1, math.inf, math.nan])
 def test_a_bad_idle_gap_raises(gap: float) -> None:
-    with pytest.raises(ValueError, match="idle_gap_ms must be finite and >= 0"):
+    message = "idle_gap_ms must be finite and >= 0 (0 disables idle detection)"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         ActivityAccumulator(idle_gap_ms=gap)
 
 
 @pytest.mark.parametrize("gap", [True, "5", None])
 def test_an_idle_gap_of_another_type_raises(gap: object) -> None:
-    with pytest.raises(TypeError, match="idle_gap_ms must be a number of ms"):
+    with pytest.raises(TypeError, match=r"^idle_gap_ms must be a number of ms$"):
         ActivityAccumulator(idle_gap_ms=gap)  # type: ignore[arg-type]
 
 
@@ -295,11 +299,65 @@ def test_an_unknown_timing_raises() -> None:
 
 
 def test_custom_batchable_names_replace_the_defaults() -> None:
-    """With ``["bash"]`` two single bash calls are a run and two reads are not."""
+    """With ``["bash"]`` three single bash calls are a run and two reads are not."""
     lane = [*call("a", "bash", 0, 10, "m1"), *call("b", "bash", 20, 30, "m2"),
+            *call("e", "bash", 32, 34, "m5"),
             *call("c", "read", 40, 50, "m3"), *call("d", "read", 60, 70, "m4")]
     result = figures(both_paths(lane, batchable_tool_names=["bash"]))
+    assert (result["missed_batch_runs"], result["missed_batch_calls"]) == (1, 3)
+    assert result["missed_batch_upper_ms"] == 24.0  # span 34 - 0, longest 10
+
+
+def test_custom_eval_names_decide_what_is_never_batchable() -> None:
+    """Under the eval names ``["run_python"]``, ``eval`` is an ordinary tool: named
+    batchable, its single calls make a run."""
+    lane = [*call("a", "eval", 0, 10, "m1"), *call("b", "eval", 20, 30, "m2")]
+    result = figures(both_paths(lane, eval_tool_names=["run_python"],
+                                batchable_tool_names=["eval"]))
     assert (result["missed_batch_runs"], result["missed_batch_calls"]) == (1, 2)
+    assert figures(both_paths(lane, batchable_tool_names=["eval"]))["missed_batch_runs"] == 0
+
+
+def test_a_gap_splits_serial_reads_into_two_runs() -> None:
+    """Two pairs of single reads 170 ms apart, idle gap 100: two runs of two."""
+    lane = [*call("a", "read", 0, 10, "m1"), *call("b", "read", 20, 30, "m2"),
+            *call("c", "read", 200, 210, "m3"), *call("d", "read", 220, 230, "m4")]
+    result = figures(both_paths(lane, idle_gap_ms=100))
+    assert (result["missed_batch_runs"], result["missed_batch_calls"],
+            result["missed_batch_round_trips"]) == (2, 4, 2)
+    # (30 - 0 - 10) + (230 - 200 - 10)
+    assert result["missed_batch_upper_ms"] == 40.0
+    assert result["idle_ms"] == 170.0  # 200 - 30
+
+
+def test_an_idle_gap_of_one_ms_counts() -> None:
+    """A limit of 1 ms is a limit (only 0 disables): a 2 ms gap is idle and ends the run."""
+    lane = [*call("a", "read", 0, 1, "m1"), *call("b", "read", 3, 4, "m2")]
+    result = figures(both_paths(lane, idle_gap_ms=1))
+    assert (result["missed_batch_runs"], result["idle_ms"]) == (0, 2.0)
+
+
+def test_a_gap_of_exactly_the_limit_is_not_idle() -> None:
+    """Between a call and a turn, a gap equal to the limit counts nothing; one more ms
+    over it counts whole."""
+    lane = call("a", "read", 0, 10, "m1")
+    at_limit = figures(both_paths(lane, turn_intervals=[(30, 40)], idle_gap_ms=20))
+    assert at_limit["idle_ms"] == 0.0
+    over = figures(both_paths(lane, turn_intervals=[(30, 40)], idle_gap_ms=19))
+    assert over["idle_ms"] == 20.0
+
+
+def test_observation_objects_carry_their_batch() -> None:
+    """An :class:`Observation` (or any object) gives its ``batch`` attribute; an object
+    without one gives none."""
+    from wavemetrics.core.observations import Observation
+
+    objects = [Observation("start", "a", "read", 0.0, "m1"), Observation("end", "a", "read", 5.0)]
+    assert both_paths(objects).batched_turns == 1
+    bare = [SimpleNamespace(kind="start", call_id="a", tool_name="read", at_ms=0.0),
+            SimpleNamespace(kind="end", call_id="a", tool_name="read", at_ms=5.0)]
+    summary = both_paths(bare)
+    assert (summary.batched_turns, summary.calls_without_batch) == (0, 1)
 
 
 def test_the_state_of_an_accumulator_gives_it_back() -> None:
