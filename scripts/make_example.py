@@ -1,23 +1,29 @@
 """Derive the bundled demo trace from a real Claude Code session of the trace corpus.
 
-The demo is a *skeleton*: only record types, ids, tool names, times and turn
-durations are kept. No prompt, argument, result or other text leaves the
-corpus. Source: claude-code-log project ``-experiments-worktrees``, session
-ef958aa1-0e93-49f0-bb71-150f63befcd1 with its six ``subagents/`` files (MIT,
-daaain/claude-code-log test data, ``test/test_data/real_projects/``).
+The demo is a *skeleton*: only record types, ids (an assistant line's
+``message.id`` too: it is the batch key of its calls, ``docs/formats.md``,
+``claude-code``), tool names, times and turn durations are kept. No prompt,
+argument, result or other text leaves the corpus. Source: claude-code-log
+project ``-experiments-worktrees``, session ef958aa1-0e93-49f0-bb71-150f63befcd1
+with its six ``subagents/`` files (MIT, daaain/claude-code-log test data,
+``test/test_data/real_projects/``).
 
 Run from the repository root:  python scripts/make_example.py
+(with ``WAVEMETRICS_CORPUS`` naming the corpus when it is not ``../shared/corpus``)
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-PROJECT = ROOT.parent / "shared" / "corpus" / "claude-code-log" / "-experiments-worktrees"
+# the corpus: WAVEMETRICS_CORPUS, else ../shared/corpus beside the repository (tests/corpus.py)
+CORPUS = Path(os.environ.get("WAVEMETRICS_CORPUS") or ROOT.parent / "shared" / "corpus")
+PROJECT = CORPUS / "claude-code-log" / "-experiments-worktrees"
 SESSION = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
 OUT = ROOT / "wavemetrics" / "examples" / "claude-code-demo.jsonl"
 
@@ -45,7 +51,11 @@ def skeleton(record: dict[str, Any]) -> dict[str, Any] | None:
             blocks.append({"type": "tool_result", "tool_use_id": block["tool_use_id"]})
     if not blocks:
         return None
-    out["message"] = {"role": kind, "content": blocks}
+    kept: dict[str, Any] = {"role": kind, "content": blocks}
+    message_id = message.get("id") if isinstance(message, dict) else None
+    if kind == "assistant" and isinstance(message_id, str) and message_id:
+        kept = {"id": message_id, **kept}  # an id, not content: the calls' batch key
+    out["message"] = kept
     return out
 
 

@@ -950,3 +950,55 @@ CASE_LETTERS = ("\u1c89\u1c8a\ua7cb\u0264\ua7dc\u019b\U00010d50\U00010d70\U00016
 
 #: Tool or eval names made of :data:`CASE_LETTERS`, never empty.
 case_names = st.text(alphabet=CASE_LETTERS, min_size=1, max_size=6)
+
+
+# ------------------------------------------------------------- section-9 lanes
+
+#: Tool names for batch lanes: batchable (``read``, ``grep`` and spellings), not
+#: batchable (``bash``), and an eval name, which is never batchable.
+BATCH_LANE_NAMES = ("read", "Read", "mcp:read", "grep", "bash", "eval")
+#: Batch keys: a few shared ones, none, and the empty string (no batch).
+BATCH_KEYS = (None, "", "m0", "m1", "m2", "m3", "m4", "m5")
+
+
+@st.composite
+def batched_lanes(
+    draw: st.DrawFn,
+) -> tuple[list[dict[str, Any]], list[tuple[float, float]]]:
+    """One lane for the section-9 figures: up to 10 calls with integer-ms starts (steps
+    of 10 over 0..600) and durations (0..60), drawn names and batch keys, some never
+    ending, fed in time order (ends before starts at one time, so a stream takes it);
+    and up to 3 turn intervals (some empty or inverted, which are not measured)."""
+    count = draw(st.integers(0, 10))
+    events: list[tuple[int, int, dict[str, Any]]] = []
+    for index in range(count):
+        begin = 10 * draw(st.integers(0, 60))
+        name = draw(st.sampled_from(BATCH_LANE_NAMES))
+        batch = draw(st.sampled_from(BATCH_KEYS))
+        call_id = f"c{index}"
+        events.append((begin, 1, {"kind": "start", "call_id": call_id, "tool_name": name,
+                                  "at_ms": begin, "batch": batch}))
+        if draw(st.integers(0, 9)):  # one call in ten never ends
+            finish = begin + draw(st.integers(0, 60))
+            events.append((finish, 0, {"kind": "end", "call_id": call_id,
+                                       "tool_name": name, "at_ms": finish}))
+    events.sort(key=lambda event: (event[0], event[1]))
+    turns = [
+        (float(a), float(a + length))
+        for a, length in draw(st.lists(
+            st.tuples(st.integers(-50, 700), st.integers(-10, 200)), max_size=3))
+    ]
+    return [event for _, _, event in events], turns
+
+# ------------------------------------------------------------------------ markdown
+
+#: Characters that are markup somewhere in GitHub-flavoured Markdown or in GitHub's
+#: renderer (table pipes, escapes, code, emphasis, links, raw HTML, entities, math,
+#: mentions, emoji, issue references, strikethrough), line ends, controls and bidi.
+MARKDOWN_HOSTILE = "|\\`*_[]()<>&$@:#~!= \t\n\r\x00\x07\x1b\x7f\x9b\u202e\u2066\u2028"
+
+#: Texts a trace could hold as an id or tool name, rich in Markdown markup.
+markdown_hostile_texts = st.text(
+    alphabet=st.one_of(st.sampled_from(MARKDOWN_HOSTILE), st.characters(codec="utf-8")),
+    max_size=24,
+)

@@ -68,6 +68,10 @@ def test_the_window_of_the_example_matches_the_command() -> None:
     (("--until", "2026-04-18T13:30", "--timezone", "UTC"),
      {"until": "2026-04-18T13:30", "timezone": "UTC"}),
     (("--jobs", "2"), {"jobs": 2}),
+    (("--batchable-tools", "Read,Grep", "--idle-gap", "1.5"),
+     {"batchable_tools": ["Read", "Grep"], "idle_gap_ms": 1500.0}),
+    (("--batchable-tools", "", "--idle-gap", "0", "--by", "day", "--timezone", "UTC"),
+     {"batchable_tools": [], "idle_gap_ms": 0, "by": "day", "timezone": "UTC"}),
 ])
 def test_corpus_folders_equal_the_command_option_by_option(
     options: tuple[str, ...], kwargs: dict[str, Any]
@@ -128,6 +132,13 @@ def test_the_document_is_the_same_with_the_cache(tmp_path: Path) -> None:
     (("a",), {"since": "2026-02-01", "until": "2026-01-01", "timezone": "UTC"}, ValueError,
      "--since 2026-02-01 is not before --until 2026-01-01"),
     (("a",), {"input_format": "csv"}, ValueError, "unknown input format 'csv'"),
+    (("a",), {"batchable_tools": "read"}, TypeError,
+     "batchable_tools is a collection of names, not one str: write batchable_tools=['read']"),
+    (("a",), {"idle_gap_ms": -1.0}, ValueError,
+     "idle_gap_ms must be finite and >= 0 (0 disables idle detection)"),
+    (("a",), {"idle_gap_ms": float("nan")}, ValueError,
+     "idle_gap_ms must be finite and >= 0 (0 disables idle detection)"),
+    (("a",), {"idle_gap_ms": "90"}, TypeError, "idle_gap_ms must be a number of ms"),
 ])
 def test_bad_arguments_raise_with_a_message(
     args: tuple[Any, ...], kwargs: dict[str, Any], error: type[Exception], message: str

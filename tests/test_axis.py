@@ -39,6 +39,24 @@ TWO_LANES_FIGURES: dict[str, Any] = {
     "eval_only_duration_ms": 100.0,
     "mixed_waves": 1,
     "measured_turn_duration_ms_total": 700.0,
+    # section 9 (docs/metrics.md): main's six calls follow its one turn_start, one
+    # turn of width 6 (bucket 5-8); sub has no turn_start, so its 2 calls have no batch
+    "calls_without_batch": 2,
+    "batched_turns": 1,
+    "multi_call_turns": 1,
+    "turn_width_histogram": "0:0:0:0:1:0:0:0",
+    "max_turn_width": 6,
+    "missed_batch_runs": 0,
+    "missed_batch_calls": 0,
+    "missed_batch_round_trips": 0,
+    "missed_batch_upper_ms": 0.0,
+    # main 1000 -> 1700 (its turn's end) and sub 2000 -> 2020: 700 + 20
+    "lane_span_ms": 720.0,
+    # main's waves 100 + 50 + 100 + 100 ms, sub's one 20 ms wave
+    "tool_busy_ms": 370.0,
+    "idle_ms": 0.0,
+    "calls_timed_by_execution": 8,
+    "calls_timed_by_message": 0,
     "incomplete_calls": 0,
     "clock_anomalies": 0,
     "dropped_calls": 0,
@@ -58,6 +76,11 @@ ZERO_FIGURES: dict[str, Any] = {
     "non_eval_wave_size_histogram": "0:0:0:0:0:0:0:0",
     "eval_only_duration_ms": 0.0,
     "measured_turn_duration_ms_total": 500.0,
+    "turn_width_histogram": "0:0:0:0:0:0:0:0",
+    "missed_batch_upper_ms": 0.0,
+    "lane_span_ms": 500.0,  # the measured turn 0 -> 500, no call
+    "tool_busy_ms": 0.0,
+    "idle_ms": 0.0,
     "lower_bound": False,
 }
 

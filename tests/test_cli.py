@@ -1493,7 +1493,10 @@ def test_skipped_note_lists_the_most_frequent_reason_first() -> None:
 #: The ``options`` of a run with every default (docs/cli.md, "Options in the output").
 DEFAULT_OPTIONS = {
     "input_format": "auto", "eval_tools": ["eval", "codemode", "code_mode"],
-    "max_tracked_calls": 2000, "max_line_bytes": 64 * 1024 * 1024,
+    "batchable_tools": ["read", "read_file", "view", "grep", "glob", "ls", "list", "list_dir",
+                        "list_directory", "find", "search", "search_files", "webfetch",
+                        "web_fetch", "websearch", "web_search"],
+    "idle_gap_ms": 300000.0, "max_tracked_calls": 2000, "max_line_bytes": 64 * 1024 * 1024,
     "max_document_bytes": 256 * 1024 * 1024, "since": None, "until": None, "timezone": None,
     "by": None,
 }
@@ -1539,16 +1542,19 @@ def test_a_window_is_recorded_in_the_json_and_the_table() -> None:
 
 def test_every_figure_changing_option_is_recorded() -> None:
     """``--until 2026-04-18`` in Europe/Paris is the start of the next day there (CEST,
-    +02:00: exclusive); a forced format, an eval name, an unbounded cap (null) and byte
-    limits are recorded as given; the table lists each non-default one in
+    +02:00: exclusive); a forced format, an eval name, batchable names, an idle gap (60 s:
+    60000.0 ms), an unbounded cap (null) and byte limits are recorded as given; the
+    table lists each non-default one in
     :data:`~wavemetrics.run._options.OPTION_KEYS` order, as arguments that give the same
     run again."""
     args = ["summarize", "--demo", "--until", "2026-04-18", "--timezone", "Europe/Paris",
             "--input-format", "claude-code", "--eval-tool", "Bash", "--eval-tool", "a b",
+            "--batchable-tools", "Read, Grep", "--idle-gap", "60",
             "--max-tracked-calls", "0", "--max-line-bytes", "1000000", "--no-cache"]
     document = json.loads(CliRunner().invoke(main, [*args, "--format", "json"]).stdout)
     assert document["options"] == {
         "input_format": "claude-code", "eval_tools": ["Bash", "a b"],
+        "batchable_tools": ["Read", "Grep"], "idle_gap_ms": 60000.0,
         "max_tracked_calls": None, "max_line_bytes": 1000000,
         "max_document_bytes": 256 * 1024 * 1024, "since": None,
         "until": "2026-04-19T00:00:00+02:00", "timezone": "Europe/Paris", "by": None,
@@ -1556,9 +1562,9 @@ def test_every_figure_changing_option_is_recorded() -> None:
     table = CliRunner().invoke(main, args).stdout.splitlines()
     assert table[1:5] == [
         "options: --input-format claude-code --eval-tool Bash --eval-tool 'a b'",
-        "  --max-tracked-calls 0 --max-line-bytes 1000000 --until",
-        "  2026-04-19T00:00:00+02:00 --timezone Europe/Paris (only the waves that start",
-        "  in this window)",
+        "  --batchable-tools Read,Grep --idle-gap 60 --max-tracked-calls 0",
+        "  --max-line-bytes 1000000 --until 2026-04-19T00:00:00+02:00 --timezone",
+        "  Europe/Paris (only the waves that start in this window)",
     ]
 
 
@@ -1749,6 +1755,7 @@ def test_the_command_list_is_never_cut() -> None:
     assert text.split("Commands:\n")[1] == (
         "  cache       Show where the read cache is and what it holds, or clear it.\n"
         "  compare     Compare two harness versions run on the same tasks.\n"
+        "  report      Write one self-contained HTML page of a run or a comparison.\n"
         "  statusline  Print one line for Claude Code's status line (see --install).\n"
         "  summarize   Summarize each lane's waves and savings (the main command).\n"
         "  timeline    Draw each lane's calls on a time line (SVG or PNG).\n"

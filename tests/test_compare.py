@@ -20,10 +20,12 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests import gfm
 from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import saving_trial, write_events
 from tests.extras import needs_scipy
 from wavemetrics.cli.commands import main
+from wavemetrics.core.activity import ACTIVITY_FIGURES
 from wavemetrics.views.compare import (
     METRICS,
     Interval,
@@ -35,12 +37,13 @@ from wavemetrics.views.compare import (
     compare_tasks,
     paired_bootstrap,
     render_table,
+    timing_items,
 )
 
 JSON_KEYS = [
     "metric", "difference", "interval", "confidence", "resamples", "seed", "paired_tasks",
     "baseline_only", "candidate_only", "unusable_tasks", "empty_tasks", "mixed_kind_tasks",
-    "failed_trials", "lower_bound_trials", "not_read", "no_task_folders", "tasks",
+    "failed_trials", "lower_bound_trials", "not_read", "no_task_folders", "timing", "tasks",
 ]
 TASK_KEYS = [
     "task_id", "baseline_mean", "candidate_mean", "difference", "baseline_trials",
@@ -241,6 +244,10 @@ def test_json_has_exactly_the_listed_keys(tmp_path: Path) -> None:
         "mixed_kind_tasks": [], "failed_trials": {"baseline": 1, "candidate": 1},
         "lower_bound_trials": [], "not_read": [str(base / "stray.jsonl")],
         "no_task_folders": [],
+        # every usable trial is 2 events calls: baseline t1 a, b, t2 a, t3, t5 (5 trials),
+        # candidate t1, t2 a, t2 run2, t4 (4); the stray file and failed trials count none
+        "timing": {"baseline": {"execution": 10, "message": 0},
+                   "candidate": {"execution": 8, "message": 0}},
     }
     assert document["tasks"][:2] == [
         {"task_id": "t1", "baseline_mean": 60.0, "candidate_mean": 75.0, "difference": 15.0,
@@ -599,7 +606,8 @@ def test_files_sharing_a_default_session_id_stay_two_trials(tmp_path: Path) -> N
 
 @needs_scipy
 def test_lower_bound_trials_are_named_in_table_and_json(tmp_path: Path) -> None:
-    """The lower-bound line names each trial (side/task/session); JSON lists the same names."""
+    """The lower-bound line names each trial (side/task/session), in the table and the
+    Markdown; JSON lists the same names."""
     write_events(tmp_path / "b" / "t" / "a.jsonl", [
         ("tool_execution_start", "x", "read", 0, "main"),
     ])
@@ -607,6 +615,9 @@ def test_lower_bound_trials_are_named_in_table_and_json(tmp_path: Path) -> None:
     _, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"))
     assert ("lower bound: 1 usable trial lost calls or lines (figures are a lower bound):\n"
             "  baseline/t/a\n") in out
+    _, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"), "--format", "markdown")
+    assert ("- lower bound: 1 usable trial lost calls or lines (figures are a lower bound):\n"
+            "  - `baseline/t/a`\n") in out  # a sub-item, the name a code span
     _, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"), "--format", "json")
     assert json.loads(out)["lower_bound_trials"] == ["baseline/t/a"]
 
@@ -679,3 +690,197 @@ def test_unreadable_trials_are_failed_trials_with_their_reason(tmp_path: Path) -
         f"wavemetrics: error: {side}: trace could not be read: {path}: {why}"
         for side, path, why in reasons
     ]
+
+
+def _section_9_sides(tmp_path: Path) -> tuple[Path, Path]:
+    """Two tasks (ms): t1 baseline read [0,100] with grep [50,150] (one wave [0,150]:
+    busy 150), candidate read [0,100] with grep [0,100] (busy 100); t2 baseline read
+    [0,100] (busy 100), candidate read [0,100] then bash [200,330] (busy 100 + 130 =
+    230; a 100 ms gap between them)."""
+    base, cand = tmp_path / "b", tmp_path / "c"
+    write_events(base / "t1" / "a.jsonl", [
+        ("tool_execution_start", "a", "read", 0, "main"),
+        ("tool_execution_start", "b", "grep", 50, "main"),
+        ("tool_execution_end", "a", "read", 100, "main"),
+        ("tool_execution_end", "b", "grep", 150, "main")])
+    write_events(cand / "t1" / "a.jsonl", [
+        ("tool_execution_start", "a", "read", 0, "main"),
+        ("tool_execution_start", "b", "grep", 0, "main"),
+        ("tool_execution_end", "a", "read", 100, "main"),
+        ("tool_execution_end", "b", "grep", 100, "main")])
+    write_events(base / "t2" / "a.jsonl", [
+        ("tool_execution_start", "a", "read", 0, "main"),
+        ("tool_execution_end", "a", "read", 100, "main")])
+    write_events(cand / "t2" / "a.jsonl", [
+        ("tool_execution_start", "a", "read", 0, "main"),
+        ("tool_execution_end", "a", "read", 100, "main"),
+        ("tool_execution_start", "c", "bash", 200, "main"),
+        ("tool_execution_end", "c", "bash", 330, "main")])
+    return base, cand
+
+
+@pytest.mark.parametrize(("metric", "differences", "mean"), [
+    # ms: t1 100 - 150 = -50, t2 230 - 100 = 130; mean (-50 + 130) / 2 = 40
+    ("tool_busy_ms", (-50.0, 130.0), 40.0),
+    # a count: paired calls timed by execution (events), t1 2 - 2 = 0, t2 2 - 1 = 1
+    ("calls_timed_by_execution", (0.0, 1.0), 0.5),
+])
+@needs_scipy
+def test_a_section_9_figure_is_compared_with_its_bootstrap(
+    tmp_path: Path, metric: str, differences: tuple[float, float], mean: float
+) -> None:
+    """Each section-9 figure is a --metric; with two paired tasks the 95% BCa interval
+    spans the two differences exactly (test_two_task_interval_spans_the_two_differences
+    gives the argument)."""
+    assert metric in METRICS
+    base, cand = _section_9_sides(tmp_path)
+    comparison = compare_folders(str(base), str(cand), metric=metric)
+    assert tuple(row.difference for row in comparison.tasks) == differences
+    assert comparison.difference == mean
+    assert (comparison.interval.low, comparison.interval.high) == differences
+    # events calls are timed by execution: baseline 2 + 1, candidate 2 + 2 paired calls
+    assert comparison.timing == ((3, 0), (4, 0))
+    assert comparison.to_dict()["timing"] == {"baseline": {"execution": 3, "message": 0},
+                                              "candidate": {"execution": 4, "message": 0}}
+    assert "timing:" not in render_table(comparison)  # no message times: no line
+
+
+def test_the_table_names_message_times_when_the_savings_rest_on_them() -> None:
+    """Claude Code trials (message times) on one side: the lines give both sides' counts
+    and what message times hold."""
+    assert timing_items(((0, 1200), (950, 0))) == [
+        (0, "timing: calls by execution / message times:"),
+        (1, "baseline 0 / 1200, candidate 950 / 0"),
+        (1, "(message times include permission prompts)"),
+    ]
+    assert timing_items(((5, 0), (0, 0))) == []
+
+
+@needs_scipy
+def test_compare_takes_the_idle_gap(tmp_path: Path) -> None:
+    """--idle-gap 0.09 (90 ms): only candidate t2's 100 ms gap (100 -> 200) is idle:
+    differences 0 and 100 ms, mean 50 ms; the default 5 minutes finds none."""
+    base, cand = _section_9_sides(tmp_path)
+    code, out, _ = run("compare", str(base), str(cand), "--metric", "idle_ms",
+                       "--idle-gap", "0.09", "--format", "json")
+    document = json.loads(out)
+    assert code == 0
+    assert [task["difference"] for task in document["tasks"]] == [0.0, 100.0]
+    assert (document["difference"], document["interval"]) == (50.0, [0.0, 100.0])
+    _, out, _ = run("compare", str(base), str(cand), "--metric", "idle_ms", "--format", "json")
+    assert json.loads(out)["difference"] == 0.0
+
+
+def test_every_section_9_figure_but_the_histogram_is_a_metric() -> None:
+    assert [name for name in METRICS if name in ACTIVITY_FIGURES] == [
+        name for name in ACTIVITY_FIGURES if name != "turn_width_histogram"]
+
+
+# -- --format markdown ----------------------------------------------------------------
+
+# EXPECTED_TABLE as GFM, line for line: the lines above the task rows as a list (the
+# bootstrap's line a sub-item, as the table indents it), the task rows as a table whose
+# ids are code spans and whose figures are the table's (means in s with 3 decimals: t1
+# 20 ms and 50 ms, +30 ms; t2 40, 50, +10; t3 5; t4 7; t5 60), the one-sided tasks as a
+# list, the legend's four lines as one paragraph.
+EXPECTED_MARKDOWN = """\
+- metric: modeled_wallclock_saved_ms (modeled wall-clock saving), in s
+- candidate - baseline, mean over 2 paired tasks: +0.020 s
+- 95% interval: [+0.010, +0.030] s
+  - paired bootstrap over tasks: method BCa, 9999 resamples, seed 0
+- warning: fewer than 10 paired tasks: the interval is unreliable
+- coverage: 2 of 5 tasks paired (1 baseline only, 1 candidate only, 1 unusable)
+- failed trials: baseline 1, candidate 1
+- not read: 1 trace file outside any task folder
+
+| task | base n | fail | base mean | cand n | fail | cand mean | difference |
+| :-- | --: | --: | --: | --: | --: | --: | --: |
+| `t1` | 2 | 0 | 0.020 | 1 | 0 | 0.050 | +0.030 |
+| `t2` | 2 | 1 | 0.040 | 2 | 0 | 0.050 | +0.010 |
+| `t3` | 1 | 0 | 0.005 | 0 | 0 | - | - |
+| `t4` | 0 | 0 | - | 1 | 0 | 0.007 | - |
+| `t5` | 1 | 0 | 0.060 | 1 | 1 | - | - |
+
+- baseline only: `t3`
+- candidate only: `t4`
+
+n: trials found (a trial is one session, its lanes summed); fail: trials with no value \
+(unreadable, unrecognised, empty, no usable record); means are over the other trials; \
+unusable: a task in both folders with no usable trial on one side.
+"""
+
+
+@needs_scipy
+def test_markdown_is_the_table_as_gfm(tmp_path: Path) -> None:
+    """``--format markdown`` says what the table says, as GFM; the same exit status."""
+    base, cand = make_sides(tmp_path)
+    code, out, _ = run("compare", str(base), str(cand), "--format", "markdown")
+    assert out == EXPECTED_MARKDOWN
+    assert code == 1
+
+
+@needs_scipy
+def test_markdown_numbers_equal_the_json_document(tmp_path: Path) -> None:
+    """Each task row's figures are the JSON document's (ms shown in s, 3 decimals), and
+    the difference and interval lines are its ``difference`` and ``interval``."""
+    base, cand = make_sides(tmp_path)
+    _, out, _ = run("compare", str(base), str(cand), "--format", "markdown")
+    _, text, _ = run("compare", str(base), str(cand), "--format", "json")
+    document = json.loads(text)
+
+    def s(ms: float | None, sign: str = "") -> str:
+        return "-" if ms is None else f"{ms / 1000:{sign}.3f}"
+
+    [table] = gfm.table_texts(out)
+    assert table[1:] == [[
+        task["task_id"], str(task["baseline_trials"]), str(task["baseline_failed"]),
+        s(task["baseline_mean"]), str(task["candidate_trials"]), str(task["candidate_failed"]),
+        s(task["candidate_mean"]), s(task["difference"], "+"),
+    ] for task in document["tasks"]]
+    low, high = document["interval"]
+    assert f"mean over 2 paired tasks: {s(document['difference'], '+')} s\n" in out
+    assert f"- 95% interval: [{s(low, '+')}, {s(high, '+')}] s\n" in out
+
+
+@needs_scipy
+def test_markdown_keeps_hostile_task_names_literal(tmp_path: Path) -> None:
+    """Task folders named with a pipe, backticks, a script tag, emphasis, a link and a
+    mention (a folder name holds no ``/``) are one code span each, in the rows and the
+    one-sided list; ``<task_id>`` of the no-task-folders line is code too, never a tag."""
+    hostile = "t|`x`<td><script>alert(1)<\\script>*em*[a](mailto:e)@octocat &amp; $x$"
+    saving_trial(tmp_path / "b" / hostile / "a.jsonl", 10)
+    saving_trial(tmp_path / "c" / hostile / "a.jsonl", 30)
+    saving_trial(tmp_path / "b" / (hostile + "|only") / "a.jsonl", 10)
+    _, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"), "--format", "markdown")
+    types = {child.type for token in gfm.tokens(out) if token.type == "inline"
+             for child in token.children or []}
+    assert types <= {"text", "code_inline", "softbreak"}
+    [table] = gfm.table_texts(out)
+    # 30 - 10 = +20 ms; the one-sided task has no candidate mean
+    assert table[1:] == [[hostile, "1", "0", "0.010", "1", "0", "0.030", "+0.020"],
+                         [hostile + "|only", "1", "0", "0.010", "0", "0", "-", "-"]]
+    only = next(t for t in gfm.tokens(out) if t.type == "inline"
+                and t.content.startswith("baseline only:"))
+    assert [c.content for c in only.children or [] if c.type == "code_inline"] == [
+        hostile + "|only"]
+    (tmp_path / "empty").mkdir()
+    _, out, _ = run("compare", str(tmp_path / "empty"), str(tmp_path / "c"), "--format",
+                    "markdown")
+    assert ("- baseline: no task folders found (expected `baseline/<task_id>/<traces>`)\n"
+            in out)
+
+
+@needs_scipy
+@needs_corpus
+def test_markdown_marks_a_mixed_task_and_escapes_the_mark(tmp_path: Path) -> None:
+    """A task whose trials differ in kind is ``t*`` in its row (the mark escaped, not
+    emphasis), listed under the mixed-kinds line as code, and the legend explains it."""
+    copy_session(tmp_path / "b" / "t")
+    saving_trial(tmp_path / "b" / "t" / "a.jsonl", 10)
+    saving_trial(tmp_path / "c" / "t" / "a.jsonl", 10)
+    _, out, _ = run("compare", str(tmp_path / "b"), str(tmp_path / "c"), "--format", "markdown")
+    assert "| `t`\\* | 2 | 0 |" in out
+    assert "  - `t: baseline claude-code, events`\n" in out
+    assert out.endswith(" \\*: a task whose trials differ in kind on one side (listed above).\n")
+    [table] = gfm.table_texts(out)
+    assert table[1][0] == "t*"

@@ -54,17 +54,21 @@ def test_csv_header_follows_the_json_keys(tmp_path: Path) -> None:
 
 def test_every_csv_row_carries_the_options(tmp_path: Path) -> None:
     """TWO_LANES in a window from 1970-01-01T00:00:01.900 UTC (the sub lane's wave, at
-    2 s, only), eval name ``Python``, unbounded: the one lane row and the total row both
-    carry the window, the zone, the names (as JSON text) and an empty cap (unbounded);
-    the defaults too (``auto``, the byte limits)."""
+    2 s, only), eval name ``Python``, batchable ``Read`` alone, an idle gap of 0.25 s,
+    unbounded: the one lane row and the total row both carry the window, the zone, the
+    names (as JSON text), the gap in ms (250.0) and an empty cap (unbounded); the
+    defaults too (``auto``, the byte limits)."""
     trace = write_events(tmp_path / "t.jsonl", TWO_LANES)
     rows = _csv("summarize", str(trace), "--since", "1970-01-01T00:00:01.900",
-                "--timezone", "UTC", "--eval-tool", "Python", "--max-tracked-calls", "0")
+                "--timezone", "UTC", "--eval-tool", "Python", "--max-tracked-calls", "0",
+                "--batchable-tools", "Read", "--idle-gap", "0.25")
     assert [(r["row"], r["lane_id"]) for r in rows] == [("lane", "sub"), ("total", "")]
     for row in rows:
         assert {key: value for key, value in row.items() if key.startswith("options.")} == {
             "options.input_format": "auto",
             "options.eval_tools": '["Python"]',
+            "options.batchable_tools": '["Read"]',
+            "options.idle_gap_ms": "250.0",
             "options.max_tracked_calls": "",
             "options.max_line_bytes": "67108864",
             "options.max_document_bytes": "268435456",
@@ -82,7 +86,7 @@ def test_by_csv_carries_the_options_with_by(tmp_path: Path) -> None:
     assert [(r["row"], r["group"], r["options.by"], r["options.max_tracked_calls"])
             for r in rows] == [("group", "t", "session", "2000"),
                                ("total", "", "session", "2000")]
-    assert list(rows[0])[-9:] == [f"options.{key}" for key in OPTION_KEYS]
+    assert list(rows[0])[-11:] == [f"options.{key}" for key in OPTION_KEYS]
 
 
 @needs_corpus

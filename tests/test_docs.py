@@ -298,21 +298,26 @@ def _table(text: str, header: str) -> list[list[str]]:
 
 def _lane_summary(block: str, options: dict[str, str]) -> tuple[Any, Any]:
     """The waves and summary of one ``observations`` block of docs/metrics.md."""
-    from wavemetrics import assemble_waves, measured_turn_duration_ms, summarize
+    from wavemetrics import assemble_waves, summarize
+    from wavemetrics.core.turns import TurnClock
 
-    observations, turns = [], []
+    observations: list[dict[str, Any]] = []
+    clock = TurnClock()
     for line in block.splitlines():
         fields = line.split("#", 1)[0].split()
         if len(fields) == 2:
-            turns.append((fields[0], float(fields[1])))
-        elif fields:
-            kind, call_id, tool_name, at_ms = fields
+            clock.add(fields[0], float(fields[1]))
+        elif fields:  # kind, call id, tool name, ms, and on a start its batch key
+            kind, call_id, tool_name, at_ms, *batch = fields
             observations.append({"kind": kind, "call_id": call_id, "tool_name": tool_name,
-                                 "at_ms": float(at_ms)})
+                                 "at_ms": float(at_ms), "batch": batch[0] if batch else None})
     cap = int(options.get("max_tracked_calls", "2000"))
     assembly = assemble_waves(observations, max_tracked_calls=cap)
-    summary = summarize(assembly,
-                        measured_turn_duration_ms_total=measured_turn_duration_ms(turns))
+    summary = summarize(
+        assembly, measured_turn_duration_ms_total=clock.total_ms,
+        turn_intervals=clock.intervals, timing=options.get("timing", "execution"),  # type: ignore[arg-type]
+        idle_gap_ms=float(options.get("idle_gap_ms", "300000")),
+    )
     return assembly.waves, summary
 
 
@@ -355,7 +360,7 @@ def test_metrics_doc_worked_examples_give_the_figures_they_state() -> None:
     """Every worked example of docs/metrics.md, run through the metric core, gives the
     value its table states, and every purely arithmetic *worked out* cell equals it."""
     rows = _worked_examples()
-    assert len(rows) >= 45  # seven examples: none may be skipped unread
+    assert len(rows) >= 60  # eight examples: none may be skipped unread
     for name, computed, value, worked, where in rows:
         stated: Any = value if ":" in value else float(value)
         assert computed == stated, (where, name, computed, value)

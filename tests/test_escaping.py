@@ -12,9 +12,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
 
+from tests import gfm
+from tests.strategies import markdown_hostile_texts
 from wavemetrics.cli.commands import main
-from wavemetrics.views.escaping import printable, shortened
+from wavemetrics.views.escaping import markdown_code, printable, shortened
 
 #: Characters no text output may print raw.
 RAW = ("\x1b", "\x00", "\x07", "\r", "\x9b", "\x7f", "\u202e", "\u2066")
@@ -139,3 +142,65 @@ def test_compare_table_escapes_task_folder_names(tmp_path: Path) -> None:
     assert code == 0, err
     _assert_clean(out + err)
     assert "t\\x1b]8;;x\\x07click…" in out  # cut to the 20-column task column
+
+
+def test_compare_table_escapes_tasks_with_no_trial_files(tmp_path: Path) -> None:
+    """The ``no trial files:`` line names an empty task folder escaped (ESC, BEL)."""
+    pytest.importorskip("scipy")
+    for side in ("base", "cand"):
+        (tmp_path / side / "hollow\x1b[2J\x07").mkdir(parents=True)
+        (tmp_path / side / "t").mkdir()
+        _events(tmp_path / side / "t" / "a.jsonl", session="s", agent="main", tool="read")
+    code, out, _ = _run("compare", str(tmp_path / "base"), str(tmp_path / "cand"))
+    assert code == 1
+    _assert_clean(out)
+    assert "no trial files: 1 task on neither side: hollow\\x1b[2J\\x07\n" in out
+
+
+# -- Markdown (--format markdown) ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "span"),
+    [
+        ("Bash", "`Bash`"),
+        ("a|b", "`a\\|b`"),  # the pipe escaped for the table; GFM takes the backslash out
+        ("x`y", "``x`y``"),  # a fence longer than the longest run of backticks
+        ("``", "``` `` ```"),  # a text starting and ending with backticks: padded
+        (" a ", "`  a  `"),  # spaces at both ends: padded, as CommonMark strips one
+        ("  ", "`  `"),  # only spaces: CommonMark strips nothing, nothing is padded
+        ("a\nb", "`a\\nb`"),  # the line end escaped visibly, the table row kept whole
+        ("", ""),
+    ],
+)
+def test_markdown_code_spans(raw: str, span: str) -> None:
+    """markdown_code: printable text in a code span, pipes escaped, fence and padding fit."""
+    assert markdown_code(raw) == span
+
+
+@given(markdown_hostile_texts)
+def test_markdown_code_is_one_literal_cell_in_a_gfm_table(text: str) -> None:
+    """Any text, as a cell of a GFM table, is one cell showing exactly printable(text) as
+    code: the row keeps its two cells and no markup (link, HTML, emphasis) appears."""
+    table = f"| name | next |\n| :-- | --: |\n| {markdown_code(text)} | end |\n"
+    [[header, row]] = gfm.tables(table)
+    assert [gfm.cell_text(cell) for cell in header] == ["name", "next"]
+    assert len(row) == 2
+    children = row[0].children or []
+    if printable(text):
+        assert [(c.type, c.content) for c in children] == [("code_inline", printable(text))]
+    else:
+        assert children == []
+    assert gfm.cell_text(row[1]) == "end"
+
+
+@given(markdown_hostile_texts, markdown_hostile_texts)
+def test_markdown_code_in_running_text_stays_literal(first: str, second: str) -> None:
+    """Two spans in running text (cell=False) show exactly their texts, the prose intact."""
+    line = (f"- lane {markdown_code(first, cell=False)} and"
+            f" {markdown_code(second, cell=False)}: done\n")
+    inline = next(t for t in gfm.tokens(line) if t.type == "inline")
+    codes = [c.content for c in inline.children or [] if c.type == "code_inline"]
+    assert codes == [printable(t) for t in (first, second) if printable(t)]
+    assert gfm.cell_text(inline).endswith(": done")
+    assert all(c.type in ("text", "code_inline") for c in inline.children or [])

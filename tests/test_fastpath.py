@@ -245,6 +245,7 @@ def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str)
     (["--demo", "--format", "json", "--no-cache"], True),  # the bundled example, P
     (["--no-cache", "P"], False),  # the table
     (["--format", "csv", "--no-cache", "P"], False),
+    (["--format", "markdown", "--no-cache", "P"], False),  # rendered by Python
     (["--format", "json", "--no-cache", "--engine", "python", "P"], False),
     (["--format", "json", "--no-cache", "--show-paths", "P"], False),
     (["--format", "json", "--no-cache", "--eval-tool", "x", "P"], False),

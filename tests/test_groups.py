@@ -277,7 +277,8 @@ def test_a_by_session_table_keeps_the_single_wave_warning() -> None:
     """claude-code-log: the plain table warns that 60 % of the 5401.77 s saved (3286.35 s)
     is one wave of 3 calls in one sub-agent lane; the --by session table keeps that
     warning and the tool time line (17487.39 s, of which 5401.77 s is 30 % rounded
-    down) under its total row, in the plain table's order, before its own legend."""
+    down) under its total row, in the plain table's order (the turns block between
+    them), before its own legend."""
     folder = str(CORPUS / "claude-code-log")
     plain = CliRunner().invoke(main, ["summarize", "--no-cache", folder]).stdout.splitlines()
     result = CliRunner().invoke(main, ["summarize", "--no-cache", "--by", "session", folder])
@@ -288,10 +289,16 @@ def test_a_by_session_table_keeps_the_single_wave_warning() -> None:
         "note: 60% of the saved time (3286.35 s) is one wave of 3 calls, in lane",
         "  741790a4-…/db734024: see wavemetrics waves",
     ]
+    found = []
     for table in (plain, lines):
         total = next(i for i, line in enumerate(table) if line.startswith("total"))
-        assert table[total + 1:total + 4] == under
-        assert table[total + 4].startswith("calls: paired calls;")
+        legend = next(i for i, line in enumerate(table) if line.startswith("calls: paired"))
+        below = table[total + 1:legend]
+        # the tool time, the turns block (tests/test_turns_block.py), the note
+        assert [below[0], *below[-2:]] == under
+        assert below[1].startswith("turns:") and below[-3].startswith("timing:")
+        found.append(below)
+    assert found[0] == found[1]  # the same lines under both totals
 
 
 def test_an_escape_kept_whole_never_widens_the_tool_column_past_30() -> None:

@@ -9,14 +9,19 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
+import pytest
+from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.event_traces import write_events
 from wavemetrics.cache import runcache
 from wavemetrics.cli.commands import compare, summarize, timeline, waves
+from wavemetrics.core import activity
 from wavemetrics.core.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.readers.limits import DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from wavemetrics.run import _options, fastpath
@@ -29,6 +34,8 @@ from wavemetrics.run._options import (
     option,
     options_json,
     options_record,
+    parse_names,
+    parse_seconds,
 )
 
 
@@ -40,13 +47,74 @@ def test_the_defaults_are_the_cli_s() -> None:
         2000, 67_108_864, 268_435_456)
 
 
+def test_the_section_9_defaults_are_the_core_s() -> None:
+    """The light module spells the batchable names and the 5-minute gap of the core."""
+    assert _options.BATCHABLE_TOOL_NAMES == activity.BATCHABLE_TOOL_NAMES
+    assert _options.DEFAULT_IDLE_GAP_MS == activity.DEFAULT_IDLE_GAP_MS == 5 * 60 * 1000.0
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("read", ["read"]), ("Read, Grep", ["Read", "Grep"]), ("a,,b,", ["a", "b"]),
+    ("", []), (",", []), (" , ", []),
+])
+def test_batchable_tools_are_split_at_commas(text: str, names: list[str]) -> None:
+    assert parse_names(text) == names
+
+
+@pytest.mark.parametrize(("text", "ms"), [
+    ("300", 300000.0), ("0", 0.0), ("0.5", 500.0), ("1e1", 10000.0), (" 2 ", 2000.0),
+])
+def test_the_idle_gap_is_seconds_kept_as_ms(text: str, ms: float) -> None:
+    """seconds * 1000: 0.5 s is 500 ms, 1e1 s is 10 s."""
+    assert parse_seconds(text) == ms
+    assert isinstance(parse_seconds(text), float)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("-1", "'-1': the gap must be >= 0 seconds (0 disables idle time)"),
+    ("nan", "'nan': the gap must be a finite number of seconds"),
+    ("inf", "'inf': the gap must be a finite number of seconds"),
+    ("five", "'five' is not a number of seconds"),
+])
+def test_a_bad_idle_gap_is_a_usage_error(text: str, message: str) -> None:
+    """The parser refuses it, the served path leaves it to click, and click exits 2
+    with the parser's words."""
+    with pytest.raises(ValueError, match="seconds"):
+        parse_seconds(text)
+    assert runcache.options_from_args(["--idle-gap", text, "x"]) is None
+    for command in (summarize, waves, compare):
+        result = CliRunner().invoke(command, [f"--idle-gap={text}", "."])
+        assert result.exit_code == 2
+        assert f"Invalid value for '--idle-gap': {message}" in result.output
+
+
+def test_the_options_reach_the_document(tmp_path: Path) -> None:
+    """--batchable-tools and --idle-gap are recorded as given (names, ms) right after
+    the eval names."""
+    trace = tmp_path / "t.jsonl"
+    write_events(trace, [("tool_execution_start", "a", "read", 0, "main"),
+                         ("tool_execution_end", "a", "read", 1, "main")])
+    result = CliRunner().invoke(summarize, [
+        str(trace), "--format", "json", "--no-cache", "--engine", "python",
+        "--batchable-tools", "Read, mcp__fs__read", "--idle-gap", "90"])
+    assert result.exit_code == 0, result.output
+    options = json.loads(result.output)["options"]
+    assert list(options)[1:5] == ["eval_tools", "batchable_tools", "idle_gap_ms",
+                                  "max_tracked_calls"]
+    assert options["batchable_tools"] == ["Read", "mcp__fs__read"]
+    assert options["idle_gap_ms"] == 90000.0  # 90 s
+
+
 def test_the_default_record() -> None:
     """Every key, in order; the eval names as a list; nothing given is ``None``."""
     record = options_record()
     assert list(record) == list(OPTION_KEYS)
     assert record == {
         "input_format": "auto", "eval_tools": ["eval", "codemode", "code_mode"],
-        "max_tracked_calls": 2000, "max_line_bytes": 67_108_864,
+        "batchable_tools": ["read", "read_file", "view", "grep", "glob", "ls", "list",
+                            "list_dir", "list_directory", "find", "search", "search_files",
+                            "webfetch", "web_fetch", "websearch", "web_search"],
+        "idle_gap_ms": 300000.0, "max_tracked_calls": 2000, "max_line_bytes": 67_108_864,
         "max_document_bytes": 268_435_456, "since": None, "until": None, "timezone": None,
         "by": None,
     }
@@ -63,6 +131,8 @@ _TEXT = st.text(max_size=12)
 
 @given(st.fixed_dictionaries({
     "input_format": _TEXT, "eval_tools": st.lists(_TEXT, max_size=4),
+    "batchable_tools": st.lists(_TEXT, max_size=4),
+    "idle_gap_ms": st.floats(min_value=0, allow_infinity=False, allow_nan=False),
     "max_tracked_calls": st.none() | st.integers(min_value=1, max_value=2**70),
     "max_line_bytes": st.integers(min_value=1), "max_document_bytes": st.integers(min_value=1),
     "since": st.none() | _TEXT, "until": st.none() | _TEXT, "timezone": st.none() | _TEXT,
@@ -77,9 +147,15 @@ def test_options_json_is_json_dumps_byte_for_byte(record: dict[str, Any]) -> Non
 
 def test_the_default_text() -> None:
     """The text the native command hands to the extension, written out by hand."""
+    names = "".join(f'      "{name}",\n' for name in (
+        "read", "read_file", "view", "grep", "glob", "ls", "list", "list_dir",
+        "list_directory", "find", "search", "search_files", "webfetch", "web_fetch",
+        "websearch"))
     assert options_json(options_record()) == (
         '{\n    "input_format": "auto",\n    "eval_tools": [\n      "eval",\n'
-        '      "codemode",\n      "code_mode"\n    ],\n    "max_tracked_calls": 2000,\n'
+        '      "codemode",\n      "code_mode"\n    ],\n    "batchable_tools": [\n'
+        + names + '      "web_search"\n    ],\n    "idle_gap_ms": 300000.0,\n'
+        '    "max_tracked_calls": 2000,\n'
         '    "max_line_bytes": 67108864,\n    "max_document_bytes": 268435456,\n'
         '    "since": null,\n    "until": null,\n    "timezone": null,\n    "by": null\n  }')
 
@@ -89,17 +165,22 @@ def test_only_options_off_their_default_become_arguments() -> None:
     order, the cap 0 for unbounded, names shell-quoted."""
     assert non_default_arguments(options_record()) == []
     assert non_default_arguments(options_record(
-        eval_tools=("eval", "codemode", "code_mode"), max_tracked_calls=2000)) == []
+        eval_tools=("eval", "codemode", "code_mode"), max_tracked_calls=2000,
+        idle_gap_ms=300000, batchable_tools=_options.BATCHABLE_TOOL_NAMES)) == []
     assert non_default_arguments(options_record(
         by="day", timezone="UTC", until="2026-04-19T00:00:00+00:00", max_tracked_calls=None,
-        eval_tools=["it's"], input_format="pi", max_document_bytes=10)) == [
-        "--input-format", "pi", "--eval-tool", "'it'\"'\"'s'", "--max-tracked-calls", "0",
+        eval_tools=["it's"], input_format="pi", max_document_bytes=10,
+        batchable_tools=["Read", "my tool"], idle_gap_ms=500.0)) == [
+        "--input-format", "pi", "--eval-tool", "'it'\"'\"'s'",
+        "--batchable-tools", "'Read,my tool'", "--idle-gap", "0.5",
+        "--max-tracked-calls", "0",
         "--max-document-bytes", "10", "--until", "2026-04-19T00:00:00+00:00",
         "--timezone", "UTC", "--by", "day"]
 
 
 #: summarize's parameters in --help order, written out by hand.
-NAMES = ["paths", "input_format", "eval_tools", "max_tracked_calls", "max_line_bytes",
+NAMES = ["paths", "input_format", "eval_tools", "batchable_tools", "idle_gap_ms",
+         "max_tracked_calls", "max_line_bytes",
          "max_document_bytes", "jobs", "no_cache", "since", "until", "timezone", "demo",
          "output_format", "by", "show_paths", "engine"]
 
@@ -111,7 +192,11 @@ def _declared(parameter: click.Parameter) -> dict[str, Any]:
     if isinstance(parameter, click.Argument):
         return {**facts, "flags": (), "kind": "argument"}
     assert isinstance(parameter, click.Option)
+    # the two options click reads as text and converts by a callback
+    converted = {"_names": "names", "_seconds": "seconds"}
+    callback = getattr(parameter.callback, "__name__", "")
     kind = ("flag" if parameter.is_flag else "multiple" if parameter.multiple
+            else converted[callback] if callback in converted
             else "cap" if isinstance(parameter.type, click.IntRange) and parameter.type.min == 0
             else "positive" if isinstance(parameter.type, click.IntRange)
             else "choice" if isinstance(parameter.type, click.Choice) else "text")
@@ -149,7 +234,7 @@ def test_the_rows_say_what_the_help_has_always_said() -> None:
     assert option("max_tracked_calls").default == 2000
     assert option("max_line_bytes").default == 64 * 1024 * 1024
     assert option("max_document_bytes").default == 256 * 1024 * 1024
-    assert option("output_format").choices == ("table", "json", "jsonl", "csv")
+    assert option("output_format").choices == ("table", "json", "jsonl", "csv", "markdown")
     assert option("max_tracked_calls").help == (
         "Cap on calls held per lane (the v1 contract's); 0 means unbounded, at about"
         " 200 bytes of memory per call held.")
@@ -169,8 +254,8 @@ def test_keyed_and_native_options() -> None:
 
 def test_other_commands_share_the_rows_of_the_options_they_share() -> None:
     shared = {row.name: _row(row) for row in SUMMARIZE}
-    for command, names in ((waves, [*NAMES[:12], "show_paths"]), (timeline, NAMES[:12]),
-                           (compare, NAMES[2:6])):
+    for command, names in ((waves, [*NAMES[:14], "show_paths"]), (timeline, NAMES[:14]),
+                           (compare, NAMES[2:8])):
         mine = {parameter.name: _declared(parameter) for parameter in command.params}
         assert [mine[name] for name in names] == [shared[name] for name in names]
 
@@ -185,6 +270,10 @@ _WORDS = st.text(st.sampled_from("abcXYZ019_./"), min_size=1, max_size=6)
 _VALUES = {
     "text": _WORDS, "multiple": _WORDS,
     "positive": st.integers(1, 10**6).map(str), "cap": st.integers(0, 10**6).map(str),
+    # commas, spaces and empty names among the names; seconds as a float or an int
+    "names": st.lists(st.text(st.sampled_from("abR_ ,"), max_size=6), max_size=3).map(",".join),
+    "seconds": (st.floats(0, 10**6, allow_nan=False).map(repr)
+                | st.integers(0, 10**6).map(str)),
 }
 
 

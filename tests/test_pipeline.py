@@ -45,11 +45,12 @@ def test_batch_sink_keeps_observations_and_names_ends_by_their_start() -> None:
     writer.start("a", "read", 1.0)
     writer.end("a", 2.0)
     writer.end("z", 3.0)
+    writer.start("b", "grep", 4.0, "m1")
     writer.close("s", "main")
     (lane,) = sink.lanes()
     assert lane == Lane("p", "s", "main", (
         Observation("start", "a", "read", 1.0), Observation("end", "a", "read", 2.0),
-        Observation("end", "z", "unknown", 3.0),
+        Observation("end", "z", "unknown", 3.0), Observation("start", "b", "grep", 4.0, "m1"),
     ), 0.0)
 
 
@@ -78,9 +79,13 @@ def test_stream_sink_gives_the_batch_summary() -> None:
     (kept,) = batch.lanes()
     (streamed,) = stream.lanes()
     assert isinstance(kept, Lane) and isinstance(streamed, StreamedLane)
-    expected = summarize(assemble_waves(kept.observations), measured_turn_duration_ms_total=107.0)
+    expected = summarize(assemble_waves(kept.observations), measured_turn_duration_ms_total=107.0,
+                         turn_intervals=kept.turn_intervals)
     assert streamed.summary == expected
     assert expected.modeled_wallclock_saved_ms == 5.0
+    # the measured turn [0, 100] is kept by both: the lane's span is the turn's 100 ms
+    assert kept.turn_intervals == ((0.0, 100.0),)
+    assert expected.lane_span_ms == 100.0
     assert (streamed.path, streamed.session_id, streamed.lane_id) == ("p", "s", "main")
 
 

@@ -75,18 +75,21 @@ def _invocations(folder: Path, fmt: str, tmp_path: Path) -> list[list[str]]:
     for input_format in ("auto", fmt):
         common = ["--input-format", input_format, path]
         runs += [["summarize", "--format", out, *common]
-                 for out in ("table", "json", "jsonl", "csv")]
+                 for out in ("table", "json", "jsonl", "csv", "markdown")]
         runs += [["summarize", "--by", by, "--format", out, *common]
-                 for by in ("project", "day", "tool") for out in ("table", "csv")]
+                 for by in ("project", "day", "tool") for out in ("table", "csv", "markdown")]
         runs += [["waves", "--format", out, *common] for out in ("table", "json", "csv")]
         runs += [["timeline", "-o", str(tmp_path / f"t-{input_format}.svg"), *common]]
+        runs += [["report", "-o", str(tmp_path / f"r-{input_format}.html"), *common]]
     bench = tmp_path / "bench"
     for side in ("base", "cand"):
         (bench / side / "task1").mkdir(parents=True)
         (bench / side / "task1" / "trial.jsonl").write_bytes(_secret_trace(BUILDERS[fmt]))
-    for out in ("table", "json"):
+    for out in ("table", "json", "markdown"):
         runs.append(["compare", "--format", out, "--resamples", "20",
                      str(bench / "base"), str(bench / "cand")])
+    runs.append(["report", "--compare", str(bench / "base"), str(bench / "cand"),
+                 "--resamples", "20", "-o", str(tmp_path / "r-compare.html")])
     runs += [["cache", "info"], ["cache", "clear"], ["statusline"]]  # stdin: test below
     return runs
 
@@ -98,7 +101,8 @@ def _assert_clean(text: str, where: str) -> None:
 
 @pytest.mark.parametrize("fmt", FORMATS_UNDER_TEST)
 def test_no_command_output_or_message_contains_trace_content(fmt: str, tmp_path: Path) -> None:
-    """No stdout, stderr, written picture or exception of any command shows trace content."""
+    """No stdout, stderr, written picture or page, or exception of any command shows trace
+    content."""
     folder = _write_inputs(BUILDERS[fmt], tmp_path / "in")
     summary = CliRunner().invoke(main, ["summarize", "--format", "json", str(folder)])
     read = json.loads(summary.stdout)["total"]["paired_calls"]
@@ -113,7 +117,7 @@ def test_no_command_output_or_message_contains_trace_content(fmt: str, tmp_path:
         _assert_clean(result.stderr, f"stderr of {where}")
         if result.exception is not None:
             _assert_clean(repr(result.exception), f"exception of {where}")
-    for picture in tmp_path.glob("t-*.svg"):
+    for picture in [*tmp_path.glob("t-*.svg"), *tmp_path.glob("r-*.html")]:
         _assert_clean(picture.read_text(errors="replace"), picture.name)
 
 

@@ -17,6 +17,9 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.batch_checks import batch_figures, check_corpus_batches
+from tests.corpus import needs_corpus
+from tests.golden_cases import EXAMPLE
 from tests.reader_checks import (
     WAVE_FIGURES,
     cli_document,
@@ -631,3 +634,115 @@ def test_ids_with_a_lone_surrogate_or_a_control_character_are_invalid_id(
     assert (report.lines_read, report.lines_used, report.problems) == (
         5, 1, {"invalid_id": 4})
     assert [(lane.session_id, lane.lane_id) for lane in outcome.lanes] == [("s1", "main")]
+
+
+def _said(uuid: str, seconds: float, message_id: Any, *blocks: Any) -> bytes:
+    """An assistant line whose ``message.id`` is ``message_id`` (absent when ``None``)."""
+    message: dict[str, Any] = {"role": "assistant", "content": list(blocks)}
+    if message_id is not None:
+        message = {"id": message_id, **message}
+    return _line(type="assistant", uuid=uuid, timestamp=_t(seconds), sessionId="s1",
+                 message=message)
+
+
+def test_batches_are_message_ids_after_deduplication(tmp_path: Path) -> None:
+    """Batches (``docs/formats.md``, ``claude-code``): a call's batch is the
+    ``message.id`` of the line holding its ``tool_use``, after the uuid
+    de-duplication and the first-start-wins rule; no id (or an empty one): no batch.
+
+    msg_A: a Read (line u1 at 0 s) and b Grep (line u2 at 0.5 s, one line per block),
+    results at 1 s and 1.2 s: width 2. The repeat of line u1 (same uuid, another id)
+    is a duplicate_uuid and changes nothing.
+    msg_B: c Read [2, 3] s; msg_C: d Glob [4, 4.5] s; msg_D: e Read [5, 6] s: three
+    single batchable calls, gaps 1 s and 0.5 s <= 300 s.
+    f Bash [7, 8] s (no message.id) and g Read [9, 9.5] s (message.id ""): no batch,
+    so they neither join nor close the run.
+    msg_E at 10 s: a repeat of c (first start wins: c stays in msg_B) and h Bash
+    [10, 11] s: width 1, not batchable, so it closes the run (c, d, e).
+    paired 8, without a batch 2 (f, g); turns A..E = 5, multi 1, widths 2,1,1,1,1 give
+    "4:1:0:0:0:0:0:0", max 2. Run k = 3: runs 1, calls 3, round trips 2,
+    upper = (6 - 2) s - max(1, 0.5, 1) s = 4000 - 1000 = 3000.0 ms. All 8 by message.
+    """
+    lines = [
+        _said("u1", 0, "msg_A", _use("a", "Read")),
+        _said("u2", 0.5, "msg_A", _use("b", "Grep")),
+        _said("u1", 0.6, "msg_Z", _use("a", "Read")),
+        _user("r1", _t(1), _result("a")), _user("r2", _t(1.2), _result("b")),
+        _said("u3", 2, "msg_B", _use("c", "Read")), _user("r3", _t(3), _result("c")),
+        _said("u4", 4, "msg_C", _use("d", "Glob")), _user("r4", _t(4.5), _result("d")),
+        _said("u5", 5, "msg_D", _use("e", "Read")), _user("r5", _t(6), _result("e")),
+        _said("u6", 7, None, _use("f")), _user("r6", _t(8), _result("f")),
+        _said("u7", 9, "", _use("g", "Read")), _user("r7", _t(9.5), _result("g")),
+        _said("u8", 10, "msg_E", _use("c", "Read"), _use("h")),
+        _user("r8", _t(11), _result("h")),
+    ]
+    path = tmp_path / "s1.jsonl"
+    path.write_bytes(b"".join(lines))
+    assert batch_figures(path) == {
+        "calls_without_batch": 2, "batched_turns": 5, "multi_call_turns": 1,
+        "turn_width_histogram": "4:1:0:0:0:0:0:0", "max_turn_width": 2,
+        "missed_batch_runs": 1, "missed_batch_calls": 3, "missed_batch_round_trips": 2,
+        "missed_batch_upper_ms": 3000.0,
+        "calls_timed_by_execution": 0, "calls_timed_by_message": 8,
+    }
+
+
+def test_a_message_id_that_is_not_text_is_no_batch(tmp_path: Path) -> None:
+    """``message.id`` 7 or null gives no batch: both calls are without one (and the
+    line whose message is not an object as the typed decoder expects still reads)."""
+    lines = [
+        _said("u1", 0, 7, _use("a", "Read")), _user("r1", _t(1), _result("a")),
+        _line(type="assistant", uuid="u2", timestamp=_t(2), sessionId="s1",
+              message={"id": None, "role": "assistant", "content": [_use("b", "Read")]}),
+        _user("r2", _t(3), _result("b")),
+    ]
+    path = tmp_path / "s1.jsonl"
+    path.write_bytes(b"".join(lines))
+    figures = batch_figures(path)
+    assert (figures["calls_without_batch"], figures["batched_turns"]) == (2, 0)
+
+
+#: Per lane of the bundled example, the width of each ``message.id`` (the calls of its
+#: assistant lines) in file order, read off the skeleton's lines by hand.
+_DEMO_WIDTHS = {
+    "main": [1, 1, 6, 1, 6, 1, 5, 1, 5, 2, 2, 3, 3, 1, 2],
+    "a36efb2a1231c41e2": [1, 3, 1, 1, 1],
+    "a4ca7529859c158c2": [1, 1, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1],
+    "a52886dc180afb356": [1, 1, 2, 2, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1],
+    "a6aa8ad077d9ea083": [1, 3, 1, 1],
+    "ab1e6e141221a29ab": [1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1],
+    "aef063ba534d73153": [1, 3, 1, 1],
+}
+
+
+def test_the_bundled_example_keeps_message_ids_and_its_turn_figures() -> None:
+    """The quick start's section-9 figures, by hand from the skeleton's message ids.
+
+    Widths of 1: 6 + 4 + 14 + 11 + 3 + 11 + 3 = 52; of 2: 3 + 0 + 5 + 3 + 0 + 3 + 0 = 14;
+    of 3: 2 + 1 + 0 + 0 + 1 + 0 + 1 = 5; of 5-8 (two 5s and two 6s in main): 4. So
+    batched_turns 75 (15 + 5 + 19 + 14 + 4 + 14 + 4), multi_call_turns 75 - 52 = 23,
+    "52:14:5:0:4:0:0:0", max 6; all 117 calls have a batch (52 + 28 + 15 + 22 = 117).
+    The only single-call turn of a batchable tool is one WebFetch in lane ab1e…, next to
+    a 2-call turn and a Bash: no run of two, no missed batching. Claude Code times
+    are message times: 117 by message.
+    """
+    lanes: dict[str, Counter[str]] = {}
+    for raw in EXAMPLE.read_text(encoding="utf-8").splitlines():
+        record = json.loads(raw)
+        if record["type"] == "assistant":
+            widths = lanes.setdefault(record.get("agentId", "main"), Counter())
+            widths[record["message"]["id"]] += len(record["message"]["content"])
+    assert {lane: list(widths.values()) for lane, widths in lanes.items()} == _DEMO_WIDTHS
+    assert batch_figures(EXAMPLE) == {
+        "calls_without_batch": 0, "batched_turns": 75, "multi_call_turns": 23,
+        "turn_width_histogram": "52:14:5:0:4:0:0:0", "max_turn_width": 6,
+        "missed_batch_runs": 0, "missed_batch_calls": 0, "missed_batch_round_trips": 0,
+        "missed_batch_upper_ms": 0.0,
+        "calls_timed_by_execution": 0, "calls_timed_by_message": 117,
+    }
+
+
+@needs_corpus
+def test_corpus_batch_figures_are_sane() -> None:
+    """Every corpus transcript read as ``claude-code`` gives sane batch figures."""
+    assert check_corpus_batches({"claude-code"}) >= 30

@@ -22,6 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.batch_checks import batch_figures, check_corpus_batches
 from tests.corpus import CORPUS, needs_corpus
 from tests.reader_checks import (
     check_lanes,
@@ -679,3 +680,79 @@ def test_code_mode_exec_and_wait_classify_as_eval(tmp_path: Path) -> None:
         "modeled_wallclock_saved_ms": 0.0, "non_eval_saved_round_trips": 0,
         "eval_outer_joined_calls": 2, "mixed_non_eval_joined_calls": 1,
     }
+
+
+def _item(at: int, payload: dict[str, Any], kind: str = "response_item") -> dict[str, Any]:
+    return {"timestamp": _t(at), "type": kind, "payload": payload}
+
+
+def test_batches_are_runs_of_consecutive_call_items(tmp_path: Path) -> None:
+    """Batches (``docs/formats.md``, ``codex``): a maximal run of consecutive call items;
+    any other ``response_item`` ends it; other lines neither join nor end one. Every
+    call item is in a run, so a Codex call always has a batch (none without).
+
+    batch 1: c1 read_file [1000, 1500], (an event_msg between: no effect), c2 grep
+    [1010, 1600]: width 2; the output of c1 ends it.
+    batch 2: c3 read_file [2000, 2400]; batch 3: c4 grep [3000, 3200]; batch 4: c5 shell
+    [4000, 5000] (not batchable: closes the run c3, c4 of k = 2, upper =
+    (3200 - 2000) - max(400, 200) = 800).
+    batches 5, 6: 0.4x batched writes, each call written with its output (so each is
+    its own run): c7 read_file at 6000 with 0.5 s moves to [5500, 6000], c8 read_file
+    at 6100 with 0.1 s to [6000, 6100]; the rewritten starts keep their batch. Run of
+    k = 2, closed at the end: upper (6100 - 5500) - max(500, 100) = 100.
+    paired 7, without a batch 0; 6 turns, 1 multi-call, "5:1:0:0:0:0:0:0", max 2;
+    runs 2, calls 4, round trips 2, upper 800 + 100 = 900.0; Codex timing: by message.
+    """
+    records = [
+        _meta(0, "s-batches"),
+        _item(500, {"type": "message", "role": "assistant", "content": []}),
+        _call(1000, "c1", "read_file"),
+        _item(1005, {"type": "token_count"}, kind="event_msg"),
+        _call(1010, "c2", "grep"),
+        _output(1500, "c1"), _output(1600, "c2"),
+        _item(1800, {"type": "reasoning", "summary": []}),
+        _call(2000, "c3", "read_file"), _output(2400, "c3"),
+        _call(3000, "c4", "grep"), _output(3200, "c4"),
+        _call(4000, "c5", "shell"), _output(5000, "c5"),
+        _call(6000, "c7", "read_file"), _output(6000, "c7", _shell_output(0.5)),
+        _call(6100, "c8", "read_file"), _output(6100, "c8", _shell_output(0.1)),
+    ]
+    path = write_records(tmp_path, records, "rollout-batches.jsonl")
+    assert batch_figures(path) == {
+        "calls_without_batch": 0, "batched_turns": 6, "multi_call_turns": 1,
+        "turn_width_histogram": "5:1:0:0:0:0:0:0", "max_turn_width": 2,
+        "missed_batch_runs": 2, "missed_batch_calls": 4, "missed_batch_round_trips": 2,
+        "missed_batch_upper_ms": 900.0,
+        "calls_timed_by_execution": 0, "calls_timed_by_message": 7,
+    }
+
+
+def test_which_lines_end_a_codex_batch(tmp_path: Path) -> None:
+    """A ``turn_context`` between two calls neither joins nor ends: a, b are one batch.
+    A server-side ``tool_search_call`` is another response item: it ends the batch,
+    so x, y are two. A call item that is a problem (no ``call_id``) is still a call
+    item: p, (bad), q stay one batch. Widths 2, 1, 1, 2: "2:2:0:0:0:0:0:0", 4 turns,
+    2 multi-call; bash calls, so no missed batching."""
+    records = [
+        _meta(0, "s-ends"),
+        _call(1000, "a", "bash"),
+        _item(1001, {"type": "turn_context", "cwd": "/w"}, kind="turn_context"),
+        _call(1002, "b", "bash"), _output(1100, "a"), _output(1100, "b"),
+        _call(2000, "x", "bash"),
+        _item(2001, {"type": "tool_search_call", "execution": "server", "status": "done"}),
+        _call(2002, "y", "bash"), _output(2100, "x"), _output(2100, "y"),
+        _call(3000, "p", "bash"),
+        _item(3001, {"type": "function_call", "name": "bash"}),
+        _call(3002, "q", "bash"), _output(3100, "p"), _output(3100, "q"),
+    ]
+    path = write_records(tmp_path, records, "rollout-ends.jsonl")
+    figures = batch_figures(path)
+    assert (figures["calls_without_batch"], figures["batched_turns"],
+            figures["multi_call_turns"], figures["turn_width_histogram"],
+            figures["missed_batch_runs"]) == (0, 4, 2, "2:2:0:0:0:0:0:0", 0)
+
+
+@needs_corpus
+def test_corpus_batch_figures_are_sane() -> None:
+    """Every corpus rollout read as ``codex`` gives sane batch figures."""
+    assert check_corpus_batches({"codex"}) >= 10

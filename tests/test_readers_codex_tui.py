@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from tests.corpus import CORPUS, needs_corpus
 from tests.reader_checks import (
     check_lanes,
+    cli_document,
     collect,
     observation_tuples,
     read_one,
@@ -254,3 +255,39 @@ def test_fuzzed_recordings_never_raise(lines: list[bytes]) -> None:
         account.problems.values())
     check_lanes(lanes)
     sniffs(CODEX_TUI, lines, "recording-fuzz.jsonl")
+
+
+#: The batch figures of section 9 and provenance, for formats that record no batch.
+NO_BATCH_FIGURES = (
+    "paired_calls", "calls_without_batch", "batched_turns", "multi_call_turns",
+    "turn_width_histogram", "max_turn_width", "missed_batch_runs", "missed_batch_calls",
+    "missed_batch_round_trips", "missed_batch_upper_ms", "tool_busy_ms",
+    "calls_timed_by_execution", "calls_timed_by_message")
+
+
+def test_a_recording_gives_no_batch(tmp_path: Path) -> None:
+    """docs/formats.md, ``codex-tui``, "Batches": none. Two overlapping calls and three
+    serial ones (ms after BASE): a [100, 400] and b [150, 200] one wave, busy 300; c
+    [600, 700], d [800, 900], e [1000, 1100] 100 each: busy 300 + 3 x 100 = 600. Every
+    paired call (5) is without a batch: no turn, no run, histogram empty, widest 0."""
+    path = _write(tmp_path, [
+        _configured(1, "sess-1"),
+        _tool(100, "exec_command_begin", "a"), _tool(150, "patch_apply_begin", "b"),
+        _tool(200, "patch_apply_end", "b"), _tool(400, "exec_command_end", "a"),
+        *(_tool(at + offset, event, call) for call, at in (("c", 600), ("d", 800), ("e", 1000))
+          for offset, event in ((0, "exec_command_begin"), (100, "exec_command_end"))),
+    ])
+    code, document = cli_document([path], "--engine", "python")
+    assert code == 0
+    assert [tuple(lane[key] for key in NO_BATCH_FIGURES) for lane in document["lanes"]] == [
+        (5, 5, 0, 0, "0:0:0:0:0:0:0:0", 0, 0, 0, 0, 0.0, 600.0, 5, 0)]
+
+
+@needs_corpus
+def test_the_corpus_recording_gives_no_batch() -> None:
+    """Both sessions of the recording: all 19 and 13 paired calls without a batch."""
+    code, document = cli_document([str(CORPUS / RECORDING)], "--engine", "python")
+    assert code == 0
+    assert [(lane["paired_calls"], lane["calls_without_batch"], lane["batched_turns"],
+             lane["max_turn_width"], lane["missed_batch_runs"])
+            for lane in document["lanes"]] == [(19, 19, 0, 0, 0), (13, 13, 0, 0, 0)]

@@ -306,10 +306,11 @@ def test_arguments_and_results_never_reach_the_output(tmp_path: Path) -> None:
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=5)
     | st.sampled_from(["tool.execution_start", "tool.execution_complete", "session.start",
-                       "2026-12-03T10:00:01.000Z", "a", "main"]),
+                       "assistant.message", "2026-12-03T10:00:01.000Z", "a", "main"]),
     lambda inner: st.lists(inner, max_size=3)
     | st.dictionaries(st.sampled_from(["type", "timestamp", "data", "agentId", "toolCallId",
-                                       "toolName", "sessionId", "id", "parentId"]),
+                                       "toolName", "sessionId", "id", "parentId",
+                                       "toolRequests", "apiCallId", "messageId"]),
                       inner, max_size=5),
     max_leaves=12,
 )
@@ -349,7 +350,8 @@ def test_the_typed_decoder_and_the_stdlib_parser_agree(lines: list[bytes]) -> No
     path of a line msgspec rejects) give the same lanes and the same account."""
     import wavemetrics.readers.copilot as module
 
-    fixture = [(r if isinstance(r, str) else json.dumps(r)).encode() + b"\n" for r in SESSION]
+    fixture = [(r if isinstance(r, str) else json.dumps(r)).encode() + b"\n"
+               for r in (*SESSION, *BATCHES)]
     typed = collect(read_copilot, [*fixture, *lines], path="p")
     saved = module._DECODER
     module._DECODER = None
@@ -357,6 +359,104 @@ def test_the_typed_decoder_and_the_stdlib_parser_agree(lines: list[bytes]) -> No
         plain = collect(read_copilot, [*fixture, *lines], path="p")
     finally:
         module._DECODER = saved
-    assert [observation_tuples(lane) for lane in typed[0]] == [
-        observation_tuples(lane) for lane in plain[0]]
+    assert [lane.observations for lane in typed[0]] == [lane.observations for lane in plain[0]]
     assert typed[1] == plain[1]
+
+
+def _message(second: str, calls: list[str], api: str | None, message_id: str,
+             **extra: Any) -> dict[str, Any]:
+    """An ``assistant.message`` requesting ``calls`` (``apiCallId`` omitted when ``None``)."""
+    data: dict[str, Any] = {
+        "messageId": message_id, "content": "secret text", "toolRequests": [
+            {"toolCallId": call, "name": "x", "arguments": {"path": "secret"}}
+            for call in calls]}
+    if api is not None:
+        data["apiCallId"] = api
+    return _event("assistant.message", second, data, **extra)
+
+
+#: Batches (docs/formats.md, ``copilot``, "Batches"), times in s after 10:00:00.
+BATCHES: list[Any] = [
+    SESSION_START,
+    # one response split in two messages (one apiCallId): a batch of 3
+    _message("00.900", ["tc_a", "tc_b"], "api-1", "m1"),
+    _message("00.950", ["tc_c"], "api-1", "m2"),
+    _start("tc_a", "view", "01.000"), _start("tc_b", "grep", "01.010"),
+    _start("tc_c", "bash", "01.020"),
+    _complete("tc_b", "01.210"), _complete("tc_a", "01.400"), _complete("tc_c", "02.020"),
+    # three single read-only calls, one response each; m4 has no apiCallId and a
+    # messageId equal to m3's apiCallId: still a batch of its own
+    _message("02.900", ["tc_d"], "api-2", "m3"),
+    _start("tc_d", "view", "03.000"), _complete("tc_d", "03.500"),
+    _message("03.900", ["tc_e"], None, "api-2"),
+    _start("tc_e", "grep", "04.000"), _complete("tc_e", "04.200"),
+    _message("04.400", ["tc_f"], "api-4", "m5"),
+    _start("tc_f", "glob", "04.500"), _complete("tc_f", "04.600"),
+    # a bash call ends the run
+    _message("04.900", ["tc_g"], "api-5", "m6"),
+    _start("tc_g", "bash", "05.000"), _complete("tc_g", "06.000"),
+    # a call the user asked for: no message lists it, no batch
+    _start("tc_h", "ls", "06.500"), _complete("tc_h", "06.700"),
+    _message("06.900", ["tc_i"], "api-6", "m7"),
+    _start("tc_i", "read", "07.000"), _complete("tc_i", "07.300"),
+    _message("07.350", ["tc_j"], "api-7", "m8"),
+    _start("tc_j", "read", "07.400"), _complete("tc_j", "07.500"),
+    # the sub-agent's response reuses the id "api-1": batches are per lane
+    _message("03.400", ["tc_9", "tc_10"], "api-1", "m9", agentId="sa_1"),
+    _start("tc_9", "view", "03.500", agentId="sa_1"),
+    _start("tc_10", "grep", "03.600", agentId="sa_1"),
+    _complete("tc_10", "03.700", agentId="sa_1"), _complete("tc_9", "03.800", agentId="sa_1"),
+]
+
+BATCH_FIGURES = (
+    "calls_without_batch", "batched_turns", "multi_call_turns", "turn_width_histogram",
+    "max_turn_width", "missed_batch_runs", "missed_batch_calls", "missed_batch_round_trips",
+    "missed_batch_upper_ms", "tool_busy_ms", "calls_timed_by_execution",
+    "calls_timed_by_message")
+
+
+def test_batches_by_hand(tmp_path: Path) -> None:
+    """The section-9 figures of the batches fixture (ms after 10:00:00).
+
+    Lane main, batches in start order: api-1 = {tc_a 1000-1400, tc_b 1010-1210, tc_c
+    1020-2020}, width 3; api-2 {tc_d view 3000-3500}; message m4 {tc_e grep 4000-4200};
+    api-4 {tc_f glob 4500-4600}; api-5 {tc_g bash 5000-6000}; api-6 {tc_i read
+    7000-7300}; api-7 {tc_j read 7400-7500}: 7 batches, 1 of them multi-call, widths
+    1 x 6 and 3 x 1, widest 3. tc_h (ls 6500-6700) has no batch: 1 call without one
+    (and it does not break a run: only batches are walked).
+    Runs (idle gap 300 s, never reached): api-1 (width 3) closes nothing; tc_d, tc_e,
+    tc_f join; bash closes the run of 3: 1 run, 3 calls, 2 round trips, upper
+    (4600 - 3000) - max(500, 200, 100) = 1100. tc_i, tc_j: a run of 2 closed at the end,
+    1 round trip, upper (7500 - 7000) - max(300, 100) = 200. Totals: 2 runs, 5 calls,
+    3 round trips, 1100 + 200 = 1300 ms.
+    Busy: waves [1000, 2020] 1020, then tc_d 500, tc_e 200, tc_f 100, tc_g 1000, tc_h
+    200, tc_i 300, tc_j 100: 1020 + 500 + 200 + 100 + 1000 + 200 + 300 + 100 = 3420.
+    Timing ``execution``: all 10 paired calls.
+    Lane sa_1: one batch {tc_9 3500-3800, tc_10 3600-3700} of 2; busy 3800 - 3500 = 300.
+    """
+    code, document = cli_document([_write(tmp_path, BATCHES)], "--engine", "python")
+    assert code == 0
+    assert lane_figures(document, *BATCH_FIGURES) == {
+        ("sess-9", "main"): (1, 7, 1, "6:0:1:0:0:0:0:0", 3, 2, 5, 3, 1300.0, 3420.0, 10, 0),
+        ("sess-9", "sa_1"): (0, 1, 1, "0:1:0:0:0:0:0:0", 2, 0, 0, 0, 0.0, 300.0, 2, 0),
+    }
+    assert "secret" not in json.dumps(document)  # message text, arguments
+    total = document["total"]
+    # merged: sums, histograms added, the widest turn by maximum
+    assert tuple(total[key] for key in BATCH_FIGURES) == (
+        1, 8, 2, "6:1:1:0:0:0:0:0", 3, 2, 5, 3, 1300.0, 3720.0, 12, 0)
+
+
+def test_a_message_without_usable_ids_or_requests_gives_no_batch() -> None:
+    """A message with neither a usable ``apiCallId`` nor ``messageId``, or whose
+    ``toolRequests`` is not a list, gives its calls no batch; the message line stays
+    ignored either way."""
+    records = [
+        _event("assistant.message", "00.100", {"apiCallId": "", "messageId": 7,
+                                               "toolRequests": [{"toolCallId": "a"}]}),
+        _event("assistant.message", "00.200", {"apiCallId": "x", "toolRequests": "a"}),
+        _start("a", "view", "01.000"), _complete("a", "01.100")]
+    lanes, account = collect(read_copilot, [json.dumps(r).encode() + b"\n" for r in records],
+                             path="p")
+    assert dict(account.ignored) == {"assistant.message": 2} and account.lines_used == 2
+    assert [o.batch for o in lanes[0].observations] == [None, None]

@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from tests.batch_checks import batch_figures
 from tests.reader_checks import cli_document, collect
 from wavemetrics import Observation, assemble_waves
 from wavemetrics.readers._lines import LineAccount
@@ -398,3 +399,106 @@ def test_ids_with_control_characters_are_invalid_id(tmp_path: Path) -> None:
     assert report.problems == {"invalid_id": 3, "invalid_tool_record": 1}
     # a bidi override is not a control character: the id is usable (and escaped in tables)
     assert [lane.lane_id for lane in outcome.lanes] == ["sub\u202eagent"]
+
+
+def _write_events(tmp_path: Path, lines: list[bytes]) -> Path:
+    path = tmp_path / "batches.jsonl"
+    path.write_bytes(b"".join(lines))
+    return path
+
+
+def _turn(kind: str, at: float) -> bytes:
+    return _line(type=kind, timestamp=at)
+
+
+def test_batches_are_the_calls_between_turn_starts(tmp_path: Path) -> None:
+    """Batches (``docs/formats.md``, ``events``): the calls started after one
+    ``turn_start`` and before the next; a start before the lane's first has none.
+
+    x0 bash [0, 100] before any turn_start: no batch.
+    turn 1: a read [1010, 1110], b grep [1020, 1050]: width 2.
+    turn 2: c read [2010, 2100]: width 1, batchable.
+    turn 3: d ls [3010, 3060]: width 1, batchable; 3010 - 2100 = 910 <= 300000 ms.
+    turn 4: e bash [4010, 4500]: width 1, not batchable: it closes the run (c, d).
+    calls_without_batch 1; batched_turns 4; multi_call_turns 1; widths 2, 1, 1, 1 give
+    "3:1:0:0:0:0:0:0", max 2. The run (c, d) of k = 2: runs 1, calls 2, round trips
+    1, upper = (3060 - 2010) - max(2100 - 2010, 3060 - 3010) = 1050 - 90 = 960.0.
+    6 paired calls, all timed by execution.
+    """
+    path = _write_events(tmp_path, [
+        _start("x0", 0), _end("x0", 100),
+        _turn("turn_start", 1000),
+        _start("a", 1010, "read"), _start("b", 1020, "grep"),
+        _end("b", 1050, "grep"), _end("a", 1110, "read"),
+        _turn("turn_end", 1120),
+        _turn("turn_start", 2000), _start("c", 2010, "read"), _end("c", 2100, "read"),
+        _turn("turn_end", 2110),
+        _turn("turn_start", 3000), _start("d", 3010, "ls"), _end("d", 3060, "ls"),
+        _turn("turn_end", 3070),
+        _turn("turn_start", 4000), _start("e", 4010), _end("e", 4500),
+    ])
+    assert batch_figures(path) == {
+        "calls_without_batch": 1, "batched_turns": 4, "multi_call_turns": 1,
+        "turn_width_histogram": "3:1:0:0:0:0:0:0", "max_turn_width": 2,
+        "missed_batch_runs": 1, "missed_batch_calls": 2, "missed_batch_round_trips": 1,
+        "missed_batch_upper_ms": 960.0,
+        "calls_timed_by_execution": 6, "calls_timed_by_message": 0,
+    }
+
+
+def test_batches_are_per_lane_and_keys_are_not_shared(tmp_path: Path) -> None:
+    """Each lane counts its own turn_starts: lane ``sub``'s first turn is not lane
+    ``main``'s, and its start before its own first turn_start has no batch.
+
+    main: turn 1 holds a, b (width 2). sub: y before sub's first turn_start (no batch),
+    then turn 1 of sub holds z (width 1, bash: no run). Merged: batched_turns 2,
+    multi 1, "1:1:0:0:0:0:0:0", max 2, calls_without_batch 1, no missed batching.
+    """
+    path = _write_events(tmp_path, [
+        _turn("turn_start", 0),
+        _start("a", 10, "read"), _start("b", 20, "read"), _end("a", 30, "read"),
+        _end("b", 40, "read"),
+        _start("y", 50, agentId="sub"), _end("y", 60, agentId="sub"),
+        _line(type="turn_start", timestamp=70, agentId="sub"),
+        _start("z", 80, agentId="sub"), _end("z", 90, agentId="sub"),
+    ])
+    figures = batch_figures(path)
+    assert (figures["calls_without_batch"], figures["batched_turns"],
+            figures["multi_call_turns"], figures["turn_width_histogram"],
+            figures["max_turn_width"], figures["missed_batch_runs"]) == (
+        1, 2, 1, "1:1:0:0:0:0:0:0", 2, 0)
+
+
+def test_an_overflowing_turn_end_opens_no_batch(tmp_path: Path) -> None:
+    """A ``turn_end`` that would overflow the turn total is fed as a ``turn_start`` at
+    +inf (so no later end pairs with it), but the line is still a turn_end: the calls
+    after it stay in the batch of the last turn_start line.
+
+    turn 1: no call; turn 2 (second turn_start line): a read [10, 20]; the overflowing
+    turn_end; b read [30, 40]. Both in turn 2: one batch of width 2, "0:1:0:0:0:0:0:0".
+    """
+    path = _write_events(tmp_path, [
+        _turn("turn_start", 0), _turn("turn_end", 1.5e308), _turn("turn_start", 0),
+        _start("a", 10, "read"), _end("a", 20, "read"),
+        _turn("turn_end", 1.5e308),
+        _start("b", 30, "read"), _end("b", 40, "read"),
+    ])
+    figures = batch_figures(path)
+    assert (figures["calls_without_batch"], figures["batched_turns"],
+            figures["multi_call_turns"], figures["turn_width_histogram"],
+            figures["max_turn_width"], figures["missed_batch_runs"]) == (
+        0, 1, 1, "0:1:0:0:0:0:0:0", 2, 0)
+
+
+def test_a_turn_start_with_a_bad_time_opens_no_batch(tmp_path: Path) -> None:
+    """A ``turn_start`` that is an ``invalid_timestamp`` problem is not used, so it opens
+    no batch: a and b (either side of it) are one turn of width 2."""
+    path = _write_events(tmp_path, [
+        _turn("turn_start", 0),
+        _start("a", 10, "read"), _end("a", 20, "read"),
+        _line(type="turn_start", timestamp="not a time"),
+        _start("b", 30, "read"), _end("b", 40, "read"),
+    ])
+    figures = batch_figures(path)
+    assert (figures["batched_turns"], figures["turn_width_histogram"]) == (
+        1, "0:1:0:0:0:0:0:0")

@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.batch_checks import batch_figures, check_corpus_batches
 from tests.corpus import CORPUS, needs_corpus
 from tests.reader_checks import (
     WAVE_FIGURES,
@@ -451,3 +452,65 @@ def test_an_archive_eval_id_with_a_lone_surrogate_is_invalid_id(tmp_path: Path) 
     report, lanes = _read(_write_eval(tmp_path / "x.eval", members))
     assert lanes == []
     assert report.problems == {"invalid_id": 1}
+
+
+def _model(seconds: float, **extra: Any) -> dict[str, Any]:
+    return {"event": "model", "model": "m", "timestamp": _at(seconds), **extra}
+
+
+def test_batches_are_the_tool_events_after_one_model_event(tmp_path: Path) -> None:
+    """Batches (``docs/formats.md``, ``inspect``): the tool events after one ``model``
+    event, up to the next; a tool event before the first has none.
+
+    x0 bash [0.1, 0.2] s before any model event: no batch.
+    model 1: a read [1, 1.5] s, b grep [1, 1.6] s: width 2. model 2: c read [2, 2.3] s.
+    model 3: d ls [3, 3.1] s. model 4: e bash [4, 5] s, not batchable: closes the run
+    c, d (k = 2): upper (3100 - 2000) - max(300, 100) = 800 ms.
+    paired 6, without a batch 1; 4 turns, 1 multi, "3:1:0:0:0:0:0:0", max 2; runs 1,
+    calls 2, round trips 1, upper 800.0; Inspect timing: 6 by execution.
+    """
+    sample = _sample(1, 1, [
+        _tool("x0", "bash", _at(0.1), _at(0.2)),
+        _model(0.5),
+        _tool("a", "read", _at(1), _at(1.5)), _tool("b", "grep", _at(1), _at(1.6)),
+        _model(1.8), _tool("c", "read", _at(2), _at(2.3)),
+        _model(2.8), _tool("d", "ls", _at(3), _at(3.1)),
+        _model(3.8), _tool("e", "bash", _at(4), _at(5)),
+    ])
+    assert batch_figures(_write_log(tmp_path, [sample])) == {
+        "calls_without_batch": 1, "batched_turns": 4, "multi_call_turns": 1,
+        "turn_width_histogram": "3:1:0:0:0:0:0:0", "max_turn_width": 2,
+        "missed_batch_runs": 1, "missed_batch_calls": 2, "missed_batch_round_trips": 1,
+        "missed_batch_upper_ms": 800.0,
+        "calls_timed_by_execution": 6, "calls_timed_by_message": 0,
+    }
+
+
+def test_an_agents_model_events_batch_only_its_own_lane(tmp_path: Path) -> None:
+    """A model event belongs to a lane like a tool event: the researcher's model event
+    opens its lane's batch (w1, w2: width 2) and does not end main's, so the handoff
+    call_r and call_s after the agent span are main's one turn of width 2.
+    2 turns, both multi-call: "0:2:0:0:0:0:0:0", none without a batch."""
+    sample = _sample(1, 1, [
+        _begin("g", "solver", "generate", None),
+        _model(0.5, span_id="g"),
+        _begin("t1", "tool", "research", "g"),
+        _tool("call_r", "research", _at(1), _at(6), span_id="g"),
+        _begin("a1", "agent", "researcher", "t1"),
+        _model(1.1, span_id="a1"),
+        _tool("w1", "web_fetch", _at(1.2), _at(3.2), span_id="a1"),
+        _tool("w2", "web_fetch", _at(3.3), _at(5.3), span_id="a1"),
+        _end("a1"), _end("t1"),
+        _tool("call_s", "bash", _at(6.5), _at(7), span_id="g"),
+        _end("g"),
+    ])
+    figures = batch_figures(_write_log(tmp_path, [sample]))
+    assert (figures["calls_without_batch"], figures["batched_turns"],
+            figures["multi_call_turns"], figures["turn_width_histogram"],
+            figures["max_turn_width"]) == (0, 2, 2, "0:2:0:0:0:0:0:0", 2)
+
+
+@needs_corpus
+def test_corpus_batch_figures_are_sane() -> None:
+    """The corpus log read as ``inspect`` gives sane batch figures."""
+    assert check_corpus_batches({"inspect"}) >= 1

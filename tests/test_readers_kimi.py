@@ -351,3 +351,57 @@ def test_the_typed_decoder_and_the_stdlib_parser_agree(lines: list[bytes]) -> No
     assert [observation_tuples(lane) for lane in typed[0]] == [
         observation_tuples(lane) for lane in plain[0]]
     assert typed[1] == plain[1]
+
+
+#: Batches (docs/formats.md, ``kimi``, "Batches"): a call before any step, a step of
+#: three calls, four steps of one call, and a retried step. Line numbers on the right.
+BATCHES: list[Any] = [
+    HEADER,                                                           # 1
+    _call("pre", "Shell", 0.25), _result("pre", 0.5),                 # 2-3 no batch
+    _record(0.75, "StepBegin", {"n": 1}),                             # 4 batch "line 4"
+    _call("a", "ReadFile", 1.0), _call("b", "Grep", 1.125), _call("c", "Shell", 1.25),
+    _result("b", 1.25), _result("a", 1.5), _result("c", 2.25),        # 5-10
+    _record(2.75, "StepBegin", {"n": 2}),                             # 11
+    _call("d", "Grep", 3.0), _result("d", 3.5),
+    _record(3.75, "StepBegin", {"n": 3}),                             # 14
+    _call("e", "Glob", 4.0), _result("e", 4.25),
+    _record(4.375, "StepBegin", {"n": 4}),                            # 17
+    _call("f", "Shell", 4.5), _result("f", 4.75),
+    _record(4.875, "StepBegin", {"n": 5}),                            # 20
+    _call("g", "Glob", 5.0), _result("g", 5.125),
+    _record(5.25, "StepRetry", {"n": 5}),                             # 23: a new batch
+    _call("h", "Grep", 5.5), _result("h", 5.625),
+]
+
+BATCH_FIGURES = (
+    "calls_without_batch", "batched_turns", "multi_call_turns", "turn_width_histogram",
+    "max_turn_width", "missed_batch_runs", "missed_batch_calls", "missed_batch_round_trips",
+    "missed_batch_upper_ms", "tool_busy_ms", "calls_timed_by_execution",
+    "calls_timed_by_message")
+
+
+def test_batches_by_hand(tmp_path: Path) -> None:
+    """The section-9 figures of the batches fixture (ms after T0).
+
+    ``pre`` (Shell 250-500) comes before the first StepBegin: 1 call without a batch.
+    Batches in start order: step 1 {a 1000-1500, b 1125-1250, c 1250-2250}, width 3;
+    step 2 {d Grep 3000-3500}; step 3 {e Glob 4000-4250}; step 4 {f Shell 4500-4750};
+    step 5 {g Glob 5000-5125}; its retry {h Grep 5500-5625}: 6 batches, 1 multi-call,
+    widths 1 x 5 and 3 x 1, widest 3.
+    Runs: d, e join (gap 500 ms, far below 300 s); Shell closes the run of 2: upper
+    (4250 - 3000) - max(500, 250) = 750. g and h (the retry is a batch of its own) run
+    to the end: upper (5625 - 5000) - max(125, 125) = 500. 2 runs, 4 calls, 2 round
+    trips, 750 + 500 = 1250 ms.
+    Busy: waves pre 250, [1000, 2250] 1250, d 500, e 250, f 250, g 125, h 125:
+    250 + 1250 + 500 + 250 + 250 + 125 + 125 = 2750. Timing ``message``: all 9 calls.
+    """
+    path = _write(tmp_path, BATCHES, "s-1", "wire.jsonl")
+    code, document = cli_document([path], "--engine", "python")
+    assert code == 0
+    assert lane_figures(document, *BATCH_FIGURES) == {
+        ("s-1", "main"): (1, 6, 1, "5:0:1:0:0:0:0:0", 3, 2, 4, 2, 1250.0, 2750.0, 0, 9)}
+    report, lanes = read_one(path, "kimi")
+    assert dict(report.ignored) == {"StepBegin": 5, "StepRetry": 1}
+    assert [o.batch for o in lanes[0].observations if o.kind == "start"] == [
+        None, "line 4", "line 4", "line 4", "line 11", "line 14", "line 17", "line 20",
+        "line 23"]

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from tests.batch_checks import batch_figures
 from tests.corpus import CORPUS, needs_corpus
 from tests.reader_checks import cli_document, lane_figures, read_one
 from tests.trace_builders import BUILDERS
@@ -522,3 +523,75 @@ def test_a_stream_captured_from_its_middle_counts_the_lines_before(tmp_path: Pat
     report, _ = read_one(_write(tmp_path / "middle.jsonl", run), "mcode")
     assert dict(report.notes) == {"run_status.success": 1, "sequence_gap": 4}
     assert (report.lines_read, report.lines_used) == (3, 2)
+
+
+def _served(run: Run, call_id: str, name: str, start: int, end: int) -> Run:
+    """A call's start (status 1) and end (status 2) lines."""
+    run.call("item.updated", call_id, name, 1, start)
+    return run.call("item.updated", call_id, name, 2, end)
+
+
+def test_batches_are_bursts_of_item_completed_lines(tmp_path: Path) -> None:
+    """Batches (``docs/formats.md``, "mcode"): the tool calls whose ``item.completed``
+    lines follow one another, with only ``agent_message``/``reasoning`` ones between.
+
+    burst 1: a read [1000, 1400], b grep [1000, 1600]; their item.completed lines have
+    an agent_message one between them: width 2.
+    burst 2: c read [2000, 2300] (its status lines end burst 1); burst 3: d ls
+    [3000, 3100], a reasoning completion before it; burst 4: e bash [4000, 5000], not
+    batchable: closes the run c, d (k = 2): upper (3100 - 2000) - max(300, 100) = 800.
+    f read [6000, 6500] has no item.completed (the run closes first): no batch.
+    paired 6, without a batch 1; 4 turns, 1 multi, "3:1:0:0:0:0:0:0", max 2; runs 1,
+    calls 2, round trips 1, upper 800.0; mcode timing: 6 by execution.
+    """
+    run = Run("mvs_b", "turn_b").open()
+    _served(run, "a", "read", 1000, 1400)
+    _served(run, "b", "grep", 1000, 1600)
+    run.call("item.completed", "a", "read", 2, 1600)
+    run.text("item.completed", "m1:message", "agent_message", 1600)
+    run.call("item.completed", "b", "grep", 2, 1600)
+    _served(run, "c", "read", 2000, 2300)
+    run.call("item.completed", "c", "read", 2, 2300)
+    _served(run, "d", "ls", 3000, 3100)
+    run.text("item.completed", "m3:reasoning", "reasoning", 3100)
+    run.call("item.completed", "d", "ls", 2, 3100)
+    _served(run, "e", "bash", 4000, 5000)
+    run.call("item.completed", "e", "bash", 2, 5000)
+    _served(run, "f", "read", 6000, 6500)
+    run.close(7000)
+    path = _write(tmp_path / "bursts.jsonl", run)
+    assert batch_figures(path) == {
+        "calls_without_batch": 1, "batched_turns": 4, "multi_call_turns": 1,
+        "turn_width_histogram": "3:1:0:0:0:0:0:0", "max_turn_width": 2,
+        "missed_batch_runs": 1, "missed_batch_calls": 2, "missed_batch_round_trips": 1,
+        "missed_batch_upper_ms": 800.0,
+        "calls_timed_by_execution": 6, "calls_timed_by_message": 0,
+    }
+
+
+def test_what_ends_a_burst(tmp_path: Path) -> None:
+    """Another item's ``item.completed`` (a ``todo_list``) between two tool calls' ends
+    the burst: x and y are two batches. A replayed tool call's ``item.completed`` (no
+    earlier line named it) joins the burst without a call: p and q stay one batch. A
+    repeated ``item.completed`` of p in a later burst keeps p's first batch.
+    x, y, p, q bash: widths 1, 1, 2: "2:1:0:0:0:0:0:0", 3 turns, 1 multi, none without.
+    """
+    run = Run("mvs_e", "turn_e").open()
+    _served(run, "x", "bash", 100, 200)
+    _served(run, "y", "bash", 100, 300)
+    run.call("item.completed", "x", "bash", 2, 300)
+    run.text("item.completed", "todo", "todo_list", 300)
+    run.call("item.completed", "y", "bash", 2, 300)
+    _served(run, "p", "bash", 400, 500)
+    _served(run, "q", "bash", 400, 600)
+    run.call("item.completed", "p", "bash", 2, 600)
+    run.call("item.completed", "replayed", "bash", 2, 600)
+    run.call("item.completed", "q", "bash", 2, 600)
+    run.line("turn.completed", 700, durationMs=700)
+    run.call("item.completed", "p", "bash", 2, 700)
+    run.line("exec.completed", 700, result={"status": "success", "exitCode": 0})
+    path = _write(tmp_path / "ends.jsonl", run)
+    figures = batch_figures(path)
+    assert (figures["calls_without_batch"], figures["batched_turns"],
+            figures["multi_call_turns"], figures["turn_width_histogram"],
+            figures["max_turn_width"]) == (0, 3, 1, "2:1:0:0:0:0:0:0", 2)

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.batch_checks import batch_figures
 from tests.reader_checks import cli_document, lane_figures, sniffs, write_records
 from wavemetrics.readers import detect_input
 from wavemetrics.readers._sqlite import LOCKED
@@ -261,3 +262,34 @@ def test_the_worked_example(tmp_path: Path) -> None:
     # one wave of 2: 3000 + 900 - 3000 = 900 saved, upper bound 3900 / 2 = 1950
     assert [document["total"][key] for key in FIGURES] == [
         2, 0, 900.0, 1950.0, 1, "0:1:0:0:0:0:0:0"]
+
+
+def test_store_batches_are_pi_messages_per_lane(tmp_path: Path) -> None:
+    """Batches (``docs/formats.md``, ``openclaw``): pi's rule, one assistant message row
+    is one batch, counted per session (lane).
+
+    main "m": a1 b1 bash [10000, 13000], g1 grep [10000, 10900]: width 2; a2 r1 read
+    [14000, 14500]; a3 r2 read [15000, 15200]; a4 r3 read at 16000 never ends
+    (incomplete: in no batch, not a paired call). The run r1, r2 (k = 2) ends with the
+    lane: upper (15200 - 14000) - max(500, 200) = 700.
+    sub: one message, s1 read [11000, 11500], s2 read [11000, 12000]: width 2 (its key
+    is its own lane's, not main's a1).
+    Merged: paired 6, none without a batch; 4 turns, 2 multi, "2:2:0:0:0:0:0:0", max 2;
+    runs 1, calls 2, round trips 1, upper 700.0; 6 by message.
+    """
+    main_rows: list[tuple[int, object]] = [
+        (0, _header("m")),
+        (1, _calls("a1", "10.000Z", ("b1", "bash"), ("g1", "grep"))),
+        (2, _result("x1", "10.900Z", "g1")), (3, _result("x2", "13.000Z", "b1")),
+        (4, _calls("a2", "14.000Z", ("r1", "read"))), (5, _result("x3", "14.500Z", "r1")),
+        (6, _calls("a3", "15.000Z", ("r2", "read"))), (7, _result("x4", "15.200Z", "r2")),
+        (8, _calls("a4", "16.000Z", ("r3", "read"))),
+    ]
+    store = _store(tmp_path / "openclaw-agent.sqlite", {"m": main_rows, SUB_ID: SUB})
+    assert batch_figures(store) == {
+        "calls_without_batch": 0, "batched_turns": 4, "multi_call_turns": 2,
+        "turn_width_histogram": "2:2:0:0:0:0:0:0", "max_turn_width": 2,
+        "missed_batch_runs": 1, "missed_batch_calls": 2, "missed_batch_round_trips": 1,
+        "missed_batch_upper_ms": 700.0,
+        "calls_timed_by_execution": 0, "calls_timed_by_message": 6,
+    }

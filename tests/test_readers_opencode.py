@@ -454,3 +454,70 @@ def test_a_store_on_stdin_is_refused_with_its_reason(tmp_path: Path) -> None:
          "--input-format", "opencode", "-"], input=data, capture_output=True, check=False)
     assert forced.returncode == 1 and b"Traceback" not in forced.stderr
     assert b"read from a file, not from a stream" in forced.stderr
+
+
+#: Batches (docs/formats.md, "opencode", "Batches"): the part's ``message_id``. Root
+#: session ses_1 and its sub-agent ses_2; times in s after T0; prt_08 has no message id
+#: (NULL), so no batch.
+BATCHES = (
+    [("ses_1", None), ("ses_2", "ses_1")],
+    [
+        ("prt_01", "msg_A", "ses_1", opencode_tool("c1", "bash", "completed", 1.0, 4.0)),
+        ("prt_02", "msg_A", "ses_1", opencode_tool("c2", "grep", "completed", 1.04, 1.9)),
+        ("prt_03", "msg_A", "ses_1", opencode_tool("c3", "read", "completed", 1.1, 1.3)),
+        ("prt_04", "msg_B", "ses_1", opencode_tool("c4", "read", "completed", 5.0, 5.4)),
+        ("prt_05", "msg_C", "ses_1", opencode_tool("c5", "glob", "completed", 6.0, 6.1)),
+        ("prt_06", "msg_D", "ses_1", opencode_tool("c6", "list", "completed", 6.2, 6.5)),
+        ("prt_07", "msg_E", "ses_1", opencode_tool("c7", "bash", "completed", 7.0, 9.0)),
+        ("prt_08", None, "ses_1", opencode_tool("c8", "read", "completed", 9.5, 9.7)),
+        ("prt_11", "msg_H", "ses_2", opencode_tool("c11", "read", "completed", 2.0, 2.3)),
+        ("prt_12", "msg_H", "ses_2", opencode_tool("c12", "glob", "completed", 2.1, 2.2)),
+        ("prt_13", "msg_I", "ses_2", opencode_tool("c13", "grep", "completed", 2.5, 2.6)),
+        ("prt_14", "msg_J", "ses_2", opencode_tool("c14", "read", "completed", 2.7, 2.8)),
+        ("prt_15", "msg_K", "ses_2", opencode_tool("c15", "read", "completed", 400.0, 400.1)),
+    ],
+)
+BATCH_FIGURES = (
+    "calls_without_batch", "batched_turns", "multi_call_turns", "turn_width_histogram",
+    "max_turn_width", "missed_batch_runs", "missed_batch_calls", "missed_batch_round_trips",
+    "missed_batch_upper_ms", "tool_busy_ms", "idle_ms", "calls_timed_by_execution",
+    "calls_timed_by_message")
+#: The figures of :data:`BATCHES`, worked out in :func:`test_batches_by_hand`.
+BATCH_LANES = {
+    ("ses_1", "main"): (1, 5, 1, "4:0:1:0:0:0:0:0", 3, 1, 3, 2, 1100.0, 6000.0, 0.0, 8, 0),
+    ("ses_1", "ses_2"): (0, 4, 1, "3:1:0:0:0:0:0:0", 2, 1, 2, 1, 200.0, 600.0, 397200.0, 5, 0),
+}
+BATCH_TOTAL = (1, 9, 2, "7:1:1:0:0:0:0:0", 3, 2, 5, 3, 1300.0, 6600.0, 397200.0, 13, 0)
+
+
+def test_batches_by_hand(tmp_path: Path) -> None:
+    """The section-9 figures of :data:`BATCHES` (ms after T0).
+
+    Lane main: batches in start order msg_A {c1 bash 1000-4000, c2 grep 1040-1900,
+    c3 read 1100-1300} (width 3), msg_B {c4 read 5000-5400}, msg_C {c5 glob
+    6000-6100}, msg_D {c6 list 6200-6500}, msg_E {c7 bash 7000-9000}: 5 batches, 1
+    multi-call, widths 1 x 4 and 3 x 1, widest 3; c8 (NULL message_id) has none.
+    Runs: c4, c5, c6 join; bash closes the run of 3: upper (6500 - 5000) - max(400,
+    100, 300) = 1100, 2 round trips. Busy: [1000, 4000] 3000 + 400 + 100 + 300 + 2000
+    + c8 200 = 6000. No gap over 300 s: idle 0. Timing ``execution``: 8 calls.
+    Lane ses_2: msg_H {c11 read 2000-2300, c12 glob 2100-2200} (width 2), msg_I {c13
+    grep 2500-2600}, msg_J {c14 read 2700-2800}, msg_K {c15 read 400000-400100}: the
+    run c13, c14 is ended by the idle gap 400000 - 2800 = 397200 > 300000 before c15
+    (a run of 1 alone): 1 run, upper (2800 - 2500) - max(100, 100) = 200. Busy 300 +
+    100 + 100 + 100 = 600; idle 397200. Totals add up; the widest turn is the maximum.
+    """
+    code, document = cli_document([_store(tmp_path, *BATCHES)], "--engine", "python")
+    assert code == 0
+    assert lane_figures(document, *BATCH_FIGURES) == BATCH_LANES
+    assert tuple(document["total"][key] for key in BATCH_FIGURES) == BATCH_TOTAL
+
+
+@pytest.mark.parametrize("message", ["msg\x01", b"\xff", ""])
+def test_an_unusable_message_id_gives_no_batch(tmp_path: Path, message: Any) -> None:
+    """A ``message_id`` that is not usable id text (a control character, bad UTF-8,
+    empty) gives the call no batch and is no problem."""
+    path = _store(tmp_path, [("ses_1", None)], [
+        ("prt_1", message, "ses_1", opencode_tool("c1", "read", "completed", 1.0, 1.5))])
+    lanes, (account, error) = collect(read_opencode, path)
+    assert error is None and account.lines_used == 1 and not account.problems
+    assert [o.batch for o in lanes[0].observations] == [None, None]

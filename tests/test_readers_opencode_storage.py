@@ -17,7 +17,14 @@ import pytest
 
 from tests.corpus import CORPUS, needs_corpus
 from tests.reader_checks import check_lanes, cli_document, collect, lane_figures
-from tests.test_readers_opencode import FIGURES, WORKED
+from tests.test_readers_opencode import (
+    BATCH_FIGURES,
+    BATCH_LANES,
+    BATCH_TOTAL,
+    BATCHES,
+    FIGURES,
+    WORKED,
+)
 from tests.trace_builders import opencode_store, opencode_tool
 from wavemetrics.readers._protocol import Peek
 from wavemetrics.readers.opencode_storage import (
@@ -211,3 +218,27 @@ def test_both_engines_give_the_same_bytes(tmp_path: Path) -> None:
         outputs.append((result.returncode, result.stdout, result.stderr))
     assert outputs[0] == outputs[1]
     assert b"opencode-storage" in outputs[0][1]
+
+
+def test_batches_give_the_store_figures(tmp_path: Path) -> None:
+    """The store's batches fixture written as storage files: a part's ``messageID`` is its
+    batch, and the part without one (``c8``) has none, so the figures are the store's
+    (worked out in ``test_readers_opencode.test_batches_by_hand``)."""
+    storage = tmp_path / "storage"
+    sessions, parts = BATCHES
+    for session, parent in sessions:
+        document: dict[str, Any] = {"id": session, "projectID": "global", "title": "t"}
+        if parent is not None:
+            document["parentID"] = parent
+        _dump(storage / "session" / "global" / f"{session}.json", document, False)
+    for part_id, message, session, part in parts:
+        ids = {"id": part_id, "sessionID": session}
+        if message is not None:
+            ids["messageID"] = message
+        _dump(storage / "part" / (message or "msg_Z") / f"{part_id}.json", {**ids, **part},
+              False)
+    code, document = cli_document([str(tmp_path)], "--engine", "python")
+    assert code == 0
+    assert {e["format"] for e in document["inputs"]} == {"opencode-storage"}
+    assert lane_figures(document, *BATCH_FIGURES) == BATCH_LANES
+    assert tuple(document["total"][key] for key in BATCH_FIGURES) == BATCH_TOTAL

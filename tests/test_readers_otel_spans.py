@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from tests.corpus import CORPUS, needs_corpus
-from tests.reader_checks import observation_tuples, read_one, sniffs
+from tests.reader_checks import cli_document, observation_tuples, read_one, sniffs
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
 from wavemetrics.readers import InputReport
 from wavemetrics.readers.otel_spans import OTEL_SPANS
@@ -364,3 +364,23 @@ def test_an_unbroken_console_stream_reads_every_document(tmp_path: Path) -> None
     assert (report.lines_read, report.lines_used, report.problems, report.error) == (
         100, 100, {}, None)
     assert _summary(lane).paired_calls == 100
+
+
+def test_tool_spans_give_no_batch(tmp_path: Path) -> None:
+    """docs/formats.md, ``otel-spans``, "Batches": none. Two overlapping reads and three
+    serial read-only calls (ms after BASE): a [100, 400] and b [200, 500] one wave, busy
+    400; c [600, 700], d [800, 900], e [1000, 1100]: busy 400 + 3 x 100 = 700. Every
+    paired call (5) is without a batch, so no turn and no missed-batching run."""
+    spans = [_span(1, 0, 2000, tool=None)]
+    for n, (tool, start, end) in enumerate((("read", 100, 400), ("grep", 200, 500),
+                                            ("read", 600, 700), ("glob", 800, 900),
+                                            ("ls", 1000, 1100))):
+        spans.append(_span(10 + n, start, end, tool=tool, call_id=f"c{n}", parent=1))
+    code, document = cli_document([_write_doc(tmp_path, spans)], "--engine", "python")
+    assert code == 0
+    figures = ("paired_calls", "calls_without_batch", "batched_turns", "multi_call_turns",
+               "turn_width_histogram", "max_turn_width", "missed_batch_runs",
+               "missed_batch_calls", "missed_batch_round_trips", "missed_batch_upper_ms",
+               "tool_busy_ms", "calls_timed_by_execution", "calls_timed_by_message")
+    assert [tuple(lane[key] for key in figures) for lane in document["lanes"]] == [
+        (5, 5, 0, 0, "0:0:0:0:0:0:0:0", 0, 0, 0, 0, 0.0, 700.0, 5, 0)]

@@ -818,3 +818,25 @@ def test_an_unusable_session_id_on_a_resource_or_ancestor_is_invalid_id(tmp_path
     assert report.problems == {"invalid_id": 2}
     assert (report.lines_read, report.lines_used, report.ignored) == (
         4, 1, {"non_tool_span": 1})
+
+
+def test_tool_spans_give_no_batch(tmp_path: Path) -> None:
+    """docs/formats.md, ``otlp``, "Batches": none. Two overlapping reads and three serial
+    read-only calls (ms after BASE): a [100, 400] and b [200, 500] one wave, busy 400;
+    c [600, 700], d [800, 900], e [1000, 1100]: busy 400 + 3 x 100 = 700. Every paired
+    call (5) is without a batch, so no turn and no missed-batching run."""
+    spans = [_span("00000000000000e0", 0, 2000, tool=None, operation="invoke_agent",
+                   name="invoke_agent main")]
+    for n, (tool, start, end) in enumerate((("read", 100, 400), ("grep", 200, 500),
+                                            ("read", 600, 700), ("glob", 800, 900),
+                                            ("ls", 1000, 1100))):
+        spans.append(_span(f"00000000000000f{n}", start, end, tool=tool, call_id=f"c{n}",
+                           parent="00000000000000e0"))
+    code, document = cli_document([_write(tmp_path, [_batch(spans)])], "--engine", "python")
+    assert code == 0
+    figures = ("paired_calls", "calls_without_batch", "batched_turns", "multi_call_turns",
+               "turn_width_histogram", "max_turn_width", "missed_batch_runs",
+               "missed_batch_calls", "missed_batch_round_trips", "missed_batch_upper_ms",
+               "tool_busy_ms", "calls_timed_by_execution", "calls_timed_by_message")
+    assert [tuple(lane[key] for key in figures) for lane in document["lanes"]] == [
+        (5, 5, 0, 0, "0:0:0:0:0:0:0:0", 0, 0, 0, 0, 0.0, 700.0, 5, 0)]

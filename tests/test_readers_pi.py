@@ -24,6 +24,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.batch_checks import batch_figures, check_corpus_batches
 from tests.corpus import CORPUS, needs_corpus
 from tests.reader_checks import (
     WAVE_FIGURES,
@@ -551,3 +552,57 @@ def test_fork_figures_do_not_depend_on_file_names(names: list[str]) -> None:
         _, document = cli_document([str(folder)])
     assert lane_figures(document, *WAVE_FIGURES) == {
         **PI_FORK_FIGURES, ("sess-g", "main"): (1, "1:0:0:0:0:0:0:0", 0, 0.0)}
+
+
+def test_batches_are_assistant_message_lines(tmp_path: Path) -> None:
+    """Batches (``docs/formats.md``, ``pi``): the calls of one assistant ``message`` line.
+    Every start comes from such a line, so a pi call always has a batch.
+
+    A v3 file in April (calls of a message start together), times after APRIL:
+    message 1 at 1000: a read [1000, 1500], b grep [1000, 1600]: width 2.
+    message 2: c read [2000, 2300]; message 3: d ls [3000, 3100]; message 4: e bash
+    [4000, 5000] (not batchable: closes the run c, d of k = 2, upper
+    (3100 - 2000) - max(300, 100) = 800).
+    message 5 repeats c only: no new call, no turn.
+    paired 5, none without a batch; 4 turns, 1 multi, "3:1:0:0:0:0:0:0", max 2; runs 1,
+    calls 2, round trips 1, upper 800.0; pi timing: 5 by message.
+    """
+    header = {**_header(APRIL, "s-pi"), "version": 3}
+    records = [
+        header,
+        _assistant(APRIL + 1000, ("a", "read"), ("b", "grep")),
+        _result(APRIL + 1500, "a"), _result(APRIL + 1600, "b"),
+        _assistant(APRIL + 2000, ("c", "read")), _result(APRIL + 2300, "c"),
+        _assistant(APRIL + 3000, ("d", "ls")), _result(APRIL + 3100, "d"),
+        _assistant(APRIL + 4000, ("e", "bash")), _result(APRIL + 5000, "e"),
+        _assistant(APRIL + 6000, ("c", "read")),
+    ]
+    path = _write(tmp_path, records)
+    assert batch_figures(path) == {
+        "calls_without_batch": 0, "batched_turns": 4, "multi_call_turns": 1,
+        "turn_width_histogram": "3:1:0:0:0:0:0:0", "max_turn_width": 2,
+        "missed_batch_runs": 1, "missed_batch_calls": 2, "missed_batch_round_trips": 1,
+        "missed_batch_upper_ms": 800.0,
+        "calls_timed_by_execution": 0, "calls_timed_by_message": 5,
+    }
+
+
+def test_a_sequential_messages_reconstructed_starts_keep_its_batch(tmp_path: Path) -> None:
+    """A v1 message (calls run one after another): y starts when x's result is written
+    (1200) but stays in the message's batch: one turn of width 2, none without."""
+    records = [
+        _header(0, "s-seq"),
+        _assistant(1000, ("x", "read"), ("y", "read")),
+        _result(1200, "x"), _result(1500, "y"),
+    ]
+    path = _write(tmp_path, records)
+    figures = batch_figures(path)
+    assert (figures["calls_without_batch"], figures["batched_turns"],
+            figures["multi_call_turns"], figures["turn_width_histogram"],
+            figures["missed_batch_runs"]) == (0, 1, 1, "0:1:0:0:0:0:0:0", 0)
+
+
+@needs_corpus
+def test_corpus_batch_figures_are_sane() -> None:
+    """The corpus session read as ``pi`` gives sane batch figures."""
+    assert check_corpus_batches({"pi"}) >= 1

@@ -249,3 +249,87 @@ def test_the_typed_and_the_stdlib_parse_agree(monkeypatch: pytest.MonkeyPatch) -
                          dict(account.problems), dict(account.ignored), reason))
     assert results[0] == results[1]
     assert results[0][1] == 9
+
+
+def _call(n: int, call_id: str, tool: str, started: int, ended: int,
+          sub: str | None = None) -> list[object]:
+    """A call's ``started`` and ``ended`` lifecycle records."""
+    return [_life(f"s{n}", call_id, tool, "started", started, sub=sub),
+            _life(f"e{n}", call_id, tool, "ended", started, ended, sub=sub)]
+
+
+def _side(uuid: str, *calls: tuple[str, str]) -> dict[str, Any]:
+    return _assistant(uuid, *calls, isSidechain=True, agentId=SUB)
+
+
+#: Batches (docs/formats.md, "qwen", "Batches"), times in ms after T0.
+BATCHES: list[object] = [
+    _assistant("a1", ("c1", "run_shell_command"), ("c2", "grep_search"), ("c3", "read_file")),
+    *_call(1, "c1", "run_shell_command", 1000, 4000), *_call(2, "c2", "grep_search", 1040, 1900),
+    *_call(3, "c3", "read_file", 1100, 1300),
+    _assistant("a2", ("c4", "read_file")), *_call(4, "c4", "read_file", 5000, 5400),
+    _assistant("a3", ("c5", "glob")), *_call(5, "c5", "glob", 6000, 6100),
+    _assistant("a4", ("c6", "list_directory")), *_call(6, "c6", "list_directory", 6200, 6500),
+    _assistant("a5", ("c7", "run_shell_command")),
+    *_call(7, "c7", "run_shell_command", 7000, 9000),
+    *_call(8, "c8", "read_file", 9500, 9700),  # no functionCall in the file: no batch
+    {**_assistant("x", ("c9", "read_file")), "uuid": 7},  # no usable uuid: no batch
+    *_call(9, "c9", "read_file", 10_000, 10_200),
+    _side("sa1", ("c10", "read_file"), ("c11", "glob")),
+    *_call(10, "c10", "read_file", 2000, 2300, SUB), *_call(11, "c11", "glob", 2100, 2200, SUB),
+    _side("sa2", ("c12", "grep_search")), *_call(12, "c12", "grep_search", 2500, 2600, SUB),
+    _side("sa3", ("c13", "read_file")), *_call(13, "c13", "read_file", 2700, 2800, SUB),
+]
+
+BATCH_FIGURES = (
+    "calls_without_batch", "batched_turns", "multi_call_turns", "turn_width_histogram",
+    "max_turn_width", "missed_batch_runs", "missed_batch_calls", "missed_batch_round_trips",
+    "missed_batch_upper_ms", "tool_busy_ms", "calls_timed_by_execution",
+    "calls_timed_by_message")
+
+
+def test_batches_by_hand(tmp_path: Path) -> None:
+    """The section-9 figures of the batches fixture (ms after T0).
+
+    Lane main: batches in start order a1 {c1 1000-4000, c2 1040-1900, c3 1100-1300}
+    (width 3), a2 {c4 read_file 5000-5400}, a3 {c5 glob 6000-6100}, a4 {c6
+    list_directory 6200-6500}, a5 {c7 shell 7000-9000}: 5 batches, 1 multi-call,
+    widths 1 x 4 and 3 x 1, widest 3. c8 (no functionCall) and c9 (its record's uuid
+    is a number): 2 calls without a batch.
+    Runs: c4, c5, c6 join (gaps far below 300 s); the shell call closes the run of 3:
+    1 run, 3 calls, 2 round trips, upper (6500 - 5000) - max(400, 100, 300) = 1100.
+    Busy: waves [1000, 4000] 3000, c4 400, c5 100, c6 300, c7 2000, c8 200, c9 200:
+    3000 + 400 + 100 + 300 + 2000 + 200 + 200 = 6200. Timing ``execution``: c1..c9, 9
+    calls; agent-1's 4, 13 in all.
+    Lane agent-1: sa1 {c10 2000-2300, c11 2100-2200} (width 2), sa2 {c12 2500-2600},
+    sa3 {c13 2700-2800}: 3 batches, 1 multi-call, widths 1 x 2 and 2 x 1; the run
+    c12, c13: upper (2800 - 2500) - max(100, 100) = 200. Busy 300 + 100 + 100 = 500.
+    """
+    code, document = cli_document([_write(_chats(tmp_path), BATCHES)], "--engine", "python")
+    assert code == 0
+    assert list(lane_figures(document, *BATCH_FIGURES).items()) == [
+        (("s1", "main"), (2, 5, 1, "4:0:1:0:0:0:0:0", 3, 1, 3, 2, 1100.0, 6200.0, 9, 0)),
+        (("s1", SUB), (0, 3, 1, "2:1:0:0:0:0:0:0", 2, 1, 2, 1, 200.0, 500.0, 4, 0)),
+    ]
+    assert "secret" not in json.dumps(document)  # the functionCall arguments
+    total = document["total"]
+    assert tuple(total[key] for key in BATCH_FIGURES) == (
+        2, 8, 2, "6:1:1:0:0:0:0:0", 3, 2, 5, 3, 1300.0, 6700.0, 13, 0)
+
+
+def test_batches_are_the_same_from_the_typed_and_the_stdlib_parse(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The batch keys (the assistant record's ``uuid``) read alike on both paths."""
+    from tests.reader_checks import collect
+    from wavemetrics.readers import qwen
+
+    lines = [json.dumps(line).encode() + b"\n" for line in BATCHES]
+    results = []
+    for decoder in (qwen._DECODER, None):
+        monkeypatch.setattr(qwen, "_DECODER", decoder)
+        lanes, _ = collect(qwen.read_qwen_lines, lines, path="s1.jsonl")
+        results.append([lane.observations for lane in lanes])
+    assert results[0] == results[1]
+    # a1's three calls, then a2..a5, none for c8 and c9 (in start order per lane)
+    assert [o.batch for o in results[0][0] if o.kind == "start"] == [
+        "a1", "a1", "a1", "a2", "a3", "a4", "a5", None, None]

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from tests.event_traces import TWO_LANES, Event, write_events
 from tests.strategies import caps, event_records, trace_lines
 from wavemetrics.run.pipeline import analyse, read_inputs
+from wavemetrics.views.activity import activity_lines
 from wavemetrics.views.report import (
     loss_line,
     render_json,
@@ -83,7 +84,12 @@ def test_jsonl_is_one_v1_payload_per_lane_with_a_hashed_session(tmp_path: Path) 
 
 def _table_notes(trace: Path) -> list[str]:
     table = render_table(analyse(read_inputs([str(trace)])))
-    return [line for line in table.splitlines() if line.startswith(("note:", "  "))]
+    notes, in_note = [], False
+    for line in table.splitlines():  # a note's line, and the lines it wraps onto
+        in_note = line.startswith("note:") or (in_note and line.startswith("  "))
+        if in_note:
+            notes.append(line)
+    return notes
 
 
 def _scaled(events: list[Event], factor: int) -> list[Event]:
@@ -264,7 +270,8 @@ def test_the_waves_document_counts_each_lanes_calls_and_losses(tmp_path: Path) -
 
 def test_under_the_total_row_tool_time_then_the_marked_loss_line(tmp_path: Path) -> None:
     """under_total with the cap 3: the tool time (30 s; 5 s saved is 16 %), then the loss
-    line marked ``*`` and wrapped at 80 columns, then the notes."""
+    line marked ``*`` and wrapped at 80 columns, then the turns block (busy: the wave
+    [1 s, 16 s] and c [20 s, 30 s], 15 + 10 s), then the notes."""
     analysis = _capped_analysis(tmp_path)
     # each entry is one line of text, wrapped (as the notes are)
     lines = "\n".join(under_total(analysis, table_lane_cells(analysis.lanes)[0], 3)).splitlines()
@@ -274,7 +281,12 @@ def test_under_the_total_row_tool_time_then_the_marked_loss_line(tmp_path: Path)
         "  calls per lane; --max-tracked-calls 0 lifts it, at about 200 bytes of memory",
         "  per tracked call",
     ]
-    assert all(line.startswith(("note:", "  ")) for line in lines[4:])
+    # then the turns block (its lines' words: tests/test_turns_block.py), then the notes
+    block = "\n".join(activity_lines(analysis.total)).splitlines()
+    assert block[0].startswith("turns:")  # the block is there, first its turns line
+    assert lines[4:4 + len(block)] == block
+    assert "tool busy 25.00 s of 30.00 s tool time (5.00 s overlapped)" in block  # 15 + 10 s
+    assert all(line.startswith(("note:", "  ")) for line in lines[4 + len(block):])
     table = render_table(analysis, max_tracked_calls=3).splitlines()
     assert table[5].startswith("total*     1 lane")
     assert table[6:6 + len(lines)] == lines

@@ -135,7 +135,7 @@ def _check_served(tmp: Path, *args: str, env: dict[str, str] | None = None) -> R
 # -- byte identity ------------------------------------------------------------------
 
 @needs_corpus
-@pytest.mark.parametrize("output_format", ["table", "json", "csv", "jsonl"])
+@pytest.mark.parametrize("output_format", ["table", "json", "csv", "jsonl", "markdown"])
 def test_a_served_run_prints_the_bytes_of_a_fresh_run_on_the_corpus(
     output_format: str, tmp_path: Path
 ) -> None:
@@ -389,6 +389,8 @@ def test_the_stored_form_round_trips_and_refuses_damage() -> None:
     ["--timezone", "Europe/Paris", "--show-paths", "--demo"],
     ["--no-cache", "--input-format", "claude-code", "x"],
     ["--format", "json", "--format", "table", "x"],
+    ["--batchable-tools", "Read, Grep", "--idle-gap=0.5", "x"],
+    ["--batchable-tools=", "--idle-gap", "0", "--idle-gap", "1e2", "x"],
 ])
 def test_the_fast_parser_reads_options_as_click_does(args: list[str]) -> None:
     """options_from_args gives, for a valid command line, the options click converts
@@ -400,7 +402,8 @@ def test_the_fast_parser_reads_options_as_click_does(args: list[str]) -> None:
 @pytest.mark.parametrize("args", [
     ["-"], ["--", "x"], ["--help"], ["-h"], ["--jobs", "0", "x"], ["-jx", "x"],
     ["--engine", "rust", "x"], ["--bogus", "x"], ["--format"], ["--max-line-bytes", "0"],
-    ["--max-tracked-calls", "-1"],
+    ["--max-tracked-calls", "-1"], ["--idle-gap", "-1", "x"], ["--idle-gap=nan", "x"],
+    ["--idle-gap", "abc", "x"], ["--idle-gap"],
 ])
 def test_the_fast_parser_leaves_anything_unusual_to_click(args: list[str]) -> None:
     """stdin, ``--``, help, an unknown option or a value click would refuse: no lookup."""

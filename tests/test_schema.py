@@ -40,9 +40,17 @@ V1_KEYS = (
     "schema_kind", "upper_bound_saved_ms",
 )
 STRING_KEYS = ("$session_id", "non_eval_wave_size_histogram", "schema_kind")
+#: The section-9 extras (docs/metrics.md, "Turns, missed batching and where the time went").
+ACTIVITY_KEYS = (
+    "calls_without_batch", "batched_turns", "multi_call_turns", "turn_width_histogram",
+    "max_turn_width", "missed_batch_runs", "missed_batch_calls", "missed_batch_round_trips",
+    "missed_batch_upper_ms", "lane_span_ms", "tool_busy_ms", "idle_ms",
+    "calls_timed_by_execution", "calls_timed_by_message",
+)
 EXTRA_KEYS = (
     "observed_calls", "paired_calls", "malformed_observations", "duplicate_starts",
     "orphan_ends", "eval_outer_joined_calls", "mixed_non_eval_joined_calls", "tool_time_ms",
+    *ACTIVITY_KEYS,
 )
 
 
@@ -72,7 +80,8 @@ def test_millisecond_figures_have_unit_ms() -> None:
 
 
 def test_extras_are_listed_and_never_v1() -> None:
-    """The extras are the eight wavemetrics figures, none of them a v1 key."""
+    """The extras are the eight wavemetrics figures and the 14 of section 9, none of them
+    a v1 key."""
     assert tuple(p.name for p in EXTRA_PROPERTIES) == EXTRA_KEYS
     assert set(EXTRA_KEYS).isdisjoint(V1_KEYS)
 
@@ -123,11 +132,14 @@ def test_every_figure_merges_as_its_rule_says(
 
 
 def test_merge_rules_of_today() -> None:
-    """Every figure sums except the histogram (by position); the wire constants never merge."""
+    """Every figure sums except the two histograms (by position) and the widest turn (by
+    maximum, section 9); the wire constants never merge."""
     rules = {p.name: p.merge for p in PROPERTIES}
     assert rules.pop("$session_id") is None
     assert rules.pop("schema_kind") is None
     assert rules.pop("non_eval_wave_size_histogram") is Merge.HISTOGRAM
+    assert rules.pop("turn_width_histogram") is Merge.HISTOGRAM
+    assert rules.pop("max_turn_width") is Merge.MAX
     assert set(rules.values()) == {Merge.SUM}
     assert tuple((p.name, p.merge) for p in FIGURES) == FIGURE_MERGES
 
@@ -196,6 +208,7 @@ def test_metric_figures_in_metric_order() -> None:
         "modeled_wallclock_saved_ms", "upper_bound_saved_ms", "non_eval_saved_round_trips",
         "non_eval_waves_multi", "paired_calls", "tool_time_ms",
         "measured_turn_duration_ms_total",
+        *(name for name in ACTIVITY_KEYS if name != "turn_width_histogram"),
     )
 
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from click.testing import CliRunner
 from hypothesis import given
@@ -239,12 +240,17 @@ def test_group_table_and_csv(trace: Path) -> None:
     csv_text = CliRunner().invoke(main, ["summarize", "--by", "tool", "--format", "csv",
                                          str(trace)]).stdout
     # the options close every row (docs/cli.md, "CSV"): the defaults, with by = tool
-    options = (',auto,"[""eval"", ""codemode"", ""code_mode""]",2000,67108864,268435456,'
-               ",,,tool")
+    batchable = ", ".join(f'""{name}""' for name in (
+        "read", "read_file", "view", "grep", "glob", "ls", "list", "list_dir",
+        "list_directory", "find", "search", "search_files", "webfetch", "web_fetch",
+        "websearch", "web_search"))
+    options = (f',auto,"[""eval"", ""codemode"", ""code_mode""]","[{batchable}]",300000.0,'
+               "2000,67108864,268435456,,,,tool")
     assert csv_text.splitlines()[0] == ("row,by,group,calls,multi_call_wave_calls,"
                                         "duration_ms_total,duration_ms_mean,"
                                         "eval_or_mixed_wave_share,options.input_format,"
-                                        "options.eval_tools,options.max_tracked_calls,"
+                                        "options.eval_tools,options.batchable_tools,"
+                                        "options.idle_gap_ms,options.max_tracked_calls,"
                                         "options.max_line_bytes,options.max_document_bytes,"
                                         "options.since,options.until,options.timezone,"
                                         "options.by")
@@ -424,3 +430,53 @@ def test_until_and_since_an_instant_add_up_to_the_whole(
     unpaired = ("incomplete_calls", "duplicate_starts")
     assert sum(getattr(s, n) for s in (before, after) for n in unpaired) == sum(
         getattr(whole, n) for n in unpaired)
+
+
+def _shifted(observations: list[Observation], by: float) -> list[Observation]:
+    return [attrs.evolve(o, at_ms=o.at_ms + by) for o in observations]
+
+
+def test_a_turn_goes_with_the_part_where_it_starts() -> None:
+    """Measured turns (section 9's idle time and lane span) are split with the lane: each
+    to the day it starts in; a turn in a day with no call makes no part of its own."""
+    day = 86_400_000
+    lane = Lane("t", "s", "main", (
+        Observation("start", "a", "read", D - 500), Observation("end", "a", "read", D - 400),
+        Observation("start", "b", "read", D + 100), Observation("end", "b", "read", D + 200),
+    ), turn_intervals=((D - 600, D - 300), (D + 50, D + 300), (D + 2 * day, D + 2 * day + 9)))
+    parts = partition_lane(lane, lambda ms: int(ms // day))
+    assert {key: part.turn_intervals for key, part in parts.items()} == {
+        D // day - 1: ((D - 600, D - 300),), D // day: ((D + 50, D + 300),)}
+
+
+def test_by_day_groups_carry_the_section_9_figures() -> None:
+    """tests/test_turns_block.py's TURNS lane on 09-23 (ending 10 s before midnight) and
+    one read [D+1000, D+1100] in its own turn on 09-24, within the measured turn
+    [D+500, D+1200]; --idle-gap 90 ms. 09-23 has TURNS' figures (5 turns, 1 of 2+ calls,
+    1 run of 2 calls, 150 ms upper bound, 850 ms span, 500 ms busy, 200 ms idle); 09-24
+    one turn of one call, span 1200 - 500 = 700 ms, busy 100 ms, no gap."""
+    from tests.test_turns_block import TURNS, _observations
+    from wavemetrics.cli.timewindow import resolve_zone
+    from wavemetrics.run.pipeline import ReadOutcome, analyse
+    from wavemetrics.views.csvout import summary_rows
+    from wavemetrics.views.groups import group_document
+
+    start = D - 10_000
+    lane = Lane("t", "s", "main", (
+        *_shifted(_observations(TURNS), start),
+        Observation("start", "z", "read", D + 1000, "t9"), Observation("end", "z", "read", D + 1100),
+    ), turn_intervals=((start + 700, start + 850), (D + 500, D + 1200)))
+    analysis = analyse(ReadOutcome((), (lane,)), idle_gap_ms=90.0)
+    document = group_document(analysis, "day", zone=resolve_zone("UTC"), idle_gap_ms=90.0)
+    names = ("batched_turns", "multi_call_turns", "max_turn_width", "missed_batch_runs",
+             "missed_batch_calls", "missed_batch_upper_ms", "lane_span_ms", "tool_busy_ms",
+             "idle_ms", "calls_timed_by_execution")
+    rows = [(g["group"], *(g[name] for name in names)) for g in document["groups"]]
+    assert rows == [
+        ("2025-09-23", 5, 1, 2, 1, 2, 150.0, 850.0, 500.0, 200.0, 6),
+        ("2025-09-24", 1, 0, 1, 0, 0, 0.0, 700.0, 100.0, 0.0, 1),
+    ]
+    assert document["options"]["idle_gap_ms"] == 90.0
+    columns, csv_rows = summary_rows(document)
+    assert set(names) <= set(columns)
+    assert [row["idle_ms"] for row in csv_rows[:2]] == [200.0, 0.0]

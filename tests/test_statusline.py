@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import TWO_LANES, write_events
 from wavemetrics.cli.commands import main
-from wavemetrics.cli.statusline import format_figures
+from wavemetrics.cli.statusline import format_figures, turn_share
 
 
 def _line(stdin: str) -> tuple[int, str]:
@@ -283,3 +283,43 @@ def test_the_answer_is_one_entry_of_the_whole_outputs(tmp_path: Path,
     assert os.listdir(store.folder) == [key[1]]
     assert store.load(*grown) == runcache.encode_output(0, [(1, "waves 5 · multi 2 · saved 0.0s"
                                                               .encode())])
+
+
+def _turns_line(stdin: str, *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["statusline", "--turns", *args], input=stdin)
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    return result.exit_code, result.stdout
+
+
+def test_turns_adds_the_multi_call_share_of_the_turns(tmp_path: Path) -> None:
+    """TWO_LANES: main's six calls follow its one turn_start (one turn, of 6 calls: 1 of
+    1 turns is multi-call, 100%); sub has no turn_start, so no batch. Without --turns the
+    line is unchanged, and each line is kept apart in the cache."""
+    trace = write_events(tmp_path / "t.jsonl", TWO_LANES)
+    payload = json.dumps({"transcript_path": str(trace)})
+    assert _turns_line(payload) == (0, "waves 5 · multi 2 · saved 0.0s · turns 100% multi\n")
+    assert _line(payload) == (0, "waves 5 · multi 2 · saved 0.0s\n")
+    assert _turns_line(payload) == (0, "waves 5 · multi 2 · saved 0.0s · turns 100% multi\n")
+    assert _turns_line(payload, "--no-cache") == _turns_line(payload)
+
+
+def test_turns_says_nothing_without_a_turn(tmp_path: Path) -> None:
+    """A trace with no turn_start records no turn: the share is left out."""
+    trace = write_events(tmp_path / "t.jsonl", [
+        ("tool_execution_start", "a", "read", 0, "main"),
+        ("tool_execution_end", "a", "read", 100, "main")])
+    assert _turns_line(json.dumps({"transcript_path": str(trace)})) == (
+        0, "waves 1 · multi 0 · saved 0.0s\n")
+
+
+def test_the_turn_share_is_rounded_down() -> None:
+    """23 of 75 turns is 30.67%: 30; 2 of 3 is 66.67%: 66; no turn: none."""
+    assert (turn_share(23, 75), turn_share(2, 3), turn_share(0, 0)) == (30, 66, None)
+    assert format_figures(3, 1, 12349.0, 0, 66) == (
+        "waves 3 · multi 1 · saved 12.3s · turns 66% multi")
+
+
+def test_turns_goes_into_the_printed_settings() -> None:
+    result = CliRunner().invoke(main, ["statusline", "--print-settings", "--turns"])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["statusLine"]["command"].endswith(" statusline --turns")

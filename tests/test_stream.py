@@ -125,6 +125,8 @@ def test_accumulator_matches_summarize_on_mixed_and_eval_waves() -> None:
     accumulator = SummaryAccumulator()
     for wave in waves:
         accumulator.add(wave)
+        for call in wave.calls:  # what summarize gives the section-9 accumulator
+            accumulator.activity.call(call.tool_name, call.start_ms, call.end_ms, call.batch)
     counters = WaveCounters(observed_calls=5, paired_calls=5)
     expected = summarize(WaveAssembly(waves, counters), measured_turn_duration_ms_total=7.0)
     assert accumulator.result(counters, 7.0) == expected

@@ -22,6 +22,7 @@ from tests.strategies import (
     tool_name_spellings,
     wave_lists,
 )
+from wavemetrics.core.activity import ACTIVITY_FIGURES
 from wavemetrics.core.observations import Observation, ToolCall, WaveCounters
 from wavemetrics.core.summary import ParallelismSummary, merge_summaries, summarize, to_event
 from wavemetrics.core.turns import measured_turn_duration_ms
@@ -49,7 +50,10 @@ ALL_FIELDS = (
     "non_eval_wave_size_histogram", "non_eval_waves_multi", "non_eval_waves_total",
     "upper_bound_saved_ms", "observed_calls", "paired_calls", "malformed_observations",
     "duplicate_starts", "orphan_ends", "eval_outer_joined_calls", "mixed_non_eval_joined_calls",
-    "tool_time_ms",
+    "tool_time_ms", "calls_without_batch", "batched_turns", "multi_call_turns",
+    "turn_width_histogram", "max_turn_width", "missed_batch_runs", "missed_batch_calls",
+    "missed_batch_round_trips", "missed_batch_upper_ms", "lane_span_ms", "tool_busy_ms",
+    "idle_ms", "calls_timed_by_execution", "calls_timed_by_message",
 )
 
 
@@ -108,6 +112,12 @@ EXAMPLE = ParallelismSummary(
     eval_outer_joined_calls=3,  # W2's 2 + W3's eval
     mixed_non_eval_joined_calls=2,  # W3's read and bash
     tool_time_ms=65.0,  # W1 14 + W2 14 + W3 19 + W4 1 + W5 17
+    # section 9: an assembly without its pairing-order calls gives the waves' 13 calls,
+    # none with a batch key
+    calls_without_batch=13,  # 2 + 2 + 3 + 1 + 5
+    lane_span_ms=108.0,  # W1's start 0 to W5's last end 108
+    tool_busy_ms=39.0,  # wave spans 10 + 10 + 10 + 1 + 8
+    calls_timed_by_execution=13,  # the default provenance
 )
 
 
@@ -146,7 +156,9 @@ def test_mixed_wave_never_leaks_into_non_eval() -> None:
     summary = summarize(assembly(group_waves(W3)))
     # durations 10 + 8 + 1 = 19 (tool time is an extra over every wave)
     assert summary == ParallelismSummary(
-        mixed_waves=1, eval_outer_joined_calls=1, mixed_non_eval_joined_calls=2, tool_time_ms=19.0
+        mixed_waves=1, eval_outer_joined_calls=1, mixed_non_eval_joined_calls=2, tool_time_ms=19.0,
+        # section 9: three calls without batch over 40..50, one wave of span 10
+        calls_without_batch=3, lane_span_ms=10.0, tool_busy_ms=10.0, calls_timed_by_execution=3,
     )
 
 
@@ -154,7 +166,8 @@ def test_eval_only_wave_counts_span_and_calls() -> None:
     """An eval_only wave adds its span and all its calls to the eval figures only."""
     summary = summarize(assembly(group_waves(W2)))
     assert summary == ParallelismSummary(
-        eval_only_waves=1, eval_only_duration_ms=10.0, eval_outer_joined_calls=2, tool_time_ms=14.0
+        eval_only_waves=1, eval_only_duration_ms=10.0, eval_outer_joined_calls=2, tool_time_ms=14.0,
+        calls_without_batch=2, lane_span_ms=10.0, tool_busy_ms=10.0, calls_timed_by_execution=2,
     )
 
 
@@ -241,6 +254,10 @@ def test_custom_eval_names_decide_the_buckets() -> None:
         eval_outer_joined_calls=3,  # c, plus d and f of the mixed wave
         mixed_non_eval_joined_calls=1,  # e
         tool_time_ms=16.0,  # 4 + 2 + 2 + 5 + 1 + 2
+        calls_without_batch=6,
+        lane_span_ms=25.0,  # 0 to 25
+        tool_busy_ms=11.0,  # waves [0, 4], [10, 12], [20, 25]
+        calls_timed_by_execution=6,
     )
     assert summarize(assembly(waves), eval_tool_names=["run_python"]) == expected
     once = (name for name in ["run_python"])  # a one-shot iterable serves every wave
@@ -362,29 +379,38 @@ def test_session_hash_must_be_a_str(session_hash: object) -> None:
 
 FLOAT_FIELDS = (
     "eval_only_duration_ms", "measured_turn_duration_ms_total", "modeled_wallclock_saved_ms",
-    "upper_bound_saved_ms", "tool_time_ms",
+    "upper_bound_saved_ms", "tool_time_ms", "missed_batch_upper_ms", "lane_span_ms",
+    "tool_busy_ms", "idle_ms",
 )
-NUMBERED = [(i + 1, name) for i, name in enumerate(ALL_FIELDS)
-            if name != "non_eval_wave_size_histogram"]
+HISTOGRAMS = ("non_eval_wave_size_histogram", "turn_width_histogram")
+NUMBERED = [(i + 1, name) for i, name in enumerate(ALL_FIELDS) if name not in HISTOGRAMS]
 # A: field number k as k (counts) or 1.5 * k (durations); B: 100 * k everywhere.
 A_VALUES = {name: 1.5 * k if name in FLOAT_FIELDS else k for k, name in NUMBERED}
 A = ParallelismSummary(
     **A_VALUES,  # type: ignore[arg-type]
     non_eval_wave_size_histogram="1:0:2:0:3:0:4:9",
+    turn_width_histogram="0:1:0:0:0:0:0:2",
 )
 B = ParallelismSummary(
     **{name: 100 * k for k, name in NUMBERED},  # type: ignore[arg-type]
     non_eval_wave_size_histogram="10:20:30:40:50:60:70:80",
+    turn_width_histogram="5:0:0:0:0:0:0:0",
 )
 
 
 def test_plus_adds_every_field() -> None:
-    """``a + b`` adds counters and sums field by field and histograms position by position."""
+    """``a + b`` adds counters and sums field by field and histograms position by position;
+    the widest turn is the larger of the two (section 9)."""
     merged = A + B
     for k, name in NUMBERED:
+        if name == "max_turn_width":
+            assert merged.max_turn_width == 100 * k  # max(k, 100 k)
+            continue
         expected = (1.5 * k if name in FLOAT_FIELDS else k) + 100 * k
         assert getattr(merged, name) == expected, name
     assert merged.non_eval_wave_size_histogram == "11:20:32:40:53:60:74:89"
+    assert merged.turn_width_histogram == "5:1:0:0:0:0:0:2"
+    assert (B + A).max_turn_width == merged.max_turn_width
     assert A.tool_time_ms == 22 * 1.5
     assert merged.clock_anomalies == 1 + 100
 
@@ -410,6 +436,8 @@ def test_merge_summaries_counts_a_repeated_histogram_once_per_summary() -> None:
     merged = merge_summaries([A, A, A])
     assert merged == (A + A) + A
     assert merged.non_eval_wave_size_histogram == "3:0:6:0:9:0:12:27"  # 3 x "1:0:2:0:3:0:4:9"
+    assert merged.turn_width_histogram == "0:3:0:0:0:0:0:6"  # 3 x "0:1:0:0:0:0:0:2"
+    assert merged.max_turn_width == A.max_turn_width  # max(k, k, k)
     assert merged.dropped_calls == 6  # 3 x 2 (A's field 2)
     assert merged.tool_time_ms == 3 * A.tool_time_ms
 
@@ -417,7 +445,8 @@ def test_merge_summaries_counts_a_repeated_histogram_once_per_summary() -> None:
 def test_merge_summaries_folds_a_max_figure_as_merge_two(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A figure merged by ``max`` (none is today) keeps the largest value, as ``a + b`` does."""
+    """A figure merged by ``max`` keeps the largest value, as ``a + b`` does (one more
+    than today's ``max_turn_width``, so the fold is seen on a figure whose values differ)."""
     import wavemetrics.core.summary as summary_module
     from wavemetrics.core.schema import FIGURE_MERGES, Merge
 
@@ -473,16 +502,24 @@ def _summarize_session(session: tuple[list[object], list[tuple[str, float]]]
 def test_summary_of_sessions_equals_merge_of_their_summaries(
     sessions: list[tuple[list[object], list[tuple[str, float]]]],
 ) -> None:
-    """Summarising the union of sessions' waves equals merging their summaries, in any order."""
+    """Summarising the union of sessions' waves equals merging their summaries, in any order.
+
+    For the figures of sections 1 to 8: the section-9 figures are per lane (a span, a
+    gap, a batch order do not survive pooling two lanes' calls), and their merge is
+    the table's rule (``test_schema``)."""
     parts = [_summarize_session(session) for session in sessions]
     union = WaveAssembly(
         tuple(wave for lane, _, _ in parts for wave in lane.waves),
         _add_counters([lane.counters for lane, _, _ in parts]),
     )
     turn_total = sum(total for _, total, _ in parts)
-    expected = summarize(union, measured_turn_duration_ms_total=turn_total)
-    assert merge_summaries(summary for _, _, summary in parts) == expected
-    assert merge_summaries(summary for _, _, summary in reversed(parts)) == expected
+    expected = _wave_figures(summarize(union, measured_turn_duration_ms_total=turn_total))
+    assert _wave_figures(merge_summaries(summary for _, _, summary in parts)) == expected
+    assert _wave_figures(merge_summaries(summary for _, _, summary in reversed(parts))) == expected
+
+
+def _wave_figures(summary: ParallelismSummary) -> dict[str, object]:
+    return {k: v for k, v in summary.as_dict().items() if k not in ACTIVITY_FIGURES}
 
 
 @given(wave_lists(names=non_eval_spellings, max_waves=5), st.data())

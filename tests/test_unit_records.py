@@ -14,24 +14,26 @@ from wavemetrics.run.pipeline import Lane, StreamedLane, StreamSettings
 PATHS = ["/t/a.jsonl", "/t/b.jsonl"]
 #: read [0, 100] and grep [10, 40] in one wave: 130 ms of calls in a 100 ms span, 30 saved
 OBSERVATIONS = (
-    Observation("start", "a", "read", 0.0), Observation("start", "b", "grep", 10.0),
+    Observation("start", "a", "read", 0.0, "m1"), Observation("start", "b", "grep", 10.0),
     Observation("end", "b", "grep", 40.0), Observation("end", "a", "read", 100.0),
 )
 REPORTS = (
     InputReport("/t/a.jsonl", "events", 5, 4, 1, {}, {"note": 1}, {}, None),
     InputReport("/t/b.jsonl", "events", 2, 0, 0, {"invalid_json": 2}, {}, {}, None),
 )
-LANE = Lane("/t/a.jsonl", "a", "main", OBSERVATIONS, 250.0)
+LANE = Lane("/t/a.jsonl", "a", "main", OBSERVATIONS, 250.0, ((-5.0, 245.0),), "message")
 
 
 def test_encoding_replaces_paths_by_their_index_and_keeps_no_text() -> None:
-    """Paths become their index in the unit; observations are bare [kind, id, tool, ms] rows."""
+    """Paths become their index in the unit; observations are bare [kind, id, tool, ms,
+    batch] rows, and a lane keeps its timing and measured turns (section 9)."""
     assert encode_unit(PATHS, REPORTS, [LANE]) == [
         [[0, "events", 5, 4, 1, {}, {"note": 1}, {}, None],
          [1, "events", 2, 0, 0, {"invalid_json": 2}, {}, {}, None]],
         [[0, "a", "main", 250.0,
-          [["start", "a", "read", 0.0], ["start", "b", "grep", 10.0],
-           ["end", "b", "grep", 40.0], ["end", "a", "read", 100.0]], None]],
+          [["start", "a", "read", 0.0, "m1"], ["start", "b", "grep", 10.0, None],
+           ["end", "b", "grep", 40.0, None], ["end", "a", "read", 100.0, None]], None,
+          ["message", [[-5.0, 245.0]]]]],
     ]
 
 

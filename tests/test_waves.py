@@ -187,6 +187,8 @@ def test_assemble_waves_pairs_then_groups() -> None:
         counters=WaveCounters(
             observed_calls=3, paired_calls=2, incomplete_calls=1, malformed_observations=1
         ),
+        calls=(call("a", 0, 10), call("b", 1, 4, "grep")),  # in pairing order
+        incomplete_starts_ms=(20,),  # c never ended
     )
 
 

@@ -17,6 +17,11 @@ if TYPE_CHECKING:
     from typing import Any
 
     from wavemetrics.cache.units import ReadCache
+    from wavemetrics.core.activity import (
+        BATCHABLE_TOOL_NAMES,
+        DEFAULT_IDLE_GAP_MS,
+        is_batchable_tool_name,
+    )
     from wavemetrics.core.classify import (
         EVAL_TOOL_NAMES,
         WaveBucket,
@@ -66,6 +71,9 @@ _LAZY: dict[str, str] = {
     "EfficiencyAxis": "wavemetrics.views.axis",
     "efficiency_axis": "wavemetrics.views.axis",
     "ReadCache": "wavemetrics.cache.units",
+    "BATCHABLE_TOOL_NAMES": "wavemetrics.core.activity",
+    "DEFAULT_IDLE_GAP_MS": "wavemetrics.core.activity",
+    "is_batchable_tool_name": "wavemetrics.core.activity",
     "EVAL_TOOL_NAMES": "wavemetrics.core.classify",
     "WaveBucket": "wavemetrics.core.classify",
     "classify_wave": "wavemetrics.core.classify",
@@ -111,6 +119,8 @@ _LAZY: dict[str, str] = {
 
 
 __all__ = [
+    "BATCHABLE_TOOL_NAMES",
+    "DEFAULT_IDLE_GAP_MS",
     "DEFAULT_LIMITS",
     "EVAL_TOOL_NAMES",
     "FORMATS",
@@ -145,6 +155,7 @@ __all__ = [
     "decode_histogram",
     "efficiency_axis",
     "encode_histogram",
+    "is_batchable_tool_name",
     "is_eval_tool_name",
     "measured_turn_duration_ms",
     "merge_summaries",

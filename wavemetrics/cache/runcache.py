@@ -86,7 +86,7 @@ from wavemetrics.inputs._suffixes import (
     TRACE_SUFFIXES,
     may_be_store,
 )
-from wavemetrics.run._options import FORMATS, SUMMARIZE, Option
+from wavemetrics.run._options import FORMATS, SUMMARIZE, Option, parse_names, parse_seconds
 
 # Every summarize run imports this module first, so it imports no more than the light
 # modules above: typing, collections.abc, contextlib, json and hashlib (OpenSSL) were
@@ -208,6 +208,13 @@ def _convert(value: str, row: Option) -> Any:
     or :data:`_INVALID`."""
     if row.kind in ("text", "multiple") or row.choices == FORMATS:
         return value
+    if row.kind == "names":
+        return parse_names(value)
+    if row.kind == "seconds":
+        try:
+            return parse_seconds(value)
+        except ValueError:
+            return _INVALID
     if row.kind == "choice":
         return value if value in row.choices else _INVALID
     try:
@@ -484,15 +491,18 @@ def _run_key(parts: Parts) -> tuple[str, str]:
     return sha256(_json([scope, inputs])).hex(), scope
 
 
-def statusline_key(stats: list[Any]) -> tuple[str, str]:
+def statusline_key(stats: list[Any], *, turns: bool = False) -> tuple[str, str]:
     """``(key, scope)`` of the status line's answer for a session whose files (the
     transcript, then its sub-agent files) have the :func:`session_stats` ``stats``: the
     head of a ``summarize`` key (the version and cache schema, the Python version, every
     source file of the package) and the transcript's absolute path are the scope (a new
-    state of the session replaces its older answer), the key adds ``stats``."""
+    state of the session replaces its older answer), the key adds ``stats``. ``turns``
+    (``statusline --turns``, another line) is in the head."""
     from wavemetrics.cache._cachedir import version
 
     head: list[Any] = ["statusline", version(), sys.version, _package(), stats[0][:1]]
+    if turns:
+        head.append("turns")
     return _run_key((head, stats))
 
 

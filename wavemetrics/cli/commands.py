@@ -26,7 +26,14 @@ from wavemetrics.cli._names import (
     metric_choice,
 )
 from wavemetrics.core.classify import EVAL_TOOL_NAMES
-from wavemetrics.run._options import FORMATS, SUMMARIZE, Option, option
+from wavemetrics.run._options import (
+    FORMATS,
+    SUMMARIZE,
+    Option,
+    option,
+    parse_names,
+    parse_seconds,
+)
 from wavemetrics.views.escaping import printable, shortened
 from wavemetrics.views.notes import plural as _plural
 
@@ -94,8 +101,26 @@ def _cap(ctx: click.Context, param: click.Parameter, value: int) -> int | None:
     return value or None
 
 
+def _names(ctx: click.Context, param: click.Parameter, value: str) -> list[str]:
+    """``--batchable-tools``: the comma-separated names as a list (an empty value: no
+    name; :func:`wavemetrics.run._options.parse_names`)."""
+    return parse_names(value)
+
+
+def _seconds(ctx: click.Context, param: click.Parameter, value: str) -> float:
+    """``--idle-gap``: a finite number of seconds >= 0, as ms (a float;
+    :func:`wavemetrics.run._options.parse_seconds`); anything else is a usage error."""
+    try:
+        return parse_seconds(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error), ctx, param) from None
+
+
 #: The click callbacks of ``summarize``'s options that convert a value further.
-_CALLBACKS: dict[str, Callable[..., Any]] = {"eval_tools": _eval_names, "max_tracked_calls": _cap}
+_CALLBACKS: dict[str, Callable[..., Any]] = {
+    "eval_tools": _eval_names, "max_tracked_calls": _cap, "batchable_tools": _names,
+    "idle_gap_ms": _seconds,
+}
 
 
 def _parameter(row: Option) -> Callable[[F], F]:
@@ -133,9 +158,18 @@ def _options(*names: str) -> Callable[[F], F]:
 
 
 #: The options every reading command shares (the PATH argument first), then the window's.
-_INPUT = ("paths", "input_format", "eval_tools", "max_tracked_calls", "max_line_bytes",
+_INPUT = ("paths", "input_format", "eval_tools", "batchable_tools", "idle_gap_ms",
+          "max_tracked_calls", "max_line_bytes",
           "max_document_bytes", "jobs", "no_cache")
 _WINDOW = ("since", "until", "timezone")
+
+
+def activity_settings(batchable_tools: Sequence[str], idle_gap_ms: float) -> dict[str, Any]:
+    """``--batchable-tools`` and ``--idle-gap`` (ms) as the keyword arguments of
+    :class:`~wavemetrics.run.pipeline.StreamSettings`, ``analyse`` and the views:
+    ``{"batchable_tool_names": (...), "idle_gap_ms": 300000.0}`` (docs/metrics.md
+    section 9)."""
+    return {"batchable_tool_names": tuple(batchable_tools), "idle_gap_ms": idle_gap_ms}
 
 
 def _limits(max_line_bytes: int, max_document_bytes: int) -> Limits:
@@ -330,7 +364,7 @@ def _windowed(outcome: ReadOutcome[Lane], window: Window) -> ReadOutcome[Lane]:
 
 def _window_note(
     outcome: ReadOutcome[Lane], window: Window, eval_tools: Sequence[str],
-    max_tracked_calls: int | None,
+    max_tracked_calls: int | None, activity: dict[str, Any],
 ) -> bool:
     """Called when the window left no wave: if the inputs (``outcome``, before the window)
     had waves, say on stderr how many waves, paired calls and lanes the window excluded
@@ -338,7 +372,8 @@ def _window_note(
     it did."""
     from wavemetrics.run.pipeline import analyse
 
-    everything = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls)
+    everything = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls,
+                         **activity)
     waves = sum(r.summary.waves_total for r in everything.lanes)
     if waves:
         calls = sum(r.summary.paired_calls for r in everything.lanes)
@@ -476,6 +511,7 @@ def _native_or_python(ctx: click.Context) -> str:
 @_options(*(row.name for row in SUMMARIZE))  # one declaration: wavemetrics.run._options
 def summarize(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
+    batchable_tools: list[str], idle_gap_ms: float,
     max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int, jobs: int,
     no_cache: bool, since: str | None, until: str | None, timezone: str | None, demo: bool,
     output_format: str, by: str | None, show_paths: bool, engine: str,
@@ -496,7 +532,7 @@ def summarize(
 
     status = ExitStatus()
     if by is not None and output_format == "jsonl":
-        raise click.UsageError("--by groups rows: use --format table, json or csv")
+        raise click.UsageError("--by groups rows: use --format table, json, csv or markdown")
     window = Window(since, until, timezone)
     cache = open_cache(no_cache)
     # the whole output is recorded and kept, to be served again before the CLI loads
@@ -504,7 +540,8 @@ def summarize(
     with record(options_from_click(click.get_current_context()), cache) as run:
         files = _resolve_paths(paths, demo)
         run.inputs(files)
-        _summarize(files, window, cache, status, input_format, eval_tools, max_tracked_calls,
+        _summarize(files, window, cache, status, input_format, eval_tools,
+                   activity_settings(batchable_tools, idle_gap_ms), max_tracked_calls,
                    max_line_bytes, max_document_bytes, jobs, output_format, by, show_paths,
                    engine)
         run.complete = status.code == status.OK
@@ -513,11 +550,12 @@ def summarize(
 
 def _summarize(
     files: list[str], window: Window, cache: ReadCache | None, status: ExitStatus,
-    input_format: str, eval_tools: tuple[str, ...], max_tracked_calls: int | None,
-    max_line_bytes: int, max_document_bytes: int, jobs: int, output_format: str,
-    by: str | None, show_paths: bool, engine: str,
+    input_format: str, eval_tools: tuple[str, ...], activity: dict[str, Any],
+    max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int, jobs: int,
+    output_format: str, by: str | None, show_paths: bool, engine: str,
 ) -> None:
-    """The body of ``summarize``: read ``files``, print the output, record data errors."""
+    """The body of ``summarize``: read ``files``, print the output, record data errors
+    (``activity``: :func:`activity_settings`)."""
     from wavemetrics.run._options import options_record
     from wavemetrics.run.pipeline import StreamSettings, analyse
     from wavemetrics.views.report import json_document, render_json, render_jsonl, render_table
@@ -526,7 +564,9 @@ def _summarize(
     # what the figures depend on, recorded in every output (docs/cli.md, "Options in the
     # output"); --jobs, --engine and the cache never change a figure
     options = options_record(
-        input_format=input_format, eval_tools=eval_tools, max_tracked_calls=max_tracked_calls,
+        input_format=input_format, eval_tools=eval_tools,
+        batchable_tools=activity["batchable_tool_names"], idle_gap_ms=activity["idle_gap_ms"],
+        max_tracked_calls=max_tracked_calls,
         max_line_bytes=max_line_bytes, max_document_bytes=max_document_bytes,
         since=window.since_text, until=window.until_text, timezone=window.timezone, by=by)
     # slicing by time needs each lane's calls: those lanes are read in batch mode
@@ -538,21 +578,22 @@ def _summarize(
         if window.active:
             batch = _windowed(batch, window)
         analysis: Analysis[Any] = analyse(
-            batch, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls
+            batch, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls, **activity
         )
         if window.active and not analysis.total.waves_total:
-            _window_note(unwindowed, window, eval_tools, max_tracked_calls)
+            _window_note(unwindowed, window, eval_tools, max_tracked_calls, activity)
     else:
         # the native engine reads what the Python path would stream, under the default
         # limits, and fills the cache's lane summaries (pipeline.read_inputs); else Python
-        settings = StreamSettings(max_tracked_calls, eval_tools, engine=engine, jobs=jobs)
+        settings = StreamSettings(max_tracked_calls, eval_tools, engine=engine, jobs=jobs,
+                                  **activity)
         outcome = _read(files, input_format, settings, jobs=jobs, output_format=output_format,
                         cache=cache, limits=limits)
         status.check_inputs(outcome)
         analysis = analyse(outcome)  # with the settings the lanes were streamed with
     if by is not None:
         _print_groups(analysis, by, window, output_format, eval_tools, max_tracked_calls,
-                      input_format, show_paths, options)
+                      input_format, show_paths, options, activity)
     elif output_format == "json":
         click.echo(render_json(analysis, options), nl=False)
     elif output_format == "jsonl":
@@ -564,7 +605,15 @@ def _summarize(
 
         columns, rows = summary_rows(json_document(analysis, options))
         _echo_csv(rows_to_csv, columns, rows)
-    elif not _nothing_read(analysis):  # else the errors above are all there is to say
+    elif _nothing_read(analysis):  # the errors above are all there is to say
+        pass
+    elif output_format == "markdown":
+        from wavemetrics.views.markdown import render_summary_markdown
+
+        click.echo(render_summary_markdown(
+            analysis, input_format=input_format, show_paths=show_paths, options=options,
+            max_tracked_calls=max_tracked_calls), nl=False)
+    else:
         click.echo(render_table(analysis, input_format=input_format, show_paths=show_paths,
                                 options=options, max_tracked_calls=max_tracked_calls),
                    nl=False)
@@ -590,7 +639,7 @@ def _options_note(options: dict[str, Any], what: str, why: str) -> None:
 def _print_groups(
     analysis: Analysis[Any], by: str, window: Window, output_format: str,
     eval_tools: Sequence[str], max_tracked_calls: int | None, input_format: str,
-    show_paths: bool, options: dict[str, Any],
+    show_paths: bool, options: dict[str, Any], activity: dict[str, Any],
 ) -> None:
     from wavemetrics.views.groups import (
         group_document,
@@ -608,7 +657,7 @@ def _print_groups(
 
     document = group_document(
         analysis, by, zone=window.zone, eval_tool_names=eval_tools,
-        max_tracked_calls=max_tracked_calls, options=options,
+        max_tracked_calls=max_tracked_calls, options=options, **activity,
     )
     if output_format == "json":
         click.echo(json.dumps(document, indent=2, allow_nan=False))
@@ -617,12 +666,20 @@ def _print_groups(
 
         columns, rows = summary_rows(document)
         _echo_csv(rows_to_csv, columns, rows)
+    elif output_format == "markdown":
+        from wavemetrics.views.markdown import render_group_markdown
+
+        click.echo(render_group_markdown(
+            document, analysis, input_format=input_format, options=options,
+            max_tracked_calls=max_tracked_calls,
+            inputs=group_inputs(analysis, by, zone=window.zone) if show_paths else None),
+            nl=False)
     else:
         # every line of the plain table, in its order: what was read (and the options
         # not at their default), the rows, then under the total the tool time, the lower
         # bound, the notes; the legend
         labels, _ = table_lane_cells(analysis.lanes)
-        under = under_total(analysis, labels, max_tracked_calls)
+        under = under_total(analysis, labels, max_tracked_calls, activity["idle_gap_ms"])
         named = options_line(options)
         click.echo(inputs_line(analysis, input_format)
                    + ("" if named is None else "\n" + named) + "\n")
@@ -643,6 +700,7 @@ def _print_groups(
 @_options("show_paths")
 def waves(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
+    batchable_tools: list[str], idle_gap_ms: float,
     max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int, jobs: int,
     no_cache: bool, since: str | None, until: str | None, timezone: str | None, demo: bool,
     output_format: str, show_paths: bool,
@@ -672,8 +730,10 @@ def waves(
     window = Window(since, until, timezone)
     # what the waves depend on, recorded as summarize records it (docs/cli.md, "Options
     # in the output")
+    activity = activity_settings(batchable_tools, idle_gap_ms)
     options = options_record(
-        input_format=input_format, eval_tools=eval_tools, max_tracked_calls=max_tracked_calls,
+        input_format=input_format, eval_tools=eval_tools, batchable_tools=batchable_tools,
+        idle_gap_ms=idle_gap_ms, max_tracked_calls=max_tracked_calls,
         max_line_bytes=max_line_bytes, max_document_bytes=max_document_bytes,
         since=window.since_text, until=window.until_text, timezone=window.timezone)
     files = _resolve_paths(paths, demo)
@@ -684,9 +744,10 @@ def waves(
     unwindowed = outcome
     if window.active:
         outcome = _windowed(outcome, window)
-    analysis = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls)
+    analysis = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls,
+                       **activity)
     excluded = (window.active and not analysis.total.waves_total
-                and _window_note(unwindowed, window, eval_tools, max_tracked_calls))
+                and _window_note(unwindowed, window, eval_tools, max_tracked_calls, activity))
     _loss_warning(analysis.total, max_tracked_calls)
     if output_format == "json":
         document = waves_document(analysis, eval_tools, max_tracked_calls, options)
@@ -729,6 +790,7 @@ def _picture_path(ctx: click.Context, param: click.Parameter, value: str) -> str
 )
 def timeline(
     paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
+    batchable_tools: list[str], idle_gap_ms: float,
     max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int, jobs: int,
     no_cache: bool, since: str | None, until: str | None, timezone: str | None, demo: bool,
     output: str, lane_ids: tuple[str, ...],
@@ -754,6 +816,7 @@ def timeline(
 
     status = ExitStatus()
     window = Window(since, until, timezone)
+    activity = activity_settings(batchable_tools, idle_gap_ms)
     files = _resolve_paths(paths, demo)
     try:
         require_matplotlib()  # before reading: a long read should not end in this
@@ -773,9 +836,10 @@ def timeline(
             check_lane_count(len(outcome.lanes))
         except ValueError as error:
             status.fail(str(error))
-    analysis = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls)
+    analysis = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls,
+                       **activity)
     if window.active and not analysis.total.waves_total:
-        _window_note(unwindowed, window, eval_tools, max_tracked_calls)
+        _window_note(unwindowed, window, eval_tools, max_tracked_calls, activity)
         if not analysis.lanes:
             status.fail(f"no lanes to draw in the window {window.describe()}")
     try:
@@ -834,8 +898,10 @@ def _loss_warning(total: ParallelismSummary, max_tracked_calls: int | None) -> N
     help="The per-trial figure to compare.",
 )
 @click.option(
-    "--format", "output_format", type=click.Choice(["table", "json"]), default="table",
-    show_default=True, help="table: for reading; json: one document.",
+    "--format", "output_format", type=click.Choice(["table", "json", "markdown"]),
+    default="table", show_default=True,
+    help="table: for reading; json: one document; markdown: the table as GitHub-flavoured"
+         " Markdown.",
 )
 @click.option("--seed", type=click.IntRange(min=0), default=DEFAULT_SEED, show_default=True,
               help="Seed of the bootstrap (same seed, same interval).")
@@ -848,11 +914,13 @@ def _loss_warning(total: ParallelismSummary, max_tracked_calls: int | None) -> N
     "--input-format", type=input_format_choice(), default=AUTO, show_default=True,
     help="Trace format of every trial; auto: detect per file.",
 )
-@_options("eval_tools", "max_tracked_calls", "max_line_bytes", "max_document_bytes")
+@_options("eval_tools", "batchable_tools", "idle_gap_ms", "max_tracked_calls",
+          "max_line_bytes", "max_document_bytes")
 def compare(
     baseline: str, candidate: str, metric: str, output_format: str, seed: int,
     resamples: int, confidence: float, input_format: str, eval_tools: tuple[str, ...],
-    max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int,
+    batchable_tools: list[str], idle_gap_ms: float, max_tracked_calls: int | None,
+    max_line_bytes: int, max_document_bytes: int,
 ) -> None:
     """Compare two harness versions run on the same tasks.
 
@@ -873,6 +941,7 @@ def compare(
             seed=seed, input_format=input_format, eval_tool_names=eval_tools,
             max_tracked_calls=max_tracked_calls,
             limits=_limits(max_line_bytes, max_document_bytes),
+            **activity_settings(batchable_tools, idle_gap_ms),
         )
     except MissingExtra as error:  # nothing was computed: like a usage error
         status.fail(str(error), ExitStatus.USAGE_ERROR)
@@ -888,12 +957,184 @@ def compare(
         _stderr(f"wavemetrics: error: task {task_id}: no trial files in either folder")
     if output_format == "json":
         click.echo(render_compare_json(comparison), nl=False)
+    elif output_format == "markdown":
+        from wavemetrics.views.compare import render_markdown as render_compare_markdown
+
+        click.echo(render_compare_markdown(comparison), nl=False)
     else:
         click.echo(render_compare_table(comparison), nl=False)
     if (comparison.failures or comparison.paired_tasks == 0 or comparison.empty_tasks
             or comparison.no_task_folders):
         status.data_error()
     status.exit()
+
+
+def _page_path(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    if not value.lower().endswith((".html", ".htm")):
+        raise click.BadParameter(f"{value!r}: the file name must end in .html")
+    return value
+
+
+@main.command(short_help="Write one self-contained HTML page of a run or a comparison.")
+@_options(*_INPUT, *_WINDOW, "demo")
+@click.option(
+    "-o", "--output", required=True, metavar="FILE.html", callback=_page_path,
+    help="The page to write: one HTML file that loads nothing and sends nothing.",
+)
+@click.option(
+    "--compare", "sides", nargs=2, type=click.Path(exists=True, file_okay=False),
+    default=None, metavar="BASELINE CANDIDATE",
+    help="A comparison page of two folders laid out as for `wavemetrics compare`"
+         " (instead of PATHs).",
+)
+@click.option("--metric", type=metric_choice(), default=DEFAULT_METRIC, show_default=True,
+              help="With --compare: the per-trial figure to compare.")
+@click.option("--seed", type=click.IntRange(min=0), default=DEFAULT_SEED, show_default=True,
+              help="With --compare: seed of the bootstrap.")
+@click.option("--resamples", type=click.IntRange(min=1), default=DEFAULT_RESAMPLES,
+              show_default=True, help="With --compare: bootstrap resamples.")
+@click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=DEFAULT_CONFIDENCE, show_default=True,
+              help="With --compare: confidence level of the interval.")
+def report(
+    paths: tuple[str, ...], input_format: str, eval_tools: tuple[str, ...],
+    batchable_tools: list[str], idle_gap_ms: float, max_tracked_calls: int | None,
+    max_line_bytes: int, max_document_bytes: int, jobs: int,
+    no_cache: bool, since: str | None, until: str | None, timezone: str | None, demo: bool,
+    output: str, sides: tuple[str, str] | None, metric: str, seed: int, resamples: int,
+    confidence: float,
+) -> None:
+    """Write an HTML page of each PATH's waves: what summarize shows, and more.
+
+    PATH, the options and the --since/--until window are summarize's; the page
+    has its figures (the same as --format json), a timeline of every lane's
+    calls and waves (zoom, hover, filters, keyboard: n/p for the next/previous
+    wave), the waves that saved most, the wave sizes and a per-tool table.
+    With --compare BASELINE CANDIDATE: the page of `wavemetrics compare`.
+    The page is self-contained: it opens offline and makes no request. Needs
+    plotly and Jinja2 (the report extra).
+    """
+    from wavemetrics.views.html_page import ReportExtraMissing, require_report_libraries
+
+    status = ExitStatus()
+    try:
+        require_report_libraries()  # before reading: a long read should not end in this
+    except ReportExtraMissing as error:  # nothing was read: like a usage error
+        status.fail(str(error), ExitStatus.USAGE_ERROR)
+    window = Window(since, until, timezone)
+    activity = activity_settings(batchable_tools, idle_gap_ms)
+    if sides is not None:
+        if paths or demo:
+            raise click.UsageError("--compare reads its two folders: give no PATH or --demo")
+        if window.active:
+            raise click.UsageError("--since, --until and --timezone do not apply to --compare")
+        page = _comparison_page(sides, status, metric=metric, seed=seed, resamples=resamples,
+                                confidence=confidence, input_format=input_format,
+                                eval_tools=eval_tools, max_tracked_calls=max_tracked_calls,
+                                max_line_bytes=max_line_bytes,
+                                max_document_bytes=max_document_bytes, activity=activity)
+        what = "comparison"
+    else:
+        page, what = _run_page(paths, demo, window, status, input_format, eval_tools,
+                               max_tracked_calls, max_line_bytes, max_document_bytes, jobs,
+                               no_cache, activity)
+    try:
+        with open(output, "w", encoding="utf-8") as stream:
+            stream.write(page)
+    except OSError as error:
+        status.fail(f"{printable(output)}: {error.strerror or error}")
+    click.echo(printable(f"{output}: {what}"))
+    status.exit()
+
+
+def _run_page(
+    paths: tuple[str, ...], demo: bool, window: Window, status: ExitStatus, input_format: str,
+    eval_tools: tuple[str, ...], max_tracked_calls: int | None, max_line_bytes: int,
+    max_document_bytes: int, jobs: int, no_cache: bool, activity: dict[str, Any],
+) -> tuple[str, str]:
+    """``report PATH...``: read in batch (the page draws every call), window and analyse
+    as ``summarize`` does; the page and what it shows (``3 lanes, 120 calls``)."""
+    from wavemetrics.run._options import options_record
+    from wavemetrics.run.pipeline import analyse
+    from wavemetrics.views.html_page import render_page
+    from wavemetrics.views.report import (
+        inputs_line,
+        json_document,
+        options_line,
+        table_lane_cells,
+        under_total,
+    )
+
+    files = _resolve_paths(paths, demo)
+    outcome = _read(files, input_format, None, jobs=jobs, cache=open_cache(no_cache),
+                    limits=_limits(max_line_bytes, max_document_bytes))
+    status.check_inputs(outcome)
+    if _nothing_read_from(outcome):  # the input errors above are all there is to say
+        status.exit()
+    unwindowed = outcome
+    if window.active:
+        outcome = _windowed(outcome, window)
+    analysis = analyse(outcome, eval_tool_names=eval_tools, max_tracked_calls=max_tracked_calls,
+                       **activity)
+    if window.active and not analysis.total.waves_total:
+        _window_note(unwindowed, window, eval_tools, max_tracked_calls, activity)
+    options = options_record(
+        input_format=input_format, eval_tools=eval_tools,
+        batchable_tools=activity["batchable_tool_names"], idle_gap_ms=activity["idle_gap_ms"],
+        max_tracked_calls=max_tracked_calls,
+        max_line_bytes=max_line_bytes, max_document_bytes=max_document_bytes,
+        since=window.since_text, until=window.until_text, timezone=window.timezone)
+    labels, _ = table_lane_cells(analysis.lanes)
+    named = options_line(options)
+    notes = [inputs_line(analysis, input_format), *([] if named is None else [named]),
+             *under_total(analysis, labels, max_tracked_calls, activity["idle_gap_ms"])]
+    page = render_page(analysis, json_document(analysis, options), notes,
+                       eval_tool_names=eval_tools)
+    total = analysis.total
+    return page, (f"{_plural(len(analysis.lanes), 'lane')}, {_plural(total.paired_calls, 'call')}"
+                  f" in {_plural(total.waves_total, 'wave')}")
+
+
+def _comparison_page(
+    sides: tuple[str, str], status: ExitStatus, *, metric: str, seed: int, resamples: int,
+    confidence: float, input_format: str, eval_tools: tuple[str, ...],
+    max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int,
+    activity: dict[str, Any],
+) -> str:
+    """``report --compare``: ``compare``'s computation (and its notes on stderr); the page."""
+    from wavemetrics.views.compare import MissingExtra, compare_folders
+    from wavemetrics.views.compare import render_table as render_compare_table
+    from wavemetrics.views.html_page import render_compare_page
+
+    baseline, candidate = sides
+    try:
+        comparison = compare_folders(
+            baseline, candidate, metric=metric, resamples=resamples, confidence=confidence,
+            seed=seed, input_format=input_format, eval_tool_names=eval_tools,
+            max_tracked_calls=max_tracked_calls,
+            limits=_limits(max_line_bytes, max_document_bytes), **activity,
+        )
+    except MissingExtra as error:  # nothing was computed: like a usage error
+        status.fail(str(error), ExitStatus.USAGE_ERROR)
+    _comparison_notes(comparison, {"baseline": baseline, "candidate": candidate}, status)
+    return render_compare_page(comparison, render_compare_table(comparison))
+
+
+def _comparison_notes(comparison: Any, folders: dict[str, str], status: ExitStatus) -> None:
+    """What ``compare`` says on stderr about trials and folders it could not use, and the
+    data error (exit 1) it records for them."""
+    for failure in comparison.failures:
+        _stderr(f"wavemetrics: error: {failure.side}: {failure.reason}")
+    for path in comparison.strays:
+        _stderr(f"wavemetrics: note: {path}: not in a task folder, not read")
+    for side in comparison.no_task_folders:
+        _stderr(f"wavemetrics: error: {side} {folders[side]}: no task folders found"
+                f" (expected {side}/<task_id>/<trace files>)")
+    for task_id in comparison.empty_tasks:
+        _stderr(f"wavemetrics: error: task {task_id}: no trial files in either folder")
+    if (comparison.failures or comparison.paired_tasks == 0 or comparison.empty_tasks
+            or comparison.no_task_folders):
+        status.data_error()
 
 
 @main.group(invoke_without_command=True,
@@ -962,7 +1203,11 @@ def cache_clear() -> None:
 )
 @click.option("--force", is_flag=True,
               help="With --install: replace a statusLine that runs another command.")
-def statusline(no_cache: bool, print_settings: bool, install: bool, force: bool) -> None:
+@click.option("--turns", is_flag=True,
+              help="Add the share of the session's model turns that issued 2+ calls"
+                   " (turns 30% multi); with --install or --print-settings, in the command.")
+def statusline(no_cache: bool, print_settings: bool, install: bool, force: bool,
+               turns: bool) -> None:
     """One line for Claude Code's status line: waves, multi-call waves, modeled saving.
 
     Claude Code runs it after each message with a JSON object on stdin that
@@ -971,16 +1216,17 @@ def statusline(no_cache: bool, print_settings: bool, install: bool, force: bool)
     --install, or paste what --print-settings prints into settings.json.
     """
     if print_settings or install:
-        _set_up_statusline(no_cache, print_settings, install)
+        _set_up_statusline(no_cache, print_settings, install, turns)
         return
     if force:
         raise click.UsageError("--force goes with --install")
     from wavemetrics.cli.statusline import run
 
-    run(no_cache=no_cache)
+    run(no_cache=no_cache, turns=turns)
 
 
-def _set_up_statusline(no_cache: bool, print_settings: bool, install: bool) -> None:
+def _set_up_statusline(no_cache: bool, print_settings: bool, install: bool,
+                       turns: bool = False) -> None:
     """``statusline --print-settings`` or ``--install [--force]`` (docs/cli.md)."""
     from wavemetrics.cli.statusline_setup import (
         InstallRefused,
@@ -995,7 +1241,7 @@ def _set_up_statusline(no_cache: bool, print_settings: bool, install: bool) -> N
     if no_cache:
         raise click.UsageError(f"--no-cache is for running the status line, not with"
                                f" {'--install' if install else '--print-settings'}")
-    command = statusline_command()
+    command = statusline_command() + (" --turns" if turns else "")
     if print_settings:
         click.echo(settings_snippet(command), nl=False)  # JSON: its strings are escaped
         return

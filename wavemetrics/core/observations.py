@@ -153,8 +153,8 @@ def observation_batch(item: object) -> str | None:
     ('msg_1', None)
     """
     try:
-        batch = item.get("batch") if isinstance(item, Mapping) else getattr(item, "batch", None)
-    except Exception:  # a hostile object whose attribute access raises
+        batch = item.get("batch") if isinstance(item, Mapping) else item.batch  # type: ignore[attr-defined]
+    except Exception:  # no such attribute, or a hostile object whose access raises
         return None
     return batch if isinstance(batch, str) and batch else None
 

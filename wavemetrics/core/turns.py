@@ -52,7 +52,7 @@ class TurnClock:
             duration = at_ms - self._pending
             # (>= adds only zeros to the total, and zero-length intervals, which the
             # section-9 accumulator drops: ActivityAccumulator.turn)
-            if duration > 0:  # pragma: no mutate
+            if duration > 0:  # pragma: no mutate (zero lengths: see above)
                 self.total_ms += duration
                 self.intervals.append((self._pending, at_ms))
             self._pending = None

@@ -192,12 +192,14 @@ def _skip_whitespace(text: str, position: int) -> int:
 
 @attrs.frozen
 class Call:
-    """One span-shaped call: ms times; ``end_ms`` is ``None`` for a call with no end."""
+    """One span-shaped call: ms times; ``end_ms`` is ``None`` for a call with no end;
+    ``batch``: the key of the model response that issued it, ``None`` when not known."""
 
     call_id: str
     tool_name: str
     start_ms: float
     end_ms: float | None
+    batch: str | None = None
 
 
 def feed_calls(lane: LaneBuilder, calls: Iterable[Call]) -> None:
@@ -207,7 +209,7 @@ def feed_calls(lane: LaneBuilder, calls: Iterable[Call]) -> None:
     call with no end is a start alone (an incomplete call).
     """
     for call in sorted(calls, key=lambda c: c.start_ms):
-        lane.start(call.call_id, call.tool_name, call.start_ms)
+        lane.start(call.call_id, call.tool_name, call.start_ms, call.batch)
         if call.end_ms is not None:
             lane.end(call.call_id, call.end_ms)
 

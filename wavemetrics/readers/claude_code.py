@@ -55,6 +55,7 @@ class _Block(Record, frozen=True):
 
 
 class _Message(Record, frozen=True):
+    id: Any = msgspec.UNSET
     content: list[_Block] | str | msgspec.UnsetType | None = msgspec.UNSET
 
 
@@ -151,6 +152,15 @@ def _blocks(record: ClaudeRecord, block_type: str) -> tuple[list[Any], int]:
     return found, server
 
 
+def _batch(record: ClaudeRecord) -> str | None:
+    """The batch key of an assistant line's calls: its ``message.id`` (the lines of one
+    response share it), ``None`` unless a non-empty string (``docs/formats.md``,
+    ``claude-code``, "Batches")."""
+    message = record.message
+    key = message.get("id") if isinstance(message, (dict, Record)) else None
+    return key if isinstance(key, str) and key else None
+
+
 def _is_fork_copy(record: ClaudeRecord) -> bool:
     """Whether a line is a fork's copy of another session's history (``forkedFrom``)."""
     fork = record.forkedFrom
@@ -218,6 +228,7 @@ def _read_line(record: ClaudeRecord, folder: ClaudeFolder, account: LineAccount,
         account.problem("invalid_timestamp")
         return
     fed = usable = 0
+    batch = _batch(record) if kind == "assistant" else None
     for block in blocks:
         if kind == "assistant":
             call_id, name = usable_id(block.get("id")), usable_text(block.get("name"))
@@ -227,7 +238,7 @@ def _read_line(record: ClaudeRecord, folder: ClaudeFolder, account: LineAccount,
             if call_id in lane.start_names:
                 account.note("repeated_tool_use")
                 continue
-            lane.start(call_id, name, at_ms)
+            lane.start(call_id, name, at_ms, batch)
         else:
             call_id = usable_id(block.get("tool_use_id"))
             if call_id is None:
@@ -287,7 +298,8 @@ def read_claude_code(files: Sequence[ClaudeFile], sink: ObservationSink) -> list
     all ``files``; within a lane a call id's first start and first end win (repeats are counted in
     ``notes``). Lanes: ``agentId``, else the parentUuid-chain root of an
     ``isSidechain`` line, else ``"main"``; keyed with the line's ``sessionId``.
-    Lanes are opened in order of first appearance and closed at the end.
+    A start's batch is its line's ``message.id``. Lanes are opened in order of first
+    appearance and closed at the end.
     Returns one account per file.
     """
     folder = ClaudeFolder(sink)

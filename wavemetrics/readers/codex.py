@@ -43,6 +43,11 @@ Rules that change numbers (all from ``docs/formats.md`` unless marked *choice*):
   ``exec:code_mode`` and ``wait:code_mode`` so that the default eval names
   classify them as eval (*choice*: the renaming keeps the rule inside the reader
   and holds in every view; a custom ``--eval-tool`` list decides for itself).
+- Batches: a call's batch is the maximal run of consecutive call items
+  (``function_call``, ``custom_tool_call``, ``local_shell_call``, a harness-run
+  ``tool_search_call``) it belongs to, in file order; any other ``response_item``
+  line ends the run; other lines neither join nor end one. The key is the run's
+  number in the file.
 - Other ``response_item`` kinds (``web_search_call``, ``image_generation_call``,
   server-side or id-less tool search, ...) and every ``event_msg``
   (``exec_command_end``, ...) are ignored, counted as
@@ -145,6 +150,7 @@ class _Snapshot:
     start_names: dict[str, str]
     start_index: dict[str, int]
     ended: set[str]
+    in_batch: bool
 
 
 @attrs.define
@@ -160,19 +166,22 @@ class _Gate:
 
 @attrs.define
 class _Rollout:
-    """One rollout being read."""
+    """One rollout being read. ``batches``: how many runs of call items (batches) have
+    begun; ``in_batch``: whether the last ``response_item`` was a call item."""
 
     lane: LaneBuilder
     account: LineAccount
     start_index: dict[str, int] = attrs.field(factory=dict)
     session_id: str | None = None
     gate: _Gate | None = None
+    batches: int = 0
+    in_batch: bool = False
 
     def snapshot(self) -> _Snapshot:
         lane = self.lane
         return _Snapshot(
             len(lane.observations), dict(lane.start_names), dict(self.start_index),
-            set(lane.ended),
+            set(lane.ended), self.in_batch,
         )
 
     def restore(self, snapshot: _Snapshot) -> None:
@@ -180,6 +189,20 @@ class _Rollout:
         self.lane.start_names = snapshot.start_names
         self.lane.ended = snapshot.ended
         self.start_index = snapshot.start_index
+        # replayed items neither join nor end a batch (the count only grows: keys stay unique)
+        self.in_batch = snapshot.in_batch
+
+    def step_batch(self, call: bool) -> str | None:
+        """Follow the batches over one ``response_item`` line (``docs/formats.md``,
+        ``codex``, "Batches"): a call item joins the current run (or begins one) and
+        gets its key; any other item ends the run and gets ``None``."""
+        if not call:
+            self.in_batch = False
+            return None
+        if not self.in_batch:
+            self.in_batch = True
+            self.batches += 1
+        return str(self.batches)
 
 
 def _read_meta(payload: dict[str, Any], state: _Rollout, account: LineAccount) -> None:
@@ -245,7 +268,7 @@ def _harness_call(payload: dict[str, Any], item: str) -> bool:
 
 
 def _read_call(record: dict[str, Any], payload: dict[str, Any], kind: str, state: _Rollout,
-               account: LineAccount) -> None:
+               account: LineAccount, batch: str | None) -> None:
     call_id = usable_id(payload.get("call_id"))
     if call_id is None:
         account.problem("invalid_tool_record")
@@ -261,7 +284,7 @@ def _read_call(record: dict[str, Any], payload: dict[str, Any], kind: str, state
             account.ignore("repeated_tool_call")
             return
         state.start_index[call_id] = len(lane.observations)
-        lane.start(call_id, tool_name(payload, kind), at_ms)
+        lane.start(call_id, tool_name(payload, kind), at_ms, batch)
         account.use()
         return
     if call_id in lane.ended:
@@ -280,7 +303,7 @@ def _read_call(record: dict[str, Any], payload: dict[str, Any], kind: str, state
         return
     start = lane.observations[index]
     lane.observations[index] = Observation(
-        start.kind, start.call_id, start.tool_name, at_ms - duration
+        start.kind, start.call_id, start.tool_name, at_ms - duration, start.batch
     )
     account.note("batched_write_duration_applied")
 
@@ -295,6 +318,8 @@ def _read_record(record: dict[str, Any], state: _Rollout, account: LineAccount) 
         return
     payload = record.get("payload")
     if not isinstance(payload, dict):
+        if kind == "response_item":
+            state.step_batch(False)  # not a call item: it ends the batch
         account.problem("invalid_payload")
         return
     if kind == "session_meta":
@@ -302,14 +327,19 @@ def _read_record(record: dict[str, Any], state: _Rollout, account: LineAccount) 
         return
     item = payload.get("type")
     if not isinstance(item, str):  # also keeps unhashable JSON values out of set lookups
+        if kind == "response_item":
+            state.step_batch(False)
         account.ignore(kind)
     elif kind == "response_item" and (item in _START_TYPES or item in _END_TYPES) and (
         _harness_call(payload, item)
     ):
-        _read_call(record, payload, item, state, account)
+        batch = state.step_batch(item in _START_TYPES)
+        _read_call(record, payload, item, state, account, batch)
     elif kind == "turn_context":
         account.ignore(kind)
     else:
+        if kind == "response_item":
+            state.step_batch(False)
         account.ignore(f"{kind}.{item}")
 
 

@@ -25,6 +25,14 @@ Choices where the schema is silent:
 - A tool event whose ``data`` is not an object, or that lacks a usable
   ``toolCallId`` (or, for a start, a non-empty ``toolName``), is
   ``invalid_tool_record``. ``measured_turn_duration_ms_total`` is 0.
+
+Batches (``docs/formats.md``, ``copilot``, "Batches"): an ``assistant.message`` event
+lists the calls its model response issued in ``data.toolRequests[].toolCallId``; a
+response split into several messages shares one ``data.apiCallId``. A call's batch
+key is that message's ``apiCallId``, else its ``messageId``, within the message's
+lane; a call no message lists has none. Only those ids are read from the message
+(its text and the requests' arguments are skipped unbuilt), and the event is still
+counted as ignored: it gives no observation.
 """
 
 from __future__ import annotations
@@ -56,6 +64,7 @@ FORMAT = "copilot"
 _START = "tool.execution_start"
 _COMPLETE = "tool.execution_complete"
 _SESSION_START = "session.start"
+_MESSAGE = "assistant.message"
 #: The file name Copilot CLI gives a session's event log.
 LOG_NAMES = ("events.jsonl", "events.jsonl.gz")
 # Event type prefixes of the schema, for detection only.
@@ -63,13 +72,23 @@ _TYPE_PREFIXES = ("session.", "tool.", "assistant.", "user.", "subagent.", "perm
                   "hook.", "skill.", "system.", "abort")
 
 
-class CopilotData(Record, frozen=True):
-    """The keys of an event's ``data`` this reader looks at (arguments and results are
+class CopilotRequest(Record, frozen=True):
+    """The key of an ``assistant.message``'s tool request read (its arguments are
     skipped unbuilt)."""
+
+    toolCallId: Any = msgspec.UNSET
+
+
+class CopilotData(Record, frozen=True):
+    """The keys of an event's ``data`` this reader looks at (arguments, results and
+    message text are skipped unbuilt)."""
 
     toolCallId: Any = msgspec.UNSET
     toolName: Any = msgspec.UNSET
     sessionId: Any = msgspec.UNSET
+    apiCallId: Any = msgspec.UNSET
+    messageId: Any = msgspec.UNSET
+    toolRequests: list[CopilotRequest] | msgspec.UnsetType = msgspec.UNSET
 
 
 class CopilotEvent(Record, frozen=True):
@@ -102,6 +121,12 @@ def copilot_session_id(path: str) -> str:
     return file_stem(path)
 
 
+def _lane_of(record: Any) -> str | None:
+    """An event's lane: its ``agentId``, ``main`` without one, ``None`` for an unusable one."""
+    agent = record.get("agentId", msgspec.UNSET)
+    return "main" if agent is msgspec.UNSET else usable_id(agent)
+
+
 class _Reader:
     """One log being read: its lanes by lane id (in order of opening) and session id."""
 
@@ -109,6 +134,9 @@ class _Reader:
         self.path, self.sink, self.account = path, sink, account
         self.lanes: dict[str, LaneBuilder] = {}
         self.session_id: str | None = None
+        # (lane, call id) -> the batch key of the message that requested the call,
+        # until its start takes it
+        self.requested: dict[tuple[str, str], str] = {}
 
     def session_start(self, data: object) -> None:
         account = self.account
@@ -123,10 +151,31 @@ class _Reader:
         self.session_id = session_id
         account.use()
 
+    def assistant_message(self, record: Any) -> None:
+        """Remember the batch key of each call an ``assistant.message`` requests; the
+        line stays ignored (it gives no observation)."""
+        self.account.ignore(_MESSAGE)
+        lane_id = _lane_of(record)
+        data = record.get("data")
+        requests = member(data, "toolRequests")
+        if lane_id is None or not isinstance(requests, list):
+            return
+        api_call = usable_id(member(data, "apiCallId"))
+        message = usable_id(member(data, "messageId"))
+        if api_call is not None:
+            key = f"api:{api_call}"  # prefixes keep the two kinds of id apart
+        elif message is not None:
+            key = f"message:{message}"
+        else:
+            return
+        for request in requests:
+            call_id = usable_id(member(request, "toolCallId"))
+            if call_id is not None:
+                self.requested.setdefault((lane_id, call_id), key)
+
     def tool_event(self, record: Any, kind: str) -> None:
         account = self.account
-        agent = record.get("agentId", msgspec.UNSET)
-        lane_id = "main" if agent is msgspec.UNSET else usable_id(agent)
+        lane_id = _lane_of(record)
         if lane_id is None:
             account.problem("invalid_id")
             return
@@ -148,7 +197,7 @@ class _Reader:
         account.use()
         if kind == _START:
             assert name is not None
-            lane.start(call_id, name, at_ms)
+            lane.start(call_id, name, at_ms, self.requested.pop((lane_id, call_id), None))
         else:
             lane.end(call_id, at_ms)  # the start's name, else "unknown" (formats.md)
 
@@ -162,6 +211,8 @@ class _Reader:
                 self.tool_event(record, kind)
             elif kind == _SESSION_START:
                 self.session_start(record.get("data"))
+            elif kind == _MESSAGE:
+                self.assistant_message(record)
             else:
                 account.ignore(kind)
 

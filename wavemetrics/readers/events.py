@@ -3,7 +3,9 @@
 Observations are fed in file order exactly as received; the metric core
 counts duplicate starts and orphan ends itself. ``session_shutdown`` ends a
 session: later events for that session id in the same input are dropped and
-counted (``ignored["after_session_shutdown"]``).
+counted (``ignored["after_session_shutdown"]``). A start's batch is the lane's
+current turn: the calls started after one used ``turn_start`` and before the next
+(``docs/formats.md``, ``events``, "Batches").
 """
 
 from __future__ import annotations
@@ -118,8 +120,10 @@ class EventsReader:
 
     ``lanes``: the open lanes by ``(session_id, lane_id)``, in order of opening;
     ``closed``: the session ids a ``session_shutdown`` ended; ``turn_totals``: per
-    lane, the pending turn start and the total the overflow rule follows. The
-    account is exact after every line (a piece may end at any line).
+    lane, the pending turn start and the total the overflow rule follows;
+    ``turns``: per lane, how many ``turn_start`` lines it has used (the batch key of
+    its starts, none before the first). The account is exact after every line (a
+    piece may end at any line).
     """
 
     def __init__(self, path: str, default_session_id: str, sink: ObservationSink) -> None:
@@ -128,10 +132,11 @@ class EventsReader:
         self.lanes: dict[tuple[str, str], LaneBuilder] = {}
         self.closed: set[str] = set()
         self.turn_totals: dict[tuple[str, str], list[Any]] = {}
+        self.turns: dict[tuple[str, str], int] = {}
 
     def read(self, lines: Iterable[bytes], account: LineAccount) -> None:
         """Read ``lines`` (raw physical lines) on from the state left by earlier pieces."""
-        lanes, closed, turn_totals = self.lanes, self.closed, self.turn_totals
+        lanes, closed, turn_totals, turns = self.lanes, self.closed, self.turn_totals, self.turns
         path, sink, default_session_id = self.path, self.sink, self.default_session_id
         ignore, problem = account.ignore, account.problem
         current: tuple[Any, ...] = ("", "", None)  # the last lane used
@@ -195,14 +200,19 @@ class EventsReader:
                     problem("turn_total_overflow")
                     # the pipeline's turn clock must not pair a later end with this
                     # turn's start: a start no end can follow stands in for this end
+                    # (it is still a turn_end: it opens no batch)
                     current[2].turn_event("turn_start", math.inf)
                     continue
                 account.lines_used += 1
+                if kind == "turn_start":
+                    key = (session_id, lane_id)
+                    turns[key] = turns.get(key, 0) + 1
                 current[2].turn_event(kind, at_ms)
                 continue
             account.lines_used += 1
             if kind == "tool_execution_start":
-                current[2].start(call_id, name, at_ms)
+                turn = turns.get((session_id, lane_id))
+                current[2].start(call_id, name, at_ms, None if turn is None else str(turn))
             else:
                 current[2].end(call_id, at_ms)  # the start's name, else "unknown" (formats.md)
 

@@ -28,6 +28,11 @@ handoff tool event that starts an agent is written before the agent's span
 begins, so it stays in the parent's lane. An agent lane exists only when it
 has a call (*choice*).
 
+Batches: the tool events of a lane that follow one ``model`` event of that lane in the
+sample's event list, up to the lane's next ``model`` event, are one batch (keyed by
+the model event's place in the list); a tool event before its lane's first ``model``
+event has none.
+
 Duplicates: a sample seen before in the input (same id and epoch, in one log
 or in two members of a ``.eval``) is one item ignored as
 ``duplicate_samples``, its events unread; a tool event whose ``id`` was
@@ -171,8 +176,11 @@ def _nested_tool_events(event: dict[str, Any]) -> int:
     return count
 
 
-def _tool_call(event: dict[str, Any], seen: set[str], account: LineAccount) -> Call | None:
-    """The call of a tool event; ``None`` (and a count) for an unusable or repeated one.
+def _tool_call(
+    event: dict[str, Any], seen: set[str], account: LineAccount, batch: str | None
+) -> Call | None:
+    """The call of a tool event, in ``batch``; ``None`` (and a count) for an unusable or
+    repeated one.
 
     A tool event whose ``id`` was already used in the sample is ``repeated_tool_event``
     (first wins: the same call written twice must not join a wave with itself).
@@ -193,7 +201,7 @@ def _tool_call(event: dict[str, Any], seen: set[str], account: LineAccount) -> C
         return None
     seen.add(call_id)
     account.use()
-    return Call(call_id, name, start_ms, end_ms)
+    return Call(call_id, name, start_ms, end_ms, batch)
 
 
 @attrs.define
@@ -302,7 +310,8 @@ class _Log:
         open_spans: list[str] = []
         calls: dict[str, list[Call]] = {MAIN: []}
         seen_ids: set[str] = set()
-        for event in events:
+        batches: dict[str, str] = {}  # per lane, the key of its last model event
+        for index, event in enumerate(events):
             if not isinstance(event, dict):
                 account.problem("not_an_object")
                 continue
@@ -315,12 +324,15 @@ class _Log:
                 account.note("nested_tool_events", nested)
             if kind in ("span_begin", "span_end"):
                 _track_span(event, kind, open_spans)
+            if kind == "model":  # the model response that issues the lane's next calls
+                batches[agents.lane_of(event, open_spans)] = str(index)
             if kind != "tool":
                 account.ignore(kind)
                 continue
-            call = _tool_call(event, seen_ids, account)
+            lane_id = agents.lane_of(event, open_spans)
+            call = _tool_call(event, seen_ids, account, batches.get(lane_id))
             if call is not None:
-                calls.setdefault(agents.lane_of(event, open_spans), []).append(call)
+                calls.setdefault(lane_id, []).append(call)
         for lane_id, lane_calls in calls.items():
             if lane_id == MAIN:
                 lane = main

@@ -36,6 +36,12 @@ Choices where the source is silent:
   ``type`` is ``missing_type``; a ``metadata`` header without a text
   ``protocol_version`` is ``invalid_session_header``, a second one is ignored
   (``repeated_metadata``). ``measured_turn_duration_ms_total`` is 0.
+
+Batches (``docs/formats.md``, ``kimi``, "Batches"): a ``StepBegin`` record opens one
+model call (a step), a ``StepRetry`` the next attempt of it; the ``ToolCall`` records
+after one and before the next of the same log were issued by that response. A call's
+batch key is the line number of that ``StepBegin``/``StepRetry`` (the log is one
+lane); a call before the first has none. Both records stay ignored by type.
 """
 
 from __future__ import annotations
@@ -66,6 +72,8 @@ FORMAT = "kimi"
 _CALL = "ToolCall"
 _RESULT = "ToolResult"
 _HEADER = "metadata"
+#: The records that open a model call (a step, or a retry of it): a batch each.
+_STEP_OPENERS = ("StepBegin", "StepRetry")
 #: The file name Kimi CLI gives a wire log.
 LOG_NAMES = ("wire.jsonl", "wire.jsonl.gz")
 _SUBAGENTS = "subagents"
@@ -152,6 +160,8 @@ class _Reader:
         self.path, self.sink, self.account = path, sink, account
         self.lane: LaneBuilder | None = None
         self.header = False
+        # the batch key of the calls read now: the line of the last step opener
+        self.step: str | None = None
 
     def _lane(self) -> LaneBuilder:
         if self.lane is None:
@@ -192,7 +202,7 @@ class _Reader:
         account.use()
         assert call_id is not None
         if name is not None:
-            self._lane().start(call_id, name, at_ms)
+            self._lane().start(call_id, name, at_ms, self.step)
         else:
             self._lane().end(call_id, at_ms)  # the start's name, else "unknown" (formats.md)
 
@@ -217,6 +227,8 @@ class _Reader:
             elif kind in (_CALL, _RESULT):
                 self.read_tool(record, kind, member(message, "payload"))
             else:
+                if kind in _STEP_OPENERS:
+                    self.step = f"line {account.lines_read}"  # unique in this one-lane log
                 account.ignore(kind)  # SubagentEvent too: the sub-agent's own log has its calls
 
     def finish(self) -> None:

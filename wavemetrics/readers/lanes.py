@@ -103,13 +103,17 @@ class LaneBuilder:
     def __attrs_post_init__(self) -> None:
         self.writer = self.sink.open_lane(self.path)
 
-    def start(self, call_id: str, tool_name: str, at_ms: float) -> None:
+    def start(
+        self, call_id: str, tool_name: str, at_ms: float, batch: str | None = None
+    ) -> None:
+        """A start at ``at_ms`` (ms); ``batch``: the key of the model response that
+        issued the call (``docs/formats.md``, each format's "Batches"), or ``None``."""
         if self.remember_ids:
             self.start_names[call_id] = tool_name
         if self.batch_only:
-            self.observations.append(Observation("start", call_id, tool_name, at_ms))
+            self.observations.append(Observation("start", call_id, tool_name, at_ms, batch))
             return
-        self.writer.start(call_id, tool_name, at_ms)
+        self.writer.start(call_id, tool_name, at_ms, batch)
 
     def end(self, call_id: str, at_ms: float) -> None:
         if self.batch_only:
@@ -129,6 +133,7 @@ class LaneBuilder:
             self.writer.extend(
                 [o.kind for o in kept], [o.call_id for o in kept],
                 [o.tool_name for o in kept], [o.at_ms for o in kept],
+                [o.batch for o in kept],
             )
         self.writer.close(self.session_id, self.lane_id, self.turn_total_ms)
 

@@ -26,6 +26,13 @@ first line's), ``after_terminal``, ``duplicate_terminal``; notes
 ``exec.completed``) and ``run_status.<status>`` (runs by
 ``exec.completed.result.status``). A turn runs from ``turn.started`` to
 ``turn.completed``/``turn.failed`` of one run (``timestampMs``, ms).
+
+Batches (``docs/formats.md``, "mcode", "Batches"): a burst of ``item.completed``
+lines of ``tool_call`` items, with only ``agent_message``/``reasoning`` ones between
+them, closes one assistant message; its calls are one batch. A call's start is read
+before its ``item.completed``, so the lanes keep their observations and a start gets
+its burst's key when its first ``item.completed`` is read; a call with none has no
+batch.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ from typing import Any
 import attrs
 import msgspec
 
+from wavemetrics.core.observations import Observation
 from wavemetrics.readers._lines import (
     LineAccount,
     Record,
@@ -62,6 +70,9 @@ RUN_TYPES = frozenset((
 ))
 _ITEM_TYPES = frozenset(("item.started", "item.updated", "item.completed"))
 _TURN_ENDS = frozenset(("turn.completed", "turn.failed"))
+_COMPLETED = "item.completed"
+#: Items whose ``item.completed`` may come between the tool calls of one burst.
+_BURST_TEXT = frozenset(("agent_message", "reasoning"))
 _TERMINAL = "exec.completed"
 _STARTED = frozenset(("started", "running"))
 _ENDED = frozenset(("completed", "finished", "failed", "error"))
@@ -149,8 +160,13 @@ class _Run:
 
 @attrs.define
 class _Call:
+    """A call of a session: whether it started (``index``: its start among the lane's
+    kept observations) and ended, and whether its start has its batch."""
+
     started: bool = False
     ended: bool = False
+    index: int = -1
+    batched: bool = False
 
 
 @attrs.define
@@ -161,14 +177,30 @@ class _Stream:
     lanes: dict[str, LaneBuilder] = attrs.field(factory=dict)
     calls: dict[str, dict[str, _Call]] = attrs.field(factory=dict)
     run: _Run | None = None
+    bursts: int = 0  # bursts of item.completed lines begun: the last one's batch key
+    in_burst: bool = False
 
     def lane(self, session_id: str) -> LaneBuilder:
         lane = self.lanes.get(session_id)
         if lane is None:
+            # batch only: a start gets its batch key when its item.completed is read
             lane = self.lanes[session_id] = LaneBuilder(
-                self.path, session_id, "main", remember_ids=False, sink=self.sink)
+                self.path, session_id, "main", batch_only=True, sink=self.sink)
             self.calls[session_id] = {}
         return lane
+
+    def join_burst(self, lane: LaneBuilder, state: _Call | None) -> None:
+        """A tool call's ``item.completed``: it joins the current burst (or begins one),
+        and the call's start, if it has one and no batch yet, gets the burst's key."""
+        if not self.in_burst:
+            self.in_burst = True
+            self.bursts += 1
+        if state is None or not state.started or state.batched:
+            return
+        state.batched = True
+        start = lane.observations[state.index]
+        lane.observations[state.index] = Observation(
+            start.kind, start.call_id, start.tool_name, start.at_ms, str(self.bursts))
 
     def end_run(self) -> None:
         if self.run is not None and not self.run.terminal:
@@ -254,6 +286,8 @@ def _item(stream: _Stream, run: _Run, kind: str, item: object, at_ms: float) -> 
     fields: Any = item
     item_type = fields.get("type")
     if item_type != "tool_call":
+        if kind == _COMPLETED and item_type not in _BURST_TEXT:
+            stream.in_burst = False  # another item's completion ends the burst
         account.ignore(f"item.{item_type}" if isinstance(item_type, str) else kind)
         return
     raw_id, tool_call = fields.get("id"), fields.get("toolCall")
@@ -271,13 +305,15 @@ def _item(stream: _Stream, run: _Run, kind: str, item: object, at_ms: float) -> 
         return
     calls = stream.calls[run.ids[1]]
     state = calls.get(call_id)
-    if kind == "item.completed":  # never a start or an end (docs/formats.md)
+    if kind == _COMPLETED:  # never a start or an end (docs/formats.md): the batch
+        stream.join_burst(run.lane, state)
         account.ignore(kind if state is not None else "replayed_items")
         return
     if state is None:
         state = calls[call_id] = _Call()
     if phase == "start" and not state.started and not state.ended:
         state.started = True
+        state.index = len(run.lane.observations)
         run.lane.start(call_id, name, at_ms)
         account.use()
     elif phase == "end" and not state.ended:
@@ -308,6 +344,8 @@ def _line(stream: _Stream, record: Any) -> None:
     if at_ms is None:
         account.problem("invalid_timestamp")
         return
+    if kind != _COMPLETED:
+        stream.in_burst = False  # any other line of the run ends a burst
     if kind in _ITEM_TYPES:
         _item(stream, run, kind, record.get("item"), at_ms)
     elif kind == "turn.started" or kind in _TURN_ENDS:

@@ -20,6 +20,8 @@ Unix ms (``docs/formats.md``, "opencode"). Rules:
 - Calls are fed per lane in order of start time (ties by part id), each start followed
   at once by its end; a running call (a start, no end) is incomplete; an end before its
   start reaches the core, which counts a clock anomaly.
+- A call's batch is the part's ``message_id`` column (one assistant message is one
+  model step); none when it is not usable id text.
 - The store is opened read-only in one read transaction, rows read one at a time
   (:mod:`wavemetrics.readers._sqlite`); a locked, corrupt or truncated database is an
   error for that input.
@@ -80,11 +82,13 @@ SELECT session_id, size, is_text, valid, json_type(doc),
        json_type(doc, '$.state.error') = 'text'
            AND json_extract(doc, '$.state.error') = :aborted,
        json_extract(doc, '$.state.time.start') AS start_ms, json_type(doc, '$.state.time.start'),
-       json_extract(doc, '$.state.time.end'), json_type(doc, '$.state.time.end')
+       json_extract(doc, '$.state.time.end'), json_type(doc, '$.state.time.end'),
+       message_id
 FROM (
-    SELECT session_id, id, size, is_text, valid, CASE WHEN valid THEN data END AS doc
+    SELECT session_id, id, message_id, size, is_text, valid,
+           CASE WHEN valid THEN data END AS doc
     FROM (
-        SELECT session_id, id, data, length(CAST(data AS BLOB)) AS size,
+        SELECT session_id, id, message_id, data, length(CAST(data AS BLOB)) AS size,
                typeof(data) = 'text' AS is_text,
                CASE WHEN typeof(data) = 'text' AND length(CAST(data AS BLOB)) <= :max
                    THEN json_valid(data) ELSE 0 END AS valid
@@ -165,7 +169,7 @@ class PartLanes:
         self.sink = sink
         self.in_order = in_order
         self.lanes: dict[str, LaneBuilder] = {}
-        self.kept: dict[str, list[tuple[float, int, str, str, float | None]]] = {}
+        self.kept: dict[str, list[tuple[float, int, str, str, float | None, str | None]]] = {}
 
     def lane(self, session: str, root: str, path: str | None = None) -> LaneBuilder:
         """The lane of ``session`` (under ``root``), opened first in ``path`` (else the
@@ -178,26 +182,27 @@ class PartLanes:
         return lane
 
     def call(self, session: str, root: str, call_id: str, tool_name: str, start_ms: float,
-             end_ms: float | None, path: str | None = None) -> None:
+             end_ms: float | None, path: str | None = None, batch: str | None = None) -> None:
         """One call of ``session`` (a start, and its end unless ``None``), in ms, read
-        from ``path`` (else the store)."""
+        from ``path`` (else the store); ``batch``: its message id, or ``None``."""
         lane = self.lane(session, root, path)
         if self.in_order:
-            _feed(lane, call_id, tool_name, start_ms, end_ms)
+            _feed(lane, call_id, tool_name, start_ms, end_ms, batch)
             return
         calls = self.kept.setdefault(session, [])
-        calls.append((start_ms, len(calls), call_id, tool_name, end_ms))
+        calls.append((start_ms, len(calls), call_id, tool_name, end_ms, batch))
 
     def build(self) -> None:
         for session, lane in self.lanes.items():
-            for start_ms, _, call_id, tool_name, end_ms in sorted(self.kept.get(session, ())):
-                _feed(lane, call_id, tool_name, start_ms, end_ms)
+            kept = sorted(self.kept.get(session, ()), key=lambda call: call[:2])
+            for start_ms, _, call_id, tool_name, end_ms, batch in kept:
+                _feed(lane, call_id, tool_name, start_ms, end_ms, batch)
             lane.build()
 
 
 def _feed(lane: LaneBuilder, call_id: str, tool_name: str, start_ms: float,
-          end_ms: float | None) -> None:
-    lane.start(call_id, tool_name, start_ms)
+          end_ms: float | None, batch: str | None) -> None:
+    lane.start(call_id, tool_name, start_ms, batch)
     if end_ms is not None:
         lane.end(call_id, end_ms)
 
@@ -219,11 +224,12 @@ def read_part_row(row: tuple[Any, ...], account: LineAccount, lanes: PartLanes,
 
     ``row``: the columns of the store's query (``json_type`` names and values, text as
     UTF-8 bytes; whether ``state.error`` is :data:`ABORTED_ERROR`, compared in the
-    query so the error text never reaches Python); ``parents``: each session's parent;
-    ``roots``: memo of :func:`session_root`; ``path``: the file it was read from, when
-    not the store."""
+    query so the error text never reaches Python; the ``message_id`` column last);
+    ``parents``: each session's parent; ``roots``: memo of :func:`session_root`;
+    ``path``: the file it was read from, when not the store."""
     (raw_session, size, is_text, valid, top, kind, kind_type, call, call_type, tool,
-     tool_type, status, status_type, aborted, start, start_type, end, end_type) = row
+     tool_type, status, status_type, aborted, start, start_type, end, end_type,
+     message) = row
     account.lines_read += 1
     if is_text and isinstance(size, int) and size > current_limits().max_line_bytes:
         account.problem("line_too_long")
@@ -277,7 +283,8 @@ def read_part_row(row: tuple[Any, ...], account: LineAccount, lanes: PartLanes,
     if root is None:
         account.problem("invalid_session")
         return
-    lanes.call(session, root, call_id, tool_name, start_ms, end_ms, path)
+    batch = usable_id(_text(message))  # the message that issued it; unusable: no batch
+    lanes.call(session, root, call_id, tool_name, start_ms, end_ms, path, batch)
     account.use()
 
 

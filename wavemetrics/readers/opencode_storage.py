@@ -18,6 +18,7 @@ Rules (``docs/formats.md``, "opencode-storage"):
 - Only the keys the rules need are decoded (typed decoding: a call's input and output
   are skipped, never built). A file longer than ``--max-line-bytes`` is
   ``line_too_long``.
+- A call's batch is its part file's ``messageID`` (the store's ``message_id``).
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ class _Part(msgspec.Struct):
 
     id: Any = msgspec.UNSET
     sessionID: Any = msgspec.UNSET
+    messageID: Any = msgspec.UNSET
     type: Any = msgspec.UNSET
     callID: Any = msgspec.UNSET
     tool: Any = msgspec.UNSET
@@ -130,11 +132,12 @@ def _part_row(part: _Part, size: int) -> tuple[Any, ...]:
     start = time.start if time is not None else msgspec.UNSET
     end = time.end if time is not None else msgspec.UNSET
     session = part.sessionID if isinstance(part.sessionID, str) else None
+    message = part.messageID if isinstance(part.messageID, str) else None
     return (
         _column(session), size, 1, 1, b"object",
         _column(part.type), _json_type(part.type), _column(part.callID), _json_type(part.callID),
         _column(part.tool), _json_type(part.tool), _column(status), _json_type(status),
-        aborted, start, _json_type(start), end, _json_type(end),
+        aborted, start, _json_type(start), end, _json_type(end), _column(message),
     )
 
 

@@ -49,6 +49,9 @@ Choices where the spec is silent:
   (*choice*) keeps unrelated sessions apart, whose 8-hex-digit entry ids can
   collide in a large folder. A fork read without its parent keeps its entries.
 - ``measured_turn_duration_ms_total`` is 0 (the spec names no turn source).
+- Batches: the calls of one assistant ``message`` line (its ``toolCall`` blocks) are
+  one batch, keyed by the line's number among the lane's tool-call lines; a
+  sequential message's reconstructed starts keep it.
 - Other lines are ignored by ``type``, other messages as ``"message.<role>"``
   (``bashExecution`` is a user's ``!cmd``, not a tool call).
 """
@@ -115,11 +118,13 @@ def sequential_message(version: int | None, at_ms: float) -> bool:
 @attrs.define
 class _Chain:
     """The calls of one sequential message: ``waiting`` (id, name) have not started;
-    ``running`` has started and its result starts the next; ``at_ms`` is its start."""
+    ``running`` has started and its result starts the next; ``at_ms`` is its start;
+    ``batch``: the message's batch key."""
 
     waiting: list[tuple[str, str]]
     running: str
     at_ms: float
+    batch: str
 
 
 @attrs.define
@@ -129,6 +134,7 @@ class _Session:
     session_id: str | None = None
     version: int | None = None  # the header's format version (None: v1, no key)
     chain: _Chain | None = None
+    messages: int = 0  # tool-call message lines read: the last one's batch key
 
 
 def _read_header(record: dict[str, Any], state: _Session) -> None:
@@ -155,7 +161,7 @@ def _start_waiting(state: _Session) -> None:
     chain, state.chain = state.chain, None
     if chain is not None:
         for call_id, name in chain.waiting:
-            state.lane.start(call_id, name, chain.at_ms)
+            state.lane.start(call_id, name, chain.at_ms, chain.batch)
 
 
 def _read_calls(record: dict[str, Any], content: object, state: _Session) -> None:
@@ -172,6 +178,8 @@ def _read_calls(record: dict[str, Any], content: object, state: _Session) -> Non
         account.problem("invalid_timestamp")
         return
     _start_waiting(state)
+    state.messages += 1
+    batch = str(state.messages)  # the message that issued the line's calls
     usable = 0
     fresh: dict[str, str] = {}
     for block in blocks:
@@ -186,11 +194,11 @@ def _read_calls(record: dict[str, Any], content: object, state: _Session) -> Non
     calls = list(fresh.items())
     if len(calls) > 1 and sequential_message(state.version, at_ms):
         (first, name), *waiting = calls
-        lane.start(first, name, at_ms)
-        state.chain = _Chain(waiting, first, at_ms)
+        lane.start(first, name, at_ms, batch)
+        state.chain = _Chain(waiting, first, at_ms, batch)
     else:
         for call_id, name in calls:
-            lane.start(call_id, name, at_ms)
+            lane.start(call_id, name, at_ms, batch)
     account_tool_line(account, len(blocks), usable, len(calls))
 
 
@@ -215,7 +223,7 @@ def _read_result(record: dict[str, Any], message: dict[str, Any], state: _Sessio
     lane.end(call_id, at_ms)
     if chain is not None and call_id == chain.running:
         next_id, name = chain.waiting.pop(0)
-        lane.start(next_id, name, at_ms)  # when the call before it ended
+        lane.start(next_id, name, at_ms, chain.batch)  # when the call before it ended
         account.note("reconstructed_starts")
         chain.running, chain.at_ms = next_id, at_ms
         if not chain.waiting:

@@ -24,6 +24,11 @@ the first record's ``sessionId``, else the file name's. Problems:
 an object), ``invalid_tool_record`` (no usable ``callId``/``toolName``, or a
 ``kind`` other than ``tool``), ``invalid_timestamp``. Other records are ignored
 by ``type`` (``system.<subtype>`` for system records).
+
+Batches (``docs/formats.md``, "qwen", "Batches"): a call's batch key is the ``uuid``
+of the assistant record whose ``functionCall`` part has the call's id (the first such
+record); a call no assistant record lists, or listed by a record without a usable
+``uuid``, has none.
 """
 
 from __future__ import annotations
@@ -98,6 +103,7 @@ class QwenRecord(Record, frozen=True):
 
     type: Any = msgspec.UNSET
     subtype: Any = msgspec.UNSET
+    uuid: Any = msgspec.UNSET
     sessionId: Any = msgspec.UNSET
     isSidechain: Any = msgspec.UNSET
     agentId: Any = msgspec.UNSET
@@ -135,6 +141,8 @@ class _File:
     started: set[tuple[str, str]] = attrs.field(factory=set)
     ended: set[tuple[str, str]] = attrs.field(factory=set)
     called: set[str] = attrs.field(factory=set)
+    #: call id -> the ``uuid`` of the assistant record that issued it (its batch)
+    batches: dict[str, str] = attrs.field(factory=dict)
     measured: set[str] = attrs.field(factory=set)
     lifecycle: bool = False
     calls: bool = False
@@ -213,6 +221,11 @@ def _record(record: Any, state: _File) -> None:
     if kind == "assistant" and (ids := _calls_of(record)):
         state.calls = True
         state.called.update(call_id for call_id in ids if call_id)
+        batch = usable_id(record.get("uuid"))
+        if batch is not None:
+            for call_id in ids:
+                if call_id:
+                    state.batches.setdefault(call_id, batch)
     elif kind == "tool_result":
         state.calls = True
     if kind != "system":
@@ -248,7 +261,9 @@ def read_qwen_lines(lines: Iterable[bytes], *, path: str, sink: ObservationSink
     for lane_id, observations in state.lanes.items():
         writer = sink.open_lane(path)
         writer.extend([o[0] for o in observations], [o[1] for o in observations],
-                      [o[2] for o in observations], [o[3] for o in observations])
+                      [o[2] for o in observations], [o[3] for o in observations],
+                      [state.batches.get(o[1]) if o[0] == "start" else None
+                       for o in observations])
         writer.close(session_id or "", lane_id)
     return state.account, None
 

@@ -37,11 +37,14 @@ TYPE_CHECKING = False  # no typing at run time (mypy takes any TYPE_CHECKING as 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    #: A record's value: a text, a count, ``None`` (not given), or a list of texts.
-    Value = str | int | None | list[str]
+    #: A record's value: a text, a count, ms (a float), ``None`` (not given), or a list
+    #: of texts.
+    Value = str | int | float | None | list[str]
 
 __all__ = [
     "AUTO",
+    "BATCHABLE_TOOL_NAMES",
+    "DEFAULT_IDLE_GAP_MS",
     "DEFAULT_MAX_DOCUMENT_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
     "DEFAULT_MAX_TRACKED_CALLS",
@@ -56,6 +59,8 @@ __all__ = [
     "option",
     "options_json",
     "options_record",
+    "parse_names",
+    "parse_seconds",
 ]
 
 #: ``observations.DEFAULT_MAX_TRACKED_CALLS`` (the v1 cap), spelled here so that the
@@ -65,6 +70,16 @@ DEFAULT_MAX_TRACKED_CALLS = 2000
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 #: ``limits.DEFAULT_MAX_DOCUMENT_BYTES`` (256 MiB).
 DEFAULT_MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
+
+#: ``activity.BATCHABLE_TOOL_NAMES`` (the section-9 reads and searches), spelled here so
+#: that the metric core is not imported (``tests/test_options.py`` checks they are equal).
+BATCHABLE_TOOL_NAMES = (
+    "read", "read_file", "view", "grep", "glob", "ls", "list", "list_dir",
+    "list_directory", "find", "search", "search_files", "webfetch", "web_fetch",
+    "websearch", "web_search",
+)
+#: ``activity.DEFAULT_IDLE_GAP_MS``: 5 minutes, in ms.
+DEFAULT_IDLE_GAP_MS = 300000.0
 
 #: ``--input-format auto``: detect each input's format (``readers.AUTO``).
 AUTO = "auto"
@@ -79,6 +94,37 @@ FORMATS = ("<the registry's formats>",)
 #: string (~80 for a Claude Code id), a call of ``waves``/``timeline``'s assembled
 #: waves ~220-240 bytes.
 TRACKED_CALL_BYTES = 200
+
+
+def parse_names(text: str) -> list[str]:
+    """``--batchable-tools``'s value: the comma-separated names, each stripped of spaces,
+    empty ones left out (``""`` or ``","``: no name at all, so no call is batchable).
+
+    >>> parse_names("Read, grep,,mcp__fs__read_file"), parse_names("")
+    (['Read', 'grep', 'mcp__fs__read_file'], [])
+    """
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def parse_seconds(text: str) -> float:
+    """``--idle-gap``'s value, a number of seconds, as ms (``float(text) * 1000.0``).
+
+    Raises ``ValueError`` for a text that is not a number, or a number that is not
+    finite or is negative (0 is allowed: it disables idle detection; docs/metrics.md
+    section 9).
+
+    >>> parse_seconds("300"), parse_seconds("0.5"), parse_seconds("0")
+    (300000.0, 500.0, 0.0)
+    """
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a number of seconds") from None
+    if seconds != seconds or seconds in (float("inf"), float("-inf")):
+        raise ValueError(f"{text!r}: the gap must be a finite number of seconds")
+    if seconds < 0:
+        raise ValueError(f"{text!r}: the gap must be >= 0 seconds (0 disables idle time)")
+    return seconds * 1000.0
 
 
 def default_engine() -> str:
@@ -138,6 +184,16 @@ SUMMARIZE: tuple[Option, ...] = (
     Option("eval_tools", ("--eval-tool",), "multiple",
            "An eval (code-execution) tool name; repeatable; replaces the defaults "
            f"({', '.join(EVAL_TOOL_NAMES)}).", metavar="NAME", recorded=True),
+    Option("batchable_tools", ("--batchable-tools",), "names",
+           "The read-only tools a model could have called together (missed batching),"
+           " comma-separated; replaces the defaults (read, grep, glob and the other"
+           " reads and searches docs/cli.md lists); an empty value means none.",
+           default=",".join(BATCHABLE_TOOL_NAMES), metavar="NAMES", recorded=True),
+    Option("idle_gap_ms", ("--idle-gap",), "seconds",
+           "A gap with no tool and no turn running longer than this many seconds is idle"
+           " time and ends a run of single calls; 0 disables.",
+           default=str(int(DEFAULT_IDLE_GAP_MS / 1000)), show_default=True,
+           metavar="SECONDS", recorded=True),
     Option("max_tracked_calls", ("--max-tracked-calls",), "cap",
            "Cap on calls held per lane (the v1 contract's); 0 means unbounded, at about"
            f" {TRACKED_CALL_BYTES} bytes of memory per call held.",
@@ -176,8 +232,9 @@ SUMMARIZE: tuple[Option, ...] = (
            native=True),
     Option("output_format", ("--format",), "choice",
            "table: for reading; json: one document; jsonl: one v1 payload per lane with"
-           " waves; csv: one row per lane.",
-           default="table", show_default=True, choices=("table", "json", "jsonl", "csv"),
+           " waves; csv: one row per lane; markdown: the table as GitHub-flavoured Markdown.",
+           default="table", show_default=True,
+           choices=("table", "json", "jsonl", "csv", "markdown"),
            native=True),
     Option("by", ("--by",), "choice",
            "One row per group (and a total) instead of one per lane; not with jsonl.",
@@ -207,6 +264,8 @@ OPTION_KEYS = tuple(row.name for row in SUMMARIZE if row.recorded)
 
 def options_record(
     *, input_format: str = "auto", eval_tools: Sequence[str] = EVAL_TOOL_NAMES,
+    batchable_tools: Sequence[str] = BATCHABLE_TOOL_NAMES,
+    idle_gap_ms: float = DEFAULT_IDLE_GAP_MS,
     max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
@@ -224,6 +283,7 @@ def options_record(
     as given, ``None`` for the machine's local time; ``by``: ``--by``, or ``None``."""
     return {
         "input_format": input_format, "eval_tools": list(eval_tools),
+        "batchable_tools": list(batchable_tools), "idle_gap_ms": float(idle_gap_ms),
         "max_tracked_calls": max_tracked_calls, "max_line_bytes": max_line_bytes,
         "max_document_bytes": max_document_bytes, "since": since, "until": until,
         "timezone": timezone, "by": by,
@@ -247,6 +307,8 @@ def _value(value: Value, indent: str) -> str:
         return _string(value)
     if isinstance(value, int):
         return str(value)
+    if isinstance(value, float):
+        return repr(value)  # json.dumps's float (the gap is finite: no NaN to write)
     if not value:
         return "[]"
     inner = indent + "  "
@@ -257,7 +319,7 @@ def options_json(record: Mapping[str, Value], depth: int = 1) -> str:
     """The JSON text of ``record`` as ``json.dumps(document, indent=2)`` writes it as a
     member's value ``depth`` levels deep (the ``"options"`` of a document: 1), with no
     leading indent or trailing newline. Values are texts, ints, ``None`` or lists of
-    texts (a ``TypeError`` for anything else is not checked: records come from
+    texts or finite floats (a ``TypeError`` for anything else is not checked: records come from
     :func:`options_record`)."""
     indent = "  " * depth
     inner = indent + "  "
@@ -265,6 +327,13 @@ def options_json(record: Mapping[str, Value], depth: int = 1) -> str:
     if not members:
         return "{}"
     return "{\n" + ",\n".join(members) + "\n" + indent + "}"
+
+
+def _seconds_text(ms: float) -> str:
+    """ms as the seconds ``--idle-gap`` takes back: ``90000.0`` -> ``90``, ``500.0`` ->
+    ``0.5``."""
+    seconds = ms / 1000.0
+    return str(int(seconds)) if seconds.is_integer() else repr(seconds)
 
 
 def _quoted(text: str) -> str:
@@ -287,6 +356,10 @@ def non_default_arguments(record: Mapping[str, Value]) -> list[str]:
         if key == "eval_tools" and isinstance(value, list):
             for name in value:
                 arguments += ["--eval-tool", _quoted(name)]
+        elif key == "batchable_tools" and isinstance(value, list):
+            arguments += ["--batchable-tools", _quoted(",".join(value))]
+        elif key == "idle_gap_ms" and isinstance(value, float):
+            arguments += ["--idle-gap", _seconds_text(value)]
         elif key == "max_tracked_calls":
             arguments += ["--max-tracked-calls", "0" if value is None else str(value)]
         elif value is not None:

@@ -59,6 +59,8 @@ def summarize_paths(
     engine: str | None = None,
     jobs: int = 1,
     cache: bool = False,
+    batchable_tools: Iterable[str] | None = None,
+    idle_gap_ms: float | None = None,
 ) -> dict[str, Any]:
     """Read trace files and folders and return what ``wavemetrics summarize --format json``
     prints for them, as a dict: ``json.loads`` of the command's output with the same options.
@@ -79,7 +81,10 @@ def summarize_paths(
     ``max_document_bytes`` (the byte limits), ``engine`` (``"native"`` or ``"python"``;
     ``None``: native when the extension is built; the document is the same), ``jobs``
     (processes, or the native engine's threads; default 1, no process is started; the
-    document is the same for any number). ``cache=True`` reads unchanged files through
+    document is the same for any number), ``batchable_tools`` (``--batchable-tools``:
+    the batchable tool names, replacing the defaults; empty: none; ``None``: the
+    defaults) and ``idle_gap_ms`` (``--idle-gap``, here in ms: 300000.0 when ``None``;
+    0 disables idle time; docs/metrics.md section 9). ``cache=True`` reads unchanged files through
     the user's read cache, as the command does by default; the default ``False``
     leaves no file behind.
 
@@ -92,8 +97,9 @@ def summarize_paths(
     stderr are made from these same fields.
 
     Raises ``TypeError`` when a path is neither ``str`` nor ``os.PathLike`` (a list
-    given as one argument included: write ``summarize_paths(*paths)``), or
-    ``eval_tools`` is a single ``str``; ``ValueError`` for no path at all, an unknown
+    given as one argument included: write ``summarize_paths(*paths)``), ``eval_tools``
+    or ``batchable_tools`` is a single ``str``, or ``idle_gap_ms`` is not a number;
+    ``ValueError`` for a negative or infinite ``idle_gap_ms``, for no path at all, an unknown
     ``input_format``, ``by`` or ``engine`` (``"native"`` too when the extension is not
     built), an empty ``eval_tools``, a negative cap, a byte limit or ``jobs`` below 1, a
     bound or zone that cannot be read, or ``since`` not before ``until`` (the message
@@ -120,14 +126,31 @@ def summarize_paths(
     if min(max_line_bytes, max_document_bytes, jobs) < 1:
         raise ValueError("max_line_bytes, max_document_bytes and jobs must be >= 1")
     return _document(files, input_format, names, cap, since, until, timezone, by,
-                     max_line_bytes, max_document_bytes, engine, jobs, cache)
+                     max_line_bytes, max_document_bytes, engine, jobs, cache,
+                     _activity(batchable_tools, idle_gap_ms))
+
+
+def _activity(batchable_tools: Iterable[str] | None, idle_gap_ms: float | None) -> dict[str, Any]:
+    """The section-9 parameters checked, as :class:`StreamSettings`'s keyword arguments."""
+    from wavemetrics.core.activity import (
+        BATCHABLE_TOOL_NAMES,
+        DEFAULT_IDLE_GAP_MS,
+        check_idle_gap,
+    )
+
+    if isinstance(batchable_tools, str):
+        raise TypeError(f"batchable_tools is a collection of names, not one str:"
+                        f" write batchable_tools=[{batchable_tools!r}]")
+    names = BATCHABLE_TOOL_NAMES if batchable_tools is None else tuple(batchable_tools)
+    gap = DEFAULT_IDLE_GAP_MS if idle_gap_ms is None else check_idle_gap(idle_gap_ms)
+    return {"batchable_tool_names": names, "idle_gap_ms": gap}
 
 
 def _document(
     files: list[str], input_format: str, eval_tools: tuple[str, ...], cap: int | None,
     since: str | None, until: str | None, timezone: str | None, by: str | None,
     max_line_bytes: int, max_document_bytes: int, engine: str | None, jobs: int,
-    cache: bool,
+    cache: bool, activity: dict[str, Any],
 ) -> dict[str, Any]:
     """The body of :func:`summarize_paths`, arguments checked: the command's
     ``_summarize`` without its printing."""
@@ -153,10 +176,11 @@ def _document(
             batch = read_inputs(files, input_format, mapper=mapper, cache=store, limits=limits)
             if window.active:
                 batch = _windowed(batch, window)
-            analysis: Any = analyse(batch, eval_tool_names=eval_tools, max_tracked_calls=cap)
+            analysis: Any = analyse(batch, eval_tool_names=eval_tools, max_tracked_calls=cap,
+                                    **activity)
         else:
             settings = StreamSettings(cap, eval_tools, engine=engine or default_engine(),
-                                      jobs=jobs)
+                                      jobs=jobs, **activity)
             outcome = read_inputs(files, input_format, stream=settings, mapper=mapper,
                                   cache=store, limits=limits)
             analysis = analyse(outcome)
@@ -164,14 +188,16 @@ def _document(
 
     # the record the command writes (docs/cli.md, "Options in the output")
     options = options_record(
-        input_format=input_format, eval_tools=eval_tools, max_tracked_calls=cap,
+        input_format=input_format, eval_tools=eval_tools,
+        batchable_tools=activity["batchable_tool_names"], idle_gap_ms=activity["idle_gap_ms"],
+        max_tracked_calls=cap,
         max_line_bytes=max_line_bytes, max_document_bytes=max_document_bytes,
         since=window.since_text, until=window.until_text, timezone=window.timezone, by=by)
     if by is not None:
         from wavemetrics.views.groups import group_document
 
         grouped = group_document(analysis, by, zone=window.zone, eval_tool_names=eval_tools,
-                                 max_tracked_calls=cap, options=options)
+                                 max_tracked_calls=cap, options=options, **activity)
         # as printed: what JSON makes of it (lists for tuples, str keys)
         return json.loads(json.dumps(grouped, allow_nan=False))  # type: ignore[no-any-return]
     from wavemetrics.views.report import render_json

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 import attrs
 
-from wavemetrics.core.activity import Timing
+from wavemetrics.core.activity import BATCHABLE_TOOL_NAMES, DEFAULT_IDLE_GAP_MS, Timing
 from wavemetrics.core.classify import EVAL_TOOL_NAMES, normalize_tool_name
 from wavemetrics.core.exceptions import reject_path
 from wavemetrics.core.observations import DEFAULT_MAX_TRACKED_CALLS, Observation, ObservationKind
@@ -961,6 +961,7 @@ UNSET = _Unset.UNSET
 def analyse(
     outcome: ReadOutcome[Lane], *, eval_tool_names: Sequence[str] | None = None,
     max_tracked_calls: int | _Unset | None = UNSET,
+    batchable_tool_names: Sequence[str] | None = None, idle_gap_ms: float | None = None,
 ) -> Analysis[LaneResult]: ...
 
 
@@ -968,6 +969,7 @@ def analyse(
 def analyse(
     outcome: ReadOutcome[Lane | StreamedLane], *, eval_tool_names: Sequence[str] | None = None,
     max_tracked_calls: int | _Unset | None = UNSET,
+    batchable_tool_names: Sequence[str] | None = None, idle_gap_ms: float | None = None,
 ) -> Analysis[LaneResult | StreamedLaneResult]: ...
 
 
@@ -976,11 +978,15 @@ def analyse(
     *,
     eval_tool_names: Sequence[str] | None = None,
     max_tracked_calls: int | _Unset | None = UNSET,
+    batchable_tool_names: Sequence[str] | None = None,
+    idle_gap_ms: float | None = None,
 ) -> Analysis[LaneResult | StreamedLaneResult]:
     """Assemble and summarise every lane on its own, then merge them in lane order.
 
     ``max_tracked_calls``: the per-lane cap (``None``: unbounded; the v1
-    default when not given); ``eval_tool_names``: the defaults when ``None``.
+    default when not given); ``eval_tool_names``: the defaults when ``None``;
+    ``batchable_tool_names`` and ``idle_gap_ms`` (ms): the missed-batching and idle
+    parameters (docs/metrics.md section 9), the defaults when ``None``.
     An outcome read with stream settings is analysed with those (its streamed
     lanes already carry their summaries): giving other values raises
     ``ValueError`` rather than mixing two settings in one total. Raises
@@ -994,11 +1000,19 @@ def analyse(
         cap = DEFAULT_MAX_TRACKED_CALLS if isinstance(max_tracked_calls, _Unset) else (
             max_tracked_calls
         )
-        settings = StreamSettings(cap, names)
+        settings = StreamSettings(
+            cap, names,
+            batchable_tool_names=(BATCHABLE_TOOL_NAMES if batchable_tool_names is None
+                                  else tuple(batchable_tool_names)),
+            idle_gap_ms=DEFAULT_IDLE_GAP_MS if idle_gap_ms is None else idle_gap_ms,
+        )
     elif ((not isinstance(max_tracked_calls, _Unset)
            and max_tracked_calls != settings.max_tracked_calls)
           or (eval_tool_names is not None
-              and tuple(eval_tool_names) != settings.eval_tool_names)):
+              and tuple(eval_tool_names) != settings.eval_tool_names)
+          or (batchable_tool_names is not None
+              and tuple(batchable_tool_names) != settings.batchable_tool_names)
+          or (idle_gap_ms is not None and idle_gap_ms != settings.idle_gap_ms)):
         raise ValueError(
             "analyse() was given other settings than the lanes were streamed with"
         )

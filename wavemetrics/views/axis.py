@@ -24,6 +24,7 @@ from typing import Any
 
 import attrs
 
+from wavemetrics.core.activity import BATCHABLE_TOOL_NAMES, DEFAULT_IDLE_GAP_MS
 from wavemetrics.core.classify import EVAL_TOOL_NAMES, WaveBucket, classify_wave
 from wavemetrics.core.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.core.schema import LOSS_FIGURES, SCHEMA_KIND, json_safe
@@ -68,6 +69,20 @@ FIGURE_NAMES: tuple[str, ...] = (
     "eval_only_duration_ms",
     "mixed_waves",
     "measured_turn_duration_ms_total",
+    "calls_without_batch",
+    "batched_turns",
+    "multi_call_turns",
+    "turn_width_histogram",
+    "max_turn_width",
+    "missed_batch_runs",
+    "missed_batch_calls",
+    "missed_batch_round_trips",
+    "missed_batch_upper_ms",
+    "lane_span_ms",
+    "tool_busy_ms",
+    "idle_ms",
+    "calls_timed_by_execution",
+    "calls_timed_by_message",
     "incomplete_calls",
     "clock_anomalies",
     "dropped_calls",
@@ -260,6 +275,8 @@ def efficiency_axis(
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
     max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
     limits: Limits | None = None,
+    batchable_tool_names: Sequence[str] = BATCHABLE_TOOL_NAMES,
+    idle_gap_ms: float = DEFAULT_IDLE_GAP_MS,
 ) -> EfficiencyAxis:
     """Measure one trial's efficiency axis from its trace files (or say why not).
 
@@ -282,7 +299,9 @@ def efficiency_axis(
       absent: the figures are then a lower bound.
 
     ``limits``: the byte limits of :mod:`wavemetrics.readers.limits` (an input past
-    them fails). Never raises for bad data. Raises ``ValueError`` for an unknown
+    them fails). ``batchable_tool_names`` and ``idle_gap_ms`` (ms): the parameters of
+    the section-9 figures (docs/metrics.md), ``summarize``'s ``--batchable-tools`` and
+    ``--idle-gap``. Never raises for bad data. Raises ``ValueError`` for an unknown
     ``input_format`` or a negative ``max_tracked_calls``, ``TypeError`` when
     ``traces`` is not a path, a sequence of paths or ``None``.
     """
@@ -305,7 +324,8 @@ def efficiency_axis(
         )
     outcome = read_inputs(present, input_format, limits=limits)
     analysis = analyse(
-        outcome, eval_tool_names=eval_tool_names, max_tracked_calls=max_tracked_calls
+        outcome, eval_tool_names=eval_tool_names, max_tracked_calls=max_tracked_calls,
+        batchable_tool_names=batchable_tool_names, idle_gap_ms=idle_gap_ms,
     )
     # an input whose every record was a problem is an error for the CLI; here it keeps
     # its own reason (below); one whose every record was foreign to a forced

@@ -20,6 +20,7 @@ from typing import Any
 
 import attrs
 
+from wavemetrics.core.activity import BATCHABLE_TOOL_NAMES, DEFAULT_IDLE_GAP_MS
 from wavemetrics.core.classify import EVAL_TOOL_NAMES
 from wavemetrics.core.exceptions import MissingExtraError, install_hint
 from wavemetrics.core.observations import DEFAULT_MAX_TRACKED_CALLS
@@ -30,8 +31,9 @@ from wavemetrics.readers.limits import Limits
 from wavemetrics.readers.registry import format_named
 from wavemetrics.readers.sources import expand_paths, file_stem
 from wavemetrics.run.pipeline import Analysis, LaneResult, analyse, read_inputs
+from wavemetrics.views.activity import MESSAGE_TIMES_NOTE
 from wavemetrics.views.axis import EfficiencyAxis, scored_axis
-from wavemetrics.views.escaping import printable, shortened
+from wavemetrics.views.escaping import markdown_code, printable, shortened
 
 __all__ = [
     "BOOTSTRAP_METHOD",
@@ -57,6 +59,7 @@ __all__ = [
     "read_side",
     "read_task",
     "render_json",
+    "render_markdown",
     "render_table",
     "require_scipy",
 ]
@@ -223,6 +226,9 @@ class Comparison:
     strays: tuple[str, ...] = ()
     #: The sides (``baseline``, ``candidate``) whose folder holds no task folder.
     no_task_folders: tuple[str, ...] = ()
+    #: Per side (baseline, candidate), the usable trials' paired calls timed by execution
+    #: and by message times (:attr:`Side.timing`).
+    timing: tuple[tuple[int, int], tuple[int, int]] = ((0, 0), (0, 0))
 
     @property
     def lower_bound_trials(self) -> int:
@@ -282,6 +288,9 @@ class Comparison:
             "lower_bound_trials": list(self.lower_bound),
             "not_read": list(self.strays),
             "no_task_folders": list(self.no_task_folders),
+            "timing": {side: {"execution": execution, "message": message}
+                       for side, (execution, message) in zip(
+                           ("baseline", "candidate"), self.timing, strict=True)},
             "tasks": [
                 {
                     "task_id": row.task_id,
@@ -457,6 +466,10 @@ class Side:
     tasks: Mapping[str, SideTask] = attrs.field(converter=_read_only_tasks)
     failures: tuple[TrialFailure, ...]
     strays: tuple[str, ...]
+    #: Paired calls of the usable trials by where their times come from:
+    #: ``(calls_timed_by_execution, calls_timed_by_message)`` summed (docs/metrics.md
+    #: section 9; the savings rest on them).
+    timing: tuple[int, int] = (0, 0)
 
 
 @attrs.frozen
@@ -498,6 +511,8 @@ def read_task(
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
     max_tracked_calls: int | None = 2000,
     limits: Limits | None = None,
+    batchable_tool_names: Sequence[str] = BATCHABLE_TOOL_NAMES,
+    idle_gap_ms: float = DEFAULT_IDLE_GAP_MS,
 ) -> tuple[list[Trial], list[tuple[str, str]], int]:
     """Read one task folder into trials: ``(trials, failures, trial files found)``.
 
@@ -519,7 +534,8 @@ def read_task(
     # the folder is read as summarize reads a folder it is named: the same walk, and
     # the same skips (a file of no known format, a *.meta.json sidecar: not a trial)
     outcome = read_inputs([folder], input_format, limits=limits)
-    analysis = analyse(outcome, eval_tool_names=names, max_tracked_calls=max_tracked_calls)
+    analysis = analyse(outcome, eval_tool_names=names, max_tracked_calls=max_tracked_calls,
+                       batchable_tool_names=batchable_tool_names, idle_gap_ms=idle_gap_ms)
     # the folder's own report (empty, no file a trace, not listable) means no trial;
     # an entry in it summarize reports as an error (a dangling link, a FIFO or a link
     # loop named like a trace, an unreadable sub-folder) is a failed trial, never lost
@@ -569,6 +585,8 @@ def read_side(
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
     max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
     limits: Limits | None = None,
+    batchable_tool_names: Sequence[str] = BATCHABLE_TOOL_NAMES,
+    idle_gap_ms: float = DEFAULT_IDLE_GAP_MS,
 ) -> Side:
     """Read ``root/<task_id>/...``: each session under a task folder is one trial.
 
@@ -585,6 +603,7 @@ def read_side(
     tasks: dict[str, SideTask] = {}
     failures: list[TrialFailure] = []
     strays: list[str] = []
+    timing = [0, 0]
     walked = set(expand_paths([root])[0])
     for name in sorted(os.listdir(root)):
         path = os.path.join(root, name)
@@ -596,16 +615,22 @@ def read_side(
             continue
         trials, failed, _ = read_task(path, name, input_format=input_format,
                                       eval_tool_names=eval_tool_names,
-                                      max_tracked_calls=max_tracked_calls, limits=limits)
+                                      max_tracked_calls=max_tracked_calls, limits=limits,
+                                      batchable_tool_names=batchable_tool_names,
+                                      idle_gap_ms=idle_gap_ms)
         failures.extend(TrialFailure(side, trial_path, reason) for trial_path, reason in failed)
         values = tuple(float(t.axis.figures[metric]) for t in trials
                        if t.axis.figures is not None)
+        for trial in trials:
+            if trial.axis.figures is not None:
+                timing[0] += trial.axis.figures["calls_timed_by_execution"]
+                timing[1] += trial.axis.figures["calls_timed_by_message"]
         lower = tuple(t.name for t in trials if not t.axis.evidence_complete)
         tasks[name] = SideTask(
             values, len(trials) + len(failed), len(failed), len(lower),
             kinds=tuple(sorted({t.kind for t in trials})), lower_bound_names=lower,
         )
-    return Side(tasks, tuple(failures), tuple(strays))
+    return Side(tasks, tuple(failures), tuple(strays), (timing[0], timing[1]))
 
 
 def compare_folders(
@@ -620,8 +645,13 @@ def compare_folders(
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
     max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
     limits: Limits | None = None,
+    batchable_tool_names: Sequence[str] = BATCHABLE_TOOL_NAMES,
+    idle_gap_ms: float = DEFAULT_IDLE_GAP_MS,
 ) -> Comparison:
     """Read both folders (:func:`read_side`) and compare them (:func:`compare_tasks`).
+
+    ``batchable_tool_names`` and ``idle_gap_ms`` (ms): the section-9 parameters
+    (docs/metrics.md), as ``summarize``'s ``--batchable-tools`` and ``--idle-gap``.
 
     Checks for scipy first, so that nothing is read when it is missing
     (:class:`MissingExtra`).
@@ -630,7 +660,9 @@ def compare_folders(
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}")
     options: dict[str, Any] = {"input_format": input_format, "eval_tool_names": eval_tool_names,
-                               "max_tracked_calls": max_tracked_calls, "limits": limits}
+                               "max_tracked_calls": max_tracked_calls, "limits": limits,
+                               "batchable_tool_names": tuple(batchable_tool_names),
+                               "idle_gap_ms": idle_gap_ms}
     base = read_side(baseline, metric, side="baseline", **options)
     cand = read_side(candidate, metric, side="candidate", **options)
     result = compare_tasks(base.tasks, cand.tasks, metric=metric, resamples=resamples,
@@ -639,7 +671,27 @@ def compare_folders(
                         if not side.tasks)
     return attrs.evolve(result, failures=base.failures + cand.failures,
                         strays=_distinct(base.strays + cand.strays),
-                        no_task_folders=empty_sides)
+                        no_task_folders=empty_sides, timing=(base.timing, cand.timing))
+
+
+def timing_items(timing: tuple[tuple[int, int], tuple[int, int]]) -> list[tuple[int, str]]:
+    """The head's items (depth, text) naming the call times the savings rest on, when
+    some were message times (whose durations include permission prompts: docs/metrics.md
+    section 9): ``timing: calls by execution / message times:``, then (indented) each
+    side's counts and what message times hold; none when every call was timed by its
+    execution (the JSON ``timing`` still counts them).
+
+    >>> timing_items(((0, 12), (9, 0)))[1]
+    (1, 'baseline 0 / 12, candidate 9 / 0')
+    >>> timing_items(((3, 0), (4, 0)))
+    []
+    """
+    (base_exec, base_msg), (cand_exec, cand_msg) = timing
+    if not (base_msg or cand_msg):
+        return []
+    return [(0, "timing: calls by execution / message times:"),
+            (1, f"baseline {base_exec} / {base_msg}, candidate {cand_exec} / {cand_msg}"),
+            (1, f"({MESSAGE_TIMES_NOTE})")]
 
 
 def _distinct(paths: tuple[str, ...]) -> tuple[str, ...]:
@@ -682,6 +734,130 @@ def _needs_attention(row: TaskRow) -> bool:
             or bool(row.baseline_failed or row.candidate_failed))
 
 
+#: One line of the comparison's notes: its depth (0, or 1 for a line under the one
+#: before) and its text.
+_Item = tuple[int, str]
+
+
+def _plain(text: str, width: int | None = None) -> str:
+    """Input text as the table shows it: escaped (:func:`printable`), cut to ``width``."""
+    return printable(text) if width is None else shortened(text, width)
+
+
+def _head_items(comparison: Comparison, name: Callable[[str, int | None], str]) -> list[_Item]:
+    """The lines above the task rows: result, interval, coverage, failures and the
+    notes; ``name`` shows a text taken from an input (or holding ``<``), cut to a width
+    (the table: :func:`_plain`; Markdown: a code span)."""
+    metric = METRICS[comparison.metric]
+    unit = f" {metric.unit}" if metric.unit else ""
+    items = [(0, f"metric: {metric.name} ({metric.meaning})"
+              + (f", in {metric.unit}" if unit else ""))]
+    paired = comparison.paired_tasks
+    if comparison.difference is None:
+        items.append((0, "candidate - baseline: none (no task has a usable trial on both"
+                         " sides)"))
+    else:
+        items.append((0, f"candidate - baseline, mean over {paired} paired task"
+                         f"{'' if paired == 1 else 's'}: "
+                         f"{metric.show(comparison.difference, signed=True)}{unit}"))
+    interval = comparison.interval
+    label = f"{comparison.confidence * 100:g}% interval"
+    if interval.low is None or interval.high is None:
+        # no interval: no bootstrap ran, so neither its method nor its warning is shown
+        items.append((0, f"{label}: none ({interval.note})"))
+    else:
+        items.append((0, f"{label}: [{metric.show(interval.low, signed=True)}, "
+                         f"{metric.show(interval.high, signed=True)}]{unit}"))
+        if interval.note:
+            items.append((1, f"({interval.note})"))
+        items.append((1, f"paired bootstrap over tasks: method {BOOTSTRAP_METHOD}, "
+                         f"{comparison.resamples} resamples, seed {comparison.seed}"))
+        if comparison.unreliable:
+            items.append((0, f"warning: fewer than {UNRELIABLE_BELOW} paired tasks:"
+                             " the interval is unreliable"))
+    for side in comparison.no_task_folders:
+        items.append((0, f"{side}: no task folders found (expected"
+                         f" {name(f'{side}/<task_id>/<traces>', None)})"))
+    total = len(comparison.tasks)
+    coverage = (f"coverage: {paired} of {total} task{'' if total == 1 else 's'} paired"
+                f" ({len(comparison.baseline_only)} baseline only,"
+                f" {len(comparison.candidate_only)} candidate only")
+    unusable = len(comparison.unusable_tasks)
+    items.append((0, coverage + (f", {unusable} unusable)" if unusable else ")")))
+    if comparison.empty_tasks:
+        count = len(comparison.empty_tasks)
+        items.append((0, f"no trial files: {count} task{'' if count == 1 else 's'} on neither"
+                         " side: " + ", ".join(name(t, None) for t in comparison.empty_tasks)))
+    base_failed = sum(row.baseline_failed for row in comparison.tasks)
+    cand_failed = sum(row.candidate_failed for row in comparison.tasks)
+    items.append((0, f"failed trials: baseline {base_failed}, candidate {cand_failed}"))
+    items.extend(timing_items(comparison.timing))
+    if comparison.lower_bound:
+        count = comparison.lower_bound_trials
+        items.append((0, f"lower bound: {count} usable trial{'' if count == 1 else 's'} lost"
+                         " calls or lines (figures are a lower bound):"))
+        items.extend((1, name(trial, 78)) for trial in comparison.lower_bound[:_NAMED])
+        if count > _NAMED:
+            items.append((1, f"(and {count - _NAMED} more; --format json lists them)"))
+    if comparison.mixed_kind_tasks:
+        items.append((0, "mixed kinds (trials of one side differ; the mean mixes them):"))
+        for row in comparison.tasks:
+            if row.mixed:
+                kinds = "; ".join(f"{side} {', '.join(k)}" for side, k in (
+                    ("baseline", row.baseline_kinds), ("candidate", row.candidate_kinds))
+                    if len(k) > 1)
+                items.append((1, name(f"{row.task_id}: {kinds}", 78)))
+    if comparison.strays:
+        count = len(comparison.strays)
+        items.append((0, f"not read: {count} trace file{'' if count == 1 else 's'} outside any"
+                         " task folder"))
+    return items
+
+
+def _shown_rows(comparison: Comparison) -> list[TaskRow]:
+    """The task rows shown: every one under :data:`UNRELIABLE_BELOW` paired tasks, else
+    those not paired or with failed trials."""
+    rows = list(comparison.tasks)
+    return rows if comparison.unreliable else [row for row in rows if _needs_attention(row)]
+
+
+def _tail_items(comparison: Comparison, shown: int,
+                name: Callable[[str, int | None], str]) -> list[str]:
+    """The lines under the task rows (``shown`` of them): the rows left out, the tasks
+    on one side only (``name``: as :func:`_head_items`)."""
+    lines = []
+    hidden = len(comparison.tasks) - shown
+    if hidden:
+        lines.append(f"({hidden} paired task{'' if hidden == 1 else 's'} with no failed trial"
+                     " not shown; --format json lists every task)")
+    if comparison.baseline_only:
+        lines.append("baseline only: "
+                     + ", ".join(name(task, None) for task in comparison.baseline_only))
+    if comparison.candidate_only:
+        lines.append("candidate only: "
+                     + ", ".join(name(task, None) for task in comparison.candidate_only))
+    return lines
+
+
+#: The mark of a task row whose trials differ in kind on one side.
+MIXED_MARK = "*"
+
+
+def _legend(comparison: Comparison) -> list[str]:
+    """The legend under the table: it explains only what is shown."""
+    lines = ["n: trials found (a trial is one session, its lanes summed); fail: trials",
+             "with no value (unreadable, unrecognised, empty, no usable record); means"]
+    if comparison.unusable_tasks:  # the coverage line's count
+        lines.append("are over the other trials; unusable: a task in both folders with no")
+        lines.append("usable trial on one side.")
+    else:
+        lines.append("are over the other trials.")
+    if comparison.mixed_kind_tasks:
+        lines.append(f"{MIXED_MARK}: a task whose trials differ in kind on one side"
+                     " (listed above).")
+    return lines
+
+
 def render_table(comparison: Comparison) -> str:
     """The comparison for people: result, interval, coverage, failures, task rows.
 
@@ -690,85 +866,51 @@ def render_table(comparison: Comparison) -> str:
     At most 80 columns (task ids are shortened with ``…``).
     """
     metric = METRICS[comparison.metric]
-    unit = f" {metric.unit}" if metric.unit else ""
-    lines = [f"metric: {metric.name} ({metric.meaning})" + (f", in {metric.unit}" if unit else "")]
-    paired = comparison.paired_tasks
-    if comparison.difference is None:
-        lines.append("candidate - baseline: none (no task has a usable trial on both sides)")
-    else:
-        lines.append(f"candidate - baseline, mean over {paired} paired task"
-                     f"{'' if paired == 1 else 's'}: "
-                     f"{metric.show(comparison.difference, signed=True)}{unit}")
-    interval = comparison.interval
-    label = f"{comparison.confidence * 100:g}% interval"
-    if interval.low is None or interval.high is None:
-        # no interval: no bootstrap ran, so neither its method nor its warning is shown
-        lines.append(f"{label}: none ({interval.note})")
-    else:
-        lines.append(f"{label}: [{metric.show(interval.low, signed=True)}, "
-                     f"{metric.show(interval.high, signed=True)}]{unit}")
-        if interval.note:
-            lines.append(f"  ({interval.note})")
-        lines.append(f"  paired bootstrap over tasks: method {BOOTSTRAP_METHOD}, "
-                     f"{comparison.resamples} resamples, seed {comparison.seed}")
-        if comparison.unreliable:
-            lines.append(f"warning: fewer than {UNRELIABLE_BELOW} paired tasks:"
-                         " the interval is unreliable")
-    for side in comparison.no_task_folders:
-        lines.append(f"{side}: no task folders found (expected {side}/<task_id>/<traces>)")
-    total = len(comparison.tasks)
-    coverage = (f"coverage: {paired} of {total} task{'' if total == 1 else 's'} paired"
-                f" ({len(comparison.baseline_only)} baseline only,"
-                f" {len(comparison.candidate_only)} candidate only")
-    unusable = len(comparison.unusable_tasks)
-    lines.append(coverage + (f", {unusable} unusable)" if unusable else ")"))
-    if comparison.empty_tasks:
-        count = len(comparison.empty_tasks)
-        lines.append(f"no trial files: {count} task{'' if count == 1 else 's'} on neither side: "
-                     + ", ".join(comparison.empty_tasks))
-    base_failed = sum(row.baseline_failed for row in comparison.tasks)
-    cand_failed = sum(row.candidate_failed for row in comparison.tasks)
-    lines.append(f"failed trials: baseline {base_failed}, candidate {cand_failed}")
-    if comparison.lower_bound:
-        count = comparison.lower_bound_trials
-        lines.append(f"lower bound: {count} usable trial{'' if count == 1 else 's'} lost calls"
-                     " or lines (figures are a lower bound):")
-        lines.extend(f"  {_short(name, 78)}" for name in comparison.lower_bound[:_NAMED])
-        if count > _NAMED:
-            lines.append(f"  (and {count - _NAMED} more; --format json lists them)")
-    if comparison.mixed_kind_tasks:
-        lines.append("mixed kinds (trials of one side differ; the mean mixes them):")
-        for row in comparison.tasks:
-            if row.mixed:
-                kinds = "; ".join(f"{side} {', '.join(k)}" for side, k in (
-                    ("baseline", row.baseline_kinds), ("candidate", row.candidate_kinds))
-                    if len(k) > 1)
-                lines.append(f"  {_short(f'{row.task_id}: {kinds}', 78)}")
-    if comparison.strays:
-        count = len(comparison.strays)
-        lines.append(f"not read: {count} trace file{'' if count == 1 else 's'} outside any"
-                     " task folder")
-    rows = list(comparison.tasks)
-    if not comparison.unreliable:
-        rows = [row for row in rows if _needs_attention(row)]
+    lines = ["  " * depth + text for depth, text in _head_items(comparison, _plain)]
+    rows = _shown_rows(comparison)
     lines.append("")
     lines.append(_HEADER)
     lines.extend(_task_line(row, metric) for row in rows)
-    hidden = len(comparison.tasks) - len(rows)
-    if hidden:
-        lines.append(f"({hidden} paired task{'' if hidden == 1 else 's'} with no failed trial"
-                     " not shown; --format json lists every task)")
-    if comparison.baseline_only:
-        lines.append("baseline only: " + ", ".join(map(printable, comparison.baseline_only)))
-    if comparison.candidate_only:
-        lines.append("candidate only: " + ", ".join(map(printable, comparison.candidate_only)))
-    lines.append("n: trials found (a trial is one session, its lanes summed); fail: trials")
-    lines.append("with no value (unreadable, unrecognised, empty, no usable record); means")
-    if unusable:  # the legend explains only what is shown (the coverage line's count)
-        lines.append("are over the other trials; unusable: a task in both folders with no")
-        lines.append("usable trial on one side.")
-    else:
-        lines.append("are over the other trials.")
-    if comparison.mixed_kind_tasks:
-        lines.append("*: a task whose trials differ in kind on one side (listed above).")
+    lines.extend(_tail_items(comparison, len(rows), _plain))
+    lines.extend(_legend(comparison))
     return "\n".join(lines) + "\n"
+
+
+#: The widest task id a Markdown task cell shows (longer ones are cut, ``…`` last).
+_MARKDOWN_TASK_WIDTH = 80
+
+
+def _markdown_name(text: str, width: int | None = None) -> str:
+    return markdown_code(_plain(text, width), cell=False)
+
+
+def render_markdown(comparison: Comparison) -> str:
+    """``compare --format markdown``: :func:`render_table` as GitHub-flavoured Markdown
+    (docs/cli.md, "Markdown"): the lines above the table as a list (the lines under
+    one as its sub-list), the task rows as a GFM table (task ids up to 80 characters,
+    as code spans; figures as the table writes them), the lines under it as a list,
+    then the legend. Every task id and trial name is a code span
+    (:func:`~wavemetrics.views.escaping.markdown_code`)."""
+    from wavemetrics.views.markdown import markdown_table
+
+    metric = METRICS[comparison.metric]
+    text = "".join("  " * depth + f"- {item}\n"
+                   for depth, item in _head_items(comparison, _markdown_name))
+    rows = _shown_rows(comparison)
+    cells = [[
+        markdown_code(shortened(row.task_id, _MARKDOWN_TASK_WIDTH))
+        + ("\\" + MIXED_MARK if row.mixed else ""),
+        str(row.baseline_trials), str(row.baseline_failed), metric.show(row.baseline_mean),
+        str(row.candidate_trials), str(row.candidate_failed), metric.show(row.candidate_mean),
+        metric.show(row.difference, signed=True),
+    ] for row in rows]
+    text += "\n" + markdown_table(
+        ["task", "base n", "fail", "base mean", "cand n", "fail", "cand mean", "difference"],
+        "lrrrrrrr", cells)
+    tail = _tail_items(comparison, len(rows), _markdown_name)
+    if tail:
+        text += "\n" + "".join(f"- {line}\n" for line in tail)
+    legend = _legend(comparison)
+    if comparison.mixed_kind_tasks:  # a bare "*" opens emphasis
+        legend[-1] = "\\" + legend[-1]
+    return text + "\n" + " ".join(legend) + "\n"

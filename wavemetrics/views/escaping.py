@@ -14,6 +14,11 @@ line (``\n``, ``\r``), open a hyperlink (OSC 8) nor reverse the text after it
 (``U+202E``). Other characters, backslashes included, are shown as they are.
 JSON output is not escaped here: ``json.dumps`` already escapes every control
 character, and its output is data, not text for a terminal.
+
+Markdown output (``--format markdown``) shows each such value as a code span,
+:func:`markdown_code` (``docs/cli.md``, "Markdown"): inside a code span nothing is
+markup, so ``*``, ``_``, ``[``, ``<``, ``&``, ``$``, ``@name``, ``:emoji:`` and
+``#123`` stay literal text in GitHub's renderer.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ TYPE_CHECKING = False  # mypy takes any TYPE_CHECKING as true
 if TYPE_CHECKING:
     import re
 
-__all__ = ["printable", "shortened"]
+__all__ = ["markdown_code", "printable", "shortened"]
 
 #: The characters escaped, as a regular expression (compiled, and cached, by :mod:`re`
 #: on the first text that needs it: most need none, and importing :mod:`re` is ~5 ms
@@ -70,3 +75,38 @@ def shortened(text: str, width: int) -> str:
     """
     text = printable(text[: width * 8])
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def markdown_code(text: str, *, cell: bool = True) -> str:
+    r""":func:`printable` ``text`` as a GitHub-flavoured Markdown code span, for a table
+    cell (``cell``) or running text, or ``""`` for an empty text (an empty cell).
+
+    Inside a code span no character is markup (no emphasis, link, raw HTML, entity,
+    math, mention or emoji), so what is left to escape is what reaches the table
+    parser before the span is read: in a cell each ``|`` is written ``\|`` (GFM takes
+    the backslash out again, inside a code span too: GFM spec, "Tables", example 200);
+    in running text a pipe is left as it is (there ``\|`` would show its backslash).
+    Backslashes are kept as they are: a code span shows them literally. The span's
+    fence is one backtick longer than the longest run of backticks in the text, and
+    a space pads each side when the text starts or ends with a backtick or a space
+    (CommonMark strips exactly that space again), so the span shows the text exactly.
+    Line ends, control and bidi characters were already escaped by :func:`printable`.
+
+    >>> markdown_code("Bash")
+    '`Bash`'
+    >>> markdown_code("a|b`c"), markdown_code("a|b", cell=False), markdown_code("`x")
+    ('``a\\|b`c``', '`a|b`', '`` `x ``')
+    >>> markdown_code("</td>\n<script>")
+    '`</td>\\n<script>`'
+    """
+    text = printable(text)
+    if cell:
+        text = text.replace("|", "\\|")
+    if not text:
+        return ""
+    import re
+
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    # all spaces: CommonMark strips nothing, so nothing is padded
+    pad = " " if (text[0] in "` " or text[-1] in "` ") and text.strip(" ") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"

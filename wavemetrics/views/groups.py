@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from wavemetrics.cli.timewindow import Zone, label_of
+from wavemetrics.core.activity import BATCHABLE_TOOL_NAMES, DEFAULT_IDLE_GAP_MS
 from wavemetrics.core.classify import EVAL_TOOL_NAMES, WaveBucket, classify_wave
 from wavemetrics.core.summary import ParallelismSummary, merge_summaries, summarize
 from wavemetrics.core.waves import assemble_waves
@@ -30,7 +31,9 @@ from wavemetrics.run.pipeline import Analysis, LaneResult
 
 __all__ = [
     "BY_CHOICES",
+    "GROUP_LEGEND",
     "NOT_RECORDED",
+    "TOOL_LEGEND",
     "group_document",
     "group_inputs",
     "paths_lines",
@@ -126,7 +129,7 @@ def paths_lines(document: dict[str, Any], inputs: dict[str, list[str]]) -> list[
 
 def _by_period(
     analysis: Analysis[Any], period: str, zone: Zone, eval_tool_names: Sequence[str],
-    max_tracked_calls: int | None,
+    max_tracked_calls: int | None, batchable_tool_names: Sequence[str], idle_gap_ms: float,
 ) -> list[tuple[str, ParallelismSummary]]:
     from wavemetrics.views.slices import partition_lane
 
@@ -137,7 +140,9 @@ def _by_period(
             assembly = assemble_waves(part.observations, max_tracked_calls=max_tracked_calls)
             grouped.setdefault(label, []).append(summarize(
                 assembly, measured_turn_duration_ms_total=part.measured_turn_duration_ms_total,
-                eval_tool_names=eval_tool_names,
+                eval_tool_names=eval_tool_names, turn_intervals=part.turn_intervals,
+                timing=part.timing, batchable_tool_names=batchable_tool_names,
+                idle_gap_ms=idle_gap_ms,
             ))
     return [(label, merge_summaries(grouped[label])) for label in sorted(grouped)]
 
@@ -178,11 +183,16 @@ def group_document(
     analysis: Analysis[Any], by: str, *, zone: Zone = None,
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES, max_tracked_calls: int | None = None,
     options: dict[str, Any] | None = None,
+    batchable_tool_names: Sequence[str] = BATCHABLE_TOOL_NAMES,
+    idle_gap_ms: float = DEFAULT_IDLE_GAP_MS,
 ) -> dict[str, Any]:
     """The ``--by`` JSON document: ``schema_kind``, ``options`` (the run's options record,
     :func:`wavemetrics.run._options.options_record`; ``None``: the defaults with this ``by``),
     ``by``, ``inputs`` (as without ``--by``), ``groups`` (each with ``group`` and its
-    figures), ``total`` and ``concentration`` (as without ``--by``).
+    figures, the section-9 extras among them), ``total`` and ``concentration`` (as
+    without ``--by``). ``batchable_tool_names`` and ``idle_gap_ms`` (ms): the
+    section-9 parameters a ``day``/``week``/``month`` group's figures are computed with
+    (docs/metrics.md section 9; the other groups merge the lanes' summaries).
 
     ``day``/``week``/``month``/``tool`` need lanes read in batch mode (with their
     waves); raises ``ValueError`` otherwise, and for an unknown ``by``.
@@ -191,8 +201,9 @@ def group_document(
     from wavemetrics.views.report import json_document, summary_dict
 
     if options is None:
-        options = options_record(eval_tools=eval_tool_names, max_tracked_calls=max_tracked_calls,
-                                 by=by)
+        options = options_record(eval_tools=eval_tool_names,
+                                 batchable_tools=batchable_tool_names, idle_gap_ms=idle_gap_ms,
+                                 max_tracked_calls=max_tracked_calls, by=by)
     base = json_document(analysis, options)
     document: dict[str, Any] = {"schema_kind": base["schema_kind"], "options": base["options"],
                                 "by": by, "inputs": base["inputs"]}
@@ -203,13 +214,27 @@ def group_document(
     if by in ("session", "lane", "project"):
         pairs = _by_lane_key(analysis, by)
     elif by in ("day", "week", "month"):
-        pairs = _by_period(analysis, by, zone, eval_tool_names, max_tracked_calls)
+        pairs = _by_period(analysis, by, zone, eval_tool_names, max_tracked_calls,
+                           batchable_tool_names, idle_gap_ms)
     else:
         raise ValueError(f"unknown --by {by!r}")
     document["groups"] = [{"group": key, **summary_dict(s)} for key, s in pairs]
     document["total"] = summary_dict(analysis.total)
     document["concentration"] = base["concentration"]
     return document
+
+
+#: The legend under a ``--by`` table (``--by tool``: :data:`TOOL_LEGEND`), line by line.
+GROUP_LEGEND = (
+    "calls: paired calls; multi: non_eval waves of 2+ calls; rt: saved round trips;",
+    "saved s / upper s: modeled saving and its upper bound.",
+)
+#: The legend under the ``--by tool`` table, line by line.
+TOOL_LEGEND = (
+    "calls in multi: calls in non_eval waves of 2+ calls;",
+    "total s: its calls' durations summed, overlapping calls each counted in full;",
+    "mean s: total s / calls; eval/mix: share of calls in eval_only or mixed waves.",
+)
 
 
 def render_group_table(
@@ -242,11 +267,7 @@ def render_group_table(
             )
         lines.insert(len(lines) - 1, "-" * len(lines[0]))
         lines.extend(under)
-        lines.append("calls in multi: calls in non_eval waves of 2+ calls;")
-        lines.append("total s: its calls' durations summed, overlapping calls each counted"
-                     " in full;")
-        lines.append("mean s: total s / calls; eval/mix: share of calls in eval_only or mixed"
-                     " waves.")
+        lines.extend(TOOL_LEGEND)
         return "\n".join(lines) + "\n"
     labels = group_labels(by, [str(row["group"]) for row in document["groups"]])
     width = max([21, *(len(label) for label in labels.values())])
@@ -266,8 +287,7 @@ def render_group_table(
         )
     lines.insert(len(lines) - 1, "-" * len(lines[0]))
     lines.extend(under)
-    lines.append("calls: paired calls; multi: non_eval waves of 2+ calls; rt: saved round trips;")
-    lines.append("saved s / upper s: modeled saving and its upper bound.")
+    lines.extend(GROUP_LEGEND)
     return "\n".join(lines) + "\n"
 
 

@@ -13,11 +13,12 @@ import math
 import operator
 import textwrap
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import attrs
 
+from wavemetrics.core.activity import DEFAULT_IDLE_GAP_MS
 from wavemetrics.core.classify import EVAL_TOOL_NAMES, classify_wave
 from wavemetrics.core.histogram import HISTOGRAM_BUCKET_MAXIMA, decode_histogram
 from wavemetrics.core.observations import DEFAULT_MAX_TRACKED_CALLS
@@ -36,13 +37,20 @@ from wavemetrics.readers import DUPLICATE, EMPTY
 from wavemetrics.readers.lanes import InputReport
 from wavemetrics.run._options import non_default_arguments, options_record
 from wavemetrics.run.pipeline import Analysis, LaneFigures, LaneResult
+from wavemetrics.views.activity import activity_lines
 from wavemetrics.views.escaping import printable, shortened
 from wavemetrics.views.notes import cap_advice
 
 __all__ = [
     "CONCENTRATION_MIN_SAVED_MS",
+    "TABLE_LEGEND",
+    "WINDOW_CLAUSE",
     "concentrated_lanes",
     "concentration_document",
+    "concentration_sentences",
+    "idle_gap_of",
+    "lane_place",
+    "options_arguments",
     "options_line",
     "paths_section",
     "render_json",
@@ -335,22 +343,42 @@ def total_label(total: ParallelismSummary) -> str:
     return "total" + (CAPPED_MARK if total.dropped_calls else "")
 
 
+def lane_place(session: str, lane: str) -> str:
+    """How a note names a lane in the text table: ``SESSION/LANE`` (the table's cells)."""
+    return f"{session}/{lane}"
+
+
+def idle_gap_of(options: dict[str, Any] | None) -> float:
+    """The idle gap (ms) an options record holds (``--idle-gap``), or the default 5
+    minutes for no record (docs/cli.md, "Options in the output")."""
+    gap = None if options is None else options.get("idle_gap_ms")
+    return gap if isinstance(gap, float) else DEFAULT_IDLE_GAP_MS
+
+
 def under_total(
     analysis: Analysis[LaneFigures], labels: Sequence[tuple[str, str]],
-    max_tracked_calls: int | None = None,
+    max_tracked_calls: int | None = None, idle_gap_ms: float = DEFAULT_IDLE_GAP_MS, *,
+    place: Callable[[str, str], str] = lane_place, wrap: bool = True,
 ) -> list[str]:
     """The lines every ``summarize`` table (the plain one and each ``--by`` table) prints
     under its total row, in this order: the tool time (:func:`tool_time_line`), the
     calls not counted (:func:`loss_line`; wrapped, and marked ``*`` as the total row is
-    when calls were dropped at the cap), the concentration notes
+    when calls were dropped at the cap), the turns block
+    (:func:`wavemetrics.views.activity.activity_lines`; ``idle_gap_ms``: the gap the
+    figures were made with, in ms), the concentration notes
     (:func:`concentration_notes`; ``labels``: each lane's session and lane cells, as
-    :func:`table_lane_cells` gives them) and the lanes read from several inputs."""
+    :func:`table_lane_cells` gives them, named in a note as ``place`` writes them) and
+    the lanes read from several inputs. ``wrap``: lines wrapped to 80 columns (the
+    text table), else one line each (``--format markdown``)."""
     total = analysis.total
-    lines = [tool_time_line(total)]
+    fill = _wrap if wrap else str
+    lines = [fill(_tool_time_text(total))]
     lost = loss_line(total, max_tracked_calls)
     if lost:
-        lines.append(_wrap(f"{CAPPED_MARK} {lost}") if total.dropped_calls else lost)
-    lines.extend(concentration_notes(analysis.lanes, labels, total))
+        lines.append(fill(f"{CAPPED_MARK} {lost}") if total.dropped_calls else lost)
+    lines.extend(activity_lines(total, idle_gap_ms, wrap=wrap))
+    lines.extend(fill(text) for text in concentration_sentences(
+        analysis.lanes, [place(*label) for label in labels], total))
     repeated = analysis.outcome.repeated_lanes
     if repeated:
         count = len(repeated)
@@ -423,28 +451,50 @@ def concentration_document(
 def concentration_notes(
     lanes: Sequence[LaneFigures], labels: Sequence[tuple[str, str]], total: ParallelismSummary
 ) -> list[str]:
-    """The table's ``note:`` lines: each lane of :func:`concentrated_lanes`.
+    """The table's ``note:`` lines: each lane of :func:`concentrated_lanes`, wrapped to 80
+    columns (:func:`concentration_sentences`; ``labels`` are the table's session and lane
+    cells)."""
+    places = [lane_place(*label) for label in labels]
+    return [_wrap(text) for text in concentration_sentences(lanes, places, total)]
+
+
+def concentration_sentences(
+    lanes: Sequence[LaneFigures], places: Sequence[str], total: ParallelismSummary
+) -> list[str]:
+    """The ``note:`` sentences, one line each: each lane of :func:`concentrated_lanes`,
+    named as ``places`` has it (one text per lane).
 
     ``docs/metrics.md`` section 5 models a saving ``sum(d) - span`` per non_eval
     wave; a wave of one call saves exactly 0.0, so a lane with one non_eval wave
     of 2+ calls owes its whole ``modeled_wallclock_saved_ms`` to that one wave
     (the size comes from the lane's histogram). The streamed summary keeps no
     per-wave figure, so for a lane of several such waves the note names the
-    lane and how many waves. ``labels`` are the table's session and lane cells.
+    lane and how many waves.
     """
     notes = []
     for index, share in concentrated_lanes(lanes, total):
-        (session, lane), s = labels[index], lanes[index].summary
+        where, s = places[index], lanes[index].summary
         head = f"note: {share}% of the saved time ({_seconds(s.modeled_wallclock_saved_ms)} s) is"
         if s.non_eval_waves_multi == 1:
             counts = decode_histogram(s.non_eval_wave_size_histogram)[1:]
             size = _SIZE_LABELS[next(i for i, n in enumerate(counts) if n)]
-            text = f"{head} one wave of {size} calls, in lane {session}/{lane}"
+            text = f"{head} one wave of {size} calls, in lane {where}"
         else:
-            text = (f"{head} from lane {session}/{lane}, in {s.non_eval_waves_multi}"
+            text = (f"{head} from lane {where}, in {s.non_eval_waves_multi}"
                     " waves of 2+ calls")
-        notes.append(_wrap(text + ": see wavemetrics waves"))
+        notes.append(text + ": see wavemetrics waves")
     return notes
+
+
+#: What the ``options:`` line adds when the run has a time window.
+WINDOW_CLAUSE = " (only the waves that start in this window)"
+
+
+def options_arguments(options: dict[str, Any] | None) -> list[str]:
+    """The arguments the ``options:`` line names (:func:`options_line`; ``--by`` left
+    out), not yet escaped; ``[]`` for the defaults."""
+    # --by is left out: a --by table names its groups in its header already
+    return [] if options is None else non_default_arguments({**options, "by": None})
 
 
 def options_line(options: dict[str, Any] | None) -> str | None:
@@ -453,18 +503,23 @@ def options_line(options: dict[str, Any] | None) -> str | None:
     arguments that give them again, the window's bounds as exact ISO times
     (``options: --since 2026-04-18T13:40:00+00:00 --timezone UTC``), escaped and
     wrapped to 80 columns; ``None`` for the defaults."""
-    # --by is left out: a --by table names its groups in its header already
-    arguments = [] if options is None else non_default_arguments({**options, "by": None})
+    arguments = options_arguments(options)
     if not arguments:
         return None
     text = "options: " + " ".join(printable(argument) for argument in arguments)
     if options is not None and (options.get("since") or options.get("until")):
-        text += " (only the waves that start in this window)"
+        text += WINDOW_CLAUSE
     return _wrap(text)
 
 
 def tool_time_line(total: ParallelismSummary) -> str:
-    """The line under the total row: the tool time the saving comes out of.
+    """The line under the total row: the tool time the saving comes out of, wrapped
+    to 80 columns (:func:`_tool_time_text`)."""
+    return _wrap(_tool_time_text(total))
+
+
+def _tool_time_text(total: ParallelismSummary) -> str:
+    """The tool time the saving comes out of, one line.
 
     ``tool_time_ms`` (docs/metrics.md, extras) sums every paired call's
     duration; the share of it that ``modeled_wallclock_saved_ms`` is, rounded
@@ -474,12 +529,20 @@ def tool_time_line(total: ParallelismSummary) -> str:
     text = f"tool time {_seconds(tool)} s (paired calls' durations summed)"
     if math.isfinite(tool) and math.isfinite(saved) and tool > 0:
         text += f": saved s is {math.floor(100 * saved / tool)}% of it"
-    return _wrap(text)
+    return text
 
 
 def inputs_line(analysis: Analysis[LaneFigures], input_format: str = "auto") -> str:
     """The table's first line: what was read, in which format (wrapped to 80 columns)."""
     return _inputs_line(analysis.outcome.inputs, input_format, len(analysis.outcome.skipped))
+
+
+#: The legend under the plain table, line by line.
+TABLE_LEGEND = (
+    "calls: paired calls; multi: non_eval waves of 2+ calls; rt: saved round trips;",
+    "saved s: modeled wall-clock saving; upper s: upper bound. Eval/mixed waves are",
+    "never in multi, rt or the savings. Details: --format json, wavemetrics waves.",
+)
 
 
 def render_table(
@@ -512,14 +575,8 @@ def render_table(
     lines.append(_figures((total_label(analysis.total),
                            f"{lanes} lane" + ("" if lanes == 1 else "s")),
                           analysis.total, widths))
-    lines.extend(under_total(analysis, labels, max_tracked_calls))
-    lines.append(
-        "calls: paired calls; multi: non_eval waves of 2+ calls; rt: saved round trips;"
-    )
-    lines.append(
-        "saved s: modeled wall-clock saving; upper s: upper bound. Eval/mixed waves are"
-    )
-    lines.append("never in multi, rt or the savings. Details: --format json, wavemetrics waves.")
+    lines.extend(under_total(analysis, labels, max_tracked_calls, idle_gap_of(options)))
+    lines.extend(TABLE_LEGEND)
     if show_paths:
         lines.extend(paths_section(analysis))
     return "\n".join(lines) + "\n"

@@ -12,7 +12,9 @@ observations not in a paired call (a start without an end, a replaced start,
 an end without a start) go by their own time, and such an end goes first in
 its part, so that it stays an orphan there: a part pairs exactly the calls of
 the whole lane that it holds, and counts its clock anomalies. The lane's measured turn
-time, a total without times, goes with the lane's earliest call start. The kept
+time, a total without times, goes with the lane's earliest call start; each measured
+turn interval (section 9's idle time and lane span) goes with the part where it starts,
+if that part holds an observation (a turn alone makes no part). The kept
 observations then go through the ordinary assembly and summary, unchanged.
 """
 
@@ -111,6 +113,9 @@ def partition_lane(lane: Lane | StreamedLane, key_of: Callable[[float], K]) -> d
         parts[key] = ends + parts[key]
     if home is not None and home not in parts and lane.measured_turn_duration_ms_total:
         parts[home] = []
+    turns: dict[K, list[tuple[float, float]]] = {}
+    for interval in lane.turn_intervals:
+        turns.setdefault(key_of(interval[0]), []).append(interval)
     return {
         key: attrs.evolve(
             lane,
@@ -118,6 +123,7 @@ def partition_lane(lane: Lane | StreamedLane, key_of: Callable[[float], K]) -> d
             measured_turn_duration_ms_total=(
                 lane.measured_turn_duration_ms_total if key == home else 0.0
             ),
+            turn_intervals=tuple(turns.get(key, ())),
         )
         for key, items in parts.items()
     }
