@@ -20,8 +20,6 @@ import math
 from collections.abc import Iterable
 from typing import Any, Literal, get_args
 
-# the defaults live in the light module the native command reads them from
-from wavemetrics.core._eval_names import BATCHABLE_TOOL_NAMES, DEFAULT_IDLE_GAP_MS
 from wavemetrics.core.classify import (
     EVAL_TOOL_NAMES,
     check_eval_names,
@@ -40,6 +38,16 @@ __all__ = [
     "check_idle_gap",
     "is_batchable_tool_name",
 ]
+
+#: Tools whose calls a model could have issued together (section 9): reads and searches.
+BATCHABLE_TOOL_NAMES: tuple[str, ...] = (
+    "read", "read_file", "view", "grep", "glob", "ls", "list", "list_dir",
+    "list_directory", "find", "search", "search_files", "webfetch", "web_fetch",
+    "websearch", "web_search",
+)
+
+#: The default gap (ms) after which the lane counts as idle: 5 minutes (section 9).
+DEFAULT_IDLE_GAP_MS = 300000.0
 
 #: Where a call's times come from (section 9, "Timing provenance").
 Timing = Literal["execution", "message"]

@@ -30,17 +30,15 @@ import os
 import stat
 import sys
 
-from wavemetrics.core._eval_names import (
-    BATCHABLE_TOOL_NAMES,
-    DEFAULT_IDLE_GAP_MS,
-    EVAL_TOOL_NAMES,
-)
+from wavemetrics.core._eval_names import EVAL_TOOL_NAMES
 from wavemetrics.inputs import _files
 from wavemetrics.inputs._record_types import CLAUDE_ONLY_TYPES, EVENT_TYPES
 from wavemetrics.inputs._walk import keyed_walk, walk
 from wavemetrics.inputs._walk import utf8 as _utf8
 from wavemetrics.run import _extension
 from wavemetrics.run._options import (
+    BATCHABLE_TOOL_NAMES,
+    DEFAULT_IDLE_GAP_MS,
     DEFAULT_MAX_TRACKED_CALLS,
     SUMMARIZE,
     options_json,

@@ -226,11 +226,8 @@ impl Activity {
             f.multi_call_turns += u64::from(batch.width >= 2);
         }
         self.missed(&ordered, &mut f);
-        f.lane_span_ms = if self.latest > self.earliest {
-            self.latest - self.earliest
-        } else {
-            0.0
-        };
+        // Python's max(0.0, latest - earliest): none or one time gives 0.0
+        f.lane_span_ms = py_max(0.0, self.latest - self.earliest);
         f.tool_busy_ms = self.tool_busy_ms;
         f.idle_ms = self.idle();
         match timing {
@@ -268,13 +265,15 @@ impl Activity {
             self.blocks.iter().chain(&self.turns).copied().collect();
         intervals.sort_by(|a, b| by_value(a.0, b.0).then(by_value(a.1, b.1)));
         let mut idle = 0.0;
-        let mut reach = f64::NEG_INFINITY;
-        for (start_ms, end_ms) in intervals {
-            if reach != f64::NEG_INFINITY && start_ms > reach {
-                let gap = start_ms - reach;
-                if gap > self.idle_gap_ms {
-                    idle += gap;
-                }
+        let Some((first, rest)) = intervals.split_first() else {
+            return idle;
+        };
+        let mut reach = first.1;
+        for &(start_ms, end_ms) in rest {
+            // <= 0 when it overlaps or touches: never idle
+            let gap = start_ms - reach;
+            if gap > self.idle_gap_ms {
+                idle += gap;
             }
             reach = py_max(reach, end_ms);
         }
