@@ -92,3 +92,45 @@ CAPPED_WARNING = (
     " past the cap of 3 calls per lane; --max-tracked-calls 0 lifts it, at about 200"
     " bytes of memory per tracked call"
 )
+
+
+#: Lane main: eight model turns (each ``turn_start`` opens a batch), one call each but
+#: T5: T1 read a [1000,1010], T2 grep b [1020,1030], T3 bash c [1040,1050], T4 read d
+#: [1060,1070], T5 read e [1080,1090] and read f [1080,1095], T6 read g [1100,1110],
+#: T7 glob h [1120,1130], T8 ls i [1140,1150]. Serial runs (docs/metrics.md section 9):
+#: a b (ended by the bash turn), then d alone (ended by the two-call T5: not counted),
+#: then g h i. Lane sub: reads j [2000,2010], k [2020,2030] before any turn_start: no
+#: batch, so no run. Every gap between calls is 5 or 10 ms.
+SERIAL_READS: list[Event] = [
+    ("turn_start", None, None, 1000, "main"),
+    ("tool_execution_start", "a", "read", 1000, "main"),
+    ("tool_execution_end", "a", "read", 1010, "main"),
+    ("turn_start", None, None, 1020, "main"),
+    ("tool_execution_start", "b", "grep", 1020, "main"),
+    ("tool_execution_end", "b", "grep", 1030, "main"),
+    ("turn_start", None, None, 1040, "main"),
+    ("tool_execution_start", "c", "bash", 1040, "main"),
+    ("tool_execution_end", "c", "bash", 1050, "main"),
+    ("turn_start", None, None, 1060, "main"),
+    ("tool_execution_start", "d", "read", 1060, "main"),
+    ("tool_execution_end", "d", "read", 1070, "main"),
+    ("turn_start", None, None, 1080, "main"),
+    ("tool_execution_start", "e", "read", 1080, "main"),
+    ("tool_execution_start", "f", "read", 1080, "main"),
+    ("tool_execution_end", "e", "read", 1090, "main"),
+    ("tool_execution_end", "f", "read", 1095, "main"),
+    ("turn_start", None, None, 1100, "main"),
+    ("tool_execution_start", "g", "read", 1100, "main"),
+    ("tool_execution_end", "g", "read", 1110, "main"),
+    ("turn_start", None, None, 1120, "main"),
+    ("tool_execution_start", "h", "glob", 1120, "main"),
+    ("tool_execution_end", "h", "glob", 1130, "main"),
+    ("turn_start", None, None, 1140, "main"),
+    ("tool_execution_start", "i", "ls", 1140, "main"),
+    ("tool_execution_end", "i", "ls", 1150, "main"),
+    ("turn_end", None, None, 1160, "main"),
+    ("tool_execution_start", "j", "read", 2000, "sub"),
+    ("tool_execution_end", "j", "read", 2010, "sub"),
+    ("tool_execution_start", "k", "read", 2020, "sub"),
+    ("tool_execution_end", "k", "read", 2030, "sub"),
+]

@@ -386,6 +386,64 @@ def test_the_state_of_an_accumulator_gives_it_back() -> None:
     }
 
 
+# ------------------------------------------------------------------ serial runs
+
+
+def fed(observations: Sequence[object], **options: Any) -> ActivityAccumulator:
+    """An accumulator fed the paired calls of ``observations`` in pairing order."""
+    accumulator = ActivityAccumulator(**options)
+    for done in pair_observations(observations, max_tracked_calls=None).calls:
+        accumulator.call(done.tool_name, done.start_ms, done.end_ms, done.batch)
+    return accumulator
+
+
+def test_serial_runs_of_the_worked_example() -> None:
+    """Pairing order is the order of the ends: a 10, b 50, c 65, d 80, e 90, f 100,
+    g 400010, h 400030 (i never ends), so a..h are 0..7. The runs are m1 m2 m3 (a b c)
+    and m5 m6 (g h): [[0, 1, 2], [6, 7]], 3 + 2 = missed_batch_calls 5."""
+    assert fed(WORKED).serial_runs() == [[0, 1, 2], [6, 7]]
+
+
+def test_serial_runs_are_in_batch_order_by_pairing_index() -> None:
+    """x (read 0-100, m1) ends after y (read 10-20, m2), so y pairs first (0) and x
+    second (1); batch order is by start, m1 then m2: the run is [1, 0]. z (read 500-510,
+    m3) is 400 ms after x's end: with an idle gap of 300 it starts a run of one (none);
+    with the gap at 0 it joins: [1, 0, 2]. A run of exactly two counts (k >= 2)."""
+    lane = [start("x", "read", 0, "m1"), start("y", "read", 10, "m2"), end("y", 20),
+            end("x", 100), *call("z", "read", 500, 510, "m3")]
+    assert fed(lane, idle_gap_ms=300).serial_runs() == [[1, 0]]
+    assert fed(lane, idle_gap_ms=0).serial_runs() == [[1, 0, 2]]
+    assert fed(lane[:4], idle_gap_ms=0).serial_runs() == [[1, 0]]
+    assert fed(lane[:1] + lane[3:4]).serial_runs() == []  # x alone: a run of one
+
+
+def test_serial_runs_skip_wide_and_unbatchable_turns() -> None:
+    """A Bash turn ends a run; a run of one before it is not counted:
+    a (0) | Bash b (1) | c (2), d (3) -> [[2, 3]]."""
+    lane = [*call("a", "read", 0, 1, "m1"), *call("b", "bash", 2, 3, "m2"),
+            *call("c", "read", 4, 5, "m3"), *call("d", "grep", 6, 7, "m4")]
+    assert fed(lane).serial_runs() == [[2, 3]]
+
+
+@settings(max_examples=150)
+@given(batched_lanes(), st.sampled_from([0, 5, 40, DEFAULT_IDLE_GAP_MS]))
+def test_serial_runs_are_the_counted_runs(
+    lane: tuple[list[dict[str, Any]], list[tuple[float, float]]], gap: float
+) -> None:
+    """The runs are the ones the figures count: as many as missed_batch_runs, their
+    lengths (each >= 2) add up to missed_batch_calls, and no call is in two of them."""
+    observations, _ = lane
+    accumulator = fed(observations, batchable_tool_names=["read", "grep"], idle_gap_ms=gap)
+    runs = accumulator.serial_runs()
+    result = accumulator.result()
+    assert len(runs) == result["missed_batch_runs"]
+    assert sum(len(run) for run in runs) == result["missed_batch_calls"]
+    assert all(len(run) >= 2 for run in runs)
+    members = [index for run in runs for index in run]
+    assert len(set(members)) == len(members)
+    assert all(0 <= index < accumulator.calls for index in members)
+
+
 # ------------------------------------------------------------------ the oracle
 
 

@@ -21,7 +21,7 @@ from urllib.parse import parse_qs
 import pytest
 from click.testing import CliRunner
 
-from tests.event_traces import TWO_LANES, Event, saving_trial, write_events
+from tests.event_traces import SERIAL_READS, TWO_LANES, Event, saving_trial, write_events
 from tests.extras import needs_scipy
 from wavemetrics.cli.commands import main
 
@@ -176,6 +176,44 @@ def test_hover_shows_tool_and_duration(opened: Opened) -> None:
     hover.wait_for(timeout=5000)
     text = hover.text_content() or ""
     assert "read" in text and "duration 0.020 s" in text and "saving 0.010 s" in text
+
+
+def test_no_serial_bar_without_a_serial_run(opened: Opened) -> None:
+    # TWO_LANES: lane main's calls are one batch of 6, lane sub's have none: no run
+    serial = opened.page.locator("#timeline .trace.bars[data-trace=call][data-serial=true]"
+                                 " .point path")
+    assert serial.count() == 0
+
+
+def test_serial_runs_are_highlighted(chromium: Any, tmp_path: Path) -> None:
+    """SERIAL_READS (tests/event_traces.py): 11 calls; the runs a b and g h i are drawn
+    as 2 + 3 = 5 outlined, hatched bars; the last, i, hovers as run 2 of its lane; the
+    outline is --serial in both themes (black, then white)."""
+    opened = Opened(chromium, _report(tmp_path, SERIAL_READS))
+    page = opened.page
+    assert _call_bars(opened).count() == 11
+    serial = page.locator("#timeline .trace.bars[data-trace=call][data-serial=true] .point path")
+    assert serial.count() == 5
+    assert page.is_visible("#serial-key")
+    assert page.inner_text("#serial-key") == (
+        "serial single read-only calls (missed batching, an upper bound)")
+    strokes = {serial.nth(i).evaluate("p => getComputedStyle(p).stroke") for i in range(5)}
+    assert strokes == {"rgb(0, 0, 0)"}
+    boxes = [serial.nth(i).bounding_box() for i in range(serial.count())]
+    last = max(boxes, key=lambda box: box["x"])
+    page.mouse.move(last["x"] + last["width"] / 2, last["y"] + last["height"] / 2)
+    hover = page.locator("#timeline .hoverlayer .hovertext")
+    hover.wait_for(timeout=5000)
+    text = hover.text_content() or ""
+    assert "ls" in text and "serial run 2 of the lane" in text
+    page.mouse.move(0, 0)
+    page.click("#theme")
+    serial = page.locator("#timeline .trace.bars[data-trace=call][data-serial=true] .point path")
+    assert serial.count() == 5
+    strokes = {serial.nth(i).evaluate("p => getComputedStyle(p).stroke") for i in range(5)}
+    assert strokes == {"rgb(255, 255, 255)"}
+    assert opened.others() == [] and opened.errors == []
+    opened.close()
 
 
 def test_keyboard_focus_shows_each_wave(opened: Opened) -> None:
@@ -361,7 +399,8 @@ def test_many_calls_are_drawn_as_waves(chromium: Any, tmp_path: Path) -> None:
     page = opened.page
     assert page.inner_text("#aggregated") == (
         "Aggregated: 2,100 calls in 700 waves are more than 2,000 bars, so each wave is drawn"
-        " as one bar. The figures above count every call.")
+        " as one bar. The figures above count every call. Serial runs of single read-only"
+        " calls are not highlighted (no call is drawn); missed_batch_runs counts them.")
     assert _call_bars(opened).count() == 0
     assert page.inner_text("#shown") == "700 of 700 waves shown (2100 calls)"
     page.keyboard.press("n")

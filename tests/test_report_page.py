@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tests.event_traces import TWO_LANES, saving_trial, write_events
+from tests.event_traces import SERIAL_READS, TWO_LANES, saving_trial, write_events
 from tests.extras import needs_report, needs_scipy
 from wavemetrics.cli.commands import main
 from wavemetrics.run.pipeline import LaneResult, analyse, read_inputs
@@ -72,6 +72,58 @@ def test_page_data_aggregates_past_the_bar_limits(trace: Path) -> None:
     assert data["waves"]["saved"] == [30, 40]
     assert data["aggregated"] == {"calls": 8, "waves": 5, "waves_drawn": 2,
                                   "max_call_bars": 4, "max_wave_bars": 2}
+
+
+def test_page_data_marks_the_serial_runs(tmp_path: Path) -> None:
+    """SERIAL_READS (tests/event_traces.py): lane main's batches in order are a | b | c
+    (bash) | d | e f | g | h | i; runs of single read-only calls: a b (run 0, ended by
+    bash), d alone (ended by the two-call turn: not a run), g h i (run 1). Lane sub's
+    calls have no batch (no turn_start): no run. Calls in wave order: a..i, j, k."""
+    lanes = _lanes(write_events(tmp_path / "serial.jsonl", SERIAL_READS))
+    data = page_data(lanes)
+    assert data["calls"]["dur"] == [10, 10, 10, 10, 10, 15, 10, 10, 10, 10, 10]
+    assert data["calls"]["run"] == [0, 0, -1, -1, -1, -1, 1, 1, 1, -1, -1]
+    # the figures count the same runs: 2 runs of 2 + 3 = 5 calls
+    assert (lanes[0].summary.missed_batch_runs, lanes[0].summary.missed_batch_calls) == (2, 5)
+
+
+def test_page_data_serial_runs_follow_the_run_settings(tmp_path: Path) -> None:
+    """The idle gap and the batchable names are the run's: every gap between calls is 5
+    or 10 ms, so an idle gap of 5 ms ends each run after its first call (a..b, g..h,
+    h..i are 10 ms apart): no run; 10 ms keeps them. With only ``read`` batchable, b
+    (grep), h (glob) and i (ls) end the runs: a and g are alone, no run."""
+    lanes = _lanes(write_events(tmp_path / "serial.jsonl", SERIAL_READS))
+    none = [-1] * 11
+    assert page_data(lanes, idle_gap_ms=5)["calls"]["run"] == none
+    assert page_data(lanes, idle_gap_ms=10)["calls"]["run"] == [0, 0, -1, -1, -1, -1,
+                                                                1, 1, 1, -1, -1]
+    assert page_data(lanes, batchable_tool_names=("read",))["calls"]["run"] == none
+
+
+def test_page_data_marks_no_run_when_aggregated(tmp_path: Path) -> None:
+    """Past the bar limit no call is drawn, so none is marked (the page says so)."""
+    lanes = _lanes(write_events(tmp_path / "serial.jsonl", SERIAL_READS))
+    calls = page_data(lanes, max_call_bars=10)["calls"]  # 11 calls > 10
+    assert calls["run"] == calls["wave"] == []
+
+
+@needs_report
+def test_report_marks_runs_with_the_command_s_idle_gap(tmp_path: Path) -> None:
+    """``report --idle-gap`` reaches the page's runs: 0.005 s (5 ms) leaves none."""
+    trace = write_events(tmp_path / "serial.jsonl", SERIAL_READS)
+
+    def runs(*options: str) -> list[int]:
+        out = tmp_path / "r.html"
+        result = CliRunner().invoke(main, ["report", str(trace), "-o", str(out), "--no-cache",
+                                           *options])
+        assert result.exit_code == 0, result.stderr
+        found = re.search(r'id="wm-data">(.*?)</script>',
+                          out.read_text(encoding="utf-8"), re.S)
+        assert found is not None
+        return list(json.loads(found.group(1))["calls"]["run"])
+
+    assert runs() == [0, 0, -1, -1, -1, -1, 1, 1, 1, -1, -1]
+    assert runs("--idle-gap", "0.005") == [-1] * 11
 
 
 def test_tool_rows_and_histogram(trace: Path) -> None:

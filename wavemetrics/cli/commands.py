@@ -1089,7 +1089,7 @@ def _run_page(
     notes = [inputs_line(analysis, input_format), *([] if named is None else [named]),
              *under_total(analysis, labels, max_tracked_calls, activity["idle_gap_ms"])]
     page = render_page(analysis, json_document(analysis, options), notes,
-                       eval_tool_names=eval_tools)
+                       eval_tool_names=eval_tools, **activity)
     total = analysis.total
     return page, (f"{_plural(len(analysis.lanes), 'lane')}, {_plural(total.paired_calls, 'call')}"
                   f" in {_plural(total.waves_total, 'wave')}")

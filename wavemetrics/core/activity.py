@@ -17,7 +17,7 @@ measured turn intervals are kept (a lane has few).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, Literal, get_args
 
 from wavemetrics.core.classify import (
@@ -237,7 +237,7 @@ class ActivityAccumulator:
         provenance of every paired call of the lane (raises ``ValueError`` for another)."""
         if timing not in TIMINGS:
             raise ValueError(f"timing must be one of {TIMINGS}, got {timing!r}")
-        ordered = sorted(self.batches.values(), key=lambda b: (b.start_ms, b.first))
+        ordered = self._ordered()
         histogram = [0] * HISTOGRAM_BUCKETS
         widest = multi = 0
         for batch in ordered:
@@ -260,6 +260,24 @@ class ActivityAccumulator:
         figures["calls_timed_by_message"] = self.calls if timing == "message" else 0
         return figures
 
+    def _ordered(self) -> list[_Batch]:
+        """The batches in batch order: earliest start, ties by first pairing index."""
+        return sorted(self.batches.values(), key=lambda b: (b.start_ms, b.first))
+
+    def _runs(self, ordered: list[_Batch]) -> Iterator[list[_Batch]]:
+        """Every run the walk in batch order closes, short ones (``k < 2``) included."""
+        run: list[_Batch] = []
+        for batch in ordered:
+            if batch.width != 1 or not batch.batchable:
+                yield run
+                run = []
+                continue
+            if run and self.idle_gap_ms > 0 and batch.start_ms - run[-1].end_ms > self.idle_gap_ms:
+                yield run
+                run = []
+            run.append(batch)
+        yield run
+
     def _missed(self, ordered: list[_Batch]) -> dict[str, Any]:
         """Serial runs of single batchable calls, walked in batch order."""
         totals: dict[str, Any] = {
@@ -268,18 +286,16 @@ class ActivityAccumulator:
             "missed_batch_round_trips": 0,
             "missed_batch_upper_ms": 0.0,
         }
-        run: list[_Batch] = []
-        for batch in ordered:
-            if batch.width != 1 or not batch.batchable:
-                _close_run(run, totals)
-                run = []
-                continue
-            if run and self.idle_gap_ms > 0 and batch.start_ms - run[-1].end_ms > self.idle_gap_ms:
-                _close_run(run, totals)
-                run = []
-            run.append(batch)
-        _close_run(run, totals)
+        for run in self._runs(ordered):
+            _close_run(run, totals)
         return totals
+
+    def serial_runs(self) -> list[list[int]]:
+        """The counted serial runs (``k >= 2``, section 9, "Missed batching"), in batch
+        order: each as the pairing indices (0-based, the order :meth:`call` was fed) of
+        its calls, in batch order. The runs ``missed_batch_runs`` counts, by the same walk."""
+        return [[batch.first for batch in run] for run in self._runs(self._ordered())
+                if len(run) >= 2]
 
     def _idle(self) -> float:
         if self.idle_gap_ms == 0:

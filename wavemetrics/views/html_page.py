@@ -23,7 +23,7 @@ import math
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
-from wavemetrics.core.activity import ACTIVITY_FIGURES
+from wavemetrics.core.activity import ACTIVITY_FIGURES, BATCHABLE_TOOL_NAMES, DEFAULT_IDLE_GAP_MS
 from wavemetrics.core.exceptions import MissingExtraError
 from wavemetrics.views.escaping import printable
 from wavemetrics.views.page_data import page_data, tool_rows, wave_size_histogram
@@ -171,17 +171,22 @@ def _turn_figures(total: dict[str, Any]) -> list[tuple[str, str]]:
 def render_page(
     analysis: Analysis[LaneResult], document: dict[str, Any], notes: Sequence[str], *,
     eval_tool_names: Sequence[str], title: str = "wavemetrics report",
+    batchable_tool_names: Sequence[str] = BATCHABLE_TOOL_NAMES,
+    idle_gap_ms: float = DEFAULT_IDLE_GAP_MS,
 ) -> str:
     """The report page of ``analysis`` (a batch analysis: every lane's waves).
 
     ``document`` is the run's ``summarize --format json`` document
     (:func:`wavemetrics.views.report.json_document`): the headline shows every figure
     of its ``total`` as that JSON writes it; ``notes`` are the lines the ``summarize``
-    table prints around its rows (inputs, options, tool time, losses, concentration).
+    table prints around its rows (inputs, options, tool time, losses, concentration);
+    ``batchable_tool_names`` and ``idle_gap_ms`` (ms): the run's section-9 settings, for
+    the serial runs the timeline marks (:func:`~wavemetrics.views.page_data.page_data`).
     Raises :class:`ReportExtraMissing` without the ``report`` extra."""
     require_report_libraries()
     total = document["total"]
-    data = page_data(analysis.lanes, eval_tool_names)
+    data = page_data(analysis.lanes, eval_tool_names,
+                     batchable_tool_names=batchable_tool_names, idle_gap_ms=idle_gap_ms)
     tools = tool_rows(analysis.lanes)
     scripts = [plotly_js(), _asset("report.js")]
     return _render(

@@ -17,7 +17,10 @@ earliest call's start, rounded to 1 us; a non-finite time is ``None``):
   5: counted in the figures for non_eval waves only), ``tools`` (indices into
   ``tools``, one per call);
 - ``calls``: columns ``wave`` (index into ``waves``), ``tool``, ``start``, ``dur``,
-  ``row``; empty when the calls are aggregated (:data:`MAX_CALL_BARS`);
+  ``row``, ``run`` (the 0-based number, within its lane, of the serial run of single
+  read-only calls the call is in, ``docs/metrics.md`` section 9, "Missed batching";
+  ``-1``: none); empty when the calls are aggregated (:data:`MAX_CALL_BARS`), and
+  then no run is marked;
 - ``tools``: the tool names, escaped (``views/escaping.py``) and cut to
   :data:`MAX_NAME_CHARS` characters;
 - ``aggregated``: ``None``, or what was left out and why (said on the page).
@@ -32,6 +35,11 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from wavemetrics.core.activity import (
+    BATCHABLE_TOOL_NAMES,
+    DEFAULT_IDLE_GAP_MS,
+    ActivityAccumulator,
+)
 from wavemetrics.core.classify import EVAL_TOOL_NAMES, WaveBucket, classify_wave
 from wavemetrics.core.savings import modeled_wallclock_saved_ms
 from wavemetrics.run.pipeline import LaneResult
@@ -44,6 +52,7 @@ __all__ = [
     "MAX_ROWS",
     "MAX_WAVE_BARS",
     "page_data",
+    "serial_run_numbers",
     "tool_rows",
     "wave_size_histogram",
 ]
@@ -121,15 +130,38 @@ def tool_rows(lanes: Sequence[LaneResult]) -> list[dict[str, Any]]:
     return rows
 
 
+def serial_run_numbers(
+    result: LaneResult, eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES,
+    batchable_tool_names: Sequence[str] = BATCHABLE_TOOL_NAMES,
+    idle_gap_ms: float = DEFAULT_IDLE_GAP_MS,
+) -> dict[int, int]:
+    """The lane's calls in a serial run (``docs/metrics.md`` section 9, "Missed
+    batching"), by the ``id()`` of the call object in ``result.assembly.calls``: the
+    run's 0-based number within the lane, runs in batch order. The runs are the ones
+    ``missed_batch_runs`` counts (:meth:`ActivityAccumulator.serial_runs`, fed the
+    lane's paired calls in pairing order). Raises as :class:`ActivityAccumulator` does
+    for bad names or a bad ``idle_gap_ms``."""
+    accumulator = ActivityAccumulator(batchable_tool_names, eval_tool_names, idle_gap_ms)
+    paired = result.assembly.calls
+    for call in paired:
+        accumulator.call(call.tool_name, call.start_ms, call.end_ms, call.batch)
+    return {id(paired[index]): number
+            for number, run in enumerate(accumulator.serial_runs()) for index in run}
+
+
 def page_data(
     lanes: Sequence[LaneResult], eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES, *,
+    batchable_tool_names: Sequence[str] = BATCHABLE_TOOL_NAMES,
+    idle_gap_ms: float = DEFAULT_IDLE_GAP_MS,
     max_call_bars: int = MAX_CALL_BARS, max_wave_bars: int = MAX_WAVE_BARS,
 ) -> dict[str, Any]:
     """The report script's data for ``lanes`` (see the module's docstring for its shape).
 
     Calls are drawn one bar each up to ``max_call_bars`` calls in all; past it each wave
     is one bar, and past ``max_wave_bars`` waves only the waves that saved most (then
-    the largest) are kept: ``aggregated`` then says so, with the counts."""
+    the largest) are kept: ``aggregated`` then says so, with the counts. Each drawn
+    call's ``run`` marks its serial run (:func:`serial_run_numbers`, with
+    ``batchable_tool_names`` and ``idle_gap_ms`` in ms: the run's settings)."""
     order = _lane_order(lanes)
     origin = _origin(lanes)
     tools: dict[str, int] = {}
@@ -163,7 +195,9 @@ def page_data(
     waves: dict[str, list[Any]] = {key: [] for key in
                                    ("lane", "number", "start", "span", "size", "bucket",
                                     "saved", "tools")}
-    calls: dict[str, list[Any]] = {key: [] for key in ("wave", "tool", "start", "dur", "row")}
+    calls: dict[str, list[Any]] = {key: [] for key in
+                                   ("wave", "tool", "start", "dur", "row", "run")}
+    runs: dict[int, dict[int, int]] = {}  # lane position: serial run by call id
     for wave_index, (position, number, wave, saved) in enumerate(kept):
         names = [call.tool_name for call in wave.calls]
         ids = [tools.setdefault(name, len(tools)) for name in names]
@@ -178,12 +212,16 @@ def page_data(
         waves["tools"].append(ids)
         if per_call:
             rows = lane_rows[position]["rows"]
+            if position not in runs:
+                runs[position] = serial_run_numbers(
+                    lanes[order[position]], eval_tool_names, batchable_tool_names, idle_gap_ms)
             for row, (call, tool) in enumerate(zip(wave.calls, ids, strict=True)):
                 calls["wave"].append(wave_index)
                 calls["tool"].append(tool)
                 calls["start"].append(_offset(call.start_ms, origin))
                 calls["dur"].append(_finite(call.end_ms - call.start_ms))
                 calls["row"].append(row % rows)
+                calls["run"].append(runs[position].get(id(call), -1))
     aggregated = None
     if not per_call or len(kept) < len(entries):
         aggregated = {"calls": total_calls, "waves": total_waves, "waves_drawn": len(kept),

@@ -57,6 +57,10 @@
     if (isNaN(moment.getTime())) { return null; }
     return Math.abs(ms) >= 1e5 ? ms : moment.toISOString();
   }
+  function serialText(run) {
+    return "serial run " + (run + 1) + " of the lane (single read-only calls, one turn" +
+      " each: missed batching, an upper bound)";
+  }
   function waveName(w) { return "wave " + waves.number[w] + " of " + lanes[waves.lane[w]].label; }
 
   // -- lanes: rows on the y axis, sub-agent lanes under their session's first ----------
@@ -199,24 +203,32 @@
       });
       traces.push(band);
     });
+    // per bucket: the plain call bars, then the calls in a serial run of single
+    // read-only calls (docs/metrics.md section 9), outlined and hatched in --serial
     buckets.forEach(function (name, b) {
       var bars = { type: "bar", orientation: "h", name: name + " call", base: [], x: [], y: [],
         customdata: [], hovertext: [], hoverinfo: "text", width: 0.72,
         marker: { color: bucketColour(b), line: { color: bucketColour(b), width: 1 } } };
+      var serial = { type: "bar", orientation: "h", name: name + " serial call", base: [],
+        x: [], y: [], customdata: [], hovertext: [], hoverinfo: "text", width: 0.72,
+        marker: { color: bucketColour(b), line: { color: css("--serial"), width: 2.5 },
+          pattern: { shape: "/", fillmode: "overlay", fgcolor: css("--serial"), size: 6,
+            solidity: 0.3 } } };
       for (var c = 0; c < calls.wave.length; c++) {
         var w = calls.wave[c];
         if (!visible[w] || waves.bucket[w] !== b || calls.start[c] === null ||
             when(calls.start[c]) === null) { continue; }
-        bars.base.push(when(calls.start[c]));
-        bars.x.push(calls.dur[c] || 0);
-        bars.y.push(laneTop[waves.lane[w]] + (compact ? 0 : calls.row[c]));
-        bars.customdata.push(c);
-        bars.hovertext.push("<b>" + esc(tools[calls.tool[c]]) + "</b><br>start " +
+        var run = calls.run[c], into = run >= 0 ? serial : bars;
+        into.base.push(when(calls.start[c]));
+        into.x.push(calls.dur[c] || 0);
+        into.y.push(laneTop[waves.lane[w]] + (compact ? 0 : calls.row[c]));
+        into.customdata.push(c);
+        into.hovertext.push("<b>" + esc(tools[calls.tool[c]]) + "</b><br>start " +
           iso(calls.start[c]) + "<br>duration " + seconds(calls.dur[c]) + "<br>" +
           esc(waveName(w)) + " (" + name + ", " + waves.size[w] + " calls)<br>wave saving " +
-          seconds(waves.saved[w]));
+          seconds(waves.saved[w]) + (run >= 0 ? "<br>" + serialText(run) : ""));
       }
-      traces.push(bars);
+      traces.push(bars, serial);
     });
     return traces;
   }
@@ -289,7 +301,8 @@
         if (calls.wave[c] !== w) { continue; }
         var item = document.createElement("li");
         item.textContent = tools[calls.tool[c]] + ", start " + iso(calls.start[c]) +
-          ", duration " + seconds(calls.dur[c]);
+          ", duration " + seconds(calls.dur[c]) +
+          (calls.run[c] >= 0 ? ", " + serialText(calls.run[c]) : "");
         list.appendChild(item);
       }
     } else {
@@ -407,12 +420,15 @@
     readFilters();
     update(true);
   });
-  // each bar trace's group says what it draws (data-trace: call or wave), for tests and
-  // for user style sheets; called after each drawing
+  // each bar trace's group says what it draws (data-trace: call or wave; data-serial on
+  // the calls of serial runs), for tests and for user style sheets; after each drawing
   function tagTraces() {
     Array.prototype.forEach.call(timeline.querySelectorAll(".barlayer .trace.bars"), function (g) {
       var cd = g.__data__, trace = cd && cd[0] && cd[0].trace;
-      if (trace) { g.setAttribute("data-trace", / call$/.test(trace.name) ? "call" : "wave"); }
+      if (!trace) { return; }
+      g.setAttribute("data-trace", / call$/.test(trace.name) ? "call" : "wave");
+      if (/ serial call$/.test(trace.name)) { g.setAttribute("data-serial", "true"); }
+      else { g.removeAttribute("data-serial"); }
     });
   }
   redraws.push(function () { update(true); drawHistogram(); });
