@@ -7,7 +7,7 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wavemetrics.core.turns import measured_turn_duration_ms
+from wavemetrics.core.turns import TurnClock, measured_turn_duration_ms
 
 START, END = "turn_start", "turn_end"
 
@@ -101,3 +101,17 @@ def test_totals_add_across_a_clearing_end(
     assert measured_turn_duration_ms([*clean, *second]) == (
         measured_turn_duration_ms(clean) + measured_turn_duration_ms(second)
     )
+
+
+def test_the_turn_clock_keeps_the_measured_turns() -> None:
+    """The turns that count in the total, as ``(start, end)`` in the order they ended
+    (docs/metrics.md section 9): a second start replaces the first, an empty or
+    inverted turn and an end with no start are not kept."""
+    clock = TurnClock()
+    for kind, at in [("turn_start", 0), ("turn_start", 5), ("turn_end", 9),
+                     ("turn_end", 12), ("turn_start", 20), ("turn_end", 20),
+                     ("turn_start", 30), ("turn_end", 25), ("turn_start", 40),
+                     ("turn_end", 47.5)]:
+        clock.add(kind, at)
+    assert clock.intervals == [(5, 9), (40, 47.5)]
+    assert clock.total_ms == 4 + 7.5

@@ -213,10 +213,10 @@ class ActivityAccumulator:
         self.tool_busy_ms += end_ms - start_ms
         if self.idle_gap_ms == 0:
             return
-        blocks = self.blocks
+        blocks, gap_limit = self.blocks, self.idle_gap_ms
         # (folding is memory only: a block boundary at a gap <= idle_gap_ms counts nothing,
         # so a fold at any such gap, or none, gives the same idle time)
-        if blocks and start_ms - blocks[-1][1] <= self.idle_gap_ms:  # pragma: no mutate
+        if blocks and start_ms - blocks[-1][1] <= gap_limit:  # pragma: no mutate (memory only)
             blocks[-1][1] = max(blocks[-1][1], end_ms)
         else:
             blocks.append([start_ms, end_ms])
