@@ -36,7 +36,7 @@ def _run(*args: str) -> tuple[int, str, str]:
 # The README's text table of the demo, as GFM: the same cells (session and lane prefixes
 # as the text table cuts them, as code spans), the figures as the text shows them (no
 # figure is cut to fit: the largest, 2182.60 s, fits its column), the total row last
-# with no rule above it, the two lines under the total as list items (the note no longer
+# with no rule above it, the six lines under the total as list items (the note no longer
 # wrapped at 80 columns, its lane as a code span), and the three-line legend as one
 # paragraph.
 DEMO = """\
@@ -54,6 +54,10 @@ inputs: 1 claude-code (auto-detected)
 | total | 7 lanes | 117 | 105 | 10 | 12 | 0 | 0 | 2021.75 | 2182.60 |
 
 - tool time 5211.41 s (paired calls' durations summed): saved s is 38% of it
+- turns: 75 with calls, 23 (30%) with 2+ calls, widest 6 calls
+- tool busy 3189.66 s of 5211.41 s tool time (2021.75 s overlapped)
+- idle 622.85 s of 4466.84 s lane span (gaps over 300 s, no call or turn running)
+- timing: 117 calls by message times (message times include permission prompts)
 - note: 81% of the saved time (1642.28 s) is from lane `ef958aa1-…/main`, in 3 waves of \
 2+ calls: see wavemetrics waves
 

@@ -189,7 +189,7 @@ def pair_observations(
     ...     {"kind": "end", "call_id": "a", "tool_name": "read", "at_ms": 4},
     ... ])
     >>> p.calls
-    (ToolCall(call_id='a', tool_name='read', start_ms=1, end_ms=4),)
+    (ToolCall(call_id='a', tool_name='read', start_ms=1, end_ms=4, batch=None),)
     """
     cap = _check_cap(max_tracked_calls)
     pending: dict[str, tuple[str, float, str | None]] = {}
