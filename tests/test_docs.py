@@ -67,7 +67,7 @@ def test_readme_quick_start_says_what_it_needs_before_the_command() -> None:
     assert "Rust 1.87 or newer" in before
     assert "about a minute" in before and "prints nothing" in before
     assert after.split("```\n", 1)[1].lstrip("\n").startswith("It prints:\n\n```\ninputs:")
-    assert "Run the tests (about 6 minutes" in quick
+    assert "Run the tests (about 12 minutes" in quick
     intro = text.split("## Quick start", 1)[0]
     for jargon in ("contract", "live pipeline", "host `events` stream", "skeleton",
                    "../shared"):
