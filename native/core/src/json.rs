@@ -839,6 +839,27 @@ mod fast_tests {
     }
 
     #[test]
+    fn message_id_is_read_beside_the_blocks() {
+        // message.id is the batch key of a Claude Code line (docs/formats.md, "Batches"):
+        // the value of the key `id`, never of another key of `message`
+        fn id(text: &str) -> Option<FastMessage<'_>> {
+            parse_object_fast(text, &[], "message", |_, _| {}).unwrap()
+        }
+        let message = id(
+            r#"{"message":{"role":"assistant","id":"msg_1","model":"m","content":[],"usage":{"x":1}}}"#,
+        )
+        .unwrap();
+        assert_eq!(message.id, Val::Text("msg_1"));
+        assert!(message.blocks.is_empty());
+        // no id: Absent, whatever the other keys hold
+        let none = id(r#"{"message":{"model":"m","type":"message","content":[]}}"#).unwrap();
+        assert_eq!(none.id, Val::Absent);
+        // the last id wins, as in Python
+        let last = id(r#"{"message":{"id":"a","role":"r","id":"b"}}"#).unwrap();
+        assert_eq!(last.id, Val::Text("b"));
+    }
+
+    #[test]
     fn other_message_shapes_give_no_blocks() {
         for text in [
             r#"{"message":"text"}"#,
