@@ -24,7 +24,7 @@ from typing import Any
 
 import attrs
 
-from wavemetrics.core.activity import BATCHABLE_TOOL_NAMES, DEFAULT_IDLE_GAP_MS
+from wavemetrics.core.activity import ACTIVITY_FIGURES, BATCHABLE_TOOL_NAMES, DEFAULT_IDLE_GAP_MS
 from wavemetrics.core.classify import EVAL_TOOL_NAMES, WaveBucket, classify_wave
 from wavemetrics.core.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.core.schema import LOSS_FIGURES, SCHEMA_KIND, json_safe
@@ -69,20 +69,7 @@ FIGURE_NAMES: tuple[str, ...] = (
     "eval_only_duration_ms",
     "mixed_waves",
     "measured_turn_duration_ms_total",
-    "calls_without_batch",
-    "batched_turns",
-    "multi_call_turns",
-    "turn_width_histogram",
-    "max_turn_width",
-    "missed_batch_runs",
-    "missed_batch_calls",
-    "missed_batch_round_trips",
-    "missed_batch_upper_ms",
-    "lane_span_ms",
-    "tool_busy_ms",
-    "idle_ms",
-    "calls_timed_by_execution",
-    "calls_timed_by_message",
+    *ACTIVITY_FIGURES,  # section 9, in the figure table's order
     "incomplete_calls",
     "clock_anomalies",
     "dropped_calls",
