@@ -945,16 +945,7 @@ def compare(
         )
     except MissingExtra as error:  # nothing was computed: like a usage error
         status.fail(str(error), ExitStatus.USAGE_ERROR)
-    for failure in comparison.failures:
-        _stderr(f"wavemetrics: error: {failure.side}: {failure.reason}")
-    for path in comparison.strays:
-        _stderr(f"wavemetrics: note: {path}: not in a task folder, not read")
-    folders = {"baseline": baseline, "candidate": candidate}
-    for side in comparison.no_task_folders:
-        _stderr(f"wavemetrics: error: {side} {folders[side]}: no task folders found"
-                   f" (expected {side}/<task_id>/<trace files>)")
-    for task_id in comparison.empty_tasks:
-        _stderr(f"wavemetrics: error: task {task_id}: no trial files in either folder")
+    _comparison_notes(comparison, {"baseline": baseline, "candidate": candidate}, status)
     if output_format == "json":
         click.echo(render_compare_json(comparison), nl=False)
     elif output_format == "markdown":
@@ -963,9 +954,6 @@ def compare(
         click.echo(render_compare_markdown(comparison), nl=False)
     else:
         click.echo(render_compare_table(comparison), nl=False)
-    if (comparison.failures or comparison.paired_tasks == 0 or comparison.empty_tasks
-            or comparison.no_task_folders):
-        status.data_error()
     status.exit()
 
 
