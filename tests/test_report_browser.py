@@ -240,6 +240,39 @@ def test_keyboard_focus_shows_each_wave(opened: Opened) -> None:
     assert page.inner_text("#wave-detail") == seen[4]
 
 
+def test_keyboard_focus_on_the_timeline_hovers_each_call(opened: Opened) -> None:
+    """What hovering a bar shows, by keyboard: the timeline is in the tab order (after
+    the wave buttons), n chooses wave 1 (read [1000, 1100] and grep [1010, 1040] ms:
+    saving 100 + 30 - 100 = 30 ms) and shows its first call's label; the arrow keys step
+    through the wave's calls, round; Escape hides the label. (plotly draws a hover at
+    most every 50 ms, so each label is awaited.)"""
+    from playwright.sync_api import expect
+
+    page = opened.page
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.id") == "timeline":
+            break
+    assert page.evaluate("document.activeElement.id") == "timeline"
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") == "solid"
+    hover = page.locator("#timeline .hoverlayer .hovertext")
+    read = ("readstart 1970-01-01T00:00:01Zduration 0.100 s"
+            "wave 0 of trace/main (non_eval, 2 calls)wave saving 0.030 s")
+    grep = ("grepstart 1970-01-01T00:00:01.010Zduration 0.030 s"
+            "wave 0 of trace/main (non_eval, 2 calls)wave saving 0.030 s")
+    page.keyboard.press("n")
+    expect(hover).to_have_text(read)
+    page.keyboard.press("ArrowRight")
+    expect(hover).to_have_text(grep)
+    page.keyboard.press("ArrowRight")  # past the wave's last call: its first again
+    expect(hover).to_have_text(read)
+    page.keyboard.press("ArrowLeft")
+    expect(hover).to_have_text(grep)
+    page.keyboard.press("Escape")
+    expect(hover).to_have_count(0)
+    assert page.evaluate("document.activeElement.id") == "timeline"
+
+
 def test_top_wave_row_shows_the_wave(opened: Opened) -> None:
     page = opened.page
     low, high = opened.x_range()
@@ -406,5 +439,10 @@ def test_many_calls_are_drawn_as_waves(chromium: Any, tmp_path: Path) -> None:
     page.keyboard.press("n")
     assert ", non_eval, 3 calls, start 2026-01-01T00:00:00Z, span 0.300 s, saving 0.300 s" in (
         page.inner_text("#wave-detail"))
+    # the chosen wave's bar hovers, as a mouse over it would show
+    hover = page.locator("#timeline .hoverlayer .hovertext")
+    hover.wait_for(timeout=5000)
+    assert "non_eval, 3 calls, start 2026-01-01T00:00:00Z" in (hover.text_content() or "")
+    assert "span 0.300 s, saving 0.300 s" in (hover.text_content() or "")
     assert opened.others() == [] and opened.errors == []
     opened.close()

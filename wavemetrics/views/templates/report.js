@@ -88,6 +88,21 @@
     }
     rowsTotal += lane.rows + (compact ? 0 : 1);
   });
+  // the left margin fits the widest lane name on the axis, measured on a canvas in the
+  // axis's font: plotly's own automargin measures every label in the SVG and lays the
+  // plot out twice (about 0.2 s on a fleet of 1,800 files: docs/performance.md)
+  var labelMargin = (function () {
+    var context = document.createElement("canvas").getContext("2d");
+    if (!context) { return 220; }
+    context.font = '12px "Open Sans", verdana, arial, sans-serif';
+    var widest = 0;
+    tickText.forEach(function (text) {
+      var plain = text.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, "\"")
+        .replace(/&amp;/g, "&");
+      widest = Math.max(widest, context.measureText(plain).width);
+    });
+    return Math.min(Math.max(220, Math.ceil(widest) + 24), 560);
+  }());
 
   // -- filters -------------------------------------------------------------------------
   var laneSelect = document.getElementById("f-lane");
@@ -156,9 +171,14 @@
     return { paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
       font: { color: css("--fg"), size: 12 } };
   }
+  // where each call (per-call drawing) or wave (aggregated) is drawn: [trace, point],
+  // for the hover a keyboard user gets (Plotly.Fx.hover) when a wave is chosen
+  var callPoint = {}, wavePoint = {};
   function timelineTraces(f) {
     var traces = [];
     var visible = {};
+    callPoint = {};
+    wavePoint = {};
     shown.forEach(function (w) { visible[w] = true; });
     if (!perCall) {  // aggregated: each bucket's waves as one line trace (one SVG path)
       buckets.forEach(function (name, b) {
@@ -173,6 +193,7 @@
           var text = esc(waveName(w)) + "<br>" + name + ", " + waves.size[w] + " calls, start " +
             iso(waves.start[w]) + "<br>span " + seconds(waves.span[w]) + ", saving " +
             seconds(waves.saved[w]);
+          wavePoint[w] = [traces.length, line.x.length];
           line.x.push(when(waves.start[w]), when(waves.start[w] + (waves.span[w] || 0)), null);
           line.y.push(y, y, null);
           line.hovertext.push(text, text, "");
@@ -219,6 +240,7 @@
         if (!visible[w] || waves.bucket[w] !== b || calls.start[c] === null ||
             when(calls.start[c]) === null) { continue; }
         var run = calls.run[c], into = run >= 0 ? serial : bars;
+        callPoint[c] = [traces.length + (run >= 0 ? 1 : 0), into.x.length];
         into.base.push(when(calls.start[c]));
         into.x.push(calls.dur[c] || 0);
         into.y.push(laneTop[waves.lane[w]] + (compact ? 0 : calls.row[c]));
@@ -236,14 +258,14 @@
     var height = Math.max(220, Math.min(2400, 70 + rowsTotal * (compact ? 4 : 16)));
     var layout = themeLayout();
     layout.height = height;
-    layout.margin = { l: 220, r: 20, t: 10, b: 40 };
+    layout.margin = { l: labelMargin, r: 20, t: 10, b: 40 };
     layout.barmode = "overlay";
     layout.hovermode = "closest";
     layout.dragmode = "zoom";
     layout.showlegend = false;
     layout.xaxis = { type: "date", gridcolor: css("--grid"), title: { text: "time (UTC)" } };
     layout.yaxis = { autorange: "reversed", tickvals: tickValues, ticktext: tickText,
-      zeroline: false, showgrid: false, fixedrange: true, automargin: true };
+      zeroline: false, showgrid: false, fixedrange: true, automargin: false };
     layout.shapes = [];
     layout.hoverlabel = { align: "left" };
     return layout;
@@ -327,8 +349,33 @@
       function (row) { row.classList.remove("current"); });
     var row = document.querySelector("#top-waves tr[data-wave='" + w + "']");
     if (row) { row.classList.add("current"); }
+    waveCalls = [];
+    for (var k = 0; k < calls.wave.length; k++) { if (calls.wave[k] === w) { waveCalls.push(k); } }
+    hoverCall(0);
     if (focusDetail) { detail.focus(); }
   }
+  // the chosen wave's hover label: its first call's (or, aggregated, the wave's), then
+  // the arrow keys on the focused timeline step through its calls: what hovering with a
+  // mouse shows (tool, start, duration, wave, the wave's saving), by keyboard
+  var waveCalls = [], callCursor = 0;
+  function hoverCall(position) {
+    if (current < 0 || !shown.length) { return; }
+    var point;
+    if (perCall && waveCalls.length) {
+      callCursor = (position + waveCalls.length) % waveCalls.length;
+      point = callPoint[waveCalls[callCursor]];
+    } else {
+      point = wavePoint[shown[current]];
+    }
+    if (point) { Plotly.Fx.hover(timeline, [{ curveNumber: point[0], pointNumber: point[1] }]); }
+  }
+  timeline.addEventListener("keydown", function (event) {
+    if (event.key === "ArrowRight" || event.key === "ArrowDown") { hoverCall(callCursor + 1); }
+    else if (event.key === "ArrowLeft" || event.key === "ArrowUp") { hoverCall(callCursor - 1); }
+    else if (event.key === "Escape") { Plotly.Fx.unhover(timeline); }
+    else { return; }
+    event.preventDefault();
+  });
   document.getElementById("wave-next").addEventListener("click", function () { choose(current + 1, false); });
   document.getElementById("wave-prev").addEventListener("click", function () {
     choose(current < 0 ? -1 : current - 1, false);
