@@ -2,18 +2,23 @@
 
 ``events``: the host event stream, one lane, batches of 1-5 parallel calls with
 arguments and results of realistic size (which the readers must skip).
+``events-sessions``: the same calls spread over 2,622 sessions (``sessionId`` on every
+record), their records interleaved in time order, as one host's stream of many
+sessions is.
 ``claude-code``: a Claude Code-shaped transcript: assistant lines with
 ``tool_use`` blocks (one block per line, as Claude Code >= 1.0 streams them)
 and user lines with ``tool_result`` text, plus the envelope fields.
 
 Same arguments, same bytes. Usage:
     python benchmarks/generate.py events 1000000 /tmp/events-1e6.jsonl
+    python benchmarks/generate.py events-sessions 1000000 /tmp/events-sessions-1e6.jsonl
     python benchmarks/generate.py claude-code 130000 /tmp/claude-200mb.jsonl
     python benchmarks/generate.py claude-short 1800000 /tmp/claude-short-200mb.jsonl
 """
 
 from __future__ import annotations
 
+import heapq
 import json
 import random
 import sys
@@ -61,6 +66,45 @@ def events_lines(calls: int, seed: int = 6) -> Iterator[str]:
                               "result": _text(rng, 8), "timestamp": end})
         yield json.dumps({"type": "turn_end", "timestamp": max(c[3] for c in batch) + 1})
     yield json.dumps({"type": "session_shutdown"})
+
+
+#: The sessions of ``events-sessions`` (the count of one host's stream that was measured).
+SESSIONS = 2_622
+
+
+def _session_records(calls: int, session: int, seed: int) -> Iterator[tuple[int, int, str]]:
+    """One session's records as ``(timestamp, order, line)``: ``events_lines``' records
+    with ``sessionId``, starting at a time of its own within the first day."""
+    rng = random.Random(seed * 100_003 + session)
+    offset = rng.randint(0, 86_400_000)
+    name = f"session-{session:05d}"
+    order = 0
+    for batch in _batches(rng, calls):
+        first = min(start for _, _, start, _ in batch) + offset
+        records = [(first - 1, {"type": "turn_start", "sessionId": name, "timestamp": first - 1})]
+        for call_id, tool, start, _ in batch:
+            records.append((start + offset, {
+                "type": "tool_execution_start", "sessionId": name, "toolCallId": call_id,
+                "toolName": tool, "args": {"q": _text(rng, 6)}, "timestamp": start + offset}))
+        for call_id, tool, _, end in sorted(batch, key=lambda c: c[3]):
+            records.append((end + offset, {
+                "type": "tool_execution_end", "sessionId": name, "toolCallId": call_id,
+                "toolName": tool, "isError": False, "result": _text(rng, 8),
+                "timestamp": end + offset}))
+        last = max(c[3] for c in batch) + offset + 1
+        records.append((last, {"type": "turn_end", "sessionId": name, "timestamp": last}))
+        for at, record in sorted(records, key=lambda pair: pair[0]):
+            order += 1
+            yield at, order, json.dumps(record)
+
+
+def events_sessions_lines(calls: int, seed: int = 6) -> Iterator[str]:
+    """``calls`` calls over :data:`SESSIONS` sessions, records merged in time order."""
+    share, extra = divmod(calls, SESSIONS)
+    streams = [_session_records(share + (1 if n < extra else 0), n, seed)
+               for n in range(SESSIONS)]
+    for _, _, line in heapq.merge(*streams):
+        yield line
 
 
 def _iso(ms: int) -> str:
@@ -115,7 +159,8 @@ def claude_short_lines(lines: int, seed: int = 6) -> Iterator[str]:
                          separators=(",", ":"))
 
 
-GENERATORS = {"events": events_lines, "claude-code": claude_code_lines,
+GENERATORS = {"events": events_lines, "events-sessions": events_sessions_lines,
+              "claude-code": claude_code_lines,
               "claude-short": claude_short_lines}
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Iterable
 
 from wavemetrics.core._eval_names import EVAL_TOOL_NAMES
@@ -92,7 +93,23 @@ def tool_name_matches(name: str, tool_names: Iterable[str]) -> bool:
     >>> tool_name_matches("mcp__fs__Read", ["read"]), tool_name_matches("thread", ["read"])
     (True, False)
     """
-    return _matches(normalize_tool_name(name), _normal_eval_names(tool_names))
+    return _match(name, tool_names)
+
+
+def _match(name: str, tool_names: Iterable[str]) -> bool:
+    names = check_eval_names(tool_names)
+    # a run's lists are tuples of str: its answers are remembered across lanes (each
+    # lane's memo alone normalised the lists again per lane and tool name: a quarter
+    # of the reference engine's time on a stream of 2,622 sessions)
+    if (isinstance(names, tuple) and type(name) is str  # pragma: no mutate (memo or not: same)
+            and all(type(e) is str for e in names)):  # pragma: no mutate (memo or not: same)
+        return _remembered_match(name, names)
+    return _matches(normalize_tool_name(name), _normal_eval_names(names))
+
+
+@functools.lru_cache(maxsize=4096)  # pragma: no mutate (a memo's size: any size answers the same)
+def _remembered_match(name: str, names: tuple[str, ...]) -> bool:
+    return _matches(normalize_tool_name(name), _normal_eval_names(names))
 
 
 def is_eval_tool_name(name: str, eval_tool_names: Iterable[str] = EVAL_TOOL_NAMES) -> bool:
@@ -104,7 +121,7 @@ def is_eval_tool_name(name: str, eval_tool_names: Iterable[str] = EVAL_TOOL_NAME
     >>> [is_eval_tool_name(n) for n in ("mcp:eval", "code-mode", "evaluate", "foo.eval")]
     [True, True, False, False]
     """
-    return _matches(normalize_tool_name(name), _normal_eval_names(eval_tool_names))
+    return _match(name, eval_tool_names)
 
 
 def classify_wave(
