@@ -18,3 +18,13 @@ def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.setenv(CACHE_ENV, str(directory))
     yield directory
     ReadCache(directory).close()
+
+
+@pytest.fixture(autouse=True)
+def fresh_name_memo() -> None:
+    """Each test starts with the eval/batchable name memo of ``core/classify.py`` empty:
+    an answer remembered by an earlier test, or under mutation testing by the process
+    a mutant's run forked from, would hide a change to the matching rule."""
+    from wavemetrics.core.classify import _remembered_match
+
+    _remembered_match.cache_clear()
