@@ -52,21 +52,23 @@ def _cli(paths: list[str], *extra: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-def _native(paths: list[str], jobs: int = 1) -> tuple[int, str, str] | str:
-    """The native command's output as the CLI's would read, or its reason to decline."""
-    done = fastpath.summarize_json(paths, jobs)
+def _native(paths: list[str], jobs: int = 1, forced: str = "auto") -> tuple[int, str, str] | str:
+    """The native command's output as the CLI's would read, or its reason to decline;
+    ``forced``: its ``--input-format``."""
+    done = fastpath.summarize_json(paths, jobs, input_format=forced)
     if isinstance(done, str):
         return done
     document, lines = done
     return 0, document.decode("ascii"), "".join(printable(line) + "\n" for line in lines)
 
 
-def _same(paths: list[str], jobs: int = 1) -> bool:
-    """Whether the native command took the run; when it did, its output is the CLI's."""
-    got = _native(paths, jobs)
+def _same(paths: list[str], jobs: int = 1, forced: str = "auto") -> bool:
+    """Whether the native command took the run; when it did, its output is the CLI's
+    (both with ``--input-format forced``)."""
+    got = _native(paths, jobs, forced)
     if isinstance(got, str):
         return False
-    assert got == _cli(paths)
+    assert got == _cli(paths, "--input-format", forced)
     return True
 
 
@@ -116,6 +118,33 @@ def test_the_corpus_claude_folders_are_taken_with_their_notes() -> None:
     assert _same([str(CORPUS / "claude-code-log")])
     assert _same([str(CORPUS / "claude-code-log")], jobs=4)
     assert _same([str(CORPUS / "agentcmd" / "claude")])
+
+
+@needs_corpus
+def test_a_forced_format_that_every_input_is_is_taken() -> None:
+    """``--input-format claude-code`` on Claude Code folders is read natively: the CLI's
+    bytes with the forced format (the document's options say ``claude-code``)."""
+    assert _same([str(CORPUS / "claude-code-log")], 2, "claude-code")
+    assert _same([str(EXAMPLE)], 1, "claude-code")
+    got = _native([str(EXAMPLE)], 1, "claude-code")
+    assert not isinstance(got, str)
+    assert json.loads(got[1])["options"]["input_format"] == "claude-code"
+
+
+def test_a_forced_events_log_is_taken_and_a_forced_mismatch_declined(tmp_path: Path) -> None:
+    """A forced ``events`` on an events log is taken; forcing ``events`` on a Claude Code
+    file, ``claude-code`` on a tree with an events log, or a format the extension does
+    not read, is declined (the CLI then reads the inputs as forced)."""
+    _tree(tmp_path, {"run.jsonl": b"".join(EVENT_LINES.call("f", 1, 2))
+                     + b"".join(EVENT_LINES.call("g", 1.5, 3)),
+                     "p/s.jsonl": _claude_file(("a", 0, 1), session="s")})
+    assert _same([str(tmp_path / "run.jsonl")], 1, "events")
+    assert _native([str(tmp_path / "p")], 1, "events") == (
+        "an input is not the forced format events")
+    assert _native([str(tmp_path)], 1, "claude-code") == (
+        "an input is not the forced format claude-code")
+    assert _native([str(tmp_path / "run.jsonl")], 1, "codex") == (
+        "an input is not the forced format codex")
 
 
 def _claude_file(*calls: tuple[str, float, float], session: str = "s1") -> bytes:
@@ -242,6 +271,10 @@ def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str)
     (["--format", "json", "--no-cache", "P"], True),
     (["--format=json", "--no-cache", "--jobs", "2", "--engine", "native", "P"], True),
     (["--format", "json", "--no-cache", "-j3", "P"], True),
+    (["--format", "json", "--no-cache", "--input-format", "claude-code", "P"], True),
+    (["--format", "json", "--no-cache", "--input-format=auto", "P"], True),
+    (["--format", "json", "--no-cache", "--input-format", "events", "P"], False),  # read after
+    (["--format", "json", "--no-cache", "--input-format", "codex", "P"], False),
     (["--demo", "--format", "json", "--no-cache"], True),  # the bundled example, P
     (["--no-cache", "P"], False),  # the table
     (["--format", "csv", "--no-cache", "P"], False),
@@ -263,7 +296,9 @@ def test_only_the_default_options_and_json_are_taken(
     printed = capsysbinary.readouterr()
     if taken:
         assert code == 0
-        reference = _cli([str(EXAMPLE)])
+        # the CLI given the same arguments
+        reference = _cli([] if "--demo" in args else [str(EXAMPLE)],
+                         *[arg for arg in args if arg != "P"])
         assert (printed.out.decode(), printed.err.decode()) == reference[1:]
     else:
         assert code is None and printed.out == printed.err == b""
@@ -399,14 +434,16 @@ def _claude(data: bytes, uuid: str) -> bytes:
     events=trace_files(event_records(), event_calls()),
     layout=st.sets(st.sampled_from(["sub", "old", "other", "events", "sidecar"])),
     jobs=st.sampled_from([1, 2, 3]),
+    forced=st.sampled_from(["auto", "auto", "claude-code", "events"]),
 )
 def test_generated_trees_print_the_clis_bytes(
     tmp_path_factory: pytest.TempPathFactory, session: bytes, resumed: bytes, sub: bytes,
-    old: bytes, other: bytes, events: bytes, layout: set[str], jobs: int,
+    old: bytes, other: bytes, events: bytes, layout: set[str], jobs: int, forced: str,
 ) -> None:
     """A generated tree (a project with a session and its resumed copy, and some of: a
     subagents/ file, an old-layout agent file, another project's file, maybe damaged, an
-    events log, a sidecar): whenever the native command takes it, the CLI's bytes."""
+    events log, a sidecar), read with a format detected or forced: whenever the native
+    command takes it, the CLI's bytes."""
     root = tmp_path_factory.mktemp("tree")
     files = {"p/4f1e.jsonl": _claude(session, "h1"), "p/77ab.jsonl": _claude(resumed, "h2")}
     if "sub" in layout:
@@ -420,7 +457,7 @@ def test_generated_trees_print_the_clis_bytes(
     if "sidecar" in layout:
         files["p/4f1e/subagents/agent-a1.meta.json"] = b"{}"
     _tree(root, files)
-    _same([str(root)], jobs)
+    event(f"forced {forced}: taken {_same([str(root)], jobs, forced)}")
 
 
 #: Contents for the look for copies: two files that share their first 4096 bytes and

@@ -180,7 +180,7 @@ SUMMARIZE: tuple[Option, ...] = (
     Option("paths", (), "argument", metavar="[PATH]...", native=True),
     Option("input_format", ("--input-format",), "choice",
            "Trace format; auto: detect from each input's first records.",
-           default=AUTO, show_default=True, choices=FORMATS, recorded=True),
+           default=AUTO, show_default=True, choices=FORMATS, recorded=True, native=True),
     Option("eval_tools", ("--eval-tool",), "multiple",
            "An eval (code-execution) tool name; repeatable; replaces the defaults "
            f"({', '.join(EVAL_TOOL_NAMES)}).", metavar="NAME", recorded=True),

@@ -14,14 +14,17 @@ stderr, exit status) is the Python command's byte for byte
 (``tests/test_fastpath.py``); the Python engine stays the reference.
 
 Only what is sure to be the same is taken: any other option than ``--format
-json``, ``--no-cache``, ``--jobs`` and ``--engine native``, no PATH, stdin, an
-input that is not a regular file (links, FIFOs), a gzip file, a path that is not
-UTF-8, an input with an error or that is no ``claude-code`` or ``events`` trace,
-files that may be copies of each other, a progress bar on a terminal: then
-:func:`run` returns ``None`` and the CLI runs as ever (docs/cli.md, "The native
-command"). With the cache on, the whole output is
-stored as the CLI stores it (:mod:`wavemetrics.cache.runcache`), to be served again;
-no per-file entry is kept, since reading natively is faster than loading them.
+json``, ``--no-cache``, ``--jobs``, ``--engine native`` and ``--input-format`` (a
+forced format is taken when the extension detects every input as it: the Python
+readers read such an input the same either way, and only the document's
+``options`` record tells the runs apart), no PATH, stdin, an input that is not a
+regular file (links, FIFOs), a gzip file, a path that is not UTF-8, an input with
+an error or that is no ``claude-code`` or ``events`` trace, files that may be
+copies of each other, a progress bar on a terminal: then :func:`run` returns
+``None`` and the CLI runs as ever (docs/cli.md, "The native command"). With the
+cache on, the whole output is stored as the CLI stores it
+(:mod:`wavemetrics.cache.runcache`), to be served again; no per-file entry is
+kept, since reading natively is faster than loading them.
 """
 
 from __future__ import annotations
@@ -164,15 +167,17 @@ def _files_of(
 
 def summarize_json(
     paths: Sequence[str], jobs: int, keyed: bytes | None = None,
-    noted: Callable[[], object] | None = None,
+    noted: Callable[[], object] | None = None, input_format: str = _files.AUTO,
 ) -> tuple[bytes, list[str]] | str:
     """``summarize --format json PATHS`` with the default options: the document and the
     lines for stderr (not yet escaped), or the reason (a ``str``) this path leaves the
     run to the CLI (nothing was printed). ``jobs``: threads to read on (the output
     never depends on it); ``keyed``: as :func:`_files_of` takes it; ``noted``: called
     once the notes have looked at the files (while the extension renders the
-    document), unless the run is declined before. Never raises for an input: an
-    unreadable or unusual one is a reason."""
+    document), unless the run is declined before; ``input_format``: ``auto``, or a
+    forced format, which the extension must detect every input as (else the run is
+    declined: the CLI reads it as forced). Never raises for an input: an unreadable
+    or unusual one is a reason."""
     native = _extension.extension()
     if native is None:
         return "the Rust extension is not built from these sources"
@@ -182,21 +187,24 @@ def summarize_json(
     args, skipped = found
     files = [arg[0] for arg in args]
 
-    def notes_of(inputs: list[Any], lanes: list[Any]) -> list[str]:
+    def notes_of(inputs: list[Any], lanes: list[Any]) -> list[str] | None:
         # run by the extension once the files are read, while it renders the document
         from wavemetrics.views.notes import read_notes, repeated_lanes
 
         reports = [_Input(path, fmt, read, used, ignored, dict(problems)) for path,
                    (fmt, read, used, ignored, problems) in zip(files, inputs, strict=True)]
+        if input_format != _files.AUTO and any(r.format != input_format for r in reports):
+            return None  # forced, and an input is of another format: the CLI's run
         read = [_Lane(files[index], session, lane) for index, session, lane in lanes]
         lines = read_notes(paths, reports, read, {}, [_Skipped(*entry) for entry in skipped],
-                           repeated_lanes(read), _files.AUTO, False)
+                           repeated_lanes(read), input_format, False)
         if noted is not None:
             noted()
         return lines
 
-    # the document's "options": the defaults, the only options this path takes
-    options = options_json(options_record())
+    # the document's "options": the defaults but the format, the only options this
+    # path takes
+    options = options_json(options_record(input_format=input_format))
     result: Any = native.summarize_json(
         args, skipped, sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES), MAX_TRACKED_CALLS,
         # names already normal: no classify; the section-9 settings at their defaults
@@ -205,6 +213,8 @@ def summarize_json(
     if isinstance(result, str):
         return result
     document, lines = result
+    if lines is None:
+        return f"an input is not the forced format {input_format}"
     return document, lines
 
 
@@ -258,7 +268,8 @@ def run(args: Sequence[str]) -> int | None:
     try:
         done = summarize_json(files, _jobs(options),
                               keyed if isinstance(keyed, bytes) else None,
-                              None if state is None else check)
+                              None if state is None else check,
+                              options.get("input_format", _files.AUTO))
         if isinstance(done, str):
             if state is not None:  # the CLI that runs next keys itself with it (no re-walk)
                 from wavemetrics.cache.runcache import hand_back
