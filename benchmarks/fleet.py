@@ -48,6 +48,10 @@ _UUID = re.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 _UUID_TEXT = re.compile(_UUID.pattern.decode())
 
 
+#: The corpus beside the repository (``../shared/corpus``).
+_DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+
 def claude_files(corpus: Path) -> list[Path]:
     """The corpus's Claude Code transcripts (detected as the CLI detects them), sorted."""
     from wavemetrics.run.pipeline import read_inputs
@@ -94,6 +98,27 @@ def make_fleet(
             count += 1
             size += len(data)
     return count, size
+
+
+def fleet_options(parser: argparse.ArgumentParser, repeat: int) -> None:
+    """The options of a script that measures on a fleet under its OUT folder: ``out``,
+    ``--copies``, ``--repeat`` (default ``repeat``) and ``--corpus``."""
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--copies", type=int, default=50)
+    parser.add_argument("--repeat", type=int, default=repeat)
+    parser.add_argument("--corpus", default=os.environ.get("WAVEMETRICS_CORPUS"),
+                        help="the trace corpus the fleet copies (default: $WAVEMETRICS_CORPUS)")
+
+
+def fleet_under(out: Path, copies: int, corpus: str | None) -> Path:
+    """``OUT/fleet/projects``: a fleet of ``copies`` copies of ``corpus`` (default: the
+    corpus beside the repository), made when missing."""
+    folder = out / "fleet"
+    if not (folder / "projects").is_dir():
+        where = Path(corpus) if corpus else _DEFAULT_CORPUS
+        count, size = make_fleet(folder, where, copies)
+        print(f"{folder}: {count} files, {size / 1e6:.0f} MB", file=sys.stderr)
+    return folder / "projects"
 
 
 def _drop_runs(cache: Path) -> None:
@@ -266,8 +291,7 @@ def main() -> int:
     parser.add_argument("--copies", type=int, default=50)
     parser.add_argument("--one-project", action="store_true",
                         help="every copy in one project folder (projects/one)")
-    parser.add_argument("--corpus", type=Path,
-                        default=Path(__file__).resolve().parents[2] / "shared" / "corpus")
+    parser.add_argument("--corpus", type=Path, default=_DEFAULT_CORPUS)
     parser.add_argument("--bench", action="store_true", help="time the runs (module doc)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--against", type=Path, metavar="TREE",

@@ -22,64 +22,51 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+from fleet import fleet_options, fleet_under  # benchmarks/ is this script's folder
 
-#: (label, the arguments after ``wavemetrics``, the path the run takes). PATH stands
-#: for the fleet folder.
-VARIANTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("default (`--format json`)", ("summarize", "--format", "json", "PATH"),
-     "the native command"),
-    ("`--format table`", ("summarize", "PATH"), "native reads, Python renders"),
-    ("`--format csv`", ("summarize", "--format", "csv", "PATH"),
-     "native reads, Python renders"),
-    ("`--format jsonl`", ("summarize", "--format", "jsonl", "PATH"),
-     "native reads, Python renders"),
-    ("`--format markdown`", ("summarize", "--format", "markdown", "PATH"),
-     "native reads, Python renders"),
-    ("`--input-format claude-code`", ("summarize", "--format", "json", "--input-format",
-                                      "claude-code", "PATH"),
-     "the native command"),
-    ("`--eval-tool Task`", ("summarize", "--format", "json", "--eval-tool", "Task", "PATH"),
-     "native reads, Python renders"),
-    ("`--batchable-tools Read,Grep`", ("summarize", "--format", "json", "--batchable-tools",
-                                       "Read,Grep", "PATH"),
-     "native reads, Python renders"),
-    ("`--idle-gap 60`", ("summarize", "--format", "json", "--idle-gap", "60", "PATH"),
-     "native reads, Python renders"),
-    ("`--max-tracked-calls 0`", ("summarize", "--format", "json", "--max-tracked-calls",
-                                 "0", "PATH"),
-     "native reads, Python renders"),
-    ("`--by session`", ("summarize", "--format", "json", "--by", "session", "PATH"),
-     "native reads, Python renders"),
-    ("`--by tool`", ("summarize", "--format", "json", "--by", "tool", "PATH"),
-     "Python readers (each lane's calls)"),
-    ("`--by day`", ("summarize", "--format", "json", "--by", "day", "PATH"),
-     "Python readers (each lane's calls)"),
-    ("`--since 2020-01-01`", ("summarize", "--format", "json", "--since", "2020-01-01",
-                              "PATH"),
-     "Python readers (each lane's calls)"),
-    ("`waves --format json`", ("waves", "--format", "json", "PATH"),
-     "Python readers (each lane's waves)"),
-    ("`--engine python`", ("summarize", "--format", "json", "--engine", "python", "PATH"),
-     "Python readers"),
+_NATIVE = "the native command"
+_RENDERS = "native reads, Python renders"
+_CALLS = "Python readers (each lane's calls)"
+
+#: (the options after ``summarize --format json`` or, when they start with a
+#: command, the whole command before the fleet folder; the path the run takes).
+VARIANTS: tuple[tuple[str, str], ...] = (
+    ("", _NATIVE),
+    ("--format table", _RENDERS),
+    ("--format csv", _RENDERS),
+    ("--format jsonl", _RENDERS),
+    ("--format markdown", _RENDERS),
+    ("--input-format claude-code", _NATIVE),
+    ("--eval-tool Task", _RENDERS),
+    ("--batchable-tools Read,Grep", _RENDERS),
+    ("--idle-gap 60", _RENDERS),
+    ("--max-tracked-calls 0", _RENDERS),
+    ("--by session", _RENDERS),
+    ("--by tool", _CALLS),
+    ("--by day", _CALLS),
+    ("--since 2020-01-01", _CALLS),
+    ("waves --format json", "Python readers (each lane's waves)"),
+    ("--engine python", "Python readers"),
 )
 
 
-def _fleet(out: Path, copies: int, corpus: str | None) -> Path:
-    folder = out / "fleet"
-    if not (folder / "projects").is_dir():
-        where = ["--corpus", corpus] if corpus else []
-        subprocess.run([sys.executable, str(HERE / "fleet.py"), str(folder),
-                        "--copies", str(copies), *where], check=True)
-    return folder / "projects"
+def _arguments(options: str) -> list[str]:
+    """The arguments after ``wavemetrics`` for a variant (the fleet folder last)."""
+    words = options.split()
+    if words and not words[0].startswith("-"):
+        return words
+    return ["summarize", "--format", "json", *words]
 
 
-def _run(arguments: tuple[str, ...], fleet: Path) -> float:
+def _label(options: str) -> str:
+    return f"`{options}`" if options else "default (`--format json`)"
+
+
+def _run(arguments: list[str], fleet: Path) -> float:
     """One cold run's wall time in seconds (an empty cache folder of its own)."""
     cache = tempfile.mkdtemp(prefix="wavemetrics-options-")
     try:
-        command = [sys.executable, "-m", "wavemetrics",
-                   *(str(fleet) if arg == "PATH" else arg for arg in arguments)]
+        command = [sys.executable, "-m", "wavemetrics", *arguments, str(fleet)]
         started = time.perf_counter()
         done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               env={**os.environ, "WAVEMETRICS_CACHE_DIR": cache}, check=False)
@@ -93,23 +80,19 @@ def _run(arguments: tuple[str, ...], fleet: Path) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--copies", type=int, default=50)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--corpus", default=os.environ.get("WAVEMETRICS_CORPUS"),
-                        help="the trace corpus the fleet copies (default: $WAVEMETRICS_CORPUS)")
+    fleet_options(parser, repeat=5)
     args = parser.parse_args()
-    fleet = _fleet(args.out, args.copies, args.corpus)
-    times: dict[str, list[float]] = {label: [] for label, _, _ in VARIANTS}
+    fleet = fleet_under(args.out, args.copies, args.corpus)
+    times: dict[str, list[float]] = {options: [] for options, _ in VARIANTS}
     for _ in range(args.repeat):
-        for label, arguments, _ in VARIANTS:
-            times[label].append(_run(arguments, fleet))
-    default = statistics.median(times[VARIANTS[0][0]])
+        for options, _ in VARIANTS:
+            times[options].append(_run(_arguments(options), fleet))
+    default = statistics.median(times[""])
     print("| run (cold, the fleet) | median s | x default | inputs read and output made by |")
     print("|---|---:|---:|---|")
-    for label, _, path in VARIANTS:
-        median = statistics.median(times[label])
-        print(f"| {label} | {median:.2f} | {median / default:.2f} | {path} |")
+    for options, path in VARIANTS:
+        median = statistics.median(times[options])
+        print(f"| {_label(options)} | {median:.2f} | {median / default:.2f} | {path} |")
     return 0
 
 

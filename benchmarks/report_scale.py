@@ -29,16 +29,9 @@ import sys
 import time
 from pathlib import Path
 
+from fleet import fleet_options, fleet_under  # benchmarks/ is this script's folder
+
 HERE = Path(__file__).resolve().parent
-
-
-def _fleet(out: Path, copies: int, corpus: str | None) -> Path:
-    folder = out / "fleet"
-    if not (folder / "projects").is_dir():
-        where = ["--corpus", corpus] if corpus else []
-        subprocess.run([sys.executable, str(HERE / "fleet.py"), str(folder),
-                        "--copies", str(copies), *where], check=True)
-    return folder / "projects"
 
 
 def _lane(out: Path, calls: int) -> Path:
@@ -96,13 +89,9 @@ def _floor(out: Path) -> Path:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--copies", type=int, default=50)
+    fleet_options(parser, repeat=3)
     parser.add_argument("--calls", type=int, default=130_000)
     parser.add_argument("--only", choices=("fleet", "lane"))
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--corpus", default=os.environ.get("WAVEMETRICS_CORPUS"),
-                        help="the trace corpus the fleet copies (default: $WAVEMETRICS_CORPUS)")
     args = parser.parse_args()
     inputs: list[tuple[str, Path, tuple[str, ...]]] = []
     if args.only in (None, "lane"):
@@ -110,7 +99,7 @@ def main() -> int:
         inputs.append((f"one lane, {args.calls:,} calls", _lane(args.out, args.calls),
                        ("--max-tracked-calls", "0")))
     if args.only in (None, "fleet"):
-        fleet = _fleet(args.out, args.copies, args.corpus)
+        fleet = fleet_under(args.out, args.copies, args.corpus)
         inputs.append((f"fleet, {args.copies} copies", fleet, ()))
     print("| input | report written, s | page, MB | open to interactive, s (median) |")
     print("|---|---:|---:|---:|")

@@ -318,15 +318,17 @@
       seconds(waves.saved[w]) + (waves.bucket[w] === 0 ? "" : " (not counted: not non_eval)");
     detail.appendChild(head);
     var list = document.createElement("ol");
+    // the wave's calls, in drawing order: listed here, and stepped through by hoverCall
+    waveCalls = [];
+    for (var k = 0; k < calls.wave.length; k++) { if (calls.wave[k] === w) { waveCalls.push(k); } }
     if (perCall) {
-      for (var c = 0; c < calls.wave.length; c++) {
-        if (calls.wave[c] !== w) { continue; }
+      waveCalls.forEach(function (c) {
         var item = document.createElement("li");
         item.textContent = tools[calls.tool[c]] + ", start " + iso(calls.start[c]) +
           ", duration " + seconds(calls.dur[c]) +
           (calls.run[c] >= 0 ? ", " + serialText(calls.run[c]) : "");
         list.appendChild(item);
-      }
+      });
     } else {
       waves.tools[w].forEach(function (t) {
         var item = document.createElement("li");
@@ -349,8 +351,6 @@
       function (row) { row.classList.remove("current"); });
     var row = document.querySelector("#top-waves tr[data-wave='" + w + "']");
     if (row) { row.classList.add("current"); }
-    waveCalls = [];
-    for (var k = 0; k < calls.wave.length; k++) { if (calls.wave[k] === w) { waveCalls.push(k); } }
     hoverCall(0);
     if (focusDetail) { detail.focus(); }
   }
