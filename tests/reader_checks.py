@@ -9,8 +9,8 @@ from typing import Any
 
 from wavemetrics.core.summary import summarize
 from wavemetrics.core.waves import assemble_waves
-from wavemetrics.readers import NO_USABLE_RECORD, InputReport
 from wavemetrics.readers._protocol import Peek, TraceFormat
+from wavemetrics.readers.dispatch import NO_USABLE_RECORD, InputReport
 from wavemetrics.run.pipeline import Lane, LaneSink, read_inputs
 
 

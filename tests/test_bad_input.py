@@ -34,8 +34,8 @@ from click.testing import CliRunner, Result
 
 from tests.trace_builders import BUILDERS, FormatLines, duplicate_top_keys
 from wavemetrics.cli.commands import main
-from wavemetrics.readers import FORMATS
 from wavemetrics.readers import sources as sources_module
+from wavemetrics.readers.dispatch import FORMATS
 
 FORMATS_UNDER_TEST = [name for name in BUILDERS if name in FORMATS]
 BOM = b"\xef\xbb\xbf"

@@ -840,9 +840,10 @@ def test_help_imports_no_reader_and_no_core_module() -> None:
 
 def test_native_summarize_of_claude_code_imports_no_other_format_reader() -> None:
     """A native ``summarize --no-cache`` of a Claude Code file through the CLI imports the
-    readers of the two formats the native engine reads, and no other format's (the
-    registry imports a reader on first use). The table, not ``--format json``:
-    that one the native command runs with no reader at all (tests/test_fastpath.py)."""
+    reader of the one format it read and no other's, not even the other format the native
+    engine reads (its list comes from the registry's rows, which import no reader). The
+    table, not ``--format json``: that one the native command runs with no reader at all
+    (tests/test_fastpath.py)."""
     import subprocess
     import sys
 
@@ -858,14 +859,14 @@ def test_native_summarize_of_claude_code_imports_no_other_format_reader() -> Non
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     loaded = done.stdout.strip().splitlines()[-1]
-    # claude_code and events: the native engine's formats; the rest are shared helpers
-    # limits and timestamps: what every reader shares, not formats
+    # claude_code: the format read; the rest are the registry, detection (dispatch) and
+    # what every reader shares (limits, timestamps...), not formats
     assert loaded == str(["wavemetrics.readers._lines", "wavemetrics.readers._protocol",
-                          "wavemetrics.readers._seen", "wavemetrics.readers._uuids",
-                          "wavemetrics.readers.claude_code", "wavemetrics.readers.events",
-                          "wavemetrics.readers.lanes", "wavemetrics.readers.limits",
-                          "wavemetrics.readers.registry", "wavemetrics.readers.sources",
-                          "wavemetrics.readers.timestamps"])
+                          "wavemetrics.readers._record_types", "wavemetrics.readers._seen",
+                          "wavemetrics.readers._uuids", "wavemetrics.readers.claude_code",
+                          "wavemetrics.readers.dispatch", "wavemetrics.readers.lanes",
+                          "wavemetrics.readers.limits", "wavemetrics.readers.registry",
+                          "wavemetrics.readers.sources", "wavemetrics.readers.timestamps"])
 
 
 def test_version_is_the_one_written_in_pyproject() -> None:
@@ -984,7 +985,7 @@ NO_CORPUS_FILE = frozenset({"mcode", "copilot", "kimi", "openclaw", "qwen", "ope
 def test_every_format_has_a_corpus_cli_case() -> None:
     """The per-format CLI table covers every format (claude-code and events have their own
     CLI tests, formats with no real file theirs on fixtures)."""
-    from wavemetrics.readers import FORMATS
+    from wavemetrics.readers.dispatch import FORMATS
 
     assert {case[0] for case in CORPUS_CLI_CASES} == (
         set(FORMATS) - {"events", "claude-code"} - NO_CORPUS_FILE)

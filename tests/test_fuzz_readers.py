@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from tests.strategies import HOSTILE_JSON, json_paths
 from tests.trace_builders import BUILDERS, FormatLines
 from wavemetrics.cli.commands import main
-from wavemetrics.readers import FORMATS
+from wavemetrics.readers.dispatch import FORMATS
 from wavemetrics.run.pipeline import ReadOutcome, analyse, read_inputs
 from wavemetrics.views.axis import efficiency_axis
 from wavemetrics.views.report import render_json, render_jsonl, render_table, render_waves_table

@@ -225,15 +225,15 @@ def test_damaged_id_rows_make_the_state_untrusted(
 
 
 def _modules_after_line(target: Path, cache: Path) -> tuple[str, list[str]]:
-    """The line of a fresh process and the modules of the other readers, the registry,
-    and the pipeline it imported."""
+    """The line of a fresh process and the modules of the other readers, detection
+    (``readers.dispatch``), and the pipeline it imported."""
     import os
     import subprocess
     import sys
 
     code = ("import sys; sys.argv = ['wavemetrics', 'statusline']\n"
             "from wavemetrics.cli._entry import main; main()\n"
-            "names = ('registry', 'codex', 'pi', 'otlp', 'inspect_log', 'events')\n"
+            "names = ('dispatch', 'codex', 'pi', 'otlp', 'inspect_log', 'events')\n"
             "import json; print(json.dumps(sorted(m for m in sys.modules if m =="
             " 'wavemetrics.run.pipeline' or m.rsplit('.', 1)[-1] in names)))")
     result = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
@@ -258,7 +258,7 @@ def _grown_by_one_call(tmp_path: Path, calls: int) -> tuple[str, list[str]]:
 
 def test_grown_transcript_is_read_with_its_reader_only(tmp_path: Path) -> None:
     """32 calls (64 lines with content): grown by one call, the line comes from the live
-    state without detection (its 64 lines decide it), so neither the registry, another
+    state without detection (its 64 lines decide it), so neither detection, another
     reader nor the pipeline is imported; 33 one-second calls 10 s apart
     are 33 waves."""
     line, modules = _grown_by_one_call(tmp_path, 32)
@@ -267,11 +267,11 @@ def test_grown_transcript_is_read_with_its_reader_only(tmp_path: Path) -> None:
 
 def test_grown_short_transcript_is_detected_again(tmp_path: Path) -> None:
     """31 calls (62 lines with content, fewer than detection's 64): after growth the
-    first 64 lines are not all known, so the file is detected again (the registry is
+    first 64 lines are not all known, so the file is detected again (detection is
     imported) and the line is still the live state's: 32 waves."""
     line, modules = _grown_by_one_call(tmp_path, 31)
     assert line == "waves 32 · multi 0 · saved 0.0s"
-    assert "wavemetrics.readers.registry" in modules and "wavemetrics.run.pipeline" not in modules
+    assert "wavemetrics.readers.dispatch" in modules and "wavemetrics.run.pipeline" not in modules
 
 
 def test_detection_is_kept_from_64_lines_with_content() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from wavemetrics import Observation, assemble_waves, summarize
-from wavemetrics.readers import ReadUnit
+from wavemetrics.readers.dispatch import ReadUnit
 from wavemetrics.run.pipeline import (
     Lane,
     LaneResult,

@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from tests.trace_builders import BUILDERS, FormatLines
 from wavemetrics import assemble_waves, summarize
 from wavemetrics.cli.commands import main
-from wavemetrics.readers import FORMATS
+from wavemetrics.readers.dispatch import FORMATS
 from wavemetrics.run.pipeline import analyse, read_inputs
 
 SECRET = "CANARY-7f3a9c"

@@ -35,8 +35,8 @@ from tests.reader_checks import (
 )
 from tests.strategies import fuzz_lines, plausible_or_any
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
-from wavemetrics.readers import InputReport
 from wavemetrics.readers.codex import CODEX, embedded_duration_ms, read_codex
+from wavemetrics.readers.dispatch import InputReport
 from wavemetrics.run.pipeline import Lane, read_inputs
 
 # 2026-01-01T00:00:00Z: 20 454 days after the epoch.

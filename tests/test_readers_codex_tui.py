@@ -29,8 +29,8 @@ from tests.reader_checks import (
 )
 from tests.strategies import fuzz_lines, plausible_or_any
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
-from wavemetrics.readers import InputReport
 from wavemetrics.readers.codex_tui import CODEX_TUI, read_codex_tui
+from wavemetrics.readers.dispatch import InputReport
 from wavemetrics.run.pipeline import Lane
 
 # 2026-01-01T00:00:00Z: 20 454 days after the epoch.

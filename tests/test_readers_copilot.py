@@ -26,9 +26,9 @@ from tests.reader_checks import (
     read_one,
     sniffs,
 )
-from wavemetrics.readers import detect_input
 from wavemetrics.readers._lines import LineAccount
 from wavemetrics.readers.copilot import COPILOT, copilot_session_id, read_copilot
+from wavemetrics.readers.dispatch import detect_input
 from wavemetrics.readers.events import EVENTS
 
 T = "2026-12-03T10:00:"

@@ -35,7 +35,7 @@ from tests.reader_checks import (
 )
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
 from wavemetrics.cli.commands import main
-from wavemetrics.readers import InputReport
+from wavemetrics.readers.dispatch import InputReport
 from wavemetrics.readers.inspect_log import INSPECT
 from wavemetrics.run.pipeline import Lane, read_inputs
 

@@ -27,7 +27,7 @@ from tests.reader_checks import (
     read_one,
     sniffs,
 )
-from wavemetrics.readers import detect_input
+from wavemetrics.readers.dispatch import detect_input
 from wavemetrics.readers.kimi import KIMI, kimi_lane, read_kimi, seconds_to_ms
 
 T0 = 1_796_292_000  # 2026-12-03T10:00:00Z, Unix seconds

@@ -22,8 +22,8 @@ from tests.corpus import CORPUS, needs_corpus
 from tests.reader_checks import cli_document, lane_figures, read_one
 from tests.trace_builders import BUILDERS
 from wavemetrics.cli.commands import main
-from wavemetrics.readers import detect_input
 from wavemetrics.readers._protocol import Peek
+from wavemetrics.readers.dispatch import detect_input
 from wavemetrics.readers.mcode import sniff_mcode
 from wavemetrics.readers.registry import TRACE_FORMATS
 from wavemetrics.views.axis import AxisState, efficiency_axis

@@ -17,8 +17,8 @@ import pytest
 
 from tests.batch_checks import batch_figures
 from tests.reader_checks import cli_document, lane_figures, sniffs, write_records
-from wavemetrics.readers import detect_input
 from wavemetrics.readers._sqlite import LOCKED
+from wavemetrics.readers.dispatch import detect_input
 from wavemetrics.readers.openclaw import OPENCLAW
 from wavemetrics.readers.pi import PI
 

@@ -21,9 +21,9 @@ import pytest
 from tests.corpus import CORPUS, needs_corpus
 from tests.reader_checks import check_lanes, cli_document, collect, lane_figures
 from tests.trace_builders import OPENCODE_SCHEMA, T0_MS, opencode_store, opencode_tool
-from wavemetrics.readers import detect_input
 from wavemetrics.readers._protocol import Peek
 from wavemetrics.readers._sqlite import LOCKED
+from wavemetrics.readers.dispatch import detect_input
 from wavemetrics.readers.opencode import OPENCODE, read_opencode
 from wavemetrics.readers.registry import TRACE_FORMATS
 

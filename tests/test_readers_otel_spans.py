@@ -22,7 +22,7 @@ import pytest
 from tests.corpus import CORPUS, needs_corpus
 from tests.reader_checks import cli_document, observation_tuples, read_one, sniffs
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
-from wavemetrics.readers import InputReport
+from wavemetrics.readers.dispatch import InputReport
 from wavemetrics.readers.otel_spans import OTEL_SPANS
 from wavemetrics.run.pipeline import Lane
 

@@ -30,7 +30,7 @@ from tests.reader_checks import (
     write_records,
 )
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
-from wavemetrics.readers import InputReport
+from wavemetrics.readers.dispatch import InputReport
 from wavemetrics.readers.otlp import OTLP
 from wavemetrics.run.pipeline import Lane, read_inputs
 

@@ -39,7 +39,7 @@ from tests.reader_checks import (
 )
 from tests.strategies import fuzz_lines, plausible_or_any
 from wavemetrics import ParallelismSummary, assemble_waves, summarize
-from wavemetrics.readers import InputReport
+from wavemetrics.readers.dispatch import InputReport
 from wavemetrics.readers.pi import PARALLEL_SINCE_MS, PI, read_pi
 from wavemetrics.run.pipeline import Lane
 

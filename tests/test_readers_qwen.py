@@ -19,8 +19,8 @@ import pytest
 
 from tests.corpus import CORPUS, needs_corpus
 from tests.reader_checks import cli_document, lane_figures, sniffs
-from wavemetrics.readers import detect_input
 from wavemetrics.readers.claude_code import CLAUDE_CODE
+from wavemetrics.readers.dispatch import detect_input
 from wavemetrics.readers.events import EVENTS
 from wavemetrics.readers.openclaw import OPENCLAW
 from wavemetrics.readers.qwen import PARTIAL_REASON, QWEN

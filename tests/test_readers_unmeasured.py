@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 from tests.corpus import CORPUS, needs_corpus
 from wavemetrics.cli.commands import main
 from wavemetrics.inputs._suffixes import TRACE_SUFFIXES
-from wavemetrics.readers import Detection, detect_input
 from wavemetrics.readers import unmeasured_agents as agents
 from wavemetrics.readers._lines import LINE_TOO_LONG
 from wavemetrics.readers._protocol import Peek
+from wavemetrics.readers.dispatch import Detection, detect_input
 from wavemetrics.readers.registry import TRACE_FORMATS, UNMEASURABLE, unmeasurable_reason
 
 _T = "2026-12-03T10:00"

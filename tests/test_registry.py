@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 import wavemetrics
-from wavemetrics.readers import (
+from wavemetrics.readers._protocol import Peek
+from wavemetrics.readers.dispatch import (
     EMPTY,
     FORMATS,
     Detection,
@@ -20,7 +21,6 @@ from wavemetrics.readers import (
     reads_alone,
     streamable,
 )
-from wavemetrics.readers._protocol import Peek
 from wavemetrics.readers.registry import TRACE_FORMATS, format_named, unmeasurable_reason
 from wavemetrics.run.pipeline import LaneSink
 
@@ -250,5 +250,54 @@ def test_each_row_names_the_format_its_module_declares() -> None:
 
     from wavemetrics.readers.registry import TRACE_FORMAT_MODULES
 
-    for name, module, attribute in TRACE_FORMAT_MODULES:
-        assert getattr(importlib.import_module(module), attribute).name == name
+    for row in TRACE_FORMAT_MODULES:
+        assert getattr(importlib.import_module(row.module), row.attribute).name == row.name
+
+
+def test_rows_carry_the_native_and_live_capabilities() -> None:
+    """The rows say which formats the extension reads (its codes, in order from 0: what its
+    detection returns), the record types its detection takes for each (the sets the
+    formats' own recognisers use), each one's session-id rule, and which format the
+    status line keeps live states of, with that module's live reading."""
+    import importlib
+
+    from wavemetrics.readers._protocol import LiveReading
+    from wavemetrics.readers._record_types import CLAUDE_ONLY_TYPES, EVENT_TYPES
+    from wavemetrics.readers.registry import (
+        NATIVE_ROWS,
+        TRACE_FORMAT_MODULES,
+        live_row,
+        native_session_ids,
+        native_sniffers,
+    )
+
+    assert [(row.name, row.native and row.native.code) for row in NATIVE_ROWS] == [
+        ("events", 0), ("claude-code", 1)]
+    assert [row.name for row in TRACE_FORMAT_MODULES if row.native] == ["events", "claude-code"]
+    assert native_sniffers() == [sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES)]
+    assert "tool_execution_start" in native_sniffers()[0]
+    assert native_sniffers()[1][0] == "custom-title"
+    # in a folder unit a sub-agent file's lines fall back to its session folder; alone,
+    # to its file stem; outside a subagents folder the two are the stem
+    assert native_session_ids("/p/s1/subagents/agent-a.jsonl") == ("s1", "agent-a")
+    assert native_session_ids("/p/run.2.jsonl") == ("run.2", None)
+    assert live_row().name == "claude-code"
+    assert [row.name for row in TRACE_FORMAT_MODULES if row.live] == ["claude-code"]
+    row = live_row()
+    reading = getattr(importlib.import_module(row.module), row.live or "")
+    assert isinstance(reading, LiveReading)
+
+
+def test_no_module_outside_the_readers_imports_a_format_module() -> None:
+    """What a format can do is asked of its registry row: no module outside
+    ``readers/`` imports a format's module (the engines, the cache and the CLI name no
+    format), and inside it only the format's own helpers do."""
+    from tests.test_imports import import_graph
+
+    formats = {f"wavemetrics.readers.{module}" for module in MODULES.values()}
+    graph = import_graph(PACKAGE)
+    importers = {name: sorted(imported & formats) for name, imported in graph.items()
+                 if imported & formats}
+    assert all(name.startswith("wavemetrics.readers.") for name in importers), importers
+    assert not any(name in ("wavemetrics.readers.registry", "wavemetrics.readers.dispatch")
+                   for name in importers)

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from wavemetrics.core.summary import ParallelismSummary, merge_summaries, summarize
     from wavemetrics.core.turns import measured_turn_duration_ms
     from wavemetrics.core.waves import Wave, WaveAssembly, assemble_waves
-    from wavemetrics.readers import FORMATS, InputReport
+    from wavemetrics.readers.dispatch import FORMATS, InputReport
     from wavemetrics.readers.limits import DEFAULT_LIMITS, Limits
     from wavemetrics.run._lanes import (
         Analysis,

@@ -45,6 +45,7 @@ open or pending.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import sqlite3
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
@@ -55,17 +56,24 @@ from wavemetrics.core.exceptions import StreamOrderError
 from wavemetrics.core.stream import LaneStream
 from wavemetrics.core.summary import SummaryAccumulator, merge_summaries
 from wavemetrics.readers._lines import LineAccount
-from wavemetrics.readers.claude_code import FORMAT, ClaudeFolder, read_claude_lines
 from wavemetrics.readers.lanes import LaneBuilder
+from wavemetrics.readers.registry import live_row
 from wavemetrics.readers.sources import DETECT_LINES
 
 if TYPE_CHECKING:
     from wavemetrics.cache.units import FileKey, ReadCache
+    from wavemetrics.readers._protocol import LiveReading
 
 __all__ = ["LIVE_VERSION", "live_figures"]
 
 #: The layout of a live state; another value is read from byte 0 and replaced.
 LIVE_VERSION = 2
+
+#: The format whose transcripts have live states (the registry row with ``live``),
+#: and its live reading (:class:`~wavemetrics.readers._protocol.LiveReading`).
+_ROW = live_row()
+FORMAT = _ROW.name
+_READING: LiveReading = getattr(importlib.import_module(_ROW.module), _ROW.live or "")
 
 
 def _unit(path: str) -> tuple[str, int]:
@@ -239,7 +247,7 @@ class _State:
     def __init__(self, path: str, ids: _Ids) -> None:
         self.path, self.ids = path, ids
         self.sink = _Sink([])
-        self.folder = ClaudeFolder(cast(Any, self.sink))
+        self.folder = _READING.folder(cast(Any, self.sink))
         self.folder.seen_uuids = cast(Any, _Seen(ids))
         self.folder.lanes = _Lanes(ids)
         self.account = LineAccount()
@@ -337,7 +345,7 @@ def live_figures(
         except sqlite3.Error:
             return None
     if restored is None or not _detection_kept(restored[0].account):
-        from wavemetrics.readers import detect_input  # every reader: only when needed
+        from wavemetrics.readers.dispatch import detect_input  # every reader: only when needed
 
         if detect_input(path).format != FORMAT:
             return None
@@ -356,7 +364,7 @@ def live_figures(
             return None
     points: list[tuple[list[Any], list[bytes]] | None] = []
     try:
-        read_claude_lines(state.folder, path, _marked(
+        _READING.read_lines(state.folder, path, _marked(
             source.lines(), source, key.size, terminated,
             lambda end: points.append(state.snapshot(key, end))), state.account)
     except LiveIdsDamaged:

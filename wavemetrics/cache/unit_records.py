@@ -23,7 +23,7 @@ from wavemetrics.core.activity import TIMINGS
 from wavemetrics.core.observations import Observation
 from wavemetrics.core.stream import LaneStream, StreamOrderError
 from wavemetrics.core.summary import ParallelismSummary
-from wavemetrics.readers import streamable
+from wavemetrics.readers.dispatch import streamable
 from wavemetrics.readers.lanes import InputReport
 from wavemetrics.run._lanes import Lane, StreamedLane, StreamSettings
 

@@ -80,7 +80,7 @@ class LazyChoice(click.Choice):  # type: ignore[type-arg]
 
 
 def _input_formats() -> list[str]:
-    from wavemetrics.readers import FORMATS
+    from wavemetrics.readers.dispatch import FORMATS
 
     return [AUTO, *FORMATS]
 

@@ -192,7 +192,7 @@ def _not_read(path: str) -> str:
     """Why the transcript ``path`` gave no figures: no line end yet (its first line is
     being written), content of no format the readers measure (it read, but is not what
     Claude Code writes), else an error reading it."""
-    from wavemetrics.readers import detect_input
+    from wavemetrics.readers.dispatch import detect_input
     from wavemetrics.readers.registry import UNMEASURABLE
 
     detection = detect_input(path)

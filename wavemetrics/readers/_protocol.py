@@ -25,6 +25,7 @@ __all__ = [
     "FileFormat",
     "LaneKey",
     "LaneWriter",
+    "LiveReading",
     "ObservationSink",
     "Peek",
     "TraceFormat",
@@ -133,6 +134,19 @@ class TraceFormat(Protocol):
     def read(self, sources: Sequence[Source], sink: ObservationSink) -> list[LineAccount]:
         """Read one unit's inputs (sorted by path) into ``sink``; one line account per
         source, in order. Never raises for bad data."""
+
+
+@attrs.frozen
+class LiveReading:
+    """How the status line keeps a live state of a growing transcript of a format
+    (its registry row's ``live``; :mod:`wavemetrics.cache.live`): ``folder(sink)``
+    makes what reading remembers between lines (an object with ``seen_uuids``,
+    ``sidechain_roots`` and ``lanes``, which the live state saves and restores), and
+    ``read_lines(folder, path, lines, account)`` reads one file's raw lines into it,
+    each accounted in ``account``."""
+
+    folder: Callable[[ObservationSink], Any]
+    read_lines: Callable[[Any, str, Any, LineAccount], None]
 
 
 @attrs.frozen

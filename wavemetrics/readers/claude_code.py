@@ -16,7 +16,6 @@ import msgspec
 
 from wavemetrics.core.activity import Timing
 from wavemetrics.inputs._files import fallback_session_id
-from wavemetrics.inputs._record_types import CLAUDE_ONLY_TYPES
 from wavemetrics.readers._lines import (
     LineAccount,
     Record,
@@ -26,7 +25,8 @@ from wavemetrics.readers._lines import (
     usable_id,
     usable_text,
 )
-from wavemetrics.readers._protocol import ObservationSink, Peek
+from wavemetrics.readers._protocol import LiveReading, ObservationSink, Peek
+from wavemetrics.readers._record_types import CLAUDE_ONLY_TYPES
 from wavemetrics.readers._seen import SeenIds
 from wavemetrics.readers.lanes import LaneBuilder
 from wavemetrics.readers.sources import STDIN, Source, project_folder
@@ -35,6 +35,7 @@ from wavemetrics.readers.timestamps import iso_to_ms
 __all__ = [
     "CLAUDE_CODE",
     "CLAUDE_ONLY_TYPES",
+    "LIVE",
     "ClaudeFile",
     "ClaudeFolder",
     "fallback_session_id",
@@ -363,3 +364,5 @@ class _ClaudeCode:
 
 #: The ``claude-code`` format (``docs/formats.md``).
 CLAUDE_CODE = _ClaudeCode()
+#: The status line's live reading of a transcript (the registry row's ``live``).
+LIVE = LiveReading(folder=ClaudeFolder, read_lines=read_claude_lines)

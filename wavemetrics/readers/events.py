@@ -16,12 +16,6 @@ from typing import Any
 
 import msgspec
 
-from wavemetrics.inputs._record_types import (
-    EVENT_SHUTDOWN,
-    EVENT_TOOL_TYPES,
-    EVENT_TURN_TYPES,
-    EVENT_TYPES,
-)
 from wavemetrics.readers._lines import (
     LineAccount,
     Record,
@@ -31,6 +25,12 @@ from wavemetrics.readers._lines import (
     usable_text,
 )
 from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
+from wavemetrics.readers._record_types import (
+    EVENT_SHUTDOWN,
+    EVENT_TOOL_TYPES,
+    EVENT_TURN_TYPES,
+    EVENT_TYPES,
+)
 from wavemetrics.readers.lanes import LaneBuilder
 from wavemetrics.readers.sources import Source, file_stem
 from wavemetrics.readers.timestamps import time_to_ms

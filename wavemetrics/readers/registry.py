@@ -1,22 +1,34 @@
-"""The registry of trace formats, built in one place: the order detection tries them.
+"""The registry of trace formats, built in one place: the order detection tries them,
+and what each format can do.
 
-Each entry is one format module's :class:`~wavemetrics.readers._protocol.TraceFormat`
+Each row names one format module's :class:`~wavemetrics.readers._protocol.TraceFormat`
 object (``docs/formats.md``); the first whose ``sniff`` accepts an input's
-first lines wins, so a more specific format comes before a looser one. Adding
-a format is one module and one line here (``docs/architecture.md``). A format's
-module is imported on first use, in registry order (:func:`trace_formats`).
+first lines wins, so a more specific format comes before a looser one. A row
+also carries the format's capabilities outside its reader: whether the Rust
+extension reads it (:class:`Native`) and whether the status line keeps a live
+state of it (``live``). Nothing outside a format's module and its row names a
+format: the engines and the cache ask these rows. Adding a format is one module
+and one row here (``docs/architecture.md``). A format's module is imported on
+first use, in registry order (:func:`trace_formats`); this module imports no
+reader and nothing heavy, so the native command reads its rows at start-up.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
 
-from wavemetrics.readers._protocol import Peek, TraceFormat
-from wavemetrics.readers.sources import DETECT_LINES
+from wavemetrics.inputs._files import fallback_session_id, file_stem
+from wavemetrics.readers._record_types import CLAUDE_ONLY_TYPES, EVENT_TYPES
 
+# typing and collections.abc are not imported at run time: the native command reads
+# these rows before anything else loads (start-up time); mypy takes any TYPE_CHECKING
+# as true
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from typing import Any
+
+    from wavemetrics.readers._protocol import Peek, TraceFormat
     from wavemetrics.readers.unmeasured_agents import Unmeasurable
 
     #: Formats recognised only to say why they give no figures (``unmeasured_agents``).
@@ -28,34 +40,98 @@ if TYPE_CHECKING:
     FORMATS: tuple[str, ...]
 
 __all__ = [
-    "DETECT_LINES", "FORMATS", "TRACE_FORMATS", "UNMEASURABLE", "format_named",
+    "FORMATS", "NATIVE_ROWS", "TRACE_FORMATS", "TRACE_FORMAT_MODULES", "UNMEASURABLE",
+    "FormatRow", "Native", "format_named", "live_row", "native_session_ids", "native_sniffers",
     "trace_formats", "unmeasurable_reason",
 ]
 
 
-#: Every format this version reads, in detection order: its ``--input-format`` name, the
-#: module that declares it and the name of its format object there. A module is
-#: imported when a look-up first reaches it (:func:`trace_formats`, :func:`format_named`),
-#: so a run whose files are all read natively, or all detected as one of the first
-#: formats, loads no other reader (start-up time).
-TRACE_FORMAT_MODULES: tuple[tuple[str, str, str], ...] = (
-    ("events", "wavemetrics.readers.events", "EVENTS"),
+class Native:
+    """A format the Rust extension reads (``native/src/readers/``, one module per format).
+
+    ``code``: the extension's number for the format (what its detection returns, what
+    ``read_units`` takes); ``sniff``: the record types its detection recognises the
+    format by, handed to the extension (the format's ``sniff`` uses the same set);
+    ``session_id``: the session id of a file's lines without one, from its path (the
+    reader's own rule: :func:`~wavemetrics.inputs._files.fallback_session_id` or
+    :func:`~wavemetrics.inputs._files.file_stem`)."""
+
+    __slots__ = ("code", "session_id", "sniff")
+
+    def __init__(self, code: int, sniff: frozenset[str],
+                 session_id: Callable[[str], str]) -> None:
+        self.code, self.sniff, self.session_id = code, sniff, session_id
+
+
+class FormatRow:
+    """One registry row: the format's ``--input-format`` name, the module that declares it
+    and the name of its format object there, and its capabilities: ``native`` (read by
+    the extension, else ``None``) and ``live`` (the name of the module's
+    :class:`~wavemetrics.readers._protocol.LiveReading`, with which the status line keeps
+    a live state of a growing transcript, else ``None``)."""
+
+    __slots__ = ("attribute", "live", "module", "name", "native")
+
+    def __init__(self, name: str, module: str, attribute: str, *,
+                 native: Native | None = None, live: str | None = None) -> None:
+        self.name, self.module, self.attribute = name, module, attribute
+        self.native, self.live = native, live
+
+
+#: Every format this version reads, in detection order. A module is imported when a
+#: look-up first reaches it (:func:`trace_formats`, :func:`format_named`), so a run
+#: whose files are all read natively, or all detected as one of the first formats,
+#: loads no other reader (start-up time).
+TRACE_FORMAT_MODULES: tuple[FormatRow, ...] = (
+    FormatRow("events", "wavemetrics.readers.events", "EVENTS",
+              native=Native(0, EVENT_TYPES, file_stem)),
     # before claude-code, which takes any user/assistant record with a uuid
-    ("qwen", "wavemetrics.readers.qwen", "QWEN"),
-    ("claude-code", "wavemetrics.readers.claude_code", "CLAUDE_CODE"),
-    ("codex", "wavemetrics.readers.codex", "CODEX"),
-    ("codex-tui", "wavemetrics.readers.codex_tui", "CODEX_TUI"),
-    ("pi", "wavemetrics.readers.pi", "PI"),
-    ("otlp", "wavemetrics.readers.otlp", "OTLP"),
-    ("otel-spans", "wavemetrics.readers.otel_spans", "OTEL_SPANS"),
-    ("inspect", "wavemetrics.readers.inspect_log", "INSPECT"),
-    ("mcode", "wavemetrics.readers.mcode", "MCODE"),
-    ("copilot", "wavemetrics.readers.copilot", "COPILOT"),
-    ("kimi", "wavemetrics.readers.kimi", "KIMI"),
-    ("openclaw", "wavemetrics.readers.openclaw", "OPENCLAW"),
-    ("opencode", "wavemetrics.readers.opencode", "OPENCODE"),
-    ("opencode-storage", "wavemetrics.readers.opencode_storage", "OPENCODE_STORAGE"),
+    FormatRow("qwen", "wavemetrics.readers.qwen", "QWEN"),
+    FormatRow("claude-code", "wavemetrics.readers.claude_code", "CLAUDE_CODE",
+              native=Native(1, CLAUDE_ONLY_TYPES, fallback_session_id), live="LIVE"),
+    FormatRow("codex", "wavemetrics.readers.codex", "CODEX"),
+    FormatRow("codex-tui", "wavemetrics.readers.codex_tui", "CODEX_TUI"),
+    FormatRow("pi", "wavemetrics.readers.pi", "PI"),
+    FormatRow("otlp", "wavemetrics.readers.otlp", "OTLP"),
+    FormatRow("otel-spans", "wavemetrics.readers.otel_spans", "OTEL_SPANS"),
+    FormatRow("inspect", "wavemetrics.readers.inspect_log", "INSPECT"),
+    FormatRow("mcode", "wavemetrics.readers.mcode", "MCODE"),
+    FormatRow("copilot", "wavemetrics.readers.copilot", "COPILOT"),
+    FormatRow("kimi", "wavemetrics.readers.kimi", "KIMI"),
+    FormatRow("openclaw", "wavemetrics.readers.openclaw", "OPENCLAW"),
+    FormatRow("opencode", "wavemetrics.readers.opencode", "OPENCODE"),
+    FormatRow("opencode-storage", "wavemetrics.readers.opencode_storage", "OPENCODE_STORAGE"),
 )
+
+#: The rows of the formats the extension reads, by their code (``Native.code``).
+NATIVE_ROWS: tuple[FormatRow, ...] = tuple(sorted(
+    (row for row in TRACE_FORMAT_MODULES if row.native is not None),
+    key=lambda row: row.native.code if row.native is not None else 0))
+
+
+def native_sniffers() -> list[list[str]]:
+    """The record types the extension's detection takes, one sorted list per native
+    format in code order (its ``detect_many`` and ``read_folded`` arguments)."""
+    return [sorted(row.native.sniff) for row in NATIVE_ROWS if row.native is not None]
+
+
+def native_session_ids(path: str) -> tuple[str, str | None]:
+    """The session ids of ``path``'s lines without one, as the extension's folded read
+    (detect and read a folder in one pass) takes them: read in a folder unit (the native
+    format of code 1), and read alone (code 0) when that can differ (a file under a
+    ``subagents`` folder), else ``None``."""
+    folder, alone = _native(1).session_id, _native(0).session_id
+    return folder(path), alone(path) if "subagents" in path else None
+
+
+def _native(code: int) -> Native:
+    return next(row.native for row in NATIVE_ROWS if row.native and row.native.code == code)
+
+
+def live_row() -> FormatRow:
+    """The row of the format the status line keeps live states of (its transcripts)."""
+    return next(row for row in TRACE_FORMAT_MODULES if row.live is not None)
+
 
 # The formats loaded so far, by their place in TRACE_FORMAT_MODULES and by name
 # (dict.setdefault keeps one object per place when threads race to load it).
@@ -67,8 +143,8 @@ def _load(index: int) -> TraceFormat:
     """The format of row ``index``, its module imported on first use."""
     trace_format = _loaded.get(index)
     if trace_format is None:
-        _, module, attribute = TRACE_FORMAT_MODULES[index]
-        loaded = getattr(importlib.import_module(module), attribute)
+        row = TRACE_FORMAT_MODULES[index]
+        loaded = getattr(importlib.import_module(row.module), row.attribute)
         trace_format = _loaded.setdefault(index, loaded)
         _named.setdefault(trace_format.name, trace_format)
     return trace_format
@@ -87,8 +163,8 @@ def format_named(name: str) -> TraceFormat:
     found = _named.get(name)
     if found is not None:
         return found
-    for index, (row_name, _, _) in enumerate(TRACE_FORMAT_MODULES):
-        if row_name == name:
+    for index, row in enumerate(TRACE_FORMAT_MODULES):
+        if row.name == name:
             return _load(index)
     raise KeyError(name)
 
@@ -109,7 +185,7 @@ def __getattr__(name: str) -> Any:
     if name == "TRACE_FORMATS":
         return tuple(trace_formats())
     if name == "FORMATS":
-        return tuple(row[0] for row in TRACE_FORMAT_MODULES)
+        return tuple(row.name for row in TRACE_FORMAT_MODULES)
     if name == "UNMEASURABLE":
         from wavemetrics.readers.unmeasured_agents import UNMEASURABLE
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from wavemetrics.core.classify import EVAL_TOOL_NAMES
 from wavemetrics.core.exceptions import MissingExtraError, install_hint
 from wavemetrics.core.observations import DEFAULT_MAX_TRACKED_CALLS
-from wavemetrics.readers import AUTO
+from wavemetrics.readers.dispatch import AUTO
 from wavemetrics.readers.sources import STDIN
 from wavemetrics.run.pipeline import (
     Analysis,

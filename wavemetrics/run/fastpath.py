@@ -35,9 +35,9 @@ import sys
 
 from wavemetrics.core._eval_names import EVAL_TOOL_NAMES
 from wavemetrics.inputs import _files
-from wavemetrics.inputs._record_types import CLAUDE_ONLY_TYPES, EVENT_TYPES
 from wavemetrics.inputs._walk import keyed_walk, walk
 from wavemetrics.inputs._walk import utf8 as _utf8
+from wavemetrics.readers.registry import native_session_ids, native_sniffers
 from wavemetrics.run import _extension
 from wavemetrics.run._options import (
     BATCHABLE_TOOL_NAMES,
@@ -117,9 +117,7 @@ def _args_of(files: Sequence[str]) -> list[_Arg]:
         folder = os.path.dirname(path)
         if folder not in folders:
             folders[folder] = groups.setdefault(_files.project_folder(path), len(groups))
-        args.append((path, _files.fallback_session_id(path),
-                     _files.file_stem(path) if "subagents" in path else None,  # else the same
-                     folders[folder]))
+        args.append((path, *native_session_ids(path), folders[folder]))
     return args
 
 
@@ -206,7 +204,7 @@ def summarize_json(
     # path takes
     options = options_json(options_record(input_format=input_format))
     result: Any = native.summarize_json(
-        args, skipped, sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES), MAX_TRACKED_CALLS,
+        args, skipped, *native_sniffers(), MAX_TRACKED_CALLS,
         # names already normal: no classify; the section-9 settings at their defaults
         list(EVAL_TOOL_NAMES), list(BATCHABLE_TOOL_NAMES), DEFAULT_IDLE_GAP_MS, jobs,
         options, notes_of)

@@ -1,4 +1,5 @@
-"""The native engine: ``claude-code`` and ``events`` units read by the Rust extension.
+"""The native engine: units of the formats whose registry row has ``native``, read by
+the Rust extension.
 
 ``wavemetrics._native`` (built by maturin from ``native/``) reads a unit's files
 straight from bytes and returns, in one call per unit, every input's line
@@ -18,10 +19,9 @@ from typing import Any
 
 from wavemetrics.core.summary import ParallelismSummary
 from wavemetrics.readers._lines import LineAccount
-from wavemetrics.readers.claude_code import CLAUDE_CODE, CLAUDE_ONLY_TYPES, fallback_session_id
-from wavemetrics.readers.events import EVENT_TYPES, EVENTS
 from wavemetrics.readers.lanes import InputReport
-from wavemetrics.readers.sources import STDIN, file_stem, open_error, project_folder
+from wavemetrics.readers.registry import NATIVE_ROWS, native_session_ids, native_sniffers
+from wavemetrics.readers.sources import STDIN, open_error, project_folder
 from wavemetrics.run import _extension
 from wavemetrics.run._extension import API_VERSION
 from wavemetrics.run._lanes import StreamedLane, StreamSettings
@@ -47,10 +47,13 @@ _native: Any = _extension.extension()
 
 #: The ``--engine`` choices.
 ENGINES = ("python", "native")
-#: Formats the native engine reads; other formats always use the Python readers.
-NATIVE_FORMATS = (CLAUDE_CODE.name, EVENTS.name)
-#: The formats the extension's detection names, by the index it returns.
-_DETECTED = (EVENTS.name, CLAUDE_CODE.name)
+#: Formats the native engine reads (their registry rows' ``native``), by the extension's
+#: code for them (what its detection returns); other formats use the Python readers.
+NATIVE_FORMATS = tuple(row.name for row in NATIVE_ROWS)
+#: Each native format's session id of lines without one, from a path.
+_SESSION_ID = {row.name: row.native.session_id for row in NATIVE_ROWS if row.native}
+#: The folded read's unit formats: one unit per folder (code 1) or one per file (code 0).
+_FOLDER, _FILE = NATIVE_FORMATS[1], NATIVE_FORMATS[0]
 
 
 def available() -> bool:
@@ -98,12 +101,12 @@ def detect_natively(paths: list[str], jobs: int) -> dict[str, str]:
         return {}
     # a file that cannot be opened is the registry's to report (same message as ever)
     candidates = [p for p in paths
-                  if _readable_natively(EVENTS.name, (p,)) and open_error(p) is None]
+                  if _readable_natively(_FILE, (p,)) and open_error(p) is None]
     found = _native.detect_many(
-        [os.fsencode(p) for p in candidates], sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES),
+        [os.fsencode(p) for p in candidates], *native_sniffers(),
         jobs,
     )
-    return {path: _DETECTED[index]
+    return {path: NATIVE_FORMATS[index]
             for path, index in zip(candidates, found, strict=True) if index is not None}
 
 
@@ -154,7 +157,7 @@ def detect_and_read_natively(
     blocked: set[str] = {project_folder(p) for p in detected}
     for path in paths:
         folder = project_folder(path)
-        if not _readable_natively(EVENTS.name, (path,), regular):  # stdin, .gz, a FIFO
+        if not _readable_natively(_FILE, (path,), regular):  # stdin, .gz, a FIFO
             blocked.add(folder)
         elif open_error(path) is None:  # else the registry's to report (as ever)
             groups.setdefault(folder, []).append(path)
@@ -164,24 +167,23 @@ def detect_and_read_natively(
               if folder not in blocked]
     if not folded:
         return found, {}
-    args = [[(os.fsencode(p), fallback_session_id(p),
-              file_stem(p) if "subagents" in p else None)  # else the same as the fallback
+    args = [[(os.fsencode(p), *native_session_ids(p))
              for p in group] for group in folded]
     outs = _native.read_folded(
-        args, sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES), stream.max_tracked_calls or None,
+        args, *native_sniffers(), stream.max_tracked_calls or None,
         *_name_args(stream), stream.jobs,
     )
     units: dict[NativeUnit, NativeResult] = {}
     for group, (detections, claude, events) in zip(folded, outs, strict=True):
-        found.update((path, _DETECTED[index])
+        found.update((path, NATIVE_FORMATS[index])
                      for path, index in zip(group, detections, strict=True) if index is not None)
         members = tuple(p for p, index in zip(group, detections, strict=True) if index == 1)
         if claude is not None:
-            units[CLAUDE_CODE.name, members] = _unit_result(CLAUDE_CODE.name, members, claude)
+            units[_FOLDER, members] = _unit_result(_FOLDER, members, claude)
         for index, result in events:
             if result is not None:
                 unit = (group[index],)
-                units[EVENTS.name, unit] = _unit_result(EVENTS.name, unit, result)
+                units[_FILE, unit] = _unit_result(_FILE, unit, result)
     return found, units
 
 
@@ -238,9 +240,8 @@ def _lane(paths: tuple[str, ...], raw: tuple[Any, ...]) -> StreamedLane:
 
 def _unit_args(fmt: str, paths: tuple[str, ...]) -> tuple[bool, list[bytes], list[str]]:
     # (a Claude Code folder?, the paths, the session id of lines without one, per path)
-    claude = fmt == CLAUDE_CODE.name
-    fallbacks = [fallback_session_id(p) if claude else file_stem(p) for p in paths]
-    return claude, [os.fsencode(p) for p in paths], fallbacks
+    session_id = _SESSION_ID[fmt]
+    return fmt == _FOLDER, [os.fsencode(p) for p in paths], [session_id(p) for p in paths]
 
 
 def _unit_result(

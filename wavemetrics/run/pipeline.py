@@ -28,7 +28,8 @@ from wavemetrics.core.summary import merge_summaries, summarize
 from wavemetrics.core.turns import TurnClock
 from wavemetrics.core.waves import assemble_waves
 from wavemetrics.inputs._files import SKIPPED_UNRECOGNISED
-from wavemetrics.readers import (
+from wavemetrics.readers._protocol import LaneWriter, Peek
+from wavemetrics.readers.dispatch import (
     AUTO,
     DUPLICATE,
     EMPTY,
@@ -44,8 +45,7 @@ from wavemetrics.readers import (
     reads_store,
     streamable,
 )
-from wavemetrics.readers import read_unit as read_unit_into
-from wavemetrics.readers._protocol import LaneWriter, Peek
+from wavemetrics.readers.dispatch import read_unit as read_unit_into
 from wavemetrics.readers.lanes import UNKNOWN_TOOL
 from wavemetrics.readers.limits import DEFAULT_LIMITS, Limits, current_limits, limits_in_effect
 from wavemetrics.readers.sources import (
@@ -551,7 +551,7 @@ def _read_unit_args(
 def _formats() -> tuple[str, ...]:
     # every reader is imported for this (wavemetrics.readers.registry): only when a
     # format is named, not in an "auto" run (start-up time)
-    from wavemetrics.readers import FORMATS
+    from wavemetrics.readers.dispatch import FORMATS
 
     return FORMATS
 

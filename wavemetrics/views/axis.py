@@ -28,7 +28,14 @@ from wavemetrics.core.activity import ACTIVITY_FIGURES, BATCHABLE_TOOL_NAMES, DE
 from wavemetrics.core.classify import EVAL_TOOL_NAMES, WaveBucket, classify_wave
 from wavemetrics.core.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.core.schema import LOSS_FIGURES, SCHEMA_KIND, json_safe
-from wavemetrics.readers import AUTO, DUPLICATE, EMPTY, FORMATS, NO_USABLE_RECORD, InputReport
+from wavemetrics.readers.dispatch import (
+    AUTO,
+    DUPLICATE,
+    EMPTY,
+    FORMATS,
+    NO_USABLE_RECORD,
+    InputReport,
+)
 from wavemetrics.readers.limits import Limits
 from wavemetrics.readers.sources import STDIN, expand_paths
 from wavemetrics.run.pipeline import Analysis, LaneResult, analyse, read_inputs

@@ -26,7 +26,14 @@ from wavemetrics.core.exceptions import MissingExtraError, install_hint
 from wavemetrics.core.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.core.schema import METRIC_FIGURES, Property, json_safe
 from wavemetrics.core.summary import merge_summaries
-from wavemetrics.readers import AUTO, DUPLICATE, EMPTY, NO_USABLE_RECORD, InputReport, detect_input
+from wavemetrics.readers.dispatch import (
+    AUTO,
+    DUPLICATE,
+    EMPTY,
+    NO_USABLE_RECORD,
+    InputReport,
+    detect_input,
+)
 from wavemetrics.readers.limits import Limits
 from wavemetrics.readers.registry import format_named
 from wavemetrics.readers.sources import expand_paths, file_stem

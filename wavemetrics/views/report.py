@@ -33,7 +33,7 @@ from wavemetrics.core.schema import (
     json_safe,
 )
 from wavemetrics.core.summary import ParallelismSummary
-from wavemetrics.readers import DUPLICATE, EMPTY
+from wavemetrics.readers.dispatch import DUPLICATE, EMPTY
 from wavemetrics.readers.lanes import InputReport
 from wavemetrics.run._options import non_default_arguments, options_record
 from wavemetrics.run.pipeline import Analysis, LaneFigures, LaneResult

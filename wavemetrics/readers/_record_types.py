@@ -1,9 +1,10 @@
 """The record types that tell the ``events`` and ``claude-code`` formats apart.
 
 Light on purpose (no import at all): the readers (:mod:`wavemetrics.readers.events`,
-:mod:`wavemetrics.readers.claude_code`) detect with them, and the native command
-(:mod:`wavemetrics.run.fastpath`) hands them to the extension's detection before any
-reader is imported (start-up time). Rules: ``docs/formats.md``, "For every format".
+:mod:`wavemetrics.readers.claude_code`) detect with them, and their registry rows
+(:class:`wavemetrics.readers.registry.Native`) hand them to the extension's detection,
+which the native command calls before any reader is imported (start-up time). Rules:
+``docs/formats.md``, "For every format".
 """
 
 from __future__ import annotations
