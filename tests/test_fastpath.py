@@ -40,7 +40,15 @@ from wavemetrics.cli.commands import main
 from wavemetrics.core.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.inputs import _files
 from wavemetrics.run import _extension, fastpath, native
+from wavemetrics.run.plan import plan_of
 from wavemetrics.views.escaping import printable
+
+
+def _run(args: list[str]) -> int | None:
+    """The native command of ``wavemetrics summarize ARGS`` as the entry runs it: on the
+    command line's plan, none when the entry leaves the line to click."""
+    plan = plan_of(args)
+    return None if plan is None else fastpath.run(plan)
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="the Rust extension is not built")
 
@@ -292,7 +300,7 @@ def test_only_the_default_options_and_json_are_taken(
 ) -> None:
     """``run`` takes ``--format json`` with ``--no-cache``, ``--jobs`` and ``--engine
     native`` only; with anything else it returns None and prints nothing."""
-    code = fastpath.run([a if a != "P" else str(EXAMPLE) for a in ["summarize", *args]][1:])
+    code = _run([a if a != "P" else str(EXAMPLE) for a in ["summarize", *args]][1:])
     printed = capsysbinary.readouterr()
     if taken:
         assert code == 0
@@ -313,7 +321,7 @@ def test_a_terminal_is_the_clis(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(sys, "stdout", Terminal())
     monkeypatch.setattr(sys, "stderr", Terminal())
-    assert fastpath.run(["--format", "json", "--no-cache", str(EXAMPLE)]) is None
+    assert _run(["--format", "json", "--no-cache", str(EXAMPLE)]) is None
 
 
 def test_streams_without_a_binary_buffer_are_the_clis(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -321,7 +329,7 @@ def test_streams_without_a_binary_buffer_are_the_clis(monkeypatch: pytest.Monkey
     import io
 
     monkeypatch.setattr(sys, "stdout", io.StringIO())
-    assert fastpath.run(["--format", "json", "--no-cache", str(EXAMPLE)]) is None
+    assert _run(["--format", "json", "--no-cache", str(EXAMPLE)]) is None
     assert sys.stdout.getvalue() == ""
 
 
@@ -407,10 +415,10 @@ def test_the_native_command_reads_the_listing_its_key_was_made_from(
     out = io.BytesIO()
     monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out))
     monkeypatch.setattr(sys, "stderr", io.TextIOWrapper(io.BytesIO()))
-    assert fastpath.run(["--format", "json", str(folder)]) == 0
+    assert _run(["--format", "json", str(folder)]) == 0
     assert walks == [True, True]
     walks.clear()
-    assert fastpath.run(["--format", "json", "--no-cache", str(folder)]) == 0
+    assert _run(["--format", "json", "--no-cache", str(folder)]) == 0
     assert walks == [False]
     sys.stdout.flush()
     first, second = out.getvalue().split(b"\n}\n")[:2]
@@ -523,23 +531,33 @@ def test_a_generated_tree_is_taken_when_its_files_are_well_formed(tmp_path: Path
     assert _same([str(tmp_path)], 2)
 
 
-def test_a_declined_run_hands_its_key_to_the_cli(
+def test_a_declined_run_leaves_its_key_in_the_plan_for_the_cli(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With the cache on, a run the native command declines leaves the key the lookup
-    took before any read for the CLI that runs next (no second walk of the inputs), as a
-    missed lookup does."""
+    """With the cache on, the key the lookup took before any read stays in the plan when
+    the native command declines the run: the native command takes no other, and the CLI
+    that runs next records under it without walking the inputs again."""
     from wavemetrics.cache import runcache
 
     monkeypatch.setenv("WAVEMETRICS_CACHE_DIR", str(tmp_path / "cache"))
     (tmp_path / "e.jsonl").write_bytes(b"")  # an empty input: declined
     args = ["--format", "json", str(tmp_path / "e.jsonl")]
-    assert runcache.serve(args) is None  # a miss: the key is kept
-    looked_up = list(runcache._LOOKED_UP)
-    assert len(looked_up) == 1
-    assert fastpath.run(args) is None
-    assert looked_up == runcache._LOOKED_UP
-    runcache._LOOKED_UP.clear()
+    plan = plan_of(args)
+    assert plan is not None
+    assert runcache.serve(plan) is None  # a miss: the key is taken, kept in the plan
+    state = plan.state()
+    assert state is not None
+    assert state[0] == runcache.run_key(plan.options, plan.files)
+
+    def walks_again(*args: Any) -> Any:
+        raise AssertionError("the inputs were walked again")
+
+    monkeypatch.setattr(runcache, "fingerprint", walks_again)
+    assert fastpath.run(plan) is None
+    assert plan.state() is state
+    recording = runcache.Recording(plan.options, plan)
+    recording.inputs(plan.files)
+    assert (recording.key, recording.parts) == state
 
 
 @pytest.mark.parametrize("ending", ["stored", "broken pipe", "store fails", "notes raise"])
@@ -589,10 +607,10 @@ def test_the_check_thread_is_waited_for_however_the_run_ends(
     args = ["--format", "json", str(folder)]
     if ending == "notes raise":
         with pytest.raises(RuntimeError):
-            fastpath.run(args)
+            _run(args)
         assert events == ["notes"]  # raised before the check started
         return
-    assert fastpath.run(args) == (1 if ending == "broken pipe" else 0)
+    assert _run(args) == (1 if ending == "broken pipe" else 0)
     assert events[0] == "notes" and events[1] == "started"
     assert events.count("started") == 1 and "waited" in events
     assert events[-1] == "waited"

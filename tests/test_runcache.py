@@ -24,6 +24,7 @@ from wavemetrics.cache import runcache
 from wavemetrics.cache.runcache import MAGIC, MAX_RUNS, RUNS_FOLDER, STALE_SECONDS, RunStore
 from wavemetrics.cache.units import CACHE_FILE, ReadCache
 from wavemetrics.cli.commands import main, summarize
+from wavemetrics.run.plan import plan_of
 
 #: Runs ``wavemetrics ARGS`` as the console script does, then writes the names of the
 #: modules it imported to the file ``$RUNCACHE_MODULES``: a served run imports no click.
@@ -568,19 +569,22 @@ def test_the_key_of_the_lookup_is_checked_again_after_the_read(
     read) still has its inputs compared after the read: a file changed meanwhile is not
     kept; unchanged, the run is kept under the lookup's key."""
     args = [str(folder)]
-    options = runcache.options_from_args(args)
-    assert options is not None
+    plan = plan_of(args)
+    assert plan is not None
+    options = plan.options
     store = ReadCache(private_cache)
-    assert runcache.serve(args) is None  # nothing stored: a miss, its key handed on
-    changed = runcache.Recording(options)
+    assert runcache.serve(plan) is None  # nothing stored: a miss, its key kept in the plan
+    changed = runcache.Recording(options, plan)
     changed.inputs(args)
-    assert runcache._LOOKED_UP == []  # used once, by this run
     assert changed.key == runcache.run_key(options, args)
+    assert (changed.key, changed.parts) == plan.state()
     changed.complete = True
     _append(sorted((folder / "sample").iterdir())[1])
     assert not changed.store(store)
-    assert runcache.serve(args) is None  # still nothing stored
-    kept = runcache.Recording(options)
+    again = plan_of(args)
+    assert again is not None
+    assert runcache.serve(again) is None  # still nothing stored
+    kept = runcache.Recording(options, again)
     kept.inputs(args)
     kept.complete = True
     assert kept.store(store)

@@ -100,6 +100,8 @@ if TYPE_CHECKING:
 
     import click
 
+    from wavemetrics.run.plan import Plan
+
     class ReadCache(Protocol):
         """What a recording needs of :class:`wavemetrics.cache.units.ReadCache` (named here,
         not imported: that module builds on this one)."""
@@ -130,7 +132,6 @@ __all__ = [
     "default_store",
     "encode_output",
     "fingerprint",
-    "hand_back",
     "options_from_args",
     "options_from_click",
     "paused",
@@ -619,32 +620,22 @@ def decode_output(blob: bytes) -> tuple[int, list[tuple[int, bytes]]]:
     return code, chunks
 
 
-def serve(args: Sequence[str]) -> int | None:
-    """Answer ``wavemetrics summarize ARGS`` from a stored run: its bytes are written to
-    stdout and stderr and its exit status returned; ``None`` when there is none (a miss:
-    the command then runs as usual). Never raises for a cache problem."""
-    options = options_from_args(args)
-    if options is None or options.get("no_cache"):
+def serve(plan: Plan) -> int | None:
+    """Answer the planned ``wavemetrics summarize`` run (:mod:`wavemetrics.run.plan`) from a
+    stored run: its bytes are written to stdout and stderr and its exit status returned;
+    ``None`` when there is none (a miss: the command then runs as usual, keyed by the
+    plan's key, taken here before any read). Never raises for a cache problem."""
+    if not plan.cached:
+        return None
+    state = plan.state()
+    if state is None:
         return None
     try:
-        files = resolve_files(options)
-        if files is None:
-            return None
-        parts = fingerprint(options, files)
-        if parts is None:
-            return None
-        key = _run_key(parts)
-        blob = default_store().load(*key)
-    except (OSError, ValueError, RecursionError):
-        return None
-    try:
+        blob = default_store().load(*state[0])
         if blob is None:
-            raise ValueError("absent")
+            return None
         code, chunks = decode_output(blob)
-    except ValueError:
-        # a miss: the run that follows in this process keys itself with this key (taken
-        # before it reads) if its options and inputs are the same
-        _LOOKED_UP[:] = [(options, files, key, parts)]
+    except (OSError, ValueError):
         return None
     return code if write_chunks(chunks) else 1
 
@@ -675,24 +666,13 @@ def write_chunks(chunks: Sequence[tuple[int, bytes]]) -> bool:
 # -- recording a run -------------------------------------------------------------
 def run_state(options: dict[str, Any], files: Sequence[str]) -> RunState | None:
     """The key of a run with ``options`` about to read ``files`` and what it hashes
-    (:func:`fingerprint`), taken before the read: the one :func:`serve` just looked up
-    and missed in this process when its options and files are the same (used once),
-    else taken now; ``None`` when the run is never cached."""
-    pending, _LOOKED_UP[:] = list(_LOOKED_UP), []  # used once, by the run that follows
-    for looked_options, looked_up, key, parts in pending:
-        if looked_options == options and looked_up == list(files):
-            return key, parts
+    (:func:`fingerprint`), taken now (before the read); ``None`` when the run is never
+    cached or its inputs cannot be looked at."""
     try:
         fresh = fingerprint(options, files)
     except (OSError, ValueError, RecursionError):
         return None
     return None if fresh is None else (_run_key(fresh), fresh)
-
-
-def hand_back(options: dict[str, Any], files: Sequence[str], state: RunState) -> None:
-    """Keep ``state`` (:func:`run_state`, taken before a read that did not happen) for the
-    run that follows in this process, as :func:`serve` keeps the key it missed."""
-    _LOOKED_UP[:] = [(options, list(files), *state)]
 
 
 class Again:
@@ -820,8 +800,10 @@ class Recording:
     """A ``summarize`` run being recorded: stdout and stderr go through a tee. Set
     ``complete`` when it ended with status 0; :meth:`inputs` keys it."""
 
-    def __init__(self, options: dict[str, Any]) -> None:
+    def __init__(self, options: dict[str, Any], plan: Plan | None = None) -> None:
         self.options = options
+        #: the entry's plan of this command line (:mod:`wavemetrics.run.plan`), if any
+        self.plan = plan
         self.chunks: list[tuple[int, bytes]] = []
         self.paused = False
         self.complete = False
@@ -863,11 +845,15 @@ class Recording:
         self._saved = None
 
     def inputs(self, files: Sequence[str]) -> None:
-        """Key the run on its inputs (before they are read); the files' stats taken for
-        the key are handed to the run's read (:meth:`ReadCache.give_walk`), which then
-        does not stat them again before reading."""
+        """Key the run on its inputs (before they are read): with the key the entry's plan
+        took, when the plan is this run (no second walk), else taken now. The files'
+        stats taken for the key are handed to the run's read
+        (:meth:`ReadCache.give_walk`), which then does not stat them again before
+        reading."""
         self.files = list(files)
-        state = run_state(self.options, self.files)
+        plan = self.plan
+        state = (plan.state() if plan is not None and plan.serves(self.options, self.files)
+                 else run_state(self.options, self.files))
         if state is not None:
             self.key, self.parts = state
         if self.cache is not None and self.parts is not None:
@@ -887,16 +873,14 @@ class Recording:
 
 
 _CURRENT: list[Recording] = []
-#: The key :func:`serve` computed and missed in this process: ``(options, files, key)``.
-_LOOKED_UP: list[
-    tuple[dict[str, Any], list[str], tuple[str, str], Parts]] = []
 
 
 class _Recorded:
     """The ``with`` block of :func:`record` (a class, not :mod:`contextlib`: start-up)."""
 
-    def __init__(self, options: dict[str, Any], cache: ReadCache | None) -> None:
-        self.recording = Recording(options)
+    def __init__(self, options: dict[str, Any], cache: ReadCache | None,
+                 plan: Plan | None) -> None:
+        self.recording = Recording(options, plan)
         self.cache = cache
         self.started = False
 
@@ -918,11 +902,13 @@ class _Recorded:
             self.recording.store(self.cache)
 
 
-def record(options: dict[str, Any], cache: ReadCache | None) -> _Recorded:
-    """Record the ``summarize`` run in the ``with`` block (nothing with ``cache`` None:
+def record(options: dict[str, Any], cache: ReadCache | None,
+           plan: Plan | None = None) -> _Recorded:
+    """Record the ``summarize`` run in the ``with`` block (``plan``: the entry's plan of the
+    command line, whose key it takes when it is this run; nothing with ``cache`` None:
     ``--no-cache``) and store it at the end if :meth:`Recording.store` allows; the block
     gets the :class:`Recording`."""
-    return _Recorded(options, cache)
+    return _Recorded(options, cache, plan)
 
 
 class _Paused:

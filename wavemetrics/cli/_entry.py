@@ -3,12 +3,14 @@
 Claude Code runs the status-line command after every message, so
 ``wavemetrics statusline`` (alone or with ``--no-cache``) is answered without
 importing click, attrs, the readers or the core (target: p95 < 100 ms warm);
-``wavemetrics summarize ...`` is first looked up among the stored outputs of
-whole runs (:mod:`wavemetrics.cache.runcache`): when nothing the output depends on has
-changed, it is written again, before click or any reader is imported; else the
-native command (:mod:`wavemetrics.run.fastpath`) makes the run when it can, still
-without click. Every other command line, ``statusline --help`` included, and
-every run neither takes go to :func:`wavemetrics.cli.commands.main`.
+``wavemetrics summarize ...`` is planned once (:mod:`wavemetrics.run.plan`: its
+options, files and run key), then looked up among the stored outputs of whole runs
+(:mod:`wavemetrics.cache.runcache`): when nothing the output depends on has changed,
+it is written again, before click or any reader is imported; else the native
+command (:mod:`wavemetrics.run.fastpath`) makes the run when it can, still without
+click. Every other command line, ``statusline --help`` included, and every run
+neither takes go to :func:`wavemetrics.cli.commands.main`, which gets the plan as
+its context object.
 """
 
 from __future__ import annotations
@@ -35,16 +37,21 @@ def main() -> None:
 
         run(no_cache="--no-cache" in args)
         return
+    plan = None
     if args[:1] == ["summarize"]:
+        from wavemetrics.run.plan import plan_of
+
+        plan = plan_of(args[1:])  # options, files and the run key: worked out once
+    if plan is not None:
         from wavemetrics.cache.runcache import serve
 
-        code = serve(args[1:])
+        code = serve(plan)
         if code is None:  # not served: the native command, when it takes the run
             from wavemetrics.run.fastpath import run as run_natively
 
-            code = run_natively(args[1:])
+            code = run_natively(plan)
         if code is not None:
             raise SystemExit(code)
     from wavemetrics.cli.commands import main as cli_main
 
-    cli_main()
+    cli_main(obj=plan)  # the click command takes the plan's key when it is its run

@@ -529,6 +529,7 @@ def summarize(
     if engine == "native":
         engine = _native_or_python(click.get_current_context())
     from wavemetrics.cache.runcache import options_from_click, record
+    from wavemetrics.run.plan import Plan
 
     status = ExitStatus()
     if by is not None and output_format == "jsonl":
@@ -537,7 +538,9 @@ def summarize(
     cache = open_cache(no_cache)
     # the whole output is recorded and kept, to be served again before the CLI loads
     # when nothing it depends on changed (wavemetrics.cache.runcache, _entry)
-    with record(options_from_click(click.get_current_context()), cache) as run:
+    # with the key the entry's plan took before any read, when the plan is this run
+    ctx = click.get_current_context()
+    with record(options_from_click(ctx), cache, ctx.find_object(Plan)) as run:
         files = _resolve_paths(paths, demo)
         run.inputs(files)
         _summarize(files, window, cache, status, input_format, eval_tools,

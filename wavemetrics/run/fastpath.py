@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from wavemetrics.cache.runcache import Again
+    from wavemetrics.run.plan import Plan
 
 __all__ = ["MAX_TRACKED_CALLS", "run", "summarize_json"]
 
@@ -223,14 +224,13 @@ def _is_terminal(stream: Any) -> bool:
         return False
 
 
-def run(args: Sequence[str]) -> int | None:
-    """Answer ``wavemetrics summarize ARGS`` natively: the output is written and the exit
-    status returned; ``None`` when this path does not take the run (nothing was
-    written): the CLI then runs it."""
-    from wavemetrics.cache.runcache import options_from_args, resolve_files
-
-    options = options_from_args(args)
-    if (options is None or not set(options) <= _OPTIONS
+def run(plan: Plan) -> int | None:
+    """Answer the planned ``wavemetrics summarize`` run (:mod:`wavemetrics.run.plan`)
+    natively: the output is written and the exit status returned; ``None`` when this
+    path does not take the run (nothing was written): the CLI then runs it, with the
+    same plan."""
+    options = plan.options
+    if (not set(options) <= _OPTIONS
             or options.get("output_format") != "json"
             or options.get("engine", "native") != "native"
             or not (options["paths"] or options.get("demo"))):
@@ -240,14 +240,8 @@ def run(args: Sequence[str]) -> int | None:
     if (_is_terminal(sys.stdout) and _is_terminal(sys.stderr)) or not (
             hasattr(sys.stdout, "buffer") and hasattr(sys.stderr, "buffer")):
         return None
-    files = resolve_files(options)
-    if files is None:
-        return None
-    state = None
-    if not options.get("no_cache"):
-        from wavemetrics.cache.runcache import run_state
-
-        state = run_state(options, files)  # the key, taken before the read
+    files = plan.files
+    state = plan.state()  # the key, taken before the read (None with --no-cache)
     from wavemetrics.cache.runcache import _jobs
 
     keyed = state[1][1] if state is not None else None
@@ -269,11 +263,7 @@ def run(args: Sequence[str]) -> int | None:
                               None if state is None else check,
                               options.get("input_format", _files.AUTO))
         if isinstance(done, str):
-            if state is not None:  # the CLI that runs next keys itself with it (no re-walk)
-                from wavemetrics.cache.runcache import hand_back
-
-                hand_back(options, files, state)
-            return None
+            return None  # the CLI runs next, keyed by the plan (no re-walk)
         return _write(done, options, files, state, checks[0] if checks else None)
     finally:
         # the check's thread is never left walking, whatever ends the run (a decline

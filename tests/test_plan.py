@@ -1,0 +1,98 @@
+"""The plan of a ``summarize`` command line: worked out once at the entry, passed along."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.golden_cases import EXAMPLE
+from wavemetrics.cache import runcache
+from wavemetrics.cli import _entry
+from wavemetrics.run.plan import Plan, plan_of
+
+
+@pytest.mark.parametrize("args", [
+    ["--help"],
+    ["-"],  # stdin
+    ["--format", "json", "--", str(EXAMPLE)],
+    ["--no-such-option", str(EXAMPLE)],
+    ["--jobs", "0", str(EXAMPLE)],
+    ["--demo", str(EXAMPLE)],  # --demo with a PATH: click's usage error
+])
+def test_a_line_the_parser_is_not_sure_of_has_no_plan(args: list[str]) -> None:
+    """What the option table's parser is not sure of, stdin and a usage error are left to
+    click as they are: no plan."""
+    assert plan_of(args) is None
+
+
+def test_a_plan_holds_the_options_and_files() -> None:
+    """The keyed options as parsed (``--no-cache`` as given) and the files read."""
+    plan = plan_of(["--format", "csv", "--no-cache", str(EXAMPLE)])
+    assert plan is not None
+    assert plan.options == {"output_format": "csv", "no_cache": True, "paths": [str(EXAMPLE)]}
+    assert plan.files == [str(EXAMPLE)]
+    assert not plan.cached
+    assert plan.state() is None  # never cached: no key, no walk
+    demo = plan_of(["--demo"])
+    assert demo is not None and demo.cached
+    assert [Path(path).name for path in demo.files] == ["claude-code-demo.jsonl"]
+
+
+def test_the_key_is_taken_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first ``state()`` takes the key; later calls give the same object, no walk."""
+    calls: list[int] = []
+    real = runcache.fingerprint
+
+    def counted(options: dict[str, Any], files: Any) -> Any:
+        calls.append(1)
+        return real(options, files)
+
+    monkeypatch.setattr(runcache, "fingerprint", counted)
+    plan = Plan({"paths": [str(EXAMPLE)]}, [str(EXAMPLE)])
+    first = plan.state()
+    assert first is not None and plan.state() is first
+    assert len(calls) == 1
+    assert first[0] == runcache.run_key({"paths": [str(EXAMPLE)]}, [str(EXAMPLE)])
+
+
+def test_serves_only_its_own_run() -> None:
+    """A plan is the click command's run exactly when options and files are equal."""
+    plan = Plan({"paths": ["a"]}, ["a"])
+    assert plan.serves({"paths": ["a"]}, ("a",))
+    assert not plan.serves({"paths": ["a"], "by": "tool"}, ["a"])
+    assert not plan.serves({"paths": ["a"]}, ["a", "b"])
+
+
+def test_the_cli_run_walks_its_inputs_once_before_the_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A run neither served nor native (the table), through the console entry: the key
+    is taken once before the read, by the lookup, and the click command records under
+    it; the only other walk is the check after the read. Run again, it is served."""
+    calls: list[int] = []
+    real = runcache.fingerprint
+
+    def counted(options: dict[str, Any], files: Any) -> Any:
+        calls.append(1)
+        return real(options, files)
+
+    monkeypatch.setenv("WAVEMETRICS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(runcache, "fingerprint", counted)
+    monkeypatch.setattr(sys, "argv", ["wavemetrics", "summarize", "--format", "table",
+                                      str(EXAMPLE)])
+    with pytest.raises(SystemExit) as stop:
+        _entry.main()
+    assert stop.value.code == 0
+    first = capsys.readouterr()
+    assert len(calls) == 2  # the key before the read, the check after it
+    stored = runcache.RunStore(str(tmp_path / "cache" / runcache.RUNS_FOLDER)).count()
+    assert stored == 1
+    calls.clear()
+    with pytest.raises(SystemExit) as stop:
+        _entry.main()
+    assert stop.value.code == 0
+    assert capsys.readouterr() == first
+    assert len(calls) == 1  # served: the lookup's key only
