@@ -6,7 +6,7 @@ summarize --format json`` must say about it: the exit status (0 when every
 input was read, also with problem lines; 1 when an input could not be read or
 recognised; 2 for usage), the exact stderr line, the exact ``inputs`` entry
 (``lines_read == lines_used + lines_ignored + problems``) and the figures of
-what was readable. Rows run for every format of ``wavemetrics.readers.FORMATS``
+what was readable. Rows run for every format of ``wavemetrics.readers.dispatch.FORMATS``
 that has a builder; a new reader gets the battery by adding its builder.
 
 Unreadable files: the tests run as root, where ``chmod 000`` does not bite, so

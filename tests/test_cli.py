@@ -792,9 +792,9 @@ def test_folder_of_empty_folders_and_a_link_is_not_empty(tmp_path: Path) -> None
 def test_option_names_spelled_for_the_cli_equal_their_sources() -> None:
     """wavemetrics.cli._names mirrors the cap and compare's defaults; its lazy choices are
     the registry's formats and compare's metrics."""
-    from wavemetrics import readers
     from wavemetrics.cli import _names
     from wavemetrics.core import observations
+    from wavemetrics.readers import dispatch as readers
     from wavemetrics.readers import limits
     from wavemetrics.views import compare
 

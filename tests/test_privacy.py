@@ -1,6 +1,6 @@
 """The privacy canary (``docs/metrics.md`` section 7): content never leaves wavemetrics.
 
-For every format of ``wavemetrics.readers.FORMATS`` with a builder
+For every format of ``wavemetrics.readers.dispatch.FORMATS`` with a builder
 (``tests/trace_builders.py``), a trace carries a unique secret in its
 arguments, results, prompts, outputs and file contents, in unknown fields and
 record types' payloads, and in lines that are invalid (bad JSON, not UTF-8,

@@ -66,7 +66,7 @@ def test_a_format_is_imported_when_first_reached() -> None:
             "                  if m.startswith('wavemetrics.readers.')\n"
             f"                  and m.rpartition('.')[2] in {modules!r})\n"
             "print(format_named('claude-code').name, readers())\n"
-            "from wavemetrics.readers import FORMATS\n"
+            "from wavemetrics.readers.registry import FORMATS\n"
             "print(len(FORMATS), readers())\n"
             "print(len(list(trace_formats())), readers())\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -100,8 +100,6 @@ if TYPE_CHECKING:
 
     import click
 
-    from wavemetrics.run.plan import Plan
-
     class ReadCache(Protocol):
         """What a recording needs of :class:`wavemetrics.cache.units.ReadCache` (named here,
         not imported: that module builds on this one)."""
@@ -112,6 +110,17 @@ if TYPE_CHECKING:
         def give_walk(self, inputs: list[Any] | bytes) -> None: ...
 
         def keep_within(self, bound: int | None = -1) -> list[tuple[str, str]]: ...
+
+    class Plan(Protocol):
+        """What serving and recording need of :class:`wavemetrics.run.plan.Plan` (named
+        here, not imported: that module builds on this one)."""
+
+        @property
+        def cached(self) -> bool: ...
+
+        def state(self) -> RunState | None: ...
+
+        def serves(self, options: dict[str, Any], files: Sequence[str]) -> bool: ...
 
     #: What :func:`run_key` hashes (:func:`fingerprint`): the head, then the inputs'
     #: part, a list (:func:`_inputs`) or its JSON text (:func:`_walked_inputs`).

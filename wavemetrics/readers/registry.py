@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     #: Every format this version reads, in detection order (imports every reader).
     TRACE_FORMATS: tuple[TraceFormat, ...]
     #: The formats this version reads, by their ``--input-format`` names
-    #: (``wavemetrics.readers.FORMATS``; imports no reader).
+    #: (``wavemetrics.readers.dispatch.FORMATS``; imports no reader).
     FORMATS: tuple[str, ...]
 
 __all__ = [

@@ -114,7 +114,7 @@ class ReadOutcome(Generic[L_co]):
     ``stream``: the settings streamed lanes were summarised with (``None`` when
     nothing was streamed); ``ReadOutcome[Lane]`` is what a batch read gives.
     ``same_as`` maps an input whose content repeats an earlier input's to that
-    input: it was read once (its report has format :data:`~wavemetrics.readers.DUPLICATE`).
+    input: it was read once (its report has format :data:`~wavemetrics.readers.dispatch.DUPLICATE`).
     ``skipped``: files found while walking folders that are not traces
     (``docs/formats.md``, format detection), by path.
     """

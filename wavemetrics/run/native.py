@@ -137,7 +137,7 @@ def detect_and_read_natively(
     The files are grouped by the unit a ``claude-code`` file would join (its project
     folder, :func:`~wavemetrics.readers.sources.project_folder`); of each group, the
     files found ``claude-code`` are read as one unit in path order (what
-    :func:`~wavemetrics.readers.plan_units` makes of them) and each ``events`` file as
+    :func:`~wavemetrics.readers.dispatch.plan_units` makes of them) and each ``events`` file as
     a unit of its own. A group that shares its folder with a file that is not a
     candidate (``.gz``) or with one of ``detected`` (files whose format is already
     known, from the cache) is only detected: its unit holds files this pass does not

@@ -586,7 +586,7 @@ def read_inputs(
 ) -> ReadOutcome[Lane | StreamedLane]:
     """Read every path (file, directory read recursively, or ``-`` for stdin).
 
-    ``input_format``: ``"auto"`` or one of :data:`~wavemetrics.readers.FORMATS`.
+    ``input_format``: ``"auto"`` or one of :data:`~wavemetrics.readers.dispatch.FORMATS`.
     ``stream``: summarise lanes while reading (bounded memory; those lanes are
     :class:`StreamedLane`, see :func:`read_unit`); without it every lane is a
     :class:`Lane`. ``mapper``: how to run detection and units, e.g. a process
@@ -600,7 +600,7 @@ def read_inputs(
     read. Files with the same content (:func:`~wavemetrics.readers.sources.identical_inputs`)
     are read once. An input whose every record is a problem (say a wrong
     ``input_format``) is an error for that input, beginning
-    :data:`~wavemetrics.readers.NO_USABLE_RECORD` (``docs/formats.md``, format
+    :data:`~wavemetrics.readers.dispatch.NO_USABLE_RECORD` (``docs/formats.md``, format
     detection); its lines stay accounted for. Raises ``ValueError`` for an
     unknown format name, and ``TypeError`` when ``paths`` is one path (a ``str``
     or ``os.PathLike``) rather than a sequence of them.
