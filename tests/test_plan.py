@@ -96,3 +96,31 @@ def test_the_cli_run_walks_its_inputs_once_before_the_read(
     assert stop.value.code == 0
     assert capsys.readouterr() == first
     assert len(calls) == 1  # served: the lookup's key only
+
+
+def test_the_cli_read_takes_the_stats_of_the_key_walk(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The click command hands its read the key walk's stats of the files (by absolute
+    path, as ``file_key`` takes them), passed as an argument; with ``--no-cache`` none."""
+    from wavemetrics.cache.units import file_key
+    from wavemetrics.run import pipeline
+
+    seen: list[Any] = []
+    real = pipeline.read_inputs
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append(kwargs.get("walked"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setenv("WAVEMETRICS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(pipeline, "read_inputs", spy)
+    example = str(EXAMPLE.resolve())
+    for extra in ([], ["--no-cache"]):
+        monkeypatch.setattr(sys, "argv", ["wavemetrics", "summarize", "--format", "csv",
+                                          *extra, example])
+        with pytest.raises(SystemExit) as stop:
+            _entry.main()
+        assert stop.value.code == 0
+    capsys.readouterr()
+    assert seen == [{example: file_key(example)}, None]

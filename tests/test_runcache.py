@@ -593,19 +593,19 @@ def test_the_key_of_the_lookup_is_checked_again_after_the_read(
 
 @needs_corpus
 def test_the_read_takes_the_stats_of_the_key_walk(folder: Path, private_cache: Path) -> None:
-    """The run key's walk hands each trace file's key to the run's read, as
-    ``cache.file_key`` would take it (absolute path, size, mtime_ns, inode), once."""
-    from wavemetrics.cache.units import file_key
+    """The run key's walk takes each trace file's key as ``cache.file_key`` would take it
+    (absolute path, size, mtime_ns, inode): what the click command hands its read."""
+    from wavemetrics.cache.units import file_key, walked_keys
 
     options = runcache.options_from_args([str(folder)])
     assert options is not None
     store = ReadCache(private_cache)
     with runcache.record(options, store) as run:
         run.inputs([str(folder)])
-        walked = store.take_walked()
+        assert run.parts is not None
+        walked = walked_keys(run.parts[1])
     files = sorted(str(p) for p in (folder / "sample").iterdir())
     assert walked == {path: file_key(path) for path in files}
-    assert store.take_walked() == {}  # used once
 
 
 @needs_corpus
@@ -615,6 +615,7 @@ def test_a_file_changed_between_the_key_walk_and_the_read_is_not_cached(
     """Keys taken by the walk before the read are checked after the read like the
     read's own: a file appended to after the walk gets neither a stored detection nor a
     stored unit (its folder's), and the read sees its new line."""
+    from wavemetrics.cache.units import walked_keys
     from wavemetrics.run.pipeline import StreamSettings, read_inputs
 
     options = runcache.options_from_args([str(folder)])
@@ -622,11 +623,11 @@ def test_a_file_changed_between_the_key_walk_and_the_read_is_not_cached(
     parts = runcache.fingerprint(options, [str(folder)])
     assert parts is not None
     store = ReadCache(private_cache)
-    store.give_walk(parts[1])
     files = sorted(str(p) for p in (folder / "sample").iterdir())
     before = {path: Path(path).read_bytes().count(b"\n") for path in files}
     _append(Path(files[0]))  # a blank line: read, ignored, counted
-    outcome = read_inputs([str(folder)], stream=StreamSettings(engine="native"), cache=store)
+    outcome = read_inputs([str(folder)], stream=StreamSettings(engine="native"), cache=store,
+                          walked=walked_keys(parts[1]))
     assert {r.path: r.lines_read for r in outcome.inputs} == {
         path: before[path] + (path == files[0]) for path in files}
     info = store.info()

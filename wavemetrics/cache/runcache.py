@@ -107,8 +107,6 @@ if TYPE_CHECKING:
         @property
         def runs(self) -> RunStore: ...
 
-        def give_walk(self, inputs: list[Any] | bytes) -> None: ...
-
         def keep_within(self, bound: int | None = -1) -> list[tuple[str, str]]: ...
 
     class Plan(Protocol):
@@ -820,7 +818,7 @@ class Recording:
         self.key: tuple[str, str] | None = None
         #: what :attr:`key` hashes (:func:`fingerprint`), compared again after the read
         self.parts: Parts | None = None
-        #: the run's cache (set by :func:`record`): its read takes the walk's stats
+        #: the run's cache (set by :func:`record`)
         self.cache: ReadCache | None = None
         self._saved: tuple[Any, Any] | None = None
 
@@ -856,17 +854,15 @@ class Recording:
     def inputs(self, files: Sequence[str]) -> None:
         """Key the run on its inputs (before they are read): with the key the entry's plan
         took, when the plan is this run (no second walk), else taken now. The files'
-        stats taken for the key are handed to the run's read
-        (:meth:`ReadCache.give_walk`), which then does not stat them again before
-        reading."""
+        stats the key's walk took are in :attr:`parts`: the click command hands them to
+        its read (:func:`wavemetrics.cache.units.walked_keys`), which then does not stat
+        them again before reading."""
         self.files = list(files)
         plan = self.plan
         state = (plan.state() if plan is not None and plan.serves(self.options, self.files)
                  else run_state(self.options, self.files))
         if state is not None:
             self.key, self.parts = state
-        if self.cache is not None and self.parts is not None:
-            self.cache.give_walk(self.parts[1])
 
     def store(self, cache: ReadCache) -> bool:
         """Store the run if it is complete and its inputs did not change while it read

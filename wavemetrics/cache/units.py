@@ -362,24 +362,6 @@ class ReadCache:
 
     def __init__(self, directory: Path | str | None = None) -> None:
         self.directory = default_cache_dir() if directory is None else Path(directory)
-        #: keys of regular files taken by the key walk of a ``summarize`` run just before
-        #: its read (:mod:`wavemetrics.cache.runcache`), by absolute path: the read takes them
-        #: (:meth:`take_walked`) instead of a ``stat`` of its own
-        self._walked: dict[str, FileKey] = {}
-
-    def give_walked(self, keys: dict[str, FileKey]) -> None:
-        """Hand the keys of files stat'ed before a read (by absolute path) to that read."""
-        self._walked = keys
-
-    def give_walk(self, inputs: list[Any] | bytes) -> None:
-        """:meth:`give_walked` of the files in the inputs part of a ``summarize`` key
-        (:func:`walked_keys`)."""
-        self.give_walked(walked_keys(inputs))
-
-    def take_walked(self) -> dict[str, FileKey]:
-        """The keys :meth:`give_walked` handed over, once: later reads stat for themselves."""
-        keys, self._walked = self._walked, {}
-        return keys
 
     def __repr__(self) -> str:
         return f"ReadCache({str(self.directory)!r})"

@@ -38,7 +38,7 @@ from wavemetrics.views.escaping import printable, shortened
 from wavemetrics.views.notes import plural as _plural
 
 if TYPE_CHECKING:  # the readers and the core are imported when a command runs
-    from wavemetrics.cache.units import ReadCache
+    from wavemetrics.cache.units import FileKey, ReadCache
     from wavemetrics.core.summary import ParallelismSummary
     from wavemetrics.readers.limits import Limits
     from wavemetrics.run.pipeline import (
@@ -389,6 +389,7 @@ def _window_note(
 def _read(
     paths: Sequence[str], input_format: str, stream: None, *, jobs: int,
     output_format: str = ..., cache: ReadCache | None = ..., limits: Limits | None = ...,
+    walked: dict[str, FileKey] | None = ...,
 ) -> ReadOutcome[Lane]: ...
 
 
@@ -396,15 +397,17 @@ def _read(
 def _read(
     paths: Sequence[str], input_format: str, stream: StreamSettings, *, jobs: int,
     output_format: str = ..., cache: ReadCache | None = ..., limits: Limits | None = ...,
+    walked: dict[str, FileKey] | None = ...,
 ) -> ReadOutcome[Lane | StreamedLane]: ...
 
 
 def _read(
     paths: Sequence[str], input_format: str, stream: StreamSettings | None, *, jobs: int,
     output_format: str = "table", cache: ReadCache | None = None,
-    limits: Limits | None = None,
+    limits: Limits | None = None, walked: dict[str, FileKey] | None = None,
 ) -> ReadOutcome[Lane | StreamedLane]:
-    """Read ``paths`` (streamed with ``stream`` settings, else in batch) and warn on stderr."""
+    """Read ``paths`` (streamed with ``stream`` settings, else in batch) and warn on stderr
+    (``walked``: :func:`wavemetrics.run.pipeline.read_inputs`'s)."""
     from wavemetrics.readers.sources import expand_inputs
     from wavemetrics.run.parallel import process_mapper
     from wavemetrics.run.pipeline import read_inputs
@@ -417,7 +420,7 @@ def _read(
         if len(files) < PROGRESS_MIN_FILES:
             outcome = read_inputs(
                 paths, input_format, stream=settings, mapper=mapper, cache=cache,
-                limits=limits,
+                limits=limits, walked=walked,
             )
         else:
             from wavemetrics.cache.runcache import paused
@@ -426,7 +429,7 @@ def _read(
             with paused(), ByteProgress(files) as bar:  # a recorded output has no bar
                 outcome = read_inputs(
                     paths, input_format, stream=settings, mapper=mapper, progress=bar.done,
-                    cache=cache, limits=limits,
+                    cache=cache, limits=limits, walked=walked,
                 )
     from wavemetrics.views.notes import read_notes
 
@@ -529,6 +532,7 @@ def summarize(
     if engine == "native":
         engine = _native_or_python(click.get_current_context())
     from wavemetrics.cache.runcache import options_from_click, record
+    from wavemetrics.cache.units import walked_keys
     from wavemetrics.run.plan import Plan
 
     status = ExitStatus()
@@ -543,10 +547,12 @@ def summarize(
     with record(options_from_click(ctx), cache, ctx.find_object(Plan)) as run:
         files = _resolve_paths(paths, demo)
         run.inputs(files)
+        # the files the key's walk stat'ed: the read takes their keys, no stat of its own
+        walked = walked_keys(run.parts[1]) if cache is not None and run.parts else None
         _summarize(files, window, cache, status, input_format, eval_tools,
                    activity_settings(batchable_tools, idle_gap_ms), max_tracked_calls,
                    max_line_bytes, max_document_bytes, jobs, output_format, by, show_paths,
-                   engine)
+                   engine, walked)
         run.complete = status.code == status.OK
     status.exit()
 
@@ -556,9 +562,11 @@ def _summarize(
     input_format: str, eval_tools: tuple[str, ...], activity: dict[str, Any],
     max_tracked_calls: int | None, max_line_bytes: int, max_document_bytes: int, jobs: int,
     output_format: str, by: str | None, show_paths: bool, engine: str,
+    walked: dict[str, FileKey] | None = None,
 ) -> None:
     """The body of ``summarize``: read ``files``, print the output, record data errors
-    (``activity``: :func:`activity_settings`)."""
+    (``activity``: :func:`activity_settings`; ``walked``: the keys of the files the run
+    key's walk stat'ed, by absolute path, which the read takes instead of a stat)."""
     from wavemetrics.run._options import options_record
     from wavemetrics.run.pipeline import StreamSettings, analyse
     from wavemetrics.views.report import json_document, render_json, render_jsonl, render_table
@@ -575,7 +583,7 @@ def _summarize(
     # slicing by time needs each lane's calls: those lanes are read in batch mode
     if window.active or by in ("day", "week", "month", "tool"):
         batch = _read(files, input_format, None, jobs=jobs, output_format=output_format,
-                      cache=cache, limits=limits)
+                      cache=cache, limits=limits, walked=walked)
         status.check_inputs(batch)
         unwindowed = batch
         if window.active:
@@ -591,7 +599,7 @@ def _summarize(
         settings = StreamSettings(max_tracked_calls, eval_tools, engine=engine, jobs=jobs,
                                   **activity)
         outcome = _read(files, input_format, settings, jobs=jobs, output_format=output_format,
-                        cache=cache, limits=limits)
+                        cache=cache, limits=limits, walked=walked)
         status.check_inputs(outcome)
         analysis = analyse(outcome)  # with the settings the lanes were streamed with
     if by is not None:

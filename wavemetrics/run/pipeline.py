@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 import attrs
@@ -561,7 +561,7 @@ def read_inputs(
     paths: Sequence[str], input_format: str = ..., *, stream: None = None,
     mapper: Mapper | None = None, progress: Callable[[Sequence[str]], None] | None = None,
     limits: Limits | None = None,
-    cache: ReadCache | None = None,
+    cache: ReadCache | None = None, walked: Mapping[str, FileKey] | None = None,
 ) -> ReadOutcome[Lane]: ...
 
 
@@ -570,7 +570,7 @@ def read_inputs(
     paths: Sequence[str], input_format: str = ..., *, stream: StreamSettings,
     mapper: Mapper | None = None, progress: Callable[[Sequence[str]], None] | None = None,
     limits: Limits | None = None,
-    cache: ReadCache | None = None,
+    cache: ReadCache | None = None, walked: Mapping[str, FileKey] | None = None,
 ) -> ReadOutcome[Lane | StreamedLane]: ...
 
 
@@ -583,6 +583,7 @@ def read_inputs(
     progress: Callable[[Sequence[str]], None] | None = None,
     limits: Limits | None = None,
     cache: ReadCache | None = None,
+    walked: Mapping[str, FileKey] | None = None,
 ) -> ReadOutcome[Lane | StreamedLane]:
     """Read every path (file, directory read recursively, or ``-`` for stdin).
 
@@ -607,13 +608,17 @@ def read_inputs(
     ``cache``: a :class:`~wavemetrics.cache.units.ReadCache` to read unchanged files
     from (the outcome is the same with or without it; stdin is never cached; the
     limits in force are part of every cache key).
+    ``walked``: cache keys of files stat'ed just before this read (by the run key's walk:
+    :func:`~wavemetrics.cache.units.walked_keys`), by absolute path; each is taken instead
+    of a ``stat`` of that file (the outcome is the same without them).
     """
     reject_path(paths, "read_inputs", "a sequence of paths ([path, ...])")
     if input_format != AUTO and input_format not in _formats():
         raise ValueError(f"unknown input format {input_format!r}")
     limits = limits or current_limits()
     with limits_in_effect(limits):
-        return _read_inputs(paths, input_format, stream, mapper, progress, limits, cache)
+        return _read_inputs(paths, input_format, stream, mapper, progress, limits, cache,
+                            walked or {})
 
 
 def _read_inputs(
@@ -624,6 +629,7 @@ def _read_inputs(
     progress: Callable[[Sequence[str]], None] | None,
     limits: Limits,
     cache: ReadCache | None,
+    walked: Mapping[str, FileKey],
 ) -> ReadOutcome[Lane | StreamedLane]:
     run: Mapper = mapper or map
     expansion = expand(list(paths))
@@ -639,9 +645,9 @@ def _read_inputs(
     }
     reports.update({path: InputReport(path=path, format=DUPLICATE) for path in same_as})
     # stdin and pipes can be read only once: detected and read here, one Source each
-    # each file is stat'ed once: here (or by the run key's walk just before, which hands
-    # its stats over: ReadCache.give_walked), and for the cache's keys
-    keys = _FileKeys(cache.take_walked() if cache is not None else {})
+    # each file is stat'ed once: here (or by the run key's walk just before: walked), and
+    # for the cache's keys
+    keys = _FileKeys(walked)
     # (a file has a key exactly when it is a regular file: os.path.isfile)
     stdin = {path: Source(path) for path in files if path == STDIN or keys[path] is None}
     on_disk = [path for path in files if path not in stdin]
@@ -756,7 +762,7 @@ class _FileKeys(dict[str, "FileKey | None"]):
     (:func:`~wavemetrics.cache.units.file_key`);
     ``walked``: keys already taken before the read, by absolute path (used instead)."""
 
-    def __init__(self, walked: dict[str, FileKey] | None = None) -> None:
+    def __init__(self, walked: Mapping[str, FileKey] | None = None) -> None:
         super().__init__()
         self._walked = walked or {}
 
