@@ -79,7 +79,12 @@ where
                     .trim_start_matches([' ', '\t', '\n', '\r'])
                     .starts_with('{')
                 {
-                    let reason = rejection(text);
+                    // Python's int() refuses what serde_json takes: invalid_json
+                    let reason = if int_too_long(text.as_bytes()) {
+                        "invalid_json"
+                    } else {
+                        rejection(text)
+                    };
                     account.problem(if has_newline {
                         reason
                     } else {
@@ -103,6 +108,59 @@ where
         }
     }
     Ok(())
+}
+
+/// Python's `int()` refuses a decimal literal of more digits than this
+/// (`sys.get_int_max_str_digits()`), so `json.loads` fails on the text.
+const PY_INT_MAX_DIGITS: usize = 4300;
+
+/// Whether `any` holds for a number literal of JSON `text` (each number's text, as
+/// found outside strings: a run of digits, signs, points and exponents).
+pub(super) fn any_number<F: FnMut(&[u8]) -> bool>(text: &[u8], mut any: F) -> bool {
+    let (mut at, mut in_string, mut escaped) = (0usize, false, false);
+    while at < text.len() {
+        let byte = text[at];
+        at += 1;
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if byte == b'\\' {
+                escaped = true;
+            } else if byte == b'"' {
+                in_string = false;
+            }
+        } else if byte == b'"' {
+            in_string = true;
+        } else if byte == b'-' || byte.is_ascii_digit() {
+            let begin = at - 1;
+            while at < text.len()
+                && (text[at].is_ascii_digit()
+                    || matches!(text[at], b'-' | b'+' | b'.' | b'e' | b'E'))
+            {
+                at += 1;
+            }
+            if any(&text[begin..at]) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Whether JSON `text` holds an int literal (no fraction, no exponent) of more than
+/// 4300 digits, which Python's `json` refuses (`ValueError`: `invalid_json`) and
+/// serde_json and the scan take. Cheap for ordinary text: only text with a run of
+/// more than 4300 digits is walked.
+pub(super) fn int_too_long(text: &[u8]) -> bool {
+    let mut run = 0usize;
+    let long = text.iter().any(|b| {
+        run = if b.is_ascii_digit() { run + 1 } else { 0 };
+        run > PY_INT_MAX_DIGITS
+    });
+    long && any_number(text, |number| {
+        let digits = number.strip_prefix(b"-").unwrap_or(number);
+        digits.len() > PY_INT_MAX_DIGITS && digits.iter().all(u8::is_ascii_digit)
+    })
 }
 
 pub(super) fn bad_json(_: SyntaxError) -> Failure {
