@@ -1,4 +1,4 @@
-"""The native engine: ``claude-code`` and ``events`` units read by the Rust extension.
+"""The native engine: ``claude-code``, ``events`` and ``codex`` units read by the Rust extension.
 
 ``wavemetrics._native`` (built by maturin from ``native/``) reads a unit's files
 straight from bytes and returns, in one call per unit, every input's line
@@ -18,7 +18,9 @@ from typing import Any
 
 from wavemetrics.core.summary import ParallelismSummary
 from wavemetrics.readers._lines import LineAccount
+from wavemetrics.readers._uuids import session_id_from_file_name
 from wavemetrics.readers.claude_code import CLAUDE_CODE, CLAUDE_ONLY_TYPES, fallback_session_id
+from wavemetrics.readers.codex import CODEX
 from wavemetrics.readers.events import EVENT_TYPES, EVENTS
 from wavemetrics.readers.lanes import InputReport
 from wavemetrics.readers.sources import STDIN, file_stem, open_error, project_folder
@@ -47,8 +49,10 @@ _native: Any = _extension.extension()
 
 #: The ``--engine`` choices.
 ENGINES = ("python", "native")
+#: The extension's code of each format it reads (``readers::Format`` in ``native/``).
+_FORMAT_CODES = {EVENTS.name: 0, CLAUDE_CODE.name: 1, CODEX.name: 2}
 #: Formats the native engine reads; other formats always use the Python readers.
-NATIVE_FORMATS = (CLAUDE_CODE.name, EVENTS.name)
+NATIVE_FORMATS = tuple(_FORMAT_CODES)
 #: The formats the extension's detection names, by the index it returns.
 _DETECTED = (EVENTS.name, CLAUDE_CODE.name)
 
@@ -236,11 +240,19 @@ def _lane(paths: tuple[str, ...], raw: tuple[Any, ...]) -> StreamedLane:
     )
 
 
-def _unit_args(fmt: str, paths: tuple[str, ...]) -> tuple[bool, list[bytes], list[str]]:
-    # (a Claude Code folder?, the paths, the session id of lines without one, per path)
-    claude = fmt == CLAUDE_CODE.name
-    fallbacks = [fallback_session_id(p) if claude else file_stem(p) for p in paths]
-    return claude, [os.fsencode(p) for p in paths], fallbacks
+def _fallback_session_id(fmt: str, path: str) -> str:
+    """The session id that stands in for one a file does not give (each reader's rule)."""
+    if fmt == CLAUDE_CODE.name:
+        return fallback_session_id(path)
+    if fmt == CODEX.name:
+        return session_id_from_file_name(path)  # finish_single_lane
+    return file_stem(path)
+
+
+def _unit_args(fmt: str, paths: tuple[str, ...]) -> tuple[int, list[bytes], list[str]]:
+    # (the format's code, the paths, the session id of lines without one, per path)
+    fallbacks = [_fallback_session_id(fmt, p) for p in paths]
+    return _FORMAT_CODES[fmt], [os.fsencode(p) for p in paths], fallbacks
 
 
 def _unit_result(
@@ -289,7 +301,8 @@ def read_units_natively(
 def read_unit_native(
     fmt: str, paths: tuple[str, ...], stream: StreamSettings
 ) -> tuple[tuple[InputReport, ...], tuple[StreamedLane, ...]] | None:
-    """Read one unit (a Claude Code project folder, or one events file) natively.
+    """Read one unit (a Claude Code project folder, one events file or one Codex
+    rollout) natively.
 
     Returns the reports (one per path, in order) and the lanes with their
     summaries, exactly as the Python readers in streaming mode would; ``None``
