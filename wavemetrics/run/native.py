@@ -39,6 +39,7 @@ __all__ = [
     "detection_counts",
     "read_unit_native",
     "read_units_natively",
+    "reads_natively",
     "split_reads",
     "stale",
 ]
@@ -91,6 +92,12 @@ def _readable_natively(fmt: str, paths: tuple[str, ...], regular: bool = False) 
         except OSError:
             return False
     return True
+
+
+def reads_natively(fmt: str) -> bool:
+    """Whether the extension is here and reads ``fmt`` (a file of it is then read with the
+    run's other units, in one call: ``pipeline._read_natively``)."""
+    return _native is not None and fmt in NATIVE_FORMATS
 
 
 def detect_natively(paths: list[str], jobs: int) -> dict[str, str]:
