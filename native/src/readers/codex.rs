@@ -8,7 +8,7 @@
 //! read), so the lane's observations are kept, rewritten, and summarised in
 //! batch mode at the end, as the Python reader hands its lane over whole.
 
-use super::lines::{any_number, bad_json, for_each_line, int_too_long, Names};
+use super::lines::{any_number, bad_json, for_each_line_within, int_too_long, Names};
 use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, UnitOut};
 use crate::account::LineAccount;
 use crate::activity::Timing;
@@ -36,12 +36,17 @@ const PAYLOAD_KEYS: [&str; 10] = [
     "turn_id",
 ];
 
+/// How deep a rollout's line may nest before Python's `json` gives up in `codex.py`
+/// (`RecursionError`, `too_deeply_nested`): the interpreter's recursion limit less
+/// the reader's call depth, 15 levels less than the Claude Code reader's
+/// ([`PY_MAX_DEPTH`]); measured as the command line reads a rollout (969 levels
+/// read, 970 refused).
+const PY_MAX_LINE_DEPTH: usize = PY_MAX_DEPTH - 15;
+
 /// How deep a tool output's embedded JSON may nest before Python's `json` gives up
-/// (`RecursionError`, no duration): its limit is the interpreter's recursion limit
-/// less the reader's call depth, which is 17 frames deeper there than where the
-/// line itself is parsed ([`PY_MAX_DEPTH`]); measured as the command line reads a
-/// rollout (967 levels read, 968 refused).
-const PY_MAX_OUTPUT_DEPTH: usize = PY_MAX_DEPTH - 17;
+/// there (no duration): two levels less than the line's, measured the same way (967
+/// levels read, 968 refused).
+const PY_MAX_OUTPUT_DEPTH: usize = PY_MAX_LINE_DEPTH - 2;
 
 /// libmpdec's largest exponent and smallest subnormal exponent (`MAX_EMAX`,
 /// `MIN_ETINY` on 64 bits): `Decimal(text)` of a literal past them raises.
@@ -603,29 +608,34 @@ fn read_codex_once(
     let mut account = LineAccount::default();
     let mut state = Rollout::default();
     let mut seen = false;
-    for_each_line(open_plain(path)?, &mut account, |text, account| {
-        let mut v: [Val; 3] = Default::default();
-        parse_object(text, &RECORD_KEYS, |i, raw| v[i] = Val::of(raw)).map_err(bad_json)?;
-        if int_too_long(text.as_bytes()) {
-            return Err(bad_json(SyntaxError)); // Python's int() refuses it: invalid_json
-        }
-        seen = true;
-        match state.gate.take() {
-            None => read_record(&v, &mut state, account)?,
-            Some(mut gate) => {
-                if boundary(&v, &mut gate)? {
-                    close_gate(&mut state, gate, account, true);
-                    account.use_line();
-                } else {
-                    gate.records += 1;
-                    let result = read_record(&v, &mut state, &mut gate.account);
-                    state.gate = Some(gate);
-                    result?;
+    for_each_line_within(
+        open_plain(path)?,
+        &mut account,
+        PY_MAX_LINE_DEPTH,
+        |text, account| {
+            let mut v: [Val; 3] = Default::default();
+            parse_object(text, &RECORD_KEYS, |i, raw| v[i] = Val::of(raw)).map_err(bad_json)?;
+            if int_too_long(text.as_bytes()) {
+                return Err(bad_json(SyntaxError)); // Python's int() refuses it: invalid_json
+            }
+            seen = true;
+            match state.gate.take() {
+                None => read_record(&v, &mut state, account)?,
+                Some(mut gate) => {
+                    if boundary(&v, &mut gate)? {
+                        close_gate(&mut state, gate, account, true);
+                        account.use_line();
+                    } else {
+                        gate.records += 1;
+                        let result = read_record(&v, &mut state, &mut gate.account);
+                        state.gate = Some(gate);
+                        result?;
+                    }
                 }
             }
-        }
-        Ok(())
-    })?;
+            Ok(())
+        },
+    )?;
     if let Some(gate) = state.gate.take() {
         let dated = gate.dated;
         close_gate(&mut state, gate, &mut account, dated);
@@ -915,6 +925,24 @@ mod tests {
         );
         assert_eq!(out.lanes[0].session_id, fork);
         assert_eq!(out.lanes[0].summary.incomplete_calls, 1);
+    }
+
+    #[test]
+    fn a_line_past_the_codex_reader_s_depth_is_too_deeply_nested() {
+        // as the command line reads a rollout: 969 levels are read, 970 are not
+        let line = |d: usize| {
+            format!(
+                r#"{{"type":"event_msg","payload":{{"x":{}{}}}}}"#,
+                "[".repeat(d - 2),
+                "]".repeat(d - 2)
+            )
+        };
+        let (ok, deep) = (line(969), line(970));
+        let out = rollout("depth", &[&ok, &deep, ""]);
+        let account = &out.accounts[0];
+        assert_eq!(account.problems, vec![("too_deeply_nested", 1)]);
+        assert_eq!(account.ignored, vec![(b"event_msg".to_vec(), 1)]);
+        assert_eq!(account.lines_read, 2);
     }
 
     #[test]

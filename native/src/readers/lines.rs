@@ -53,6 +53,21 @@ pub(super) fn too_deep(text: &str) -> bool {
 pub(super) fn for_each_line<R: Read, F>(
     source: R,
     account: &mut LineAccount,
+    each: F,
+) -> Result<(), Failure>
+where
+    F: FnMut(&str, &mut LineAccount) -> Result<(), Failure>,
+{
+    for_each_line_within(source, account, PY_MAX_DEPTH, each)
+}
+
+/// [`for_each_line`] with a line nesting deeper than `max_depth` too deeply nested:
+/// Python's limit depends on how deep the reader parses (`PY_MAX_DEPTH` is the
+/// Claude Code reader's).
+pub(super) fn for_each_line_within<R: Read, F>(
+    source: R,
+    account: &mut LineAccount,
+    max_depth: usize,
     mut each: F,
 ) -> Result<(), Failure>
 where
@@ -63,11 +78,13 @@ where
     while let Some((raw, has_newline)) = reader.next_line()? {
         account.lines_read += 1;
         let line = match split_line(raw, first, has_newline) {
-            Line::Json(text) if too_deep(text) => Line::Problem(if has_newline {
-                "too_deeply_nested"
-            } else {
-                "truncated_last_line"
-            }),
+            Line::Json(text) if nesting_exceeds(text.as_bytes(), max_depth) => {
+                Line::Problem(if has_newline {
+                    "too_deeply_nested"
+                } else {
+                    "truncated_last_line"
+                })
+            }
             line => line,
         };
         first = false;
