@@ -840,7 +840,7 @@ def test_help_imports_no_reader_and_no_core_module() -> None:
 
 def test_native_summarize_of_claude_code_imports_no_other_format_reader() -> None:
     """A native ``summarize --no-cache`` of a Claude Code file through the CLI imports the
-    readers of the two formats the native engine reads, and no other format's (the
+    readers of the three formats the native engine reads, and no other format's (the
     registry imports a reader on first use). The table, not ``--format json``:
     that one the native command runs with no reader at all (tests/test_fastpath.py)."""
     import subprocess
@@ -858,11 +858,12 @@ def test_native_summarize_of_claude_code_imports_no_other_format_reader() -> Non
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     loaded = done.stdout.strip().splitlines()[-1]
-    # claude_code and events: the native engine's formats; the rest are shared helpers
-    # limits and timestamps: what every reader shares, not formats
+    # claude_code, codex and events: the native engine's formats; the rest are shared
+    # helpers; limits and timestamps: what every reader shares, not formats
     assert loaded == str(["wavemetrics.readers._lines", "wavemetrics.readers._protocol",
                           "wavemetrics.readers._seen", "wavemetrics.readers._uuids",
-                          "wavemetrics.readers.claude_code", "wavemetrics.readers.events",
+                          "wavemetrics.readers.claude_code", "wavemetrics.readers.codex",
+                          "wavemetrics.readers.events",
                           "wavemetrics.readers.lanes", "wavemetrics.readers.limits",
                           "wavemetrics.readers.registry", "wavemetrics.readers.sources",
                           "wavemetrics.readers.timestamps"])
