@@ -596,6 +596,32 @@ CODEX_TURN_IDS = st.sampled_from([
 ])
 
 
+#: Output strings of call items: embedded durations (exact, rounded by ``Decimal`` past 28
+#: digits, negative, overflowing, underflowing, out of ``Decimal``'s range), numbers
+#: ``int()`` refuses, deep nesting, lone surrogates, documents that are no duration.
+CODEX_OUTPUTS = st.one_of(
+    st.sampled_from([
+        '{"output": "", "metadata": {"duration_seconds": 1.5}}', "ok", "",
+        '{"metadata": {"duration_seconds": -1}}', '{"metadata": {"duration_seconds": 99}}',
+        '{"metadata": {"duration_seconds": 0.30000000000000000000000000050}}',
+        '{"metadata": {"duration_seconds": 2.2250738585072014e-305}}',
+        '{"metadata": {"duration_seconds": 1e999999}}', '{"metadata": {"duration_seconds": -0.0}}',
+        '{"metadata": {"duration_seconds": 1e-99999999999999999999}}',
+        '{"metadata": {"duration_seconds": 1}, "x": ' + "9" * 4301 + "}",
+        # far past any recursion limit: Python's depth limit moves with the stack and
+        # Hypothesis raises it, so nesting near it is tested apart (test_native_codex.py)
+        '{"metadata": {"duration_seconds": 1}, "x": ' + "[" * 20000 + "]" * 20000 + "}",
+        '{"metadata": {"duration_seconds": 1}, "x": "\ud800"}',
+        '{"metadata": {"duration_seconds": 1}}\ud800', '{"metadata": {"duration_seconds": 1}',
+        '{"metadata": {"duration_seconds": true}}', '{"metadata": null}', "[1]",
+    ]),
+    st.decimals(allow_nan=False, allow_infinity=False, places=None).map(
+        lambda d: '{"metadata": {"duration_seconds": ' + (
+            format(d, "f") if abs(d.adjusted()) < 40 else str(d).replace("E", "e")) + "}}"),
+    st.integers(-5, 10**40).map(lambda n: '{"metadata": {"duration_seconds": ' + str(n) + "}}"),
+)
+
+
 @st.composite
 def codex_records(draw: st.DrawFn) -> dict[str, Any]:
     """One Codex rollout line as a dict: session metas (some naming a fork parent), turn
@@ -625,15 +651,15 @@ def codex_records(draw: st.DrawFn) -> dict[str, Any]:
              "tool_search_output", "message", "reasoning", "web_search_call", 5]))
         if draw(st.integers(0, 5)) > 0:
             payload["call_id"] = draw(TRACE_IDS)
-        payload["name"] = draw(st.sampled_from(["shell", "exec", "wait", "search", "", None]))
+        payload["name"] = draw(st.sampled_from(["shell", "exec", "wait", "search", "", None,
+                                                "eval", "é\u202e", "\ud800", "mcp__notes__x"]))
         if draw(st.integers(0, 3)) == 0:
-            payload["namespace"] = draw(st.sampled_from(["mcp__notes", "functions", "mcp__"]))
+            payload["namespace"] = draw(st.sampled_from(["mcp__notes", "functions", "mcp__",
+                                                         "mcp__\udc00", None, 3, "other"]))
         if draw(st.integers(0, 3)) == 0:
-            payload["execution"] = draw(st.sampled_from(["server", "client"]))
+            payload["execution"] = draw(st.sampled_from(["server", "client", None]))
         if draw(st.booleans()):
-            payload["output"] = draw(st.sampled_from([
-                '{"output": "", "metadata": {"duration_seconds": 1.5}}', "ok",
-                '{"metadata": {"duration_seconds": -1}}', '{"metadata": {"duration_seconds": 99}}']))
+            payload["output"] = draw(CODEX_OUTPUTS)
     if draw(st.integers(0, 14)) > 0:
         record["payload"] = payload
     else:
@@ -652,12 +678,14 @@ def codex_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
     output = "function_call_output" if kind != "custom_tool_call" else "custom_tool_call_output"
     seconds = draw(st.sampled_from([0.5, 1.25, 3, 100]))
     name = draw(st.sampled_from(["shell", "exec", "apply_patch", "read_file"]))
+    fraction = draw(st.sampled_from([".000", ".000", ".5", ".123456789"]))
+    text = json.dumps({"output": "", "metadata": {"duration_seconds": seconds}})
     return (
-        {"timestamp": f"2025-03-01T10:00:{start:02d}.000Z", "type": "response_item",
+        {"timestamp": f"2025-03-01T10:00:{start:02d}{fraction}Z", "type": "response_item",
          "payload": {"type": kind, "call_id": call_id, "name": name, "arguments": "{}"}},
-        {"timestamp": f"2025-03-01T10:00:{min(end, 59):02d}.000Z", "type": "response_item",
+        {"timestamp": f"2025-03-01T10:00:{min(end, 59):02d}{fraction}Z", "type": "response_item",
          "payload": {"type": output, "call_id": call_id,
-                     "output": json.dumps({"output": "", "metadata": {"duration_seconds": seconds}})}},
+                     "output": draw(st.one_of(st.just(text), st.just(text), CODEX_OUTPUTS))}},
     )
 
 

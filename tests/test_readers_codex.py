@@ -300,6 +300,18 @@ def test_embedded_duration_is_converted_exactly() -> None:
     assert embedded_duration_ms("[" * 100_000) is None
 
 
+def test_an_output_decimal_cannot_hold_means_no_duration() -> None:
+    """A fraction whose exponent is past what ``Decimal`` holds exactly (libmpdec's
+    +-10**18), anywhere in an output, is no duration: it used to raise out of the read
+    (``decimal.InvalidOperation``) and stop the whole run."""
+    for number in ("1e99999999999999999999", "1e-99999999999999999999",
+                   "0e1000000000000000000", "12e999999999999999999"):
+        assert embedded_duration_ms(f'{{"metadata": {{"duration_seconds": {number}}}}}') is None
+        doc = f'{{"metadata": {{"duration_seconds": 2}}, "x": {number}}}'
+        assert embedded_duration_ms(doc) is None
+    assert embedded_duration_ms('{"metadata": {"duration_seconds": 0e999999999999999999}}') == 0.0
+
+
 def test_duplicate_call_ids_first_start_and_first_end_win(tmp_path: Path) -> None:
     """A repeated call or output line is ignored and counted; the first one's time is used."""
     path = _write(tmp_path, [

@@ -272,9 +272,16 @@ def test_rows_carry_the_native_and_live_capabilities() -> None:
     )
 
     assert [(row.name, row.native and row.native.code) for row in NATIVE_ROWS] == [
-        ("events", 0), ("claude-code", 1)]
-    assert [row.name for row in TRACE_FORMAT_MODULES if row.native] == ["events", "claude-code"]
+        ("events", 0), ("claude-code", 1), ("codex", 2)]
+    assert [row.name for row in TRACE_FORMAT_MODULES if row.native] == [
+        "events", "claude-code", "codex"]
+    # codex is read natively but detected by the registry: no types for the extension
     assert native_sniffers() == [sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES)]
+    codex = NATIVE_ROWS[2].native
+    assert codex is not None and codex.sniff is None
+    assert codex.session_id(
+        "/s/rollout-2025-09-24T19-22-20-01997e76-d124-7592-9cac-2ec05abbca08.jsonl"
+    ) == "01997e76-d124-7592-9cac-2ec05abbca08"
     assert "tool_execution_start" in native_sniffers()[0]
     assert native_sniffers()[1][0] == "custom-title"
     # in a folder unit a sub-agent file's lines fall back to its session folder; alone,

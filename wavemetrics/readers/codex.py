@@ -122,7 +122,9 @@ def embedded_duration_ms(output: object) -> float | None:
         return None
     try:
         document = _loads_decimal(output)
-    except (ValueError, RecursionError):
+    except (ValueError, RecursionError, ArithmeticError):
+        # ArithmeticError: a fraction Decimal cannot hold exactly (an exponent past
+        # +-10**18, decimal.InvalidOperation) anywhere in the output
         return None
     metadata = document.get("metadata") if isinstance(document, dict) else None
     seconds = metadata.get("duration_seconds") if isinstance(metadata, dict) else None

@@ -49,18 +49,28 @@ __all__ = [
 class Native:
     """A format the Rust extension reads (``native/src/readers/``, one module per format).
 
-    ``code``: the extension's number for the format (what its detection returns, what
-    ``read_units`` takes); ``sniff``: the record types its detection recognises the
-    format by, handed to the extension (the format's ``sniff`` uses the same set);
+    ``code``: the extension's number for the format (``readers::Format`` in
+    ``native/``: what its reads take, and what its detection returns for a format it
+    detects); ``sniff``: the record types its detection recognises the format by,
+    handed to the extension (the format's ``sniff`` uses the same set), or ``None``
+    for a format the extension reads but does not detect (the registry detects it);
     ``session_id``: the session id of a file's lines without one, from its path (the
-    reader's own rule: :func:`~wavemetrics.inputs._files.fallback_session_id` or
-    :func:`~wavemetrics.inputs._files.file_stem`)."""
+    reader's own rule: :func:`~wavemetrics.inputs._files.fallback_session_id`,
+    :func:`~wavemetrics.inputs._files.file_stem`, or a rollout's file name UUID)."""
 
     __slots__ = ("code", "session_id", "sniff")
 
-    def __init__(self, code: int, sniff: frozenset[str],
+    def __init__(self, code: int, sniff: frozenset[str] | None,
                  session_id: Callable[[str], str]) -> None:
         self.code, self.sniff, self.session_id = code, sniff, session_id
+
+
+def _file_name_uuid(path: str) -> str:
+    """:func:`wavemetrics.readers._uuids.session_id_from_file_name`, imported on first use
+    (it needs the line helpers, which the native command's start-up does not load)."""
+    from wavemetrics.readers._uuids import session_id_from_file_name
+
+    return session_id_from_file_name(path)
 
 
 class FormatRow:
@@ -89,7 +99,8 @@ TRACE_FORMAT_MODULES: tuple[FormatRow, ...] = (
     FormatRow("qwen", "wavemetrics.readers.qwen", "QWEN"),
     FormatRow("claude-code", "wavemetrics.readers.claude_code", "CLAUDE_CODE",
               native=Native(1, CLAUDE_ONLY_TYPES, fallback_session_id), live="LIVE"),
-    FormatRow("codex", "wavemetrics.readers.codex", "CODEX"),
+    FormatRow("codex", "wavemetrics.readers.codex", "CODEX",
+              native=Native(2, None, _file_name_uuid)),
     FormatRow("codex-tui", "wavemetrics.readers.codex_tui", "CODEX_TUI"),
     FormatRow("pi", "wavemetrics.readers.pi", "PI"),
     FormatRow("otlp", "wavemetrics.readers.otlp", "OTLP"),
@@ -110,9 +121,10 @@ NATIVE_ROWS: tuple[FormatRow, ...] = tuple(sorted(
 
 
 def native_sniffers() -> list[list[str]]:
-    """The record types the extension's detection takes, one sorted list per native
-    format in code order (its ``detect_many`` and ``read_folded`` arguments)."""
-    return [sorted(row.native.sniff) for row in NATIVE_ROWS if row.native is not None]
+    """The record types the extension's detection takes, one sorted list per format it
+    detects, in code order (its ``detect_many`` and ``read_folded`` arguments)."""
+    return [sorted(row.native.sniff) for row in NATIVE_ROWS
+            if row.native is not None and row.native.sniff is not None]
 
 
 def native_session_ids(path: str) -> tuple[str, str | None]:

@@ -37,6 +37,7 @@ __all__ = [
     "detection_counts",
     "read_unit_native",
     "read_units_natively",
+    "reads_natively",
     "split_reads",
     "stale",
 ]
@@ -48,9 +49,11 @@ _native: Any = _extension.extension()
 #: The ``--engine`` choices.
 ENGINES = ("python", "native")
 #: Formats the native engine reads (their registry rows' ``native``), by the extension's
-#: code for them (what its detection returns); other formats use the Python readers.
+#: code for them (what its detection returns for the formats it detects, what its
+#: reads take); other formats use the Python readers.
 NATIVE_FORMATS = tuple(row.name for row in NATIVE_ROWS)
-#: Each native format's session id of lines without one, from a path.
+#: Each native format's extension code and session id of lines without one.
+_CODE = {row.name: row.native.code for row in NATIVE_ROWS if row.native}
 _SESSION_ID = {row.name: row.native.session_id for row in NATIVE_ROWS if row.native}
 #: The folded read's unit formats: one unit per folder (code 1) or one per file (code 0).
 _FOLDER, _FILE = NATIVE_FORMATS[1], NATIVE_FORMATS[0]
@@ -90,6 +93,12 @@ def _readable_natively(fmt: str, paths: tuple[str, ...], regular: bool = False) 
         except OSError:
             return False
     return True
+
+
+def reads_natively(fmt: str) -> bool:
+    """Whether the extension is here and reads ``fmt`` (a file of it is then read with the
+    run's other units, in one call: ``pipeline._read_natively``)."""
+    return _native is not None and fmt in NATIVE_FORMATS
 
 
 def detect_natively(paths: list[str], jobs: int) -> dict[str, str]:
@@ -238,10 +247,10 @@ def _lane(paths: tuple[str, ...], raw: tuple[Any, ...]) -> StreamedLane:
     )
 
 
-def _unit_args(fmt: str, paths: tuple[str, ...]) -> tuple[bool, list[bytes], list[str]]:
-    # (a Claude Code folder?, the paths, the session id of lines without one, per path)
+def _unit_args(fmt: str, paths: tuple[str, ...]) -> tuple[int, list[bytes], list[str]]:
+    # (the format's code, the paths, the session id of lines without one, per path)
     session_id = _SESSION_ID[fmt]
-    return fmt == _FOLDER, [os.fsencode(p) for p in paths], [session_id(p) for p in paths]
+    return _CODE[fmt], [os.fsencode(p) for p in paths], [session_id(p) for p in paths]
 
 
 def _unit_result(
@@ -290,7 +299,8 @@ def read_units_natively(
 def read_unit_native(
     fmt: str, paths: tuple[str, ...], stream: StreamSettings
 ) -> tuple[tuple[InputReport, ...], tuple[StreamedLane, ...]] | None:
-    """Read one unit (a Claude Code project folder, or one events file) natively.
+    """Read one unit (a Claude Code project folder, one events file or one Codex
+    rollout) natively.
 
     Returns the reports (one per path, in order) and the lanes with their
     summaries, exactly as the Python readers in streaming mode would; ``None``

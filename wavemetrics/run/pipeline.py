@@ -537,6 +537,11 @@ def _detect_file(
         detection = _detect_cached(path, input_format, cache)
         if detection.format is None or not reads_alone(detection.format, path):
             return detection, None
+        if stream is not None and _native_engine_reads(stream, limits):
+            from wavemetrics.run.native import reads_natively  # the extension loads on first use
+
+            if reads_natively(detection.format):
+                return detection, None  # read with the other units by _read_natively
         return detection, cached_read_unit(ReadUnit(detection.format, (path,)), stream, cache)
 
 

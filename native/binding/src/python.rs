@@ -3,7 +3,7 @@
 
 use crate::account::LineAccount;
 use crate::command;
-use crate::detect::{Detected, Sniffers};
+use crate::detect::Sniffers;
 use crate::readers::{self, Unit, UnitOut};
 use crate::summary::{histogram_text, Figure, Settings, Summary, FIGURE_NAMES};
 use pyo3::prelude::*;
@@ -17,7 +17,7 @@ use std::path::Path;
 /// whenever a function of this module is added, removed or changes its
 /// arguments or results, so that an extension built from older sources is
 /// found out and not called (`native.available()` is then false).
-pub const API_VERSION: u32 = 10;
+pub const API_VERSION: u32 = 11;
 
 /// The read settings: `eval_names` and `batchable_names` in normal form, empty ones
 /// dropped (`_extension.eval_names`), `idle_gap_ms` finite and `>= 0` (ms, `0`
@@ -98,9 +98,11 @@ fn unit<'py>(py: Python<'py>, out: &UnitOut) -> PyResult<Bound<'py, PyTuple>> {
 }
 
 /// Read many units on `jobs` threads (settings as [`settings`] takes them): `units`
-/// are `(claude, paths, fallback ids)`
-/// (a Claude Code project folder, `paths` as file-system bytes in order, with one
-/// fallback session id per path, or an `events` file and its default session id).
+/// are `(format, paths, fallback ids)`, `format` a [`readers::Format`] code (`0`
+/// events, `1` claude-code, `2` codex): a Claude Code project folder, `paths` as
+/// file-system bytes in order, with one fallback session id per path; an `events`
+/// file and its default session id; a Codex rollout and the session id its file
+/// name gives. A code no format has is a `ValueError`.
 /// Results in unit order, each a unit tuple ([`unit`]), or `None` when that unit
 /// failed (I/O, turn total):
 /// the caller reads it with the Python readers. With fewer units than `jobs`, each
@@ -109,7 +111,7 @@ fn unit<'py>(py: Python<'py>, out: &UnitOut) -> PyResult<Bound<'py, PyTuple>> {
 #[pyfunction]
 fn read_units<'py>(
     py: Python<'py>,
-    units: Vec<(bool, Vec<Vec<u8>>, Vec<String>)>,
+    units: Vec<(u8, Vec<Vec<u8>>, Vec<String>)>,
     max_tracked_calls: Option<usize>,
     eval_names: Vec<String>,
     batchable_names: Vec<String>,
@@ -117,25 +119,28 @@ fn read_units<'py>(
     jobs: usize,
 ) -> PyResult<Vec<Option<Bound<'py, PyTuple>>>> {
     let s = settings(max_tracked_calls, eval_names, batchable_names, idle_gap_ms)?;
+    let formats = units
+        .iter()
+        .map(|(code, _, _)| {
+            readers::Format::from_code(*code).ok_or_else(|| {
+                pyo3::exceptions::PyValueError::new_err(format!("no format has the code {code}"))
+            })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
     // the threads left over when there are fewer units than jobs go to splitting
     let per_unit = (jobs / units.len().max(1)).max(1);
     let outs = py.detach(|| {
         crate::parallel::map_indexed(units.len(), jobs, |i| {
-            let (claude, paths, fallbacks) = &units[i];
+            let (_, paths, fallbacks) = &units[i];
             let paths: Vec<&Path> = paths
                 .iter()
                 .map(|p| Path::new(OsStr::from_bytes(p)))
                 .collect();
-            let format = if *claude {
-                Detected::ClaudeCode
-            } else {
-                Detected::Events
-            };
             let unit = Unit {
                 paths: &paths,
                 session_ids: fallbacks,
             };
-            readers::reader(format).read(&unit, &s, per_unit).ok()
+            readers::reader(formats[i]).read(&unit, &s, per_unit).ok()
         })
     });
     outs.iter()

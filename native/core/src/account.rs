@@ -71,6 +71,35 @@ impl LineAccount {
         }
     }
 
+    /// `count` more records under `key`, as Python's `account.ignored[key] += count`:
+    /// the key as given, past the cap of [`Self::ignore`] (the `codex` reader's
+    /// `replayed_items` and a merged gate account, `codex.py` `_close_gate`).
+    pub fn add_ignored(&mut self, key: &[u8], count: u64) {
+        match self.ignored_index.get(key) {
+            Some(&index) => self.ignored[index].1 += count,
+            None => {
+                self.ignored_index.insert(key.to_vec(), self.ignored.len());
+                self.ignored.push((key.to_vec(), count));
+            }
+        }
+    }
+
+    /// Add `other`'s used lines and counters to this account (`Counter.update` of
+    /// each table, no cap), leaving `lines_read` alone: `other` counted records read
+    /// into this account's lines.
+    pub fn merge(&mut self, other: &LineAccount) {
+        self.lines_used += other.lines_used;
+        for (key, count) in &other.ignored {
+            self.add_ignored(key, *count);
+        }
+        for (key, count) in &other.problems {
+            bump(&mut self.problems, key, *count);
+        }
+        for (key, count) in &other.notes {
+            bump(&mut self.notes, key, *count);
+        }
+    }
+
     pub fn problem(&mut self, reason: &'static str) {
         bump(&mut self.problems, reason, 1);
     }
@@ -101,6 +130,38 @@ impl LineAccount {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn added_and_merged_counts_pass_the_cap_and_keep_lines_read() {
+        let mut account = LineAccount::default();
+        for i in 0..64 {
+            account.ignore(format!("k{i}").as_bytes());
+        }
+        account.add_ignored(b"replayed_items", 3);
+        account.add_ignored(b"replayed_items", 2);
+        account.add_ignored(b"k1", 4);
+        assert_eq!(account.ignored.len(), 65);
+        assert_eq!(account.ignored[64], (b"replayed_items".to_vec(), 5));
+        assert_eq!(account.ignored[1], (b"k1".to_vec(), 5));
+        let mut gate = LineAccount {
+            lines_read: 9,
+            lines_used: 2,
+            ..Default::default()
+        };
+        gate.ignore(b"turn_context");
+        gate.ignore(b"k0");
+        gate.problem("invalid_timestamp");
+        gate.note("batched_write_no_duration", 2);
+        account.problem("invalid_timestamp");
+        account.lines_read = 70;
+        account.merge(&gate);
+        assert_eq!((account.lines_read, account.lines_used), (70, 2));
+        assert_eq!(account.ignored.len(), 66);
+        assert_eq!(account.ignored[0], (b"k0".to_vec(), 2));
+        assert_eq!(account.ignored[65], (b"turn_context".to_vec(), 1));
+        assert_eq!(account.problems, vec![("invalid_timestamp", 2)]);
+        assert_eq!(account.notes, vec![("batched_write_no_duration", 2)]);
+    }
 
     #[test]
     fn kinds_are_named_only_as_short_identifiers_and_folded() {

@@ -53,6 +53,21 @@ pub(super) fn too_deep(text: &str) -> bool {
 pub(super) fn for_each_line<R: Read, F>(
     source: R,
     account: &mut LineAccount,
+    each: F,
+) -> Result<(), Failure>
+where
+    F: FnMut(&str, &mut LineAccount) -> Result<(), Failure>,
+{
+    for_each_line_within(source, account, PY_MAX_DEPTH, each)
+}
+
+/// [`for_each_line`] with a line nesting deeper than `max_depth` too deeply nested:
+/// Python's limit depends on how deep the reader parses (`PY_MAX_DEPTH` is the
+/// Claude Code reader's).
+pub(super) fn for_each_line_within<R: Read, F>(
+    source: R,
+    account: &mut LineAccount,
+    max_depth: usize,
     mut each: F,
 ) -> Result<(), Failure>
 where
@@ -63,11 +78,13 @@ where
     while let Some((raw, has_newline)) = reader.next_line()? {
         account.lines_read += 1;
         let line = match split_line(raw, first, has_newline) {
-            Line::Json(text) if too_deep(text) => Line::Problem(if has_newline {
-                "too_deeply_nested"
-            } else {
-                "truncated_last_line"
-            }),
+            Line::Json(text) if nesting_exceeds(text.as_bytes(), max_depth) => {
+                Line::Problem(if has_newline {
+                    "too_deeply_nested"
+                } else {
+                    "truncated_last_line"
+                })
+            }
             line => line,
         };
         first = false;
@@ -79,7 +96,12 @@ where
                     .trim_start_matches([' ', '\t', '\n', '\r'])
                     .starts_with('{')
                 {
-                    let reason = rejection(text);
+                    // Python's int() refuses what serde_json takes: invalid_json
+                    let reason = if int_too_long(text.as_bytes()) {
+                        "invalid_json"
+                    } else {
+                        rejection(text)
+                    };
                     account.problem(if has_newline {
                         reason
                     } else {
@@ -103,6 +125,59 @@ where
         }
     }
     Ok(())
+}
+
+/// Python's `int()` refuses a decimal literal of more digits than this
+/// (`sys.get_int_max_str_digits()`), so `json.loads` fails on the text.
+const PY_INT_MAX_DIGITS: usize = 4300;
+
+/// Whether `any` holds for a number literal of JSON `text` (each number's text, as
+/// found outside strings: a run of digits, signs, points and exponents).
+pub(super) fn any_number<F: FnMut(&[u8]) -> bool>(text: &[u8], mut any: F) -> bool {
+    let (mut at, mut in_string, mut escaped) = (0usize, false, false);
+    while at < text.len() {
+        let byte = text[at];
+        at += 1;
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if byte == b'\\' {
+                escaped = true;
+            } else if byte == b'"' {
+                in_string = false;
+            }
+        } else if byte == b'"' {
+            in_string = true;
+        } else if byte == b'-' || byte.is_ascii_digit() {
+            let begin = at - 1;
+            while at < text.len()
+                && (text[at].is_ascii_digit()
+                    || matches!(text[at], b'-' | b'+' | b'.' | b'e' | b'E'))
+            {
+                at += 1;
+            }
+            if any(&text[begin..at]) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Whether JSON `text` holds an int literal (no fraction, no exponent) of more than
+/// 4300 digits, which Python's `json` refuses (`ValueError`: `invalid_json`) and
+/// serde_json and the scan take. Cheap for ordinary text: only text with a run of
+/// more than 4300 digits is walked.
+pub(super) fn int_too_long(text: &[u8]) -> bool {
+    let mut run = 0usize;
+    let long = text.iter().any(|b| {
+        run = if b.is_ascii_digit() { run + 1 } else { 0 };
+        run > PY_INT_MAX_DIGITS
+    });
+    long && any_number(text, |number| {
+        let digits = number.strip_prefix(b"-").unwrap_or(number);
+        digits.len() > PY_INT_MAX_DIGITS && digits.iter().all(u8::is_ascii_digit)
+    })
 }
 
 pub(super) fn bad_json(_: SyntaxError) -> Failure {

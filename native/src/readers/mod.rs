@@ -11,22 +11,56 @@
 //! (`tests/test_native_modules.py` fails on a cycle).
 
 mod claude_code;
+mod codex;
 mod events;
 mod folded;
 mod lines;
 mod protocol;
 
 pub use claude_code::{ClaudeCode, SPLIT_BUDGET, SPLIT_READS};
+pub use codex::Codex;
 pub use events::Events;
 pub use folded::{read_folded, FoldFile, FoldOut, FOLDED_READS};
 pub use protocol::{LaneOut, ReadError, Reader, Unit, UnitOut};
 
 use crate::detect::Detected;
 
-/// The reader of a detected format (its registry row's native reader).
-pub fn reader(format: Detected) -> &'static dyn Reader {
+/// A format the native engine reads, by the code the binding takes: the formats
+/// detection finds ([`Detected`], same codes) and those it does not detect but
+/// reads when the registry has (`codex`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Events = 0,
+    ClaudeCode = 1,
+    Codex = 2,
+}
+
+impl Format {
+    /// The format of `code`, `None` for a code no format has.
+    pub fn from_code(code: u8) -> Option<Format> {
+        match code {
+            0 => Some(Format::Events),
+            1 => Some(Format::ClaudeCode),
+            2 => Some(Format::Codex),
+            _ => None,
+        }
+    }
+}
+
+impl From<Detected> for Format {
+    fn from(found: Detected) -> Format {
+        match found {
+            Detected::Events => Format::Events,
+            Detected::ClaudeCode => Format::ClaudeCode,
+        }
+    }
+}
+
+/// The reader of a format (its registry row's native reader).
+pub fn reader(format: Format) -> &'static dyn Reader {
     match format {
-        Detected::ClaudeCode => &ClaudeCode,
-        Detected::Events => &Events,
+        Format::ClaudeCode => &ClaudeCode,
+        Format::Events => &Events,
+        Format::Codex => &Codex,
     }
 }
