@@ -223,8 +223,8 @@ def bench_against(out: Path, repeat: int, baseline: Path) -> None:
     import wavemetrics
 
     here = Path(wavemetrics.__file__).parent
-    native = next(here.glob("_native.*"), None)
-    if native is not None and not any((baseline / "wavemetrics").glob("_native.*")):
+    native = next(here.glob("_native*.so"), None)  # the built extension, not its .pyi stub
+    if native is not None and not any((baseline / "wavemetrics").glob("_native*.so")):
         shutil.copy2(native, baseline / "wavemetrics" / native.name)
     for tree in (here, baseline / "wavemetrics"):
         compileall.compile_dir(str(tree), quiet=1)
