@@ -1,14 +1,15 @@
 """A Codex home of many rollouts, and ``summarize`` on it by engine (and by ccusage).
 
 Every Codex rollout of the corpus (detected as the CLI detects them) is copied
-``--copies`` times (default 900) into ``OUT/sessions/YYYY/MM/DD/`` (the date of
-its name, else 2025/01/01), each copy with fresh ids: every UUID-shaped string of
-a copy (the session id, call ids that are UUIDs, the file name's UUID) is replaced
-by a new one, consistently within the copy (``benchmarks/fleet.py``'s rule). ``OUT``
-is laid out as a Codex home (``CODEX_HOME``), so the peer ``ccusage codex`` reads
-the same files. Generated at benchmark time, never committed. Usage::
+``--copies`` times (default 90: 900 rollouts, ~300 MB) into
+``OUT/sessions/YYYY/MM/DD/`` (the date of its name, else 2025/01/01), each copy
+with fresh ids: every UUID-shaped string of a copy (the session id, call ids that
+are UUIDs, the file name's UUID) is replaced by a new one, consistently within the
+copy (``benchmarks/fleet.py``'s rule). ``OUT`` is laid out as a Codex home
+(``CODEX_HOME``), so the peer ``ccusage codex`` reads the same files. Generated
+at benchmark time, never committed. Usage::
 
-    python benchmarks/codex_fleet.py /tmp/codex-home [--copies 900] [--repeat 5]
+    python benchmarks/codex_fleet.py /tmp/codex-home [--copies 90] [--repeat 5]
 
 Then times, interleaved (one run of each in turn, ``--repeat`` rounds), fresh
 processes of ``wavemetrics summarize --format json OUT/sessions`` with ``--engine
@@ -139,7 +140,7 @@ def bench(out: Path, repeat: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     fleet_options(parser, repeat=5)
-    parser.set_defaults(copies=900)
+    parser.set_defaults(copies=90)  # 900 rollouts: the Codex home of the targets
     args = parser.parse_args()
     if not (args.out / "sessions").is_dir():
         corpus = Path(args.corpus) if args.corpus else _DEFAULT_CORPUS
