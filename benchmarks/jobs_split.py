@@ -29,14 +29,14 @@ import time
 from pathlib import Path
 
 
-def _units(projects: Path) -> list[tuple[bool, list[bytes], list[str]]]:
+def _units(projects: Path) -> list[tuple[int, list[bytes], list[str]]]:
     """One Claude Code unit per project folder: its ``*.jsonl`` files, sub-agents' included."""
     from wavemetrics.readers.claude_code import fallback_session_id
 
     units = []
     for folder in sorted(p for p in projects.iterdir() if p.is_dir()):
         paths = sorted(str(p) for p in folder.rglob("*.jsonl"))
-        units.append((True, [os.fsencode(p) for p in paths],
+        units.append((1, [os.fsencode(p) for p in paths],  # 1: a Claude Code folder
                       [fallback_session_id(p) for p in paths]))
     return units
 

@@ -59,7 +59,7 @@ def main() -> None:
     section_9 = ([], 300000.0) if getattr(native, "API_VERSION", 0) >= 10 else ()
     for _ in range(args.repeat):
         start = _cpu()
-        native.read_units([(True, [path], [args.file.stem])], None, [], *section_9, 1)
+        native.read_units([(1, [path], [args.file.stem])], None, [], *section_9, 1)
         runs.append(_cpu() - start)
     median = statistics.median(runs)
     rate = size / 1e6 / median if median > 0 else float("inf")

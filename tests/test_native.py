@@ -198,6 +198,27 @@ def test_a_control_character_in_a_key_is_invalid_json_on_both_engines(tmp_path: 
     assert report["problems"] == {"invalid_json": 3}
 
 
+@pytest.mark.parametrize("fmt", ["claude-code", "events"])
+def test_an_int_past_4300_digits_outside_an_object_is_invalid_json_on_both_engines(
+    tmp_path: Path, fmt: str
+) -> None:
+    """A line that is no JSON object and holds an int of more than 4300 digits: Python's
+    ``json`` refuses it (``invalid_json``) before seeing it is no object, so both engines
+    say ``invalid_json`` (the native scan reads the int and said ``not_an_object``);
+    4300 digits are read, and the line is then no object."""
+    first = (json.dumps({"type": "tool_execution_start", "toolCallId": "a", "toolName": "read",
+                         "timestamp": 1}) if fmt == "events" else
+             json.dumps({"type": "user", "uuid": "u0", "sessionId": "s",
+                         "timestamp": "2026-01-01T00:00:00Z",
+                         "message": {"role": "user", "content": "hi"}}))
+    path = tmp_path / "s.jsonl"
+    path.write_text(f"{first}\n[{'7' * 4301}]\n[{'7' * 4300}]\n", encoding="utf-8")
+    document = json.loads(_both([str(path)], fmt, 2000, (), units=1))
+    report = document["inputs"][0]
+    assert (report["format"], report["lines_read"]) == (fmt, 3)
+    assert report["problems"] == {"invalid_json": 1, "not_an_object": 1}
+
+
 @DIFFERENTIAL
 @given(
     calls=st.lists(st.tuples(st.integers(0, 50), st.integers(0, 5)), min_size=1, max_size=150),

@@ -21,6 +21,7 @@ from wavemetrics.run.plan import Plan, plan_of
     ["--no-such-option", str(EXAMPLE)],
     ["--jobs", "0", str(EXAMPLE)],
     ["--demo", str(EXAMPLE)],  # --demo with a PATH: click's usage error
+    ["--no-cache"],  # no PATH: nothing to serve, and the native command needs one
 ])
 def test_a_line_the_parser_is_not_sure_of_has_no_plan(args: list[str]) -> None:
     """What the option table's parser is not sure of, stdin and a usage error are left to
@@ -28,14 +29,21 @@ def test_a_line_the_parser_is_not_sure_of_has_no_plan(args: list[str]) -> None:
     assert plan_of(args) is None
 
 
-def test_a_plan_holds_the_options_and_files() -> None:
-    """The keyed options as parsed (``--no-cache`` as given) and the files read."""
+def test_a_plan_holds_the_options_and_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The keyed options as parsed (``--no-cache`` as given) and the files read; with
+    ``--no-cache`` no key is taken (the inputs are not walked)."""
+
+    def walks(*args: Any) -> Any:
+        raise AssertionError("the inputs were walked")
+
+    monkeypatch.setattr(runcache, "fingerprint", walks)
     plan = plan_of(["--format", "csv", "--no-cache", str(EXAMPLE)])
     assert plan is not None
     assert plan.options == {"output_format": "csv", "no_cache": True, "paths": [str(EXAMPLE)]}
     assert plan.files == [str(EXAMPLE)]
     assert not plan.cached
     assert plan.state() is None  # never cached: no key, no walk
+    monkeypatch.undo()
     demo = plan_of(["--demo"])
     assert demo is not None and demo.cached
     assert [Path(path).name for path in demo.files] == ["claude-code-demo.jsonl"]

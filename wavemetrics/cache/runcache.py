@@ -40,7 +40,7 @@ full), a run whose inputs changed while it read them. What is stored is the
 output as printed (ids, counts, figures, file names): never a line of a trace,
 a tool argument, a result or a prompt. Only the stdlib, the light
 :mod:`wavemetrics.cache._cachedir`, :mod:`wavemetrics.run._options` (the option table the
-arguments are parsed with) and, for inputs
+arguments are parsed with), :mod:`wavemetrics.run.plan` (the command line's plan) and, for inputs
 that are folders, the extension's folder walk (:mod:`wavemetrics.inputs._walk`: the
 same key, from one native walk) are imported to serve.
 
@@ -677,9 +677,9 @@ def run_state(options: dict[str, Any], files: Sequence[str]) -> RunState | None:
     cached or its inputs cannot be looked at."""
     try:
         fresh = fingerprint(options, files)
+        return None if fresh is None else (_run_key(fresh), fresh)
     except (OSError, ValueError, RecursionError):
         return None
-    return None if fresh is None else (_run_key(fresh), fresh)
 
 
 class Again:

@@ -22,8 +22,8 @@ from wavemetrics.readers.lanes import InputReport
 from wavemetrics.readers.limits import current_limits
 from wavemetrics.readers.sources import DETECT_LINES, STDIN, Source, open_error, peek_was_cut
 
-# The registry (every reader) is imported on first use, not with this package: the
-# status line's live path imports one reader, ``readers.claude_code`` (start-up time).
+# The registry is imported on first use, and a reader only when detection or a look-up
+# by name reaches it: the status line's live path imports one reader (start-up time).
 if TYPE_CHECKING:
     #: The formats this version reads, by their ``--input-format`` names.
     FORMATS: tuple[str, ...]

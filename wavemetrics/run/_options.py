@@ -81,7 +81,7 @@ BATCHABLE_TOOL_NAMES = (
 #: ``activity.DEFAULT_IDLE_GAP_MS``: 5 minutes, in ms.
 DEFAULT_IDLE_GAP_MS = 300000.0
 
-#: ``--input-format auto``: detect each input's format (``readers.AUTO``).
+#: ``--input-format auto``: detect each input's format (``readers.dispatch.AUTO``).
 AUTO = "auto"
 #: The ``--engine`` choices (``native.ENGINES``).
 ENGINES = ("python", "native")

@@ -52,11 +52,13 @@ ENGINES = ("python", "native")
 #: code for them (what its detection returns for the formats it detects, what its
 #: reads take); other formats use the Python readers.
 NATIVE_FORMATS = tuple(row.name for row in NATIVE_ROWS)
-#: Each native format's extension code and session id of lines without one.
+#: Each native format's extension code and session id of lines without one, and the
+#: format of each code.
 _CODE = {row.name: row.native.code for row in NATIVE_ROWS if row.native}
 _SESSION_ID = {row.name: row.native.session_id for row in NATIVE_ROWS if row.native}
+_NAMED = {code: name for name, code in _CODE.items()}
 #: The folded read's unit formats: one unit per folder (code 1) or one per file (code 0).
-_FOLDER, _FILE = NATIVE_FORMATS[1], NATIVE_FORMATS[0]
+_FOLDER, _FILE = _NAMED[1], _NAMED[0]
 
 
 def available() -> bool:
@@ -115,7 +117,7 @@ def detect_natively(paths: list[str], jobs: int) -> dict[str, str]:
         [os.fsencode(p) for p in candidates], *native_sniffers(),
         jobs,
     )
-    return {path: NATIVE_FORMATS[index]
+    return {path: _NAMED[index]
             for path, index in zip(candidates, found, strict=True) if index is not None}
 
 
@@ -184,7 +186,7 @@ def detect_and_read_natively(
     )
     units: dict[NativeUnit, NativeResult] = {}
     for group, (detections, claude, events) in zip(folded, outs, strict=True):
-        found.update((path, NATIVE_FORMATS[index])
+        found.update((path, _NAMED[index])
                      for path, index in zip(group, detections, strict=True) if index is not None)
         members = tuple(p for p, index in zip(group, detections, strict=True) if index == 1)
         if claude is not None:

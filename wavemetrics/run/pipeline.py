@@ -320,7 +320,8 @@ class LaneSink:
 
 
 def _native_engine_reads(stream: StreamSettings, limits: Limits) -> bool:
-    """Whether the native engine reads the ``claude-code`` and ``events`` units of a run
+    """Whether the native engine reads the units of its formats (the registry rows with
+    ``native``) in a run
     with these settings: ``engine="native"``, the default ``limits``, and eval names
     whose normal forms (``classify.normalize_tool_name``: ``str.lower()`` of the running
     interpreter) are all ASCII. Otherwise the Python readers read them: same output.
@@ -531,7 +532,9 @@ def _detect_file(
     args: tuple[str, str, StreamSettings | None, Limits, ReadCache | None],
 ) -> tuple[Detection, UnitResult[Lane | StreamedLane] | None]:
     """Detect one file and, unless its format reads it with others (a Claude Code
-    project folder, read later as a group), read it at once: one round trip per file."""
+    project folder, read later as a group) or the native engine reads its format (then
+    it is read with the run's other units, in one call: :func:`_read_natively`), read it
+    at once: one round trip per file."""
     path, input_format, stream, limits, cache = args
     with limits_in_effect(limits):  # also in a worker process
         detection = _detect_cached(path, input_format, cache)
@@ -554,8 +557,8 @@ def _read_unit_args(
 
 
 def _formats() -> tuple[str, ...]:
-    # every reader is imported for this (wavemetrics.readers.registry): only when a
-    # format is named, not in an "auto" run (start-up time)
+    # the registry's rows, no reader (wavemetrics.readers.registry): only when a format
+    # is named, not in an "auto" run
     from wavemetrics.readers.dispatch import FORMATS
 
     return FORMATS

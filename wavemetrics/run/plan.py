@@ -50,8 +50,8 @@ class Plan:
     def state(self) -> RunState | None:
         """The run's key and what it hashes (:func:`~wavemetrics.cache.runcache.fingerprint`),
         taken on the first call (before the run reads) and the same on every later one;
-        ``None`` when the run is never cached (``--no-cache``, stdin, an input that is
-        not a regular file...) or its inputs cannot be looked at."""
+        ``None`` when the run is never cached (``--no-cache``, an input that is not a
+        regular file...) or its inputs cannot be looked at."""
         if not self._taken:
             self._taken = True
             if self.cached:
@@ -69,13 +69,17 @@ class Plan:
 def plan_of(args: Sequence[str]) -> Plan | None:
     """The plan of ``wavemetrics summarize ARGS``, or ``None`` when the entry leaves the
     command line to click as it is: anything the option table's parser is not sure of
-    (``--help``, ``-`` for stdin, an unknown option, a bad number), stdin or a usage
-    error for the inputs (:func:`~wavemetrics.cache.runcache.resolve_files`)."""
+    (``--help``, ``-`` for stdin, an unknown option, a bad number), no PATH with
+    ``--no-cache`` (nothing to serve, and the native command needs a PATH), or no
+    inputs to plan (:func:`~wavemetrics.cache.runcache.resolve_files`: piped stdin, a
+    usage error such as ``--demo PATH``, no default location found)."""
     from wavemetrics.cache.runcache import options_from_args, resolve_files
 
     options = options_from_args(args)
-    if options is None:
-        return None
+    if options is None or (options.get("no_cache") and not options["paths"]
+                           and not options.get("demo")):
+        return None  # neither served nor native: the default locations looked up once,
+        # by click
     try:
         files = resolve_files(options)
     except (OSError, ValueError):  # the default locations could not be looked at

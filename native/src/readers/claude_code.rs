@@ -2,7 +2,7 @@
 //! `wavemetrics/readers/claude_code.py`: a project folder's transcripts read into
 //! lanes, on one thread or parsed on several and merged in file order.
 
-use super::lines::{check_turn_total, split_line, too_deep, Line, Names};
+use super::lines::{check_turn_total, int_too_long, split_line, too_deep, Line, Names};
 use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, UnitOut};
 use crate::account::{is_short_identifier, LineAccount, OTHER_KINDS};
 use crate::activity::Timing;
@@ -326,7 +326,14 @@ where
                 if too_deep(text) {
                     return each(Rec::Problem(cut("too_deeply_nested")), None);
                 }
-                return each(Rec::Problem(cut(rejection(text))), None);
+                // Python's json refuses an int of more than 4300 digits before it sees
+                // what the line holds: invalid JSON, whatever the scan makes of it
+                let reason = if int_too_long(text.as_bytes()) {
+                    "invalid_json"
+                } else {
+                    rejection(text)
+                };
+                return each(Rec::Problem(cut(reason)), None);
             }
             // a line the scan reads nests at most PY_MAX_DEPTH deep (its depth limit
             // is Python's): only a line it fails can be too deeply nested

@@ -19,7 +19,7 @@ pub struct Unit<'a> {
 /// A format's native reader: one unit into lanes and accounts, on up to
 /// `threads` threads (the output is the same for any number). Streams first and
 /// reads again in batch mode when a call arrives for a wave already summarised
-/// (`readers/__init__.py` `read_unit`); input data never panics, a failure is a
+/// (`readers/dispatch.py` `read_unit`); input data never panics, a failure is a
 /// [`ReadError`] or a problem in an account.
 pub trait Reader: Sync {
     fn read(
@@ -92,7 +92,7 @@ impl From<io::Error> for Failure {
 }
 
 /// Streams first; when a call arrives for a wave already summarised, reads
-/// again in batch mode (`readers/__init__.py` `read_unit`).
+/// again in batch mode (`readers/dispatch.py` `read_unit`).
 pub(super) fn with_fallback<F>(settings: &Settings, mut read: F) -> Result<UnitOut, ReadError>
 where
     F: FnMut(&Settings) -> Result<UnitOut, Failure>,
