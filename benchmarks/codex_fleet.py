@@ -29,14 +29,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import uuid
 from pathlib import Path
 
 from fleet import (  # benchmarks/ is this script's folder
     _DEFAULT_CORPUS,
-    _UUID,
-    _UUID_TEXT,
     PEER,
+    FreshIds,
     _timed,
     fleet_options,
 )
@@ -57,28 +55,21 @@ def make_codex_home(out: Path, corpus: Path, copies: int, seed: int = 12) -> tup
     """Write ``OUT/sessions/YYYY/MM/DD/`` with ``copies`` copies of every corpus rollout,
     fresh ids in each; returns (files, bytes)."""
     files = codex_rollouts(corpus)
-    namespace = uuid.UUID(int=seed)
     count = size = 0
     for copy in range(copies):
-        fresh: dict[bytes, bytes] = {}
-
-        def fresh_id(old: bytes, copy: int = copy, fresh: dict[bytes, bytes] = fresh) -> bytes:
-            if old not in fresh:
-                fresh[old] = str(uuid.uuid5(namespace, f"{copy}:{old.decode()}")).encode()
-            return fresh[old]
-
+        fresh = FreshIds(seed, copy)
         for index, path in enumerate(files):
             date = _DATE.match(path.name)
             year, month, day = date.groups() if date else ("2025", "01", "01")
-            name = _UUID_TEXT.sub(lambda m: fresh_id(m.group(0).encode()).decode(), path.name)
+            name = fresh.name(path.name)
             if name == path.name:  # no id in the name: a rollout name of its own
-                made = fresh_id(f"{index}:{path.name}".encode()).decode()
+                made = fresh(f"{index}:{path.name}".encode()).decode()
                 name = f"rollout-{year}-{month}-{day}T00-00-00-{made}.jsonl"
             target = out / "sessions" / year / month / day / name
             if target.exists():
                 raise SystemExit(f"{target}: two copies would share this name")
             target.parent.mkdir(parents=True, exist_ok=True)
-            data = _UUID.sub(lambda m: fresh_id(m.group(0)), path.read_bytes())
+            data = fresh.data(path.read_bytes())
             target.write_bytes(data)
             count += 1
             size += len(data)

@@ -64,26 +64,41 @@ def _project_of(path: Path) -> Path:
     return path.parent.parent.parent if path.parent.name == "subagents" else path.parent
 
 
+class FreshIds:
+    """One copy's fresh ids: each UUID-shaped id of the corpus gets, once per copy, the
+    deterministic ``uuid5`` of ``(seed, copy, old id)``, the same wherever it appears."""
+
+    def __init__(self, seed: int, copy: int) -> None:
+        self.namespace, self.copy = uuid.UUID(int=seed), copy
+        self.ids: dict[bytes, bytes] = {}
+
+    def __call__(self, old: bytes) -> bytes:
+        if old not in self.ids:
+            self.ids[old] = str(uuid.uuid5(self.namespace,
+                                           f"{self.copy}:{old.decode()}")).encode()
+        return self.ids[old]
+
+    def name(self, text: str) -> str:
+        """``text`` (a file name or path) with each UUID in it replaced."""
+        return _UUID_TEXT.sub(lambda m: self(m.group(0).encode()).decode(), text)
+
+    def data(self, data: bytes) -> bytes:
+        """A file's bytes with each UUID in them replaced."""
+        return _UUID.sub(lambda m: self(m.group(0)), data)
+
+
 def make_fleet(
     out: Path, corpus: Path, copies: int, seed: int = 12, one_project: bool = False
 ) -> tuple[int, int]:
     """Write the fleet folder (or one project folder of all copies); returns (files, bytes)."""
     files = claude_files(corpus)
-    rng_state = uuid.UUID(int=seed)  # deterministic ids: uuid5 of (seed, copy, old id)
     count = size = 0
     for copy in range(copies):
-        fresh: dict[bytes, bytes] = {}
-
-        def fresh_id(old: bytes, copy: int = copy, fresh: dict[bytes, bytes] = fresh) -> bytes:
-            if old not in fresh:
-                fresh[old] = str(uuid.uuid5(rng_state, f"{copy}:{old.decode()}")).encode()
-            return fresh[old]
-
+        fresh = FreshIds(seed, copy)
         for path in files:
             project = _project_of(path)
             relative = path.relative_to(project)
-            renamed = _UUID_TEXT.sub(lambda m: fresh_id(m.group(0).encode()).decode(),
-                                     relative.as_posix())
+            renamed = fresh.name(relative.as_posix())
             if one_project:
                 if renamed == relative.as_posix():  # no id in the name: keep copies apart
                     renamed = f"{copy:03d}-{renamed}"
@@ -93,7 +108,7 @@ def make_fleet(
             if target.exists():
                 raise SystemExit(f"{target}: two copies would share this name")
             target.parent.mkdir(parents=True, exist_ok=True)
-            data = _UUID.sub(lambda m: fresh_id(m.group(0)), path.read_bytes())
+            data = fresh.data(path.read_bytes())
             target.write_bytes(data)
             count += 1
             size += len(data)

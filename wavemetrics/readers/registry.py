@@ -132,12 +132,11 @@ def native_session_ids(path: str) -> tuple[str, str | None]:
     (detect and read a folder in one pass) takes them: read in a folder unit (the native
     format of code 1), and read alone (code 0) when that can differ (a file under a
     ``subagents`` folder), else ``None``."""
-    folder, alone = _native(1).session_id, _native(0).session_id
-    return folder(path), alone(path) if "subagents" in path else None
+    return _FOLDED_IDS[1](path), _FOLDED_IDS[0](path) if "subagents" in path else None
 
 
-def _native(code: int) -> Native:
-    return next(row.native for row in NATIVE_ROWS if row.native and row.native.code == code)
+#: The session-id rule of each native format, by code (looked up once, not per file).
+_FOLDED_IDS = {row.native.code: row.native.session_id for row in NATIVE_ROWS if row.native}
 
 
 def live_row() -> FormatRow:

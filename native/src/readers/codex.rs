@@ -18,7 +18,6 @@ use crate::summary::{BatchKey, LaneStream, Settings, Summary};
 use crate::time::iso_to_ms;
 use hashbrown::{HashMap, HashSet};
 use std::borrow::Cow;
-use std::io;
 use std::path::Path;
 use std::rc::Rc;
 
@@ -688,12 +687,7 @@ impl Reader for Codex {
         settings: &Settings,
         _threads: usize,
     ) -> Result<UnitOut, ReadError> {
-        let ([path], [fallback]) = (unit.paths, unit.session_ids) else {
-            return Err(ReadError::Io(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "a codex unit is one file and its fallback session id",
-            )));
-        };
+        let (path, fallback) = unit.one_file("a codex")?;
         let batch = Settings {
             stream: false,
             ..settings.clone()
@@ -706,6 +700,7 @@ impl Reader for Codex {
 mod tests {
     use super::*;
     use crate::readers::protocol::fixtures::read_unit;
+    use std::io;
 
     fn ms(text: &str) -> Option<f64> {
         literal_ms(&literal(text.as_bytes()))

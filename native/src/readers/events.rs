@@ -10,7 +10,6 @@ use crate::json::{parse_object, Val};
 use crate::summary::{BatchKey, LaneStream, Settings, Summary};
 use crate::time::iso_to_ms;
 use hashbrown::{HashMap, HashSet};
-use std::io;
 use std::path::Path;
 use std::rc::Rc;
 
@@ -218,12 +217,7 @@ impl Reader for Events {
         settings: &Settings,
         _threads: usize,
     ) -> Result<UnitOut, ReadError> {
-        let ([path], [default_session_id]) = (unit.paths, unit.session_ids) else {
-            return Err(ReadError::Io(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "an events unit is one file and its session id",
-            )));
-        };
+        let (path, default_session_id) = unit.one_file("an events")?;
         with_fallback(settings, |s| read_events_once(path, default_session_id, s))
     }
 }
@@ -232,6 +226,7 @@ impl Reader for Events {
 mod tests {
     use super::*;
     use crate::readers::protocol::fixtures::{read_unit, settings};
+    use std::io;
 
     fn events(name: &str, lines: &[&str]) -> UnitOut {
         let path =

@@ -16,6 +16,20 @@ pub struct Unit<'a> {
     pub session_ids: &'a [String],
 }
 
+impl<'a> Unit<'a> {
+    /// The one file and session id of a format read a file at a time (`events`,
+    /// `codex`); a unit of more or fewer files is refused (`InvalidInput`, naming `what`).
+    pub fn one_file(&self, what: &str) -> Result<(&'a Path, &'a str), ReadError> {
+        match (self.paths, self.session_ids) {
+            ([path], [session_id]) => Ok((path, session_id)),
+            _ => Err(ReadError::Io(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{what} unit is one file and its session id"),
+            ))),
+        }
+    }
+}
+
 /// A format's native reader: one unit into lanes and accounts, on up to
 /// `threads` threads (the output is the same for any number). Streams first and
 /// reads again in batch mode when a call arrives for a wave already summarised
