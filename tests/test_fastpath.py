@@ -29,6 +29,8 @@ from tests.golden_cases import EXAMPLE, GOLDEN, cases
 from tests.strategies import (
     claude_calls,
     claude_records,
+    codex_calls,
+    codex_records,
     damaged,
     event_calls,
     event_records,
@@ -92,10 +94,11 @@ def test_the_bundled_example_is_taken_and_identical() -> None:
 
 
 @needs_corpus
-def test_every_claude_code_golden_case_is_taken_with_the_recorded_bytes() -> None:
+def test_every_claude_code_and_codex_golden_case_is_taken_with_the_recorded_bytes() -> None:
     """Every corpus case the native command takes prints the recorded golden document, and
-    it takes every Claude Code file of the corpus (36 cases: the codex, pi, OTel, Inspect,
-    OpenHands and SWE-agent files and the whole corpus are declined)."""
+    it takes every Claude Code file and Codex rollout of the corpus (36 and 10 cases: the
+    Codex TUI recording, pi, OTel, Inspect, OpenHands and SWE-agent files and the whole
+    corpus are declined)."""
     recorded = json.loads(GOLDEN.read_text(encoding="utf-8"))["cases"]
     taken, declined = [], []
     here = os.getcwd()
@@ -114,8 +117,11 @@ def test_every_claude_code_golden_case_is_taken_with_the_recorded_bytes() -> Non
     finally:
         os.chdir(here)
     claude = [name for name in taken if "claude" in name]
-    assert len(taken) == len(claude) == 36
-    assert all("claude" not in name for name in declined)
+    # the rollouts: agent-sessions' fixture, agentcmd's five, localpush's four (MANIFEST)
+    codex = [name for name in taken if "codex_small" in name or "/rollout-" in name]
+    assert (len(claude), len(codex), len(taken)) == (36, 10, 46)
+    assert all("claude" not in name and "rollout" not in name for name in declined)
+    assert "summarize openai-codex/binary-size-log.jsonl" in declined
     assert "summarize ." in declined
 
 
@@ -426,6 +432,10 @@ def test_the_native_command_reads_the_listing_its_key_was_made_from(
 
 
 _FILES = trace_files(claude_records(), claude_calls())
+_ROLLOUTS = trace_files(codex_records(), codex_calls())
+#: A rollout's first line (it names the session), before generated lines.
+_SESSION_META = (b'{"timestamp":"2025-01-01T00:00:00Z","type":"session_meta",'
+                 b'"payload":{"id":"0195500a-0000-7000-8000-000000000001"}}\n')
 
 
 def _claude(data: bytes, uuid: str) -> bytes:
@@ -442,18 +452,21 @@ def _claude(data: bytes, uuid: str) -> bytes:
     session=_FILES, resumed=_FILES, sub=_FILES, old=_FILES,
     other=st.one_of(_FILES, damaged(_FILES)),
     events=trace_files(event_records(), event_calls()),
-    layout=st.sets(st.sampled_from(["sub", "old", "other", "events", "sidecar"])),
+    rollout=st.one_of(_ROLLOUTS, damaged(_ROLLOUTS)),
+    layout=st.sets(st.sampled_from(["sub", "old", "other", "events", "sidecar", "codex"])),
     jobs=st.sampled_from([1, 2, 3]),
     forced=st.sampled_from(["auto", "auto", "claude-code", "events"]),
 )
 def test_generated_trees_print_the_clis_bytes(
     tmp_path_factory: pytest.TempPathFactory, session: bytes, resumed: bytes, sub: bytes,
-    old: bytes, other: bytes, events: bytes, layout: set[str], jobs: int, forced: str,
+    old: bytes, other: bytes, events: bytes, rollout: bytes, layout: set[str], jobs: int,
+    forced: str,
 ) -> None:
     """A generated tree (a project with a session and its resumed copy, and some of: a
     subagents/ file, an old-layout agent file, another project's file, maybe damaged, an
-    events log, a sidecar), read with a format detected or forced: whenever the native
-    command takes it, the CLI's bytes."""
+    events log, a sidecar, a Codex rollout, maybe damaged, in the project and in a
+    sessions folder), read with a format detected or forced: whenever the native command
+    takes it, the CLI's bytes."""
     root = tmp_path_factory.mktemp("tree")
     files = {"p/4f1e.jsonl": _claude(session, "h1"), "p/77ab.jsonl": _claude(resumed, "h2")}
     if "sub" in layout:
@@ -466,8 +479,12 @@ def test_generated_trees_print_the_clis_bytes(
         files["q/run.jsonl"] = b'{"type":"turn_start","timestamp":1}\n' + events
     if "sidecar" in layout:
         files["p/4f1e/subagents/agent-a1.meta.json"] = b"{}"
+    if "codex" in layout:
+        files["s/2025/01/01/rollout-2025-01-01T00-00-00-0195500a-1b2c-7d3e-8f40-1234567"
+              "89abc.jsonl"] = _SESSION_META + rollout
+        files["p/rollout-0195500a-1b2c-7d3e-8f40-123456789abd.jsonl"] = rollout
     _tree(root, files)
-    event(f"forced {forced}: taken {_same([str(root)], jobs, forced)}")
+    event(f"forced {forced}, codex {'codex' in layout}: taken {_same([str(root)], jobs, forced)}")
 
 
 #: Contents for the look for copies: two files that share their first 4096 bytes and

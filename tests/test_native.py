@@ -34,6 +34,8 @@ from tests.strategies import (
     case_names,
     claude_calls,
     claude_records,
+    codex_calls,
+    codex_records,
     damaged,
     engine_caps,
     engine_eval_names,
@@ -932,19 +934,24 @@ def test_a_fleet_run_detects_every_file_where_it_reads_it(
 @given(
     claude=st.lists(trace_files(claude_records(), claude_calls()), min_size=1, max_size=3),
     events=st.lists(trace_files(event_records(), event_calls()), min_size=1, max_size=2),
+    codex=st.lists(st.one_of(trace_files(codex_records(), codex_calls()),
+                             damaged(trace_files(codex_records(), codex_calls()))), max_size=2),
     jobs=st.sampled_from((1, 2)),
 )
 def test_generated_files_of_one_folder_detected_in_the_read_give_pythons_document(
     tmp_path_factory: pytest.TempPathFactory, claude: list[bytes], events: list[bytes],
-    jobs: int,
+    codex: list[bytes], jobs: int,
 ) -> None:
-    """Generated Claude Code and events files side by side in one folder and its sub-agent
-    folder, detected automatically (some may be neither), give the Python engine's
-    document on 1 or 2 threads, without a separate detection pass."""
+    """Generated Claude Code, events and Codex files (a rollout perhaps damaged) side by
+    side in one folder and its sub-agent folder, detected automatically (some may be
+    none of them), give the Python engine's document on 1 or 2 threads, without a
+    separate detection pass."""
     folder = tmp_path_factory.mktemp("mixed")
     files = {f"s{index}.jsonl": data for index, data in enumerate(claude)}
     files["s0/subagents/agent-1.jsonl"] = claude[-1]
     files.update({f"run-{index}.jsonl": data for index, data in enumerate(events)})
+    files.update({f"rollout-{index}-0195500a-1b2c-7d3e-8f40-12345678900{index}.jsonl": data
+                  for index, data in enumerate(codex)})
     _write(folder, files)
     reference = _document([str(folder)], "python", 1)
     before = native.detection_counts()
@@ -983,7 +990,7 @@ def test_the_built_extension_has_the_interface_this_package_calls() -> None:
     """The extension built from these sources reports the API_VERSION native.py expects."""
     import wavemetrics._native as built
 
-    assert built.API_VERSION == native.API_VERSION == 11
+    assert built.API_VERSION == native.API_VERSION == 12
     assert native.available() and not native.stale()
 
 

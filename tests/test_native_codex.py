@@ -11,6 +11,7 @@ and figures) must be equal, and a counting wrapper proves the extension read the
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +30,10 @@ from tests.strategies import (
     trace_files,
 )
 from tests.test_native import DIFFERENTIAL, _both, counting_native
+from tests.trace_builders import CODEX as CODEX_LINES
 from wavemetrics.cache.units import ReadCache
 from wavemetrics.cli.commands import main
+from wavemetrics.readers._uuids import session_id_from_file_name
 from wavemetrics.readers.codex import CODEX
 from wavemetrics.readers.dispatch import ReadUnit, detect_input
 from wavemetrics.run import native
@@ -107,9 +110,9 @@ def test_the_corpus_rollouts_through_the_cache_print_the_same_bytes(
     private_cache: Path,
 ) -> None:
     """Cold and warm cached runs of both engines print what an uncached run prints; a
-    cold native run reads every rollout in one ``read_units`` call (not where each is
-    detected, which would read it in Python to fill the cache), and the warm run after
-    it calls the extension not at all."""
+    cold native run detects and reads every rollout in the one folded pass (in Rust:
+    never in Python to fill the cache), and the warm run after it calls the extension
+    not at all."""
     paths = [str(p) for p in _corpus_rollouts()]
     expected = _summarize(paths, "python")
     original = native._native
@@ -127,10 +130,49 @@ def test_the_corpus_rollouts_through_the_cache_print_the_same_bytes(
             calls.append(seen)
             assert (result.exit_code, result.stdout) == expected
         if engine == "native":
-            assert ("read_units", len(paths)) in calls[0]
+            assert calls[0] == [("read_folded", 0)]
             assert calls[1] == []
         else:
             assert calls == [[], []]
+
+
+_NAME_UUID = "0195500a-1b2c-7d3e-8f40-123456789abc"
+#: Pieces of file names: separators, a newline (Python's ``$`` matches before a final
+#: one), letters, a suffix, and bytes that are not UTF-8 (a lone byte, a cut sequence,
+#: an encoded surrogate).
+_NAME_PIECES = [b"-", b"_", b".", b"\n", b"rollout", b"x", "\u00e9".encode(), b".jsonl",
+                b"\xff", b"\xc3", b"\xed\xa0\x80"]
+#: UUID-like pieces: whole, upper case, a digit short, a separator out of place.
+_NAME_UUIDS = [_NAME_UUID, _NAME_UUID.upper(), _NAME_UUID[1:], _NAME_UUID.replace("-", "_", 1),
+               _NAME_UUID[:35] + "g"]
+#: File names: a prefix, a separator (or none), a UUID-like piece, and an ending.
+_FILE_NAMES = st.tuples(
+    st.lists(st.sampled_from(_NAME_PIECES), max_size=3).map(b"".join),
+    st.sampled_from([b"", b"-", b"_", b"x", b"."]),
+    st.sampled_from(_NAME_UUIDS).map(str.encode),
+    st.sampled_from([b"", b"\n", b"\n\n", b"x", b".jsonl", b"\n.jsonl", b".a.b", b"\xff"]),
+).map(b"".join).filter(lambda name: not name.endswith(b".gz"))
+
+
+@DIFFERENTIAL
+@given(name=_FILE_NAMES)
+def test_a_rollout_naming_no_session_is_named_by_its_file_as_python_names_it(
+    tmp_path_factory: pytest.TempPathFactory, name: bytes,
+) -> None:
+    """A rollout without ``session_meta``, detected and read in the folded pass, takes its
+    session id from its file name by the rule the extension writes again in Rust
+    (``session_id_from_file_name``): the id the Python reader gives, for any name."""
+    folder = os.fsencode(tmp_path_factory.mktemp("named"))
+    path = os.fsdecode(folder + b"/" + name)
+    with open(os.fsencode(path), "wb") as out:
+        out.write(b"".join(CODEX_LINES.call("x1", 1, 2)))
+    settings = StreamSettings(engine="native")
+    found, units = native.detect_and_read_natively([path], settings)
+    assert found == {path: CODEX.name}
+    lanes = [lane.session_id for lane in units[CODEX.name, (path,)][1]]
+    reference = read_unit(ReadUnit(CODEX.name, (path,)), StreamSettings(engine="python"))
+    assert lanes == [lane.session_id for lane in reference.lanes] == [
+        session_id_from_file_name(path)]
 
 
 def _write(folder: Path, data: bytes, named: bool) -> str:

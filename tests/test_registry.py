@@ -262,7 +262,7 @@ def test_rows_carry_the_native_and_live_capabilities() -> None:
     import importlib
 
     from wavemetrics.readers._protocol import LiveReading
-    from wavemetrics.readers._record_types import CLAUDE_ONLY_TYPES, EVENT_TYPES
+    from wavemetrics.readers._record_types import CLAUDE_ONLY_TYPES, CODEX_TYPES, EVENT_TYPES
     from wavemetrics.readers.registry import (
         NATIVE_ROWS,
         TRACE_FORMAT_MODULES,
@@ -275,10 +275,12 @@ def test_rows_carry_the_native_and_live_capabilities() -> None:
         ("events", 0), ("claude-code", 1), ("codex", 2)]
     assert [row.name for row in TRACE_FORMAT_MODULES if row.native] == [
         "events", "claude-code", "codex"]
-    # codex is read natively but detected by the registry: no types for the extension
-    assert native_sniffers() == [sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES)]
+    # every native format is detected by the extension too, with its row's types
+    assert native_sniffers() == [sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES),
+                                 sorted(CODEX_TYPES)]
     codex = NATIVE_ROWS[2].native
-    assert codex is not None and codex.sniff is None
+    assert codex is not None and codex.sniff == {
+        "session_meta", "response_item", "event_msg", "turn_context", "compacted"}
     assert codex.session_id(
         "/s/rollout-2025-09-24T19-22-20-01997e76-d124-7592-9cac-2ec05abbca08.jsonl"
     ) == "01997e76-d124-7592-9cac-2ec05abbca08"

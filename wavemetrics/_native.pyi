@@ -85,9 +85,9 @@ _UnitArg = tuple[int, list[bytes], list[str]]
 #: id, events default session id or None: the same)``.
 _FoldArg = tuple[bytes, str, str | None]
 
-#: Per folded group: ``(each file's detection: 0 events, 1 claude-code, None: ask the
-#: registry; the unit of the files found claude-code, or None; [(file index, unit or
-#: None)] of the events files)``.
+#: Per folded group: ``(each file's detection: 0 events, 1 claude-code, 2 codex, None:
+#: ask the registry; the unit of the files found claude-code, or None; [(file index,
+#: unit or None)] of the files read as units of their own: events and codex)``.
 _Folded = tuple[list[int | None], _Unit | None, list[tuple[int, _Unit | None]]]
 
 #: A file of the native command: ``(path, Claude Code fallback session id, events
@@ -121,6 +121,7 @@ def read_folded(
     groups: list[list[_FoldArg]],
     event_types: list[str],
     claude_only_types: list[str],
+    codex_types: list[str],
     max_tracked_calls: int | None,
     eval_names: list[str],
     batchable_names: list[str],
@@ -133,15 +134,18 @@ def detect_many(
     paths: list[bytes],
     event_types: list[str],
     claude_only_types: list[str],
+    codex_types: list[str],
     jobs: int,
 ) -> list[int | None]:
-    """Each file's detection: ``0`` events, ``1`` claude-code, ``None``: ask the registry."""
+    """Each file's detection: ``0`` events, ``1`` claude-code, ``2`` codex, ``None``: ask the
+    registry."""
 
 def summarize_json(
     files: list[_CommandArg],
     skipped: list[tuple[str, str]],
     event_types: list[str],
     claude_only_types: list[str],
+    codex_types: list[str],
     max_tracked_calls: int | None,
     eval_names: list[str],
     batchable_names: list[str],

@@ -324,11 +324,12 @@ pub struct Outcome<'a> {
     lanes: Vec<(usize, &'a readers::LaneOut)>,
 }
 
-/// A unit of the run: a group's Claude Code files, or one `events` file.
+/// A unit of the run: a group's Claude Code files, or one file read alone (an
+/// `events` file or a Codex rollout).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Unit {
     Claude(usize),
-    Events(usize),
+    Alone(usize),
 }
 
 fn unit_out(out: &Option<UnitOut>) -> Result<&UnitOut, Decline> {
@@ -354,7 +355,7 @@ pub fn assemble<'a>(
         for (k, &file) in members.iter().enumerate() {
             match out.found.get(k).copied().flatten() {
                 Some(Detected::ClaudeCode) => claude.push(file),
-                Some(Detected::Events) => {}
+                Some(Detected::Events | Detected::Codex) => {}
                 None => return Err(Decline::NotNative(file)),
             }
         }
@@ -371,15 +372,16 @@ pub fn assemble<'a>(
             let first = claude.iter().copied().min().unwrap_or(0);
             units[first] = Some((Unit::Claude(g), unit, claude));
         }
-        for (k, out) in &out.events {
+        for (k, alone) in &out.alone {
             let file = *members.get(*k).ok_or(Decline::ReadFailed)?;
-            let unit = unit_out(out)?;
+            let format = match out.found.get(*k).copied().flatten() {
+                Some(Detected::Codex) => "codex",
+                _ => "events",
+            };
+            let unit = unit_out(alone)?;
             let account = unit.accounts.first().ok_or(Decline::ReadFailed)?;
-            reads[file] = Some(Read {
-                format: "events",
-                account,
-            });
-            units[file] = Some((Unit::Events(file), unit, vec![file]));
+            reads[file] = Some(Read { format, account });
+            units[file] = Some((Unit::Alone(file), unit, vec![file]));
         }
     }
     let inputs: Vec<Read> = reads
@@ -974,12 +976,12 @@ mod tests {
     fn fold(
         found: Vec<Option<Detected>>,
         claude: Option<UnitOut>,
-        events: Vec<(usize, Option<UnitOut>)>,
+        alone: Vec<(usize, Option<UnitOut>)>,
     ) -> FoldOut {
         FoldOut {
             found,
             claude,
-            events,
+            alone,
         }
     }
 
@@ -1862,10 +1864,11 @@ mod tests {
                 group,
             })
             .collect();
-        let (events, claude_only) = sniffer_lists();
+        let (events, claude_only, codex) = sniffer_lists();
         let sniffers = Sniffers {
             event_types: &events,
             claude_only_types: &claude_only,
+            codex_types: &codex,
         };
         let document = summarize(&files, &[], OPTIONS, &sniffers, &settings(), 2).unwrap();
         assert_eq!(
@@ -3052,8 +3055,9 @@ mod tests {
         }
     }
 
-    /// `fastpath.summarize_json`'s sniffers: sorted `EVENT_TYPES` and `CLAUDE_ONLY_TYPES`.
-    fn sniffer_lists() -> (Vec<String>, Vec<String>) {
+    /// `fastpath.summarize_json`'s sniffers: sorted `EVENT_TYPES`, `CLAUDE_ONLY_TYPES`
+    /// and `CODEX_TYPES`.
+    fn sniffer_lists() -> (Vec<String>, Vec<String>, Vec<String>) {
         let events = [
             "session_shutdown",
             "tool_execution_end",
@@ -3070,9 +3074,17 @@ mod tests {
             "queue-operation",
             "summary",
         ];
+        let codex = [
+            "compacted",
+            "event_msg",
+            "response_item",
+            "session_meta",
+            "turn_context",
+        ];
         (
             events.map(String::from).to_vec(),
             claude_only.map(String::from).to_vec(),
+            codex.map(String::from).to_vec(),
         )
     }
 
@@ -3104,10 +3116,11 @@ mod tests {
                 group: folders[i],
             })
             .collect();
-        let (events, claude_only) = sniffer_lists();
+        let (events, claude_only, codex) = sniffer_lists();
         let sniffers = Sniffers {
             event_types: &events,
             claude_only_types: &claude_only,
+            codex_types: &codex,
         };
         let result = summarize(&files, skipped, OPTIONS, &sniffers, &settings(), jobs);
         (
@@ -3316,10 +3329,11 @@ mod tests {
         std::fs::write(&first, TREE[2].1).unwrap();
         std::fs::write(&second, TREE[2].1).unwrap();
         let files = [named(&first, "a", 0), named(&second, "a", 1)];
-        let (events, claude_only) = sniffer_lists();
+        let (events, claude_only, codex) = sniffer_lists();
         let sniffers = Sniffers {
             event_types: &events,
             claude_only_types: &claude_only,
+            codex_types: &codex,
         };
         let result = summarize(&files, &[], OPTIONS, &sniffers, &settings(), 2);
         assert_eq!(result.err(), Some(Decline::MayRepeat));
@@ -3348,10 +3362,11 @@ mod tests {
         std::fs::write(&good, TREE[2].1).unwrap();
         std::fs::write(&empty, "").unwrap();
         let files = [named(&good, "a", 0), named(&empty, "b", 0)];
-        let (events, claude_only) = sniffer_lists();
+        let (events, claude_only, codex) = sniffer_lists();
         let sniffers = Sniffers {
             event_types: &events,
             claude_only_types: &claude_only,
+            codex_types: &codex,
         };
         let result = summarize(&files, &[], OPTIONS, &sniffers, &settings(), 2);
         assert_eq!(result.err(), Some(Decline::NotNative(1)));

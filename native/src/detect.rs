@@ -1,5 +1,6 @@
-//! Format detection for the formats this crate reads (`registry.py`: `_sniff_events`,
-//! then `_sniff_claude`, over the JSON objects among the first 64 lines with content).
+//! Format detection for the formats this crate detects, in the registry's order
+//! (`registry.py`: `events`, then `qwen` (left to Python), `claude-code` and `codex`,
+//! each recogniser over the JSON objects among the first 64 lines with content).
 //!
 //! [`Window`] holds the rule, fed one line at a time: [`detect`] feeds it a file's
 //! first lines on their own (the separate detection pass), the folded read
@@ -27,6 +28,8 @@ pub static SEPARATE_DETECTIONS: AtomicUsize = AtomicUsize::new(0);
 pub struct Sniffers<'a> {
     pub event_types: &'a [String],
     pub claude_only_types: &'a [String],
+    /// `CODEX_TYPES`: the envelope types of a Codex rollout (`codex.sniff_codex`).
+    pub codex_types: &'a [String],
 }
 
 impl Sniffers<'_> {
@@ -37,6 +40,10 @@ impl Sniffers<'_> {
     fn is_claude_only(&self, kind: &[u8]) -> bool {
         self.claude_only_types.iter().any(|s| s.as_bytes() == kind)
     }
+
+    fn is_codex(&self, kind: &[u8]) -> bool {
+        self.codex_types.iter().any(|s| s.as_bytes() == kind)
+    }
 }
 
 /// What detection found.
@@ -44,6 +51,7 @@ impl Sniffers<'_> {
 pub enum Detected {
     Events = 0,
     ClaudeCode = 1,
+    Codex = 2,
 }
 
 /// The detection window of one file: its first lines up to the [`DETECT_LINES`]th
@@ -61,6 +69,8 @@ pub struct Window<'s> {
     claude: bool,
     /// A record Qwen Code's recogniser takes was seen (it comes before claude-code).
     qwen: bool,
+    /// A Codex envelope was seen (`codex` comes after claude-code).
+    codex: bool,
 }
 
 impl<'s> Window<'s> {
@@ -74,6 +84,7 @@ impl<'s> Window<'s> {
             events: false,
             claude: false,
             qwen: false,
+            codex: false,
         }
     }
 
@@ -113,15 +124,34 @@ impl<'s> Window<'s> {
         self.claude |= self.sniffers.is_claude_only(kind) || (conversation && has_uuid);
     }
 
+    /// A record of type `kind` whose line (`line`, as detection parses it) may be a
+    /// Codex envelope: parsed again for `timestamp` and `payload` ([`codex_envelope`])
+    /// only while that can change the answer (no envelope and no Claude Code record
+    /// seen yet), so a rollout's first line is the one parsed twice.
+    pub fn codex_line(&mut self, kind: Option<&[u8]>, line: &[u8]) {
+        if !self.codex
+            && !self.claude
+            && kind.is_some_and(|kind| self.sniffers.is_codex(kind))
+            && codex_envelope(line)
+        {
+            self.codex = true;
+        }
+    }
+
     /// What the lines taken so far say: `events` when any record has an event type,
     /// else `None` when one is Qwen Code's (the registry's `qwen` comes before
-    /// `claude-code`: Python reads it), else `claude-code` when any is Claude Code's,
-    /// else `None` (ask the registry).
+    /// `claude-code` and `codex`: Python reads it), else `claude-code` when any is
+    /// Claude Code's, else `codex` when any is a Codex envelope, else `None` (ask the
+    /// registry).
     pub fn found(&self) -> Option<Detected> {
         if self.events {
             Some(Detected::Events)
-        } else if self.claude && !self.qwen {
+        } else if self.qwen {
+            None
+        } else if self.claude {
             Some(Detected::ClaudeCode)
+        } else if self.codex {
+            Some(Detected::Codex)
         } else {
             None
         }
@@ -190,6 +220,27 @@ pub fn qwen_marked(text: &str) -> bool {
     parsed.is_ok() && (payload || parts)
 }
 
+/// `codex.sniff_codex` for one line that is a JSON object whose `type` is one of
+/// `CODEX_TYPES` (the caller checked): it has a `timestamp` key and its `payload` is
+/// an object (the last of repeated keys wins, as in Python's `json`).
+pub fn codex_envelope(line: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(line) else {
+        return false;
+    };
+    if nesting_exceeds(line, PY_MAX_DEPTH) {
+        return false;
+    }
+    let (mut timestamp, mut payload) = (false, false);
+    let parsed = parse_object(text, &["timestamp", "payload"], |i, raw| {
+        if i == 0 {
+            timestamp = true;
+        } else {
+            payload = matches!(Val::of(raw), Val::Object(_));
+        }
+    });
+    parsed.is_ok() && timestamp && payload
+}
+
 /// A line as detection reads it (`json.loads` of the line): `Some((type when a
 /// string, has a uuid key, Qwen Code's recogniser takes it))` when it is a JSON
 /// object, else `None`.
@@ -209,8 +260,9 @@ pub fn sniff_line(line: &[u8]) -> Option<(Option<Vec<u8>>, bool, bool)> {
     Some((kind, has_uuid, qwen))
 }
 
-/// `Events`, `ClaudeCode`, or `None` when neither recogniser accepts the file
-/// (then the Python registry decides: another format, empty, or unrecognised).
+/// `Events`, `ClaudeCode`, `Codex`, or `None` when none of their recognisers accepts
+/// the file or Qwen Code's does (then the Python registry decides: another format,
+/// empty, or unrecognised).
 pub fn detect(path: &Path, sniffers: &Sniffers) -> io::Result<Option<Detected>> {
     SEPARATE_DETECTIONS.fetch_add(1, Ordering::Relaxed);
     let file = match crate::io::open_plain(path) {
@@ -250,6 +302,7 @@ pub fn detect(path: &Path, sniffers: &Sniffers) -> io::Result<Option<Detected>> 
         }
         if let Some((kind, has_uuid, qwen)) = sniff_line(line) {
             window.record(kind.as_deref(), has_uuid, qwen);
+            window.codex_line(kind.as_deref(), line);
         }
     }
     Ok(window.found())
@@ -269,13 +322,16 @@ mod tests {
         std::fs::write(&path, text).unwrap();
         let events = ["tool_execution_start".to_string(), "turn_end".to_string()];
         let claude = ["summary".to_string()];
+        let codex = ["session_meta".to_string(), "response_item".to_string()];
         let sniffers = Sniffers {
             event_types: &events,
             claude_only_types: &claude,
+            codex_types: &codex,
         };
         let found = detect(&path, &sniffers).unwrap().map(|f| match f {
             Detected::Events => "events",
             Detected::ClaudeCode => "claude-code",
+            Detected::Codex => "codex",
         });
         std::fs::remove_file(&path).unwrap();
         found
@@ -347,5 +403,49 @@ mod tests {
             detect_text(&format!("{qwen}{{\"type\":\"turn_end\"}}\n")),
             Some("events")
         );
+    }
+
+    #[test]
+    fn a_codex_envelope_is_codex_after_every_format_the_registry_tries_first() {
+        let meta = r#"{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}"#;
+        assert_eq!(detect_text(meta), Some("codex"));
+        // any value of timestamp; a key spelled with an escape; not the first line
+        for envelope in [
+            r#"{"timestamp":null,"type":"response_item","payload":{}}"#,
+            r#"{"time\u0073tamp":1,"type":"response_item","payload":{}}"#,
+            r#"{"type":"response_item","payload":[],"payload":{},"timestamp":1}"#,
+        ] {
+            assert_eq!(detect_text(envelope), Some("codex"), "{envelope}");
+            let late = format!("{{\"type\":\"other\"}}\nnot json\n\n{envelope}\n");
+            assert_eq!(detect_text(&late), Some("codex"), "{envelope}");
+        }
+        // no timestamp, a payload that is no object (the last of repeated keys), a type
+        // not in the set or not a string: not codex
+        for near in [
+            r#"{"type":"session_meta","payload":{}}"#,
+            r#"{"timestamp":"t","type":"session_meta","payload":{},"payload":1}"#,
+            r#"{"timestamp":"t","type":"session_meta","payload":"{}"}"#,
+            r#"{"timestamp":"t","type":"event_msg","payload":{}}"#,
+            r#"{"timestamp":"t","type":["session_meta"],"payload":{}}"#,
+            r#"{"timestamp":"t","type":"session_meta","payload":{}"#,
+        ] {
+            assert_eq!(detect_text(near), None, "{near}");
+        }
+        // past the window: not seen
+        let late = format!("{}{meta}\n", "{}\n".repeat(64));
+        assert_eq!(detect_text(&late), None);
+        // claude-code and events come before codex in the registry, and qwen leaves
+        // the file to it, whichever line comes first
+        let claude = "{\"type\":\"summary\"}";
+        let events = "{\"type\":\"turn_end\"}";
+        let qwen = "{\"type\":\"tool_result\",\"uuid\":\"u\",\"sessionId\":\"s\"}";
+        for (other, want) in [
+            (claude, Some("claude-code")),
+            (events, Some("events")),
+            (qwen, None),
+        ] {
+            assert_eq!(detect_text(&format!("{meta}\n{other}\n")), want, "{other}");
+            assert_eq!(detect_text(&format!("{other}\n{meta}\n")), want, "{other}");
+        }
     }
 }

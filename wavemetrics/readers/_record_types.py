@@ -1,7 +1,8 @@
-"""The record types that tell the ``events`` and ``claude-code`` formats apart.
+"""The record types that tell the ``events``, ``claude-code`` and ``codex`` formats apart.
 
 Light on purpose (no import at all): the readers (:mod:`wavemetrics.readers.events`,
-:mod:`wavemetrics.readers.claude_code`) detect with them, and their registry rows
+:mod:`wavemetrics.readers.claude_code`, :mod:`wavemetrics.readers.codex`) detect with
+them, and their registry rows
 (:class:`wavemetrics.readers.registry.Native`) hand them to the extension's detection,
 which the native command calls before any reader is imported (start-up time). Rules:
 ``docs/formats.md``, "For every format".
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 __all__ = [
     "CLAUDE_ONLY_TYPES",
+    "CODEX_ENVELOPE_TYPES",
+    "CODEX_TYPES",
     "EVENT_SHUTDOWN",
     "EVENT_TOOL_TYPES",
     "EVENT_TURN_TYPES",
@@ -31,3 +34,8 @@ CLAUDE_ONLY_TYPES = frozenset(
     ("summary", "file-history-snapshot", "queue-operation", "last-prompt", "permission-mode",
      "custom-title")
 )
+#: A Codex rollout's envelope types that carry an object ``payload``.
+CODEX_ENVELOPE_TYPES = frozenset(("session_meta", "response_item", "event_msg", "turn_context"))
+#: Envelope types that identify the ``codex`` format during detection (with a
+#: ``timestamp`` key and an object ``payload``).
+CODEX_TYPES = frozenset((*CODEX_ENVELOPE_TYPES, "compacted"))

@@ -67,6 +67,7 @@ import attrs
 from wavemetrics.core.observations import Observation
 from wavemetrics.readers._lines import LineAccount, bad_id, iter_records, usable_id, usable_text
 from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
+from wavemetrics.readers._record_types import CODEX_ENVELOPE_TYPES, CODEX_TYPES
 from wavemetrics.readers._uuids import uuid7_ms
 from wavemetrics.readers.lanes import LaneBuilder, finish_single_lane
 from wavemetrics.readers.sources import Source, head_records
@@ -98,9 +99,6 @@ _CODE_MODE_NAMESPACES = (None, "functions")
 #: Suffix that makes Code Mode calls eval under the default eval names
 #: (``docs/metrics.md`` section 4: a name ending in ``:code_mode``).
 CODE_MODE_SUFFIX = ":code_mode"
-_WITH_PAYLOAD = frozenset(("session_meta", "response_item", "event_msg", "turn_context"))
-#: Envelope types that identify the format during detection.
-CODEX_TYPES = frozenset((*_WITH_PAYLOAD, "compacted"))
 
 
 def _reject_constant(name: str) -> Any:
@@ -315,7 +313,7 @@ def _read_record(record: dict[str, Any], state: _Rollout, account: LineAccount) 
     if not isinstance(kind, str):
         account.problem("missing_type")
         return
-    if kind not in _WITH_PAYLOAD:
+    if kind not in CODEX_ENVELOPE_TYPES:
         account.ignore(kind)
         return
     payload = record.get("payload")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 
 from wavemetrics.inputs._files import fallback_session_id, file_stem
-from wavemetrics.readers._record_types import CLAUDE_ONLY_TYPES, EVENT_TYPES
+from wavemetrics.readers._record_types import CLAUDE_ONLY_TYPES, CODEX_TYPES, EVENT_TYPES
 
 # typing and collections.abc are not imported at run time: the native command reads
 # these rows before anything else loads (start-up time); mypy takes any TYPE_CHECKING
@@ -100,7 +100,7 @@ TRACE_FORMAT_MODULES: tuple[FormatRow, ...] = (
     FormatRow("claude-code", "wavemetrics.readers.claude_code", "CLAUDE_CODE",
               native=Native(1, CLAUDE_ONLY_TYPES, fallback_session_id), live="LIVE"),
     FormatRow("codex", "wavemetrics.readers.codex", "CODEX",
-              native=Native(2, None, _file_name_uuid)),
+              native=Native(2, CODEX_TYPES, _file_name_uuid)),
     FormatRow("codex-tui", "wavemetrics.readers.codex_tui", "CODEX_TUI"),
     FormatRow("pi", "wavemetrics.readers.pi", "PI"),
     FormatRow("otlp", "wavemetrics.readers.otlp", "OTLP"),

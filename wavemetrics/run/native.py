@@ -57,7 +57,8 @@ NATIVE_FORMATS = tuple(row.name for row in NATIVE_ROWS)
 _CODE = {row.name: row.native.code for row in NATIVE_ROWS if row.native}
 _SESSION_ID = {row.name: row.native.session_id for row in NATIVE_ROWS if row.native}
 _NAMED = {code: name for name, code in _CODE.items()}
-#: The folded read's unit formats: one unit per folder (code 1) or one per file (code 0).
+#: The folded read's unit of a folder (code 1); the formats of its other codes are read
+#: one unit per file. _FILE: a format whose files are candidates (any native one).
 _FOLDER, _FILE = _NAMED[1], _NAMED[0]
 
 
@@ -104,9 +105,10 @@ def reads_natively(fmt: str) -> bool:
 
 
 def detect_natively(paths: list[str], jobs: int) -> dict[str, str]:
-    """Detect ``paths`` on ``jobs`` threads: the files found to be ``events`` or
-    ``claude-code``, with their format, where the registry's recognisers would pick that
-    format (same first lines, same rules: ``registry.py``). The rest (another format,
+    """Detect ``paths`` on ``jobs`` threads: the files found to be of a format the
+    extension detects (``events``, ``claude-code``, ``codex``), with their format, where the
+    registry's recognisers would pick that format (same first lines, same rules:
+    ``registry.py``). The rest (another format,
     empty, unrecognised, unreadable, not a regular file): ask the registry."""
     if _native is None:
         return {}
@@ -139,7 +141,7 @@ def detect_and_read_natively(
     regular: bool = False,
 ) -> tuple[dict[str, str], dict[NativeUnit, NativeResult]]:
     """Detect ``paths`` (regular files, as :func:`detect_natively`) and read the
-    ``claude-code`` and ``events`` ones in the same pass, on ``stream.jobs`` threads:
+    ``claude-code``, ``events`` and ``codex`` ones in the same pass, on ``stream.jobs`` threads:
     each file's first lines are parsed once, detection deciding from the records the
     Claude Code parse makes of them (the same rules). A path that is not a regular,
     uncompressed file (``-``, ``.gz``, a FIFO, a device) is never opened here: its
@@ -148,11 +150,11 @@ def detect_and_read_natively(
     The files are grouped by the unit a ``claude-code`` file would join (its project
     folder, :func:`~wavemetrics.readers.sources.project_folder`); of each group, the
     files found ``claude-code`` are read as one unit in path order (what
-    :func:`~wavemetrics.readers.dispatch.plan_units` makes of them) and each ``events`` file as
-    a unit of its own. A group that shares its folder with a file that is not a
+    :func:`~wavemetrics.readers.dispatch.plan_units` makes of them) and each ``events`` or
+    ``codex`` file as a unit of its own. A group that shares its folder with a file that is not a
     candidate (``.gz``) or with one of ``detected`` (files whose format is already
     known, from the cache) is only detected: its unit holds files this pass does not
-    see. Returns the files found to be ``events`` or ``claude-code`` with their format
+    see. Returns the files found to be of a native format with their format
     (the rest: ask the registry), and the result of every unit read, by ``(format,
     paths)``; a unit whose read failed is left out (read it another way). A unit the
     caller plans otherwise (say the registry finds another ``claude-code`` file of
@@ -185,16 +187,16 @@ def detect_and_read_natively(
         *_name_args(stream), stream.jobs,
     )
     units: dict[NativeUnit, NativeResult] = {}
-    for group, (detections, claude, events) in zip(folded, outs, strict=True):
+    for group, (detections, claude, alone) in zip(folded, outs, strict=True):
         found.update((path, _NAMED[index])
                      for path, index in zip(group, detections, strict=True) if index is not None)
         members = tuple(p for p, index in zip(group, detections, strict=True) if index == 1)
         if claude is not None:
             units[_FOLDER, members] = _unit_result(_FOLDER, members, claude)
-        for index, result in events:
+        for index, result in alone:
             if result is not None:
-                unit = (group[index],)
-                units[_FILE, unit] = _unit_result(_FILE, unit, result)
+                fmt, unit = _NAMED[detections[index]], (group[index],)
+                units[fmt, unit] = _unit_result(fmt, unit, result)
     return found, units
 
 

@@ -17,7 +17,7 @@ use std::path::Path;
 /// whenever a function of this module is added, removed or changes its
 /// arguments or results, so that an extension built from older sources is
 /// found out and not called (`native.available()` is then false).
-pub const API_VERSION: u32 = 11;
+pub const API_VERSION: u32 = 12;
 
 /// The read settings: `eval_names` and `batchable_names` in normal form, empty ones
 /// dropped (`_extension.eval_names`), `idle_gap_ms` finite and `>= 0` (ms, `0`
@@ -156,10 +156,11 @@ type FoldArg = (Vec<u8>, String, Option<String>);
 /// Detect and read groups of files on `jobs` threads, each file opened and its first
 /// lines parsed once (`readers::read_folded`): a group is the candidate files of one
 /// Claude Code project folder, in path order. Per group, in group order: `(found,
-/// claude, events)`: each file's detection (`0` events, `1` claude-code, `None`: ask
-/// the registry), the unit of the files found `claude-code` (a unit tuple
+/// claude, alone)`: each file's detection (`0` events, `1` claude-code, `2` codex,
+/// `None`: ask the registry), the unit of the files found `claude-code` (a unit tuple
 /// ([`unit`]), or `None`: none, or the read failed), and `[(file
-/// index, unit tuple or None)]` for the `events` files. With fewer groups than `jobs`,
+/// index, unit tuple or None)]` for the files read as units of their own (`events`
+/// and `codex`; a rollout's session id without one is its file name's UUID). With fewer groups than `jobs`,
 /// a group's files are parsed on the threads left over.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
@@ -168,6 +169,7 @@ fn read_folded<'py>(
     groups: Vec<Vec<FoldArg>>,
     event_types: Vec<String>,
     claude_only_types: Vec<String>,
+    codex_types: Vec<String>,
     max_tracked_calls: Option<usize>,
     eval_names: Vec<String>,
     batchable_names: Vec<String>,
@@ -178,6 +180,7 @@ fn read_folded<'py>(
     let sniffers = Sniffers {
         event_types: &event_types,
         claude_only_types: &claude_only_types,
+        codex_types: &codex_types,
     };
     let per_group = (jobs / groups.len().max(1)).max(1);
     let outs = py.detach(|| {
@@ -198,12 +201,12 @@ fn read_folded<'py>(
             let found: Vec<Option<usize>> =
                 out.found.iter().map(|f| f.map(|d| d as usize)).collect();
             let claude = out.claude.as_ref().map(|o| unit(py, o)).transpose()?;
-            let events = out
-                .events
+            let alone = out
+                .alone
                 .iter()
                 .map(|(index, o)| Ok((*index, o.as_ref().map(|o| unit(py, o)).transpose()?)))
                 .collect::<PyResult<Vec<_>>>()?;
-            (found, claude, events).into_pyobject(py)
+            (found, claude, alone).into_pyobject(py)
         })
         .collect()
 }
@@ -231,6 +234,7 @@ fn summarize_json<'py>(
     skipped: Vec<(String, String)>,
     event_types: Vec<String>,
     claude_only_types: Vec<String>,
+    codex_types: Vec<String>,
     max_tracked_calls: Option<usize>,
     eval_names: Vec<String>,
     batchable_names: Vec<String>,
@@ -243,6 +247,7 @@ fn summarize_json<'py>(
     let sniffers = Sniffers {
         event_types: &event_types,
         claude_only_types: &claude_only_types,
+        codex_types: &codex_types,
     };
     let files: Vec<command::CommandFile> = files
         .iter()
@@ -354,18 +359,21 @@ fn detection_counts() -> (usize, usize) {
 }
 
 /// Detect each file's format from its first lines on `jobs` threads: `0` `events`,
-/// `1` `claude-code`, `None` (ask the registry; also a file that cannot be read).
+/// `1` `claude-code`, `2` `codex`, `None` (ask the registry; also a file that cannot
+/// be read).
 #[pyfunction]
 fn detect_many(
     py: Python<'_>,
     paths: Vec<Vec<u8>>,
     event_types: Vec<String>,
     claude_only_types: Vec<String>,
+    codex_types: Vec<String>,
     jobs: usize,
 ) -> Vec<Option<usize>> {
     let sniffers = Sniffers {
         event_types: &event_types,
         claude_only_types: &claude_only_types,
+        codex_types: &codex_types,
     };
     py.detach(|| {
         crate::parallel::map_indexed(paths.len(), jobs, |i| {

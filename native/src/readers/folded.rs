@@ -1,11 +1,13 @@
 //! The folded read: a Claude Code project folder's candidate files detected and
 //! read in one pass, each file's first lines parsed once for both (`detect.rs`'s
-//! [`Window`] decides from the records the Claude Code parse makes of them).
+//! [`Window`] decides from the records the Claude Code parse makes of them); the
+//! files found `events` or `codex` are read there too, each a unit of its own.
 
 use super::claude_code::{
     claude_line, claude_recs_from, read_claude_once, read_claude_split, ClaudeFolder, Rec, Tape,
     SPLIT_BUDGET, SPLIT_READS,
 };
+use super::codex::{session_id_from_file_name, Codex};
 use super::events::Events;
 use super::protocol::{Failure, Reader, Unit, UnitOut};
 use crate::account::LineAccount;
@@ -37,9 +39,9 @@ pub struct FoldOut {
     /// group's order (as [`read_claude_code`] reads them); `None` when no file is, or
     /// when the read failed (the caller then reads the unit another way).
     pub claude: Option<UnitOut>,
-    /// Each `events` file's unit (as [`read_events`] reads it), by the file's index;
-    /// `None` when its read failed.
-    pub events: Vec<(usize, Option<UnitOut>)>,
+    /// Each file read as a unit of its own (found `events` or `codex`: its format is
+    /// in `found`), by the file's index, in index order; `None` when its read failed.
+    pub alone: Vec<(usize, Option<UnitOut>)>,
 }
 
 /// A file's detection window, read as Claude Code records: what detection finds,
@@ -65,11 +67,12 @@ fn sniff(path: &Path, sniffers: &Sniffers) -> Option<Sniff> {
         let Some((raw, has_newline)) = rest.next_line().ok()? else {
             break; // the whole file is in the window
         };
-        window.take(raw)?;
+        let line = window.take(raw)?;
         claude_line(raw, first, has_newline, |rec, seen| {
             tape.push(&rec);
             if let Some((kind, has_uuid, qwen)) = seen {
                 window.record(kind, has_uuid, qwen.resolve(kind, has_uuid));
+                window.codex_line(kind, line);
             }
             Ok(())
         })
@@ -224,24 +227,24 @@ fn fold_group(
     budget: u64,
 ) -> FoldOut {
     let mut found = Vec::with_capacity(group.len());
-    let mut events = Vec::new();
+    let mut alone = Vec::new();
     let mut folder = FoldedFolder::new(settings);
-    let read_events_file = |file: &FoldFile| {
-        Events
-            .read(
-                &Unit {
-                    paths: &[file.path],
-                    session_ids: &[file.events_default.to_string()],
-                },
-                settings,
-                1,
-            )
-            .ok()
+    // a file found `events` or `codex`, read as a unit of its own (opened again)
+    let read_alone = |file: &FoldFile, format: Detected| {
+        let (reader, session_id): (&dyn Reader, String) = match format {
+            Detected::Codex => (&Codex, session_id_from_file_name(file.path)),
+            _ => (&Events, file.events_default.to_string()),
+        };
+        let unit = Unit {
+            paths: &[file.path],
+            session_ids: &[session_id],
+        };
+        reader.read(&unit, settings, 1).ok()
     };
     // one file detected and read on this thread, its lines applied as they are read
     let direct = |index: usize,
                   found: &mut Vec<Option<Detected>>,
-                  events: &mut Vec<(usize, Option<UnitOut>)>,
+                  alone: &mut Vec<(usize, Option<UnitOut>)>,
                   folder: &mut FoldedFolder| {
         let file = &group[index];
         let sniffed = sniff(file.path, sniffers);
@@ -251,19 +254,22 @@ fn fold_group(
             (Some(Detected::ClaudeCode), Some(sniffed)) => folder.add(index, |f, n| {
                 apply_sniffed(f, sniffed, n, file.claude_fallback)
             }),
-            (Some(Detected::Events), _) => events.push((index, read_events_file(file))),
+            (Some(format @ (Detected::Events | Detected::Codex)), sniffed) => {
+                drop(sniffed); // closed before the file is opened again
+                alone.push((index, read_alone(file, format)));
+            }
             _ => {}
         }
     };
     if threads < 2 || group.len() < 2 {
         for index in 0..group.len() {
-            direct(index, &mut found, &mut events, &mut folder);
+            direct(index, &mut found, &mut alone, &mut folder);
         }
         let claude = folder.finish(group, settings, threads);
         return FoldOut {
             found,
             claude,
-            events,
+            alone,
         };
     }
     SPLIT_READS.fetch_add(1, Ordering::Relaxed);
@@ -274,15 +280,21 @@ fn fold_group(
         .collect();
     enum Parsed {
         Claude(Result<Tape, Failure>),
-        Events(Option<UnitOut>),
+        Alone(Detected, Option<UnitOut>),
         Other,
     }
     let parse = |index: usize| -> Parsed {
         let file = &group[index];
-        match sniff(file.path, sniffers) {
-            Some(s) if s.found == Some(Detected::ClaudeCode) => Parsed::Claude(tape_sniffed(s)),
-            Some(s) if s.found == Some(Detected::Events) => Parsed::Events(read_events_file(file)),
-            _ => Parsed::Other,
+        let Some(sniffed) = sniff(file.path, sniffers) else {
+            return Parsed::Other;
+        };
+        match sniffed.found {
+            Some(Detected::ClaudeCode) => Parsed::Claude(tape_sniffed(sniffed)),
+            Some(format @ (Detected::Events | Detected::Codex)) => {
+                drop(sniffed); // closed before the file is opened again
+                Parsed::Alone(format, read_alone(file, format))
+            }
+            None => Parsed::Other,
         }
     };
     let merged: Result<(), ()> =
@@ -297,13 +309,13 @@ fn fold_group(
                         Ok(account)
                     });
                 }
-                Some(Parsed::Events(out)) => {
-                    found.push(Some(Detected::Events));
-                    events.push((index, out));
+                Some(Parsed::Alone(format, out)) => {
+                    found.push(Some(format));
+                    alone.push((index, out));
                 }
                 Some(Parsed::Other) => found.push(None),
                 // a file larger than the budget: read here, line by line
-                None => direct(index, &mut found, &mut events, &mut folder),
+                None => direct(index, &mut found, &mut alone, &mut folder),
             }
             Ok(())
         });
@@ -312,7 +324,7 @@ fn fold_group(
     FoldOut {
         found,
         claude,
-        events,
+        alone,
     }
 }
 
@@ -347,7 +359,13 @@ mod tests {
         );
         // Claude Code lines first, an events record third: an events file
         let late_events = format!("{}\n{}\n{events_b}", USE, r#"{"type":"summary"}"#);
-        let files: [(&str, &[u8]); 7] = [
+        let rollout = concat!(
+            r#"{"timestamp":"2025-01-01T00:00:01Z","type":"response_item","payload":{"type":"function_call","name":"shell","call_id":"x"}}"#,
+            "\n",
+            r#"{"timestamp":"2025-01-01T00:00:03Z","type":"response_item","payload":{"type":"function_call_output","call_id":"x","output":"ok"}}"#,
+            "\n"
+        );
+        let files: [(&str, &[u8]); 8] = [
             ("a.jsonl", claude_a.as_bytes()),
             ("b.jsonl", events_b.as_bytes()),
             ("c.jsonl", claude_c.as_bytes()),
@@ -355,11 +373,13 @@ mod tests {
             ("e.jsonl", b""),
             ("g.jsonl", &[0x1f, 0x8b, 8, 0]),
             ("h.jsonl", late_events.as_bytes()),
+            (ROLLOUT_NAME, rollout.as_bytes()),
         ];
         for (name, data) in files {
             std::fs::write(dir.join(name), data).unwrap();
         }
-        let names = ["a", "b", "c", "d", "e", "f", "g", "h"];
+        const ROLLOUT_NAME: &str = "i-0195500a-1b2c-7d3e-8f40-123456789abc.jsonl";
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h", &ROLLOUT_NAME[..38]];
         let paths: Vec<std::path::PathBuf> = names
             .iter()
             .map(|n| dir.join(format!("{n}.jsonl")))
@@ -376,12 +396,25 @@ mod tests {
             .collect();
         let event_types = ["tool_execution_start".to_string(), "turn_end".to_string()];
         let claude_only = ["summary".to_string()];
+        let codex = ["session_meta".to_string(), "response_item".to_string()];
         let sniffers = Sniffers {
             event_types: &event_types,
             claude_only_types: &claude_only,
+            codex_types: &codex,
         };
         let (claude, events) = (Some(Detected::ClaudeCode), Some(Detected::Events));
-        let found = vec![claude, events, claude, None, None, None, None, events];
+        let codex_found = Some(Detected::Codex);
+        let found = vec![
+            claude,
+            events,
+            claude,
+            None,
+            None,
+            None,
+            None,
+            events,
+            codex_found,
+        ];
         for (path, want) in paths.iter().zip(&found) {
             assert_eq!(crate::detect::detect(path, &sniffers).ok().flatten(), *want);
         }
@@ -392,9 +425,18 @@ mod tests {
                 &[&paths[0], &paths[2]],
                 &["fb-a", "fb-c"],
             )),
-            events: vec![
+            alone: vec![
                 (1, Some(read_unit(&Events, &[&paths[1]], &["b"]))),
                 (7, Some(read_unit(&Events, &[&paths[7]], &["h"]))),
+                // its session id without session_meta: its file name's UUID
+                (
+                    8,
+                    Some(read_unit(
+                        &Codex,
+                        &[&paths[8]],
+                        &["0195500a-1b2c-7d3e-8f40-123456789abc"],
+                    )),
+                ),
             ],
         };
         let lanes = expected.claude.as_ref().map(|out| out.lanes.len());
@@ -415,7 +457,7 @@ mod tests {
         // only others: nothing read
         let none = fold_group(&group[3..7], &sniffers, &settings(), 1, 0);
         assert_eq!(none.found, vec![None; 4]);
-        assert_eq!((none.claude, none.events), (None, vec![]));
+        assert_eq!((none.claude, none.alone), (None, vec![]));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -470,6 +512,7 @@ mod tests {
         let sniffers = Sniffers {
             event_types: &none,
             claude_only_types: &none,
+            codex_types: &none,
         };
         let plain = read_unit(&ClaudeCode, &[&paths[0], &paths[1]], &["a", "b"]);
         assert!(plain.read_again_in_batch);

@@ -26,8 +26,7 @@ pub use protocol::{LaneOut, ReadError, Reader, Unit, UnitOut};
 use crate::detect::Detected;
 
 /// A format the native engine reads, by the code the binding takes: the formats
-/// detection finds ([`Detected`], same codes) and those it does not detect but
-/// reads when the registry has (`codex`).
+/// detection finds ([`Detected`], same codes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Events = 0,
@@ -52,6 +51,7 @@ impl From<Detected> for Format {
         match found {
             Detected::Events => Format::Events,
             Detected::ClaudeCode => Format::ClaudeCode,
+            Detected::Codex => Format::Codex,
         }
     }
 }
