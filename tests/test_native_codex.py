@@ -268,6 +268,10 @@ def test_hostile_embedded_durations_read_the_same(tmp_path: Path, output: str) -
     assert '"batched_write_' in document
 
 
+#: A line's start with its timestamp (the record's other keys follow).
+_T = b'{"timestamp": "2025-03-01T10:00:06Z", '
+
+
 def test_hostile_lines_read_the_same(tmp_path: Path) -> None:
     """Huge numbers, deep nesting, invalid UTF-8, lone surrogates in types, ids, names and
     namespaces, control characters, BOMs and CRs: the same accounts and figures."""
@@ -325,10 +329,27 @@ def test_hostile_lines_read_the_same(tmp_path: Path) -> None:
         b'"a string"',
         b'[1, 2]',
         b'[' + b"1" * 5000 + b"]",
+        # repeated payloads and payload keys: the last of each wins, whatever came before
+        _T + b'"type": "response_item", "payload": {"type": "function_call", '
+        b'"call_id": "r1", "name": "x"}, "payload": 1}',
+        _T + b'"type": "response_item", "payload": 1, "payload": {"type": "function_call", '
+        b'"call_id": "r2", "name": "x"}}',
+        _T + b'"type": "response_item", "payload": {"type": "function_call", '
+        b'"call_id": "r3", "name": "x"}, "payload": {"type": "message"}}',
+        _T + b'"type": "response_item", "payload": {"type": "function_call", '
+        b'"call_id": "r4", "call_id": "r5", "name": "x", "name": 7}}',
+        _T + b'"type": "response_item", "payload": {"type": "function_call", '
+        b'"call_id": "r6", "name": "x", "output": "a", "output": 1}}',
+        # an object payload nested deep, and past the reader's depth limit (both far
+        # from it: Python's own limit moves with the depth of the stack that calls it)
+        *(_T + b'"type": "event_msg", "payload": {"type": "x", "d": '
+          + b"[" * n + b"]" * n + b"}}" for n in (900, 990)),
     ]
     path = _write(tmp_path, b"\n".join(lines) + b"\n", True)
     document = _both([path], CODEX.name, 2000, ("eval", "codemode", "code_mode"), units=1)
     assert '"invalid_json"' in document and '"invalid_utf8"' in document
+    # the payload array past the limit, and the object payload nested 990 deep
+    assert '"too_deeply_nested": 2' in document
 
 
 def test_forks_read_the_same(tmp_path: Path) -> None:

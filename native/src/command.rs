@@ -792,6 +792,7 @@ mod tests {
 
     const CLAUDE: Option<Detected> = Some(Detected::ClaudeCode);
     const EVENTS: Option<Detected> = Some(Detected::Events);
+    const CODEX: Option<Detected> = Some(Detected::Codex);
 
     /// The default options record as `wavemetrics/run/_options.py` writes it
     /// (`options_json(options_record())`): what the native command hands over.
@@ -1178,6 +1179,45 @@ mod tests {
         )];
         let outcome = assemble(1, &[vec![0]], &outs).unwrap();
         assert_eq!(shape(&outcome), (vec![("claude-code", 5)], vec![]));
+        // a Codex rollout beside Claude Code files and an events file, the group's
+        // members (path order) walk 2, 0, 3, 1: the rollout (walk 0) and the events
+        // file (walk 3) are units of their own, each where its file is in walk order;
+        // the Claude Code unit (walk 2 and 1, in that order) comes at walk 1
+        let outs = [fold(
+            vec![CLAUDE, CODEX, EVENTS, CLAUDE],
+            Some(unit(
+                vec![account(2, 1), account(3, 1)],
+                vec![lane(1, "c", "main"), lane(0, "a", "main")],
+            )),
+            vec![
+                (
+                    1,
+                    Some(unit(vec![account(9, 2)], vec![lane(0, "r", "main")])),
+                ),
+                (
+                    2,
+                    Some(unit(vec![account(4, 1)], vec![lane(0, "e", "main")])),
+                ),
+            ],
+        )];
+        let outcome = assemble(4, &[vec![2, 0, 3, 1]], &outs).unwrap();
+        assert_eq!(
+            shape(&outcome),
+            (
+                vec![
+                    ("codex", 9),
+                    ("claude-code", 3),
+                    ("claude-code", 2),
+                    ("events", 4)
+                ],
+                vec![
+                    (0, "r", "main"),
+                    (1, "c", "main"),
+                    (2, "a", "main"),
+                    (3, "e", "main")
+                ]
+            )
+        );
         // nothing at all
         let outcome = assemble(0, &[], &[]).unwrap();
         assert_eq!(shape(&outcome), (vec![], vec![]));

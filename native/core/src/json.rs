@@ -607,6 +607,64 @@ where
     Ok(message)
 }
 
+/// What [`parse_object_nested`] hands over: a key of the line's object, the start of
+/// the nested object (the value of the nested key, when an object), or a key of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    /// The value of `keys[i]` (for the nested key, after its keys, when an object).
+    Outer(usize),
+    /// A value of the nested key that is an object begins: the keys it hands over
+    /// next are its own (a repeated nested key begins again: the last one wins).
+    Opened,
+    /// The value of `inner[i]` in the nested object.
+    Inner(usize),
+}
+
+/// [`parse_object`] that also reads the object that is the value of `keys[nested]`
+/// (when it is one), in the same pass: `set` gets [`Field::Opened`] when it begins,
+/// then the raw value of each key of `inner` in it ([`Field::Inner`], repeated keys
+/// handed over again), then the whole object's raw text as [`Field::Outer`]. A value
+/// of another type is handed over as `parse_object` hands it. Every other value is
+/// validated and skipped. (A Codex rollout's `payload`: read once, not once for the
+/// line and once again for its keys.)
+pub fn parse_object_nested<'a, F>(
+    text: &'a str,
+    keys: &[&str],
+    nested: usize,
+    inner: &[&str],
+    mut set: F,
+) -> Result<(), SyntaxError>
+where
+    F: FnMut(Field, Raw<'a>),
+{
+    Scan::line(text, |scan, key| {
+        match key_index(keys, key) {
+            Some(index) if index == nested && scan.space() == Some(b'{') => {
+                let start = scan.at;
+                set(
+                    Field::Opened,
+                    Raw {
+                        text: "{",
+                        plain: false,
+                    },
+                );
+                scan.object(2, |scan, key| match key_index(inner, key) {
+                    Some(i) => {
+                        set(Field::Inner(i), scan.raw(2)?);
+                        Ok(())
+                    }
+                    None => scan.skip(2),
+                })?;
+                let text = scan.text.get(start..scan.at).ok_or(SyntaxError)?;
+                set(Field::Outer(index), Raw { text, plain: false });
+            }
+            Some(index) => set(Field::Outer(index), scan.raw(1)?),
+            None => scan.skip(1)?,
+        }
+        Ok(())
+    })
+}
+
 /// Why a line that does not start with `{` (after JSON whitespace) gives no
 /// record (`_lines.py` `_parse`): `not_an_object` when it is valid JSON of
 /// another type, else `invalid_json`. (A line that starts with `{` and fails
@@ -894,6 +952,116 @@ mod fast_tests {
         assert!(parse_object_fast(r#"{"a":1} x"#, &[], "message", |_, _| {}).is_err());
         assert_eq!(rejection(r#"  {"a": 1"#), "invalid_json");
         assert_eq!(rejection(" [1]"), "not_an_object");
+    }
+}
+
+#[cfg(test)]
+mod nested_tests {
+    use super::*;
+
+    /// What `parse_object_nested` hands over for `text` (keys `type`, `payload`,
+    /// `timestamp`, nested `payload`, inner `type`, `id`), as (field, value) pairs.
+    fn fields(text: &str) -> Result<Vec<(Field, Val<'_>)>, SyntaxError> {
+        let mut out = Vec::new();
+        parse_object_nested(
+            text,
+            &["type", "payload", "timestamp"],
+            1,
+            &["type", "id"],
+            |field, raw| out.push((field, Val::of(raw))),
+        )?;
+        Ok(out)
+    }
+
+    fn t(text: &str) -> Val<'_> {
+        Val::Text(text)
+    }
+
+    #[test]
+    fn the_nested_object_s_keys_come_in_the_same_pass() {
+        let line = r#"{"timestamp":"T","type":"event_msg","payload":{"type":"token_count","info":{"type":"x","id":[1]},"id":"i"},"x":[{"payload":{}}]}"#;
+        assert_eq!(
+            fields(line).unwrap(),
+            vec![
+                (Field::Outer(2), t("T")),
+                (Field::Outer(0), t("event_msg")),
+                (Field::Opened, Val::Object("{")),
+                (Field::Inner(0), t("token_count")),
+                (Field::Inner(1), t("i")),
+                (
+                    Field::Outer(1),
+                    Val::Object(r#"{"type":"token_count","info":{"type":"x","id":[1]},"id":"i"}"#)
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_nested_key_of_another_type_or_repeated_is_handed_over_as_it_comes() {
+        // not an object: its value, no Opened, nothing inner (the other keys as ever)
+        assert_eq!(
+            fields(r#"{"payload":[{"type":"a"}],"type":"t"}"#).unwrap(),
+            vec![
+                (Field::Outer(1), Val::Array(r#"[{"type":"a"}]"#)),
+                (Field::Outer(0), t("t")),
+            ]
+        );
+        assert_eq!(
+            fields(r#"{"payload": "x"}"#).unwrap(),
+            vec![(Field::Outer(1), t("x"))]
+        );
+        // repeated: each value in turn, an object opened again (the caller keeps the last)
+        assert_eq!(
+            fields(r#"{"payload":{"id":"a"},"payload":1,"payload":{ }}"#).unwrap(),
+            vec![
+                (Field::Opened, Val::Object("{")),
+                (Field::Inner(1), t("a")),
+                (Field::Outer(1), Val::Object(r#"{"id":"a"}"#)),
+                (Field::Outer(1), Val::Num(1.0)),
+                (Field::Opened, Val::Object("{")),
+                (Field::Outer(1), Val::Object("{ }")),
+            ]
+        );
+        // an inner key spelled with an escape is that key; an inner key at the top
+        // level, or the nested key inside, is no inner key
+        assert_eq!(
+            fields(r#"{"id":1,"payload":{"id":2,"payload":{"type":3}}}"#).unwrap(),
+            vec![
+                (Field::Opened, Val::Object("{")),
+                (Field::Inner(1), Val::Num(2.0)),
+                (
+                    Field::Outer(1),
+                    Val::Object(r#"{"id":2,"payload":{"type":3}}"#)
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_nested_parse_refuses_what_the_plain_parse_refuses() {
+        for bad in [
+            r#"{"payload":{"type":"a",}}"#,
+            r#"{"payload":{"type":}}"#,
+            r#"{"payload":{"type":"a"}"#,
+            r#"{"payload":{"x":[1,]}}"#,
+            r#"{"payload":{}} x"#,
+            "[1]",
+        ] {
+            assert_eq!(fields(bad), Err(SyntaxError), "{bad}");
+            assert_eq!(parse_object(bad, &[], |_, _| {}), Err(SyntaxError), "{bad}");
+        }
+        // as deep as the plain parse reads (984 levels), inside the nested object too
+        let deep = |n: usize| {
+            format!(
+                "{{\"payload\":{{\"x\":{}{}}}}}",
+                "[".repeat(n),
+                "]".repeat(n)
+            )
+        };
+        assert!(fields(&deep(982)).is_ok());
+        assert_eq!(parse_object(&deep(982), &[], |_, _| {}), Ok(()));
+        assert_eq!(fields(&deep(983)), Err(SyntaxError));
+        assert_eq!(parse_object(&deep(983), &[], |_, _| {}), Err(SyntaxError));
     }
 }
 

@@ -13,7 +13,9 @@ use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, 
 use crate::account::LineAccount;
 use crate::activity::Timing;
 use crate::io::open_plain;
-use crate::json::{nesting_exceeds, parse_object, SyntaxError, Val, PY_MAX_DEPTH};
+use crate::json::{
+    nesting_exceeds, parse_object, parse_object_nested, Field, Raw, SyntaxError, Val, PY_MAX_DEPTH,
+};
 use crate::summary::{BatchKey, LaneStream, Settings, Summary};
 use crate::time::iso_to_ms;
 use hashbrown::{HashMap, HashSet};
@@ -242,14 +244,14 @@ fn wtf8_text(bytes: &[u8]) -> Cow<'_, str> {
 fn embedded_duration_ms(output: &Val<'_>) -> Option<f64> {
     let text = wtf8_text(output.str_bytes()?);
     let text: &str = &text;
-    if nesting_exceeds(text.as_bytes(), PY_MAX_OUTPUT_DEPTH) {
-        return None;
-    }
     if !text
         .trim_start_matches([' ', '\t', '\n', '\r'])
         .starts_with('{')
     {
         return None; // not JSON, or JSON but not an object
+    }
+    if nesting_exceeds(text.as_bytes(), PY_MAX_OUTPUT_DEPTH) {
+        return None;
     }
     let mut metadata = Val::Absent;
     parse_object(text, &["metadata"], |_, raw| metadata = Val::of(raw)).ok()?;
@@ -388,17 +390,66 @@ impl Rollout {
     }
 }
 
-/// A record's payload, by [`PAYLOAD_KEYS`].
-type Payload<'a> = [Val<'a>; 10];
+/// Where `output` is in [`PAYLOAD_KEYS`].
+const OUTPUT: usize = 8;
 
-fn payload_of(text: &str) -> Result<Payload<'_>, Failure> {
-    let mut p: Payload<'_> = Default::default();
-    parse_object(text, &PAYLOAD_KEYS, |i, raw| p[i] = Val::of(raw)).map_err(bad_json)?;
-    Ok(p)
+/// A record's payload: the values of [`PAYLOAD_KEYS`] (indexed by their place there),
+/// but `output`'s, of which only its JSON text is kept: it is decoded only for a
+/// batched write, whose duration it may hold (an output is often long and escaped).
+#[derive(Default)]
+struct Payload<'a> {
+    keys: [Val<'a>; 10],
+    output: Option<Raw<'a>>,
+}
+
+impl<'a> std::ops::Index<usize> for Payload<'a> {
+    type Output = Val<'a>;
+
+    fn index(&self, key: usize) -> &Val<'a> {
+        &self.keys[key]
+    }
+}
+
+impl<'a> Payload<'a> {
+    /// The value of `output` (decoded now).
+    fn output(&self) -> Val<'a> {
+        self.output.map_or(Val::Absent, Val::of)
+    }
+}
+
+impl<'a> Payload<'a> {
+    /// Take the value of `PAYLOAD_KEYS[key]` (a repeated key again: the last wins).
+    fn set(&mut self, key: usize, raw: Raw<'a>) {
+        if key == OUTPUT {
+            self.output = Some(raw);
+        } else {
+            self.keys[key] = Val::of(raw);
+        }
+    }
+}
+
+/// A line's record by [`RECORD_KEYS`], and its payload's keys by [`PAYLOAD_KEYS`] when
+/// the (last) payload is an object, read in one pass (`json.loads` of the line); a
+/// [`SyntaxError`] when the line is no valid JSON object.
+fn record_of(text: &str) -> Result<([Val<'_>; 3], Payload<'_>), SyntaxError> {
+    let mut v: [Val; 3] = Default::default();
+    let mut p = Payload::default();
+    parse_object_nested(
+        text,
+        &RECORD_KEYS,
+        1,
+        &PAYLOAD_KEYS,
+        |field, raw| match field {
+            Field::Outer(i) => v[i] = Val::of(raw),
+            Field::Opened => p = Payload::default(), // a repeated payload: the last wins
+            Field::Inner(i) => p.set(i, raw),
+        },
+    )?;
+    Ok((v, p))
 }
 
 fn read_meta(p: &Payload<'_>, state: &mut Rollout, account: &mut LineAccount) {
-    let [_, id, forked_from, stamp, ..] = p;
+    let [_, id, forked_from, stamp, ..] = &p.keys;
     if state.session_id.is_some() {
         account.ignore(b"repeated_session_meta");
         return;
@@ -487,7 +538,7 @@ fn read_call(
         return;
     };
     // batched write (0.4x): call and output flushed together after the call ran
-    match embedded_duration_ms(&p[8]) {
+    match embedded_duration_ms(&p.output()) {
         Some(duration) if at_ms - duration >= 0.0 => {
             state.observations[index].at_ms = at_ms - duration;
             account.note("batched_write_duration_applied", 1);
@@ -520,6 +571,7 @@ fn harness_call(p: &Payload<'_>, item: &[u8]) -> bool {
 /// `_read_record` of `codex.py`, the record's `type`, `payload` and `timestamp` given.
 fn read_record(
     v: &[Val<'_>; 3],
+    p: &Payload<'_>,
     state: &mut Rollout,
     account: &mut LineAccount,
 ) -> Result<(), Failure> {
@@ -536,16 +588,19 @@ fn read_record(
         account.ignore(kind);
         return Ok(());
     }
-    let Val::Object(payload) = payload else {
+    let Val::Object(_) = payload else {
         if response {
             state.step_batch(false); // not a call item: it ends the batch
         }
         account.problem("invalid_payload");
         return Ok(());
     };
-    let p = payload_of(payload)?;
+    if kind == b"turn_context" {
+        account.ignore(kind); // whatever its payload holds
+        return Ok(());
+    }
     if kind == b"session_meta" {
-        read_meta(&p, state, account);
+        read_meta(p, state, account);
         return Ok(());
     }
     let Some(item) = p[0].str_bytes() else {
@@ -556,11 +611,9 @@ fn read_record(
         return Ok(());
     };
     let start = START_TYPES.contains(&item);
-    if response && (start || END_TYPES.contains(&item)) && harness_call(&p, item) {
+    if response && (start || END_TYPES.contains(&item)) && harness_call(p, item) {
         let batch = state.step_batch(start);
-        read_call(stamp, &p, start, item, state, account, batch);
-    } else if kind == b"turn_context" {
-        account.ignore(kind);
+        read_call(stamp, p, start, item, state, account, batch);
     } else {
         if response {
             state.step_batch(false);
@@ -572,17 +625,16 @@ fn read_record(
 
 /// `_boundary`: whether the record is the fork's first own `turn_context` (and note
 /// that some turn id was dated).
-fn boundary(v: &[Val<'_>; 3], gate: &mut Gate) -> Result<bool, Failure> {
+fn boundary(v: &[Val<'_>; 3], p: &Payload<'_>, gate: &mut Gate) -> bool {
     let [kind, payload, _] = v;
-    let (Some(b"turn_context"), Val::Object(payload)) = (kind.str_bytes(), payload) else {
-        return Ok(false);
+    let (Some(b"turn_context"), Val::Object(_)) = (kind.str_bytes(), payload) else {
+        return false;
     };
-    let p = payload_of(payload)?;
     let Some(minted) = uuid7_ms(&p[9]) else {
-        return Ok(false);
+        return false;
     };
     gate.dated = true;
-    Ok(minted >= gate.created_ms)
+    minted >= gate.created_ms
 }
 
 /// `_close_gate`: replayed, the lane goes back to the snapshot and the records are
@@ -612,21 +664,20 @@ fn read_codex_once(
         &mut account,
         PY_MAX_LINE_DEPTH,
         |text, account| {
-            let mut v: [Val; 3] = Default::default();
-            parse_object(text, &RECORD_KEYS, |i, raw| v[i] = Val::of(raw)).map_err(bad_json)?;
+            let (v, p) = record_of(text).map_err(bad_json)?;
             if int_too_long(text.as_bytes()) {
                 return Err(bad_json(SyntaxError)); // Python's int() refuses it: invalid_json
             }
             seen = true;
             match state.gate.take() {
-                None => read_record(&v, &mut state, account)?,
+                None => read_record(&v, &p, &mut state, account)?,
                 Some(mut gate) => {
-                    if boundary(&v, &mut gate)? {
+                    if boundary(&v, &p, &mut gate) {
                         close_gate(&mut state, gate, account, true);
                         account.use_line();
                     } else {
                         gate.records += 1;
-                        let result = read_record(&v, &mut state, &mut gate.account);
+                        let result = read_record(&v, &p, &mut state, &mut gate.account);
                         state.gate = Some(gate);
                         result?;
                     }
