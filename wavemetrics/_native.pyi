@@ -85,9 +85,10 @@ _UnitArg = tuple[int, list[bytes], list[str]]
 #: id, events default session id or None: the same)``.
 _FoldArg = tuple[bytes, str, str | None]
 
-#: Per folded group: ``(each file's detection: 0 events, 1 claude-code, 2 codex, None:
-#: ask the registry; the unit of the files found claude-code, or None; [(file index,
-#: unit or None)] of the files read as units of their own: events and codex)``.
+#: Per folded group: ``(each file's detection: 0 events, 1 claude-code, 2 codex, 3 pi
+#: (not read here), None: ask the registry; the unit of the files found claude-code, or
+#: None; [(file index, unit or None)] of the files read as units of their own: events
+#: and codex)``.
 _Folded = tuple[list[int | None], _Unit | None, list[tuple[int, _Unit | None]]]
 
 #: A file of the native command: ``(path, Claude Code fallback session id, events
@@ -119,9 +120,7 @@ def read_units(
 
 def read_folded(
     groups: list[list[_FoldArg]],
-    event_types: list[str],
-    claude_only_types: list[str],
-    codex_types: list[str],
+    sniff_types: list[list[str]],
     max_tracked_calls: int | None,
     eval_names: list[str],
     batchable_names: list[str],
@@ -132,20 +131,16 @@ def read_folded(
 
 def detect_many(
     paths: list[bytes],
-    event_types: list[str],
-    claude_only_types: list[str],
-    codex_types: list[str],
+    sniff_types: list[list[str]],
     jobs: int,
 ) -> list[int | None]:
-    """Each file's detection: ``0`` events, ``1`` claude-code, ``2`` codex, ``None``: ask the
-    registry."""
+    """Each file's detection: ``0`` events, ``1`` claude-code, ``2`` codex, ``3`` pi,
+    ``None``: ask the registry."""
 
 def summarize_json(
     files: list[_CommandArg],
     skipped: list[tuple[str, str]],
-    event_types: list[str],
-    claude_only_types: list[str],
-    codex_types: list[str],
+    sniff_types: list[list[str]],
     max_tracked_calls: int | None,
     eval_names: list[str],
     batchable_names: list[str],

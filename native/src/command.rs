@@ -39,8 +39,9 @@ pub struct CommandFile<'a> {
 /// Why a run is left to the Python command (its output is then the reference one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Decline {
-    /// This input (by walk index) is neither `claude-code` nor `events` to the native
-    /// detection: empty, unreadable, another format or no trace (the registry decides).
+    /// This input (by walk index) is not of a format the folded read reads (`claude-code`,
+    /// `events`, `codex`): empty, unreadable, another format or no trace (the registry
+    /// decides), or a `pi` file.
     NotNative(usize),
     /// A unit could not be read natively (I/O, a turn total that overflows).
     ReadFailed,
@@ -356,7 +357,8 @@ pub fn assemble<'a>(
             match out.found.get(k).copied().flatten() {
                 Some(Detected::ClaudeCode) => claude.push(file),
                 Some(Detected::Events | Detected::Codex) => {}
-                None => return Err(Decline::NotNative(file)),
+                // a pi file is detected but not read by the folded read
+                Some(Detected::Pi) | None => return Err(Decline::NotNative(file)),
             }
         }
         if !claude.is_empty() {
@@ -1909,6 +1911,7 @@ mod tests {
             event_types: &events,
             claude_only_types: &claude_only,
             codex_types: &codex,
+            pi_types: &[],
         };
         let document = summarize(&files, &[], OPTIONS, &sniffers, &settings(), 2).unwrap();
         assert_eq!(
@@ -3161,6 +3164,7 @@ mod tests {
             event_types: &events,
             claude_only_types: &claude_only,
             codex_types: &codex,
+            pi_types: &[],
         };
         let result = summarize(&files, skipped, OPTIONS, &sniffers, &settings(), jobs);
         (
@@ -3374,6 +3378,7 @@ mod tests {
             event_types: &events,
             claude_only_types: &claude_only,
             codex_types: &codex,
+            pi_types: &[],
         };
         let result = summarize(&files, &[], OPTIONS, &sniffers, &settings(), 2);
         assert_eq!(result.err(), Some(Decline::MayRepeat));
@@ -3407,6 +3412,7 @@ mod tests {
             event_types: &events,
             claude_only_types: &claude_only,
             codex_types: &codex,
+            pi_types: &[],
         };
         let result = summarize(&files, &[], OPTIONS, &sniffers, &settings(), 2);
         assert_eq!(result.err(), Some(Decline::NotNative(1)));

@@ -1,6 +1,9 @@
 //! Format detection for the formats this crate detects, in the registry's order
-//! (`registry.py`: `events`, then `qwen` (left to Python), `claude-code` and `codex`,
-//! each recogniser over the JSON objects among the first 64 lines with content).
+//! (`registry.py`: `events`, then `qwen` (left to Python), `claude-code`, `codex`,
+//! `codex-tui` (left to Python) and `pi`, each recogniser over the JSON objects among
+//! the first 64 lines with content). A format is detected only when the registry
+//! hands over its record types ([`Sniffers::from_lists`]): its row says the
+//! extension reads it.
 //!
 //! [`Window`] holds the rule, fed one line at a time: [`detect`] feeds it a file's
 //! first lines on their own (the separate detection pass), the folded read
@@ -24,12 +27,31 @@ pub const PEEK_MAX_BYTES: usize = 64 * (1 << 20) - 1024;
 /// pass (tests use it to see that a folded read made none).
 pub static SEPARATE_DETECTIONS: AtomicUsize = AtomicUsize::new(0);
 
-/// The type sets the Python registry recognises formats by.
+/// The type sets the Python registry recognises formats by (empty: the format is
+/// not detected here).
 pub struct Sniffers<'a> {
     pub event_types: &'a [String],
     pub claude_only_types: &'a [String],
     /// `CODEX_TYPES`: the envelope types of a Codex rollout (`codex.sniff_codex`).
     pub codex_types: &'a [String],
+    /// `PI_TYPES`: the record types of pi's recogniser (`pi.sniff_pi`: a `session`
+    /// header, a `message` with a `role`).
+    pub pi_types: &'a [String],
+}
+
+impl<'a> Sniffers<'a> {
+    /// The sets by format code, as the registry hands them over (`native_sniffers()`:
+    /// one list per native format, in code order; a missing or empty list: that format
+    /// is not detected here).
+    pub fn from_lists(lists: &'a [Vec<String>]) -> Self {
+        let list = |code: usize| lists.get(code).map_or(&[][..], Vec::as_slice);
+        Sniffers {
+            event_types: list(0),
+            claude_only_types: list(1),
+            codex_types: list(2),
+            pi_types: list(3),
+        }
+    }
 }
 
 impl Sniffers<'_> {
@@ -44,6 +66,10 @@ impl Sniffers<'_> {
     fn is_codex(&self, kind: &[u8]) -> bool {
         self.codex_types.iter().any(|s| s.as_bytes() == kind)
     }
+
+    fn is_pi(&self, kind: &[u8]) -> bool {
+        self.pi_types.iter().any(|s| s.as_bytes() == kind)
+    }
 }
 
 /// What detection found.
@@ -52,6 +78,7 @@ pub enum Detected {
     Events = 0,
     ClaudeCode = 1,
     Codex = 2,
+    Pi = 3,
 }
 
 /// The detection window of one file: its first lines up to the [`DETECT_LINES`]th
@@ -71,6 +98,15 @@ pub struct Window<'s> {
     qwen: bool,
     /// A Codex envelope was seen (`codex` comes after claude-code).
     codex: bool,
+    /// A record of Codex's TUI recording was seen (`codex-tui`: after codex, before pi;
+    /// looked for only while pi is detected here).
+    tui: bool,
+    /// A pi record was seen (`pi` comes after codex-tui).
+    pi: bool,
+    /// The JSON objects seen so far: the first decides Droid's files (`session_start`),
+    /// which are never pi.
+    records: usize,
+    droid: bool,
 }
 
 impl<'s> Window<'s> {
@@ -85,6 +121,10 @@ impl<'s> Window<'s> {
             claude: false,
             qwen: false,
             codex: false,
+            tui: false,
+            pi: false,
+            records: 0,
+            droid: false,
         }
     }
 
@@ -115,6 +155,10 @@ impl<'s> Window<'s> {
     /// whether it has a `uuid` key, and whether Qwen Code's recogniser takes it
     /// ([`is_qwen`]).
     pub fn record(&mut self, kind: Option<&[u8]>, has_uuid: bool, qwen: bool) {
+        self.records += 1;
+        if self.records == 1 && kind == Some(b"session_start".as_slice()) {
+            self.droid = true; // pi's recogniser refuses the file at its first record
+        }
         self.qwen |= qwen;
         let Some(kind) = kind else {
             return;
@@ -124,17 +168,29 @@ impl<'s> Window<'s> {
         self.claude |= self.sniffers.is_claude_only(kind) || (conversation && has_uuid);
     }
 
-    /// A record of type `kind` whose line (`line`, as detection parses it) may be a
-    /// Codex envelope: parsed again for `timestamp` and `payload` ([`codex_envelope`])
-    /// only while that can change the answer (no envelope and no Claude Code record
-    /// seen yet), so a rollout's first line is the one parsed twice.
-    pub fn codex_line(&mut self, kind: Option<&[u8]>, line: &[u8]) {
-        if !self.codex
-            && !self.claude
-            && kind.is_some_and(|kind| self.sniffers.is_codex(kind))
-            && codex_envelope(line)
-        {
-            self.codex = true;
+    /// The line (`line`, as detection parses it) of the record just taken by
+    /// [`Window::record`], of type `kind`: what the recognisers after claude-code need
+    /// of it. It is parsed again only while that can change the answer (no Claude Code
+    /// record seen, and the recogniser not yet satisfied): for `timestamp` and
+    /// `payload` when its type is Codex's ([`codex_envelope`]), for pi's keys when its
+    /// type is pi's ([`pi_record`]), for Codex's TUI recording keys when it may hold
+    /// them ([`tui_record`]). A rollout's or a pi session's first line is the one
+    /// parsed twice.
+    pub fn line(&mut self, kind: Option<&[u8]>, line: &[u8]) {
+        if self.claude {
+            return;
+        }
+        if !self.codex && kind.is_some_and(|kind| self.sniffers.is_codex(kind)) {
+            self.codex = codex_envelope(line);
+        }
+        if self.sniffers.pi_types.is_empty() || self.codex {
+            return; // codex-tui and pi are looked for only while pi could be found
+        }
+        if !self.pi && kind.is_some_and(|kind| self.sniffers.is_pi(kind)) {
+            self.pi = pi_record(line);
+        }
+        if !self.tui && may_be_tui(line) {
+            self.tui = tui_record(line);
         }
     }
 
@@ -152,8 +208,10 @@ impl<'s> Window<'s> {
             Some(Detected::ClaudeCode)
         } else if self.codex {
             Some(Detected::Codex)
+        } else if self.tui || self.droid || !self.pi {
+            None // codex-tui comes before pi: Python reads it
         } else {
-            None
+            Some(Detected::Pi)
         }
     }
 }
@@ -224,12 +282,9 @@ pub fn qwen_marked(text: &str) -> bool {
 /// `CODEX_TYPES` (the caller checked): it has a `timestamp` key and its `payload` is
 /// an object (the last of repeated keys wins, as in Python's `json`).
 pub fn codex_envelope(line: &[u8]) -> bool {
-    let Ok(text) = std::str::from_utf8(line) else {
+    let Some(text) = object_text(line) else {
         return false;
     };
-    if nesting_exceeds(line, PY_MAX_DEPTH) {
-        return false;
-    }
     let (mut timestamp, mut payload) = (false, false);
     let parsed = parse_object(text, &["timestamp", "payload"], |i, raw| {
         if i == 0 {
@@ -239,6 +294,78 @@ pub fn codex_envelope(line: &[u8]) -> bool {
         }
     });
     parsed.is_ok() && timestamp && payload
+}
+
+/// The record types of Codex's TUI recording (`codex_tui.TUI_DIRECTIONS`).
+const TUI_DIRECTIONS: [&[u8]; 3] = [b"meta", b"to_tui", b"from_tui"];
+
+/// Whether a line may hold a `dir` key (spelled plainly or with a `\u` escape): only
+/// such a line needs [`tui_record`].
+fn may_be_tui(line: &[u8]) -> bool {
+    [b"\"dir\"".as_slice(), b"\\u"]
+        .iter()
+        .any(|needle| memchr::memmem::find(line, needle).is_some())
+}
+
+/// `codex_tui.sniff_codex_tui` for one line that is a JSON object: a string `dir` of
+/// [`TUI_DIRECTIONS`], a string `kind` and a `ts` key (the last of repeated keys wins).
+pub fn tui_record(line: &[u8]) -> bool {
+    let Some(text) = object_text(line) else {
+        return false;
+    };
+    let (mut dir, mut kind, mut ts) = (false, false, false);
+    let parsed = parse_object(text, &["dir", "kind", "ts"], |i, raw| match i {
+        0 => {
+            dir = Val::of(raw)
+                .str_bytes()
+                .is_some_and(|d| TUI_DIRECTIONS.contains(&d))
+        }
+        1 => kind = Val::of(raw).str_bytes().is_some(),
+        _ => ts = true,
+    });
+    parsed.is_ok() && dir && kind && ts
+}
+
+/// `pi.sniff_pi` for one line that is a JSON object whose `type` is one of pi's (the
+/// caller checked): a `session` header with a string `id` and a `timestamp` key, or a
+/// `message` whose `message` is an object with a `role` key (the last of repeated keys
+/// wins).
+pub fn pi_record(line: &[u8]) -> bool {
+    let Some(text) = object_text(line) else {
+        return false;
+    };
+    let (mut kind, mut id, mut timestamp, mut role) = (None, false, false, false);
+    let parsed = parse_object(
+        text,
+        &["type", "id", "timestamp", "message"],
+        |i, raw| match i {
+            0 => kind = Val::of(raw).str_bytes().map(<[u8]>::to_vec),
+            1 => id = Val::of(raw).str_bytes().is_some(),
+            2 => timestamp = true,
+            _ => {
+                role = match Val::of(raw) {
+                    Val::Object(inner) => {
+                        let mut found = false;
+                        parse_object(inner, &["role"], |_, _| found = true).is_ok() && found
+                    }
+                    _ => false,
+                }
+            }
+        },
+    );
+    parsed.is_ok()
+        && match kind.as_deref() {
+            Some(b"session") => id && timestamp,
+            Some(b"message") => role,
+            _ => false,
+        }
+}
+
+/// The text of a line that detection may take for a JSON object (UTF-8, nested no
+/// deeper than Python's `json` reads), else `None`.
+fn object_text(line: &[u8]) -> Option<&str> {
+    let text = std::str::from_utf8(line).ok()?;
+    (!nesting_exceeds(line, PY_MAX_DEPTH)).then_some(text)
 }
 
 /// A line as detection reads it (`json.loads` of the line): `Some((type when a
@@ -302,7 +429,7 @@ pub fn detect(path: &Path, sniffers: &Sniffers) -> io::Result<Option<Detected>> 
         }
         if let Some((kind, has_uuid, qwen)) = sniff_line(line) {
             window.record(kind.as_deref(), has_uuid, qwen);
-            window.codex_line(kind.as_deref(), line);
+            window.line(kind.as_deref(), line);
         }
     }
     Ok(window.found())
@@ -312,29 +439,142 @@ pub fn detect(path: &Path, sniffers: &Sniffers) -> io::Result<Option<Detected>> 
 mod tests {
     use super::*;
 
-    fn detect_text(text: &str) -> Option<&'static str> {
+    /// The sets by code, as the registry hands them over (pi's only with `pi`).
+    fn lists(pi: bool) -> Vec<Vec<String>> {
+        let set = |types: &[&str]| types.iter().map(|t| t.to_string()).collect();
+        let mut lists = vec![
+            set(&["tool_execution_start", "turn_end"]),
+            set(&["summary"]),
+            set(&["session_meta", "response_item"]),
+        ];
+        if pi {
+            lists.push(set(&["message", "session"]));
+        }
+        lists
+    }
+
+    fn detect_in(text: &str, pi: bool) -> Option<&'static str> {
         let dir = std::env::temp_dir().join(format!("wm-detect-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(format!(
-            "{:x}.jsonl",
+            "{:x}-{pi}.jsonl",
             text.len() * 31 + text.bytes().map(usize::from).sum::<usize>()
         ));
         std::fs::write(&path, text).unwrap();
-        let events = ["tool_execution_start".to_string(), "turn_end".to_string()];
-        let claude = ["summary".to_string()];
-        let codex = ["session_meta".to_string(), "response_item".to_string()];
-        let sniffers = Sniffers {
-            event_types: &events,
-            claude_only_types: &claude,
-            codex_types: &codex,
-        };
+        let lists = lists(pi);
+        let sniffers = Sniffers::from_lists(&lists);
         let found = detect(&path, &sniffers).unwrap().map(|f| match f {
             Detected::Events => "events",
             Detected::ClaudeCode => "claude-code",
             Detected::Codex => "codex",
+            Detected::Pi => "pi",
         });
         std::fs::remove_file(&path).unwrap();
         found
+    }
+
+    fn detect_text(text: &str) -> Option<&'static str> {
+        detect_in(text, false)
+    }
+
+    #[test]
+    fn sets_are_taken_by_format_code() {
+        let lists = lists(false);
+        let sniffers = Sniffers::from_lists(&lists);
+        assert_eq!(sniffers.event_types, &lists[0][..]);
+        assert_eq!(sniffers.claude_only_types, &lists[1][..]);
+        assert_eq!(sniffers.codex_types, &lists[2][..]);
+        assert!(sniffers.pi_types.is_empty());
+        let none = Sniffers::from_lists(&[]);
+        assert!(none.event_types.is_empty() && none.codex_types.is_empty());
+    }
+
+    #[test]
+    fn a_pi_record_is_pi_after_every_format_the_registry_tries_first() {
+        let header = r#"{"type":"session","id":"p1","timestamp":"2025-01-01T00:00:00Z"}"#;
+        let message = r#"{"type":"message","message":{"role":"user","content":[]}}"#;
+        for pi in [
+            header,
+            message,
+            r#"{"type":"message","message":{"r\u006fle":1}}"#,
+        ] {
+            assert_eq!(detect_in(pi, true), Some("pi"), "{pi}");
+            // pi's types not handed over: not detected here
+            assert_eq!(detect_in(pi, false), None, "{pi}");
+            let late = format!("not json\n{{}}\n{{\"type\":\"other\"}}\n{pi}\n");
+            assert_eq!(detect_in(&late, true), Some("pi"), "{pi}");
+        }
+        // near misses: an id that is no string, no timestamp, a message that is no
+        // object (the last of repeated keys) or has no role, another type
+        for near in [
+            r#"{"type":"session","id":1,"timestamp":"t"}"#,
+            r#"{"type":"session","id":"p1"}"#,
+            r#"{"type":"message","message":"role"}"#,
+            r#"{"type":"message","message":{"role":"user"},"message":[]}"#,
+            r#"{"type":"message","message":{"content":{"role":1}}}"#,
+            r#"{"type":"model_change","id":"p1","timestamp":"t"}"#,
+            r#"{"type":"session","id":"p1","timestamp":"t""#,
+        ] {
+            assert_eq!(detect_in(near, true), None, "{near}");
+        }
+        // Droid's first record refuses pi, whatever follows; only the first record
+        let droid = r#"{"type":"session_start","id":"d"}"#;
+        assert_eq!(detect_in(&format!("{droid}\n{header}\n"), true), None);
+        assert_eq!(
+            detect_in(&format!("\nnot json\n{droid}\n{header}\n"), true),
+            None
+        );
+        assert_eq!(detect_in(&format!("{header}\n{droid}\n"), true), Some("pi"));
+        // codex-tui comes before pi (a plain or escaped dir key); a dir of another kind,
+        // or no string kind, or no ts, is no recording entry
+        for tui in [
+            r#"{"ts":"t","dir":"meta","kind":"session_start"}"#,
+            r#"{"ts":1,"d\u0069r":"to_tui","kind":"k"}"#,
+        ] {
+            assert_eq!(
+                detect_in(&format!("{header}\n{tui}\n"), true),
+                None,
+                "{tui}"
+            );
+            assert_eq!(
+                detect_in(&format!("{tui}\n{message}\n"), true),
+                None,
+                "{tui}"
+            );
+        }
+        for near in [
+            r#"{"ts":"t","dir":"sideways","kind":"k"}"#,
+            r#"{"ts":"t","dir":"meta","kind":1}"#,
+            r#"{"dir":"meta","kind":"k"}"#,
+        ] {
+            assert_eq!(
+                detect_in(&format!("{header}\n{near}\n"), true),
+                Some("pi"),
+                "{near}"
+            );
+        }
+        // every format before it wins
+        let codex = r#"{"timestamp":"t","type":"session_meta","payload":{}}"#;
+        let claude = r#"{"type":"summary"}"#;
+        let events = r#"{"type":"turn_end"}"#;
+        let qwen = r#"{"type":"tool_result","uuid":"u","sessionId":"s"}"#;
+        for (other, want) in [
+            (codex, Some("codex")),
+            (claude, Some("claude-code")),
+            (events, Some("events")),
+            (qwen, None),
+        ] {
+            assert_eq!(
+                detect_in(&format!("{header}\n{other}\n"), true),
+                want,
+                "{other}"
+            );
+            assert_eq!(
+                detect_in(&format!("{other}\n{header}\n"), true),
+                want,
+                "{other}"
+            );
+        }
     }
 
     #[test]

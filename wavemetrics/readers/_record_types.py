@@ -1,8 +1,8 @@
-"""The record types that tell the ``events``, ``claude-code`` and ``codex`` formats apart.
+"""The record types that tell the ``events``, ``claude-code``, ``codex`` and ``pi`` formats apart.
 
 Light on purpose (no import at all): the readers (:mod:`wavemetrics.readers.events`,
-:mod:`wavemetrics.readers.claude_code`, :mod:`wavemetrics.readers.codex`) detect with
-them, and their registry rows
+:mod:`wavemetrics.readers.claude_code`, :mod:`wavemetrics.readers.codex`,
+:mod:`wavemetrics.readers.pi`) detect with them, and their registry rows
 (:class:`wavemetrics.readers.registry.Native`) hand them to the extension's detection,
 which the native command calls before any reader is imported (start-up time). Rules:
 ``docs/formats.md``, "For every format".
@@ -18,6 +18,9 @@ __all__ = [
     "EVENT_TOOL_TYPES",
     "EVENT_TURN_TYPES",
     "EVENT_TYPES",
+    "PI_HEADER",
+    "PI_MESSAGE",
+    "PI_TYPES",
 ]
 
 #: An ``events`` log's tool records: a call's start and its end.
@@ -39,3 +42,9 @@ CODEX_ENVELOPE_TYPES = frozenset(("session_meta", "response_item", "event_msg", 
 #: Envelope types that identify the ``codex`` format during detection (with a
 #: ``timestamp`` key and an object ``payload``).
 CODEX_TYPES = frozenset((*CODEX_ENVELOPE_TYPES, "compacted"))
+#: A pi session's header record (with a string ``id`` and a ``timestamp``).
+PI_HEADER = "session"
+#: A pi message record (its ``message`` an object with a ``role``).
+PI_MESSAGE = "message"
+#: Types that identify the ``pi`` format during detection.
+PI_TYPES = frozenset((PI_HEADER, PI_MESSAGE))

@@ -76,6 +76,7 @@ from wavemetrics.readers._lines import (
     usable_text,
 )
 from wavemetrics.readers._protocol import ObservationSink, Peek
+from wavemetrics.readers._record_types import PI_HEADER, PI_MESSAGE
 from wavemetrics.readers.lanes import LaneBuilder, finish_single_lane
 from wavemetrics.readers.sources import STDIN, Source, head_records
 from wavemetrics.readers.timestamps import iso_to_ms
@@ -417,10 +418,10 @@ def sniff_pi(peek: Peek) -> bool:
         kind = record.get("type")
         if index == 0 and kind == "session_start":
             return False
-        if kind == "session" and isinstance(record.get("id"), str) and "timestamp" in record:
+        if kind == PI_HEADER and isinstance(record.get("id"), str) and "timestamp" in record:
             return True
         message = record.get("message")
-        if kind == "message" and isinstance(message, dict) and "role" in message:
+        if kind == PI_MESSAGE and isinstance(message, dict) and "role" in message:
             return True
     return False
 

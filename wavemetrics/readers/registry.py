@@ -121,10 +121,10 @@ NATIVE_ROWS: tuple[FormatRow, ...] = tuple(sorted(
 
 
 def native_sniffers() -> list[list[str]]:
-    """The record types the extension's detection takes, one sorted list per format it
-    detects, in code order (its ``detect_many`` and ``read_folded`` arguments)."""
-    return [sorted(row.native.sniff) for row in NATIVE_ROWS
-            if row.native is not None and row.native.sniff is not None]
+    """The record types the extension's detection takes, one sorted list per native
+    format, by code (its ``detect_many``, ``read_folded`` and ``summarize_json``
+    argument); an empty list for a format it reads but does not detect."""
+    return [sorted(row.native.sniff or ()) if row.native else [] for row in NATIVE_ROWS]
 
 
 def native_session_ids(path: str) -> tuple[str, str | None]:

@@ -205,7 +205,7 @@ def summarize_json(
     # path takes
     options = options_json(options_record(input_format=input_format))
     result: Any = native.summarize_json(
-        args, skipped, *native_sniffers(), MAX_TRACKED_CALLS,
+        args, skipped, native_sniffers(), MAX_TRACKED_CALLS,
         # names already normal: no classify; the section-9 settings at their defaults
         list(EVAL_TOOL_NAMES), list(BATCHABLE_TOOL_NAMES), DEFAULT_IDLE_GAP_MS, jobs,
         options, notes_of)

@@ -116,7 +116,7 @@ def detect_natively(paths: list[str], jobs: int) -> dict[str, str]:
     candidates = [p for p in paths
                   if _readable_natively(_FILE, (p,)) and open_error(p) is None]
     found = _native.detect_many(
-        [os.fsencode(p) for p in candidates], *native_sniffers(),
+        [os.fsencode(p) for p in candidates], native_sniffers(),
         jobs,
     )
     return {path: _NAMED[index]
@@ -183,7 +183,7 @@ def detect_and_read_natively(
     args = [[(os.fsencode(p), *native_session_ids(p))
              for p in group] for group in folded]
     outs = _native.read_folded(
-        args, *native_sniffers(), stream.max_tracked_calls or None,
+        args, native_sniffers(), stream.max_tracked_calls or None,
         *_name_args(stream), stream.jobs,
     )
     units: dict[NativeUnit, NativeResult] = {}

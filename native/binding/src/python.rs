@@ -17,7 +17,7 @@ use std::path::Path;
 /// whenever a function of this module is added, removed or changes its
 /// arguments or results, so that an extension built from older sources is
 /// found out and not called (`native.available()` is then false).
-pub const API_VERSION: u32 = 12;
+pub const API_VERSION: u32 = 13;
 
 /// The read settings: `eval_names` and `batchable_names` in normal form, empty ones
 /// dropped (`_extension.eval_names`), `idle_gap_ms` finite and `>= 0` (ms, `0`
@@ -155,9 +155,11 @@ type FoldArg = (Vec<u8>, String, Option<String>);
 
 /// Detect and read groups of files on `jobs` threads, each file opened and its first
 /// lines parsed once (`readers::read_folded`): a group is the candidate files of one
-/// Claude Code project folder, in path order. Per group, in group order: `(found,
+/// Claude Code project folder, in path order; `sniff_types` the record types of each
+/// format detection takes, by format code (`registry.native_sniffers()`: a missing or
+/// empty list is a format not detected). Per group, in group order: `(found,
 /// claude, alone)`: each file's detection (`0` events, `1` claude-code, `2` codex,
-/// `None`: ask the registry), the unit of the files found `claude-code` (a unit tuple
+/// `3` pi (detected, not read here), `None`: ask the registry), the unit of the files found `claude-code` (a unit tuple
 /// ([`unit`]), or `None`: none, or the read failed), and `[(file
 /// index, unit tuple or None)]` for the files read as units of their own (`events`
 /// and `codex`; a rollout's session id without one is its file name's UUID). With fewer groups than `jobs`,
@@ -167,9 +169,7 @@ type FoldArg = (Vec<u8>, String, Option<String>);
 fn read_folded<'py>(
     py: Python<'py>,
     groups: Vec<Vec<FoldArg>>,
-    event_types: Vec<String>,
-    claude_only_types: Vec<String>,
-    codex_types: Vec<String>,
+    sniff_types: Vec<Vec<String>>,
     max_tracked_calls: Option<usize>,
     eval_names: Vec<String>,
     batchable_names: Vec<String>,
@@ -177,11 +177,7 @@ fn read_folded<'py>(
     jobs: usize,
 ) -> PyResult<Vec<Bound<'py, PyTuple>>> {
     let s = settings(max_tracked_calls, eval_names, batchable_names, idle_gap_ms)?;
-    let sniffers = Sniffers {
-        event_types: &event_types,
-        claude_only_types: &claude_only_types,
-        codex_types: &codex_types,
-    };
+    let sniffers = Sniffers::from_lists(&sniff_types);
     let per_group = (jobs / groups.len().max(1)).max(1);
     let outs = py.detach(|| {
         crate::parallel::map_indexed(groups.len(), jobs, |i| {
@@ -217,6 +213,7 @@ type CommandArg = (String, String, Option<String>, usize);
 
 /// The native `summarize --format json` (`command.rs`): `files` in walk order,
 /// `skipped` the sidecars the walk passed over (`(path, reason)`, path order),
+/// `sniff_types` as `read_folded` takes them,
 /// `options` the JSON text of the document's `"options"` value (written as it is:
 /// `wavemetrics/run/_options.py` renders it). Once
 /// the files are read, `noted` is called with `([(format, lines_read, lines_used,
@@ -232,9 +229,7 @@ fn summarize_json<'py>(
     py: Python<'py>,
     files: Vec<CommandArg>,
     skipped: Vec<(String, String)>,
-    event_types: Vec<String>,
-    claude_only_types: Vec<String>,
-    codex_types: Vec<String>,
+    sniff_types: Vec<Vec<String>>,
     max_tracked_calls: Option<usize>,
     eval_names: Vec<String>,
     batchable_names: Vec<String>,
@@ -244,11 +239,7 @@ fn summarize_json<'py>(
     noted: Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let s = settings(max_tracked_calls, eval_names, batchable_names, idle_gap_ms)?;
-    let sniffers = Sniffers {
-        event_types: &event_types,
-        claude_only_types: &claude_only_types,
-        codex_types: &codex_types,
-    };
+    let sniffers = Sniffers::from_lists(&sniff_types);
     let files: Vec<command::CommandFile> = files
         .iter()
         .map(|(path, claude, events, group)| command::CommandFile {
@@ -358,23 +349,17 @@ fn detection_counts() -> (usize, usize) {
     )
 }
 
-/// Detect each file's format from its first lines on `jobs` threads: `0` `events`,
-/// `1` `claude-code`, `2` `codex`, `None` (ask the registry; also a file that cannot
-/// be read).
+/// Detect each file's format from its first lines on `jobs` threads (`sniff_types`
+/// as `read_folded` takes them): `0` `events`, `1` `claude-code`, `2` `codex`, `3`
+/// `pi`, `None` (ask the registry; also a file that cannot be read).
 #[pyfunction]
 fn detect_many(
     py: Python<'_>,
     paths: Vec<Vec<u8>>,
-    event_types: Vec<String>,
-    claude_only_types: Vec<String>,
-    codex_types: Vec<String>,
+    sniff_types: Vec<Vec<String>>,
     jobs: usize,
 ) -> Vec<Option<usize>> {
-    let sniffers = Sniffers {
-        event_types: &event_types,
-        claude_only_types: &claude_only_types,
-        codex_types: &codex_types,
-    };
+    let sniffers = Sniffers::from_lists(&sniff_types);
     py.detach(|| {
         crate::parallel::map_indexed(paths.len(), jobs, |i| {
             crate::detect::detect(Path::new(OsStr::from_bytes(&paths[i])), &sniffers)

@@ -33,7 +33,8 @@ pub struct FoldFile<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FoldOut {
     /// Each file's format as [`crate::detect::detect`] finds it (`None`: the Python
-    /// registry decides: another format, empty, unrecognised or unreadable).
+    /// registry decides: another format, empty, unrecognised or unreadable). A `pi`
+    /// file is only detected here (its unit is the caller's to read).
     pub found: Vec<Option<Detected>>,
     /// The unit of the files found `claude-code`, read as one project folder in the
     /// group's order (as [`read_claude_code`] reads them); `None` when no file is, or
@@ -72,7 +73,7 @@ fn sniff(path: &Path, sniffers: &Sniffers) -> Option<Sniff> {
             tape.push(&rec);
             if let Some((kind, has_uuid, qwen)) = seen {
                 window.record(kind, has_uuid, qwen.resolve(kind, has_uuid));
-                window.codex_line(kind, line);
+                window.line(kind, line);
             }
             Ok(())
         })
@@ -281,12 +282,13 @@ fn fold_group(
     enum Parsed {
         Claude(Result<Tape, Failure>),
         Alone(Detected, Option<UnitOut>),
-        Other,
+        /// Not read here: another format, or none (the caller's).
+        Other(Option<Detected>),
     }
     let parse = |index: usize| -> Parsed {
         let file = &group[index];
         let Some(sniffed) = sniff(file.path, sniffers) else {
-            return Parsed::Other;
+            return Parsed::Other(None);
         };
         match sniffed.found {
             Some(Detected::ClaudeCode) => Parsed::Claude(tape_sniffed(sniffed)),
@@ -294,7 +296,7 @@ fn fold_group(
                 drop(sniffed); // closed before the file is opened again
                 Parsed::Alone(format, read_alone(file, format))
             }
-            None => Parsed::Other,
+            other => Parsed::Other(other),
         }
     };
     let merged: Result<(), ()> =
@@ -313,7 +315,7 @@ fn fold_group(
                     found.push(Some(format));
                     alone.push((index, out));
                 }
-                Some(Parsed::Other) => found.push(None),
+                Some(Parsed::Other(other)) => found.push(other),
                 // a file larger than the budget: read here, line by line
                 None => direct(index, &mut found, &mut alone, &mut folder),
             }
@@ -401,6 +403,7 @@ mod tests {
             event_types: &event_types,
             claude_only_types: &claude_only,
             codex_types: &codex,
+            pi_types: &[],
         };
         let (claude, events) = (Some(Detected::ClaudeCode), Some(Detected::Events));
         let codex_found = Some(Detected::Codex);
@@ -513,6 +516,7 @@ mod tests {
             event_types: &none,
             claude_only_types: &none,
             codex_types: &none,
+            pi_types: &[],
         };
         let plain = read_unit(&ClaudeCode, &[&paths[0], &paths[1]], &["a", "b"]);
         assert!(plain.read_again_in_batch);

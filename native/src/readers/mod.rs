@@ -23,10 +23,8 @@ pub use events::Events;
 pub use folded::{read_folded, FoldFile, FoldOut, FOLDED_READS};
 pub use protocol::{LaneOut, ReadError, Reader, Unit, UnitOut};
 
-use crate::detect::Detected;
-
-/// A format the native engine reads, by the code the binding takes: the formats
-/// detection finds ([`Detected`], same codes).
+/// A format the native engine reads, by the code the binding takes (the same as
+/// [`crate::detect::Detected`]'s for the formats detection finds).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Events = 0,
@@ -42,16 +40,6 @@ impl Format {
             1 => Some(Format::ClaudeCode),
             2 => Some(Format::Codex),
             _ => None,
-        }
-    }
-}
-
-impl From<Detected> for Format {
-    fn from(found: Detected) -> Format {
-        match found {
-            Detected::Events => Format::Events,
-            Detected::ClaudeCode => Format::ClaudeCode,
-            Detected::Codex => Format::Codex,
         }
     }
 }
