@@ -310,3 +310,20 @@ def test_no_module_outside_the_readers_imports_a_format_module() -> None:
     assert all(name.startswith("wavemetrics.readers.") for name in importers), importers
     assert not any(name in ("wavemetrics.readers.registry", "wavemetrics.readers.dispatch")
                    for name in importers)
+
+
+def test_the_extension_s_record_types_are_listed_by_format_code(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``native_sniffers()`` puts each format's types at its code: a code no row has, or
+    a row the extension reads but does not detect, gives an empty list there."""
+    from wavemetrics.readers import registry
+
+    rows = (
+        registry.FormatRow("a", "m", "A", native=registry.Native(0, frozenset({"y", "x"}), str)),
+        registry.FormatRow("b", "m", "B", native=registry.Native(1, None, str)),
+        registry.FormatRow("c", "m", "C", native=registry.Native(3, frozenset({"z"}), str)),
+    )
+    monkeypatch.setattr(registry, "NATIVE_ROWS", rows)
+    monkeypatch.setattr(registry, "_FOLDED_IDS", {0: str, 1: str, 3: str})
+    assert registry.native_sniffers() == [["x", "y"], [], [], ["z"]]

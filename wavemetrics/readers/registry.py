@@ -124,7 +124,11 @@ def native_sniffers() -> list[list[str]]:
     """The record types the extension's detection takes, one sorted list per native
     format, by code (its ``detect_many``, ``read_folded`` and ``summarize_json``
     argument); an empty list for a format it reads but does not detect."""
-    return [sorted(row.native.sniff or ()) if row.native else [] for row in NATIVE_ROWS]
+    lists: list[list[str]] = [[] for _ in range(max(_FOLDED_IDS, default=-1) + 1)]
+    for row in NATIVE_ROWS:
+        if row.native is not None and row.native.sniff is not None:
+            lists[row.native.code] = sorted(row.native.sniff)
+    return lists
 
 
 def native_session_ids(path: str) -> tuple[str, str | None]:
