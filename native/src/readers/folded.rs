@@ -7,8 +7,9 @@ use super::claude_code::{
     claude_line, claude_recs_from, read_claude_once, read_claude_split, ClaudeFolder, Rec, Tape,
     SPLIT_BUDGET, SPLIT_READS,
 };
-use super::codex::{session_id_from_file_name, Codex};
+use super::codex::Codex;
 use super::events::Events;
+use super::names::session_id_from_file_name;
 use super::protocol::{Failure, Reader, Unit, UnitOut};
 use crate::account::LineAccount;
 use crate::detect::{Detected, Sniffers, Window};

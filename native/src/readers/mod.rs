@@ -1,12 +1,13 @@
 //! The native readers, one module per format as in `wavemetrics/readers/`
-//! (`docs/formats.md`): `claude_code` and `events`, line for line the rules of
-//! `claude_code.py` and `events.py`, each behind the one [`Reader`] trait
-//! (`protocol`, as `_protocol.py`); `lines` holds what both read lines with
-//! (`_lines.py`), and `folded` the read that detects and reads a folder's
+//! (`docs/formats.md`): `claude_code`, `events` and `codex`, line for line the
+//! rules of their Python modules, each behind the one [`Reader`] trait
+//! (`protocol`, as `_protocol.py`); `lines` holds what they read lines with
+//! (`_lines.py`), `names` the session id a file's name stands in with
+//! (`_uuids.py`), and `folded` the read that detects and reads a folder's
 //! files in one pass. Files are opened by `crate::io`.
 //!
-//! The modules below use one another only downwards (`protocol` and `lines` at
-//! the bottom, the formats on them, `folded` on the formats), and none names this
+//! The modules below use one another only downwards (`protocol`, `lines` and
+//! `names` at the bottom, the formats on them, `folded` on the formats), and none names this
 //! one, which re-exports them and maps a detected format to its reader
 //! (`tests/test_native_modules.py` fails on a cycle).
 
@@ -15,6 +16,7 @@ mod codex;
 mod events;
 mod folded;
 mod lines;
+mod names;
 mod protocol;
 
 pub use claude_code::{ClaudeCode, SPLIT_BUDGET, SPLIT_READS};
