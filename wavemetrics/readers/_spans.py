@@ -82,7 +82,6 @@ SPAN_ATTRIBUTES = frozenset((
 ))
 
 _BOM = b"\xef\xbb\xbf"
-_WHITESPACE = re.compile(r"[ \t\n\r]*")
 # uint64 has at most 20 decimal digits; bounding the length also keeps int()
 # away from its digit limit on hostile input.
 _NS_DIGITS = re.compile(r"[0-9]{1,20}", re.ASCII)
@@ -183,11 +182,6 @@ def iter_json_values(lines: Iterable[bytes], account: LineAccount) -> Iterator[A
         return
     if documents == 1 and failed == 1:
         account.error = f"the JSON document does not parse ({reason})"
-
-
-def _skip_whitespace(text: str, position: int) -> int:
-    match = _WHITESPACE.match(text, position)
-    return match.end() if match is not None else position
 
 
 @attrs.frozen

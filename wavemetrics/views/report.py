@@ -361,12 +361,12 @@ def under_total(
     place: Callable[[str, str], str] = lane_place, wrap: bool = True,
 ) -> list[str]:
     """The lines every ``summarize`` table (the plain one and each ``--by`` table) prints
-    under its total row, in this order: the tool time (:func:`tool_time_line`), the
+    under its total row, in this order: the tool time (:func:`_tool_time_text`), the
     calls not counted (:func:`loss_line`; wrapped, and marked ``*`` as the total row is
     when calls were dropped at the cap), the turns block
     (:func:`wavemetrics.views.activity.activity_lines`; ``idle_gap_ms``: the gap the
     figures were made with, in ms), the concentration notes
-    (:func:`concentration_notes`; ``labels``: each lane's session and lane cells, as
+    (:func:`concentration_sentences`; ``labels``: each lane's session and lane cells, as
     :func:`table_lane_cells` gives them, named in a note as ``place`` writes them) and
     the lanes read from several inputs. ``wrap``: lines wrapped to 80 columns (the
     text table), else one line each (``--format markdown``)."""
@@ -448,16 +448,6 @@ def concentration_document(
     return entries
 
 
-def concentration_notes(
-    lanes: Sequence[LaneFigures], labels: Sequence[tuple[str, str]], total: ParallelismSummary
-) -> list[str]:
-    """The table's ``note:`` lines: each lane of :func:`concentrated_lanes`, wrapped to 80
-    columns (:func:`concentration_sentences`; ``labels`` are the table's session and lane
-    cells)."""
-    places = [lane_place(*label) for label in labels]
-    return [_wrap(text) for text in concentration_sentences(lanes, places, total)]
-
-
 def concentration_sentences(
     lanes: Sequence[LaneFigures], places: Sequence[str], total: ParallelismSummary
 ) -> list[str]:
@@ -510,12 +500,6 @@ def options_line(options: dict[str, Any] | None) -> str | None:
     if options is not None and (options.get("since") or options.get("until")):
         text += WINDOW_CLAUSE
     return _wrap(text)
-
-
-def tool_time_line(total: ParallelismSummary) -> str:
-    """The line under the total row: the tool time the saving comes out of, wrapped
-    to 80 columns (:func:`_tool_time_text`)."""
-    return _wrap(_tool_time_text(total))
 
 
 def _tool_time_text(total: ParallelismSummary) -> str:
