@@ -1,6 +1,7 @@
 //! The native readers, one module per format as in `wavemetrics/readers/`
-//! (`docs/formats.md`): `claude_code` and `events`, line for line the rules of
-//! `claude_code.py` and `events.py`, each behind the one [`Reader`] trait
+//! (`docs/formats.md`): `claude_code`, `events`, `codex` and `pi`, line for line
+//! the rules of `claude_code.py`, `events.py`, `codex.py` and `pi.py`, each behind
+//! the one [`Reader`] trait
 //! (`protocol`, as `_protocol.py`); `lines` holds what both read lines with
 //! (`_lines.py`), and `folded` the read that detects and reads a folder's
 //! files in one pass. Files are opened by `crate::io`.
@@ -15,23 +16,26 @@ mod codex;
 mod events;
 mod folded;
 mod lines;
+mod pi;
 mod protocol;
 
 pub use claude_code::{ClaudeCode, SPLIT_BUDGET, SPLIT_READS};
 pub use codex::Codex;
 pub use events::Events;
 pub use folded::{read_folded, FoldFile, FoldOut, FOLDED_READS};
+pub use pi::Pi;
 pub use protocol::{LaneOut, ReadError, Reader, Unit, UnitOut};
 
 use crate::detect::Detected;
 
 /// A format the native engine reads, by the code the binding takes: the formats
-/// detection finds ([`Detected`], same codes).
+/// detection finds ([`Detected`], same codes), and `Pi`, which the registry detects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Events = 0,
     ClaudeCode = 1,
     Codex = 2,
+    Pi = 3,
 }
 
 impl Format {
@@ -41,6 +45,7 @@ impl Format {
             0 => Some(Format::Events),
             1 => Some(Format::ClaudeCode),
             2 => Some(Format::Codex),
+            3 => Some(Format::Pi),
             _ => None,
         }
     }
@@ -62,5 +67,6 @@ pub fn reader(format: Format) -> &'static dyn Reader {
         Format::ClaudeCode => &ClaudeCode,
         Format::Events => &Events,
         Format::Codex => &Codex,
+        Format::Pi => &Pi,
     }
 }
