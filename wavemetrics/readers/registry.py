@@ -102,7 +102,8 @@ TRACE_FORMAT_MODULES: tuple[FormatRow, ...] = (
     FormatRow("codex", "wavemetrics.readers.codex", "CODEX",
               native=Native(2, CODEX_TYPES, _file_name_uuid)),
     FormatRow("codex-tui", "wavemetrics.readers.codex_tui", "CODEX_TUI"),
-    FormatRow("pi", "wavemetrics.readers.pi", "PI"),
+    # read by the extension, detected by this registry (no sniff set handed over)
+    FormatRow("pi", "wavemetrics.readers.pi", "PI", native=Native(3, None, _file_name_uuid)),
     FormatRow("otlp", "wavemetrics.readers.otlp", "OTLP"),
     FormatRow("otel-spans", "wavemetrics.readers.otel_spans", "OTEL_SPANS"),
     FormatRow("inspect", "wavemetrics.readers.inspect_log", "INSPECT"),
