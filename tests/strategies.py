@@ -689,24 +689,40 @@ def codex_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
     )
 
 
+#: Times either side of pi's switch to parallel calls (2026-03-14T02:09:20Z, v0.58.0):
+#: seconds 0-30 of that minute, or of a day long before it.
+PI_MINUTES = ["2025-03-01T10:00:", "2026-03-14T02:09:"]
+
+
 @st.composite
 def pi_records(draw: st.DrawFn) -> dict[str, Any]:
-    """One pi session line as a dict: session headers (some naming a parent), assistant
-    messages with ``toolCall`` blocks (odd ones too), tool results, other messages and
-    entries with repeating entry ids, bad payloads and times."""
+    """One pi session line as a dict: session headers (some naming a parent by file name
+    or session id, with format versions of every JSON type), assistant messages with
+    ``toolCall`` blocks (odd ones too), tool results, other messages and entries with
+    repeating entry ids, bad payloads and times (some either side of the cut-off)."""
     kind = draw(st.sampled_from(
         ["message"] * 6 + ["session", "model_change", "thinking_level_change", *ODD_TYPES]))
     record: dict[str, Any] = {"type": kind}
     if draw(st.integers(0, 19)) == 0:
         record["type"] = draw(JSON_SCALARS)
     if draw(st.integers(0, 9)) > 0:
-        record["timestamp"] = draw(trace_times())
+        if draw(st.integers(0, 2)) == 0:
+            minute = draw(st.sampled_from(PI_MINUTES))
+            record["timestamp"] = f"{minute}{draw(_SECOND):02d}.000Z"
+        else:
+            record["timestamp"] = draw(trace_times())
     if draw(st.integers(0, 3)) > 0:
         record["id"] = draw(st.sampled_from(["e1", "e2", "e3", "a0b1c2d3", "", 7]))
     if kind == "session":
         record["id"] = draw(st.sampled_from(["p1", "p2", "", "p\x1b", 5]))
-        if draw(st.integers(0, 3)) == 0:
-            record["parentSession"] = draw(st.sampled_from(["parent.jsonl", "p0", ""]))
+        if draw(st.integers(0, 2)) > 0:
+            record["version"] = draw(st.sampled_from([3, 3, 3, 2, 1, 3.0, True, "3", 4, -1,
+                                                      10**20]))
+        if draw(st.integers(0, 2)) == 0:
+            key = draw(st.sampled_from(["parentSession", "parentSession", "branchedFrom"]))
+            record[key] = draw(st.sampled_from(
+                ["parent.jsonl", "/home/u/.pi/sessions/x/parent.jsonl", "C:\\s\\child.jsonl",
+                 "p0", "p1", "p2", "", 5]))
     elif kind == "message":
         role = draw(st.sampled_from(["assistant", "assistant", "toolResult", "toolResult",
                                      "user", "bashExecution", 5]))
@@ -724,20 +740,23 @@ def pi_records(draw: st.DrawFn) -> dict[str, Any]:
 
 @st.composite
 def pi_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A well-formed pi call: an assistant message with one or two ``toolCall`` blocks and
-    the ``toolResult`` message of the first, at or after it."""
+    """A well-formed pi call: an assistant message with one to three ``toolCall`` blocks
+    (a sequential message's chain when pi ran them one after another) and the
+    ``toolResult`` message of the first, at or after it, in a minute either side of
+    pi's switch to parallel calls or long before it."""
     call_id = draw(st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]))
     start = draw(st.integers(0, 30))
     end = start + draw(st.sampled_from([0, 0, 1, 2, 3, 5, 8]))
+    minute = draw(st.sampled_from(PI_MINUTES))
     blocks = [{"type": "toolCall", "id": call_id, "name": draw(st.sampled_from(
         ["read", "bash", "edit"])), "arguments": {}}]
-    if draw(st.integers(0, 3)) == 0:
-        blocks.append({"type": "toolCall", "id": call_id + "2", "name": "read"})
+    for suffix in ("2", "3")[:draw(st.sampled_from([0, 0, 1, 2]))]:
+        blocks.append({"type": "toolCall", "id": call_id + suffix, "name": "read"})
     entry = draw(st.sampled_from(["m1", "m2", "m3", "m4"]))
     return (
-        {"type": "message", "id": entry, "timestamp": f"2025-03-01T10:00:{start:02d}.000Z",
+        {"type": "message", "id": entry, "timestamp": f"{minute}{start:02d}.000Z",
          "message": {"role": "assistant", "content": blocks}},
-        {"type": "message", "id": entry + "r", "timestamp": f"2025-03-01T10:00:{min(end, 59):02d}.000Z",
+        {"type": "message", "id": entry + "r", "timestamp": f"{minute}{min(end, 59):02d}.000Z",
          "message": {"role": "toolResult", "toolCallId": call_id, "content": []}},
     )
 

@@ -101,10 +101,10 @@ def test_the_extension_detects_a_file_as_the_registry_does(
     assert found == expected
 
 
-def test_the_extension_detects_codex_and_claude_code_and_events() -> None:
+def test_the_extension_detects_events_claude_code_codex_and_pi() -> None:
     """The formats this test holds the extension to (the registry rows that hand it
     their record types)."""
-    assert {"events", "claude-code", "codex"} == DETECTED
+    assert {"events", "claude-code", "codex", "pi"} == DETECTED
 
 
 @pytest.mark.parametrize(("lines", "expected"), [
@@ -116,6 +116,11 @@ def test_the_extension_detects_codex_and_claude_code_and_events() -> None:
     ([LINES[11], LINES[8]], None),
     # codex-tui and pi come after codex: a rollout with their lines is still codex
     ([LINES[18], LINES[19], LINES[11]], "codex"),
+    # pi: a header or a message with a role; codex-tui (tried first) leaves the file to
+    # the registry; Droid's first record (session_start) is never pi
+    ([LINES[19]], "pi"), ([LINES[24], LINES[20]], "pi"),
+    ([LINES[19], LINES[18]], None), ([LINES[21], LINES[19]], None),
+    ([LINES[19], LINES[21]], "pi"), ([LINES[19], LINES[3]], "claude-code"),
     # a codex type without its envelope, or a payload that is no object at the end
     ([LINES[14]], None), ([LINES[15]], None), ([LINES[16]], None),
     # the rollout envelope past the 64 lines with content: not seen

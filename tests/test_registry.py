@@ -272,12 +272,17 @@ def test_rows_carry_the_native_and_live_capabilities() -> None:
     )
 
     assert [(row.name, row.native and row.native.code) for row in NATIVE_ROWS] == [
-        ("events", 0), ("claude-code", 1), ("codex", 2)]
+        ("events", 0), ("claude-code", 1), ("codex", 2), ("pi", 3)]
     assert [row.name for row in TRACE_FORMAT_MODULES if row.native] == [
-        "events", "claude-code", "codex"]
+        "events", "claude-code", "codex", "pi"]
     # every native format is detected by the extension too, with its row's types
+    pi = NATIVE_ROWS[3].native
+    assert pi is not None and pi.sniff == {"session", "message"}
+    assert pi.session_id("/s/2025-12-09T00-52-00-000Z_3f2504e0-4f89-41d3-9a0c-0305e82c3301.jsonl"
+                         ) == "3f2504e0-4f89-41d3-9a0c-0305e82c3301"
+    assert pi.session_id("/s/notes.jsonl") == "notes"
     assert native_sniffers() == [sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES),
-                                 sorted(CODEX_TYPES)]
+                                 sorted(CODEX_TYPES), ["message", "session"]]
     codex = NATIVE_ROWS[2].native
     assert codex is not None and codex.sniff == {
         "session_meta", "response_item", "event_msg", "turn_context", "compacted"}

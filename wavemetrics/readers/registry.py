@@ -18,7 +18,12 @@ from __future__ import annotations
 import importlib
 
 from wavemetrics.inputs._files import fallback_session_id, file_stem
-from wavemetrics.readers._record_types import CLAUDE_ONLY_TYPES, CODEX_TYPES, EVENT_TYPES
+from wavemetrics.readers._record_types import (
+    CLAUDE_ONLY_TYPES,
+    CODEX_TYPES,
+    EVENT_TYPES,
+    PI_TYPES,
+)
 
 # typing and collections.abc are not imported at run time: the native command reads
 # these rows before anything else loads (start-up time); mypy takes any TYPE_CHECKING
@@ -102,7 +107,7 @@ TRACE_FORMAT_MODULES: tuple[FormatRow, ...] = (
     FormatRow("codex", "wavemetrics.readers.codex", "CODEX",
               native=Native(2, CODEX_TYPES, _file_name_uuid)),
     FormatRow("codex-tui", "wavemetrics.readers.codex_tui", "CODEX_TUI"),
-    FormatRow("pi", "wavemetrics.readers.pi", "PI"),
+    FormatRow("pi", "wavemetrics.readers.pi", "PI", native=Native(3, PI_TYPES, _file_name_uuid)),
     FormatRow("otlp", "wavemetrics.readers.otlp", "OTLP"),
     FormatRow("otel-spans", "wavemetrics.readers.otel_spans", "OTEL_SPANS"),
     FormatRow("inspect", "wavemetrics.readers.inspect_log", "INSPECT"),

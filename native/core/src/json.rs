@@ -665,6 +665,48 @@ where
     })
 }
 
+/// The objects of a JSON array, from its text: for each element that is an object,
+/// [`Field::Opened`] when it begins, then the raw value of each key of `keys` in it
+/// ([`Field::Inner`], a repeated key handed over again: the last wins); other
+/// elements give nothing. Every value is validated; text that is no array is a
+/// [`SyntaxError`]. (A pi message's `content`, looked into only for an assistant's.)
+pub fn parse_array_objects<'a, F>(
+    text: &'a str,
+    keys: &[&str],
+    mut set: F,
+) -> Result<(), SyntaxError>
+where
+    F: FnMut(Field, Raw<'a>),
+{
+    let mut scan = Scan::new(text);
+    if scan.space() != Some(b'[') {
+        return Err(SyntaxError);
+    }
+    scan.array(1, |scan| {
+        if scan.space() != Some(b'{') {
+            return scan.skip(1);
+        }
+        set(
+            Field::Opened,
+            Raw {
+                text: "{",
+                plain: false,
+            },
+        );
+        scan.object(2, |scan, key| match key_index(keys, key) {
+            Some(i) => {
+                set(Field::Inner(i), scan.raw(2)?);
+                Ok(())
+            }
+            None => scan.skip(2),
+        })
+    })?;
+    match scan.space() {
+        None => Ok(()),
+        Some(_) => Err(SyntaxError),
+    }
+}
+
 /// Why a line that does not start with `{` (after JSON whitespace) gives no
 /// record (`_lines.py` `_parse`): `not_an_object` when it is valid JSON of
 /// another type, else `invalid_json`. (A line that starts with `{` and fails
@@ -718,6 +760,35 @@ pub fn nesting_exceeds(line: &[u8], limit: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn an_array_s_objects_hand_over_their_keys_and_other_elements_nothing() {
+        let mut seen = Vec::new();
+        parse_array_objects(
+            r#" [1, {"type": "a", "id": "x", "id": "y"}, "s", {}, {"n": {"id": 2}}] "#,
+            &["type", "id"],
+            |field, raw| seen.push((field, raw.get())),
+        )
+        .unwrap();
+        let opened = (Field::Opened, "{");
+        assert_eq!(
+            seen,
+            vec![
+                opened,
+                (Field::Inner(0), "\"a\""),
+                (Field::Inner(1), "\"x\""),
+                (Field::Inner(1), "\"y\""),
+                opened,
+                opened,
+            ]
+        );
+        for bad in ["{}", "[1,]", "[1] 2", ""] {
+            assert_eq!(
+                parse_array_objects(bad, &["id"], |_, _| {}),
+                Err(SyntaxError)
+            );
+        }
+    }
     use super::*;
 
     fn vals(text: &str, keys: &[&str]) -> Result<Vec<Val<'static>>, SyntaxError> {

@@ -1,6 +1,6 @@
 //! The native readers, one module per format as in `wavemetrics/readers/`
-//! (`docs/formats.md`): `claude_code`, `events` and `codex`, line for line the
-//! rules of their Python modules, each behind the one [`Reader`] trait
+//! (`docs/formats.md`): `claude_code`, `events`, `codex` and `pi`, line for line
+//! the rules of their Python modules, each behind the one [`Reader`] trait
 //! (`protocol`, as `_protocol.py`); `lines` holds what they read lines with
 //! (`_lines.py`), `names` the session id a file's name stands in with
 //! (`_uuids.py`), and `folded` the read that detects and reads a folder's
@@ -17,12 +17,14 @@ mod events;
 mod folded;
 mod lines;
 mod names;
+mod pi;
 mod protocol;
 
 pub use claude_code::{ClaudeCode, SPLIT_BUDGET, SPLIT_READS};
 pub use codex::Codex;
 pub use events::Events;
 pub use folded::{read_folded, FoldFile, FoldOut, FOLDED_READS};
+pub use pi::Pi;
 pub use protocol::{LaneOut, ReadError, Reader, Unit, UnitOut};
 
 /// A format the native engine reads, by the code the binding takes (the same as
@@ -32,6 +34,7 @@ pub enum Format {
     Events = 0,
     ClaudeCode = 1,
     Codex = 2,
+    Pi = 3,
 }
 
 impl Format {
@@ -41,6 +44,7 @@ impl Format {
             0 => Some(Format::Events),
             1 => Some(Format::ClaudeCode),
             2 => Some(Format::Codex),
+            3 => Some(Format::Pi),
             _ => None,
         }
     }
@@ -52,5 +56,6 @@ pub fn reader(format: Format) -> &'static dyn Reader {
         Format::ClaudeCode => &ClaudeCode,
         Format::Events => &Events,
         Format::Codex => &Codex,
+        Format::Pi => &Pi,
     }
 }

@@ -1,0 +1,715 @@
+//! The `pi` reader (`docs/formats.md`), rule for rule as
+//! `wavemetrics/readers/pi.py`: a unit is the session files of one folder, read
+//! parents before their forks (each file's header, from its first lines, names
+//! its parent), each file into its one lane, `main`; an entry of a fork whose
+//! `(id, timestamp)` was already read in the folder is a `duplicate_entry`. The
+//! calls of one message pi ran one after another (before v0.58.0) get their
+//! starts rebuilt from the results before them (`sequential_message`).
+//!
+//! pi is streamable: observations go to the lane's stream as they are read, and
+//! a start that comes too late for its wave reads the unit again in batch mode
+//! (`with_fallback`), as `readers/dispatch.py` does.
+
+use super::lines::{bad_json, for_each_line_within, int_too_long, split_line, Line, Names};
+use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, UnitOut};
+use crate::account::LineAccount;
+use crate::activity::Timing;
+use crate::io::open_plain;
+use crate::json::{
+    nesting_exceeds, parse_array_objects, parse_object_nested, Field, SyntaxError, Val,
+};
+use crate::lines::{is_py_space, LineReader};
+use crate::summary::{BatchKey, LaneStream, Settings};
+use crate::time::iso_to_ms;
+use hashbrown::HashSet;
+use std::collections::VecDeque;
+use std::io;
+use std::path::Path;
+use std::rc::Rc;
+
+const RECORD_KEYS: [&str; 7] = [
+    "type",
+    "id",
+    "timestamp",
+    "version",
+    "message",
+    "parentSession",
+    "branchedFrom",
+];
+/// Where `message` is in [`RECORD_KEYS`].
+const MESSAGE: usize = 4;
+const MESSAGE_KEYS: [&str; 3] = ["role", "content", "toolCallId"];
+const BLOCK_KEYS: [&str; 3] = ["type", "id", "name"];
+
+/// How deep a session file's line may nest before Python's `json` gives up in
+/// `pi.py` (`RecursionError`, `too_deeply_nested`), measured as the command line
+/// reads a pi folder: 969 levels read, 970 refused (as `codex.py`).
+const PY_MAX_LINE_DEPTH: usize = crate::json::PY_MAX_DEPTH - 15;
+
+/// How deep a line of the header peek (`_header` of `pi.py`, one call deeper) may
+/// nest: 968 levels read, 969 refused (measured the same way); a header nested
+/// deeper names no parent there, though the read takes it.
+const PY_MAX_HEADER_DEPTH: usize = PY_MAX_LINE_DEPTH - 1;
+
+/// The lines of the header peek: `_HEADER_LINES` lines with content at most, and
+/// `Source.peek`'s caps (`MAX_PEEK_LINES` lines, `max_line_bytes` bytes, the line
+/// that reaches a cap included; the default limit, which the native engine reads with).
+const HEADER_LINES: usize = 16;
+const MAX_PEEK_LINES: usize = 100_000;
+const PEEK_BYTE_CAP: usize = 64 << 20;
+
+/// 2026-03-14T02:09:20Z (Unix ms): the pi commit (`63ac2df2`, v0.58.0) that made it run
+/// the calls of one message in parallel (`PARALLEL_SINCE_MS` of `pi.py`).
+const PARALLEL_SINCE_MS: f64 = 1_773_454_160_000.0;
+
+/// `sequential_message` of `pi.py`: a v1/v2 file (no version, or below 3), or a
+/// message written before [`PARALLEL_SINCE_MS`].
+fn sequential_message(version: Option<i64>, at_ms: f64) -> bool {
+    version.is_none_or(|v| v < 3) || at_ms < PARALLEL_SINCE_MS
+}
+
+/// A JSON number's text as Python's `int` (no fraction, no exponent), saturated
+/// (only its comparison with 3 is used); `None` for a float.
+fn py_int(text: &str) -> Option<i64> {
+    if text.contains(['.', 'e', 'E']) || !text.starts_with(|c: char| c == '-' || c.is_ascii_digit())
+    {
+        return None;
+    }
+    Some(text.parse::<i64>().unwrap_or(if text.starts_with('-') {
+        i64::MIN
+    } else {
+        i64::MAX
+    }))
+}
+
+/// A line's record by [`RECORD_KEYS`] (the last of a repeated key), the text of its
+/// `version`, and its `message`'s keys by [`MESSAGE_KEYS`] when that is an object.
+#[derive(Default)]
+struct Record<'a> {
+    keys: [Val<'a>; 7],
+    version: Option<&'a str>,
+    message: [Val<'a>; 3],
+}
+
+fn record_of(text: &str) -> Result<Record<'_>, SyntaxError> {
+    let mut r = Record::default();
+    parse_object_nested(
+        text,
+        &RECORD_KEYS,
+        MESSAGE,
+        &MESSAGE_KEYS,
+        |field, raw| match field {
+            Field::Outer(3) => {
+                r.keys[3] = Val::of(raw);
+                r.version = Some(raw.get());
+            }
+            Field::Outer(i) => r.keys[i] = Val::of(raw),
+            Field::Opened => r.message = Default::default(), // a repeated message: the last wins
+            Field::Inner(i) => r.message[i] = Val::of(raw),
+        },
+    )?;
+    Ok(r)
+}
+
+/// The calls of one sequential message (`_Chain`): `waiting` have not started;
+/// `running` has, and its result starts the next; `at_ms` is its start.
+struct Chain {
+    waiting: VecDeque<(Rc<str>, Rc<str>)>,
+    running: Rc<str>,
+    at_ms: f64,
+    batch: BatchKey,
+}
+
+/// One session file being read (`_Session` and its `LaneBuilder`).
+struct Session {
+    stream: LaneStream,
+    started: HashSet<Rc<str>>,
+    ended: HashSet<Rc<str>>,
+    session_id: Option<String>,
+    version: Option<i64>,
+    chain: Option<Chain>,
+    messages: u64,
+}
+
+impl Session {
+    fn start(&mut self, call_id: Rc<str>, name: Rc<str>, at_ms: f64, batch: &BatchKey) {
+        self.started.insert(call_id.clone());
+        self.stream.start(call_id, name, at_ms, Some(batch.clone()));
+    }
+
+    /// `_start_waiting`: the calls still waiting start at the start of the call
+    /// before them (it has no result yet), and the chain closes.
+    fn start_waiting(&mut self) {
+        if let Some(chain) = self.chain.take() {
+            for (call_id, name) in chain.waiting {
+                self.start(call_id, name, chain.at_ms, &chain.batch);
+            }
+        }
+    }
+}
+
+fn line_ms(stamp: &Val<'_>) -> Option<f64> {
+    stamp.str_bytes().and_then(iso_to_ms)
+}
+
+fn read_header(r: &Record<'_>, state: &mut Session, account: &mut LineAccount) {
+    if state.session_id.is_some() {
+        account.ignore(b"repeated_session");
+        return;
+    }
+    let id = &r.keys[1];
+    if id.bad_id() {
+        // never replaced by the file name (docs/formats.md)
+        account.problem("invalid_id");
+        return;
+    }
+    let Some(session_id) = id.usable_id() else {
+        account.problem("invalid_session_header");
+        return;
+    };
+    state.session_id = Some(session_id.to_string());
+    if let Val::Num(_) | Val::BigInt = r.keys[3] {
+        state.version = r.version.and_then(py_int);
+    }
+    account.use_line();
+}
+
+/// `_read_calls`: the `toolCall` blocks of an assistant message start their calls.
+fn read_calls(
+    stamp: &Val<'_>,
+    content: &Val<'_>,
+    state: &mut Session,
+    account: &mut LineAccount,
+    names: &mut Names,
+) -> Result<(), Failure> {
+    let mut blocks: Vec<[Val<'_>; 3]> = Vec::new();
+    if let Val::Array(text) = content {
+        let mut block: Option<[Val<'_>; 3]> = None;
+        parse_array_objects(text, &BLOCK_KEYS, |field, raw| match field {
+            Field::Opened => {
+                if let Some(done) = block.take() {
+                    blocks.push(done);
+                }
+                block = Some(Default::default());
+            }
+            Field::Inner(i) => {
+                if let Some(b) = block.as_mut() {
+                    b[i] = Val::of(raw);
+                }
+            }
+            Field::Outer(_) => {}
+        })
+        .map_err(bad_json)?;
+        blocks.extend(block);
+        blocks.retain(|b| b[0].str_bytes() == Some(b"toolCall"));
+    }
+    if blocks.is_empty() {
+        account.ignore(b"message.assistant");
+        return Ok(());
+    }
+    let Some(at_ms) = line_ms(stamp) else {
+        account.problem("invalid_timestamp");
+        return Ok(());
+    };
+    state.start_waiting();
+    state.messages += 1;
+    let batch: BatchKey = state.messages.to_string().as_bytes().into();
+    let mut usable = 0u64;
+    let mut fresh: Vec<(Rc<str>, Rc<str>)> = Vec::new();
+    let mut fresh_ids: HashSet<Rc<str>> = HashSet::new();
+    for block in &blocks {
+        let (Some(call_id), Some(name)) = (block[1].usable_id(), block[2].usable_text()) else {
+            continue;
+        };
+        usable += 1;
+        if state.started.contains(call_id) || fresh_ids.contains(call_id) {
+            account.note("repeated_tool_call", 1);
+            continue;
+        }
+        let call_id: Rc<str> = call_id.into();
+        fresh_ids.insert(call_id.clone());
+        fresh.push((call_id, names.get(name)));
+    }
+    let fed = fresh.len() as u64;
+    if fresh.len() > 1 && sequential_message(state.version, at_ms) {
+        let mut waiting: VecDeque<_> = fresh.into();
+        if let Some((first, name)) = waiting.pop_front() {
+            state.start(first.clone(), name, at_ms, &batch);
+            state.chain = Some(Chain {
+                waiting,
+                running: first,
+                at_ms,
+                batch,
+            });
+        }
+    } else {
+        for (call_id, name) in fresh {
+            state.start(call_id, name, at_ms, &batch);
+        }
+    }
+    account.tool_line(blocks.len() as u64, usable, fed);
+    Ok(())
+}
+
+/// `_read_result`: a `toolResult` message ends its call, and starts the next call of
+/// a sequential message when it ends the one running.
+fn read_result(
+    stamp: &Val<'_>,
+    message: &[Val<'_>; 3],
+    state: &mut Session,
+    account: &mut LineAccount,
+) -> Result<(), Failure> {
+    let Some(call_id) = message[2].usable_id() else {
+        account.problem("invalid_tool_record");
+        return Ok(());
+    };
+    let Some(at_ms) = line_ms(stamp) else {
+        account.problem("invalid_timestamp");
+        return Ok(());
+    };
+    if state.ended.contains(call_id) {
+        account.ignore(b"repeated_tool_result");
+        return Ok(());
+    }
+    if state
+        .chain
+        .as_ref()
+        .is_some_and(|c| c.waiting.iter().any(|(id, _)| &**id == call_id))
+    {
+        state.start_waiting(); // out of turn: not run one after another as recorded
+    }
+    let call_id: Rc<str> = call_id.into();
+    state.ended.insert(call_id.clone());
+    state.stream.end(&call_id, at_ms)?;
+    if let Some(mut chain) = state.chain.take() {
+        if chain.running == call_id {
+            if let Some((next, name)) = chain.waiting.pop_front() {
+                // when the call before it ended
+                state.start(next.clone(), name, at_ms, &chain.batch);
+                account.note("reconstructed_starts", 1);
+                chain.running = next;
+                chain.at_ms = at_ms;
+            }
+        }
+        if !chain.waiting.is_empty() {
+            state.chain = Some(chain);
+        }
+    }
+    account.use_line();
+    Ok(())
+}
+
+/// One file of the unit: its place in the unit, whether it is read as a fork, and the
+/// session id that stands in when it names none.
+struct File<'a> {
+    index: usize,
+    path: &'a Path,
+    fork: bool,
+    fallback_session_id: &'a str,
+}
+
+/// `read_pi` of one file into `lanes` (none for a file with no record); `entries`:
+/// the `(id, timestamp)` keys read so far in the folder, extended with this file's
+/// (an id is UTF-8 text, so `0xFF` never occurs in it: `id 0xFF timestamp`).
+fn read_file(
+    file: &File<'_>,
+    settings: &Settings,
+    entries: &mut HashSet<Box<[u8]>>,
+    lanes: &mut Vec<LaneOut>,
+) -> Result<LineAccount, Failure> {
+    let mut account = LineAccount::default();
+    let mut state = Session {
+        stream: LaneStream::new(
+            settings,
+            settings.eval_names.clone().into(),
+            settings.batchable_names.clone().into(),
+        ),
+        started: HashSet::new(),
+        ended: HashSet::new(),
+        session_id: None,
+        version: None,
+        chain: None,
+        messages: 0,
+    };
+    let mut names = Names::default();
+    let mut seen = false;
+    let mut key: Vec<u8> = Vec::new();
+    for_each_line_within(
+        open_plain(file.path)?,
+        &mut account,
+        PY_MAX_LINE_DEPTH,
+        |text, account| {
+            let r = record_of(text).map_err(bad_json)?;
+            if int_too_long(text.as_bytes()) {
+                return Err(bad_json(SyntaxError)); // Python's int() refuses it: invalid_json
+            }
+            seen = true;
+            let [kind, id, stamp, _, message, ..] = &r.keys;
+            if let Some(entry_id) = id.usable_text() {
+                if kind.str_bytes() != Some(b"session") {
+                    key.clear();
+                    key.extend_from_slice(entry_id.as_bytes());
+                    key.push(0xff);
+                    key.extend_from_slice(stamp.str_bytes().unwrap_or(b""));
+                    if file.fork && entries.contains(key.as_slice()) {
+                        account.ignore(b"duplicate_entry");
+                        return Ok(());
+                    }
+                    entries.insert(key.as_slice().into());
+                }
+            }
+            let Some(kind) = kind.str_bytes() else {
+                account.problem("missing_type");
+                return Ok(());
+            };
+            if kind == b"session" {
+                read_header(&r, &mut state, account);
+            } else if kind != b"message" {
+                account.ignore(kind);
+            } else if !matches!(message, Val::Object(_)) {
+                account.problem("invalid_payload");
+            } else {
+                let role = &r.message[0];
+                match role.str_bytes() {
+                    Some(b"assistant") => {
+                        read_calls(stamp, &r.message[1], &mut state, account, &mut names)?
+                    }
+                    Some(b"toolResult") => read_result(stamp, &r.message, &mut state, account)?,
+                    Some(role) => account.ignore(&[b"message.", role].concat()),
+                    None => account.ignore(b"message"),
+                }
+            }
+            Ok(())
+        },
+    )?;
+    state.start_waiting();
+    if seen {
+        let session_id = match state.session_id.take() {
+            Some(id) => id,
+            None => {
+                account.note("session_id_from_file_name", 1);
+                file.fallback_session_id.to_string()
+            }
+        };
+        lanes.push(LaneOut {
+            file: file.index,
+            session_id,
+            lane_id: "main".to_string(),
+            summary: state.stream.finish(0.0, &[], Timing::Message),
+        });
+    }
+    Ok(account)
+}
+
+/// A file's `session` header (`_Header`): its id (usable text) and the parent it
+/// names (`parentSession`, else `branchedFrom`).
+#[derive(Debug, Default, Clone, PartialEq)]
+struct Header {
+    session_id: Option<String>,
+    parent: Option<String>,
+}
+
+/// `_header` of `pi.py`: the first `session` record among the file's first lines
+/// (`Source.peek(16)`: up to 16 lines with content, within the peek's caps), read as
+/// `iter_records` reads them; lines that give no record are passed over.
+fn header(path: &Path) -> io::Result<Header> {
+    let mut reader = LineReader::new(open_plain(path)?);
+    let (mut taken, mut with_content, mut size, mut first) = (0usize, 0usize, 0usize, true);
+    while let Some((raw, has_newline)) = reader.next_line()? {
+        taken += 1;
+        size += raw.len() + usize::from(has_newline);
+        with_content += usize::from(!raw.iter().all(|&b| is_py_space(b)));
+        if let Line::Json(text) = split_line(raw, first, has_newline) {
+            if !nesting_exceeds(text.as_bytes(), PY_MAX_HEADER_DEPTH)
+                && !int_too_long(text.as_bytes())
+            {
+                if let Ok(r) = record_of(text) {
+                    if r.keys[0].str_bytes() == Some(b"session") {
+                        let parent = [&r.keys[5], &r.keys[6]]
+                            .into_iter()
+                            .find_map(|v| v.usable_text());
+                        return Ok(Header {
+                            session_id: r.keys[1].usable_text().map(str::to_string),
+                            parent: parent.map(str::to_string),
+                        });
+                    }
+                }
+            }
+        }
+        first = false;
+        if with_content >= HEADER_LINES || taken >= MAX_PEEK_LINES || size >= PEEK_BYTE_CAP {
+            break;
+        }
+    }
+    Ok(Header::default())
+}
+
+/// `PurePosixPath(text).name`: the last component that is not empty nor `.`.
+fn posix_name(text: &str) -> &str {
+    text.split('/')
+        .rfind(|part| !part.is_empty() && *part != ".")
+        .unwrap_or("")
+}
+
+/// `os_text` of a path: bytes that are not UTF-8 become `\xNN`.
+fn os_text(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt as _;
+    let mut text = String::new();
+    for chunk in path.as_os_str().as_bytes().utf8_chunks() {
+        text.push_str(chunk.valid());
+        for byte in chunk.invalid() {
+            text.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    text
+}
+
+/// `_parent_path`: the file of the unit a parent reference names: the same file name,
+/// or that session id (the first such file, in the unit's order).
+fn parent_index(reference: &str, names: &[String], headers: &[Header]) -> Option<usize> {
+    let replaced = reference.replace('\\', "/");
+    let name = posix_name(&replaced);
+    (0..headers.len()).find(|&i| {
+        posix_name(&names[i]) == name || headers[i].session_id.as_deref() == Some(reference)
+    })
+}
+
+/// `reading_order`'s order: the unit's files (by index) with every parent in the
+/// unit before its forks, else in the unit's order; a reference cycle is broken
+/// where it is met (`_parents_first`).
+fn parents_first(paths: &[&Path], headers: &[Header]) -> Vec<usize> {
+    let names: Vec<String> = paths.iter().map(|p| os_text(p)).collect();
+    let parents: Vec<Option<usize>> = headers
+        .iter()
+        .map(|h| {
+            h.parent
+                .as_deref()
+                .and_then(|p| parent_index(p, &names, headers))
+        })
+        .collect();
+    let mut order = Vec::with_capacity(paths.len());
+    let mut placed = vec![false; paths.len()];
+    for start in 0..paths.len() {
+        let mut chain: Vec<usize> = Vec::new();
+        let mut node = Some(start);
+        while let Some(at) = node.filter(|&at| !placed[at] && !chain.contains(&at)) {
+            chain.push(at);
+            node = parents[at];
+        }
+        for &item in chain.iter().rev() {
+            placed[item] = true;
+            order.push(item);
+        }
+    }
+    order
+}
+
+fn read_pi_once(
+    unit: &Unit<'_>,
+    headers: &[Header],
+    settings: &Settings,
+) -> Result<UnitOut, Failure> {
+    let order = parents_first(unit.paths, headers);
+    let mut entries: HashSet<Box<[u8]>> = HashSet::new();
+    let mut accounts: Vec<Option<LineAccount>> = vec![None; unit.paths.len()];
+    let mut lanes = Vec::new();
+    for index in order {
+        let file = File {
+            index,
+            path: unit.paths[index],
+            fork: headers[index].parent.is_some(),
+            fallback_session_id: &unit.session_ids[index],
+        };
+        accounts[index] = Some(read_file(&file, settings, &mut entries, &mut lanes)?);
+    }
+    Ok(UnitOut {
+        accounts: accounts
+            .into_iter()
+            .map(Option::unwrap_or_default)
+            .collect(),
+        lanes,
+        read_again_in_batch: false,
+    })
+}
+
+/// The `pi` reader: a unit is the session files of one folder (`read_pi_folder`),
+/// in the order the registry gives them, with per file the session id that stands in
+/// when it names none (the UUID that ends its file name). It reads on one thread;
+/// one account per file, in the unit's order, and the lanes in reading order.
+/// A unit whose paths and ids differ in number is refused (`InvalidInput`).
+pub struct Pi;
+
+impl Reader for Pi {
+    fn read(
+        &self,
+        unit: &Unit<'_>,
+        settings: &Settings,
+        _threads: usize,
+    ) -> Result<UnitOut, ReadError> {
+        if unit.paths.len() != unit.session_ids.len() {
+            return Err(ReadError::Io(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "a pi unit is its files and a session id for each",
+            )));
+        }
+        let headers = unit
+            .paths
+            .iter()
+            .map(|p| header(p))
+            .collect::<io::Result<Vec<_>>>()?;
+        with_fallback(settings, |s| read_pi_once(unit, &headers, s))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::readers::protocol::fixtures::read_unit;
+
+    const V3: &str =
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-03-14T02:00:00Z"}"#;
+
+    fn calls(id: &str, at: &str, ids: &[&str]) -> String {
+        let blocks: Vec<String> = ids
+            .iter()
+            .map(|c| format!(r#"{{"type":"toolCall","id":"{c}","name":"read"}}"#))
+            .collect();
+        format!(
+            r#"{{"type":"message","id":"{id}","timestamp":"{at}","message":{{"role":"assistant","content":[{}]}}}}"#,
+            blocks.join(",")
+        )
+    }
+
+    fn result(id: &str, at: &str, call: &str) -> String {
+        format!(
+            r#"{{"type":"message","id":"{id}","timestamp":"{at}","message":{{"role":"toolResult","toolCallId":"{call}"}}}}"#
+        )
+    }
+
+    /// `files` (name, lines) written in a fresh folder and read as one unit, in the
+    /// order given, each named by its file name.
+    fn folder(name: &str, files: &[(&str, Vec<String>)]) -> UnitOut {
+        let dir = std::env::temp_dir().join(format!("wm-native-{}-pi-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let paths: Vec<_> = files.iter().map(|(n, _)| dir.join(n)).collect();
+        for (path, (_, lines)) in paths.iter().zip(files) {
+            std::fs::write(path, lines.join("\n")).unwrap();
+        }
+        let refs: Vec<&Path> = paths.iter().map(|p| p.as_path()).collect();
+        let ids: Vec<&str> = files.iter().map(|(n, _)| *n).collect();
+        let out = read_unit(&Pi, &refs, &ids);
+        std::fs::remove_dir_all(&dir).unwrap();
+        out
+    }
+
+    #[test]
+    fn the_calls_of_one_message_run_one_after_another_before_the_cut_off() {
+        // before 02:09:20: b starts when a's result is written (10 s), c at b's (12 s);
+        // from 02:09:20 on, d and e start together. Waves: {a, b, c} (they touch end to
+        // start: one wave, docs/metrics.md section 2) and {d, e}
+        let lines = vec![
+            V3.to_string(),
+            calls("m1", "2026-03-14T02:09:00Z", &["a", "b", "c"]),
+            result("r1", "2026-03-14T02:09:10Z", "a"),
+            result("r2", "2026-03-14T02:09:12Z", "b"),
+            result("r3", "2026-03-14T02:09:13Z", "c"),
+            calls("m2", "2026-03-14T02:09:20Z", &["d", "e"]),
+            result("r4", "2026-03-14T02:09:21Z", "d"),
+            result("r5", "2026-03-14T02:09:22Z", "e"),
+        ];
+        let out = folder("cut-off", &[("s.jsonl", lines)]);
+        let account = &out.accounts[0];
+        assert_eq!(account.notes, vec![("reconstructed_starts", 2)]);
+        assert_eq!((account.lines_read, account.lines_used), (8, 8));
+        let s = &out.lanes[0].summary;
+        assert_eq!((s.paired_calls, s.non_eval_waves_total), (5, 2));
+        // a 10 s, b 2 s, c 1 s, d 1 s, e 2 s
+        assert_eq!(s.tool_time_ms, 16000.0);
+        assert_eq!(out.lanes[0].session_id, "s1");
+    }
+
+    #[test]
+    fn a_fork_is_read_after_its_parent_and_its_copies_are_duplicates() {
+        let parent = vec![
+            V3.to_string(),
+            calls("m1", "2026-03-14T02:09:30Z", &["a"]),
+            result("r1", "2026-03-14T02:09:31Z", "a"),
+        ];
+        let mut fork = vec![
+            r#"{"type":"session","version":3,"id":"s2","timestamp":"2026-03-14T03:00:00Z","parentSession":"/elsewhere/z.jsonl"}"#.to_string(),
+        ];
+        fork.extend(parent[1..].iter().cloned());
+        fork.push(calls("m9", "2026-03-14T03:00:01Z", &["b"]));
+        // the fork comes first in the unit: read second, its two copies ignored
+        let out = folder("fork", &[("a.jsonl", fork), ("z.jsonl", parent)]);
+        assert_eq!(
+            out.accounts[0].ignored,
+            vec![(b"duplicate_entry".to_vec(), 2)]
+        );
+        assert_eq!(out.accounts[0].lines_used, 2);
+        assert_eq!(out.accounts[1].lines_used, 3);
+        let files: Vec<_> = out
+            .lanes
+            .iter()
+            .map(|l| (l.file, l.session_id.as_str()))
+            .collect();
+        assert_eq!(files, vec![(1, "s1"), (0, "s2")]);
+    }
+
+    #[test]
+    fn parents_are_found_by_file_name_or_session_id_and_cycles_are_broken() {
+        let h = |id: &str, parent: Option<&str>| Header {
+            session_id: Some(id.to_string()),
+            parent: parent.map(str::to_string),
+        };
+        let paths = [
+            Path::new("/f/a.jsonl"),
+            Path::new("/f/b.jsonl"),
+            Path::new("/f/c.jsonl"),
+        ];
+        // a's parent is b (by id), b's is c (by a Windows path's name)
+        let headers = [
+            h("ida", Some("idb")),
+            h("idb", Some("C:\\x\\c.jsonl")),
+            h("idc", None),
+        ];
+        assert_eq!(parents_first(&paths, &headers), vec![2, 1, 0]);
+        // a cycle a -> b -> a: broken where it is met
+        let headers = [
+            h("ida", Some("idb")),
+            h("idb", Some("a.jsonl")),
+            h("idc", None),
+        ];
+        assert_eq!(parents_first(&paths, &headers), vec![1, 0, 2]);
+        assert_eq!(posix_name("a/b/./"), "b");
+        assert_eq!(posix_name("."), "");
+        assert_eq!(posix_name("a/.."), "..");
+    }
+
+    #[test]
+    fn a_version_is_an_int_only_without_fraction_or_exponent() {
+        assert_eq!(py_int("3"), Some(3));
+        assert_eq!(py_int("-0"), Some(0));
+        assert_eq!(py_int("3.0"), None);
+        assert_eq!(py_int("3e0"), None);
+        assert_eq!(py_int("99999999999999999999"), Some(i64::MAX));
+        assert_eq!(py_int("-99999999999999999999"), Some(i64::MIN));
+        assert!(sequential_message(None, PARALLEL_SINCE_MS));
+        assert!(sequential_message(Some(2), PARALLEL_SINCE_MS));
+        assert!(!sequential_message(Some(3), PARALLEL_SINCE_MS));
+        assert!(sequential_message(Some(3), PARALLEL_SINCE_MS - 1.0));
+    }
+
+    #[test]
+    fn a_unit_needs_a_session_id_per_file() {
+        let path = Path::new("/nonexistent/s.jsonl");
+        let unit = Unit {
+            paths: &[path],
+            session_ids: &[],
+        };
+        match Pi.read(&unit, &crate::readers::protocol::fixtures::settings(), 1) {
+            Err(ReadError::Io(e)) => assert_eq!(e.kind(), io::ErrorKind::InvalidInput),
+            other => panic!("{other:?}"),
+        }
+    }
+}
