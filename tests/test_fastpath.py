@@ -94,11 +94,11 @@ def test_the_bundled_example_is_taken_and_identical() -> None:
 
 
 @needs_corpus
-def test_every_claude_code_and_codex_golden_case_is_taken_with_the_recorded_bytes() -> None:
+def test_every_claude_code_codex_and_pi_golden_case_is_taken_with_the_recorded_bytes() -> None:
     """Every corpus case the native command takes prints the recorded golden document, and
-    it takes every Claude Code file and Codex rollout of the corpus (36 and 10 cases: the
-    Codex TUI recording, pi, OTel, Inspect, OpenHands and SWE-agent files and the whole
-    corpus are declined)."""
+    it takes every Claude Code file, Codex rollout and pi session of the corpus (36, 10
+    and 1 cases: the Codex TUI recording, OTel, Inspect, OpenHands and SWE-agent files and
+    the whole corpus are declined)."""
     recorded = json.loads(GOLDEN.read_text(encoding="utf-8"))["cases"]
     taken, declined = [], []
     here = os.getcwd()
@@ -119,7 +119,9 @@ def test_every_claude_code_and_codex_golden_case_is_taken_with_the_recorded_byte
     claude = [name for name in taken if "claude" in name]
     # the rollouts: agent-sessions' fixture, agentcmd's five, localpush's four (MANIFEST)
     codex = [name for name in taken if "codex_small" in name or "/rollout-" in name]
-    assert (len(claude), len(codex), len(taken)) == (36, 10, 46)
+    assert (len(claude), len(codex), len(taken)) == (36, 10, 47)
+    # and the corpus's pi session
+    assert "summarize pi-mono/before-compaction.jsonl" in taken
     assert all("claude" not in name and "rollout" not in name for name in declined)
     assert "summarize openai-codex/binary-size-log.jsonl" in declined
     assert "summarize ." in declined

@@ -447,3 +447,39 @@ def test_the_extension_reads_a_pi_folder_as_one_unit(tmp_path: Path) -> None:
     assert [(r.lines_used, dict(r.ignored)) for r in reports] == [
         (1, {"duplicate_entry": 1}), (2, {})]
     assert [(lane.path, lane.session_id) for lane in lanes] == [(parent, "P"), (child, "C")]
+
+
+def test_pi_folders_are_detected_and_read_in_one_pass_and_by_the_native_command(
+    tmp_path: Path,
+) -> None:
+    """pi sessions (a parent, its fork, a session in a sub-folder) beside a Claude Code
+    session: the extension detects them where it reads them, each folder's pi files one
+    unit (what the planner makes of them: forks after their parents), and the native
+    command takes the run with the CLI's bytes, on 1 and 2 threads."""
+    from tests.test_fastpath import _same
+    from tests.trace_builders import CLAUDE as CLAUDE_LINES
+
+    first = [_calls("m1", "2026-03-14T02:09:30.000Z", "a"),
+             _result("r1", "2026-03-14T02:09:31.000Z", "a")]
+    parent = _write(tmp_path / "p.jsonl", [_header("P"), *first])
+    fork = _write(tmp_path / "a.jsonl", [
+        _header("F", parentSession="p.jsonl"), *first,
+        _calls("m2", "2026-03-14T02:10:00.000Z", "b", "c"),
+        _result("r2", "2026-03-14T02:10:02.000Z", "b"),
+        _result("r3", "2026-03-14T02:10:03.000Z", "c")])
+    nested = _write(tmp_path / "n" / "x.jsonl", [_header("N"), *first])
+    claude = tmp_path / "s.jsonl"
+    claude.write_bytes(b"".join(CLAUDE_LINES.call("k1", 1, 3)))
+    paths = sorted([parent, fork, nested, str(claude)])
+    found, units = native.detect_and_read_natively(paths, StreamSettings(engine="native"))
+    assert found == {parent: "pi", fork: "pi", nested: "pi", str(claude): "claude-code"}
+    assert set(units) == {("pi", (fork, parent)), ("pi", (nested,)),
+                          ("claude-code", (str(claude),))}
+    # the fork's copies of its parent's two entries are duplicates
+    reports = {r.path: r for r in units["pi", (fork, parent)][0]}
+    assert reports[fork].ignored == {"duplicate_entry": 2}
+    assert [lane.session_id for lane in units["pi", (fork, parent)][1]] == ["P", "F"]
+    before = native.detection_counts()
+    assert _same([str(tmp_path)], 1)
+    assert _same([str(tmp_path)], 2)
+    assert native.detection_counts()[0] == before[0]  # no separate detection pass

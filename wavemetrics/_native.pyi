@@ -85,11 +85,12 @@ _UnitArg = tuple[int, list[bytes], list[str]]
 #: id, events default session id or None: the same)``.
 _FoldArg = tuple[bytes, str, str | None]
 
-#: Per folded group: ``(each file's detection: 0 events, 1 claude-code, 2 codex, 3 pi
-#: (not read here), None: ask the registry; the unit of the files found claude-code, or
-#: None; [(file index, unit or None)] of the files read as units of their own: events
-#: and codex)``.
-_Folded = tuple[list[int | None], _Unit | None, list[tuple[int, _Unit | None]]]
+#: Per folded group: ``(each file's detection: 0 events, 1 claude-code, 2 codex, 3 pi,
+#: None: ask the registry; the unit of the files found claude-code, or None; [(file
+#: index, unit or None)] of the files read as units of their own: events and codex;
+#: [([file index], unit or None)] of each folder of pi files)``.
+_Folded = tuple[list[int | None], _Unit | None, list[tuple[int, _Unit | None]],
+                list[tuple[list[int], _Unit | None]]]
 
 #: A file of the native command: ``(path, Claude Code fallback session id, events
 #: default session id or None: the same, project-folder group)``.

@@ -325,19 +325,39 @@ pub struct Outcome<'a> {
     lanes: Vec<(usize, &'a readers::LaneOut)>,
 }
 
-/// A unit of the run: a group's Claude Code files, or one file read alone (an
-/// `events` file or a Codex rollout).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Unit {
-    Claude(usize),
-    Alone(usize),
-}
-
 fn unit_out(out: &Option<UnitOut>) -> Result<&UnitOut, Decline> {
     match out {
         Some(unit) if unit.read_again_in_batch => Err(Decline::ReadAgain),
         Some(unit) => Ok(unit),
         None => Err(Decline::ReadFailed),
+    }
+}
+
+/// Each input's read (by walk index) and each unit with its files' walk indexes, at the
+/// walk index of its first file (units come in order of first appearance).
+struct Placed<'a> {
+    reads: Vec<Option<Read<'a>>>,
+    units: Vec<Option<(&'a UnitOut, Vec<usize>)>>,
+}
+
+impl<'a> Placed<'a> {
+    /// The unit `out` read from `files` (walk indexes, in the unit's file order, each
+    /// with its account in that order) as `format`.
+    fn place(
+        &mut self,
+        format: &'static str,
+        out: &'a Option<UnitOut>,
+        files: Vec<usize>,
+    ) -> Result<(), Decline> {
+        let unit = unit_out(out)?;
+        for (j, &file) in files.iter().enumerate() {
+            let account = unit.accounts.get(j).ok_or(Decline::ReadFailed)?;
+            self.reads[file] = Some(Read { format, account });
+        }
+        // the unit appears where its first file (in walk order) does
+        let first = files.iter().copied().min().unwrap_or(0);
+        self.units[first] = Some((unit, files));
+        Ok(())
     }
 }
 
@@ -348,44 +368,36 @@ pub fn assemble<'a>(
     groups: &[Vec<usize>],
     outs: &'a [FoldOut],
 ) -> Result<Outcome<'a>, Decline> {
-    let mut reads: Vec<Option<Read<'a>>> = (0..count).map(|_| None).collect();
-    let mut units: Vec<Option<(Unit, &'a UnitOut, Vec<usize>)>> =
-        (0..count).map(|_| None).collect();
-    for (g, (members, out)) in groups.iter().zip(outs).enumerate() {
+    let mut placed = Placed {
+        reads: (0..count).map(|_| None).collect(),
+        units: (0..count).map(|_| None).collect(),
+    };
+    for (members, out) in groups.iter().zip(outs) {
+        let walk = |k: usize| members.get(k).copied().ok_or(Decline::ReadFailed);
         let mut claude = Vec::new();
         for (k, &file) in members.iter().enumerate() {
             match out.found.get(k).copied().flatten() {
                 Some(Detected::ClaudeCode) => claude.push(file),
-                Some(Detected::Events | Detected::Codex) => {}
-                // a pi file is detected but not read by the folded read
-                Some(Detected::Pi) | None => return Err(Decline::NotNative(file)),
+                Some(Detected::Events | Detected::Codex | Detected::Pi) => {}
+                None => return Err(Decline::NotNative(file)),
             }
         }
         if !claude.is_empty() {
-            let unit = unit_out(&out.claude)?;
-            for (j, &file) in claude.iter().enumerate() {
-                let account = unit.accounts.get(j).ok_or(Decline::ReadFailed)?;
-                reads[file] = Some(Read {
-                    format: "claude-code",
-                    account,
-                });
-            }
-            // the unit appears where its first file (in walk order) does
-            let first = claude.iter().copied().min().unwrap_or(0);
-            units[first] = Some((Unit::Claude(g), unit, claude));
+            placed.place("claude-code", &out.claude, claude)?;
         }
         for (k, alone) in &out.alone {
-            let file = *members.get(*k).ok_or(Decline::ReadFailed)?;
             let format = match out.found.get(*k).copied().flatten() {
                 Some(Detected::Codex) => "codex",
                 _ => "events",
             };
-            let unit = unit_out(alone)?;
-            let account = unit.accounts.first().ok_or(Decline::ReadFailed)?;
-            reads[file] = Some(Read { format, account });
-            units[file] = Some((Unit::Alone(file), unit, vec![file]));
+            placed.place(format, alone, vec![walk(*k)?])?;
+        }
+        for (indexes, folder) in &out.folders {
+            let files = indexes.iter().map(|&k| walk(k)).collect::<Result<_, _>>()?;
+            placed.place("pi", folder, files)?;
         }
     }
+    let Placed { reads, units } = placed;
     let inputs: Vec<Read> = reads
         .into_iter()
         .enumerate()
@@ -398,7 +410,7 @@ pub fn assemble<'a>(
         }
     }
     let mut lanes = Vec::new();
-    for (_, unit, files) in units.iter().flatten() {
+    for (unit, files) in units.iter().flatten() {
         for lane in &unit.lanes {
             let file = *files.get(lane.file).ok_or(Decline::ReadFailed)?;
             lanes.push((file, lane));
@@ -795,6 +807,7 @@ mod tests {
     const CLAUDE: Option<Detected> = Some(Detected::ClaudeCode);
     const EVENTS: Option<Detected> = Some(Detected::Events);
     const CODEX: Option<Detected> = Some(Detected::Codex);
+    const PI: Option<Detected> = Some(Detected::Pi);
 
     /// The default options record as `wavemetrics/run/_options.py` writes it
     /// (`options_json(options_record())`): what the native command hands over.
@@ -985,6 +998,7 @@ mod tests {
             found,
             claude,
             alone,
+            folders: vec![],
         }
     }
 
@@ -1223,6 +1237,69 @@ mod tests {
         // nothing at all
         let outcome = assemble(0, &[], &[]).unwrap();
         assert_eq!(shape(&outcome), (vec![], vec![]));
+    }
+
+    #[test]
+    fn a_folder_of_pi_files_is_one_unit_where_its_first_file_is() {
+        // members (path order) walk 3, 0, 2, 1: pi, claude-code, pi, events; the pi
+        // folder's files are walk 3 then 2 (its accounts in that order), so the unit
+        // comes at walk 2, after the Claude Code unit (walk 0) and the events file (1)
+        let mut out = fold(
+            vec![PI, CLAUDE, PI, EVENTS],
+            Some(unit(vec![account(2, 1)], vec![lane(0, "c", "main")])),
+            vec![(
+                3,
+                Some(unit(vec![account(4, 1)], vec![lane(0, "e", "main")])),
+            )],
+        );
+        out.folders = vec![(
+            vec![0, 2],
+            Some(unit(
+                vec![account(5, 1), account(6, 1)],
+                vec![lane(0, "p", "main"), lane(1, "q", "main")],
+            )),
+        )];
+        let outs = [out];
+        let outcome = assemble(4, &[vec![3, 0, 2, 1]], &outs).unwrap();
+        assert_eq!(
+            shape(&outcome),
+            (
+                vec![("claude-code", 2), ("events", 4), ("pi", 6), ("pi", 5)],
+                vec![
+                    (0, "c", "main"),
+                    (1, "e", "main"),
+                    (3, "p", "main"),
+                    (2, "q", "main")
+                ]
+            )
+        );
+        // its read failed, it was read again in batch, or a pi file is in no folder
+        let failed = |folders| FoldOut {
+            folders,
+            ..fold(vec![PI], None, vec![])
+        };
+        let again = UnitOut {
+            read_again_in_batch: true,
+            ..unit(vec![account(1, 1)], vec![])
+        };
+        assert_eq!(
+            decline(1, &[vec![0]], &[failed(vec![(vec![0], None)])]),
+            Some(Decline::ReadFailed)
+        );
+        assert_eq!(
+            decline(1, &[vec![0]], &[failed(vec![(vec![0], Some(again))])]),
+            Some(Decline::ReadAgain)
+        );
+        assert_eq!(
+            decline(1, &[vec![0]], &[failed(vec![])]),
+            Some(Decline::NotNative(0))
+        );
+        // a folder naming a member the group does not have
+        let read = || Some(unit(vec![account(1, 1), account(1, 1)], vec![]));
+        assert_eq!(
+            decline(1, &[vec![0]], &[failed(vec![(vec![0, 1], read())])]),
+            Some(Decline::ReadFailed)
+        );
     }
 
     #[test]

@@ -106,10 +106,10 @@ def reads_natively(fmt: str) -> bool:
 
 def detect_natively(paths: list[str], jobs: int) -> dict[str, str]:
     """Detect ``paths`` on ``jobs`` threads: the files found to be of a format the
-    extension detects (``events``, ``claude-code``, ``codex``), with their format, where the
-    registry's recognisers would pick that format (same first lines, same rules:
-    ``registry.py``). The rest (another format,
-    empty, unrecognised, unreadable, not a regular file): ask the registry."""
+    extension detects (``events``, ``claude-code``, ``codex``, ``pi``), with their
+    format, where the registry's recognisers would pick that format (same first lines,
+    same rules: ``registry.py``). The rest (another format, empty, unrecognised,
+    unreadable, not a regular file): ask the registry."""
     if _native is None:
         return {}
     # a file that cannot be opened is the registry's to report (same message as ever)
@@ -141,19 +141,20 @@ def detect_and_read_natively(
     regular: bool = False,
 ) -> tuple[dict[str, str], dict[NativeUnit, NativeResult]]:
     """Detect ``paths`` (regular files, as :func:`detect_natively`) and read the
-    ``claude-code``, ``events`` and ``codex`` ones in the same pass, on ``stream.jobs`` threads:
-    each file's first lines are parsed once, detection deciding from the records the
-    Claude Code parse makes of them (the same rules). A path that is not a regular,
-    uncompressed file (``-``, ``.gz``, a FIFO, a device) is never opened here: its
-    folder is only detected, by :func:`detect_natively`.
+    ``claude-code``, ``events``, ``codex`` and ``pi`` ones in the same pass, on
+    ``stream.jobs`` threads: each file's first lines are parsed once, detection deciding
+    from the records the Claude Code parse makes of them (the same rules). A path that
+    is not a regular, uncompressed file (``-``, ``.gz``, a FIFO, a device) is never
+    opened here: its folder is only detected, by :func:`detect_natively`.
 
     The files are grouped by the unit a ``claude-code`` file would join (its project
     folder, :func:`~wavemetrics.readers.sources.project_folder`); of each group, the
     files found ``claude-code`` are read as one unit in path order (what
-    :func:`~wavemetrics.readers.dispatch.plan_units` makes of them) and each ``events`` or
-    ``codex`` file as a unit of its own. A group that shares its folder with a file that is not a
-    candidate (``.gz``) or with one of ``detected`` (files whose format is already
-    known, from the cache) is only detected: its unit holds files this pass does not
+    :func:`~wavemetrics.readers.dispatch.plan_units` makes of them), each ``events`` or
+    ``codex`` file as a unit of its own, and the ``pi`` files of each folder as one
+    unit. A group that shares its folder with a file that is not a candidate (``.gz``)
+    or with one of ``detected`` (files whose format is already known, from the cache)
+    is only detected: its unit holds files this pass does not
     see. Returns the files found to be of a native format with their format
     (the rest: ask the registry), and the result of every unit read, by ``(format,
     paths)``; a unit whose read failed is left out (read it another way). A unit the
@@ -187,15 +188,17 @@ def detect_and_read_natively(
         *_name_args(stream), stream.jobs,
     )
     units: dict[NativeUnit, NativeResult] = {}
-    for group, (detections, claude, alone) in zip(folded, outs, strict=True):
+    for group, (detections, claude, alone, folders) in zip(folded, outs, strict=True):
         found.update((path, _NAMED[index])
                      for path, index in zip(group, detections, strict=True) if index is not None)
         members = tuple(p for p, index in zip(group, detections, strict=True) if index == 1)
         if claude is not None:
             units[_FOLDER, members] = _unit_result(_FOLDER, members, claude)
-        for index, result in alone:
-            if result is not None:
-                fmt, unit = _NAMED[detections[index]], (group[index],)
+        read = [([index], result) for index, result in alone] + folders
+        for indexes, result in read:
+            code = detections[indexes[0]]
+            if result is not None and code is not None:
+                fmt, unit = _NAMED[code], tuple(group[index] for index in indexes)
                 units[fmt, unit] = _unit_result(fmt, unit, result)
     return found, units
 

@@ -17,7 +17,7 @@ use std::path::Path;
 /// whenever a function of this module is added, removed or changes its
 /// arguments or results, so that an extension built from older sources is
 /// found out and not called (`native.available()` is then false).
-pub const API_VERSION: u32 = 14;
+pub const API_VERSION: u32 = 15;
 
 /// The read settings: `eval_names` and `batchable_names` in normal form, empty ones
 /// dropped (`_extension.eval_names`), `idle_gap_ms` finite and `>= 0` (ms, `0`
@@ -160,11 +160,12 @@ type FoldArg = (Vec<u8>, String, Option<String>);
 /// Claude Code project folder, in path order; `sniff_types` the record types of each
 /// format detection takes, by format code (`registry.native_sniffers()`: a missing or
 /// empty list is a format not detected). Per group, in group order: `(found,
-/// claude, alone)`: each file's detection (`0` events, `1` claude-code, `2` codex,
-/// `3` pi (detected, not read here), `None`: ask the registry), the unit of the files found `claude-code` (a unit tuple
-/// ([`unit`]), or `None`: none, or the read failed), and `[(file
-/// index, unit tuple or None)]` for the files read as units of their own (`events`
-/// and `codex`; a rollout's session id without one is its file name's UUID). With fewer groups than `jobs`,
+/// claude, alone, folders)`: each file's detection (`0` events, `1` claude-code, `2`
+/// codex, `3` pi, `None`: ask the registry), the unit of the files found `claude-code`
+/// (a unit tuple ([`unit`]), or `None`: none, or the read failed), `[(file index, unit
+/// tuple or None)]` for the files read as units of their own (`events` and `codex`),
+/// and `[([file index], unit tuple or None)]` for each folder of `pi` files (a
+/// rollout's or pi file's session id without one is its file name's UUID). With fewer groups than `jobs`,
 /// a group's files are parsed on the threads left over.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
@@ -204,7 +205,12 @@ fn read_folded<'py>(
                 .iter()
                 .map(|(index, o)| Ok((*index, o.as_ref().map(|o| unit(py, o)).transpose()?)))
                 .collect::<PyResult<Vec<_>>>()?;
-            (found, claude, alone).into_pyobject(py)
+            let folders = out
+                .folders
+                .iter()
+                .map(|(files, o)| Ok((files.clone(), o.as_ref().map(|o| unit(py, o)).transpose()?)))
+                .collect::<PyResult<Vec<_>>>()?;
+            (found, claude, alone, folders).into_pyobject(py)
         })
         .collect()
 }

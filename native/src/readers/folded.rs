@@ -1,7 +1,8 @@
 //! The folded read: a Claude Code project folder's candidate files detected and
 //! read in one pass, each file's first lines parsed once for both (`detect.rs`'s
 //! [`Window`] decides from the records the Claude Code parse makes of them); the
-//! files found `events` or `codex` are read there too, each a unit of its own.
+//! files found `events` or `codex` are read there too, each a unit of its own, and
+//! those found `pi`, a unit per folder.
 
 use super::claude_code::{
     claude_line, claude_recs_from, read_claude_once, read_claude_split, ClaudeFolder, Rec, Tape,
@@ -10,6 +11,7 @@ use super::claude_code::{
 use super::codex::Codex;
 use super::events::Events;
 use super::names::session_id_from_file_name;
+use super::pi::Pi;
 use super::protocol::{Failure, Reader, Unit, UnitOut};
 use crate::account::LineAccount;
 use crate::detect::{Detected, Sniffers, Window};
@@ -34,8 +36,7 @@ pub struct FoldFile<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FoldOut {
     /// Each file's format as [`crate::detect::detect`] finds it (`None`: the Python
-    /// registry decides: another format, empty, unrecognised or unreadable). A `pi`
-    /// file is only detected here (its unit is the caller's to read).
+    /// registry decides: another format, empty, unrecognised or unreadable).
     pub found: Vec<Option<Detected>>,
     /// The unit of the files found `claude-code`, read as one project folder in the
     /// group's order (as [`read_claude_code`] reads them); `None` when no file is, or
@@ -44,6 +45,10 @@ pub struct FoldOut {
     /// Each file read as a unit of its own (found `events` or `codex`: its format is
     /// in `found`), by the file's index, in index order; `None` when its read failed.
     pub alone: Vec<(usize, Option<UnitOut>)>,
+    /// Each folder of files found `pi` (a pi unit: the files of one folder, forks
+    /// after their parents), its files' indexes in group order, and its unit (`None`
+    /// when its read failed), in order of each folder's first file.
+    pub folders: Vec<(Vec<usize>, Option<UnitOut>)>,
 }
 
 /// A file's detection window, read as Claude Code records: what detection finds,
@@ -206,8 +211,9 @@ pub static FOLDED_READS: AtomicUsize = AtomicUsize::new(0);
 /// once (the file is still opened by `open_plain`'s gzip check, then read): the window of each file is parsed as Claude Code records and
 /// detection decides from the same parse ([`Window`], the rule of
 /// [`crate::detect::detect`]); the files found `claude-code` are read as one folder
-/// unit in the group's order, each `events` file as a unit of its own (opened again),
-/// and the others are left to the caller. With `threads` > 1 and several files, the
+/// unit in the group's order, each `events` file or Codex rollout as a unit of its own
+/// and the `pi` files of each folder as one unit (opened again), and the others are
+/// left to the caller. With `threads` > 1 and several files, the
 /// files are parsed on worker threads and merged in order (the split read): the
 /// same output for any number of threads.
 pub fn read_folded(
@@ -268,10 +274,12 @@ fn fold_group(
             direct(index, &mut found, &mut alone, &mut folder);
         }
         let claude = folder.finish(group, settings, threads);
+        let folders = read_folders(group, &found, settings, threads);
         return FoldOut {
             found,
             claude,
             alone,
+            folders,
         };
     }
     SPLIT_READS.fetch_add(1, Ordering::Relaxed);
@@ -324,11 +332,49 @@ fn fold_group(
         });
     debug_assert!(merged.is_ok(), "the merge never fails: failures are kept");
     let claude = folder.finish(group, settings, threads);
+    let folders = read_folders(group, &found, settings, threads);
     FoldOut {
         found,
         claude,
         alone,
+        folders,
     }
+}
+
+/// The files of `group` found `pi`, by folder (`pi.unit_key`: the file's folder), each
+/// folder's files in group order (path order, as `plan_units` sorts a unit's files),
+/// and each folder read as one unit by the pi reader on `threads` (opened again; a
+/// file's session id without a header from its name, `session_id_from_file_name`).
+fn read_folders(
+    group: &[FoldFile],
+    found: &[Option<Detected>],
+    settings: &Settings,
+    threads: usize,
+) -> Vec<(Vec<usize>, Option<UnitOut>)> {
+    let mut folders: Vec<(&Path, Vec<usize>)> = Vec::new();
+    for (index, file) in group.iter().enumerate() {
+        if found.get(index) != Some(&Some(Detected::Pi)) {
+            continue;
+        }
+        let parent = file.path.parent().unwrap_or(Path::new(""));
+        match folders.iter_mut().find(|(folder, _)| *folder == parent) {
+            Some((_, files)) => files.push(index),
+            None => folders.push((parent, vec![index])),
+        }
+    }
+    folders
+        .into_iter()
+        .map(|(_, files)| {
+            let paths: Vec<&Path> = files.iter().map(|&i| group[i].path).collect();
+            let ids: Vec<String> = paths.iter().map(|p| session_id_from_file_name(p)).collect();
+            let unit = Unit {
+                paths: &paths,
+                session_ids: &ids,
+            };
+            let out = Pi.read(&unit, settings, threads).ok();
+            (files, out)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -429,6 +475,7 @@ mod tests {
                 &[&paths[0], &paths[2]],
                 &["fb-a", "fb-c"],
             )),
+            folders: vec![],
             alone: vec![
                 (1, Some(read_unit(&Events, &[&paths[1]], &["b"]))),
                 (7, Some(read_unit(&Events, &[&paths[7]], &["h"]))),
