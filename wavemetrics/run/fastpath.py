@@ -1,7 +1,7 @@
 """The native command: ``summarize --format json`` read and written by the extension.
 
 For the common run (Claude Code folders or files, ``events`` logs, Codex rollouts,
-the default options) the Python command spends most of its time outside the read:
+pi sessions, the default options) the Python command spends most of its time outside the read:
 importing click, attrs and the readers, turning the extension's results into
 report and lane objects, merging and rendering them (docs/performance-history.md). Here
 the same run is made before any of that loads: the folder walk of the readers
@@ -19,8 +19,8 @@ forced format is taken when the extension detects every input as it: the Python
 readers read such an input the same either way, and only the document's
 ``options`` record tells the runs apart), no PATH, stdin, an input that is not a
 regular file (links, FIFOs), a gzip file, a path that is not UTF-8, an input with
-an error or that is no ``claude-code``, ``events`` or ``codex`` trace, files that may be
-copies of each other, a progress bar on a terminal: then :func:`run` returns
+an error or that is no ``claude-code``, ``events``, ``codex`` or ``pi`` trace, files
+that may be copies of each other, a progress bar on a terminal: then :func:`run` returns
 ``None`` and the CLI runs as ever (docs/cli.md, "The native command"). With the
 cache on, the whole output is stored as the CLI stores it
 (:mod:`wavemetrics.cache.runcache`), to be served again; no per-file entry is
