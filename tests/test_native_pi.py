@@ -344,9 +344,15 @@ def test_hostile_lines_read_the_same(tmp_path: Path) -> None:
     path.write_bytes(b"\n".join(lines))
     document = _both([str(path)], PI.name, 2000, ("eval",), units=1)
     (entry,) = _inputs(document)
-    assert entry["problems"]["invalid_json"] >= 3 and entry["problems"]["invalid_utf8"] == 1
-    assert entry["problems"]["truncated_last_line"] == 1
+    # invalid_json: the 4301-digit int in an object and in an array, "not json", trailing
+    # text, NaN; invalid_payload: the line with no message, the message "text", and the
+    # message object followed by "message": 1 (the last wins)
+    assert entry["problems"] == {
+        "invalid_json": 5, "invalid_utf8": 1, "not_an_object": 2, "too_deeply_nested": 1,
+        "invalid_payload": 3, "invalid_timestamp": 2, "invalid_tool_record": 1,
+        "truncated_last_line": 1}
     assert entry["ignored"]["repeated_session"] == 2  # s2, and s\x1b after s1
+    assert entry["ignored"]["blank_line"] == 3
 
 
 def test_nesting_either_side_of_the_command_line_s_limit_reads_the_same(
