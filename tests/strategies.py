@@ -742,6 +742,69 @@ def pi_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
     )
 
 
+#: ``agentId`` values of generated Copilot events: lanes, and ids that are ``invalid_id``.
+COPILOT_AGENTS = st.sampled_from(["sub-1", "sub-1", "sub-2", "", "s\x1b", "\ud800", 7, None])
+
+
+@st.composite
+def copilot_records(draw: st.DrawFn) -> dict[str, Any]:
+    """One Copilot CLI event as a dict: tool events (odd ones too), session starts (some
+    without a usable ``sessionId``), ``assistant.message`` events requesting calls by
+    ``apiCallId`` or ``messageId``, other events, odd ``data`` and times."""
+    kind = draw(st.sampled_from(
+        ["tool.execution_start"] * 4 + ["tool.execution_complete"] * 4 + [
+            "assistant.message", "assistant.message", "session.start", "user.message",
+            "subagent.started", "tool.execution_partial_result", *ODD_TYPES]))
+    record: dict[str, Any] = {"id": "e", "parentId": None, "type": kind}
+    if draw(st.integers(0, 19)) == 0:
+        record["type"] = draw(JSON_SCALARS)
+    if draw(st.integers(0, 9)) > 0:
+        record["timestamp"] = draw(trace_times())
+    if draw(st.integers(0, 4)) == 0:
+        record["agentId"] = draw(COPILOT_AGENTS)
+    data: dict[str, Any] = {}
+    if kind == "session.start":
+        data["sessionId"] = draw(st.sampled_from(["s1", "s2", "", "s\x1b", "\ud800", 5, None]))
+    elif kind == "assistant.message":
+        for key in ("apiCallId", "messageId"):
+            if draw(st.booleans()):
+                data[key] = draw(st.sampled_from(["k1", "k1", "k2", "", "k\x1b", 3]))
+        data["toolRequests"] = draw(st.one_of(
+            st.lists(st.one_of(st.fixed_dictionaries({"toolCallId": TRACE_IDS}),
+                               JSON_SCALARS), max_size=3),
+            JSON_SCALARS))
+    else:
+        if draw(st.integers(0, 5)) > 0:
+            data["toolCallId"] = draw(TRACE_IDS)
+        if draw(st.integers(0, 5)) > 0:
+            data["toolName"] = draw(st.sampled_from(["bash", "view", "", "\ud800", None, 4]))
+    record["data"] = data if draw(st.integers(0, 14)) > 0 else draw(JSON_SCALARS)
+    return record
+
+
+@st.composite
+def copilot_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A well-formed Copilot call: its ``tool.execution_start`` and
+    ``tool.execution_complete`` (same ``toolCallId``, same lane), the end at or after the
+    start; an ``assistant.message`` may have requested it (its batch)."""
+    call_id = draw(st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]))
+    start = draw(st.integers(0, 30))
+    end = start + draw(st.sampled_from([0, 0, 1, 2, 3, 5, 8]))
+    fraction = draw(st.sampled_from([".000", ".000", ".5", ".123456789"]))
+    lane: dict[str, Any] = {}
+    if draw(st.integers(0, 3)) == 0:
+        lane["agentId"] = draw(st.sampled_from(["sub-1", "sub-2"]))
+    name = draw(st.sampled_from(["bash", "view", "grep", "eval", "task"]))
+    return (
+        {"id": "s", "parentId": None, "type": "tool.execution_start", **lane,
+         "timestamp": f"2025-03-01T10:00:{start:02d}{fraction}Z",
+         "data": {"toolCallId": call_id, "toolName": name, "arguments": {"x": 1}}},
+        {"id": "c", "parentId": "s", "type": "tool.execution_complete", **lane,
+         "timestamp": f"2025-03-01T10:00:{min(end, 59):02d}{fraction}Z",
+         "data": {"toolCallId": call_id, "success": True, "result": {"content": "ok"}}},
+    )
+
+
 #: Lines no reader can use: blank, invalid JSON, not an object, not UTF-8, a NaN.
 BAD_LINES = st.sampled_from([
     b"\n", b"   \t\n", b"\x0c\n", b"{\n", b"[1, 2]\n", b'"text"\n', b"\xff\xfe{}\n",

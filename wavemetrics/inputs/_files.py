@@ -37,6 +37,7 @@ __all__ = [
     "expand_entries",
     "fallback_session_id",
     "file_stem",
+    "named_log_session_id",
     "os_text",
     "project_folder",
     "size_and_head",
@@ -299,6 +300,24 @@ def file_stem(path: str) -> str:
     # PurePath(name).stem (os.path is several times faster, with the same rule)
     dot = name.rfind(".")
     return name[:dot] if 0 < dot < len(name) - 1 else name
+
+
+def named_log_session_id(path: str, log_names: tuple[str, ...]) -> str:
+    """The session id of an agent's log whose file name is one of ``log_names``: the name
+    of its folder (``<sessionId>/events.jsonl``), else (another name, a folder ``.``, ``..``
+    or none) the file name without suffix (:func:`file_stem`).
+
+    >>> named_log_session_id("/h/.copilot/session-state/4f1c/events.jsonl", ("events.jsonl",))
+    '4f1c'
+    >>> named_log_session_id("/tmp/run.jsonl", ("events.jsonl",))
+    'run'
+    """
+    if path != STDIN:
+        folder, name = os.path.split(os_text(path))
+        parent = os.path.basename(folder)
+        if name in log_names and parent not in ("", ".", ".."):
+            return parent
+    return file_stem(path)
 
 
 def project_folder(path: str) -> str:

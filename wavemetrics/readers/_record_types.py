@@ -1,11 +1,13 @@
-"""The record types that tell the ``events``, ``claude-code``, ``codex`` and ``pi`` formats apart.
+"""The record types that tell the ``events``, ``claude-code``, ``codex`` and ``pi`` formats apart,
+and the log file names whose folder names a Copilot CLI session.
 
 Light on purpose (no import at all): the readers (:mod:`wavemetrics.readers.events`,
 :mod:`wavemetrics.readers.claude_code`, :mod:`wavemetrics.readers.codex`,
 :mod:`wavemetrics.readers.pi`) detect with them, and their registry rows
 (:class:`wavemetrics.readers.registry.Native`) hand them to the extension's detection,
-which the native command calls before any reader is imported (start-up time). Rules:
-``docs/formats.md``, "For every format".
+which the native command calls before any reader is imported (start-up time); the
+``copilot`` row hands its log names to :func:`wavemetrics.inputs._files.named_log_session_id`
+the same way. Rules: ``docs/formats.md``, "For every format".
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ __all__ = [
     "CLAUDE_ONLY_TYPES",
     "CODEX_ENVELOPE_TYPES",
     "CODEX_TYPES",
+    "COPILOT_LOG_NAMES",
     "EVENT_SHUTDOWN",
     "EVENT_TOOL_TYPES",
     "EVENT_TURN_TYPES",
@@ -23,6 +26,8 @@ __all__ = [
     "PI_TYPES",
 ]
 
+#: The file name Copilot CLI gives a session's event log (its folder is the session).
+COPILOT_LOG_NAMES = ("events.jsonl", "events.jsonl.gz")
 #: An ``events`` log's tool records: a call's start and its end.
 EVENT_TOOL_TYPES = ("tool_execution_start", "tool_execution_end")
 #: An ``events`` log's turn records.

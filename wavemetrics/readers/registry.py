@@ -17,8 +17,13 @@ from __future__ import annotations
 
 import importlib
 
-from wavemetrics.inputs._files import fallback_session_id, file_stem
-from wavemetrics.readers._record_types import CLAUDE_ONLY_TYPES, CODEX_TYPES, EVENT_TYPES
+from wavemetrics.inputs._files import fallback_session_id, file_stem, named_log_session_id
+from wavemetrics.readers._record_types import (
+    CLAUDE_ONLY_TYPES,
+    CODEX_TYPES,
+    COPILOT_LOG_NAMES,
+    EVENT_TYPES,
+)
 
 # typing and collections.abc are not imported at run time: the native command reads
 # these rows before anything else loads (start-up time); mypy takes any TYPE_CHECKING
@@ -73,6 +78,12 @@ def _file_name_uuid(path: str) -> str:
     return session_id_from_file_name(path)
 
 
+def _copilot_session_id(path: str) -> str:
+    """``copilot_session_id`` of the reader: the folder of an ``events.jsonl``, else the
+    file stem."""
+    return named_log_session_id(path, COPILOT_LOG_NAMES)
+
+
 class FormatRow:
     """One registry row: the format's ``--input-format`` name, the module that declares it
     and the name of its format object there, and its capabilities: ``native`` (read by
@@ -107,7 +118,8 @@ TRACE_FORMAT_MODULES: tuple[FormatRow, ...] = (
     FormatRow("otel-spans", "wavemetrics.readers.otel_spans", "OTEL_SPANS"),
     FormatRow("inspect", "wavemetrics.readers.inspect_log", "INSPECT"),
     FormatRow("mcode", "wavemetrics.readers.mcode", "MCODE"),
-    FormatRow("copilot", "wavemetrics.readers.copilot", "COPILOT"),
+    FormatRow("copilot", "wavemetrics.readers.copilot", "COPILOT",
+              native=Native(4, None, _copilot_session_id)),
     FormatRow("kimi", "wavemetrics.readers.kimi", "KIMI"),
     FormatRow("openclaw", "wavemetrics.readers.openclaw", "OPENCLAW"),
     FormatRow("opencode", "wavemetrics.readers.opencode", "OPENCODE"),

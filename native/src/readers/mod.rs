@@ -1,7 +1,7 @@
 //! The native readers, one module per format as in `wavemetrics/readers/`
-//! (`docs/formats.md`): `claude_code` and `events`, line for line the rules of
-//! `claude_code.py` and `events.py`, each behind the one [`Reader`] trait
-//! (`protocol`, as `_protocol.py`); `lines` holds what both read lines with
+//! (`docs/formats.md`): `claude_code`, `events`, `codex` and `copilot`, line for
+//! line the rules of their Python modules, each behind the one [`Reader`] trait
+//! (`protocol`, as `_protocol.py`); `lines` holds what they read lines with
 //! (`_lines.py`), and `folded` the read that detects and reads a folder's
 //! files in one pass. Files are opened by `crate::io`.
 //!
@@ -12,6 +12,7 @@
 
 mod claude_code;
 mod codex;
+mod copilot;
 mod events;
 mod folded;
 mod lines;
@@ -19,6 +20,7 @@ mod protocol;
 
 pub use claude_code::{ClaudeCode, SPLIT_BUDGET, SPLIT_READS};
 pub use codex::Codex;
+pub use copilot::Copilot;
 pub use events::Events;
 pub use folded::{read_folded, FoldFile, FoldOut, FOLDED_READS};
 pub use protocol::{LaneOut, ReadError, Reader, Unit, UnitOut};
@@ -30,6 +32,8 @@ pub enum Format {
     Events = 0,
     ClaudeCode = 1,
     Codex = 2,
+    // 3: pi's
+    Copilot = 4,
 }
 
 impl Format {
@@ -39,6 +43,7 @@ impl Format {
             0 => Some(Format::Events),
             1 => Some(Format::ClaudeCode),
             2 => Some(Format::Codex),
+            4 => Some(Format::Copilot),
             _ => None,
         }
     }
@@ -50,5 +55,6 @@ pub fn reader(format: Format) -> &'static dyn Reader {
         Format::ClaudeCode => &ClaudeCode,
         Format::Events => &Events,
         Format::Codex => &Codex,
+        Format::Copilot => &Copilot,
     }
 }
