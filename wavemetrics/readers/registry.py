@@ -17,12 +17,18 @@ from __future__ import annotations
 
 import importlib
 
-from wavemetrics.inputs._files import fallback_session_id, file_stem, named_log_session_id
+from wavemetrics.inputs._files import (
+    fallback_session_id,
+    file_stem,
+    named_log_lane,
+    named_log_session_id,
+)
 from wavemetrics.readers._record_types import (
     CLAUDE_ONLY_TYPES,
     CODEX_TYPES,
     COPILOT_LOG_NAMES,
     EVENT_TYPES,
+    KIMI_LOG_NAMES,
 )
 
 # typing and collections.abc are not imported at run time: the native command reads
@@ -84,6 +90,12 @@ def _copilot_session_id(path: str) -> str:
     return named_log_session_id(path, COPILOT_LOG_NAMES)
 
 
+def _kimi_session_id(path: str) -> str:
+    """The session of ``kimi_lane`` of the reader: the folder of a ``wire.jsonl`` (above
+    ``subagents/<agent_id>/`` for a sub-agent's), else the file stem."""
+    return named_log_lane(path, KIMI_LOG_NAMES)[0]
+
+
 class FormatRow:
     """One registry row: the format's ``--input-format`` name, the module that declares it
     and the name of its format object there, and its capabilities: ``native`` (read by
@@ -120,7 +132,8 @@ TRACE_FORMAT_MODULES: tuple[FormatRow, ...] = (
     FormatRow("mcode", "wavemetrics.readers.mcode", "MCODE"),
     FormatRow("copilot", "wavemetrics.readers.copilot", "COPILOT",
               native=Native(4, None, _copilot_session_id)),
-    FormatRow("kimi", "wavemetrics.readers.kimi", "KIMI"),
+    FormatRow("kimi", "wavemetrics.readers.kimi", "KIMI",
+              native=Native(5, None, _kimi_session_id)),
     FormatRow("openclaw", "wavemetrics.readers.openclaw", "OPENCLAW"),
     FormatRow("opencode", "wavemetrics.readers.opencode", "OPENCODE"),
     FormatRow("opencode-storage", "wavemetrics.readers.opencode_storage", "OPENCODE_STORAGE"),

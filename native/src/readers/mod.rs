@@ -1,5 +1,5 @@
 //! The native readers, one module per format as in `wavemetrics/readers/`
-//! (`docs/formats.md`): `claude_code`, `events`, `codex` and `copilot`, line for
+//! (`docs/formats.md`): `claude_code`, `events`, `codex`, `copilot` and `kimi`, line for
 //! line the rules of their Python modules, each behind the one [`Reader`] trait
 //! (`protocol`, as `_protocol.py`); `lines` holds what they read lines with
 //! (`_lines.py`), and `folded` the read that detects and reads a folder's
@@ -15,6 +15,7 @@ mod codex;
 mod copilot;
 mod events;
 mod folded;
+mod kimi;
 mod lines;
 mod protocol;
 
@@ -23,6 +24,7 @@ pub use codex::Codex;
 pub use copilot::Copilot;
 pub use events::Events;
 pub use folded::{read_folded, FoldFile, FoldOut, FOLDED_READS};
+pub use kimi::Kimi;
 pub use protocol::{LaneOut, ReadError, Reader, Unit, UnitOut};
 
 /// A format the native engine reads, by the code the binding takes (the same as
@@ -34,6 +36,7 @@ pub enum Format {
     Codex = 2,
     // 3: pi's
     Copilot = 4,
+    Kimi = 5,
 }
 
 impl Format {
@@ -44,6 +47,7 @@ impl Format {
             1 => Some(Format::ClaudeCode),
             2 => Some(Format::Codex),
             4 => Some(Format::Copilot),
+            5 => Some(Format::Kimi),
             _ => None,
         }
     }
@@ -56,5 +60,6 @@ pub fn reader(format: Format) -> &'static dyn Reader {
         Format::Events => &Events,
         Format::Codex => &Codex,
         Format::Copilot => &Copilot,
+        Format::Kimi => &Kimi,
     }
 }
