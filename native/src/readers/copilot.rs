@@ -57,8 +57,8 @@ const EVENT: [(&str, Shape); 4] = [
 
 /// How deep a line may nest before Python's `json` gives up in `copilot.py`
 /// (`RecursionError`, `too_deeply_nested`), measured as the command line reads an
-/// `events.jsonl` whose line msgspec refuses: 974 levels read, 975 refused.
-const PY_MAX_JSON_DEPTH: usize = PY_MAX_DEPTH - 10;
+/// `events.jsonl` whose line msgspec refuses: 972 levels read, 973 refused.
+const PY_MAX_JSON_DEPTH: usize = PY_MAX_DEPTH - 12;
 /// How deep msgspec reads a line there (976 levels read, 977 refused, measured the
 /// same way): a line it takes between the two limits is read.
 const PY_MAX_MSGSPEC_DEPTH: usize = PY_MAX_DEPTH - 8;
@@ -414,18 +414,18 @@ mod tests {
             format!(r#"{{"type":"x.y","z":"\ud800","y":{digits}}}"#),
             format!(r#"{{"type":"x.y","timestamp":1e400,"z":{digits}}}"#),
             format!(r#"{{"type":"x.y","timestamp":-{}}}"#, "9".repeat(4300)),
-            // nesting: msgspec reads 976 levels, json 974
+            // nesting: msgspec reads 976 levels, json 972
             deep(976),
             deep(977),
             format!(
                 r#"{{"type":"x.y","data":5,"z":{}{}}}"#,
-                "[".repeat(974),
-                "]".repeat(974)
+                "[".repeat(972),
+                "]".repeat(972)
             ),
             format!(
                 r#"{{"type":"x.y","data":5,"z":{}{}}}"#,
-                "[".repeat(973),
-                "]".repeat(973)
+                "[".repeat(971),
+                "]".repeat(971)
             ),
             // json fails at what comes first: the long int, or the nesting
             format!(

@@ -59,9 +59,9 @@ const RECORD: [(&str, Shape); 4] = [
 ];
 
 /// How deep a line may nest before Python's `json` gives up in `kimi.py`, measured as
-/// the command line reads a `wire.jsonl` whose line msgspec refuses: 975 levels read,
-/// 976 refused.
-const PY_MAX_JSON_DEPTH: usize = PY_MAX_DEPTH - 9;
+/// the command line reads a `wire.jsonl` whose line msgspec refuses: 972 levels read,
+/// 973 refused.
+const PY_MAX_JSON_DEPTH: usize = PY_MAX_DEPTH - 12;
 /// How deep msgspec reads a line there: 976 levels read, 977 refused.
 const PY_MAX_MSGSPEC_DEPTH: usize = PY_MAX_DEPTH - 8;
 
@@ -408,5 +408,46 @@ mod tests {
             (1, 2)
         );
         assert_eq!(lane.summary.calls_timed_by_message, 2);
+    }
+
+    #[test]
+    fn lines_past_json_s_depth_are_read_as_far_as_msgspec_reads_them() {
+        // measured as the command line reads a wire log: msgspec 976 levels, json 972
+        let deep = |head: &str, d: usize| {
+            format!(
+                r#"{{{head}"z":{}{}}}"#,
+                "[".repeat(d - 1),
+                "]".repeat(d - 1)
+            )
+        };
+        let digits = "9".repeat(4301);
+        let lines = [
+            deep(r#""type":"x","#, 976),
+            deep(r#""type":"x","#, 977),
+            deep(r#""type":"x","message":5,"#, 972),
+            deep(r#""type":"x","message":5,"#, 973),
+            format!(r#"{{"message":{{"type":"X","payload":{{"q":{digits}}}}}}}"#),
+            format!(r#"{{"message":{{"type":"X","payload":{{"id":{digits}}}}}}}"#),
+            String::new(),
+        ];
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let path =
+            std::env::temp_dir().join(format!("wm-native-{}-kimi-deep.jsonl", std::process::id()));
+        std::fs::write(&path, lines.join("\n")).unwrap();
+        let out = read_unit(&Kimi, &[&path], &["s"]);
+        std::fs::remove_file(&path).unwrap();
+        let account = &out.accounts[0];
+        assert_eq!(
+            account.ignored,
+            vec![(b"x".to_vec(), 1), (b"X".to_vec(), 1)]
+        );
+        assert_eq!(
+            account.problems,
+            vec![
+                ("too_deeply_nested", 2),
+                ("invalid_payload", 1),
+                ("invalid_json", 1)
+            ]
+        );
     }
 }
