@@ -99,10 +99,11 @@ fn unit<'py>(py: Python<'py>, out: &UnitOut) -> PyResult<Bound<'py, PyTuple>> {
 
 /// Read many units on `jobs` threads (settings as [`settings`] takes them): `units`
 /// are `(format, paths, fallback ids)`, `format` a [`readers::Format`] code (`0`
-/// events, `1` claude-code, `2` codex): a Claude Code project folder, `paths` as
-/// file-system bytes in order, with one fallback session id per path; an `events`
-/// file and its default session id; a Codex rollout and the session id its file
-/// name gives. A code no format has is a `ValueError`.
+/// events, `1` claude-code, `2` codex, `4` copilot, `5` kimi): a Claude Code project
+/// folder, `paths` as file-system bytes in order, with one fallback session id per
+/// path; an `events` file and its default session id; a Codex rollout and the session
+/// id its file name gives; a Copilot or Kimi log and the session id its place in the
+/// store gives. A code no format has is a `ValueError`.
 /// Results in unit order, each a unit tuple ([`unit`]), or `None` when that unit
 /// failed (I/O, turn total):
 /// the caller reads it with the Python readers. With fewer units than `jobs`, each

@@ -63,3 +63,28 @@ pub fn reader(format: Format) -> &'static dyn Reader {
         Format::Kimi => &Kimi,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Format;
+
+    #[test]
+    fn each_format_has_its_code_and_pi_s_is_no_format_here() {
+        let formats: Vec<Option<Format>> = (0..=6).map(Format::from_code).collect();
+        assert_eq!(
+            formats,
+            [
+                Some(Format::Events),
+                Some(Format::ClaudeCode),
+                Some(Format::Codex),
+                None,
+                Some(Format::Copilot),
+                Some(Format::Kimi),
+                None
+            ]
+        );
+        for format in formats.into_iter().flatten() {
+            assert_eq!(Format::from_code(format as u8), Some(format));
+        }
+    }
+}
