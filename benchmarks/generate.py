@@ -8,12 +8,21 @@ sessions is.
 ``claude-code``: a Claude Code-shaped transcript: assistant lines with
 ``tool_use`` blocks (one block per line, as Claude Code >= 1.0 streams them)
 and user lines with ``tool_result`` text, plus the envelope fields.
+``copilot``: a GitHub Copilot CLI ``events.jsonl``: per batch an ``assistant.message``
+requesting its calls (arguments included), their ``tool.execution_start`` and
+``tool.execution_complete`` events (results of realistic size), a user message now and
+then; one batch in four is a sub-agent's (``agentId``).
+``kimi``: a Kimi CLI ``wire.jsonl``: the metadata header, then per batch a
+``StepBegin``, the model's text, the ``ToolCall`` records (arguments as JSON text) and
+their ``ToolResult`` records (outputs of realistic size), float Unix seconds.
 
 Same arguments, same bytes. Usage:
     python benchmarks/generate.py events 1000000 /tmp/events-1e6.jsonl
     python benchmarks/generate.py events-sessions 1000000 /tmp/events-sessions-1e6.jsonl
     python benchmarks/generate.py claude-code 130000 /tmp/claude-200mb.jsonl
     python benchmarks/generate.py claude-short 1800000 /tmp/claude-short-200mb.jsonl
+    python benchmarks/generate.py copilot 170000 /tmp/copilot/s-1/events.jsonl
+    python benchmarks/generate.py kimi 190000 /tmp/kimi/s-1/wire.jsonl
 """
 
 from __future__ import annotations
@@ -159,9 +168,71 @@ def claude_short_lines(lines: int, seed: int = 6) -> Iterator[str]:
                          separators=(",", ":"))
 
 
+def copilot_lines(calls: int, seed: int = 6) -> Iterator[str]:
+    rng = random.Random(seed)
+    count = 0
+
+    def event(kind: str, ms: int, data: dict[str, object], agent: str | None) -> str:
+        nonlocal count
+        count += 1
+        record: dict[str, object] = {"id": f"ev-{count:09d}", "parentId": f"ev-{count - 1:09d}",
+                                     "timestamp": _iso(ms), "type": kind}
+        if agent is not None:
+            record["agentId"] = agent
+        record["data"] = data
+        return json.dumps(record)
+
+    yield event("session.start", _START_MS, {
+        "sessionId": str(uuid.UUID(int=rng.getrandbits(128))), "version": 1,
+        "producer": "copilot-agent", "copilotVersion": "1.0.0", "startTime": _iso(_START_MS),
+        "context": {"cwd": "/work/project", "gitRoot": "/work/project"}}, None)
+    for index, batch in enumerate(_batches(rng, calls)):
+        agent = f"agent-{index % 7}" if rng.random() < 0.25 else None
+        first = min(start for _, _, start, _ in batch)
+        if rng.random() < 0.2:
+            yield event("user.message", first - 2, {"content": _text(rng, 30)}, None)
+        yield event("assistant.message", first - 1, {
+            "messageId": f"m-{index}", "apiCallId": f"api-{index}", "content": _text(rng, 20),
+            "toolRequests": [{"toolCallId": call_id, "name": tool, "type": "function",
+                              "arguments": {"command": _text(rng, 12)}}
+                             for call_id, tool, _, _ in batch]}, agent)
+        for call_id, tool, start, _ in batch:
+            yield event("tool.execution_start", start, {
+                "toolCallId": call_id, "toolName": tool,
+                "arguments": {"command": _text(rng, 12)}}, agent)
+        for call_id, _, _, end in sorted(batch, key=lambda c: c[3]):
+            result = _text(rng, 40)
+            yield event("tool.execution_complete", end, {
+                "toolCallId": call_id, "success": True,
+                "result": {"content": result, "detailedContent": result}}, agent)
+
+
+def kimi_lines(calls: int, seed: int = 6) -> Iterator[str]:
+    rng = random.Random(seed)
+
+    def record(ms: int, kind: str, payload: dict[str, object]) -> str:
+        return json.dumps({"timestamp": ms / 1000 + rng.randint(0, 999) / 1e6,
+                           "message": {"type": kind, "payload": payload}})
+
+    yield json.dumps({"type": "metadata", "protocol_version": "1.4"})
+    for index, batch in enumerate(_batches(rng, calls)):
+        first = min(start for _, _, start, _ in batch)
+        yield record(first - 2, "StepBegin", {"n": index + 1})
+        yield record(first - 1, "ContentPart", {"type": "text", "text": _text(rng, 20)})
+        for call_id, tool, start, _ in batch:
+            yield record(start, "ToolCall", {
+                "type": "function", "id": call_id, "function": {
+                    "name": tool, "arguments": json.dumps({"command": _text(rng, 12)})}})
+        for call_id, _, _, end in sorted(batch, key=lambda c: c[3]):
+            output = _text(rng, 40)
+            yield record(end, "ToolResult", {"tool_call_id": call_id, "return_value": {
+                "is_error": False, "output": output, "message": "", "display": []}})
+
+
 GENERATORS = {"events": events_lines, "events-sessions": events_sessions_lines,
               "claude-code": claude_code_lines,
-              "claude-short": claude_short_lines}
+              "claude-short": claude_short_lines, "copilot": copilot_lines,
+              "kimi": kimi_lines}
 
 
 def main(argv: list[str]) -> int:

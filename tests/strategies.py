@@ -761,6 +761,135 @@ def pi_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
     )
 
 
+#: ``agentId`` values of generated Copilot events: lanes, and ids that are ``invalid_id``.
+COPILOT_AGENTS = st.sampled_from(["sub-1", "sub-1", "sub-2", "", "s\x1b", "\ud800", 7, None])
+
+
+@st.composite
+def copilot_records(draw: st.DrawFn) -> dict[str, Any]:
+    """One Copilot CLI event as a dict: tool events (odd ones too), session starts (some
+    without a usable ``sessionId``), ``assistant.message`` events requesting calls by
+    ``apiCallId`` or ``messageId``, other events, odd ``data`` and times."""
+    kind = draw(st.sampled_from(
+        ["tool.execution_start"] * 4 + ["tool.execution_complete"] * 4 + [
+            "assistant.message", "assistant.message", "session.start", "user.message",
+            "subagent.started", "tool.execution_partial_result", *ODD_TYPES]))
+    record: dict[str, Any] = {"id": "e", "parentId": None, "type": kind}
+    if draw(st.integers(0, 19)) == 0:
+        record["type"] = draw(JSON_SCALARS)
+    if draw(st.integers(0, 9)) > 0:
+        record["timestamp"] = draw(trace_times())
+    if draw(st.integers(0, 4)) == 0:
+        record["agentId"] = draw(COPILOT_AGENTS)
+    data: dict[str, Any] = {}
+    if kind == "session.start":
+        data["sessionId"] = draw(st.sampled_from(["s1", "s2", "", "s\x1b", "\ud800", 5, None]))
+    elif kind == "assistant.message":
+        for key in ("apiCallId", "messageId"):
+            if draw(st.booleans()):
+                data[key] = draw(st.sampled_from(["k1", "k1", "k2", "", "k\x1b", 3]))
+        data["toolRequests"] = draw(st.one_of(
+            st.lists(st.one_of(st.fixed_dictionaries({"toolCallId": TRACE_IDS}),
+                               JSON_SCALARS), max_size=3),
+            JSON_SCALARS))
+    else:
+        if draw(st.integers(0, 5)) > 0:
+            data["toolCallId"] = draw(TRACE_IDS)
+        if draw(st.integers(0, 5)) > 0:
+            data["toolName"] = draw(st.sampled_from(["bash", "view", "", "\ud800", None, 4]))
+    record["data"] = data if draw(st.integers(0, 14)) > 0 else draw(JSON_SCALARS)
+    return record
+
+
+@st.composite
+def copilot_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A well-formed Copilot call: its ``tool.execution_start`` and
+    ``tool.execution_complete`` (same ``toolCallId``, same lane), the end at or after the
+    start; an ``assistant.message`` may have requested it (its batch)."""
+    call_id = draw(st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]))
+    start = draw(st.integers(0, 30))
+    end = start + draw(st.sampled_from([0, 0, 1, 2, 3, 5, 8]))
+    fraction = draw(st.sampled_from([".000", ".000", ".5", ".123456789"]))
+    lane: dict[str, Any] = {}
+    if draw(st.integers(0, 3)) == 0:
+        lane["agentId"] = draw(st.sampled_from(["sub-1", "sub-2"]))
+    name = draw(st.sampled_from(["bash", "view", "grep", "eval", "task"]))
+    return (
+        {"id": "s", "parentId": None, "type": "tool.execution_start", **lane,
+         "timestamp": f"2025-03-01T10:00:{start:02d}{fraction}Z",
+         "data": {"toolCallId": call_id, "toolName": name, "arguments": {"x": 1}}},
+        {"id": "c", "parentId": "s", "type": "tool.execution_complete", **lane,
+         "timestamp": f"2025-03-01T10:00:{min(end, 59):02d}{fraction}Z",
+         "data": {"toolCallId": call_id, "success": True, "result": {"content": "ok"}}},
+    )
+
+
+#: Seconds of generated Kimi records: floats and ints near 2025-03-01T10:00Z, and values
+#: that are no time (negative, overflowing ms, a bool, text, an int too large for a float).
+KIMI_SECONDS = st.one_of(
+    st.integers(0, 40).map(lambda n: 1_740_823_200 + n),
+    st.integers(0, 400).map(lambda n: 1_740_823_200 + n / 8),
+    st.sampled_from([-1, -0.0, 0, True, 1e306, 1.7e308, 2**1100, "12", None, 1e-320]),
+)
+
+
+@st.composite
+def kimi_records(draw: st.DrawFn) -> dict[str, Any]:
+    """One Kimi CLI wire record as a dict: metadata headers (some without a usable
+    ``protocol_version``), ``ToolCall`` and ``ToolResult`` records (odd ones too), step
+    openers, sub-agent events and other messages, odd ``message`` and ``payload`` values."""
+    if draw(st.integers(0, 9)) == 0:
+        record: dict[str, Any] = {"type": draw(st.sampled_from(["metadata", "metadata", "x"])),
+                                  "protocol_version": draw(st.sampled_from(["1.4", "", 1]))}
+        if draw(st.integers(0, 9)) == 0:
+            record["type"] = draw(JSON_SCALARS)
+        return record
+    kind = draw(st.sampled_from(
+        ["ToolCall"] * 4 + ["ToolResult"] * 4 + ["StepBegin", "StepBegin", "StepRetry",
+                                                 "SubagentEvent", "TurnBegin", *ODD_TYPES]))
+    payload: dict[str, Any] = {}
+    if kind == "ToolCall":
+        payload["type"] = draw(st.sampled_from(["function", "function", "function", "x", None]))
+        if draw(st.integers(0, 5)) > 0:
+            payload["id"] = draw(TRACE_IDS)
+        function: Any = {"name": draw(st.sampled_from(["Shell", "ReadFile", "", "\ud800", 4])),
+                         "arguments": "{}"}
+        payload["function"] = function if draw(st.integers(0, 7)) > 0 else draw(JSON_SCALARS)
+    elif kind == "ToolResult":
+        if draw(st.integers(0, 5)) > 0:
+            payload["tool_call_id"] = draw(TRACE_IDS)
+        payload["return_value"] = {"output": "ok"}
+    message: Any = {"type": kind, "payload": payload}
+    if draw(st.integers(0, 14)) == 0:
+        message["payload"] = draw(JSON_SCALARS)
+    if draw(st.integers(0, 19)) == 0:
+        message["type"] = draw(JSON_SCALARS)
+    if draw(st.integers(0, 19)) == 0:
+        message = draw(JSON_SCALARS)
+    record = {"timestamp": draw(KIMI_SECONDS), "message": message}
+    if draw(st.integers(0, 9)) == 0:
+        del record["timestamp"]
+    return record
+
+
+@st.composite
+def kimi_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A well-formed Kimi call: its ``ToolCall`` and ``ToolResult`` records (same id), the
+    result at or after the call, seconds as ints or floats."""
+    call_id = draw(st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]))
+    start = 1_740_823_200 + draw(st.integers(0, 30))
+    end = start + draw(st.sampled_from([0, 0, 1, 2, 3, 5, 8]))
+    fraction = draw(st.sampled_from([0, 0, 0.5, 0.123456]))
+    name = draw(st.sampled_from(["Shell", "ReadFile", "Grep", "eval", "Task"]))
+    return (
+        {"timestamp": start + fraction, "message": {"type": "ToolCall", "payload": {
+            "type": "function", "id": call_id,
+            "function": {"name": name, "arguments": "{}"}}}},
+        {"timestamp": end + fraction, "message": {"type": "ToolResult", "payload": {
+            "tool_call_id": call_id, "return_value": {"output": "ok"}}}},
+    )
+
+
 #: Lines no reader can use: blank, invalid JSON, not an object, not UTF-8, a NaN.
 BAD_LINES = st.sampled_from([
     b"\n", b"   \t\n", b"\x0c\n", b"{\n", b"[1, 2]\n", b'"text"\n', b"\xff\xfe{}\n",

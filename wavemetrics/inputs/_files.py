@@ -37,6 +37,8 @@ __all__ = [
     "expand_entries",
     "fallback_session_id",
     "file_stem",
+    "named_log_lane",
+    "named_log_session_id",
     "os_text",
     "project_folder",
     "size_and_head",
@@ -299,6 +301,48 @@ def file_stem(path: str) -> str:
     # PurePath(name).stem (os.path is several times faster, with the same rule)
     dot = name.rfind(".")
     return name[:dot] if 0 < dot < len(name) - 1 else name
+
+
+def named_log_session_id(path: str, log_names: tuple[str, ...]) -> str:
+    """The session id of an agent's log whose file name is one of ``log_names``: the name
+    of its folder (``<sessionId>/events.jsonl``), else (another name, a folder ``.``, ``..``
+    or none) the file name without suffix (:func:`file_stem`).
+
+    >>> named_log_session_id("/h/.copilot/session-state/4f1c/events.jsonl", ("events.jsonl",))
+    '4f1c'
+    >>> named_log_session_id("/tmp/run.jsonl", ("events.jsonl",))
+    'run'
+    """
+    if path != STDIN:
+        folder, name = os.path.split(os_text(path))
+        parent = os.path.basename(folder)
+        if name in log_names and parent not in ("", ".", ".."):
+            return parent
+    return file_stem(path)
+
+
+def named_log_lane(path: str, log_names: tuple[str, ...]) -> tuple[str, str]:
+    """``(session_id, lane_id)`` of an agent's log whose file name is one of ``log_names``
+    by its place in the store: ``<sessionId>/<name>`` is the session's ``main`` lane,
+    ``<sessionId>/subagents/<agent_id>/<name>`` its lane ``<agent_id>``; any other file
+    is session :func:`file_stem`, lane ``main``. The native reader works the lane out
+    again from the path (``lane_id`` of ``native/src/readers/kimi.rs``).
+
+    >>> named_log_lane("/h/.kimi/sessions/9a0b/s-1/subagents/a7/wire.jsonl", ("wire.jsonl",))
+    ('s-1', 'a7')
+    >>> named_log_lane("/tmp/run.jsonl", ("wire.jsonl",))
+    ('run', 'main')
+    """
+    if path != STDIN:
+        from pathlib import PurePath
+
+        parts = PurePath(os_text(path)).parts
+        if parts and parts[-1] in log_names:
+            if len(parts) >= 4 and parts[-3] == "subagents":
+                return parts[-4], parts[-2]
+            if len(parts) >= 2 and parts[-2] not in ("/", ".", ".."):
+                return parts[-2], "main"
+    return file_stem(path), "main"
 
 
 def project_folder(path: str) -> str:

@@ -37,25 +37,25 @@ counted as ignored: it gives no observation.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from typing import Any
 
 import msgspec
 
+from wavemetrics.inputs._files import named_log_session_id
 from wavemetrics.readers._lines import (
     LineAccount,
     Record,
     bad_id,
     iter_records,
     member,
-    os_text,
     usable_id,
     usable_text,
 )
 from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
+from wavemetrics.readers._record_types import COPILOT_LOG_NAMES
 from wavemetrics.readers.lanes import LaneBuilder
-from wavemetrics.readers.sources import STDIN, Source, file_stem
+from wavemetrics.readers.sources import Source
 from wavemetrics.readers.timestamps import iso_to_ms
 
 __all__ = ["COPILOT", "copilot_session_id", "read_copilot", "sniff_copilot"]
@@ -66,7 +66,7 @@ _COMPLETE = "tool.execution_complete"
 _SESSION_START = "session.start"
 _MESSAGE = "assistant.message"
 #: The file name Copilot CLI gives a session's event log.
-LOG_NAMES = ("events.jsonl", "events.jsonl.gz")
+LOG_NAMES = COPILOT_LOG_NAMES
 # Event type prefixes of the schema, for detection only.
 _TYPE_PREFIXES = ("session.", "tool.", "assistant.", "user.", "subagent.", "permission.",
                   "hook.", "skill.", "system.", "abort")
@@ -105,20 +105,15 @@ _DECODER = msgspec.json.Decoder(CopilotEvent)
 
 def copilot_session_id(path: str) -> str:
     """The session id of a log without ``session.start``: the folder of an
-    ``events.jsonl`` (``<sessionId>/events.jsonl``), else the file name without suffix.
+    ``events.jsonl`` (``<sessionId>/events.jsonl``), else the file name without suffix
+    (the registry row hands the same rule to the native reader).
 
     >>> copilot_session_id("/h/.copilot/session-state/4f1c/events.jsonl")
     '4f1c'
     >>> copilot_session_id("/tmp/run.jsonl"), copilot_session_id("-")
     ('run', 'stdin')
     """
-    if path != STDIN:
-        text = os_text(path)
-        folder, name = os.path.split(text)
-        parent = os.path.basename(folder)
-        if name in LOG_NAMES and parent not in ("", ".", ".."):
-            return parent
-    return file_stem(path)
+    return named_log_session_id(path, LOG_NAMES)
 
 
 def _lane_of(record: Any) -> str | None:

@@ -48,23 +48,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from pathlib import PurePath
 from typing import Any
 
 import msgspec
 
+from wavemetrics.inputs._files import named_log_lane
 from wavemetrics.readers._lines import (
     LineAccount,
     Record,
     iter_records,
     member,
-    os_text,
     usable_id,
     usable_text,
 )
 from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
+from wavemetrics.readers._record_types import KIMI_LOG_NAMES
 from wavemetrics.readers.lanes import LaneBuilder
-from wavemetrics.readers.sources import STDIN, Source, file_stem
+from wavemetrics.readers.sources import Source
 
 __all__ = ["KIMI", "kimi_lane", "read_kimi", "seconds_to_ms", "sniff_kimi"]
 
@@ -75,8 +75,7 @@ _HEADER = "metadata"
 #: The records that open a model call (a step, or a retry of it): a batch each.
 _STEP_OPENERS = ("StepBegin", "StepRetry")
 #: The file name Kimi CLI gives a wire log.
-LOG_NAMES = ("wire.jsonl", "wire.jsonl.gz")
-_SUBAGENTS = "subagents"
+LOG_NAMES = KIMI_LOG_NAMES
 
 
 class KimiFunction(Record, frozen=True):
@@ -134,7 +133,8 @@ def seconds_to_ms(value: object) -> float | None:
 
 
 def kimi_lane(path: str) -> tuple[str, str]:
-    """``(session_id, lane_id)`` of a wire log by its place in the store.
+    """``(session_id, lane_id)`` of a wire log by its place in the store (the registry row
+    hands the session's rule to the native reader, which works the lane out again).
 
     >>> kimi_lane("/h/.kimi/sessions/9a0b/s-1/wire.jsonl")
     ('s-1', 'main')
@@ -143,14 +143,7 @@ def kimi_lane(path: str) -> tuple[str, str]:
     >>> kimi_lane("/tmp/run.jsonl"), kimi_lane("-")
     (('run', 'main'), ('stdin', 'main'))
     """
-    if path != STDIN:
-        parts = PurePath(os_text(path)).parts
-        if parts and parts[-1] in LOG_NAMES:
-            if len(parts) >= 4 and parts[-3] == _SUBAGENTS:
-                return parts[-4], parts[-2]
-            if len(parts) >= 2 and parts[-2] not in ("/", ".", ".."):
-                return parts[-2], "main"
-    return file_stem(path), "main"
+    return named_log_lane(path, LOG_NAMES)
 
 
 class _Reader:

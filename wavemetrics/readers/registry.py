@@ -17,11 +17,18 @@ from __future__ import annotations
 
 import importlib
 
-from wavemetrics.inputs._files import fallback_session_id, file_stem
+from wavemetrics.inputs._files import (
+    fallback_session_id,
+    file_stem,
+    named_log_lane,
+    named_log_session_id,
+)
 from wavemetrics.readers._record_types import (
     CLAUDE_ONLY_TYPES,
     CODEX_TYPES,
+    COPILOT_LOG_NAMES,
     EVENT_TYPES,
+    KIMI_LOG_NAMES,
     PI_TYPES,
 )
 
@@ -78,6 +85,18 @@ def _file_name_uuid(path: str) -> str:
     return session_id_from_file_name(path)
 
 
+def _copilot_session_id(path: str) -> str:
+    """``copilot_session_id`` of the reader: the folder of an ``events.jsonl``, else the
+    file stem."""
+    return named_log_session_id(path, COPILOT_LOG_NAMES)
+
+
+def _kimi_session_id(path: str) -> str:
+    """The session of ``kimi_lane`` of the reader: the folder of a ``wire.jsonl`` (above
+    ``subagents/<agent_id>/`` for a sub-agent's), else the file stem."""
+    return named_log_lane(path, KIMI_LOG_NAMES)[0]
+
+
 class FormatRow:
     """One registry row: the format's ``--input-format`` name, the module that declares it
     and the name of its format object there, and its capabilities: ``native`` (read by
@@ -112,8 +131,10 @@ TRACE_FORMAT_MODULES: tuple[FormatRow, ...] = (
     FormatRow("otel-spans", "wavemetrics.readers.otel_spans", "OTEL_SPANS"),
     FormatRow("inspect", "wavemetrics.readers.inspect_log", "INSPECT"),
     FormatRow("mcode", "wavemetrics.readers.mcode", "MCODE"),
-    FormatRow("copilot", "wavemetrics.readers.copilot", "COPILOT"),
-    FormatRow("kimi", "wavemetrics.readers.kimi", "KIMI"),
+    FormatRow("copilot", "wavemetrics.readers.copilot", "COPILOT",
+              native=Native(4, None, _copilot_session_id)),
+    FormatRow("kimi", "wavemetrics.readers.kimi", "KIMI",
+              native=Native(5, None, _kimi_session_id)),
     FormatRow("openclaw", "wavemetrics.readers.openclaw", "OPENCLAW"),
     FormatRow("opencode", "wavemetrics.readers.opencode", "OPENCODE"),
     FormatRow("opencode-storage", "wavemetrics.readers.opencode_storage", "OPENCODE_STORAGE"),

@@ -4,7 +4,7 @@
 
 use super::protocol::{Failure, ReadError};
 use crate::account::LineAccount;
-use crate::json::{nesting_exceeds, rejection, SyntaxError, PY_MAX_DEPTH};
+use crate::json::{nesting_exceeds, parse_object, rejection, SyntaxError, PY_MAX_DEPTH};
 use crate::lines::{is_py_space, LineReader};
 use hashbrown::HashSet;
 use std::io::{self, Read};
@@ -73,21 +73,48 @@ pub(super) fn for_each_line_within<R: Read, F>(
 where
     F: FnMut(&str, &mut LineAccount) -> Result<(), Failure>,
 {
+    for_each_object_line(source, account, max_depth, |text, account| {
+        if nesting_exceeds(text.as_bytes(), max_depth) {
+            return Ok(Some("too_deeply_nested"));
+        }
+        match each(text, account) {
+            Err(Failure::Read(ReadError::Io(e))) if e.kind() == io::ErrorKind::InvalidData => {
+                Ok(Some("invalid_json"))
+            }
+            other => other.map(|()| None),
+        }
+    })
+}
+
+/// Feeds the JSON text of every line that starts with `{` to `each`, however deep it
+/// nests, which gives the line's problem if it has one (counted here, as
+/// `truncated_last_line` when the line has no newline). Blank lines, lines that are not
+/// UTF-8 and lines that are not objects are accounted here (`iter_records`), the
+/// latter too deeply nested past `max_depth` (Python's `json` limit as the reader
+/// calls it: a reader that decodes with msgspec first decides an object line's depth
+/// itself, msgspec's limit being a little higher).
+pub(super) fn for_each_object_line<R: Read, F>(
+    source: R,
+    account: &mut LineAccount,
+    max_depth: usize,
+    mut each: F,
+) -> Result<(), Failure>
+where
+    F: FnMut(&str, &mut LineAccount) -> Result<Option<&'static str>, Failure>,
+{
     let mut reader = LineReader::new(source);
     let mut first = true;
     while let Some((raw, has_newline)) = reader.next_line()? {
         account.lines_read += 1;
-        let line = match split_line(raw, first, has_newline) {
-            Line::Json(text) if nesting_exceeds(text.as_bytes(), max_depth) => {
-                Line::Problem(if has_newline {
-                    "too_deeply_nested"
-                } else {
-                    "truncated_last_line"
-                })
-            }
-            line => line,
-        };
+        let line = split_line(raw, first, has_newline);
         first = false;
+        let cut = |reason| {
+            if has_newline {
+                reason
+            } else {
+                "truncated_last_line"
+            }
+        };
         match line {
             Line::Blank => account.ignore(b"blank_line"),
             Line::Problem(reason) => account.problem(reason),
@@ -97,34 +124,230 @@ where
                     .starts_with('{')
                 {
                     // Python's int() refuses what serde_json takes: invalid_json
-                    let reason = if int_too_long(text.as_bytes()) {
+                    let reason = if nesting_exceeds(text.as_bytes(), max_depth) {
+                        "too_deeply_nested"
+                    } else if int_too_long(text.as_bytes()) {
                         "invalid_json"
                     } else {
                         rejection(text)
                     };
-                    account.problem(if has_newline {
-                        reason
-                    } else {
-                        "truncated_last_line"
-                    });
+                    account.problem(cut(reason));
                     continue;
                 }
-                match each(text, account) {
-                    Err(Failure::Read(ReadError::Io(e)))
-                        if e.kind() == io::ErrorKind::InvalidData =>
-                    {
-                        account.problem(if has_newline {
-                            "invalid_json"
-                        } else {
-                            "truncated_last_line"
-                        });
-                    }
-                    other => other?,
+                if let Some(reason) = each(text, account)? {
+                    account.problem(cut(reason));
                 }
             }
         }
     }
     Ok(())
+}
+
+/// What Python's `json.loads` makes of JSON text that the scan found valid, nesting
+/// past `max_depth` or not: the first failure from the left, a container past
+/// `max_depth` (`RecursionError`: `too_deeply_nested`) or an int literal of more than
+/// 4300 digits (`ValueError`: `invalid_json`), else `None` (it parses).
+fn json_failure(text: &[u8], max_depth: usize) -> Option<&'static str> {
+    let mut depth = 0usize;
+    let mut at = 0usize;
+    while let Some(&byte) = text.get(at) {
+        at += 1;
+        match byte {
+            b'"' => at = string_end(text, at)?,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max_depth {
+                    return Some("too_deeply_nested");
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b'-' | b'0'..=b'9' => {
+                let begin = at - 1;
+                while at < text.len()
+                    && (text[at].is_ascii_digit()
+                        || matches!(text[at], b'-' | b'+' | b'.' | b'e' | b'E'))
+                {
+                    at += 1;
+                }
+                let number = &text[begin..at];
+                let digits = number.strip_prefix(b"-").unwrap_or(number);
+                if digits.len() > PY_INT_MAX_DIGITS && digits.iter().all(u8::is_ascii_digit) {
+                    return Some("invalid_json");
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Where the string whose opening quote is just before `at` ends (past its closing
+/// quote), `None` when it never ends.
+fn string_end(text: &[u8], mut at: usize) -> Option<usize> {
+    loop {
+        let rest = text.get(at..)?;
+        match memchr::memchr2(b'"', b'\\', rest) {
+            None => return None,
+            Some(i) if rest[i] == b'\\' => at += i + 2,
+            Some(i) => return Some(at + i + 1),
+        }
+    }
+}
+
+/// The type a msgspec `Record` field declares, as `iter_records` decodes a line with
+/// it before `json` (`_lines.py`): any JSON value (`Any`), a `Record` (an object, or
+/// also `null` when the field is `Record | None`), or a list of `Record`s.
+pub(super) enum Shape {
+    Any,
+    Record {
+        fields: &'static [(&'static str, Shape)],
+        null: bool,
+    },
+    ListOf(&'static [(&'static str, Shape)]),
+}
+
+/// msgspec refuses a number it builds (a declared field's, not a skipped one's): an
+/// int literal of more than 4300 characters (its sign counted: "Integer value out of
+/// range") or a float that overflows a double ("Number out of range").
+fn msgspec_refuses(number: &[u8]) -> bool {
+    if number.iter().any(|b| matches!(b, b'.' | b'e' | b'E')) {
+        let text = std::str::from_utf8(number).unwrap_or("");
+        return text.parse::<f64>().map_or(true, f64::is_infinite);
+    }
+    number.len() > PY_INT_MAX_DIGITS
+}
+
+/// Whether msgspec decodes JSON text of a `Record` with these `fields` (the line
+/// valid JSON, as the scan found it, and nesting no deeper than msgspec reads): no
+/// lone surrogate escape anywhere, every declared field of the shape it declares, and
+/// no number it refuses in a declared field's value (every repeated key's value is
+/// decoded). When it does, `iter_records` takes msgspec's record, whatever `json`
+/// would have refused (an int of more than 4300 digits in a skipped value, a line
+/// nesting a level or two deeper than `json` reads).
+fn msgspec_accepts(text: &str, fields: &[(&str, Shape)]) -> bool {
+    !has_lone_surrogate(text.as_bytes()) && record_accepts(text, fields)
+}
+
+fn record_accepts(text: &str, fields: &[(&str, Shape)]) -> bool {
+    let keys: Vec<&str> = fields.iter().map(|(key, _)| *key).collect();
+    let mut ok = true;
+    let parsed = parse_object(text, &keys, |i, raw| {
+        ok = ok && value_accepts(raw.get(), &fields[i].1);
+    });
+    parsed.is_ok() && ok
+}
+
+fn value_accepts(text: &str, shape: &Shape) -> bool {
+    match shape {
+        Shape::Any => !any_number(text.as_bytes(), msgspec_refuses),
+        Shape::Record { fields, null } => {
+            (*null && text == "null") || (text.starts_with('{') && record_accepts(text, fields))
+        }
+        Shape::ListOf(fields) => {
+            text.starts_with('[')
+                && array_items(text)
+                    .all(|item| item.starts_with('{') && record_accepts(item, fields))
+        }
+    }
+}
+
+/// The problem `iter_records` finds in a line that starts with `{`, decoding it with a
+/// msgspec `Record` of `fields` first and with `json` when msgspec refuses it; `parsed`:
+/// whether the scan found the line valid JSON. `json_depth` and `msgspec_depth` are
+/// how deep each reads (as the reader calls them: measured). `None`: the line is read,
+/// the values the scan found being both decoders' values.
+pub(super) fn msgspec_line_problem(
+    text: &str,
+    parsed: bool,
+    fields: &[(&str, Shape)],
+    json_depth: usize,
+    msgspec_depth: usize,
+) -> Option<&'static str> {
+    let bytes = text.as_bytes();
+    let deep = nesting_exceeds(bytes, json_depth);
+    if !parsed {
+        return Some(if deep {
+            "too_deeply_nested"
+        } else {
+            "invalid_json"
+        });
+    }
+    if !deep && !int_too_long(bytes) {
+        return None; // json reads it as msgspec does
+    }
+    if !nesting_exceeds(bytes, msgspec_depth) && msgspec_accepts(text, fields) {
+        return None;
+    }
+    json_failure(bytes, json_depth)
+}
+
+/// Whether JSON text holds a `\u` escape of a surrogate that is not half of a pair
+/// (a high one followed by a low one), which msgspec refuses anywhere in a line.
+fn has_lone_surrogate(text: &[u8]) -> bool {
+    let hex = |at: usize| -> Option<u32> {
+        let digits = text.get(at..at + 4)?;
+        u32::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+    };
+    let mut at = 0usize;
+    while let Some(i) = memchr::memchr(b'\\', &text[at..]) {
+        let escape = at + i;
+        if text.get(escape + 1) != Some(&b'u') {
+            at = escape + 2; // any other escape: its one character
+            continue;
+        }
+        let Some(code) = hex(escape + 2) else {
+            return false; // unreachable in valid JSON
+        };
+        at = escape + 6;
+        match code {
+            0xd800..=0xdbff => {
+                let low = (text.get(at..at + 2) == Some(b"\\u"))
+                    .then(|| hex(at + 2))
+                    .flatten();
+                match low {
+                    Some(0xdc00..=0xdfff) => at += 6,
+                    _ => return true,
+                }
+            }
+            0xdc00..=0xdfff => return true,
+            _ => {}
+        }
+        if at >= text.len() {
+            break;
+        }
+    }
+    false
+}
+
+/// The elements of a JSON array's text that the scan found valid, each without the
+/// whitespace around it.
+pub(super) fn array_items(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut at = 1usize; // past '['
+    std::iter::from_fn(move || {
+        let mut depth = 0usize;
+        let begin = at;
+        while let Some(&byte) = bytes.get(at) {
+            match byte {
+                b'"' => at = string_end(bytes, at + 1)?,
+                b'[' | b'{' => {
+                    depth += 1;
+                    at += 1;
+                }
+                b']' | b'}' if depth > 0 => {
+                    depth -= 1;
+                    at += 1;
+                }
+                b',' | b']' | b'}' if depth == 0 => {
+                    let item = text.get(begin..at)?.trim_matches([' ', '\t', '\n', '\r']);
+                    at += 1;
+                    return (!item.is_empty()).then_some(item);
+                }
+                _ => at += 1,
+            }
+        }
+        None
+    })
 }
 
 /// Python's `int()` refuses a decimal literal of more digits than this
@@ -333,5 +556,92 @@ mod tests {
         ] {
             assert_eq!(int_too_long(text.as_bytes()), long, "{}", &text[..12]);
         }
+    }
+
+    #[test]
+    fn lone_surrogate_escapes_are_found_and_pairs_and_other_escapes_are_not() {
+        for (text, lone) in [
+            (r#"{"a":"\ud800"}"#, true),
+            (r#"{"a":"\udc00"}"#, true),
+            (r#"{"a":"\ud83d\ude00"}"#, false),
+            (r#"{"a":"\uD83D\uDE00"}"#, false),
+            (r#"{"a":"\ud83d\u0041"}"#, true),
+            (r#"{"a":"\ude00\ud83d"}"#, true),
+            (r#"{"a":"\\ud800"}"#, false),
+            (r#"{"a":"\u00e9\n\"x"}"#, false),
+            (r#"{"\udbff":1}"#, true),
+            (r#"{"a":"x\ud800"#, true),
+        ] {
+            assert_eq!(has_lone_surrogate(text.as_bytes()), lone, "{text}");
+        }
+    }
+
+    #[test]
+    fn array_items_are_the_elements_of_valid_json_arrays() {
+        let items = |t: &'static str| array_items(t).collect::<Vec<_>>();
+        assert!(items("[]").is_empty());
+        assert!(items("[ ]").is_empty());
+        assert_eq!(items("[1]"), ["1"]);
+        assert_eq!(
+            items(r#"[ {"a": [1, "]"]} , "x,\"]" ,null,[[]] ]"#),
+            [r#"{"a": [1, "]"]}"#, r#""x,\"]""#, "null", "[[]]"]
+        );
+    }
+
+    #[test]
+    fn json_fails_at_the_first_of_a_long_int_and_too_deep_a_container() {
+        let digits = "7".repeat(4301);
+        let deep = format!("{}{}", "[".repeat(5), "]".repeat(5));
+        assert_eq!(
+            json_failure(format!("[{digits},{deep}]").as_bytes(), 4),
+            Some("invalid_json")
+        );
+        assert_eq!(
+            json_failure(format!("[{deep},{digits}]").as_bytes(), 4),
+            Some("too_deeply_nested")
+        );
+        assert_eq!(
+            json_failure(format!("[{deep},{digits}]").as_bytes(), 6),
+            Some("invalid_json")
+        );
+        assert_eq!(
+            json_failure(
+                format!("[\"{digits}\",{digits}.5,-{}]", "7".repeat(4300)).as_bytes(),
+                6
+            ),
+            None
+        );
+        assert_eq!(json_failure(b"[\"[[[[[[\"]", 2), None);
+    }
+
+    #[test]
+    fn msgspec_decodes_a_declared_shape_and_refuses_what_it_cannot_build() {
+        const FIELDS: [(&str, Shape); 2] = [
+            ("a", Shape::Any),
+            (
+                "r",
+                Shape::Record {
+                    fields: &[("l", Shape::ListOf(&[("b", Shape::Any)]))],
+                    null: true,
+                },
+            ),
+        ];
+        let ok = |t: &str| msgspec_accepts(t, &FIELDS);
+        let long = "9".repeat(4301);
+        assert!(ok(&format!(
+            r#"{{"z":{long},"a":[1e308,{}]}}"#,
+            "9".repeat(4300)
+        )));
+        assert!(ok(r#"{"r":null}"#));
+        assert!(ok(r#"{"r":{"l":[{"b":1},{}]}}"#));
+        assert!(!ok(&format!(r#"{{"a":{long}}}"#)));
+        assert!(!ok(&format!(r#"{{"a":[-{}]}}"#, "9".repeat(4300))));
+        assert!(!ok(r#"{"a":{"x":1e400}}"#));
+        assert!(!ok(r#"{"r":1}"#));
+        assert!(!ok(r#"{"r":{"l":null}}"#));
+        assert!(!ok(r#"{"r":{"l":[1]}}"#));
+        assert!(!ok(r#"{"r":{"l":[{"b":-1e999}]}}"#));
+        assert!(!ok(r#"{"r":null,"r":[]}"#));
+        assert!(!ok(r#"{"z":"\udc00"}"#));
     }
 }

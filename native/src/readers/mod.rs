@@ -1,7 +1,7 @@
 //! The native readers, one module per format as in `wavemetrics/readers/`
-//! (`docs/formats.md`): `claude_code`, `events`, `codex` and `pi`, line for line
-//! the rules of their Python modules, each behind the one [`Reader`] trait
-//! (`protocol`, as `_protocol.py`); `lines` holds what they read lines with
+//! (`docs/formats.md`): `claude_code`, `events`, `codex`, `pi`, `copilot` and `kimi`,
+//! line for line the rules of their Python modules, each behind the one [`Reader`]
+//! trait (`protocol`, as `_protocol.py`); `lines` holds what they read lines with
 //! (`_lines.py`), `names` the session id a file's name stands in with
 //! (`_uuids.py`), and `folded` the read that detects and reads a folder's
 //! files in one pass. Files are opened by `crate::io`.
@@ -13,8 +13,10 @@
 
 mod claude_code;
 mod codex;
+mod copilot;
 mod events;
 mod folded;
+mod kimi;
 mod lines;
 mod names;
 mod pi;
@@ -22,8 +24,10 @@ mod protocol;
 
 pub use claude_code::{ClaudeCode, SPLIT_BUDGET, SPLIT_READS};
 pub use codex::Codex;
+pub use copilot::Copilot;
 pub use events::Events;
 pub use folded::{read_folded, FoldFile, FoldOut, FOLDED_READS};
+pub use kimi::Kimi;
 pub use pi::Pi;
 pub use protocol::{LaneOut, ReadError, Reader, Unit, UnitOut};
 
@@ -35,6 +39,8 @@ pub enum Format {
     ClaudeCode = 1,
     Codex = 2,
     Pi = 3,
+    Copilot = 4,
+    Kimi = 5,
 }
 
 impl Format {
@@ -45,6 +51,8 @@ impl Format {
             1 => Some(Format::ClaudeCode),
             2 => Some(Format::Codex),
             3 => Some(Format::Pi),
+            4 => Some(Format::Copilot),
+            5 => Some(Format::Kimi),
             _ => None,
         }
     }
@@ -57,5 +65,32 @@ pub fn reader(format: Format) -> &'static dyn Reader {
         Format::Events => &Events,
         Format::Codex => &Codex,
         Format::Pi => &Pi,
+        Format::Copilot => &Copilot,
+        Format::Kimi => &Kimi,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Format;
+
+    #[test]
+    fn each_format_has_its_code() {
+        let formats: Vec<Option<Format>> = (0..=6).map(Format::from_code).collect();
+        assert_eq!(
+            formats,
+            [
+                Some(Format::Events),
+                Some(Format::ClaudeCode),
+                Some(Format::Codex),
+                Some(Format::Pi),
+                Some(Format::Copilot),
+                Some(Format::Kimi),
+                None
+            ]
+        );
+        for format in formats.into_iter().flatten() {
+            assert_eq!(Format::from_code(format as u8), Some(format));
+        }
     }
 }
