@@ -61,6 +61,19 @@ pytestmark = pytest.mark.skipif(not native.available(), reason="the Rust extensi
 DIFFERENTIAL = settings(max_examples=200, deadline=None,
                         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
+#: The ``wavemetrics`` console command of this interpreter's environment.
+CONSOLE = Path(sys.executable).with_name("wavemetrics")
+
+
+def console_command(args: list[str]) -> tuple[int, str]:
+    """``wavemetrics ARGS`` as a user runs it: the console command, in a process of its
+    own. Python's ``json`` gives up at a nesting depth that depends on how deep the
+    calling stack is (``python -m wavemetrics`` runs three frames deeper), and the native
+    readers apply the depths measured this way (``docs/architecture.md``)."""
+    assert CONSOLE.is_file(), CONSOLE
+    done = subprocess.run([str(CONSOLE), *args], capture_output=True, check=False)
+    return done.returncode, done.stdout.decode()
+
 
 class _Counting:
     """Wraps the extension module and counts the units it read."""
@@ -219,6 +232,40 @@ def test_an_int_past_4300_digits_outside_an_object_is_invalid_json_on_both_engin
     report = document["inputs"][0]
     assert (report["format"], report["lines_read"]) == (fmt, 3)
     assert report["problems"] == {"invalid_json": 1, "not_an_object": 1}
+
+
+def test_an_events_line_is_read_as_msgspec_or_else_json_reads_it_on_both_engines(
+    tmp_path: Path,
+) -> None:
+    """As the console command reads an events file (:func:`console_command`: Python's
+    nesting limit depends on the depth of the calling stack): msgspec reads a line nested 976
+    levels, not 977; where msgspec refuses the line (a lone surrogate escape), ``json``
+    reads 972 levels, not 973; an int of more than 4300 digits in a value msgspec decodes
+    (``timestamp``) makes the line invalid JSON, in a value it skips it is read; the same
+    document on both engines."""
+    def deep(levels: int, more: str = "") -> str:
+        arrays = levels - 1
+        return ('{"type": "turn_end", "timestamp": 5, ' + more + '"x": '
+                + "[" * arrays + "]" * arrays + "}")
+
+    long = "9" * 4301
+    lines = ['{"type": "turn_start", "timestamp": 1}', deep(976), deep(977),
+             deep(972, '"y": "\\ud800", '), deep(973, '"y": "\\ud800", '),
+             '{"type": "turn_end", "timestamp": ' + long + "}",
+             '{"type": "turn_end", "timestamp": 5, "x": ' + long + "}"]
+    path = tmp_path / "run.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    def command_line(engine: str) -> tuple[int, str]:
+        return console_command(["summarize", "--format", "json", "--jobs", "1", "--no-cache",
+                                "--engine", engine, "--input-format", "events", str(path)])
+
+    fast = command_line("native")
+    assert fast == command_line("python")
+    report = json.loads(fast[1])["inputs"][0]
+    # the turn_start, the 976- and 972-level lines and the skipped long int are read
+    assert (report["lines_read"], report["lines_used"]) == (7, 4)
+    assert report["problems"] == {"invalid_json": 1, "too_deeply_nested": 2}
 
 
 @DIFFERENTIAL

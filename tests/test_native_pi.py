@@ -13,9 +13,6 @@ read the unit.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +30,7 @@ from tests.strategies import (
     pi_records,
     trace_files,
 )
-from tests.test_native import DIFFERENTIAL, _both, counting_native
+from tests.test_native import DIFFERENTIAL, _both, console_command, counting_native
 from wavemetrics.cli.commands import main
 from wavemetrics.readers.dispatch import ReadUnit, detect_input
 from wavemetrics.readers.pi import PI
@@ -61,16 +58,11 @@ def _summarize(args: list[str], engine: str) -> tuple[int, str]:
 
 
 def _command_line(args: list[str], engine: str) -> tuple[int, str]:
-    """``wavemetrics summarize --format json`` run as the console runs it (a process of its
-    own: Python's nesting limit depends on the depth of the calling stack)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "wavemetrics", "summarize", "--format", "json", "--jobs", "1",
-         "--no-cache", "--engine", engine, *args],
-        capture_output=True, check=False, env={**os.environ, "PYTHONPATH": _ROOT})
-    return done.returncode, done.stdout.decode()
-
-
-_ROOT = str(Path(__file__).resolve().parents[1])
+    """``wavemetrics summarize --format json`` run as the console runs it: the console
+    command itself, in a process of its own (Python's nesting limit depends on the depth
+    of the calling stack; ``python -m wavemetrics`` runs three frames deeper)."""
+    return console_command(["summarize", "--format", "json", "--jobs", "1", "--no-cache",
+                            "--engine", engine, *args])
 
 
 def _inputs(document: str) -> list[dict[str, Any]]:
@@ -358,31 +350,31 @@ def test_hostile_lines_read_the_same(tmp_path: Path) -> None:
 def test_nesting_either_side_of_the_command_line_s_limit_reads_the_same(
     tmp_path: Path,
 ) -> None:
-    """As the command line reads a pi folder: a line nested 969 levels is read, 970 is
-    too deeply nested; a header nested past 968 levels names no parent (the header peek
+    """As the console command reads a pi folder: a line nested 972 levels is read, 973 is
+    too deeply nested; a header nested past 971 levels names no parent (the header peek
     is one call deeper), so its copies are read, on both engines."""
     def deep(depth: int, **record: object) -> str:
         text = json.dumps(record)
         return text[:-1] + ', "d": ' + "[" * (depth - 1) + "]" * (depth - 1) + "}"
 
     _write(tmp_path / "lines" / SESSION, [
-        _header("s", 3), deep(969, type="custom"), deep(970, type="custom")])
-    for depth in (968, 969):
+        _header("s", 3), deep(972, type="custom"), deep(973, type="custom")])
+    for depth in (971, 972):
         folder = tmp_path / f"header-{depth}"
         _write(folder / "a.jsonl", [_header("P"), _calls("m", "2026-03-20T00:00:00Z", "a")])
         _write(folder / "b.jsonl", [
             deep(depth, type="session", id="F", timestamp="2026-03-20T00:00:00Z",
                  parentSession="a.jsonl"),
             _calls("m", "2026-03-20T00:00:00Z", "a")])
-    folders = [str(tmp_path / name) for name in ("lines", "header-968", "header-969")]
+    folders = [str(tmp_path / name) for name in ("lines", "header-971", "header-972")]
     fast = _command_line(["--input-format", PI.name, *folders], "native")
     assert fast == _command_line(["--input-format", PI.name, *folders], "python")
     inputs = {Path(entry["path"]).relative_to(tmp_path).parts[0] + "/" + Path(
         entry["path"]).name: entry for entry in _inputs(fast[1])}
     assert inputs[f"lines/{SESSION}"]["problems"] == {"too_deeply_nested": 1}
     assert inputs[f"lines/{SESSION}"]["ignored"] == {"custom": 1}
-    assert inputs["header-968/b.jsonl"]["ignored"] == {"duplicate_entry": 1}
-    assert inputs["header-969/b.jsonl"]["ignored"] == {}
+    assert inputs["header-971/b.jsonl"]["ignored"] == {"duplicate_entry": 1}
+    assert inputs["header-972/b.jsonl"]["ignored"] == {}
 
 
 #: File names of a generated folder: a parent by name, a file named by its UUID, another.

@@ -39,14 +39,14 @@ const PAYLOAD_KEYS: [&str; 10] = [
 
 /// How deep a rollout's line may nest before Python's `json` gives up in `codex.py`
 /// (`RecursionError`, `too_deeply_nested`): the interpreter's recursion limit less
-/// the reader's call depth, 15 levels less than the Claude Code reader's
-/// ([`PY_MAX_DEPTH`]); measured as the command line reads a rollout (969 levels
-/// read, 970 refused).
-const PY_MAX_LINE_DEPTH: usize = PY_MAX_DEPTH - 15;
+/// the reader's call depth, 12 levels less than [`PY_MAX_DEPTH`]; measured as the
+/// `wavemetrics` console command reads a rollout (972 levels read, 973 refused;
+/// `python -m wavemetrics` runs three frames deeper, so there Python reads 3 less).
+const PY_MAX_LINE_DEPTH: usize = PY_MAX_DEPTH - 12;
 
 /// How deep a tool output's embedded JSON may nest before Python's `json` gives up
-/// there (no duration): two levels less than the line's, measured the same way (967
-/// levels read, 968 refused).
+/// there (no duration): two levels less than the line's, measured the same way (970
+/// levels read, 971 refused).
 const PY_MAX_OUTPUT_DEPTH: usize = PY_MAX_LINE_DEPTH - 2;
 
 /// libmpdec's largest exponent and smallest subnormal exponent (`MAX_EMAX`,
@@ -975,7 +975,7 @@ mod tests {
 
     #[test]
     fn a_line_past_the_codex_reader_s_depth_is_too_deeply_nested() {
-        // as the command line reads a rollout: 969 levels are read, 970 are not
+        // as the console command reads a rollout: 972 levels are read, 973 are not
         let line = |d: usize| {
             format!(
                 r#"{{"type":"event_msg","payload":{{"x":{}{}}}}}"#,
@@ -983,7 +983,7 @@ mod tests {
                 "]".repeat(d - 2)
             )
         };
-        let (ok, deep) = (line(969), line(970));
+        let (ok, deep) = (line(972), line(973));
         let out = rollout("depth", &[&ok, &deep, ""]);
         let account = &out.accounts[0];
         assert_eq!(account.problems, vec![("too_deeply_nested", 1)]);

@@ -1,12 +1,14 @@
 //! The `events` reader (`docs/formats.md`), line for line the rules of
-//! `wavemetrics/readers/events.py`.
+//! `wavemetrics/readers/events.py`. Python decodes a line with msgspec (its
+//! `EventRecord`) and with `json` when msgspec refuses it, so a line is decided by the
+//! shape msgspec decodes ([`EVENT`], `lines::msgspec_line_problem`).
 
-use super::lines::{bad_json, check_turn_total, for_each_line, Names};
+use super::lines::{check_turn_total, for_each_object_line, msgspec_line_problem, Names, Shape};
 use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, UnitOut};
 use crate::account::LineAccount;
 use crate::activity::Timing;
 use crate::io::open_plain;
-use crate::json::{parse_object, Val};
+use crate::json::{parse_object, Val, PY_MAX_DEPTH};
 use crate::summary::{BatchKey, LaneStream, Settings, Summary};
 use crate::time::iso_to_ms;
 use hashbrown::{HashMap, HashSet};
@@ -21,6 +23,26 @@ const EVENT_KEYS: [&str; 6] = [
     "sessionId",
     "agentId",
 ];
+
+/// The shape `events.py`'s msgspec decoder (`EventRecord`) decodes a line to: every
+/// key of [`EVENT_KEYS`], any value.
+const EVENT: [(&str, Shape); 6] = [
+    ("type", Shape::Any),
+    ("toolCallId", Shape::Any),
+    ("toolName", Shape::Any),
+    ("timestamp", Shape::Any),
+    ("sessionId", Shape::Any),
+    ("agentId", Shape::Any),
+];
+
+/// How deep a line may nest before Python's `json` gives up in `events.py`
+/// (`RecursionError`, `too_deeply_nested`), measured as the command line reads an
+/// events file whose line msgspec refuses (a lone surrogate escape): 972 levels read,
+/// 973 refused.
+const PY_MAX_JSON_DEPTH: usize = PY_MAX_DEPTH - 12;
+/// How deep msgspec reads a line there (976 levels read, 977 refused, measured the
+/// same way): a line it takes between the two limits is read.
+const PY_MAX_MSGSPEC_DEPTH: usize = PY_MAX_DEPTH - 8;
 
 /// `time_to_ms`: a number of ms (finite, >= 0, not bool) or an ISO-8601 string.
 fn time_to_ms(value: &Val) -> Option<f64> {
@@ -66,132 +88,152 @@ fn read_events_once(
     let mut built: Vec<(usize, LaneOut)> = Vec::new();
     let mut names = Names::default();
     let mut used = 0u64;
-    for_each_line(open_plain(path)?, &mut account, |text, account| {
-        let mut v: [Val; 6] = Default::default();
-        parse_object(text, &EVENT_KEYS, |i, raw| v[i] = Val::of(raw)).map_err(bad_json)?;
-        let [kind, call, tool, stamp, session, agent] = v;
-        let Some(kind) = kind.str_bytes() else {
-            account.problem("missing_type");
-            return Ok(());
-        };
-        let tool_event = matches!(kind, b"tool_execution_start" | b"tool_execution_end");
-        let turn_event = matches!(kind, b"turn_start" | b"turn_end");
-        let shutdown = kind == b"session_shutdown";
-        if !(tool_event || turn_event || shutdown) {
-            account.ignore(kind);
-            return Ok(());
-        }
-        let session_id = match session {
-            Val::Absent => Some(default_session_id),
-            ref other => other.usable_id(),
-        };
-        let lane_id = match agent {
-            Val::Absent => Some("main"),
-            ref other => other.usable_id(),
-        };
-        let (Some(session_id), Some(lane_id)) = (session_id, lane_id) else {
-            account.problem("invalid_id");
-            return Ok(());
-        };
-        if closed.contains(session_id) {
-            account.ignore(b"after_session_shutdown");
-            return Ok(());
-        }
-        if shutdown {
-            closed.insert(session_id.into());
-            used += 1;
-            for slot in lanes.iter_mut() {
-                if slot
-                    .as_ref()
-                    .is_some_and(|l| l.out.session_id == session_id)
-                {
-                    if let Some(lane) = slot.take() {
-                        built.push(finish_event_lane(lane)?);
-                    }
-                }
+    for_each_object_line(
+        open_plain(path)?,
+        &mut account,
+        PY_MAX_JSON_DEPTH,
+        |text, account| {
+            let mut v: [Val; 6] = Default::default();
+            let parsed = parse_object(text, &EVENT_KEYS, |i, raw| v[i] = Val::of(raw));
+            let problem = msgspec_line_problem(
+                text,
+                parsed.is_ok(),
+                &EVENT,
+                PY_MAX_JSON_DEPTH,
+                PY_MAX_MSGSPEC_DEPTH,
+            );
+            if problem.is_some() {
+                return Ok(problem);
             }
-            return Ok(());
-        }
-        let at_ms = time_to_ms(&stamp);
-        let mut call_id = None;
-        let mut name = None;
-        if tool_event {
-            call_id = call.usable_id();
-            name = tool.usable_text();
-            // a start needs a usable name; an end may omit it (or give null), but a
-            // name it gives must be usable (events.py)
-            let bad_name = name.is_none()
-                && (kind == b"tool_execution_start" || !matches!(tool, Val::Absent | Val::Null));
-            if call_id.is_none() || bad_name {
-                account.problem("invalid_tool_record");
-                return Ok(());
+            let [kind, call, tool, stamp, session, agent] = v;
+            let Some(kind) = kind.str_bytes() else {
+                account.problem("missing_type");
+                return Ok(None);
+            };
+            let tool_event = matches!(kind, b"tool_execution_start" | b"tool_execution_end");
+            let turn_event = matches!(kind, b"turn_start" | b"turn_end");
+            let shutdown = kind == b"session_shutdown";
+            if !(tool_event || turn_event || shutdown) {
+                account.ignore(kind);
+                return Ok(None);
             }
-        }
-        let Some(at_ms) = at_ms else {
-            account.problem("invalid_timestamp");
-            return Ok(());
-        };
-        let key = (Box::<str>::from(session_id), Box::<str>::from(lane_id));
-        let index = match lane_index.get(&key) {
-            Some(&index) => index,
-            None => {
-                let index = lanes.len();
-                lanes.push(Some(EventLane {
-                    out: LaneOut {
-                        file: 0,
-                        session_id: session_id.to_string(),
-                        lane_id: lane_id.to_string(),
-                        summary: Summary::default(),
-                    },
-                    stream: LaneStream::new(settings, eval_names.clone(), batchable_names.clone()),
-                    turn_total: 0.0,
-                    turn_pending: None,
-                    turns: Vec::new(),
-                    batch: None,
-                    turn_starts: 0,
-                    order: index,
-                }));
-                lane_index.insert(key, index);
-                index
+            let session_id = match session {
+                Val::Absent => Some(default_session_id),
+                ref other => other.usable_id(),
+            };
+            let lane_id = match agent {
+                Val::Absent => Some("main"),
+                ref other => other.usable_id(),
+            };
+            let (Some(session_id), Some(lane_id)) = (session_id, lane_id) else {
+                account.problem("invalid_id");
+                return Ok(None);
+            };
+            if closed.contains(session_id) {
+                account.ignore(b"after_session_shutdown");
+                return Ok(None);
             }
-        };
-        let Some(lane) = lanes[index].as_mut() else {
-            unreachable!("a lane is taken only when its session is closed");
-        };
-        used += 1;
-        match (call_id, kind) {
-            (None, b"turn_start") => {
-                lane.turn_pending = Some(at_ms);
-                lane.turn_starts += 1;
-                lane.batch = Some(lane.turn_starts.to_string().as_bytes().into());
-            }
-            (None, _) => {
-                if let Some(start) = lane.turn_pending.take() {
-                    let duration = at_ms - start;
-                    if duration > 0.0 {
-                        let total = lane.turn_total + duration;
-                        if total == f64::INFINITY {
-                            // _turn_overflows: a problem, not added; a start no end
-                            // can follow stands in for this end
-                            used -= 1;
-                            account.problem("turn_total_overflow");
-                            lane.turn_pending = Some(f64::INFINITY);
-                            return Ok(());
+            if shutdown {
+                closed.insert(session_id.into());
+                used += 1;
+                for slot in lanes.iter_mut() {
+                    if slot
+                        .as_ref()
+                        .is_some_and(|l| l.out.session_id == session_id)
+                    {
+                        if let Some(lane) = slot.take() {
+                            built.push(finish_event_lane(lane)?);
                         }
-                        lane.turn_total = total;
-                        lane.turns.push((start, at_ms));
                     }
                 }
+                return Ok(None);
             }
-            (Some(call_id), b"tool_execution_start") => {
-                let name = names.get(name.unwrap_or("unknown"));
-                lane.stream
-                    .start(call_id.into(), name, at_ms, lane.batch.clone());
+            let at_ms = time_to_ms(&stamp);
+            let mut call_id = None;
+            let mut name = None;
+            if tool_event {
+                call_id = call.usable_id();
+                name = tool.usable_text();
+                // a start needs a usable name; an end may omit it (or give null), but a
+                // name it gives must be usable (events.py)
+                let bad_name = name.is_none()
+                    && (kind == b"tool_execution_start"
+                        || !matches!(tool, Val::Absent | Val::Null));
+                if call_id.is_none() || bad_name {
+                    account.problem("invalid_tool_record");
+                    return Ok(None);
+                }
             }
-            (Some(call_id), _) => lane.stream.end(call_id, at_ms)?,
-        }
-        Ok(())
-    })?;
+            let Some(at_ms) = at_ms else {
+                account.problem("invalid_timestamp");
+                return Ok(None);
+            };
+            let key = (Box::<str>::from(session_id), Box::<str>::from(lane_id));
+            let index = match lane_index.get(&key) {
+                Some(&index) => index,
+                None => {
+                    let index = lanes.len();
+                    lanes.push(Some(EventLane {
+                        out: LaneOut {
+                            file: 0,
+                            session_id: session_id.to_string(),
+                            lane_id: lane_id.to_string(),
+                            summary: Summary::default(),
+                        },
+                        stream: LaneStream::new(
+                            settings,
+                            eval_names.clone(),
+                            batchable_names.clone(),
+                        ),
+                        turn_total: 0.0,
+                        turn_pending: None,
+                        turns: Vec::new(),
+                        batch: None,
+                        turn_starts: 0,
+                        order: index,
+                    }));
+                    lane_index.insert(key, index);
+                    index
+                }
+            };
+            let Some(lane) = lanes[index].as_mut() else {
+                unreachable!("a lane is taken only when its session is closed");
+            };
+            used += 1;
+            match (call_id, kind) {
+                (None, b"turn_start") => {
+                    lane.turn_pending = Some(at_ms);
+                    lane.turn_starts += 1;
+                    lane.batch = Some(lane.turn_starts.to_string().as_bytes().into());
+                }
+                (None, _) => {
+                    if let Some(start) = lane.turn_pending.take() {
+                        let duration = at_ms - start;
+                        if duration > 0.0 {
+                            let total = lane.turn_total + duration;
+                            if total == f64::INFINITY {
+                                // _turn_overflows: a problem, not added; a start no end
+                                // can follow stands in for this end
+                                used -= 1;
+                                account.problem("turn_total_overflow");
+                                lane.turn_pending = Some(f64::INFINITY);
+                                return Ok(None);
+                            }
+                            lane.turn_total = total;
+                            lane.turns.push((start, at_ms));
+                        }
+                    }
+                }
+                (Some(call_id), b"tool_execution_start") => {
+                    let name = names.get(name.unwrap_or("unknown"));
+                    lane.stream
+                        .start(call_id.into(), name, at_ms, lane.batch.clone());
+                }
+                (Some(call_id), _) => lane.stream.end(call_id, at_ms)?,
+            }
+            Ok(None)
+        },
+    )?;
     account.lines_used += used;
     for lane in lanes.into_iter().flatten() {
         built.push(finish_event_lane(lane)?);
@@ -235,6 +277,52 @@ mod tests {
         let out = read_unit(&Events, &[&path], &["run"]);
         std::fs::remove_file(&path).unwrap();
         out
+    }
+
+    /// A `turn_end` line at `timestamp` 5 nested `levels` deep (its object and an array
+    /// value), with `more` keys before the array.
+    fn deep(levels: usize, more: &str) -> String {
+        let arrays = levels - 1;
+        format!(
+            r#"{{"type":"turn_end","timestamp":5,{more}"x":{}{}}}"#,
+            "[".repeat(arrays),
+            "]".repeat(arrays)
+        )
+    }
+
+    #[test]
+    fn a_line_is_read_as_msgspec_or_else_json_reads_it() {
+        let long = "9".repeat(4301);
+        let refused = r#""y":"\ud800","#; // a lone surrogate: msgspec refuses the line
+        let lines = [
+            r#"{"type":"turn_start","timestamp":1}"#.to_string(),
+            deep(976, ""),      // msgspec reads 976 levels: read
+            deep(977, ""),      // past msgspec's and json's limits
+            deep(972, refused), // json reads 972 levels: read
+            deep(973, refused), // json gives up
+            format!(r#"{{"type":"turn_end","timestamp":{long}}}"#), // decoded: json refuses
+            format!(r#"{{"type":"turn_end","timestamp":5,"x":{long}}}"#), // skipped: read
+            format!(r#"{{"type":"turn_end","timestamp":-{}}}"#, &long[1..]), // 4301 chars
+            format!("[{}]", "[".repeat(972) + &"]".repeat(972)), // 974 levels, no object
+            String::new(),      // the last line ends with its newline
+        ];
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let out = events("msgspec", &lines);
+        let account = &out.accounts[0];
+        assert_eq!(
+            (account.lines_read, account.lines_used),
+            (9, 4),
+            "the turn_start and the three turn_end lines read"
+        );
+        // in the order each reason first came
+        assert_eq!(
+            account.problems,
+            vec![
+                ("too_deeply_nested", 3),
+                ("invalid_json", 1),
+                ("invalid_timestamp", 1)
+            ]
+        );
     }
 
     #[test]

@@ -48,22 +48,10 @@ pub(super) fn too_deep(text: &str) -> bool {
     nesting_exceeds(text.as_bytes(), PY_MAX_DEPTH)
 }
 
-/// Feeds every record of `source` to `each`; blank lines and unparsable lines are
-/// accounted here (`iter_records`). `each` gets the line's JSON text.
-pub(super) fn for_each_line<R: Read, F>(
-    source: R,
-    account: &mut LineAccount,
-    each: F,
-) -> Result<(), Failure>
-where
-    F: FnMut(&str, &mut LineAccount) -> Result<(), Failure>,
-{
-    for_each_line_within(source, account, PY_MAX_DEPTH, each)
-}
-
-/// [`for_each_line`] with a line nesting deeper than `max_depth` too deeply nested:
-/// Python's limit depends on how deep the reader parses (`PY_MAX_DEPTH` is the
-/// Claude Code reader's).
+/// Feeds every record of `source` to `each` (the line's JSON text); blank lines and
+/// unparsable lines are accounted here (`iter_records`), a line nesting deeper than
+/// `max_depth` as too deeply nested: Python's limit depends on how deep the reader
+/// parses (`PY_MAX_DEPTH` is the Claude Code reader's).
 pub(super) fn for_each_line_within<R: Read, F>(
     source: R,
     account: &mut LineAccount,

@@ -42,12 +42,13 @@ const MESSAGE_KEYS: [&str; 3] = ["role", "content", "toolCallId"];
 const BLOCK_KEYS: [&str; 3] = ["type", "id", "name"];
 
 /// How deep a session file's line may nest before Python's `json` gives up in
-/// `pi.py` (`RecursionError`, `too_deeply_nested`), measured as the command line
-/// reads a pi folder: 969 levels read, 970 refused (as `codex.py`).
-const PY_MAX_LINE_DEPTH: usize = crate::json::PY_MAX_DEPTH - 15;
+/// `pi.py` (`RecursionError`, `too_deeply_nested`), measured as the `wavemetrics`
+/// console command reads a pi folder: 972 levels read, 973 refused (as `codex.py`;
+/// `python -m wavemetrics` runs three frames deeper, so there Python reads 3 less).
+const PY_MAX_LINE_DEPTH: usize = crate::json::PY_MAX_DEPTH - 12;
 
 /// How deep a line of the header peek (`_header` of `pi.py`, one call deeper) may
-/// nest: 968 levels read, 969 refused (measured the same way); a header nested
+/// nest: 971 levels read, 972 refused (measured the same way); a header nested
 /// deeper names no parent there, though the read takes it.
 const PY_MAX_HEADER_DEPTH: usize = PY_MAX_LINE_DEPTH - 1;
 
