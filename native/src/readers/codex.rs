@@ -750,7 +750,7 @@ impl Reader for Codex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::readers::protocol::fixtures::read_unit;
+    use crate::readers::protocol::fixtures::read_lines;
     use std::io;
 
     fn ms(text: &str) -> Option<f64> {
@@ -901,14 +901,7 @@ mod tests {
     }
 
     fn rollout(name: &str, lines: &[&str]) -> UnitOut {
-        let path = std::env::temp_dir().join(format!(
-            "wm-native-{}-codex-{name}.jsonl",
-            std::process::id()
-        ));
-        std::fs::write(&path, lines.join("\n")).unwrap();
-        let out = read_unit(&Codex, &[&path], &["from-name"]);
-        std::fs::remove_file(&path).unwrap();
-        out
+        read_lines(&Codex, &format!("codex-{name}"), lines, "from-name")
     }
 
     #[test]

@@ -306,17 +306,10 @@ impl Reader for Copilot {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::readers::protocol::fixtures::read_unit;
+    use crate::readers::protocol::fixtures::read_lines;
 
     fn log(name: &str, lines: &[&str]) -> UnitOut {
-        let path = std::env::temp_dir().join(format!(
-            "wm-native-{}-copilot-{name}.jsonl",
-            std::process::id()
-        ));
-        std::fs::write(&path, lines.join("\n")).unwrap();
-        let out = read_unit(&Copilot, &[&path], &["from-folder"]);
-        std::fs::remove_file(&path).unwrap();
-        out
+        read_lines(&Copilot, &format!("copilot-{name}"), lines, "from-folder")
     }
 
     const T1: &str = r#""timestamp":"2025-01-01T00:00:01Z""#;

@@ -267,16 +267,11 @@ impl Reader for Events {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::readers::protocol::fixtures::{read_unit, settings};
+    use crate::readers::protocol::fixtures::{read_lines, settings};
     use std::io;
 
     fn events(name: &str, lines: &[&str]) -> UnitOut {
-        let path =
-            std::env::temp_dir().join(format!("wm-native-{}-{name}.jsonl", std::process::id()));
-        std::fs::write(&path, lines.join("\n")).unwrap();
-        let out = read_unit(&Events, &[&path], &["run"]);
-        std::fs::remove_file(&path).unwrap();
-        out
+        read_lines(&Events, name, lines, "run")
     }
 
     /// A `turn_end` line at `timestamp` 5 nested `levels` deep (its object and an array

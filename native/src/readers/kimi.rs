@@ -324,7 +324,7 @@ impl Reader for Kimi {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::readers::protocol::fixtures::read_unit;
+    use crate::readers::protocol::fixtures::{read_lines, read_unit};
 
     #[test]
     fn a_sub_agent_s_log_is_its_lane_as_pure_path_parts_give_it() {
@@ -373,11 +373,7 @@ mod tests {
             r#"{"timestamp":2,"message":{"type":1}}"#,
             r#"{"timestamp":2,"message":null}"#,
         ];
-        let path =
-            std::env::temp_dir().join(format!("wm-native-{}-kimi.jsonl", std::process::id()));
-        std::fs::write(&path, lines.join("\n")).unwrap();
-        let out = read_unit(&Kimi, &[&path], &["s-1"]);
-        std::fs::remove_file(&path).unwrap();
+        let out = read_lines(&Kimi, "kimi", &lines, "s-1");
         let account = &out.accounts[0];
         assert_eq!((account.lines_read, account.lines_used), (12, 5));
         assert_eq!(

@@ -146,6 +146,22 @@ pub(super) mod fixtures {
         reader.read(&unit, &settings(), 1).unwrap()
     }
 
+    /// `reader`'s read of a one-file unit holding `lines` (joined by `\n`), written to a
+    /// temporary file called after `name` and the process (removed after the read).
+    pub fn read_lines(
+        reader: &dyn Reader,
+        name: &str,
+        lines: &[&str],
+        session_id: &str,
+    ) -> UnitOut {
+        let path =
+            std::env::temp_dir().join(format!("wm-native-{}-{name}.jsonl", std::process::id()));
+        std::fs::write(&path, lines.join("\n")).unwrap();
+        let out = read_unit(reader, &[&path], &[session_id]);
+        std::fs::remove_file(&path).unwrap();
+        out
+    }
+
     /// The settings the readers' tests read with.
     pub fn settings() -> Settings {
         Settings {
