@@ -208,6 +208,19 @@ def test_hostile_lines_read_the_same(tmp_path: Path) -> None:
         b'{"timestamp": 1740823210, "message": {"type": "ToolResult", "payload": '
         b'{"tool_call_id": "s"}}, "message": {"type": "ToolResult", "payload": '
         b'{"tool_call_id": "t"}}}',
+        # a key repeated at each level: the last value wins, an object's keys go with it
+        _T + call.replace(b'"h"', b'"r1"') + b'"function": {"name": "x"}}, "payload": 1}}',
+        _T + call.replace(b'"h"', b'"r2"') + b'"function": {"name": "x"}}, '
+        b'"payload": {"type": "function"}}}',
+        _T + call.replace(b'"h"', b'"r3"') + b'"function": {"name": "x"}}}, '
+        b'"message": {"type": "ToolCall"}}',
+        _T + call.replace(b'"h"', b'"r4"') + b'"function": {"name": "x"}}}, "message": "m"}',
+        _T + call.replace(b'"h"', b'"r5"') + b'"function": {"name": "x"}, '
+        b'"function": {"arguments": "{}"}}}}',
+        _T + b'"message": {"type": "ToolResult", "payload": {"tool_call_id": "r1"}, '
+        b'"payload": null}}',
+        _T + b'"message": {"type": "ToolCall", "payload": 2, "payload": {"type": "function", '
+        b'"id": "r6", "function": 3, "function": {"name": "y"}}}}',
         b'{"message": null, "type": "metadata", "protocol_version": "2"}',
         b'{"message": false}',
         b'{"message": {"payload": {}}}',

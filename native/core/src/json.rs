@@ -626,7 +626,7 @@ pub enum Field {
 /// handed over again), then the whole object's raw text as [`Field::Outer`]. A value
 /// of another type is handed over as `parse_object` hands it. Every other value is
 /// validated and skipped. (A Codex rollout's `payload`: read once, not once for the
-/// line and once again for its keys.)
+/// line and once again for its keys.) [`parse_object_nests`] with two levels.
 pub fn parse_object_nested<'a, F>(
     text: &'a str,
     keys: &[&str],
@@ -637,32 +637,81 @@ pub fn parse_object_nested<'a, F>(
 where
     F: FnMut(Field, Raw<'a>),
 {
-    Scan::line(text, |scan, key| {
-        match key_index(keys, key) {
-            Some(index) if index == nested && scan.space() == Some(b'{') => {
-                let start = scan.at;
-                set(
-                    Field::Opened,
-                    Raw {
-                        text: "{",
-                        plain: false,
-                    },
-                );
-                scan.object(2, |scan, key| match key_index(inner, key) {
-                    Some(i) => {
-                        set(Field::Inner(i), scan.raw(2)?);
-                        Ok(())
-                    }
-                    None => scan.skip(2),
+    let inner = Nest {
+        keys: inner,
+        into: None,
+    };
+    let nest = Nest {
+        keys,
+        into: Some((nested, &inner)),
+    };
+    parse_object_nests(text, &nest, |_, field, raw| set(field, raw))
+}
+
+/// The keys to hand over at one level of a line's objects, and which of them (by its
+/// index in `keys`) to look into, in the same pass, when its value is an object.
+#[derive(Debug, Clone, Copy)]
+pub struct Nest<'k> {
+    pub keys: &'k [&'k str],
+    pub into: Option<(usize, &'k Nest<'k>)>,
+}
+
+/// [`parse_object_nested`] to any depth: `set` gets the level (0 for the line's
+/// object) with each [`Field`]: a key of the line as [`Field::Outer`], a key of a
+/// nested object as [`Field::Inner`] at that object's level, [`Field::Opened`] at
+/// the level of an object that begins (a repeated key's object begins again: the
+/// last one wins), and a looked-into object's whole text after its keys, as its
+/// key's field at the level above. (A Kimi record's `message.payload.function`.)
+pub fn parse_object_nests<'a, F>(
+    text: &'a str,
+    nest: &Nest<'_>,
+    mut set: F,
+) -> Result<(), SyntaxError>
+where
+    F: FnMut(usize, Field, Raw<'a>),
+{
+    Scan::line(text, |scan, key| scan.nest_entry(key, nest, 0, &mut set))
+}
+
+impl<'a> Scan<'a> {
+    /// The value of `key` in an object at `level` of a [`Nest`] (nesting depth
+    /// `level + 1`), handed to `set` as [`parse_object_nests`] says, or skipped.
+    fn nest_entry<F>(
+        &mut self,
+        key: &[u8],
+        nest: &Nest<'_>,
+        level: usize,
+        set: &mut F,
+    ) -> Result<(), SyntaxError>
+    where
+        F: FnMut(usize, Field, Raw<'a>),
+    {
+        let Some(index) = key_index(nest.keys, key) else {
+            return self.skip(level + 1);
+        };
+        let field = if level == 0 {
+            Field::Outer(index)
+        } else {
+            Field::Inner(index)
+        };
+        match nest.into {
+            Some((into, inner)) if into == index && self.space() == Some(b'{') => {
+                let start = self.at;
+                let opened = Raw {
+                    text: "{",
+                    plain: false,
+                };
+                set(level + 1, Field::Opened, opened);
+                self.object(level + 2, |scan, key| {
+                    scan.nest_entry(key, inner, level + 1, set)
                 })?;
-                let text = scan.text.get(start..scan.at).ok_or(SyntaxError)?;
-                set(Field::Outer(index), Raw { text, plain: false });
+                let text = self.text.get(start..self.at).ok_or(SyntaxError)?;
+                set(level, field, Raw { text, plain: false });
             }
-            Some(index) => set(Field::Outer(index), scan.raw(1)?),
-            None => scan.skip(1)?,
+            _ => set(level, field, self.raw(level + 1)?),
         }
         Ok(())
-    })
+    }
 }
 
 /// The objects of a JSON array, from its text: for each element that is an object,
@@ -1042,6 +1091,108 @@ mod nested_tests {
             |field, raw| out.push((field, Val::of(raw))),
         )?;
         Ok(out)
+    }
+
+    #[test]
+    fn nests_hand_over_each_level_s_keys_in_one_pass() {
+        const C: Nest<'static> = Nest {
+            keys: &["n"],
+            into: None,
+        };
+        const B: Nest<'static> = Nest {
+            keys: &["x", "c"],
+            into: Some((1, &C)),
+        };
+        const A: Nest<'static> = Nest {
+            keys: &["b", "k"],
+            into: Some((0, &B)),
+        };
+        let line = r#"{"k":1,"b":{"x":"X","c":{"n":"N","x":2},"c":3,"z":{"n":4}},"n":5}"#;
+        let mut out = Vec::new();
+        parse_object_nests(line, &A, |level, field, raw| {
+            out.push((level, field, Val::of(raw)))
+        })
+        .unwrap();
+        assert_eq!(
+            out,
+            vec![
+                (0, Field::Outer(1), Val::Num(1.0)),
+                (1, Field::Opened, Val::Object("{")),
+                (1, Field::Inner(0), t("X")),
+                (2, Field::Opened, Val::Object("{")),
+                (2, Field::Inner(0), t("N")),
+                (1, Field::Inner(1), Val::Object(r#"{"n":"N","x":2}"#)),
+                (1, Field::Inner(1), Val::Num(3.0)),
+                (
+                    0,
+                    Field::Outer(0),
+                    Val::Object(r#"{"x":"X","c":{"n":"N","x":2},"c":3,"z":{"n":4}}"#)
+                ),
+            ]
+        );
+        // a syntax error deep inside is the line's, as for any line
+        assert!(parse_object_nests(r#"{"b":{"c":{"n":tru}}}"#, &A, |_, _, _| ()).is_err());
+        assert!(parse_object_nests(r#"{"b":{"c":{"n":1}}"#, &A, |_, _, _| ()).is_err());
+    }
+
+    #[test]
+    fn nests_read_as_deep_as_any_line() {
+        const C: Nest<'static> = Nest {
+            keys: &["n"],
+            into: None,
+        };
+        const B: Nest<'static> = Nest {
+            keys: &["x", "c"],
+            into: Some((1, &C)),
+        };
+        const A: Nest<'static> = Nest {
+            keys: &["b", "k"],
+            into: Some((0, &B)),
+        };
+        // a value nested `depth` levels deep in all, at each place the nests read a
+        // value from, skip one, or look into one
+        let places: [(&str, &str, usize); 6] = [
+            (r#"{"k":"#, "}", 1),
+            (r#"{"q":"#, "}", 1),
+            (r#"{"b":{"x":"#, "}}", 2),
+            (r#"{"b":{"z":"#, "}}", 2),
+            (r#"{"b":{"c":{"n":"#, "}}}", 3),
+            (r#"{"b":{"c":{"m":"#, "}}}", 3),
+        ];
+        for (open, close, around) in places {
+            for depth in [MAX_SCAN_DEPTH - 1, MAX_SCAN_DEPTH, MAX_SCAN_DEPTH + 1] {
+                let inside = depth - around;
+                let line = format!("{open}{}{}{close}", "[".repeat(inside), "]".repeat(inside));
+                let plain = parse_object(&line, &[], |_, _| ()).is_ok();
+                let nests = parse_object_nests(&line, &A, |_, _, _| ()).is_ok();
+                assert_eq!(plain, depth <= MAX_SCAN_DEPTH, "{open} {depth}");
+                assert_eq!(nests, plain, "{open} {depth}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_chain_of_nests_reads_as_deep_as_any_line() {
+        // a nest for every level a line may reach, each looking into its key "a"
+        let mut nest: &'static Nest<'static> = Box::leak(Box::new(Nest {
+            keys: &["a"],
+            into: None,
+        }));
+        for _ in 0..MAX_SCAN_DEPTH {
+            nest = Box::leak(Box::new(Nest {
+                keys: &["a"],
+                into: Some((0, nest)),
+            }));
+        }
+        for depth in [MAX_SCAN_DEPTH - 1, MAX_SCAN_DEPTH, MAX_SCAN_DEPTH + 1] {
+            let line = format!("{}1{}", r#"{"a":"#.repeat(depth), "}".repeat(depth));
+            let mut deepest = 0;
+            let read = parse_object_nests(&line, nest, |level, _, _| deepest = deepest.max(level));
+            assert_eq!(read.is_ok(), depth <= MAX_SCAN_DEPTH, "{depth}");
+            if read.is_ok() {
+                assert_eq!(deepest, depth - 1, "{depth}"); // each object its level
+            }
+        }
     }
 
     fn t(text: &str) -> Val<'_> {

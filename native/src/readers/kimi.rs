@@ -14,13 +14,14 @@ use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, 
 use crate::account::LineAccount;
 use crate::activity::Timing;
 use crate::io::open_plain;
-use crate::json::{parse_object_nested, Field, Val, PY_MAX_DEPTH};
+use crate::json::{parse_object_nests, Field, Nest, Val, PY_MAX_DEPTH};
 use crate::summary::{BatchKey, LaneStream, Settings};
 use std::path::Path;
 
 const RECORD_KEYS: [&str; 4] = ["type", "protocol_version", "timestamp", "message"];
 const MESSAGE: usize = 3;
 const MESSAGE_KEYS: [&str; 2] = ["type", "payload"];
+const PAYLOAD: usize = 1;
 const PAYLOAD_KEYS: [&str; 4] = ["type", "id", "tool_call_id", "function"];
 const FUNCTION: usize = 3;
 
@@ -107,25 +108,59 @@ pub fn lane_id(path: &Path) -> String {
     }
 }
 
-/// One line's record: its keys, its message's (when the last `message` is an object)
-/// and, asked for a call record, its payload's and the payload's function's.
+/// What a line's record is read for, in one pass: its keys, its `message`'s, the
+/// message's `payload`'s and the payload's `function`'s `name`.
+const NAME_LEVEL: Nest<'static> = Nest {
+    keys: &["name"],
+    into: None,
+};
+const PAYLOAD_LEVEL: Nest<'static> = Nest {
+    keys: &PAYLOAD_KEYS,
+    into: Some((FUNCTION, &NAME_LEVEL)),
+};
+const MESSAGE_LEVEL: Nest<'static> = Nest {
+    keys: &MESSAGE_KEYS,
+    into: Some((PAYLOAD, &PAYLOAD_LEVEL)),
+};
+const RECORD_LEVEL: Nest<'static> = Nest {
+    keys: &RECORD_KEYS,
+    into: Some((MESSAGE, &MESSAGE_LEVEL)),
+};
+
+/// One line's record: its keys, its message's (when the last `message` is an
+/// object), its payload's (when that message's last `payload` is one) and the
+/// payload's function's `name` (when its last `function` is one): `Absent` where
+/// no object holds them, as `member` of `kimi.py` gives them.
+#[derive(Default)]
 struct Record<'a> {
     v: [Val<'a>; 4],
     message: [Val<'a>; 2],
+    payload: [Val<'a>; 4],
+    name: Val<'a>,
 }
 
 fn record_of(text: &str) -> Result<Record<'_>, &'static str> {
-    let mut record = Record {
-        v: Default::default(),
-        message: Default::default(),
-    };
-    let parsed = parse_object_nested(text, &RECORD_KEYS, MESSAGE, &MESSAGE_KEYS, |f, raw| {
-        match f {
-            Field::Outer(i) => record.v[i] = Val::of(raw),
-            Field::Opened => record.message = Default::default(), // the last one wins
-            Field::Inner(i) => record.message[i] = Val::of(raw),
+    let mut r = Record::default();
+    let parsed = parse_object_nests(text, &RECORD_LEVEL, |level, field, raw| {
+        match (level, field) {
+            (0, Field::Outer(i)) => r.v[i] = Val::of(raw),
+            (1, Field::Inner(i)) => r.message[i] = Val::of(raw),
+            (2, Field::Inner(i)) => r.payload[i] = Val::of(raw),
+            (3, Field::Inner(_)) => r.name = Val::of(raw),
+            // an object begins: the keys an earlier one of the same key held are gone
+            (1, Field::Opened) => r.message = Default::default(),
+            (2, Field::Opened) => r.payload = Default::default(),
+            _ => r.name = Val::Absent, // (3, Opened)
         }
     });
+    // the keys of an object that a later value of its key replaced are no keys of it
+    // (a message's are read only when the last `message` is an object)
+    if !matches!(r.message[PAYLOAD], Val::Object(_)) {
+        r.payload = Default::default();
+    }
+    if !matches!(r.payload[FUNCTION], Val::Object(_)) {
+        r.name = Val::Absent;
+    }
     match msgspec_line_problem(
         text,
         parsed.is_ok(),
@@ -134,29 +169,8 @@ fn record_of(text: &str) -> Result<Record<'_>, &'static str> {
         PY_MAX_MSGSPEC_DEPTH,
     ) {
         Some(reason) => Err(reason),
-        None => Ok(record),
+        None => Ok(r),
     }
-}
-
-/// A payload's keys and its function's `name` (`member` of each: absent unless an
-/// object holds it).
-fn payload_of<'a>(payload: &Val<'a>) -> ([Val<'a>; 4], Val<'a>) {
-    let mut keys: [Val<'a>; 4] = Default::default();
-    let mut name = Val::Absent;
-    if let Val::Object(text) = *payload {
-        // the line was read whole: its payload is valid JSON
-        let _ = parse_object_nested(text, &PAYLOAD_KEYS, FUNCTION, &["name"], |f, raw| {
-            match f {
-                Field::Outer(i) => keys[i] = Val::of(raw),
-                Field::Opened => name = Val::Absent, // the last function wins
-                Field::Inner(_) => name = Val::of(raw),
-            }
-        });
-    }
-    if !matches!(keys[FUNCTION], Val::Object(_)) {
-        name = Val::Absent;
-    }
-    (keys, name)
 }
 
 /// One wire log being read (`_Reader` of `kimi.py`).
@@ -188,7 +202,7 @@ impl Log<'_> {
         call: bool,
         account: &mut LineAccount,
     ) -> Result<(), Failure> {
-        let (payload, name) = payload_of(&record.message[1]);
+        let (payload, name) = (&record.payload, &record.name);
         let (call_id, name) = if call {
             let call_id = payload[1].usable_id();
             let name = name.usable_text();
