@@ -235,14 +235,25 @@ struct Scan<'a> {
     text: &'a str,
     bytes: &'a [u8],
     at: usize,
+    /// The deepest level an array or object may open at (the line's object at 1).
+    limit: usize,
+    /// Where a container opened past `limit`, once one has.
+    too_deep_at: Option<usize>,
 }
 
 impl<'a> Scan<'a> {
     fn new(text: &'a str) -> Self {
+        Scan::within(text, MAX_SCAN_DEPTH)
+    }
+
+    /// A scan that fails past `limit` levels (at most [`MAX_SCAN_DEPTH`]).
+    fn within(text: &'a str, limit: usize) -> Self {
         Scan {
             text,
             bytes: text.as_bytes(),
             at: 0,
+            limit: limit.min(MAX_SCAN_DEPTH),
+            too_deep_at: None,
         }
     }
 
@@ -409,7 +420,8 @@ impl<'a> Scan<'a> {
     where
         F: FnMut(&mut Self, &[u8]) -> Result<(), SyntaxError>,
     {
-        if depth > MAX_SCAN_DEPTH {
+        if depth > self.limit {
+            self.too_deep_at = Some(self.at);
             return Err(SyntaxError);
         }
         self.at += 1;
@@ -447,7 +459,8 @@ impl<'a> Scan<'a> {
     where
         F: FnMut(&mut Self) -> Result<(), SyntaxError>,
     {
-        if depth > MAX_SCAN_DEPTH {
+        if depth > self.limit {
+            self.too_deep_at = Some(self.at);
             return Err(SyntaxError);
         }
         self.at += 1;
@@ -473,7 +486,15 @@ impl<'a> Scan<'a> {
     where
         F: FnMut(&mut Self, &[u8]) -> Result<(), SyntaxError>,
     {
-        let mut scan = Scan::new(text);
+        Scan::line_within(text, MAX_SCAN_DEPTH, entry)
+    }
+
+    /// [`Scan::line`] that fails past `limit` levels.
+    fn line_within<F>(text: &'a str, limit: usize, entry: F) -> Result<(), SyntaxError>
+    where
+        F: FnMut(&mut Self, &[u8]) -> Result<(), SyntaxError>,
+    {
+        let mut scan = Scan::within(text, limit);
         if scan.space() != Some(b'{') {
             return Err(SyntaxError);
         }
@@ -583,9 +604,11 @@ impl<'a> Scan<'a> {
 }
 
 /// [`parse_object`] that also reads the key `message_key` (if present) as a
-/// [`FastMessage`], in the same pass.
+/// [`FastMessage`], in the same pass; a line nesting deeper than `limit` levels
+/// (at most [`PY_MAX_DEPTH`]) is a [`SyntaxError`].
 pub fn parse_object_fast<'a, F>(
     text: &'a str,
+    limit: usize,
     keys: &[&str],
     message_key: &str,
     mut set: F,
@@ -594,7 +617,7 @@ where
     F: FnMut(usize, Raw<'a>),
 {
     let mut message = None;
-    Scan::line(text, |scan, key| {
+    Scan::line_within(text, limit, |scan, key| {
         if key == message_key.as_bytes() {
             message = Some(scan.message()?);
         } else if let Some(index) = key_index(keys, key) {
@@ -756,14 +779,27 @@ where
     }
 }
 
-/// Why a line that does not start with `{` (after JSON whitespace) gives no
-/// record (`_lines.py` `_parse`): `not_an_object` when it is valid JSON of
-/// another type, else `invalid_json`. (A line that starts with `{` and fails
-/// to parse is `invalid_json`: the readers count it without asking here.)
-pub fn rejection(text: &str) -> &'static str {
-    match serde_json::from_str::<de::IgnoredAny>(text) {
-        Ok(_) => "not_an_object",
-        Err(_) => "invalid_json",
+/// How a scan of JSON text (one value of any type, whitespace around it) ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScanEnd {
+    /// One valid value, nesting no deeper than the limit.
+    Valid,
+    /// Text that is no JSON, found before any container opened past the limit.
+    Syntax,
+    /// A container opened past the limit, at this byte, before any syntax error.
+    TooDeep(usize),
+}
+
+/// Scans JSON text from the left as Python's `json.loads` reads it within `limit`
+/// levels (at most [`PY_MAX_DEPTH`]): which it meets first, the end of a valid
+/// value, a syntax error or a container past `limit` (its `RecursionError`).
+pub fn scan_value(text: &str, limit: usize) -> ScanEnd {
+    let mut scan = Scan::within(text, limit);
+    let valid = scan.space().is_some() && scan.skip(0).is_ok() && scan.space().is_none();
+    match (valid, scan.too_deep_at) {
+        (true, _) => ScanEnd::Valid,
+        (false, Some(at)) => ScanEnd::TooDeep(at),
+        (false, None) => ScanEnd::Syntax,
     }
 }
 
@@ -956,13 +992,25 @@ mod tests {
     }
 
     #[test]
-    fn rejections() {
-        assert_eq!(rejection("[1, 2]"), "not_an_object");
-        assert_eq!(rejection("\"x\""), "not_an_object");
-        assert_eq!(rejection("{\"a\":"), "invalid_json");
-        assert_eq!(rejection("[1,]"), "invalid_json");
-        assert_eq!(rejection(" 12 "), "not_an_object");
-        assert_eq!(rejection("NaN"), "invalid_json");
+    fn values_of_any_type_scan_to_their_first_failure() {
+        let end = |text: &str| scan_value(text, PY_MAX_DEPTH);
+        assert_eq!(end("[1, 2]"), ScanEnd::Valid);
+        assert_eq!(end("\"x\""), ScanEnd::Valid);
+        assert_eq!(end(" 12 "), ScanEnd::Valid);
+        assert_eq!(end("{\"a\":"), ScanEnd::Syntax);
+        assert_eq!(end("[1,]"), ScanEnd::Syntax);
+        assert_eq!(end("NaN"), ScanEnd::Syntax);
+        assert_eq!(end(" "), ScanEnd::Syntax);
+        assert_eq!(end("1 2"), ScanEnd::Syntax);
+        // the byte of the first container past the limit, unless a syntax error is
+        // met before it; a string's brackets are no containers
+        assert_eq!(scan_value("[[[[]]]]", 3), ScanEnd::TooDeep(3));
+        assert_eq!(scan_value(" {\"a\": [[1]]}", 2), ScanEnd::TooDeep(8));
+        assert_eq!(scan_value("[[[]]]", 3), ScanEnd::Valid);
+        assert_eq!(scan_value("[1 [[[]]]]", 2), ScanEnd::Syntax);
+        assert_eq!(scan_value("[[[[]]]] x", 2), ScanEnd::TooDeep(2));
+        assert_eq!(scan_value("[\"[[[[\"]", 1), ScanEnd::Valid);
+        assert_eq!(scan_value("[[]]", PY_MAX_DEPTH + 9), ScanEnd::Valid);
         assert!(vals("{\"a\":1} x", &["a"]).is_err());
         assert!(vals("{\"a\":\"\u{1}\"}", &["a"]).is_err());
         assert!(vals("{\"b\":\"\u{1}\"}", &["a"]).is_err());
@@ -977,9 +1025,13 @@ mod fast_tests {
 
     fn fast(text: &'static str) -> (Vec<Val<'static>>, Option<Blocks>) {
         let mut top = vec![Val::Absent; 2];
-        let message = parse_object_fast(text, &["type", "uuid"], "message", |i, raw| {
-            top[i] = Val::of(raw)
-        })
+        let message = parse_object_fast(
+            text,
+            PY_MAX_DEPTH,
+            &["type", "uuid"],
+            "message",
+            |i, raw| top[i] = Val::of(raw),
+        )
         .unwrap();
         let blocks = message.map(|m| {
             m.blocks
@@ -1021,7 +1073,7 @@ mod fast_tests {
         // message.id is the batch key of a Claude Code line (docs/formats.md, "Batches"):
         // the value of the key `id`, never of another key of `message`
         fn id(text: &str) -> Option<FastMessage<'_>> {
-            parse_object_fast(text, &[], "message", |_, _| {}).unwrap()
+            parse_object_fast(text, PY_MAX_DEPTH, &[], "message", |_, _| {}).unwrap()
         }
         let message = id(
             r#"{"message":{"role":"assistant","id":"msg_1","model":"m","content":[],"usage":{"x":1}}}"#,
@@ -1069,9 +1121,11 @@ mod fast_tests {
             blocks.unwrap()[0][0].str_bytes(),
             Some(&b"\xed\xa0\x80"[..])
         );
-        assert!(parse_object_fast(r#"{"a":1} x"#, &[], "message", |_, _| {}).is_err());
-        assert_eq!(rejection(r#"  {"a": 1"#), "invalid_json");
-        assert_eq!(rejection(" [1]"), "not_an_object");
+        assert!(
+            parse_object_fast(r#"{"a":1} x"#, PY_MAX_DEPTH, &[], "message", |_, _| {}).is_err()
+        );
+        assert_eq!(scan_value(r#"  {"a": 1"#, PY_MAX_DEPTH), ScanEnd::Syntax);
+        assert_eq!(scan_value(" [1]", PY_MAX_DEPTH), ScanEnd::Valid);
     }
 }
 
@@ -1325,9 +1379,19 @@ mod depth_tests {
                 "]".repeat(n)
             )
         };
-        let fast = |text: &str| parse_object_fast(text, &[], "message", |_, _| {}).map(drop);
+        let fast =
+            |text: &str| parse_object_fast(text, PY_MAX_DEPTH, &[], "message", |_, _| {}).map(drop);
         assert_eq!(fast(&blocks(980)), Ok(()));
         assert_eq!(fast(&blocks(981)), Err(SyntaxError));
+        // a lower limit: the line's object, message, content, a block and 6 arrays are
+        // 10 levels; a limit past Python's is Python's
+        let within =
+            |text: &str, limit| parse_object_fast(text, limit, &[], "message", |_, _| {}).map(drop);
+        assert!(within(&blocks(6), 10).is_ok());
+        assert_eq!(within(&blocks(7), 10), Err(SyntaxError));
+        assert_eq!(within(&deep(983), 11), Err(SyntaxError));
+        assert!(within(&blocks(980), PY_MAX_DEPTH + 5).is_ok());
+        assert_eq!(within(&blocks(981), PY_MAX_DEPTH + 5), Err(SyntaxError));
     }
 }
 

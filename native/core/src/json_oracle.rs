@@ -437,7 +437,10 @@ fn old_claude(text: &str) -> Option<ClaudeLine<'_>> {
 
 fn new_claude<'a>(text: &'a str) -> Option<ClaudeLine<'a>> {
     let mut v: [Val; 10] = Default::default();
-    let message = parse_object_fast(text, &TOP, "message", |i, raw| v[i] = Val::of(raw)).ok()?;
+    let message = parse_object_fast(text, PY_MAX_DEPTH, &TOP, "message", |i, raw| {
+        v[i] = Val::of(raw)
+    })
+    .ok()?;
     let blocks = message.map_or_else(Vec::new, |m| {
         m.blocks
             .iter()

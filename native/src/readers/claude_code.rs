@@ -2,13 +2,16 @@
 //! `wavemetrics/readers/claude_code.py`: a project folder's transcripts read into
 //! lanes, on one thread or parsed on several and merged in file order.
 
-use super::lines::{check_turn_total, int_too_long, split_line, too_deep, Line, Names};
+use super::lines::{
+    check_turn_total, int_too_long, json_failure, msgspec_line_problem, split_line, Line, Names,
+    Shape,
+};
 use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, UnitOut};
 use crate::account::{is_short_identifier, LineAccount, OTHER_KINDS};
 use crate::activity::Timing;
 use crate::detect::QwenCheck;
 use crate::io::open_plain;
-use crate::json::{parse_object_fast, rejection, RawBlock as Block, SyntaxError, Val};
+use crate::json::{parse_object_fast, RawBlock as Block, SyntaxError, Val, PY_MAX_DEPTH};
 use crate::lines::{is_py_space, LineReader};
 use crate::parallel::ordered_pipeline;
 use crate::summary::{BatchKey, LaneStream, Settings, Summary};
@@ -59,16 +62,63 @@ struct ClaudeLane {
     calls: CallIds,
 }
 
+/// The shape `claude_code.py`'s msgspec decoder (`ClaudeRecord`) decodes a line to:
+/// its keys any value, `message` an object (not `null`) whose `content` is a list of
+/// objects, a string or `null`.
+const RECORD: [(&str, Shape); 11] = [
+    ("type", Shape::Any),
+    ("subtype", Shape::Any),
+    ("uuid", Shape::Any),
+    ("parentUuid", Shape::Any),
+    ("isSidechain", Shape::Any),
+    ("agentId", Shape::Any),
+    ("sessionId", Shape::Any),
+    ("timestamp", Shape::Any),
+    ("durationMs", Shape::Any),
+    ("forkedFrom", Shape::Any),
+    (
+        "message",
+        Shape::Record {
+            fields: &[
+                ("id", Shape::Any),
+                (
+                    "content",
+                    Shape::ListOrText(&[
+                        ("type", Shape::Any),
+                        ("id", Shape::Any),
+                        ("name", Shape::Any),
+                        ("tool_use_id", Shape::Any),
+                    ]),
+                ),
+            ],
+            null: false,
+        },
+    ),
+];
+
+/// How deep a line may nest before Python's `json` gives up in `claude_code.py`, as
+/// the console command reads a transcript (measured: 973 levels read, 974 refused);
+/// also how deep a line that is no object may nest (msgspec refuses it at once).
+const PY_MAX_JSON_DEPTH: usize = PY_MAX_DEPTH - 11;
+/// How deep msgspec, which the reader tries first, reads one there (978 levels read,
+/// 979 refused, once the process has decoded four lines: Python reads one level less
+/// in its first four decodes, before the interpreter specialises the call).
+const PY_MAX_MSGSPEC_DEPTH: usize = PY_MAX_DEPTH - 6;
+
 /// The top-level values a Claude line is read by (message excluded), the
 /// objects of its `message.content` (`_blocks` before its type filter) and its
 /// `message.id`, in one pass.
 type ClaudeLine<'a> = ([Val<'a>; 10], Vec<Block<'a>>, Val<'a>);
 
-fn parse_claude_line(text: &str) -> Result<ClaudeLine<'_>, SyntaxError> {
+fn parse_claude_line(text: &str, limit: usize) -> Result<ClaudeLine<'_>, SyntaxError> {
     let mut v: [Val; 10] = Default::default();
-    let message = parse_object_fast(text, &CLAUDE_KEYS[..10], CLAUDE_KEYS[10], |i, raw| {
-        v[i] = Val::of(raw)
-    })?;
+    let message = parse_object_fast(
+        text,
+        limit,
+        &CLAUDE_KEYS[..10],
+        CLAUDE_KEYS[10],
+        |i, raw| v[i] = Val::of(raw),
+    )?;
     Ok(match message {
         Some(m) => (v, m.blocks, m.id),
         None => (v, Vec::new(), Val::Absent),
@@ -323,37 +373,41 @@ where
                 .trim_start_matches([' ', '\t', '\n', '\r'])
                 .starts_with('{')
             {
-                if too_deep(text) {
-                    return each(Rec::Problem(cut("too_deeply_nested")), None);
-                }
-                // Python's json refuses an int of more than 4300 digits before it sees
-                // what the line holds: invalid JSON, whatever the scan makes of it
-                let reason = if int_too_long(text.as_bytes()) {
-                    "invalid_json"
-                } else {
-                    rejection(text)
-                };
+                // msgspec refuses a line that is no object at once: json decides
+                let reason = json_failure(text, PY_MAX_JSON_DEPTH).unwrap_or("not_an_object");
                 return each(Rec::Problem(cut(reason)), None);
             }
-            // a line the scan reads nests at most PY_MAX_DEPTH deep (its depth limit
-            // is Python's): only a line it fails can be too deeply nested
-            match parse_claude_line(text) {
-                Ok((v, all, id)) => {
+            // a line the scan reads within json's depth, with no int json refuses, is
+            // read as both decoders read it (the one pass of the common line)
+            let first = parse_claude_line(text, PY_MAX_JSON_DEPTH);
+            if let Ok((v, all, id)) = &first {
+                if !int_too_long(text.as_bytes()) {
                     let qwen = QwenCheck::Line {
                         has_session: v[6] != Val::Absent,
                         text,
                     };
                     let seen = Some((v[0].str_bytes(), v[2] != Val::Absent, qwen));
-                    each(claude_rec(&v, &all, &id), seen)
+                    return each(claude_rec(v, all, id), seen);
                 }
-                Err(_) if too_deep(text) => each(Rec::Problem(cut("too_deeply_nested")), None),
-                Err(_) => {
-                    let seen = crate::detect::sniff_line(text.as_bytes());
-                    let seen = seen.as_ref().map(|(kind, uuid, qwen)| {
-                        (kind.as_deref(), *uuid, QwenCheck::Known(*qwen))
-                    });
-                    each(Rec::Problem(cut("invalid_json")), seen)
-                }
+            }
+            // json refuses the line (an int past 4300 digits, nesting past its depth,
+            // or no JSON): msgspec, tried first, may read it (iter_records)
+            let line = first.or_else(|_| parse_claude_line(text, PY_MAX_DEPTH));
+            let problem = msgspec_line_problem(
+                text,
+                line.is_ok(),
+                &RECORD,
+                PY_MAX_JSON_DEPTH,
+                PY_MAX_MSGSPEC_DEPTH,
+            );
+            // what detection sees of it is asked again (its own json.loads)
+            let sniffed = crate::detect::sniff_line(text.as_bytes());
+            let seen = sniffed
+                .as_ref()
+                .map(|(kind, uuid, qwen)| (kind.as_deref(), *uuid, QwenCheck::Known(*qwen)));
+            match (line, problem) {
+                (Ok((v, all, id)), None) => each(claude_rec(&v, &all, &id), seen),
+                (_, problem) => each(Rec::Problem(cut(problem.unwrap_or("invalid_json"))), seen),
             }
         }
     }
@@ -1204,29 +1258,58 @@ mod tests {
 
     #[test]
     fn lines_past_pythons_depth_are_too_deeply_nested_however_they_end() {
-        // the line's object and 983 arrays (984 levels) are read; one more level is
+        // as the console command reads a transcript: msgspec reads the line's object and
+        // 977 arrays (978 levels); json, where msgspec refuses the line (a null
+        // message), 973 levels, as for a line that is no object; one more level is
         // too deeply nested whether the line is valid, broken or no object at all
-        let deep = |n: usize, tail: &str| {
+        let deep = |n: usize, more: &str, tail: &str| {
             format!(
-                r#"{{"type":"x","a":{}{}{tail}"#,
+                r#"{{"type":"x",{more}"a":{}{}{tail}"#,
                 "[".repeat(n),
                 "]".repeat(n)
             )
         };
+        let null = r#""message":null,"#;
         let lines = [
-            deep(983, "}"),
-            deep(984, "}"),
-            deep(984, ""),
-            format!("{}{}", "[".repeat(985), "]".repeat(985)),
-            deep(0, ""),
+            deep(977, "", "}"),
+            deep(978, "", "}"),
+            deep(978, "", ""),
+            deep(972, null, "}"),
+            deep(973, null, "}"),
+            format!("{}{}", "[".repeat(973), "]".repeat(973)),
+            format!("{}{}", "[".repeat(974), "]".repeat(974)),
+            deep(0, "", ""),
         ];
         let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
         let account = &claude("deep", &refs).accounts[0];
         assert_eq!(
             account.problems,
-            vec![("too_deeply_nested", 3), ("invalid_json", 1)]
+            vec![
+                ("too_deeply_nested", 4),
+                ("not_an_object", 1),
+                ("invalid_json", 1)
+            ]
         );
-        assert_eq!(account.ignored, vec![(b"x".to_vec(), 1)]);
+        assert_eq!(account.ignored, vec![(b"x".to_vec(), 2)]);
+    }
+
+    #[test]
+    fn an_int_json_refuses_is_read_where_msgspec_skips_it() {
+        // more than 4300 digits: msgspec skips the value of a key it does not declare
+        // (the line is read) and refuses it in one it decodes, as json refuses it
+        let long = "9".repeat(4301);
+        let lines = [
+            format!(r#"{{"type":"x","z":{long}}}"#),
+            format!(r#"{{"type":"x","message":{{"q":[{long}]}}}}"#),
+            format!(r#"{{"type":"x","durationMs":{long}}}"#),
+            format!(r#"{{"type":"x","message":{{"content":[{{"id":-{long}}}]}}}}"#),
+            format!(r#"{{"type":"x","message":null,"z":{long}}}"#),
+            format!(r#"{{"type":"x","z":"\ud800","y":{long}}}"#),
+        ];
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let account = &claude("long", &refs).accounts[0];
+        assert_eq!(account.problems, vec![("invalid_json", 4)]);
+        assert_eq!(account.ignored, vec![(b"x".to_vec(), 2)]);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use super::protocol::{Failure, ReadError};
 use crate::account::LineAccount;
-use crate::json::{nesting_exceeds, parse_object, rejection, SyntaxError, PY_MAX_DEPTH};
+use crate::json::{nesting_exceeds, parse_object, scan_value, ScanEnd, SyntaxError};
 use crate::lines::{is_py_space, LineReader};
 use hashbrown::HashSet;
 use std::io::{self, Read};
@@ -43,15 +43,10 @@ pub(super) fn split_line(raw: &[u8], first: bool, has_newline: bool) -> Line<'_>
     }
 }
 
-/// A line of [`split_line`] that nests deeper than Python's `json` reads: a problem.
-pub(super) fn too_deep(text: &str) -> bool {
-    nesting_exceeds(text.as_bytes(), PY_MAX_DEPTH)
-}
-
 /// Feeds every record of `source` to `each` (the line's JSON text); blank lines and
 /// unparsable lines are accounted here (`iter_records`), a line nesting deeper than
 /// `max_depth` as too deeply nested: Python's limit depends on how deep the reader
-/// parses (`PY_MAX_DEPTH` is the Claude Code reader's).
+/// parses (each reader's is measured as the console command reads its format).
 pub(super) fn for_each_line_within<R: Read, F>(
     source: R,
     account: &mut LineAccount,
@@ -63,7 +58,10 @@ where
 {
     for_each_object_line(source, account, max_depth, |text, account| {
         if nesting_exceeds(text.as_bytes(), max_depth) {
-            return Ok(Some("too_deeply_nested"));
+            // past json's depth, unless it fails before it gets there
+            return Ok(Some(
+                json_failure(text, max_depth).unwrap_or("too_deeply_nested"),
+            ));
         }
         match each(text, account) {
             Err(Failure::Read(ReadError::Io(e))) if e.kind() == io::ErrorKind::InvalidData => {
@@ -111,14 +109,7 @@ where
                     .trim_start_matches([' ', '\t', '\n', '\r'])
                     .starts_with('{')
                 {
-                    // Python's int() refuses what serde_json takes: invalid_json
-                    let reason = if nesting_exceeds(text.as_bytes(), max_depth) {
-                        "too_deeply_nested"
-                    } else if int_too_long(text.as_bytes()) {
-                        "invalid_json"
-                    } else {
-                        rejection(text)
-                    };
+                    let reason = json_failure(text, max_depth).unwrap_or("not_an_object");
                     account.problem(cut(reason));
                     continue;
                 }
@@ -131,42 +122,23 @@ where
     Ok(())
 }
 
-/// What Python's `json.loads` makes of JSON text that the scan found valid, nesting
-/// past `max_depth` or not: the first failure from the left, a container past
-/// `max_depth` (`RecursionError`: `too_deeply_nested`) or an int literal of more than
-/// 4300 digits (`ValueError`: `invalid_json`), else `None` (it parses).
-fn json_failure(text: &[u8], max_depth: usize) -> Option<&'static str> {
-    let mut depth = 0usize;
-    let mut at = 0usize;
-    while let Some(&byte) = text.get(at) {
-        at += 1;
-        match byte {
-            b'"' => at = string_end(text, at)?,
-            b'[' | b'{' => {
-                depth += 1;
-                if depth > max_depth {
-                    return Some("too_deeply_nested");
-                }
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            b'-' | b'0'..=b'9' => {
-                let begin = at - 1;
-                while at < text.len()
-                    && (text[at].is_ascii_digit()
-                        || matches!(text[at], b'-' | b'+' | b'.' | b'e' | b'E'))
-                {
-                    at += 1;
-                }
-                let number = &text[begin..at];
-                let digits = number.strip_prefix(b"-").unwrap_or(number);
-                if digits.len() > PY_INT_MAX_DIGITS && digits.iter().all(u8::is_ascii_digit) {
-                    return Some("invalid_json");
-                }
-            }
-            _ => {}
-        }
+/// What Python's `json.loads` makes of JSON text (a line, any value), reading
+/// from the left within `max_depth` levels: the first failure it meets, a syntax
+/// error or an int literal of more than 4300 digits (`ValueError`: `invalid_json`)
+/// or a container past `max_depth` (`RecursionError`: `too_deeply_nested`), else
+/// `None` (it parses).
+pub(super) fn json_failure(text: &str, max_depth: usize) -> Option<&'static str> {
+    let (end, failure) = match scan_value(text, max_depth) {
+        ScanEnd::Valid => (text.len(), None),
+        ScanEnd::Syntax => return Some("invalid_json"),
+        ScanEnd::TooDeep(at) => (at, Some("too_deeply_nested")),
+    };
+    // an int it converts before it gets there fails first
+    if int_too_long(&text.as_bytes()[..end]) {
+        Some("invalid_json")
+    } else {
+        failure
     }
-    None
 }
 
 /// Where the string whose opening quote is just before `at` ends (past its closing
@@ -184,7 +156,8 @@ fn string_end(text: &[u8], mut at: usize) -> Option<usize> {
 
 /// The type a msgspec `Record` field declares, as `iter_records` decodes a line with
 /// it before `json` (`_lines.py`): any JSON value (`Any`), a `Record` (an object, or
-/// also `null` when the field is `Record | None`), or a list of `Record`s.
+/// also `null` when the field is `Record | None`), a list of `Record`s, or a list of
+/// `Record`s, a string or `null` (`list[Record] | str | None`).
 pub(super) enum Shape {
     Any,
     Record {
@@ -192,6 +165,7 @@ pub(super) enum Shape {
         null: bool,
     },
     ListOf(&'static [(&'static str, Shape)]),
+    ListOrText(&'static [(&'static str, Shape)]),
 }
 
 /// msgspec refuses a number it builds (a declared field's, not a skipped one's): an
@@ -236,6 +210,9 @@ fn value_accepts(text: &str, shape: &Shape) -> bool {
                 && array_items(text)
                     .all(|item| item.starts_with('{') && record_accepts(item, fields))
         }
+        Shape::ListOrText(fields) => {
+            text == "null" || text.starts_with('"') || value_accepts(text, &Shape::ListOf(fields))
+        }
     }
 }
 
@@ -252,21 +229,17 @@ pub(super) fn msgspec_line_problem(
     msgspec_depth: usize,
 ) -> Option<&'static str> {
     let bytes = text.as_bytes();
-    let deep = nesting_exceeds(bytes, json_depth);
     if !parsed {
-        return Some(if deep {
-            "too_deeply_nested"
-        } else {
-            "invalid_json"
-        });
+        return Some(json_failure(text, json_depth).unwrap_or("invalid_json"));
     }
+    let deep = nesting_exceeds(bytes, json_depth);
     if !deep && !int_too_long(bytes) {
         return None; // json reads it as msgspec does
     }
     if !nesting_exceeds(bytes, msgspec_depth) && msgspec_accepts(text, fields) {
         return None;
     }
-    json_failure(bytes, json_depth)
+    json_failure(text, json_depth)
 }
 
 /// Whether JSON text holds a `\u` escape of a surrogate that is not half of a pair
@@ -581,25 +554,45 @@ mod tests {
         let digits = "7".repeat(4301);
         let deep = format!("{}{}", "[".repeat(5), "]".repeat(5));
         assert_eq!(
-            json_failure(format!("[{digits},{deep}]").as_bytes(), 4),
+            json_failure(&format!("[{digits},{deep}]"), 4),
             Some("invalid_json")
         );
         assert_eq!(
-            json_failure(format!("[{deep},{digits}]").as_bytes(), 4),
+            json_failure(&format!("[{deep},{digits}]"), 4),
             Some("too_deeply_nested")
         );
         assert_eq!(
-            json_failure(format!("[{deep},{digits}]").as_bytes(), 6),
+            json_failure(&format!("[{deep},{digits}]"), 6),
             Some("invalid_json")
         );
         assert_eq!(
             json_failure(
-                format!("[\"{digits}\",{digits}.5,-{}]", "7".repeat(4300)).as_bytes(),
+                &format!("[\"{digits}\",{digits}.5,-{}]", "7".repeat(4300)),
                 6
             ),
             None
         );
-        assert_eq!(json_failure(b"[\"[[[[[[\"]", 2), None);
+        assert_eq!(json_failure("[\"[[[[[[\"]", 2), None);
+        // a syntax error before the nesting gets too deep is json's first failure, and
+        // after it the nesting is; a long int before either
+        assert_eq!(
+            json_failure(&format!("[1 2,{deep}]"), 4),
+            Some("invalid_json")
+        );
+        assert_eq!(
+            json_failure(&format!("[{deep},1 2]"), 4),
+            Some("too_deeply_nested")
+        );
+        assert_eq!(
+            json_failure(r#"{"a":"\"": [[[[[[]]]]]]}"#, 4),
+            Some("invalid_json")
+        );
+        let cut = format!("[{digits},{}", "[".repeat(5));
+        assert_eq!(json_failure(&cut, 4), Some("invalid_json"));
+        assert_eq!(json_failure(&format!("{deep} x"), 6), Some("invalid_json"));
+        assert_eq!(json_failure(" [1] ", 1), None);
+        assert_eq!(json_failure("", 1), Some("invalid_json"));
+        assert_eq!(json_failure("NaN", 1), Some("invalid_json"));
     }
 
     #[test]
