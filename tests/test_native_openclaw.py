@@ -16,6 +16,7 @@ import contextlib
 import json
 import os
 import sqlite3
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ from tests.strategies import (
     pi_records,
     trace_files,
 )
-from tests.test_native import DIFFERENTIAL, _both, console_command
+from tests.test_native import CONSOLE, DIFFERENTIAL, _both, console_command
 from tests.test_native_copilot import reading_codes
 from wavemetrics.readers.openclaw import OPENCLAW
 from wavemetrics.readers.registry import NATIVE_ROWS
@@ -235,3 +236,46 @@ def test_stores_sqlite_cannot_read_fail_alike(tmp_path: Path) -> None:
         python = console_command([*args, "--engine", "python", str(path)])
         assert console_command([*args, "--engine", "native", str(path)]) == python
         assert python[0] == 1, path
+
+
+@pytest.mark.parametrize("name", [b"a\xff.sqlite", b"a?b#c%41 .sqlite"])
+def test_a_store_of_any_name_reads_the_same(tmp_path: Path, name: bytes) -> None:
+    """A store whose name is not UTF-8, or holds what a URI reserves: both engines open
+    the file it names (the Python reader's URI percent-encodes the path's bytes) and read
+    its one call: 1,000 ms, nothing saved."""
+    rows: list[_Row] = [("s", 0, _calls("m1", "10.000Z", "c1")),
+                        ("s", 1, _result("r1", "11.000Z", "c1"))]
+    path = os.fsdecode(os.path.join(os.fsencode(tmp_path), name))
+    _store(Path(path), rows)
+    (lane,) = json.loads(_both_store(path))["lanes"]
+    assert (lane["session_id"], lane["paired_calls"], lane["tool_time_ms"]) == ("s", 1, 1000.0)
+
+
+@pytest.mark.parametrize("engine", ["native", "python"])
+def test_a_store_is_read_again_on_every_run(tmp_path: Path, engine: str) -> None:
+    """No cache holds a store (docs/formats.md, "SQLite stores"): a WAL store whose
+    writer commits a row between two cached runs (the database file itself unchanged,
+    the row in its ``-wal`` file) is read again, on either engine: 1 line, then 2."""
+    path = tmp_path / "openclaw-agent.sqlite"
+    writer = sqlite3.connect(path, isolation_level=None)
+    try:
+        writer.execute("PRAGMA journal_mode=WAL")
+        writer.execute("CREATE TABLE transcript_events (session_id TEXT, seq INTEGER,"
+                       " event_json TEXT)")
+        writer.execute("INSERT INTO transcript_events VALUES ('s', 0, ?)",
+                       (_calls("m0", "10.000Z", "c0"),))
+        env = {**os.environ, "WAVEMETRICS_CACHE_DIR": str(tmp_path / "cache")}
+
+        def lines_read() -> int:
+            done = subprocess.run([str(CONSOLE), "summarize", "--format", "json", "--engine",
+                                   engine, str(path)], capture_output=True, env=env, check=True)
+            return int(_inputs(done.stdout.decode())["lines_read"])
+
+        first = lines_read()
+        size = path.stat().st_size
+        writer.execute("INSERT INTO transcript_events VALUES ('s', 1, ?)",
+                       (_calls("m1", "11.000Z", "c1"),))
+        assert path.stat().st_size == size  # the row is in the -wal file
+        assert (first, lines_read()) == (1, 2)
+    finally:
+        writer.close()
