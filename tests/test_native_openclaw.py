@@ -279,3 +279,17 @@ def test_a_store_is_read_again_on_every_run(tmp_path: Path, engine: str) -> None
         assert (first, lines_read()) == (1, 2)
     finally:
         writer.close()
+
+
+def test_a_relative_name_that_looks_like_a_uri_is_a_file_name(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``file:a.sqlite`` in the working folder is that file, never SQLite's URI for
+    ``a.sqlite`` (the machine's SQLite takes URIs in file names): both engines quote the
+    path into a URI of their own and read its one call, not a.sqlite's two."""
+    monkeypatch.chdir(tmp_path)
+    one: list[_Row] = [("s", 0, _calls("m1", "10.000Z", "c1")),
+                       ("s", 1, _result("r1", "11.000Z", "c1"))]
+    _store(tmp_path / "file:a.sqlite", one)
+    _store(tmp_path / "a.sqlite", [*one, ("t", 0, _calls("m1", "10.000Z", "c2"))])
+    lanes = json.loads(_both_store("file:a.sqlite"))["lanes"]
+    assert [lane["session_id"] for lane in lanes] == ["s"]

@@ -60,11 +60,31 @@ fn session_name(value: ValueRef<'_>) -> Option<String> {
     (!text.is_empty() && !has_control(text.as_bytes())).then(|| text.into_owned())
 }
 
+/// `open_read_only`'s URI of `path`: `file:`, the path's bytes percent-encoded as
+/// `urllib.parse.quote` encodes them (ASCII letters, digits and `_.-~/` kept, any other
+/// byte `%XX`), then `?mode=ro`. A name is never read as a URI of its own (`file:x`).
+fn read_only_uri(path: &Path) -> String {
+    use std::fmt::Write as _;
+    use std::os::unix::ffi::OsStrExt as _;
+    let mut uri = String::from("file:");
+    for &byte in path.as_os_str().as_bytes() {
+        if byte.is_ascii_alphanumeric() || b"_.-~/".contains(&byte) {
+            uri.push(char::from(byte));
+        } else {
+            let _ = write!(uri, "%{byte:02X}");
+        }
+    }
+    uri.push_str("?mode=ro");
+    uri
+}
+
 /// `_sqlite.open_read_only` and `read_transaction`'s `BEGIN`: read-only, no wait.
 fn open_store(path: &Path) -> rusqlite::Result<Connection> {
     let connection = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        read_only_uri(path),
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
     connection.busy_timeout(Duration::ZERO)?;
     connection.execute_batch("BEGIN")?;
@@ -288,6 +308,21 @@ mod tests {
             .collect();
         assert_eq!(saved, [900.0, 0.0]);
         assert_eq!(out.accounts[0].notes, vec![("reconstructed_starts", 1)]);
+    }
+
+    #[test]
+    fn the_uri_quotes_the_path_s_bytes_as_python_does() {
+        use std::os::unix::ffi::OsStrExt as _;
+        // urllib.parse.quote(os.fsencode(p)): "/", letters, digits and "_.-~" kept
+        let path = Path::new(std::ffi::OsStr::from_bytes(b"/t/a b?#%\xff_.-~x.sqlite"));
+        assert_eq!(
+            read_only_uri(path),
+            "file:/t/a%20b%3F%23%25%FF_.-~x.sqlite?mode=ro"
+        );
+        assert_eq!(
+            read_only_uri(Path::new("file:x.db")),
+            "file:file%3Ax.db?mode=ro"
+        );
     }
 
     #[test]
