@@ -15,6 +15,12 @@ then; one batch in four is a sub-agent's (``agentId``).
 ``kimi``: a Kimi CLI ``wire.jsonl``: the metadata header, then per batch a
 ``StepBegin``, the model's text, the ``ToolCall`` records (arguments as JSON text) and
 their ``ToolResult`` records (outputs of realistic size), float Unix seconds.
+``openclaw``: an OpenClaw store (SQLite, ``transcript_events``), each row one pi record:
+a session's header, then per batch an assistant message with text and ``toolCall``
+blocks (arguments included) and a ``toolResult`` message per call (results of realistic
+size), a user message now and then; one batch in four is a sub-agent's, whose rows are a
+session of their own (seven sub-agents). Times from 2026-10-28, after pi ran a message's
+calls in parallel. The output file is a database, not lines.
 
 Same arguments, same bytes. Usage:
     python benchmarks/generate.py events 1000000 /tmp/events-1e6.jsonl
@@ -23,13 +29,16 @@ Same arguments, same bytes. Usage:
     python benchmarks/generate.py claude-short 1800000 /tmp/claude-short-200mb.jsonl
     python benchmarks/generate.py copilot 170000 /tmp/copilot/s-1/events.jsonl
     python benchmarks/generate.py kimi 190000 /tmp/kimi/s-1/wire.jsonl
+    python benchmarks/generate.py openclaw 150000 /tmp/openclaw/openclaw-agent.sqlite
 """
 
 from __future__ import annotations
 
 import heapq
 import json
+import os
 import random
+import sqlite3
 import sys
 import uuid
 from collections.abc import Iterator
@@ -229,6 +238,66 @@ def kimi_lines(calls: int, seed: int = 6) -> Iterator[str]:
                 "is_error": False, "output": output, "message": "", "display": []}})
 
 
+#: 2026-10-28T00:00:00Z: OpenClaw's store exists since 2026.9.2, long after pi v0.58.0.
+_OPENCLAW_SHIFT_MS = 300 * 86_400_000
+
+
+def openclaw_rows(calls: int, seed: int = 6) -> Iterator[tuple[str, int, str]]:
+    rng = random.Random(seed)
+    seqs: dict[str, int] = {}
+    entries = 0
+
+    def row(session: str, ms: int, message: dict[str, object]) -> tuple[str, int, str]:
+        nonlocal entries
+        entries += 1
+        seq = seqs.get(session, 0)
+        seqs[session] = seq + 1
+        if seq == 0:
+            message = {"type": "session", "version": 3, "id": session, "cwd": "/work/project"}
+            entries -= 1
+            return session, seq, json.dumps({**message, "timestamp": _iso(ms)})
+        return session, seq, json.dumps({
+            "type": "message", "id": f"{entries:08x}", "parentId": f"{entries - 1:08x}",
+            "timestamp": _iso(ms), "message": {**message, "timestamp": ms}})
+
+    for index, batch in enumerate(_batches(rng, calls)):
+        session = (f"agent:main:subagent:{index % 7}" if rng.random() < 0.25
+                   else "agent:main:main")
+        first = min(start for _, _, start, _ in batch) + _OPENCLAW_SHIFT_MS
+        if seqs.get(session, 0) == 0:
+            yield row(session, first - 3, {})
+        if rng.random() < 0.2:
+            yield row(session, first - 2, {"role": "user", "content": [
+                {"type": "text", "text": _text(rng, 30)}]})
+        yield row(session, first - 1, {
+            "role": "assistant", "content": [
+                {"type": "text", "text": _text(rng, 20)},
+                *({"type": "toolCall", "id": call_id, "name": tool,
+                   "arguments": {"command": _text(rng, 12)}}
+                  for call_id, tool, _, _ in batch)],
+            "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5",
+            "usage": {"input": 1200, "output": 80, "cacheRead": 0, "cacheWrite": 0},
+            "stopReason": "toolUse"})
+        for call_id, tool, _, end in sorted(batch, key=lambda c: c[3]):
+            yield row(session, end + _OPENCLAW_SHIFT_MS, {
+                "role": "toolResult", "toolCallId": call_id, "toolName": tool,
+                "content": [{"type": "text", "text": _text(rng, 40)}], "isError": False})
+
+
+def write_openclaw_store(path: str, calls: int) -> None:
+    """An OpenClaw store at ``path`` (replaced) holding :func:`openclaw_rows`."""
+    if os.path.exists(path):
+        os.remove(path)
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER"
+                       " NOT NULL, event_json TEXT NOT NULL, created_at INTEGER NOT NULL,"
+                       " PRIMARY KEY (session_id, seq))")
+    connection.executemany("INSERT INTO transcript_events VALUES (?, ?, ?, 0)",
+                           openclaw_rows(calls))
+    connection.commit()
+    connection.close()
+
+
 GENERATORS = {"events": events_lines, "events-sessions": events_sessions_lines,
               "claude-code": claude_code_lines,
               "claude-short": claude_short_lines, "copilot": copilot_lines,
@@ -236,10 +305,13 @@ GENERATORS = {"events": events_lines, "events-sessions": events_sessions_lines,
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 4 or argv[1] not in GENERATORS:
+    if len(argv) != 4 or argv[1] not in {*GENERATORS, "openclaw"}:
         print(__doc__, file=sys.stderr)
         return 2
     kind, calls, out = argv[1], int(float(argv[2])), argv[3]
+    if kind == "openclaw":
+        write_openclaw_store(out, calls)
+        return 0
     with open(out, "w", encoding="utf-8") as handle:
         for line in GENERATORS[kind](calls):
             handle.write(line + "\n")

@@ -999,6 +999,55 @@ def trace_files(
     return build()
 
 
+#: ``session_id`` values of generated OpenClaw store rows: sessions (a sub-agent's key
+#: among them), the same text as a BLOB, bytes that are not UTF-8 (replaced when decoded:
+#: the two blobs are one session), and values that are ``invalid_id`` (empty, a control
+#: character, NULL, numbers).
+OPENCLAW_SESSIONS = st.sampled_from(
+    ["s1", "s1", "s1", "s2", "s2", "agent:main:subagent:x1", "\u00e9", "", "s\x1b", "s\x85",
+     None, 7, 2.5, b"s1", b"s\xff", b"s\xfe"])
+
+
+def openclaw_event(line: bytes) -> st.SearchStrategy[object]:
+    """A generated line (with its newline) as a store row's ``event_json``: as written
+    (its newline dropped, or kept, or CRs added), after a BOM, with a second line in the
+    same row, as TEXT when it is UTF-8 and as a BLOB otherwise or by chance; or NULL,
+    blank rows (empty, newlines alone: each a line), a number."""
+    body = line.rstrip(b"\n")
+    shapes = [body] * 6 + [line, body + b"\r\n\r", b"\xef\xbb\xbf" + body,
+                           body + b"\n" + body, b"\n" + body]
+    odd: list[object] = [None, b"", b"\n", b"\n\n", b"\n\n \n", b" \r", b"\x0b", 5]
+    return st.one_of(st.sampled_from(shapes).flatmap(_text_or_blob), st.sampled_from(odd))
+
+
+def _text_or_blob(data: bytes) -> st.SearchStrategy[object]:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return st.just(data)
+    return st.sampled_from([text, text, text, data])
+
+
+@st.composite
+def openclaw_rows(draw: st.DrawFn) -> list[tuple[object, int, object]]:
+    """The rows ``(session_id, seq, event_json)`` of an OpenClaw store: pi session lines
+    (:func:`pi_records`, bad lines among them) and well-formed pi calls (their result
+    at a later or equal ``seq``) under a few sessions, ``seq`` values repeating (then
+    ``rowid`` decides), rows of every shape :func:`openclaw_event` gives."""
+    rows: list[tuple[object, int, object]] = []
+    line = trace_lines(pi_records())
+    for _ in range(draw(st.integers(0, 30))):
+        session = draw(OPENCLAW_SESSIONS)
+        if draw(st.booleans()):
+            rows.append((session, draw(st.integers(0, 40)), draw(line.flatmap(openclaw_event))))
+            continue
+        use, result = draw(pi_calls())
+        seq = draw(st.integers(0, 30))
+        rows.append((session, seq, json.dumps(use)))
+        rows.append((session, seq + draw(st.integers(0, 5)), json.dumps(result)))
+    return rows
+
+
 #: Bytes that break a JSON line in telling ways: structure, a string or escape
 #: start, a raw control character, non-JSON whitespace (VT, a UTF-8 no-break
 #: space), a lone surrogate escape, a cut escape, bad UTF-8, a newline, a huge number.

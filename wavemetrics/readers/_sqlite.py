@@ -23,6 +23,7 @@ cannot be a store.
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import urllib.parse
 from collections.abc import Iterator
@@ -75,7 +76,9 @@ def open_read_only(path: str) -> sqlite3.Connection:
     Raises :class:`StoreError` (with its reason) when the file cannot be opened as a
     database. The connection waits for no lock (busy timeout 0).
     """
-    uri = "file:" + urllib.parse.quote(path) + "?mode=ro"
+    # the path's bytes, each percent-encoded as needed: a name that is not UTF-8 (held
+    # in a str by its surrogate escapes) opens the file it names
+    uri = "file:" + urllib.parse.quote(os.fsencode(path)) + "?mode=ro"
     try:
         connection = sqlite3.connect(uri, uri=True, timeout=0.0, check_same_thread=False)
     except sqlite3.Error as error:

@@ -131,5 +131,5 @@ def read_openclaw(source: Source, sink: ObservationSink) -> LineAccount:
 
 #: The ``openclaw`` format (``docs/formats.md``): OpenClaw's SQLite store.
 OPENCLAW = FileFormat(
-    FORMAT, sniff_openclaw, read_openclaw, timing="message", streamable=True
+    FORMAT, sniff_openclaw, read_openclaw, timing="message", streamable=True, store=True
 )

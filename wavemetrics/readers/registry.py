@@ -135,7 +135,9 @@ TRACE_FORMAT_MODULES: tuple[FormatRow, ...] = (
               native=Native(4, None, _copilot_session_id)),
     FormatRow("kimi", "wavemetrics.readers.kimi", "KIMI",
               native=Native(5, None, _kimi_session_id)),
-    FormatRow("openclaw", "wavemetrics.readers.openclaw", "OPENCLAW"),
+    # the store names each session itself: the file stem is handed over, never used
+    FormatRow("openclaw", "wavemetrics.readers.openclaw", "OPENCLAW",
+              native=Native(6, None, file_stem)),
     FormatRow("opencode", "wavemetrics.readers.opencode", "OPENCODE"),
     FormatRow("opencode-storage", "wavemetrics.readers.opencode_storage", "OPENCODE_STORAGE"),
 )

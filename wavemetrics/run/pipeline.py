@@ -827,6 +827,8 @@ def _cached_summaries(
     :func:`cached_read_unit` finds them), loaded in a few queries."""
     wanted: dict[ReadUnit, UnitKey] = {}
     for unit in units:
+        if reads_store(unit.format):  # a SQLite store is never cached
+            continue
         known = _unit_keys(unit, keys)
         if known:
             wanted[unit] = _summarised_key(unit, known, stream)
@@ -863,6 +865,8 @@ def _read_natively(
 
     entries = []
     for unit, result in results.items():
+        if reads_store(unit.format):  # a SQLite store is never cached
+            continue
         known = _unit_keys(unit, keys)
         now = after.__getitem__ if unit in folded else file_key
         if (known and all(r.error is None for r in result.reports)

@@ -57,19 +57,81 @@ where
     F: FnMut(&str, &mut LineAccount) -> Result<(), Failure>,
 {
     for_each_object_line(source, account, max_depth, |text, account| {
-        if nesting_exceeds(text.as_bytes(), max_depth) {
-            // past json's depth, unless it fails before it gets there
-            return Ok(Some(
-                json_failure(text, max_depth).unwrap_or("too_deeply_nested"),
-            ));
-        }
-        match each(text, account) {
-            Err(Failure::Read(ReadError::Io(e))) if e.kind() == io::ErrorKind::InvalidData => {
-                Ok(Some("invalid_json"))
-            }
-            other => other.map(|()| None),
-        }
+        within(text, account, max_depth, &mut each)
     })
+}
+
+/// `each` of a line nesting no deeper than `max_depth` (else `too_deeply_nested`), a
+/// parse error it returns being `invalid_json`.
+fn within<F>(
+    text: &str,
+    account: &mut LineAccount,
+    max_depth: usize,
+    each: &mut F,
+) -> Result<Option<&'static str>, Failure>
+where
+    F: FnMut(&str, &mut LineAccount) -> Result<(), Failure>,
+{
+    if nesting_exceeds(text.as_bytes(), max_depth) {
+        // past json's depth, unless it fails before it gets there
+        return Ok(Some(
+            json_failure(text, max_depth).unwrap_or("too_deeply_nested"),
+        ));
+    }
+    match each(text, account) {
+        Err(Failure::Read(ReadError::Io(e))) if e.kind() == io::ErrorKind::InvalidData => {
+            Ok(Some("invalid_json"))
+        }
+        other => other.map(|()| None),
+    }
+}
+
+/// `iter_records` of one row of a store, read as a line of its own (`openclaw.py` hands
+/// `event + b"\n"` to a fresh `iter_records`): a BOM is stripped from every row, then
+/// every trailing CR and LF; a blank row is one `blank_line`, or one per newline when
+/// the row with its newline starts with two (`runs`, each its own line); the line has
+/// a newline, so a problem is never `truncated_last_line`. Otherwise as
+/// [`for_each_line_within`]: `each` gets an object's JSON text nesting no deeper than
+/// `max_depth`.
+pub(super) fn read_row_within<F>(
+    row: &[u8],
+    account: &mut LineAccount,
+    max_depth: usize,
+    mut each: F,
+) -> Result<(), Failure>
+where
+    F: FnMut(&str, &mut LineAccount) -> Result<(), Failure>,
+{
+    account.lines_read += 1;
+    let row = row.strip_prefix(b"\xef\xbb\xbf").unwrap_or(row);
+    let mut line = row;
+    while let [rest @ .., b'\r' | b'\n'] = line {
+        line = rest;
+    }
+    if line.iter().all(|&b| is_py_space(b)) {
+        // `raw.startswith(b"\n\n")` of the row and its newline: each newline a line
+        let runs = if row.starts_with(b"\n\n") || row == b"\n" {
+            memchr::memchr_iter(b'\n', row).count() as u64 + 1
+        } else {
+            1
+        };
+        account.lines_read += runs - 1;
+        for _ in 0..runs {
+            account.ignore(b"blank_line");
+        }
+        return Ok(());
+    }
+    match simdutf8::basic::from_utf8(line) {
+        Err(_) => account.problem("invalid_utf8"),
+        Ok(text) => {
+            if let Some(reason) = object_text(text, account, max_depth, |text, account| {
+                within(text, account, max_depth, &mut each)
+            })? {
+                account.problem(reason);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Feeds the JSON text of every line that starts with `{` to `each`, however deep it
@@ -105,21 +167,35 @@ where
             Line::Blank => account.ignore(b"blank_line"),
             Line::Problem(reason) => account.problem(reason),
             Line::Json(text) => {
-                if !text
-                    .trim_start_matches([' ', '\t', '\n', '\r'])
-                    .starts_with('{')
-                {
-                    let reason = json_failure(text, max_depth).unwrap_or("not_an_object");
-                    account.problem(cut(reason));
-                    continue;
-                }
-                if let Some(reason) = each(text, account)? {
+                if let Some(reason) = object_text(text, account, max_depth, &mut each)? {
                     account.problem(cut(reason));
                 }
             }
         }
     }
     Ok(())
+}
+
+/// The problem of a UTF-8 line's JSON `text`: one that is not an object is decided
+/// here, an object by `each`.
+fn object_text<F>(
+    text: &str,
+    account: &mut LineAccount,
+    max_depth: usize,
+    mut each: F,
+) -> Result<Option<&'static str>, Failure>
+where
+    F: FnMut(&str, &mut LineAccount) -> Result<Option<&'static str>, Failure>,
+{
+    if !text
+        .trim_start_matches([' ', '\t', '\n', '\r'])
+        .starts_with('{')
+    {
+        return Ok(Some(
+            json_failure(text, max_depth).unwrap_or("not_an_object"),
+        ));
+    }
+    each(text, account)
 }
 
 /// What Python's `json.loads` makes of JSON text (a line, any value), reading

@@ -19,7 +19,7 @@ use crate::json::{
     nesting_exceeds, parse_array_objects, parse_object_nested, Field, SyntaxError, Val,
 };
 use crate::lines::{is_py_space, LineReader};
-use crate::summary::{BatchKey, LaneStream, Settings};
+use crate::summary::{BatchKey, LaneStream, Settings, Summary};
 use crate::time::iso_to_ms;
 use hashbrown::HashSet;
 use std::collections::VecDeque;
@@ -170,7 +170,10 @@ fn read_header(r: &Record<'_>, state: &mut Session, account: &mut LineAccount) {
     };
     state.session_id = Some(session_id.to_string());
     if let Val::Num(_) | Val::BigInt = r.keys[3] {
-        state.version = r.version.and_then(py_int);
+        // a float leaves the version as it was (a store's assumed v3 stays)
+        if let Some(version) = r.version.and_then(py_int) {
+            state.version = Some(version);
+        }
     }
     account.use_line();
 }
@@ -309,9 +312,118 @@ struct File<'a> {
     fallback_session_id: &'a str,
 }
 
+/// The folder's `(id, timestamp)` keys of the entries read so far (`entries` of
+/// `PiReader`), and whether the file being read is a fork, whose copies of them are
+/// `duplicate_entry` (an id is UTF-8 text, so `0xFF` never occurs in it:
+/// `id 0xFF timestamp`).
+pub(super) struct Entries<'e> {
+    seen: &'e mut HashSet<Box<[u8]>>,
+    fork: bool,
+    key: Vec<u8>,
+}
+
+/// `PiReader`: one lane, `main`, read record by record (a file's lines, or a store's
+/// rows), its state kept between records.
+pub(super) struct PiLane {
+    state: Session,
+    names: Names,
+    /// Whether any record was read (a lane with none is not reported).
+    seen: bool,
+}
+
+impl PiLane {
+    /// A lane read with `settings`, taking the format `version` until a header gives
+    /// one (`None`: v1).
+    pub(super) fn new(settings: &Settings, version: Option<i64>) -> PiLane {
+        PiLane {
+            state: Session {
+                stream: LaneStream::new(
+                    settings,
+                    settings.eval_names.clone().into(),
+                    settings.batchable_names.clone().into(),
+                ),
+                started: HashSet::new(),
+                ended: HashSet::new(),
+                session_id: None,
+                version,
+                chain: None,
+                messages: 0,
+            },
+            names: Names::default(),
+            seen: false,
+        }
+    }
+
+    /// One record, the JSON text of a line (`PiReader.read`'s loop body); `entries`:
+    /// the folder's, or `None` for a reader given none (a store's sessions).
+    pub(super) fn record(
+        &mut self,
+        text: &str,
+        account: &mut LineAccount,
+        entries: Option<&mut Entries<'_>>,
+    ) -> Result<(), Failure> {
+        let r = record_of(text).map_err(bad_json)?;
+        if int_too_long(text.as_bytes()) {
+            return Err(bad_json(SyntaxError)); // Python's int() refuses it: invalid_json
+        }
+        self.seen = true;
+        let [kind, id, stamp, _, message, ..] = &r.keys;
+        if let (Some(entries), Some(entry_id)) = (entries, id.usable_text()) {
+            if kind.str_bytes() != Some(b"session") {
+                let key = &mut entries.key;
+                key.clear();
+                key.extend_from_slice(entry_id.as_bytes());
+                key.push(0xff);
+                key.extend_from_slice(stamp.str_bytes().unwrap_or(b""));
+                if entries.fork && entries.seen.contains(key.as_slice()) {
+                    account.ignore(b"duplicate_entry");
+                    return Ok(());
+                }
+                entries.seen.insert(key.as_slice().into());
+            }
+        }
+        let Some(kind) = kind.str_bytes() else {
+            account.problem("missing_type");
+            return Ok(());
+        };
+        let state = &mut self.state;
+        if kind == b"session" {
+            read_header(&r, state, account);
+        } else if kind != b"message" {
+            account.ignore(kind);
+        } else if !matches!(message, Val::Object(_)) {
+            account.problem("invalid_payload");
+        } else {
+            let role = &r.message[0];
+            match role.str_bytes() {
+                Some(b"assistant") => {
+                    read_calls(stamp, &r.message[1], state, account, &mut self.names)?
+                }
+                Some(b"toolResult") => read_result(stamp, &r.message, state, account)?,
+                Some(role) => account.ignore(&[b"message.", role].concat()),
+                None => account.ignore(b"message"),
+            }
+        }
+        Ok(())
+    }
+
+    /// `PiReader.finish`: calls still waiting start; the lane's session id (`named`,
+    /// else its header's, else `None`) and figures, or `None` when no record was read.
+    pub(super) fn finish(mut self, named: Option<&str>) -> Option<(Option<String>, Summary)> {
+        self.state.start_waiting();
+        if !self.seen {
+            return None;
+        }
+        let session_id = named.map(str::to_string).or(self.state.session_id.take());
+        Some((
+            session_id,
+            self.state.stream.finish(0.0, &[], Timing::Message),
+        ))
+    }
+}
+
 /// `read_pi` of one file into `lanes` (none for a file with no record); `entries`:
-/// the `(id, timestamp)` keys read so far in the folder, extended with this file's
-/// (an id is UTF-8 text, so `0xFF` never occurs in it: `id 0xFF timestamp`).
+/// the `(id, timestamp)` keys read so far in the folder, extended with this file's.
 fn read_file(
     file: &File<'_>,
     settings: &Settings,
@@ -319,84 +431,28 @@ fn read_file(
     lanes: &mut Vec<LaneOut>,
 ) -> Result<LineAccount, Failure> {
     let mut account = LineAccount::default();
-    let mut state = Session {
-        stream: LaneStream::new(
-            settings,
-            settings.eval_names.clone().into(),
-            settings.batchable_names.clone().into(),
-        ),
-        started: HashSet::new(),
-        ended: HashSet::new(),
-        session_id: None,
-        version: None,
-        chain: None,
-        messages: 0,
+    let mut lane = PiLane::new(settings, None);
+    let mut entries = Entries {
+        seen: entries,
+        fork: file.fork,
+        key: Vec::new(),
     };
-    let mut names = Names::default();
-    let mut seen = false;
-    let mut key: Vec<u8> = Vec::new();
     for_each_line_within(
         open_plain(file.path)?,
         &mut account,
         PY_MAX_LINE_DEPTH,
-        |text, account| {
-            let r = record_of(text).map_err(bad_json)?;
-            if int_too_long(text.as_bytes()) {
-                return Err(bad_json(SyntaxError)); // Python's int() refuses it: invalid_json
-            }
-            seen = true;
-            let [kind, id, stamp, _, message, ..] = &r.keys;
-            if let Some(entry_id) = id.usable_text() {
-                if kind.str_bytes() != Some(b"session") {
-                    key.clear();
-                    key.extend_from_slice(entry_id.as_bytes());
-                    key.push(0xff);
-                    key.extend_from_slice(stamp.str_bytes().unwrap_or(b""));
-                    if file.fork && entries.contains(key.as_slice()) {
-                        account.ignore(b"duplicate_entry");
-                        return Ok(());
-                    }
-                    entries.insert(key.as_slice().into());
-                }
-            }
-            let Some(kind) = kind.str_bytes() else {
-                account.problem("missing_type");
-                return Ok(());
-            };
-            if kind == b"session" {
-                read_header(&r, &mut state, account);
-            } else if kind != b"message" {
-                account.ignore(kind);
-            } else if !matches!(message, Val::Object(_)) {
-                account.problem("invalid_payload");
-            } else {
-                let role = &r.message[0];
-                match role.str_bytes() {
-                    Some(b"assistant") => {
-                        read_calls(stamp, &r.message[1], &mut state, account, &mut names)?
-                    }
-                    Some(b"toolResult") => read_result(stamp, &r.message, &mut state, account)?,
-                    Some(role) => account.ignore(&[b"message.", role].concat()),
-                    None => account.ignore(b"message"),
-                }
-            }
-            Ok(())
-        },
+        |text, account| lane.record(text, account, Some(&mut entries)),
     )?;
-    state.start_waiting();
-    if seen {
-        let session_id = match state.session_id.take() {
-            Some(id) => id,
-            None => {
-                account.note("session_id_from_file_name", 1);
-                file.fallback_session_id.to_string()
-            }
-        };
+    if let Some((session_id, summary)) = lane.finish(None) {
+        let session_id = session_id.unwrap_or_else(|| {
+            account.note("session_id_from_file_name", 1);
+            file.fallback_session_id.to_string()
+        });
         lanes.push(LaneOut {
             file: file.index,
             session_id,
             lane_id: "main".to_string(),
-            summary: state.stream.finish(0.0, &[], Timing::Message),
+            summary,
         });
     }
     Ok(account)
