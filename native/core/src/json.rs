@@ -649,9 +649,11 @@ pub enum Field {
 /// handed over again), then the whole object's raw text as [`Field::Outer`]. A value
 /// of another type is handed over as `parse_object` hands it. Every other value is
 /// validated and skipped. (A Codex rollout's `payload`: read once, not once for the
-/// line and once again for its keys.) [`parse_object_nests`] with two levels.
+/// line and once again for its keys.) [`parse_object_nests`] with two levels: a line
+/// nesting deeper than `limit` levels (at most [`PY_MAX_DEPTH`]) is a [`SyntaxError`].
 pub fn parse_object_nested<'a, F>(
     text: &'a str,
+    limit: usize,
     keys: &[&str],
     nested: usize,
     inner: &[&str],
@@ -668,7 +670,7 @@ where
         keys,
         into: Some((nested, &inner)),
     };
-    parse_object_nests(text, &nest, |_, field, raw| set(field, raw))
+    parse_object_nests(text, limit, &nest, |_, field, raw| set(field, raw))
 }
 
 /// The keys to hand over at one level of a line's objects, and which of them (by its
@@ -684,16 +686,20 @@ pub struct Nest<'k> {
 /// nested object as [`Field::Inner`] at that object's level, [`Field::Opened`] at
 /// the level of an object that begins (a repeated key's object begins again: the
 /// last one wins), and a looked-into object's whole text after its keys, as its
-/// key's field at the level above. (A Kimi record's `message.payload.function`.)
+/// key's field at the level above; a line nesting deeper than `limit` levels (at most
+/// [`PY_MAX_DEPTH`]) is a [`SyntaxError`]. (A Kimi record's `message.payload.function`.)
 pub fn parse_object_nests<'a, F>(
     text: &'a str,
+    limit: usize,
     nest: &Nest<'_>,
     mut set: F,
 ) -> Result<(), SyntaxError>
 where
     F: FnMut(usize, Field, Raw<'a>),
 {
-    Scan::line(text, |scan, key| scan.nest_entry(key, nest, 0, &mut set))
+    Scan::line_within(text, limit, |scan, key| {
+        scan.nest_entry(key, nest, 0, &mut set)
+    })
 }
 
 impl<'a> Scan<'a> {
@@ -1139,6 +1145,7 @@ mod nested_tests {
         let mut out = Vec::new();
         parse_object_nested(
             text,
+            PY_MAX_DEPTH,
             &["type", "payload", "timestamp"],
             1,
             &["type", "id"],
@@ -1163,7 +1170,7 @@ mod nested_tests {
         };
         let line = r#"{"k":1,"b":{"x":"X","c":{"n":"N","x":2},"c":3,"z":{"n":4}},"n":5}"#;
         let mut out = Vec::new();
-        parse_object_nests(line, &A, |level, field, raw| {
+        parse_object_nests(line, PY_MAX_DEPTH, &A, |level, field, raw| {
             out.push((level, field, Val::of(raw)))
         })
         .unwrap();
@@ -1184,9 +1191,20 @@ mod nested_tests {
                 ),
             ]
         );
+        // a lower limit: the line's object, b, c and two arrays are five levels
+        let five = r#"{"b":{"c":{"n":[[]]}}}"#;
+        assert!(parse_object_nests(five, 5, &A, |_, _, _| ()).is_ok());
+        assert_eq!(
+            parse_object_nests(five, 4, &A, |_, _, _| ()),
+            Err(SyntaxError)
+        );
         // a syntax error deep inside is the line's, as for any line
-        assert!(parse_object_nests(r#"{"b":{"c":{"n":tru}}}"#, &A, |_, _, _| ()).is_err());
-        assert!(parse_object_nests(r#"{"b":{"c":{"n":1}}"#, &A, |_, _, _| ()).is_err());
+        assert!(
+            parse_object_nests(r#"{"b":{"c":{"n":tru}}}"#, PY_MAX_DEPTH, &A, |_, _, _| ()).is_err()
+        );
+        assert!(
+            parse_object_nests(r#"{"b":{"c":{"n":1}}"#, PY_MAX_DEPTH, &A, |_, _, _| ()).is_err()
+        );
     }
 
     #[test]
@@ -1218,7 +1236,7 @@ mod nested_tests {
                 let inside = depth - around;
                 let line = format!("{open}{}{}{close}", "[".repeat(inside), "]".repeat(inside));
                 let plain = parse_object(&line, &[], |_, _| ()).is_ok();
-                let nests = parse_object_nests(&line, &A, |_, _, _| ()).is_ok();
+                let nests = parse_object_nests(&line, PY_MAX_DEPTH, &A, |_, _, _| ()).is_ok();
                 assert_eq!(plain, depth <= MAX_SCAN_DEPTH, "{open} {depth}");
                 assert_eq!(nests, plain, "{open} {depth}");
             }
@@ -1241,7 +1259,9 @@ mod nested_tests {
         for depth in [MAX_SCAN_DEPTH - 1, MAX_SCAN_DEPTH, MAX_SCAN_DEPTH + 1] {
             let line = format!("{}1{}", r#"{"a":"#.repeat(depth), "}".repeat(depth));
             let mut deepest = 0;
-            let read = parse_object_nests(&line, nest, |level, _, _| deepest = deepest.max(level));
+            let read = parse_object_nests(&line, PY_MAX_DEPTH, nest, |level, _, _| {
+                deepest = deepest.max(level)
+            });
             assert_eq!(read.is_ok(), depth <= MAX_SCAN_DEPTH, "{depth}");
             if read.is_ok() {
                 assert_eq!(deepest, depth - 1, "{depth}"); // each object its level

@@ -436,6 +436,7 @@ fn record_of(text: &str) -> Result<([Val<'_>; 3], Payload<'_>), SyntaxError> {
     let mut p = Payload::default();
     parse_object_nested(
         text,
+        PY_MAX_LINE_DEPTH,
         &RECORD_KEYS,
         1,
         &PAYLOAD_KEYS,

@@ -96,13 +96,20 @@ fn event_of(text: &str) -> Result<Event<'_>, &'static str> {
         v: Default::default(),
         data: Default::default(),
     };
-    let parsed = parse_object_nested(text, &RECORD_KEYS, DATA, &DATA_KEYS, |field, raw| {
-        match field {
-            Field::Outer(i) => event.v[i] = Val::of(raw),
-            Field::Opened => event.data = Default::default(), // the last `data` wins
-            Field::Inner(i) => event.data[i] = Val::of(raw),
-        }
-    });
+    let parsed = parse_object_nested(
+        text,
+        PY_MAX_DEPTH,
+        &RECORD_KEYS,
+        DATA,
+        &DATA_KEYS,
+        |field, raw| {
+            match field {
+                Field::Outer(i) => event.v[i] = Val::of(raw),
+                Field::Opened => event.data = Default::default(), // the last `data` wins
+                Field::Inner(i) => event.data[i] = Val::of(raw),
+            }
+        },
+    );
     let problem = msgspec_line_problem(
         text,
         parsed.is_ok(),

@@ -144,7 +144,7 @@ struct Record<'a> {
 
 fn record_of(text: &str) -> Result<Record<'_>, &'static str> {
     let mut r = Record::default();
-    let parsed = parse_object_nests(text, &RECORD_LEVEL, |level, field, raw| {
+    let parsed = parse_object_nests(text, PY_MAX_DEPTH, &RECORD_LEVEL, |level, field, raw| {
         match (level, field) {
             (0, Field::Outer(i)) => r.v[i] = Val::of(raw),
             (1, Field::Inner(i)) => r.message[i] = Val::of(raw),

@@ -61,8 +61,8 @@ where
     })
 }
 
-/// `each` of a line nesting no deeper than `max_depth` (else `too_deeply_nested`), a
-/// parse error it returns being `invalid_json`.
+/// `each` of a line, which must parse it within `max_depth` levels: a parse error it
+/// returns is named by json's first failure (`too_deeply_nested` or `invalid_json`).
 fn within<F>(
     text: &str,
     account: &mut LineAccount,
@@ -72,16 +72,11 @@ fn within<F>(
 where
     F: FnMut(&str, &mut LineAccount) -> Result<(), Failure>,
 {
-    if nesting_exceeds(text.as_bytes(), max_depth) {
-        // past json's depth, unless it fails before it gets there
-        return Ok(Some(
-            json_failure(text, max_depth).unwrap_or("too_deeply_nested"),
-        ));
-    }
     match each(text, account) {
-        Err(Failure::Read(ReadError::Io(e))) if e.kind() == io::ErrorKind::InvalidData => {
-            Ok(Some("invalid_json"))
-        }
+        // its scan (within max_depth) failed: json's first failure names it
+        Err(Failure::Read(ReadError::Io(e))) if e.kind() == io::ErrorKind::InvalidData => Ok(Some(
+            json_failure(text, max_depth).unwrap_or("invalid_json"),
+        )),
         other => other.map(|()| None),
     }
 }

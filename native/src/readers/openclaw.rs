@@ -126,7 +126,10 @@ fn read_store(path: &Path, settings: &Settings) -> Result<UnitOut, Failure> {
                 if let Some((name, lane)) = earlier {
                     push_lane(&mut lanes, name, lane);
                 }
-                current.insert((session, PiLane::new(settings, Some(STORE_VERSION))))
+                current.insert((
+                    session,
+                    PiLane::new(settings, Some(STORE_VERSION), PY_MAX_ROW_DEPTH),
+                ))
             }
         };
         match (length, event) {

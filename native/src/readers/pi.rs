@@ -15,9 +15,7 @@ use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, 
 use crate::account::LineAccount;
 use crate::activity::Timing;
 use crate::io::open_plain;
-use crate::json::{
-    nesting_exceeds, parse_array_objects, parse_object_nested, Field, SyntaxError, Val,
-};
+use crate::json::{parse_array_objects, parse_object_nested, Field, SyntaxError, Val};
 use crate::lines::{is_py_space, LineReader};
 use crate::summary::{BatchKey, LaneStream, Settings, Summary};
 use crate::time::iso_to_ms;
@@ -92,10 +90,12 @@ struct Record<'a> {
     message: [Val<'a>; 3],
 }
 
-fn record_of(text: &str) -> Result<Record<'_>, SyntaxError> {
+/// A line nesting deeper than `max_depth` levels is a [`SyntaxError`].
+fn record_of(text: &str, max_depth: usize) -> Result<Record<'_>, SyntaxError> {
     let mut r = Record::default();
     parse_object_nested(
         text,
+        max_depth,
         &RECORD_KEYS,
         MESSAGE,
         &MESSAGE_KEYS,
@@ -329,12 +329,14 @@ pub(super) struct PiLane {
     names: Names,
     /// Whether any record was read (a lane with none is not reported).
     seen: bool,
+    /// How deep a record may nest before json refuses it (a file's line, a store's row).
+    max_depth: usize,
 }
 
 impl PiLane {
     /// A lane read with `settings`, taking the format `version` until a header gives
-    /// one (`None`: v1).
-    pub(super) fn new(settings: &Settings, version: Option<i64>) -> PiLane {
+    /// one (`None`: v1), its records nesting at most `max_depth` levels.
+    pub(super) fn new(settings: &Settings, version: Option<i64>, max_depth: usize) -> PiLane {
         PiLane {
             state: Session {
                 stream: LaneStream::new(
@@ -351,6 +353,7 @@ impl PiLane {
             },
             names: Names::default(),
             seen: false,
+            max_depth,
         }
     }
 
@@ -362,7 +365,7 @@ impl PiLane {
         account: &mut LineAccount,
         entries: Option<&mut Entries<'_>>,
     ) -> Result<(), Failure> {
-        let r = record_of(text).map_err(bad_json)?;
+        let r = record_of(text, self.max_depth).map_err(bad_json)?;
         if int_too_long(text.as_bytes()) {
             return Err(bad_json(SyntaxError)); // Python's int() refuses it: invalid_json
         }
@@ -431,7 +434,7 @@ fn read_file(
     lanes: &mut Vec<LaneOut>,
 ) -> Result<LineAccount, Failure> {
     let mut account = LineAccount::default();
-    let mut lane = PiLane::new(settings, None);
+    let mut lane = PiLane::new(settings, None, PY_MAX_LINE_DEPTH);
     let mut entries = Entries {
         seen: entries,
         fork: file.fork,
@@ -477,10 +480,9 @@ fn header(path: &Path) -> io::Result<Header> {
         size += raw.len() + usize::from(has_newline);
         with_content += usize::from(!raw.iter().all(|&b| is_py_space(b)));
         if let Line::Json(text) = split_line(raw, first, has_newline) {
-            if !nesting_exceeds(text.as_bytes(), PY_MAX_HEADER_DEPTH)
-                && !int_too_long(text.as_bytes())
-            {
-                if let Ok(r) = record_of(text) {
+            // a line json refuses (too deep, an over-long int, no JSON) gives none
+            if !int_too_long(text.as_bytes()) {
+                if let Ok(r) = record_of(text, PY_MAX_HEADER_DEPTH) {
                     if r.keys[0].str_bytes() == Some(b"session") {
                         let parent = [&r.keys[5], &r.keys[6]]
                             .into_iter()
