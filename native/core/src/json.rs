@@ -231,14 +231,14 @@ fn specials_bytewise(chunk: &[u8; 16]) -> u32 {
 /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?` of any length, no trailing
 /// commas, nothing after the value but whitespace. Every value it skips is
 /// checked in full; only the keys a reader asks for are handed over, unbuilt.
-struct Scan<'a> {
+pub struct Scan<'a> {
     text: &'a str,
     bytes: &'a [u8],
     at: usize,
 }
 
 impl<'a> Scan<'a> {
-    fn new(text: &'a str) -> Self {
+    pub fn new(text: &'a str) -> Self {
         Scan {
             text,
             bytes: text.as_bytes(),
@@ -248,7 +248,7 @@ impl<'a> Scan<'a> {
 
     /// Skips whitespace; the next byte, if any.
     #[inline(always)]
-    fn space(&mut self) -> Option<u8> {
+    pub fn space(&mut self) -> Option<u8> {
         while let Some(&byte) = self.bytes.get(self.at) {
             if !matches!(byte, b' ' | b'\n' | b'\t' | b'\r') {
                 return Some(byte);
@@ -371,7 +371,7 @@ impl<'a> Scan<'a> {
     }
 
     /// Skips whitespace and one value inside `depth` arrays and objects.
-    fn skip(&mut self, depth: usize) -> Result<(), SyntaxError> {
+    pub fn skip(&mut self, depth: usize) -> Result<(), SyntaxError> {
         match self.space() {
             Some(b'"') => {
                 self.at += 1;
@@ -389,7 +389,7 @@ impl<'a> Scan<'a> {
 
     /// Skips whitespace and one value inside `depth` arrays and objects; its text.
     #[inline(always)]
-    fn raw(&mut self, depth: usize) -> Result<Raw<'a>, SyntaxError> {
+    pub fn raw(&mut self, depth: usize) -> Result<Raw<'a>, SyntaxError> {
         let first = self.space();
         let start = self.at;
         let plain = if first == Some(b'"') {
@@ -405,7 +405,7 @@ impl<'a> Scan<'a> {
 
     /// An object at nesting level `depth` (1 for a line's own object), from its
     /// `{`: `entry` gets each key (as WTF-8) and must consume its value.
-    fn object<F>(&mut self, depth: usize, mut entry: F) -> Result<(), SyntaxError>
+    pub fn object<F>(&mut self, depth: usize, mut entry: F) -> Result<(), SyntaxError>
     where
         F: FnMut(&mut Self, &[u8]) -> Result<(), SyntaxError>,
     {
@@ -443,7 +443,7 @@ impl<'a> Scan<'a> {
 
     /// An array at nesting level `depth`, from its `[`: `element` must consume each
     /// element.
-    fn array<F>(&mut self, depth: usize, mut element: F) -> Result<(), SyntaxError>
+    pub fn array<F>(&mut self, depth: usize, mut element: F) -> Result<(), SyntaxError>
     where
         F: FnMut(&mut Self) -> Result<(), SyntaxError>,
     {
@@ -469,7 +469,7 @@ impl<'a> Scan<'a> {
     }
 
     /// A whole line that must be one object: `entry` as in [`Scan::object`].
-    fn line<F>(text: &'a str, entry: F) -> Result<(), SyntaxError>
+    pub fn line<F>(text: &'a str, entry: F) -> Result<(), SyntaxError>
     where
         F: FnMut(&mut Self, &[u8]) -> Result<(), SyntaxError>,
     {

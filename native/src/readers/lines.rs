@@ -135,7 +135,7 @@ where
 /// past `max_depth` or not: the first failure from the left, a container past
 /// `max_depth` (`RecursionError`: `too_deeply_nested`) or an int literal of more than
 /// 4300 digits (`ValueError`: `invalid_json`), else `None` (it parses).
-fn json_failure(text: &[u8], max_depth: usize) -> Option<&'static str> {
+pub(super) fn json_failure(text: &[u8], max_depth: usize) -> Option<&'static str> {
     let mut depth = 0usize;
     let mut at = 0usize;
     while let Some(&byte) = text.get(at) {

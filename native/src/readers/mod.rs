@@ -1,5 +1,5 @@
 //! The native readers, one module per format as in `wavemetrics/readers/`
-//! (`docs/formats.md`): `claude_code`, `events`, `codex`, `pi`, `copilot` and `kimi`,
+//! (`docs/formats.md`): `claude_code`, `events`, `codex`, `pi`, `copilot`, `kimi` and `otlp`,
 //! line for line the rules of their Python modules, each behind the one [`Reader`]
 //! trait (`protocol`, as `_protocol.py`); `lines` holds what they read lines with
 //! (`_lines.py`), `names` the session id a file's name stands in with
@@ -19,6 +19,7 @@ mod folded;
 mod kimi;
 mod lines;
 mod names;
+mod otlp;
 mod pi;
 mod protocol;
 
@@ -28,6 +29,7 @@ pub use copilot::Copilot;
 pub use events::Events;
 pub use folded::{read_folded, FoldFile, FoldOut, FOLDED_READS};
 pub use kimi::Kimi;
+pub use otlp::Otlp;
 pub use pi::Pi;
 pub use protocol::{LaneOut, ReadError, Reader, Unit, UnitOut};
 
@@ -41,6 +43,7 @@ pub enum Format {
     Pi = 3,
     Copilot = 4,
     Kimi = 5,
+    Otlp = 8,
 }
 
 impl Format {
@@ -53,6 +56,7 @@ impl Format {
             3 => Some(Format::Pi),
             4 => Some(Format::Copilot),
             5 => Some(Format::Kimi),
+            8 => Some(Format::Otlp),
             _ => None,
         }
     }
@@ -67,6 +71,7 @@ pub fn reader(format: Format) -> &'static dyn Reader {
         Format::Pi => &Pi,
         Format::Copilot => &Copilot,
         Format::Kimi => &Kimi,
+        Format::Otlp => &Otlp,
     }
 }
 
@@ -76,7 +81,7 @@ mod tests {
 
     #[test]
     fn each_format_has_its_code() {
-        let formats: Vec<Option<Format>> = (0..=6).map(Format::from_code).collect();
+        let formats: Vec<Option<Format>> = (0..=9).map(Format::from_code).collect();
         assert_eq!(
             formats,
             [
@@ -86,6 +91,9 @@ mod tests {
                 Some(Format::Pi),
                 Some(Format::Copilot),
                 Some(Format::Kimi),
+                None,
+                None,
+                Some(Format::Otlp),
                 None
             ]
         );
