@@ -83,14 +83,15 @@ fn is_str(value: &Val<'_>, text: &[u8]) -> bool {
 
 /// `session_attribute`: `gen_ai.conversation.id`, else `session.id`, the first that is a
 /// non-empty string; [`BAD_SESSION`] when that one is no usable id.
-fn session_attribute(attributes: &Attributes<'_>) -> Option<Rc<str>> {
+/// Interned in `names` (a session's spans share one).
+fn session_attribute(attributes: &Attributes<'_>, names: &mut Names) -> Option<Rc<str>> {
     for key in [CONVERSATION_ID, SESSION_ID] {
         let raw = attr(attributes, key);
         if raw.bad_id() {
-            return Some(BAD_SESSION.into());
+            return Some(names.get(BAD_SESSION));
         }
         if let Some(value) = raw.usable_id() {
-            return Some(value.into());
+            return Some(names.get(value));
         }
     }
     None
@@ -286,7 +287,7 @@ fn span_event<'a>(
         trace,
         span: span as u64,
         parent: hex_id::<16>(&raw.parent).map(|p| p as u64),
-        session: session_attribute(&raw.attributes),
+        session: session_attribute(&raw.attributes, names),
         resource_session: None,
         start_ms: ns_time_to_ms(raw.start),
         end_ms: ns_time_to_ms(raw.end),
@@ -336,7 +337,7 @@ fn mark(
         let agent = attr(attributes, AGENT_ID)
             .usable_id()
             .or_else(|| attr(attributes, AGENT_NAME).usable_id())
-            .map(Rc::from)
+            .map(|agent| names.get(agent))
             .unwrap_or_else(|| span_text(record.span).into());
         record.agent = Some(agent);
         return Ok(());
@@ -442,7 +443,7 @@ fn batch<'a>(scan: &mut Scan<'a>, depth: usize, names: &mut Names) -> Result<Bat
                             scan.skip(d + 1)
                         }
                     })?;
-                    batch.resource_session = session_attribute(&found);
+                    batch.resource_session = session_attribute(&found, names);
                 } else {
                     scan.skip(d)?;
                     batch.resource_session = None;
