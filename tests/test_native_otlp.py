@@ -182,3 +182,67 @@ def test_the_corpus_document_is_declined_and_read_by_python() -> None:
     path = CORPUS / "opentelemetry-proto" / "trace.json"
     assert _fast(str(path)) is None
     _both([str(path)], "auto", 2000, ("eval",), units=1)
+
+
+_TOOL = ('{"traceId":"0AF7651916CD43DD8448EB211C80319C","spanId":"00000000000000A1",'
+         '"name":"execute_tool read","startTimeUnixNano":"1767225600100000000",'
+         '"endTimeUnixNano":"1767225600200000000","attributes":[{"key":"gen_ai.operation.name",'
+         '"value":{"stringValue":"execute_tool"}}]}')
+_BATCH = '{"resourceSpans":[{"scopeSpans":[{"spans":[' + _TOOL + ']}]}]}'
+
+#: Files whose first line decides the shape, and lines that test one rule each: BOMs,
+#: keys repeated at every level (the last wins), escaped ids and keys, nulls, the older
+#: container name beside the newer one, a cut last line.
+_HOSTILE_FILES = {
+    "bom": b"\xef\xbb\xbf" + _BATCH.encode() + b"\n",
+    "bom on a later line": b"\n\xef\xbb\xbf" + _BATCH.encode() + b"\n",
+    "blank lines first": b"\n \t\n\x0c\n" + _BATCH.encode() + b"\n",
+    "text first": b"hello\n" + _BATCH.encode() + b"\n",
+    "vertical tab before the object": b"\x0b" + _BATCH.encode() + b"\n",
+    "two objects on the first line": _BATCH.encode() + b" {}\n",
+    "deep first line": b'{"a":' + b"[" * 950 + b"]" * 950 + b"}\n" + _BATCH.encode() + b"\n",
+    "escaped ids and keys": _BATCH.replace('"spanId"', '"span\\u0049d"')
+    .replace("00000000000000A1", "00000000000000\\u0041\\u0031").encode() + b"\n",
+    "repeated keys": (
+        '{"resourceSpans":[{"scopeSpans":[{"spans":[' + _TOOL + '],"spans":[]}]}]}\n'
+        '{"resourceSpans":[{"scopeSpans":5,"scopeSpans":[{"spans":[' + _TOOL + ']}]}]}\n'
+        '{"resourceSpans":[{"instrumentationLibrarySpans":[{"spans":[1]}],'
+        '"scopeSpans":[]}]}\n'
+        '{"resourceSpans":[{"instrumentationLibrarySpans":[{"spans":[' + _TOOL + ']}]}]}\n'
+        '{"resourceSpans":[{"scopeSpans":null}]}\n'
+        '{"resourceSpans":[null,{"scopeSpans":[null,{"spans":null},{}]}]}\n'
+        '{"resourceMetrics":1,"resourceLogs":2}\n'
+        '{"resourceSpans":[{"scopeSpans":[{"spans":[' + _TOOL.replace(
+            '"endTimeUnixNano":"1767225600200000000"', '"endTimeUnixNano":null') + ']}]}]}\n'
+    ).encode(),
+    "cut last line": _BATCH.encode() + b"\n" + _BATCH.encode()[:-9],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_HOSTILE_FILES))
+def test_hostile_files_read_the_same_through_the_command(tmp_path: Path, name: str) -> None:
+    """Each hostile file gives the same document from both engines, as the console
+    command reads it."""
+    path = _write(tmp_path, _HOSTILE_FILES[name])
+    python = console_command(["summarize", "--format", "json", "--engine", "python", path])
+    assert console_command(["summarize", "--format", "json", "--engine", "native", path]
+                           ) == python
+
+
+def test_repeated_keys_are_read_as_python_reads_them(tmp_path: Path) -> None:
+    """The "repeated keys" file counted by hand: line 1 the last (empty) ``spans``: no_spans;
+    line 2 the last ``scopeSpans``: one tool span; line 3 ``scopeSpans`` wins over the
+    older name: no_spans; line 4 the older name alone: the same span again (duplicate);
+    line 5 a null ``scopeSpans``: invalid_structure; line 6 a null batch, a null scope, a
+    null ``spans`` (3 invalid_structure) and a scope without spans; line 7 the first other
+    signal asked for (``resourceLogs``); line 8 the span with a null end: a start alone,
+    another copy of the same call (span id and trace)."""
+    path = _write(tmp_path, _HOSTILE_FILES["repeated keys"])
+    assert _fast(path) is not None
+    code, out = console_command(["summarize", "--format", "json", "--engine", "native", path])
+    assert code == 0  # problems are counted, the input is read
+    (report,) = json.loads(out)["inputs"]
+    # items: 1 + 1 + 1 + 1 + 1 + 3 + 1 + 1
+    assert (report["lines_read"], report["lines_used"]) == (10, 1)
+    assert report["problems"] == {"invalid_structure": 4}
+    assert report["ignored"] == {"no_spans": 2, "resourceLogs": 1, "duplicate_span": 2}

@@ -101,29 +101,29 @@ fn session_attribute(attributes: &Attributes<'_>, names: &mut Names) -> Option<R
 /// 2**64 - 1 to ms; `None` for anything else (a float, a bool, 0, out of range).
 fn ns_time_to_ms(raw: Option<Raw<'_>>) -> Option<f64> {
     let raw = raw?;
-    let digits: &[u8] = match Val::of(raw) {
-        Val::Text(_) | Val::Str(_) => {
-            let value = Val::of(raw);
-            let bytes = value.str_bytes()?;
-            if bytes.is_empty() || bytes.len() > 20 || !bytes.iter().all(u8::is_ascii_digit) {
-                return None;
+    match Val::of(raw) {
+        value @ (Val::Text(_) | Val::Str(_)) => {
+            let digits = value.str_bytes()?;
+            let valid = (1..=20).contains(&digits.len()) && digits.iter().all(u8::is_ascii_digit);
+            if valid {
+                ns_of(digits)
+            } else {
+                None
             }
-            return ns_of(bytes);
         }
-        Val::Num(_) | Val::BigInt => raw.get().as_bytes(),
-        _ => return None,
-    };
-    if digits.iter().any(|b| matches!(b, b'.' | b'e' | b'E')) {
-        return None; // a float
+        Val::Num(_) | Val::BigInt => {
+            // an int literal (no fraction, no exponent, not negative: -0 and below are < 1);
+            // JSON writes no leading zero, so more than 20 digits is past 2**64 - 1
+            let digits = raw.get().as_bytes();
+            let int = digits.iter().all(u8::is_ascii_digit);
+            if int && digits.len() <= 20 {
+                ns_of(digits)
+            } else {
+                None
+            }
+        }
+        _ => None, // a bool, null, an array or an object
     }
-    if digits.first() == Some(&b'-') {
-        return None; // negative, or -0: below 1
-    }
-    // an int literal: no leading zero but "0" itself
-    if digits.len() > 20 {
-        return None;
-    }
-    ns_of(digits)
 }
 
 fn ns_of(digits: &[u8]) -> Option<f64> {
