@@ -1015,12 +1015,14 @@ def otlp_records(draw: st.DrawFn) -> dict[str, Any]:
 @st.composite
 def otlp_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
     """A well-formed OTLP call over two lines: an ``invoke_agent`` (or ``chat``) parent span,
-    then the ``execute_tool`` span below it, its end at or after its start."""
+    then the ``execute_tool`` span below it, its end at or after its start, sometimes with
+    a copy of it below it (an MCP span: same tool name, times shifted or not)."""
     trace = draw(st.sampled_from(["0af7651916cd43dd8448eb211c80319c",
                                   "5b8efff798038103d269b633813fc60c"]))
     parent = draw(st.sampled_from(["00000000000000b0", "00000000000000b1"]))
     start = 1_767_225_600_000_000_000 + draw(st.integers(0, 30)) * 100_000_000
     end = start + draw(st.sampled_from([0, 1, 50_000_000, 100_000_000, 400_000_000]))
+    tool = draw(st.sampled_from(["read", "grep", "bash", "eval"]))
 
     def attributes(values: dict[str, str]) -> list[dict[str, Any]]:
         return [{"key": k, "value": {"stringValue": v}} for k, v in values.items()]
@@ -1039,8 +1041,21 @@ def otlp_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
             "startTimeUnixNano": str(start), "endTimeUnixNano": str(end),
             "attributes": attributes({
                 "gen_ai.operation.name": "execute_tool",
-                "gen_ai.tool.name": draw(st.sampled_from(["read", "grep", "bash", "eval"])),
+                "gen_ai.tool.name": tool,
                 "gen_ai.tool.call.id": draw(st.sampled_from(["c1", "c2", "c3", "c4"]))})}
+    if draw(st.integers(0, 2)) == 0:
+        # an MCP-style copy below the call (same tool name, no call id): equal length,
+        # shifted, the deeper one wins; or shorter, or longer
+        shift = draw(st.sampled_from([0, 10_000_000, -10_000_000]))
+        longer = draw(st.sampled_from([0, 0, 5_000_000, -5_000_000]))
+        copy = {**call, "spanId": f"00000000000000d{draw(st.integers(0, 9))}",
+                "parentSpanId": call["spanId"],
+                "startTimeUnixNano": str(start + shift),
+                "endTimeUnixNano": str(end + shift + longer),
+                "attributes": attributes({"gen_ai.operation.name": "execute_tool",
+                                          "gen_ai.tool.name": tool})}
+        spans = [copy, call] if draw(st.booleans()) else [call, copy]
+        return line(agent), {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
     return line(agent), line(call)
 
 
