@@ -21,6 +21,10 @@ blocks (arguments included) and a ``toolResult`` message per call (results of re
 size), a user message now and then; one batch in four is a sub-agent's, whose rows are a
 session of their own (seven sub-agents). Times from 2026-10-28, after pi ran a message's
 calls in parallel. The output file is a database, not lines.
+``otlp``: OTLP/JSON as the collector's file exporter writes it, one ``resourceSpans``
+batch per line: per model turn a ``chat`` span and its ``execute_tool`` spans (arguments
+and results as attributes of realistic size, ns times as decimal strings), a session of
+200 turns under one ``invoke_agent`` span, written last (a parent ends after its children).
 
 Same arguments, same bytes. Usage:
     python benchmarks/generate.py events 1000000 /tmp/events-1e6.jsonl
@@ -30,6 +34,7 @@ Same arguments, same bytes. Usage:
     python benchmarks/generate.py copilot 170000 /tmp/copilot/s-1/events.jsonl
     python benchmarks/generate.py kimi 190000 /tmp/kimi/s-1/wire.jsonl
     python benchmarks/generate.py openclaw 150000 /tmp/openclaw/openclaw-agent.sqlite
+    python benchmarks/generate.py otlp 200000 /tmp/otlp-traces.jsonl
 """
 
 from __future__ import annotations
@@ -298,10 +303,62 @@ def write_openclaw_store(path: str, calls: int) -> None:
     connection.close()
 
 
+def otlp_lines(calls: int, seed: int = 6) -> Iterator[str]:
+    rng = random.Random(seed)
+
+    def attributes(values: dict[str, str]) -> list[dict[str, object]]:
+        return [{"key": k, "value": {"stringValue": v}} for k, v in values.items()]
+
+    def span(trace: str, span_id: str, parent: str, name: str, start: int, end: int,
+             values: dict[str, str]) -> dict[str, object]:
+        return {"traceId": trace, "spanId": span_id, "parentSpanId": parent, "name": name,
+                "kind": 1, "startTimeUnixNano": str(start * 1_000_000 + rng.randint(0, 999_999)),
+                "endTimeUnixNano": str(end * 1_000_000 + rng.randint(0, 999_999)),
+                "attributes": attributes(values), "status": {"code": 1}}
+
+    def line(spans: list[dict[str, object]]) -> str:
+        return json.dumps({"resourceSpans": [{
+            "resource": {"attributes": attributes({"service.name": "agent",
+                                                   "telemetry.sdk.language": "python"})},
+            "scopeSpans": [{"scope": {"name": "agent.tracing", "version": "1.0"},
+                            "spans": spans}]}]}, separators=(",", ":"))
+
+    session = trace = agent_id = ""
+    first_ms = turns = 0
+    serial = 0
+    for index, batch in enumerate(_batches(rng, calls)):
+        if turns == 0:
+            session = f"conv-{index:08d}"
+            trace = f"{rng.getrandbits(128):032x}"
+            agent_id = f"{rng.getrandbits(64):016x}"
+            first_ms = min(start for _, _, start, _ in batch) - 5
+        first = min(start for _, _, start, _ in batch)
+        serial += 1
+        spans = [span(trace, f"{serial:016x}", agent_id, "chat model", first - 900, first - 1, {
+            "gen_ai.operation.name": "chat", "gen_ai.conversation.id": session,
+            "gen_ai.request.model": "model-1", "gen_ai.output.messages": _text(rng, 30)})]
+        for call_id, tool, start, end in batch:
+            serial += 1
+            spans.append(span(trace, f"{serial:016x}", agent_id, f"execute_tool {tool}", start,
+                              end, {"gen_ai.operation.name": "execute_tool",
+                                    "gen_ai.tool.name": tool, "gen_ai.tool.call.id": call_id,
+                                    "gen_ai.tool.call.arguments": json.dumps(
+                                        {"command": _text(rng, 12)}),
+                                    "gen_ai.tool.call.result": _text(rng, 40)}))
+        yield line(spans)
+        turns += 1
+        if turns == 200:
+            last = max(end for *_, end in batch)
+            yield line([span(trace, agent_id, "", "invoke_agent agent", first_ms, last + 5, {
+                "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "agent",
+                "gen_ai.conversation.id": session})])
+            turns = 0
+
+
 GENERATORS = {"events": events_lines, "events-sessions": events_sessions_lines,
               "claude-code": claude_code_lines,
               "claude-short": claude_short_lines, "copilot": copilot_lines,
-              "kimi": kimi_lines}
+              "kimi": kimi_lines, "otlp": otlp_lines}
 
 
 def main(argv: list[str]) -> int:

@@ -890,6 +890,175 @@ def kimi_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
     )
 
 
+#: OTLP trace ids: a few valid ones (upper case too: the same trace), wrong lengths,
+#: non-hex, escapes, non-strings.
+OTLP_TRACE_IDS = st.sampled_from([
+    "0af7651916cd43dd8448eb211c80319c", "0af7651916cd43dd8448eb211c80319c",
+    "0AF7651916CD43DD8448EB211C80319C", "5b8efff798038103d269b633813fc60c",
+    "5b8efff798038103d269b633813fc60", "5b8efff798038103d269b633813fc60g", "", None, 7,
+    "\u0660" * 32,
+])
+#: OTLP span ids: a small pool (parents, duplicates, cycles), bad spellings.
+OTLP_SPAN_IDS = st.sampled_from([
+    "00000000000000a0", "00000000000000a1", "00000000000000A2", "00000000000000a3",
+    "00000000000000a4", "00000000000000a5", "00000000000000a6", "00000000000000a7",
+    "00000000000000a", "zz000000000000a0", "", 16,
+])
+#: ns times: decimal strings and JSON ints in a small window (equal times are common), and
+#: invalid ones: 0, negative, floats, past 2**64 - 1, 21 digits, bools, padded strings.
+OTLP_NS = st.one_of(
+    st.integers(0, 40).map(lambda n: str(1_767_225_600_000_000_000 + n * 50_000_000)),
+    st.integers(0, 40).map(lambda n: 1_767_225_600_000_000_000 + n * 50_000_000),
+    st.integers(0, 10**6).map(lambda n: str(1_751_247_501_952_174_001 + n)),
+    st.sampled_from([0, "0", -5, "-5", 1.5e18, "1.5e18", 2**64 - 1, 2**64, str(2**64),
+                     "0" * 21, "00001", True, None, " 1", "\u0661", 10**30, 1]),
+)
+OTLP_OPERATIONS = st.sampled_from(["execute_tool"] * 4 + ["invoke_agent", "invoke_agent",
+                                                            "chat", None, 3, ""])
+OTLP_NAMES = st.sampled_from(["execute_tool read", "execute_tool grep", "execute_tool ",
+                              "read", "claude_code.tool", "claude_code.tool.execution",
+                              "chat", "", "\ud800", 5, None])
+#: Attribute values: ids and names that repeat, hostile ids, non-strings.
+OTLP_VALUES = st.one_of(
+    st.sampled_from(["conv-1", "conv-2", "call_1", "call_2", "read", "grep", "eval", "agent-a",
+                     "tool", ""]),
+    BAD_TRACE_IDS, st.sampled_from([None, 4, ["x"]]),
+)
+OTLP_KEYS = st.sampled_from([
+    "gen_ai.tool.call.id", "gen_ai.tool.name", "gen_ai.conversation.id", "session.id",
+    "gen_ai.agent.id", "gen_ai.agent.name", "span.type", "tool_name", "tool_use_id",
+    "service.name", "gen_ai.operation.name",
+])
+
+
+@st.composite
+def _otlp_attributes(draw: st.DrawFn, operation: bool = True) -> Any:
+    """An OTLP attribute list: ``{"key", "value": {"stringValue"}}`` entries (a wanted key
+    repeated: the first wins), odd entries and values now and then."""
+    entries: list[Any] = []
+    if operation and draw(st.integers(0, 5)) > 0:
+        entries.append({"key": "gen_ai.operation.name",
+                        "value": {"stringValue": draw(OTLP_OPERATIONS)}})
+    for _ in range(draw(st.integers(0, 4))):
+        value: Any = {"stringValue": draw(OTLP_VALUES)}
+        roll = draw(st.integers(0, 11))
+        if roll == 0:
+            value = {"intValue": "3"}
+        elif roll == 1:
+            value = draw(JSON_SCALARS)
+        entry: Any = {"key": draw(OTLP_KEYS), "value": value}
+        if draw(st.integers(0, 14)) == 0:
+            entry = draw(JSON_SCALARS)
+        entries.append(entry)
+    if draw(st.booleans()):
+        entries.reverse()
+    return entries if draw(st.integers(0, 14)) > 0 else draw(JSON_SCALARS)
+
+
+@st.composite
+def otlp_spans(draw: st.DrawFn) -> Any:
+    """One OTLP span: ids from small pools (parents found, duplicates, cycles), times valid
+    or not, an ``execute_tool``/``invoke_agent``/Claude Code/other span; odd values now and
+    then, sometimes not an object at all."""
+    if draw(st.integers(0, 24)) == 0:
+        return draw(JSON_SCALARS)
+    span: dict[str, Any] = {
+        "traceId": draw(OTLP_TRACE_IDS) if draw(st.integers(0, 5)) == 0
+        else "0af7651916cd43dd8448eb211c80319c",
+        "spanId": draw(OTLP_SPAN_IDS),
+        "name": draw(OTLP_NAMES),
+        "startTimeUnixNano": draw(OTLP_NS),
+        "endTimeUnixNano": draw(OTLP_NS),
+        "attributes": draw(_otlp_attributes()),
+    }
+    if draw(st.integers(0, 2)) > 0:
+        span["parentSpanId"] = draw(OTLP_SPAN_IDS)
+    for key in ("endTimeUnixNano", "startTimeUnixNano", "name", "traceId"):
+        if draw(st.integers(0, 11)) == 0:
+            del span[key]
+    return span
+
+
+@st.composite
+def otlp_records(draw: st.DrawFn) -> dict[str, Any]:
+    """One OTLP/JSON document (a line of the collector's file exporter): batches of scopes
+    of spans, a resource with or without a session attribute, the older
+    ``instrumentationLibrarySpans``, malformed containers, other signals, odd objects."""
+    roll = draw(st.integers(0, 19))
+    if roll == 0:
+        return {draw(st.sampled_from(["resourceLogs", "resourceMetrics", "resourceProfiles",
+                                      "x"])): []}
+    if roll == 1:
+        return {"resourceSpans": draw(JSON_SCALARS)}
+    batches: list[Any] = []
+    for _ in range(draw(st.integers(0, 2))):
+        if draw(st.integers(0, 14)) == 0:
+            batches.append(draw(JSON_SCALARS))
+            continue
+        scopes: list[Any] = []
+        for _ in range(draw(st.integers(0, 2))):
+            spans: Any = draw(st.lists(otlp_spans(), max_size=4))
+            if draw(st.integers(0, 14)) == 0:
+                spans = draw(JSON_SCALARS)
+            scope: Any = {"scope": {"name": "s"}, "spans": spans}
+            if draw(st.integers(0, 14)) == 0:
+                scope = draw(JSON_SCALARS)
+            scopes.append(scope)
+        batch: dict[str, Any] = {draw(st.sampled_from(
+            ["scopeSpans"] * 5 + ["instrumentationLibrarySpans"])): scopes}
+        if draw(st.booleans()):
+            batch["resource"] = {"attributes": draw(_otlp_attributes(operation=False))}
+        batches.append(batch)
+    return {"resourceSpans": batches}
+
+
+@st.composite
+def otlp_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A well-formed OTLP call over two lines: an ``invoke_agent`` (or ``chat``) parent span,
+    then the ``execute_tool`` span below it, its end at or after its start, sometimes with
+    a copy of it below it (an MCP span: same tool name, times shifted or not)."""
+    trace = draw(st.sampled_from(["0af7651916cd43dd8448eb211c80319c",
+                                  "5b8efff798038103d269b633813fc60c"]))
+    parent = draw(st.sampled_from(["00000000000000b0", "00000000000000b1"]))
+    start = 1_767_225_600_000_000_000 + draw(st.integers(0, 30)) * 100_000_000
+    end = start + draw(st.sampled_from([0, 1, 50_000_000, 100_000_000, 400_000_000]))
+    tool = draw(st.sampled_from(["read", "grep", "bash", "eval"]))
+
+    def attributes(values: dict[str, str]) -> list[dict[str, Any]]:
+        return [{"key": k, "value": {"stringValue": v}} for k, v in values.items()]
+
+    def line(span: dict[str, Any]) -> dict[str, Any]:
+        return {"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}
+
+    agent = {"traceId": trace, "spanId": parent, "name": "invoke_agent a",
+             "startTimeUnixNano": str(start - 1), "endTimeUnixNano": str(end + 1),
+             "attributes": attributes({
+                 "gen_ai.operation.name": draw(st.sampled_from(["invoke_agent", "chat"])),
+                 "gen_ai.conversation.id": draw(st.sampled_from(["conv-1", "conv-2"])),
+                 "gen_ai.agent.name": draw(st.sampled_from(["planner", "worker"]))})}
+    call = {"traceId": trace, "spanId": f"00000000000000c{draw(st.integers(0, 9))}",
+            "parentSpanId": parent, "name": "execute_tool x",
+            "startTimeUnixNano": str(start), "endTimeUnixNano": str(end),
+            "attributes": attributes({
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": tool,
+                "gen_ai.tool.call.id": draw(st.sampled_from(["c1", "c2", "c3", "c4"]))})}
+    if draw(st.integers(0, 2)) == 0:
+        # an MCP-style copy below the call (same tool name, no call id): equal length,
+        # shifted, the deeper one wins; or shorter, or longer
+        shift = draw(st.sampled_from([0, 10_000_000, -10_000_000]))
+        longer = draw(st.sampled_from([0, 0, 5_000_000, -5_000_000]))
+        copy = {**call, "spanId": f"00000000000000d{draw(st.integers(0, 9))}",
+                "parentSpanId": call["spanId"],
+                "startTimeUnixNano": str(start + shift),
+                "endTimeUnixNano": str(end + shift + longer),
+                "attributes": attributes({"gen_ai.operation.name": "execute_tool",
+                                          "gen_ai.tool.name": tool})}
+        spans = [copy, call] if draw(st.booleans()) else [call, copy]
+        return line(agent), {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+    return line(agent), line(call)
+
+
 #: Lines no reader can use: blank, invalid JSON, not an object, not UTF-8, a NaN.
 BAD_LINES = st.sampled_from([
     b"\n", b"   \t\n", b"\x0c\n", b"{\n", b"[1, 2]\n", b'"text"\n', b"\xff\xfe{}\n",

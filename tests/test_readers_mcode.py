@@ -595,3 +595,16 @@ def test_what_ends_a_burst(tmp_path: Path) -> None:
     assert (figures["calls_without_batch"], figures["batched_turns"],
             figures["multi_call_turns"], figures["turn_width_histogram"],
             figures["max_turn_width"]) == (0, 3, 1, "2:1:0:0:0:0:0:0", 2)
+
+
+def test_an_item_type_that_is_a_list_or_an_object_is_ignored(tmp_path: Path) -> None:
+    """A completed item whose ``type`` is a list or an object (unhashable: the burst-text
+    check once raised on it) is ignored as its kind, like any other non-string type:
+    2 more ``item.completed`` ignored beside the run's own lines, never a crash."""
+    run = Run("mvs_odd", "turn_o").open(resumed=True)
+    run.line("item.completed", 100, item={"id": "m1", "type": []})
+    run.line("item.completed", 100, item={"id": "m2", "type": {"a": 1}})
+    run.close(200)
+    path = _write(tmp_path / "odd.jsonl", run)
+    report, _ = read_one(path, "mcode")
+    assert report.ignored["item.completed"] == 2

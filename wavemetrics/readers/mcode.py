@@ -286,7 +286,8 @@ def _item(stream: _Stream, run: _Run, kind: str, item: object, at_ms: float) -> 
     fields: Any = item
     item_type = fields.get("type")
     if item_type != "tool_call":
-        if kind == _COMPLETED and item_type not in _BURST_TEXT:
+        # a type that is no string (a list or an object too: unhashable) is no burst text
+        if kind == _COMPLETED and not (isinstance(item_type, str) and item_type in _BURST_TEXT):
             stream.in_burst = False  # another item's completion ends the burst
         account.ignore(f"item.{item_type}" if isinstance(item_type, str) else kind)
         return

@@ -127,7 +127,7 @@ TRACE_FORMAT_MODULES: tuple[FormatRow, ...] = (
               native=Native(2, CODEX_TYPES, _file_name_uuid)),
     FormatRow("codex-tui", "wavemetrics.readers.codex_tui", "CODEX_TUI"),
     FormatRow("pi", "wavemetrics.readers.pi", "PI", native=Native(3, PI_TYPES, _file_name_uuid)),
-    FormatRow("otlp", "wavemetrics.readers.otlp", "OTLP"),
+    FormatRow("otlp", "wavemetrics.readers.otlp", "OTLP", native=Native(8, None, file_stem)),
     FormatRow("otel-spans", "wavemetrics.readers.otel_spans", "OTEL_SPANS"),
     FormatRow("inspect", "wavemetrics.readers.inspect_log", "INSPECT"),
     FormatRow("mcode", "wavemetrics.readers.mcode", "MCODE"),

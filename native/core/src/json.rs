@@ -231,7 +231,7 @@ fn specials_bytewise(chunk: &[u8; 16]) -> u32 {
 /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?` of any length, no trailing
 /// commas, nothing after the value but whitespace. Every value it skips is
 /// checked in full; only the keys a reader asks for are handed over, unbuilt.
-struct Scan<'a> {
+pub struct Scan<'a> {
     text: &'a str,
     bytes: &'a [u8],
     at: usize,
@@ -242,12 +242,12 @@ struct Scan<'a> {
 }
 
 impl<'a> Scan<'a> {
-    fn new(text: &'a str) -> Self {
+    pub fn new(text: &'a str) -> Self {
         Scan::within(text, MAX_SCAN_DEPTH)
     }
 
     /// A scan that fails past `limit` levels (at most [`MAX_SCAN_DEPTH`]).
-    fn within(text: &'a str, limit: usize) -> Self {
+    pub fn within(text: &'a str, limit: usize) -> Self {
         Scan {
             text,
             bytes: text.as_bytes(),
@@ -259,7 +259,7 @@ impl<'a> Scan<'a> {
 
     /// Skips whitespace; the next byte, if any.
     #[inline(always)]
-    fn space(&mut self) -> Option<u8> {
+    pub fn space(&mut self) -> Option<u8> {
         while let Some(&byte) = self.bytes.get(self.at) {
             if !matches!(byte, b' ' | b'\n' | b'\t' | b'\r') {
                 return Some(byte);
@@ -382,7 +382,7 @@ impl<'a> Scan<'a> {
     }
 
     /// Skips whitespace and one value inside `depth` arrays and objects.
-    fn skip(&mut self, depth: usize) -> Result<(), SyntaxError> {
+    pub fn skip(&mut self, depth: usize) -> Result<(), SyntaxError> {
         match self.space() {
             Some(b'"') => {
                 self.at += 1;
@@ -400,7 +400,7 @@ impl<'a> Scan<'a> {
 
     /// Skips whitespace and one value inside `depth` arrays and objects; its text.
     #[inline(always)]
-    fn raw(&mut self, depth: usize) -> Result<Raw<'a>, SyntaxError> {
+    pub fn raw(&mut self, depth: usize) -> Result<Raw<'a>, SyntaxError> {
         let first = self.space();
         let start = self.at;
         let plain = if first == Some(b'"') {
@@ -416,7 +416,7 @@ impl<'a> Scan<'a> {
 
     /// An object at nesting level `depth` (1 for a line's own object), from its
     /// `{`: `entry` gets each key (as WTF-8) and must consume its value.
-    fn object<F>(&mut self, depth: usize, mut entry: F) -> Result<(), SyntaxError>
+    pub fn object<F>(&mut self, depth: usize, mut entry: F) -> Result<(), SyntaxError>
     where
         F: FnMut(&mut Self, &[u8]) -> Result<(), SyntaxError>,
     {
@@ -455,7 +455,7 @@ impl<'a> Scan<'a> {
 
     /// An array at nesting level `depth`, from its `[`: `element` must consume each
     /// element.
-    fn array<F>(&mut self, depth: usize, mut element: F) -> Result<(), SyntaxError>
+    pub fn array<F>(&mut self, depth: usize, mut element: F) -> Result<(), SyntaxError>
     where
         F: FnMut(&mut Self) -> Result<(), SyntaxError>,
     {
@@ -482,7 +482,7 @@ impl<'a> Scan<'a> {
     }
 
     /// A whole line that must be one object: `entry` as in [`Scan::object`].
-    fn line<F>(text: &'a str, entry: F) -> Result<(), SyntaxError>
+    pub fn line<F>(text: &'a str, entry: F) -> Result<(), SyntaxError>
     where
         F: FnMut(&mut Self, &[u8]) -> Result<(), SyntaxError>,
     {
@@ -490,7 +490,7 @@ impl<'a> Scan<'a> {
     }
 
     /// [`Scan::line`] that fails past `limit` levels.
-    fn line_within<F>(text: &'a str, limit: usize, entry: F) -> Result<(), SyntaxError>
+    pub fn line_within<F>(text: &'a str, limit: usize, entry: F) -> Result<(), SyntaxError>
     where
         F: FnMut(&mut Self, &[u8]) -> Result<(), SyntaxError>,
     {

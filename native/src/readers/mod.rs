@@ -1,5 +1,6 @@
 //! The native readers, one module per format as in `wavemetrics/readers/`
-//! (`docs/formats.md`): `claude_code`, `events`, `codex`, `pi`, `copilot`, `kimi` and `openclaw`,
+//! (`docs/formats.md`): `claude_code`, `events`, `codex`, `pi`, `copilot`, `kimi`, `openclaw` and
+//! `otlp`,
 //! line for line the rules of their Python modules, each behind the one [`Reader`]
 //! trait (`protocol`, as `_protocol.py`); `lines` holds what they read lines with
 //! (`_lines.py`), `names` the session id a file's name stands in with
@@ -20,6 +21,7 @@ mod kimi;
 mod lines;
 mod names;
 mod openclaw;
+mod otlp;
 mod pi;
 mod protocol;
 
@@ -30,6 +32,7 @@ pub use events::Events;
 pub use folded::{read_folded, FoldFile, FoldOut, FOLDED_READS};
 pub use kimi::Kimi;
 pub use openclaw::Openclaw;
+pub use otlp::Otlp;
 pub use pi::Pi;
 pub use protocol::{LaneOut, ReadError, Reader, Unit, UnitOut};
 
@@ -44,6 +47,7 @@ pub enum Format {
     Copilot = 4,
     Kimi = 5,
     Openclaw = 6,
+    Otlp = 8,
 }
 
 impl Format {
@@ -57,6 +61,7 @@ impl Format {
             4 => Some(Format::Copilot),
             5 => Some(Format::Kimi),
             6 => Some(Format::Openclaw),
+            8 => Some(Format::Otlp),
             _ => None,
         }
     }
@@ -72,6 +77,7 @@ pub fn reader(format: Format) -> &'static dyn Reader {
         Format::Copilot => &Copilot,
         Format::Kimi => &Kimi,
         Format::Openclaw => &Openclaw,
+        Format::Otlp => &Otlp,
     }
 }
 
@@ -81,7 +87,7 @@ mod tests {
 
     #[test]
     fn each_format_has_its_code() {
-        let formats: Vec<Option<Format>> = (0..=7).map(Format::from_code).collect();
+        let formats: Vec<Option<Format>> = (0..=9).map(Format::from_code).collect();
         assert_eq!(
             formats,
             [
@@ -92,6 +98,8 @@ mod tests {
                 Some(Format::Copilot),
                 Some(Format::Kimi),
                 Some(Format::Openclaw),
+                None,
+                Some(Format::Otlp),
                 None
             ]
         );
