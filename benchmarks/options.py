@@ -5,9 +5,13 @@ under OUT when missing) once per variant per round, ``--repeat`` rounds with the
 variants interleaved, each run cold (an empty cache folder of its own), and prints
 one Markdown row per variant: the median wall time, its ratio to the default run's
 (``--format json``, default options) and the engine that reads the inputs and
-composes the output (docs/performance.md, "What still runs in Python"). Usage::
+composes the output (docs/performance.md, "What still runs in Python"). With
+``--against TREE`` (a source tree with its extension built, put first on
+``PYTHONPATH``), each variant is also run by that tree, interleaved with this one's
+runs, and the table gives both medians. Usage::
 
     python benchmarks/options.py OUT [--copies 50] [--repeat 5] [--corpus CORPUS]
+        [--against TREE]
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from fleet import fleet_options, fleet_under  # benchmarks/ is this script's fol
 
 _NATIVE = "the native command"
 _RENDERS = "native reads, Python renders"
-_CALLS = "Python readers (each lane's calls)"
+_CALLS = "native reads each lane's calls, Python assembles the waves"
 
 #: (the options after ``summarize --format json`` or, when they start with a
 #: command, the whole command before the fleet folder; the path the run takes).
@@ -45,7 +49,7 @@ VARIANTS: tuple[tuple[str, str], ...] = (
     ("--by tool", _CALLS),
     ("--by day", _CALLS),
     ("--since 2020-01-01", _CALLS),
-    ("waves --format json", "Python readers (each lane's waves)"),
+    ("waves --format json", _CALLS),
     ("--engine python", "Python readers"),
 )
 
@@ -62,14 +66,18 @@ def _label(options: str) -> str:
     return f"`{options}`" if options else "default (`--format json`)"
 
 
-def _run(arguments: list[str], fleet: Path) -> float:
-    """One cold run's wall time in seconds (an empty cache folder of its own)."""
+def _run(arguments: list[str], fleet: Path, tree: Path | None = None) -> float:
+    """One cold run's wall time in seconds (an empty cache folder of its own), by this
+    tree or by ``tree`` (first on ``PYTHONPATH``)."""
     cache = tempfile.mkdtemp(prefix="wavemetrics-options-")
+    env = {**os.environ, "WAVEMETRICS_CACHE_DIR": cache}
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
     try:
         command = [sys.executable, "-m", "wavemetrics", *arguments, str(fleet)]
         started = time.perf_counter()
         done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              env={**os.environ, "WAVEMETRICS_CACHE_DIR": cache}, check=False)
+                              env=env, check=False, cwd=tree or fleet.parent)
         elapsed = time.perf_counter() - started
     finally:
         shutil.rmtree(cache, ignore_errors=True)
@@ -81,13 +89,28 @@ def _run(arguments: list[str], fleet: Path) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     fleet_options(parser, repeat=5)
+    parser.add_argument("--against", type=Path, metavar="TREE",
+                        help="also time each variant with this source tree, interleaved")
     args = parser.parse_args()
     fleet = fleet_under(args.out, args.copies, args.corpus)
+    against = None if args.against is None else args.against.resolve()
     times: dict[str, list[float]] = {options: [] for options, _ in VARIANTS}
+    before: dict[str, list[float]] = {options: [] for options, _ in VARIANTS}
     for _ in range(args.repeat):
         for options, _ in VARIANTS:
+            if against is not None:
+                before[options].append(_run(_arguments(options), fleet, against))
             times[options].append(_run(_arguments(options), fleet))
     default = statistics.median(times[""])
+    if against is not None:
+        print(f"| run (cold, the fleet) | {against.name} median s | median s | x default |"
+              " inputs read and output made by |")
+        print("|---|---:|---:|---:|---|")
+        for options, path in VARIANTS:
+            median = statistics.median(times[options])
+            print(f"| {_label(options)} | {statistics.median(before[options]):.2f} |"
+                  f" {median:.2f} | {median / default:.2f} | {path} |")
+        return 0
     print("| run (cold, the fleet) | median s | x default | inputs read and output made by |")
     print("|---|---:|---:|---|")
     for options, path in VARIANTS:

@@ -118,11 +118,19 @@ def _outcome(paths: list[str], fmt: str, cap: int, names: tuple[str, ...], engin
 
 
 def _both(paths: list[str], fmt: str, cap: int, names: tuple[str, ...], units: int) -> str:
+    """Both engines' streamed reads of ``paths`` as ``fmt`` give the same document, and
+    their batch reads (every lane with its observations: waves, ``--by tool``,
+    ``--since``) the same outcome; the extension is asked at least ``units`` times by each."""
     reference = _outcome(paths, fmt, cap, names, "python")
     with counting_native() as spy:
         fast = _outcome(paths, fmt, cap, names, "native")
     assert spy.units >= units  # a unit the extension gives up on is asked once more
     assert fast == reference
+    batch = read_inputs(paths, fmt)
+    with counting_native() as spy:
+        native_batch = read_inputs(paths, fmt, engine="native")
+    assert spy.units >= units
+    assert native_batch == batch
     return fast
 
 
@@ -574,8 +582,9 @@ def test_time_windows_read_with_python_and_the_cache_with_native_the_same(
     tmp_path: Path,
 ) -> None:
     """With the read cache, a plain summarize reads natively when cold and nothing when
-    warm; --since or --by day need call records, so --engine native reads those with
-    Python (no unit reaches the extension); every run prints what --engine python prints."""
+    warm; --since needs call records, which --engine native reads natively too (one more
+    call) and stores, so that --by day after it reads nothing; every run prints what
+    --engine python prints."""
     runs: dict[str, list[tuple[int, str]]] = {"native": [], "python": []}
     calls: dict[str, list[int]] = {"native": [], "python": []}
     for engine in ("native", "python"):
@@ -587,8 +596,9 @@ def test_time_windows_read_with_python_and_the_cache_with_native_the_same(
             calls[engine].append(spy.units)
     assert runs["native"] == runs["python"]
     assert all(code == 0 for code, _ in runs["native"])
-    # cold: detected and read natively (in one call); warm: both from the cache; then Python
-    assert calls == {"native": [1, 0, 0, 0], "python": [0, 0, 0, 0]}
+    # cold: detected and read natively (in one call); warm: both from the cache; --since:
+    # the call records read natively (detection from the cache); --by day: from the cache
+    assert calls == {"native": [1, 0, 1, 0], "python": [0, 0, 0, 0]}
 
 
 # -- the native engine with the read cache ---------------------------------------------
@@ -684,11 +694,12 @@ def test_a_warm_run_after_a_native_cold_run_reads_no_file_content(
         assert _cached_run([str(fleet)], "python") == expected
 
 
-def test_commands_that_need_call_records_read_them_with_python_after_a_native_run(
+def test_commands_that_need_call_records_read_them_natively_once_after_a_native_run(
     fleet: Path, private_cache: Path
 ) -> None:
-    """A native cold summarize stores no call records: `waves` and `summarize --by day`
-    then read with Python (same output as without the cache) and store them."""
+    """A native cold summarize stores no call records: `waves` then reads them with the
+    extension (one call, the detections from the cache) and stores them, so that
+    `summarize --by day` reads nothing; both print what they print without the cache."""
     project = sorted(p for p in fleet.iterdir() if p.is_dir())[0]
     waves = ["waves", "--format", "json", "--jobs", "1", str(project)]
     by_day = ["summarize", "--format", "json", "--jobs", "1", "--by", "day", str(project)]
@@ -697,7 +708,7 @@ def test_commands_that_need_call_records_read_them_with_python_after_a_native_ru
     assert ReadCache(private_cache).info().units == 0
     with counting_native() as spy:
         assert [CliRunner().invoke(main, args).stdout for args in (waves, by_day)] == expected
-    assert spy.units == 0
+    assert spy.units == 1
     info = ReadCache(private_cache).info()
     assert (info.units, info.summaries) == (1, 1)  # one project folder: records, summary
 
@@ -1121,7 +1132,7 @@ def test_the_built_extension_has_the_interface_this_package_calls() -> None:
     """The extension built from these sources reports the API_VERSION native.py expects."""
     import wavemetrics._native as built
 
-    assert built.API_VERSION == native.API_VERSION == 18
+    assert built.API_VERSION == native.API_VERSION == 19
     assert native.available() and not native.stale()
 
 
@@ -1310,3 +1321,83 @@ def test_the_batchable_names_and_the_idle_gap_reach_the_native_engine(tmp_path: 
     fast = total("native")
     assert fast == total("python")
     assert (fast.missed_batch_runs, fast.idle_ms, fast.batched_turns) == (0, 0.0, 3)
+
+
+# -- batch reads: each lane's observations ----------------------------------------------
+
+#: An ``events`` log (``docs/formats.md``, "events"): a turn from 900 to 1300 ms; call
+#: ``a`` started twice (``read``, then ``grep``: the last start names the call) and
+#: ended; an end of ``z``, which no start named.
+_BATCH_EVENTS = [
+    {"type": "turn_start", "timestamp": 900},
+    {"type": "tool_execution_start", "toolCallId": "a", "toolName": "read", "timestamp": 1000},
+    {"type": "tool_execution_start", "toolCallId": "a", "toolName": "grep", "timestamp": 1005},
+    {"type": "tool_execution_end", "toolCallId": "a", "toolName": "x", "timestamp": 1100},
+    {"type": "tool_execution_end", "toolCallId": "z", "toolName": "bash", "timestamp": 1200},
+    {"type": "turn_end", "timestamp": 1300},
+]
+
+
+def test_a_native_batch_read_keeps_each_observation_as_the_python_readers_do(
+    tmp_path: Path,
+) -> None:
+    """A batch read by the native engine gives each lane its observations in order: a
+    start with its name and batch (the count of ``turn_start`` lines before it), an end
+    named by the last start of its call, an end no start named ``unknown``; and the
+    lane's measured turns (one of 400 ms)."""
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in _BATCH_EVENTS))
+    with counting_native() as spy:
+        outcome = read_inputs([str(path)], engine="native")
+    assert spy.units == 2  # detected, then read, by the extension
+    (lane,) = outcome.lanes
+    assert (lane.path, lane.session_id, lane.lane_id, lane.timing) == (
+        str(path), "run", "main", "execution")
+    assert [(o.kind, o.call_id, o.tool_name, o.at_ms, o.batch) for o in lane.observations] == [
+        ("start", "a", "read", 1000.0, "1"),
+        ("start", "a", "grep", 1005.0, "1"),
+        ("end", "a", "grep", 1100.0, None),
+        ("end", "z", "unknown", 1200.0, None),
+    ]
+    assert (lane.measured_turn_duration_ms_total, lane.turn_intervals) == (
+        400.0, ((900.0, 1300.0),))
+    (report,) = outcome.inputs
+    assert (report.format, report.lines_read, report.lines_used) == ("events", 6, 6)
+    assert outcome == read_inputs([str(path)])  # the reference's, whole
+
+
+def test_a_native_batch_read_is_stored_and_served_by_the_read_cache(
+    tmp_path: Path, private_cache: Path,
+) -> None:
+    """Call records the native engine read are stored under the key the Python readers
+    store theirs by: a second batch read of either engine reads no file, and gives the
+    reference's outcome."""
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in _BATCH_EVENTS))
+    reference = read_inputs([str(path)])
+    cache = ReadCache(private_cache)
+    try:
+        with counting_native() as spy:
+            cold = read_inputs([str(path)], engine="native", cache=cache)
+        assert (cold, spy.units) == (reference, 2)
+        with counting_native() as spy:
+            warm = read_inputs([str(path)], engine="native", cache=cache)
+        assert (warm, spy.units) == (reference, 0)
+
+        def no_python_read(*_: Any) -> None:
+            raise AssertionError("a cached unit was read by a Python reader")
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr("wavemetrics.run.pipeline.read_unit_into", no_python_read)
+            assert read_inputs([str(path)], cache=cache) == reference
+    finally:
+        cache.close()
+
+
+def test_a_streamed_read_takes_its_engine_from_its_settings() -> None:
+    """``engine`` is a batch read's; with stream settings of another engine it is refused,
+    as is an engine no one has."""
+    with pytest.raises(ValueError, match="engine from its stream settings"):
+        read_inputs([str(EXAMPLE)], stream=StreamSettings(engine="python"), engine="native")
+    with pytest.raises(ValueError, match="unknown engine 'rust'"):
+        read_inputs([str(EXAMPLE)], engine="rust")

@@ -37,7 +37,7 @@ from wavemetrics.readers._uuids import session_id_from_file_name
 from wavemetrics.readers.codex import CODEX
 from wavemetrics.readers.dispatch import ReadUnit, detect_input
 from wavemetrics.run import native
-from wavemetrics.run.pipeline import StreamSettings, read_unit
+from wavemetrics.run.pipeline import StreamSettings, read_inputs, read_unit
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="the Rust extension is not built")
 
@@ -423,4 +423,27 @@ def test_an_unknown_format_code_is_refused_by_the_extension(tmp_path: Path) -> N
     extension = native._native
     assert extension is not None
     with pytest.raises(ValueError, match="code 9"):
-        extension.read_units([(9, [b"/nonexistent"], ["s"])], None, [], [], 0.0, 1)
+        extension.read_units([(9, [b"/nonexistent"], ["s"])], None, [], [], 0.0, 1, False)
+
+
+def test_a_name_rust_cannot_hold_sends_a_batch_read_to_python(tmp_path: Path) -> None:
+    """A namespace with a lone surrogate names its call with it in Python (``mcp__\\udc00x
+    __search``); the native reader holds U+FFFD there, which is enough for the figures but
+    not for call records: a batch read leaves that rollout to the Python reader, and the
+    lane keeps Python's name."""
+    lines = [
+        _line("session_meta", {"id": "s1", "cwd": "/w"}),
+        _line("response_item", {"type": "function_call", "call_id": "c1", "name": "search",
+                                "namespace": "mcp__\udc00x"}),
+        _line("response_item", {"type": "function_call_output", "call_id": "c1",
+                                "output": "ok"}, "2025-03-01T10:00:02.000Z"),
+    ]
+    path = _write(tmp_path, "\n".join(lines).encode() + b"\n", True)
+    assert native.read_unit_records_natively([(CODEX.name, (path,))], 1) == {}
+    outcome = read_inputs([path], engine="native")
+    assert [o.tool_name for o in outcome.lanes[0].observations] == [
+        "mcp__\udc00x__search", "mcp__\udc00x__search"]
+    # with a plain namespace, the extension reads the rollout itself
+    plain = _write(tmp_path, "\n".join(lines).replace("\\udc00", "y").encode() + b"\n", True)
+    ((_, (lane,)),) = native.read_unit_records_natively([(CODEX.name, (plain,))], 1).values()
+    assert [o.tool_name for o in lane.observations] == ["mcp__yx__search"] * 2

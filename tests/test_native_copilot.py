@@ -250,7 +250,7 @@ def test_hostile_lines_read_the_same(tmp_path: Path) -> None:
     path = _write(tmp_path, b"\n".join(lines) + b"\n" + b'{"type": "tool.exec')
     with reading_codes() as spy:
         document = _both([path], COPILOT.name, 2000, ("eval",), units=1)
-    assert spy.codes == [_CODE]
+    assert spy.codes == [_CODE] * 2  # by the streamed read and the batch read
     assert '"invalid_json"' in document and '"invalid_utf8"' in document
     assert '"truncated_last_line": 1' in document
 
@@ -266,6 +266,6 @@ def test_the_extension_reads_a_folder_of_logs(tmp_path: Path) -> None:
         (folder / "events.jsonl").write_bytes(b"".join(lines))
     with reading_codes() as spy:
         document = _both([str(tmp_path)], "auto", 2000, ("eval",), units=1)
-    assert spy.codes == [_CODE] * 3
+    assert spy.codes == [_CODE] * 3 * 2  # each log, by the streamed read and the batch read
     assert [lane["session_id"] for lane in json.loads(document)["lanes"]] == [
         "sess-0", "sess-1", "sess-2"]

@@ -134,7 +134,7 @@ def test_a_session_with_sub_agent_logs_reads_the_same(tmp_path: Path) -> None:
     _write(session / "subagents" / "b2", b"\n".join([header, *_call("e", 3, 3)]) + b"\n")
     with reading_codes() as spy:
         document = _both([str(tmp_path)], "auto", 2000, ("eval",), units=1)
-    assert spy.codes == [_CODE] * 3
+    assert spy.codes == [_CODE] * 3 * 2  # each log, by the streamed read and the batch read
     lanes = {lane["lane_id"]: lane for lane in json.loads(document)["lanes"]}
     assert sorted(lanes) == ["a7", "b2", "main"]
     assert {lane["session_id"] for lane in lanes.values()} == {"s-1"}
@@ -235,6 +235,6 @@ def test_hostile_lines_read_the_same(tmp_path: Path) -> None:
     path = _write(tmp_path / "s-1", b"\n".join(lines) + b"\n" + b'{"timestamp": 1')
     with reading_codes() as spy:
         document = _both([path], KIMI.name, 2000, ("eval",), units=1)
-    assert spy.codes == [_CODE]
+    assert spy.codes == [_CODE] * 2  # by the streamed read and the batch read
     assert '"invalid_json"' in document and '"invalid_utf8"' in document
     assert '"truncated_last_line": 1' in document

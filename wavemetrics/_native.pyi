@@ -69,8 +69,13 @@ _Figures = tuple[
     int,  # calls_timed_by_message
 ]
 
-#: ``(index of the unit's file it was read from, session_id, lane_id, figures)``.
-_Lane = tuple[int, str, str, _Figures]
+#: ``(index of the unit's file it was read from, session_id, lane_id, figures, records)``.
+#: A lane's observations, kept by a batch read (``read_units(..., record=True)``):
+#: ``(starts, call_ids, tool_names, at_ms, batches, turn_total_ms, turn_intervals)``,
+#: parallel columns (``starts``: ``False`` for an end), each batch key's bytes or ``None``.
+_Records = tuple[list[bool], list[str], list[str], list[float], list[bytes | None], float,
+                 list[tuple[float, float]]]
+_Lane = tuple[int, str, str, _Figures, _Records | None]
 
 #: ``(accounts, one per file in order; lanes; read_again_in_batch)``: one read unit.
 _Unit = tuple[list[_Account], list[_Lane], bool]
@@ -118,11 +123,13 @@ def read_units(
     batchable_names: list[str],
     idle_gap_ms: float,
     jobs: int,
+    record: bool,
 ) -> list[_Unit | None]:
     """Read many units on ``jobs`` threads; per unit in order its result, or ``None``
     when it failed (I/O, turn total). ``eval_names`` and ``batchable_names`` in normal
     form, empty ones dropped; ``idle_gap_ms`` finite and ``>= 0`` (``ValueError``
-    otherwise)."""
+    otherwise). ``record``: read in batch mode and give each lane its observations
+    (its ``_Records``; else ``None``)."""
 
 def read_folded(
     groups: list[list[_FoldArg]],

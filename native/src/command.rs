@@ -949,12 +949,7 @@ mod tests {
     }
 
     fn lane(file: usize, session_id: &str, lane_id: &str) -> LaneOut {
-        LaneOut {
-            file,
-            session_id: session_id.into(),
-            lane_id: lane_id.into(),
-            summary: Summary::default(),
-        }
+        LaneOut::opened(file, session_id.into(), lane_id.into())
     }
 
     fn unit(accounts: Vec<LineAccount>, lanes: Vec<LaneOut>) -> UnitOut {
@@ -3172,6 +3167,7 @@ mod tests {
                 .map(|n| n.to_string())
                 .collect(),
             idle_gap_ms: crate::activity::DEFAULT_IDLE_GAP_MS,
+            record: false,
         }
     }
 

@@ -389,7 +389,7 @@ def _window_note(
 def _read(
     paths: Sequence[str], input_format: str, stream: None, *, jobs: int,
     output_format: str = ..., cache: ReadCache | None = ..., limits: Limits | None = ...,
-    walked: dict[str, FileKey] | None = ...,
+    walked: dict[str, FileKey] | None = ..., engine: str | None = ...,
 ) -> ReadOutcome[Lane]: ...
 
 
@@ -405,14 +405,23 @@ def _read(
     paths: Sequence[str], input_format: str, stream: StreamSettings | None, *, jobs: int,
     output_format: str = "table", cache: ReadCache | None = None,
     limits: Limits | None = None, walked: dict[str, FileKey] | None = None,
+    engine: str | None = None,
 ) -> ReadOutcome[Lane | StreamedLane]:
     """Read ``paths`` (streamed with ``stream`` settings, else in batch) and warn on stderr
-    (``walked``: :func:`wavemetrics.run.pipeline.read_inputs`'s)."""
+    (``walked``: :func:`wavemetrics.run.pipeline.read_inputs`'s). ``engine``: a batch
+    read's (``None``: native when the extension is built); a streamed read's is
+    ``stream``'s."""
     from wavemetrics.readers.sources import expand_inputs
     from wavemetrics.run.parallel import process_mapper
     from wavemetrics.run.pipeline import read_inputs
 
     settings = stream
+    if settings is not None:
+        engine = settings.engine
+    elif engine is None:
+        from wavemetrics.run.native import default_engine
+
+        engine = default_engine()
     files: list[str] = []
     if show_progress(output_format, sys.stdout.isatty(), sys.stderr.isatty()):
         files = [path for path, error in expand_inputs(list(paths)) if error is None]
@@ -420,7 +429,7 @@ def _read(
         if len(files) < PROGRESS_MIN_FILES:
             outcome = read_inputs(
                 paths, input_format, stream=settings, mapper=mapper, cache=cache,
-                limits=limits, walked=walked,
+                limits=limits, walked=walked, engine=engine, jobs=jobs,
             )
         else:
             from wavemetrics.cache.runcache import paused
@@ -429,7 +438,7 @@ def _read(
             with paused(), ByteProgress(files) as bar:  # a recorded output has no bar
                 outcome = read_inputs(
                     paths, input_format, stream=settings, mapper=mapper, progress=bar.done,
-                    cache=cache, limits=limits, walked=walked,
+                    cache=cache, limits=limits, walked=walked, engine=engine, jobs=jobs,
                 )
     from wavemetrics.views.notes import read_notes
 
@@ -583,7 +592,7 @@ def _summarize(
     # slicing by time needs each lane's calls: those lanes are read in batch mode
     if window.active or by in ("day", "week", "month", "tool"):
         batch = _read(files, input_format, None, jobs=jobs, output_format=output_format,
-                      cache=cache, limits=limits, walked=walked)
+                      cache=cache, limits=limits, walked=walked, engine=engine)
         status.check_inputs(batch)
         unwindowed = batch
         if window.active:

@@ -173,7 +173,8 @@ def _document(
     with process_mapper(jobs) as mapper:
         # as the command: slicing by time needs each lane's calls (a batch read)
         if window.active or by in ("day", "week", "month", "tool"):
-            batch = read_inputs(files, input_format, mapper=mapper, cache=store, limits=limits)
+            batch = read_inputs(files, input_format, mapper=mapper, cache=store, limits=limits,
+                                engine=engine or default_engine(), jobs=jobs)
             if window.active:
                 batch = _windowed(batch, window)
             analysis: Any = analyse(batch, eval_tool_names=eval_tools, max_tracked_calls=cap,

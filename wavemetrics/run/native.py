@@ -17,14 +17,16 @@ import stat
 from collections import Counter
 from typing import Any
 
+from wavemetrics.core.observations import Observation
 from wavemetrics.core.summary import ParallelismSummary
 from wavemetrics.readers._lines import LineAccount
+from wavemetrics.readers.dispatch import call_timing
 from wavemetrics.readers.lanes import InputReport
 from wavemetrics.readers.registry import NATIVE_ROWS, native_session_ids, native_sniffers
 from wavemetrics.readers.sources import STDIN, open_error, project_folder
 from wavemetrics.run import _extension
 from wavemetrics.run._extension import API_VERSION
-from wavemetrics.run._lanes import StreamedLane, StreamSettings
+from wavemetrics.run._lanes import Lane, StreamedLane, StreamSettings
 
 __all__ = [
     "API_VERSION",
@@ -36,6 +38,7 @@ __all__ = [
     "detect_natively",
     "detection_counts",
     "read_unit_native",
+    "read_unit_records_natively",
     "read_units_natively",
     "reads_natively",
     "split_reads",
@@ -243,7 +246,7 @@ _FIGURE_NAMES: tuple[str, ...] = () if _native is None else _native.figure_names
 
 
 def _lane(paths: tuple[str, ...], raw: tuple[Any, ...]) -> StreamedLane:
-    file, session_id, lane_id, figures = raw
+    file, session_id, lane_id, figures, _ = raw
     summary = ParallelismSummary(**dict(zip(_FIGURE_NAMES, figures, strict=True)))
     return StreamedLane(
         path=paths[file],
@@ -295,7 +298,7 @@ def read_units_natively(
         return {}
     results = _native.read_units(
         [_unit_args(*units[i]) for i in chosen], stream.max_tracked_calls or None,
-        *_name_args(stream), jobs,
+        *_name_args(stream), jobs, False,
     )
     return {
         i: _unit_result(*units[i], result)
@@ -321,8 +324,56 @@ def read_unit_native(
     cap = stream.max_tracked_calls or None
     # one unit: its files are parsed on all of stream.jobs threads
     (result,) = _native.read_units(
-        [_unit_args(fmt, paths)], cap, *_name_args(stream), stream.jobs
+        [_unit_args(fmt, paths)], cap, *_name_args(stream), stream.jobs, False
     )
     if result is None:
         return None  # I/O error, turn total: the Python readers give the reference behaviour
     return _unit_result(fmt, paths, result)
+
+
+#: The settings a batch read passes: the observations it keeps do not depend on them.
+_RECORDING = StreamSettings()
+
+
+def _batch_lane(fmt: str, paths: tuple[str, ...], raw: tuple[Any, ...]) -> Lane:
+    """A lane read with its observations kept (the extension's ``records``), as the
+    Python readers' batch sink (``pipeline._BatchLane``) builds it."""
+    file, session_id, lane_id, _, records = raw
+    starts, call_ids, tool_names, at_ms, batches, turn_total, turns = records
+    observations = tuple(
+        Observation("start", call_id, name, at, None if batch is None
+                    else batch.decode("utf-8", "surrogatepass"))
+        if start else Observation("end", call_id, name, at)
+        for start, call_id, name, at, batch in zip(
+            starts, call_ids, tool_names, at_ms, batches, strict=True)
+    )
+    return Lane(paths[file], session_id, lane_id, observations, turn_total,
+                tuple(map(tuple, turns)), call_timing(fmt))
+
+
+def read_unit_records_natively(
+    units: list[tuple[str, tuple[str, ...]]], jobs: int
+) -> dict[int, tuple[tuple[InputReport, ...], tuple[Lane, ...]]]:
+    """Read many units in batch, each lane with its observations (a :class:`Lane`, as
+    the Python readers read it with no stream settings: ``pipeline.read_unit``), on
+    ``jobs`` threads. ``units``: ``(format, paths)`` pairs. Returns, by index into
+    ``units``, the result of every unit the native engine read; the others
+    (unreadable natively, or failed) are left to the Python readers.
+    """
+    if _native is None:
+        return {}
+    chosen = [i for i, (fmt, paths) in enumerate(units) if _readable_natively(fmt, paths)]
+    if not chosen:
+        return {}
+    results = _native.read_units(
+        [_unit_args(*units[i]) for i in chosen], _RECORDING.max_tracked_calls,
+        *_name_args(_RECORDING), jobs, True,
+    )
+    done: dict[int, tuple[tuple[InputReport, ...], tuple[Lane, ...]]] = {}
+    for i, result in zip(chosen, results, strict=True):
+        if result is not None:
+            fmt, paths = units[i]
+            accounts, lanes, _ = result
+            reports = tuple(_report(p, fmt, raw) for p, raw in zip(paths, accounts, strict=True))
+            done[i] = reports, tuple(_batch_lane(fmt, paths, raw) for raw in lanes)
+    return done

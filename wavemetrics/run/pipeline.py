@@ -529,18 +529,19 @@ def _folders_only_skipped(
 
 
 def _detect_file(
-    args: tuple[str, str, StreamSettings | None, Limits, ReadCache | None],
+    args: tuple[str, str, StreamSettings | None, Limits, ReadCache | None, bool],
 ) -> tuple[Detection, UnitResult[Lane | StreamedLane] | None]:
     """Detect one file and, unless its format reads it with others (a Claude Code
     project folder, read later as a group) or the native engine reads its format (then
-    it is read with the run's other units, in one call: :func:`_read_natively`), read it
+    it is read with the run's other units, in one call: :func:`_read_natively` or
+    :func:`_read_records_natively`; ``native``: the run's native engine reads), read it
     at once: one round trip per file."""
-    path, input_format, stream, limits, cache = args
+    path, input_format, stream, limits, cache, native = args
     with limits_in_effect(limits):  # also in a worker process
         detection = _detect_cached(path, input_format, cache)
         if detection.format is None or not reads_alone(detection.format, path):
             return detection, None
-        if stream is not None and _native_engine_reads(stream, limits):
+        if native:
             from wavemetrics.run.native import reads_natively  # the extension loads on first use
 
             if reads_natively(detection.format):
@@ -570,6 +571,7 @@ def read_inputs(
     mapper: Mapper | None = None, progress: Callable[[Sequence[str]], None] | None = None,
     limits: Limits | None = None,
     cache: ReadCache | None = None, walked: Mapping[str, FileKey] | None = None,
+    engine: str = "python", jobs: int = 1,
 ) -> ReadOutcome[Lane]: ...
 
 
@@ -579,6 +581,7 @@ def read_inputs(
     mapper: Mapper | None = None, progress: Callable[[Sequence[str]], None] | None = None,
     limits: Limits | None = None,
     cache: ReadCache | None = None, walked: Mapping[str, FileKey] | None = None,
+    engine: str = "python", jobs: int = 1,
 ) -> ReadOutcome[Lane | StreamedLane]: ...
 
 
@@ -592,6 +595,8 @@ def read_inputs(
     limits: Limits | None = None,
     cache: ReadCache | None = None,
     walked: Mapping[str, FileKey] | None = None,
+    engine: str = "python",
+    jobs: int = 1,
 ) -> ReadOutcome[Lane | StreamedLane]:
     """Read every path (file, directory read recursively, or ``-`` for stdin).
 
@@ -619,14 +624,24 @@ def read_inputs(
     ``walked``: cache keys of files stat'ed just before this read (by the run key's walk:
     :func:`~wavemetrics.cache.units.walked_keys`), by absolute path; each is taken instead
     of a ``stat`` of that file (the outcome is the same without them).
+    ``engine`` and ``jobs``: how a batch read (no ``stream``) reads: ``"native"`` reads
+    the units of the formats the extension reads with it, on ``jobs`` threads, each lane
+    with its observations (the same :class:`Lane` values as the Python readers give:
+    ``tests/test_native.py``), under the default limits only; ``"python"`` (the
+    default), the reference readers. A streamed read takes its engine and threads from
+    ``stream``; giving another ``engine`` with it raises ``ValueError``.
     """
     reject_path(paths, "read_inputs", "a sequence of paths ([path, ...])")
     if input_format != AUTO and input_format not in _formats():
         raise ValueError(f"unknown input format {input_format!r}")
+    if engine not in ("python", "native"):
+        raise ValueError(f"unknown engine {engine!r}")
+    if stream is not None and engine != "python" and engine != stream.engine:
+        raise ValueError("a streamed read takes its engine from its stream settings")
     limits = limits or current_limits()
     with limits_in_effect(limits):
         return _read_inputs(paths, input_format, stream, mapper, progress, limits, cache,
-                            walked or {})
+                            walked or {}, engine == "native" and stream is None, jobs)
 
 
 def _read_inputs(
@@ -638,6 +653,8 @@ def _read_inputs(
     limits: Limits,
     cache: ReadCache | None,
     walked: Mapping[str, FileKey],
+    batch_native: bool = False,
+    jobs: int = 1,
 ) -> ReadOutcome[Lane | StreamedLane]:
     run: Mapper = mapper or map
     expansion = expand(list(paths))
@@ -664,6 +681,8 @@ def _read_inputs(
     # the native engine reads under the default limits only (otherwise the Python
     # readers read): same output. With the read cache, what it reads is stored too.
     native = stream is not None and _native_engine_reads(stream, limits)
+    # a batch read by the native engine: each lane with its observations (default limits)
+    records = batch_native and limits == DEFAULT_LIMITS
     known: dict[str, str] = {}
     if cache is not None and on_disk:
         # every detection stored for these files, in a few queries
@@ -686,8 +705,16 @@ def _read_inputs(
             # one stat per file after the folded pass checks both what it detected and
             # what it read (the two happened in that one call): _read_natively uses it
             _store_detections(found, input_format, cache, keys, after)
-    jobs = [(p, input_format, stream, limits, cache) for p in on_disk]
-    for detection, result in run(_detect_file, jobs):
+    elif records and input_format == AUTO and on_disk:
+        from wavemetrics.run.native import detect_natively  # loads on first use
+
+        found = detect_natively(on_disk, jobs)  # the files of the formats it detects
+        detected.extend((Detection(path, fmt), None) for path, fmt in found.items())
+        on_disk = [path for path in on_disk if path not in found]
+        if cache is not None:
+            _store_detections(found, input_format, cache, keys, _FileKeys())
+    detect_args = [(p, input_format, stream, limits, cache, native or records) for p in on_disk]
+    for detection, result in run(_detect_file, detect_args):
         detected.append((detection, result))
         if detection.format is None or result is not None:
             done((detection.path,))
@@ -733,6 +760,13 @@ def _read_inputs(
         for unit, result in _read_natively(parallel, stream, cache, keys, folded,
                                            after).items():
             results[unit] = result
+            done(unit.paths)
+        parallel = [unit for unit in parallel if unit not in results]
+    if records and parallel:
+        # every unit the native engine reads, its lanes' observations kept: those stored
+        # in the cache, then the rest in one call on jobs threads
+        for unit, record_result in _read_records_natively(parallel, jobs, cache, keys).items():
+            results[unit] = record_result
             done(unit.paths)
         parallel = [unit for unit in parallel if unit not in results]
     for unit, result in zip(
@@ -874,6 +908,52 @@ def _read_natively(
             entries.append((_summarised_key(unit, known, stream),
                             encode_unit(unit.paths, result.reports, result.lanes), 0))
     cache.store_many(entries)
+    return results
+
+
+def _read_records_natively(
+    units: list[ReadUnit], jobs: int, cache: ReadCache | None, keys: _FileKeys,
+) -> dict[ReadUnit, UnitResult[Lane]]:
+    """The units of a batch read that the native engine reads, each lane with its
+    observations: those whose records are in the cache (under the key
+    :func:`cached_read_unit` stores them by), then the rest in one call on ``jobs``
+    threads, each stored as :func:`cached_read_unit` stores a unit it read (unless a
+    file changed while it was read or an input has an error). A SQLite store is never
+    cached."""
+    from wavemetrics.run.native import read_unit_records_natively, reads_natively
+
+    units = [unit for unit in units if reads_natively(unit.format)]
+    results: dict[ReadUnit, UnitResult[Lane]] = {}
+    wanted: dict[ReadUnit, tuple[UnitKey, list[FileKey]]] = {}
+    if cache is not None:
+        from wavemetrics.cache.units import limits_key, unit_key
+
+        limits = limits_key(current_limits())
+        for unit in units:
+            known = None if reads_store(unit.format) else _unit_keys(unit, keys)
+            if known:
+                wanted[unit] = unit_key(unit.format, known, limits), known
+        stored = cache.load_many([key for key, _ in wanted.values()])
+        for unit, (key, _) in wanted.items():
+            decoded = _decoded(unit, stored.get(key.key))
+            if decoded is not None:
+                results[unit] = UnitResult(*cast(
+                    "tuple[tuple[InputReport, ...], tuple[Lane, ...]]", decoded))
+    rest = [unit for unit in units if unit not in results]
+    read = read_unit_records_natively([(u.format, u.paths) for u in rest], jobs)
+    entries = []
+    for index, (reports, lanes) in read.items():
+        unit = rest[index]
+        results[unit] = UnitResult(reports, lanes)
+        if unit in wanted and all(r.error is None for r in reports):
+            from wavemetrics.cache.unit_records import encode_unit
+            from wavemetrics.cache.units import file_key
+
+            key, known = wanted[unit]
+            if [file_key(path) for path in unit.paths] == known:
+                entries.append((key, encode_unit(unit.paths, reports, lanes), len(known)))
+    if cache is not None:
+        cache.store_many(entries)
     return results
 
 

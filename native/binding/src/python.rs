@@ -5,7 +5,7 @@ use crate::account::LineAccount;
 use crate::command;
 use crate::detect::Sniffers;
 use crate::readers::{self, Unit, UnitOut};
-use crate::summary::{histogram_text, Figure, Settings, Summary, FIGURE_NAMES};
+use crate::summary::{histogram_text, Figure, LaneRecords, Settings, Summary, FIGURE_NAMES};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 use pyo3::IntoPyObjectExt;
@@ -17,7 +17,7 @@ use std::path::Path;
 /// whenever a function of this module is added, removed or changes its
 /// arguments or results, so that an extension built from older sources is
 /// found out and not called (`native.available()` is then false).
-pub const API_VERSION: u32 = 18;
+pub const API_VERSION: u32 = 19;
 
 /// The read settings: `eval_names` and `batchable_names` in normal form, empty ones
 /// dropped (`_extension.eval_names`), `idle_gap_ms` finite and `>= 0` (ms, `0`
@@ -39,6 +39,7 @@ fn settings(
         stream: true,
         batchable_names,
         idle_gap_ms,
+        record: false,
     })
 }
 
@@ -54,6 +55,32 @@ fn account<'py>(py: Python<'py>, a: &LineAccount) -> PyResult<Bound<'py, PyTuple
         ignored,
         a.problems.clone(),
         a.notes.clone(),
+    )
+        .into_pyobject(py)
+}
+
+fn texts(column: &[Box<str>]) -> Vec<&str> {
+    column.iter().map(|text| &**text).collect()
+}
+
+/// A lane's observations (`LaneRecords`), as `pipeline._BatchLane` takes them:
+/// `(starts, call_ids, tool_names, at_ms, batches, turn_total_ms, turn_intervals)`,
+/// `starts` a list of `bool` (`False`: an end), `batches` each the key's bytes or
+/// `None`, `turn_intervals` a list of `(start_ms, end_ms)`.
+fn records<'py>(py: Python<'py>, r: &LaneRecords) -> PyResult<Bound<'py, PyTuple>> {
+    let batches: Vec<Option<Bound<'py, PyBytes>>> = r
+        .batches
+        .iter()
+        .map(|key| key.as_ref().map(|key| PyBytes::new(py, key)))
+        .collect();
+    (
+        &r.starts,
+        texts(&r.call_ids),
+        texts(&r.tool_names),
+        &r.at_ms,
+        batches,
+        r.turn_total_ms,
+        &r.turns,
     )
         .into_pyobject(py)
 }
@@ -75,7 +102,9 @@ fn summary<'py>(py: Python<'py>, s: &Summary) -> PyResult<Bound<'py, PyTuple>> {
 
 /// `(accounts, lanes, read_again_in_batch)`; an account is `(lines_read, lines_used,
 /// [(ignored type as WTF-8 bytes, n)], [(problem, n)], [(note, n)])`, a lane is
-/// `(file index, session_id, lane_id, figures)`, `figures` as [`summary`] gives them.
+/// `(file index, session_id, lane_id, figures, records)`, `figures` as [`summary`]
+/// gives them, `records` as [`records`] gives them when the unit was read with its
+/// observations kept (`record`), else `None`.
 fn unit<'py>(py: Python<'py>, out: &UnitOut) -> PyResult<Bound<'py, PyTuple>> {
     let accounts = out
         .accounts
@@ -91,6 +120,7 @@ fn unit<'py>(py: Python<'py>, out: &UnitOut) -> PyResult<Bound<'py, PyTuple>> {
                 l.session_id.as_str(),
                 l.lane_id.as_str(),
                 summary(py, &l.summary)?,
+                l.records.as_ref().map(|r| records(py, r)).transpose()?,
             ))
         })
         .collect::<PyResult<Vec<_>>>()?;
@@ -107,12 +137,15 @@ fn unit<'py>(py: Python<'py>, out: &UnitOut) -> PyResult<Bound<'py, PyTuple>> {
 /// in the store gives; an OpenClaw store and its file stem (not used: its rows name
 /// their sessions); an OTLP trace file (its session id unused; a file of whole
 /// documents is declined: `None`). A code no format has is a `ValueError`.
-/// Results in unit order, each a unit tuple ([`unit`]), or `None` when that unit
-/// failed (I/O, turn total):
+/// `record`: keep every lane's observations (a batch read: each lane's `records`,
+/// read in batch mode, never streamed). Results in unit order, each a unit tuple
+/// ([`unit`]), or `None` when that unit failed (I/O, turn total) or, with `record`,
+/// when a call id or tool name of it holds U+FFFD (`LaneRecords::replaced`):
 /// the caller reads it with the Python readers. With fewer units than `jobs`, each
 /// Claude Code unit of several files is split: its files are parsed on `jobs /
 /// units` threads and merged in file order (`readers::ClaudeCode`).
 #[pyfunction]
+#[allow(clippy::too_many_arguments)]
 fn read_units<'py>(
     py: Python<'py>,
     units: Vec<(u8, Vec<Vec<u8>>, Vec<String>)>,
@@ -121,8 +154,13 @@ fn read_units<'py>(
     batchable_names: Vec<String>,
     idle_gap_ms: f64,
     jobs: usize,
+    record: bool,
 ) -> PyResult<Vec<Option<Bound<'py, PyTuple>>>> {
-    let s = settings(max_tracked_calls, eval_names, batchable_names, idle_gap_ms)?;
+    let mut s = settings(max_tracked_calls, eval_names, batchable_names, idle_gap_ms)?;
+    if record {
+        s.record = true;
+        s.stream = false;
+    }
     let formats = units
         .iter()
         .map(|(code, _, _)| {
@@ -148,7 +186,16 @@ fn read_units<'py>(
         })
     });
     outs.iter()
-        .map(|out| out.as_ref().map(|o| unit(py, o)).transpose())
+        .map(|out| {
+            // records that may not be the Python readers' (a replaced lone surrogate):
+            // the unit is theirs to read
+            let exact = |o: &&UnitOut| {
+                !o.lanes
+                    .iter()
+                    .any(|l| l.records.as_ref().is_some_and(|r| r.replaced))
+            };
+            out.as_ref().filter(exact).map(|o| unit(py, o)).transpose()
+        })
         .collect()
 }
 

@@ -22,6 +22,9 @@ pub struct Settings {
     pub batchable_names: Vec<String>,
     /// A gap longer than this (ms) is idle and ends a serial run; `0.0` disables both.
     pub idle_gap_ms: f64,
+    /// Keep every observation as fed ([`LaneRecords`]: a batch read's lanes, which the
+    /// Python core assembles); `false`: only the figures.
+    pub record: bool,
 }
 
 /// One figure's value as a writer takes it: a count, a float (ms), or the histogram
@@ -180,6 +183,66 @@ pub type BatchKey = Rc<[u8]>;
 /// A pending start: tool name, time, batch key.
 type PendingStart = (Rc<str>, f64, Option<BatchKey>);
 
+/// The name an end observation carries when no start named its call
+/// (`readers/lanes.py` `UNKNOWN_TOOL`).
+pub const UNKNOWN_TOOL: &str = "unknown";
+
+/// A lane's observations as a batch read keeps them (`pipeline._BatchLane`), in the order
+/// they were fed, as parallel columns: `starts[i]` says whether observation `i` is a start;
+/// an end carries the name of the last start of its call in the lane, else
+/// [`UNKNOWN_TOOL`]; `batches` are the batch keys' bytes. `turn_total_ms` and `turns`: the
+/// lane's measured turn total (ms) and turn intervals, as [`LaneStream::finish`] takes them.
+/// Owned (no `Rc`), so that a unit read on a worker thread can be handed back.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LaneRecords {
+    pub starts: Vec<bool>,
+    pub call_ids: Vec<Box<str>>,
+    pub tool_names: Vec<Box<str>>,
+    pub at_ms: Vec<f64>,
+    pub batches: Vec<Option<Box<[u8]>>>,
+    pub turn_total_ms: f64,
+    pub turns: Vec<(f64, f64)>,
+    /// Whether a call id or tool name holds U+FFFD, which a reader also makes of what
+    /// a Rust string cannot hold (a lone surrogate, kept by Python): such records may
+    /// not be the Python readers', so the unit is read by them instead.
+    pub replaced: bool,
+}
+
+/// What a finished lane gives: its figures, and its observations when the read keeps them
+/// ([`Settings::record`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Finished {
+    pub summary: Summary,
+    pub records: Option<Box<LaneRecords>>,
+}
+
+/// The observations of a lane being read with [`Settings::record`]: the columns, and the
+/// name of the last start of each call id (an end's name).
+#[derive(Default)]
+struct Recorder {
+    records: LaneRecords,
+    names: HashMap<Rc<str>, Rc<str>>,
+}
+
+impl Recorder {
+    fn observe(
+        &mut self,
+        start: bool,
+        call_id: &str,
+        tool_name: &str,
+        at_ms: f64,
+        batch: Option<&BatchKey>,
+    ) {
+        let r = &mut self.records;
+        r.replaced |= call_id.contains('\u{fffd}') || tool_name.contains('\u{fffd}');
+        r.starts.push(start);
+        r.call_ids.push(call_id.into());
+        r.tool_names.push(tool_name.into());
+        r.at_ms.push(at_ms);
+        r.batches.push(batch.map(|key| Box::from(&key[..])));
+    }
+}
+
 /// A paired call that would join a wave already summarised: the lane must be read in batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StreamOrderError;
@@ -197,6 +260,7 @@ pub struct LaneStream {
     max_start: f64,
     emitted_reach: f64,
     check_at: usize,
+    recorder: Option<Box<Recorder>>,
 }
 
 /// Python's `max(a, b)`: `a` unless `b > a`.
@@ -236,6 +300,7 @@ impl LaneStream {
             max_start: f64::NEG_INFINITY,
             emitted_reach: f64::NEG_INFINITY,
             check_at: FIRST_CHECK,
+            recorder: settings.record.then(Box::default),
         }
     }
 
@@ -248,6 +313,10 @@ impl LaneStream {
         at_ms: f64,
         batch: Option<BatchKey>,
     ) {
+        if let Some(recorder) = &mut self.recorder {
+            recorder.observe(true, &call_id, &tool_name, at_ms, batch.as_ref());
+            recorder.names.insert(call_id.clone(), tool_name.clone());
+        }
         self.figures.observed_calls += 1;
         self.max_start = py_max(self.max_start, at_ms);
         if let Some(cap) = self.cap {
@@ -266,6 +335,16 @@ impl LaneStream {
 
     /// A valid end observation (section 1).
     pub fn end(&mut self, call_id: &str, at_ms: f64) -> Result<(), StreamOrderError> {
+        if let Some(recorder) = &mut self.recorder {
+            let name = recorder.names.get(call_id).cloned();
+            recorder.observe(
+                false,
+                call_id,
+                name.as_deref().unwrap_or(UNKNOWN_TOOL),
+                at_ms,
+                None,
+            );
+        }
         let Some((tool_name, start_ms, batch)) = self.pending.remove(call_id) else {
             self.figures.orphan_ends += 1;
             return Ok(());
@@ -399,7 +478,31 @@ impl LaneStream {
     /// Emit every remaining wave and return the lane's figures: `turn_total_ms` its
     /// measured turn total, `turns` its measured turn intervals (section 9, used when
     /// finite and positive), `timing` where its call times come from.
-    pub fn finish(mut self, turn_total_ms: f64, turns: &[(f64, f64)], timing: Timing) -> Summary {
+    pub fn finish(self, turn_total_ms: f64, turns: &[(f64, f64)], timing: Timing) -> Summary {
+        self.finish_lane(turn_total_ms, turns, timing).summary
+    }
+
+    /// [`finish`](Self::finish), with the lane's observations when it was read with
+    /// [`Settings::record`].
+    pub fn finish_lane(
+        mut self,
+        turn_total_ms: f64,
+        turns: &[(f64, f64)],
+        timing: Timing,
+    ) -> Finished {
+        let records = self.recorder.take().map(|recorder| {
+            let mut records = Box::new(recorder.records);
+            records.turn_total_ms = turn_total_ms;
+            records.turns = turns.to_vec();
+            records
+        });
+        Finished {
+            summary: self.summary_of(turn_total_ms, turns, timing),
+            records,
+        }
+    }
+
+    fn summary_of(mut self, turn_total_ms: f64, turns: &[(f64, f64)], timing: Timing) -> Summary {
         self.emit(f64::INFINITY);
         for (_, start_ms, _) in self.pending.values() {
             self.activity.incomplete_start(*start_ms);
@@ -463,6 +566,7 @@ mod tests {
             stream,
             batchable_names: vec!["read".into(), "grep".into()],
             idle_gap_ms: 300000.0,
+            record: false,
         }
     }
 
@@ -471,6 +575,85 @@ mod tests {
         let names: Rc<[String]> = s.eval_names.clone().into();
         let batchable: Rc<[String]> = s.batchable_names.clone().into();
         LaneStream::new(&s, names, batchable)
+    }
+
+    #[test]
+    fn a_recording_lane_keeps_every_observation_as_fed() {
+        // `pipeline._BatchLane`: every start (a duplicate and one past the cap too), an
+        // end named by its call's last start, an orphan end `unknown`
+        let s = Settings {
+            max_tracked_calls: Some(1),
+            stream: false,
+            record: true,
+            ..settings(false)
+        };
+        let mut l = LaneStream::new(
+            &s,
+            s.eval_names.clone().into(),
+            s.batchable_names.clone().into(),
+        );
+        let key: BatchKey = b"m1".as_slice().into();
+        l.start("a".into(), "Read".into(), 10.0, Some(key.clone()));
+        l.start("a".into(), "Grep".into(), 11.0, Some(key));
+        l.start("b".into(), "Bash".into(), 12.0, None);
+        l.end("a", 20.0).unwrap();
+        l.end("z", 30.0).unwrap();
+        let finished = l.finish_lane(5.0, &[(1.0, 6.0)], Timing::Message);
+        let records = finished.records.expect("kept");
+        assert_eq!(records.starts, [true, true, true, false, false]);
+        let texts = |c: &[Box<str>]| c.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+        assert_eq!(texts(&records.call_ids), ["a", "a", "b", "a", "z"]);
+        assert_eq!(
+            texts(&records.tool_names),
+            ["Read", "Grep", "Bash", "Grep", "unknown"]
+        );
+        assert_eq!(records.at_ms, [10.0, 11.0, 12.0, 20.0, 30.0]);
+        let m1: Option<Box<[u8]>> = Some(b"m1".as_slice().into());
+        assert_eq!(records.batches, [m1.clone(), m1, None, None, None]);
+        assert_eq!(
+            (records.turn_total_ms, records.turns.as_slice()),
+            (5.0, &[(1.0, 6.0)][..])
+        );
+        // the figures are the lane's as ever: past the first start, the cap (checked
+        // before duplicates, section 1) drops both others; a paired, z an orphan
+        let f = &finished.summary;
+        assert_eq!(
+            (f.observed_calls, f.dropped_calls, f.duplicate_starts),
+            (3, 2, 0)
+        );
+        assert_eq!((f.paired_calls, f.orphan_ends), (1, 1));
+        assert!(!records.replaced);
+        // a name holding U+FFFD (what a lone surrogate became) marks the records
+        let mut odd = LaneStream::new(
+            &s,
+            s.eval_names.clone().into(),
+            s.batchable_names.clone().into(),
+        );
+        // (twice: the mark stays set, whatever follows)
+        odd.start("a".into(), "mcp__\u{fffd}x".into(), 1.0, None);
+        odd.end("a", 2.0).unwrap();
+        let odd = odd
+            .finish_lane(0.0, &[], Timing::Message)
+            .records
+            .expect("kept");
+        assert!(odd.replaced);
+        let mut odd_id = LaneStream::new(
+            &s,
+            s.eval_names.clone().into(),
+            s.batchable_names.clone().into(),
+        );
+        odd_id.end("\u{fffd}", 1.0).unwrap();
+        assert!(
+            odd_id
+                .finish_lane(0.0, &[], Timing::Message)
+                .records
+                .expect("kept")
+                .replaced
+        );
+        // without `record`, nothing is kept
+        let mut plain = lane(false);
+        plain.start("a".into(), "Read".into(), 10.0, None);
+        assert_eq!(plain.finish_lane(0.0, &[], Timing::Message).records, None);
     }
 
     #[test]

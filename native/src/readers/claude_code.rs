@@ -14,7 +14,7 @@ use crate::io::open_plain;
 use crate::json::{parse_object_fast, RawBlock as Block, SyntaxError, Val, PY_MAX_DEPTH};
 use crate::lines::{is_py_space, LineReader};
 use crate::parallel::ordered_pipeline;
-use crate::summary::{BatchKey, LaneStream, Settings, Summary};
+use crate::summary::{BatchKey, LaneStream, Settings};
 use crate::time::iso_to_ms;
 use crate::uuids::{ArenaFull, CallIds, SeenUuids};
 use hashbrown::HashMap;
@@ -792,12 +792,7 @@ impl<'s> ClaudeFolder<'s> {
         }
         let index = self.lanes.len();
         self.lanes.push(ClaudeLane {
-            out: LaneOut {
-                file,
-                session_id: session_id.to_string(),
-                lane_id: lane_id.to_string(),
-                summary: Summary::default(),
-            },
+            out: LaneOut::opened(file, session_id.to_string(), lane_id.to_string()),
             stream: LaneStream::new(
                 self.settings,
                 self.eval_names.clone(),
@@ -944,9 +939,8 @@ impl<'s> ClaudeFolder<'s> {
         let mut lanes = Vec::with_capacity(self.lanes.len());
         for lane in self.lanes {
             let total = check_turn_total(lane.turn_total)?;
-            let mut out = lane.out;
-            out.summary = lane.stream.finish(total, &[], Timing::Message);
-            lanes.push(out);
+            let finished = lane.stream.finish_lane(total, &[], Timing::Message);
+            lanes.push(lane.out.finished(finished));
         }
         Ok(UnitOut {
             accounts,

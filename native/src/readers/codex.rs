@@ -16,7 +16,7 @@ use crate::io::open_plain;
 use crate::json::{
     nesting_exceeds, parse_object, parse_object_nested, Field, Raw, SyntaxError, Val, PY_MAX_DEPTH,
 };
-use crate::summary::{BatchKey, LaneStream, Settings, Summary};
+use crate::summary::{BatchKey, LaneStream, Settings};
 use crate::time::iso_to_ms;
 use hashbrown::{HashMap, HashSet};
 use std::borrow::Cow;
@@ -711,13 +711,8 @@ fn read_codex_once(
                 None => stream.end(&obs.call_id, obs.at_ms)?,
             }
         }
-        lanes.push(LaneOut {
-            file: 0,
-            session_id,
-            lane_id: "main".to_string(),
-            summary: Summary::default(),
-        });
-        lanes[0].summary = stream.finish(0.0, &[], Timing::Message);
+        let finished = stream.finish_lane(0.0, &[], Timing::Message);
+        lanes.push(LaneOut::new(0, session_id, "main".to_string(), finished));
     }
     Ok(UnitOut {
         accounts: vec![account],

@@ -281,11 +281,9 @@ fn read_copilot_once(
     let lanes = log
         .lanes
         .into_iter()
-        .map(|(lane_id, stream)| LaneOut {
-            file: 0,
-            session_id: session_id.clone(),
-            lane_id,
-            summary: stream.finish(0.0, &[], Timing::Execution),
+        .map(|(lane_id, stream)| {
+            let finished = stream.finish_lane(0.0, &[], Timing::Execution);
+            LaneOut::new(0, session_id.clone(), lane_id, finished)
         })
         .collect();
     Ok(UnitOut {

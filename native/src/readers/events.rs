@@ -9,7 +9,7 @@ use crate::account::LineAccount;
 use crate::activity::Timing;
 use crate::io::open_plain;
 use crate::json::{parse_object, Val, PY_MAX_DEPTH};
-use crate::summary::{BatchKey, LaneStream, Settings, Summary};
+use crate::summary::{BatchKey, LaneStream, Settings};
 use crate::time::iso_to_ms;
 use hashbrown::{HashMap, HashSet};
 use std::path::Path;
@@ -71,9 +71,10 @@ struct EventLane {
 
 fn finish_event_lane(lane: EventLane) -> Result<(usize, LaneOut), Failure> {
     let total = check_turn_total(lane.turn_total)?;
-    let mut out = lane.out;
-    out.summary = lane.stream.finish(total, &lane.turns, Timing::Execution);
-    Ok((lane.order, out))
+    let finished = lane
+        .stream
+        .finish_lane(total, &lane.turns, Timing::Execution);
+    Ok((lane.order, lane.out.finished(finished)))
 }
 
 fn read_events_once(
@@ -176,12 +177,7 @@ fn read_events_once(
                 None => {
                     let index = lanes.len();
                     lanes.push(Some(EventLane {
-                        out: LaneOut {
-                            file: 0,
-                            session_id: session_id.to_string(),
-                            lane_id: lane_id.to_string(),
-                            summary: Summary::default(),
-                        },
+                        out: LaneOut::opened(0, session_id.to_string(), lane_id.to_string()),
                         stream: LaneStream::new(
                             settings,
                             eval_names.clone(),

@@ -306,12 +306,12 @@ fn read_kimi_once(path: &Path, session_id: &str, settings: &Settings) -> Result<
     )?;
     let lanes = match log.lane {
         None => Vec::new(),
-        Some(stream) => vec![LaneOut {
-            file: 0,
-            session_id: session_id.to_string(),
-            lane_id: lane_id(log.path),
-            summary: stream.finish(0.0, &[], Timing::Message),
-        }],
+        Some(stream) => vec![LaneOut::new(
+            0,
+            session_id.to_string(),
+            lane_id(log.path),
+            stream.finish_lane(0.0, &[], Timing::Message),
+        )],
     };
     Ok(UnitOut {
         accounts: vec![account],

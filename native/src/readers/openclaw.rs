@@ -92,13 +92,8 @@ fn open_store(path: &Path) -> rusqlite::Result<Connection> {
 }
 
 fn push_lane(lanes: &mut Vec<LaneOut>, session: String, lane: PiLane) {
-    if let Some((_, summary)) = lane.finish(Some(&session)) {
-        lanes.push(LaneOut {
-            file: 0,
-            session_id: session,
-            lane_id: "main".to_string(),
-            summary,
-        });
+    if let Some((_, finished)) = lane.finish(Some(&session)) {
+        lanes.push(LaneOut::new(0, session, "main".to_string(), finished));
     }
 }
 

@@ -854,12 +854,12 @@ impl Collector {
                     stream.end(&call_id, end)?;
                 }
             }
-            lanes.push(LaneOut {
-                file: 0,
-                session_id: key.0.to_string(),
-                lane_id: key.1.to_string(),
-                summary: stream.finish(0.0, &[], Timing::Execution),
-            });
+            lanes.push(LaneOut::new(
+                0,
+                key.0.to_string(),
+                key.1.to_string(),
+                stream.finish_lane(0.0, &[], Timing::Execution),
+            ));
         }
         Ok(lanes)
     }

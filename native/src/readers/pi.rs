@@ -17,7 +17,7 @@ use crate::activity::Timing;
 use crate::io::open_plain;
 use crate::json::{parse_array_objects, parse_object_nested, Field, SyntaxError, Val};
 use crate::lines::{is_py_space, LineReader};
-use crate::summary::{BatchKey, LaneStream, Settings, Summary};
+use crate::summary::{BatchKey, Finished, LaneStream, Settings};
 use crate::time::iso_to_ms;
 use hashbrown::HashSet;
 use std::collections::VecDeque;
@@ -412,7 +412,7 @@ impl PiLane {
 
     /// `PiReader.finish`: calls still waiting start; the lane's session id (`named`,
     /// else its header's, else `None`) and figures, or `None` when no record was read.
-    pub(super) fn finish(mut self, named: Option<&str>) -> Option<(Option<String>, Summary)> {
+    pub(super) fn finish(mut self, named: Option<&str>) -> Option<(Option<String>, Finished)> {
         self.state.start_waiting();
         if !self.seen {
             return None;
@@ -420,7 +420,7 @@ impl PiLane {
         let session_id = named.map(str::to_string).or(self.state.session_id.take());
         Some((
             session_id,
-            self.state.stream.finish(0.0, &[], Timing::Message),
+            self.state.stream.finish_lane(0.0, &[], Timing::Message),
         ))
     }
 }
@@ -446,17 +446,17 @@ fn read_file(
         PY_MAX_LINE_DEPTH,
         |text, account| lane.record(text, account, Some(&mut entries)),
     )?;
-    if let Some((session_id, summary)) = lane.finish(None) {
+    if let Some((session_id, finished)) = lane.finish(None) {
         let session_id = session_id.unwrap_or_else(|| {
             account.note("session_id_from_file_name", 1);
             file.fallback_session_id.to_string()
         });
-        lanes.push(LaneOut {
-            file: file.index,
+        lanes.push(LaneOut::new(
+            file.index,
             session_id,
-            lane_id: "main".to_string(),
-            summary,
-        });
+            "main".to_string(),
+            finished,
+        ));
     }
     Ok(account)
 }

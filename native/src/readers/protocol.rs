@@ -3,7 +3,7 @@
 //! and accounts, and why a read fails.
 
 use crate::account::LineAccount;
-use crate::summary::{Settings, StreamOrderError, Summary};
+use crate::summary::{Finished, LaneRecords, Settings, StreamOrderError, Summary};
 use std::fmt;
 use std::io;
 use std::path::Path;
@@ -52,6 +52,33 @@ pub struct LaneOut {
     pub session_id: String,
     pub lane_id: String,
     pub summary: Summary,
+    /// The lane's observations, when the unit was read with `Settings::record`.
+    pub records: Option<Box<LaneRecords>>,
+}
+
+impl LaneOut {
+    /// The lane of `finished` (`LaneStream::finish_lane`), first seen in input `file`.
+    pub fn new(file: usize, session_id: String, lane_id: String, finished: Finished) -> LaneOut {
+        LaneOut {
+            file,
+            session_id,
+            lane_id,
+            summary: finished.summary,
+            records: finished.records,
+        }
+    }
+
+    /// A lane whose figures come later ([`LaneOut::finished`]).
+    pub fn opened(file: usize, session_id: String, lane_id: String) -> LaneOut {
+        LaneOut::new(file, session_id, lane_id, Finished::default())
+    }
+
+    /// The lane with the figures (and observations) of `finished`.
+    pub fn finished(mut self, finished: Finished) -> LaneOut {
+        self.summary = finished.summary;
+        self.records = finished.records;
+        self
+    }
 }
 
 /// Everything a read unit gives: one account per input, the lanes in order of
@@ -170,6 +197,7 @@ pub(super) mod fixtures {
             stream: true,
             batchable_names: vec!["read".into(), "grep".into()],
             idle_gap_ms: 300000.0,
+            record: false,
         }
     }
 
