@@ -53,7 +53,7 @@ fn account<'py>(py: Python<'py>, a: &LineAccount) -> PyResult<Bound<'py, PyTuple
         a.lines_used,
         ignored,
         a.problems.clone(),
-        a.notes.clone(),
+        a.all_notes(),
     )
         .into_pyobject(py)
 }
