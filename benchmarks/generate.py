@@ -25,6 +25,11 @@ calls in parallel. The output file is a database, not lines.
 batch per line: per model turn a ``chat`` span and its ``execute_tool`` spans (arguments
 and results as attributes of realistic size, ns times as decimal strings), a session of
 200 turns under one ``invoke_agent`` span, written last (a parent ends after its children).
+``mcode``: MiniMax Code's ``mcode exec --output-format stream-json`` as a runner appends
+it, run after run (one run of 20 assistant messages each, eight sessions resumed in
+turn): per message its text streamed (``agent_message`` updates), per call the status
+snapshots 4, 5, 1 and 2 (arguments, and at the end the output, of realistic size), then
+the message's burst of ``item.completed`` lines; ``turn.*`` and ``exec.completed``.
 
 Same arguments, same bytes. Usage:
     python benchmarks/generate.py events 1000000 /tmp/events-1e6.jsonl
@@ -35,6 +40,7 @@ Same arguments, same bytes. Usage:
     python benchmarks/generate.py kimi 190000 /tmp/kimi/s-1/wire.jsonl
     python benchmarks/generate.py openclaw 150000 /tmp/openclaw/openclaw-agent.sqlite
     python benchmarks/generate.py otlp 200000 /tmp/otlp-traces.jsonl
+    python benchmarks/generate.py mcode 150000 /tmp/mcode-runs.jsonl
 """
 
 from __future__ import annotations
@@ -355,10 +361,60 @@ def otlp_lines(calls: int, seed: int = 6) -> Iterator[str]:
             turns = 0
 
 
+def mcode_lines(calls: int, seed: int = 6) -> Iterator[str]:
+    rng = random.Random(seed)
+    state = {"sequence": 0, "run": "", "session": "", "turn": ""}
+
+    def line(ms: int, kind: str, **fields: object) -> str:
+        state["sequence"] = int(state["sequence"]) + 1
+        return json.dumps({"schemaVersion": 1, "sequence": state["sequence"], "timestampMs": ms,
+                           "runId": state["run"], "sessionId": state["session"],
+                           "turnId": state["turn"], "type": kind, **fields})
+
+    def tool_item(call_id: str, tool: str, status: int, extra: dict[str, object]) -> object:
+        return {"id": call_id, "type": "tool_call", "toolCall": {
+            "id": call_id, "name": tool, "status": status, **extra}}
+
+    run, last = 0, _START_MS
+    for index, batch in enumerate(_batches(rng, calls)):
+        first = min(start for _, _, start, _ in batch)
+        if index % 20 == 0:
+            if index:
+                yield line(first - 5, "turn.completed", durationMs=1)
+                yield line(first - 5, "exec.completed", result={"status": "success"})
+            run += 1
+            state.update(sequence=0, run=f"exec_{run:06d}", session=f"mvs_{run % 8}",
+                         turn=f"turn_{run:06d}")
+            yield line(first - 9, "exec.started")
+            yield line(first - 9, "session.resumed" if run > 8 else "session.started")
+            yield line(first - 8, "turn.started")
+        message = f"m{index}:message"
+        for _ in range(3):
+            yield line(first - 4, "item.updated", item={
+                "id": message, "type": "agent_message", "contentDelta": _text(rng, 8)})
+        for call_id, tool, start, _ in batch:
+            arguments = {"input": {"command": _text(rng, 12)}}
+            yield line(start - 2, "item.started", item=tool_item(call_id, tool, 4, {}))
+            yield line(start - 1, "item.updated", item=tool_item(call_id, tool, 5, arguments))
+            yield line(start, "item.updated", item=tool_item(call_id, tool, 1, arguments))
+        done = {}
+        for call_id, tool, _, end in sorted(batch, key=lambda c: c[3]):
+            done[call_id] = {"input": {"command": _text(rng, 12)},
+                             "output": {"text": _text(rng, 40)}}
+            yield line(end, "item.updated", item=tool_item(call_id, tool, 2, done[call_id]))
+        last = max(end for *_, end in batch)
+        yield line(last, "item.completed", item={
+            "id": message, "type": "agent_message", "content": _text(rng, 20)})
+        for call_id, tool, _, _ in batch:
+            yield line(last, "item.completed", item=tool_item(call_id, tool, 2, done[call_id]))
+    yield line(last + 5, "turn.completed", durationMs=1)
+    yield line(last + 5, "exec.completed", result={"status": "success"})
+
+
 GENERATORS = {"events": events_lines, "events-sessions": events_sessions_lines,
               "claude-code": claude_code_lines,
               "claude-short": claude_short_lines, "copilot": copilot_lines,
-              "kimi": kimi_lines, "otlp": otlp_lines}
+              "kimi": kimi_lines, "otlp": otlp_lines, "mcode": mcode_lines}
 
 
 def main(argv: list[str]) -> int:

@@ -890,6 +890,111 @@ def kimi_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
     )
 
 
+#: mcode ``timestampMs`` values: ints near one moment (equal ones common), and what
+#: ``_ms`` refuses or barely takes: a float, text, a negative int, an int too large for
+#: a float, ints whose turn lengths overflow a float's total, 0.
+MCODE_TIMES = st.one_of(
+    st.integers(1_740_823_200_000, 1_740_823_200_040),
+    st.integers(1_740_823_200_000, 1_740_823_200_040),
+    st.sampled_from([1_740_823_200_000.5, "1740823200000", -1, None, True, 10**400, 0,
+                     int(1.7e308), 2**63, 2**64 + 1]),
+)
+#: mcode ``toolCall.status`` values: the numbers 1-5 and their string spellings (started
+#: and ended twice as often as the rest), and what no rule names.
+MCODE_STATUSES = st.sampled_from(
+    [1, 1, 1, 1, 2, 2, 2, 3, 4, 5, "started", "running", "completed", "finished", "failed",
+     "error", 0, 6, "pending", "1", 1.0, True, None, 2**70])
+#: ``exec.completed`` ``result.status`` values: short identifiers (more than the eight
+#: kept), ones that are no identifier, non-strings.
+MCODE_RUN_STATUSES = st.sampled_from(
+    ["completed", "completed", "failed", "cancelled", "timeout", "s1", "s2", "s3", "s4", "s5",
+     "s6", "other", "Completed", "a" * 32, "a" * 33, "9x", "", "\ud800", "ok\n", 0, None])
+
+
+@st.composite
+def mcode_items(draw: st.DrawFn) -> Any:
+    """An mcode ``item``: mostly a ``tool_call`` (a few call ids, its ``toolCall`` with the
+    same id, another, none or null, a name, a status), else an agent message, reasoning, an
+    odd type, or no object at all."""
+    kind = draw(st.integers(0, 11))
+    if kind == 0:
+        return draw(JSON_SCALARS)
+    if kind <= 2:
+        item_type: Any = draw(st.sampled_from(["agent_message", "reasoning", "file_change",
+                                               *ODD_TYPES, 7, ["tool_call"], {"a": 1}]))
+        return {"id": "m1:message", "type": item_type, "content": "text"}
+    call_id: Any = draw(st.sampled_from(["c1", "c1", "c2", "c3", "c4", "c5"]))
+    if draw(st.integers(0, 9)) == 0:
+        call_id = draw(TRACE_IDS)
+    tool_call: Any = {"name": draw(st.sampled_from(["bash", "read", "eval", "grep", "bash"])),
+                      "status": draw(MCODE_STATUSES), "input": {"command": "ls"}}
+    own = draw(st.integers(0, 9))
+    if own < 7:
+        tool_call["id"] = call_id
+    elif own == 7:
+        tool_call["id"] = draw(st.sampled_from(["other", None, 5]))
+    if draw(st.integers(0, 14)) == 0:
+        tool_call["name"] = draw(st.sampled_from(["", "\ud800", 4, None]))
+    if draw(st.integers(0, 14)) == 0:
+        tool_call = draw(JSON_SCALARS)
+    item: dict[str, Any] = {"id": call_id, "type": "tool_call", "toolCall": tool_call}
+    if draw(st.integers(0, 19)) == 0:
+        del item["toolCall"]
+    return item
+
+
+@st.composite
+def mcode_files(draw: st.DrawFn) -> bytes:
+    """A whole mcode stream: one to four runs (a few run, session and turn ids, so runs
+    share sessions), each a run of events whose ``sequence`` mostly counts up by one, with
+    gaps, repeats, restarts at 1, foreign lines, broken envelopes, lines after and terminals
+    after ``exec.completed``, bursts of ``item.completed``, turns; bad lines among them,
+    sometimes a BOM first and a cut last line."""
+    lines: list[bytes] = []
+    for _ in range(draw(st.integers(1, 4))):
+        ids = {"runId": draw(st.sampled_from(["exec_1", "exec_2", "exec_3"])),
+               "sessionId": draw(st.sampled_from(["mvs_1", "mvs_1", "mvs_2", "mvs_3"])),
+               "turnId": draw(st.sampled_from(["t1", "t2"]))}
+        sequence = draw(st.sampled_from([1, 1, 1, 1, 2, 5, 2**53 - 1]))
+        for _ in range(draw(st.integers(0, 30))):
+            kind = draw(st.sampled_from(
+                ["item.updated"] * 5 + ["item.started"] * 2 + ["item.completed"] * 4
+                + ["turn.started", "turn.completed", "turn.failed", "exec.started",
+                   "session.started", "session.resumed", "exec.completed", "brand.new"]))
+            record: dict[str, Any] = {"schemaVersion": 1, "sequence": sequence,
+                                      "timestampMs": draw(MCODE_TIMES), **ids, "type": kind}
+            if kind.startswith("item."):
+                record["item"] = draw(mcode_items())
+            elif kind == "exec.completed":
+                result: Any = {"status": draw(MCODE_RUN_STATUSES)}
+                record["result"] = result if draw(st.integers(0, 9)) else draw(JSON_SCALARS)
+            odd = draw(st.integers(0, 24))
+            if odd == 0:
+                record["schemaVersion"] = draw(st.sampled_from([2, "1", 1.0, None, True]))
+            elif odd == 1:
+                record["sequence"] = draw(st.sampled_from(
+                    [0, -1, "3", 1.5, True, None, 2**53, 2**64]))
+            elif odd == 2:
+                record[draw(st.sampled_from(["runId", "sessionId", "turnId"]))] = draw(
+                    st.sampled_from(["", None, 7, "a\x1b[2J", "\ud800", "exec_9"]))
+            elif odd == 3:
+                record["type"] = draw(st.sampled_from([None, 7, ["x"], *ODD_TYPES]))
+            elif odd == 4:
+                del record["timestampMs"]
+            lines.append(json.dumps(record).encode() + b"\n")
+            if draw(st.integers(0, 14)) == 0:
+                lines.append(draw(BAD_LINES))
+            step = draw(st.integers(0, 19))
+            sequence += 1 if step > 3 else (0, -1, 2, 40)[step]
+            sequence = max(sequence, 0)
+    data = b"".join(lines)
+    if draw(st.integers(0, 5)) == 0:
+        data = b"\xef\xbb\xbf" + data
+    if data and draw(st.integers(0, 6)) == 0:
+        data = data[: draw(st.integers(1, len(data)))]
+    return data
+
+
 #: OTLP trace ids: a few valid ones (upper case too: the same trace), wrong lengths,
 #: non-hex, escapes, non-strings.
 OTLP_TRACE_IDS = st.sampled_from([

@@ -273,12 +273,11 @@ def test_rows_carry_the_native_and_live_capabilities() -> None:
 
     assert [(row.name, row.native and row.native.code) for row in NATIVE_ROWS] == [
         ("events", 0), ("claude-code", 1), ("codex", 2), ("pi", 3), ("copilot", 4),
-        ("kimi", 5), ("openclaw", 6), ("otlp", 8)]
+        ("kimi", 5), ("openclaw", 6), ("mcode", 7), ("otlp", 8)]
     assert [row.name for row in TRACE_FORMAT_MODULES if row.native] == [
-        "events", "claude-code", "codex", "pi", "otlp", "copilot", "kimi", "openclaw"]
+        "events", "claude-code", "codex", "pi", "otlp", "mcode", "copilot", "kimi", "openclaw"]
     # the formats the extension detects, with their row's types; copilot's, kimi's and
-    # otlp's files and openclaw's stores are detected by the registry (no types; code 7
-    # is no format's)
+    # mcode's and otlp's files and openclaw's stores are detected by the registry (no types)
     pi = NATIVE_ROWS[3].native
     assert pi is not None and pi.sniff == {"session", "message"}
     assert pi.session_id("/s/2025-12-09T00-52-00-000Z_3f2504e0-4f89-41d3-9a0c-0305e82c3301.jsonl"
@@ -299,7 +298,10 @@ def test_rows_carry_the_native_and_live_capabilities() -> None:
     # handed over, never used: a store's rows name their sessions
     assert openclaw.session_id("/h/.openclaw/agents/a1/agent/openclaw-agent.sqlite") == (
         "openclaw-agent")
-    otlp = NATIVE_ROWS[7].native
+    mcode = NATIVE_ROWS[7].native
+    assert mcode is not None and mcode.sniff is None
+    assert mcode.session_id("/b/run-3.jsonl") == "run-3"  # unused: lines name sessions
+    otlp = NATIVE_ROWS[8].native
     assert otlp is not None and otlp.sniff is None
     assert otlp.session_id("/t/traces.jsonl") == "traces"  # unused: spans name sessions
     codex = NATIVE_ROWS[2].native

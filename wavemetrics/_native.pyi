@@ -81,14 +81,15 @@ _Lane = tuple[int, str, str, _Figures, _Records | None]
 _Unit = tuple[list[_Account], list[_Lane], bool]
 
 #: A read unit to :func:`read_units`: ``(format code: 0 events, 1 claude-code, 2 codex,
-#: 3 pi, 4 copilot, 5 kimi, 6 openclaw, 8 otlp; paths as file-system bytes in order; the fallback
-#: session id of each path)``; an ``events`` unit has one path and its default session id, a
-#: ``codex`` unit one path and the session id its file name gives, a ``pi`` unit the
-#: session files of one folder, each with the session id its file name gives, a
-#: ``copilot`` or ``kimi`` unit one log and the session id its place in the store gives, an
-#: ``openclaw`` unit one store and its file stem (not used: its rows name their sessions),
-#: an ``otlp`` unit one trace file (its session id unused; a file of whole documents is
-#: declined: ``None``).
+#: 3 pi, 4 copilot, 5 kimi, 6 openclaw, 7 mcode, 8 otlp; paths as file-system bytes in
+#: order; the fallback session id of each path)``; an ``events`` unit has one path and its
+#: default session id, a ``codex`` unit one path and the session id its file name gives, a
+#: ``pi`` unit the session files of one folder, each with the session id its file name
+#: gives, a ``copilot`` or ``kimi`` unit one log and the session id its place in the store
+#: gives, an ``openclaw`` unit one store and its file stem (not used: its rows name their
+#: sessions), an ``mcode`` unit one stream file (its session id unused: its lines name
+#: their sessions; ``None`` past a ``sequence_gap`` total of 2**64), an ``otlp`` unit one
+#: trace file (its session id unused; a file of whole documents is declined: ``None``).
 _UnitArg = tuple[int, list[bytes], list[str]]
 
 #: A file of a folded group: ``(path as file-system bytes, Claude Code fallback session

@@ -708,7 +708,7 @@ fn render_json(
         w.int("lines_ignored", a.lines_ignored());
         w.counts("problems", &sorted(&a.problems));
         w.counts("ignored", &sorted(&a.ignored));
-        w.counts("notes", &sorted(&a.notes));
+        w.counts("notes", &sorted(&a.all_notes()));
         w.key("error");
         w.out.extend_from_slice(b"null");
         w.close(b'}');

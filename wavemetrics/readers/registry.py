@@ -130,7 +130,8 @@ TRACE_FORMAT_MODULES: tuple[FormatRow, ...] = (
     FormatRow("otlp", "wavemetrics.readers.otlp", "OTLP", native=Native(8, None, file_stem)),
     FormatRow("otel-spans", "wavemetrics.readers.otel_spans", "OTEL_SPANS"),
     FormatRow("inspect", "wavemetrics.readers.inspect_log", "INSPECT"),
-    FormatRow("mcode", "wavemetrics.readers.mcode", "MCODE"),
+    # the lines name their sessions: the file stem is handed over, never used
+    FormatRow("mcode", "wavemetrics.readers.mcode", "MCODE", native=Native(7, None, file_stem)),
     FormatRow("copilot", "wavemetrics.readers.copilot", "COPILOT",
               native=Native(4, None, _copilot_session_id)),
     FormatRow("kimi", "wavemetrics.readers.kimi", "KIMI",

@@ -20,6 +20,9 @@ pub struct LineAccount {
     ignored_index: HashMap<Vec<u8>, usize>,
     pub problems: Vec<(&'static str, u64)>,
     pub notes: Vec<(&'static str, u64)>,
+    /// Notes named at run time ([`Self::note_named`]: `mcode`'s `run_status.<status>`),
+    /// after the fixed ones; a name is held once, on its first count.
+    pub named_notes: Vec<(Box<str>, u64)>,
 }
 
 fn bump(table: &mut Vec<(&'static str, u64)>, key: &'static str, count: u64) {
@@ -98,6 +101,9 @@ impl LineAccount {
         for (key, count) in &other.notes {
             bump(&mut self.notes, key, *count);
         }
+        for (key, count) in &other.named_notes {
+            self.note_named(key, *count);
+        }
     }
 
     pub fn problem(&mut self, reason: &'static str) {
@@ -106,6 +112,28 @@ impl LineAccount {
 
     pub fn note(&mut self, what: &'static str, count: u64) {
         bump(&mut self.notes, what, count);
+    }
+
+    /// `count` more of a note whose name the reader built from the input (as
+    /// `account.note(f"...")` in Python): counted under a fixed note of that name if
+    /// there is one, else under a named note, whose name is copied only when it is new.
+    /// The reader keeps the names few and short (Python's caps are the reader's).
+    pub fn note_named(&mut self, what: &str, count: u64) {
+        if let Some(entry) = self.notes.iter_mut().find(|(k, _)| *k == what) {
+            entry.1 += count;
+        } else if let Some(entry) = self.named_notes.iter_mut().find(|(k, _)| &**k == what) {
+            entry.1 += count;
+        } else {
+            self.named_notes.push((what.into(), count));
+        }
+    }
+
+    /// Every note, the fixed ones then the named ones (each name once): what the
+    /// account reports as `notes`.
+    pub fn all_notes(&self) -> Vec<(&str, u64)> {
+        let fixed = self.notes.iter().map(|&(k, n)| (k, n));
+        let named = self.named_notes.iter().map(|(k, n)| (&**k, *n));
+        fixed.chain(named).collect()
     }
 
     pub fn lines_ignored(&self) -> u64 {
@@ -161,6 +189,47 @@ mod tests {
         assert_eq!(account.ignored[65], (b"turn_context".to_vec(), 1));
         assert_eq!(account.problems, vec![("invalid_timestamp", 2)]);
         assert_eq!(account.notes, vec![("batched_write_no_duration", 2)]);
+    }
+
+    #[test]
+    fn notes_named_at_run_time_are_counted_once_per_name_and_merged() {
+        let mut account = LineAccount::default();
+        account.note("truncated", 1);
+        let status = String::from("run_status.") + "ok";
+        account.note_named(&status, 1);
+        account.note_named("run_status.ok", 2);
+        account.note_named("run_status.failed", 1);
+        // a name that is a fixed note's counts there, not twice
+        account.note_named("truncated", 4);
+        assert_eq!(account.notes, vec![("truncated", 5)]);
+        assert_eq!(
+            account.named_notes,
+            vec![("run_status.ok".into(), 3), ("run_status.failed".into(), 1)]
+        );
+        assert_eq!(
+            account.all_notes(),
+            vec![
+                ("truncated", 5),
+                ("run_status.ok", 3),
+                ("run_status.failed", 1)
+            ]
+        );
+        let mut total = LineAccount::default();
+        total.note_named("run_status.failed", 2);
+        total.merge(&account);
+        assert_eq!(
+            total.all_notes(),
+            vec![
+                ("truncated", 5),
+                ("run_status.failed", 3),
+                ("run_status.ok", 3)
+            ]
+        );
+        // an account without named notes reports its fixed ones as before
+        let mut plain = LineAccount::default();
+        plain.note("invalid_tool_blocks", 2);
+        assert_eq!(plain.all_notes(), vec![("invalid_tool_blocks", 2)]);
+        assert!(plain.named_notes.is_empty());
     }
 
     #[test]

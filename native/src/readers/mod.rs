@@ -1,6 +1,6 @@
 //! The native readers, one module per format as in `wavemetrics/readers/`
-//! (`docs/formats.md`): `claude_code`, `events`, `codex`, `pi`, `copilot`, `kimi`, `openclaw` and
-//! `otlp`,
+//! (`docs/formats.md`): `claude_code`, `events`, `codex`, `pi`, `copilot`, `kimi`, `openclaw`,
+//! `mcode` and `otlp`,
 //! line for line the rules of their Python modules, each behind the one [`Reader`]
 //! trait (`protocol`, as `_protocol.py`); `lines` holds what they read lines with
 //! (`_lines.py`), `names` the session id a file's name stands in with
@@ -19,6 +19,7 @@ mod events;
 mod folded;
 mod kimi;
 mod lines;
+mod mcode;
 mod names;
 mod openclaw;
 mod otlp;
@@ -31,6 +32,7 @@ pub use copilot::Copilot;
 pub use events::Events;
 pub use folded::{read_folded, FoldFile, FoldOut, FOLDED_READS};
 pub use kimi::Kimi;
+pub use mcode::Mcode;
 pub use openclaw::Openclaw;
 pub use otlp::Otlp;
 pub use pi::Pi;
@@ -47,6 +49,7 @@ pub enum Format {
     Copilot = 4,
     Kimi = 5,
     Openclaw = 6,
+    Mcode = 7,
     Otlp = 8,
 }
 
@@ -61,6 +64,7 @@ impl Format {
             4 => Some(Format::Copilot),
             5 => Some(Format::Kimi),
             6 => Some(Format::Openclaw),
+            7 => Some(Format::Mcode),
             8 => Some(Format::Otlp),
             _ => None,
         }
@@ -77,6 +81,7 @@ pub fn reader(format: Format) -> &'static dyn Reader {
         Format::Copilot => &Copilot,
         Format::Kimi => &Kimi,
         Format::Openclaw => &Openclaw,
+        Format::Mcode => &Mcode,
         Format::Otlp => &Otlp,
     }
 }
@@ -98,7 +103,7 @@ mod tests {
                 Some(Format::Copilot),
                 Some(Format::Kimi),
                 Some(Format::Openclaw),
-                None,
+                Some(Format::Mcode),
                 Some(Format::Otlp),
                 None
             ]
