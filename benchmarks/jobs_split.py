@@ -54,7 +54,8 @@ def _read_alone(projects: Path, jobs: int, repeat: int) -> tuple[float, float]:
     walls, cpus = [], []
     for _ in range(repeat):
         wall, cpu = time.perf_counter(), time.process_time()
-        results = _native.read_units(units, None, names, batchable, DEFAULT_IDLE_GAP_MS, jobs)
+        results = _native.read_units(units, None, names, batchable, DEFAULT_IDLE_GAP_MS, jobs,
+                                     False)
         walls.append(time.perf_counter() - wall)
         cpus.append(time.process_time() - cpu)
         assert all(r is not None for r in results), "a unit failed natively"

@@ -70,9 +70,11 @@ def main() -> None:
     runs = []
     # API 10 added the batchable names and the idle gap (ms) after the eval names
     section_9 = ([], 300000.0) if getattr(native, "API_VERSION", 0) >= 10 else ()
+    # API 19 added `record` after the threads: the figures only, as summarize reads
+    record = (False,) if getattr(native, "API_VERSION", 0) >= 19 else ()
     for _ in range(args.repeat):
         start = _cpu()
-        native.read_units(units, None, [], *section_9, 1)
+        native.read_units(units, None, [], *section_9, 1, *record)
         runs.append(_cpu() - start)
     median = statistics.median(runs)
     rate = size / 1e6 / median if median > 0 else float("inf")
