@@ -422,5 +422,5 @@ def test_an_unknown_format_code_is_refused_by_the_extension(tmp_path: Path) -> N
     """The extension takes only the codes of the formats it reads."""
     extension = native._native
     assert extension is not None
-    with pytest.raises(ValueError, match="code 9"):
-        extension.read_units([(9, [b"/nonexistent"], ["s"])], None, [], [], 0.0, 1)
+    with pytest.raises(ValueError, match="code 10"):
+        extension.read_units([(10, [b"/nonexistent"], ["s"])], None, [], [], 0.0, 1)

@@ -1,29 +1,32 @@
 //! The native readers, one module per format as in `wavemetrics/readers/`
-//! (`docs/formats.md`): `claude_code`, `events`, `codex`, `pi`, `copilot`, `kimi`, `openclaw` and
-//! `otlp`,
+//! (`docs/formats.md`): `claude_code`, `events`, `codex`, `pi`, `copilot`, `kimi`, `openclaw`,
+//! `otlp` and `otel_spans`,
 //! line for line the rules of their Python modules, each behind the one [`Reader`]
 //! trait (`protocol`, as `_protocol.py`); `lines` holds what they read lines with
 //! (`_lines.py`), `names` the session id a file's name stands in with
 //! (`_uuids.py`), and `folded` the read that detects and reads a folder's
 //! files in one pass. Files are opened by `crate::io`.
 //!
-//! The modules below use one another only downwards (`protocol`, `lines` and
-//! `names` at the bottom, the formats on them, `folded` on the formats), and none names this
+//! The modules below use one another only downwards (`protocol`, `lines`,
+//! `names`, `spans` and `documents` at the bottom, the formats on them, `folded` on the formats), and none names this
 //! one, which re-exports them and maps a detected format to its reader
 //! (`tests/test_native_modules.py` fails on a cycle).
 
 mod claude_code;
 mod codex;
 mod copilot;
+mod documents;
 mod events;
 mod folded;
 mod kimi;
 mod lines;
 mod names;
 mod openclaw;
+mod otel_spans;
 mod otlp;
 mod pi;
 mod protocol;
+mod spans;
 
 pub use claude_code::{ClaudeCode, SPLIT_BUDGET, SPLIT_READS};
 pub use codex::Codex;
@@ -32,6 +35,7 @@ pub use events::Events;
 pub use folded::{read_folded, FoldFile, FoldOut, FOLDED_READS};
 pub use kimi::Kimi;
 pub use openclaw::Openclaw;
+pub use otel_spans::OtelSpans;
 pub use otlp::Otlp;
 pub use pi::Pi;
 pub use protocol::{LaneOut, ReadError, Reader, Unit, UnitOut};
@@ -48,6 +52,7 @@ pub enum Format {
     Kimi = 5,
     Openclaw = 6,
     Otlp = 8,
+    OtelSpans = 9,
 }
 
 impl Format {
@@ -62,6 +67,7 @@ impl Format {
             5 => Some(Format::Kimi),
             6 => Some(Format::Openclaw),
             8 => Some(Format::Otlp),
+            9 => Some(Format::OtelSpans),
             _ => None,
         }
     }
@@ -78,6 +84,7 @@ pub fn reader(format: Format) -> &'static dyn Reader {
         Format::Kimi => &Kimi,
         Format::Openclaw => &Openclaw,
         Format::Otlp => &Otlp,
+        Format::OtelSpans => &OtelSpans,
     }
 }
 
@@ -87,7 +94,7 @@ mod tests {
 
     #[test]
     fn each_format_has_its_code() {
-        let formats: Vec<Option<Format>> = (0..=9).map(Format::from_code).collect();
+        let formats: Vec<Option<Format>> = (0..=10).map(Format::from_code).collect();
         assert_eq!(
             formats,
             [
@@ -100,6 +107,7 @@ mod tests {
                 Some(Format::Openclaw),
                 None,
                 Some(Format::Otlp),
+                Some(Format::OtelSpans),
                 None
             ]
         );
