@@ -231,8 +231,9 @@ def test_hostile_documents_are_accounted_as_python_accounts_them(tmp_path: Path)
     error (invalid_utf8: the document is decoded before it is parsed), NaN, a form feed
     on a line of its own inside a document (dropped: read) and one beside a value
     (invalid_json), stray text between documents (``stray 1``: one invalid_json item),
-    and a span list whose last span key is not a list (invalid_structure: the last key
-    wins). 13 items."""
+    a span list whose last span key is not a list (invalid_structure: the last key
+    wins), and one whose last span key is an empty list (no_spans: the span before it is
+    never read). 14 items."""
     head = b'{\n"spans": []}\n' * 4
     documents = [
         _deep(974), _deep(975),
@@ -243,13 +244,14 @@ def test_hostile_documents_are_accounted_as_python_accounts_them(tmp_path: Path)
         b'{"spans": [\x0c]}',
         b"stray 1",
         b'{"spans": [{"context": {}}], "spans": 2}',
+        b'{"spans": [{"context": {"trace_id": 7, "span_id": 99}}], "spans": []}',
     ]
     path = _write(tmp_path, head + b"\n".join(b"{\n" + d[1:] if d.startswith(b"{") else d
                                              for d in documents) + b"\n")
     document = _same(path)
     (report,) = document["inputs"]
-    assert report["lines_read"] == 13
-    assert report["ignored"] == {"no_spans": 6}
+    assert report["lines_read"] == 14
+    assert report["ignored"] == {"no_spans": 7}
     assert report["problems"] == {"too_deeply_nested": 1, "invalid_json": 4,
                                   "invalid_utf8": 1, "invalid_structure": 1}
 
