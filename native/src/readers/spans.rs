@@ -17,9 +17,10 @@ use hashbrown::{HashMap, HashSet};
 use std::path::Path;
 use std::rc::Rc;
 
-/// How deep a line may nest before Python's `json` gives up in `otlp.py`
-/// (`RecursionError`, `too_deeply_nested`), measured as the command line reads an OTLP
-/// file line by line: 973 levels read, 974 refused.
+/// How deep a line of a span-shaped file may nest before Python's `json` gives up
+/// (`RecursionError`, `too_deeply_nested`; `iter_records` as `_spans.iter_json_values`
+/// calls it), measured as the command line reads such a file line by line: 973 levels
+/// read, 974 refused.
 pub(super) const LINE_MAX_DEPTH: usize = PY_MAX_DEPTH - 11;
 /// A first line with content nesting deeper than this is not decided here: Python's
 /// `json` reads it at another depth than the lines after it (`_first_line_is_object`).
