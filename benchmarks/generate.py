@@ -31,6 +31,11 @@ turn): per message its text streamed (``agent_message`` updates), per call the s
 snapshots 4, 5, 1 and 2 (arguments, and at the end the output, of realistic size), then
 the message's burst of ``item.completed`` lines; ``turn.*`` and ``exec.completed``.
 
+``otel-spans``: one any-agent trace document, ``{"spans": [...], "final_output": ...}``
+indented as ``json.dump(..., indent=2)`` writes it: the same turns as ``otlp`` as OTel SDK
+span dicts (decimal int ids, ns int times, flat attributes of realistic size), one large
+document to read without holding it.
+
 Same arguments, same bytes. Usage:
     python benchmarks/generate.py events 1000000 /tmp/events-1e6.jsonl
     python benchmarks/generate.py events-sessions 1000000 /tmp/events-sessions-1e6.jsonl
@@ -41,6 +46,7 @@ Same arguments, same bytes. Usage:
     python benchmarks/generate.py openclaw 150000 /tmp/openclaw/openclaw-agent.sqlite
     python benchmarks/generate.py otlp 200000 /tmp/otlp-traces.jsonl
     python benchmarks/generate.py mcode 150000 /tmp/mcode-runs.jsonl
+    python benchmarks/generate.py otel-spans 200000 /tmp/otel-trace.json
 """
 
 from __future__ import annotations
@@ -411,10 +417,71 @@ def mcode_lines(calls: int, seed: int = 6) -> Iterator[str]:
     yield line(last + 5, "exec.completed", result={"status": "success"})
 
 
+def otel_spans_lines(calls: int, seed: int = 6) -> Iterator[str]:
+    rng = random.Random(seed)
+
+    def span(trace: int, span_id: int, parent: int | None, name: str, start: int, end: int,
+             values: dict[str, str]) -> dict[str, object]:
+        return {"name": name, "context": {"trace_id": trace, "span_id": span_id,
+                                          "trace_state": "[]"},
+                "kind": "SpanKind.INTERNAL",
+                "parent": None if parent is None else {"trace_id": trace, "span_id": parent},
+                "start_time": start * 1_000_000 + rng.randint(0, 999_999),
+                "end_time": end * 1_000_000 + rng.randint(0, 999_999),
+                "status": {"status_code": "OK", "description": None}, "attributes": values,
+                "events": [], "links": [],
+                "resource": {"attributes": {"service.name": "agent",
+                                            "telemetry.sdk.language": "python"},
+                             "schema_url": ""}}
+
+    def indented(value: dict[str, object]) -> str:
+        return "\n".join("    " + line for line in json.dumps(value, indent=2).split("\n"))
+
+    yield "{"
+    yield '  "spans": ['
+    session = ""
+    trace = agent_id = first_ms = turns = 0
+    serial = 0
+    first_span = True
+    for index, batch in enumerate(_batches(rng, calls)):
+        spans = []
+        if turns == 0:
+            session = f"conv-{index:08d}"
+            trace = rng.getrandbits(128) or 1
+            agent_id = rng.getrandbits(63) + 1
+            first_ms = min(start for _, _, start, _ in batch) - 5
+        first = min(start for _, _, start, _ in batch)
+        serial += 1
+        spans.append(span(trace, serial, agent_id, "chat model", first - 900, first - 1, {
+            "gen_ai.operation.name": "chat", "gen_ai.conversation.id": session,
+            "gen_ai.request.model": "model-1", "gen_ai.output.messages": _text(rng, 30)}))
+        for call_id, tool, start, end in batch:
+            serial += 1
+            spans.append(span(trace, serial, agent_id, f"execute_tool {tool}", start, end, {
+                "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": tool,
+                "gen_ai.tool.call.id": call_id,
+                "gen_ai.tool.call.arguments": json.dumps({"command": _text(rng, 12)}),
+                "gen_ai.tool.call.result": _text(rng, 40)}))
+        turns += 1
+        if turns == 200:
+            last = max(end for *_, end in batch)
+            spans.append(span(trace, agent_id, None, "invoke_agent agent", first_ms, last + 5, {
+                "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "agent",
+                "gen_ai.conversation.id": session}))
+            turns = 0
+        for value in spans:
+            yield ("" if first_span else "    ,\n") + indented(value)
+            first_span = False
+    yield "  ],"
+    yield '  "final_output": "done"'
+    yield "}"
+
+
 GENERATORS = {"events": events_lines, "events-sessions": events_sessions_lines,
               "claude-code": claude_code_lines,
               "claude-short": claude_short_lines, "copilot": copilot_lines,
-              "kimi": kimi_lines, "otlp": otlp_lines, "mcode": mcode_lines}
+              "kimi": kimi_lines, "otlp": otlp_lines, "mcode": mcode_lines,
+              "otel-spans": otel_spans_lines}
 
 
 def main(argv: list[str]) -> int:

@@ -1172,6 +1172,35 @@ BAD_LINES = st.sampled_from([
 ])
 
 
+@st.composite
+def otlp_documents(draw: st.DrawFn) -> bytes:
+    """A file of whole OTLP/JSON documents: odd records and well-formed calls, one
+    pretty-printed document each (``indent=0`` puts nested values in the first column),
+    or all batches in one document, or all documents in one top-level array; now and
+    then a document of other signals, a BOM, stray text, a cut end."""
+    records: list[Any] = draw(st.lists(otlp_records(), max_size=3))
+    for use, result in draw(st.lists(otlp_calls(), max_size=3)):
+        records.insert(draw(st.integers(0, len(records))), use)
+        records.append(result)
+    shape = draw(st.sampled_from(["several", "merged", "array"]))
+    if shape == "merged":
+        batches = [batch for record in records
+                   if isinstance(record.get("resourceSpans"), list)
+                   for batch in record["resourceSpans"]]
+        records = [{"resourceSpans": batches, "schemaUrl": ""}]
+    elif shape == "array":
+        records = [records]
+    indent = draw(st.sampled_from([2, 0, 1, None]))
+    separator = draw(st.sampled_from([b"\n", b"\n", b"\n\x0c\n", b" ", b"\n1\n"]))
+    data = separator.join(json.dumps(record, indent=indent).encode() for record in records)
+    data = b"{\n" + data[1:] if data.startswith(b"{") else data  # never a line on its own
+    if draw(st.integers(0, 9)) == 0:
+        data = b"\xef\xbb\xbf" + data
+    if data and draw(st.integers(0, 9)) == 0:
+        data = data[: draw(st.integers(1, len(data)))]
+    return data + b"\n"
+
+
 def trace_lines(records: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[bytes]:
     """A record as one JSON line (ASCII-escaped or raw UTF-8, keys sometimes duplicated),
     or a bad line."""
@@ -1241,6 +1270,145 @@ def event_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
         {"type": "tool_execution_end", "toolCallId": call_id, "toolName": name,
          "timestamp": end, **lane},
     )
+
+
+#: OTel SDK span ids (``otel-spans``): decimal ints and ``0x`` strings from a small pool
+#: (the same id in both spellings), and bad ones: 0, negative, too wide, floats, bools,
+#: bare hex, non-ASCII digits, hex past the width.
+OTEL_TRACE_IDS = st.sampled_from([
+    7, 7, "0x7", "0X0000000000000007", 8, "0x8", 0, -7, 2**128, 2**128 - 1, 7.0, True, "7",
+    "0x", "0x" + "f" * 33, "0x" + "f" * 32, "0xg", "\u0660", None,
+])
+OTEL_SPAN_IDS = st.sampled_from([
+    160, 161, 162, 163, "0xa0", "0xA1", "0x00000000000000a2", 164, 165, 2**64, 2**64 - 1,
+    "0x" + "1" * 17, 0, -1, 1.5, "a0", False, None,
+])
+#: ``start_time``/``end_time``: ns ints and decimal strings in a small window, ISO-8601
+#: strings with ``Z`` (the epoch itself is "unset"), and bad ones.
+OTEL_TIMES = st.one_of(
+    st.integers(0, 40).map(lambda n: 1_767_225_600_000_000_000 + n * 50_000_000),
+    st.integers(0, 40).map(lambda n: str(1_767_225_600_000_000_000 + n * 50_000_000)),
+    st.integers(0, 40).map(lambda n: f"2026-01-01T00:00:{n // 10:02d}.{n % 10}00000Z"),
+    st.sampled_from([0, "0", -5, 1.5e18, 2**64, "1970-01-01T00:00:00Z", "1970-01-01T00:00:00.5Z",
+                     "2026-01-01T00:00:00", "2026-01-01T00:00:00+01:00", "\u0661", "\u00b2",
+                     "", "x", True, None, [1]]),
+)
+
+
+@st.composite
+def otel_span_dicts(draw: st.DrawFn) -> Any:
+    """One SDK span dict (``ReadableSpan.to_json()`` or any-agent's): ids in either
+    spelling, the parent as ``parent.span_id`` or ``parent_id``, flat attributes and
+    resource attributes, times as ns ints, decimal strings or ISO strings; keys missing,
+    null or odd now and then, sometimes not an object at all."""
+    if draw(st.integers(0, 24)) == 0:
+        return draw(JSON_SCALARS)
+    attributes: dict[str, Any] = {}
+    if draw(st.integers(0, 5)) > 0:
+        attributes["gen_ai.operation.name"] = draw(OTLP_OPERATIONS)
+    for _ in range(draw(st.integers(0, 4))):
+        attributes[draw(OTLP_KEYS)] = draw(OTLP_VALUES)
+    context: Any = {"trace_id": draw(OTEL_TRACE_IDS) if draw(st.integers(0, 5)) == 0 else 7,
+                    "span_id": draw(OTEL_SPAN_IDS)}
+    if draw(st.integers(0, 19)) == 0:
+        context = draw(JSON_SCALARS)
+    span: dict[str, Any] = {
+        "name": draw(OTLP_NAMES), "context": context, "kind": "SpanKind.INTERNAL",
+        "start_time": draw(OTEL_TIMES), "end_time": draw(OTEL_TIMES),
+        "attributes": attributes if draw(st.integers(0, 14)) > 0 else draw(JSON_SCALARS),
+        "status": {"status_code": "UNSET"}, "events": [], "links": [],
+    }
+    roll = draw(st.integers(0, 5))
+    if roll < 3:
+        span["parent"] = {"trace_id": 7, "span_id": draw(OTEL_SPAN_IDS)}
+    elif roll < 5:
+        span["parent_id"] = draw(OTEL_SPAN_IDS)
+    else:
+        span["parent"] = draw(JSON_SCALARS)
+        span["parent_id"] = draw(OTEL_SPAN_IDS)
+    if draw(st.booleans()):
+        resource: dict[str, Any] = {}
+        for _ in range(draw(st.integers(0, 2))):
+            resource[draw(st.sampled_from(["session.id", "gen_ai.conversation.id",
+                                           "service.name"]))] = draw(OTLP_VALUES)
+        span["resource"] = {"attributes": resource, "schema_url": ""}
+    for key in ("end_time", "start_time", "name", "context", "attributes"):
+        if draw(st.integers(0, 11)) == 0:
+            del span[key]
+    if draw(st.integers(0, 9)) == 0:
+        span["end_time"] = None
+    return span
+
+
+@st.composite
+def otel_calls(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """A well-formed SDK call: an ``invoke_agent`` (or ``chat``) span with a session, the
+    ``execute_tool`` span below it, sometimes a copy of it below that (same tool name)."""
+    parent = draw(st.sampled_from([176, 177]))
+    start = 1_767_225_600_000_000_000 + draw(st.integers(0, 30)) * 100_000_000
+    end = start + draw(st.sampled_from([0, 1, 50_000_000, 100_000_000, 400_000_000]))
+    tool = draw(st.sampled_from(["read", "grep", "bash", "eval"]))
+    agent = {"name": "invoke_agent a", "context": {"trace_id": 9, "span_id": parent},
+             "start_time": start - 1, "end_time": end + 1,
+             "attributes": {"gen_ai.operation.name": draw(st.sampled_from(["invoke_agent",
+                                                                           "chat"])),
+                            "gen_ai.conversation.id": draw(st.sampled_from(["c1", "c2"])),
+                            "gen_ai.agent.name": draw(st.sampled_from(["planner", "worker"]))}}
+    call_id = 192 + draw(st.integers(0, 9))
+    call = {"name": "execute_tool x", "context": {"trace_id": "0x9", "span_id": hex(call_id)},
+            "parent_id": parent, "start_time": str(start), "end_time": str(end),
+            "attributes": {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": tool,
+                           "gen_ai.tool.call.id": f"call_{call_id}"}}
+    spans = [agent, call]
+    if draw(st.integers(0, 3)) == 0:
+        spans.append({**call, "context": {"trace_id": 9, "span_id": call_id + 32},
+                      "parent": {"span_id": call_id}, "attributes": {
+                          "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": tool}})
+    return spans
+
+
+@st.composite
+def otel_files(draw: st.DrawFn) -> bytes:
+    """A file of SDK span dicts in one of the four shapes (an any-agent ``{"spans": [...]}``
+    document, a JSON array, dicts one after another pretty-printed, one per line), with
+    several documents, empty and odd top-level values, whitespace-only lines (form feeds),
+    stray text between documents, a BOM and a cut end now and then."""
+    spans: list[Any] = []
+    for _ in range(draw(st.integers(0, 12))):
+        if draw(st.booleans()):
+            spans.append(draw(otel_span_dicts()))
+        else:
+            spans.extend(draw(otel_calls()))
+    shape = draw(st.sampled_from(["document", "array", "stream", "lines"]))
+    indent = draw(st.sampled_from([None, 1, 2, 4]))
+    values: list[Any] = []
+    if shape == "lines":
+        values = list(spans)
+        indent = None
+    elif shape == "stream":
+        values = list(spans)
+    else:
+        at = draw(st.integers(0, len(spans)))
+        parts = [spans[:at], spans[at:]] if draw(st.booleans()) else [spans]
+        for part in parts:
+            values.append({"spans": part, "final_output": "done"} if shape == "document"
+                          else part)
+    for _ in range(draw(st.integers(0, 2))):
+        odd = draw(st.sampled_from([{}, [], {"spans": []}, {"spans": 3}, {"x": 1}, 5, "s",
+                                    None, {"context": None}, {"spans": [1], "context": {}}]))
+        values.insert(draw(st.integers(0, len(values))), odd)
+    separators = [b"\n\n", b"\n\x0c\n", b" ", b"\nstray 1\n", b"\n]\n"]
+    data = b""
+    for value in values:
+        if data:
+            data += draw(st.sampled_from(separators)) if draw(st.integers(0, 5)) == 0 else b"\n"
+        data += json.dumps(value, indent=indent).encode()
+    data += b"\n"
+    if draw(st.integers(0, 9)) == 0:
+        data = b"\xef\xbb\xbf" + data
+    if draw(st.integers(0, 9)) == 0:
+        data = data[: draw(st.integers(1, len(data)))]
+    return data
 
 
 def trace_files(

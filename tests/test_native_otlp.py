@@ -1,12 +1,12 @@
 """The native ``otlp`` reader against the Python reference: same trace files, same output.
 
-The corpus's one OTLP/JSON file is a pretty-printed document, which the extension
-declines (the Python reader reads documents), so the files are built from the layout
-``docs/formats.md`` (``otlp``) describes: Hypothesis-drawn files of one document per line
-(batches, scopes, spans whose ids repeat, parents, agents, Claude Code spans, times valid
-and not, attributes repeated and odd, malformed containers, other signals, broken lines,
-BOMs, cut last lines) and damaged copies, pretty-printed documents (declined, then read by
-Python), and hostile lines are read by both engines; the whole ``summarize --format json``
+The corpus's one OTLP/JSON file is a pretty-printed document, so the files are also
+built from the layouts ``docs/formats.md`` (``otlp``) describes: Hypothesis-drawn files of
+one document per line (batches, scopes, spans whose ids repeat, parents, agents, Claude
+Code spans, times valid and not, attributes repeated and odd, malformed containers, other
+signals, broken lines, BOMs, cut last lines) and damaged copies, files of whole documents
+(pretty-printed, several in a row, one array of them) and damaged copies, and hostile
+lines are read by both engines; the whole ``summarize --format json``
 document must be equal, and a spy proves the extension read (or was asked) the unit.
 """
 
@@ -26,6 +26,7 @@ from tests.strategies import (
     engine_caps,
     engine_eval_names,
     otlp_calls,
+    otlp_documents,
     otlp_records,
     trace_files,
 )
@@ -100,16 +101,84 @@ def test_damaged_files_read_the_same(
 
 @DIFFERENTIAL
 @given(records=st.lists(otlp_records(), min_size=1, max_size=3), indent=st.sampled_from([2, 0]))
-def test_documents_are_declined_and_read_the_same(
+def test_documents_are_read_natively_the_same(
     tmp_path_factory: pytest.TempPathFactory, records: list[dict[str, Any]], indent: int,
 ) -> None:
-    """Pretty-printed documents (one, or several one after another) are declined by the
-    extension (the Python reader reads them), and the output is the reference's."""
+    """Pretty-printed documents (one, or several one after another; ``indent=0`` puts
+    nested values in the first column) are read by the extension, with the reference's
+    output."""
     data = b"".join(json.dumps(r, indent=indent).encode() + b"\n" for r in records)
     path = _write(tmp_path_factory.mktemp("otlp"), data, "trace.json")
     if not data.startswith(b"{}"):  # "{}" alone on the first line is an object line
-        assert _fast(path) is None
+        assert _fast(path) is not None
     _both([path], OTLP.name, 2000, ("eval",), units=1)
+
+
+@DIFFERENTIAL
+@given(data=otlp_documents(), cap=engine_caps, names=engine_eval_names)
+def test_generated_documents_read_the_same(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes, cap: int, names: tuple[str, ...],
+) -> None:
+    """Files of whole documents (several, one of every batch, an array of them) with
+    calls in them give the same accounts, lanes and figures on both engines."""
+    path = _write(tmp_path_factory.mktemp("otlp"), data, "trace.json")
+    _both([path], OTLP.name, cap, names, units=1)
+
+
+@DIFFERENTIAL
+@given(data=damaged(otlp_documents()), cap=engine_caps, names=engine_eval_names)
+def test_damaged_documents_read_the_same(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes, cap: int, names: tuple[str, ...],
+) -> None:
+    path = _write(tmp_path_factory.mktemp("otlp"), data, "trace.json")
+    _both([path], OTLP.name, cap, names, units=1)
+
+
+def test_a_pretty_printed_document_is_counted_as_its_lines_are(tmp_path: Path) -> None:
+    """The formats page example as one indented document, then a document of metrics and
+    an array: the same 3 items and figures as on one line (one wave of read [100, 200]
+    and grep [150, 300]: 50 ms saved), plus ``resourceMetrics`` and ``not_an_object``."""
+    document = json.loads(_line(
+        _span("00000000000000a0", 0, 1000, "invoke_agent", conversation_id="conv-1"),
+        _span("00000000000000a1", 100, 200, "execute_tool", parent="00000000000000a0",
+              tool_name="read"),
+        _span("00000000000000a2", 150, 300, "execute_tool", parent="00000000000000a0",
+              tool_name="grep"),
+    ))
+    data = (json.dumps(document, indent=2) + "\n" + json.dumps({"resourceMetrics": []},
+                                                               indent=2)
+            + "\n[]\n").encode()
+    path = _write(tmp_path, data, "trace.json")
+    assert _fast(path) is not None
+    code, out = console_command(["summarize", "--format", "json", "--engine", "native", path])
+    assert (code, out) == console_command(
+        ["summarize", "--format", "json", "--engine", "python", path])
+    (report,) = json.loads(out)["inputs"]
+    assert (report["lines_read"], report["lines_used"]) == (5, 2)
+    assert report["ignored"] == {"non_tool_span": 1, "resourceMetrics": 1}
+    assert report["problems"] == {"not_an_object": 1}
+    (lane,) = json.loads(out)["lanes"]
+    assert (lane["session_id"], lane["modeled_wallclock_saved_ms"]) == ("conv-1", 50.0)
+
+
+def test_deep_documents_nest_one_level_more_than_lines(tmp_path: Path) -> None:
+    """Whole documents after four read ones: 974 levels read (``no_spans``), 975
+    ``too_deeply_nested``; a document broken in the middle is one ``invalid_json`` and
+    none of its spans is read."""
+    def deep(levels: int) -> bytes:
+        return b'{\n"resourceSpans":[],"z":' + b"[" * (levels - 1) + b"]" * (levels - 1) + b"}"
+
+    broken = json.dumps(json.loads(_BATCH), indent=2).replace('"name"', '"name" x').encode()
+    data = b"\n".join([b'{\n"resourceSpans": []}'] * 4 + [deep(974), deep(975), broken])
+    path = _write(tmp_path, data + b"\n", "trace.json")
+    assert _fast(path) is not None
+    code, out = console_command(["summarize", "--format", "json", "--engine", "native", path])
+    assert (code, out) == console_command(
+        ["summarize", "--format", "json", "--engine", "python", path])
+    (report,) = json.loads(out)["inputs"]
+    assert (report["lines_read"], report["lines_used"]) == (7, 0)
+    assert report["ignored"] == {"no_spans": 5}
+    assert report["problems"] == {"too_deeply_nested": 1, "invalid_json": 1}
 
 
 def test_the_formats_page_example_is_read_natively(tmp_path: Path) -> None:
@@ -176,11 +245,11 @@ def test_hostile_lines_are_accounted_as_python_accounts_them(tmp_path: Path) -> 
 
 
 @needs_corpus
-def test_the_corpus_document_is_declined_and_read_by_python() -> None:
-    """The corpus's OTLP example (pretty-printed) is declined by the extension; both
-    engines give the reference's document."""
+def test_the_corpus_document_reads_the_same() -> None:
+    """The corpus's OTLP example (pretty-printed) is read by the extension; both engines
+    give the reference's document."""
     path = CORPUS / "opentelemetry-proto" / "trace.json"
-    assert _fast(str(path)) is None
+    assert _fast(str(path)) is not None
     _both([str(path)], "auto", 2000, ("eval",), units=1)
 
 

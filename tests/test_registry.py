@@ -273,11 +273,13 @@ def test_rows_carry_the_native_and_live_capabilities() -> None:
 
     assert [(row.name, row.native and row.native.code) for row in NATIVE_ROWS] == [
         ("events", 0), ("claude-code", 1), ("codex", 2), ("pi", 3), ("copilot", 4),
-        ("kimi", 5), ("openclaw", 6), ("mcode", 7), ("otlp", 8)]
+        ("kimi", 5), ("openclaw", 6), ("mcode", 7), ("otlp", 8), ("otel-spans", 9)]
     assert [row.name for row in TRACE_FORMAT_MODULES if row.native] == [
-        "events", "claude-code", "codex", "pi", "otlp", "mcode", "copilot", "kimi", "openclaw"]
-    # the formats the extension detects, with their row's types; copilot's, kimi's and
-    # mcode's and otlp's files and openclaw's stores are detected by the registry (no types)
+        "events", "claude-code", "codex", "pi", "otlp", "otel-spans", "mcode", "copilot",
+        "kimi", "openclaw"]
+    # the formats the extension detects, with their row's types; copilot's, kimi's,
+    # mcode's, otlp's and otel-spans' files and openclaw's stores are detected by the
+    # registry (no types)
     pi = NATIVE_ROWS[3].native
     assert pi is not None and pi.sniff == {"session", "message"}
     assert pi.session_id("/s/2025-12-09T00-52-00-000Z_3f2504e0-4f89-41d3-9a0c-0305e82c3301.jsonl"
@@ -285,7 +287,7 @@ def test_rows_carry_the_native_and_live_capabilities() -> None:
     assert pi.session_id("/s/notes.jsonl") == "notes"
     assert native_sniffers() == [sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES),
                                  sorted(CODEX_TYPES), ["message", "session"], [], [], [], [],
-                                 []]
+                                 [], []]
     copilot = NATIVE_ROWS[4].native
     assert copilot is not None and copilot.sniff is None
     assert copilot.session_id("/h/.copilot/session-state/4f1c/events.jsonl") == "4f1c"
@@ -304,6 +306,9 @@ def test_rows_carry_the_native_and_live_capabilities() -> None:
     otlp = NATIVE_ROWS[8].native
     assert otlp is not None and otlp.sniff is None
     assert otlp.session_id("/t/traces.jsonl") == "traces"  # unused: spans name sessions
+    otel_spans = NATIVE_ROWS[9].native
+    assert otel_spans is not None and (otel_spans.code, otel_spans.sniff) == (9, None)
+    assert otel_spans.session_id("/t/AGNO_trace.json") == "AGNO_trace"  # unused, as otlp's
     codex = NATIVE_ROWS[2].native
     assert codex is not None and codex.sniff == {
         "session_meta", "response_item", "event_msg", "turn_context", "compacted"}

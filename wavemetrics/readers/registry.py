@@ -128,7 +128,8 @@ TRACE_FORMAT_MODULES: tuple[FormatRow, ...] = (
     FormatRow("codex-tui", "wavemetrics.readers.codex_tui", "CODEX_TUI"),
     FormatRow("pi", "wavemetrics.readers.pi", "PI", native=Native(3, PI_TYPES, _file_name_uuid)),
     FormatRow("otlp", "wavemetrics.readers.otlp", "OTLP", native=Native(8, None, file_stem)),
-    FormatRow("otel-spans", "wavemetrics.readers.otel_spans", "OTEL_SPANS"),
+    FormatRow("otel-spans", "wavemetrics.readers.otel_spans", "OTEL_SPANS",
+              native=Native(9, None, file_stem)),
     FormatRow("inspect", "wavemetrics.readers.inspect_log", "INSPECT"),
     # the lines name their sessions: the file stem is handed over, never used
     FormatRow("mcode", "wavemetrics.readers.mcode", "MCODE", native=Native(7, None, file_stem)),

@@ -244,8 +244,8 @@ SUMMARIZE: tuple[Option, ...] = (
            "After the table, each row's full session/lane id, format and input path."),
     Option("engine", ("--engine",), "choice",
            "native: the Rust readers for claude-code, events, codex, pi, copilot, kimi,"
-           " openclaw, mcode and otlp inputs (other formats,"
-           " --since/--until, --by day|week|month|tool and non-default limits use Python);"
+           " openclaw, mcode, otlp and otel-spans inputs (other formats and"
+           " non-default limits use Python);"
            " python: the reference implementation. The output is the same.",
            default=default_engine, show_default="native when built", choices=ENGINES,
            keyed=False, native=True),

@@ -800,8 +800,14 @@ pub enum ScanEnd {
 /// levels (at most [`PY_MAX_DEPTH`]): which it meets first, the end of a valid
 /// value, a syntax error or a container past `limit` (its `RecursionError`).
 pub fn scan_value(text: &str, limit: usize) -> ScanEnd {
+    scan_value_at(text, limit, 0)
+}
+
+/// [`scan_value`] of a value that `depth` arrays and objects hold (a document's
+/// element, read alone): its containers open at levels `depth + 1` and on.
+pub fn scan_value_at(text: &str, limit: usize, depth: usize) -> ScanEnd {
     let mut scan = Scan::within(text, limit);
-    let valid = scan.space().is_some() && scan.skip(0).is_ok() && scan.space().is_none();
+    let valid = scan.space().is_some() && scan.skip(depth).is_ok() && scan.space().is_none();
     match (valid, scan.too_deep_at) {
         (true, _) => ScanEnd::Valid,
         (false, Some(at)) => ScanEnd::TooDeep(at),
@@ -1020,6 +1026,19 @@ mod tests {
         assert!(vals("{\"a\":1} x", &["a"]).is_err());
         assert!(vals("{\"a\":\"\u{1}\"}", &["a"]).is_err());
         assert!(vals("{\"b\":\"\u{1}\"}", &["a"]).is_err());
+    }
+
+    #[test]
+    fn a_value_held_by_containers_opens_its_own_deeper() {
+        // held by 2 containers: its arrays open at levels 3, 4, ...
+        assert_eq!(scan_value_at("[[]]", 4, 2), ScanEnd::Valid);
+        assert_eq!(scan_value_at("[[]]", 3, 2), ScanEnd::TooDeep(1));
+        assert_eq!(scan_value_at("[[]]", 2, 2), ScanEnd::TooDeep(0));
+        assert_eq!(scan_value_at("[[]]", 2, 0), ScanEnd::Valid);
+        assert_eq!(scan_value_at(" 7 ", 1, 5), ScanEnd::Valid);
+        assert_eq!(scan_value_at("[1,] [[[", 1, 0), ScanEnd::Syntax);
+        assert_eq!(scan_value_at("{\"a\": [1 2", 3, 1), ScanEnd::Syntax);
+        assert_eq!(scan_value_at("{\"a\": [[", 3, 1), ScanEnd::TooDeep(7));
     }
 }
 

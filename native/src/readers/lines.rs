@@ -4,7 +4,7 @@
 
 use super::protocol::{Failure, ReadError};
 use crate::account::LineAccount;
-use crate::json::{nesting_exceeds, parse_object, scan_value, ScanEnd, SyntaxError};
+use crate::json::{nesting_exceeds, parse_object, scan_value_at, ScanEnd, SyntaxError};
 use crate::lines::{is_py_space, LineReader};
 use hashbrown::HashSet;
 use std::io::{self, Read};
@@ -199,7 +199,13 @@ where
 /// or a container past `max_depth` (`RecursionError`: `too_deeply_nested`), else
 /// `None` (it parses).
 pub(super) fn json_failure(text: &str, max_depth: usize) -> Option<&'static str> {
-    let (end, failure) = match scan_value(text, max_depth) {
+    json_failure_at(text, max_depth, 0)
+}
+
+/// [`json_failure`] of a value that `depth` arrays and objects hold (a document's
+/// element, read alone).
+pub(super) fn json_failure_at(text: &str, max_depth: usize, depth: usize) -> Option<&'static str> {
+    let (end, failure) = match scan_value_at(text, max_depth, depth) {
         ScanEnd::Valid => (text.len(), None),
         ScanEnd::Syntax => return Some("invalid_json"),
         ScanEnd::TooDeep(at) => (at, Some("too_deeply_nested")),

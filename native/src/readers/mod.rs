@@ -1,20 +1,21 @@
 //! The native readers, one module per format as in `wavemetrics/readers/`
 //! (`docs/formats.md`): `claude_code`, `events`, `codex`, `pi`, `copilot`, `kimi`, `openclaw`,
-//! `mcode` and `otlp`,
+//! `mcode`, `otlp` and `otel_spans`,
 //! line for line the rules of their Python modules, each behind the one [`Reader`]
 //! trait (`protocol`, as `_protocol.py`); `lines` holds what they read lines with
 //! (`_lines.py`), `names` the session id a file's name stands in with
 //! (`_uuids.py`), and `folded` the read that detects and reads a folder's
 //! files in one pass. Files are opened by `crate::io`.
 //!
-//! The modules below use one another only downwards (`protocol`, `lines` and
-//! `names` at the bottom, the formats on them, `folded` on the formats), and none names this
+//! The modules below use one another only downwards (`protocol`, `lines`,
+//! `names`, `spans` and `documents` at the bottom, the formats on them, `folded` on the formats), and none names this
 //! one, which re-exports them and maps a detected format to its reader
 //! (`tests/test_native_modules.py` fails on a cycle).
 
 mod claude_code;
 mod codex;
 mod copilot;
+mod documents;
 mod events;
 mod folded;
 mod kimi;
@@ -22,9 +23,11 @@ mod lines;
 mod mcode;
 mod names;
 mod openclaw;
+mod otel_spans;
 mod otlp;
 mod pi;
 mod protocol;
+mod spans;
 
 pub use claude_code::{ClaudeCode, SPLIT_BUDGET, SPLIT_READS};
 pub use codex::Codex;
@@ -34,6 +37,7 @@ pub use folded::{read_folded, FoldFile, FoldOut, FOLDED_READS};
 pub use kimi::Kimi;
 pub use mcode::Mcode;
 pub use openclaw::Openclaw;
+pub use otel_spans::OtelSpans;
 pub use otlp::Otlp;
 pub use pi::Pi;
 pub use protocol::{LaneOut, ReadError, Reader, Unit, UnitOut};
@@ -51,6 +55,7 @@ pub enum Format {
     Openclaw = 6,
     Mcode = 7,
     Otlp = 8,
+    OtelSpans = 9,
 }
 
 impl Format {
@@ -66,6 +71,7 @@ impl Format {
             6 => Some(Format::Openclaw),
             7 => Some(Format::Mcode),
             8 => Some(Format::Otlp),
+            9 => Some(Format::OtelSpans),
             _ => None,
         }
     }
@@ -83,6 +89,7 @@ pub fn reader(format: Format) -> &'static dyn Reader {
         Format::Openclaw => &Openclaw,
         Format::Mcode => &Mcode,
         Format::Otlp => &Otlp,
+        Format::OtelSpans => &OtelSpans,
     }
 }
 
@@ -92,7 +99,7 @@ mod tests {
 
     #[test]
     fn each_format_has_its_code() {
-        let formats: Vec<Option<Format>> = (0..=9).map(Format::from_code).collect();
+        let formats: Vec<Option<Format>> = (0..=10).map(Format::from_code).collect();
         assert_eq!(
             formats,
             [
@@ -105,6 +112,7 @@ mod tests {
                 Some(Format::Openclaw),
                 Some(Format::Mcode),
                 Some(Format::Otlp),
+                Some(Format::OtelSpans),
                 None
             ]
         );

@@ -1,140 +1,41 @@
 //! The `otlp` reader (`docs/formats.md`, "Span-shaped formats" and `otlp`), rule for
 //! rule as `wavemetrics/readers/otlp.py` with the span rules of `_spans.py`: OTLP/JSON
-//! traces written one `{"resourceSpans": [...]}` document per line (the collector's
-//! file exporter), every span of the file kept as the few fields the rules need
-//! ([`Span`]), and lanes made once the whole file is read ([`Collector::lanes`]).
+//! traces, one `{"resourceSpans": [...]}` document per line (the collector's file
+//! exporter) or whole documents (pretty-printed, arrays, several in a row), every span
+//! of the file kept as the few fields the rules need (`spans::Span`), and lanes made
+//! once the whole file is read (`spans::Collector`).
 //!
-//! The shape of the input is decided as `_spans.iter_json_values` decides it: JSON
-//! Lines when the first line with content is a JSON object on its own, or begins
-//! neither an object nor an array. Any other input (a pretty-printed document, a
-//! compact array, several documents one after another; also a first line this reader
-//! cannot decide with certainty, nesting near Python's depth limit) is declined
-//! (`Unsupported`): the unit is read by the Python reader, which reads documents.
+//! The shape of the input is decided as `_spans.iter_json_values` decides it
+//! (`spans::json_lines`): JSON Lines when the first line with content is a JSON object
+//! on its own, or begins neither an object nor an array; else whole documents, split
+//! and walked by `documents` without holding one (each batch of `resourceSpans` read
+//! alone, its events held until the document has parsed). A first line this reader
+//! cannot decide with certainty (nesting near Python's depth limit), and the documents
+//! `documents` declines, are declined (`Unsupported`): the Python reader reads them.
 //!
 //! Each line is read in one pass of the validating scanner ([`Scan`]), its spans and
 //! accounting events gathered in the order `otlp.py` meets them and applied only when
 //! the whole line parsed; a repeated key's value replaces the earlier one's (the last
 //! key wins, as in Python's `json`).
 
+use super::documents::{
+    declined, read_documents, validate, Part, Reading, Visit, DOCUMENT_MAX_DEPTH,
+};
 use super::lines::{for_each_object_line, int_too_long, json_failure, Names};
-use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, UnitOut};
+use super::protocol::{with_fallback, Failure, ReadError, Reader, Unit, UnitOut};
+use super::spans::{
+    json_lines, mark, ns_time_to_ms, session_attribute, Attributes, Collector, Event, Span,
+    ATTRIBUTE_KEYS, LINE_MAX_DEPTH,
+};
 use crate::account::LineAccount;
-use crate::activity::Timing;
 use crate::io::open_plain;
-use crate::json::{nesting_exceeds, Raw, Scan, SyntaxError, Val, PY_MAX_DEPTH};
-use crate::lines::{is_py_space, LineReader};
-use crate::summary::{LaneStream, Settings};
-use crate::time::ns_to_ms;
-use hashbrown::{HashMap, HashSet};
-use std::io;
+use crate::json::{Raw, Scan, SyntaxError, Val};
+use crate::summary::Settings;
 use std::path::Path;
 use std::rc::Rc;
 
-/// How deep a line may nest before Python's `json` gives up in `otlp.py`
-/// (`RecursionError`, `too_deeply_nested`), measured as the command line reads an OTLP
-/// file line by line: 973 levels read, 974 refused.
-const PY_MAX_JSON_DEPTH: usize = PY_MAX_DEPTH - 11;
-/// A first line with content nesting deeper than this is not decided here: Python's
-/// `json` reads it at another depth than the lines after it (`_first_line_is_object`).
-const FIRST_LINE_SURE_DEPTH: usize = 900;
-
-/// The attribute keys the span rules read (`SPAN_ATTRIBUTES`), by index.
-const ATTRIBUTE_KEYS: [&str; 10] = [
-    "gen_ai.operation.name",
-    "gen_ai.tool.call.id",
-    "gen_ai.tool.name",
-    "gen_ai.conversation.id",
-    "session.id",
-    "gen_ai.agent.id",
-    "gen_ai.agent.name",
-    "span.type",
-    "tool_name",
-    "tool_use_id",
-];
-const OPERATION: usize = 0;
-const CALL_ID: usize = 1;
-const TOOL_NAME: usize = 2;
-const CONVERSATION_ID: usize = 3;
-const SESSION_ID: usize = 4;
-const AGENT_ID: usize = 5;
-const AGENT_NAME: usize = 6;
-const SPAN_TYPE: usize = 7;
-const CLAUDE_TOOL_NAME: usize = 8;
-const CLAUDE_USE_ID: usize = 9;
-
 /// Other OTLP signals a collector may write to a file, in the order `otlp.py` asks.
 const OTHER_SIGNALS: [&[u8]; 3] = [b"resourceLogs", b"resourceMetrics", b"resourceProfiles"];
-/// `BAD_SESSION` of `_spans.py`: no usable id holds NUL.
-const BAD_SESSION: &str = "\u{0}bad session id";
-const TOOL_PREFIX: &[u8] = b"execute_tool ";
-
-/// The wanted attributes of a span or resource: per key, the first entry's
-/// `stringValue` (`found.setdefault`), `Some(Val::Absent)` when that entry's value
-/// object has none.
-type Attributes<'a> = [Option<Val<'a>>; 10];
-
-fn attr<'b, 'a>(attributes: &'b Attributes<'a>, key: usize) -> &'b Val<'a> {
-    attributes[key].as_ref().unwrap_or(&Val::Absent)
-}
-
-fn is_str(value: &Val<'_>, text: &[u8]) -> bool {
-    value.str_bytes() == Some(text)
-}
-
-/// `session_attribute`: `gen_ai.conversation.id`, else `session.id`, the first that is a
-/// non-empty string; [`BAD_SESSION`] when that one is no usable id.
-/// Interned in `names` (a session's spans share one).
-fn session_attribute(attributes: &Attributes<'_>, names: &mut Names) -> Option<Rc<str>> {
-    for key in [CONVERSATION_ID, SESSION_ID] {
-        let raw = attr(attributes, key);
-        if raw.bad_id() {
-            return Some(names.get(BAD_SESSION));
-        }
-        if let Some(value) = raw.usable_id() {
-            return Some(names.get(value));
-        }
-    }
-    None
-}
-
-/// `ns_time_to_ms`: integer ns (a JSON int, or a string of 1-20 ASCII digits) from 1 to
-/// 2**64 - 1 to ms; `None` for anything else (a float, a bool, 0, out of range).
-fn ns_time_to_ms(raw: Option<Raw<'_>>) -> Option<f64> {
-    let raw = raw?;
-    match Val::of(raw) {
-        value @ (Val::Text(_) | Val::Str(_)) => {
-            let digits = value.str_bytes()?;
-            let valid = (1..=20).contains(&digits.len()) && digits.iter().all(u8::is_ascii_digit);
-            if valid {
-                ns_of(digits)
-            } else {
-                None
-            }
-        }
-        Val::Num(_) | Val::BigInt => {
-            // an int literal (no fraction, no exponent, not negative: -0 and below are < 1);
-            // JSON writes no leading zero, so more than 20 digits is past 2**64 - 1
-            let digits = raw.get().as_bytes();
-            let int = digits.iter().all(u8::is_ascii_digit);
-            if int && digits.len() <= 20 {
-                ns_of(digits)
-            } else {
-                None
-            }
-        }
-        _ => None, // a bool, null, an array or an object
-    }
-}
-
-fn ns_of(digits: &[u8]) -> Option<f64> {
-    let mut value: u128 = 0;
-    for &d in digits {
-        value = value * 10 + u128::from(d - b'0');
-    }
-    (1..=u128::from(u64::MAX))
-        .contains(&value)
-        .then(|| ns_to_ms(value))
-}
 
 fn hex_id<const N: usize>(value: &Val<'_>) -> Option<u128> {
     let bytes = value.str_bytes()?;
@@ -149,31 +50,6 @@ fn hex_id<const N: usize>(value: &Val<'_>) -> Option<u128> {
     Some(id)
 }
 
-/// What is kept of one span (`SpanRecord`): ids (as numbers, printed in lower-case
-/// hex), session attributes, ms times, and what [`mark`] made of it.
-#[derive(Debug, Clone)]
-struct Span {
-    index: usize,
-    trace: u128,
-    span: u64,
-    parent: Option<u64>,
-    session: Option<Rc<str>>,
-    resource_session: Option<Rc<str>>,
-    start_ms: Option<f64>,
-    end_ms: Option<f64>,
-    call_id: Option<Rc<str>>,
-    tool_name: Option<Rc<str>>,
-    agent: Option<Rc<str>>,
-}
-
-fn trace_text(trace: u128) -> String {
-    format!("{trace:032x}")
-}
-
-fn span_text(span: u64) -> String {
-    format!("{span:016x}")
-}
-
 /// A span's raw fields, gathered in one pass over its object (the last key wins).
 #[derive(Default)]
 struct RawSpan<'a> {
@@ -184,14 +60,6 @@ struct RawSpan<'a> {
     start: Option<Raw<'a>>,
     end: Option<Raw<'a>>,
     attributes: Attributes<'a>,
-}
-
-/// What one span of a line gives, in input order (applied when the line parsed).
-enum Event {
-    Problem(&'static str),
-    /// A span (not yet given its index), its batch's resource session filled in at the
-    /// batch's end.
-    Span(Box<Span>),
 }
 
 /// One batch of `resourceSpans`: the events of its last `scopeSpans` and of its last
@@ -301,81 +169,6 @@ fn span_event<'a>(
     }
 }
 
-/// `usable_text` of a span name without its `execute_tool ` prefix.
-fn name_without_prefix(name: &Val<'_>) -> Option<String> {
-    let bytes = name.str_bytes()?;
-    let rest = bytes.strip_prefix(TOOL_PREFIX).unwrap_or(bytes);
-    let text = std::str::from_utf8(rest).ok()?; // a lone surrogate's WTF-8 is no UTF-8
-    (!text.is_empty()).then(|| text.to_string())
-}
-
-/// `mark_span` of `_spans.py`: a tool span (call id and tool name set), an agent span
-/// (its lane key set), or neither; `Err` with the problem of an unusable tool span.
-fn mark(
-    record: &mut Span,
-    attributes: &Attributes<'_>,
-    name: &Val<'_>,
-    end_given: bool,
-    names: &mut Names,
-) -> Result<(), &'static str> {
-    let operation = attr(attributes, OPERATION);
-    if is_str(operation, b"execute_tool") {
-        if [CONVERSATION_ID, SESSION_ID, CALL_ID]
-            .iter()
-            .any(|&k| attr(attributes, k).bad_id())
-        {
-            return Err("invalid_id");
-        }
-        let tool = match attr(attributes, TOOL_NAME).usable_text() {
-            Some(text) => Some(text.to_string()),
-            None => name_without_prefix(name),
-        };
-        let call_id = attr(attributes, CALL_ID).usable_id();
-        return tool_span(record, tool.as_deref(), call_id, end_given, names);
-    }
-    if is_str(operation, b"invoke_agent") {
-        let agent = attr(attributes, AGENT_ID)
-            .usable_id()
-            .or_else(|| attr(attributes, AGENT_NAME).usable_id())
-            .map(|agent| names.get(agent))
-            .unwrap_or_else(|| span_text(record.span).into());
-        record.agent = Some(agent);
-        return Ok(());
-    }
-    let absent = matches!(operation, Val::Absent | Val::Null);
-    if absent && (is_str(name, b"claude_code.tool") || is_str(attr(attributes, SPAN_TYPE), b"tool"))
-    {
-        if attr(attributes, CLAUDE_USE_ID).bad_id() || attr(attributes, SESSION_ID).bad_id() {
-            return Err("invalid_id");
-        }
-        let tool = attr(attributes, CLAUDE_TOOL_NAME).usable_text();
-        let call_id = attr(attributes, CLAUDE_USE_ID).usable_id();
-        return tool_span(record, tool, call_id, end_given, names);
-    }
-    Ok(())
-}
-
-fn tool_span(
-    record: &mut Span,
-    name: Option<&str>,
-    call_id: Option<&str>,
-    end_given: bool,
-    names: &mut Names,
-) -> Result<(), &'static str> {
-    let Some(name) = name else {
-        return Err("invalid_tool_record");
-    };
-    if record.start_ms.is_none() || (end_given && record.end_ms.is_none()) {
-        return Err("invalid_timestamp");
-    }
-    record.call_id = Some(match call_id {
-        Some(id) => id.into(),
-        None => span_text(record.span).into(),
-    });
-    record.tool_name = Some(names.get(name));
-    Ok(())
-}
-
 /// A `spans`/`scopeSpans` container's events and item count: `spans` of a scope.
 fn scope_events<'a>(
     scan: &mut Scan<'a>,
@@ -460,6 +253,31 @@ fn batch<'a>(scan: &mut Scan<'a>, depth: usize, names: &mut Names) -> Result<Bat
     Ok(batch)
 }
 
+/// One element of `resourceSpans`, `depth` containers deep: its events and items (one
+/// `invalid_structure` when it is no object).
+fn batch_events<'a>(
+    scan: &mut Scan<'a>,
+    depth: usize,
+    names: &mut Names,
+) -> Result<(Vec<Event>, u64), SyntaxError> {
+    if scan.space() != Some(b'{') {
+        scan.skip(depth)?;
+        return Ok((vec![Event::Problem("invalid_structure")], 1));
+    }
+    let found = batch(scan, depth, names)?;
+    let (mut scope, count) = match (found.scope_spans, found.library_spans) {
+        (Some(scope), _) => scope,
+        (None, Some(library)) => library,
+        (None, None) => (Vec::new(), 0),
+    };
+    for event in &mut scope {
+        if let Event::Span(span) = event {
+            span.resource_session = found.resource_session.clone();
+        }
+    }
+    Ok((scope, count))
+}
+
 /// What one top-level document gives: `None` when it holds no `resourceSpans`, with the
 /// other signal it names (`ignored` kind); else its events and items.
 enum Document {
@@ -468,34 +286,18 @@ enum Document {
 }
 
 /// One line's object (`_read_document` of `otlp.py`), read in one pass; a line
-/// nesting deeper than json reads ([`PY_MAX_JSON_DEPTH`]) is a [`SyntaxError`].
+/// nesting deeper than json reads ([`LINE_MAX_DEPTH`]) is a [`SyntaxError`].
 fn document(text: &str, names: &mut Names) -> Result<Document, SyntaxError> {
     let mut spans: Option<(Vec<Event>, u64)> = None;
     let mut signals = [false; 3];
-    Scan::line_within(text, PY_MAX_JSON_DEPTH, |scan, key| {
+    Scan::line_within(text, LINE_MAX_DEPTH, |scan, key| {
         if key == b"resourceSpans" {
             let mut events = Vec::new();
             let mut items = 0u64;
             if scan.space() == Some(b'[') {
                 scan.array(2, |scan| {
-                    if scan.space() != Some(b'{') {
-                        scan.skip(2)?;
-                        items += 1;
-                        events.push(Event::Problem("invalid_structure"));
-                        return Ok(());
-                    }
-                    let found = batch(scan, 2, names)?;
-                    let (mut scope, count) = match (found.scope_spans, found.library_spans) {
-                        (Some(scope), _) => scope,
-                        (None, Some(library)) => library,
-                        (None, None) => (Vec::new(), 0),
-                    };
-                    for event in &mut scope {
-                        if let Event::Span(span) = event {
-                            span.resource_session = found.resource_session.clone();
-                        }
-                    }
-                    events.extend(scope);
+                    let (found, count) = batch_events(scan, 2, names)?;
+                    events.extend(found);
                     items += count;
                     Ok(())
                 })?;
@@ -512,7 +314,11 @@ fn document(text: &str, names: &mut Names) -> Result<Document, SyntaxError> {
         }
         scan.skip(1)
     })?;
-    Ok(match spans {
+    Ok(decide(spans, signals))
+}
+
+fn decide(spans: Option<(Vec<Event>, u64)>, signals: [bool; 3]) -> Document {
+    match spans {
         Some((events, items)) => Document::Spans(events, items),
         None => Document::Other(
             OTHER_SIGNALS
@@ -521,427 +327,189 @@ fn document(text: &str, names: &mut Names) -> Result<Document, SyntaxError> {
                 .find(|(_, seen)| *seen)
                 .map_or(b"unknown_record".as_slice(), |(kind, _)| kind),
         ),
-    })
+    }
 }
 
-type Key = (u128, u64);
-
-/// `SpanCollector` of `_spans.py`: every span of the input, turned into lanes at the end.
-#[derive(Default)]
-struct Collector {
-    spans: Vec<Span>,
-    by_key: HashMap<Key, usize>,
-    chain_memo: HashMap<Key, Option<Rc<str>>>,
-    trace_sessions: Option<HashMap<u128, Rc<str>>>,
-    top_agent_counts: Option<HashMap<u128, u64>>,
-}
-
-impl Collector {
-    fn add(&mut self, mut span: Span, account: &mut LineAccount) {
-        span.index = self.spans.len();
-        self.by_key
-            .entry((span.trace, span.span))
-            .or_insert(span.index);
-        if span.call_id.is_none() {
-            account.ignore(b"non_tool_span");
-        }
-        self.spans.push(span);
-    }
-
-    fn parent(&self, span: usize) -> Option<usize> {
-        let s = &self.spans[span];
-        let parent = s.parent?;
-        self.by_key.get(&(s.trace, parent)).copied()
-    }
-
-    fn key(&self, span: usize) -> Key {
-        (self.spans[span].trace, self.spans[span].span)
-    }
-
-    fn ancestor_session(&mut self, start: Option<usize>) -> Option<Rc<str>> {
-        let mut path: Vec<Key> = Vec::new();
-        let mut seen: HashSet<Key> = HashSet::new();
-        let mut found: Option<Rc<str>> = None;
-        let mut node = start;
-        while let Some(n) = node {
-            let key = self.key(n);
-            if let Some(memo) = self.chain_memo.get(&key) {
-                found = memo.clone();
-                break;
-            }
-            if !seen.insert(key) {
-                break;
-            }
-            path.push(key);
-            if let Some(session) = &self.spans[n].session {
-                found = Some(session.clone());
-                break;
-            }
-            node = self.parent(n);
-        }
-        for key in path {
-            self.chain_memo.insert(key, found.clone());
-        }
-        found
-    }
-
-    fn session_of(&mut self, span: usize) -> Rc<str> {
-        if let Some(session) = &self.spans[span].session {
-            return session.clone();
-        }
-        let parent = self.parent(span);
-        if let Some(found) = self.ancestor_session(parent) {
-            return found;
-        }
-        if let Some(resource) = &self.spans[span].resource_session {
-            return resource.clone();
-        }
-        let trace = self.spans[span].trace;
-        if let Some(found) = self.trace_session(trace) {
-            return found;
-        }
-        trace_text(trace).into()
-    }
-
-    fn trace_session(&mut self, trace: u128) -> Option<Rc<str>> {
-        let sessions = self.trace_sessions.get_or_insert_with(|| {
-            let mut found: HashMap<u128, Vec<Rc<str>>> = HashMap::new();
-            for span in &self.spans {
-                if let Some(session) = &span.session {
-                    let values = found.entry(span.trace).or_default();
-                    if !values.contains(session) {
-                        values.push(session.clone());
-                    }
+/// `_read_document` of `otlp.py` for a document that parsed.
+fn apply(document: Document, collector: &mut Collector, account: &mut LineAccount) {
+    match document {
+        Document::Other(kind) => account.ignore(kind),
+        Document::Spans(events, items) => {
+            for event in events {
+                match event {
+                    Event::Problem(reason) => account.problem(reason),
+                    Event::Span(span) => collector.add(*span, account),
                 }
             }
-            found
-                .into_iter()
-                .filter(|(_, values)| values.len() == 1)
-                .map(|(trace, mut values)| (trace, values.remove(0)))
-                .collect()
-        });
-        sessions.get(&trace).cloned()
-    }
-
-    /// The span's ancestors in its trace, nearest first (safe against parent cycles).
-    fn ancestors(&self, span: usize) -> Vec<usize> {
-        let mut seen: HashSet<Key> = HashSet::new();
-        seen.insert(self.key(span));
-        let mut out = Vec::new();
-        let mut node = self.parent(span);
-        while let Some(n) = node {
-            if !seen.insert(self.key(n)) {
-                break;
-            }
-            out.push(n);
-            node = self.parent(n);
-        }
-        out
-    }
-
-    fn depth(&self, span: usize) -> usize {
-        self.ancestors(span).len()
-    }
-
-    fn nested(&self, agent: usize) -> bool {
-        self.ancestors(agent).into_iter().any(|n| {
-            let node = &self.spans[n];
-            node.agent.is_some() || node.call_id.is_some()
-        })
-    }
-
-    fn top_agents(&mut self) -> &HashMap<u128, u64> {
-        if self.top_agent_counts.is_none() {
-            let mut counts: HashMap<u128, u64> = HashMap::new();
-            for i in 0..self.spans.len() {
-                if self.spans[i].agent.is_some() && !self.nested(i) {
-                    *counts.entry(self.spans[i].trace).or_default() += 1;
-                }
-            }
-            self.top_agent_counts = Some(counts);
-        }
-        self.top_agent_counts.get_or_insert_with(HashMap::new)
-    }
-
-    fn lane_of(&mut self, span: usize) -> Rc<str> {
-        let agent = self
-            .ancestors(span)
-            .into_iter()
-            .find(|&n| self.spans[n].agent.is_some());
-        let Some(agent) = agent else {
-            return "main".into();
-        };
-        let trace = self.spans[agent].trace;
-        if !self.nested(agent) && self.top_agents().get(&trace) == Some(&1) {
-            return "main".into();
-        }
-        self.spans[agent]
-            .agent
-            .clone()
-            .unwrap_or_else(|| "main".into())
-    }
-
-    fn outer_copy(&self, span: usize) -> Option<usize> {
-        let name = &self.spans[span].tool_name;
-        for n in self.ancestors(span) {
-            let node = &self.spans[n];
-            if node.agent.is_some() {
-                return None;
-            }
-            if node.call_id.is_some() && node.tool_name == *name {
-                return Some(n);
-            }
-        }
-        None
-    }
-
-    /// `_rank`: innermost wins (ended, shortest, deepest, first).
-    fn rank(&self, span: usize) -> (u8, f64, i64, usize) {
-        let s = &self.spans[span];
-        let start = s.start_ms.unwrap_or(0.0);
-        match s.end_ms {
-            None => (1, 0.0, 0, s.index),
-            Some(end) if end - start < 0.0 => (2, 0.0, 0, s.index),
-            Some(end) => (0, end - start, -(self.depth(span) as i64), s.index),
-        }
-    }
-
-    fn copies(&mut self) -> Vec<Vec<usize>> {
-        let tools: Vec<usize> = (0..self.spans.len())
-            .filter(|&i| self.spans[i].call_id.is_some())
-            .collect();
-        let mut root: HashMap<usize, usize> = tools.iter().map(|&i| (i, i)).collect();
-        fn find(root: &mut HashMap<usize, usize>, mut index: usize) -> usize {
-            while root[&index] != index {
-                let grand = root[&root[&index]];
-                root.insert(index, grand);
-                index = grand;
-            }
-            index
-        }
-        fn join(root: &mut HashMap<usize, usize>, a: usize, b: usize) {
-            let (ra, rb) = (find(root, a), find(root, b));
-            if ra != rb {
-                root.insert(ra.max(rb), ra.min(rb));
-            }
-        }
-        let mut by_call: HashMap<(Rc<str>, Rc<str>), usize> = HashMap::new();
-        for &span in &tools {
-            let session = self.session_of(span);
-            let call = self.spans[span]
-                .call_id
-                .clone()
-                .unwrap_or_else(|| "".into());
-            match by_call.get(&(session.clone(), call.clone())) {
-                Some(&first) => join(&mut root, span, first),
-                None => {
-                    by_call.insert((session, call), span);
-                }
-            }
-            if let Some(outer) = self.outer_copy(span) {
-                join(&mut root, span, outer);
-            }
-        }
-        let mut order: Vec<usize> = Vec::new();
-        let mut groups: HashMap<usize, Vec<usize>> = HashMap::new();
-        for &span in &tools {
-            let r = find(&mut root, span);
-            groups
-                .entry(r)
-                .or_insert_with(|| {
-                    order.push(r);
-                    Vec::new()
-                })
-                .push(span);
-        }
-        order
-            .into_iter()
-            .map(|r| groups.remove(&r).unwrap_or_default())
-            .collect()
-    }
-
-    fn copied_timing(&self, tools: &[usize]) -> HashSet<usize> {
-        let mut by_parent: HashMap<usize, Vec<usize>> = HashMap::new();
-        for &span in tools {
-            let Some(parent) = self.parent(span) else {
-                continue;
-            };
-            let (s, p) = (&self.spans[span], &self.spans[parent]);
-            if s.end_ms.is_some() && s.start_ms == p.start_ms && s.end_ms == p.end_ms {
-                by_parent.entry(parent).or_default().push(span);
-            }
-        }
-        by_parent
-            .into_values()
-            .filter(|group| group.len() >= 2)
-            .flatten()
-            .collect()
-    }
-
-    /// `lanes` of `SpanCollector`: duplicates reduced to the innermost copy, each call to
-    /// its session's and agent's lane, synthetic timing set aside, calls fed in order of
-    /// start time.
-    fn lanes(
-        &mut self,
-        settings: &Settings,
-        account: &mut LineAccount,
-    ) -> Result<Vec<LaneOut>, Failure> {
-        let mut winners: Vec<usize> = Vec::new();
-        for copies in self.copies() {
-            let best = if copies.len() > 1 {
-                let mut best = copies[0];
-                let mut best_rank = self.rank(best);
-                for &c in &copies[1..] {
-                    let rank = self.rank(c);
-                    if rank.partial_cmp(&best_rank) == Some(std::cmp::Ordering::Less) {
-                        best = c;
-                        best_rank = rank;
-                    }
-                }
-                best
+            if items == 0 {
+                account.ignore(b"no_spans");
             } else {
-                copies[0]
-            };
-            for _ in 1..copies.len() {
-                account.ignore(b"duplicate_span");
+                account.lines_read += items - 1;
             }
-            winners.push(best);
         }
-        winners.sort_unstable();
-        let copied = self.copied_timing(&winners);
-        let mut keys: Vec<(Rc<str>, Rc<str>)> = Vec::new();
-        let mut calls: HashMap<(Rc<str>, Rc<str>), Vec<usize>> = HashMap::new();
-        for &span in &winners {
-            let session = self.session_of(span);
-            if &*session == BAD_SESSION {
-                account.problem("invalid_id");
-                continue;
-            }
-            let key = (session, self.lane_of(span));
-            let list = calls.entry(key.clone()).or_insert_with(|| {
-                keys.push(key.clone());
-                Vec::new()
-            });
-            let s = &self.spans[span];
-            if s.end_ms == s.start_ms || copied.contains(&span) {
-                account.ignore(b"synthetic_timing");
-                continue;
-            }
-            account.use_line();
-            list.push(span);
-        }
-        let mut lanes = Vec::with_capacity(keys.len());
-        for key in keys {
-            let mut list = calls.remove(&key).unwrap_or_default();
-            list.sort_by(|&a, &b| {
-                let (a, b) = (self.spans[a].start_ms, self.spans[b].start_ms);
-                a.partial_cmp(&b).unwrap_or(std::cmp::Ordering::Equal)
-            });
-            let mut stream = LaneStream::new(
-                settings,
-                settings.eval_names.clone().into(),
-                settings.batchable_names.clone().into(),
-            );
-            for span in list {
-                let s = &self.spans[span];
-                let (Some(call_id), Some(name), Some(start)) =
-                    (s.call_id.clone(), s.tool_name.clone(), s.start_ms)
-                else {
-                    continue; // every winner is a tool span with a start
-                };
-                stream.start(call_id.clone(), name, start, None);
-                if let Some(end) = s.end_ms {
-                    stream.end(&call_id, end)?;
-                }
-            }
-            lanes.push(LaneOut::new(
-                0,
-                key.0.to_string(),
-                key.1.to_string(),
-                stream.finish_lane(0.0, &[], Timing::Execution),
-            ));
-        }
-        Ok(lanes)
     }
 }
 
-/// Whether the input is read as JSON Lines (`iter_json_values`): `Some(true)` when its
-/// first line with content is a JSON object on its own or begins neither `{` nor `[`;
-/// `Some(false)` when it is whole document(s); `None` when that line cannot be decided
-/// here with certainty (it nests near Python's limit).
-fn json_lines(path: &Path) -> Result<Option<bool>, Failure> {
-    let mut reader = LineReader::new(open_plain(path)?);
-    while let Some((raw, _)) = reader.next_line()? {
-        // the BOM is dropped from whichever line is looked at (`removeprefix(_BOM)`)
-        let line = raw.strip_prefix(b"\xef\xbb\xbf").unwrap_or(raw);
-        if line.iter().all(|&b| is_py_space(b)) {
-            continue;
-        }
-        let start = line.iter().position(|&b| !is_py_space(b)).unwrap_or(0);
-        if !matches!(line[start], b'{' | b'[') {
-            return Ok(Some(true));
-        }
-        let Ok(text) = std::str::from_utf8(line) else {
-            return Ok(Some(false));
-        };
-        if nesting_exceeds(line, FIRST_LINE_SURE_DEPTH) {
-            return Ok(None);
-        }
-        let object = Scan::line(text, |scan, _| scan.skip(1)).is_ok() && !int_too_long(line);
-        return Ok(Some(object));
+/// What a document's walk has found so far: its top-level value's type.
+enum Top {
+    Array,
+    Object,
+    Scalar,
+}
+
+/// The reader of whole documents (pretty-printed, arrays, several in a row), shown each
+/// one's parts by `documents`: each batch of a top-level `resourceSpans` read alone and
+/// accounted when met, and undone when the document does not parse or a later
+/// `resourceSpans` key replaces the list (the last key wins).
+struct DocumentReader<'n> {
+    names: &'n mut Names,
+    collector: &'n mut Collector,
+    account: &'n mut LineAccount,
+    /// The account, and how many spans were kept, before the document.
+    before: (LineAccount, usize),
+    top: Top,
+    /// The items of the document's `resourceSpans` so far (its events already applied),
+    /// `None` without one.
+    spans: Option<u64>,
+    spans_key: bool,
+    signals: [bool; 3],
+}
+
+impl DocumentReader<'_> {
+    /// Undoes what the document's batches did so far.
+    fn rewind(&mut self) {
+        self.account.clone_from(&self.before.0);
+        self.collector.truncate(self.before.1);
     }
-    Ok(Some(true))
+}
+
+impl Visit for DocumentReader<'_> {
+    fn walks(&self, key: &[u8]) -> bool {
+        key == b"resourceSpans"
+    }
+
+    fn part(&mut self, part: Part<'_>) -> Result<(), SyntaxError> {
+        match part {
+            Part::TopArray => self.top = Top::Array,
+            Part::TopObject => self.top = Top::Object,
+            Part::Key(key) => {
+                self.spans_key = key == b"resourceSpans";
+                if let Some(i) = OTHER_SIGNALS.iter().position(|s| *s == key) {
+                    self.signals[i] = true;
+                }
+            }
+            Part::Walked => {
+                self.rewind();
+                self.spans = Some(0);
+            }
+            Part::Element(text, depth) => {
+                if matches!(self.top, Top::Array) {
+                    return validate(text, depth);
+                }
+                let mut scan = Scan::within(text, DOCUMENT_MAX_DEPTH);
+                let (events, count) = batch_events(&mut scan, depth, self.names)?;
+                if scan.space().is_some() {
+                    return Err(SyntaxError);
+                }
+                if let Some(items) = &mut self.spans {
+                    *items += count;
+                }
+                for event in events {
+                    match event {
+                        Event::Problem(reason) => self.account.problem(reason),
+                        Event::Span(span) => self.collector.add(*span, self.account),
+                    }
+                }
+            }
+            Part::Value(text, depth) => {
+                validate(text, depth)?;
+                if depth == 0 {
+                    self.top = Top::Scalar;
+                } else if self.spans_key {
+                    self.rewind();
+                    self.account.problem("invalid_structure");
+                    self.spans = Some(1);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Reading for DocumentReader<'_> {
+    fn begin(&mut self) {
+        self.before.0.clone_from(self.account);
+        self.before.1 = self.collector.len();
+        self.top = Top::Scalar;
+        self.spans = None;
+        self.spans_key = false;
+        self.signals = [false; 3];
+    }
+
+    fn undo(&mut self) {
+        self.rewind();
+    }
+
+    fn parsed(&mut self) {
+        let document = match self.top {
+            Top::Array | Top::Scalar => return self.account.problem("not_an_object"),
+            Top::Object => decide(
+                self.spans.take().map(|items| (Vec::new(), items)),
+                self.signals,
+            ),
+        };
+        apply(document, self.collector, self.account);
+    }
+
+    fn account(&mut self) -> &mut LineAccount {
+        self.account
+    }
 }
 
 fn read_otlp_once(path: &Path, settings: &Settings) -> Result<UnitOut, Failure> {
-    if json_lines(path)? != Some(true) {
-        return Err(Failure::Read(ReadError::Io(io::Error::new(
-            io::ErrorKind::Unsupported,
-            "OTLP documents are read by the Python reader",
-        ))));
-    }
     let mut account = LineAccount::default();
     let mut collector = Collector::default();
     let mut names = Names::default();
-    for_each_object_line(
-        open_plain(path)?,
-        &mut account,
-        PY_MAX_JSON_DEPTH,
-        |text, account| {
-            // a line the scan fails (within json's depth), or one with an int json
-            // refuses, is named by json's first failure
-            let parsed = match document(text, &mut names) {
-                Err(SyntaxError) => {
-                    return Ok(Some(
-                        json_failure(text, PY_MAX_JSON_DEPTH).unwrap_or("invalid_json"),
-                    ))
-                }
-                Ok(parsed) => parsed,
+    match json_lines(path)? {
+        None => return Err(declined()),
+        Some(false) => {
+            let mut reader = DocumentReader {
+                names: &mut names,
+                collector: &mut collector,
+                account: &mut account,
+                before: (LineAccount::default(), 0),
+                top: Top::Scalar,
+                spans: None,
+                spans_key: false,
+                signals: [false; 3],
             };
-            if int_too_long(text.as_bytes()) {
-                return Ok(Some(
-                    json_failure(text, PY_MAX_JSON_DEPTH).unwrap_or("invalid_json"),
-                ));
-            }
-            match parsed {
-                Document::Other(kind) => account.ignore(kind),
-                Document::Spans(events, items) => {
-                    for event in events {
-                        match event {
-                            Event::Problem(reason) => account.problem(reason),
-                            Event::Span(span) => collector.add(*span, account),
-                        }
+            read_documents(open_plain(path)?, &mut reader)?;
+        }
+        Some(true) => for_each_object_line(
+            open_plain(path)?,
+            &mut account,
+            LINE_MAX_DEPTH,
+            |text, account| {
+                // a line the scan fails (within json's depth), or one with an int json
+                // refuses, is named by json's first failure
+                let parsed = match document(text, &mut names) {
+                    Err(SyntaxError) => {
+                        return Ok(Some(
+                            json_failure(text, LINE_MAX_DEPTH).unwrap_or("invalid_json"),
+                        ))
                     }
-                    if items == 0 {
-                        account.ignore(b"no_spans");
-                    } else {
-                        account.lines_read += items - 1;
-                    }
+                    Ok(parsed) => parsed,
+                };
+                if int_too_long(text.as_bytes()) {
+                    return Ok(Some(
+                        json_failure(text, LINE_MAX_DEPTH).unwrap_or("invalid_json"),
+                    ));
                 }
-            }
-            Ok(None)
-        },
-    )?;
+                apply(parsed, &mut collector, account);
+                Ok(None)
+            },
+        )?,
+    }
     let lanes = collector.lanes(settings, &mut account)?;
     Ok(UnitOut {
         accounts: vec![account],
@@ -1110,7 +678,7 @@ mod tests {
     }
 
     #[test]
-    fn documents_and_undecided_first_lines_are_declined() {
+    fn documents_are_read_and_undecided_first_lines_declined() {
         let declined = |text: &str| {
             let path = std::env::temp_dir().join(format!(
                 "wm-native-{}-otlp-doc-{}.json",
@@ -1128,10 +696,12 @@ mod tests {
             std::fs::remove_file(&path).unwrap();
             out.is_err()
         };
-        assert!(declined("{\n  \"resourceSpans\": []\n}\n"));
-        assert!(declined("[{\"resourceSpans\": []}]\n"));
-        assert!(declined("\n{\"resourceSpans\": []} {}\n"));
+        assert!(!declined("{\n  \"resourceSpans\": []\n}\n"));
+        assert!(!declined("[{\"resourceSpans\": []}]\n"));
+        assert!(!declined("\n{\"resourceSpans\": []} {}\n"));
+        // a single document that does not parse fails the input: Python says why
         assert!(declined("{\"a\": NaN}\n"));
+        assert!(declined("{\n\"resourceSpans\": [1,]\n}\n"));
         assert!(declined(&format!("{{\"a\": {}}}\n", "1".repeat(4301))));
         assert!(declined(&format!(
             "{{\"a\": {}{}}}\n",

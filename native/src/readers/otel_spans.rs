@@ -1,0 +1,528 @@
+//! The `otel-spans` reader (`docs/formats.md`, `otel-spans`), rule for rule as
+//! `wavemetrics/readers/otel_spans.py` with the span rules of `_spans.py`: OTel SDK span
+//! dicts (`ReadableSpan.to_json()`, any-agent's `AgentTrace`) in any of the four shapes
+//! (a `{"spans": [...]}` document, an array of span dicts, span dicts one after another,
+//! or one per line), every span kept as the few fields the rules need, and lanes made
+//! once the whole file is read (`spans::Collector`).
+//!
+//! The shape is decided as `_spans.iter_json_values` decides it (`spans::json_lines`).
+//! JSON Lines are read a line at a time; documents are split and walked by `documents`
+//! without holding one: each span dict of a top-level array or of a top-level `spans`
+//! array is read alone, its events (the span, or its problem) held until the document
+//! has parsed (a document that fails anywhere counts as one problem, its spans never
+//! read, as `json.loads` fails it whole). A repeated key's value replaces the earlier
+//! one's at every level (the last key wins).
+
+use super::documents::{
+    declined, read_documents, validate, Part, Reading, Visit, DOCUMENT_MAX_DEPTH,
+};
+use super::lines::{for_each_object_line, int_too_long, json_failure, Names};
+use super::protocol::{with_fallback, Failure, Reader, Unit, UnitOut};
+use super::spans::{
+    json_lines, mark, ns_time_to_ms, session_attribute, Attributes, Collector, Event, Span,
+    ATTRIBUTE_KEYS, LINE_MAX_DEPTH,
+};
+use crate::account::LineAccount;
+use crate::io::open_plain;
+use crate::json::{Raw, Scan, SyntaxError, Val};
+use crate::summary::Settings;
+use crate::time::iso_to_ms;
+use std::path::Path;
+
+/// The keys of a span dict the rules read, by index.
+const FIELDS: [&[u8]; 8] = [
+    b"context",
+    b"parent",
+    b"parent_id",
+    b"attributes",
+    b"resource",
+    b"start_time",
+    b"end_time",
+    b"name",
+];
+const CONTEXT: usize = 0;
+const PARENT: usize = 1;
+const PARENT_ID: usize = 2;
+const ATTRIBUTES: usize = 3;
+const RESOURCE: usize = 4;
+const START: usize = 5;
+const END: usize = 6;
+const NAME: usize = 7;
+
+/// A span dict's fields (the last of each key), `None` when the key is not there.
+type Fields<'a> = [Option<Raw<'a>>; 8];
+
+/// `_hex_id`: a decimal JSON int, or a string `0x` + 1 to 32 hex digits, from 1 to
+/// `2**bits - 1`; `None` for anything else.
+fn hex_id(raw: Option<Raw<'_>>, bits: u32) -> Option<u128> {
+    let raw = raw?;
+    let value = match Val::of(raw) {
+        value @ (Val::Text(_) | Val::Str(_)) => {
+            let bytes = value.str_bytes()?;
+            let digits = bytes
+                .strip_prefix(b"0x")
+                .or_else(|| bytes.strip_prefix(b"0X"))?;
+            if !(1..=32).contains(&digits.len()) {
+                return None;
+            }
+            let mut id: u128 = 0;
+            for &b in digits {
+                id = (id << 4) | u128::from((b as char).to_digit(16)?);
+            }
+            id
+        }
+        Val::Num(_) | Val::BigInt => {
+            // an int literal (a float, or a negative int, is no id)
+            let digits = raw.get().as_bytes();
+            if !digits.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            let mut id: u128 = 0;
+            for &d in digits {
+                id = id.checked_mul(10)?.checked_add(u128::from(d - b'0'))?;
+            }
+            id
+        }
+        _ => return None,
+    };
+    let fits = bits >= 128 || value < (1u128 << bits);
+    (value > 0 && fits).then_some(value)
+}
+
+/// `_time_ms`: a string that is not all digits is an ISO-8601 time (the epoch itself is
+/// "unset"), anything else integer ns (`ns_time_to_ms`). A string of digits other than
+/// ASCII ones is no time either way (`str.isdigit`, then the ASCII rules).
+fn time_ms(raw: Option<Raw<'_>>) -> Option<f64> {
+    let value = Val::of(raw?);
+    match value.str_bytes() {
+        Some(bytes) if !bytes.is_empty() && bytes.iter().all(u8::is_ascii_digit) => {
+            ns_time_to_ms(raw)
+        }
+        Some(bytes) => iso_to_ms(bytes).filter(|&ms| ms != 0.0),
+        None => ns_time_to_ms(raw),
+    }
+}
+
+/// The last value of each of `keys` in `raw` when it is an object (`found` untouched
+/// otherwise); whether it is one. The text was validated by the scan that found it.
+fn object_keys<'a>(raw: Option<Raw<'a>>, keys: &[&[u8]], found: &mut [Option<Raw<'a>>]) -> bool {
+    let Some(raw) = raw else {
+        return false;
+    };
+    let text = raw.get();
+    if !text.starts_with('{') {
+        return false;
+    }
+    let mut scan = Scan::new(text);
+    scan.object(1, |scan, key| {
+        match keys.iter().position(|k| *k == key) {
+            Some(i) => found[i] = Some(scan.raw(1)?),
+            None => scan.skip(1)?,
+        }
+        Ok(())
+    })
+    .is_ok()
+}
+
+/// A flat attribute dict: the wanted keys' last values.
+fn attributes(raw: Option<Raw<'_>>) -> Attributes<'_> {
+    let keys: Vec<&[u8]> = ATTRIBUTE_KEYS.iter().map(|k| k.as_bytes()).collect();
+    let mut found: [Option<Raw<'_>>; 10] = Default::default();
+    object_keys(raw, &keys, &mut found);
+    found.map(|raw| raw.map(Val::of))
+}
+
+/// `_span` of `otel_spans.py` for a span dict's fields, without the collector's part.
+fn span_of(fields: &Fields<'_>, names: &mut Names) -> Event {
+    let mut ids = [None, None];
+    object_keys(fields[CONTEXT], &[b"trace_id", b"span_id"], &mut ids);
+    let (Some(trace), Some(span)) = (hex_id(ids[0], 128), hex_id(ids[1], 64)) else {
+        return Event::Problem("invalid_span_id");
+    };
+    let mut parent = [None];
+    let parent_raw = if object_keys(fields[PARENT], &[b"span_id"], &mut parent) {
+        parent[0]
+    } else {
+        fields[PARENT_ID]
+    };
+    let attributes = attributes(fields[ATTRIBUTES]);
+    let mut resource = [None];
+    object_keys(fields[RESOURCE], &[b"attributes"], &mut resource);
+    let end = fields[END];
+    let mut record = Span {
+        index: 0,
+        trace,
+        span: span as u64,
+        parent: hex_id(parent_raw, 64).map(|p| p as u64),
+        session: session_attribute(&attributes, names),
+        resource_session: session_attribute(&self::attributes(resource[0]), names),
+        start_ms: time_ms(fields[START]),
+        end_ms: time_ms(end),
+        call_id: None,
+        tool_name: None,
+        agent: None,
+    };
+    let end_given = end.is_some_and(|r| r.get() != "null");
+    let name = fields[NAME].map_or(Val::Absent, Val::of);
+    match mark(&mut record, &attributes, &name, end_given, names) {
+        Err(problem) => Event::Problem(problem),
+        Ok(()) => Event::Span(Box::new(record)),
+    }
+}
+
+/// One span value of a span list, `depth` containers deep: its event.
+fn span_value(scan: &mut Scan<'_>, depth: usize, names: &mut Names) -> Result<Event, SyntaxError> {
+    if scan.space() != Some(b'{') {
+        scan.skip(depth)?;
+        return Ok(Event::Problem("invalid_span"));
+    }
+    let mut fields: Fields<'_> = Default::default();
+    scan.object(depth + 1, |scan, key| {
+        match FIELDS.iter().position(|k| *k == key) {
+            Some(i) => fields[i] = Some(scan.raw(depth + 1)?),
+            None => scan.skip(depth + 1)?,
+        }
+        Ok(())
+    })?;
+    Ok(span_of(&fields, names))
+}
+
+/// A top-level value's `spans` so far (the last key wins).
+enum Spans {
+    Missing,
+    NotList,
+    List(Vec<Event>, u64),
+}
+
+/// What one top-level value gives (`_read_value`).
+enum Value {
+    Spans(Vec<Event>, u64),
+    Problem(&'static str),
+    Ignore(&'static [u8]),
+}
+
+fn decide(spans: Spans, fields: &Fields<'_>, names: &mut Names) -> Value {
+    match spans {
+        Spans::List(_, 0) => Value::Ignore(b"no_spans"),
+        Spans::List(events, count) => Value::Spans(events, count),
+        Spans::NotList => Value::Problem("invalid_structure"),
+        Spans::Missing if fields[CONTEXT].is_some() => {
+            Value::Spans(vec![span_of(fields, names)], 1)
+        }
+        Spans::Missing => Value::Ignore(b"unknown_record"),
+    }
+}
+
+fn apply(value: Value, collector: &mut Collector, account: &mut LineAccount) {
+    match value {
+        Value::Problem(reason) => account.problem(reason),
+        Value::Ignore(kind) => account.ignore(kind),
+        Value::Spans(events, count) => {
+            account.lines_read += count - 1;
+            for event in events {
+                match event {
+                    Event::Problem(reason) => account.problem(reason),
+                    Event::Span(span) => collector.add(*span, account),
+                }
+            }
+        }
+    }
+}
+
+/// A `spans` value, `depth` containers deep.
+fn spans_value(scan: &mut Scan<'_>, depth: usize, names: &mut Names) -> Result<Spans, SyntaxError> {
+    if scan.space() != Some(b'[') {
+        scan.skip(depth)?;
+        return Ok(Spans::NotList);
+    }
+    let mut events = Vec::new();
+    let mut count = 0u64;
+    scan.array(depth + 1, |scan| {
+        count += 1;
+        events.push(span_value(scan, depth + 1, names)?);
+        Ok(())
+    })?;
+    Ok(Spans::List(events, count))
+}
+
+/// One line's object, read in one pass within json's depth for lines.
+fn line_value(text: &str, names: &mut Names) -> Result<Value, SyntaxError> {
+    let mut spans = Spans::Missing;
+    let mut fields: Fields<'_> = Default::default();
+    Scan::line_within(text, LINE_MAX_DEPTH, |scan, key| {
+        if key == b"spans" {
+            spans = spans_value(scan, 1, names)?;
+        } else if let Some(i) = FIELDS.iter().position(|k| *k == key) {
+            fields[i] = Some(scan.raw(1)?);
+        } else {
+            scan.skip(1)?;
+        }
+        Ok(())
+    })?;
+    Ok(decide(spans, &fields, names))
+}
+
+/// What one document's walk has found so far.
+enum Top {
+    Array,
+    Object,
+    Scalar,
+}
+
+/// The reader of one document at a time, shown its parts by `documents`: each span of
+/// a top-level array or of a `spans` list is accounted and kept when met (its text then
+/// dropped), and undone when the document does not parse or a later `spans` key
+/// replaces the list (the last key wins).
+struct DocumentReader<'n> {
+    names: &'n mut Names,
+    collector: &'n mut Collector,
+    account: &'n mut LineAccount,
+    /// The account, and how many spans were kept, before the document.
+    before: (LineAccount, usize),
+    top: Top,
+    /// The document's span list so far (its events already applied: none kept here).
+    spans: Spans,
+    key: Option<usize>,
+    spans_key: bool,
+    /// The texts of a top-level object's span fields (when it is a span itself).
+    fields: [Option<String>; 8],
+}
+
+impl DocumentReader<'_> {
+    /// Undoes what the document's spans did so far.
+    fn rewind(&mut self) {
+        self.account.clone_from(&self.before.0);
+        self.collector.truncate(self.before.1);
+    }
+}
+
+impl Visit for DocumentReader<'_> {
+    fn walks(&self, key: &[u8]) -> bool {
+        key == b"spans"
+    }
+
+    fn part(&mut self, part: Part<'_>) -> Result<(), SyntaxError> {
+        match part {
+            Part::TopArray => {
+                self.top = Top::Array;
+                self.spans = Spans::List(Vec::new(), 0);
+            }
+            Part::TopObject => self.top = Top::Object,
+            Part::Key(key) => {
+                self.spans_key = key == b"spans";
+                self.key = FIELDS.iter().position(|k| *k == key);
+            }
+            Part::Walked => {
+                self.rewind();
+                self.spans = Spans::List(Vec::new(), 0);
+            }
+            Part::Element(text, depth) => {
+                let mut scan = Scan::within(text, DOCUMENT_MAX_DEPTH);
+                let event = span_value(&mut scan, depth, self.names)?;
+                if scan.space().is_some() {
+                    return Err(SyntaxError);
+                }
+                if let Spans::List(_, count) = &mut self.spans {
+                    *count += 1;
+                }
+                match event {
+                    Event::Problem(reason) => self.account.problem(reason),
+                    Event::Span(span) => self.collector.add(*span, self.account),
+                }
+            }
+            Part::Value(text, depth) => {
+                validate(text, depth)?;
+                if depth == 0 {
+                    self.top = Top::Scalar;
+                } else if self.spans_key {
+                    self.rewind();
+                    self.spans = Spans::NotList;
+                } else if let Some(i) = self.key {
+                    self.fields[i] = Some(text.to_string());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Reading for DocumentReader<'_> {
+    fn begin(&mut self) {
+        self.before.0.clone_from(self.account);
+        self.before.1 = self.collector.len();
+        self.top = Top::Scalar;
+        self.spans = Spans::Missing;
+        self.key = None;
+        self.spans_key = false;
+        self.fields = Default::default();
+    }
+
+    fn undo(&mut self) {
+        self.rewind();
+    }
+
+    fn parsed(&mut self) {
+        let value = match self.top {
+            Top::Scalar => Value::Problem("not_an_object"),
+            Top::Array | Top::Object => {
+                let spans = std::mem::replace(&mut self.spans, Spans::Missing);
+                let texts = std::mem::take(&mut self.fields);
+                let mut fields: Fields<'_> = Default::default();
+                for (field, text) in fields.iter_mut().zip(&texts) {
+                    *field = text.as_deref().and_then(|t| Scan::new(t).raw(1).ok());
+                }
+                decide(spans, &fields, self.names)
+            }
+        };
+        apply(value, self.collector, self.account);
+    }
+
+    fn account(&mut self) -> &mut LineAccount {
+        self.account
+    }
+}
+
+fn read_once(path: &Path, settings: &Settings) -> Result<UnitOut, Failure> {
+    let mut account = LineAccount::default();
+    let mut collector = Collector::default();
+    let mut names = Names::default();
+    match json_lines(path)? {
+        None => return Err(declined()),
+        Some(true) => for_each_object_line(
+            open_plain(path)?,
+            &mut account,
+            LINE_MAX_DEPTH,
+            |text, account| {
+                // a line the scan fails (within json's depth), or one with an int json
+                // refuses, is named by json's first failure
+                let value = match line_value(text, &mut names) {
+                    Err(SyntaxError) => {
+                        return Ok(Some(
+                            json_failure(text, LINE_MAX_DEPTH).unwrap_or("invalid_json"),
+                        ))
+                    }
+                    Ok(value) => value,
+                };
+                if int_too_long(text.as_bytes()) {
+                    return Ok(Some(
+                        json_failure(text, LINE_MAX_DEPTH).unwrap_or("invalid_json"),
+                    ));
+                }
+                apply(value, &mut collector, account);
+                Ok(None)
+            },
+        )?,
+        Some(false) => {
+            let mut reader = DocumentReader {
+                names: &mut names,
+                collector: &mut collector,
+                account: &mut account,
+                before: (LineAccount::default(), 0),
+                top: Top::Scalar,
+                spans: Spans::Missing,
+                key: None,
+                spans_key: false,
+                fields: Default::default(),
+            };
+            read_documents(open_plain(path)?, &mut reader)?;
+        }
+    }
+    let lanes = collector.lanes(settings, &mut account)?;
+    Ok(UnitOut {
+        accounts: vec![account],
+        lanes,
+        read_again_in_batch: false,
+    })
+}
+
+/// The `otel-spans` reader: a unit is one file of span dicts (its session id unused:
+/// sessions come from the spans). A unit of more or fewer than one file is refused
+/// (`InvalidInput`); the inputs the module docs name are declined (`Unsupported`).
+pub struct OtelSpans;
+
+impl Reader for OtelSpans {
+    fn read(
+        &self,
+        unit: &Unit<'_>,
+        settings: &Settings,
+        _threads: usize,
+    ) -> Result<UnitOut, super::protocol::ReadError> {
+        let (path, _) = unit.one_file("an otel-spans")?;
+        with_fallback(settings, |s| read_once(path, s))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The raw value of `text`, as the scan hands it over (its line kept for the test).
+    fn raw(text: &str) -> Option<Raw<'static>> {
+        let line: &'static str = Box::leak(format!(r#"{{"v":{text}}}"#).into_boxed_str());
+        let mut found = None;
+        Scan::line(line, |scan, _| {
+            found = Some(scan.raw(1)?);
+            Ok(())
+        })
+        .unwrap();
+        found
+    }
+
+    #[test]
+    fn ids_are_decimal_ints_or_0x_strings_within_their_width() {
+        assert_eq!(hex_id(raw("7"), 128), Some(7));
+        assert_eq!(hex_id(raw(r#""0x7""#), 128), Some(7));
+        assert_eq!(hex_id(raw(r#""0XaB""#), 64), Some(0xab));
+        assert_eq!(hex_id(raw(r#""0\u0078ff""#), 64), Some(0xff));
+        assert_eq!(
+            hex_id(raw("18446744073709551615"), 64),
+            Some(u128::from(u64::MAX))
+        );
+        let widest = format!(r#""0x{}""#, "f".repeat(32));
+        assert_eq!(hex_id(raw(&widest), 128), Some(u128::MAX));
+        for bad in [
+            "0",
+            "-7",
+            "7.0",
+            "7e0",
+            "true",
+            "null",
+            r#""7""#,
+            r#""0x""#,
+            r#""0x0""#,
+            r#""0xg""#,
+            r#"" 0x7""#,
+            "18446744073709551616",
+            "[7]",
+        ] {
+            assert_eq!(hex_id(raw(bad), 64), None, "{bad}");
+        }
+        assert_eq!(
+            hex_id(raw(&format!(r#""0x1{}""#, "0".repeat(32))), 128),
+            None
+        );
+        assert_eq!(hex_id(raw(&"9".repeat(40)), 128), None);
+        assert_eq!(hex_id(None, 64), None);
+    }
+
+    #[test]
+    fn times_are_ns_digits_or_iso_strings() {
+        assert_eq!(time_ms(raw("1544712660000000000")), Some(1544712660000.0));
+        assert_eq!(
+            time_ms(raw(r#""1751247501952174001""#)),
+            Some(1751247501952.174)
+        );
+        assert_eq!(time_ms(raw(r#""1970-01-01T00:00:01.5Z""#)), Some(1500.0));
+        for bad in [
+            r#""1970-01-01T00:00:00Z""#, // the epoch is "unset"
+            r#""2026-01-01T00:00:00""#,
+            r#""""#,
+            r#""\u0661""#,
+            "0",
+            "1.5e18",
+            "null",
+        ] {
+            assert_eq!(time_ms(raw(bad)), None, "{bad}");
+        }
+    }
+}
