@@ -5,8 +5,10 @@ every quirk the readers handle (repeated uuids across files, sub-agent files,
 sidechain chains, agentIds, bad and blank lines, BOMs, cut last lines, lone
 surrogates, equal and fractional times, odd offsets, caps, eval names), reads
 them with both engines and compares the whole ``summarize --format json``
-document: every input's line accounting by reason and every lane's figures.
-A counting wrapper proves the native engine really read each unit.
+document: every input's line accounting by reason and every lane's figures,
+and reads them in batch with both engines (every lane's observations). A counting
+wrapper proves the extension was asked for each unit; the tests that prove it
+served a unit refuse the Python readers (``refuse_python_readers``).
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ from wavemetrics.core.schema import SUMMARY_FIELDS
 from wavemetrics.readers import sources as sources_module
 from wavemetrics.readers.sources import Source, project_folder
 from wavemetrics.run import native
-from wavemetrics.run.pipeline import StreamSettings, analyse, read_inputs
+from wavemetrics.run.pipeline import StreamSettings, analyse, read_inputs, read_unit
 from wavemetrics.views.report import render_json
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="the Rust extension is not built")
@@ -131,6 +133,7 @@ def _both(paths: list[str], fmt: str, cap: int, names: tuple[str, ...], units: i
         native_batch = read_inputs(paths, fmt, engine="native")
     assert spy.units >= units
     assert native_batch == batch
+    assert repr(native_batch.lanes) == repr(batch.lanes)  # 1 is not 1.0, -0.0 not 0.0
     return fast
 
 
@@ -1338,21 +1341,39 @@ _BATCH_EVENTS = [
 ]
 
 
+def refuse_python_readers(patch: pytest.MonkeyPatch) -> None:
+    """Refuse the Python readers: a read under this passes only if every unit it reads
+    is served by the extension (or the cache)."""
+
+    def refused(*_: Any) -> None:
+        raise AssertionError("a unit was read by a Python reader")
+
+    patch.setattr("wavemetrics.run.pipeline.read_unit_into", refused)
+
+
+def _events_log(tmp_path: Path) -> str:
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in _BATCH_EVENTS))
+    return str(path)
+
+
 def test_a_native_batch_read_keeps_each_observation_as_the_python_readers_do(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A batch read by the native engine gives each lane its observations in order: a
     start with its name and batch (the count of ``turn_start`` lines before it), an end
     named by the last start of its call, an end no start named ``unknown``; and the
     lane's measured turns (one of 400 ms)."""
-    path = tmp_path / "run.jsonl"
-    path.write_text("".join(json.dumps(record) + "\n" for record in _BATCH_EVENTS))
-    with counting_native() as spy:
-        outcome = read_inputs([str(path)], engine="native")
+    path = _events_log(tmp_path)
+    reference = read_inputs([path])
+    with monkeypatch.context() as patch:
+        refuse_python_readers(patch)
+        with counting_native() as spy:
+            outcome = read_inputs([path], engine="native")
     assert spy.units == 2  # detected, then read, by the extension
     (lane,) = outcome.lanes
     assert (lane.path, lane.session_id, lane.lane_id, lane.timing) == (
-        str(path), "run", "main", "execution")
+        path, "run", "main", "execution")
     assert [(o.kind, o.call_id, o.tool_name, o.at_ms, o.batch) for o in lane.observations] == [
         ("start", "a", "read", 1000.0, "1"),
         ("start", "a", "grep", 1005.0, "1"),
@@ -1363,41 +1384,110 @@ def test_a_native_batch_read_keeps_each_observation_as_the_python_readers_do(
         400.0, ((900.0, 1300.0),))
     (report,) = outcome.inputs
     assert (report.format, report.lines_read, report.lines_used) == ("events", 6, 6)
-    assert outcome == read_inputs([str(path)])  # the reference's, whole
+    assert outcome == reference  # the reference's, whole
+
+
+def test_the_example_is_read_in_batch_by_the_extension_as_python_reads_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The bundled Claude Code example: no Python reader runs, and the outcome is the
+    reference's, every observation's repr included."""
+    reference = read_inputs([str(EXAMPLE)])
+    with monkeypatch.context() as patch:
+        refuse_python_readers(patch)
+        outcome = read_inputs([str(EXAMPLE)], engine="native", jobs=2)
+    assert outcome == reference
+    assert repr(outcome.lanes) == repr(reference.lanes)
+    assert sum(len(lane.observations) for lane in outcome.lanes) > 0
+
+
+@needs_corpus
+def test_every_corpus_unit_of_a_native_format_is_served_in_batch_by_the_extension() -> None:
+    """Every read unit of the corpus whose format the extension reads is served by it in
+    a batch read (none handed back), with the Python readers' reports and lanes."""
+    from wavemetrics.readers.dispatch import detect_input, plan_units
+    from wavemetrics.readers.sources import expand
+
+    files = [path for path, error in expand([str(CORPUS)]).entries if error is None]
+    units = [unit for unit in plan_units([detect_input(path) for path in files])
+             if unit.format in native.NATIVE_FORMATS]
+    assert len({unit.format for unit in units}) >= 4  # claude-code, codex, pi, otel-spans...
+    served = native.read_unit_records_natively([(u.format, u.paths) for u in units], 2)
+    assert sorted(served) == list(range(len(units)))
+    for index, unit in enumerate(units):
+        python = read_unit(unit, None)
+        reports, lanes = served[index]
+        assert (reports, lanes) == (python.reports, python.lanes), unit
+        assert repr(lanes) == repr(python.lanes), unit
 
 
 def test_a_native_batch_read_is_stored_and_served_by_the_read_cache(
-    tmp_path: Path, private_cache: Path,
+    tmp_path: Path, private_cache: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Call records the native engine read are stored under the key the Python readers
-    store theirs by: a second batch read of either engine reads no file, and gives the
-    reference's outcome."""
-    path = tmp_path / "run.jsonl"
-    path.write_text("".join(json.dumps(record) + "\n" for record in _BATCH_EVENTS))
-    reference = read_inputs([str(path)])
+    store theirs by: a second batch read of either engine reads no file; and records the
+    Python readers stored serve a native read (no extension call)."""
+    path = _events_log(tmp_path)
+    reference = read_inputs([path])
     cache = ReadCache(private_cache)
     try:
         with counting_native() as spy:
-            cold = read_inputs([str(path)], engine="native", cache=cache)
+            cold = read_inputs([path], engine="native", cache=cache)
         assert (cold, spy.units) == (reference, 2)
+        with monkeypatch.context() as patch:
+            refuse_python_readers(patch)
+            with counting_native() as spy:
+                warm = read_inputs([path], engine="native", cache=cache)
+            assert (warm, spy.units) == (reference, 0)
+            assert read_inputs([path], cache=cache) == reference
+        cache.clear()
+        assert read_inputs([path], cache=cache) == reference  # stored by Python
         with counting_native() as spy:
-            warm = read_inputs([str(path)], engine="native", cache=cache)
-        assert (warm, spy.units) == (reference, 0)
-
-        def no_python_read(*_: Any) -> None:
-            raise AssertionError("a cached unit was read by a Python reader")
-
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr("wavemetrics.run.pipeline.read_unit_into", no_python_read)
-            assert read_inputs([str(path)], cache=cache) == reference
+            assert read_inputs([path], engine="native", cache=cache) == reference
+        assert spy.units == 0
     finally:
         cache.close()
 
 
-def test_a_streamed_read_takes_its_engine_from_its_settings() -> None:
-    """``engine`` is a batch read's; with stream settings of another engine it is refused,
-    as is an engine no one has."""
-    with pytest.raises(ValueError, match="engine from its stream settings"):
-        read_inputs([str(EXAMPLE)], stream=StreamSettings(engine="python"), engine="native")
+def test_records_of_a_file_that_changes_while_read_natively_are_not_stored(
+    tmp_path: Path, private_cache: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A file that grows during the extension's batch read gives that read's outcome,
+    and nothing is stored: the next read sees the new line."""
+    path = _events_log(tmp_path)
+    read = native.read_unit_records_natively
+
+    def growing(units: Any, jobs: int) -> Any:
+        done = read(units, jobs)
+        with open(path, "a") as out:
+            out.write(json.dumps({"type": "tool_execution_start", "toolCallId": "n",
+                                  "toolName": "read", "timestamp": 1400}) + "\n")
+        return done
+
+    cache = ReadCache(private_cache)
+    try:
+        before = read_inputs([path])
+        with monkeypatch.context() as patch:
+            patch.setattr(native, "read_unit_records_natively", growing)
+            assert read_inputs([path], engine="native", cache=cache) == before
+        assert cache.info().units == 0
+        (lane,) = read_inputs([path], engine="native", cache=cache).lanes
+        assert lane.observations[-1].call_id == "n"
+    finally:
+        cache.close()
+
+
+def test_a_streamed_read_takes_its_engine_and_jobs_from_its_settings() -> None:
+    """``engine`` and ``jobs`` are a batch read's: with stream settings they must agree
+    with them (or be left out); an unknown engine and jobs below 1 are refused."""
+    native_stream = StreamSettings(engine="native", jobs=2)
+    for bad in ({"engine": "python"}, {"jobs": 1}):
+        with pytest.raises(ValueError, match="engine and jobs from its stream settings"):
+            read_inputs([str(EXAMPLE)], stream=native_stream, **bad)  # type: ignore[arg-type]
+    agreed = read_inputs([str(EXAMPLE)], stream=native_stream, engine="native", jobs=2)
+    assert agreed == read_inputs([str(EXAMPLE)], stream=native_stream)
     with pytest.raises(ValueError, match="unknown engine 'rust'"):
         read_inputs([str(EXAMPLE)], engine="rust")
+    for jobs in (0, -1, True):
+        with pytest.raises(ValueError, match="jobs must be an int >= 1"):
+            read_inputs([str(EXAMPLE)], engine="native", jobs=jobs)

@@ -416,12 +416,15 @@ def _read(
     from wavemetrics.run.pipeline import read_inputs
 
     settings = stream
-    if settings is not None:
-        engine = settings.engine
-    elif engine is None:
-        from wavemetrics.run.native import default_engine
+    batch_jobs: int | None = None  # a streamed read takes its engine and jobs from stream
+    if settings is None:
+        batch_jobs = jobs
+        if engine is None:
+            from wavemetrics.run.native import default_engine
 
-        engine = default_engine()
+            engine = default_engine()
+    else:
+        engine = None
     files: list[str] = []
     if show_progress(output_format, sys.stdout.isatty(), sys.stderr.isatty()):
         files = [path for path, error in expand_inputs(list(paths)) if error is None]
@@ -429,7 +432,7 @@ def _read(
         if len(files) < PROGRESS_MIN_FILES:
             outcome = read_inputs(
                 paths, input_format, stream=settings, mapper=mapper, cache=cache,
-                limits=limits, walked=walked, engine=engine, jobs=jobs,
+                limits=limits, walked=walked, engine=engine, jobs=batch_jobs,
             )
         else:
             from wavemetrics.cache.runcache import paused
@@ -438,7 +441,7 @@ def _read(
             with paused(), ByteProgress(files) as bar:  # a recorded output has no bar
                 outcome = read_inputs(
                     paths, input_format, stream=settings, mapper=mapper, progress=bar.done,
-                    cache=cache, limits=limits, walked=walked, engine=engine, jobs=jobs,
+                    cache=cache, limits=limits, walked=walked, engine=engine, jobs=batch_jobs,
                 )
     from wavemetrics.views.notes import read_notes
 

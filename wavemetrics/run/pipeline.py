@@ -534,14 +534,14 @@ def _detect_file(
     """Detect one file and, unless its format reads it with others (a Claude Code
     project folder, read later as a group) or the native engine reads its format (then
     it is read with the run's other units, in one call: :func:`_read_natively` or
-    :func:`_read_records_natively`; ``native``: the run's native engine reads), read it
-    at once: one round trip per file."""
-    path, input_format, stream, limits, cache, native = args
+    :func:`_read_records_natively`; ``native_units``: the run's native engine reads
+    the units of its formats), read it at once: one round trip per file."""
+    path, input_format, stream, limits, cache, native_units = args
     with limits_in_effect(limits):  # also in a worker process
         detection = _detect_cached(path, input_format, cache)
         if detection.format is None or not reads_alone(detection.format, path):
             return detection, None
-        if native:
+        if native_units:
             from wavemetrics.run.native import reads_natively  # the extension loads on first use
 
             if reads_natively(detection.format):
@@ -571,7 +571,7 @@ def read_inputs(
     mapper: Mapper | None = None, progress: Callable[[Sequence[str]], None] | None = None,
     limits: Limits | None = None,
     cache: ReadCache | None = None, walked: Mapping[str, FileKey] | None = None,
-    engine: str = "python", jobs: int = 1,
+    engine: str | None = None, jobs: int | None = None,
 ) -> ReadOutcome[Lane]: ...
 
 
@@ -581,7 +581,7 @@ def read_inputs(
     mapper: Mapper | None = None, progress: Callable[[Sequence[str]], None] | None = None,
     limits: Limits | None = None,
     cache: ReadCache | None = None, walked: Mapping[str, FileKey] | None = None,
-    engine: str = "python", jobs: int = 1,
+    engine: str | None = None, jobs: int | None = None,
 ) -> ReadOutcome[Lane | StreamedLane]: ...
 
 
@@ -595,8 +595,8 @@ def read_inputs(
     limits: Limits | None = None,
     cache: ReadCache | None = None,
     walked: Mapping[str, FileKey] | None = None,
-    engine: str = "python",
-    jobs: int = 1,
+    engine: str | None = None,
+    jobs: int | None = None,
 ) -> ReadOutcome[Lane | StreamedLane]:
     """Read every path (file, directory read recursively, or ``-`` for stdin).
 
@@ -625,23 +625,27 @@ def read_inputs(
     :func:`~wavemetrics.cache.units.walked_keys`), by absolute path; each is taken instead
     of a ``stat`` of that file (the outcome is the same without them).
     ``engine`` and ``jobs``: how a batch read (no ``stream``) reads: ``"native"`` reads
-    the units of the formats the extension reads with it, on ``jobs`` threads, each lane
-    with its observations (the same :class:`Lane` values as the Python readers give:
-    ``tests/test_native.py``), under the default limits only; ``"python"`` (the
-    default), the reference readers. A streamed read takes its engine and threads from
-    ``stream``; giving another ``engine`` with it raises ``ValueError``.
+    the units of the formats the extension reads with it, on ``jobs`` threads (default
+    1), each lane with its observations (the same :class:`Lane` values as the Python
+    readers give: ``tests/test_native.py``), under the default limits only;
+    ``"python"`` (the default), the reference readers. A streamed read takes its engine
+    and threads from ``stream``: giving another ``engine`` or ``jobs`` with it raises
+    ``ValueError``, as do an unknown engine and ``jobs`` below 1.
     """
     reject_path(paths, "read_inputs", "a sequence of paths ([path, ...])")
     if input_format != AUTO and input_format not in _formats():
         raise ValueError(f"unknown input format {input_format!r}")
-    if engine not in ("python", "native"):
+    if engine not in (None, "python", "native"):
         raise ValueError(f"unknown engine {engine!r}")
-    if stream is not None and engine != "python" and engine != stream.engine:
-        raise ValueError("a streamed read takes its engine from its stream settings")
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise ValueError(f"jobs must be an int >= 1, not {jobs!r}")
+    if stream is not None and ((engine is not None and engine != stream.engine)
+                               or (jobs is not None and jobs != stream.jobs)):
+        raise ValueError("a streamed read takes its engine and jobs from its stream settings")
     limits = limits or current_limits()
     with limits_in_effect(limits):
         return _read_inputs(paths, input_format, stream, mapper, progress, limits, cache,
-                            walked or {}, engine == "native" and stream is None, jobs)
+                            walked or {}, engine == "native" and stream is None, jobs or 1)
 
 
 def _read_inputs(
@@ -882,7 +886,8 @@ def _read_natively(
     """The units the native engine reads (those ``folded``, read where they were
     detected, and the rest in one call on ``stream.jobs`` threads); with a cache, each
     one's streamed lanes are stored under :func:`_summarised_key` (not its call
-    records: the native engine builds none), unless a file changed while it was read
+    records: a streamed read keeps none; a batch read's are
+    :func:`_read_records_natively`'s), unless a file changed while it was read
     or an input has an error, as :func:`cached_read_unit` does. ``after``: the files'
     keys taken after the folded pass, the check of a folded unit (its files are not
     stat'ed again); the other units' files are stat'ed after their read."""

@@ -316,7 +316,10 @@ def efficiency_axis(
         return EfficiencyAxis(
             AxisState.SKIPPED, _one_line(f"no trace: {absent[0][1]}{_more(len(absent) - 1)}")
         )
-    outcome = read_inputs(present, input_format, limits=limits)
+    from wavemetrics.run.native import default_engine  # loads the extension when built
+
+    # read in batch (each lane's calls) by the native engine when built: the same lanes
+    outcome = read_inputs(present, input_format, limits=limits, engine=default_engine())
     analysis = analyse(
         outcome, eval_tool_names=eval_tool_names, max_tracked_calls=max_tracked_calls,
         batchable_tool_names=batchable_tool_names, idle_gap_ms=idle_gap_ms,

@@ -540,7 +540,10 @@ def read_task(
     names = tuple(eval_tool_names)
     # the folder is read as summarize reads a folder it is named: the same walk, and
     # the same skips (a file of no known format, a *.meta.json sidecar: not a trial)
-    outcome = read_inputs([folder], input_format, limits=limits)
+    from wavemetrics.run.native import default_engine  # loads the extension when built
+
+    # read in batch (each lane's calls) by the native engine when built: the same lanes
+    outcome = read_inputs([folder], input_format, limits=limits, engine=default_engine())
     analysis = analyse(outcome, eval_tool_names=names, max_tracked_calls=max_tracked_calls,
                        batchable_tool_names=batchable_tool_names, idle_gap_ms=idle_gap_ms)
     # the folder's own report (empty, no file a trace, not listable) means no trial;

@@ -475,15 +475,16 @@ impl LaneStream {
         }
     }
 
-    /// Emit every remaining wave and return the lane's figures: `turn_total_ms` its
-    /// measured turn total, `turns` its measured turn intervals (section 9, used when
-    /// finite and positive), `timing` where its call times come from.
+    /// [`finish_lane`](Self::finish_lane)'s figures alone (the tests' shorthand).
+    #[cfg(test)]
     pub fn finish(self, turn_total_ms: f64, turns: &[(f64, f64)], timing: Timing) -> Summary {
         self.finish_lane(turn_total_ms, turns, timing).summary
     }
 
-    /// [`finish`](Self::finish), with the lane's observations when it was read with
-    /// [`Settings::record`].
+    /// Emit every remaining wave and return the lane's figures: `turn_total_ms` its
+    /// measured turn total, `turns` its measured turn intervals (section 9, used when
+    /// finite and positive), `timing` where its call times come from; with the lane's
+    /// observations when it was read with [`Settings::record`].
     pub fn finish_lane(
         mut self,
         turn_total_ms: f64,
