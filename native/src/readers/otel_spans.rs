@@ -16,11 +16,11 @@
 use super::documents::{
     declined, read_documents, validate, Part, Reading, Visit, DOCUMENT_MAX_DEPTH,
 };
-use super::lines::{for_each_object_line, int_too_long, json_failure, Names};
+use super::lines::Names;
 use super::protocol::{with_fallback, Failure, Reader, Unit, UnitOut};
 use super::spans::{
-    json_lines, mark, ns_time_to_ms, session_attribute, Attributes, Collector, Event, Span,
-    ATTRIBUTE_KEYS, LINE_MAX_DEPTH,
+    for_each_span_line, json_lines, mark, ns_time_to_ms, session_attribute, Attributes, Collector,
+    Event, Span, ATTRIBUTE_KEYS, LINE_MAX_DEPTH,
 };
 use crate::account::LineAccount;
 use crate::io::open_plain;
@@ -388,29 +388,12 @@ fn read_once(path: &Path, settings: &Settings) -> Result<UnitOut, Failure> {
     let mut names = Names::default();
     match json_lines(path)? {
         None => return Err(declined()),
-        Some(true) => for_each_object_line(
-            open_plain(path)?,
+        Some(true) => for_each_span_line(
+            path,
             &mut account,
-            LINE_MAX_DEPTH,
-            |text, account| {
-                // a line the scan fails (within json's depth), or one with an int json
-                // refuses, is named by json's first failure
-                let value = match line_value(text, &mut names) {
-                    Err(SyntaxError) => {
-                        return Ok(Some(
-                            json_failure(text, LINE_MAX_DEPTH).unwrap_or("invalid_json"),
-                        ))
-                    }
-                    Ok(value) => value,
-                };
-                if int_too_long(text.as_bytes()) {
-                    return Ok(Some(
-                        json_failure(text, LINE_MAX_DEPTH).unwrap_or("invalid_json"),
-                    ));
-                }
-                apply(value, &mut collector, account);
-                Ok(None)
-            },
+            &mut names,
+            line_value,
+            |value, account| apply(value, &mut collector, account),
         )?,
         Some(false) => {
             let mut reader = DocumentReader {

@@ -21,11 +21,11 @@
 use super::documents::{
     declined, read_documents, validate, Part, Reading, Visit, DOCUMENT_MAX_DEPTH,
 };
-use super::lines::{for_each_object_line, int_too_long, json_failure, Names};
+use super::lines::Names;
 use super::protocol::{with_fallback, Failure, ReadError, Reader, Unit, UnitOut};
 use super::spans::{
-    json_lines, mark, ns_time_to_ms, session_attribute, Attributes, Collector, Event, Span,
-    ATTRIBUTE_KEYS, LINE_MAX_DEPTH,
+    for_each_span_line, json_lines, mark, ns_time_to_ms, session_attribute, Attributes, Collector,
+    Event, Span, ATTRIBUTE_KEYS, LINE_MAX_DEPTH,
 };
 use crate::account::LineAccount;
 use crate::io::open_plain;
@@ -485,29 +485,12 @@ fn read_otlp_once(path: &Path, settings: &Settings) -> Result<UnitOut, Failure> 
             };
             read_documents(open_plain(path)?, &mut reader)?;
         }
-        Some(true) => for_each_object_line(
-            open_plain(path)?,
+        Some(true) => for_each_span_line(
+            path,
             &mut account,
-            LINE_MAX_DEPTH,
-            |text, account| {
-                // a line the scan fails (within json's depth), or one with an int json
-                // refuses, is named by json's first failure
-                let parsed = match document(text, &mut names) {
-                    Err(SyntaxError) => {
-                        return Ok(Some(
-                            json_failure(text, LINE_MAX_DEPTH).unwrap_or("invalid_json"),
-                        ))
-                    }
-                    Ok(parsed) => parsed,
-                };
-                if int_too_long(text.as_bytes()) {
-                    return Ok(Some(
-                        json_failure(text, LINE_MAX_DEPTH).unwrap_or("invalid_json"),
-                    ));
-                }
-                apply(parsed, &mut collector, account);
-                Ok(None)
-            },
+            &mut names,
+            document,
+            |parsed, account| apply(parsed, &mut collector, account),
         )?,
     }
     let lanes = collector.lanes(settings, &mut account)?;

@@ -4,12 +4,12 @@
 //! spans of a whole input into lanes ([`Collector`]), and how the shape of an input is
 //! decided ([`json_lines`]).
 
-use super::lines::{int_too_long, Names};
+use super::lines::{for_each_object_line, int_too_long, json_failure, Names};
 use super::protocol::{Failure, LaneOut};
 use crate::account::LineAccount;
 use crate::activity::Timing;
 use crate::io::open_plain;
-use crate::json::{nesting_exceeds, Raw, Scan, Val, PY_MAX_DEPTH};
+use crate::json::{nesting_exceeds, Raw, Scan, SyntaxError, Val, PY_MAX_DEPTH};
 use crate::lines::{is_py_space, LineReader};
 use crate::summary::{LaneStream, Settings};
 use crate::time::ns_to_ms;
@@ -22,6 +22,38 @@ use std::rc::Rc;
 /// calls it), measured as the command line reads such a file line by line: 973 levels
 /// read, 974 refused.
 pub(super) const LINE_MAX_DEPTH: usize = PY_MAX_DEPTH - 11;
+
+/// A span file of one JSON value per line (`iter_json_values` of a JSON Lines input):
+/// each line's value by `parse` (within [`LINE_MAX_DEPTH`]) handed to `apply`; a line the
+/// scan fails, or one with an int `json` refuses, is named by `json`'s first failure.
+pub(super) fn for_each_span_line<T>(
+    path: &Path,
+    account: &mut LineAccount,
+    names: &mut Names,
+    parse: fn(&str, &mut Names) -> Result<T, SyntaxError>,
+    mut apply: impl FnMut(T, &mut LineAccount),
+) -> Result<(), Failure> {
+    for_each_object_line(
+        open_plain(path)?,
+        account,
+        LINE_MAX_DEPTH,
+        |text, account| {
+            let failed = || {
+                Ok(Some(
+                    json_failure(text, LINE_MAX_DEPTH).unwrap_or("invalid_json"),
+                ))
+            };
+            let Ok(value) = parse(text, names) else {
+                return failed();
+            };
+            if int_too_long(text.as_bytes()) {
+                return failed();
+            }
+            apply(value, account);
+            Ok(None)
+        },
+    )
+}
 /// A first line with content nesting deeper than this is not decided here: Python's
 /// `json` reads it at another depth than the lines after it (`_first_line_is_object`).
 pub(super) const FIRST_LINE_SURE_DEPTH: usize = 900;
