@@ -29,17 +29,18 @@ from pathlib import Path
 from fleet import fleet_options, fleet_under  # benchmarks/ is this script's folder
 
 _NATIVE = "the native command"
-_RENDERS = "native reads, Python renders"
+_RENDERS = "native reads, Python merges and renders"
+_DRAWN = "the native command; Python draws the format from its document"
 _CALLS = "native reads each lane's calls, Python assembles the waves"
 
 #: (the options after ``summarize --format json`` or, when they start with a
 #: command, the whole command before the fleet folder; the path the run takes).
 VARIANTS: tuple[tuple[str, str], ...] = (
     ("", _NATIVE),
-    ("--format table", _RENDERS),
-    ("--format csv", _RENDERS),
-    ("--format jsonl", _RENDERS),
-    ("--format markdown", _RENDERS),
+    ("--format table", _DRAWN),
+    ("--format csv", _DRAWN),
+    ("--format jsonl", _DRAWN),
+    ("--format markdown", _DRAWN),
     ("--input-format claude-code", _NATIVE),
     ("--eval-tool Task", _RENDERS),
     ("--batchable-tools Read,Grep", _RENDERS),

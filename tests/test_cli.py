@@ -410,17 +410,6 @@ def test_table_shortens_numbers_too_wide_for_their_column() -> None:
     assert _seconds(12_345_678_900.0) == "12M"  # 12 345 678.9 s
 
 
-def test_progress_bar_only_on_a_terminal_and_never_over_piped_json() -> None:
-    """stderr must be a terminal; piped JSON or JSONL on stdout suppresses the bar."""
-    from wavemetrics.cli.commands import show_progress
-
-    assert show_progress("table", stdout_is_tty=False, stderr_is_tty=True)
-    assert show_progress("json", stdout_is_tty=True, stderr_is_tty=True)
-    assert not show_progress("json", stdout_is_tty=False, stderr_is_tty=True)
-    assert not show_progress("jsonl", stdout_is_tty=False, stderr_is_tty=True)
-    assert not show_progress("table", stdout_is_tty=True, stderr_is_tty=False)
-
-
 @needs_corpus
 def test_progress_counts_every_file_once(tmp_path: Path) -> None:
     """read_inputs reports progress for every file: 3 event files, and a Claude folder of 5."""
@@ -825,8 +814,8 @@ def test_help_imports_no_reader_and_no_core_module() -> None:
     loaded = done.stdout.strip().splitlines()[-1]
     # _suffixes, _eval_names and _cores (--jobs's default): leaf modules with no imports
     # of their own but os; _options (the option table: no import beyond those
-    # leaves); notes (the stderr notes' wording) and the walk's _files and _paths:
-    # the standard library only
+    # leaves); notes (the stderr notes' wording), plain (which output a run prints:
+    # notes only) and the walk's _files and _paths: the standard library only
     # the layer folders of those modules load too: each __init__.py is a docstring alone
     assert loaded == str([
         "wavemetrics", "wavemetrics.cli", "wavemetrics.cli._names",
@@ -834,15 +823,16 @@ def test_help_imports_no_reader_and_no_core_module() -> None:
         "wavemetrics.core.classify", "wavemetrics.inputs", "wavemetrics.inputs._files",
         "wavemetrics.inputs._paths", "wavemetrics.inputs._suffixes", "wavemetrics.run",
         "wavemetrics.run._cores", "wavemetrics.run._options", "wavemetrics.views",
-        "wavemetrics.views.escaping", "wavemetrics.views.notes",
+        "wavemetrics.views.escaping", "wavemetrics.views.notes", "wavemetrics.views.plain",
     ])
 
 
 def test_native_summarize_of_claude_code_imports_no_other_format_reader() -> None:
     """A native ``summarize --no-cache`` of a Claude Code file through the CLI imports the
     reader of the one format it read and no other's, not even the other format the native
-    engine reads (its list comes from the registry's rows, which import no reader). The
-    table, not ``--format json``: that one the native command runs with no reader at all
+    engine reads (its list comes from the registry's rows, which import no reader). With
+    ``--max-tracked-calls`` given (at its default value), which the native command does
+    not take: without it the native command runs with no reader at all
     (tests/test_fastpath.py)."""
     import subprocess
     import sys
@@ -851,8 +841,8 @@ def test_native_summarize_of_claude_code_imports_no_other_format_reader() -> Non
 
     if not native.available():
         pytest.skip("the Rust extension is not built")
-    code = ("import sys\nsys.argv = ['wavemetrics', 'summarize', '--no-cache', '--format',"
-            f" 'table', {str(EXAMPLE)!r}]\n"
+    code = ("import sys\nsys.argv = ['wavemetrics', 'summarize', '--no-cache',"
+            f" '--max-tracked-calls', '2000', {str(EXAMPLE)!r}]\n"
             "from wavemetrics.cli._entry import main\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in sys.modules if m.startswith('wavemetrics.readers.')))")
@@ -862,7 +852,8 @@ def test_native_summarize_of_claude_code_imports_no_other_format_reader() -> Non
     # claude_code: the format read; the rest are the registry, detection (dispatch) and
     # what every reader shares (limits, timestamps...), not formats
     assert loaded == str(["wavemetrics.readers._lines", "wavemetrics.readers._protocol",
-                          "wavemetrics.readers._record_types", "wavemetrics.readers._seen",
+                          "wavemetrics.readers._record_types", "wavemetrics.readers._report",
+                          "wavemetrics.readers._seen",
                           "wavemetrics.readers._uuids", "wavemetrics.readers.claude_code",
                           "wavemetrics.readers.dispatch", "wavemetrics.readers.lanes",
                           "wavemetrics.readers.limits", "wavemetrics.readers.registry",

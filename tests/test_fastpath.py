@@ -44,6 +44,7 @@ from wavemetrics.inputs import _files
 from wavemetrics.run import _extension, fastpath, native
 from wavemetrics.run.plan import plan_of
 from wavemetrics.views.escaping import printable
+from wavemetrics.views.plain import PLAIN_FORMATS
 
 
 def _run(args: list[str]) -> int | None:
@@ -56,29 +57,41 @@ pytestmark = pytest.mark.skipif(not native.available(), reason="the Rust extensi
 
 
 def _cli(paths: list[str], *extra: str) -> tuple[int, str, str]:
-    """The reference: ``summarize --format json --no-cache PATHS`` through click."""
+    """The reference: ``summarize --format json --no-cache PATHS`` through click (a later
+    ``--format`` in ``extra`` wins); the bytes as written (``\r\n`` kept)."""
     result = CliRunner().invoke(main, ["summarize", "--format", "json", "--no-cache",
                                        "--jobs", "1", *extra, *paths])
-    return result.exit_code, result.stdout, result.stderr
+    return (result.exit_code, result.stdout_bytes.decode("utf-8"),
+            result.stderr_bytes.decode("utf-8"))
 
 
-def _native(paths: list[str], jobs: int = 1, forced: str = "auto") -> tuple[int, str, str] | str:
+def _native(paths: list[str], jobs: int = 1, forced: str = "auto", output_format: str = "json",
+            show_paths: bool = False, terminal: bool = False) -> tuple[int, str, str] | str:
     """The native command's output as the CLI's would read, or its reason to decline;
-    ``forced``: its ``--input-format``."""
-    done = fastpath.summarize_json(paths, jobs, input_format=forced)
+    ``forced``: its ``--input-format``; ``terminal``: stdout is a terminal."""
+    done = fastpath.summarize_json(paths, jobs, input_format=forced, show_paths=show_paths)
     if isinstance(done, str):
         return done
-    document, lines = done
-    return 0, document.decode("ascii"), "".join(printable(line) + "\n" for line in lines)
+    if output_format == "json":  # the document itself, the notes before it
+        document, lines = done
+        return 0, document.decode("ascii"), "".join(printable(line) + "\n" for line in lines)
+    chunks = fastpath.output_chunks(done, output_format, forced, show_paths, terminal)
+    if chunks is None:
+        return "a figure is not finite"
+    return (0, b"".join(data for number, data in chunks if number == 1).decode("utf-8"),
+            b"".join(data for number, data in chunks if number == 2).decode("utf-8"))
 
 
-def _same(paths: list[str], jobs: int = 1, forced: str = "auto") -> bool:
+def _same(paths: list[str], jobs: int = 1, forced: str = "auto", output_format: str = "json",
+          show_paths: bool = False) -> bool:
     """Whether the native command took the run; when it did, its output is the CLI's
-    (both with ``--input-format forced``)."""
-    got = _native(paths, jobs, forced)
+    (both with ``--input-format forced``, ``--format output_format`` and maybe
+    ``--show-paths``)."""
+    got = _native(paths, jobs, forced, output_format, show_paths)
     if isinstance(got, str):
         return False
-    assert got == _cli(paths, "--input-format", forced)
+    assert got == _cli(paths, "--input-format", forced, "--format", output_format,
+                       *(["--show-paths"] if show_paths else []))
     return True
 
 
@@ -125,6 +138,38 @@ def test_every_claude_code_codex_and_pi_golden_case_is_taken_with_the_recorded_b
     assert all("claude" not in name and "rollout" not in name for name in declined)
     assert "summarize openai-codex/binary-size-log.jsonl" in declined
     assert "summarize ." in declined
+
+
+@needs_corpus
+@pytest.mark.parametrize("output_format", PLAIN_FORMATS)
+@pytest.mark.parametrize("show_paths", [False, True])
+def test_every_format_of_the_corpus_claude_folders_is_the_clis(
+    output_format: str, show_paths: bool
+) -> None:
+    """Every ``--format``, with and without ``--show-paths``, of the corpus's Claude Code
+    project folders: drawn from the extension's document, the CLI's bytes (the notes,
+    the lanes without a v1 payload, CSV's line ends)."""
+    assert _same([str(CORPUS / "claude-code-log")], 2, "auto", output_format, show_paths)
+
+
+@needs_corpus
+def test_every_format_of_every_golden_case_taken_is_the_clis() -> None:
+    """Every corpus case the native command takes (each Claude Code file, Codex rollout
+    and pi session), in each format but JSON (the test above holds its bytes to the
+    golden record): the CLI's bytes."""
+    taken = 0
+    here = os.getcwd()
+    os.chdir(CORPUS)
+    try:
+        for _, args in cases():
+            if args[0] == "summarize" and not isinstance(
+                    fastpath.summarize_json([args[-1]], 1), str):
+                for output_format in ("table", "jsonl", "csv", "markdown"):
+                    assert _same([args[-1]], 1, "auto", output_format), (args, output_format)
+                taken += 1
+    finally:
+        os.chdir(here)
+    assert taken == 47
 
 
 @needs_corpus
@@ -292,29 +337,36 @@ def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str)
     (["--format", "json", "--no-cache", "--input-format", "events", "P"], False),  # read after
     (["--format", "json", "--no-cache", "--input-format", "codex", "P"], False),
     (["--demo", "--format", "json", "--no-cache"], True),  # the bundled example, P
-    (["--no-cache", "P"], False),  # the table
-    (["--format", "csv", "--no-cache", "P"], False),
-    (["--format", "markdown", "--no-cache", "P"], False),  # rendered by Python
+    (["--no-cache", "P"], True),  # the table
+    (["--format", "csv", "--no-cache", "P"], True),
+    (["--format", "markdown", "--no-cache", "P"], True),
+    (["--format", "jsonl", "--no-cache", "-j2", "P"], True),
+    (["--format", "table", "--no-cache", "--show-paths", "P"], True),
+    (["--format", "json", "--no-cache", "--show-paths", "P"], True),
     (["--format", "json", "--no-cache", "--engine", "python", "P"], False),
-    (["--format", "json", "--no-cache", "--show-paths", "P"], False),
+    (["--format", "table", "--no-cache", "--by", "session", "P"], False),
+    (["--format", "table", "--no-cache", "--idle-gap", "300", "P"], False),
     (["--format", "json", "--no-cache", "--eval-tool", "x", "P"], False),
     (["--format", "json", "--no-cache", "--max-tracked-calls", "5", "P"], False),
     (["--format", "json", "--no-cache", "--by", "tool", "P"], False),
     (["--format", "json", "--no-cache"], False),  # no PATH: the standard locations
     (["--format", "json", "--no-cache", "--", "P"], False),
 ])
-def test_only_the_default_options_and_json_are_taken(
+def test_only_the_default_options_are_taken(
     args: list[str], taken: bool, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    """``run`` takes ``--format json`` with ``--no-cache``, ``--jobs`` and ``--engine
-    native`` only; with anything else it returns None and prints nothing."""
+    """``run`` takes every ``--format`` with ``--show-paths``, ``--no-cache``, ``--jobs``
+    and ``--engine native`` only, and then prints the CLI's bytes; with anything else
+    it returns None and prints nothing."""
     code = _run([a if a != "P" else str(EXAMPLE) for a in ["summarize", *args]][1:])
     printed = capsysbinary.readouterr()
     if taken:
         assert code == 0
         # the CLI given the same arguments
-        reference = _cli([] if "--demo" in args else [str(EXAMPLE)],
-                         *[arg for arg in args if arg != "P"])
+        given = [arg for arg in args if arg != "P"]
+        if not any(arg.startswith("--format") for arg in given):
+            given = ["--format", "table", *given]  # summarize's default
+        reference = _cli([] if "--demo" in args else [str(EXAMPLE)], *given)
         assert (printed.out.decode(), printed.err.decode()) == reference[1:]
     else:
         assert code is None and printed.out == printed.err == b""
@@ -330,6 +382,66 @@ def test_a_terminal_is_the_clis(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "stdout", Terminal())
     monkeypatch.setattr(sys, "stderr", Terminal())
     assert _run(["--format", "json", "--no-cache", str(EXAMPLE)]) is None
+
+
+@pytest.mark.parametrize(("output_format", "stdout", "stderr", "taken"), [
+    ("table", False, True, False),  # the CLI draws a bar on stderr
+    ("markdown", False, True, False),
+    ("csv", True, True, False),
+    ("csv", False, True, True),  # piped data: no bar
+    ("jsonl", False, True, True),
+    ("table", True, False, True),  # no bar without a terminal on stderr
+    ("csv", True, False, True),
+])
+def test_a_run_the_cli_draws_a_progress_bar_for_is_the_clis(
+    monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes],
+    output_format: str, stdout: bool, stderr: bool, taken: bool,
+) -> None:
+    """The native command draws no progress bar: a run the CLI would draw one for
+    (``views.plain.show_progress``) is declined; any other is taken."""
+    monkeypatch.setattr(fastpath, "_is_terminal",
+                        lambda stream: stdout if stream is sys.stdout else stderr)
+    code = _run(["--format", output_format, "--no-cache", str(EXAMPLE)])
+    assert (code == 0) is taken and (code is None) is not taken
+    assert (capsysbinary.readouterr().out != b"") is taken
+
+
+#: A file name with a terminal control sequence and a right-to-left override in it.
+_EVIL_NAME = "e\x1b[2J\u202e.jsonl"
+
+
+def test_csv_to_a_terminal_is_escaped_as_the_clis(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CSV is data, written as it is to a file or pipe, but escaped on a terminal as the
+    tables are (docs/cli.md, "Escaping"): the same bytes as the CLI's either way."""
+    from wavemetrics.cli import commands
+
+    trace = tmp_path / _EVIL_NAME
+    trace.write_bytes(_claude_file(("c1", 0, 2), ("c2", 1, 3)))
+    piped = _native([str(trace)], output_format="csv")
+    assert not isinstance(piped, str) and f"lane,{trace},s1,main," in piped[1]
+    assert piped == _cli([str(trace)], "--format", "csv")
+    shown = _native([str(trace)], output_format="csv", terminal=True)
+    assert not isinstance(shown, str) and "\x1b" not in shown[1] and "\u202e" not in shown[1]
+    assert f"lane,{tmp_path}/e\\x1b[2J\\u202e.jsonl,s1,main," in shown[1]
+    monkeypatch.setattr(commands, "stdout_is_terminal", lambda: True)
+    assert shown == _cli([str(trace)], "--format", "csv")
+
+
+@pytest.mark.parametrize("output_format", ["table", "jsonl", "csv", "markdown"])
+def test_a_document_with_a_figure_not_finite_is_the_clis(output_format: str) -> None:
+    """A figure JSON holds as ``null`` cannot be read back: every format but JSON (which
+    prints the document as it is) is left to the CLI."""
+    done = fastpath.summarize_json([str(EXAMPLE)], 1)
+    assert not isinstance(done, str)
+    document = json.loads(done[0])
+    assert fastpath.output_chunks(done, output_format) is not None
+    document["total"]["tool_time_ms"] = None
+    nulled = (json.dumps(document).encode(), done[1])
+    assert fastpath.output_chunks(nulled, output_format) is None
+    assert fastpath.output_chunks(nulled, "json") == [
+        *((2, (printable(line) + "\n").encode()) for line in done[1]), (1, nulled[0])]
 
 
 def test_streams_without_a_binary_buffer_are_the_clis(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -458,17 +570,19 @@ def _claude(data: bytes, uuid: str) -> bytes:
     layout=st.sets(st.sampled_from(["sub", "old", "other", "events", "sidecar", "codex"])),
     jobs=st.sampled_from([1, 2, 3]),
     forced=st.sampled_from(["auto", "auto", "claude-code", "events"]),
+    output_format=st.sampled_from(PLAIN_FORMATS),
+    show_paths=st.booleans(),
 )
 def test_generated_trees_print_the_clis_bytes(
     tmp_path_factory: pytest.TempPathFactory, session: bytes, resumed: bytes, sub: bytes,
     old: bytes, other: bytes, events: bytes, rollout: bytes, layout: set[str], jobs: int,
-    forced: str,
+    forced: str, output_format: str, show_paths: bool,
 ) -> None:
     """A generated tree (a project with a session and its resumed copy, and some of: a
     subagents/ file, an old-layout agent file, another project's file, maybe damaged, an
     events log, a sidecar, a Codex rollout, maybe damaged, in the project and in a
-    sessions folder), read with a format detected or forced: whenever the native command
-    takes it, the CLI's bytes."""
+    sessions folder), read with a format detected or forced, in any ``--format``, maybe
+    with ``--show-paths``: whenever the native command takes it, the CLI's bytes."""
     root = tmp_path_factory.mktemp("tree")
     files = {"p/4f1e.jsonl": _claude(session, "h1"), "p/77ab.jsonl": _claude(resumed, "h2")}
     if "sub" in layout:
@@ -486,7 +600,8 @@ def test_generated_trees_print_the_clis_bytes(
               "89abc.jsonl"] = _SESSION_META + rollout
         files["p/rollout-0195500a-1b2c-7d3e-8f40-123456789abd.jsonl"] = rollout
     _tree(root, files)
-    event(f"forced {forced}, codex {'codex' in layout}: taken {_same([str(root)], jobs, forced)}")
+    taken = _same([str(root)], jobs, forced, output_format, show_paths)
+    event(f"forced {forced}, codex {'codex' in layout}: taken {taken}")
 
 
 #: Contents for the look for copies: two files that share their first 4096 bytes and

@@ -245,10 +245,10 @@ def test_the_rows_say_what_the_help_has_always_said() -> None:
 
 def test_keyed_and_native_options() -> None:
     """--jobs, --engine and --no-cache never change an output (not keyed); the native
-    command takes PATHs, --demo, --format, --no-cache, --jobs, --engine and
-    --input-format only."""
+    command takes PATHs, --demo, --format, --show-paths, --no-cache, --jobs, --engine
+    and --input-format only."""
     assert [row.name for row in SUMMARIZE if not row.keyed] == ["jobs", "no_cache", "engine"]
-    assert {"paths", "demo", "output_format", "no_cache", "jobs", "engine",
+    assert {"paths", "demo", "output_format", "show_paths", "no_cache", "jobs", "engine",
             "input_format"} == fastpath._OPTIONS
     assert list(runcache._keyed({})) == [name for name in NAMES
                                          if name not in ("jobs", "no_cache", "engine")]

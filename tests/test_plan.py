@@ -77,7 +77,8 @@ def test_serves_only_its_own_run() -> None:
 def test_the_cli_run_walks_its_inputs_once_before_the_read(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    """A run neither served nor native (the table), through the console entry: the key
+    """A run neither served nor native (an option the native command does not take),
+    through the console entry: the key
     is taken once before the read, by the lookup, and the click command records under
     it; the only other walk is the check after the read. Run again, it is served."""
     calls: list[int] = []
@@ -89,8 +90,9 @@ def test_the_cli_run_walks_its_inputs_once_before_the_read(
 
     monkeypatch.setenv("WAVEMETRICS_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(runcache, "fingerprint", counted)
+    # (--idle-gap given: a run the native command leaves to click)
     monkeypatch.setattr(sys, "argv", ["wavemetrics", "summarize", "--format", "table",
-                                      str(EXAMPLE)])
+                                      "--idle-gap", "300", str(EXAMPLE)])
     with pytest.raises(SystemExit) as stop:
         _entry.main()
     assert stop.value.code == 0
@@ -125,8 +127,9 @@ def test_the_cli_read_takes_the_stats_of_the_key_walk(
     monkeypatch.setattr(pipeline, "read_inputs", spy)
     example = str(EXAMPLE.resolve())
     for extra in ([], ["--no-cache"]):
+        # (--idle-gap given: a run the native command leaves to click)
         monkeypatch.setattr(sys, "argv", ["wavemetrics", "summarize", "--format", "csv",
-                                          *extra, example])
+                                          "--idle-gap", "300", *extra, example])
         with pytest.raises(SystemExit) as stop:
             _entry.main()
         assert stop.value.code == 0

@@ -36,6 +36,8 @@ from wavemetrics.run._options import (
 )
 from wavemetrics.views.escaping import printable, shortened
 from wavemetrics.views.notes import plural as _plural
+from wavemetrics.views.plain import nothing_read as _nothing_read_from
+from wavemetrics.views.plain import options_note, show_progress
 
 if TYPE_CHECKING:  # the readers and the core are imported when a command runs
     from wavemetrics.cache.units import FileKey, ReadCache
@@ -299,48 +301,9 @@ def stdout_is_terminal() -> bool:
         return False
 
 
-#: At most this many lanes are named in one note.
-_NAMED_LANES = 10
-
-
-def _lanes_without_event(analysis: Analysis[Any]) -> None:
-    """Say on stderr which lanes emitted no v1 event (``--format jsonl``) and why."""
-    from wavemetrics.core.schema import LOSS_FIGURES
-
-    silent = [r for r in analysis.lanes if r.summary.to_event(r.session_hash) is None]
-    if not silent:
-        return
-    shown = []
-    for result in silent[:_NAMED_LANES]:
-        s = result.summary
-        lost = ", ".join(f"{loss.label} {getattr(s, name)}" for name, loss in LOSS_FIGURES
-                         if getattr(s, name))
-        why = f"calls not counted: {lost}" if lost else "no tool calls"
-        shown.append(f"{result.lane.session_id}/{result.lane.lane_id} ({why})")
-    more = len(silent) - len(shown)
-    _stderr(
-        f"wavemetrics: note: {_plural(len(silent), 'lane')} emitted no event (no waves;"
-        " the v1 contract emits none): " + ", ".join(shown)
-        + (f" and {more} more" if more else ""))
-
-
 def _nothing_read(analysis: Analysis[Any]) -> bool:
     """Every input failed and not a line was used: there is no table to show."""
     return _nothing_read_from(analysis.outcome)
-
-
-def _nothing_read_from(outcome: ReadOutcome[Lane | StreamedLane]) -> bool:
-    inputs = outcome.inputs
-    return bool(inputs) and not outcome.lanes and all(
-        r.error is not None and r.lines_used == 0 for r in inputs)
-
-
-def show_progress(output_format: str, stdout_is_tty: bool, stderr_is_tty: bool) -> bool:
-    """A progress bar goes to stderr only when it is a terminal, and never while
-    JSON is being piped from stdout (its reader may share the terminal's stderr)."""
-    if not stderr_is_tty:
-        return False
-    return stdout_is_tty or output_format not in ("json", "jsonl", "csv")
 
 
 def open_cache(no_cache: bool) -> ReadCache | None:
@@ -581,7 +544,6 @@ def _summarize(
     key's walk stat'ed, by absolute path, which the read takes instead of a stat)."""
     from wavemetrics.run._options import options_record
     from wavemetrics.run.pipeline import StreamSettings, analyse
-    from wavemetrics.views.report import json_document, render_json, render_jsonl, render_table
 
     limits = _limits(max_line_bytes, max_document_bytes)
     # what the figures depend on, recorded in every output (docs/cli.md, "Options in the
@@ -617,46 +579,19 @@ def _summarize(
     if by is not None:
         _print_groups(analysis, by, window, output_format, eval_tools, max_tracked_calls,
                       input_format, show_paths, options, activity)
-    elif output_format == "json":
-        click.echo(render_json(analysis, options), nl=False)
-    elif output_format == "jsonl":
-        click.echo(render_jsonl(analysis), nl=False)
-        _lanes_without_event(analysis)
-        _jsonl_options_note(options)
-    elif output_format == "csv":
-        from wavemetrics.views.csvout import rows_to_csv, summary_rows
+        return
+    from wavemetrics.views.plain import render_plain
 
-        columns, rows = summary_rows(json_document(analysis, options))
-        _echo_csv(rows_to_csv, columns, rows)
-    elif _nothing_read(analysis):  # the errors above are all there is to say
-        pass
-    elif output_format == "markdown":
-        from wavemetrics.views.markdown import render_summary_markdown
-
-        click.echo(render_summary_markdown(
-            analysis, input_format=input_format, show_paths=show_paths, options=options,
-            max_tracked_calls=max_tracked_calls), nl=False)
-    else:
-        click.echo(render_table(analysis, input_format=input_format, show_paths=show_paths,
-                                options=options, max_tracked_calls=max_tracked_calls),
-                   nl=False)
-
-
-def _jsonl_options_note(options: dict[str, Any]) -> None:
-    """``--format jsonl``: the v1 payloads have no place for the options, so those not at
-    their default are named on stderr (docs/cli.md, "Options in the output")."""
-    _options_note(options, "payloads", "the v1 payload has no field for options")
-
-
-def _options_note(options: dict[str, Any], what: str, why: str) -> None:
-    """Name on stderr the options not at their default of an output with no place for
-    them (``what``: what the output holds; ``why``: why it has no place)."""
-    from wavemetrics.run._options import non_default_arguments
-
-    arguments = non_default_arguments(options)
-    if arguments:
-        _stderr(f"wavemetrics: note: these {what} were made with " + " ".join(arguments)
-                + f" ({why}; --format json records them)")
+    text, notes = render_plain(analysis, output_format, options=options,
+                               input_format=input_format, show_paths=show_paths,
+                               max_tracked_calls=max_tracked_calls,
+                               terminal=stdout_is_terminal())
+    if text is not None:
+        # CSV values exact in a file or pipe: click would strip ANSI sequences from
+        # them (color=True stops it); the other formats hold none (escaped)
+        click.echo(text, nl=False, color=True if output_format == "csv" else None)
+    for note in notes:
+        _stderr(note)
 
 
 def _print_groups(
@@ -784,7 +719,9 @@ def waves(
         ]
         rows = wave_call_rows(wave_rows(analysis, eval_tools), calls)
         _echo_csv(rows_to_csv, WAVE_CALL_COLUMNS, rows)
-        _options_note(options, "rows", "a row per call has no field for options")
+        note = options_note(options, "rows", "a row per call has no field for options")
+        if note is not None:
+            _stderr(note)
     elif not _nothing_read(analysis):
         empty = "(no waves in the --since/--until window)" if excluded else None
         click.echo(render_waves_table(analysis, eval_tools, show_paths=show_paths, empty=empty,

@@ -22,7 +22,7 @@ from wavemetrics.core.classify import EVAL_TOOL_NAMES
 from wavemetrics.core.observations import DEFAULT_MAX_TRACKED_CALLS, Observation
 from wavemetrics.core.summary import ParallelismSummary
 from wavemetrics.core.waves import Wave, WaveAssembly
-from wavemetrics.readers.lanes import InputReport
+from wavemetrics.readers._report import InputReport
 
 __all__ = [
     "Analysis",

@@ -241,7 +241,8 @@ SUMMARIZE: tuple[Option, ...] = (
            choices=("session", "lane", "project", "day", "week", "month", "tool"),
            recorded=True),
     Option("show_paths", ("--show-paths",), "flag",
-           "After the table, each row's full session/lane id, format and input path."),
+           "After the table, each row's full session/lane id, format and input path.",
+           native=True),
     Option("engine", ("--engine",), "choice",
            "native: the Rust readers for claude-code, events, codex, pi, copilot, kimi,"
            " openclaw, mcode, otlp and otel-spans inputs (other formats and"

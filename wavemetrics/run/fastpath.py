@@ -1,30 +1,35 @@
-"""The native command: ``summarize --format json`` read and written by the extension.
+"""The native command: a plain ``summarize`` read, merged and written by the extension.
 
 For the common run (Claude Code folders or files, ``events`` logs, Codex rollouts,
-pi sessions, the default options) the Python command spends most of its time outside the read:
-importing click, attrs and the readers, turning the extension's results into
-report and lane objects, merging and rendering them (docs/performance-history.md). Here
-the same run is made before any of that loads: the folder walk of the readers
-(:func:`wavemetrics.inputs._files.expand_entries`), one call to the extension, which
-looks for possible copies (:func:`wavemetrics.inputs._files.copy_candidates`'s rule),
-detects and reads every file on ``--jobs`` threads, merges the lanes and writes
-the whole JSON document (``native/src/command.rs``), and the stderr notes of
-:mod:`wavemetrics.views.notes` from the plain facts it returns. The output (stdout,
-stderr, exit status) is the Python command's byte for byte
-(``tests/test_fastpath.py``); the Python engine stays the reference.
+pi sessions and the other formats the extension reads, the default options) the
+Python command spends most of its time outside the read: importing click, attrs and
+the readers, turning the extension's results into report and lane objects, merging
+them (docs/performance-history.md). Here the same run is made before any of that
+loads: the folder walk of the readers (:func:`wavemetrics.inputs._files.expand_entries`),
+one call to the extension, which looks for possible copies
+(:func:`wavemetrics.inputs._files.copy_candidates`'s rule), detects and reads every
+file on ``--jobs`` threads, merges the lanes and writes the whole JSON document
+(``native/src/command.rs``), and the stderr notes of :mod:`wavemetrics.views.notes`
+from the plain facts it returns. ``--format json`` prints that document as it is;
+every other format is drawn from it by the views the CLI uses
+(:func:`wavemetrics.views.document.analysis_of`, then
+:func:`wavemetrics.views.plain.render_plain`). The output (stdout, stderr, exit
+status) is the Python command's byte for byte (``tests/test_fastpath.py``); the
+Python engine stays the reference.
 
-Only what is sure to be the same is taken: any other option than ``--format
-json``, ``--no-cache``, ``--jobs``, ``--engine native`` and ``--input-format`` (a
-forced format is taken when the extension detects every input as it: the Python
-readers read such an input the same either way, and only the document's
-``options`` record tells the runs apart), no PATH, stdin, an input that is not a
-regular file (links, FIFOs), a gzip file, a path that is not UTF-8, an input with
-an error or that is no ``claude-code``, ``events``, ``codex`` or ``pi`` trace, files
-that may be copies of each other, a progress bar on a terminal: then :func:`run` returns
-``None`` and the CLI runs as ever (docs/cli.md, "The native command"). With the
-cache on, the whole output is stored as the CLI stores it
-(:mod:`wavemetrics.cache.runcache`), to be served again; no per-file entry is
-kept, since reading natively is faster than loading them.
+Only what is sure to be the same is taken: any other option than ``--format``,
+``--show-paths``, ``--no-cache``, ``--jobs``, ``--engine native`` and
+``--input-format`` (a forced format is taken when the extension detects every input
+as it: the Python readers read such an input the same either way, and only the
+document's ``options`` record tells the runs apart), no PATH, stdin, an input that
+is not a regular file (links, FIFOs), a gzip file, a path that is not UTF-8, an input
+with an error or of a format the extension does not read, files that may be copies
+of each other, a run the CLI would draw a progress bar for (stderr a terminal, unless
+JSON, JSON Lines or CSV go to a pipe), a figure that is not finite: then :func:`run`
+returns ``None`` and the CLI runs as ever (docs/cli.md, "The native command"). With
+the cache on, the whole output is stored as the CLI stores it
+(:mod:`wavemetrics.cache.runcache`), to be served again; no per-file entry is kept,
+since reading natively is faster than loading them.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ from wavemetrics.run._options import (
     options_json,
     options_record,
 )
+from wavemetrics.views.plain import PLAIN_FORMATS, show_progress
 
 # typing, collections.abc and contextlib are not imported at run time: with enum, re
 # and json they were ~15 ms of a cold run's start-up (docs/performance-history.md, "Eleventh
@@ -59,7 +65,7 @@ if TYPE_CHECKING:
     from wavemetrics.cache.runcache import Again
     from wavemetrics.run.plan import Plan
 
-__all__ = ["MAX_TRACKED_CALLS", "run", "summarize_json"]
+__all__ = ["MAX_TRACKED_CALLS", "output_chunks", "run", "summarize_json"]
 
 #: ``observations.DEFAULT_MAX_TRACKED_CALLS``, the v1 cap on calls held per lane (from
 #: the light options record, so that the core is not imported).
@@ -167,6 +173,7 @@ def _files_of(
 def summarize_json(
     paths: Sequence[str], jobs: int, keyed: bytes | None = None,
     noted: Callable[[], object] | None = None, input_format: str = _files.AUTO,
+    show_paths: bool = False,
 ) -> tuple[bytes, list[str]] | str:
     """``summarize --format json PATHS`` with the default options: the document and the
     lines for stderr (not yet escaped), or the reason (a ``str``) this path leaves the
@@ -175,8 +182,9 @@ def summarize_json(
     once the notes have looked at the files (while the extension renders the
     document), unless the run is declined before; ``input_format``: ``auto``, or a
     forced format, which the extension must detect every input as (else the run is
-    declined: the CLI reads it as forced). Never raises for an input: an unreadable
-    or unusual one is a reason."""
+    declined: the CLI reads it as forced); ``show_paths``: the run has ``--show-paths``
+    (a note then names what it would have suggested it for). Never raises for an
+    input: an unreadable or unusual one is a reason."""
     native = _extension.extension()
     if native is None:
         return "the Rust extension is not built from these sources"
@@ -196,7 +204,7 @@ def summarize_json(
             return None  # forced, and an input is of another format: the CLI's run
         read = [_Lane(files[index], session, lane) for index, session, lane in lanes]
         lines = read_notes(paths, reports, read, {}, [_Skipped(*entry) for entry in skipped],
-                           repeated_lanes(read), input_format, False)
+                           repeated_lanes(read), input_format, show_paths)
         if noted is not None:
             noted()
         return lines
@@ -224,21 +232,67 @@ def _is_terminal(stream: Any) -> bool:
         return False
 
 
+def _encoded(text: str, stream: Any) -> bytes:
+    """``text`` as ``stream`` (a text stream) would write it."""
+    return text.encode(stream.encoding or "utf-8", stream.errors or "strict")
+
+
+def output_chunks(
+    done: tuple[bytes, list[str]], output_format: str, input_format: str = _files.AUTO,
+    show_paths: bool = False, terminal: bool = False,
+) -> list[tuple[int, bytes]] | None:
+    """What the run prints, in order, as ``(stream number, bytes)`` (1 stdout, 2 stderr;
+    :func:`wavemetrics.cache.runcache.write_chunks`): the read's notes (``done``'s lines,
+    escaped), then the output in ``output_format`` and the notes it adds. ``done``:
+    :func:`summarize_json`'s document and lines; ``terminal``: stdout is a terminal.
+    ``--format json`` is the document itself; any other format is drawn from the
+    document read back (:func:`wavemetrics.views.document.analysis_of`) by the CLI's
+    own views (:func:`wavemetrics.views.plain.render_plain`), with the options the
+    run records. ``None`` when a figure was not finite (the document holds ``null``
+    there): the CLI then makes the run."""
+    from wavemetrics.views.escaping import printable
+
+    document, lines = done
+    out, err = sys.stdout, sys.stderr
+    chunks = [(2, _encoded(printable(line) + "\n", err)) for line in lines]
+    if output_format == "json":
+        chunks.append((1, document))
+        return chunks
+    import json
+
+    from wavemetrics.views.document import analysis_of
+    from wavemetrics.views.plain import render_plain
+
+    analysis = analysis_of(json.loads(document))
+    if analysis is None:
+        return None
+    text, notes = render_plain(
+        analysis, output_format, options=options_record(input_format=input_format),
+        input_format=input_format, show_paths=show_paths, max_tracked_calls=MAX_TRACKED_CALLS,
+        terminal=terminal)
+    if text is not None:
+        chunks.append((1, _encoded(text, out)))
+    chunks.extend((2, _encoded(printable(note) + "\n", err)) for note in notes)
+    return chunks
+
+
 def run(plan: Plan) -> int | None:
     """Answer the planned ``wavemetrics summarize`` run (:mod:`wavemetrics.run.plan`)
     natively: the output is written and the exit status returned; ``None`` when this
     path does not take the run (nothing was written): the CLI then runs it, with the
     same plan."""
     options = plan.options
+    output_format = options.get("output_format", "table")
     if (not set(options) <= _OPTIONS
-            or options.get("output_format") != "json"
+            or output_format not in PLAIN_FORMATS
             or options.get("engine", "native") != "native"
             or not (options["paths"] or options.get("demo"))):
         return None
-    # the CLI draws a progress bar on a terminal (cli.show_progress): not here; and the
-    # output is written as bytes, to the streams' binary buffers
-    if (_is_terminal(sys.stdout) and _is_terminal(sys.stderr)) or not (
-            hasattr(sys.stdout, "buffer") and hasattr(sys.stderr, "buffer")):
+    # the output is written as bytes, to the streams' binary buffers; and the CLI
+    # draws a progress bar when stderr is a terminal (views.plain.show_progress): not here
+    terminal = _is_terminal(sys.stdout)
+    if not (hasattr(sys.stdout, "buffer") and hasattr(sys.stderr, "buffer")) or (
+            show_progress(output_format, terminal, _is_terminal(sys.stderr))):
         return None
     files = plan.files
     state = plan.state()  # the key, taken before the read (None with --no-cache)
@@ -257,14 +311,18 @@ def run(plan: Plan) -> int | None:
         checks.append(again)  # kept before its thread runs: always waited for
         again.start()
 
+    input_format = options.get("input_format", _files.AUTO)
+    show_paths = bool(options.get("show_paths"))
     try:
         done = summarize_json(files, _jobs(options),
                               keyed if isinstance(keyed, bytes) else None,
-                              None if state is None else check,
-                              options.get("input_format", _files.AUTO))
+                              None if state is None else check, input_format, show_paths)
         if isinstance(done, str):
             return None  # the CLI runs next, keyed by the plan (no re-walk)
-        return _write(done, options, files, state, checks[0] if checks else None)
+        chunks = output_chunks(done, output_format, input_format, show_paths, terminal)
+        if chunks is None:
+            return None
+        return _write(chunks, options, files, state, checks[0] if checks else None)
     finally:
         # the check's thread is never left walking, whatever ends the run (a decline
         # after the notes, a broken pipe, an interrupt): a thread still in the
@@ -273,18 +331,11 @@ def run(plan: Plan) -> int | None:
             again.result()
 
 
-def _write(done: tuple[bytes, list[str]], options: dict[str, Any], files: list[str],
+def _write(chunks: list[tuple[int, bytes]], options: dict[str, Any], files: list[str],
            state: Any, again: Again | None) -> int:
-    """Print a run's notes and document as the CLI does, and store them for the next
-    identical run (with the cache on: ``state`` is its key, ``again`` the check of its
-    inputs after the read, started)."""
-    from wavemetrics.views.escaping import printable
-
-    document, lines = done
-    err = sys.stderr
-    chunks = [(2, (printable(line) + "\n").encode(err.encoding or "utf-8", err.errors or "strict"))
-              for line in lines]
-    chunks.append((1, document))
+    """Print a run's output as the CLI does (:func:`output_chunks`), and store it for
+    the next identical run (with the cache on: ``state`` is its key, ``again`` the check
+    of its inputs after the read, started)."""
     from wavemetrics.cache.runcache import write_chunks
 
     if not write_chunks(chunks):

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from wavemetrics.core.schema import TABLE_COLUMNS
-from wavemetrics.run.pipeline import Analysis, LaneFigures
+from wavemetrics.run._lanes import Analysis, LaneFigures
 from wavemetrics.views.escaping import markdown_code
 from wavemetrics.views.report import (
     CAPPED_MARK,

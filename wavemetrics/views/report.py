@@ -33,10 +33,10 @@ from wavemetrics.core.schema import (
     json_safe,
 )
 from wavemetrics.core.summary import ParallelismSummary
-from wavemetrics.readers.dispatch import DUPLICATE, EMPTY
-from wavemetrics.readers.lanes import InputReport
+from wavemetrics.inputs._files import DUPLICATE, EMPTY
+from wavemetrics.readers._report import InputReport
+from wavemetrics.run._lanes import Analysis, LaneFigures, LaneResult
 from wavemetrics.run._options import non_default_arguments, options_record
-from wavemetrics.run.pipeline import Analysis, LaneFigures, LaneResult
 from wavemetrics.views.activity import activity_lines
 from wavemetrics.views.escaping import printable, shortened
 from wavemetrics.views.notes import cap_advice

@@ -1,0 +1,113 @@
+"""A plain ``summarize`` run's output in each format (``wavemetrics.views.plain``).
+
+Both ways a run is made print through :func:`render_plain`; what each format holds
+is tested with the views that draw it (``tests/test_report.py``, ``test_csvout.py``,
+``test_markdown.py``). Here: which format prints what when nothing was read, the
+notes a JSON Lines output adds, and when a progress bar is drawn.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from wavemetrics.core.summary import ParallelismSummary
+from wavemetrics.readers.lanes import InputReport
+from wavemetrics.run._options import options_record
+from wavemetrics.run.pipeline import (
+    Analysis,
+    ReadOutcome,
+    StreamedLane,
+    StreamedLaneResult,
+)
+from wavemetrics.views.plain import (
+    NAMED_LANES,
+    PLAIN_FORMATS,
+    lanes_without_event,
+    render_plain,
+    show_progress,
+)
+
+
+def _analysis(summaries: list[ParallelismSummary],
+              inputs: tuple[InputReport, ...] = ()) -> Analysis[Any]:
+    lanes = tuple(StreamedLane("t.jsonl", "s", f"lane-{n}", 0.0, summary)
+                  for n, summary in enumerate(summaries))
+    total = sum(summaries, ParallelismSummary())
+    return Analysis(ReadOutcome(inputs, lanes),
+                    tuple(StreamedLaneResult(lane, lane.summary) for lane in lanes), total)
+
+
+def _render(analysis: Analysis[Any], output_format: str,
+            options: dict[str, Any] | None = None) -> tuple[str | None, list[str]]:
+    return render_plain(analysis, output_format, options=options or options_record(),
+                        input_format="auto", show_paths=False, max_tracked_calls=2000,
+                        terminal=False)
+
+
+def test_the_formats_are_summarize_s() -> None:
+    assert PLAIN_FORMATS == ("table", "json", "jsonl", "csv", "markdown")
+
+
+def test_nothing_read_prints_no_table_but_the_data_formats() -> None:
+    """Every input failed with no line used: the tables print nothing (the errors on
+    stderr say it all); JSON, JSON Lines and CSV still print their (empty) data."""
+    failed = _analysis([], (InputReport("x", "unknown", error="cannot be read"),))
+    assert _render(failed, "table") == (None, [])
+    assert _render(failed, "markdown") == (None, [])
+    assert _render(failed, "jsonl") == ("", [])
+    text, notes = _render(failed, "csv")
+    assert text is not None and text.count("\r\n") == 2 and notes == []  # header, total
+    text, _ = _render(failed, "json")
+    assert text is not None and '"error": "cannot be read"' in text
+
+
+def test_an_input_read_in_part_still_gets_its_table() -> None:
+    """An input with an error but lines used (read up to a cut) is a table."""
+    partly = _analysis([ParallelismSummary(paired_calls=1)],
+                       (InputReport("x", "events", 2, 1, error="cut"),))
+    text, _ = _render(partly, "table")
+    assert text is not None and text.startswith("inputs: 1 events (auto-detected); 1 of them")
+
+
+def test_json_lines_names_the_lanes_without_an_event() -> None:
+    """A lane with no wave emits no v1 payload: the note names it and why (the calls it
+    could not count, or none at all)."""
+    lost = ParallelismSummary(incomplete_calls=2, clock_anomalies=1)
+    analysis = _analysis([lost, ParallelismSummary()])
+    assert _render(analysis, "jsonl") == ("", [
+        "wavemetrics: note: 2 lanes emitted no event (no waves; the v1 contract emits none):"
+        " s/lane-0 (calls not counted: incomplete 2, clock anomalies 1), s/lane-1 (no tool calls)"])
+
+
+def test_the_note_names_at_most_ten_lanes() -> None:
+    analysis = _analysis([ParallelismSummary()] * (NAMED_LANES + 2))
+    note = lanes_without_event(analysis)
+    assert NAMED_LANES == 10
+    assert note is not None and note.endswith("s/lane-9 (no tool calls) and 2 more")
+    assert "lane-10" not in note
+
+
+def test_json_lines_names_the_options_it_has_no_place_for() -> None:
+    """The v1 payload records no option: one not at its default is named on stderr."""
+    assert _render(_analysis([]), "jsonl", options_record(input_format="events")) == ("", [
+        "wavemetrics: note: these payloads were made with --input-format events (the v1"
+        " payload has no field for options; --format json records them)"])
+
+
+def test_another_format_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown output format 'yaml'"):
+        _render(_analysis([]), "yaml")
+
+
+def test_progress_bar_only_on_a_terminal_and_never_over_piped_data() -> None:
+    """stderr must be a terminal; piped JSON, JSON Lines or CSV on stdout suppress the
+    bar (their reader may share the terminal's stderr); the tables draw it."""
+    assert show_progress("table", stdout_is_tty=False, stderr_is_tty=True)
+    assert show_progress("markdown", stdout_is_tty=False, stderr_is_tty=True)
+    assert show_progress("json", stdout_is_tty=True, stderr_is_tty=True)
+    assert not show_progress("json", stdout_is_tty=False, stderr_is_tty=True)
+    assert not show_progress("jsonl", stdout_is_tty=False, stderr_is_tty=True)
+    assert not show_progress("csv", stdout_is_tty=False, stderr_is_tty=True)
+    assert not show_progress("table", stdout_is_tty=True, stderr_is_tty=False)

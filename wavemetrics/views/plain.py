@@ -1,0 +1,120 @@
+"""A plain ``summarize`` run's output (no ``--by``) in each ``--format``, and its notes.
+
+One function draws every format from the run's analysis, for both ways a run is
+made: the command line's (:func:`wavemetrics.cli.commands.summarize`, from the
+lanes it read) and the native command's (:mod:`wavemetrics.run.fastpath`, from the
+JSON document the extension wrote, read back by
+:func:`wavemetrics.views.document.analysis_of`). What each format holds is
+``docs/cli.md``'s "Output formats".
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from wavemetrics.views.notes import plural
+
+if TYPE_CHECKING:  # light at run time: the command line imports this module to start
+    from wavemetrics.run._lanes import Analysis, Lane, LaneFigures, ReadOutcome, StreamedLane
+
+__all__ = ["PLAIN_FORMATS", "lanes_without_event", "nothing_read", "options_note",
+           "render_plain", "show_progress"]
+
+#: The ``--format`` values of ``summarize``, in its ``--help`` order.
+PLAIN_FORMATS = ("table", "json", "jsonl", "csv", "markdown")
+
+#: At most this many lanes are named in one note.
+NAMED_LANES = 10
+
+
+def show_progress(output_format: str, stdout_is_tty: bool, stderr_is_tty: bool) -> bool:
+    """A progress bar goes to stderr only when it is a terminal, and never while
+    JSON is being piped from stdout (its reader may share the terminal's stderr)."""
+    if not stderr_is_tty:
+        return False
+    return stdout_is_tty or output_format not in ("json", "jsonl", "csv")
+
+
+def nothing_read(outcome: ReadOutcome[Lane | StreamedLane]) -> bool:
+    """Every input failed and not a line was used: there is no table to show."""
+    inputs = outcome.inputs
+    return bool(inputs) and not outcome.lanes and all(
+        r.error is not None and r.lines_used == 0 for r in inputs)
+
+
+def lanes_without_event(analysis: Analysis[LaneFigures]) -> str | None:
+    """The note (not yet escaped) naming the lanes that emit no v1 event
+    (``--format jsonl``) and why, or ``None`` when every lane emits one."""
+    from wavemetrics.core.schema import LOSS_FIGURES
+
+    silent = [r for r in analysis.lanes if r.summary.to_event(r.session_hash) is None]
+    if not silent:
+        return None
+    shown = []
+    for result in silent[:NAMED_LANES]:
+        s = result.summary
+        lost = ", ".join(f"{loss.label} {getattr(s, name)}" for name, loss in LOSS_FIGURES
+                         if getattr(s, name))
+        why = f"calls not counted: {lost}" if lost else "no tool calls"
+        shown.append(f"{result.lane.session_id}/{result.lane.lane_id} ({why})")
+    more = len(silent) - len(shown)
+    return (f"wavemetrics: note: {plural(len(silent), 'lane')} emitted no event (no waves;"
+            " the v1 contract emits none): " + ", ".join(shown)
+            + (f" and {more} more" if more else ""))
+
+
+def options_note(options: dict[str, Any], what: str, why: str) -> str | None:
+    """The note naming the options not at their default of an output with no place for
+    them (``what``: what the output holds; ``why``: why it has no place), or ``None``
+    for the defaults."""
+    from wavemetrics.run._options import non_default_arguments
+
+    arguments = non_default_arguments(options)
+    if not arguments:
+        return None
+    return (f"wavemetrics: note: these {what} were made with " + " ".join(arguments)
+            + f" ({why}; --format json records them)")
+
+
+def render_plain(
+    analysis: Analysis[LaneFigures], output_format: str, *, options: dict[str, Any],
+    input_format: str, show_paths: bool, max_tracked_calls: int | None, terminal: bool,
+) -> tuple[str | None, list[str]]:
+    """The run's stdout text in ``output_format`` (one of :data:`PLAIN_FORMATS`;
+    ``None``: nothing to print, when no input was read and the format is a table) and
+    the notes for stderr after it (not yet escaped). ``options``: the run's options
+    record (:func:`wavemetrics.run._options.options_record`); ``max_tracked_calls``:
+    the per-lane cap the figures were made with; ``terminal``: stdout is a terminal
+    (CSV values are then escaped, as the tables always are: ``docs/cli.md``,
+    "Escaping"). Raises ``ValueError`` for another format."""
+    if output_format == "json":
+        from wavemetrics.views.report import render_json
+
+        return render_json(analysis, options), []
+    if output_format == "jsonl":
+        from wavemetrics.views.report import render_jsonl
+
+        notes = [lanes_without_event(analysis),
+                 options_note(options, "payloads", "the v1 payload has no field for options")]
+        return render_jsonl(analysis), [note for note in notes if note is not None]
+    if output_format == "csv":
+        from wavemetrics.views.csvout import rows_to_csv, summary_rows
+        from wavemetrics.views.escaping import printable
+        from wavemetrics.views.report import json_document
+
+        columns, rows = summary_rows(json_document(analysis, options))
+        return rows_to_csv(columns, rows, printable if terminal else None), []
+    if nothing_read(analysis.outcome):  # the errors on stderr are all there is to say
+        return None, []
+    if output_format == "markdown":
+        from wavemetrics.views.markdown import render_summary_markdown
+
+        return render_summary_markdown(
+            analysis, input_format=input_format, show_paths=show_paths, options=options,
+            max_tracked_calls=max_tracked_calls), []
+    if output_format == "table":
+        from wavemetrics.views.report import render_table
+
+        return render_table(analysis, input_format=input_format, show_paths=show_paths,
+                            options=options, max_tracked_calls=max_tracked_calls), []
+    raise ValueError(f"unknown output format {output_format!r}")
