@@ -29,7 +29,6 @@ from pathlib import Path
 from fleet import fleet_options, fleet_under  # benchmarks/ is this script's folder
 
 _NATIVE = "the native command"
-_RENDERS = "native reads, Python merges and renders"
 _DRAWN = "the native command; Python draws the format from its document"
 _CALLS = "native reads each lane's calls, Python assembles the waves"
 
@@ -42,11 +41,11 @@ VARIANTS: tuple[tuple[str, str], ...] = (
     ("--format jsonl", _DRAWN),
     ("--format markdown", _DRAWN),
     ("--input-format claude-code", _NATIVE),
-    ("--eval-tool Task", _RENDERS),
-    ("--batchable-tools Read,Grep", _RENDERS),
-    ("--idle-gap 60", _RENDERS),
-    ("--max-tracked-calls 0", _RENDERS),
-    ("--by session", _RENDERS),
+    ("--eval-tool Task", _NATIVE),
+    ("--batchable-tools Read,Grep", _NATIVE),
+    ("--idle-gap 60", _NATIVE),
+    ("--max-tracked-calls 0", _NATIVE),
+    ("--by session", _DRAWN),
     ("--by tool", _CALLS),
     ("--by day", _CALLS),
     ("--since 2020-01-01", _CALLS),

@@ -831,7 +831,7 @@ def test_native_summarize_of_claude_code_imports_no_other_format_reader() -> Non
     """A native ``summarize --no-cache`` of a Claude Code file through the CLI imports the
     reader of the one format it read and no other's, not even the other format the native
     engine reads (its list comes from the registry's rows, which import no reader). With
-    ``--max-tracked-calls`` given (at its default value), which the native command does
+    ``--max-line-bytes`` given (at its default value), which the native command does
     not take: without it the native command runs with no reader at all
     (tests/test_fastpath.py)."""
     import subprocess
@@ -842,7 +842,7 @@ def test_native_summarize_of_claude_code_imports_no_other_format_reader() -> Non
     if not native.available():
         pytest.skip("the Rust extension is not built")
     code = ("import sys\nsys.argv = ['wavemetrics', 'summarize', '--no-cache',"
-            f" '--max-tracked-calls', '2000', {str(EXAMPLE)!r}]\n"
+            f" '--max-line-bytes', '67108864', {str(EXAMPLE)!r}]\n"
             "from wavemetrics.cli._entry import main\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in sys.modules if m.startswith('wavemetrics.readers.')))")

@@ -154,8 +154,9 @@ def test_every_format_of_the_whole_corpus_is_drawn_the_same_from_its_document(
     show_paths: bool,
 ) -> None:
     """The whole corpus (every format, unreadable and skipped files, copies) read by the
-    Python readers: each format drawn from the analysis read back from its JSON document
-    is the one drawn from the analysis itself, notes included."""
+    Python readers: each output (every format, the whole-lane ``--by`` groups) drawn
+    from the analysis read back from its JSON document is the one drawn from the
+    analysis itself, notes included."""
     outcome = read_inputs([str(CORPUS)], stream=StreamSettings())
     analysis = analyse(outcome)
     options = options_record()
@@ -165,8 +166,11 @@ def test_every_format_of_the_whole_corpus_is_drawn_the_same_from_its_document(
     assert back.outcome.inputs == analysis.outcome.inputs
     for output_format in PLAIN_FORMATS:
         for terminal in (False, True):
-            arguments: dict[str, Any] = {
-                "options": options, "input_format": "auto", "show_paths": show_paths,
-                "max_tracked_calls": 2000, "terminal": terminal}
-            assert render_plain(back, output_format, **arguments) == render_plain(
-                analysis, output_format, **arguments), output_format
+            for by in (None, "session", "lane", "project"):
+                if by is not None and output_format == "jsonl":
+                    continue  # no such output
+                record = {**options, "by": by}
+                assert render_plain(back, output_format, record, show_paths=show_paths,
+                                    terminal=terminal) == render_plain(
+                    analysis, output_format, record, show_paths=show_paths,
+                    terminal=terminal), (output_format, by)

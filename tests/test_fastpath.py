@@ -38,6 +38,7 @@ from tests.strategies import (
 )
 from tests.trace_builders import CLAUDE as CLAUDE_LINES
 from tests.trace_builders import EVENTS as EVENT_LINES
+from wavemetrics.cache.runcache import options_from_args
 from wavemetrics.cli.commands import main
 from wavemetrics.core.observations import DEFAULT_MAX_TRACKED_CALLS
 from wavemetrics.inputs import _files
@@ -66,16 +67,23 @@ def _cli(paths: list[str], *extra: str) -> tuple[int, str, str]:
 
 
 def _native(paths: list[str], jobs: int = 1, forced: str = "auto", output_format: str = "json",
-            show_paths: bool = False, terminal: bool = False) -> tuple[int, str, str] | str:
+            show_paths: bool = False, terminal: bool = False,
+            extra: tuple[str, ...] = ()) -> tuple[int, str, str] | str:
     """The native command's output as the CLI's would read, or its reason to decline;
-    ``forced``: its ``--input-format``; ``terminal``: stdout is a terminal."""
-    done = fastpath.summarize_json(paths, jobs, input_format=forced, show_paths=show_paths)
+    ``forced``: its ``--input-format``; ``terminal``: stdout is a terminal; ``extra``:
+    more options, as on a command line (the options record is made from them as the
+    entry makes it: ``fastpath.options_of``)."""
+    options = options_from_args(["--input-format", forced, *extra, *paths])
+    record = None if options is None else fastpath.options_of(options)
+    if record is None:
+        return "an option the native command does not take"
+    done = fastpath.summarize_json(paths, jobs, show_paths=show_paths, options=record)
     if isinstance(done, str):
         return done
-    if output_format == "json":  # the document itself, the notes before it
+    if output_format == "json" and record["by"] is None:  # the document, the notes before it
         document, lines = done
         return 0, document.decode("ascii"), "".join(printable(line) + "\n" for line in lines)
-    chunks = fastpath.output_chunks(done, output_format, forced, show_paths, terminal)
+    chunks = fastpath.output_chunks(done, output_format, record, show_paths, terminal)
     if chunks is None:
         return "a figure is not finite"
     return (0, b"".join(data for number, data in chunks if number == 1).decode("utf-8"),
@@ -83,15 +91,15 @@ def _native(paths: list[str], jobs: int = 1, forced: str = "auto", output_format
 
 
 def _same(paths: list[str], jobs: int = 1, forced: str = "auto", output_format: str = "json",
-          show_paths: bool = False) -> bool:
+          show_paths: bool = False, extra: tuple[str, ...] = ()) -> bool:
     """Whether the native command took the run; when it did, its output is the CLI's
-    (both with ``--input-format forced``, ``--format output_format`` and maybe
-    ``--show-paths``)."""
-    got = _native(paths, jobs, forced, output_format, show_paths)
+    (both with ``--input-format forced``, ``--format output_format``, maybe
+    ``--show-paths``, and ``extra``)."""
+    got = _native(paths, jobs, forced, output_format, show_paths, extra=extra)
     if isinstance(got, str):
         return False
     assert got == _cli(paths, "--input-format", forced, "--format", output_format,
-                       *(["--show-paths"] if show_paths else []))
+                       *(["--show-paths"] if show_paths else []), *extra)
     return True
 
 
@@ -150,6 +158,45 @@ def test_every_format_of_the_corpus_claude_folders_is_the_clis(
     project folders: drawn from the extension's document, the CLI's bytes (the notes,
     the lanes without a v1 payload, CSV's line ends)."""
     assert _same([str(CORPUS / "claude-code-log")], 2, "auto", output_format, show_paths)
+
+
+#: Options the native command takes beside the format, as on a command line.
+_TAKEN_OPTIONS = [
+    ("--by", "session"), ("--by", "lane"), ("--by", "project"),
+    ("--eval-tool", "Task"), ("--eval-tool", "Bash", "--eval-tool", "read"),
+    ("--batchable-tools", "Read,Grep"), ("--batchable-tools", ""),
+    ("--idle-gap", "60"), ("--idle-gap", "0"),
+    ("--max-tracked-calls", "0"), ("--max-tracked-calls", "3"),
+    ("--by", "project", "--max-tracked-calls", "2", "--idle-gap", "1.5"),
+]
+
+
+@needs_corpus
+@pytest.mark.parametrize("extra", _TAKEN_OPTIONS)
+def test_every_option_taken_is_the_clis_in_every_format(extra: tuple[str, ...]) -> None:
+    """Each option the native command takes (whole-lane ``--by`` groups, eval and
+    batchable names, the idle gap, the per-lane cap: the extension computes the
+    figures with them), in every format it allows, with and without ``--show-paths``,
+    on the corpus's Claude Code folders: the CLI's bytes."""
+    for output_format in PLAIN_FORMATS:
+        if "--by" in extra and output_format == "jsonl":
+            continue  # a usage error: the CLI's (test above)
+        for show_paths in (False, True):
+            assert _same([str(CORPUS / "claude-code-log")], 2, "auto", output_format,
+                         show_paths, extra), (output_format, show_paths)
+
+
+def test_a_name_whose_normal_form_is_not_ascii_is_declined() -> None:
+    """Rust's lower case can differ from Python's outside ASCII (docs/metrics.md,
+    choice 10): such an eval or batchable name leaves the run to the CLI."""
+    from wavemetrics.run._options import options_record
+
+    for record in (options_record(eval_tools=["\u0130val"]),
+                   options_record(batchable_tools=["read", "GR\u00c9P"])):
+        assert fastpath.summarize_json([str(EXAMPLE)], 1, options=record) == (
+            "a tool name's normal form is not ASCII")
+    assert not isinstance(fastpath.summarize_json(
+        [str(EXAMPLE)], 1, options=options_record(eval_tools=[" Code-Mode "])), str)
 
 
 @needs_corpus
@@ -343,21 +390,29 @@ def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str)
     (["--format", "jsonl", "--no-cache", "-j2", "P"], True),
     (["--format", "table", "--no-cache", "--show-paths", "P"], True),
     (["--format", "json", "--no-cache", "--show-paths", "P"], True),
+    (["--format", "table", "--no-cache", "--by", "session", "P"], True),
+    (["--format", "csv", "--no-cache", "--by", "project", "P"], True),
+    (["--format", "table", "--no-cache", "--idle-gap", "300", "P"], True),
+    (["--format", "json", "--no-cache", "--eval-tool", "x", "P"], True),
+    (["--format", "json", "--no-cache", "--max-tracked-calls", "5", "P"], True),
+    (["--format", "jsonl", "--no-cache", "--batchable-tools", "", "P"], True),
     (["--format", "json", "--no-cache", "--engine", "python", "P"], False),
-    (["--format", "table", "--no-cache", "--by", "session", "P"], False),
-    (["--format", "table", "--no-cache", "--idle-gap", "300", "P"], False),
-    (["--format", "json", "--no-cache", "--eval-tool", "x", "P"], False),
-    (["--format", "json", "--no-cache", "--max-tracked-calls", "5", "P"], False),
     (["--format", "json", "--no-cache", "--by", "tool", "P"], False),
+    (["--format", "json", "--no-cache", "--by", "day", "P"], False),
+    (["--format", "jsonl", "--no-cache", "--by", "lane", "P"], False),  # a usage error
+    (["--format", "json", "--no-cache", "--since", "2020-01-01", "P"], False),
+    (["--format", "json", "--no-cache", "--max-line-bytes", "67108864", "P"], False),
+    (["--format", "json", "--no-cache", "--eval-tool", "\u0130val", "P"], False),  # İ
     (["--format", "json", "--no-cache"], False),  # no PATH: the standard locations
     (["--format", "json", "--no-cache", "--", "P"], False),
 ])
 def test_only_the_default_options_are_taken(
     args: list[str], taken: bool, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    """``run`` takes every ``--format`` with ``--show-paths``, ``--no-cache``, ``--jobs``
-    and ``--engine native`` only, and then prints the CLI's bytes; with anything else
-    it returns None and prints nothing."""
+    """``run`` takes every ``--format`` and every option but a time window, the byte
+    limits, ``--engine python``, ``--by`` with groups that need each lane's calls, an
+    eval name whose normal form is not ASCII, and then prints the CLI's bytes; with
+    anything else it returns None and prints nothing."""
     code = _run([a if a != "P" else str(EXAMPLE) for a in ["summarize", *args]][1:])
     printed = capsysbinary.readouterr()
     if taken:
@@ -572,17 +627,19 @@ def _claude(data: bytes, uuid: str) -> bytes:
     forced=st.sampled_from(["auto", "auto", "claude-code", "events"]),
     output_format=st.sampled_from(PLAIN_FORMATS),
     show_paths=st.booleans(),
+    extra=st.sampled_from([(), (), *_TAKEN_OPTIONS]),
 )
 def test_generated_trees_print_the_clis_bytes(
     tmp_path_factory: pytest.TempPathFactory, session: bytes, resumed: bytes, sub: bytes,
     old: bytes, other: bytes, events: bytes, rollout: bytes, layout: set[str], jobs: int,
-    forced: str, output_format: str, show_paths: bool,
+    forced: str, output_format: str, show_paths: bool, extra: tuple[str, ...],
 ) -> None:
     """A generated tree (a project with a session and its resumed copy, and some of: a
     subagents/ file, an old-layout agent file, another project's file, maybe damaged, an
     events log, a sidecar, a Codex rollout, maybe damaged, in the project and in a
     sessions folder), read with a format detected or forced, in any ``--format``, maybe
-    with ``--show-paths``: whenever the native command takes it, the CLI's bytes."""
+    with ``--show-paths`` and an option the native command takes: whenever it takes
+    the run, the CLI's bytes."""
     root = tmp_path_factory.mktemp("tree")
     files = {"p/4f1e.jsonl": _claude(session, "h1"), "p/77ab.jsonl": _claude(resumed, "h2")}
     if "sub" in layout:
@@ -600,7 +657,9 @@ def test_generated_trees_print_the_clis_bytes(
               "89abc.jsonl"] = _SESSION_META + rollout
         files["p/rollout-0195500a-1b2c-7d3e-8f40-123456789abd.jsonl"] = rollout
     _tree(root, files)
-    taken = _same([str(root)], jobs, forced, output_format, show_paths)
+    if "--by" in extra and output_format == "jsonl":
+        extra = ()  # a usage error, never taken
+    taken = _same([str(root)], jobs, forced, output_format, show_paths, extra)
     event(f"forced {forced}, codex {'codex' in layout}: taken {taken}")
 
 

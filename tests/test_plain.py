@@ -41,9 +41,8 @@ def _analysis(summaries: list[ParallelismSummary],
 
 def _render(analysis: Analysis[Any], output_format: str,
             options: dict[str, Any] | None = None) -> tuple[str | None, list[str]]:
-    return render_plain(analysis, output_format, options=options or options_record(),
-                        input_format="auto", show_paths=False, max_tracked_calls=2000,
-                        terminal=False)
+    return render_plain(analysis, output_format, options or options_record(),
+                        show_paths=False, terminal=False)
 
 
 def test_the_formats_are_summarize_s() -> None:
@@ -99,6 +98,29 @@ def test_json_lines_names_the_options_it_has_no_place_for() -> None:
 def test_another_format_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown output format 'yaml'"):
         _render(_analysis([]), "yaml")
+    with pytest.raises(ValueError, match="--by has no 'jsonl' output"):
+        _render(_analysis([]), "jsonl", options_record(by="lane"))
+
+
+def test_by_groups_whole_lanes_from_their_summaries() -> None:
+    """``--by session`` merges the lanes of a session (docs/metrics.md section 8: counts
+    and durations add up), one row per session, in order of first appearance."""
+    lanes = tuple(StreamedLane("t.jsonl", session, lane, 0.0, ParallelismSummary(
+        paired_calls=calls, tool_time_ms=ms)) for session, lane, calls, ms in [
+        ("s2", "main", 3, 1000.0), ("s1", "main", 1, 250.0), ("s2", "agent-1", 2, 500.0)])
+    analysis = Analysis(
+        ReadOutcome((InputReport("t.jsonl", "events", 6, 6),), lanes),
+        tuple(StreamedLaneResult(lane, lane.summary) for lane in lanes),
+        sum((lane.summary for lane in lanes), ParallelismSummary()))
+    text, notes = _render(analysis, "csv", options_record(by="session"))
+    assert notes == [] and text is not None
+    rows = [line.split(",") for line in text.split("\r\n")[1:-1]]
+    header = text.split("\r\n")[0].split(",")
+    calls, tool = header.index("paired_calls"), header.index("tool_time_ms")
+    # the row kind, --by's value, the group
+    assert [(row[0], row[1], row[2], row[calls], row[tool]) for row in rows] == [
+        ("group", "session", "s2", "5", "1500.0"), ("group", "session", "s1", "1", "250.0"),
+        ("total", "session", "", "6", "1750.0")]
 
 
 def test_progress_bar_only_on_a_terminal_and_never_over_piped_data() -> None:

@@ -90,9 +90,9 @@ def test_the_cli_run_walks_its_inputs_once_before_the_read(
 
     monkeypatch.setenv("WAVEMETRICS_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(runcache, "fingerprint", counted)
-    # (--idle-gap given: a run the native command leaves to click)
+    # (--max-line-bytes given: a run the native command leaves to click)
     monkeypatch.setattr(sys, "argv", ["wavemetrics", "summarize", "--format", "table",
-                                      "--idle-gap", "300", str(EXAMPLE)])
+                                      "--max-line-bytes", "67108864", str(EXAMPLE)])
     with pytest.raises(SystemExit) as stop:
         _entry.main()
     assert stop.value.code == 0
@@ -127,9 +127,9 @@ def test_the_cli_read_takes_the_stats_of_the_key_walk(
     monkeypatch.setattr(pipeline, "read_inputs", spy)
     example = str(EXAMPLE.resolve())
     for extra in ([], ["--no-cache"]):
-        # (--idle-gap given: a run the native command leaves to click)
+        # (--max-line-bytes given: a run the native command leaves to click)
         monkeypatch.setattr(sys, "argv", ["wavemetrics", "summarize", "--format", "csv",
-                                          "--idle-gap", "300", *extra, example])
+                                          "--max-line-bytes", "67108864", *extra, example])
         with pytest.raises(SystemExit) as stop:
             _entry.main()
         assert stop.value.code == 0

@@ -576,75 +576,16 @@ def _summarize(
                         cache=cache, limits=limits, walked=walked)
         status.check_inputs(outcome)
         analysis = analyse(outcome)  # with the settings the lanes were streamed with
-    if by is not None:
-        _print_groups(analysis, by, window, output_format, eval_tools, max_tracked_calls,
-                      input_format, show_paths, options, activity)
-        return
     from wavemetrics.views.plain import render_plain
 
-    text, notes = render_plain(analysis, output_format, options=options,
-                               input_format=input_format, show_paths=show_paths,
-                               max_tracked_calls=max_tracked_calls,
-                               terminal=stdout_is_terminal())
+    text, notes = render_plain(analysis, output_format, options, show_paths=show_paths,
+                               terminal=stdout_is_terminal(), zone=window.zone)
     if text is not None:
         # CSV values exact in a file or pipe: click would strip ANSI sequences from
         # them (color=True stops it); the other formats hold none (escaped)
         click.echo(text, nl=False, color=True if output_format == "csv" else None)
     for note in notes:
         _stderr(note)
-
-
-def _print_groups(
-    analysis: Analysis[Any], by: str, window: Window, output_format: str,
-    eval_tools: Sequence[str], max_tracked_calls: int | None, input_format: str,
-    show_paths: bool, options: dict[str, Any], activity: dict[str, Any],
-) -> None:
-    from wavemetrics.views.groups import (
-        group_document,
-        group_inputs,
-        paths_lines,
-        render_group_table,
-    )
-    from wavemetrics.views.report import (
-        inputs_line,
-        options_line,
-        table_lane_cells,
-        total_label,
-        under_total,
-    )
-
-    document = group_document(
-        analysis, by, zone=window.zone, eval_tool_names=eval_tools,
-        max_tracked_calls=max_tracked_calls, options=options, **activity,
-    )
-    if output_format == "json":
-        click.echo(json.dumps(document, indent=2, allow_nan=False))
-    elif output_format == "csv":
-        from wavemetrics.views.csvout import rows_to_csv, summary_rows
-
-        columns, rows = summary_rows(document)
-        _echo_csv(rows_to_csv, columns, rows)
-    elif output_format == "markdown":
-        from wavemetrics.views.markdown import render_group_markdown
-
-        click.echo(render_group_markdown(
-            document, analysis, input_format=input_format, options=options,
-            max_tracked_calls=max_tracked_calls,
-            inputs=group_inputs(analysis, by, zone=window.zone) if show_paths else None),
-            nl=False)
-    else:
-        # every line of the plain table, in its order: what was read (and the options
-        # not at their default), the rows, then under the total the tool time, the lower
-        # bound, the notes; the legend
-        labels, _ = table_lane_cells(analysis.lanes)
-        under = under_total(analysis, labels, max_tracked_calls, activity["idle_gap_ms"])
-        named = options_line(options)
-        click.echo(inputs_line(analysis, input_format)
-                   + ("" if named is None else "\n" + named) + "\n")
-        click.echo(render_group_table(document, under, total_label(analysis.total)), nl=False)
-        if show_paths:  # each row traced to the inputs it comes from
-            inputs = group_inputs(analysis, by, zone=window.zone)
-            click.echo("\n".join(paths_lines(document, inputs)))
 
 
 @main.command(short_help="List every wave: start, span, calls, peak, saving, tools.")

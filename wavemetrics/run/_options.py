@@ -151,7 +151,8 @@ class Option:
     output depends on it (the served path keys by it; ``--jobs``, ``--engine``
     and ``--no-cache`` never change the output); ``recorded``: every output records
     it (:func:`options_record`: a figure depends on it). ``native``: the native
-    command takes a run that gives it.
+    command takes a run that gives it (``--by``: with ``session``, ``lane`` or
+    ``project`` only, groups of whole lanes; ``wavemetrics.run.fastpath.options_of``).
     """
 
     __slots__ = ("choices", "default", "flags", "help", "keyed", "kind", "metavar", "name",
@@ -183,21 +184,22 @@ SUMMARIZE: tuple[Option, ...] = (
            default=AUTO, show_default=True, choices=FORMATS, recorded=True, native=True),
     Option("eval_tools", ("--eval-tool",), "multiple",
            "An eval (code-execution) tool name; repeatable; replaces the defaults "
-           f"({', '.join(EVAL_TOOL_NAMES)}).", metavar="NAME", recorded=True),
+           f"({', '.join(EVAL_TOOL_NAMES)}).", metavar="NAME", recorded=True, native=True),
     Option("batchable_tools", ("--batchable-tools",), "names",
            "The read-only tools a model could have called together (missed batching),"
            " comma-separated; replaces the defaults (read, grep, glob and the other"
            " reads and searches docs/cli.md lists); an empty value means none.",
-           default=",".join(BATCHABLE_TOOL_NAMES), metavar="NAMES", recorded=True),
+           default=",".join(BATCHABLE_TOOL_NAMES), metavar="NAMES", recorded=True,
+           native=True),
     Option("idle_gap_ms", ("--idle-gap",), "seconds",
            "A gap with no tool and no turn running longer than this many seconds is idle"
            " time and ends a run of single calls; 0 disables.",
            default=str(int(DEFAULT_IDLE_GAP_MS / 1000)), show_default=True,
-           metavar="SECONDS", recorded=True),
+           metavar="SECONDS", recorded=True, native=True),
     Option("max_tracked_calls", ("--max-tracked-calls",), "cap",
            "Cap on calls held per lane (the v1 contract's); 0 means unbounded, at about"
            f" {TRACKED_CALL_BYTES} bytes of memory per call held.",
-           default=DEFAULT_MAX_TRACKED_CALLS, show_default=True, recorded=True),
+           default=DEFAULT_MAX_TRACKED_CALLS, show_default=True, recorded=True, native=True),
     Option("max_line_bytes", ("--max-line-bytes",), "positive",
            "A longer line is skipped without being held in memory and counted as a"
            " problem (line_too_long).",
@@ -239,7 +241,7 @@ SUMMARIZE: tuple[Option, ...] = (
     Option("by", ("--by",), "choice",
            "One row per group (and a total) instead of one per lane; not with jsonl.",
            choices=("session", "lane", "project", "day", "week", "month", "tool"),
-           recorded=True),
+           recorded=True, native=True),
     Option("show_paths", ("--show-paths",), "flag",
            "After the table, each row's full session/lane id, format and input path.",
            native=True),

@@ -1,4 +1,4 @@
-"""The native command: a plain ``summarize`` read, merged and written by the extension.
+"""The native command: ``summarize`` read, merged and written by the extension.
 
 For the common run (Claude Code folders or files, ``events`` logs, Codex rollouts,
 pi sessions and the other formats the extension reads, the default options) the
@@ -17,15 +17,18 @@ every other format is drawn from it by the views the CLI uses
 status) is the Python command's byte for byte (``tests/test_fastpath.py``); the
 Python engine stays the reference.
 
-Only what is sure to be the same is taken: any other option than ``--format``,
-``--show-paths``, ``--no-cache``, ``--jobs``, ``--engine native`` and
-``--input-format`` (a forced format is taken when the extension detects every input
-as it: the Python readers read such an input the same either way, and only the
-document's ``options`` record tells the runs apart), no PATH, stdin, an input that
-is not a regular file (links, FIFOs), a gzip file, a path that is not UTF-8, an input
-with an error or of a format the extension does not read, files that may be copies
-of each other, a run the CLI would draw a progress bar for (stderr a terminal, unless
-JSON, JSON Lines or CSV go to a pipe), a figure that is not finite: then :func:`run`
+The options that set the figures (the eval and batchable names, the idle gap, the
+per-lane cap) are handed to the extension, and ``--by session|lane|project`` groups
+are drawn from the document's lanes. Only what is sure to be the same is taken: a
+time window, a byte limit, ``--engine python``, a ``--by`` that needs each lane's
+calls (``day``, ``week``, ``month``, ``tool``), an eval or batchable name whose normal
+form is not ASCII, a forced ``--input-format`` that some input is not detected as
+(one every input is detected as is read the same either way: only the document's
+``options`` record tells the runs apart), no PATH, stdin, an input that is not a
+regular file (links, FIFOs), a gzip file, a path that is not UTF-8, an input with an
+error or of a format the extension does not read, files that may be copies of each
+other, a run the CLI would draw a progress bar for (stderr a terminal, unless JSON,
+JSON Lines or CSV go to a pipe), a figure that is not finite: then :func:`run`
 returns ``None`` and the CLI runs as ever (docs/cli.md, "The native command"). With
 the cache on, the whole output is stored as the CLI stores it
 (:mod:`wavemetrics.cache.runcache`), to be served again; no per-file entry is kept,
@@ -65,7 +68,7 @@ if TYPE_CHECKING:
     from wavemetrics.cache.runcache import Again
     from wavemetrics.run.plan import Plan
 
-__all__ = ["MAX_TRACKED_CALLS", "output_chunks", "run", "summarize_json"]
+__all__ = ["MAX_TRACKED_CALLS", "options_of", "output_chunks", "run", "summarize_json"]
 
 #: ``observations.DEFAULT_MAX_TRACKED_CALLS``, the v1 cap on calls held per lane (from
 #: the light options record, so that the core is not imported).
@@ -170,24 +173,46 @@ def _files_of(
     return _args_of(files), sorted(skipped, key=lambda entry: entry[0])
 
 
+def _names(given: Sequence[str], default: tuple[str, ...]) -> list[str] | None:
+    """Names as the extension takes them (normal forms, empty ones dropped:
+    :func:`wavemetrics.run._extension.eval_names`), or ``None`` when a normal form is
+    not ASCII (Rust's lower case can differ from Python's there: docs/metrics.md,
+    choice 10). The defaults are normal already: handed over as they are."""
+    if tuple(given) == default:
+        return list(default)
+    normal = _extension.eval_names(given)
+    return normal if all(name.isascii() for name in normal) else None
+
+
 def summarize_json(
     paths: Sequence[str], jobs: int, keyed: bytes | None = None,
     noted: Callable[[], object] | None = None, input_format: str = _files.AUTO,
-    show_paths: bool = False,
+    show_paths: bool = False, options: dict[str, Any] | None = None,
 ) -> tuple[bytes, list[str]] | str:
-    """``summarize --format json PATHS`` with the default options: the document and the
-    lines for stderr (not yet escaped), or the reason (a ``str``) this path leaves the
-    run to the CLI (nothing was printed). ``jobs``: threads to read on (the output
-    never depends on it); ``keyed``: as :func:`_files_of` takes it; ``noted``: called
-    once the notes have looked at the files (while the extension renders the
-    document), unless the run is declined before; ``input_format``: ``auto``, or a
-    forced format, which the extension must detect every input as (else the run is
-    declined: the CLI reads it as forced); ``show_paths``: the run has ``--show-paths``
-    (a note then names what it would have suggested it for). Never raises for an
-    input: an unreadable or unusual one is a reason."""
+    """``summarize --format json PATHS``: the document and the lines for stderr (not
+    yet escaped), or the reason (a ``str``) this path leaves the run to the CLI
+    (nothing was printed). ``jobs``: threads to read on (the output never depends on
+    it); ``keyed``: as :func:`_files_of` takes it; ``noted``: called once the notes have
+    looked at the files (while the extension renders the document), unless the run is
+    declined before; ``input_format``: ``auto``, or a forced format, which the
+    extension must detect every input as (else the run is declined: the CLI reads it
+    as forced); ``show_paths``: the run has ``--show-paths`` (a note then names what it
+    would have suggested it for); ``options``: the run's options record
+    (:func:`wavemetrics.run._options.options_record`, whose ``input_format`` then
+    replaces the argument), the document's ``options`` and the source of the figures'
+    settings (the eval and batchable names, the idle gap, the per-lane cap; its byte
+    limits and window must be the defaults: :func:`run` takes no other); ``None``: the
+    defaults. Never raises for an input: an unreadable or unusual one is a reason."""
     native = _extension.extension()
     if native is None:
         return "the Rust extension is not built from these sources"
+    record: dict[str, Any] = (options_record(input_format=input_format) if options is None
+                              else options)
+    input_format = record["input_format"]
+    eval_names = _names(record["eval_tools"], EVAL_TOOL_NAMES)
+    batchable_names = _names(record["batchable_tools"], BATCHABLE_TOOL_NAMES)
+    if eval_names is None or batchable_names is None:
+        return "a tool name's normal form is not ASCII"
     found = _files_of(paths, jobs, keyed)
     if isinstance(found, str):
         return found
@@ -209,20 +234,40 @@ def summarize_json(
             noted()
         return lines
 
-    # the document's "options": the defaults but the format, the only options this
-    # path takes
-    options = options_json(options_record(input_format=input_format))
     result: Any = native.summarize_json(
-        args, skipped, native_sniffers(), MAX_TRACKED_CALLS,
-        # names already normal: no classify; the section-9 settings at their defaults
-        list(EVAL_TOOL_NAMES), list(BATCHABLE_TOOL_NAMES), DEFAULT_IDLE_GAP_MS, jobs,
-        options, notes_of)
+        args, skipped, native_sniffers(), record["max_tracked_calls"], eval_names,
+        batchable_names, record["idle_gap_ms"], jobs, options_json(record), notes_of)
     if isinstance(result, str):
         return result
     document, lines = result
     if lines is None:
         return f"an input is not the forced format {input_format}"
     return document, lines
+
+
+def options_of(options: dict[str, Any]) -> dict[str, Any] | None:
+    """The options record (:func:`wavemetrics.run._options.options_record`) of a planned
+    run's options (:attr:`wavemetrics.run.plan.Plan.options`, converted as click
+    converts them: the eval names as given, else the defaults; ``--max-tracked-calls 0``
+    already ``None``), or ``None`` when this path does not take them: an option not
+    marked ``native`` in the option table, another ``--by`` than ``session``, ``lane``
+    or ``project`` (the others need each lane's calls), ``--by`` with ``jsonl`` (a
+    usage error the CLI reports)."""
+    by = options.get("by")
+    if not set(options) <= _OPTIONS or by not in _BY or (
+            by is not None and options.get("output_format") == "jsonl"):
+        return None
+    return options_record(
+        input_format=options.get("input_format", _files.AUTO),
+        eval_tools=options.get("eval_tools") or EVAL_TOOL_NAMES,
+        batchable_tools=options.get("batchable_tools", BATCHABLE_TOOL_NAMES),
+        idle_gap_ms=options.get("idle_gap_ms", DEFAULT_IDLE_GAP_MS),
+        max_tracked_calls=options.get("max_tracked_calls", DEFAULT_MAX_TRACKED_CALLS), by=by)
+
+
+#: The ``--by`` values this path takes: groups of whole lanes, merged from their
+#: summaries (``None``: no ``--by``).
+_BY = (None, "session", "lane", "project")
 
 
 def _is_terminal(stream: Any) -> bool:
@@ -238,24 +283,26 @@ def _encoded(text: str, stream: Any) -> bytes:
 
 
 def output_chunks(
-    done: tuple[bytes, list[str]], output_format: str, input_format: str = _files.AUTO,
+    done: tuple[bytes, list[str]], output_format: str, options: dict[str, Any] | None = None,
     show_paths: bool = False, terminal: bool = False,
 ) -> list[tuple[int, bytes]] | None:
     """What the run prints, in order, as ``(stream number, bytes)`` (1 stdout, 2 stderr;
     :func:`wavemetrics.cache.runcache.write_chunks`): the read's notes (``done``'s lines,
     escaped), then the output in ``output_format`` and the notes it adds. ``done``:
-    :func:`summarize_json`'s document and lines; ``terminal``: stdout is a terminal.
-    ``--format json`` is the document itself; any other format is drawn from the
-    document read back (:func:`wavemetrics.views.document.analysis_of`) by the CLI's
-    own views (:func:`wavemetrics.views.plain.render_plain`), with the options the
-    run records. ``None`` when a figure was not finite (the document holds ``null``
-    there): the CLI then makes the run."""
+    :func:`summarize_json`'s document and lines, made with ``options`` (the run's
+    options record; ``None``: the defaults); ``terminal``: stdout is a terminal.
+    ``--format json`` without ``--by`` is the document itself; any other output is
+    drawn from the document read back (:func:`wavemetrics.views.document.analysis_of`)
+    by the CLI's own views (:func:`wavemetrics.views.plain.render_plain`). ``None``
+    when a figure was not finite (the document holds ``null`` there): the CLI then
+    makes the run."""
     from wavemetrics.views.escaping import printable
 
     document, lines = done
+    record: dict[str, Any] = options_record() if options is None else options
     out, err = sys.stdout, sys.stderr
     chunks = [(2, _encoded(printable(line) + "\n", err)) for line in lines]
-    if output_format == "json":
+    if output_format == "json" and record["by"] is None:
         chunks.append((1, document))
         return chunks
     import json
@@ -266,10 +313,8 @@ def output_chunks(
     analysis = analysis_of(json.loads(document))
     if analysis is None:
         return None
-    text, notes = render_plain(
-        analysis, output_format, options=options_record(input_format=input_format),
-        input_format=input_format, show_paths=show_paths, max_tracked_calls=MAX_TRACKED_CALLS,
-        terminal=terminal)
+    text, notes = render_plain(analysis, output_format, record, show_paths=show_paths,
+                               terminal=terminal)
     if text is not None:
         chunks.append((1, _encoded(text, out)))
     chunks.extend((2, _encoded(printable(note) + "\n", err)) for note in notes)
@@ -283,7 +328,8 @@ def run(plan: Plan) -> int | None:
     same plan."""
     options = plan.options
     output_format = options.get("output_format", "table")
-    if (not set(options) <= _OPTIONS
+    record = options_of(options)
+    if (record is None
             or output_format not in PLAIN_FORMATS
             or options.get("engine", "native") != "native"
             or not (options["paths"] or options.get("demo"))):
@@ -311,15 +357,15 @@ def run(plan: Plan) -> int | None:
         checks.append(again)  # kept before its thread runs: always waited for
         again.start()
 
-    input_format = options.get("input_format", _files.AUTO)
     show_paths = bool(options.get("show_paths"))
     try:
         done = summarize_json(files, _jobs(options),
                               keyed if isinstance(keyed, bytes) else None,
-                              None if state is None else check, input_format, show_paths)
+                              None if state is None else check, show_paths=show_paths,
+                              options=record)
         if isinstance(done, str):
             return None  # the CLI runs next, keyed by the plan (no re-walk)
-        chunks = output_chunks(done, output_format, input_format, show_paths, terminal)
+        chunks = output_chunks(done, output_format, record, show_paths, terminal)
         if chunks is None:
             return None
         return _write(chunks, options, files, state, checks[0] if checks else None)

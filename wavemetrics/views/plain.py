@@ -77,16 +77,24 @@ def options_note(options: dict[str, Any], what: str, why: str) -> str | None:
 
 
 def render_plain(
-    analysis: Analysis[LaneFigures], output_format: str, *, options: dict[str, Any],
-    input_format: str, show_paths: bool, max_tracked_calls: int | None, terminal: bool,
+    analysis: Analysis[LaneFigures], output_format: str, options: dict[str, Any], *,
+    show_paths: bool, terminal: bool, zone: Any = None,
 ) -> tuple[str | None, list[str]]:
     """The run's stdout text in ``output_format`` (one of :data:`PLAIN_FORMATS`;
-    ``None``: nothing to print, when no input was read and the format is a table) and
-    the notes for stderr after it (not yet escaped). ``options``: the run's options
-    record (:func:`wavemetrics.run._options.options_record`); ``max_tracked_calls``:
-    the per-lane cap the figures were made with; ``terminal``: stdout is a terminal
-    (CSV values are then escaped, as the tables always are: ``docs/cli.md``,
-    "Escaping"). Raises ``ValueError`` for another format."""
+    ``None``: nothing to print, when no input was read and the format is a plain table)
+    and the notes for stderr after it (not yet escaped). ``options``: the run's options
+    record (:func:`wavemetrics.run._options.options_record`), which also gives what the
+    views need of the run: ``--input-format``, the per-lane cap, the eval and
+    batchable names, the idle gap and ``--by`` (then one row per group:
+    :func:`wavemetrics.views.groups.group_document`; ``zone``: the time zone of its
+    ``day``/``week``/``month`` groups, as :class:`wavemetrics.cli.timewindow.Window`
+    gives it); ``terminal``: stdout is a terminal (CSV values are then escaped, as the
+    tables always are: ``docs/cli.md``, "Escaping"). Raises ``ValueError`` for another
+    format, and for ``jsonl`` with ``--by`` (a usage error the command line reports
+    first)."""
+    if options["by"] is not None:
+        return _render_groups(analysis, output_format, options, show_paths, terminal, zone), []
+    input_format, cap = options["input_format"], options["max_tracked_calls"]
     if output_format == "json":
         from wavemetrics.views.report import render_json
 
@@ -99,11 +107,10 @@ def render_plain(
         return render_jsonl(analysis), [note for note in notes if note is not None]
     if output_format == "csv":
         from wavemetrics.views.csvout import rows_to_csv, summary_rows
-        from wavemetrics.views.escaping import printable
         from wavemetrics.views.report import json_document
 
         columns, rows = summary_rows(json_document(analysis, options))
-        return rows_to_csv(columns, rows, printable if terminal else None), []
+        return rows_to_csv(columns, rows, _escape(terminal)), []
     if nothing_read(analysis.outcome):  # the errors on stderr are all there is to say
         return None, []
     if output_format == "markdown":
@@ -111,10 +118,72 @@ def render_plain(
 
         return render_summary_markdown(
             analysis, input_format=input_format, show_paths=show_paths, options=options,
-            max_tracked_calls=max_tracked_calls), []
+            max_tracked_calls=cap), []
     if output_format == "table":
         from wavemetrics.views.report import render_table
 
         return render_table(analysis, input_format=input_format, show_paths=show_paths,
-                            options=options, max_tracked_calls=max_tracked_calls), []
+                            options=options, max_tracked_calls=cap), []
     raise ValueError(f"unknown output format {output_format!r}")
+
+
+def _escape(terminal: bool) -> Any:
+    from wavemetrics.views.escaping import printable
+
+    return printable if terminal else None
+
+
+def _render_groups(
+    analysis: Analysis[LaneFigures], output_format: str, options: dict[str, Any],
+    show_paths: bool, terminal: bool, zone: Any,
+) -> str:
+    """``--by``'s output: one row per group and the total (:func:`render_plain`)."""
+    from wavemetrics.views.groups import (
+        group_document,
+        group_inputs,
+        paths_lines,
+        render_group_table,
+    )
+    from wavemetrics.views.report import (
+        inputs_line,
+        options_line,
+        table_lane_cells,
+        total_label,
+        under_total,
+    )
+
+    by, cap, input_format = options["by"], options["max_tracked_calls"], options["input_format"]
+    document = group_document(
+        analysis, by, zone=zone, eval_tool_names=tuple(options["eval_tools"]),
+        max_tracked_calls=cap, options=options,
+        batchable_tool_names=tuple(options["batchable_tools"]),
+        idle_gap_ms=options["idle_gap_ms"])
+    if output_format == "json":
+        import json
+
+        return json.dumps(document, indent=2, allow_nan=False) + "\n"
+    if output_format == "csv":
+        from wavemetrics.views.csvout import rows_to_csv, summary_rows
+
+        columns, rows = summary_rows(document)
+        return rows_to_csv(columns, rows, _escape(terminal))
+    if output_format == "markdown":
+        from wavemetrics.views.markdown import render_group_markdown
+
+        return render_group_markdown(
+            document, analysis, input_format=input_format, options=options,
+            max_tracked_calls=cap,
+            inputs=group_inputs(analysis, by, zone=zone) if show_paths else None)
+    if output_format != "table":
+        raise ValueError(f"--by has no {output_format!r} output")
+    # every line of the plain table, in its order: what was read (and the options not at
+    # their default), the rows, then under the total the tool time, the lower bound, the
+    # notes; the legend
+    labels, _ = table_lane_cells(analysis.lanes)
+    under = under_total(analysis, labels, cap, options["idle_gap_ms"])
+    named = options_line(options)
+    text = (inputs_line(analysis, input_format) + ("" if named is None else "\n" + named)
+            + "\n\n" + render_group_table(document, under, total_label(analysis.total)))
+    if show_paths:  # each row traced to the inputs it comes from
+        text += "\n".join(paths_lines(document, group_inputs(analysis, by, zone=zone))) + "\n"
+    return text
