@@ -403,7 +403,7 @@ def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str)
     (["--format", "json", "--no-cache", "--since", "2020-01-01", "P"], False),
     (["--format", "json", "--no-cache", "--max-line-bytes", "67108864", "P"], False),
     (["--format", "json", "--no-cache", "--eval-tool", "\u0130val", "P"], False),  # İ
-    (["--format", "json", "--no-cache"], False),  # no PATH: the standard locations
+    (["--format", "json", "--no-cache"], False),  # no PATH, no cache: no plan
     (["--format", "json", "--no-cache", "--", "P"], False),
 ])
 def test_only_the_default_options_are_taken(
@@ -497,6 +497,49 @@ def test_a_document_with_a_figure_not_finite_is_the_clis(output_format: str) -> 
     assert fastpath.output_chunks(nulled, output_format) is None
     assert fastpath.output_chunks(nulled, "json") == [
         *((2, (printable(line) + "\n").encode()) for line in done[1]), (1, nulled[0])]
+
+
+@pytest.mark.parametrize("output_format", ["json", "csv"])
+def test_no_path_reads_the_standard_locations_as_the_cli_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes], output_format: str,
+) -> None:
+    """With no PATH and stdin a terminal, the standard locations that exist are read
+    (docs/cli.md, "No PATH"), each named on stderr before the read's notes: the CLI's
+    bytes; a location that appears after the plan leaves the run to the CLI."""
+    from wavemetrics.cli import commands
+
+    for name in ("CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "CODEX_HOME",
+                 "COPILOT_HOME", "KIMI_SHARE_DIR", "QWEN_DATA_DIR", "OPENCODE_DATA_DIR",
+                 "KILO_DATA_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("WAVEMETRICS_CACHE_DIR", str(tmp_path / "cache"))
+    _tree(tmp_path / "home" / ".claude" / "projects", {
+        "p/aaaa.jsonl": _claude_file(("c1", 0, 2), ("c2", 1, 4), session="aaaa"),
+        "p/bbbb.jsonl": _claude_file(("c3", 0, 1), session="bbbb") + b"{bad\n"})
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stdin", Terminal())
+    plan = plan_of(["--format", output_format])
+    assert plan is not None and plan.files == [str(tmp_path / "home" / ".claude" / "projects")]
+    assert fastpath.run(plan) == 0
+    printed = capsysbinary.readouterr()
+    monkeypatch.setattr(commands, "stdin_has_data", lambda: False)
+    reference = CliRunner().invoke(main, ["summarize", "--format", output_format, "--no-cache"])
+    assert printed.err.decode().startswith(
+        f"wavemetrics: reading {tmp_path}/home/.claude/projects (Claude Code)\n")
+    assert "1 line not usable" in printed.err.decode()
+    assert (printed.out, printed.err) == (reference.stdout_bytes, reference.stderr_bytes)
+    # a location found after the plan was made: not the plan's files, the CLI's run
+    plan = plan_of(["--format", output_format])
+    assert plan is not None
+    (tmp_path / "home" / ".codex" / "sessions").mkdir(parents=True)
+    assert fastpath.run(plan) is None
+    assert capsysbinary.readouterr() == (b"", b"")
 
 
 def test_streams_without_a_binary_buffer_are_the_clis(monkeypatch: pytest.MonkeyPatch) -> None:

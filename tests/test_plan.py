@@ -21,7 +21,7 @@ from wavemetrics.run.plan import Plan, plan_of
     ["--no-such-option", str(EXAMPLE)],
     ["--jobs", "0", str(EXAMPLE)],
     ["--demo", str(EXAMPLE)],  # --demo with a PATH: click's usage error
-    ["--no-cache"],  # no PATH: nothing to serve, and the native command needs one
+    ["--no-cache"],  # no PATH, no cache: nothing to serve; click looks the locations up
 ])
 def test_a_line_the_parser_is_not_sure_of_has_no_plan(args: list[str]) -> None:
     """What the option table's parser is not sure of, stdin and a usage error are left to

@@ -24,7 +24,7 @@ time window, a byte limit, ``--engine python``, a ``--by`` that needs each lane'
 calls (``day``, ``week``, ``month``, ``tool``), an eval or batchable name whose normal
 form is not ASCII, a forced ``--input-format`` that some input is not detected as
 (one every input is detected as is read the same either way: only the document's
-``options`` record tells the runs apart), no PATH, stdin, an input that is not a
+``options`` record tells the runs apart), stdin, an input that is not a
 regular file (links, FIFOs), a gzip file, a path that is not UTF-8, an input with an
 error or of a format the extension does not read, files that may be copies of each
 other, a run the CLI would draw a progress bar for (stderr a terminal, unless JSON,
@@ -32,7 +32,8 @@ JSON Lines or CSV go to a pipe), a figure that is not finite: then :func:`run`
 returns ``None`` and the CLI runs as ever (docs/cli.md, "The native command"). With
 the cache on, the whole output is stored as the CLI stores it
 (:mod:`wavemetrics.cache.runcache`), to be served again; no per-file entry is kept,
-since reading natively is faster than loading them.
+since reading natively is faster than loading them. With no PATH the plan's files
+are the standard locations, named on stderr first as the CLI names them.
 """
 
 from __future__ import annotations
@@ -331,8 +332,7 @@ def run(plan: Plan) -> int | None:
     record = options_of(options)
     if (record is None
             or output_format not in PLAIN_FORMATS
-            or options.get("engine", "native") != "native"
-            or not (options["paths"] or options.get("demo"))):
+            or options.get("engine", "native") != "native"):
         return None
     # the output is written as bytes, to the streams' binary buffers; and the CLI
     # draws a progress bar when stderr is a terminal (views.plain.show_progress): not here
@@ -341,6 +341,9 @@ def run(plan: Plan) -> int | None:
             show_progress(output_format, terminal, _is_terminal(sys.stderr))):
         return None
     files = plan.files
+    located = [] if options["paths"] or options.get("demo") else _located(files)
+    if located is None:
+        return None
     state = plan.state()  # the key, taken before the read (None with --no-cache)
     from wavemetrics.cache.runcache import _jobs
 
@@ -365,7 +368,8 @@ def run(plan: Plan) -> int | None:
                               options=record)
         if isinstance(done, str):
             return None  # the CLI runs next, keyed by the plan (no re-walk)
-        chunks = output_chunks(done, output_format, record, show_paths, terminal)
+        chunks = output_chunks((done[0], [*located, *done[1]]), output_format, record,
+                               show_paths, terminal)
         if chunks is None:
             return None
         return _write(chunks, options, files, state, checks[0] if checks else None)
@@ -375,6 +379,22 @@ def run(plan: Plan) -> int | None:
         # extension when the interpreter finalises would be torn down mid-call
         for again in checks:
             again.result()
+
+
+def _located(files: list[str]) -> list[str] | None:
+    """With no PATH, the plan's files are the standard locations that exist
+    (:func:`wavemetrics.cache.runcache.resolve_files`): the CLI's lines naming each
+    (``wavemetrics: reading DIR (AGENT)``, docs/cli.md "No PATH"), or ``None`` when the
+    locations found now are not those files (one appeared or went since the plan)."""
+    from wavemetrics.inputs.locations import default_locations
+
+    try:
+        found = default_locations()
+    except (OSError, ValueError):
+        return None
+    if [str(directory) for _, directory in found] != files:
+        return None
+    return [f"wavemetrics: reading {directory} ({agent})" for agent, directory in found]
 
 
 def _write(chunks: list[tuple[int, bytes]], options: dict[str, Any], files: list[str],

@@ -70,7 +70,8 @@ def plan_of(args: Sequence[str]) -> Plan | None:
     """The plan of ``wavemetrics summarize ARGS``, or ``None`` when the entry leaves the
     command line to click as it is: anything the option table's parser is not sure of
     (``--help``, ``-`` for stdin, an unknown option, a bad number), no PATH with
-    ``--no-cache`` (nothing to serve, and the native command needs a PATH), or no
+    ``--no-cache`` (nothing to serve: the standard locations are looked up once, by
+    click), or no
     inputs to plan (:func:`~wavemetrics.cache.runcache.resolve_files`: piped stdin, a
     usage error such as ``--demo PATH``, no default location found)."""
     from wavemetrics.cache.runcache import options_from_args, resolve_files
