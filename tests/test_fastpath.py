@@ -427,38 +427,57 @@ def test_only_the_default_options_are_taken(
         assert code is None and printed.out == printed.err == b""
 
 
-def test_a_terminal_is_the_clis(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With stdout and stderr both terminals the CLI would draw a progress bar: declined."""
+class _TerminalBytes(io.BytesIO):
+    """What a terminal receives (``isatty``), kept."""
 
-    class Terminal:
-        def isatty(self) -> bool:
-            return True
-
-    monkeypatch.setattr(sys, "stdout", Terminal())
-    monkeypatch.setattr(sys, "stderr", Terminal())
-    assert _run(["--format", "json", "--no-cache", str(EXAMPLE)]) is None
+    def isatty(self) -> bool:
+        return True
 
 
-@pytest.mark.parametrize(("output_format", "stdout", "stderr", "taken"), [
-    ("table", False, True, False),  # the CLI draws a bar on stderr
-    ("markdown", False, True, False),
-    ("csv", True, True, False),
-    ("csv", False, True, True),  # piped data: no bar
-    ("jsonl", False, True, True),
-    ("table", True, False, True),  # no bar without a terminal on stderr
-    ("csv", True, False, True),
+@pytest.mark.parametrize(("output_format", "stdout", "files", "bar"), [
+    ("table", False, 20, True),  # the CLI draws a bar on a terminal's stderr
+    ("markdown", False, 25, True),
+    ("csv", True, 20, True),  # stdout a terminal too
+    ("json", True, 20, True),
+    ("table", False, 19, False),  # fewer files than PROGRESS_MIN_FILES: no bar
+    ("csv", False, 20, False),  # piped data: no bar
+    ("jsonl", False, 20, False),
 ])
-def test_a_run_the_cli_draws_a_progress_bar_for_is_the_clis(
-    monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes],
-    output_format: str, stdout: bool, stderr: bool, taken: bool,
+def test_the_cli_s_progress_bar_is_drawn_while_the_extension_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    output_format: str, stdout: bool, files: int, bar: bool,
 ) -> None:
-    """The native command draws no progress bar: a run the CLI would draw one for
-    (``views.plain.show_progress``) is declined; any other is taken."""
+    """With stderr a terminal, the native command draws the CLI's progress bar when the
+    CLI does (``views.plain.show_progress``, 20 files or more): it reaches every file
+    and byte (the extension's count), then is cleared; what follows on stderr, and all
+    of stdout, are the CLI's bytes."""
+    from wavemetrics.cli import commands
+    from wavemetrics.views.plain import PROGRESS_MIN_FILES
+
+    assert PROGRESS_MIN_FILES == 20
+    contents = {f"s{n:02}.jsonl": _claude_file((f"c{n}", n, n + 2), session=f"s{n:02}")
+                for n in range(files)}
+    root = _tree(tmp_path / "p", contents)
+    terminal = _TerminalBytes()
+    monkeypatch.setattr(sys, "stderr", io.TextIOWrapper(terminal, "utf-8", write_through=True))
     monkeypatch.setattr(fastpath, "_is_terminal",
-                        lambda stream: stdout if stream is sys.stdout else stderr)
-    code = _run(["--format", output_format, "--no-cache", str(EXAMPLE)])
-    assert (code == 0) is taken and (code is None) is not taken
-    assert (capsysbinary.readouterr().out != b"") is taken
+                        lambda stream: stdout if stream is sys.stdout else stream.isatty())
+    assert _run(["--format", output_format, "--no-cache", str(root)]) == 0
+    sys.stderr.flush()
+    err = terminal.getvalue().decode()
+    out = capsysbinary.readouterr().out.decode()
+    monkeypatch.setattr(commands, "stdout_is_terminal", lambda: stdout)
+    reference = _cli([str(root)], "--format", output_format)
+    assert out == reference[1]
+    drawn, _, notes = err.rpartition("\x1b[1A\r\x1b[2K")  # the bar's line, cleared
+    assert notes == reference[2]
+    if bar:  # from none read to every file and byte, then the line ended
+        first = drawn.index(f"reading 0/{files} files")
+        assert drawn.index(f"reading {files}/{files} files", first) > first
+        assert drawn.endswith("100%\x1b[?25h\n")
+    else:
+        assert (drawn, notes) == ("", err)
 
 
 #: A file name with a terminal control sequence and a right-to-left override in it.

@@ -1135,7 +1135,7 @@ def test_the_built_extension_has_the_interface_this_package_calls() -> None:
     """The extension built from these sources reports the API_VERSION native.py expects."""
     import wavemetrics._native as built
 
-    assert built.API_VERSION == native.API_VERSION == 21
+    assert built.API_VERSION == native.API_VERSION == 22
     assert native.available() and not native.stale()
 
 
@@ -1147,7 +1147,9 @@ def test_the_stub_types_every_function_the_extension_exports(tmp_path: Path) -> 
     stub = Path(native.__file__).parents[1] / "_native.pyi"
     tree = ast.parse(stub.read_text(encoding="utf-8"))
     functions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
-    assert functions | {"API_VERSION"} == set(built.__all__)
+    classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+    assert classes == {"ReadProgress"}
+    assert functions | classes | {"API_VERSION"} == set(built.__all__)
     assert functions == {"read_units", "read_folded", "detect_many", "summarize_json",
                          "walk_folders", "detection_counts", "split_reads", "sha256",
                          "figure_names"}

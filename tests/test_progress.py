@@ -51,3 +51,21 @@ def test_an_empty_file_still_moves_the_bar(tmp_path: Path) -> None:
     with ByteProgress([str(empty)], file=io.StringIO()) as bar:
         bar.done([str(empty)])
         assert (bar.bytes_done, bar.bytes_total) == (1, 1)
+
+
+def test_a_count_made_elsewhere_moves_the_bar_forward_only(tmp_path: Path) -> None:
+    """The native command's read counts files and bytes itself (``reached``): the bar
+    goes to that count, its label to the files done, and never back; ``weight`` is what
+    each file counts for (its size, at least 1; 1 for a file not among them)."""
+    small, empty = tmp_path / "small.jsonl", tmp_path / "empty.jsonl"
+    small.write_bytes(b"x" * 30)
+    empty.write_bytes(b"")
+    with ByteProgress([str(small), str(empty)], file=io.StringIO()) as bar:
+        assert [bar.weight(str(small)), bar.weight(str(empty)), bar.weight("other")] == [
+            30, 1, 1]
+        bar.reached(1, 30)
+        assert (bar.label(), bar.bytes_done) == ("reading 1/2 files", 30)
+        bar.reached(1, 12)  # an older count: the bar stays
+        assert bar.bytes_done == 30
+        bar.reached(2, 31)
+        assert (bar.label(), bar.bytes_done, bar.bytes_total) == ("reading 2/2 files", 31, 31)

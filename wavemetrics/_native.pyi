@@ -7,10 +7,11 @@ wavemetrics._native`` checks this file against the built extension.
 """
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TypeVar, final
 
 __all__ = [
     "API_VERSION",
+    "ReadProgress",
     "detect_many",
     "detection_counts",
     "figure_names",
@@ -162,9 +163,20 @@ def summarize_json(
     jobs: int,
     options: str,
     noted: Callable[[list[_InputFact], list[_LaneFact]], _T],
+    progress: ReadProgress | None = None,
 ) -> tuple[bytes, _T] | str:
     """The native ``summarize --format json``: ``(document, what noted returned)``, or
-    the reason (``str``) the run is left to the Python command."""
+    the reason (``str``) the run is left to the Python command; ``progress`` counts the
+    files read as the read goes."""
+
+@final
+class ReadProgress:
+    """How far the native command's read has gone: made with each file's size in
+    bytes (walk order), read from another thread while the read runs."""
+
+    def __new__(cls, sizes: list[int]) -> ReadProgress: ...
+    def done(self) -> tuple[int, int]:
+        """``(files, bytes)`` read so far."""
 
 def walk_folders(
     tops: list[tuple[str, str]],

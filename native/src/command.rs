@@ -22,6 +22,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io::{Read as _, Seek, SeekFrom};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// One file of the run, in walk order (the order of the document's `inputs`).
 pub struct CommandFile<'a> {
@@ -194,14 +195,55 @@ pub struct ReadDone {
     pub outs: Vec<FoldOut>,
 }
 
+/// How far a read has gone, for a progress bar drawn while it runs: the files read
+/// and their bytes, as given by the caller (`sizes`, by file index in walk order; a
+/// file past the list counts 0 bytes), counted as each group of files is read.
+#[derive(Debug, Default)]
+pub struct Progress {
+    sizes: Vec<u64>,
+    files: AtomicUsize,
+    bytes: AtomicU64,
+}
+
+impl Progress {
+    /// A read not yet started, of files of these `sizes`.
+    pub fn new(sizes: Vec<u64>) -> Self {
+        Progress {
+            sizes,
+            files: AtomicUsize::new(0),
+            bytes: AtomicU64::new(0),
+        }
+    }
+
+    /// `(files, bytes)` read so far.
+    pub fn done(&self) -> (usize, u64) {
+        (
+            self.files.load(Ordering::Relaxed),
+            self.bytes.load(Ordering::Relaxed),
+        )
+    }
+
+    /// The files of one group (indices in walk order) read.
+    fn add(&self, members: &[usize]) {
+        let bytes = members
+            .iter()
+            .map(|&i| self.sizes.get(i).copied().unwrap_or(0))
+            .fold(0u64, u64::saturating_add);
+        self.bytes.fetch_add(bytes, Ordering::Relaxed);
+        self.files.fetch_add(members.len(), Ordering::Relaxed);
+    }
+}
+
 /// Read the run's files (`files` in walk order) on `jobs` threads, after the look for
-/// possible copies ([`may_repeat`]); a [`Decline`] when the Python command must run
-/// instead. [`assemble`] and [`render`] make the document of what it read.
+/// possible copies ([`may_repeat`]), counting each group read in `progress`; a
+/// [`Decline`] when the Python command must run instead. [`assemble`] and [`render`]
+/// make the document of what it read.
 pub fn read(
     files: &[CommandFile],
     sniffers: &Sniffers,
     settings: &Settings,
     jobs: usize,
+    progress: Option<&Progress>,
 ) -> Result<ReadDone, Decline> {
     if may_repeat(files, jobs) {
         return Err(Decline::MayRepeat);
@@ -218,7 +260,11 @@ pub fn read(
                 events_default: files[i].events_default,
             })
             .collect();
-        readers::read_folded(&members, sniffers, settings, per_group)
+        let out = readers::read_folded(&members, sniffers, settings, per_group);
+        if let Some(progress) = progress {
+            progress.add(&groups[g]);
+        }
+        out
     });
     Ok(ReadDone { groups, outs })
 }
@@ -235,17 +281,28 @@ pub fn summarize(
     settings: &Settings,
     jobs: usize,
 ) -> Result<Document, Decline> {
-    summarize_then(files, skipped, options, sniffers, settings, jobs, |_, _| ())
-        .map(|(document, ())| document)
+    summarize_then(
+        files,
+        skipped,
+        options,
+        sniffers,
+        settings,
+        jobs,
+        None,
+        |_, _| (),
+    )
+    .map(|(document, ())| document)
 }
 
-/// [`summarize`], with `meanwhile` called on this thread with the facts of the read
+/// [`summarize`], counting the files read in `progress`, with `meanwhile` called on
+/// this thread with the facts of the read
 /// (what the document's `inputs` and `lanes` facts will be) while the document is
 /// rendered on other threads: the native command works out its notes and starts its
 /// after-read check then (docs/performance-history.md, "Eleventh round"). `meanwhile` is not
 /// called when the run is declined before the render; after it, only a panic of the
 /// render's thread declines the run (`ReadFailed`), since [`facts`] has already
 /// refused what the render would.
+#[allow(clippy::too_many_arguments)] // the run's inputs and settings, each its own
 pub fn summarize_then<R>(
     files: &[CommandFile],
     skipped: &[(String, String)],
@@ -253,9 +310,10 @@ pub fn summarize_then<R>(
     sniffers: &Sniffers,
     settings: &Settings,
     jobs: usize,
+    progress: Option<&Progress>,
     meanwhile: impl FnOnce(&[InputFact], &[LaneFact]) -> R,
 ) -> Result<(Document, R), Decline> {
-    let done = read(files, sniffers, settings, jobs)?;
+    let done = read(files, sniffers, settings, jobs, progress)?;
     let outcome = assemble(files.len(), &done.groups, &done.outs)?;
     let (inputs, lanes) = facts(&outcome)?;
     let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
@@ -1992,15 +2050,53 @@ mod tests {
         );
         // meanwhile gets the document's facts, once, and its answer comes back
         let mut calls = 0;
-        let (again, answer) =
-            summarize_then(&files, &[], OPTIONS, &sniffers, &settings(), 2, |i, l| {
+        let (again, answer) = summarize_then(
+            &files,
+            &[],
+            OPTIONS,
+            &sniffers,
+            &settings(),
+            2,
+            None,
+            |i, l| {
                 calls += 1;
                 (i.to_vec(), l.to_vec())
-            })
-            .unwrap();
+            },
+        )
+        .unwrap();
         assert_eq!(calls, 1);
         assert_eq!(again, document);
         assert_eq!(answer, (document.inputs, document.lanes));
+        // the progress counts each file read once, with the size it was given (the
+        // second file has none: 0 bytes); the output does not depend on it
+        let progress = Progress::new(vec![1 << 40]);
+        assert_eq!(progress.done(), (0, 0));
+        let (counted, ()) = summarize_then(
+            &files,
+            &[],
+            OPTIONS,
+            &sniffers,
+            &settings(),
+            2,
+            Some(&progress),
+            |_, _| (),
+        )
+        .unwrap();
+        assert_eq!(counted, again);
+        assert_eq!(files.len(), 2);
+        assert_eq!(progress.done(), (2, 1 << 40));
+    }
+
+    #[test]
+    fn progress_sums_saturate_and_sizes_past_the_list_count_nothing() {
+        let progress = Progress::new(vec![3, 5, 9]);
+        progress.add(&[1, 7]);
+        assert_eq!(progress.done(), (2, 5));
+        progress.add(&[0, 2]);
+        assert_eq!(progress.done(), (4, 17));
+        let huge = Progress::new(vec![u64::MAX, 1]);
+        huge.add(&[0, 1]);
+        assert_eq!(huge.done(), (2, u64::MAX));
     }
 
     /// Two summaries, every figure distinct (ints 1..=28 and 100 times that).
@@ -3456,9 +3552,16 @@ mod tests {
         let result = summarize(&files, &[], OPTIONS, &sniffers, &settings(), 2);
         assert_eq!(result.err(), Some(Decline::MayRepeat));
         // a run declined before the render never calls meanwhile
-        let declined = summarize_then(&files, &[], OPTIONS, &sniffers, &settings(), 2, |_, _| {
-            panic!("meanwhile called for a declined run")
-        });
+        let declined = summarize_then(
+            &files,
+            &[],
+            OPTIONS,
+            &sniffers,
+            &settings(),
+            2,
+            None,
+            |_, _| panic!("meanwhile called for a declined run"),
+        );
         assert_eq!(declined.err(), Some(Decline::MayRepeat));
         // under another stem the same content is read (the Python command would too)
         let files = [

@@ -36,8 +36,8 @@ from wavemetrics.run._options import (
 )
 from wavemetrics.views.escaping import printable, shortened
 from wavemetrics.views.notes import plural as _plural
+from wavemetrics.views.plain import PROGRESS_MIN_FILES, options_note, show_progress
 from wavemetrics.views.plain import nothing_read as _nothing_read_from
-from wavemetrics.views.plain import options_note, show_progress
 
 if TYPE_CHECKING:  # the readers and the core are imported when a command runs
     from wavemetrics.cache.units import FileKey, ReadCache
@@ -54,9 +54,6 @@ if TYPE_CHECKING:  # the readers and the core are imported when a command runs
 __all__ = ["main"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-#: Fewer files than this are read without a progress bar.
-PROGRESS_MIN_FILES = 20
 
 
 class ExitStatus:

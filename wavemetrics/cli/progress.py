@@ -66,6 +66,19 @@ class ByteProgress:
         ).__enter__()
         return self
 
+    def weight(self, path: str) -> int:
+        """What ``path`` weighs on the bar: its size in bytes, at least 1 (1 for a path
+        not among the files)."""
+        return self._sizes.get(path, 1)
+
+    def reached(self, files_done: int, bytes_done: int) -> None:
+        """Move to ``files_done`` files and ``bytes_done`` bytes (of :meth:`weight`) done,
+        as counted elsewhere (the native command's read: never back)."""
+        self._files_done = files_done
+        self._bar.label = self.label()
+        if bytes_done > self._bar.pos:
+            self._bar.update(bytes_done - self._bar.pos)
+
     def done(self, paths: Sequence[str]) -> None:
         """Advance by ``paths``, just read (unknown paths count as one byte)."""
         self._files_done += len(paths)

@@ -27,8 +27,7 @@ form is not ASCII, a forced ``--input-format`` that some input is not detected a
 ``options`` record tells the runs apart), stdin, an input that is not a
 regular file (links, FIFOs), a gzip file, a path that is not UTF-8, an input with an
 error or of a format the extension does not read, files that may be copies of each
-other, a run the CLI would draw a progress bar for (stderr a terminal, unless JSON,
-JSON Lines or CSV go to a pipe), a figure that is not finite: then :func:`run`
+other, a figure that is not finite: then :func:`run`
 returns ``None`` and the CLI runs as ever (docs/cli.md, "The native command"). With
 the cache on, the whole output is stored as the CLI stores it
 (:mod:`wavemetrics.cache.runcache`), to be served again; no per-file entry is kept,
@@ -56,7 +55,7 @@ from wavemetrics.run._options import (
     options_json,
     options_record,
 )
-from wavemetrics.views.plain import PLAIN_FORMATS, show_progress
+from wavemetrics.views.plain import PLAIN_FORMATS, PROGRESS_MIN_FILES, show_progress
 
 # typing, collections.abc and contextlib are not imported at run time: with enum, re
 # and json they were ~15 ms of a cold run's start-up (docs/performance-history.md, "Eleventh
@@ -174,6 +173,41 @@ def _files_of(
     return _args_of(files), sorted(skipped, key=lambda entry: entry[0])
 
 
+class _Drawn:
+    """The CLI's progress bar (:class:`wavemetrics.cli.progress.ByteProgress`: bytes and
+    files done, cleared at the end) drawn on stderr while the extension reads ``files``:
+    the extension counts them in :attr:`progress` as it reads, without the GIL, and a
+    thread moves the bar to that count every :data:`_EVERY` seconds until
+    :meth:`close`."""
+
+    def __init__(self, files: list[str], native: Any) -> None:
+        import threading
+
+        from wavemetrics.cli.progress import ByteProgress  # click: only when drawn
+
+        self._bar = ByteProgress(files)
+        self.progress = native.ReadProgress([self._bar.weight(path) for path in files])
+        self._bar.__enter__()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._follow, daemon=True)
+        self._thread.start()
+
+    def _follow(self) -> None:
+        while not self._stop.wait(_EVERY):
+            self._bar.reached(*self.progress.done())
+
+    def close(self) -> None:
+        """The bar at the count reached, then cleared (whatever ended the read)."""
+        self._stop.set()
+        self._thread.join()
+        self._bar.reached(*self.progress.done())
+        self._bar.__exit__(None, None, None)
+
+
+#: How often (s) the drawn bar follows the extension's count.
+_EVERY = 0.05
+
+
 def _names(given: Sequence[str], default: tuple[str, ...]) -> list[str] | None:
     """Names as the extension takes them (normal forms, empty ones dropped:
     :func:`wavemetrics.run._extension.eval_names`), or ``None`` when a normal form is
@@ -188,7 +222,7 @@ def _names(given: Sequence[str], default: tuple[str, ...]) -> list[str] | None:
 def summarize_json(
     paths: Sequence[str], jobs: int, keyed: bytes | None = None,
     noted: Callable[[], object] | None = None, input_format: str = _files.AUTO,
-    show_paths: bool = False, options: dict[str, Any] | None = None,
+    show_paths: bool = False, options: dict[str, Any] | None = None, bar: bool = False,
 ) -> tuple[bytes, list[str]] | str:
     """``summarize --format json PATHS``: the document and the lines for stderr (not
     yet escaped), or the reason (a ``str``) this path leaves the run to the CLI
@@ -203,7 +237,11 @@ def summarize_json(
     replaces the argument), the document's ``options`` and the source of the figures'
     settings (the eval and batchable names, the idle gap, the per-lane cap; its byte
     limits and window must be the defaults: :func:`run` takes no other); ``None``: the
-    defaults. Never raises for an input: an unreadable or unusual one is a reason."""
+    defaults; ``bar``: draw the CLI's progress bar on stderr while the extension reads
+    (:class:`_Drawn`), when there are :data:`~wavemetrics.views.plain.PROGRESS_MIN_FILES`
+    files or more, as the CLI does. Never raises for an input: an unreadable or unusual
+    one is a reason."""
+
     native = _extension.extension()
     if native is None:
         return "the Rust extension is not built from these sources"
@@ -235,9 +273,17 @@ def summarize_json(
             noted()
         return lines
 
-    result: Any = native.summarize_json(
-        args, skipped, native_sniffers(), record["max_tracked_calls"], eval_names,
-        batchable_names, record["idle_gap_ms"], jobs, options_json(record), notes_of)
+    # the CLI's bar, for as many files as it counts (the same walk), drawn while the
+    # extension reads without the GIL
+    drawn = _Drawn(files, native) if bar and len(files) >= PROGRESS_MIN_FILES else None
+    try:
+        result: Any = native.summarize_json(
+            args, skipped, native_sniffers(), record["max_tracked_calls"], eval_names,
+            batchable_names, record["idle_gap_ms"], jobs, options_json(record), notes_of,
+            None if drawn is None else drawn.progress)
+    finally:
+        if drawn is not None:
+            drawn.close()
     if isinstance(result, str):
         return result
     document, lines = result
@@ -334,12 +380,13 @@ def run(plan: Plan) -> int | None:
             or output_format not in PLAIN_FORMATS
             or options.get("engine", "native") != "native"):
         return None
-    # the output is written as bytes, to the streams' binary buffers; and the CLI
-    # draws a progress bar when stderr is a terminal (views.plain.show_progress): not here
-    terminal = _is_terminal(sys.stdout)
-    if not (hasattr(sys.stdout, "buffer") and hasattr(sys.stderr, "buffer")) or (
-            show_progress(output_format, terminal, _is_terminal(sys.stderr))):
+    # the output is written as bytes, to the streams' binary buffers
+    if not (hasattr(sys.stdout, "buffer") and hasattr(sys.stderr, "buffer")):
         return None
+    # the CLI draws a progress bar on a terminal's stderr for a read of many files
+    # (views.plain.show_progress): so does this path, while the extension reads
+    terminal = _is_terminal(sys.stdout)
+    bar = show_progress(output_format, terminal, _is_terminal(sys.stderr))
     files = plan.files
     located = [] if options["paths"] or options.get("demo") else _located(files)
     if located is None:
@@ -365,7 +412,7 @@ def run(plan: Plan) -> int | None:
         done = summarize_json(files, _jobs(options),
                               keyed if isinstance(keyed, bytes) else None,
                               None if state is None else check, show_paths=show_paths,
-                              options=record)
+                              options=record, bar=bar)
         if isinstance(done, str):
             return None  # the CLI runs next, keyed by the plan (no re-walk)
         chunks = output_chunks((done[0], [*located, *done[1]]), output_format, record,

@@ -17,8 +17,8 @@ from wavemetrics.views.notes import plural
 if TYPE_CHECKING:  # light at run time: the command line imports this module to start
     from wavemetrics.run._lanes import Analysis, Lane, LaneFigures, ReadOutcome, StreamedLane
 
-__all__ = ["PLAIN_FORMATS", "lanes_without_event", "nothing_read", "options_note",
-           "render_plain", "show_progress"]
+__all__ = ["PLAIN_FORMATS", "PROGRESS_MIN_FILES", "lanes_without_event", "nothing_read",
+           "options_note", "render_plain", "show_progress"]
 
 #: The ``--format`` values of ``summarize``, in its ``--help`` order.
 PLAIN_FORMATS = ("table", "json", "jsonl", "csv", "markdown")
@@ -27,9 +27,14 @@ PLAIN_FORMATS = ("table", "json", "jsonl", "csv", "markdown")
 NAMED_LANES = 10
 
 
+#: Fewer files than this are read without a progress bar.
+PROGRESS_MIN_FILES = 20
+
+
 def show_progress(output_format: str, stdout_is_tty: bool, stderr_is_tty: bool) -> bool:
     """A progress bar goes to stderr only when it is a terminal, and never while
-    JSON is being piped from stdout (its reader may share the terminal's stderr)."""
+    JSON is being piped from stdout (its reader may share the terminal's stderr); a
+    read of fewer than :data:`PROGRESS_MIN_FILES` files draws none at all."""
     if not stderr_is_tty:
         return False
     return stdout_is_tty or output_format not in ("json", "jsonl", "csv")

@@ -17,7 +17,7 @@ use std::path::Path;
 /// whenever a function of this module is added, removed or changes its
 /// arguments or results, so that an extension built from older sources is
 /// found out and not called (`native.available()` is then false).
-pub const API_VERSION: u32 = 21;
+pub const API_VERSION: u32 = 22;
 
 /// The read settings: `eval_names` and `batchable_names` in normal form, empty ones
 /// dropped (`_extension.eval_names`), `idle_gap_ms` finite and `>= 0` (ms, `0`
@@ -269,6 +269,26 @@ fn read_folded<'py>(
 /// default session id when that differs (`None`: the same), project-folder group.
 type CommandArg = (String, String, Option<String>, usize);
 
+/// How far the native command's read has gone, for the progress bar drawn while it
+/// runs (`command::Progress`): made with each file's size in bytes, in walk order,
+/// handed to `summarize_json`, and asked `done()` from another thread while the read
+/// runs without the GIL.
+#[pyclass(frozen, module = "wavemetrics._native")]
+struct ReadProgress(command::Progress);
+
+#[pymethods]
+impl ReadProgress {
+    #[new]
+    fn new(sizes: Vec<u64>) -> Self {
+        ReadProgress(command::Progress::new(sizes))
+    }
+
+    /// `(files, bytes)` read so far.
+    fn done(&self) -> (usize, u64) {
+        self.0.done()
+    }
+}
+
 /// The native `summarize --format json` (`command.rs`): `files` in walk order,
 /// `skipped` the sidecars the walk passed over (`(path, reason)`, path order),
 /// `sniff_types` as `read_folded` takes them,
@@ -280,9 +300,12 @@ type CommandArg = (String, String, Option<String>, usize);
 /// (the notes and the after-read check overlap the rendering: docs/performance-history.md,
 /// "Eleventh round"). Returns `(document bytes, what noted returned)`, or a `str`, the
 /// reason the run is left to the Python command (then `noted` was not called); an
-/// exception `noted` raises is raised.
+/// exception `noted` raises is raised. `progress`: a [`ReadProgress`] the read counts
+/// its files in as it goes (a progress bar's), or `None`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (files, skipped, sniff_types, max_tracked_calls, eval_names,
+                    batchable_names, idle_gap_ms, jobs, options, noted, progress=None))]
 fn summarize_json<'py>(
     py: Python<'py>,
     files: Vec<CommandArg>,
@@ -295,8 +318,10 @@ fn summarize_json<'py>(
     jobs: usize,
     options: String,
     noted: Bound<'py, PyAny>,
+    progress: Option<Bound<'py, ReadProgress>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let s = settings(max_tracked_calls, eval_names, batchable_names, idle_gap_ms)?;
+    let progress = progress.map(Bound::unbind);
     let sniffers = Sniffers::from_lists(&sniff_types);
     let files: Vec<command::CommandFile> = files
         .iter()
@@ -318,6 +343,8 @@ fn summarize_json<'py>(
             &sniffers,
             &s,
             jobs,
+            // a frozen class: its counters are read and written without the GIL
+            progress.as_ref().map(|p| &p.get().0),
             |inputs, lanes| {
                 Python::attach(|py| -> PyResult<Py<PyAny>> {
                     let inputs: Vec<_> = inputs
@@ -462,6 +489,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_folded, m)?)?;
     m.add_function(wrap_pyfunction!(detection_counts, m)?)?;
     m.add_function(wrap_pyfunction!(summarize_json, m)?)?;
+    m.add_class::<ReadProgress>()?;
     m.add_function(wrap_pyfunction!(walk_folders, m)?)?;
     m.add_function(wrap_pyfunction!(sha256, m)?)?;
     m.add_function(wrap_pyfunction!(figure_names, m)?)?;
