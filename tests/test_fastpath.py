@@ -503,6 +503,83 @@ def test_csv_to_a_terminal_is_escaped_as_the_clis(
     assert shown == _cli([str(trace)], "--format", "csv")
 
 
+def test_csv_to_a_terminal_is_escaped_by_the_run_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """``run`` looks at stdout itself: a terminal there (stderr not one: no bar) gets the
+    CSV escaped, as the CLI's."""
+    from wavemetrics.cli import commands
+
+    trace = tmp_path / _EVIL_NAME
+    trace.write_bytes(_claude_file(("c1", 0, 2), ("c2", 1, 3)))
+    monkeypatch.setattr(fastpath, "_is_terminal", lambda stream: stream is sys.stdout)
+    assert _run(["--format", "csv", "--no-cache", str(trace)]) == 0
+    out = capsysbinary.readouterr().out.decode()
+    assert "\x1b" not in out and "e\\x1b[2J\\u202e.jsonl" in out
+    monkeypatch.setattr(commands, "stdout_is_terminal", lambda: True)
+    assert out == _cli([str(trace)], "--format", "csv")[1]
+
+
+def test_notes_the_output_adds_are_escaped(tmp_path: Path) -> None:
+    """A JSON Lines note names lanes by their ids, which come from the input: escaped
+    on stderr as every note is (docs/cli.md, "Escaping")."""
+    trace = tmp_path / "t.jsonl"
+    trace.write_bytes(_claude_file(("c1", 0, 2)))
+    done = fastpath.summarize_json([str(trace)], 1)
+    assert not isinstance(done, str)
+    document = json.loads(done[0])
+    document["lanes"][0]["lane_id"] = "a\x1b[2Jb"
+    document["lanes"][0]["paired_calls"] = 0
+    document["lanes"][0]["non_eval_waves_total"] = 0
+    chunks = fastpath.output_chunks((json.dumps(document).encode(), []), "jsonl")
+    assert chunks is not None
+    err = b"".join(data for number, data in chunks if number == 2).decode()
+    assert "s1/a\\x1b[2Jb (no tool calls)" in err and "\x1b" not in err
+
+
+def test_a_cap_past_what_the_extension_holds_is_the_clis(
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """A cap of 2**64 or more does not fit the extension's (a usize): declined here, and
+    the CLI's read of it is the Python readers' (same output as ``--engine python``)."""
+    from wavemetrics.run._options import MAX_NATIVE_CAP
+
+    assert MAX_NATIVE_CAP == 2**64 - 1
+    for cap, taken in ((2**64 - 1, True), (2**64, False)):
+        code = _run(["--format", "json", "--no-cache", "--max-tracked-calls", str(cap),
+                     str(EXAMPLE)])
+        assert (code == 0) is taken
+    capsysbinary.readouterr()
+    native = _cli([str(EXAMPLE)], "--max-tracked-calls", str(2**64))
+    python = _cli([str(EXAMPLE)], "--max-tracked-calls", str(2**64), "--engine", "python")
+    assert native == python and native[0] == 0
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "ascii:replace", "ANSI_X3.4-1968"])
+def test_an_ascii_stream_gets_utf_8_as_click_writes_it(tmp_path: Path, encoding: str) -> None:
+    """click takes a stream set to ASCII (a C locale) for misconfigured and writes UTF-8
+    to it: so does the native command, for the table's ``…`` and a note naming a
+    folder ``sé`` (a console-script run, against ``--engine python``'s)."""
+    folder = tmp_path / "s\u00e9"
+    _tree(folder, {"tw\u00f6.jsonl": _claude_file(("c1", 0, 2), ("c2", 1, 3)) + b"{bad\n"})
+    marker = tmp_path / "loaded"
+    code = ("import sys\nfrom wavemetrics.cli._entry import main\n"
+            "try:\n    main()\nexcept SystemExit as stop:\n    code = stop.code\n"
+            f"open({str(marker)!r}, 'w').write(str('wavemetrics.cli.commands' in sys.modules))\n"
+            "sys.exit(code)\n")
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+    runs = []
+    for extra in ([], ["--engine", "python"]):
+        done = subprocess.run([sys.executable, "-c", code, "summarize", "--no-cache", *extra,
+                               str(EXAMPLE), str(folder)], capture_output=True, env=env,
+                              check=False)
+        runs.append((done.returncode, done.stdout, done.stderr, marker.read_text()))
+    assert runs[0][3] == "False" and runs[1][3] == "True"  # native, then click
+    assert runs[0][:3] == runs[1][:3] and runs[0][0] == 0
+    assert "\u2026".encode() in runs[0][1] and "s\u00e9".encode() in runs[0][2]
+
+
 @pytest.mark.parametrize("output_format", ["table", "jsonl", "csv", "markdown"])
 def test_a_document_with_a_figure_not_finite_is_the_clis(output_format: str) -> None:
     """A figure JSON holds as ``null`` cannot be read back: every format but JSON (which
@@ -516,6 +593,21 @@ def test_a_document_with_a_figure_not_finite_is_the_clis(output_format: str) -> 
     assert fastpath.output_chunks(nulled, output_format) is None
     assert fastpath.output_chunks(nulled, "json") == [
         *((2, (printable(line) + "\n").encode()) for line in done[1]), (1, nulled[0])]
+
+
+def test_a_run_whose_document_cannot_be_read_back_prints_nothing(
+    monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """``run`` leaves a run whose document holds a ``null`` figure to the CLI (table):
+    nothing printed, no exit status."""
+    done = fastpath.summarize_json([str(EXAMPLE)], 1)
+    assert not isinstance(done, str)
+    document = json.loads(done[0])
+    document["lanes"][0]["tool_time_ms"] = None
+    monkeypatch.setattr(fastpath, "summarize_json",
+                        lambda *args, **kwargs: (json.dumps(document).encode(), done[1]))
+    assert _run(["--no-cache", str(EXAMPLE)]) is None
+    assert capsysbinary.readouterr() == (b"", b"")
 
 
 @pytest.mark.parametrize("output_format", ["json", "csv"])

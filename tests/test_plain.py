@@ -8,6 +8,7 @@ notes a JSON Lines output adds, and when a progress bar is drawn.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -133,3 +134,59 @@ def test_progress_bar_only_on_a_terminal_and_never_over_piped_data() -> None:
     assert not show_progress("jsonl", stdout_is_tty=False, stderr_is_tty=True)
     assert not show_progress("csv", stdout_is_tty=False, stderr_is_tty=True)
     assert not show_progress("table", stdout_is_tty=True, stderr_is_tty=False)
+
+
+def _lanes(*rows: tuple[str, str, ParallelismSummary]) -> Analysis[Any]:
+    lanes = tuple(StreamedLane(f"{session}.jsonl", session, lane, 0.0, summary)
+                  for session, lane, summary in rows)
+    return Analysis(
+        ReadOutcome(tuple(InputReport(lane.path, "events", 1, 1) for lane in lanes), lanes),
+        tuple(StreamedLaneResult(lane, lane.summary) for lane in lanes),
+        sum((lane.summary for lane in lanes), ParallelismSummary()))
+
+
+def test_json_lines_notes_come_in_their_order() -> None:
+    """The lanes without an event first, then the options the payloads cannot hold."""
+    analysis = _lanes(("s", "main", ParallelismSummary()))
+    _, notes = _render(analysis, "jsonl", options_record(idle_gap_ms=60_000.0))
+    assert [note.split(":")[1] for note in notes] == [" note", " note"]
+    assert "emitted no event" in notes[0] and "--idle-gap 60" in notes[1]
+
+
+def test_a_group_json_document_ends_in_a_newline_and_is_the_group_document() -> None:
+    """``--by ... --format json``: the group document, indented by two, one newline at
+    its end (as ``click.echo`` adds it)."""
+    analysis = _lanes(("s1", "main", ParallelismSummary(paired_calls=2)),
+                      ("s1", "agent-1", ParallelismSummary(paired_calls=3)))
+    text, _ = _render(analysis, "json", options_record(by="session"))
+    assert text is not None and text.endswith("\n}\n") and not text.endswith("\n\n")
+    document = json.loads(text)
+    assert document["by"] == "session"
+    assert [(g["group"], g["paired_calls"]) for g in document["groups"]] == [("s1", 5)]
+
+
+@pytest.mark.parametrize("output_format", ["table", "markdown"])
+def test_show_paths_adds_each_group_s_inputs(output_format: str) -> None:
+    """``--by ... --show-paths``: each group, then the inputs its lanes come from; none
+    of it without ``--show-paths``."""
+    analysis = _lanes(("s1", "main", ParallelismSummary(paired_calls=2)),
+                      ("s2", "main", ParallelismSummary(paired_calls=1)))
+    record = options_record(by="session")
+    shown = render_plain(analysis, output_format, record, show_paths=True, terminal=False)[0]
+    plain = render_plain(analysis, output_format, record, show_paths=False, terminal=False)[0]
+    assert shown is not None and plain is not None
+    assert "s1.jsonl" in shown and "s2.jsonl" in shown
+    assert "s1.jsonl" not in plain and "s2.jsonl" not in plain
+    if output_format == "table":
+        assert shown == plain + "\n".join(
+            ["", "rows: session: inputs (format)", "  s1", "    s1.jsonl (events)", "  s2",
+             "    s2.jsonl (events)"]) + "\n"
+
+
+def test_markdown_marks_a_total_the_cap_cut() -> None:
+    """Calls dropped at the cap: the Markdown total row is marked ``\\*`` and the note
+    names the cap the run used, as the text table does."""
+    analysis = _lanes(("s", "main", ParallelismSummary(paired_calls=4, dropped_calls=3)))
+    text, _ = _render(analysis, "markdown", options_record(max_tracked_calls=7))
+    assert text is not None and "total\\*" in text and "--max-tracked-calls" in text
+    assert "7" in text.split("dropped 3", 1)[1]

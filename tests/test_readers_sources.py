@@ -571,3 +571,15 @@ def test_a_swe_agent_trajectory_in_a_folder_is_an_input_error_as_when_named(
         (str(project / "s1.jsonl"), None),
     ]
     assert "skipped_files" not in document
+
+
+def test_head_records_skips_a_line_nested_past_json_s_depth(tmp_path: Path) -> None:
+    """A first line nested deeper than ``json`` can parse is no header record, not a
+    crash: the records of the lines after it are still found (``--by project`` reads a
+    Codex rollout's ``cwd`` this way)."""
+    from wavemetrics.readers.sources import head_records
+
+    trace = tmp_path / "rollout.jsonl"
+    trace.write_text("[" * 100_000 + "\n" + '{"cwd": "/p"}\n[1]\n{"n": 2}\n', encoding="utf-8")
+    assert head_records(str(trace)) == [{"cwd": "/p"}, {"n": 2}]
+    assert head_records(str(trace), count=1) == []

@@ -432,7 +432,7 @@ def head_records(path: str, count: int = 5) -> list[dict[str, object]]:
     for line in lines:
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # a line nested past json's depth: no header
             continue
         if isinstance(record, dict):
             records.append(record)

@@ -50,6 +50,7 @@ __all__ = [
     "DEFAULT_MAX_TRACKED_CALLS",
     "ENGINES",
     "FORMATS",
+    "MAX_NATIVE_CAP",
     "OPTION_KEYS",
     "SUMMARIZE",
     "TRACKED_CALL_BYTES",
@@ -66,6 +67,9 @@ __all__ = [
 #: ``observations.DEFAULT_MAX_TRACKED_CALLS`` (the v1 cap), spelled here so that the
 #: metric core is not imported (``tests/test_options.py`` checks the three defaults).
 DEFAULT_MAX_TRACKED_CALLS = 2000
+#: The largest per-lane cap the Rust extension takes: a ``usize``, 64 bits on the
+#: machines it is built for; a larger cap is left to the Python readers.
+MAX_NATIVE_CAP = 2**64 - 1
 #: ``limits.DEFAULT_MAX_LINE_BYTES`` (64 MiB).
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 #: ``limits.DEFAULT_MAX_DOCUMENT_BYTES`` (256 MiB).

@@ -1,7 +1,7 @@
 """The native command: ``summarize`` read, merged and written by the extension.
 
 For the common run (Claude Code folders or files, ``events`` logs, Codex rollouts,
-pi sessions and the other formats the extension reads, the default options) the
+pi sessions) the
 Python command spends most of its time outside the read: importing click, attrs and
 the readers, turning the extension's results into report and lane objects, merging
 them (docs/performance-history.md). Here the same run is made before any of that
@@ -51,6 +51,7 @@ from wavemetrics.run._options import (
     BATCHABLE_TOOL_NAMES,
     DEFAULT_IDLE_GAP_MS,
     DEFAULT_MAX_TRACKED_CALLS,
+    MAX_NATIVE_CAP,
     SUMMARIZE,
     options_json,
     options_record,
@@ -299,17 +300,20 @@ def options_of(options: dict[str, Any]) -> dict[str, Any] | None:
     already ``None``), or ``None`` when this path does not take them: an option not
     marked ``native`` in the option table, another ``--by`` than ``session``, ``lane``
     or ``project`` (the others need each lane's calls), ``--by`` with ``jsonl`` (a
-    usage error the CLI reports)."""
+    usage error the CLI reports), a cap past what the extension holds
+    (:data:`wavemetrics.run._options.MAX_NATIVE_CAP`)."""
     by = options.get("by")
+    cap = options.get("max_tracked_calls", DEFAULT_MAX_TRACKED_CALLS)
     if not set(options) <= _OPTIONS or by not in _BY or (
-            by is not None and options.get("output_format") == "jsonl"):
+            by is not None and options.get("output_format") == "jsonl") or (
+            cap is not None and cap > MAX_NATIVE_CAP):
         return None
     return options_record(
         input_format=options.get("input_format", _files.AUTO),
         eval_tools=options.get("eval_tools") or EVAL_TOOL_NAMES,
         batchable_tools=options.get("batchable_tools", BATCHABLE_TOOL_NAMES),
         idle_gap_ms=options.get("idle_gap_ms", DEFAULT_IDLE_GAP_MS),
-        max_tracked_calls=options.get("max_tracked_calls", DEFAULT_MAX_TRACKED_CALLS), by=by)
+        max_tracked_calls=cap, by=by)
 
 
 #: The ``--by`` values this path takes: groups of whole lanes, merged from their
@@ -325,8 +329,20 @@ def _is_terminal(stream: Any) -> bool:
 
 
 def _encoded(text: str, stream: Any) -> bytes:
-    """``text`` as ``stream`` (a text stream) would write it."""
-    return text.encode(stream.encoding or "utf-8", stream.errors or "strict")
+    """``text`` as ``click.echo`` writes it to ``stream`` (a text stream): in its
+    encoding and with its error handler, but a stream set to ASCII (a C locale,
+    ``PYTHONIOENCODING=ascii``), which click takes for misconfigured and writes UTF-8
+    to, with ``replace`` for what UTF-8 cannot hold (a lone surrogate)."""
+    import codecs
+
+    encoding = getattr(stream, "encoding", None) or "ascii"
+    try:
+        ascii_stream = codecs.lookup(encoding).name == "ascii"
+    except LookupError:
+        ascii_stream = False
+    if ascii_stream:
+        return text.encode("utf-8", "replace")
+    return text.encode(encoding, getattr(stream, "errors", None) or "strict")
 
 
 def output_chunks(

@@ -70,6 +70,7 @@ from wavemetrics.run._lanes import (
     UnitResult,
     session_hash,
 )
+from wavemetrics.run._options import MAX_NATIVE_CAP
 
 if TYPE_CHECKING:
     from wavemetrics.cache.units import FileKey, ReadCache, UnitKey
@@ -338,6 +339,8 @@ def _native_engine_reads(stream: StreamSettings, limits: Limits) -> bool:
     """
     if stream.engine != "native" or limits != DEFAULT_LIMITS:
         return False
+    if stream.max_tracked_calls is not None and stream.max_tracked_calls > MAX_NATIVE_CAP:
+        return False  # past what the extension's cap holds (a usize)
     return all(normalize_tool_name(name).isascii() for name in stream.eval_tool_names)
 
 
