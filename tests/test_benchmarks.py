@@ -50,3 +50,15 @@ def test_jobs_split_reads_a_fleet_of_one_project(tmp_path: Path) -> None:
                           "|---|---|---|---|"]
     assert lines[3].startswith("| the extension's read alone (CPU s ")
     assert lines[4].startswith("| `summarize --format json --no-cache` | ")
+
+
+@needs_extension
+def test_terminal_times_a_fleet_of_one_project_on_a_pseudo_terminal(tmp_path: Path) -> None:
+    """The terminal run of a fleet folder holding the example: the table's header and
+    one row for this tree, with its one run."""
+    project = tmp_path / "fleet" / "projects" / "-demo"
+    project.mkdir(parents=True)
+    shutil.copy(EXAMPLE, project / "session.jsonl")
+    lines = _script("terminal.py", str(tmp_path), "--repeat", "1")
+    assert lines[:2] == ["| tree | median s | runs s |", "|---|---:|---|"]
+    assert len(lines) == 3 and lines[2].startswith(f"| {BENCHMARKS.parent.name} | ")
