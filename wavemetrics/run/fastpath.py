@@ -69,11 +69,7 @@ if TYPE_CHECKING:
     from wavemetrics.cache.runcache import Again
     from wavemetrics.run.plan import Plan
 
-__all__ = ["MAX_TRACKED_CALLS", "options_of", "output_chunks", "run", "summarize_json"]
-
-#: ``observations.DEFAULT_MAX_TRACKED_CALLS``, the v1 cap on calls held per lane (from
-#: the light options record, so that the core is not imported).
-MAX_TRACKED_CALLS = DEFAULT_MAX_TRACKED_CALLS
+__all__ = ["options_of", "output_chunks", "run", "summarize_json"]
 
 #: The ``summarize`` options this path takes (the option table's rows marked ``native``);
 #: a run with any other is the CLI's.
