@@ -11,7 +11,7 @@
 //! (`core/src/lib.rs`).
 
 pub use wavemetrics_core::{
-    account, activity, classify, json, lines, parallel, summary, time, uuids,
+    account, activity, classify, json, lines, parallel, summary, time, uuids, window,
 };
 
 pub mod command;

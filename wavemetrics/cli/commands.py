@@ -41,6 +41,7 @@ from wavemetrics.views.plain import nothing_read as _nothing_read_from
 
 if TYPE_CHECKING:  # the readers and the core are imported when a command runs
     from wavemetrics.cache.units import FileKey, ReadCache
+    from wavemetrics.cli.timewindow import Window
     from wavemetrics.core.summary import ParallelismSummary
     from wavemetrics.readers.limits import Limits
     from wavemetrics.run.pipeline import (
@@ -179,34 +180,14 @@ def _limits(max_line_bytes: int, max_document_bytes: int) -> Limits:
     return Limits(max_line_bytes, max_document_bytes)
 
 
-class Window:
-    """The ``--since``/``--until`` bounds in Unix ms (``None``: open) and the zone."""
+def _window(since: str | None, until: str | None, timezone: str | None) -> Window:
+    """The ``--since``/``--until`` window; a bound that cannot be read is a usage error."""
+    from wavemetrics.cli.timewindow import BadMoment, Window
 
-    def __init__(self, since: str | None, until: str | None, timezone: str | None) -> None:
-        from wavemetrics.cli.timewindow import BadMoment, bound_text, parse_bound, resolve_zone
-
-        try:
-            self.zone = resolve_zone(timezone)
-            self.since_ms = None if since is None else parse_bound(since, self.zone, until=False)
-            self.until_ms = None if until is None else parse_bound(until, self.zone, until=True)
-            # the bounds as the outputs record them: ISO times with their offset
-            self.since_text = None if since is None else bound_text(since, self.zone, until=False)
-            self.until_text = None if until is None else bound_text(until, self.zone, until=True)
-        except BadMoment as error:
-            raise click.UsageError(str(error)) from None
-        if (self.since_ms is not None and self.until_ms is not None
-                and self.since_ms >= self.until_ms):
-            raise click.UsageError(f"--since {since} is not before --until {until}")
-        self.since, self.until, self.timezone = since, until, timezone
-
-    @property
-    def active(self) -> bool:
-        return self.since_ms is not None or self.until_ms is not None
-
-    def describe(self) -> str:
-        """The bounds as given, e.g. ``--since 2030-01-01 --until 2030-02-01``."""
-        return " ".join(f"--{name} {value}" for name, value in
-                        (("since", self.since), ("until", self.until)) if value is not None)
+    try:
+        return Window(since, until, timezone)
+    except BadMoment as error:
+        raise click.UsageError(str(error)) from None
 
 
 def demo_path() -> str:
@@ -338,10 +319,9 @@ def _window_note(
     if waves:
         calls = sum(r.summary.paired_calls for r in everything.lanes)
         lanes = sum(1 for r in everything.lanes if r.summary.waves_total)
-        _stderr(
-            f"wavemetrics: note: the window {window.describe()} excluded every wave:"
-            f" {_plural(waves, 'wave')} ({_plural(calls, 'paired call')}, in"
-            f" {_plural(lanes, 'lane')}) start outside it")
+        from wavemetrics.views.notes import window_note
+
+        _stderr(window_note(window.describe(), waves, calls, lanes))
     return bool(waves)
 
 
@@ -510,7 +490,7 @@ def summarize(
     status = ExitStatus()
     if by is not None and output_format == "jsonl":
         raise click.UsageError("--by groups rows: use --format table, json, csv or markdown")
-    window = Window(since, until, timezone)
+    window = _window(since, until, timezone)
     cache = open_cache(no_cache)
     # the whole output is recorded and kept, to be served again before the CLI loads
     # when nothing it depends on changed (wavemetrics.cache.runcache, _entry)
@@ -623,7 +603,7 @@ def waves(
     from wavemetrics.views.report import render_waves_table, wave_rows, waves_document
 
     status = ExitStatus()
-    window = Window(since, until, timezone)
+    window = _window(since, until, timezone)
     # what the waves depend on, recorded as summarize records it (docs/cli.md, "Options
     # in the output")
     activity = activity_settings(batchable_tools, idle_gap_ms)
@@ -713,7 +693,7 @@ def timeline(
     )
 
     status = ExitStatus()
-    window = Window(since, until, timezone)
+    window = _window(since, until, timezone)
     activity = activity_settings(batchable_tools, idle_gap_ms)
     files = _resolve_paths(paths, demo)
     try:
@@ -907,7 +887,7 @@ def report(
         require_report_libraries()  # before reading: a long read should not end in this
     except ReportExtraMissing as error:  # nothing was read: like a usage error
         status.fail(str(error), ExitStatus.USAGE_ERROR)
-    window = Window(since, until, timezone)
+    window = _window(since, until, timezone)
     activity = activity_settings(batchable_tools, idle_gap_ms)
     if sides is not None:
         if paths or demo:

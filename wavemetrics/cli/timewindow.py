@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-__all__ = ["BadMoment", "Zone", "bound_text", "label_of", "parse_bound", "resolve_zone"]
+__all__ = ["BadMoment", "Window", "Zone", "bound_text", "label_of", "parse_bound", "resolve_zone"]
 
 Zone = dt.tzinfo | None  # None: the machine's local time zone (DST-aware)
 
@@ -120,3 +120,32 @@ def label_of(at_ms: float, period: str, zone: Zone) -> str:
         return f"{moment.year:04d}-{moment.month:02d}"
     year, week, _ = moment.isocalendar()
     return f"{year:04d}-W{week:02d}"
+
+
+class Window:
+    """The ``--since``/``--until`` window of a run: its bounds in Unix ms (``None``:
+    open), as the outputs record them (:func:`bound_text`), as given, and the zone.
+
+    Raises :class:`BadMoment` for a bound or zone that cannot be read, and for a
+    ``since`` that is not before ``until``."""
+
+    def __init__(self, since: str | None, until: str | None, timezone: str | None) -> None:
+        self.zone = resolve_zone(timezone)
+        self.since_ms = None if since is None else parse_bound(since, self.zone, until=False)
+        self.until_ms = None if until is None else parse_bound(until, self.zone, until=True)
+        # the bounds as the outputs record them: ISO times with their offset
+        self.since_text = None if since is None else bound_text(since, self.zone, until=False)
+        self.until_text = None if until is None else bound_text(until, self.zone, until=True)
+        if (self.since_ms is not None and self.until_ms is not None
+                and self.since_ms >= self.until_ms):
+            raise BadMoment(f"--since {since} is not before --until {until}")
+        self.since, self.until, self.timezone = since, until, timezone
+
+    @property
+    def active(self) -> bool:
+        return self.since_ms is not None or self.until_ms is not None
+
+    def describe(self) -> str:
+        """The bounds as given, e.g. ``--since 2030-01-01 --until 2030-02-01``."""
+        return " ".join(f"--{name} {value}" for name, value in
+                        (("since", self.since), ("until", self.until)) if value is not None)

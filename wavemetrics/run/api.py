@@ -154,9 +154,8 @@ def _document(
 ) -> dict[str, Any]:
     """The body of :func:`summarize_paths`, arguments checked: the command's
     ``_summarize`` without its printing."""
-    import click
-
-    from wavemetrics.cli.commands import Window, _windowed, open_cache
+    from wavemetrics.cli.commands import _windowed, open_cache
+    from wavemetrics.cli.timewindow import BadMoment, Window
     from wavemetrics.readers.limits import Limits
     from wavemetrics.run.native import available, default_engine
     from wavemetrics.run.parallel import process_mapper
@@ -166,8 +165,8 @@ def _document(
         raise ValueError("engine 'native': the Rust extension is not built (or is stale)")
     try:
         window = Window(since, until, timezone)
-    except click.UsageError as error:
-        raise ValueError(error.format_message()) from None
+    except BadMoment as error:
+        raise ValueError(str(error)) from None
     limits = Limits(max_line_bytes, max_document_bytes)
     store = open_cache(not cache)
     with process_mapper(jobs) as mapper:

@@ -36,6 +36,7 @@ __all__ = [
     "repeated_lanes",
     "skipped_note",
     "subagent_notes",
+    "window_note",
 ]
 
 
@@ -100,6 +101,16 @@ def cap_advice(cap: int | None) -> str:
 def plural(count: int, word: str) -> str:
     """``1 file``, ``2 files``."""
     return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def window_note(window: str, waves: int, calls: int, lanes: int) -> str:
+    """The note of a ``--since``/``--until`` window (``window``: its bounds as given,
+    ``--since 2030-01-01``) that kept no wave of inputs that had ``waves`` waves of
+    ``calls`` paired calls in ``lanes`` lanes (docs/cli.md, "A window that excludes
+    everything says so")."""
+    return (f"wavemetrics: note: the window {window} excluded every wave:"
+            f" {plural(waves, 'wave')} ({plural(calls, 'paired call')}, in"
+            f" {plural(lanes, 'lane')}) start outside it")
 
 
 def input_notes(

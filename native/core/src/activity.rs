@@ -36,8 +36,9 @@ pub const BATCHABLE_TOOL_NAMES: [&str; 16] = [
 pub const DEFAULT_IDLE_GAP_MS: f64 = 300000.0;
 
 /// Where a lane's call times come from (section 9, "Timing provenance").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Timing {
+    #[default]
     Execution,
     Message,
 }

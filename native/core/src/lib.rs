@@ -17,3 +17,4 @@ pub mod parallel;
 pub mod summary;
 pub mod time;
 pub mod uuids;
+pub mod window;

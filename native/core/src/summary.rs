@@ -206,6 +206,8 @@ pub struct LaneRecords {
     /// a Rust string cannot hold (a lone surrogate, kept by Python): such records may
     /// not be the Python readers', so the unit is read by them instead.
     pub replaced: bool,
+    /// Where the lane's call times come from (section 9), as the reader finished it.
+    pub timing: Timing,
 }
 
 /// What a finished lane gives: its figures, and its observations when the read keeps them
@@ -495,6 +497,7 @@ impl LaneStream {
             let mut records = Box::new(recorder.records);
             records.turn_total_ms = turn_total_ms;
             records.turns = turns.to_vec();
+            records.timing = timing;
             records
         });
         Finished {

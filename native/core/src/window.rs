@@ -1,0 +1,508 @@
+//! The `--since`/`--until` window of one lane (`wavemetrics/views/slices.py`
+//! `partition_lane` and `window_lane`, docs/cli.md "Time windows"): which of a lane's
+//! observations fall in the window, and the lane's figures from those alone.
+//!
+//! A wave is never cut in two: the lane's calls are paired (unbounded) and grouped
+//! into waves first, and each paired call takes the start of its wave (its earliest
+//! call start). An end before its start (a clock anomaly) goes with that start; any
+//! other observation not in a paired call goes by its own time, and an end without a
+//! start goes first in its part, so that it stays an orphan there. The lane's measured
+//! turn total goes with its earliest call start (its earliest time when it has no
+//! start), each turn interval with its own start; a turn alone makes no part.
+
+use crate::activity::Timing;
+use crate::summary::{LaneRecords, LaneStream, Settings, StreamOrderError, Summary};
+use hashbrown::HashMap;
+use std::rc::Rc;
+
+/// A `[since_ms, until_ms)` window in Unix ms; `None`: that side is open.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Window {
+    pub since_ms: Option<f64>,
+    pub until_ms: Option<f64>,
+}
+
+impl Window {
+    /// Whether `at_ms` is in the window (`window_lane`'s `inside`).
+    pub fn inside(&self, at_ms: f64) -> bool {
+        self.since_ms.is_none_or(|since| at_ms >= since)
+            && self.until_ms.is_none_or(|until| at_ms < until)
+    }
+}
+
+/// Where each observation went in the unbounded pairing (`slices._positions`): per
+/// position, the index of its paired call (in pairing order) or, for an end before its
+/// start, that start's position; and each paired call's start and end.
+struct Placed {
+    call_of: Vec<Option<usize>>,
+    anomaly_of: Vec<Option<usize>>,
+    calls: Vec<(f64, f64)>,
+}
+
+fn place(r: &LaneRecords) -> Placed {
+    let n = r.starts.len();
+    let mut pending: HashMap<&str, usize> = HashMap::new();
+    let mut placed = Placed {
+        call_of: vec![None; n],
+        anomaly_of: vec![None; n],
+        calls: Vec::new(),
+    };
+    for (position, &start) in r.starts.iter().enumerate() {
+        let call_id: &str = &r.call_ids[position];
+        if start {
+            pending.insert(call_id, position);
+            continue;
+        }
+        let Some(from) = pending.remove(call_id) else {
+            continue;
+        };
+        let (start_ms, end_ms) = (r.at_ms[from], r.at_ms[position]);
+        if end_ms < start_ms {
+            placed.anomaly_of[position] = Some(from);
+        } else {
+            let index = placed.calls.len();
+            placed.call_of[from] = Some(index);
+            placed.call_of[position] = Some(index);
+            placed.calls.push((start_ms, end_ms));
+        }
+    }
+    placed
+}
+
+/// The start of each paired call's wave, by call index (`group_waves`: a stable sort
+/// by `(start, end)`; a call opens a new wave when its start is past the reach).
+fn wave_starts(calls: &[(f64, f64)]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..calls.len()).collect();
+    // times are finite (valid observations), so the order is total
+    order.sort_by(|&a, &b| {
+        calls[a]
+            .partial_cmp(&calls[b])
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let mut starts = vec![0.0; calls.len()];
+    let (mut wave_start, mut reach, mut open) = (0.0, f64::NEG_INFINITY, false);
+    for index in order {
+        let (start, end) = calls[index];
+        if !open || start > reach {
+            wave_start = start;
+            open = true;
+        }
+        reach = reach.max(end);
+        starts[index] = wave_start;
+    }
+    starts
+}
+
+/// The part of a lane's observations in `window`, as `window_lane` cuts it: the
+/// observations kept (orphan ends first, then the others, each in their order), the
+/// turn total when the lane's earliest start is inside, and the turn intervals that
+/// start inside; `None` when nothing of the lane is in the window.
+pub fn window_records(r: &LaneRecords, window: &Window) -> Option<LaneRecords> {
+    let placed = place(r);
+    let starts = wave_starts(&placed.calls);
+    let first_start = r
+        .starts
+        .iter()
+        .zip(&r.at_ms)
+        .filter(|(&start, _)| start)
+        .map(|(_, &at)| at)
+        .reduce(f64::min);
+    let home = first_start
+        .or_else(|| r.at_ms.iter().copied().reduce(f64::min))
+        .map(|at| window.inside(at));
+    let (mut orphans, mut kept) = (Vec::new(), Vec::new());
+    for position in 0..r.starts.len() {
+        let at = match placed.call_of[position] {
+            Some(index) => starts[index],
+            None => r.at_ms[placed.anomaly_of[position].unwrap_or(position)],
+        };
+        if !window.inside(at) {
+            continue;
+        }
+        let orphan = placed.call_of[position].is_none()
+            && !r.starts[position]
+            && placed.anomaly_of[position].is_none();
+        if orphan {
+            orphans.push(position);
+        } else {
+            kept.push(position);
+        }
+    }
+    // `partition_lane` also opens the home part for a turn total alone; with valid
+    // times that part always holds the earliest start (a paired call takes its wave's
+    // start, which is the earliest start itself), so nothing in the window is nothing
+    if orphans.is_empty() && kept.is_empty() {
+        return None;
+    }
+    let home_inside = home == Some(true);
+    let mut positions = orphans;
+    positions.extend(kept);
+    Some(LaneRecords {
+        starts: positions.iter().map(|&p| r.starts[p]).collect(),
+        call_ids: positions.iter().map(|&p| r.call_ids[p].clone()).collect(),
+        tool_names: positions.iter().map(|&p| r.tool_names[p].clone()).collect(),
+        at_ms: positions.iter().map(|&p| r.at_ms[p]).collect(),
+        batches: positions.iter().map(|&p| r.batches[p].clone()).collect(),
+        turn_total_ms: if home_inside { r.turn_total_ms } else { 0.0 },
+        turns: r
+            .turns
+            .iter()
+            .copied()
+            .filter(|&(start, _)| window.inside(start))
+            .collect(),
+        replaced: r.replaced,
+        timing: r.timing,
+    })
+}
+
+/// The figures of a lane's observations read in batch with `settings` (its `stream`
+/// and `record` are not used), as the Python core's `analyse` gives them for a batch
+/// lane: each observation fed in order, then the turn total and intervals.
+pub fn replay(r: &LaneRecords, settings: &Settings) -> Result<Summary, StreamOrderError> {
+    let mut batch = settings.clone();
+    // in batch: a part fed in its read order may reach back into a wave a stream
+    // would have emitted already
+    batch.stream = false;
+    batch.record = false;
+    let mut stream = LaneStream::new(
+        &batch,
+        Rc::from(batch.eval_names.clone()),
+        Rc::from(batch.batchable_names.clone()),
+    );
+    for (position, &start) in r.starts.iter().enumerate() {
+        let (call_id, at_ms) = (&*r.call_ids[position], r.at_ms[position]);
+        if start {
+            let batch_key = r.batches[position].as_deref().map(Rc::from);
+            stream.start(
+                Rc::from(call_id),
+                Rc::from(&*r.tool_names[position]),
+                at_ms,
+                batch_key,
+            );
+        } else {
+            stream.end(call_id, at_ms)?;
+        }
+    }
+    let timing: Timing = r.timing;
+    Ok(stream
+        .finish_lane(r.turn_total_ms, &r.turns, timing)
+        .summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records of `(start?, call id, tool name, at ms)`, with a turn total and turns.
+    fn lane(observed: &[(bool, &str, &str, f64)], total: f64, turns: &[(f64, f64)]) -> LaneRecords {
+        LaneRecords {
+            starts: observed.iter().map(|o| o.0).collect(),
+            call_ids: observed.iter().map(|o| o.1.into()).collect(),
+            tool_names: observed.iter().map(|o| o.2.into()).collect(),
+            at_ms: observed.iter().map(|o| o.3).collect(),
+            batches: observed
+                .iter()
+                .map(|o| o.0.then(|| Box::from(&b"m1"[..])))
+                .collect(),
+            turn_total_ms: total,
+            turns: turns.to_vec(),
+            replaced: false,
+            timing: Timing::Execution,
+        }
+    }
+
+    fn since(ms: f64) -> Window {
+        Window {
+            since_ms: Some(ms),
+            until_ms: None,
+        }
+    }
+
+    fn until(ms: f64) -> Window {
+        Window {
+            since_ms: None,
+            until_ms: Some(ms),
+        }
+    }
+
+    /// The kept observations as `(start?, id, at)`.
+    fn kept(r: &LaneRecords) -> Vec<(bool, &str, f64)> {
+        (0..r.starts.len())
+            .map(|i| (r.starts[i], &*r.call_ids[i], r.at_ms[i]))
+            .collect()
+    }
+
+    fn settings() -> Settings {
+        Settings {
+            max_tracked_calls: None,
+            eval_names: vec!["eval".into()],
+            stream: true,
+            batchable_names: vec!["read".into(), "grep".into()],
+            idle_gap_ms: 0.0,
+            record: true,
+        }
+    }
+
+    #[test]
+    fn the_window_holds_since_and_not_until() {
+        let both = Window {
+            since_ms: Some(10.0),
+            until_ms: Some(20.0),
+        };
+        assert!(!both.inside(9.5));
+        assert!(both.inside(10.0));
+        assert!(both.inside(19.5));
+        assert!(!both.inside(20.0));
+        assert!(Window {
+            since_ms: None,
+            until_ms: None
+        }
+        .inside(-1.0));
+    }
+
+    /// docs/cli.md's example: `a` bash [0 s, 10 s], `b` grep [5 s, 15 s], then the id
+    /// `a` again, read [100 s, 110 s]: each call of `a` goes where its own wave starts.
+    #[test]
+    fn a_reused_id_names_two_calls_each_placed_by_its_own_wave() {
+        let r = lane(
+            &[
+                (true, "a", "bash", 0.0),
+                (true, "b", "grep", 5000.0),
+                (false, "a", "bash", 10000.0),
+                (false, "b", "grep", 15000.0),
+                (true, "a", "read", 100000.0),
+                (false, "a", "read", 110000.0),
+            ],
+            0.0,
+            &[],
+        );
+        let late = window_records(&r, &since(50000.0)).unwrap();
+        assert_eq!(kept(&late), [(true, "a", 100000.0), (false, "a", 110000.0)]);
+        assert_eq!(&*late.tool_names[0], "read");
+        let early = window_records(&r, &until(50000.0)).unwrap();
+        assert_eq!(
+            kept(&early),
+            [
+                (true, "a", 0.0),
+                (true, "b", 5000.0),
+                (false, "a", 10000.0),
+                (false, "b", 15000.0)
+            ]
+        );
+        let summary = replay(&early, &settings()).unwrap();
+        assert_eq!(summary.paired_calls, 2);
+        assert_eq!(summary.non_eval_waves_multi, 1);
+        assert_eq!(summary.modeled_wallclock_saved_ms, 5000.0);
+        let summary = replay(&late, &settings()).unwrap();
+        assert_eq!(summary.paired_calls, 1);
+        assert_eq!(summary.modeled_wallclock_saved_ms, 0.0);
+    }
+
+    /// A wave that crosses a bound belongs wholly to the side where it starts, even a
+    /// call that starts past the bound; a call that only touches the reach joins it.
+    #[test]
+    fn a_wave_is_never_cut_in_two() {
+        let r = lane(
+            &[
+                (true, "x", "read", 900.0),
+                (true, "y", "read", 1050.0),
+                (false, "x", "read", 1100.0),
+                (false, "y", "read", 1200.0),
+                (true, "z", "read", 1200.0),
+                (false, "z", "read", 1300.0),
+                (true, "w", "read", 1301.0),
+                (false, "w", "read", 1302.0),
+            ],
+            0.0,
+            &[],
+        );
+        let after = window_records(&r, &since(1000.0)).unwrap();
+        assert_eq!(kept(&after), [(true, "w", 1301.0), (false, "w", 1302.0)]);
+        let before = window_records(&r, &until(1000.0)).unwrap();
+        assert_eq!(before.starts.len(), 6);
+        assert_eq!(
+            replay(&before, &settings()).unwrap().non_eval_joined_calls,
+            3
+        );
+        assert_eq!(window_records(&r, &since(1302.0)), None);
+    }
+
+    /// An end without a start goes by its own time, first in its part (an orphan there
+    /// too); an end before its start goes with that start; a start that never paired,
+    /// or that a repeat replaced, goes by its own time.
+    #[test]
+    fn observations_not_in_a_call_go_by_their_own_time() {
+        let r = lane(
+            &[
+                (true, "x", "read", 10.0),
+                (true, "d", "read", 12.0),
+                (true, "d", "read", 40.0),
+                (false, "o", "read", 30.0),
+                (true, "z", "read", 100.0),
+                (false, "z", "read", 50.0),
+                (false, "x", "read", 60.0),
+                (true, "p", "read", 70.0),
+            ],
+            0.0,
+            &[],
+        );
+        let part = window_records(&r, &since(25.0)).unwrap();
+        assert_eq!(
+            kept(&part),
+            [
+                (false, "o", 30.0),
+                (true, "d", 40.0),
+                (true, "z", 100.0),
+                (false, "z", 50.0),
+                (true, "p", 70.0)
+            ]
+        );
+        let s = replay(&part, &settings()).unwrap();
+        assert_eq!(
+            (s.orphan_ends, s.clock_anomalies, s.incomplete_calls),
+            (1, 1, 2)
+        );
+        assert_eq!(s.paired_calls, 0);
+        let part = window_records(&r, &until(25.0)).unwrap();
+        assert_eq!(
+            kept(&part),
+            [(true, "x", 10.0), (true, "d", 12.0), (false, "x", 60.0)]
+        );
+        let s = replay(&part, &settings()).unwrap();
+        assert_eq!(
+            (s.paired_calls, s.incomplete_calls, s.orphan_ends),
+            (1, 1, 0)
+        );
+    }
+
+    /// The turn total goes with the lane's earliest start (its earliest time when it
+    /// has none), each turn interval with its own start.
+    #[test]
+    fn turns_go_with_their_starts() {
+        let r = lane(
+            &[
+                (true, "a", "read", 10.0),
+                (false, "a", "read", 20.0),
+                (true, "b", "read", 30.0),
+                (false, "b", "read", 35.0),
+            ],
+            7.0,
+            &[(5.0, 25.0), (28.0, 40.0)],
+        );
+        let early = window_records(&r, &until(25.0)).unwrap();
+        assert_eq!(
+            (early.turn_total_ms, early.turns.clone()),
+            (7.0, vec![(5.0, 25.0)])
+        );
+        let late = window_records(&r, &since(25.0)).unwrap();
+        assert_eq!(
+            (late.turn_total_ms, late.turns.clone()),
+            (0.0, vec![(28.0, 40.0)])
+        );
+        assert_eq!(
+            replay(&early, &settings())
+                .unwrap()
+                .measured_turn_duration_ms_total,
+            7.0
+        );
+        // no start: the earliest time of all (here an orphan end's) decides
+        let ends = lane(
+            &[(false, "q", "read", 40.0), (false, "r", "read", 3.0)],
+            9.0,
+            &[],
+        );
+        assert_eq!(
+            window_records(&ends, &until(10.0)).unwrap().turn_total_ms,
+            9.0
+        );
+        assert_eq!(
+            window_records(&ends, &since(10.0)).unwrap().turn_total_ms,
+            0.0
+        );
+    }
+
+    /// An end before its start is no call (it goes with its start, not with the wave
+    /// its interval would join); an end at its start's time makes a call of no length.
+    #[test]
+    fn only_an_end_before_its_start_is_a_clock_anomaly() {
+        let r = lane(
+            &[
+                (true, "y", "read", 90.0),
+                (true, "z", "read", 100.0),
+                (false, "z", "read", 50.0),
+                (true, "n", "read", 100.0),
+                (false, "n", "read", 100.0),
+                (false, "y", "read", 120.0),
+            ],
+            0.0,
+            &[],
+        );
+        let part = window_records(&r, &since(95.0)).unwrap();
+        assert_eq!(kept(&part), [(true, "z", 100.0), (false, "z", 50.0)]);
+        let part = window_records(&r, &until(95.0)).unwrap();
+        assert_eq!(
+            kept(&part),
+            [
+                (true, "y", 90.0),
+                (true, "n", 100.0),
+                (false, "n", 100.0),
+                (false, "y", 120.0)
+            ]
+        );
+    }
+
+    /// The earliest start decides the turn total's side, not the earliest time.
+    #[test]
+    fn the_home_is_the_earliest_start() {
+        let r = lane(
+            &[(false, "o", "read", 1.0), (true, "a", "read", 50.0)],
+            4.0,
+            &[],
+        );
+        assert_eq!(window_records(&r, &since(10.0)).unwrap().turn_total_ms, 4.0);
+        assert_eq!(window_records(&r, &until(10.0)).unwrap().turn_total_ms, 0.0);
+    }
+
+    /// The replay reads in batch with the run's cap, names and timing, and keeps
+    /// each start's batch key.
+    #[test]
+    fn the_replay_is_a_batch_read_with_the_run_s_settings() {
+        let mut r = lane(
+            &[
+                (true, "a", "read", 0.0),
+                (true, "b", "eval", 1.0),
+                (false, "b", "eval", 3.0),
+                (false, "a", "read", 4.0),
+                (true, "c", "read", 10.0),
+                (false, "c", "read", 12.0),
+            ],
+            0.0,
+            &[],
+        );
+        let s = replay(&r, &settings()).unwrap();
+        assert_eq!(
+            (s.paired_calls, s.mixed_waves, s.non_eval_waves_total),
+            (3, 1, 1)
+        );
+        assert_eq!((s.calls_timed_by_execution, s.batched_turns), (3, 1));
+        r.timing = Timing::Message;
+        assert_eq!(replay(&r, &settings()).unwrap().calls_timed_by_execution, 0);
+        // a call whose end comes after 70 others: a stream would have emitted its wave
+        let mut observed = vec![(true, "late", "read", 5.0)];
+        let ids: Vec<String> = (0..70).map(|i| format!("c{i}")).collect();
+        for (i, id) in ids.iter().enumerate() {
+            let at = 10.0 * (i as f64 + 1.0);
+            observed.push((true, id.as_str(), "read", at));
+            observed.push((false, id.as_str(), "read", at + 1.0));
+        }
+        observed.push((false, "late", "read", 6.0));
+        let s = replay(&lane(&observed, 0.0, &[]), &settings()).unwrap();
+        assert_eq!((s.paired_calls, s.non_eval_waves_total), (71, 71));
+        let capped = Settings {
+            max_tracked_calls: Some(1),
+            ..settings()
+        };
+        let s = replay(&r, &capped).unwrap();
+        assert_eq!((s.paired_calls, s.dropped_calls), (1, 2));
+    }
+}
