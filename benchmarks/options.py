@@ -31,6 +31,7 @@ from fleet import fleet_options, fleet_under  # benchmarks/ is this script's fol
 _NATIVE = "the native command"
 _DRAWN = "the native command; Python draws the format from its document"
 _CALLS = "native reads each lane's calls, Python assembles the waves"
+_CUT = "the native command, each lane cut to the window"
 
 #: (the options after ``summarize --format json`` or, when they start with a
 #: command, the whole command before the fleet folder; the path the run takes).
@@ -48,7 +49,8 @@ VARIANTS: tuple[tuple[str, str], ...] = (
     ("--by session", _DRAWN),
     ("--by tool", _CALLS),
     ("--by day", _CALLS),
-    ("--since 2020-01-01", _CALLS),
+    ("--since 2020-01-01", _CUT),
+    ("--since 2025-06-01 --until 2025-09-01", _CUT),
     ("waves --format json", _CALLS),
     ("--engine python", "Python readers"),
 )

@@ -245,11 +245,11 @@ def test_the_rows_say_what_the_help_has_always_said() -> None:
 
 def test_keyed_and_native_options() -> None:
     """--jobs, --engine and --no-cache never change an output (not keyed); the native
-    command takes every option but a time window (--since, --until, --timezone) and
-    the byte limits (--by only with whole-lane groups: tests/test_fastpath.py)."""
+    command takes every option but the byte limits (--by only with whole-lane groups:
+    tests/test_fastpath.py)."""
     assert [row.name for row in SUMMARIZE if not row.keyed] == ["jobs", "no_cache", "engine"]
     assert {row.name for row in SUMMARIZE} - fastpath._OPTIONS == {
-        "since", "until", "timezone", "max_line_bytes", "max_document_bytes"}
+        "max_line_bytes", "max_document_bytes"}
     assert list(runcache._keyed({})) == [name for name in NAMES
                                          if name not in ("jobs", "no_cache", "engine")]
 

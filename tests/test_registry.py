@@ -21,7 +21,13 @@ from wavemetrics.readers.dispatch import (
     reads_alone,
     streamable,
 )
-from wavemetrics.readers.registry import TRACE_FORMATS, format_named, unmeasurable_reason
+from wavemetrics.readers.registry import (
+    NATIVE_ROWS,
+    TRACE_FORMATS,
+    format_named,
+    planned_natively,
+    unmeasurable_reason,
+)
 from wavemetrics.run.pipeline import LaneSink
 
 PACKAGE = Path(wavemetrics.__file__).parent
@@ -106,6 +112,17 @@ def test_no_module_but_its_own_names_a_format(name: str) -> None:
               if path not in {own, row} and name in _string_constants(path)
               and (name, str(path.relative_to(PACKAGE))) not in HOMONYMS]
     assert naming == []
+
+
+def test_the_formats_planned_for_the_extension_are_those_it_reads_but_does_not_detect() -> None:
+    """The registry plans the units of the native formats the extension does not detect
+    (no record types handed over), for the native command to read; the four it detects
+    come from its folded read."""
+    planned = planned_natively()
+    assert {name: native.code for name, native in planned.items()} == {
+        "copilot": 4, "kimi": 5, "openclaw": 6, "mcode": 7, "otlp": 8, "otel-spans": 9}
+    detected = {row.name for row in NATIVE_ROWS if row.native and row.native.sniff}
+    assert detected == {"events", "claude-code", "codex", "pi"}
 
 
 def test_only_codex_is_kept_whole() -> None:

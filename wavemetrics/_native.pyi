@@ -162,12 +162,21 @@ def summarize_json(
     idle_gap_ms: float,
     jobs: int,
     options: str,
-    noted: Callable[[list[_InputFact], list[_LaneFact]], _T],
+    noted: Callable[[list[_InputFact], list[_LaneFact], tuple[int, int, int] | None], _T],
     progress: ReadProgress | None = None,
+    since_ms: float | None = None,
+    until_ms: float | None = None,
+    plan_others: Callable[[list[int]], list[tuple[int, list[int], list[str]]] | None]
+    | None = None,
 ) -> tuple[bytes, _T] | str:
     """The native ``summarize --format json``: ``(document, what noted returned)``, or
     the reason (``str``) the run is left to the Python command; ``progress`` counts the
-    files read as the read goes."""
+    files read as the read goes; ``since_ms``/``until_ms``: a ``--since``/``--until``
+    window in Unix ms (``None``: open), each lane cut to it; ``noted``'s third argument
+    is then ``(waves, paired calls, lanes)`` the window left out when it kept no wave;
+    ``plan_others``: given the walk indexes of the files the folded read found no format
+    for, their read units ``(format code, walk indexes, session ids)``, or ``None`` to
+    decline the run."""
 
 @final
 class ReadProgress:

@@ -15,8 +15,9 @@
 use crate::account::LineAccount;
 use crate::detect::{Detected, Sniffers};
 use crate::pyjson::{write_ascii_string, write_float, write_int, write_unicode_string};
-use crate::readers::{self, FoldFile, FoldOut, UnitOut};
+use crate::readers::{self, FoldFile, FoldOut, Format, UnitOut};
 use crate::summary::{histogram_text, Figure, Settings, Summary};
+use crate::window::{replay, window_records, Window};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::fs::File;
@@ -40,9 +41,9 @@ pub struct CommandFile<'a> {
 /// Why a run is left to the Python command (its output is then the reference one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Decline {
-    /// This input (by walk index) is not of a format the folded read reads (`claude-code`,
-    /// `events`, `codex`): empty, unreadable, another format or no trace (the registry
-    /// decides), or a `pi` file.
+    /// This input (by walk index) is in no unit read: the folded read found no format for
+    /// it (empty, unreadable, a format it does not detect, no trace) and the registry's
+    /// plan (`plan_others`) did not place it in a unit of a format the extension reads.
     NotNative(usize),
     /// A unit could not be read natively (I/O, a turn total that overflows).
     ReadFailed,
@@ -195,6 +196,61 @@ pub struct ReadDone {
     pub outs: Vec<FoldOut>,
 }
 
+/// A read unit of a format the folded read does not detect (`copilot`, `kimi`, ...), as
+/// the registry plans it for the files the folded read found no format for: its
+/// format, its files (walk indexes, in reading order) and the session id each file's
+/// lines without one stand in with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OtherUnit {
+    pub format: Format,
+    pub files: Vec<usize>,
+    pub session_ids: Vec<String>,
+}
+
+/// The files (walk indexes, ascending) the folded reads of `groups` found no format
+/// for: the registry decides what they are ([`OtherUnit`]).
+pub fn undetected(groups: &[Vec<usize>], outs: &[FoldOut]) -> Vec<usize> {
+    let mut rest: Vec<usize> = groups
+        .iter()
+        .zip(outs)
+        .flat_map(|(members, out)| {
+            members
+                .iter()
+                .enumerate()
+                .filter(|&(k, _)| out.found.get(k).copied().flatten().is_none())
+                .map(|(_, &file)| file)
+        })
+        .collect();
+    rest.sort_unstable();
+    rest
+}
+
+/// Read the `units` of `files` on `jobs` threads, each with its format's reader;
+/// `None` for a unit whose read failed. (A progress bar has counted their files
+/// already: the folded read looked at them first.)
+fn read_others(
+    files: &[CommandFile],
+    units: Vec<OtherUnit>,
+    settings: &Settings,
+    jobs: usize,
+) -> Vec<(OtherUnit, Option<UnitOut>)> {
+    let outs = crate::parallel::map_indexed(units.len(), jobs, |i| {
+        let unit = &units[i];
+        let paths: Vec<&Path> = unit
+            .files
+            .iter()
+            .map(|&f| Path::new(files[f].path))
+            .collect();
+        let read = readers::Unit {
+            paths: &paths,
+            session_ids: &unit.session_ids,
+        };
+        // one thread a unit: only a Claude Code unit splits, and it is never one of these
+        readers::reader(unit.format).read(&read, settings, 1).ok()
+    });
+    units.into_iter().zip(outs).collect()
+}
+
 /// How far a read has gone, for a progress bar drawn while it runs: the files read
 /// and their bytes, as given by the caller (`sizes`, by file index in walk order; a
 /// file past the list counts 0 bytes), counted as each group of files is read.
@@ -289,19 +345,23 @@ pub fn summarize(
         settings,
         jobs,
         None,
-        |_, _| (),
+        None,
+        |_| None,
+        |_, _, _| (),
     )
     .map(|(document, ())| document)
 }
 
 /// [`summarize`], counting the files read in `progress`, with `meanwhile` called on
-/// this thread with the facts of the read
-/// (what the document's `inputs` and `lanes` facts will be) while the document is
+/// this thread with the facts of the read (its inputs and the lanes read, before
+/// `window`) and what the window left out ([`WindowLoss`]) while the document is
 /// rendered on other threads: the native command works out its notes and starts its
 /// after-read check then (docs/performance-history.md, "Eleventh round"). `meanwhile` is not
 /// called when the run is declined before the render; after it, only a panic of the
 /// render's thread declines the run (`ReadFailed`), since [`facts`] has already
 /// refused what the render would.
+/// `window`: the run's `--since`/`--until`; the read then keeps each lane's
+/// observations, and the document's lanes are those cut to it ([`windowed`]).
 #[allow(clippy::too_many_arguments)] // the run's inputs and settings, each its own
 pub fn summarize_then<R>(
     files: &[CommandFile],
@@ -311,15 +371,55 @@ pub fn summarize_then<R>(
     settings: &Settings,
     jobs: usize,
     progress: Option<&Progress>,
-    meanwhile: impl FnOnce(&[InputFact], &[LaneFact]) -> R,
+    window: Option<&Window>,
+    plan_others: impl FnOnce(&[usize]) -> Option<Vec<OtherUnit>>,
+    meanwhile: impl FnOnce(&[InputFact], &[LaneFact], Option<WindowLoss>) -> R,
 ) -> Result<(Document, R), Decline> {
-    let done = read(files, sniffers, settings, jobs, progress)?;
-    let outcome = assemble(files.len(), &done.groups, &done.outs)?;
-    let (inputs, lanes) = facts(&outcome)?;
+    // a window needs each lane's observations: the read keeps them
+    let recording = Settings {
+        record: true,
+        ..settings.clone()
+    };
+    let read_settings = if window.is_some() {
+        &recording
+    } else {
+        settings
+    };
+    let done = read(files, sniffers, read_settings, jobs, progress)?;
+    // the files of other formats: the registry plans their units, read here too
+    let rest = undetected(&done.groups, &done.outs);
+    let others = match rest.first() {
+        None => Vec::new(),
+        Some(&first) => {
+            let units = plan_others(&rest).ok_or(Decline::NotNative(first))?;
+            read_others(files, units, read_settings, jobs)
+        }
+    };
+    let whole = assemble(files.len(), &done.groups, &done.outs, &others)?;
+    // the notes are of the lanes read (the CLI's, before its window)
+    let (inputs, lanes) = facts(&whole)?;
+    let cut: Vec<(usize, readers::LaneOut)>;
+    let (outcome, loss) = match window {
+        None => (whole, None),
+        Some(window) => {
+            cut = windowed(&whole, window, settings)?;
+            let lanes = cut.iter().map(|(file, lane)| (*file, lane)).collect();
+            let loss = window_loss(&whole, &cut);
+            (
+                Outcome {
+                    inputs: whole.inputs,
+                    lanes,
+                },
+                loss,
+            )
+        }
+    };
+    // where the render would fail, it cannot any more: a merged count past 64 bits
+    merge(outcome.lanes.iter().map(|(_, lane)| &lane.summary)).ok_or(Decline::Overflow)?;
     let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
     let (json, answer) = std::thread::scope(|scope| {
         let rendering = scope.spawn(|| render_json(&paths, &outcome, skipped, options, jobs));
-        let answer = meanwhile(&inputs, &lanes);
+        let answer = meanwhile(&inputs, &lanes, loss);
         (rendering.join(), answer)
     });
     match json {
@@ -334,6 +434,67 @@ pub fn summarize_then<R>(
         Ok(Err(decline)) => Err(decline),
         Err(_) => Err(Decline::ReadFailed),
     }
+}
+
+/// What a window left out when it kept no wave (the CLI's note, `_window_note`): the
+/// waves of the whole read, its paired calls and the lanes that have waves, all
+/// outside the window. `None` when the window kept a wave or the read had none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowLoss {
+    pub waves: u64,
+    pub paired_calls: u64,
+    pub lanes: u64,
+}
+
+/// Each lane of `whole` cut to `window` (`slices.window_lane`) and summarised again
+/// with `settings` (`pipeline.analyse` of the cut lane), in lane order; a lane with
+/// nothing in the window is left out. `ReadFailed` for a lane read without its
+/// observations, or with a call id or tool name Rust text cannot hold (U+FFFD stands
+/// for a lone surrogate there: its pairing may not be Python's).
+fn windowed(
+    whole: &Outcome,
+    window: &Window,
+    settings: &Settings,
+) -> Result<Vec<(usize, readers::LaneOut)>, Decline> {
+    let mut cut = Vec::new();
+    for &(file, lane) in &whole.lanes {
+        let records = match lane.records.as_deref() {
+            Some(records) if !records.replaced => records,
+            _ => return Err(Decline::ReadFailed),
+        };
+        let Some(part) = window_records(records, window) else {
+            continue;
+        };
+        let summary = replay(&part, settings).map_err(|_| Decline::ReadFailed)?;
+        let mut out = readers::LaneOut::opened(file, lane.session_id.clone(), lane.lane_id.clone());
+        out.summary = summary;
+        cut.push((file, out));
+    }
+    Ok(cut)
+}
+
+/// [`WindowLoss`] of a read (`whole`) whose window kept the lanes `cut`.
+fn window_loss(whole: &Outcome, cut: &[(usize, readers::LaneOut)]) -> Option<WindowLoss> {
+    let waves = |s: &Summary| {
+        s.non_eval_waves_total
+            .saturating_add(s.eval_only_waves)
+            .saturating_add(s.mixed_waves)
+    };
+    if cut.iter().any(|(_, lane)| waves(&lane.summary) > 0) {
+        return None;
+    }
+    let mut loss = WindowLoss {
+        waves: 0,
+        paired_calls: 0,
+        lanes: 0,
+    };
+    for (_, lane) in &whole.lanes {
+        let s = &lane.summary;
+        loss.waves = loss.waves.saturating_add(waves(s));
+        loss.paired_calls = loss.paired_calls.saturating_add(s.paired_calls);
+        loss.lanes += u64::from(waves(s) > 0);
+    }
+    (loss.waves > 0).then_some(loss)
 }
 
 /// The facts the notes are worked out from, per input and per lane (what [`render`]
@@ -419,12 +580,32 @@ impl<'a> Placed<'a> {
     }
 }
 
+/// The registry's name of a format the folded read does not detect (the document's
+/// `format` of its inputs); the folded formats' names are written where they are placed.
+fn format_name(format: Format) -> &'static str {
+    match format {
+        Format::Events => "events",
+        Format::ClaudeCode => "claude-code",
+        Format::Codex => "codex",
+        Format::Pi => "pi",
+        Format::Copilot => "copilot",
+        Format::Kimi => "kimi",
+        Format::Openclaw => "openclaw",
+        Format::Mcode => "mcode",
+        Format::Otlp => "otlp",
+        Format::OtelSpans => "otel-spans",
+    }
+}
+
 /// The read outcome of `count` files from the folded reads `outs` of `groups`
-/// (as [`groups_of`] gives them), as `pipeline._read_inputs` assembles it.
+/// (as [`groups_of`] gives them) and the units of other formats `others` (each
+/// placed at its first file), as `pipeline._read_inputs` assembles it; a file in
+/// none of them is [`Decline::NotNative`].
 pub fn assemble<'a>(
     count: usize,
     groups: &[Vec<usize>],
     outs: &'a [FoldOut],
+    others: &'a [(OtherUnit, Option<UnitOut>)],
 ) -> Result<Outcome<'a>, Decline> {
     let mut placed = Placed {
         reads: (0..count).map(|_| None).collect(),
@@ -436,8 +617,8 @@ pub fn assemble<'a>(
         for (k, &file) in members.iter().enumerate() {
             match out.found.get(k).copied().flatten() {
                 Some(Detected::ClaudeCode) => claude.push(file),
-                Some(Detected::Events | Detected::Codex | Detected::Pi) => {}
-                None => return Err(Decline::NotNative(file)),
+                // `None`: one of `others`, or never read (declined below)
+                Some(Detected::Events | Detected::Codex | Detected::Pi) | None => {}
             }
         }
         if !claude.is_empty() {
@@ -454,6 +635,9 @@ pub fn assemble<'a>(
             let files = indexes.iter().map(|&k| walk(k)).collect::<Result<_, _>>()?;
             placed.place("pi", folder, files)?;
         }
+    }
+    for (unit, out) in others {
+        placed.place(format_name(unit.format), out, unit.files.clone())?;
     }
     let Placed { reads, units } = placed;
     let inputs: Vec<Read> = reads
@@ -1066,7 +1250,7 @@ mod tests {
 
     /// What `assemble` makes of `outs` for `groups`: only its decline, if any.
     fn decline(count: usize, groups: &[Vec<usize>], outs: &[FoldOut]) -> Option<Decline> {
-        assemble(count, groups, outs).err()
+        assemble(count, groups, outs, &[]).err()
     }
 
     /// The inputs as (format, lines_read) and the lanes as (walk index, session, lane).
@@ -1163,7 +1347,7 @@ mod tests {
                 )],
             ),
         ];
-        let outcome = assemble(files.len(), &groups, &outs).unwrap();
+        let outcome = assemble(files.len(), &groups, &outs, &[]).unwrap();
         let (inputs, lanes) = shape(&outcome);
         assert_eq!(
             inputs,
@@ -1233,7 +1417,7 @@ mod tests {
                 ),
             ],
         )];
-        let outcome = assemble(2, &[vec![1, 0]], &outs).unwrap();
+        let outcome = assemble(2, &[vec![1, 0]], &outs, &[]).unwrap();
         assert_eq!(
             shape(&outcome),
             (
@@ -1246,7 +1430,7 @@ mod tests {
             Some(unit(vec![account(5, 0)], vec![])),
             vec![],
         )];
-        let outcome = assemble(1, &[vec![0]], &outs).unwrap();
+        let outcome = assemble(1, &[vec![0]], &outs, &[]).unwrap();
         assert_eq!(shape(&outcome), (vec![("claude-code", 5)], vec![]));
         // a Codex rollout beside Claude Code files and an events file, the group's
         // members (path order) walk 2, 0, 3, 1: the rollout (walk 0) and the events
@@ -1269,7 +1453,7 @@ mod tests {
                 ),
             ],
         )];
-        let outcome = assemble(4, &[vec![2, 0, 3, 1]], &outs).unwrap();
+        let outcome = assemble(4, &[vec![2, 0, 3, 1]], &outs, &[]).unwrap();
         assert_eq!(
             shape(&outcome),
             (
@@ -1288,7 +1472,7 @@ mod tests {
             )
         );
         // nothing at all
-        let outcome = assemble(0, &[], &[]).unwrap();
+        let outcome = assemble(0, &[], &[], &[]).unwrap();
         assert_eq!(shape(&outcome), (vec![], vec![]));
     }
 
@@ -1313,7 +1497,7 @@ mod tests {
             )),
         )];
         let outs = [out];
-        let outcome = assemble(4, &[vec![3, 0, 2, 1]], &outs).unwrap();
+        let outcome = assemble(4, &[vec![3, 0, 2, 1]], &outs, &[]).unwrap();
         assert_eq!(
             shape(&outcome),
             (
@@ -1420,7 +1604,7 @@ mod tests {
                 Some(unit(vec![account(2, 1)], vec![lane(0, "t", "main")])),
             )],
         )];
-        let outcome = assemble(2, &g, &outs).unwrap();
+        let outcome = assemble(2, &g, &outs, &[]).unwrap();
         assert_eq!(
             shape(&outcome),
             (
@@ -1451,7 +1635,7 @@ mod tests {
             Some(ok("a")),
             vec![(1, Some(ok("b")))],
         )];
-        assert!(assemble(2, &g, &outs).is_ok());
+        assert!(assemble(2, &g, &outs, &[]).is_ok());
     }
 
     #[test]
@@ -1495,7 +1679,7 @@ mod tests {
         };
         let groups = [vec![0], vec![1]];
         let outs = two(lane(0, "s", "main"), lane(0, "s", "main"));
-        let outcome = assemble(2, &groups, &outs).unwrap();
+        let outcome = assemble(2, &groups, &outs, &[]).unwrap();
         assert_eq!(shape(&outcome).1, vec![(0, "s", "main"), (1, "s", "main")]);
         assert_eq!(
             repeated_lanes(&outcome.lanes),
@@ -1503,7 +1687,7 @@ mod tests {
         );
         for (a, b) in [(("s", "main"), ("s", "x1")), (("s", "main"), ("t", "main"))] {
             let outs = two(lane(0, a.0, a.1), lane(0, b.0, b.1));
-            let outcome = assemble(2, &groups, &outs).unwrap();
+            let outcome = assemble(2, &groups, &outs, &[]).unwrap();
             assert_eq!(repeated_lanes(&outcome.lanes), vec![], "{a:?} {b:?}");
         }
     }
@@ -1997,6 +2181,352 @@ mod tests {
 }"#;
 
     #[test]
+    fn the_files_no_folded_read_found_a_format_for_are_listed_in_walk_order() {
+        let fold = |found: Vec<Option<Detected>>| FoldOut {
+            found,
+            claude: None,
+            alone: Vec::new(),
+            folders: Vec::new(),
+        };
+        let outs = [
+            fold(vec![None, Some(Detected::ClaudeCode), None]),
+            fold(vec![Some(Detected::Events)]),
+            fold(vec![None]),
+        ];
+        let groups = [vec![4, 0, 2], vec![1], vec![3]];
+        assert_eq!(undetected(&groups, &outs), [2, 3, 4]);
+        assert_eq!(undetected(&groups[1..2], &outs[1..2]), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn each_format_has_the_registry_s_name() {
+        let names: Vec<&str> = (0..10)
+            .map(|code| format_name(Format::from_code(code).unwrap()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "events",
+                "claude-code",
+                "codex",
+                "pi",
+                "copilot",
+                "kimi",
+                "openclaw",
+                "mcode",
+                "otlp",
+                "otel-spans"
+            ]
+        );
+    }
+
+    /// A Copilot session beside an events log: the folded read finds no format for it,
+    /// the registry plans its unit (`plan_others`), and the extension reads it with the
+    /// Copilot reader, in walk order among the others; with no plan the run is declined.
+    #[test]
+    fn files_of_other_formats_are_read_as_their_planned_units() {
+        let tree = TempTree::new("others");
+        let dir = tree.text();
+        std::fs::create_dir_all(tree.0.join("c")).unwrap();
+        std::fs::create_dir_all(tree.0.join("e")).unwrap();
+        std::fs::write(
+            tree.0.join("c").join("events.jsonl"),
+            concat!(
+                r#"{"id":"e1","parentId":"e0","timestamp":"2026-12-03T10:00:01.000Z","type":"tool.execution_start","data":{"toolCallId":"k1","toolName":"bash"}}"#,
+                "\n",
+                r#"{"id":"e2","parentId":"e1","timestamp":"2026-12-03T10:00:01.500Z","type":"tool.execution_start","data":{"toolCallId":"k2","toolName":"view"}}"#,
+                "\n",
+                r#"{"id":"e3","parentId":"e2","timestamp":"2026-12-03T10:00:03.000Z","type":"tool.execution_complete","data":{"toolCallId":"k1","success":true}}"#,
+                "\n",
+                r#"{"id":"e4","parentId":"e3","timestamp":"2026-12-03T10:00:04.000Z","type":"tool.execution_complete","data":{"toolCallId":"k2","success":true}}"#,
+                "\n",
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            tree.0.join("e").join("run.jsonl"),
+            concat!(
+                r#"{"type":"tool_execution_start","toolCallId":"e1","toolName":"grep","timestamp":1000}"#,
+                "\n",
+                r#"{"type":"tool_execution_end","toolCallId":"e1","timestamp":1300}"#,
+                "\n",
+            ),
+        )
+        .unwrap();
+        let paths = [
+            (format!("{dir}/c/events.jsonl"), "events"),
+            (format!("{dir}/e/run.jsonl"), "run"),
+        ];
+        let files: Vec<CommandFile> = paths
+            .iter()
+            .enumerate()
+            .map(|(group, (path, stem))| CommandFile {
+                path,
+                claude_fallback: stem,
+                events_default: stem,
+                group,
+            })
+            .collect();
+        let (events, claude_only, codex) = sniffer_lists();
+        let sniffers = Sniffers {
+            event_types: &events,
+            claude_only_types: &claude_only,
+            codex_types: &codex,
+            pi_types: &[],
+        };
+        let progress = Progress::new(vec![100, 20]);
+        let mut asked = Vec::new();
+        let (document, formats) = summarize_then(
+            &files,
+            &[],
+            OPTIONS,
+            &sniffers,
+            &settings(),
+            2,
+            Some(&progress),
+            None,
+            |rest| {
+                asked.extend_from_slice(rest);
+                Some(vec![OtherUnit {
+                    format: Format::Copilot,
+                    files: vec![0],
+                    session_ids: vec!["sess".into()],
+                }])
+            },
+            |inputs, lanes, _| {
+                let formats: Vec<&str> = inputs.iter().map(|i| i.format).collect();
+                let sessions: Vec<String> = lanes.iter().map(|l| l.session_id.clone()).collect();
+                (formats, sessions)
+            },
+        )
+        .unwrap();
+        assert_eq!(asked, [0]);
+        assert_eq!(
+            formats,
+            (
+                vec!["copilot", "events"],
+                vec!["sess".to_string(), "run".to_string()]
+            )
+        );
+        // each file counted once, by the folded read that looked at it first
+        assert_eq!(progress.done(), (2, 120));
+        let json = String::from_utf8(document.json).unwrap();
+        // the Copilot lane: two calls, [1.0 s, 3.0 s] and [1.5 s, 4.0 s], one wave:
+        // 2.0 s + 2.5 s of calls in a span of 3.0 s
+        assert!(json.contains("\"modeled_wallclock_saved_ms\": 1500.0"));
+        // no plan: the run is the CLI's, named by the first file it could not place
+        let declined = summarize_then(
+            &files,
+            &[],
+            OPTIONS,
+            &sniffers,
+            &settings(),
+            2,
+            None,
+            None,
+            |_| None,
+            |_, _, _| (),
+        );
+        assert_eq!(declined.err(), Some(Decline::NotNative(0)));
+        // a plan that leaves a file out declines it too
+        let partial = summarize_then(
+            &files,
+            &[],
+            OPTIONS,
+            &sniffers,
+            &settings(),
+            2,
+            None,
+            None,
+            |_| Some(Vec::new()),
+            |_, _, _| (),
+        );
+        assert_eq!(partial.err(), Some(Decline::NotNative(0)));
+    }
+
+    /// Two events logs in two folders, read with a `--since`/`--until` window: the
+    /// document's lanes are those cut to it (each summarised again), the notes' facts
+    /// those read, and a window that keeps no wave says what it left out.
+    #[test]
+    fn a_window_cuts_each_lane_and_says_what_it_left_out() {
+        let tree = TempTree::new("window");
+        let dir = tree.text();
+        let logs = [
+            (
+                "p1",
+                "run",
+                concat!(
+                    r#"{"type":"tool_execution_start","toolCallId":"e1","toolName":"grep","timestamp":1000}"#,
+                    "\n",
+                    r#"{"type":"tool_execution_start","toolCallId":"e2","toolName":"read","timestamp":1100}"#,
+                    "\n",
+                    r#"{"type":"tool_execution_end","toolCallId":"e1","timestamp":1300}"#,
+                    "\n",
+                    r#"{"type":"tool_execution_end","toolCallId":"e2","timestamp":1600}"#,
+                    "\n",
+                    r#"{"type":"tool_execution_start","toolCallId":"e3","toolName":"read","timestamp":5000}"#,
+                    "\n",
+                    r#"{"type":"tool_execution_end","toolCallId":"e3","timestamp":5100}"#,
+                    "\n",
+                ),
+            ),
+            (
+                "p2",
+                "other",
+                concat!(
+                    r#"{"type":"tool_execution_start","toolCallId":"f1","toolName":"bash","timestamp":2000}"#,
+                    "\n",
+                    r#"{"type":"tool_execution_end","toolCallId":"f1","timestamp":2500}"#,
+                    "\n",
+                ),
+            ),
+            (
+                "p3",
+                "idle",
+                concat!(
+                    r#"{"type":"tool_execution_start","toolCallId":"g1","toolName":"bash","timestamp":8000}"#,
+                    "\n",
+                ),
+            ),
+        ];
+        let mut paths = Vec::new();
+        for (folder, stem, text) in logs {
+            std::fs::create_dir_all(tree.0.join(folder)).unwrap();
+            std::fs::write(tree.0.join(folder).join(format!("{stem}.jsonl")), text).unwrap();
+            paths.push((format!("{dir}/{folder}/{stem}.jsonl"), stem));
+        }
+        let files: Vec<CommandFile> = paths
+            .iter()
+            .enumerate()
+            .map(|(group, (path, stem))| CommandFile {
+                path,
+                claude_fallback: stem,
+                events_default: stem,
+                group,
+            })
+            .collect();
+        let (events, claude_only, codex) = sniffer_lists();
+        let sniffers = Sniffers {
+            event_types: &events,
+            claude_only_types: &claude_only,
+            codex_types: &codex,
+            pi_types: &[],
+        };
+        let run = |since_ms: Option<f64>, until_ms: Option<f64>| {
+            let window = Window { since_ms, until_ms };
+            summarize_then(
+                &files,
+                &[],
+                OPTIONS,
+                &sniffers,
+                &settings(),
+                2,
+                None,
+                Some(&window),
+                |_| None,
+                |inputs, lanes, loss| (inputs.len(), lanes.len(), loss),
+            )
+            .unwrap()
+        };
+        let lanes_of = |document: &Document| {
+            let json = String::from_utf8(document.json.clone()).unwrap();
+            let lanes = json.split("\"total\"").next().unwrap().to_string();
+            let sessions = lanes.matches("\"session_id\": ").count();
+            let paired: Vec<String> = lanes
+                .match_indices("\"paired_calls\": ")
+                .map(|(at, key)| {
+                    lanes[at + key.len()..]
+                        .split(',')
+                        .next()
+                        .unwrap()
+                        .to_string()
+                })
+                .collect();
+            (sessions, paired)
+        };
+        // the wave of e1 and e2 starts at 1000: wholly out of a window since 1050
+        let (document, facts) = run(Some(1050.0), None);
+        assert_eq!(facts, (3, 3, None));
+        assert_eq!(
+            lanes_of(&document),
+            (3, vec!["1".into(), "1".into(), "0".into()])
+        );
+        // until 2000: the run's first wave (two calls) alone; f1 starts at the bound
+        let (document, facts) = run(None, Some(2000.0));
+        assert_eq!(facts, (3, 3, None));
+        assert_eq!(lanes_of(&document), (1, vec!["2".into()]));
+        let json = String::from_utf8(document.json).unwrap();
+        assert!(json.contains("\"session_id\": \"run\""));
+        assert!(json.contains("\"modeled_wallclock_saved_ms\": 200.0"));
+        // nothing kept: no lane, and what the window left out (three waves of four
+        // calls in two lanes: the third has none); the notes' facts are still of the
+        // three lanes read
+        let (document, facts) = run(Some(6000.0), Some(7000.0));
+        let loss = WindowLoss {
+            waves: 3,
+            paired_calls: 4,
+            lanes: 2,
+        };
+        assert_eq!(facts, (3, 3, Some(loss)));
+        assert_eq!(lanes_of(&document), (0, vec![]));
+        // a lane kept without a wave (a start that never ended) says so too
+        let (document, facts) = run(Some(7000.0), Some(9000.0));
+        assert_eq!(facts, (3, 3, Some(loss)));
+        assert_eq!(lanes_of(&document), (1, vec!["0".into()]));
+        // a lane with a wave kept: nothing is said to be left out
+        assert_eq!(run(Some(5000.0), Some(5001.0)).1 .2, None);
+        // a read without a wave has nothing a window could leave out
+        let window = Window {
+            since_ms: Some(0.0),
+            until_ms: Some(1.0),
+        };
+        let idle = summarize_then(
+            &files[2..],
+            &[],
+            OPTIONS,
+            &sniffers,
+            &settings(),
+            2,
+            None,
+            Some(&window),
+            |_| None,
+            |_, lanes, loss| (lanes.len(), loss),
+        );
+        assert_eq!(idle.unwrap().1, (1, None));
+        // a tool name with U+FFFD, which the readers also make of what Rust text cannot
+        // hold (a lone surrogate): the records may not be Python's, so a window over
+        // them is the Python command's
+        std::fs::write(
+            tree.0.join("p1").join("run.jsonl"),
+            concat!(
+                r#"{"type":"assistant","uuid":"00000000-0000-4000-8000-000000000001","sessionId":"s1","timestamp":"2025-01-01T00:00:00.000Z","message":{"content":[{"type":"tool_use","id":"t1","name":"gr\ufffdep","input":{}}]}}"#,
+                "\n",
+                r#"{"type":"user","uuid":"00000000-0000-4000-8000-000000000002","sessionId":"s1","timestamp":"2025-01-01T00:00:01.500Z","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"x"}]}}"#,
+                "\n",
+            ),
+        )
+        .unwrap();
+        let window = Window {
+            since_ms: Some(0.0),
+            until_ms: None,
+        };
+        let declined = summarize_then(
+            &files[..1],
+            &[],
+            OPTIONS,
+            &sniffers,
+            &settings(),
+            2,
+            None,
+            Some(&window),
+            |_| None,
+            |_, _, _| (),
+        );
+        assert_eq!(declined.err(), Some(Decline::ReadFailed));
+        assert!(summarize(&files[..1], &[], OPTIONS, &sniffers, &settings(), 2).is_ok());
+    }
+
+    #[test]
     fn summarize_lists_a_lane_read_from_two_inputs() {
         let tree = TempTree::new("repeated");
         let dir = tree.text();
@@ -2058,8 +2588,11 @@ mod tests {
             &settings(),
             2,
             None,
-            |i, l| {
+            None,
+            |_| None,
+            |i, l, loss| {
                 calls += 1;
+                assert_eq!(loss, None);
                 (i.to_vec(), l.to_vec())
             },
         )
@@ -2079,7 +2612,9 @@ mod tests {
             &settings(),
             2,
             Some(&progress),
-            |_, _| (),
+            None,
+            |_| None,
+            |_, _, _| (),
         )
         .unwrap();
         assert_eq!(counted, again);
@@ -3560,7 +4095,9 @@ mod tests {
             &settings(),
             2,
             None,
-            |_, _| panic!("meanwhile called for a declined run"),
+            None,
+            |_| None,
+            |_, _, _| panic!("meanwhile called for a declined run"),
         );
         assert_eq!(declined.err(), Some(Decline::MayRepeat));
         // under another stem the same content is read (the Python command would too)

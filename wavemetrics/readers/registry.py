@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FORMATS", "NATIVE_ROWS", "TRACE_FORMATS", "TRACE_FORMAT_MODULES", "UNMEASURABLE",
     "FormatRow", "Native", "format_named", "live_row", "native_session_ids", "native_sniffers",
-    "trace_formats", "unmeasurable_reason",
+    "planned_natively", "trace_formats", "unmeasurable_reason",
 ]
 
 
@@ -159,6 +159,14 @@ def native_sniffers() -> list[list[str]]:
         if row.native is not None and row.native.sniff is not None:
             lists[row.native.code] = sorted(row.native.sniff)
     return lists
+
+
+def planned_natively() -> dict[str, Native]:
+    """The formats the extension reads but does not detect (``Native.sniff`` is
+    ``None``), by name: the registry detects their files and plans their units, which
+    the extension then reads (the native command's ``plan_others``)."""
+    return {row.name: row.native for row in NATIVE_ROWS
+            if row.native is not None and row.native.sniff is None}
 
 
 def native_session_ids(path: str) -> tuple[str, str | None]:

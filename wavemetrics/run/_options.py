@@ -225,14 +225,14 @@ SUMMARIZE: tuple[Option, ...] = (
     Option("since", ("--since",), "text",
            "Only calls whose wave starts at or after this date (2025-09-24,"
            " 20250924) or ISO time; in --timezone, else local time.", metavar="DATE|TIME",
-           recorded=True),
+           recorded=True, native=True),
     Option("until", ("--until",), "text",
            "Only calls whose wave starts before this ISO time, or by the end"
-           " of this date.", metavar="DATE|TIME", recorded=True),
+           " of this date.", metavar="DATE|TIME", recorded=True, native=True),
     Option("timezone", ("--timezone",), "text",
            "IANA time zone (e.g. Europe/Paris, UTC) of dates, times without"
            " an offset (and summarize's --by day|week|month); default: local time.",
-           metavar="ZONE", recorded=True),
+           metavar="ZONE", recorded=True, native=True),
     Option("demo", ("--demo",), "flag",
            "Read the example bundled with wavemetrics (a real Claude Code session's skeleton).",
            native=True),

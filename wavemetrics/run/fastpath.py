@@ -19,10 +19,11 @@ Python engine stays the reference.
 
 The options that set the figures (the eval and batchable names, the idle gap, the
 per-lane cap) are handed to the extension, and ``--by session|lane|project`` groups
-are drawn from the document's lanes. Only what is sure to be the same is taken: a
-time window, a byte limit, ``--engine python``, a ``--by`` that needs each lane's
-calls (``day``, ``week``, ``month``, ``tool``), an eval or batchable name whose normal
-form is not ASCII, a forced ``--input-format`` that some input is not detected as
+are drawn from the document's lanes; a ``--since``/``--until`` window is cut by the
+extension (``native/core/src/window.rs``, the rules of ``views/slices.py``). Only what
+is sure to be the same is taken: a byte limit, ``--engine python``, a ``--by`` that
+needs each lane's calls (``day``, ``week``, ``month``, ``tool``), an eval or batchable
+name whose normal form is not ASCII, a forced ``--input-format`` that some input is not detected as
 (one every input is detected as is read the same either way: only the document's
 ``options`` record tells the runs apart), stdin, an input that is not a
 regular file (links, FIFOs), a gzip file, a path that is not UTF-8, an input with an
@@ -67,9 +68,10 @@ if TYPE_CHECKING:
     from typing import Any
 
     from wavemetrics.cache.runcache import Again
+    from wavemetrics.cli.timewindow import Window
     from wavemetrics.run.plan import Plan
 
-__all__ = ["options_of", "output_chunks", "run", "summarize_json"]
+__all__ = ["options_of", "output_chunks", "run", "summarize_json", "window_of"]
 
 #: The ``summarize`` options this path takes (the option table's rows marked ``native``);
 #: a run with any other is the CLI's.
@@ -220,6 +222,7 @@ def summarize_json(
     paths: Sequence[str], jobs: int, keyed: bytes | None = None,
     noted: Callable[[], object] | None = None, input_format: str = _files.AUTO,
     show_paths: bool = False, options: dict[str, Any] | None = None, bar: bool = False,
+    window: Window | None = None,
 ) -> tuple[bytes, list[str]] | str:
     """``summarize --format json PATHS``: the document and the lines for stderr (not
     yet escaped), or the reason (a ``str``) this path leaves the run to the CLI
@@ -233,11 +236,18 @@ def summarize_json(
     (:func:`wavemetrics.run._options.options_record`, whose ``input_format`` then
     replaces the argument), the document's ``options`` and the source of the figures'
     settings (the eval and batchable names, the idle gap, the per-lane cap; its byte
-    limits and window must be the defaults: :func:`run` takes no other); ``None``: the
+    limits must be the defaults: :func:`run` takes no other); ``None``: the
     defaults; ``bar``: draw the CLI's progress bar on stderr while the extension reads
     (:class:`_Drawn`), when there are :data:`~wavemetrics.views.plain.PROGRESS_MIN_FILES`
-    files or more, as the CLI does. Never raises for an input: an unreadable or unusual
-    one is a reason."""
+    files or more, as the CLI does; ``window``: the run's ``--since``/``--until``
+    (:func:`window_of`; the record's bounds are its texts): each lane is cut to it and
+    summarised again (docs/cli.md, "Time windows"), and the note of a window that kept
+    no wave follows the read's notes, as the CLI prints it. The files the extension's
+    folded read finds no format for are detected and planned by the registry
+    (``dispatch.detect_input``, ``plan_units``): when each is of a format the extension
+    reads but does not detect (:func:`~wavemetrics.readers.registry.planned_natively`),
+    it reads their units too, else the run is declined. Never raises for an input:
+    an unreadable or unusual one is a reason."""
 
     native = _extension.extension()
     if native is None:
@@ -255,9 +265,10 @@ def summarize_json(
     args, skipped = found
     files = [arg[0] for arg in args]
 
-    def notes_of(inputs: list[Any], lanes: list[Any]) -> list[str] | None:
+    def notes_of(inputs: list[Any], lanes: list[Any],
+                 loss: tuple[int, int, int] | None) -> list[str] | None:
         # run by the extension once the files are read, while it renders the document
-        from wavemetrics.views.notes import read_notes, repeated_lanes
+        from wavemetrics.views.notes import read_notes, repeated_lanes, window_note
 
         reports = [_Input(path, fmt, read, used, ignored, dict(problems)) for path,
                    (fmt, read, used, ignored, problems) in zip(files, inputs, strict=True)]
@@ -266,9 +277,27 @@ def summarize_json(
         read = [_Lane(files[index], session, lane) for index, session, lane in lanes]
         lines = read_notes(paths, reports, read, {}, [_Skipped(*entry) for entry in skipped],
                            repeated_lanes(read), input_format, show_paths)
+        if loss is not None and window is not None:
+            lines.append(window_note(window.describe(), *loss))
         if noted is not None:
             noted()
         return lines
+
+    def others_of(rest: list[int]) -> list[tuple[int, list[int], list[str]]] | None:
+        # run by the extension for the files its folded read found no format for: the
+        # registry detects them and plans their units, for the extension to read when
+        # each is of a format it reads (else the run is the CLI's)
+        from wavemetrics.readers.dispatch import detect_input, plan_units
+        from wavemetrics.readers.registry import planned_natively
+
+        rows = planned_natively()
+        detections = [detect_input(files[index]) for index in rest]
+        if any(d.error is not None or d.format not in rows for d in detections):
+            return None
+        walked = {files[index]: index for index in rest}
+        return [(rows[unit.format].code, [walked[path] for path in unit.paths],
+                 [rows[unit.format].session_id(path) for path in unit.paths])
+                for unit in plan_units(detections)]
 
     # the CLI's bar, for as many files as it counts (the same walk), drawn while the
     # extension reads without the GIL
@@ -277,7 +306,9 @@ def summarize_json(
         result: Any = native.summarize_json(
             args, skipped, native_sniffers(), record["max_tracked_calls"], eval_names,
             batchable_names, record["idle_gap_ms"], jobs, options_json(record), notes_of,
-            None if drawn is None else drawn.progress)
+            None if drawn is None else drawn.progress,
+            since_ms=None if window is None else window.since_ms,
+            until_ms=None if window is None else window.until_ms, plan_others=others_of)
     finally:
         if drawn is not None:
             drawn.close()
@@ -289,27 +320,52 @@ def summarize_json(
     return document, lines
 
 
-def options_of(options: dict[str, Any]) -> dict[str, Any] | None:
+def window_of(options: dict[str, Any]) -> Window | None:
+    """The ``--since``/``--until`` window of a planned run's options
+    (:attr:`wavemetrics.run.plan.Plan.options`), or ``None`` when they give no bound and
+    no zone, or a bound or zone that cannot be read (the CLI's usage error:
+    :func:`options_of` then declines the run)."""
+    if all(options.get(name) is None for name in _WINDOW):
+        return None
+    from wavemetrics.cli.timewindow import BadMoment, Window
+
+    try:
+        return Window(*(options.get(name) for name in _WINDOW))
+    except BadMoment:
+        return None
+
+
+def options_of(options: dict[str, Any], window: Window | None = None) -> dict[str, Any] | None:
     """The options record (:func:`wavemetrics.run._options.options_record`) of a planned
     run's options (:attr:`wavemetrics.run.plan.Plan.options`, converted as click
     converts them: the eval names as given, else the defaults; ``--max-tracked-calls 0``
-    already ``None``), or ``None`` when this path does not take them: an option not
-    marked ``native`` in the option table, another ``--by`` than ``session``, ``lane``
-    or ``project`` (the others need each lane's calls), ``--by`` with ``jsonl`` (a
-    usage error the CLI reports), a cap past what the extension holds
-    (:data:`wavemetrics.run._options.MAX_NATIVE_CAP`)."""
+    already ``None``) and ``window`` (:func:`window_of` of them, whose bounds it records),
+    or ``None`` when this path does not take them: an option not marked ``native`` in
+    the option table, another ``--by`` than ``session``, ``lane`` or ``project`` (the
+    others need each lane's calls), ``--by`` with ``jsonl`` (a usage error the CLI
+    reports), a cap past what the extension holds
+    (:data:`wavemetrics.run._options.MAX_NATIVE_CAP`), a bound or zone without its
+    ``window`` (one that cannot be read: the CLI's usage error)."""
     by = options.get("by")
     cap = options.get("max_tracked_calls", DEFAULT_MAX_TRACKED_CALLS)
     if not set(options) <= _OPTIONS or by not in _BY or (
             by is not None and options.get("output_format") == "jsonl") or (
-            cap is not None and cap > MAX_NATIVE_CAP):
+            cap is not None and cap > MAX_NATIVE_CAP) or (
+            window is None and any(options.get(name) is not None for name in _WINDOW)):
         return None
     return options_record(
         input_format=options.get("input_format", _files.AUTO),
         eval_tools=options.get("eval_tools") or EVAL_TOOL_NAMES,
         batchable_tools=options.get("batchable_tools", BATCHABLE_TOOL_NAMES),
         idle_gap_ms=options.get("idle_gap_ms", DEFAULT_IDLE_GAP_MS),
-        max_tracked_calls=cap, by=by)
+        max_tracked_calls=cap, by=by,
+        since=None if window is None else window.since_text,
+        until=None if window is None else window.until_text,
+        timezone=None if window is None else window.timezone)
+
+
+#: The options of a time window (:func:`window_of`), in ``Window``'s argument order.
+_WINDOW = ("since", "until", "timezone")
 
 
 #: The ``--by`` values this path takes: groups of whole lanes, merged from their
@@ -343,13 +399,14 @@ def _encoded(text: str, stream: Any) -> bytes:
 
 def output_chunks(
     done: tuple[bytes, list[str]], output_format: str, options: dict[str, Any] | None = None,
-    show_paths: bool = False, terminal: bool = False,
+    show_paths: bool = False, terminal: bool = False, zone: Any = None,
 ) -> list[tuple[int, bytes]] | None:
     """What the run prints, in order, as ``(stream number, bytes)`` (1 stdout, 2 stderr;
     :func:`wavemetrics.cache.runcache.write_chunks`): the read's notes (``done``'s lines,
     escaped), then the output in ``output_format`` and the notes it adds. ``done``:
     :func:`summarize_json`'s document and lines, made with ``options`` (the run's
     options record; ``None``: the defaults); ``terminal``: stdout is a terminal.
+    ``zone``: the run's time zone (``Window.zone``, for the groups' labels).
     ``--format json`` without ``--by`` is the document itself; any other output is
     drawn from the document read back (:func:`wavemetrics.views.document.analysis_of`)
     by the CLI's own views (:func:`wavemetrics.views.plain.render_plain`). ``None``
@@ -373,7 +430,7 @@ def output_chunks(
     if analysis is None:
         return None
     text, notes = render_plain(analysis, output_format, record, show_paths=show_paths,
-                               terminal=terminal)
+                               terminal=terminal, zone=zone)
     if text is not None:
         chunks.append((1, _encoded(text, out)))
     chunks.extend((2, _encoded(printable(note) + "\n", err)) for note in notes)
@@ -387,7 +444,8 @@ def run(plan: Plan) -> int | None:
     same plan."""
     options = plan.options
     output_format = options.get("output_format", "table")
-    record = options_of(options)
+    window = window_of(options)
+    record = options_of(options, window)
     if (record is None
             or output_format not in PLAIN_FORMATS
             or options.get("engine", "native") != "native"):
@@ -424,11 +482,11 @@ def run(plan: Plan) -> int | None:
         done = summarize_json(files, _jobs(options),
                               keyed if isinstance(keyed, bytes) else None,
                               None if state is None else check, show_paths=show_paths,
-                              options=record, bar=bar)
+                              options=record, bar=bar, window=window)
         if isinstance(done, str):
             return None  # the CLI runs next, keyed by the plan (no re-walk)
         chunks = output_chunks((done[0], [*located, *done[1]]), output_format, record,
-                               show_paths, terminal)
+                               show_paths, terminal, None if window is None else window.zone)
         if chunks is None:
             return None
         return _write(chunks, options, files, state, checks[0] if checks else None)

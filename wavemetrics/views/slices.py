@@ -16,6 +16,10 @@ time, a total without times, goes with the lane's earliest call start; each meas
 turn interval (section 9's idle time and lane span) goes with the part where it starts,
 if that part holds an observation (a turn alone makes no part). The kept
 observations then go through the ordinary assembly and summary, unchanged.
+
+The native command cuts a ``--since``/``--until`` window with a Rust twin of
+:func:`window_lane` (``native/core/src/window.rs``); ``tests/test_fastpath.py`` holds
+the two to the same bytes on generated lanes.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ use crate::command;
 use crate::detect::Sniffers;
 use crate::readers::{self, Unit, UnitOut};
 use crate::summary::{histogram_text, Figure, LaneRecords, Settings, Summary, FIGURE_NAMES};
+use crate::window::Window;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 use pyo3::IntoPyObjectExt;
@@ -17,7 +18,7 @@ use std::path::Path;
 /// whenever a function of this module is added, removed or changes its
 /// arguments or results, so that an extension built from older sources is
 /// found out and not called (`native.available()` is then false).
-pub const API_VERSION: u32 = 22;
+pub const API_VERSION: u32 = 23;
 
 /// The read settings: `eval_names` and `batchable_names` in normal form, empty ones
 /// dropped (`_extension.eval_names`), `idle_gap_ms` finite and `>= 0` (ms, `0`
@@ -265,6 +266,10 @@ fn read_folded<'py>(
         .collect()
 }
 
+/// A read unit of another format, as `plan_others` returns it: its format's code, its
+/// files (walk indexes) and the session id of each file's lines without one.
+type OtherArg = (u8, Vec<usize>, Vec<String>);
+
 /// A file of the native command: path, Claude Code fallback session id, `events`
 /// default session id when that differs (`None`: the same), project-folder group.
 type CommandArg = (String, String, Option<String>, usize);
@@ -295,17 +300,25 @@ impl ReadProgress {
 /// `options` the JSON text of the document's `"options"` value (written as it is:
 /// `wavemetrics/run/_options.py` renders it). Once
 /// the files are read, `noted` is called with `([(format, lines_read, lines_used,
-/// lines_ignored, [(problem, n)])], [(input index, session_id, lane_id)])`, the facts
-/// the notes are worked out from, while the document is rendered on other threads
+/// lines_ignored, [(problem, n)])], [(input index, session_id, lane_id)], loss)`, the
+/// facts the notes are worked out from (`loss`: `(waves, paired calls, lanes)` that a
+/// window left out when it kept no wave, else `None`: `command::WindowLoss`), while the document is rendered on other threads
 /// (the notes and the after-read check overlap the rendering: docs/performance-history.md,
 /// "Eleventh round"). Returns `(document bytes, what noted returned)`, or a `str`, the
 /// reason the run is left to the Python command (then `noted` was not called); an
 /// exception `noted` raises is raised. `progress`: a [`ReadProgress`] the read counts
-/// its files in as it goes (a progress bar's), or `None`.
+/// its files in as it goes (a progress bar's), or `None`. `plan_others`: called (with
+/// the GIL) with the walk indexes of the files the folded read found no format for;
+/// returns their read units (`[(format code, [walk index], [session id])]`, each
+/// file in one) or `None`, and the run is then declined, as it is without
+/// `plan_others` or when it raises or returns something else. `since_ms`, `until_ms`: the
+/// `--since`/`--until` window in Unix ms (`None`: open; both `None`: no window), each
+/// lane cut to it as `slices.window_lane` cuts it (`window.rs`).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (files, skipped, sniff_types, max_tracked_calls, eval_names,
-                    batchable_names, idle_gap_ms, jobs, options, noted, progress=None))]
+                    batchable_names, idle_gap_ms, jobs, options, noted, progress=None,
+                    since_ms=None, until_ms=None, plan_others=None))]
 fn summarize_json<'py>(
     py: Python<'py>,
     files: Vec<CommandArg>,
@@ -319,8 +332,13 @@ fn summarize_json<'py>(
     options: String,
     noted: Bound<'py, PyAny>,
     progress: Option<Bound<'py, ReadProgress>>,
+    since_ms: Option<f64>,
+    until_ms: Option<f64>,
+    plan_others: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let s = settings(max_tracked_calls, eval_names, batchable_names, idle_gap_ms)?;
+    let window =
+        (since_ms.is_some() || until_ms.is_some()).then_some(Window { since_ms, until_ms });
     let progress = progress.map(Bound::unbind);
     let sniffers = Sniffers::from_lists(&sniff_types);
     let files: Vec<command::CommandFile> = files
@@ -333,6 +351,7 @@ fn summarize_json<'py>(
         })
         .collect();
     let noted = noted.unbind();
+    let plan_others = plan_others.map(Bound::unbind);
     // the whole run without the GIL: `noted` takes it back for its call only, so that a
     // Python thread it starts (the after-read check) runs beside the render
     let done = py.detach(|| {
@@ -345,7 +364,25 @@ fn summarize_json<'py>(
             jobs,
             // a frozen class: its counters are read and written without the GIL
             progress.as_ref().map(|p| &p.get().0),
-            |inputs, lanes| {
+            window.as_ref(),
+            |rest| {
+                let plan = plan_others.as_ref()?;
+                Python::attach(|py| {
+                    let planned = plan.bind(py).call1((rest.to_vec(),)).ok()?;
+                    let units: Option<Vec<OtherArg>> = planned.extract().ok()?;
+                    units?
+                        .into_iter()
+                        .map(|(code, files, session_ids)| {
+                            Some(command::OtherUnit {
+                                format: readers::Format::from_code(code)?,
+                                files,
+                                session_ids,
+                            })
+                        })
+                        .collect()
+                })
+            },
+            |inputs, lanes, loss| {
                 Python::attach(|py| -> PyResult<Py<PyAny>> {
                     let inputs: Vec<_> = inputs
                         .iter()
@@ -364,7 +401,8 @@ fn summarize_json<'py>(
                         .iter()
                         .map(|l| (l.file, l.session_id.as_str(), l.lane_id.as_str()))
                         .collect();
-                    Ok(noted.bind(py).call1((inputs, lanes))?.unbind())
+                    let loss = loss.map(|l| (l.waves, l.paired_calls, l.lanes));
+                    Ok(noted.bind(py).call1((inputs, lanes, loss))?.unbind())
                 })
             },
         )
