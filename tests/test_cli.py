@@ -318,6 +318,9 @@ def test_usage_errors_exit_2() -> None:
     """An unknown option value is a usage error with exit status 2 (no PATH: test_locations.py)."""
     assert _run("summarize", "--format", "xml", "x")[0] == 2
     assert _run("summarize", "--max-tracked-calls", "-1", "x")[0] == 2
+    # a bound past the years a time holds (the day after 9999-12-31): no traceback
+    code, _, err = _run("summarize", "--until", "9999-12-31", "x")
+    assert code == 2 and "'9999-12-31': out of the range of times" in err
 
 
 def test_stdin_is_read_with_dash(tmp_path: Path) -> None:

@@ -47,6 +47,7 @@ from tests.strategies import (
     trace_files,
 )
 from tests.trace_builders import CLAUDE as CLAUDE_LINES
+from tests.trace_builders import COPILOT, KIMI, MCODE, OTEL_SPANS, OTLP, PI, FormatLines, iso
 from tests.trace_builders import EVENTS as EVENT_LINES
 from wavemetrics.cache.runcache import options_from_args
 from wavemetrics.cli.commands import main
@@ -188,9 +189,10 @@ _TAKEN_OPTIONS = [
     ("--batchable-tools", "Read,Grep"), ("--batchable-tools", ""),
     ("--idle-gap", "60"), ("--idle-gap", "0"),
     ("--max-tracked-calls", "0"), ("--max-tracked-calls", "3"),
-    # time windows: inside the corpus folders' weeks, inside the generated traces'
-    # first seconds (Claude Code) and first ms (events), and before everything (the note
-    # of a window that excludes every wave)
+    # time windows: inside the corpus Claude Code folders' weeks (the first two: the
+    # corpus test's cuts), inside the generated traces' first seconds (Claude Code) and
+    # first ms (events: the generated trees' cuts; on the corpus they keep every wave,
+    # or none), before everything (the note of a window that excludes every wave)
     ("--since", "2025-06-19"), ("--until", "2025-07-01T12:00", "--timezone", "Europe/Paris"),
     ("--since", "2025-03-01T10:00:12Z"), ("--until", "2025-03-01T10:00:00.020Z"),
     ("--since", "2025-03-01T10:00:00.010Z", "--until", "2025-03-01T10:00:20",
@@ -435,6 +437,7 @@ def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str)
       "P"], True),
     (["--format", "json", "--no-cache", "--since", "yesterday", "P"], False),  # usage errors
     (["--format", "json", "--no-cache", "--timezone", "Nowhere/Else", "P"], False),
+    (["--format", "json", "--no-cache", "--until", "9999-12-31", "P"], False),
     (["--format", "json", "--no-cache", "--since", "2021-01-01", "--until", "2020-01-01",
       "P"], False),
     (["--format", "json", "--no-cache", "--max-line-bytes", "67108864", "P"], False),
@@ -871,6 +874,20 @@ def test_every_corpus_folder_taken_is_the_clis(output_format: str) -> None:
     assert taken == set(_NATIVE_CORPUS)
 
 
+@needs_corpus
+def test_what_the_registry_s_plan_raises_is_raised(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exception of the registry's look at the files the folded read left (a bug, an
+    interrupt) is raised by the run, not taken for a decline."""
+    from wavemetrics.readers import dispatch
+
+    def failing(path: str, input_format: str = "auto") -> Any:
+        raise RuntimeError(f"detection failed on {path}")
+
+    monkeypatch.setattr(dispatch, "detect_input", failing)
+    with pytest.raises(RuntimeError, match=r"detection failed on .*_trace\.json"):
+        fastpath.summarize_json([str(CORPUS / "any-agent")], 1)
+
+
 def _openclaw_store(path: Path, rows: list[tuple[object, int, object]]) -> bytes:
     """An OpenClaw store holding ``rows`` (``session_id``, ``seq``, ``event_json``), as
     its bytes."""
@@ -885,6 +902,37 @@ def _openclaw_store(path: Path, rows: list[tuple[object, int, object]]) -> bytes
     data = path.read_bytes()
     path.unlink()
     return data
+
+
+def _well_formed(lines: FormatLines) -> bytes:
+    """Three calls of a format: two in one wave at T0 ([0 s, 2 s], [1 s, 3 s]), one
+    alone at 10 s."""
+    calls = [*lines.call("c1", 0, 2), *lines.call("c2", 1, 3), *lines.call("c3", 10, 11)]
+    return b"".join([*lines.prelude, *calls])
+
+
+@pytest.mark.parametrize("name", ["copilot", "kimi", "mcode", "otlp", "otel-spans", "openclaw"])
+def test_a_well_formed_input_of_each_planned_format_is_taken(tmp_path: Path, name: str) -> None:
+    """A well-formed input of each format the registry plans for the extension, beside a
+    Claude Code session, is read by the native command, with and without a window
+    (``--since`` 5 s: the lone call's wave alone), in JSON and the table: the CLI's
+    bytes."""
+    builders = {"copilot": COPILOT, "kimi": KIMI, "mcode": MCODE, "otlp": OTLP,
+                "otel-spans": OTEL_SPANS}
+    paths = {"copilot": "copilot/4f1e2d3c-0000-4000-8000-000000000001/events.jsonl",
+             "kimi": "kimi/sessions/a1/b2/wire.jsonl", "mcode": "mcode/run-1.jsonl",
+             "otlp": "otlp/spans.jsonl", "otel-spans": "agents/trace.jsonl"}
+    if name == "openclaw":
+        lines = _well_formed(PI).decode().splitlines()
+        files = {"openclaw/agent.sqlite": _openclaw_store(
+            tmp_path / "store.tmp", [("s1", seq, line) for seq, line in enumerate(lines)])}
+    else:
+        files = {paths[name]: _well_formed(builders[name])}
+    files["p/4f1e.jsonl"] = _claude_file(("a", 0, 2))
+    root = str(_tree(tmp_path / "tree", files))
+    for extra in ((), ("--since", iso(5))):
+        for output_format in ("json", "table"):
+            assert _same([root], 2, "auto", output_format, False, extra), (extra, output_format)
 
 
 _OTHERS = {
@@ -956,8 +1004,9 @@ def test_a_window_cuts_each_lane_as_the_cli_does(
     """Events logs (calls whose ids are reused, repeated starts, orphan ends, ends before
     their starts, turns, a turn total that overflows) and maybe a Claude Code session,
     cut by a ``--since``/``--until`` window (docs/cli.md, "Time windows"): whenever the
-    native command takes the run, the CLI's bytes, the window's note included; it takes
-    every window the CLI accepts, unless an input is not read natively."""
+    native command takes the run, the CLI's bytes, the window's note included (a run of
+    well-formed inputs is taken: ``test_a_well_formed_input_of_each_planned_format_is_taken``
+    and the corpus tests assert it)."""
     root = tmp_path_factory.mktemp("window")
     files = {f"q/run{n}.jsonl": b'{"type":"turn_start","timestamp":1}\n' + data
              for n, data in enumerate(events)}

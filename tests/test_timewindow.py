@@ -55,6 +55,15 @@ def test_unreadable_bound_is_a_bad_moment(text: str) -> None:
         parse_bound(text, UTC, until=False)
 
 
+@pytest.mark.parametrize("text", ["9999-12-31", "99991231"])
+def test_a_bound_past_the_years_a_time_holds_is_a_bad_moment(text: str) -> None:
+    """An ``--until`` date whose next day is past 9999-12-31 raises BadMoment quoting it
+    (it was an OverflowError traceback); as ``--since``, the day itself is a time."""
+    with pytest.raises(BadMoment, match=f"'{text}': out of the range of times"):
+        parse_bound(text, UTC, until=True)
+    assert parse_bound(text, UTC, until=False) == 253_402_214_400_000.0
+
+
 def test_zone_names() -> None:
     """UTC and Z are UTC, no name is local time (None), an unknown name is a BadMoment."""
     assert resolve_zone("utc") is UTC

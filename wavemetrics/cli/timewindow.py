@@ -54,6 +54,10 @@ def _ms(moment: dt.datetime) -> float:
     return moment.timestamp() * 1000.0
 
 
+#: A bound past the years a time can hold (1 to 9999, in its zone and in UTC).
+_OUT_OF_RANGE = "{text!r}: out of the range of times (the years 1 to 9999)"
+
+
 def _bound(text: str, zone: Zone, *, until: bool) -> dt.datetime:
     """The bound as an aware time (an ``until`` date: the start of the next day)."""
     value = text.strip()
@@ -65,12 +69,16 @@ def _bound(text: str, zone: Zone, *, until: bool) -> dt.datetime:
             day = dt.date.fromisoformat(value)
             if until:
                 day += dt.timedelta(days=1)
-            return _aware(dt.datetime(day.year, day.month, day.day), zone)
-        moment = dt.datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
+            moment = dt.datetime(day.year, day.month, day.day)
+        else:
+            moment = dt.datetime.fromisoformat(
+                value.replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:
         raise BadMoment(
             f"{text!r}: not a date (2025-09-24 or 20250924) or an ISO time (2025-09-24T19:30)"
         ) from None
+    except OverflowError:  # the day after 9999-12-31
+        raise BadMoment(_OUT_OF_RANGE.format(text=text)) from None
     return _aware(moment, zone)
 
 
@@ -84,7 +92,12 @@ def parse_bound(text: str, zone: Zone, *, until: bool) -> float:
     >>> parse_bound("2025-09-24T19:30:00+02:00", None, until=False)
     1758735000000.0
     """
-    return _ms(_bound(text, zone, until=until))
+    try:
+        return _ms(_bound(text, zone, until=until))
+    except (OverflowError, ValueError) as error:  # a local or UTC time before year 1
+        if isinstance(error, BadMoment):
+            raise
+        raise BadMoment(_OUT_OF_RANGE.format(text=text)) from None
 
 
 def bound_text(text: str, zone: Zone, *, until: bool) -> str:

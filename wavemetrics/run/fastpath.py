@@ -291,9 +291,12 @@ def summarize_json(
         from wavemetrics.readers.registry import planned_natively
 
         rows = planned_natively()
-        detections = [detect_input(files[index]) for index in rest]
-        if any(d.error is not None or d.format not in rows for d in detections):
-            return None
+        detections = []
+        for index in rest:  # the first file of another kind ends the look (the CLI's run)
+            detection = detect_input(files[index])
+            if detection.error is not None or detection.format not in rows:
+                return None
+            detections.append(detection)
         walked = {files[index]: index for index in rest}
         return [(rows[unit.format].code, [walked[path] for path in unit.paths],
                  [rows[unit.format].session_id(path) for path in unit.paths])

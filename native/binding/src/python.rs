@@ -311,7 +311,8 @@ impl ReadProgress {
 /// the GIL) with the walk indexes of the files the folded read found no format for;
 /// returns their read units (`[(format code, [walk index], [session id])]`, each
 /// file in one) or `None`, and the run is then declined, as it is without
-/// `plan_others` or when it raises or returns something else. `since_ms`, `until_ms`: the
+/// `plan_others` or when it returns something else; what it raises is raised (after
+/// the run, which it declines), as `noted`'s is. `since_ms`, `until_ms`: the
 /// `--since`/`--until` window in Unix ms (`None`: open; both `None`: no window), each
 /// lane cut to it as `slices.window_lane` cuts it (`window.rs`).
 #[pyfunction]
@@ -352,6 +353,8 @@ fn summarize_json<'py>(
         .collect();
     let noted = noted.unbind();
     let plan_others = plan_others.map(Bound::unbind);
+    // what `plan_others` raised: raised again once the run is over (it is declined)
+    let mut raised: Option<PyErr> = None;
     // the whole run without the GIL: `noted` takes it back for its call only, so that a
     // Python thread it starts (the after-read check) runs beside the render
     let done = py.detach(|| {
@@ -368,7 +371,13 @@ fn summarize_json<'py>(
             |rest| {
                 let plan = plan_others.as_ref()?;
                 Python::attach(|py| {
-                    let planned = plan.bind(py).call1((rest.to_vec(),)).ok()?;
+                    let planned = match plan.bind(py).call1((rest.to_vec(),)) {
+                        Ok(planned) => planned,
+                        Err(error) => {
+                            raised = Some(error);
+                            return None;
+                        }
+                    };
                     let units: Option<Vec<OtherArg>> = planned.extract().ok()?;
                     units?
                         .into_iter()
@@ -407,6 +416,9 @@ fn summarize_json<'py>(
             },
         )
     });
+    if let Some(error) = raised {
+        return Err(error);
+    }
     match done {
         Err(decline) => Ok(decline.reason().into_pyobject(py)?.into_any()),
         Ok((document, answer)) => Ok((PyBytes::new(py, &document.json), answer?)
