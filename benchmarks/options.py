@@ -32,6 +32,7 @@ _NATIVE = "the native command"
 _DRAWN = "the native command; Python draws the format from its document"
 _CALLS = "native reads each lane's calls, Python assembles the waves"
 _CUT = "the native command, each lane cut to the window"
+_TOOLS = "the native command, each wave's calls counted per tool"
 
 #: (the options after ``summarize --format json`` or, when they start with a
 #: command, the whole command before the fleet folder; the path the run takes).
@@ -47,7 +48,7 @@ VARIANTS: tuple[tuple[str, str], ...] = (
     ("--idle-gap 60", _NATIVE),
     ("--max-tracked-calls 0", _NATIVE),
     ("--by session", _DRAWN),
-    ("--by tool", _CALLS),
+    ("--by tool", _TOOLS),
     ("--by day", _CALLS),
     ("--since 2020-01-01", _CUT),
     ("--since 2025-06-01 --until 2025-09-01", _CUT),

@@ -94,7 +94,7 @@ def _native(paths: list[str], jobs: int = 1, forced: str = "auto", output_format
     if isinstance(done, str):
         return done
     if output_format == "json" and record["by"] is None:  # the document, the notes before it
-        document, lines = done
+        document, lines, _ = done
         return 0, document.decode("ascii"), "".join(printable(line) + "\n" for line in lines)
     chunks = fastpath.output_chunks(done, output_format, record, show_paths, terminal,
                                     None if window is None else window.zone)
@@ -184,7 +184,8 @@ def test_every_format_of_the_corpus_claude_folders_is_the_clis(
 
 #: Options the native command takes beside the format, as on a command line.
 _TAKEN_OPTIONS = [
-    ("--by", "session"), ("--by", "lane"), ("--by", "project"),
+    ("--by", "session"), ("--by", "lane"), ("--by", "project"), ("--by", "tool"),
+    ("--by", "tool", "--eval-tool", "Read", "--max-tracked-calls", "2"),
     ("--eval-tool", "Task"), ("--eval-tool", "Bash", "--eval-tool", "read"),
     ("--batchable-tools", "Read,Grep"), ("--batchable-tools", ""),
     ("--idle-gap", "60"), ("--idle-gap", "0"),
@@ -428,7 +429,8 @@ def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str)
     (["--format", "json", "--no-cache", "--max-tracked-calls", "5", "P"], True),
     (["--format", "jsonl", "--no-cache", "--batchable-tools", "", "P"], True),
     (["--format", "json", "--no-cache", "--engine", "python", "P"], False),
-    (["--format", "json", "--no-cache", "--by", "tool", "P"], False),
+    (["--format", "json", "--no-cache", "--by", "tool", "P"], True),
+    (["--format", "table", "--no-cache", "--by", "tool", "--show-paths", "P"], True),
     (["--format", "json", "--no-cache", "--by", "day", "P"], False),
     (["--format", "jsonl", "--no-cache", "--by", "lane", "P"], False),  # a usage error
     (["--format", "json", "--no-cache", "--since", "2020-01-01", "P"], True),
@@ -572,7 +574,7 @@ def test_notes_the_output_adds_are_escaped(tmp_path: Path) -> None:
     document["lanes"][0]["lane_id"] = "a\x1b[2Jb"
     document["lanes"][0]["paired_calls"] = 0
     document["lanes"][0]["non_eval_waves_total"] = 0
-    chunks = fastpath.output_chunks((json.dumps(document).encode(), []), "jsonl")
+    chunks = fastpath.output_chunks((json.dumps(document).encode(), [], None), "jsonl")
     assert chunks is not None
     err = b"".join(data for number, data in chunks if number == 2).decode()
     assert "s1/a\\x1b[2Jb (no tool calls)" in err and "\x1b" not in err
@@ -629,7 +631,7 @@ def test_a_document_with_a_figure_not_finite_is_the_clis(output_format: str) -> 
     document = json.loads(done[0])
     assert fastpath.output_chunks(done, output_format) is not None
     document["total"]["tool_time_ms"] = None
-    nulled = (json.dumps(document).encode(), done[1])
+    nulled = (json.dumps(document).encode(), done[1], None)
     assert fastpath.output_chunks(nulled, output_format) is None
     assert fastpath.output_chunks(nulled, "json") == [
         *((2, (printable(line) + "\n").encode()) for line in done[1]), (1, nulled[0])]
@@ -645,7 +647,7 @@ def test_a_run_whose_document_cannot_be_read_back_prints_nothing(
     document = json.loads(done[0])
     document["lanes"][0]["tool_time_ms"] = None
     monkeypatch.setattr(fastpath, "summarize_json",
-                        lambda *args, **kwargs: (json.dumps(document).encode(), done[1]))
+                        lambda *args, **kwargs: (json.dumps(document).encode(), done[1], None))
     assert _run(["--no-cache", str(EXAMPLE)]) is None
     assert capsysbinary.readouterr() == (b"", b"")
 

@@ -114,6 +114,10 @@ _InputFact = tuple[str, int, int, int, list[tuple[str, int]]]
 
 #: What the notes see of a lane: ``(input index in walk order, session_id, lane_id)``.
 _LaneFact = tuple[int, str, str]
+#: ``--by tool``'s figures: per tool (tool name, calls, calls in multi-call non_eval waves,
+#: durations summed in ms, calls in eval or mixed waves), in order of first appearance,
+#: and per lane the indexes of its tools.
+_ToolTable = tuple[list[tuple[str, int, int, float, int]], list[list[int]]]
 
 #: The interface version; ``wavemetrics.run._extension.API_VERSION`` must equal it.
 API_VERSION: int
@@ -168,8 +172,10 @@ def summarize_json(
     until_ms: float | None = None,
     plan_others: Callable[[list[int]], list[tuple[int, list[int], list[str]]] | None]
     | None = None,
-) -> tuple[bytes, _T] | str:
-    """The native ``summarize --format json``: ``(document, what noted returned)``, or
+    by_tool: bool = False,
+) -> tuple[bytes, _T, _ToolTable | None] | str:
+    """The native ``summarize --format json``: ``(document, what noted returned, the
+    --by tool figures when ``by_tool``, else None)``, or
     the reason (``str``) the run is left to the Python command; ``progress`` counts the
     files read as the read goes; ``since_ms``/``until_ms``: a ``--since``/``--until``
     window in Unix ms (``None``: open), each lane cut to it; ``noted``'s third argument

@@ -99,6 +99,70 @@ pub struct Document {
     pub json: Vec<u8>,
     pub inputs: Vec<InputFact>,
     pub lanes: Vec<LaneFact>,
+    /// The `--by tool` figures of the document's lanes, when the run asked for them.
+    pub tools: Option<ToolTable>,
+}
+
+/// One tool's `--by tool` figures (`groups._by_tool`): its paired calls, those in
+/// `non_eval` waves of 2 calls or more, their durations summed (ms, in lane, wave and
+/// call order, as Python adds them), those in eval-only or mixed waves.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCount {
+    pub tool_name: String,
+    pub calls: u64,
+    pub multi: u64,
+    pub duration_ms: f64,
+    pub eval_or_mixed: u64,
+}
+
+/// The `--by tool` figures of a run's lanes: each tool's (in order of first appearance,
+/// lane by lane), and for each lane (in lane order) the tools of its paired calls, as
+/// indexes into `counts` in order of first appearance (`groups.group_inputs`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolTable {
+    pub counts: Vec<ToolCount>,
+    pub lanes: Vec<Vec<usize>>,
+}
+
+/// The [`ToolTable`] of `lanes` (each read with its records, whose waves' calls it
+/// counts); `ReadFailed` for a lane without them, or whose names hold U+FFFD (the
+/// readers also make it of a lone surrogate: two names Python tells apart could be
+/// one here).
+pub fn tool_table(lanes: &[(usize, &readers::LaneOut)]) -> Result<ToolTable, Decline> {
+    let mut table = ToolTable {
+        counts: Vec::new(),
+        lanes: Vec::with_capacity(lanes.len()),
+    };
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    for (_, lane) in lanes {
+        let records = match lane.records.as_deref() {
+            Some(records) if !records.replaced => records,
+            _ => return Err(Decline::ReadFailed),
+        };
+        let mut mine: Vec<usize> = Vec::new();
+        for call in &records.wave_calls {
+            let at = *index.entry(&call.tool_name).or_insert_with(|| {
+                table.counts.push(ToolCount {
+                    tool_name: call.tool_name.to_string(),
+                    calls: 0,
+                    multi: 0,
+                    duration_ms: 0.0,
+                    eval_or_mixed: 0,
+                });
+                table.counts.len() - 1
+            });
+            let count = &mut table.counts[at];
+            count.calls += 1;
+            count.multi += u64::from(call.multi);
+            count.duration_ms += call.duration_ms;
+            count.eval_or_mixed += u64::from(call.eval_or_mixed);
+            if !mine.contains(&at) {
+                mine.push(at);
+            }
+        }
+        table.lanes.push(mine);
+    }
+    Ok(table)
 }
 
 /// The files of each group (by group index), each group in path order: what
@@ -346,6 +410,7 @@ pub fn summarize(
         jobs,
         None,
         None,
+        false,
         |_| None,
         |_, _, _| (),
     )
@@ -372,6 +437,7 @@ pub fn summarize_then<R>(
     jobs: usize,
     progress: Option<&Progress>,
     window: Option<&Window>,
+    by_tool: bool,
     plan_others: impl FnOnce(&[usize]) -> Option<Vec<OtherUnit>>,
     meanwhile: impl FnOnce(&[InputFact], &[LaneFact], Option<WindowLoss>) -> R,
 ) -> Result<(Document, R), Decline> {
@@ -380,7 +446,7 @@ pub fn summarize_then<R>(
         record: true,
         ..settings.clone()
     };
-    let read_settings = if window.is_some() {
+    let read_settings = if window.is_some() || by_tool {
         &recording
     } else {
         settings
@@ -416,6 +482,11 @@ pub fn summarize_then<R>(
     };
     // where the render would fail, it cannot any more: a merged count past 64 bits
     merge(outcome.lanes.iter().map(|(_, lane)| &lane.summary)).ok_or(Decline::Overflow)?;
+    let tools = if by_tool {
+        Some(tool_table(&outcome.lanes)?)
+    } else {
+        None
+    };
     let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
     let (json, answer) = std::thread::scope(|scope| {
         let rendering = scope.spawn(|| render_json(&paths, &outcome, skipped, options, jobs));
@@ -428,6 +499,7 @@ pub fn summarize_then<R>(
                 json,
                 inputs,
                 lanes,
+                tools,
             },
             answer,
         )),
@@ -465,9 +537,14 @@ fn windowed(
         let Some(part) = window_records(records, window) else {
             continue;
         };
-        let summary = replay(&part, settings).map_err(|_| Decline::ReadFailed)?;
-        let mut out = readers::LaneOut::opened(file, lane.session_id.clone(), lane.lane_id.clone());
-        out.summary = summary;
+        let finished = replay(&part, settings).map_err(|_| Decline::ReadFailed)?;
+        // the replay's records: what `--by tool` counts of the part
+        let out = readers::LaneOut::new(
+            file,
+            lane.session_id.clone(),
+            lane.lane_id.clone(),
+            finished,
+        );
         cut.push((file, out));
     }
     Ok(cut)
@@ -917,6 +994,7 @@ pub fn render(
         json,
         inputs,
         lanes,
+        tools: None,
     })
 }
 
@@ -2198,6 +2276,56 @@ mod tests {
         assert_eq!(undetected(&groups[1..2], &outs[1..2]), Vec::<usize>::new());
     }
 
+    /// Tools are counted lane by lane, wave call by wave call: each count, the
+    /// durations summed in that order, each lane's tools in order of first appearance.
+    #[test]
+    fn tools_are_counted_in_lane_and_wave_order() {
+        use crate::summary::{LaneRecords, WaveCall};
+        let call = |name: &str, duration_ms: f64, multi: bool, eval_or_mixed: bool| WaveCall {
+            tool_name: name.into(),
+            duration_ms,
+            multi,
+            eval_or_mixed,
+        };
+        let lane = |calls: Vec<WaveCall>| {
+            let mut out = readers::LaneOut::opened(0, "s".into(), "main".into());
+            out.records = Some(Box::new(LaneRecords {
+                wave_calls: calls,
+                ..LaneRecords::default()
+            }));
+            out
+        };
+        let first = lane(vec![
+            call("eval", 0.1, false, true),
+            call("read", 1.0, true, false),
+            call("eval", 0.2, false, true),
+        ]);
+        let second = lane(vec![
+            call("bash", 2.0, false, false),
+            call("read", 0.5, false, true),
+        ]);
+        let table = tool_table(&[(0, &first), (1, &second)]).unwrap();
+        let count = |name: &str, calls, multi, duration_ms, eval_or_mixed| ToolCount {
+            tool_name: name.into(),
+            calls,
+            multi,
+            duration_ms,
+            eval_or_mixed,
+        };
+        assert_eq!(
+            table.counts,
+            [
+                count("eval", 2, 0, 0.1 + 0.2, 2),
+                count("read", 2, 1, 1.5, 1),
+                count("bash", 1, 0, 2.0, 0)
+            ]
+        );
+        assert_eq!(table.lanes, [vec![0, 1], vec![2, 1]]);
+        // a lane read without its records cannot be counted
+        let bare = readers::LaneOut::opened(0, "s".into(), "main".into());
+        assert_eq!(tool_table(&[(0, &bare)]), Err(Decline::ReadFailed));
+    }
+
     #[test]
     fn each_format_has_the_registry_s_name() {
         let names: Vec<&str> = (0..10)
@@ -2285,6 +2413,7 @@ mod tests {
             2,
             Some(&progress),
             None,
+            false,
             |rest| {
                 asked.extend_from_slice(rest);
                 Some(vec![OtherUnit {
@@ -2329,6 +2458,7 @@ mod tests {
             2,
             None,
             None,
+            false,
             |_| None,
             |_, _, _| (),
         );
@@ -2343,6 +2473,7 @@ mod tests {
             2,
             None,
             None,
+            false,
             |_| Some(Vec::new()),
             |_, _, _| (),
         );
@@ -2428,6 +2559,7 @@ mod tests {
                 2,
                 None,
                 Some(&window),
+                false,
                 |_| None,
                 |inputs, lanes, loss| (inputs.len(), lanes.len(), loss),
             )
@@ -2480,6 +2612,54 @@ mod tests {
         assert_eq!(lanes_of(&document), (1, vec!["0".into()]));
         // a lane with a wave kept: nothing is said to be left out
         assert_eq!(run(Some(5000.0), Some(5001.0)).1 .2, None);
+        // `--by tool`: each tool's calls, multi-call calls, durations and eval calls,
+        // tools in order of first appearance, and each lane's tools
+        let tools_of = |window: Option<&Window>| {
+            summarize_then(
+                &files,
+                &[],
+                OPTIONS,
+                &sniffers,
+                &settings(),
+                2,
+                None,
+                window,
+                true,
+                |_| None,
+                |_, _, _| (),
+            )
+            .unwrap()
+            .0
+            .tools
+            .unwrap()
+        };
+        let count = |name: &str, calls, multi, duration_ms, eval_or_mixed| ToolCount {
+            tool_name: name.into(),
+            calls,
+            multi,
+            duration_ms,
+            eval_or_mixed,
+        };
+        let whole = tools_of(None);
+        assert_eq!(
+            whole.counts,
+            [
+                count("grep", 1, 1, 300.0, 0),
+                count("read", 2, 1, 600.0, 0),
+                count("bash", 1, 0, 500.0, 0)
+            ]
+        );
+        assert_eq!(whole.lanes, [vec![0, 1], vec![2], vec![]]);
+        // cut by a window first: the part's waves alone
+        let cut = tools_of(Some(&Window {
+            since_ms: Some(1050.0),
+            until_ms: None,
+        }));
+        assert_eq!(
+            cut.counts,
+            [count("read", 1, 0, 100.0, 0), count("bash", 1, 0, 500.0, 0)]
+        );
+        assert_eq!(cut.lanes, [vec![0], vec![1], vec![]]);
         // a read without a wave has nothing a window could leave out
         let window = Window {
             since_ms: Some(0.0),
@@ -2494,6 +2674,7 @@ mod tests {
             2,
             None,
             Some(&window),
+            false,
             |_| None,
             |_, lanes, loss| (lanes.len(), loss),
         );
@@ -2524,10 +2705,25 @@ mod tests {
             2,
             None,
             Some(&window),
+            false,
             |_| None,
             |_, _, _| (),
         );
         assert_eq!(declined.err(), Some(Decline::ReadFailed));
+        let by_tool = summarize_then(
+            &files[..1],
+            &[],
+            OPTIONS,
+            &sniffers,
+            &settings(),
+            2,
+            None,
+            None,
+            true,
+            |_| None,
+            |_, _, _| (),
+        );
+        assert_eq!(by_tool.err(), Some(Decline::ReadFailed));
         assert!(summarize(&files[..1], &[], OPTIONS, &sniffers, &settings(), 2).is_ok());
     }
 
@@ -2594,6 +2790,7 @@ mod tests {
             2,
             None,
             None,
+            false,
             |_| None,
             |i, l, loss| {
                 calls += 1;
@@ -2618,6 +2815,7 @@ mod tests {
             2,
             Some(&progress),
             None,
+            false,
             |_| None,
             |_, _, _| (),
         )
@@ -4101,6 +4299,7 @@ mod tests {
             2,
             None,
             None,
+            false,
             |_| None,
             |_, _, _| panic!("meanwhile called for a declined run"),
         );

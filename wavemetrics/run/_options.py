@@ -155,8 +155,8 @@ class Option:
     output depends on it (the served path keys by it; ``--jobs``, ``--engine``
     and ``--no-cache`` never change the output); ``recorded``: every output records
     it (:func:`options_record`: a figure depends on it). ``native``: the native
-    command takes a run that gives it (``--by``: with ``session``, ``lane`` or
-    ``project`` only, groups of whole lanes; ``wavemetrics.run.fastpath.options_of``).
+    command takes a run that gives it (``--by``: with ``session``, ``lane``, ``project``
+    or ``tool`` only, not the periods; ``wavemetrics.run.fastpath.options_of``).
     """
 
     __slots__ = ("choices", "default", "flags", "help", "keyed", "kind", "metavar", "name",

@@ -22,7 +22,7 @@ per-lane cap) are handed to the extension, and ``--by session|lane|project`` gro
 are drawn from the document's lanes; a ``--since``/``--until`` window is cut by the
 extension (``native/core/src/window.rs``, the rules of ``views/slices.py``). Only what
 is sure to be the same is taken: a byte limit, ``--engine python``, a ``--by`` that
-needs each lane's calls (``day``, ``week``, ``month``, ``tool``), an eval or batchable
+needs each lane's periods (``day``, ``week``, ``month``), an eval or batchable
 name whose normal form is not ASCII, a forced ``--input-format`` that some input is not detected as
 (one every input is detected as is read the same either way: only the document's
 ``options`` record tells the runs apart), stdin, an input that is not a
@@ -70,6 +70,11 @@ if TYPE_CHECKING:
     from wavemetrics.cache.runcache import Again
     from wavemetrics.cli.timewindow import Window
     from wavemetrics.run.plan import Plan
+    from wavemetrics.views.groups import ToolTable
+
+    #: What :func:`summarize_json` gives: the document, the lines for stderr and the
+    #: ``--by tool`` figures (``None`` for another run).
+    Done = tuple[bytes, list[str], ToolTable | None]
 
 __all__ = ["options_of", "output_chunks", "run", "summarize_json", "window_of"]
 
@@ -223,7 +228,7 @@ def summarize_json(
     noted: Callable[[], object] | None = None, input_format: str = _files.AUTO,
     show_paths: bool = False, options: dict[str, Any] | None = None, bar: bool = False,
     window: Window | None = None,
-) -> tuple[bytes, list[str]] | str:
+) -> Done | str:
     """``summarize --format json PATHS``: the document and the lines for stderr (not
     yet escaped), or the reason (a ``str``) this path leaves the run to the CLI
     (nothing was printed). ``jobs``: threads to read on (the output never depends on
@@ -311,16 +316,17 @@ def summarize_json(
             batchable_names, record["idle_gap_ms"], jobs, options_json(record), notes_of,
             None if drawn is None else drawn.progress,
             since_ms=None if window is None else window.since_ms,
-            until_ms=None if window is None else window.until_ms, plan_others=others_of)
+            until_ms=None if window is None else window.until_ms, plan_others=others_of,
+            by_tool=record["by"] == "tool")
     finally:
         if drawn is not None:
             drawn.close()
     if isinstance(result, str):
         return result
-    document, lines = result
+    document, lines, tools = result
     if lines is None:
         return f"an input is not the forced format {input_format}"
-    return document, lines
+    return document, lines, tools
 
 
 def window_of(options: dict[str, Any]) -> Window | None:
@@ -344,8 +350,8 @@ def options_of(options: dict[str, Any], window: Window | None = None) -> dict[st
     converts them: the eval names as given, else the defaults; ``--max-tracked-calls 0``
     already ``None``) and ``window`` (:func:`window_of` of them, whose bounds it records),
     or ``None`` when this path does not take them: an option not marked ``native`` in
-    the option table, another ``--by`` than ``session``, ``lane`` or ``project`` (the
-    others need each lane's calls), ``--by`` with ``jsonl`` (a usage error the CLI
+    the option table, another ``--by`` than ``session``, ``lane``, ``project`` or
+    ``tool`` (the others need each lane's periods), ``--by`` with ``jsonl`` (a usage error the CLI
     reports), a cap past what the extension holds
     (:data:`wavemetrics.run._options.MAX_NATIVE_CAP`), a bound or zone without its
     ``window`` (one that cannot be read: the CLI's usage error)."""
@@ -372,8 +378,8 @@ _WINDOW = ("since", "until", "timezone")
 
 
 #: The ``--by`` values this path takes: groups of whole lanes, merged from their
-#: summaries (``None``: no ``--by``).
-_BY = (None, "session", "lane", "project")
+#: summaries, and tools, counted by the extension (``None``: no ``--by``).
+_BY = (None, "session", "lane", "project", "tool")
 
 
 def _is_terminal(stream: Any) -> bool:
@@ -401,7 +407,7 @@ def _encoded(text: str, stream: Any) -> bytes:
 
 
 def output_chunks(
-    done: tuple[bytes, list[str]], output_format: str, options: dict[str, Any] | None = None,
+    done: Done, output_format: str, options: dict[str, Any] | None = None,
     show_paths: bool = False, terminal: bool = False, zone: Any = None,
 ) -> list[tuple[int, bytes]] | None:
     """What the run prints, in order, as ``(stream number, bytes)`` (1 stdout, 2 stderr;
@@ -417,7 +423,7 @@ def output_chunks(
     makes the run."""
     from wavemetrics.views.escaping import printable
 
-    document, lines = done
+    document, lines, tools = done
     record: dict[str, Any] = options_record() if options is None else options
     out, err = sys.stdout, sys.stderr
     chunks = [(2, _encoded(printable(line) + "\n", err)) for line in lines]
@@ -433,7 +439,7 @@ def output_chunks(
     if analysis is None:
         return None
     text, notes = render_plain(analysis, output_format, record, show_paths=show_paths,
-                               terminal=terminal, zone=zone)
+                               terminal=terminal, zone=zone, tools=tools)
     if text is not None:
         chunks.append((1, _encoded(text, out)))
     chunks.extend((2, _encoded(printable(note) + "\n", err)) for note in notes)
@@ -488,7 +494,7 @@ def run(plan: Plan) -> int | None:
                               options=record, bar=bar, window=window)
         if isinstance(done, str):
             return None  # the CLI runs next, keyed by the plan (no re-walk)
-        chunks = output_chunks((done[0], [*located, *done[1]]), output_format, record,
+        chunks = output_chunks((done[0], [*located, *done[1]], done[2]), output_format, record,
                                show_paths, terminal, None if window is None else window.zone)
         if chunks is None:
             return None

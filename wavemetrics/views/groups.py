@@ -85,21 +85,32 @@ def _by_lane_key(analysis: Analysis[Any], by: str) -> list[tuple[str, Parallelis
     return [(key, merge_summaries(items)) for key, items in grouped.items()]
 
 
-def group_inputs(analysis: Analysis[Any], by: str, *, zone: Zone = None) -> dict[str, list[str]]:
+#: ``--by tool``'s figures as the native command counts them: per tool (tool name, calls,
+#: calls in multi-call non_eval waves, durations summed in ms, calls in eval or mixed
+#: waves), in order of first appearance, and per lane the indexes of its tools
+#: (``native/src/command.rs``, ``ToolTable``).
+ToolTable = tuple[list[tuple[str, int, int, float, int]], list[list[int]]]
+
+
+def group_inputs(analysis: Analysis[Any], by: str, *, zone: Zone = None,
+                 tools: ToolTable | None = None) -> dict[str, list[str]]:
     """``--by ... --show-paths``: for each group key, the inputs its rows come from (the
     input each of its lanes was first seen in), in order of first appearance.
 
     A lane belongs to one ``session``, ``lane`` or ``project`` group; to every
     ``day``/``week``/``month`` in which one of its waves starts; to every ``tool``
     among its paired calls. ``day``/``week``/``month``/``tool`` need lanes read in
-    batch mode (raises ``ValueError`` otherwise, as :func:`group_document`).
+    batch mode (raises ``ValueError`` otherwise, as :func:`group_document`), but
+    ``tool`` with ``tools``, which gives each lane's tools.
     """
     from wavemetrics.views.slices import partition_lane
 
     formats = {r.path: r.format for r in analysis.outcome.inputs}
     found: dict[str, dict[str, None]] = {}
-    for result in analysis.lanes:
-        if by in ("session", "lane", "project"):
+    for position, result in enumerate(analysis.lanes):
+        if by == "tool" and tools is not None:
+            keys = [tools[0][index][0] for index in tools[1][position]]
+        elif by in ("session", "lane", "project"):
             keys = [_lane_key(result, by, formats)]
         elif by in ("day", "week", "month"):
             keys = list(partition_lane(result.lane, lambda ms: label_of(ms, by, zone)))
@@ -157,10 +168,12 @@ def _tool_figures(calls: int, multi: int, total_ms: float, eval_mixed: int) -> d
     }
 
 
-def _by_tool(
+def _tool_counts(
     analysis: Analysis[Any], eval_tool_names: Sequence[str]
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    counts: dict[str, list[float]] = {}  # name -> [calls, multi, total ms, eval/mixed calls]
+) -> dict[str, list[float]]:
+    """Per tool name, in order of first appearance: ``[calls, calls in multi-call
+    non_eval waves, durations summed (ms), calls in eval or mixed waves]``."""
+    counts: dict[str, list[float]] = {}
     for result in cast("tuple[LaneResult, ...]", analysis.lanes):
         for wave in result.waves:
             bucket = classify_wave([c.tool_name for c in wave.calls], eval_tool_names)
@@ -171,6 +184,11 @@ def _by_tool(
                 entry[1] += multi
                 entry[2] += call.end_ms - call.start_ms
                 entry[3] += bucket is not WaveBucket.NON_EVAL
+    return counts
+
+
+def _by_tool(counts: dict[str, list[float]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """``--by tool``'s rows, most calls first (then by name), and total."""
     ordered = sorted(counts.items(), key=lambda item: (-item[1][0], item[0]))
     rows = [{"group": name, **_tool_figures(int(c), int(m), t, int(e))}
             for name, (c, m, t, e) in ordered]
@@ -184,7 +202,7 @@ def group_document(
     eval_tool_names: Sequence[str] = EVAL_TOOL_NAMES, max_tracked_calls: int | None = None,
     options: dict[str, Any] | None = None,
     batchable_tool_names: Sequence[str] = BATCHABLE_TOOL_NAMES,
-    idle_gap_ms: float = DEFAULT_IDLE_GAP_MS,
+    idle_gap_ms: float = DEFAULT_IDLE_GAP_MS, tools: ToolTable | None = None,
 ) -> dict[str, Any]:
     """The ``--by`` JSON document: ``schema_kind``, ``options`` (the run's options record,
     :func:`wavemetrics.run._options.options_record`; ``None``: the defaults with this ``by``),
@@ -195,7 +213,8 @@ def group_document(
     (docs/metrics.md section 9; the other groups merge the lanes' summaries).
 
     ``day``/``week``/``month``/``tool`` need lanes read in batch mode (with their
-    waves); raises ``ValueError`` otherwise, and for an unknown ``by``.
+    waves); raises ``ValueError`` otherwise, and for an unknown ``by``; ``tool`` takes
+    ``tools`` instead, when given: the native command's count of the same calls.
     """
     from wavemetrics.run._options import options_record
     from wavemetrics.views.report import json_document, summary_dict
@@ -208,7 +227,10 @@ def group_document(
     document: dict[str, Any] = {"schema_kind": base["schema_kind"], "options": base["options"],
                                 "by": by, "inputs": base["inputs"]}
     if by == "tool":
-        groups, total = _by_tool(analysis, eval_tool_names)
+        counts = (_tool_counts(analysis, eval_tool_names) if tools is None else
+                  {name: [calls, multi, total_ms, eval_mixed]
+                   for name, calls, multi, total_ms, eval_mixed in tools[0]})
+        groups, total = _by_tool(counts)
         document.update(groups=groups, total=total, concentration=base["concentration"])
         return document
     if by in ("session", "lane", "project"):

@@ -18,7 +18,7 @@ use std::path::Path;
 /// whenever a function of this module is added, removed or changes its
 /// arguments or results, so that an extension built from older sources is
 /// found out and not called (`native.available()` is then false).
-pub const API_VERSION: u32 = 23;
+pub const API_VERSION: u32 = 24;
 
 /// The read settings: `eval_names` and `batchable_names` in normal form, empty ones
 /// dropped (`_extension.eval_names`), `idle_gap_ms` finite and `>= 0` (ms, `0`
@@ -304,7 +304,7 @@ impl ReadProgress {
 /// facts the notes are worked out from (`loss`: `(waves, paired calls, lanes)` that a
 /// window left out when it kept no wave, else `None`: `command::WindowLoss`), while the document is rendered on other threads
 /// (the notes and the after-read check overlap the rendering: docs/performance-history.md,
-/// "Eleventh round"). Returns `(document bytes, what noted returned)`, or a `str`, the
+/// "Eleventh round"). Returns `(document bytes, what noted returned, tools)`, or a `str`, the
 /// reason the run is left to the Python command (then `noted` was not called); an
 /// exception `noted` raises is raised. `progress`: a [`ReadProgress`] the read counts
 /// its files in as it goes (a progress bar's), or `None`. `plan_others`: called (with
@@ -314,12 +314,15 @@ impl ReadProgress {
 /// `plan_others` or when it returns something else; what it raises is raised (after
 /// the run, which it declines), as `noted`'s is. `since_ms`, `until_ms`: the
 /// `--since`/`--until` window in Unix ms (`None`: open; both `None`: no window), each
-/// lane cut to it as `slices.window_lane` cuts it (`window.rs`).
+/// lane cut to it as `slices.window_lane` cuts it (`window.rs`). `by_tool`: the run is
+/// `--by tool`; the third member of the result is then `([(tool name, calls, calls in
+/// multi-call non_eval waves, durations summed in ms, calls in eval or mixed waves)],
+/// [[tool index] per lane])` (`command::ToolTable`), else `None`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (files, skipped, sniff_types, max_tracked_calls, eval_names,
                     batchable_names, idle_gap_ms, jobs, options, noted, progress=None,
-                    since_ms=None, until_ms=None, plan_others=None))]
+                    since_ms=None, until_ms=None, plan_others=None, by_tool=false))]
 fn summarize_json<'py>(
     py: Python<'py>,
     files: Vec<CommandArg>,
@@ -336,6 +339,7 @@ fn summarize_json<'py>(
     since_ms: Option<f64>,
     until_ms: Option<f64>,
     plan_others: Option<Bound<'py, PyAny>>,
+    by_tool: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let s = settings(max_tracked_calls, eval_names, batchable_names, idle_gap_ms)?;
     let window =
@@ -368,6 +372,7 @@ fn summarize_json<'py>(
             // a frozen class: its counters are read and written without the GIL
             progress.as_ref().map(|p| &p.get().0),
             window.as_ref(),
+            by_tool,
             |rest| {
                 let plan = plan_others.as_ref()?;
                 Python::attach(|py| {
@@ -421,9 +426,27 @@ fn summarize_json<'py>(
     }
     match done {
         Err(decline) => Ok(decline.reason().into_pyobject(py)?.into_any()),
-        Ok((document, answer)) => Ok((PyBytes::new(py, &document.json), answer?)
-            .into_pyobject(py)?
-            .into_any()),
+        Ok((document, answer)) => {
+            let tools = document.tools.map(|table| {
+                let counts: Vec<_> = table
+                    .counts
+                    .into_iter()
+                    .map(|c| {
+                        (
+                            c.tool_name,
+                            c.calls,
+                            c.multi,
+                            c.duration_ms,
+                            c.eval_or_mixed,
+                        )
+                    })
+                    .collect();
+                (counts, table.lanes)
+            });
+            Ok((PyBytes::new(py, &document.json), answer?, tools)
+                .into_pyobject(py)?
+                .into_any())
+        }
     }
 }
 

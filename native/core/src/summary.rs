@@ -208,6 +208,20 @@ pub struct LaneRecords {
     pub replaced: bool,
     /// Where the lane's call times come from (section 9), as the reader finished it.
     pub timing: Timing,
+    /// Each paired call of the waves summarised, in wave order and in each wave's
+    /// order (what `--by tool` counts: `groups._by_tool`).
+    pub wave_calls: Vec<WaveCall>,
+}
+
+/// A paired call as its wave left it, for `--by tool`: its tool name, its duration
+/// (ms), whether its wave is a `non_eval` wave of 2 calls or more (`multi`), and
+/// whether its wave holds an eval call (eval-only or mixed).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WaveCall {
+    pub tool_name: Box<str>,
+    pub duration_ms: f64,
+    pub multi: bool,
+    pub eval_or_mixed: bool,
 }
 
 /// What a finished lane gives: its figures, and its observations when the read keeps them
@@ -448,6 +462,18 @@ impl LaneStream {
                 evals += 1;
             }
         }
+        if let Some(recorder) = &mut self.recorder {
+            let (multi, eval_or_mixed) = (evals == 0 && size > 1, evals > 0);
+            recorder
+                .records
+                .wave_calls
+                .extend(calls.iter().map(|(start, end, _, name)| WaveCall {
+                    tool_name: Box::from(&**name),
+                    duration_ms: end - start,
+                    multi,
+                    eval_or_mixed,
+                }));
+        }
         let f = &mut self.figures;
         // finite times: the span is finite too; a wave is never empty
         if evals == size {
@@ -493,6 +519,8 @@ impl LaneStream {
         turns: &[(f64, f64)],
         timing: Timing,
     ) -> Finished {
+        // the waves still open first: the records then hold their calls too
+        self.emit(f64::INFINITY);
         let records = self.recorder.take().map(|recorder| {
             let mut records = Box::new(recorder.records);
             records.turn_total_ms = turn_total_ms;

@@ -11,7 +11,7 @@
 //! start), each turn interval with its own start; a turn alone makes no part.
 
 use crate::activity::Timing;
-use crate::summary::{LaneRecords, LaneStream, Settings, StreamOrderError, Summary};
+use crate::summary::{Finished, LaneRecords, LaneStream, Settings, StreamOrderError};
 use hashbrown::HashMap;
 use std::rc::Rc;
 
@@ -152,18 +152,21 @@ pub fn window_records(r: &LaneRecords, window: &Window) -> Option<LaneRecords> {
             .collect(),
         replaced: r.replaced,
         timing: r.timing,
+        // the part's waves are its replay's ([`replay`])
+        wave_calls: Vec::new(),
     })
 }
 
 /// The figures of a lane's observations read in batch with `settings` (its `stream`
 /// and `record` are not used), as the Python core's `analyse` gives them for a batch
-/// lane: each observation fed in order, then the turn total and intervals.
-pub fn replay(r: &LaneRecords, settings: &Settings) -> Result<Summary, StreamOrderError> {
+/// lane: each observation fed in order, then the turn total and intervals; with the
+/// records of that read (its waves' calls among them: `LaneRecords::wave_calls`).
+pub fn replay(r: &LaneRecords, settings: &Settings) -> Result<Finished, StreamOrderError> {
     let mut batch = settings.clone();
     // in batch: a part fed in its read order may reach back into a wave a stream
     // would have emitted already
     batch.stream = false;
-    batch.record = false;
+    batch.record = true;
     let mut stream = LaneStream::new(
         &batch,
         Rc::from(batch.eval_names.clone()),
@@ -184,9 +187,7 @@ pub fn replay(r: &LaneRecords, settings: &Settings) -> Result<Summary, StreamOrd
         }
     }
     let timing: Timing = r.timing;
-    Ok(stream
-        .finish_lane(r.turn_total_ms, &r.turns, timing)
-        .summary)
+    Ok(stream.finish_lane(r.turn_total_ms, &r.turns, timing))
 }
 
 #[cfg(test)]
@@ -208,6 +209,7 @@ mod tests {
             turns: turns.to_vec(),
             replaced: false,
             timing: Timing::Execution,
+            wave_calls: Vec::new(),
         }
     }
 
@@ -289,11 +291,11 @@ mod tests {
                 (false, "b", 15000.0)
             ]
         );
-        let summary = replay(&early, &settings()).unwrap();
+        let summary = replay(&early, &settings()).unwrap().summary;
         assert_eq!(summary.paired_calls, 2);
         assert_eq!(summary.non_eval_waves_multi, 1);
         assert_eq!(summary.modeled_wallclock_saved_ms, 5000.0);
-        let summary = replay(&late, &settings()).unwrap();
+        let summary = replay(&late, &settings()).unwrap().summary;
         assert_eq!(summary.paired_calls, 1);
         assert_eq!(summary.modeled_wallclock_saved_ms, 0.0);
     }
@@ -321,7 +323,10 @@ mod tests {
         let before = window_records(&r, &until(1000.0)).unwrap();
         assert_eq!(before.starts.len(), 6);
         assert_eq!(
-            replay(&before, &settings()).unwrap().non_eval_joined_calls,
+            replay(&before, &settings())
+                .unwrap()
+                .summary
+                .non_eval_joined_calls,
             3
         );
         assert_eq!(window_records(&r, &since(1302.0)), None);
@@ -357,7 +362,7 @@ mod tests {
                 (true, "p", 70.0)
             ]
         );
-        let s = replay(&part, &settings()).unwrap();
+        let s = replay(&part, &settings()).unwrap().summary;
         assert_eq!(
             (s.orphan_ends, s.clock_anomalies, s.incomplete_calls),
             (1, 1, 2)
@@ -368,7 +373,7 @@ mod tests {
             kept(&part),
             [(true, "x", 10.0), (true, "d", 12.0), (false, "x", 60.0)]
         );
-        let s = replay(&part, &settings()).unwrap();
+        let s = replay(&part, &settings()).unwrap().summary;
         assert_eq!(
             (s.paired_calls, s.incomplete_calls, s.orphan_ends),
             (1, 1, 0)
@@ -402,6 +407,7 @@ mod tests {
         assert_eq!(
             replay(&early, &settings())
                 .unwrap()
+                .summary
                 .measured_turn_duration_ms_total,
             7.0
         );
@@ -451,6 +457,41 @@ mod tests {
         );
     }
 
+    /// The replay's records hold each wave's calls: a `non_eval` wave of two is
+    /// multi-call, a lone call is not, a wave with an eval call is eval or mixed.
+    #[test]
+    fn the_replay_keeps_each_wave_s_calls() {
+        let r = lane(
+            &[
+                (true, "p", "read", 0.0),
+                (true, "q", "grep", 1.0),
+                (false, "p", "read", 5.0),
+                (false, "q", "grep", 2.0),
+                (true, "s", "read", 10.0),
+                (false, "s", "read", 10.5),
+                (true, "e", "eval", 20.0),
+                (false, "e", "eval", 23.0),
+            ],
+            0.0,
+            &[],
+        );
+        let records = replay(&r, &settings()).unwrap().records.unwrap();
+        let calls: Vec<(&str, f64, bool, bool)> = records
+            .wave_calls
+            .iter()
+            .map(|c| (&*c.tool_name, c.duration_ms, c.multi, c.eval_or_mixed))
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                ("read", 5.0, true, false),
+                ("grep", 1.0, true, false),
+                ("read", 0.5, false, false),
+                ("eval", 3.0, false, true)
+            ]
+        );
+    }
+
     /// The earliest start decides the turn total's side, not the earliest time.
     #[test]
     fn the_home_is_the_earliest_start() {
@@ -479,14 +520,35 @@ mod tests {
             0.0,
             &[],
         );
-        let s = replay(&r, &settings()).unwrap();
+        let s = replay(&r, &settings()).unwrap().summary;
         assert_eq!(
             (s.paired_calls, s.mixed_waves, s.non_eval_waves_total),
             (3, 1, 1)
         );
         assert_eq!((s.calls_timed_by_execution, s.batched_turns), (3, 1));
+        // the waves' calls, in wave order: a mixed wave (a, then the eval b), then c
+        let records = replay(&r, &settings()).unwrap().records.unwrap();
+        let calls: Vec<(&str, f64, bool, bool)> = records
+            .wave_calls
+            .iter()
+            .map(|c| (&*c.tool_name, c.duration_ms, c.multi, c.eval_or_mixed))
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                ("read", 4.0, false, true),
+                ("eval", 2.0, false, true),
+                ("read", 2.0, false, false)
+            ]
+        );
         r.timing = Timing::Message;
-        assert_eq!(replay(&r, &settings()).unwrap().calls_timed_by_execution, 0);
+        assert_eq!(
+            replay(&r, &settings())
+                .unwrap()
+                .summary
+                .calls_timed_by_execution,
+            0
+        );
         // a call whose end comes after 70 others: a stream would have emitted its wave
         let mut observed = vec![(true, "late", "read", 5.0)];
         let ids: Vec<String> = (0..70).map(|i| format!("c{i}")).collect();
@@ -496,13 +558,15 @@ mod tests {
             observed.push((false, id.as_str(), "read", at + 1.0));
         }
         observed.push((false, "late", "read", 6.0));
-        let s = replay(&lane(&observed, 0.0, &[]), &settings()).unwrap();
+        let s = replay(&lane(&observed, 0.0, &[]), &settings())
+            .unwrap()
+            .summary;
         assert_eq!((s.paired_calls, s.non_eval_waves_total), (71, 71));
         let capped = Settings {
             max_tracked_calls: Some(1),
             ..settings()
         };
-        let s = replay(&r, &capped).unwrap();
+        let s = replay(&r, &capped).unwrap().summary;
         assert_eq!((s.paired_calls, s.dropped_calls), (1, 2));
     }
 }
