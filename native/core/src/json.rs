@@ -519,11 +519,27 @@ fn key_index(keys: &[&str], key: &[u8]) -> Option<usize> {
 /// Parse a line that must be one JSON object, handing the raw value of each key in
 /// `keys` to `set` (with the key's index; a repeated key is handed over again, so
 /// the last one wins as in Python). Every other value is validated and skipped.
-pub fn parse_object<'a, F>(text: &'a str, keys: &[&str], mut set: F) -> Result<(), SyntaxError>
+pub fn parse_object<'a, F>(text: &'a str, keys: &[&str], set: F) -> Result<(), SyntaxError>
 where
     F: FnMut(usize, Raw<'a>),
 {
-    Scan::line(text, |scan, key| {
+    parse_object_within(text, MAX_SCAN_DEPTH, keys, set)
+}
+
+/// [`parse_object`] that also fails when the text nests arrays and objects deeper
+/// than `limit` levels (its object at level 1): one pass where [`nesting_exceeds`]
+/// and [`parse_object`] would make two, with the same verdict (a text nested too
+/// deep fails either way, wherever its first syntax error is).
+pub fn parse_object_within<'a, F>(
+    text: &'a str,
+    limit: usize,
+    keys: &[&str],
+    mut set: F,
+) -> Result<(), SyntaxError>
+where
+    F: FnMut(usize, Raw<'a>),
+{
+    Scan::line_within(text, limit, |scan, key| {
         match key_index(keys, key) {
             Some(index) => set(index, scan.raw(1)?),
             None => scan.skip(1)?,

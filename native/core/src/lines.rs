@@ -18,6 +18,9 @@ pub struct LineReader<R> {
     start: usize,
     end: usize,
     eof: bool,
+    /// The buffer still holds the source from its first byte (no line was moved to
+    /// the front), so [`LineReader::rewound`] can hand its lines out again.
+    from_origin: bool,
 }
 
 impl<R: Read> LineReader<R> {
@@ -28,7 +31,19 @@ impl<R: Read> LineReader<R> {
             start: 0,
             end: 0,
             eof: false,
+            from_origin: true,
         }
+    }
+
+    /// This reader back at the source's first line, when its buffer still holds every
+    /// byte read so far (no line has crossed the end of a chunk yet): the lines read
+    /// come again without reading the source again. `None` otherwise.
+    pub fn rewound(mut self) -> Option<Self> {
+        if !self.from_origin {
+            return None;
+        }
+        self.start = 0;
+        Some(self)
     }
 
     /// The next line without its `\n`, and whether it had one; `None` at the end.
@@ -50,20 +65,22 @@ impl<R: Read> LineReader<R> {
                 self.start = self.end;
                 return Ok(Some((&self.buf[line_start..self.end], false)));
             }
-            // keep the partial line: move it to the front, grow if it fills the buffer
-            if self.start > 0 {
-                self.buf.copy_within(self.start..self.end, 0);
-                scanned -= self.start;
-                self.end -= self.start;
-                self.start = 0;
-            }
-            // the partial line is at the front now (start == 0)
-            if self.end >= MAX_HELD_LINE {
+            if self.end - self.start >= MAX_HELD_LINE {
                 return Err(io::Error::new(io::ErrorKind::Unsupported, "line_too_long"));
             }
+            // a full buffer keeps the partial line: moved to the front, or the buffer
+            // doubled when it is there already
             if self.end == self.buf.len() {
-                let grown = self.buf.len() * 2;
-                self.buf.resize(grown, 0);
+                if self.start > 0 {
+                    self.from_origin = false;
+                    self.buf.copy_within(self.start..self.end, 0);
+                    scanned -= self.start;
+                    self.end -= self.start;
+                    self.start = 0;
+                } else {
+                    let grown = self.buf.len() * 2;
+                    self.buf.resize(grown, 0);
+                }
             }
             let read = loop {
                 match self.source.read(&mut self.buf[self.end..]) {
@@ -174,6 +191,46 @@ mod tests {
             count += 1;
         }
         assert_eq!((count, reader.buf.len()), (1000, 4));
+    }
+
+    #[test]
+    fn a_reader_rewinds_while_its_buffer_holds_the_source_from_its_start() {
+        // one 16-byte chunk holds all: the lines come again, then the end
+        let mut reader = LineReader::new(&b"ab\ncd\nef"[..]);
+        reader.buf = vec![0; 16];
+        assert_eq!(reader.next_line().unwrap(), Some((&b"ab"[..], true)));
+        assert_eq!(reader.next_line().unwrap(), Some((&b"cd"[..], true)));
+        let mut again = reader.rewound().unwrap();
+        let mut lines = Vec::new();
+        while let Some((line, newline)) = again.next_line().unwrap() {
+            lines.push((line.to_vec(), newline));
+        }
+        assert_eq!(
+            lines,
+            [
+                (b"ab".to_vec(), true),
+                (b"cd".to_vec(), true),
+                (b"ef".to_vec(), false)
+            ]
+        );
+        // read to its end, with room left in the buffer: nothing was moved
+        let mut again = again.rewound().unwrap();
+        assert_eq!(again.next_line().unwrap(), Some((&b"ab"[..], true)));
+        // a line that grows the buffer from the front keeps it
+        let mut reader = LineReader::new(&b"abcdefgh\nij\n"[..]);
+        reader.buf = vec![0; 4];
+        assert_eq!(reader.next_line().unwrap(), Some((&b"abcdefgh"[..], true)));
+        let mut again = reader.rewound().unwrap();
+        assert_eq!(again.next_line().unwrap(), Some((&b"abcdefgh"[..], true)));
+        // a line moved to the front loses the bytes before it: no rewind
+        let mut reader = LineReader::new(&b"ab\ncdef\n"[..]);
+        reader.buf = vec![0; 4];
+        assert_eq!(reader.next_line().unwrap(), Some((&b"ab"[..], true)));
+        assert_eq!(reader.next_line().unwrap(), Some((&b"cdef"[..], true)));
+        assert!(reader.rewound().is_none());
+        // nothing read yet
+        let fresh = LineReader::new(&b"x\n"[..]).rewound();
+        assert_eq!(fresh.unwrap().next_line().unwrap(), Some((&b"x"[..], true)));
     }
 
     #[test]

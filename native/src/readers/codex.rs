@@ -8,14 +8,18 @@
 //! read), so the lane's observations are kept, rewritten, and summarised in
 //! batch mode at the end, as the Python reader hands its lane over whole.
 
-use super::lines::{any_number, bad_json, for_each_line_within, int_too_long, Names};
+use super::lines::{
+    any_number, bad_json, for_each_line_within_from, has_digit_run, int_too_long, Names,
+};
 use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, UnitOut};
 use crate::account::LineAccount;
 use crate::activity::Timing;
-use crate::io::open_plain;
+use crate::io::{open_plain, PlainFile};
 use crate::json::{
-    nesting_exceeds, parse_object, parse_object_nested, Field, Raw, SyntaxError, Val, PY_MAX_DEPTH,
+    parse_object, parse_object_nested, parse_object_within, Field, Raw, SyntaxError, Val,
+    PY_MAX_DEPTH,
 };
+use crate::lines::LineReader;
 use crate::summary::{BatchKey, LaneStream, Settings};
 use crate::time::iso_to_ms;
 use hashbrown::{HashMap, HashSet};
@@ -133,11 +137,20 @@ fn literal(text: &[u8]) -> Literal<'_> {
 /// (`InvalidOperation`, which `codex.py` takes as no duration too).
 fn decimal_number_error(text: &[u8]) -> bool {
     int_too_long(text)
-        || any_number(text, |n| {
-            let number = literal(n);
-            number.float && !decimal_holds(&number)
-        })
+        || has_digit_run(text, EXTREME_EXPONENT_DIGITS)
+            && any_number(text, |n| {
+                let number = literal(n);
+                number.float && !decimal_holds(&number)
+            })
 }
+
+/// The fewest digits in a row a number `Decimal` cannot hold needs: its exponent
+/// `E` must be past ±10^17, which takes 18 digits. With `i` the digits before the
+/// point (fewer than 10^17: no text this process holds is that long) and `f` after
+/// it, [`decimal_holds`] fails when `E - f < MPD_MIN_ETINY` (so `E < -1.9 * 10^18`)
+/// or when the adjusted exponent, at most `E + i - 1`, passes `MPD_MAX_EMAX` (so
+/// `E > 10^18 - i > 9 * 10^17`). A text without such a run is walked no further.
+const EXTREME_EXPONENT_DIGITS: usize = 18;
 
 /// Whether `Decimal(literal)` is exact under libmpdec's widest context (else
 /// `InvalidOperation`): the exponent of its last digit no lower than the smallest
@@ -250,11 +263,12 @@ fn embedded_duration_ms(output: &Val<'_>) -> Option<f64> {
     {
         return None; // not JSON, or JSON but not an object
     }
-    if nesting_exceeds(text.as_bytes(), PY_MAX_OUTPUT_DEPTH) {
-        return None;
-    }
+    // Python's `json` gives up past PY_MAX_OUTPUT_DEPTH levels: no duration either
     let mut metadata = Val::Absent;
-    parse_object(text, &["metadata"], |_, raw| metadata = Val::of(raw)).ok()?;
+    parse_object_within(text, PY_MAX_OUTPUT_DEPTH, &["metadata"], |_, raw| {
+        metadata = Val::of(raw)
+    })
+    .ok()?;
     if decimal_number_error(text.as_bytes()) {
         return None;
     }
@@ -657,36 +671,45 @@ fn read_codex_once(
     fallback_session_id: &str,
     settings: &Settings,
 ) -> Result<UnitOut, Failure> {
+    read_codex_from(
+        LineReader::new(open_plain(path)?),
+        fallback_session_id,
+        settings,
+    )
+}
+
+/// [`read_codex_once`] of the lines `lines` has still to give: a rollout's, from its
+/// first line (a reader of the file [`LineReader::rewound`]).
+fn read_codex_from(
+    lines: LineReader<PlainFile>,
+    fallback_session_id: &str,
+    settings: &Settings,
+) -> Result<UnitOut, Failure> {
     let mut account = LineAccount::default();
     let mut state = Rollout::default();
     let mut seen = false;
-    for_each_line_within(
-        open_plain(path)?,
-        &mut account,
-        PY_MAX_LINE_DEPTH,
-        |text, account| {
-            let (v, p) = record_of(text).map_err(bad_json)?;
-            if int_too_long(text.as_bytes()) {
-                return Err(bad_json(SyntaxError)); // Python's int() refuses it: invalid_json
-            }
-            seen = true;
-            match state.gate.take() {
-                None => read_record(&v, &p, &mut state, account)?,
-                Some(mut gate) => {
-                    if boundary(&v, &p, &mut gate) {
-                        close_gate(&mut state, gate, account, true);
-                        account.use_line();
-                    } else {
-                        gate.records += 1;
-                        let result = read_record(&v, &p, &mut state, &mut gate.account);
-                        state.gate = Some(gate);
-                        result?;
-                    }
+    for_each_line_within_from(lines, &mut account, PY_MAX_LINE_DEPTH, |text, account| {
+        let (v, p) = record_of(text).map_err(bad_json)?;
+        if int_too_long(text.as_bytes()) {
+            return Err(bad_json(SyntaxError)); // Python's int() refuses it: invalid_json
+        }
+        seen = true;
+        match state.gate.take() {
+            None => read_record(&v, &p, &mut state, account)?,
+            Some(mut gate) => {
+                if boundary(&v, &p, &mut gate) {
+                    close_gate(&mut state, gate, account, true);
+                    account.use_line();
+                } else {
+                    gate.records += 1;
+                    let result = read_record(&v, &p, &mut state, &mut gate.account);
+                    state.gate = Some(gate);
+                    result?;
                 }
             }
-            Ok(())
-        },
-    )?;
+        }
+        Ok(())
+    })?;
     if let Some(gate) = state.gate.take() {
         let dated = gate.dated;
         close_gate(&mut state, gate, &mut account, dated);
@@ -740,6 +763,30 @@ impl Reader for Codex {
             ..settings.clone()
         };
         with_fallback(&batch, |s| read_codex_once(path, fallback, s))
+    }
+}
+
+impl Codex {
+    /// [`Reader::read`] of a rollout whose lines `lines` gives from the first (a
+    /// reader detection has looked through and [`LineReader::rewound`]), its session
+    /// id from the file's name `fallback`: the file is not opened again.
+    pub fn read_lines(
+        lines: LineReader<PlainFile>,
+        fallback: &str,
+        settings: &Settings,
+    ) -> Result<UnitOut, ReadError> {
+        let batch = Settings {
+            stream: false,
+            ..settings.clone()
+        };
+        // a batch read never fails for order: its one read is the read
+        let mut lines = Some(lines);
+        with_fallback(&batch, |s| match lines.take() {
+            Some(lines) => read_codex_from(lines, fallback, s),
+            None => Err(Failure::Read(ReadError::Io(std::io::Error::other(
+                "a rollout's lines read twice",
+            )))),
+        })
     }
 }
 
@@ -842,6 +889,18 @@ mod tests {
                 "]".repeat(d)
             )
         };
+        // a number Decimal cannot hold anywhere: no duration (18 and 19 exponent
+        // digits); 18 digits in a row that are no such number: the duration
+        for (x, want) in [
+            ("12e999999999999999999", None),
+            ("1e-1999999999999999998", None),
+            ("1e99999999999999999", Some(2000.0)),
+            ("123456789012345678", Some(2000.0)),
+            ("\"12e999999999999999999\"", Some(2000.0)),
+        ] {
+            let text = format!(r#"{{"metadata": {{"duration_seconds": 2}}, "x": {x}}}"#);
+            assert_eq!(duration(&text), want, "{x}");
+        }
         assert_eq!(duration(&deep(PY_MAX_OUTPUT_DEPTH - 1)), Some(2000.0));
         assert_eq!(duration(&deep(PY_MAX_OUTPUT_DEPTH)), None);
         // a lone surrogate (WTF-8) is valid in a string, invalid outside one

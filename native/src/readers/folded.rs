@@ -237,11 +237,21 @@ fn fold_group(
     let mut found = Vec::with_capacity(group.len());
     let mut alone = Vec::new();
     let mut folder = FoldedFolder::new(settings);
-    // a file found `events` or `codex`, read as a unit of its own (opened again)
-    let read_alone = |file: &FoldFile, format: Detected| {
+    // a file found `events` or `codex`, read as a unit of its own: a rollout from
+    // its detection's reader when that still holds the file's start, else opened again
+    let read_alone = |file: &FoldFile, format: Detected, sniffed: Sniff| {
         let (reader, session_id): (&dyn Reader, String) = match format {
-            Detected::Codex => (&Codex, session_id_from_file_name(file.path)),
-            _ => (&Events, file.events_default.to_string()),
+            Detected::Codex => {
+                let session_id = session_id_from_file_name(file.path);
+                if let Some(lines) = sniffed.rest.rewound() {
+                    return Codex::read_lines(lines, &session_id, settings).ok();
+                }
+                (&Codex, session_id)
+            }
+            _ => {
+                drop(sniffed); // closed before the file is opened again
+                (&Events, file.events_default.to_string())
+            }
         };
         let unit = Unit {
             paths: &[file.path],
@@ -262,9 +272,8 @@ fn fold_group(
             (Some(Detected::ClaudeCode), Some(sniffed)) => folder.add(index, |f, n| {
                 apply_sniffed(f, sniffed, n, file.claude_fallback)
             }),
-            (Some(format @ (Detected::Events | Detected::Codex)), sniffed) => {
-                drop(sniffed); // closed before the file is opened again
-                alone.push((index, read_alone(file, format)));
+            (Some(format @ (Detected::Events | Detected::Codex)), Some(sniffed)) => {
+                alone.push((index, read_alone(file, format, sniffed)));
             }
             _ => {}
         }
@@ -302,8 +311,7 @@ fn fold_group(
         match sniffed.found {
             Some(Detected::ClaudeCode) => Parsed::Claude(tape_sniffed(sniffed)),
             Some(format @ (Detected::Events | Detected::Codex)) => {
-                drop(sniffed); // closed before the file is opened again
-                Parsed::Alone(format, read_alone(file, format))
+                Parsed::Alone(format, read_alone(file, format, sniffed))
             }
             other => Parsed::Other(other),
         }
@@ -510,6 +518,85 @@ mod tests {
         assert_eq!(none.found, vec![None; 4]);
         assert_eq!((none.claude, none.alone), (None, vec![]));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_rollout_is_read_from_its_detection_s_reader_or_opened_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let call = |pad: usize| {
+            format!(
+                concat!(
+                    r#"{{"timestamp":"2025-01-01T00:00:01Z","type":"response_item","#,
+                    r#""payload":{{"type":"function_call","name":"shell","call_id":"x","pad":"{}"}}}}"#,
+                    "\n",
+                    r#"{{"timestamp":"2025-01-01T00:00:04Z","type":"response_item","#,
+                    r#""payload":{{"type":"function_call_output","call_id":"x","output":"ok"}}}}"#,
+                    "\n"
+                ),
+                "p".repeat(pad)
+            )
+        };
+        // the first chunk (128 KiB) holds the small rollout whole; in the large one a
+        // blank line of 100,000 spaces comes first, and the call's line crosses the
+        // chunk's end, so the window's reader moves it to the front
+        let small = call(10);
+        let large = format!("{}\n{}", " ".repeat(100_000), call(60_000));
+        let names = [
+            "a-0195500a-1b2c-7d3e-8f40-123456789abc.jsonl",
+            "b-0195500a-1b2c-7d3e-8f40-123456789abd.jsonl",
+        ];
+        let paths: Vec<std::path::PathBuf> = names.iter().map(|n| dir.path().join(n)).collect();
+        std::fs::write(&paths[0], &small).unwrap();
+        std::fs::write(&paths[1], &large).unwrap();
+        let codex = ["session_meta".to_string(), "response_item".to_string()];
+        let sniffers = Sniffers {
+            event_types: &[],
+            claude_only_types: &[],
+            codex_types: &codex,
+            pi_types: &[],
+        };
+        let sniffed: Vec<Sniff> = paths.iter().map(|p| sniff(p, &sniffers).unwrap()).collect();
+        assert_eq!(
+            sniffed.iter().map(|s| s.found).collect::<Vec<_>>(),
+            [Some(Detected::Codex); 2]
+        );
+        let rewinds: Vec<bool> = sniffed
+            .into_iter()
+            .map(|s| s.rest.rewound().is_some())
+            .collect();
+        assert_eq!(rewinds, [true, false]);
+        let group: Vec<FoldFile> = paths
+            .iter()
+            .map(|path| FoldFile {
+                path,
+                claude_fallback: "fb",
+                events_default: "ev",
+            })
+            .collect();
+        let unit = |i: usize, id: &str| (i, Some(read_unit(&Codex, &[&paths[i]], &[id])));
+        let expected = FoldOut {
+            found: vec![Some(Detected::Codex); 2],
+            claude: None,
+            alone: vec![
+                unit(0, "0195500a-1b2c-7d3e-8f40-123456789abc"),
+                unit(1, "0195500a-1b2c-7d3e-8f40-123456789abd"),
+            ],
+            folders: vec![],
+        };
+        // two lines read (three with the blank line), one lane each
+        let read: Vec<(usize, usize)> = expected
+            .alone
+            .iter()
+            .map(|(_, out)| {
+                let out = out.as_ref().unwrap();
+                (out.accounts[0].lines_read as usize, out.lanes.len())
+            })
+            .collect();
+        assert_eq!(read, [(2, 1), (3, 1)]);
+        for threads in [1, 2] {
+            let out = fold_group(&group, &sniffers, &settings(), threads, 1 << 20);
+            assert_eq!(out, expected, "threads {threads}");
+        }
     }
 
     #[test]

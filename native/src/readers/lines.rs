@@ -51,12 +51,26 @@ pub(super) fn for_each_line_within<R: Read, F>(
     source: R,
     account: &mut LineAccount,
     max_depth: usize,
+    each: F,
+) -> Result<(), Failure>
+where
+    F: FnMut(&str, &mut LineAccount) -> Result<(), Failure>,
+{
+    for_each_line_within_from(LineReader::new(source), account, max_depth, each)
+}
+
+/// [`for_each_line_within`] of the lines `reader` has still to give (a reader
+/// [`LineReader::rewound`] gives them all).
+pub(super) fn for_each_line_within_from<R: Read, F>(
+    reader: LineReader<R>,
+    account: &mut LineAccount,
+    max_depth: usize,
     mut each: F,
 ) -> Result<(), Failure>
 where
     F: FnMut(&str, &mut LineAccount) -> Result<(), Failure>,
 {
-    for_each_object_line(source, account, max_depth, |text, account| {
+    for_each_object_line_from(reader, account, max_depth, |text, account| {
         within(text, account, max_depth, &mut each)
     })
 }
@@ -140,12 +154,25 @@ pub(super) fn for_each_object_line<R: Read, F>(
     source: R,
     account: &mut LineAccount,
     max_depth: usize,
+    each: F,
+) -> Result<(), Failure>
+where
+    F: FnMut(&str, &mut LineAccount) -> Result<Option<&'static str>, Failure>,
+{
+    for_each_object_line_from(LineReader::new(source), account, max_depth, each)
+}
+
+/// [`for_each_object_line`] of the lines `reader` has still to give, the first of
+/// them read as the source's first line (its BOM stripped).
+fn for_each_object_line_from<R: Read, F>(
+    mut reader: LineReader<R>,
+    account: &mut LineAccount,
+    max_depth: usize,
     mut each: F,
 ) -> Result<(), Failure>
 where
     F: FnMut(&str, &mut LineAccount) -> Result<Option<&'static str>, Failure>,
 {
-    let mut reader = LineReader::new(source);
     let mut first = true;
     while let Some((raw, has_newline)) = reader.next_line()? {
         account.lines_read += 1;
@@ -447,7 +474,7 @@ pub(super) fn int_too_long(text: &[u8]) -> bool {
 /// bytes hold exactly one position that is a multiple of `run`, so only those
 /// positions are looked at, and the run around a digit found there measured: about
 /// `len / run` bytes read for text without long runs.
-fn has_digit_run(text: &[u8], run: usize) -> bool {
+pub(super) fn has_digit_run(text: &[u8], run: usize) -> bool {
     let run = run.max(1);
     (run - 1..text.len()).step_by(run).any(|at| {
         if !text[at].is_ascii_digit() {
