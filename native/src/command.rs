@@ -371,7 +371,15 @@ pub fn read(
     let groups = groups_of(files);
     // the threads left over when there are fewer groups than jobs go to splitting
     let per_group = (jobs / groups.len().max(1)).max(1);
-    let outs = crate::parallel::map_indexed(groups.len(), jobs, |g| {
+    // on several threads, the largest groups first (each thread takes the next group
+    // when it is done, so a large group taken last would run on alone)
+    let order = if jobs > 1 && groups.len() > 1 {
+        largest_first(&group_bytes(files, &groups))
+    } else {
+        (0..groups.len()).collect()
+    };
+    let taken = crate::parallel::map_indexed(order.len(), jobs, |k| {
+        let g = order[k];
         let members: Vec<FoldFile> = groups[g]
             .iter()
             .map(|&i| FoldFile {
@@ -386,7 +394,42 @@ pub fn read(
         }
         out
     });
-    Ok(ReadDone { groups, outs })
+    Ok(ReadDone {
+        outs: in_group_order(&order, taken),
+        groups,
+    })
+}
+
+/// The bytes of each group's files (a file whose size cannot be read counts 0).
+fn group_bytes(files: &[CommandFile], groups: &[Vec<usize>]) -> Vec<u64> {
+    groups
+        .iter()
+        .map(|members| {
+            members
+                .iter()
+                .map(|&i| std::fs::metadata(files[i].path).map_or(0, |m| m.len()))
+                .fold(0u64, u64::saturating_add)
+        })
+        .collect()
+}
+
+/// The indexes of `sizes`, largest first, equal sizes in index order: the order in
+/// which threads that each take the next item when done finish soonest (the
+/// longest-processing-time rule).
+fn largest_first(sizes: &[u64]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    order.sort_by(|&a, &b| sizes[b].cmp(&sizes[a]).then(a.cmp(&b)));
+    order
+}
+
+/// `taken[k]`, the result of item `order[k]`, put back at index `order[k]`
+/// (`order` is a permutation of `0..taken.len()`).
+fn in_group_order<T>(order: &[usize], taken: Vec<T>) -> Vec<T> {
+    let mut slots: Vec<Option<T>> = (0..taken.len()).map(|_| None).collect();
+    for (&g, out) in order.iter().zip(taken) {
+        slots[g] = Some(out);
+    }
+    slots.into_iter().flatten().collect()
 }
 
 /// Read the run's files (`files` in walk order; `skipped`: the sidecars the walk
@@ -2835,6 +2878,28 @@ mod tests {
         let huge = Progress::new(vec![u64::MAX, 1]);
         huge.add(&[0, 1]);
         assert_eq!(huge.done(), (2, u64::MAX));
+    }
+
+    #[test]
+    fn groups_are_taken_largest_first_and_put_back_in_their_order() {
+        // equal sizes keep their index order; 0 comes last
+        assert_eq!(largest_first(&[3, 9, 3, 0, 9]), [1, 4, 0, 2, 3]);
+        assert_eq!(largest_first(&[]), Vec::<usize>::new());
+        assert_eq!(
+            in_group_order(&[2, 0, 1], vec!["of 2", "of 0", "of 1"]),
+            ["of 0", "of 1", "of 2"]
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+        let (a, b, gone) = (path("a"), path("b"), path("gone"));
+        std::fs::write(&a, [b'x'; 7]).unwrap();
+        std::fs::write(&b, [b'y'; 30]).unwrap();
+        let files = [file(&a, 0), file(&b, 0), file(&gone, 0)];
+        // a file that cannot be read counts 0 bytes
+        assert_eq!(
+            group_bytes(&files, &[vec![0, 1], vec![2], vec![1, 2], vec![]]),
+            [37, 0, 30, 0]
+        );
     }
 
     /// Two summaries, every figure distinct (ints 1..=28 and 100 times that).
