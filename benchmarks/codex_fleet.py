@@ -16,7 +16,11 @@ processes of ``wavemetrics summarize --format json OUT/sessions`` with ``--engin
 native`` and ``--engine python``, each cold (``WAVEMETRICS_CACHE_DIR`` a fresh,
 empty folder per run), and ``ccusage codex session --json --offline`` when
 ``../shared/peers`` has it; prints medians (wall and CPU seconds) and ratios. Both
-engines' outputs are checked equal first.
+engines' outputs are checked equal first. With ``--against TREE`` (another source tree,
+its extension built in it), that tree's native run is timed in place of the Python
+engine's, interleaved with this tree's, after both are checked to print the same bytes::
+
+    python benchmarks/codex_fleet.py /tmp/codex-home --repeat 9 --against TREE
 """
 
 from __future__ import annotations
@@ -88,8 +92,11 @@ def _outputs_agree(summarize: list[str], env: dict[str, str]) -> None:
         raise SystemExit("the native and Python engines printed different outputs")
 
 
-def bench(out: Path, repeat: int) -> None:
-    """Print the interleaved timings (see the module doc)."""
+def bench(out: Path, repeat: int, against: Path | None = None) -> None:
+    """Print the interleaved timings (see the module doc); ``against``: another source
+    tree (with its extension built in it) whose native cold run is timed in place of
+    the Python engine's, ``PYTHONPATH`` pointing at it, after checking both trees print
+    the same bytes."""
     import compileall
 
     import wavemetrics
@@ -99,18 +106,30 @@ def bench(out: Path, repeat: int) -> None:
     env = {**os.environ, "CODEX_HOME": str(out)}
     summarize = [sys.executable, "-m", "wavemetrics", "summarize", "--format", "json",
                  str(sessions)]
+    os.chdir(out)  # `python -m` puts the working directory first on sys.path
     _outputs_agree(summarize, env)
-    rows: list[tuple[str, list[str], Path | None]] = [
-        ("wavemetrics --engine native, cold cache", [*summarize, "--engine", "native"], cache),
-        ("wavemetrics --engine python, cold cache", [*summarize, "--engine", "python"], cache),
-    ]
+    rows: list[tuple[str, list[str], Path | None, dict[str, str]]] = [
+        ("wavemetrics --engine native, cold cache", [*summarize, "--engine", "native"], cache,
+         env)]
+    if against is None:
+        rows.append(("wavemetrics --engine python, cold cache",
+                     [*summarize, "--engine", "python"], cache, env))
+    else:
+        compileall.compile_dir(str(against / "wavemetrics"), quiet=1)
+        other = {**env, "PYTHONPATH": str(against)}
+        printed = [subprocess.run([*summarize, "--no-cache"], env=tree, capture_output=True,
+                                  check=False).stdout for tree in (env, other)]
+        if printed[0] != printed[1]:
+            raise SystemExit(f"{against} printed other bytes than this tree")
+        rows.append((f"{against} --engine native, cold cache",
+                     [*summarize, "--engine", "native"], cache, other))
     if PEER.exists():
         rows.append(("ccusage 20.0.24 codex session --json --offline",
-                     [str(PEER), "codex", "session", "--json", "--offline"], None))
-    runs: dict[str, list[tuple[float, float]]] = {label: [] for label, _, _ in rows}
+                     [str(PEER), "codex", "session", "--json", "--offline"], None, env))
+    runs: dict[str, list[tuple[float, float]]] = {label: [] for label, _, _, _ in rows}
     for _ in range(repeat):
-        for label, argv, cold in rows:
-            run_env = env if cold is None else {**env, "WAVEMETRICS_CACHE_DIR": str(cold)}
+        for label, argv, cold, tree in rows:
+            run_env = tree if cold is None else {**tree, "WAVEMETRICS_CACHE_DIR": str(cold)}
             runs[label].append(_timed(argv, run_env, cold))  # cold: emptied first
     shutil.rmtree(cache, ignore_errors=True)
     medians = {label: (statistics.median(w for w, _ in r), statistics.median(c for _, c in r))
@@ -122,7 +141,7 @@ def bench(out: Path, repeat: int) -> None:
     native = medians[rows[0][0]]
     print("| what | wall s | cpu s | native vs it (wall / cpu) |")
     print("|---|---|---|---|")
-    for label, _, _ in rows:
+    for label, _, _, _ in rows:
         wall, cpu = medians[label]
         print(f"| {label} | {wall:.2f} | {cpu:.2f} | {wall / native[0]:.2f} x /"
               f" {cpu / native[1]:.2f} x |")
@@ -131,13 +150,16 @@ def bench(out: Path, repeat: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     fleet_options(parser, repeat=5)
+    parser.add_argument("--against", type=Path, metavar="TREE",
+                        help="time this tree's native run against another source tree's")
     parser.set_defaults(copies=90)  # 900 rollouts: the Codex home of the targets
     args = parser.parse_args()
     if not (args.out / "sessions").is_dir():
         corpus = Path(args.corpus) if args.corpus else _DEFAULT_CORPUS
         count, size = make_codex_home(args.out, corpus, args.copies)
         print(f"{args.out}: {count} rollouts, {size / 1e6:.0f} MB", file=sys.stderr)
-    bench(args.out, args.repeat)
+    bench(args.out.resolve(), args.repeat,
+          None if args.against is None else args.against.resolve())
     return 0
 
 
