@@ -135,10 +135,7 @@ pub fn tool_table(lanes: &[(usize, &readers::LaneOut)]) -> Result<ToolTable, Dec
     };
     let mut index: HashMap<&str, usize> = HashMap::new();
     for (_, lane) in lanes {
-        let records = match lane.records.as_deref() {
-            Some(records) if !records.replaced => records,
-            _ => return Err(Decline::ReadFailed),
-        };
+        let records = lane.exact_records().ok_or(Decline::ReadFailed)?;
         let mut mine: Vec<usize> = Vec::new();
         for call in &records.wave_calls {
             let at = *index.entry(&call.tool_name).or_insert_with(|| {
@@ -573,10 +570,7 @@ fn windowed(
 ) -> Result<Vec<(usize, readers::LaneOut)>, Decline> {
     let mut cut = Vec::new();
     for &(file, lane) in &whole.lanes {
-        let records = match lane.records.as_deref() {
-            Some(records) if !records.replaced => records,
-            _ => return Err(Decline::ReadFailed),
-        };
+        let records = lane.exact_records().ok_or(Decline::ReadFailed)?;
         let Some(part) = window_records(records, window) else {
             continue;
         };

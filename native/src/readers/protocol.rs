@@ -79,6 +79,13 @@ impl LaneOut {
         self.records = finished.records;
         self
     }
+
+    /// The lane's observations when it was read with them and they are Python's to
+    /// the letter: none of its call ids or tool names holds U+FFFD, which the readers
+    /// also make of a lone surrogate (two ids Python tells apart could be one here).
+    pub fn exact_records(&self) -> Option<&LaneRecords> {
+        self.records.as_deref().filter(|records| !records.replaced)
+    }
 }
 
 /// Everything a read unit gives: one account per input, the lanes in order of
