@@ -33,6 +33,7 @@ _DRAWN = "the native command; Python draws the format from its document"
 _CALLS = "native reads each lane's calls, Python assembles the waves"
 _CUT = "the native command, each lane cut to the window"
 _TOOLS = "the native command, each wave's calls counted per tool"
+_PERIODS = "the native command, each lane cut by period"
 
 #: (the options after ``summarize --format json`` or, when they start with a
 #: command, the whole command before the fleet folder; the path the run takes).
@@ -49,7 +50,8 @@ VARIANTS: tuple[tuple[str, str], ...] = (
     ("--max-tracked-calls 0", _NATIVE),
     ("--by session", _DRAWN),
     ("--by tool", _TOOLS),
-    ("--by day", _CALLS),
+    ("--by day", _PERIODS),
+    ("--by week --timezone Asia/Kolkata", _PERIODS),
     ("--since 2020-01-01", _CUT),
     ("--since 2025-06-01 --until 2025-09-01", _CUT),
     ("waves --format json", _CALLS),

@@ -94,7 +94,7 @@ def _native(paths: list[str], jobs: int = 1, forced: str = "auto", output_format
     if isinstance(done, str):
         return done
     if output_format == "json" and record["by"] is None:  # the document, the notes before it
-        document, lines, _ = done
+        document, lines, _, _ = done
         return 0, document.decode("ascii"), "".join(printable(line) + "\n" for line in lines)
     chunks = fastpath.output_chunks(done, output_format, record, show_paths, terminal,
                                     None if window is None else window.zone)
@@ -200,6 +200,11 @@ _TAKEN_OPTIONS = [
      "--timezone", "UTC", "--by", "session"),
     ("--until", "2020-01-01"), ("--timezone", "Asia/Tokyo"),
     ("--by", "project", "--max-tracked-calls", "2", "--idle-gap", "1.5"),
+    # periods: each lane cut by the period each wave starts in, in local time or a zone
+    ("--by", "day"), ("--by", "week", "--timezone", "Asia/Kolkata"),
+    ("--by", "month", "--since", "2025-06-19"),
+    ("--by", "day", "--max-tracked-calls", "2", "--idle-gap", "1.5", "--eval-tool", "Read",
+     "--timezone", "America/St_Johns"),
 ]
 
 
@@ -431,7 +436,10 @@ def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str)
     (["--format", "json", "--no-cache", "--engine", "python", "P"], False),
     (["--format", "json", "--no-cache", "--by", "tool", "P"], True),
     (["--format", "table", "--no-cache", "--by", "tool", "--show-paths", "P"], True),
-    (["--format", "json", "--no-cache", "--by", "day", "P"], False),
+    (["--format", "json", "--no-cache", "--by", "day", "P"], True),
+    (["--format", "table", "--no-cache", "--by", "week", "--show-paths", "P"], True),
+    (["--format", "csv", "--no-cache", "--by", "month", "--timezone", "Pacific/Chatham",
+      "P"], True),
     (["--format", "jsonl", "--no-cache", "--by", "lane", "P"], False),  # a usage error
     (["--format", "json", "--no-cache", "--since", "2020-01-01", "P"], True),
     (["--no-cache", "--until", "2020-01-01", "P"], True),  # the window's note
@@ -574,7 +582,7 @@ def test_notes_the_output_adds_are_escaped(tmp_path: Path) -> None:
     document["lanes"][0]["lane_id"] = "a\x1b[2Jb"
     document["lanes"][0]["paired_calls"] = 0
     document["lanes"][0]["non_eval_waves_total"] = 0
-    chunks = fastpath.output_chunks((json.dumps(document).encode(), [], None), "jsonl")
+    chunks = fastpath.output_chunks((json.dumps(document).encode(), [], None, None), "jsonl")
     assert chunks is not None
     err = b"".join(data for number, data in chunks if number == 2).decode()
     assert "s1/a\\x1b[2Jb (no tool calls)" in err and "\x1b" not in err
@@ -631,7 +639,7 @@ def test_a_document_with_a_figure_not_finite_is_the_clis(output_format: str) -> 
     document = json.loads(done[0])
     assert fastpath.output_chunks(done, output_format) is not None
     document["total"]["tool_time_ms"] = None
-    nulled = (json.dumps(document).encode(), done[1], None)
+    nulled = (json.dumps(document).encode(), done[1], None, None)
     assert fastpath.output_chunks(nulled, output_format) is None
     assert fastpath.output_chunks(nulled, "json") == [
         *((2, (printable(line) + "\n").encode()) for line in done[1]), (1, nulled[0])]
@@ -647,7 +655,8 @@ def test_a_run_whose_document_cannot_be_read_back_prints_nothing(
     document = json.loads(done[0])
     document["lanes"][0]["tool_time_ms"] = None
     monkeypatch.setattr(fastpath, "summarize_json",
-                        lambda *args, **kwargs: (json.dumps(document).encode(), done[1], None))
+                        lambda *args, **kwargs: (json.dumps(document).encode(), done[1], None,
+                                                           None))
     assert _run(["--no-cache", str(EXAMPLE)]) is None
     assert capsysbinary.readouterr() == (b"", b"")
 
@@ -888,6 +897,59 @@ def test_what_the_registry_s_plan_raises_is_raised(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(dispatch, "detect_input", failing)
     with pytest.raises(RuntimeError, match=r"detection failed on .*_trace\.json"):
         fastpath.summarize_json([str(CORPUS / "any-agent")], 1)
+
+
+def test_what_labelling_the_periods_raises_is_raised(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exception of the labels the extension asks of a ``--by day`` run (a bug, an
+    interrupt) is raised by the run, not taken for a decline."""
+    from wavemetrics.cli import timewindow
+    from wavemetrics.run._options import options_record
+
+    def failing(at_ms: float, period: str, zone: Any) -> str:
+        raise RuntimeError(f"no {period} for {at_ms}")
+
+    monkeypatch.setattr(timewindow, "label_of", failing)
+    with pytest.raises(RuntimeError, match=r"no day for "):
+        fastpath.summarize_json([str(EXAMPLE)], 1, options=options_record(by="day"))
+
+
+def test_labels_that_do_not_fit_the_times_decline_the_run(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The extension asks each distinct time's label once, in ascending order; labels
+    of another count leave the run to the CLI."""
+    from wavemetrics.cli import timewindow
+    from wavemetrics.run._options import options_record
+
+    asked: list[float] = []
+
+    def counted(at_ms: float, period: str, zone: Any) -> str:
+        asked.append(at_ms)
+        return "all"
+
+    monkeypatch.setattr(timewindow, "label_of", counted)
+    done = fastpath.summarize_json([str(EXAMPLE)], 1, options=options_record(by="month"))
+    assert not isinstance(done, str)
+    assert asked == sorted(set(asked)) and len(asked) > 1
+    labels, summaries, lanes = done[3] or ([], [], [])
+    # one period: every lane's parts merged, the run's total
+    assert labels == ["all"] and all(lane == [0] for lane in lanes)
+    assert summaries[0].paired_calls == json.loads(done[0])["total"]["paired_calls"]
+
+    real = _extension.extension()
+    assert real is not None
+
+    def short_labels(*args: Any, **kwargs: Any) -> Any:
+        labels = kwargs["period_labels"]
+        kwargs["period_labels"] = lambda times: labels(times)[1:]
+        return real.summarize_json(*args, **kwargs)
+
+    class Shim:
+        summarize_json = staticmethod(short_labels)
+
+    monkeypatch.setattr(_extension, "extension", lambda: Shim)
+    assert fastpath.summarize_json([str(EXAMPLE)], 1, options=options_record(by="day")) == (
+        "a unit could not be read natively")
 
 
 def _openclaw_store(path: Path, rows: list[tuple[object, int, object]]) -> bytes:

@@ -118,6 +118,9 @@ _LaneFact = tuple[int, str, str]
 #: durations summed in ms, calls in eval or mixed waves), in order of first appearance,
 #: and per lane the indexes of its tools.
 _ToolTable = tuple[list[tuple[str, int, int, float, int]], list[list[int]]]
+#: ``--by day|week|month``: the periods' labels (sorted), each one's figures as a JSON
+#: object, and each lane's periods (indexes into the labels).
+_PeriodTable = tuple[list[str], list[bytes], list[list[int]]]
 
 #: The interface version; ``wavemetrics.run._extension.API_VERSION`` must equal it.
 API_VERSION: int
@@ -173,16 +176,19 @@ def summarize_json(
     plan_others: Callable[[list[int]], list[tuple[int, list[int], list[str]]] | None]
     | None = None,
     by_tool: bool = False,
-) -> tuple[bytes, _T, _ToolTable | None] | str:
+    period_labels: Callable[[list[float]], list[str]] | None = None,
+) -> tuple[bytes, _T, _ToolTable | None, _PeriodTable | None] | str:
     """The native ``summarize --format json``: ``(document, what noted returned, the
-    --by tool figures when ``by_tool``, else None)``, or
+    --by tool figures when ``by_tool``, else None, the --by day|week|month figures
+    when ``period_labels`` is given, else None)``, or
     the reason (``str``) the run is left to the Python command; ``progress`` counts the
     files read as the read goes; ``since_ms``/``until_ms``: a ``--since``/``--until``
     window in Unix ms (``None``: open), each lane cut to it; ``noted``'s third argument
     is then ``(waves, paired calls, lanes)`` the window left out when it kept no wave;
     ``plan_others``: given the walk indexes of the files the folded read found no format
     for, their read units ``(format code, walk indexes, session ids)``, or ``None`` to
-    decline the run."""
+    decline the run; ``period_labels``: given the times (Unix ms, ascending, distinct)
+    whose periods the lanes' cut needs, one label per time (else the run is declined)."""
 
 @final
 class ReadProgress:

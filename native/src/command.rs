@@ -17,7 +17,7 @@ use crate::detect::{Detected, Sniffers};
 use crate::pyjson::{write_ascii_string, write_float, write_int, write_unicode_string};
 use crate::readers::{self, FoldFile, FoldOut, Format, UnitOut};
 use crate::summary::{histogram_text, Figure, Settings, Summary};
-use crate::window::{replay, window_records, Window};
+use crate::window::{partition_records, placement, replay, window_records, Window};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::fs::File;
@@ -101,6 +101,17 @@ pub struct Document {
     pub lanes: Vec<LaneFact>,
     /// The `--by tool` figures of the document's lanes, when the run asked for them.
     pub tools: Option<ToolTable>,
+    /// The `--by day|week|month` figures of the document's lanes, when asked for.
+    pub periods: Option<PeriodTable>,
+}
+
+/// What a run's rows are besides its document's lanes (`--by`): nothing more (the
+/// lanes, or groups of whole lanes the CLI merges), each tool's calls
+/// ([`tool_table`]), or periods, whose labels `Period` gives ([`period_table`]).
+pub enum By<'f> {
+    Lanes,
+    Tool,
+    Period(LabelTimes<'f>),
 }
 
 /// One tool's `--by tool` figures (`groups._by_tool`): its paired calls, those in
@@ -159,6 +170,99 @@ pub fn tool_table(lanes: &[(usize, &readers::LaneOut)]) -> Result<ToolTable, Dec
         }
         table.lanes.push(mine);
     }
+    Ok(table)
+}
+
+/// The `--by day|week|month` figures of a run's lanes (`groups._by_period`): the
+/// periods' labels, sorted as Python sorts them (by code point), each with its figures
+/// (the summaries of its parts of the lanes, merged in lane order) as the JSON object
+/// the document writes a summary as; and for each lane (in lane order) the periods of
+/// its parts, as indexes into `labels` in order of first appearance
+/// (`groups.group_inputs`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PeriodTable {
+    pub labels: Vec<String>,
+    pub figures: Vec<Vec<u8>>,
+    pub lanes: Vec<Vec<usize>>,
+}
+
+/// Labels the times a period table needs (ascending, distinct): one label per time
+/// (`timewindow.label_of`, in the run's zone), or `None` (the run is then declined).
+pub type LabelTimes<'f> = &'f mut dyn FnMut(&[f64]) -> Option<Vec<String>>;
+
+/// The [`PeriodTable`] of `lanes` (each read with its records): each lane cut by the
+/// period of each observation's place (`slices.partition_lane`, [`partition_records`])
+/// and each part summarised again with `settings` ([`replay`]), as the CLI's
+/// `_by_period` does. The periods of the times that place something are asked of
+/// `label_times` at once. `ReadFailed` for a lane without exact records or when
+/// `label_times` gives none; `Overflow` for a period whose merged count passes 64 bits.
+pub fn period_table(
+    lanes: &[(usize, &readers::LaneOut)],
+    settings: &Settings,
+    label_times: LabelTimes<'_>,
+) -> Result<PeriodTable, Decline> {
+    let mut placed = Vec::with_capacity(lanes.len());
+    let mut times: Vec<f64> = Vec::new();
+    for (_, lane) in lanes {
+        let records = lane.exact_records().ok_or(Decline::ReadFailed)?;
+        let place = placement(records);
+        times.extend(&place.at_ms);
+        times.extend(place.home_ms);
+        times.extend(records.turns.iter().map(|turn| turn.0));
+        placed.push((records, place));
+    }
+    // valid times are finite: sorted, then one of each value (-0.0 and 0.0 are one)
+    times.sort_by(f64::total_cmp);
+    times.dedup();
+    let texts = label_times(&times)
+        .filter(|texts| texts.len() == times.len())
+        .ok_or(Decline::ReadFailed)?;
+    let mut sorted: Vec<&str> = texts.iter().map(String::as_str).collect();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let index: HashMap<&str, usize> = sorted.iter().enumerate().map(|(i, &t)| (t, i)).collect();
+    let label_of: Vec<usize> = texts.iter().map(|t| index[t.as_str()]).collect();
+    let key_of = |at: f64| {
+        times
+            .binary_search_by(|t| t.partial_cmp(&at).unwrap_or(std::cmp::Ordering::Less))
+            .ok()
+            .map(|i| label_of[i])
+    };
+    let mut parts_of: Vec<Vec<Summary>> = vec![Vec::new(); sorted.len()];
+    let mut lane_keys: Vec<Vec<usize>> = Vec::with_capacity(lanes.len());
+    for (records, place) in &placed {
+        let mut keys = Vec::new();
+        for (key, part) in partition_records(records, place, key_of) {
+            let finished = replay(&part, settings).map_err(|_| Decline::ReadFailed)?;
+            parts_of[key].push(finished.summary);
+            keys.push(key);
+        }
+        lane_keys.push(keys);
+    }
+    // a label only turns had (a turn alone makes no part) is no period
+    let mut kept = vec![usize::MAX; sorted.len()];
+    let mut table = PeriodTable {
+        labels: Vec::new(),
+        figures: Vec::new(),
+        lanes: Vec::with_capacity(lanes.len()),
+    };
+    for (key, parts) in parts_of.iter().enumerate() {
+        if parts.is_empty() {
+            continue;
+        }
+        kept[key] = table.labels.len();
+        table.labels.push(sorted[key].to_string());
+        let merged = merge(parts).ok_or(Decline::Overflow)?;
+        let mut w = Writer::new();
+        w.open(b'{');
+        figures(&mut w, &merged);
+        w.close(b'}');
+        table.figures.push(w.out);
+    }
+    table.lanes = lane_keys
+        .into_iter()
+        .map(|keys| keys.into_iter().map(|key| kept[key]).collect())
+        .collect();
     Ok(table)
 }
 
@@ -450,7 +554,7 @@ pub fn summarize(
         jobs,
         None,
         None,
-        false,
+        By::Lanes,
         |_| None,
         |_, _, _| (),
     )
@@ -477,7 +581,7 @@ pub fn summarize_then<R>(
     jobs: usize,
     progress: Option<&Progress>,
     window: Option<&Window>,
-    by_tool: bool,
+    by: By<'_>,
     plan_others: impl FnOnce(&[usize]) -> Option<Vec<OtherUnit>>,
     meanwhile: impl FnOnce(&[InputFact], &[LaneFact], Option<WindowLoss>) -> R,
 ) -> Result<(Document, R), Decline> {
@@ -486,7 +590,7 @@ pub fn summarize_then<R>(
         record: true,
         ..settings.clone()
     };
-    let read_settings = if window.is_some() || by_tool {
+    let read_settings = if window.is_some() || !matches!(by, By::Lanes) {
         &recording
     } else {
         settings
@@ -522,10 +626,13 @@ pub fn summarize_then<R>(
     };
     // where the render would fail, it cannot any more: a merged count past 64 bits
     merge(outcome.lanes.iter().map(|(_, lane)| &lane.summary)).ok_or(Decline::Overflow)?;
-    let tools = if by_tool {
-        Some(tool_table(&outcome.lanes)?)
-    } else {
-        None
+    let (tools, periods) = match by {
+        By::Lanes => (None, None),
+        By::Tool => (Some(tool_table(&outcome.lanes)?), None),
+        By::Period(label_times) => (
+            None,
+            Some(period_table(&outcome.lanes, settings, label_times)?),
+        ),
     };
     let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
     let (json, answer) = std::thread::scope(|scope| {
@@ -540,6 +647,7 @@ pub fn summarize_then<R>(
                 inputs,
                 lanes,
                 tools,
+                periods,
             },
             answer,
         )),
@@ -1032,6 +1140,7 @@ pub fn render(
         inputs,
         lanes,
         tools: None,
+        periods: None,
     })
 }
 
@@ -2363,6 +2472,90 @@ mod tests {
         assert_eq!(tool_table(&[(0, &bare)]), Err(Decline::ReadFailed));
     }
 
+    /// Minutes as periods: lane A's wave at 0 s and call at 90 s, lane B's call at 95 s
+    /// and an end without a start at 10 ms; a period only a turn starts in is none.
+    #[test]
+    fn periods_cut_each_lane_and_merge_their_parts_in_lane_order() {
+        use crate::summary::LaneRecords;
+        let lane = |observed: &[(bool, &str, f64)], total: f64, turns: Vec<(f64, f64)>| {
+            let mut out = readers::LaneOut::opened(0, "s".into(), "main".into());
+            out.records = Some(Box::new(LaneRecords {
+                starts: observed.iter().map(|o| o.0).collect(),
+                call_ids: observed.iter().map(|o| o.1.into()).collect(),
+                tool_names: observed.iter().map(|_| "bash".into()).collect(),
+                at_ms: observed.iter().map(|o| o.2).collect(),
+                batches: observed.iter().map(|_| None).collect(),
+                turn_total_ms: total,
+                turns,
+                ..LaneRecords::default()
+            }));
+            out
+        };
+        let a = lane(
+            &[
+                (true, "a", 0.0),
+                (true, "b", 500.0),
+                (false, "a", 1000.0),
+                (false, "b", 1500.0),
+                (true, "c", 90000.0),
+                (false, "c", 91000.0),
+            ],
+            3.0,
+            vec![(0.0, 100.0)],
+        );
+        let b = lane(
+            &[
+                (true, "d", 95000.0),
+                (false, "d", 96000.0),
+                (false, "e", 10.0),
+            ],
+            0.0,
+            vec![(200000.0, 201000.0)],
+        );
+        let mut asked: Vec<f64> = Vec::new();
+        let mut minutes = |times: &[f64]| {
+            asked.extend(times);
+            Some(
+                times
+                    .iter()
+                    .map(|&t| format!("m{}", (t / 60000.0) as u64))
+                    .collect(),
+            )
+        };
+        let table = period_table(&[(0, &a), (1, &b)], &settings(), &mut minutes).unwrap();
+        assert_eq!(asked, [0.0, 10.0, 90000.0, 95000.0, 200000.0]);
+        assert_eq!(table.labels, ["m0", "m1"]);
+        assert_eq!(table.lanes, [vec![0, 1], vec![1, 0]]);
+        let figure = |period: usize, name: &str| {
+            let json: serde_json::Value = serde_json::from_slice(&table.figures[period]).unwrap();
+            json[name].clone()
+        };
+        assert_eq!(figure(0, "paired_calls"), 2);
+        assert_eq!(figure(1, "paired_calls"), 2);
+        assert_eq!(figure(0, "non_eval_waves_multi"), 1);
+        assert_eq!(figure(1, "non_eval_waves_multi"), 0);
+        assert_eq!(figure(0, "measured_turn_duration_ms_total"), 3.0);
+        assert_eq!(figure(1, "measured_turn_duration_ms_total"), 0.0);
+        assert_eq!(figure(0, "modeled_wallclock_saved_ms"), 500.0);
+        // labels that do not fit the times, and a lane without records: declined
+        let mut none = |_: &[f64]| None;
+        assert_eq!(
+            period_table(&[(0, &a)], &settings(), &mut none),
+            Err(Decline::ReadFailed)
+        );
+        let mut short = |times: &[f64]| Some(vec!["x".to_string(); times.len() - 1]);
+        assert_eq!(
+            period_table(&[(0, &a)], &settings(), &mut short),
+            Err(Decline::ReadFailed)
+        );
+        let bare = readers::LaneOut::opened(0, "s".into(), "main".into());
+        let mut any = |times: &[f64]| Some(vec!["x".to_string(); times.len()]);
+        assert_eq!(
+            period_table(&[(0, &bare)], &settings(), &mut any),
+            Err(Decline::ReadFailed)
+        );
+    }
+
     #[test]
     fn each_format_has_the_registry_s_name() {
         let names: Vec<&str> = (0..10)
@@ -2450,7 +2643,7 @@ mod tests {
             2,
             Some(&progress),
             None,
-            false,
+            By::Lanes,
             |rest| {
                 asked.extend_from_slice(rest);
                 Some(vec![OtherUnit {
@@ -2495,7 +2688,7 @@ mod tests {
             2,
             None,
             None,
-            false,
+            By::Lanes,
             |_| None,
             |_, _, _| (),
         );
@@ -2510,7 +2703,7 @@ mod tests {
             2,
             None,
             None,
-            false,
+            By::Lanes,
             |_| Some(Vec::new()),
             |_, _, _| (),
         );
@@ -2596,7 +2789,7 @@ mod tests {
                 2,
                 None,
                 Some(&window),
-                false,
+                By::Lanes,
                 |_| None,
                 |inputs, lanes, loss| (inputs.len(), lanes.len(), loss),
             )
@@ -2661,7 +2854,7 @@ mod tests {
                 2,
                 None,
                 window,
-                true,
+                By::Tool,
                 |_| None,
                 |_, _, _| (),
             )
@@ -2711,7 +2904,7 @@ mod tests {
             2,
             None,
             Some(&window),
-            false,
+            By::Lanes,
             |_| None,
             |_, lanes, loss| (lanes.len(), loss),
         );
@@ -2742,7 +2935,7 @@ mod tests {
             2,
             None,
             Some(&window),
-            false,
+            By::Lanes,
             |_| None,
             |_, _, _| (),
         );
@@ -2756,7 +2949,7 @@ mod tests {
             2,
             None,
             None,
-            true,
+            By::Tool,
             |_| None,
             |_, _, _| (),
         );
@@ -2827,7 +3020,7 @@ mod tests {
             2,
             None,
             None,
-            false,
+            By::Lanes,
             |_| None,
             |i, l, loss| {
                 calls += 1;
@@ -2852,7 +3045,7 @@ mod tests {
             2,
             Some(&progress),
             None,
-            false,
+            By::Lanes,
             |_| None,
             |_, _, _| (),
         )
@@ -4358,7 +4551,7 @@ mod tests {
             2,
             None,
             None,
-            false,
+            By::Lanes,
             |_| None,
             |_, _, _| panic!("meanwhile called for a declined run"),
         );

@@ -70,11 +70,12 @@ if TYPE_CHECKING:
     from wavemetrics.cache.runcache import Again
     from wavemetrics.cli.timewindow import Window
     from wavemetrics.run.plan import Plan
-    from wavemetrics.views.groups import ToolTable
+    from wavemetrics.views.groups import PeriodTable, ToolTable
 
-    #: What :func:`summarize_json` gives: the document, the lines for stderr and the
-    #: ``--by tool`` figures (``None`` for another run).
-    Done = tuple[bytes, list[str], ToolTable | None]
+    #: What :func:`summarize_json` gives: the document, the lines for stderr, the
+    #: ``--by tool`` figures and the ``--by day|week|month`` groups (``None`` for
+    #: another run).
+    Done = tuple[bytes, list[str], ToolTable | None, PeriodTable | None]
 
 __all__ = ["options_of", "output_chunks", "run", "summarize_json", "window_of"]
 
@@ -247,7 +248,11 @@ def summarize_json(
     files or more, as the CLI does; ``window``: the run's ``--since``/``--until``
     (:func:`window_of`; the record's bounds are its texts): each lane is cut to it and
     summarised again (docs/cli.md, "Time windows"), and the note of a window that kept
-    no wave follows the read's notes, as the CLI prints it. The files the extension's
+    no wave follows the read's notes, as the CLI prints it; with ``--by
+    day|week|month`` in the record, the extension cuts each lane by period (the labels
+    of ``timewindow.label_of``, in the window's zone, else local time), and the groups
+    come back as :data:`~wavemetrics.views.groups.PeriodTable` (a period's figure that
+    is not finite is a reason). The files the extension's
     folded read finds no format for are detected and planned by the registry
     (``dispatch.detect_input``, ``plan_units``): when each is of a format the extension
     reads but does not detect (:func:`~wavemetrics.readers.registry.planned_natively`),
@@ -307,6 +312,16 @@ def summarize_json(
                  [rows[unit.format].session_id(path) for path in unit.paths])
                 for unit in plan_units(detections)]
 
+    by = record["by"]
+    period_labels: Callable[[list[float]], list[str]] | None = None
+    if by in _PERIODS:  # each time's period in the run's zone, as the CLI labels it
+        from wavemetrics.cli.timewindow import label_of
+
+        zone = None if window is None else window.zone
+
+        def period_labels(times: list[float]) -> list[str]:
+            return [label_of(ms, by, zone) for ms in times]
+
     # the CLI's bar, for as many files as it counts (the same walk), drawn while the
     # extension reads without the GIL
     drawn = _Drawn(files, native) if bar and len(files) >= PROGRESS_MIN_FILES else None
@@ -317,16 +332,27 @@ def summarize_json(
             None if drawn is None else drawn.progress,
             since_ms=None if window is None else window.since_ms,
             until_ms=None if window is None else window.until_ms, plan_others=others_of,
-            by_tool=record["by"] == "tool")
+            by_tool=by == "tool", period_labels=period_labels)
     finally:
         if drawn is not None:
             drawn.close()
     if isinstance(result, str):
         return result
-    document, lines, tools = result
+    document, lines, tools, periods = result
     if lines is None:
         return f"an input is not the forced format {input_format}"
-    return document, lines, tools
+    if periods is None:
+        return document, lines, tools, None
+    import json
+
+    from wavemetrics.views.document import summary_of
+
+    labels, figures, lanes = periods
+    summaries = [summary_of(json.loads(text)) for text in figures]
+    parsed = [summary for summary in summaries if summary is not None]
+    if len(parsed) != len(summaries):
+        return "a period's figure is not finite"
+    return document, lines, tools, (labels, parsed, lanes)
 
 
 def window_of(options: dict[str, Any]) -> Window | None:
@@ -350,8 +376,7 @@ def options_of(options: dict[str, Any], window: Window | None = None) -> dict[st
     converts them: the eval names as given, else the defaults; ``--max-tracked-calls 0``
     already ``None``) and ``window`` (:func:`window_of` of them, whose bounds it records),
     or ``None`` when this path does not take them: an option not marked ``native`` in
-    the option table, another ``--by`` than ``session``, ``lane``, ``project`` or
-    ``tool`` (the others need each lane's periods), ``--by`` with ``jsonl`` (a usage error the CLI
+    the option table, ``--by`` with ``jsonl`` (a usage error the CLI
     reports), a cap past what the extension holds
     (:data:`wavemetrics.run._options.MAX_NATIVE_CAP`), a bound or zone without its
     ``window`` (one that cannot be read: the CLI's usage error)."""
@@ -377,9 +402,13 @@ def options_of(options: dict[str, Any], window: Window | None = None) -> dict[st
 _WINDOW = ("since", "until", "timezone")
 
 
+#: The ``--by`` periods, whose groups the extension cuts (``day``, ISO ``week``, ``month``).
+_PERIODS = ("day", "week", "month")
+
 #: The ``--by`` values this path takes: groups of whole lanes, merged from their
-#: summaries, and tools, counted by the extension (``None``: no ``--by``).
-_BY = (None, "session", "lane", "project", "tool")
+#: summaries, tools, counted by the extension, and periods, cut by it (``None``: no
+#: ``--by``).
+_BY = (None, "session", "lane", "project", "tool", *_PERIODS)
 
 
 def _is_terminal(stream: Any) -> bool:
@@ -423,7 +452,7 @@ def output_chunks(
     makes the run."""
     from wavemetrics.views.escaping import printable
 
-    document, lines, tools = done
+    document, lines, tools, periods = done
     record: dict[str, Any] = options_record() if options is None else options
     out, err = sys.stdout, sys.stderr
     chunks = [(2, _encoded(printable(line) + "\n", err)) for line in lines]
@@ -439,7 +468,7 @@ def output_chunks(
     if analysis is None:
         return None
     text, notes = render_plain(analysis, output_format, record, show_paths=show_paths,
-                               terminal=terminal, zone=zone, tools=tools)
+                               terminal=terminal, zone=zone, tools=tools, periods=periods)
     if text is not None:
         chunks.append((1, _encoded(text, out)))
     chunks.extend((2, _encoded(printable(note) + "\n", err)) for note in notes)
@@ -494,8 +523,9 @@ def run(plan: Plan) -> int | None:
                               options=record, bar=bar, window=window)
         if isinstance(done, str):
             return None  # the CLI runs next, keyed by the plan (no re-walk)
-        chunks = output_chunks((done[0], [*located, *done[1]], done[2]), output_format, record,
-                               show_paths, terminal, None if window is None else window.zone)
+        chunks = output_chunks((done[0], [*located, *done[1]], done[2], done[3]), output_format,
+                               record, show_paths, terminal,
+                               None if window is None else window.zone)
         if chunks is None:
             return None
         return _write(chunks, options, files, state, checks[0] if checks else None)

@@ -31,10 +31,10 @@ from wavemetrics.run._lanes import (
     StreamedLaneResult,
 )
 
-__all__ = ["analysis_of"]
+__all__ = ["analysis_of", "summary_of"]
 
 
-def _summary(entry: Mapping[str, Any]) -> ParallelismSummary | None:
+def summary_of(entry: Mapping[str, Any]) -> ParallelismSummary | None:
     """The summary whose figures ``entry`` holds under their v1 names, or ``None`` when
     one is ``null`` (not finite when written)."""
     values = {name: entry[name] for name in SUMMARY_FIELDS}
@@ -51,13 +51,13 @@ def analysis_of(document: Mapping[str, Any]) -> Analysis[StreamedLaneResult] | N
     ``null``). The outcome carries no stream settings (the document records the options
     instead). Raises ``KeyError`` or ``TypeError`` for a document of another shape
     (never the case for one ``summarize`` wrote)."""
-    total = _summary(document["total"])
+    total = summary_of(document["total"])
     if total is None:
         return None
     lanes: list[StreamedLane] = []
     results: list[StreamedLaneResult] = []
     for entry in document["lanes"]:
-        summary = _summary(entry)
+        summary = summary_of(entry)
         if summary is None:
             return None
         lane = StreamedLane(entry["path"], entry["session_id"], entry["lane_id"],

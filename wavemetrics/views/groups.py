@@ -91,9 +91,16 @@ def _by_lane_key(analysis: Analysis[Any], by: str) -> list[tuple[str, Parallelis
 #: (``native/src/command.rs``, ``ToolTable``).
 ToolTable = tuple[list[tuple[str, int, int, float, int]], list[list[int]]]
 
+#: ``--by day|week|month``'s groups as the native command cuts them: the periods' labels
+#: (sorted), each one's figures (its parts of the lanes summarised again and merged in
+#: lane order, as :func:`_by_period` does), and per lane the indexes of its periods in
+#: order of first appearance (``native/src/command.rs``, ``PeriodTable``).
+PeriodTable = tuple[list[str], list[ParallelismSummary], list[list[int]]]
+
 
 def group_inputs(analysis: Analysis[Any], by: str, *, zone: Zone = None,
-                 tools: ToolTable | None = None) -> dict[str, list[str]]:
+                 tools: ToolTable | None = None,
+                 periods: PeriodTable | None = None) -> dict[str, list[str]]:
     """``--by ... --show-paths``: for each group key, the inputs its rows come from (the
     input each of its lanes was first seen in), in order of first appearance.
 
@@ -101,7 +108,8 @@ def group_inputs(analysis: Analysis[Any], by: str, *, zone: Zone = None,
     ``day``/``week``/``month`` in which one of its waves starts; to every ``tool``
     among its paired calls. ``day``/``week``/``month``/``tool`` need lanes read in
     batch mode (raises ``ValueError`` otherwise, as :func:`group_document`), but
-    ``tool`` with ``tools``, which gives each lane's tools.
+    ``tool`` with ``tools``, which gives each lane's tools, and ``day``/``week``/``month``
+    with ``periods``, which gives each lane's periods.
     """
     from wavemetrics.views.slices import partition_lane
 
@@ -110,6 +118,8 @@ def group_inputs(analysis: Analysis[Any], by: str, *, zone: Zone = None,
     for position, result in enumerate(analysis.lanes):
         if by == "tool" and tools is not None:
             keys = [tools[0][index][0] for index in tools[1][position]]
+        elif by in ("day", "week", "month") and periods is not None:
+            keys = [periods[0][index] for index in periods[2][position]]
         elif by in ("session", "lane", "project"):
             keys = [_lane_key(result, by, formats)]
         elif by in ("day", "week", "month"):
@@ -203,6 +213,7 @@ def group_document(
     options: dict[str, Any] | None = None,
     batchable_tool_names: Sequence[str] = BATCHABLE_TOOL_NAMES,
     idle_gap_ms: float = DEFAULT_IDLE_GAP_MS, tools: ToolTable | None = None,
+    periods: PeriodTable | None = None,
 ) -> dict[str, Any]:
     """The ``--by`` JSON document: ``schema_kind``, ``options`` (the run's options record,
     :func:`wavemetrics.run._options.options_record`; ``None``: the defaults with this ``by``),
@@ -214,7 +225,8 @@ def group_document(
 
     ``day``/``week``/``month``/``tool`` need lanes read in batch mode (with their
     waves); raises ``ValueError`` otherwise, and for an unknown ``by``; ``tool`` takes
-    ``tools`` instead, when given: the native command's count of the same calls.
+    ``tools`` instead, when given: the native command's count of the same calls, and
+    ``day``/``week``/``month`` take ``periods``: the native command's cut of the lanes.
     """
     from wavemetrics.run._options import options_record
     from wavemetrics.views.report import json_document, summary_dict
@@ -235,6 +247,8 @@ def group_document(
         return document
     if by in ("session", "lane", "project"):
         pairs = _by_lane_key(analysis, by)
+    elif by in ("day", "week", "month") and periods is not None:
+        pairs = list(zip(periods[0], periods[1], strict=True))
     elif by in ("day", "week", "month"):
         pairs = _by_period(analysis, by, zone, eval_tool_names, max_tracked_calls,
                            batchable_tool_names, idle_gap_ms)

@@ -84,6 +84,7 @@ def options_note(options: dict[str, Any], what: str, why: str) -> str | None:
 def render_plain(
     analysis: Analysis[LaneFigures], output_format: str, options: dict[str, Any], *,
     show_paths: bool, terminal: bool, zone: Any = None, tools: Any = None,
+    periods: Any = None,
 ) -> tuple[str | None, list[str]]:
     """The run's stdout text in ``output_format`` (one of :data:`PLAIN_FORMATS`;
     ``None``: nothing to print, when no input was read and the format is a plain table)
@@ -95,13 +96,15 @@ def render_plain(
     ``day``/``week``/``month`` groups, as :class:`wavemetrics.cli.timewindow.Window`
     gives it; ``tools``: ``--by tool``'s figures as the native command counted them,
     :data:`wavemetrics.views.groups.ToolTable`, else ``None``: counted from the lanes'
-    waves); ``terminal``: stdout is a terminal (CSV values are then escaped, as the
+    waves; ``periods``: ``--by day|week|month``'s groups as the native command cut them,
+    :data:`wavemetrics.views.groups.PeriodTable`, else ``None``: cut from the lanes'
+    observations); ``terminal``: stdout is a terminal (CSV values are then escaped, as the
     tables always are: ``docs/cli.md``, "Escaping"). Raises ``ValueError`` for another
     format, and for ``jsonl`` with ``--by`` (a usage error the command line reports
     first)."""
     if options["by"] is not None:
         return _render_groups(analysis, output_format, options, show_paths, terminal, zone,
-                              tools), []
+                              tools, periods), []
     input_format, cap = options["input_format"], options["max_tracked_calls"]
     if output_format == "json":
         from wavemetrics.views.report import render_json
@@ -143,7 +146,7 @@ def _escape(terminal: bool) -> Any:
 
 def _render_groups(
     analysis: Analysis[LaneFigures], output_format: str, options: dict[str, Any],
-    show_paths: bool, terminal: bool, zone: Any, tools: Any,
+    show_paths: bool, terminal: bool, zone: Any, tools: Any, periods: Any,
 ) -> str:
     """``--by``'s output: one row per group and the total (:func:`render_plain`)."""
     from wavemetrics.views.groups import (
@@ -165,7 +168,7 @@ def _render_groups(
         analysis, by, zone=zone, eval_tool_names=tuple(options["eval_tools"]),
         max_tracked_calls=cap, options=options,
         batchable_tool_names=tuple(options["batchable_tools"]),
-        idle_gap_ms=options["idle_gap_ms"], tools=tools)
+        idle_gap_ms=options["idle_gap_ms"], tools=tools, periods=periods)
     if output_format == "json":
         import json
 
@@ -181,7 +184,8 @@ def _render_groups(
         return render_group_markdown(
             document, analysis, input_format=input_format, options=options,
             max_tracked_calls=cap,
-            inputs=group_inputs(analysis, by, zone=zone, tools=tools) if show_paths else None)
+            inputs=(group_inputs(analysis, by, zone=zone, tools=tools, periods=periods)
+                    if show_paths else None))
     if output_format != "table":
         raise ValueError(f"--by has no {output_format!r} output")
     # every line of the plain table, in its order: what was read (and the options not at
@@ -193,6 +197,6 @@ def _render_groups(
     text = (inputs_line(analysis, input_format) + ("" if named is None else "\n" + named)
             + "\n\n" + render_group_table(document, under, total_label(analysis.total)))
     if show_paths:  # each row traced to the inputs it comes from
-        text += "\n".join(paths_lines(document, group_inputs(analysis, by, zone=zone,
-                                                             tools=tools))) + "\n"
+        text += "\n".join(paths_lines(document, group_inputs(
+            analysis, by, zone=zone, tools=tools, periods=periods))) + "\n"
     return text

@@ -18,7 +18,7 @@ use std::path::Path;
 /// whenever a function of this module is added, removed or changes its
 /// arguments or results, so that an extension built from older sources is
 /// found out and not called (`native.available()` is then false).
-pub const API_VERSION: u32 = 24;
+pub const API_VERSION: u32 = 25;
 
 /// The read settings: `eval_names` and `batchable_names` in normal form, empty ones
 /// dropped (`_extension.eval_names`), `idle_gap_ms` finite and `>= 0` (ms, `0`
@@ -304,7 +304,7 @@ impl ReadProgress {
 /// facts the notes are worked out from (`loss`: `(waves, paired calls, lanes)` that a
 /// window left out when it kept no wave, else `None`: `command::WindowLoss`), while the document is rendered on other threads
 /// (the notes and the after-read check overlap the rendering: docs/performance-history.md,
-/// "Eleventh round"). Returns `(document bytes, what noted returned, tools)`, or a `str`, the
+/// "Eleventh round"). Returns `(document bytes, what noted returned, tools, periods)`, or a `str`, the
 /// reason the run is left to the Python command (then `noted` was not called); an
 /// exception `noted` raises is raised. `progress`: a [`ReadProgress`] the read counts
 /// its files in as it goes (a progress bar's), or `None`. `plan_others`: called (with
@@ -317,12 +317,18 @@ impl ReadProgress {
 /// lane cut to it as `slices.window_lane` cuts it (`window.rs`). `by_tool`: the run is
 /// `--by tool`; the third member of the result is then `([(tool name, calls, calls in
 /// multi-call non_eval waves, durations summed in ms, calls in eval or mixed waves)],
-/// [[tool index] per lane])` (`command::ToolTable`), else `None`.
+/// [[tool index] per lane])` (`command::ToolTable`), else `None`. `period_labels`: the
+/// run is `--by day|week|month`; called (with the GIL) with the times (Unix ms,
+/// ascending, distinct) whose periods the cut needs, it returns one label per time
+/// (else the run is declined; what it raises is raised, as `plan_others`'s is); the
+/// fourth member of the result is then `([label], [figures as JSON bytes], [[label
+/// index] per lane])` (`command::PeriodTable`), else `None`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (files, skipped, sniff_types, max_tracked_calls, eval_names,
                     batchable_names, idle_gap_ms, jobs, options, noted, progress=None,
-                    since_ms=None, until_ms=None, plan_others=None, by_tool=false))]
+                    since_ms=None, until_ms=None, plan_others=None, by_tool=false,
+                    period_labels=None))]
 fn summarize_json<'py>(
     py: Python<'py>,
     files: Vec<CommandArg>,
@@ -340,6 +346,7 @@ fn summarize_json<'py>(
     until_ms: Option<f64>,
     plan_others: Option<Bound<'py, PyAny>>,
     by_tool: bool,
+    period_labels: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let s = settings(max_tracked_calls, eval_names, batchable_names, idle_gap_ms)?;
     let window =
@@ -359,9 +366,31 @@ fn summarize_json<'py>(
     let plan_others = plan_others.map(Bound::unbind);
     // what `plan_others` raised: raised again once the run is over (it is declined)
     let mut raised: Option<PyErr> = None;
+    // what `period_labels` raised, likewise
+    let mut raised_labels: Option<PyErr> = None;
+    let period_labels = period_labels.map(Bound::unbind);
+    let mut label_times = |times: &[f64]| -> Option<Vec<String>> {
+        let labels = period_labels.as_ref()?;
+        Python::attach(|py| match labels.bind(py).call1((times.to_vec(),)) {
+            Ok(labelled) => labelled.extract().ok(),
+            Err(error) => {
+                raised_labels = Some(error);
+                None
+            }
+        })
+    };
+    let periods = period_labels.is_some();
     // the whole run without the GIL: `noted` takes it back for its call only, so that a
     // Python thread it starts (the after-read check) runs beside the render
     let done = py.detach(|| {
+        // made here: a `dyn` closure is not sent between threads
+        let by = if periods {
+            command::By::Period(&mut label_times)
+        } else if by_tool {
+            command::By::Tool
+        } else {
+            command::By::Lanes
+        };
         command::summarize_then(
             &files,
             &skipped,
@@ -372,7 +401,7 @@ fn summarize_json<'py>(
             // a frozen class: its counters are read and written without the GIL
             progress.as_ref().map(|p| &p.get().0),
             window.as_ref(),
-            by_tool,
+            by,
             |rest| {
                 let plan = plan_others.as_ref()?;
                 Python::attach(|py| {
@@ -421,7 +450,7 @@ fn summarize_json<'py>(
             },
         )
     });
-    if let Some(error) = raised {
+    if let Some(error) = raised.or(raised_labels) {
         return Err(error);
     }
     match done {
@@ -443,7 +472,20 @@ fn summarize_json<'py>(
                     .collect();
                 (counts, table.lanes)
             });
-            Ok((PyBytes::new(py, &document.json), answer?, tools)
+            let periods = document.periods.map(|table| {
+                let figures: Vec<Bound<'py, PyBytes>> = table
+                    .figures
+                    .iter()
+                    .map(|json| PyBytes::new(py, json))
+                    .collect();
+                (table.labels, figures, table.lanes)
+            });
+            Ok((
+                PyBytes::new(py, &document.json),
+                answer?,
+                tools.into_pyobject(py)?.into_any(),
+                periods,
+            )
                 .into_pyobject(py)?
                 .into_any())
         }

@@ -93,11 +93,19 @@ fn wave_starts(calls: &[(f64, f64)]) -> Vec<f64> {
     starts
 }
 
-/// The part of a lane's observations in `window`, as `window_lane` cuts it: the
-/// observations kept (orphan ends first, then the others, each in their order), the
-/// turn total when the lane's earliest start is inside, and the turn intervals that
-/// start inside; `None` when nothing of the lane is in the window.
-pub fn window_records(r: &LaneRecords, window: &Window) -> Option<LaneRecords> {
+/// Where each observation of a lane goes when it is cut by time (`partition_lane`):
+/// the time that places it (its wave's start for a paired call, its start's time for
+/// an end before its start, else its own), whether it is an orphan end (an end
+/// without a start, which goes first in its part), and the time of the lane's home
+/// (its earliest start, else its earliest time), which its turn total goes with.
+pub struct Placement {
+    pub at_ms: Vec<f64>,
+    orphan: Vec<bool>,
+    pub home_ms: Option<f64>,
+}
+
+/// The [`Placement`] of a lane's observations.
+pub fn placement(r: &LaneRecords) -> Placement {
     let placed = place(r);
     let starts = wave_starts(&placed.calls);
     let first_start = r
@@ -107,54 +115,97 @@ pub fn window_records(r: &LaneRecords, window: &Window) -> Option<LaneRecords> {
         .filter(|(&start, _)| start)
         .map(|(_, &at)| at)
         .reduce(f64::min);
-    let home = first_start
-        .or_else(|| r.at_ms.iter().copied().reduce(f64::min))
-        .map(|at| window.inside(at));
-    let (mut orphans, mut kept) = (Vec::new(), Vec::new());
+    let home_ms = first_start.or_else(|| r.at_ms.iter().copied().reduce(f64::min));
+    let mut out = Placement {
+        at_ms: Vec::with_capacity(r.starts.len()),
+        orphan: Vec::with_capacity(r.starts.len()),
+        home_ms,
+    };
     for position in 0..r.starts.len() {
-        let at = match placed.call_of[position] {
+        out.at_ms.push(match placed.call_of[position] {
             Some(index) => starts[index],
             None => r.at_ms[placed.anomaly_of[position].unwrap_or(position)],
-        };
-        if !window.inside(at) {
+        });
+        out.orphan.push(
+            placed.call_of[position].is_none()
+                && !r.starts[position]
+                && placed.anomaly_of[position].is_none(),
+        );
+    }
+    out
+}
+
+/// A lane's observations cut as `partition_lane` cuts them, each placed
+/// ([`placement`]) by `key_of` its time (`None`: in no part): one part per key, in
+/// order of first appearance, each with its observations (orphan ends first, then
+/// the others, each in their order), the turn total when the home's key is the
+/// part's, and the turn intervals whose start's key is the part's. A key no
+/// observation has makes no part.
+pub fn partition_records(
+    r: &LaneRecords,
+    placed: &Placement,
+    key_of: impl Fn(f64) -> Option<usize>,
+) -> Vec<(usize, LaneRecords)> {
+    // per part: its key, its orphan ends' positions, its other positions
+    let mut parts: Vec<(usize, Vec<usize>, Vec<usize>)> = Vec::new();
+    let mut part_of: HashMap<usize, usize> = HashMap::new();
+    for position in 0..r.starts.len() {
+        let Some(key) = key_of(placed.at_ms[position]) else {
             continue;
-        }
-        let orphan = placed.call_of[position].is_none()
-            && !r.starts[position]
-            && placed.anomaly_of[position].is_none();
-        if orphan {
-            orphans.push(position);
+        };
+        let at = *part_of.entry(key).or_insert_with(|| {
+            parts.push((key, Vec::new(), Vec::new()));
+            parts.len() - 1
+        });
+        if placed.orphan[position] {
+            parts[at].1.push(position);
         } else {
-            kept.push(position);
+            parts[at].2.push(position);
         }
     }
     // `partition_lane` also opens the home part for a turn total alone; with valid
     // times that part always holds the earliest start (a paired call takes its wave's
-    // start, which is the earliest start itself), so nothing in the window is nothing
-    if orphans.is_empty() && kept.is_empty() {
-        return None;
-    }
-    let home_inside = home == Some(true);
-    let mut positions = orphans;
-    positions.extend(kept);
-    Some(LaneRecords {
-        starts: positions.iter().map(|&p| r.starts[p]).collect(),
-        call_ids: positions.iter().map(|&p| r.call_ids[p].clone()).collect(),
-        tool_names: positions.iter().map(|&p| r.tool_names[p].clone()).collect(),
-        at_ms: positions.iter().map(|&p| r.at_ms[p]).collect(),
-        batches: positions.iter().map(|&p| r.batches[p].clone()).collect(),
-        turn_total_ms: if home_inside { r.turn_total_ms } else { 0.0 },
-        turns: r
-            .turns
-            .iter()
-            .copied()
-            .filter(|&(start, _)| window.inside(start))
-            .collect(),
-        replaced: r.replaced,
-        timing: r.timing,
-        // the part's waves are its replay's ([`replay`])
-        wave_calls: Vec::new(),
-    })
+    // start, which is the earliest start itself), so it is among these
+    let home = placed.home_ms.and_then(&key_of);
+    parts
+        .into_iter()
+        .map(|(key, mut positions, kept)| {
+            positions.extend(kept);
+            let part = LaneRecords {
+                starts: positions.iter().map(|&p| r.starts[p]).collect(),
+                call_ids: positions.iter().map(|&p| r.call_ids[p].clone()).collect(),
+                tool_names: positions.iter().map(|&p| r.tool_names[p].clone()).collect(),
+                at_ms: positions.iter().map(|&p| r.at_ms[p]).collect(),
+                batches: positions.iter().map(|&p| r.batches[p].clone()).collect(),
+                turn_total_ms: if home == Some(key) {
+                    r.turn_total_ms
+                } else {
+                    0.0
+                },
+                turns: r
+                    .turns
+                    .iter()
+                    .copied()
+                    .filter(|&(start, _)| key_of(start) == Some(key))
+                    .collect(),
+                replaced: r.replaced,
+                timing: r.timing,
+                // the part's waves are its replay's ([`replay`])
+                wave_calls: Vec::new(),
+            };
+            (key, part)
+        })
+        .collect()
+}
+
+/// The part of a lane's observations in `window`, as `window_lane` cuts it
+/// ([`partition_records`] by whether a time is inside); `None` when nothing of the
+/// lane is in the window.
+pub fn window_records(r: &LaneRecords, window: &Window) -> Option<LaneRecords> {
+    let key_of = |at: f64| window.inside(at).then_some(0);
+    partition_records(r, &placement(r), key_of)
+        .pop()
+        .map(|(_, part)| part)
 }
 
 /// The figures of a lane's observations read in batch with `settings` (its `stream`
@@ -243,6 +294,73 @@ mod tests {
             idle_gap_ms: 0.0,
             record: true,
         }
+    }
+
+    /// Minutes as keys, none from 190 s: each part by its minute, orphan ends first,
+    /// the turn total with the earliest start's part, turns with their starts' parts.
+    #[test]
+    fn a_lane_is_partitioned_by_the_key_of_each_observation_s_place() {
+        let r = lane(
+            &[
+                (true, "a", "bash", 0.0),
+                (true, "b", "grep", 5000.0),
+                (false, "a", "bash", 10000.0),
+                (false, "b", "grep", 15000.0),
+                (false, "z", "", 115000.0),
+                (true, "a", "read", 100000.0),
+                (false, "a", "read", 110000.0),
+                (true, "q", "wait", 50000.0),
+                (true, "n", "late", 300000.0),
+            ],
+            7.0,
+            &[(1000.0, 2000.0), (150000.0, 160000.0), (100500.0, 101000.0)],
+        );
+        let placed = placement(&r);
+        assert_eq!(
+            placed.at_ms,
+            [0.0, 0.0, 0.0, 0.0, 115000.0, 100000.0, 100000.0, 50000.0, 300000.0]
+        );
+        assert_eq!(placed.home_ms, Some(0.0));
+        let minute = |at: f64| (at < 190000.0).then_some((at / 60000.0) as usize);
+        let parts = partition_records(&r, &placed, minute);
+        let keys: Vec<usize> = parts.iter().map(|(key, _)| *key).collect();
+        assert_eq!(keys, [0, 1]);
+        assert_eq!(
+            kept(&parts[0].1),
+            [
+                (true, "a", 0.0),
+                (true, "b", 5000.0),
+                (false, "a", 10000.0),
+                (false, "b", 15000.0),
+                (true, "q", 50000.0)
+            ]
+        );
+        assert_eq!(
+            kept(&parts[1].1),
+            [
+                (false, "z", 115000.0),
+                (true, "a", 100000.0),
+                (false, "a", 110000.0)
+            ]
+        );
+        assert_eq!(
+            (parts[0].1.turn_total_ms, parts[1].1.turn_total_ms),
+            (7.0, 0.0)
+        );
+        assert_eq!(parts[0].1.turns, [(1000.0, 2000.0)]);
+        assert_eq!(parts[1].1.turns, [(100500.0, 101000.0)]);
+        assert_eq!(&*parts[1].1.tool_names[1], "read");
+        // with no start, the home is the earliest time
+        let ends = lane(
+            &[(false, "x", "", 70000.0), (false, "y", "", 65000.0)],
+            3.0,
+            &[],
+        );
+        let placed = placement(&ends);
+        assert_eq!(placed.home_ms, Some(65000.0));
+        let parts = partition_records(&ends, &placed, minute);
+        assert_eq!(parts.len(), 1);
+        assert_eq!(parts[0].1.turn_total_ms, 3.0);
     }
 
     #[test]
