@@ -472,13 +472,10 @@ pub fn read(
     let groups = groups_of(files);
     // the threads left over when there are fewer groups than jobs go to splitting
     let per_group = (jobs / groups.len().max(1)).max(1);
-    // on several threads, the largest groups first (each thread takes the next group
-    // when it is done, so a large group taken last would run on alone)
-    let order = if jobs > 1 && groups.len() > 1 {
-        largest_first(&group_bytes(files, &groups))
-    } else {
-        (0..groups.len()).collect()
-    };
+    // the largest groups first: on several threads each takes the next group when it
+    // is done, so a large group taken last would run on alone (one stat a file; on
+    // one thread the order changes nothing)
+    let order = largest_first(&group_bytes(files, &groups));
     let taken = crate::parallel::map_indexed(order.len(), jobs, |k| {
         let g = order[k];
         let members: Vec<FoldFile> = groups[g]

@@ -234,6 +234,23 @@ mod tests {
     }
 
     #[test]
+    fn the_limit_counts_the_partial_line_alone() {
+        // a line 100 bytes under the limit, after one of 99 bytes that stays in the
+        // buffer (not full) while the long one is read: only the long one counts
+        const LIMIT: usize = 64 * 1024 * 1024 - 16;
+        let data = (&[b'y'; 99][..])
+            .chain(&b"\n"[..])
+            .chain(io::repeat(b'x').take(LIMIT as u64 - 100))
+            .chain(&b"\nend\n"[..]);
+        let mut reader = LineReader::new(data);
+        reader.buf = vec![0; LIMIT];
+        assert_eq!(reader.next_line().unwrap().unwrap().0.len(), 99);
+        let (line, newline) = reader.next_line().unwrap().unwrap();
+        assert_eq!((line.len(), newline), (LIMIT - 100, true));
+        assert_eq!(reader.next_line().unwrap().unwrap().0, b"end");
+    }
+
+    #[test]
     fn a_line_of_the_limit_is_not_held() {
         // the limit: 16 bytes under the default --max-line-bytes, 64 MiB
         const LIMIT: usize = 64 * 1024 * 1024 - 16;
