@@ -150,7 +150,6 @@ fn span_of(fields: &Fields<'_>, names: &mut Names) -> Event {
     object_keys(fields[RESOURCE], &[b"attributes"], &mut resource);
     let end = fields[END];
     let mut record = Span {
-        index: 0,
         trace,
         span: span as u64,
         parent: hex_id(parent_raw, 64).map(|p| p as u64),
