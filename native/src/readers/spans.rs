@@ -120,8 +120,10 @@ pub(super) fn session_attribute(attributes: &Attributes<'_>, names: &mut Names) 
 /// 2**64 - 1 to ms; `None` for anything else (a float, a bool, 0, out of range).
 pub(super) fn ns_time_to_ms(raw: Option<Raw<'_>>) -> Option<f64> {
     let raw = raw?;
-    match Val::of(raw) {
-        value @ (Val::Text(_) | Val::Str(_)) => {
+    // classified by the first byte (a number is not converted to be thrown away)
+    match raw.get().as_bytes().first() {
+        Some(b'"') => {
+            let value = Val::of(raw);
             let digits = value.str_bytes()?;
             let valid = (1..=20).contains(&digits.len()) && digits.iter().all(u8::is_ascii_digit);
             if valid {
@@ -130,7 +132,7 @@ pub(super) fn ns_time_to_ms(raw: Option<Raw<'_>>) -> Option<f64> {
                 None
             }
         }
-        Val::Num(_) | Val::BigInt => {
+        Some(b'-' | b'0'..=b'9') => {
             // an int literal (no fraction, no exponent, not negative: -0 and below are < 1);
             // JSON writes no leading zero, so more than 20 digits is past 2**64 - 1
             let digits = raw.get().as_bytes();
