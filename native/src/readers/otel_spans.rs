@@ -571,4 +571,67 @@ mod tests {
             assert_eq!(time_ms(raw(bad)), None, "{bad}");
         }
     }
+
+    /// The one span of a line that is a span dict: its record, or its problem.
+    fn one_span(text: &str) -> Result<Span, &'static str> {
+        match line_value(text, &mut Names::default()) {
+            Ok(Value::Spans(mut events, 1)) if events.len() == 1 => match events.remove(0) {
+                Event::Span(span) => Ok(*span),
+                Event::Problem(problem) => Err(problem),
+            },
+            _ => Err("not one span"),
+        }
+    }
+
+    #[test]
+    fn a_span_dict_s_nested_fields_are_read_in_one_pass_the_last_key_winning() {
+        let ids = r#""context":{"trace_id":1,"span_id":2}"#;
+        // a parent object without span_id: no parent (parent_id is not looked at); the
+        // second attributes dict replaces the first whole, as does the resource's
+        let span = one_span(&format!(
+            r#"{{{ids},"parent":{{"trace_id":1}},"parent_id":"0x5","attributes":{{"session.id":"x"}},"attributes":{{"gen_ai.conversation.id":"y"}},"resource":{{"attributes":{{"session.id":"r1"}},"attributes":7}},"start_time":1000000,"end_time":"2000000","name":"n"}}"#
+        ))
+        .unwrap();
+        assert_eq!((span.trace, span.span, span.parent), (1, 2, None));
+        assert_eq!(span.session.as_deref(), Some("y"));
+        assert_eq!(span.resource_session, None);
+        assert_eq!((span.start_ms, span.end_ms), (Some(1.0), Some(2.0)));
+        // a parent that is no object: parent_id; no times
+        let span = one_span(&format!(
+            r#"{{{ids},"parent":null,"parent_id":"0x5","resource":{{"attributes":{{"session.id":"r"}},"schema_url":""}}}}"#
+        ))
+        .unwrap();
+        assert_eq!(
+            (span.parent, span.start_ms, span.end_ms),
+            (Some(5), None, None)
+        );
+        assert_eq!(span.resource_session.as_deref(), Some("r"));
+        assert_eq!(span.session, None);
+        // a later resource without attributes replaces one with them
+        let span = one_span(&format!(
+            r#"{{{ids},"resource":{{"attributes":{{"session.id":"r"}}}},"resource":{{"schema_url":""}},"parent":{{"span_id":"0x9"}}}}"#
+        ))
+        .unwrap();
+        assert_eq!((span.resource_session, span.parent), (None, Some(9)));
+        // a later context without span_id replaces one with it; a context of no object
+        let again = r#"{"context":{"trace_id":1,"span_id":2},"context":{"trace_id":1}}"#;
+        assert_eq!(one_span(again).err(), Some("invalid_span_id"));
+        assert_eq!(one_span(r#"{"context":5}"#).err(), Some("invalid_span_id"));
+        // a tool span: its call id and tool name from the last attributes dict
+        let span = one_span(&format!(
+            r#"{{{ids},"attributes":{{"gen_ai.operation.name":"execute_tool","gen_ai.tool.name":"grep","gen_ai.tool.call.id":"c9"}},"start_time":"2026-01-01T00:00:00Z","end_time":null}}"#
+        ))
+        .unwrap();
+        assert_eq!(span.call_id.as_deref(), Some("c9"));
+        assert_eq!(span.tool_name.as_deref(), Some("grep"));
+        assert_eq!((span.start_ms, span.end_ms), (Some(1767225600000.0), None));
+        // nothing of a span, no spans: not a span
+        assert!(matches!(
+            line_value(r#"{"name":"x"}"#, &mut Names::default()),
+            Ok(Value::Ignore(b"unknown_record"))
+        ));
+        // a nested object that does not parse fails the line
+        assert!(line_value(r#"{"attributes":{"a":1,}}"#, &mut Names::default()).is_err());
+        assert!(line_value(r#"{"resource":{"attributes":[1,]}}"#, &mut Names::default()).is_err());
+    }
 }

@@ -868,3 +868,225 @@ pub(super) fn json_lines(path: &Path) -> Result<Option<bool>, Failure> {
     }
     Ok(Some(true))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::readers::protocol::fixtures::settings;
+
+    #[test]
+    fn strings_are_kept_once_at_their_arena_offset() {
+        let mut strings = Strings::default();
+        // each string: its length as LEB128, then its bytes; its id the offset
+        assert_eq!(strings.id("call_1"), Some(0));
+        assert_eq!(strings.id("call_2"), Some(7));
+        assert_eq!(strings.id("call_1"), Some(0));
+        let long = "x".repeat(200);
+        assert_eq!(strings.id(&long), Some(14));
+        // 200 = 0b1_1001000: 0xc8 (low seven bits, more to come), then 0x01
+        assert_eq!(strings.arena[14..16], [0xc8, 0x01]);
+        assert_eq!(strings.id(""), Some(216));
+        assert_eq!(strings.id("é"), Some(217));
+        assert_eq!(strings.arena.len(), 220);
+        assert_eq!(strings.get(0), "call_1");
+        assert_eq!(strings.get(7), "call_2");
+        assert_eq!(strings.get(14), long);
+        assert_eq!(strings.get(216), "");
+        assert_eq!(strings.get(217), "é");
+    }
+
+    fn span(trace: u128, id: u64, parent: Option<u64>, start: f64, end: f64) -> Span {
+        Span {
+            trace,
+            span: id,
+            parent,
+            session: None,
+            resource_session: None,
+            start_ms: Some(start),
+            end_ms: Some(end),
+            call_id: None,
+            tool_name: None,
+            agent: None,
+        }
+    }
+
+    fn tool(mut span: Span, call: &str, name: &str) -> Span {
+        span.call_id = Some(call.into());
+        span.tool_name = Some(name.into());
+        span
+    }
+
+    fn session(mut span: Span, session: &str) -> Span {
+        span.session = Some(session.into());
+        span
+    }
+
+    fn agent(mut span: Span, name: &str) -> Span {
+        span.agent = Some(name.into());
+        span
+    }
+
+    fn collector(spans: Vec<Span>) -> (Collector, LineAccount) {
+        let mut collector = Collector::default();
+        let mut account = LineAccount::default();
+        for span in spans {
+            collector.add(span, &mut account);
+        }
+        (collector, account)
+    }
+
+    #[test]
+    fn parents_are_found_by_trace_and_id_and_the_first_span_of_a_key_holds_it() {
+        let (mut c, account) = collector(vec![
+            span(1, 0, None, 1.0, 2.0),    // 0: span id 0 (OTLP allows it)
+            span(1, 5, Some(0), 1.0, 2.0), // 1: parent 0 of trace 1
+            span(1, 6, None, 1.0, 2.0),    // 2: no parent (not parent 0)
+            span(2, 5, Some(0), 1.0, 2.0), // 3: trace 2 has no span 0
+            span(1, 5, Some(6), 1.0, 2.0), // 4: key (1, 5) again
+        ]);
+        assert_eq!(account.ignored, vec![(b"non_tool_span".to_vec(), 5)]);
+        assert_eq!(c.len(), 5);
+        assert_eq!(c.parent(1), Some(0));
+        assert_eq!(c.parent(2), None);
+        assert_eq!(c.parent(3), None);
+        assert_eq!(c.parent(4), Some(2));
+        // traces by index in order met; the parent flag is not part of the key
+        assert_eq!((c.key(0), c.key(1), c.key(3)), ((0, 0), (0, 5), (1, 5)));
+        assert_eq!(c.find((0, 5)), Some(1));
+        c.truncate(4); // the later copy of (1, 5) goes, the first stays
+        assert_eq!(
+            (c.len(), c.find((0, 5)), c.find((1, 5))),
+            (4, Some(1), Some(3))
+        );
+        c.truncate(3);
+        assert_eq!((c.find((1, 5)), c.find((0, 5))), (None, Some(1)));
+        c.truncate(1);
+        assert_eq!((c.len(), c.find((0, 5)), c.find((0, 6))), (1, None, None));
+        assert_eq!(c.find((0, 0)), Some(0));
+        // a span added after a truncation holds its key again
+        c.add(span(1, 6, Some(0), 1.0, 2.0), &mut LineAccount::default());
+        assert_eq!((c.find((0, 6)), c.parent(1)), (Some(1), Some(0)));
+    }
+
+    #[test]
+    fn ancestors_stop_at_a_root_a_span_met_again_or_the_span_s_own_key() {
+        // a chain of 70: span k (id k + 1) has k ancestors, past the plain walk's 64
+        let chain: Vec<Span> = (1..=70u64)
+            .map(|id| span(1, id, (id > 1).then(|| id - 1), 1.0, 2.0))
+            .collect();
+        let (c, _) = collector(chain);
+        assert_eq!(c.depth(0), 0);
+        assert_eq!(c.depth(10), 10);
+        assert_eq!(c.depth(64), 64);
+        assert_eq!(c.depth(65), 65);
+        assert_eq!(c.depth(69), 69);
+        assert_eq!(c.ancestors(3), vec![2, 1, 0]);
+        let (c, _) = collector(vec![
+            span(9, 1, Some(3), 1.0, 2.0), // 0: a loop 1 -> 3 -> 2 -> 1
+            span(9, 2, Some(1), 1.0, 2.0), // 1
+            span(9, 3, Some(2), 1.0, 2.0), // 2
+            span(9, 4, Some(1), 1.0, 2.0), // 3: below the loop
+            span(9, 7, Some(8), 1.0, 2.0), // 4: 7 and 8 each other's parent
+            span(9, 8, Some(7), 1.0, 2.0), // 5
+            span(9, 7, Some(8), 1.0, 2.0), // 6: a copy of key 7
+        ]);
+        assert_eq!(c.ancestors(0), vec![2, 1]);
+        assert_eq!(c.ancestors(3), vec![0, 2, 1]);
+        assert_eq!(c.depth(3), 3);
+        assert_eq!(c.ancestors(6), vec![5]);
+        assert_eq!(c.ancestors(5), vec![4]);
+    }
+
+    #[test]
+    fn lanes_keep_the_innermost_copy_and_an_agent_named_main_is_the_main_lane() {
+        let (mut c, mut account) = collector(vec![
+            // 0, 1: two agents at the top of trace 1, so each names its lane
+            session(agent(span(1, 1, None, 0.0, 1000.0), "main"), "s"),
+            session(agent(span(1, 2, None, 0.0, 1000.0), "helper"), "s"),
+            // 2: c1 under "main", 3: c2 under "helper"
+            tool(span(1, 10, Some(1), 100.0, 200.0), "c1", "read"),
+            tool(span(1, 11, Some(2), 150.0, 250.0), "c2", "read"),
+            // 4: no agent above it: the main lane, its own session
+            session(tool(span(1, 12, None, 120.0, 180.0), "c3", "grep"), "s"),
+            // 5: a copy of c1 inside it, 80 ms against 100: it stands for c1
+            tool(span(1, 13, Some(10), 110.0, 190.0), "c1", "read"),
+            // 6: no duration: synthetic timing
+            tool(span(1, 14, Some(2), 300.0, 300.0), "c5", "read"),
+            // 7: an unusable session id
+            session(
+                tool(span(1, 15, Some(2), 400.0, 500.0), "c6", "read"),
+                BAD_SESSION,
+            ),
+        ]);
+        let lanes = c.lanes(&settings(), &mut account).ok().unwrap();
+        let keys: Vec<(&str, &str)> = lanes
+            .iter()
+            .map(|l| (l.session_id.as_str(), l.lane_id.as_str()))
+            .collect();
+        // lanes in the order of their first call (c2 at index 3, then c3 at 4)
+        assert_eq!(keys, [("s", "helper"), ("s", "main")]);
+        assert_eq!(lanes[0].summary.paired_calls, 1); // c2 (c5 set aside)
+        assert_eq!(lanes[1].summary.paired_calls, 2); // the copy of c1, and c3
+        assert_eq!(
+            account.ignored,
+            vec![
+                (b"non_tool_span".to_vec(), 2),
+                (b"duplicate_span".to_vec(), 1),
+                (b"synthetic_timing".to_vec(), 1),
+            ]
+        );
+        assert_eq!(account.problems, vec![("invalid_id", 1)]);
+        assert_eq!(account.lines_used, 3);
+    }
+
+    #[test]
+    fn copies_rank_ended_then_shortest_then_deepest_then_first() {
+        let (mut c, mut account) = collector(vec![
+            session(span(1, 1, None, 0.0, 1000.0), "s"),
+            // the same call four times: [0, 50] ends first but is outranked by the
+            // deeper [100, 150] of the same length; the open one and the one ending
+            // before its start lose to any ended one
+            tool(span(1, 2, Some(1), 0.0, 50.0), "c", "bash"),
+            tool(span(1, 3, Some(2), 100.0, 150.0), "c", "bash"),
+            tool(span(1, 4, Some(1), 10.0, 5.0), "c", "bash"),
+            tool(span(1, 5, Some(1), 20.0, 30.0), "c", "edit"),
+        ]);
+        c.spans[4].end = f64::NAN; // no end
+        assert_eq!(c.rank(1), (0, 50.0, -1, 1));
+        assert_eq!(c.rank(2), (0, 50.0, -2, 2));
+        assert_eq!(c.rank(3), (2, 0.0, 0, 3));
+        assert_eq!(c.rank(4), (1, 0.0, 0, 4));
+        let (winners, duplicates) = c.winners();
+        assert_eq!((winners, duplicates), (vec![2], 3));
+        let lanes = c.lanes(&settings(), &mut account).ok().unwrap();
+        assert_eq!(lanes.len(), 1);
+        assert_eq!(lanes[0].summary.paired_calls, 1);
+    }
+
+    #[test]
+    fn sessions_fall_back_to_the_trace_s_one_session_or_its_id() {
+        let (mut c, mut account) = collector(vec![
+            session(span(0xab, 1, None, 0.0, 10.0), "only"),
+            tool(span(0xab, 2, None, 1.0, 2.0), "c1", "read"),
+            session(span(0xcd, 1, None, 0.0, 10.0), "a"),
+            session(span(0xcd, 2, None, 0.0, 10.0), "b"),
+            tool(span(0xcd, 3, None, 1.0, 2.0), "c2", "read"),
+            // two calls under one parent with its times: synthetic
+            session(span(0xef, 1, None, 5.0, 9.0), "p"),
+            tool(span(0xef, 2, Some(1), 5.0, 9.0), "c3", "read"),
+            tool(span(0xef, 3, Some(1), 5.0, 9.0), "c4", "read"),
+        ]);
+        let lanes = c.lanes(&settings(), &mut account).ok().unwrap();
+        let keys: Vec<&str> = lanes.iter().map(|l| l.session_id.as_str()).collect();
+        assert_eq!(keys, ["only", "000000000000000000000000000000cd", "p"]);
+        assert_eq!(lanes[2].summary.paired_calls, 0);
+        assert_eq!(account.lines_used, 2);
+        assert_eq!(
+            account.ignored,
+            vec![
+                (b"non_tool_span".to_vec(), 4),
+                (b"synthetic_timing".to_vec(), 2),
+            ]
+        );
+    }
+}
