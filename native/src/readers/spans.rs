@@ -300,10 +300,15 @@ fn text_at(arena: &[u8], at: u32) -> &str {
 impl Strings {
     /// The id of `text`, kept when new; `None` when the arena would pass 4 GiB.
     pub(super) fn id(&mut self, text: &str) -> Option<u32> {
+        self.id_new(text).map(|(id, _)| id)
+    }
+
+    /// [`Strings::id`], and whether `text` was new.
+    fn id_new(&mut self, text: &str) -> Option<(u32, bool)> {
         let hash = self.hasher.hash_one(text);
         let arena = &self.arena;
         if let Some(&at) = self.table.find(hash, |&at| text_at(arena, at) == text) {
-            return Some(at);
+            return Some((at, false));
         }
         let at = u32::try_from(self.arena.len())
             .ok()
@@ -318,7 +323,7 @@ impl Strings {
         let (arena, hasher) = (&self.arena, &self.hasher);
         self.table
             .insert_unique(hash, at, |&at| hasher.hash_one(text_at(arena, at)));
-        Some(at)
+        Some((at, true))
     }
 
     /// The string of `id` (given by [`Strings::id`]).
@@ -379,6 +384,9 @@ pub(super) struct Collector {
     traces: Vec<u128>,
     trace_ids: HashMap<u128, u32>,
     strings: Strings,
+    /// The call ids met before as any string (a call seen twice is among them): only
+    /// their calls can be copies of one another by call id.
+    repeated: HashSet<u32>,
     /// An input past what the indices hold (2**31 traces, 2**32 - 1 spans, a 4 GiB
     /// string arena): handed back to Python at the end.
     full: bool,
@@ -450,7 +458,21 @@ impl Collector {
             return;
         }
         let (call, name) = match (&span.call_id, &span.tool_name, &span.agent) {
-            (Some(call), Some(tool), _) => (self.string(Some(call)), self.string(Some(tool))),
+            (Some(call), Some(tool), _) => {
+                let call = match self.strings.id_new(call) {
+                    Some((id, new)) => {
+                        if !new {
+                            self.repeated.insert(id);
+                        }
+                        id
+                    }
+                    None => {
+                        self.full = true;
+                        NONE
+                    }
+                };
+                (call, self.string(Some(tool)))
+            }
             (_, _, agent) => (NONE, self.string(agent.as_deref())),
         };
         let kept = Kept {
@@ -683,11 +705,14 @@ impl Collector {
         let mut by_call: HashMap<(u32, u32), u32> = HashMap::new();
         for at in 0..tools.len() as u32 {
             let span = tools[at as usize] as usize;
-            let key = (self.session_of(span), self.spans[span].call);
-            match by_call.get(&key) {
-                Some(&first) => join(&mut root, at, first),
-                None => {
-                    by_call.insert(key, at);
+            let call = self.spans[span].call;
+            if self.repeated.contains(&call) {
+                let key = (self.session_of(span), call);
+                match by_call.get(&key) {
+                    Some(&first) => join(&mut root, at, first),
+                    None => {
+                        by_call.insert(key, at);
+                    }
                 }
             }
             if let Some(outer) = self.outer_copy(span).and_then(|n| position(&tools, n)) {
@@ -1018,6 +1043,9 @@ mod tests {
                 BAD_SESSION,
             ),
         ]);
+        // only c1 was met twice: the one call id looked up by session
+        let c1 = c.strings.id("c1").unwrap();
+        assert_eq!(c.repeated.iter().copied().collect::<Vec<_>>(), [c1]);
         let lanes = c.lanes(&settings(), &mut account).ok().unwrap();
         let keys: Vec<(&str, &str)> = lanes
             .iter()
@@ -1075,12 +1103,17 @@ mod tests {
             session(span(0xef, 1, None, 5.0, 9.0), "p"),
             tool(span(0xef, 2, Some(1), 5.0, 9.0), "c3", "read"),
             tool(span(0xef, 3, Some(1), 5.0, 9.0), "c4", "read"),
+            // a call id met before as a session: looked up by session (no copy of any)
+            tool(span(0xef, 4, None, 20.0, 30.0), "only", "read"),
         ]);
+        let only = c.strings.id("only").unwrap();
+        assert_eq!(c.repeated.iter().copied().collect::<Vec<_>>(), [only]);
         let lanes = c.lanes(&settings(), &mut account).ok().unwrap();
         let keys: Vec<&str> = lanes.iter().map(|l| l.session_id.as_str()).collect();
+        // the call "only" of trace ef: its trace's one session, "p"
         assert_eq!(keys, ["only", "000000000000000000000000000000cd", "p"]);
-        assert_eq!(lanes[2].summary.paired_calls, 0);
-        assert_eq!(account.lines_used, 2);
+        assert_eq!(lanes[2].summary.paired_calls, 1);
+        assert_eq!(account.lines_used, 3);
         assert_eq!(
             account.ignored,
             vec![
