@@ -634,4 +634,81 @@ mod tests {
         assert!(line_value(r#"{"attributes":{"a":1,}}"#, &mut Names::default()).is_err());
         assert!(line_value(r#"{"resource":{"attributes":[1,]}}"#, &mut Names::default()).is_err());
     }
+
+    #[test]
+    fn nested_fields_nest_as_deep_as_json_reads_a_line_and_no_deeper() {
+        let reads = |k: usize, shape: &dyn Fn(&str) -> String| {
+            let arrays = format!("{}{}", "[".repeat(k), "]".repeat(k));
+            line_value(&shape(&arrays), &mut Names::default()).is_ok()
+        };
+        let l = LINE_MAX_DEPTH;
+        // (the line's object is level 1): how many arrays fit, by where they are
+        type Shape = fn(&str) -> String;
+        let shapes: [(usize, Shape); 10] = [
+            (l - 2, |a| format!(r#"{{"attributes":{{"a":{a}}}}}"#)),
+            (l - 2, |a| format!(r#"{{"context":{{"a":{a}}}}}"#)),
+            (l - 2, |a| format!(r#"{{"parent":{{"a":{a}}}}}"#)),
+            (l - 2, |a| format!(r#"{{"resource":{{"x":{a}}}}}"#)),
+            (l - 3, |a| {
+                format!(r#"{{"resource":{{"attributes":{{"a":{a}}}}}}}"#)
+            }),
+            (l - 1, |a| format!(r#"{{"name":{a}}}"#)),
+            (l - 3, |a| format!(r#"{{"spans":[{{"x":{a}}}]}}"#)),
+            (l - 3, |a| format!(r#"{{"spans":[{{"name":{a}}}]}}"#)),
+            (l - 4, |a| {
+                format!(r#"{{"spans":[{{"attributes":{{"a":{a}}}}}]}}"#)
+            }),
+            (l - 5, |a| {
+                format!(r#"{{"spans":[{{"resource":{{"attributes":{{"a":{a}}}}}}}]}}"#)
+            }),
+        ];
+        for (i, (most, shape)) in shapes.iter().enumerate() {
+            assert!(reads(*most, shape), "shape {i}");
+            assert!(!reads(most + 1, shape), "shape {i}");
+        }
+    }
+
+    #[test]
+    fn spans_of_a_list_are_read_and_a_tool_named_by_its_span_name() {
+        let value = line_value(
+            r#"{"spans":[{"context":{"trace_id":1,"span_id":2},"name":"execute_tool grep","attributes":{"gen_ai.operation.name":"execute_tool"},"start_time":1000000,"end_time":3000000},7]}"#,
+            &mut Names::default(),
+        );
+        let Ok(Value::Spans(events, 2)) = value else {
+            panic!("two items");
+        };
+        let Event::Span(span) = &events[0] else {
+            panic!("a span");
+        };
+        // no call id: the span id as 16 hex digits; the tool from the name
+        assert_eq!(span.tool_name.as_deref(), Some("grep"));
+        assert_eq!(span.call_id.as_deref(), Some("0000000000000002"));
+        assert_eq!((span.start_ms, span.end_ms), (Some(1.0), Some(3.0)));
+        assert!(matches!(events[1], Event::Problem("invalid_span")));
+    }
+
+    #[test]
+    fn a_document_s_spans_count_as_its_items() {
+        let span = |id: u64, start: u64| {
+            format!(
+                r#"    {{"context": {{"trace_id": 1, "span_id": {id}}}, "attributes": {{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "read", "session.id": "s"}}, "start_time": {}, "end_time": {}}}"#,
+                start * 1_000_000,
+                (start + 100) * 1_000_000
+            )
+        };
+        let (a, b) = (span(2, 1000), span(3, 1050));
+        let lines = ["{", "  \"spans\": [", &format!("{a},"), &b, "  ]", "}"];
+        let out = crate::readers::protocol::fixtures::read_lines(
+            &OtelSpans,
+            "otel-spans",
+            &lines,
+            "unused",
+        );
+        let account = &out.accounts[0];
+        // one document of two spans: two items, both calls used, one lane
+        assert_eq!((account.lines_read, account.lines_used), (2, 2));
+        assert_eq!(out.lanes.len(), 1);
+        assert_eq!(out.lanes[0].session_id, "s");
+        assert_eq!(out.lanes[0].summary.paired_calls, 2);
+    }
 }
