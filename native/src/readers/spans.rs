@@ -1122,4 +1122,55 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn an_agent_inside_another_names_a_lane_and_the_one_top_agent_is_main() {
+        let (mut c, mut account) = collector(vec![
+            // trace 1: the one top agent (its calls on the main lane), an agent in it
+            session(agent(span(1, 1, None, 0.0, 1000.0), "outer"), "s"),
+            agent(span(1, 2, Some(1), 0.0, 900.0), "inner"),
+            tool(span(1, 10, Some(1), 100.0, 200.0), "c1", "read"),
+            tool(span(1, 11, Some(2), 150.0, 250.0), "c2", "read"),
+            // trace 2: an agent inside a tool span is nested too: its own lane
+            session(tool(span(2, 1, None, 0.0, 1000.0), "c3", "task"), "t"),
+            agent(span(2, 2, Some(1), 10.0, 900.0), "sub"),
+            tool(span(2, 3, Some(2), 20.0, 30.0), "c4", "read"),
+        ]);
+        assert!(!c.nested(0));
+        assert!(c.nested(1));
+        assert!(c.nested(5));
+        let lanes = c.lanes(&settings(), &mut account).ok().unwrap();
+        let keys: Vec<(&str, &str)> = lanes
+            .iter()
+            .map(|l| (l.session_id.as_str(), l.lane_id.as_str()))
+            .collect();
+        assert_eq!(
+            keys,
+            [("s", "main"), ("s", "inner"), ("t", "main"), ("t", "sub")]
+        );
+    }
+
+    #[test]
+    fn a_tool_span_inside_a_span_of_the_same_tool_is_a_copy_of_it() {
+        let (mut c, mut account) = collector(vec![
+            session(span(1, 1, None, 0.0, 1000.0), "s"),
+            // 1: bash [0, 100]; 2, in it: bash under another call id, [10, 90]: a copy
+            tool(span(1, 2, Some(1), 0.0, 100.0), "x", "bash"),
+            tool(span(1, 3, Some(2), 10.0, 90.0), "y", "bash"),
+            // 3: grep inside bash: no copy
+            tool(span(1, 4, Some(2), 20.0, 30.0), "z", "grep"),
+            // 4: an agent between two bash spans: no copy
+            agent(span(1, 5, Some(2), 40.0, 80.0), "helper"),
+            tool(span(1, 6, Some(5), 50.0, 60.0), "w", "bash"),
+        ]);
+        assert_eq!(c.outer_copy(2), Some(1));
+        assert_eq!(c.outer_copy(1), None);
+        assert_eq!(c.outer_copy(3), None);
+        assert_eq!(c.outer_copy(5), None);
+        let (winners, duplicates) = c.winners();
+        assert_eq!((winners, duplicates), (vec![2, 3, 5], 1));
+        let lanes = c.lanes(&settings(), &mut account).ok().unwrap();
+        assert_eq!(account.lines_used, 3);
+        assert_eq!(lanes.len(), 2);
+    }
 }
