@@ -1173,4 +1173,33 @@ mod tests {
         assert_eq!(account.lines_used, 3);
         assert_eq!(lanes.len(), 2);
     }
+
+    #[test]
+    fn a_copy_of_no_length_outranks_a_longer_one_and_only_a_parent_s_own_times_are_synthetic() {
+        let (mut c, mut account) = collector(vec![
+            session(span(1, 1, None, 0.0, 1000.0), "s"),
+            // the same call twice: [50, 50] (0 ms, ended) wins over [0, 100]
+            tool(span(1, 2, Some(1), 0.0, 100.0), "c", "read"),
+            tool(span(1, 3, Some(1), 50.0, 50.0), "c", "read"),
+            // a parent [500, 900]: two calls starting with it but ending before it
+            session(span(1, 4, None, 500.0, 900.0), "s"),
+            tool(span(1, 5, Some(4), 500.0, 800.0), "d", "read"),
+            tool(span(1, 6, Some(4), 500.0, 700.0), "e", "read"),
+            // and two ending with it, starting after it
+            tool(span(1, 7, Some(4), 600.0, 900.0), "f", "read"),
+            tool(span(1, 8, Some(4), 650.0, 900.0), "g", "read"),
+        ]);
+        assert_eq!(c.rank(2), (0, 0.0, -1, 2));
+        let lanes = c.lanes(&settings(), &mut account).ok().unwrap();
+        assert_eq!(account.lines_used, 4);
+        assert_eq!(
+            account.ignored,
+            vec![
+                (b"non_tool_span".to_vec(), 2),
+                (b"duplicate_span".to_vec(), 1),
+                (b"synthetic_timing".to_vec(), 1),
+            ]
+        );
+        assert_eq!(lanes[0].summary.paired_calls, 4);
+    }
 }
