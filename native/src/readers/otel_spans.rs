@@ -644,8 +644,19 @@ mod tests {
         let l = LINE_MAX_DEPTH;
         // (the line's object is level 1): how many arrays fit, by where they are
         type Shape = fn(&str) -> String;
-        let shapes: [(usize, Shape); 10] = [
+        let shapes: [(usize, Shape); 14] = [
             (l - 2, |a| format!(r#"{{"attributes":{{"a":{a}}}}}"#)),
+            // a wanted key's value as deep as any other's
+            (l - 2, |a| {
+                format!(r#"{{"attributes":{{"session.id":{a}}}}}"#)
+            }),
+            (l - 2, |a| format!(r#"{{"context":{{"trace_id":{a}}}}}"#)),
+            (l - 3, |a| {
+                format!(r#"{{"resource":{{"attributes":{{"session.id":{a}}}}}}}"#)
+            }),
+            (l - 4, |a| {
+                format!(r#"{{"spans":[{{"attributes":{{"tool_name":{a}}}}}]}}"#)
+            }),
             (l - 2, |a| format!(r#"{{"context":{{"a":{a}}}}}"#)),
             (l - 2, |a| format!(r#"{{"parent":{{"a":{a}}}}}"#)),
             (l - 2, |a| format!(r#"{{"resource":{{"x":{a}}}}}"#)),
