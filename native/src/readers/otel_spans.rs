@@ -40,24 +40,15 @@ const FIELDS: [&[u8]; 8] = [
     b"end_time",
     b"name",
 ];
-const CONTEXT: usize = 0;
-const PARENT: usize = 1;
-const PARENT_ID: usize = 2;
-const ATTRIBUTES: usize = 3;
-const RESOURCE: usize = 4;
-const START: usize = 5;
-const END: usize = 6;
-const NAME: usize = 7;
-
-/// A span dict's fields (the last of each key), `None` when the key is not there.
-type Fields<'a> = [Option<Raw<'a>>; 8];
 
 /// `_hex_id`: a decimal JSON int, or a string `0x` + 1 to 32 hex digits, from 1 to
 /// `2**bits - 1`; `None` for anything else.
 fn hex_id(raw: Option<Raw<'_>>, bits: u32) -> Option<u128> {
     let raw = raw?;
-    let value = match Val::of(raw) {
-        value @ (Val::Text(_) | Val::Str(_)) => {
+    // classified by the first byte (a number is not converted to be thrown away)
+    let value = match raw.get().as_bytes().first() {
+        Some(b'"') => {
+            let value = Val::of(raw);
             let bytes = value.str_bytes()?;
             let digits = bytes
                 .strip_prefix(b"0x")
@@ -71,7 +62,7 @@ fn hex_id(raw: Option<Raw<'_>>, bits: u32) -> Option<u128> {
             }
             id
         }
-        Val::Num(_) | Val::BigInt => {
+        Some(b'-' | b'0'..=b'9') => {
             // an int literal (a float, or a negative int, is no id)
             let digits = raw.get().as_bytes();
             if !digits.iter().all(u8::is_ascii_digit) {
@@ -93,6 +84,9 @@ fn hex_id(raw: Option<Raw<'_>>, bits: u32) -> Option<u128> {
 /// "unset"), anything else integer ns (`ns_time_to_ms`). A string of digits other than
 /// ASCII ones is no time either way (`str.isdigit`, then the ASCII rules).
 fn time_ms(raw: Option<Raw<'_>>) -> Option<f64> {
+    if !raw?.get().starts_with('"') {
+        return ns_time_to_ms(raw); // not a string (a number is not converted twice)
+    }
     let value = Val::of(raw?);
     match value.str_bytes() {
         Some(bytes) if !bytes.is_empty() && bytes.iter().all(u8::is_ascii_digit) => {
@@ -103,67 +97,138 @@ fn time_ms(raw: Option<Raw<'_>>) -> Option<f64> {
     }
 }
 
-/// The last value of each of `keys` in `raw` when it is an object (`found` untouched
-/// otherwise); whether it is one. The text was validated by the scan that found it.
-fn object_keys<'a>(raw: Option<Raw<'a>>, keys: &[&[u8]], found: &mut [Option<Raw<'a>>]) -> bool {
-    let Some(raw) = raw else {
-        return false;
-    };
-    let text = raw.get();
-    if !text.starts_with('{') {
-        return false;
+/// The last value of each of `keys` in the object value the scan is at, `depth`
+/// containers deep, read by the scan that checks it (`found` cleared first: a later
+/// key's value replaces an earlier one's whole); whether it is an object (anything
+/// else is skipped, `found` left empty).
+fn object_keys<'a>(
+    scan: &mut Scan<'a>,
+    depth: usize,
+    keys: &[&[u8]],
+    found: &mut [Option<Raw<'a>>],
+) -> Result<bool, SyntaxError> {
+    found.fill(None);
+    if scan.space() != Some(b'{') {
+        scan.skip(depth)?;
+        return Ok(false);
     }
-    let mut scan = Scan::new(text);
-    scan.object(1, |scan, key| {
+    scan.object(depth + 1, |scan, key| {
         match keys.iter().position(|k| *k == key) {
-            Some(i) => found[i] = Some(scan.raw(1)?),
-            None => scan.skip(1)?,
+            Some(i) => found[i] = Some(scan.raw(depth + 1)?),
+            None => scan.skip(depth + 1)?,
         }
         Ok(())
-    })
-    .is_ok()
+    })?;
+    Ok(true)
 }
 
-/// A flat attribute dict: the wanted keys' last values.
-fn attributes(raw: Option<Raw<'_>>) -> Attributes<'_> {
-    let keys: Vec<&[u8]> = ATTRIBUTE_KEYS.iter().map(|k| k.as_bytes()).collect();
-    let mut found: [Option<Raw<'_>>; 10] = Default::default();
-    object_keys(raw, &keys, &mut found);
-    found.map(|raw| raw.map(Val::of))
+/// The attribute keys as bytes.
+const ATTRIBUTE_KEY_BYTES: [&[u8]; 10] = {
+    let mut keys: [&[u8]; 10] = [b""; 10];
+    let mut i = 0;
+    while i < keys.len() {
+        keys[i] = ATTRIBUTE_KEYS[i].as_bytes();
+        i += 1;
+    }
+    keys
+};
+
+/// What the rules read of a span dict, each top-level key's last value (`None` when
+/// absent, or not of the type read through): gathered while the dict is scanned, the
+/// nested objects (`context`, `parent`, `attributes`, `resource`) read in the same
+/// pass instead of being scanned again.
+#[derive(Default)]
+struct Fields<'a> {
+    /// Whether the dict has a `context` key (of any type).
+    context: bool,
+    /// `context`'s `trace_id` and `span_id`.
+    ids: [Option<Raw<'a>>; 2],
+    /// Whether `parent` is an object, and its `span_id`.
+    parent_object: bool,
+    parent: [Option<Raw<'a>>; 1],
+    parent_id: Option<Raw<'a>>,
+    /// The flat `attributes` dict's wanted keys.
+    attributes: [Option<Raw<'a>>; 10],
+    /// `resource`'s `attributes` dict's wanted keys.
+    resource: [Option<Raw<'a>>; 10],
+    start: Option<Raw<'a>>,
+    end: Option<Raw<'a>>,
+    name: Option<Raw<'a>>,
+}
+
+impl<'a> Fields<'a> {
+    /// Reads the value of `key` when it is a field the rules read (the value `depth`
+    /// containers deep); `false` (nothing read) for any other key.
+    fn field(
+        &mut self,
+        scan: &mut Scan<'a>,
+        key: &[u8],
+        depth: usize,
+    ) -> Result<bool, SyntaxError> {
+        match key {
+            b"context" => {
+                self.context = true;
+                object_keys(scan, depth, &[b"trace_id", b"span_id"], &mut self.ids)?;
+            }
+            b"parent" => {
+                self.parent_object = object_keys(scan, depth, &[b"span_id"], &mut self.parent)?;
+            }
+            b"parent_id" => self.parent_id = Some(scan.raw(depth)?),
+            b"attributes" => {
+                object_keys(scan, depth, &ATTRIBUTE_KEY_BYTES, &mut self.attributes)?;
+            }
+            b"resource" => {
+                self.resource = Default::default();
+                if scan.space() != Some(b'{') {
+                    scan.skip(depth)?;
+                    return Ok(true);
+                }
+                let resource = &mut self.resource;
+                scan.object(depth + 1, |scan, key| {
+                    if key == b"attributes" {
+                        object_keys(scan, depth + 1, &ATTRIBUTE_KEY_BYTES, resource)?;
+                    } else {
+                        scan.skip(depth + 1)?;
+                    }
+                    Ok(())
+                })?;
+            }
+            b"start_time" => self.start = Some(scan.raw(depth)?),
+            b"end_time" => self.end = Some(scan.raw(depth)?),
+            b"name" => self.name = Some(scan.raw(depth)?),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
 }
 
 /// `_span` of `otel_spans.py` for a span dict's fields, without the collector's part.
 fn span_of(fields: &Fields<'_>, names: &mut Names) -> Event {
-    let mut ids = [None, None];
-    object_keys(fields[CONTEXT], &[b"trace_id", b"span_id"], &mut ids);
-    let (Some(trace), Some(span)) = (hex_id(ids[0], 128), hex_id(ids[1], 64)) else {
+    let (Some(trace), Some(span)) = (hex_id(fields.ids[0], 128), hex_id(fields.ids[1], 64)) else {
         return Event::Problem("invalid_span_id");
     };
-    let mut parent = [None];
-    let parent_raw = if object_keys(fields[PARENT], &[b"span_id"], &mut parent) {
-        parent[0]
+    let parent_raw = if fields.parent_object {
+        fields.parent[0]
     } else {
-        fields[PARENT_ID]
+        fields.parent_id
     };
-    let attributes = attributes(fields[ATTRIBUTES]);
-    let mut resource = [None];
-    object_keys(fields[RESOURCE], &[b"attributes"], &mut resource);
-    let end = fields[END];
+    let attributes: Attributes<'_> = fields.attributes.map(|raw| raw.map(Val::of));
+    let resource: Attributes<'_> = fields.resource.map(|raw| raw.map(Val::of));
+    let end = fields.end;
     let mut record = Span {
-        index: 0,
         trace,
         span: span as u64,
         parent: hex_id(parent_raw, 64).map(|p| p as u64),
         session: session_attribute(&attributes, names),
-        resource_session: session_attribute(&self::attributes(resource[0]), names),
-        start_ms: time_ms(fields[START]),
+        resource_session: session_attribute(&resource, names),
+        start_ms: time_ms(fields.start),
         end_ms: time_ms(end),
         call_id: None,
         tool_name: None,
         agent: None,
     };
     let end_given = end.is_some_and(|r| r.get() != "null");
-    let name = fields[NAME].map_or(Val::Absent, Val::of);
+    let name = fields.name.map_or(Val::Absent, Val::of);
     match mark(&mut record, &attributes, &name, end_given, names) {
         Err(problem) => Event::Problem(problem),
         Ok(()) => Event::Span(Box::new(record)),
@@ -176,11 +241,10 @@ fn span_value(scan: &mut Scan<'_>, depth: usize, names: &mut Names) -> Result<Ev
         scan.skip(depth)?;
         return Ok(Event::Problem("invalid_span"));
     }
-    let mut fields: Fields<'_> = Default::default();
+    let mut fields = Fields::default();
     scan.object(depth + 1, |scan, key| {
-        match FIELDS.iter().position(|k| *k == key) {
-            Some(i) => fields[i] = Some(scan.raw(depth + 1)?),
-            None => scan.skip(depth + 1)?,
+        if !fields.field(scan, key, depth + 1)? {
+            scan.skip(depth + 1)?;
         }
         Ok(())
     })?;
@@ -206,9 +270,7 @@ fn decide(spans: Spans, fields: &Fields<'_>, names: &mut Names) -> Value {
         Spans::List(_, 0) => Value::Ignore(b"no_spans"),
         Spans::List(events, count) => Value::Spans(events, count),
         Spans::NotList => Value::Problem("invalid_structure"),
-        Spans::Missing if fields[CONTEXT].is_some() => {
-            Value::Spans(vec![span_of(fields, names)], 1)
-        }
+        Spans::Missing if fields.context => Value::Spans(vec![span_of(fields, names)], 1),
         Spans::Missing => Value::Ignore(b"unknown_record"),
     }
 }
@@ -248,13 +310,11 @@ fn spans_value(scan: &mut Scan<'_>, depth: usize, names: &mut Names) -> Result<S
 /// One line's object, read in one pass within json's depth for lines.
 fn line_value(text: &str, names: &mut Names) -> Result<Value, SyntaxError> {
     let mut spans = Spans::Missing;
-    let mut fields: Fields<'_> = Default::default();
+    let mut fields = Fields::default();
     Scan::line_within(text, LINE_MAX_DEPTH, |scan, key| {
         if key == b"spans" {
             spans = spans_value(scan, 1, names)?;
-        } else if let Some(i) = FIELDS.iter().position(|k| *k == key) {
-            fields[i] = Some(scan.raw(1)?);
-        } else {
+        } else if !fields.field(scan, key, 1)? {
             scan.skip(1)?;
         }
         Ok(())
@@ -367,9 +427,12 @@ impl Reading for DocumentReader<'_> {
             Top::Array | Top::Object => {
                 let spans = std::mem::replace(&mut self.spans, Spans::Missing);
                 let texts = std::mem::take(&mut self.fields);
-                let mut fields: Fields<'_> = Default::default();
-                for (field, text) in fields.iter_mut().zip(&texts) {
-                    *field = text.as_deref().and_then(|t| Scan::new(t).raw(1).ok());
+                let mut fields = Fields::default();
+                for (key, text) in FIELDS.iter().zip(&texts) {
+                    if let Some(text) = text {
+                        // the text was checked when met: it reads (a failure reads as absent)
+                        let _ = fields.field(&mut Scan::new(text), key, 1);
+                    }
                 }
                 decide(spans, &fields, self.names)
             }
@@ -507,5 +570,156 @@ mod tests {
         ] {
             assert_eq!(time_ms(raw(bad)), None, "{bad}");
         }
+    }
+
+    /// The one span of a line that is a span dict: its record, or its problem.
+    fn one_span(text: &str) -> Result<Span, &'static str> {
+        match line_value(text, &mut Names::default()) {
+            Ok(Value::Spans(mut events, 1)) if events.len() == 1 => match events.remove(0) {
+                Event::Span(span) => Ok(*span),
+                Event::Problem(problem) => Err(problem),
+            },
+            _ => Err("not one span"),
+        }
+    }
+
+    #[test]
+    fn a_span_dict_s_nested_fields_are_read_in_one_pass_the_last_key_winning() {
+        let ids = r#""context":{"trace_id":1,"span_id":2}"#;
+        // a parent object without span_id: no parent (parent_id is not looked at); the
+        // second attributes dict replaces the first whole, as does the resource's
+        let span = one_span(&format!(
+            r#"{{{ids},"parent":{{"trace_id":1}},"parent_id":"0x5","attributes":{{"session.id":"x"}},"attributes":{{"gen_ai.conversation.id":"y"}},"resource":{{"attributes":{{"session.id":"r1"}},"attributes":7}},"start_time":1000000,"end_time":"2000000","name":"n"}}"#
+        ))
+        .unwrap();
+        assert_eq!((span.trace, span.span, span.parent), (1, 2, None));
+        assert_eq!(span.session.as_deref(), Some("y"));
+        assert_eq!(span.resource_session, None);
+        assert_eq!((span.start_ms, span.end_ms), (Some(1.0), Some(2.0)));
+        // a parent that is no object: parent_id; no times
+        let span = one_span(&format!(
+            r#"{{{ids},"parent":null,"parent_id":"0x5","resource":{{"attributes":{{"session.id":"r"}},"schema_url":""}}}}"#
+        ))
+        .unwrap();
+        assert_eq!(
+            (span.parent, span.start_ms, span.end_ms),
+            (Some(5), None, None)
+        );
+        assert_eq!(span.resource_session.as_deref(), Some("r"));
+        assert_eq!(span.session, None);
+        // a later resource without attributes replaces one with them
+        let span = one_span(&format!(
+            r#"{{{ids},"resource":{{"attributes":{{"session.id":"r"}}}},"resource":{{"schema_url":""}},"parent":{{"span_id":"0x9"}}}}"#
+        ))
+        .unwrap();
+        assert_eq!((span.resource_session, span.parent), (None, Some(9)));
+        // a later context without span_id replaces one with it; a context of no object
+        let again = r#"{"context":{"trace_id":1,"span_id":2},"context":{"trace_id":1}}"#;
+        assert_eq!(one_span(again).err(), Some("invalid_span_id"));
+        assert_eq!(one_span(r#"{"context":5}"#).err(), Some("invalid_span_id"));
+        // a tool span: its call id and tool name from the last attributes dict
+        let span = one_span(&format!(
+            r#"{{{ids},"attributes":{{"gen_ai.operation.name":"execute_tool","gen_ai.tool.name":"grep","gen_ai.tool.call.id":"c9"}},"start_time":"2026-01-01T00:00:00Z","end_time":null}}"#
+        ))
+        .unwrap();
+        assert_eq!(span.call_id.as_deref(), Some("c9"));
+        assert_eq!(span.tool_name.as_deref(), Some("grep"));
+        assert_eq!((span.start_ms, span.end_ms), (Some(1767225600000.0), None));
+        // nothing of a span, no spans: not a span
+        assert!(matches!(
+            line_value(r#"{"name":"x"}"#, &mut Names::default()),
+            Ok(Value::Ignore(b"unknown_record"))
+        ));
+        // a nested object that does not parse fails the line
+        assert!(line_value(r#"{"attributes":{"a":1,}}"#, &mut Names::default()).is_err());
+        assert!(line_value(r#"{"resource":{"attributes":[1,]}}"#, &mut Names::default()).is_err());
+    }
+
+    #[test]
+    fn nested_fields_nest_as_deep_as_json_reads_a_line_and_no_deeper() {
+        let reads = |k: usize, shape: &dyn Fn(&str) -> String| {
+            let arrays = format!("{}{}", "[".repeat(k), "]".repeat(k));
+            line_value(&shape(&arrays), &mut Names::default()).is_ok()
+        };
+        let l = LINE_MAX_DEPTH;
+        // (the line's object is level 1): how many arrays fit, by where they are
+        type Shape = fn(&str) -> String;
+        let shapes: [(usize, Shape); 14] = [
+            (l - 2, |a| format!(r#"{{"attributes":{{"a":{a}}}}}"#)),
+            // a wanted key's value as deep as any other's
+            (l - 2, |a| {
+                format!(r#"{{"attributes":{{"session.id":{a}}}}}"#)
+            }),
+            (l - 2, |a| format!(r#"{{"context":{{"trace_id":{a}}}}}"#)),
+            (l - 3, |a| {
+                format!(r#"{{"resource":{{"attributes":{{"session.id":{a}}}}}}}"#)
+            }),
+            (l - 4, |a| {
+                format!(r#"{{"spans":[{{"attributes":{{"tool_name":{a}}}}}]}}"#)
+            }),
+            (l - 2, |a| format!(r#"{{"context":{{"a":{a}}}}}"#)),
+            (l - 2, |a| format!(r#"{{"parent":{{"a":{a}}}}}"#)),
+            (l - 2, |a| format!(r#"{{"resource":{{"x":{a}}}}}"#)),
+            (l - 3, |a| {
+                format!(r#"{{"resource":{{"attributes":{{"a":{a}}}}}}}"#)
+            }),
+            (l - 1, |a| format!(r#"{{"name":{a}}}"#)),
+            (l - 3, |a| format!(r#"{{"spans":[{{"x":{a}}}]}}"#)),
+            (l - 3, |a| format!(r#"{{"spans":[{{"name":{a}}}]}}"#)),
+            (l - 4, |a| {
+                format!(r#"{{"spans":[{{"attributes":{{"a":{a}}}}}]}}"#)
+            }),
+            (l - 5, |a| {
+                format!(r#"{{"spans":[{{"resource":{{"attributes":{{"a":{a}}}}}}}]}}"#)
+            }),
+        ];
+        for (i, (most, shape)) in shapes.iter().enumerate() {
+            assert!(reads(*most, shape), "shape {i}");
+            assert!(!reads(most + 1, shape), "shape {i}");
+        }
+    }
+
+    #[test]
+    fn spans_of_a_list_are_read_and_a_tool_named_by_its_span_name() {
+        let value = line_value(
+            r#"{"spans":[{"context":{"trace_id":1,"span_id":2},"name":"execute_tool grep","attributes":{"gen_ai.operation.name":"execute_tool"},"start_time":1000000,"end_time":3000000},7]}"#,
+            &mut Names::default(),
+        );
+        let Ok(Value::Spans(events, 2)) = value else {
+            panic!("two items");
+        };
+        let Event::Span(span) = &events[0] else {
+            panic!("a span");
+        };
+        // no call id: the span id as 16 hex digits; the tool from the name
+        assert_eq!(span.tool_name.as_deref(), Some("grep"));
+        assert_eq!(span.call_id.as_deref(), Some("0000000000000002"));
+        assert_eq!((span.start_ms, span.end_ms), (Some(1.0), Some(3.0)));
+        assert!(matches!(events[1], Event::Problem("invalid_span")));
+    }
+
+    #[test]
+    fn a_document_s_spans_count_as_its_items() {
+        let span = |id: u64, start: u64| {
+            format!(
+                r#"    {{"context": {{"trace_id": 1, "span_id": {id}}}, "attributes": {{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "read", "session.id": "s"}}, "start_time": {}, "end_time": {}}}"#,
+                start * 1_000_000,
+                (start + 100) * 1_000_000
+            )
+        };
+        let (a, b) = (span(2, 1000), span(3, 1050));
+        let lines = ["{", "  \"spans\": [", &format!("{a},"), &b, "  ]", "}"];
+        let out = crate::readers::protocol::fixtures::read_lines(
+            &OtelSpans,
+            "otel-spans",
+            &lines,
+            "unused",
+        );
+        let account = &out.accounts[0];
+        // one document of two spans: two items, both calls used, one lane
+        assert_eq!((account.lines_read, account.lines_used), (2, 2));
+        assert_eq!(out.lanes.len(), 1);
+        assert_eq!(out.lanes[0].session_id, "s");
+        assert_eq!(out.lanes[0].summary.paired_calls, 2);
     }
 }

@@ -151,7 +151,6 @@ fn span_event<'a>(
     };
     let end_given = raw.end.is_some_and(|r| r.get() != "null");
     let mut record = Span {
-        index: 0,
         trace,
         span: span as u64,
         parent: hex_id::<16>(&raw.parent).map(|p| p as u64),
