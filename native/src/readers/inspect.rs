@@ -1075,3 +1075,658 @@ impl Reader for Inspect {
         with_fallback(settings, |s| read_once(path, fallback, s))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::protocol::fixtures::{read_lines, read_unit};
+    use super::*;
+
+    /// The raw value of `text`, as the scan hands it over (its line kept for the test).
+    fn raw(text: &str) -> Option<Raw<'static>> {
+        let line: &'static str = Box::leak(format!(r#"{{"v":{text}}}"#).into_boxed_str());
+        let mut found = None;
+        Scan::line(line, |scan, _| {
+            found = Some(scan.raw(1)?);
+            Ok(())
+        })
+        .unwrap();
+        found
+    }
+
+    fn sample(text: &'static str) -> Sample<'static> {
+        sample_of(text, 0).unwrap()
+    }
+
+    fn read(text: &str) -> UnitOut {
+        read_lines(&Inspect, "inspect", &[text], "stem")
+    }
+
+    /// The read of a one-file unit holding `text`; `None` when declined.
+    fn try_read(text: &str) -> Option<UnitOut> {
+        let path =
+            std::env::temp_dir().join(format!("wm-native-{}-inspect-try.json", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        let paths: [&Path; 1] = [&path];
+        let ids = ["stem".to_string()];
+        let unit = Unit {
+            paths: &paths,
+            session_ids: &ids,
+        };
+        let out = Inspect.read(&unit, &super::super::protocol::fixtures::settings(), 1);
+        std::fs::remove_file(&path).unwrap();
+        out.ok()
+    }
+
+    fn ignored(account: &LineAccount) -> Vec<(String, u64)> {
+        let mut out: Vec<(String, u64)> = account
+            .ignored
+            .iter()
+            .map(|(k, n)| (String::from_utf8_lossy(k).into_owned(), *n))
+            .collect();
+        out.sort();
+        out
+    }
+
+    fn problems(account: &LineAccount) -> Vec<(&'static str, u64)> {
+        let mut out = account.problems.clone();
+        out.sort();
+        out
+    }
+
+    fn lanes(out: &UnitOut) -> Vec<(&str, &str, u64)> {
+        out.lanes
+            .iter()
+            .map(|l| {
+                (
+                    l.session_id.as_str(),
+                    l.lane_id.as_str(),
+                    l.summary.paired_calls,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ints_are_written_as_python_writes_them() {
+        assert_eq!(int_text(raw("7")).as_deref(), Some("7"));
+        assert_eq!(int_text(raw("-12")).as_deref(), Some("-12"));
+        assert_eq!(int_text(raw("-0")).as_deref(), Some("0"));
+        assert_eq!(int_text(raw("0")).as_deref(), Some("0"));
+        for bad in [
+            "1.0", "1e2", "-1.5", "true", "null", r#""1""#, "[1]", r#""-""#,
+        ] {
+            assert_eq!(int_text(raw(bad)), None, "{bad}");
+        }
+        assert_eq!(int_text(None), None);
+    }
+
+    #[test]
+    fn a_sample_key_is_its_id_and_int_epoch() {
+        let key = |text| sample_key(&sample(text));
+        assert_eq!(
+            key(r#"{"id": "a", "epoch": 2}"#),
+            Some(("a".into(), "2".into()))
+        );
+        assert_eq!(
+            key(r#"{"id": -0, "epoch": 1, "id": 5}"#),
+            Some(("5".into(), "1".into()))
+        );
+        for bad in [
+            r#"{"id": true, "epoch": 1}"#,
+            r#"{"id": "a", "epoch": true}"#,
+            r#"{"id": "a", "epoch": 1.0}"#,
+            r#"{"id": "a", "epoch": "1"}"#,
+            r#"{"id": "", "epoch": 1}"#,
+            r#"{"id": "a\u0001", "epoch": 1}"#,
+            r#"{"id": 1.5, "epoch": 1}"#,
+            r#"{"epoch": 1}"#,
+            r#"{"id": "a"}"#,
+        ] {
+            assert_eq!(key(bad), None, "{bad}");
+        }
+        assert!(!sample("[1]").object);
+        assert!(sample("{}").object);
+    }
+
+    #[test]
+    fn the_eval_id_is_usable_bad_or_missing() {
+        assert_eq!(
+            eval_id(raw(r#"{"eval_id": "x", "eval_id": "E"}"#)),
+            EvalId::Id("E".into())
+        );
+        assert_eq!(eval_id(raw(r#"{"eval_id": "\u0001"}"#)), EvalId::Bad);
+        assert_eq!(eval_id(raw(r#"{"eval_id": "\ud800"}"#)), EvalId::Bad);
+        for none in [
+            r#"{"eval_id": 5}"#,
+            r#"{"eval_id": ""}"#,
+            "{}",
+            "[]",
+            "null",
+        ] {
+            assert_eq!(eval_id(raw(none)), EvalId::Fallback, "{none}");
+        }
+        assert_eq!(eval_id(None), EvalId::Fallback);
+    }
+
+    #[test]
+    fn nested_tool_events_are_counted_at_any_depth() {
+        let nested = r#"[{"event": "tool"}, {"event": "x", "events": [{"event": "tool",
+            "events": [{"event": "tool"}, 3]}]}, [{"event": "tool"}], {"event": "Tool"}]"#;
+        assert_eq!(nested_tool_events(raw(nested)), 3);
+        assert_eq!(nested_tool_events(raw(r#"{"event": "tool"}"#)), 0);
+        assert_eq!(nested_tool_events(None), 0);
+    }
+
+    #[test]
+    fn agent_lanes_are_named_and_found_up_the_parents() {
+        let text = r#"{"id": 1, "epoch": 1, "events": [
+            {"event": "span_begin", "id": "a1", "type": "agent", "name": "w"},
+            {"event": "span_begin", "id": "a2", "type": "agent", "name": "w"},
+            {"event": "span_begin", "id": "a3", "type": "agent"},
+            {"event": "span_begin", "id": "a4", "type": "agent", "name": "solo"},
+            {"event": "span_begin", "id": "t1", "parent_id": "a2", "type": "tool"},
+            {"event": "span_begin", "id": "t2", "parent_id": "nowhere"},
+            {"event": "span_begin", "id": "c1", "parent_id": "c2"},
+            {"event": "span_begin", "id": "c2", "parent_id": "c1"},
+            {"event": "span_begin", "id": "a4", "type": "agent", "name": "again"},
+            {"event": "tool", "span_id": "t1"},
+            {"event": "tool", "span_id": "t2"},
+            {"event": "tool", "span_id": "c1"},
+            {"event": "tool", "span_id": "unknown"}
+        ]}"#;
+        let Events::List(events) = sample(text).events else {
+            panic!("a list");
+        };
+        let spans = AgentSpans::of(&events);
+        let mut named: Vec<(&str, &str)> = spans
+            .lanes
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        named.sort();
+        assert_eq!(
+            named,
+            [("a1", "w#a1"), ("a2", "w#a2"), ("a3", "a3"), ("a4", "solo")]
+        );
+        let fields = |i: usize| events[i].unwrap();
+        assert_eq!(spans.lane_of(&fields(9), &[]), "w#a2");
+        assert_eq!(spans.lane_of(&fields(10), &["a1".into()]), MAIN);
+        assert_eq!(spans.lane_of(&fields(11), &["a1".into()]), MAIN);
+        let open = ["a3".to_string(), "a1".to_string(), "t9".to_string()];
+        assert_eq!(spans.lane_of(&fields(12), &open), "w#a1");
+        assert_eq!(spans.lane_of(&fields(12), &open[..1]), "a3");
+        assert_eq!(spans.lane_of(&fields(12), &[]), MAIN);
+    }
+
+    #[test]
+    fn a_span_end_closes_it_and_the_spans_opened_after_it() {
+        let text = r#"{"events": [{"id": "a"}, {"id": "b"}, {"id": "c"}, {"id": "b"},
+            {"id": "zz"}, {"id": 3}]}"#;
+        let Events::List(events) = sample(text).events else {
+            panic!("a list");
+        };
+        let mut open = Vec::new();
+        for fields in events.iter().take(3) {
+            track_span(&fields.unwrap(), true, &mut open);
+        }
+        assert_eq!(open, ["a", "b", "c"]);
+        track_span(&events[4].unwrap(), false, &mut open);
+        track_span(&events[5].unwrap(), true, &mut open);
+        assert_eq!(open, ["a", "b", "c"]);
+        track_span(&events[3].unwrap(), false, &mut open);
+        assert_eq!(open, ["a"]);
+    }
+
+    #[test]
+    fn every_rule_of_a_log_counted_by_hand() {
+        // sample a: 0 model (batch of main), 1-2 calls of main [0, 1] and [0.5, 2] s (one
+        // wave), 3 agent span, 4-5 its call, 6 repeated id, 7 no function, 8 bad time,
+        // 9 bad end, 10 no end (used), 11 nests two tool events, 12 not an object,
+        // 13 no event name; sample b: no events; a again; sample c: events not a list
+        let log = r#"{"eval": {"eval_id": "E"}, "samples": [
+            {"id": "a", "epoch": 1, "events": [
+                {"event": "model"},
+                {"event": "tool", "id": "t1", "function": "read",
+                 "timestamp": "2026-01-01T00:00:00+00:00", "completed": "2026-01-01T00:00:01+00:00"},
+                {"event": "tool", "id": "t2", "function": "grep",
+                 "timestamp": "2026-01-01T00:00:00.5+00:00", "completed": "2026-01-01T00:00:02Z"},
+                {"event": "span_begin", "id": "s", "type": "agent", "name": "helper"},
+                {"event": "model"},
+                {"event": "tool", "id": "t3", "function": "read",
+                 "timestamp": "2026-01-01T00:00:03Z", "completed": "2026-01-01T00:00:04Z"},
+                {"event": "tool", "id": "t1", "function": "read",
+                 "timestamp": "2026-01-01T00:00:03Z"},
+                {"event": "tool", "id": "t4", "timestamp": "2026-01-01T00:00:03Z"},
+                {"event": "tool", "id": "t5", "function": "read", "timestamp": "soon"},
+                {"event": "tool", "id": "t6", "function": "read",
+                 "timestamp": "2026-01-01T00:00:03Z", "completed": 5},
+                {"event": "tool", "id": "t7", "function": "read",
+                 "timestamp": "2026-01-01T00:00:05Z", "completed": null},
+                {"event": "state", "events": [{"event": "tool"}, {"events": [{"event": "tool"}]}]},
+                "text",
+                {"event": 3}
+            ]},
+            {"id": "b", "epoch": 1, "events": []},
+            {"id": "a", "epoch": 1, "events": [1]},
+            {"id": "c", "epoch": 2, "events": {}},
+            {"id": "d", "epoch": 1}
+        ]}"#;
+        let out = read(log);
+        let account = &out.accounts[0];
+        // 1 log + 4 more samples + 13 more events of sample a
+        assert_eq!((account.lines_read, account.lines_used), (18, 4));
+        assert_eq!(
+            ignored(account),
+            [
+                ("duplicate_samples".into(), 1),
+                ("model".into(), 2),
+                ("no_events".into(), 2),
+                ("repeated_tool_event".into(), 1),
+                ("span_begin".into(), 1),
+                ("state".into(), 1),
+            ]
+        );
+        assert_eq!(
+            problems(account),
+            [
+                ("invalid_structure", 1),
+                ("invalid_timestamp", 2),
+                ("invalid_tool_record", 1),
+                ("missing_type", 1),
+                ("not_an_object", 1),
+            ]
+        );
+        assert_eq!(account.notes, [("nested_tool_events", 2)]);
+        assert_eq!(
+            lanes(&out),
+            [
+                ("E/a/1", "main", 2),
+                ("E/a/1", "helper", 1),
+                ("E/b/1", "main", 0),
+                ("E/c/2", "main", 0),
+                ("E/d/1", "main", 0),
+            ]
+        );
+        let main = &out.lanes[0].summary;
+        assert_eq!(main.modeled_wallclock_saved_ms, 500.0);
+        assert_eq!(main.tool_time_ms, 2500.0);
+        assert_eq!(main.observed_calls, 2);
+        // t7 is the helper's too: the agent span is never ended
+        assert_eq!(out.lanes[1].summary.observed_calls, 2);
+    }
+
+    #[test]
+    fn batches_follow_each_lanes_model_event() {
+        // main: t0 before any model event (no batch), model 1 then t1, the agent's model 4
+        // (its own lane's batch), the span ended: t2 still batch 1 of main, the agent's t3
+        // (by its span_id) batch 4
+        let log = r#"{"eval": {"eval_id": "E"}, "samples": [{"id": 1, "epoch": 1, "events": [
+            {"event": "tool", "id": "t0", "function": "read", "timestamp": "2026-01-01T00:00:00Z"},
+            {"event": "model"},
+            {"event": "tool", "id": "t1", "function": "read", "timestamp": "2026-01-01T00:00:01Z"},
+            {"event": "span_begin", "id": "s", "type": "agent", "name": "sub"},
+            {"event": "model", "span_id": "s"},
+            {"event": "span_end", "id": "s"},
+            {"event": "tool", "id": "t2", "function": "read", "timestamp": "2026-01-01T00:00:02Z"},
+            {"event": "tool", "id": "t3", "function": "read", "timestamp": "2026-01-01T00:00:03Z",
+             "span_id": "s"}
+        ]}]}"#;
+        let path = std::env::temp_dir().join(format!(
+            "wm-native-{}-inspect-batches.json",
+            std::process::id()
+        ));
+        std::fs::write(&path, log).unwrap();
+        let paths: [&Path; 1] = [&path];
+        let ids = ["f".to_string()];
+        let unit = Unit {
+            paths: &paths,
+            session_ids: &ids,
+        };
+        let settings = Settings {
+            record: true,
+            ..super::super::protocol::fixtures::settings()
+        };
+        let out = Inspect.read(&unit, &settings, 1).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let batches = |lane: usize| {
+            let records = out.lanes[lane].records.as_ref().unwrap();
+            let ids: Vec<&str> = records.call_ids.iter().map(|c| &**c).collect();
+            let keys: Vec<Option<&[u8]>> = records.batches.iter().map(|b| b.as_deref()).collect();
+            (ids, keys)
+        };
+        assert_eq!(lanes(&out), [("E/1/1", "main", 0), ("E/1/1", "sub", 0)]);
+        assert_eq!(
+            batches(0),
+            (
+                vec!["t0", "t1", "t2"],
+                vec![None, Some(&b"1"[..]), Some(&b"1"[..])]
+            )
+        );
+        assert_eq!(batches(1), (vec!["t3"], vec![Some(&b"4"[..])]));
+    }
+
+    #[test]
+    fn documents_that_give_no_samples() {
+        let cases: [(&str, u64, &str); 5] = [
+            (r#"{"eval": {}, "samples": []}"#, 1, "no_samples"),
+            (r#"{"eval": {}, "samples": null}"#, 1, "no_samples"),
+            (r#"{"eval": {}}"#, 1, "no_samples"),
+            (r#"{"eval": {}, "samples": {}}"#, 1, "invalid_structure"),
+            ("[{\"eval\": {}}\n]", 1, "not_an_object"),
+        ];
+        for (text, read_items, what) in cases {
+            let out = read(text);
+            let account = &out.accounts[0];
+            assert_eq!(account.lines_read, read_items, "{text}");
+            let named: Vec<String> = ignored(account)
+                .into_iter()
+                .map(|(k, _)| k)
+                .chain(problems(account).into_iter().map(|(k, _)| k.to_string()))
+                .collect();
+            assert_eq!(named, [what], "{text}");
+            assert!(out.lanes.is_empty());
+        }
+    }
+
+    #[test]
+    fn the_file_stem_stands_in_and_a_bad_eval_id_files_nothing() {
+        let one = r#"{"id": 1, "epoch": 1, "events": [{"event": "x"}]}"#;
+        let late = format!("{{\"samples\": [{one}],\n \"eval\": {{}}}}");
+        assert!(
+            try_read(&late).is_none(),
+            "an eval key after the samples is declined"
+        );
+        // ... unless a later samples key is read after it
+        let again = format!("{{\"samples\": [],\n \"eval\": {{}}, \"samples\": [{one}]}}");
+        assert_eq!(lanes(&try_read(&again).unwrap()), [("stem/1/1", "main", 0)]);
+        let out = read(&format!(
+            "{{\"eval\": {{\"eval_id\": 5}}, \"samples\": [{one}]}}"
+        ));
+        assert_eq!(lanes(&out), [("stem/1/1", "main", 0)]);
+        let out = read(&format!(
+            "{{\"eval\": {{\"eval_id\": \"\\u0007\"}}, \"samples\": [{one}, {one}]}}"
+        ));
+        assert!(out.lanes.is_empty());
+        assert_eq!(problems(&out.accounts[0]), [("invalid_id", 2)]);
+        assert_eq!(out.accounts[0].lines_read, 2);
+    }
+
+    #[test]
+    fn a_later_samples_key_replaces_the_samples_read() {
+        let out = read(concat!(
+            r#"{"eval": {"eval_id": "E"}, "samples": [{"id": 1, "epoch": 1, "events": [{"event": "a"}]}],"#,
+            "\n",
+            r#""samples": [{"id": 2, "epoch": 1}], "samples": [{"id": 3, "epoch": 1}, 5]}"#
+        ));
+        assert_eq!(lanes(&out), [("E/3/1", "main", 0)]);
+        let account = &out.accounts[0];
+        assert_eq!(account.lines_read, 2);
+        assert_eq!(ignored(account), [("no_events".into(), 1)]);
+        assert_eq!(problems(account), [("invalid_sample", 1)]);
+        let out =
+            read(r#"{"eval": {"eval_id": "E"}, "samples": [{"id": 1, "epoch": 1}], "samples": 3}"#);
+        assert!(out.lanes.is_empty());
+        assert_eq!(problems(&out.accounts[0]), [("invalid_structure", 1)]);
+    }
+
+    #[test]
+    fn logs_one_per_line() {
+        let path = std::env::temp_dir().join(format!(
+            "wm-native-{}-inspect-lines.json",
+            std::process::id()
+        ));
+        let lines = [
+            r#"{"eval": {"eval_id": "L"}, "samples": [{"id": 1, "epoch": 1, "events": [{"event": "a"}, {"event": "b"}]}]}"#,
+            r#"{"eval": {"eval_id": "L"}, "samples": []}"#,
+            r#"{"samples": [{"id": 1, "epoch": 1}]}"#,
+            r#"{"samples": "x"}"#,
+            r#"{"samples": [1}"#,
+        ];
+        std::fs::write(&path, lines.join("\n")).unwrap();
+        let out = read_unit(&Inspect, &[&path], &["f"]);
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(lanes(&out), [("L/1/1", "main", 0), ("f/1/1", "main", 0)]);
+        let account = &out.accounts[0];
+        assert_eq!(account.lines_read, 6);
+        assert_eq!(
+            ignored(account),
+            [
+                ("a".into(), 1),
+                ("b".into(), 1),
+                ("no_events".into(), 1),
+                ("no_samples".into(), 1),
+            ]
+        );
+        assert_eq!(
+            problems(account),
+            [("invalid_structure", 1), ("truncated_last_line", 1)]
+        );
+    }
+
+    #[test]
+    fn member_text_as_json_loads_reads_it() {
+        assert_eq!(
+            member_text(b" {\"a\": 1} \n").ok(),
+            Some(Ok(" {\"a\": 1} \n"))
+        );
+        assert_eq!(member_text(b"\xff{}").ok(), Some(Err("invalid_utf8")));
+        assert_eq!(member_text(b"{").ok(), Some(Err("invalid_json")));
+        assert_eq!(
+            member_text(b"\xef\xbb\xbf{}").ok(),
+            Some(Err("invalid_json"))
+        );
+        let long = format!("[{}]", "9".repeat(4301));
+        assert_eq!(member_text(long.as_bytes()).ok(), Some(Err("invalid_json")));
+        let fits = format!("[{}]", "9".repeat(4300));
+        assert!(matches!(member_text(fits.as_bytes()), Ok(Ok(_))));
+        assert!(member_text(b"[NaN]").is_err());
+        assert!(member_text(b"{\"a\": -Infinity}").is_err());
+        let deep = "[".repeat(901) + &"]".repeat(901);
+        assert!(member_text(deep.as_bytes()).is_err());
+        let sure = "[".repeat(900) + &"]".repeat(900);
+        assert!(matches!(member_text(sure.as_bytes()), Ok(Ok(_))));
+    }
+
+    /// A stored zip archive of `members` as Python's `zipfile` writes one (no data
+    /// descriptors, no extra fields), CRC-32 by the bitwise definition.
+    fn stored_zip(members: &[(&str, &[u8])]) -> Vec<u8> {
+        fn crc32(data: &[u8]) -> u32 {
+            let mut crc = !0u32;
+            for &b in data {
+                crc ^= u32::from(b);
+                for _ in 0..8 {
+                    crc = if crc & 1 != 0 {
+                        (crc >> 1) ^ 0xEDB8_8320
+                    } else {
+                        crc >> 1
+                    };
+                }
+            }
+            !crc
+        }
+        let (mut out, mut directory) = (Vec::new(), Vec::new());
+        for (name, data) in members {
+            let offset = out.len() as u32;
+            let (size, crc) = (data.len() as u32, crc32(data));
+            let fixed = |sig: &[u8], out: &mut Vec<u8>, central: bool| {
+                out.extend_from_slice(sig);
+                if central {
+                    out.extend_from_slice(&20u16.to_le_bytes());
+                }
+                out.extend_from_slice(&[20, 0, 0, 0, 0, 0, 0, 0, 0x21, 0]);
+                out.extend_from_slice(&crc.to_le_bytes());
+                out.extend_from_slice(&size.to_le_bytes());
+                out.extend_from_slice(&size.to_le_bytes());
+                out.extend_from_slice(&(name.len() as u16).to_le_bytes());
+                out.extend_from_slice(&[0, 0]);
+                if central {
+                    out.extend_from_slice(&[0; 10]);
+                    out.extend_from_slice(&offset.to_le_bytes());
+                }
+                out.extend_from_slice(name.as_bytes());
+            };
+            fixed(b"PK\x03\x04", &mut out, false);
+            out.extend_from_slice(data);
+            fixed(b"PK\x01\x02", &mut directory, true);
+        }
+        let (start, size) = (out.len() as u32, directory.len() as u32);
+        out.extend_from_slice(&directory);
+        out.extend_from_slice(b"PK\x05\x06\0\0\0\0");
+        let count = members.len() as u16;
+        out.extend_from_slice(&count.to_le_bytes());
+        out.extend_from_slice(&count.to_le_bytes());
+        out.extend_from_slice(&size.to_le_bytes());
+        out.extend_from_slice(&start.to_le_bytes());
+        out.extend_from_slice(&[0, 0]);
+        out
+    }
+
+    fn read_archive_bytes(name: &str, data: &[u8]) -> Option<UnitOut> {
+        let path =
+            std::env::temp_dir().join(format!("wm-native-{}-{name}.eval", std::process::id()));
+        std::fs::write(&path, data).unwrap();
+        let paths: [&Path; 1] = [&path];
+        let ids = ["run".to_string()];
+        let unit = Unit {
+            paths: &paths,
+            session_ids: &ids,
+        };
+        let out = Inspect.read(&unit, &super::super::protocol::fixtures::settings(), 1);
+        std::fs::remove_file(&path).unwrap();
+        out.ok()
+    }
+
+    #[test]
+    fn an_archive_counted_by_hand() {
+        let one: &[u8] = br#"{"id": 1, "epoch": 1, "events": [
+            {"event": "tool", "id": "a", "function": "read",
+             "timestamp": "2026-01-01T00:00:00Z", "completed": "2026-01-01T00:00:02Z"},
+            {"event": "tool", "id": "b", "function": "read",
+             "timestamp": "2026-01-01T00:00:01Z", "completed": "2026-01-01T00:00:02Z"}]}"#;
+        let data = stored_zip(&[
+            ("summaries.json", b"[]"),
+            ("samples/1_epoch_1.json", one),
+            ("samples/", b""),
+            ("_journal/start.json", br#"{"eval": {"eval_id": "J"}}"#),
+            ("header.json", br#"{"eval": {}}"#),
+            ("samples/1_epoch_1_copy.json", one),
+            ("samples/bad.json", b"{"),
+            ("samples/latin.json", b"\xe9"),
+            ("samples/list.json", b"[]"),
+        ]);
+        let out = read_archive_bytes("counted", &data).unwrap();
+        // 5 members: 2 events, then one item each
+        let account = &out.accounts[0];
+        assert_eq!((account.lines_read, account.lines_used), (6, 2));
+        assert_eq!(ignored(account), [("duplicate_samples".into(), 1)]);
+        assert_eq!(
+            problems(account),
+            [
+                ("invalid_json", 1),
+                ("invalid_sample", 1),
+                ("invalid_utf8", 1)
+            ]
+        );
+        assert_eq!(lanes(&out), [("J/1/1", "main", 2)]);
+        assert_eq!(out.lanes[0].summary.modeled_wallclock_saved_ms, 1000.0);
+        let empty = read_archive_bytes("empty", &stored_zip(&[("header.json", b"{}")])).unwrap();
+        assert_eq!(empty.accounts[0].lines_read, 1);
+        assert_eq!(ignored(&empty.accounts[0]), [("no_samples".into(), 1)]);
+        let stem = stored_zip(&[("samples/1.json", br#"{"id": "x", "epoch": 3}"#)]);
+        let out = read_archive_bytes("stem", &stem).unwrap();
+        assert_eq!(lanes(&out), [("run/x/3", "main", 0)]);
+    }
+
+    #[test]
+    fn archives_python_may_read_otherwise_are_declined() {
+        let good = stored_zip(&[("samples/a.json", br#"{"id": 1, "epoch": 1}"#)]);
+        assert!(read_archive_bytes("good", &good).is_some());
+        let cases: Vec<(&str, Vec<u8>)> = vec![
+            (
+                "twice",
+                stored_zip(&[("samples/a.json", b"{}"), ("samples/a.json", b"{}")]),
+            ),
+            ("nul", stored_zip(&[("samples/a\0.json", b"{}")])),
+            ("latin-name", stored_zip(&[("samples/\u{e9}.json", b"{}")])),
+            ("nan", stored_zip(&[("samples/a.json", b"[NaN")])),
+            ("not-zip", b"PK\x03\x04 no directory".to_vec()),
+            ("short", b"PK\x03\x04".to_vec()),
+        ];
+        for (name, data) in &cases {
+            assert!(read_archive_bytes(name, data).is_none(), "{name}");
+        }
+        // a wrong CRC, a wrong size, another method, a flag, another local name
+        let at = |needle: &[u8]| {
+            good.windows(needle.len())
+                .position(|w| w == needle)
+                .unwrap()
+        };
+        let payload = at(br#""id""#);
+        let directory = at(b"PK\x01\x02");
+        let mut edits: Vec<(&str, Vec<u8>)> = Vec::new();
+        let mut crc = good.clone();
+        crc[payload + 1] = b'I';
+        edits.push(("crc", crc));
+        let mut method = good.clone();
+        method[directory + 10] = 12;
+        edits.push(("method", method));
+        let mut flag = good.clone();
+        flag[directory + 8] = 1;
+        edits.push(("encrypted", flag));
+        let mut local = good.clone();
+        local[30] = b'S';
+        edits.push(("local-name", local));
+        let mut version = good.clone();
+        version[directory + 6] = 64;
+        edits.push(("version", version));
+        let mut size = good.clone();
+        size[directory + 24] += 1;
+        edits.push(("size", size));
+        for (name, data) in &edits {
+            assert!(read_archive_bytes(name, data).is_none(), "{name}");
+        }
+    }
+
+    #[test]
+    fn python_lists_the_directory_it_finds_at_the_end() {
+        let good = stored_zip(&[("a", b"1"), ("bb", b"22")]);
+        let listed = |data: &[u8]| {
+            let path = std::env::temp_dir().join(format!(
+                "wm-native-{}-dir-{}.zip",
+                std::process::id(),
+                data.len()
+            ));
+            std::fs::write(&path, data).unwrap();
+            let entries = python_directory(&mut File::open(&path).unwrap()).unwrap();
+            std::fs::remove_file(&path).unwrap();
+            entries.map(|e| {
+                e.iter()
+                    .map(|e| (e.name.clone(), e.header))
+                    .collect::<Vec<_>>()
+            })
+        };
+        assert_eq!(
+            listed(&good),
+            Some(vec![("a".into(), 0), ("bb".into(), 32)])
+        );
+        // prepended bytes move every entry; a comment after the end record is skipped
+        let mut prefixed = b"#!x\n".to_vec();
+        prefixed.extend_from_slice(&good);
+        assert_eq!(
+            listed(&prefixed),
+            Some(vec![("a".into(), 4), ("bb".into(), 36)])
+        );
+        let mut commented = good.clone();
+        let n = commented.len();
+        commented[n - 2] = 3;
+        commented.extend_from_slice(b"hey");
+        assert_eq!(listed(&commented).map(|e| e.len()), Some(2));
+        assert_eq!(listed(b"PK\x05\x06"), None);
+        assert_eq!(listed(&good[..good.len() - 1]), None);
+        // a directory size that cuts an entry
+        let mut cut = good.clone();
+        let size_at = n - 10;
+        cut[size_at] -= 1;
+        assert_eq!(listed(&cut), None);
+    }
+}
