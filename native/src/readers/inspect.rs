@@ -271,17 +271,17 @@ fn nested_tool_events(raw: Option<Raw<'_>>) -> u64 {
 }
 
 /// The `span_begin` events of one sample (`_AgentSpans`): parents, and the lane of
-/// each agent span.
+/// each agent span (ids borrowed from the sample's text where they have no escape).
 #[derive(Default)]
-struct AgentSpans {
-    parents: HashMap<String, Option<String>>,
-    lanes: HashMap<String, String>,
+struct AgentSpans<'a> {
+    parents: HashMap<Cow<'a, str>, Option<Cow<'a, str>>>,
+    lanes: HashMap<Cow<'a, str>, String>,
 }
 
-impl AgentSpans {
-    fn of(events: &[Fields<'_>]) -> AgentSpans {
+impl<'a> AgentSpans<'a> {
+    fn of(events: &[Fields<'a>]) -> AgentSpans<'a> {
         let mut spans = AgentSpans::default();
-        let mut names: Vec<(String, String)> = Vec::new();
+        let mut names: Vec<(Cow<'a, str>, Cow<'a, str>)> = Vec::new();
         for fields in events.iter().flatten() {
             if !is_str(fields[KIND], b"span_begin") {
                 continue;
@@ -289,25 +289,26 @@ impl AgentSpans {
             let Some(span_id) = text_of(fields[ID]) else {
                 continue;
             };
-            if spans.parents.contains_key(&*span_id) {
+            if spans.parents.contains_key(&span_id) {
                 continue;
             }
-            let parent = text_of(fields[PARENT_ID]).map(Cow::into_owned);
-            spans.parents.insert(span_id.to_string(), parent);
+            spans
+                .parents
+                .insert(span_id.clone(), text_of(fields[PARENT_ID]));
             if is_str(fields[TYPE], b"agent") {
                 let name = text_of(fields[NAME]).unwrap_or_else(|| span_id.clone());
-                names.push((span_id.into_owned(), name.into_owned()));
+                names.push((span_id, name));
             }
         }
         let mut shared: HashMap<&str, usize> = HashMap::new();
         for (_, name) in &names {
-            *shared.entry(name.as_str()).or_default() += 1;
+            *shared.entry(name).or_default() += 1;
         }
-        let lanes: Vec<(String, String)> = names
+        let lanes: Vec<(Cow<'a, str>, String)> = names
             .iter()
             .map(|(span_id, name)| {
-                let lane = if shared[name.as_str()] == 1 {
-                    name.clone()
+                let lane = if shared[&**name] == 1 {
+                    name.to_string()
                 } else {
                     format!("{name}#{span_id}")
                 };
@@ -319,15 +320,16 @@ impl AgentSpans {
     }
 
     /// `lane_of`: the innermost agent span around the event, else `main`.
-    fn lane_of<'s>(&'s self, fields: &[Option<Raw<'_>>; 10], open: &[String]) -> &'s str {
+    fn lane_of<'s>(&'s self, fields: &[Option<Raw<'_>>; 10], open: &[Cow<'_, str>]) -> &'s str {
         if let Some(span_id) = text_of(fields[SPAN_ID]) {
             if let Some((first, _)) = self.parents.get_key_value(&*span_id) {
-                let mut seen: HashSet<&str> = HashSet::new();
-                let mut node: Option<&str> = Some(first.as_str());
-                while let Some(at) = node {
-                    if !seen.insert(at) {
+                // up the parents until a span is seen again: a path that repeats no span
+                // holds at most every span and one id that is none
+                let mut node: Option<&str> = Some(first);
+                for _ in 0..=self.parents.len() {
+                    let Some(at) = node else {
                         break;
-                    }
+                    };
                     if let Some(lane) = self.lanes.get(at) {
                         return lane;
                     }
@@ -337,7 +339,7 @@ impl AgentSpans {
             }
         }
         for node in open.iter().rev() {
-            if let Some(lane) = self.lanes.get(node.as_str()) {
+            if let Some(lane) = self.lanes.get(&**node) {
                 return lane;
             }
         }
@@ -346,13 +348,13 @@ impl AgentSpans {
 }
 
 /// `_track_span`: the spans open at this point of the event list.
-fn track_span(fields: &[Option<Raw<'_>>; 10], begin: bool, open: &mut Vec<String>) {
+fn track_span<'a>(fields: &[Option<Raw<'a>>; 10], begin: bool, open: &mut Vec<Cow<'a, str>>) {
     let Some(span_id) = text_of(fields[ID]) else {
         return;
     };
     if begin {
-        open.push(span_id.into_owned());
-    } else if let Some(at) = open.iter().position(|s| *s == *span_id) {
+        open.push(span_id);
+    } else if let Some(at) = open.iter().position(|s| *s == span_id) {
         open.truncate(at);
     }
 }
@@ -497,7 +499,7 @@ impl Log<'_> {
         };
         account.lines_read += events.len() as u64 - 1;
         let agents = AgentSpans::of(&events);
-        let mut open: Vec<String> = Vec::new();
+        let mut open: Vec<Cow<'_, str>> = Vec::new();
         let mut lanes: Vec<(String, Vec<Call>)> = vec![(MAIN.to_string(), Vec::new())];
         let mut seen_ids: HashSet<Rc<str>> = HashSet::new();
         let mut batches: HashMap<String, BatchKey> = HashMap::new();
@@ -1241,7 +1243,7 @@ mod tests {
         let mut named: Vec<(&str, &str)> = spans
             .lanes
             .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .map(|(k, v)| (&**k, v.as_str()))
             .collect();
         named.sort();
         assert_eq!(
@@ -1252,7 +1254,7 @@ mod tests {
         assert_eq!(spans.lane_of(&fields(9), &[]), "w#a2");
         assert_eq!(spans.lane_of(&fields(10), &["a1".into()]), MAIN);
         assert_eq!(spans.lane_of(&fields(11), &["a1".into()]), MAIN);
-        let open = ["a3".to_string(), "a1".to_string(), "t9".to_string()];
+        let open: [Cow<'_, str>; 3] = ["a3".into(), "a1".into(), "t9".into()];
         assert_eq!(spans.lane_of(&fields(12), &open), "w#a1");
         assert_eq!(spans.lane_of(&fields(12), &open[..1]), "a3");
         assert_eq!(spans.lane_of(&fields(12), &[]), MAIN);
