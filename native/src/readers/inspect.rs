@@ -1149,6 +1149,42 @@ mod tests {
     }
 
     #[test]
+    fn text_with_escapes_is_usable_text_unless_a_lone_surrogate() {
+        assert_eq!(text_of(raw(r#""\u0068i""#)).as_deref(), Some("hi"));
+        assert_eq!(text_of(raw(r#""hi""#)).as_deref(), Some("hi"));
+        assert_eq!(text_of(raw(r#""\ud800""#)), None);
+        assert_eq!(text_of(raw(r#""""#)), None);
+        assert_eq!(text_of(raw("7")), None);
+        assert_eq!(id_of(raw(r#""a\u0009""#)), None);
+        assert_eq!(id_of(raw(r#""a\u0041""#)).as_deref(), Some("aA"));
+    }
+
+    #[test]
+    fn a_sample_nests_as_deep_as_a_document_may() {
+        // a sample of a document's samples is held by 2 containers: the sample is level
+        // 3, its values' arrays from 4, its events' objects 5, their values' arrays from 6
+        let limit = DOCUMENT_MAX_DEPTH;
+        let nest = |k: usize| "[".repeat(k) + &"]".repeat(k);
+        let cases: [(&str, usize); 6] = [
+            (r#"{"x": @}"#, limit - 3),
+            (r#"{"id": @, "epoch": 1}"#, limit - 3),
+            (r#"{"events": [@]}"#, limit - 4),
+            (r#"{"events": [{"x": @}]}"#, limit - 5),
+            (r#"{"events": [{"events": @}]}"#, limit - 5),
+            (r#"{"events": @}"#, limit - 3),
+        ];
+        for (template, deepest) in cases {
+            let fits = template.replace('@', &nest(deepest));
+            assert!(sample_of(&fits, 2).is_ok(), "{template}");
+            let deeper = template.replace('@', &nest(deepest + 1));
+            assert!(sample_of(&deeper, 2).is_err(), "{template}");
+        }
+        let top = nest(limit - 2);
+        assert!(sample_of(&top, 2).is_ok());
+        assert!(sample_of(&nest(limit - 1), 2).is_err());
+    }
+
+    #[test]
     fn ints_are_written_as_python_writes_them() {
         assert_eq!(int_text(raw("7")).as_deref(), Some("7"));
         assert_eq!(int_text(raw("-12")).as_deref(), Some("-12"));
