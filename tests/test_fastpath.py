@@ -873,8 +873,8 @@ def test_generated_trees_print_the_clis_bytes(
 
 #: The corpus folders whose every file the native command reads (the others hold a
 #: format only Python reads, or a file no format takes).
-_NATIVE_CORPUS = ("agent-sessions", "agentcmd", "any-agent", "claude-code-log", "localpush",
-                  "opentelemetry-proto", "pi-mono")
+_NATIVE_CORPUS = ("agent-sessions", "agentcmd", "any-agent", "claude-code-log", "inspect_ai",
+                  "localpush", "opentelemetry-proto", "pi-mono")
 
 
 @needs_corpus
@@ -882,7 +882,8 @@ _NATIVE_CORPUS = ("agent-sessions", "agentcmd", "any-agent", "claude-code-log", 
 def test_every_corpus_folder_taken_is_the_clis(output_format: str) -> None:
     """Each corpus folder, in every ``--format``: the native command takes those of
     formats it reads (the registry plans the files of formats its folded read does not
-    detect: any-agent's span dicts, the OTLP document) and prints the CLI's bytes."""
+    detect: any-agent's span dicts, the OTLP document, the Inspect eval log) and prints the
+    CLI's bytes."""
     taken = {folder.name for folder in sorted(CORPUS.iterdir()) if folder.is_dir()
              and _same([str(folder)], 2, "auto", output_format)}
     assert taken == set(_NATIVE_CORPUS)
