@@ -1179,6 +1179,15 @@ mod tests {
             let deeper = template.replace('@', &nest(deepest + 1));
             assert!(sample_of(&deeper, 2).is_err(), "{template}");
         }
+        // the containers themselves: the sample, its events list, an event
+        for (text, deepest) in [
+            ("{}", limit - 1),
+            (r#"{"events": []}"#, limit - 2),
+            (r#"{"events": [{}]}"#, limit - 3),
+        ] {
+            assert!(sample_of(text, deepest).is_ok(), "{text}");
+            assert!(sample_of(text, deepest + 1).is_err(), "{text}");
+        }
         let top = nest(limit - 2);
         assert!(sample_of(&top, 2).is_ok());
         assert!(sample_of(&nest(limit - 1), 2).is_err());
@@ -1222,6 +1231,19 @@ mod tests {
         ] {
             assert_eq!(key(bad), None, "{bad}");
         }
+        assert!(matches!(
+            sample(r#"{"events": null}"#).events,
+            Events::Missing
+        ));
+        assert!(matches!(sample(r#"{"events": 0}"#).events, Events::NotList));
+        assert!(matches!(
+            sample(r#"{"events": "x"}"#).events,
+            Events::NotList
+        ));
+        assert!(matches!(
+            sample(r#"{"events": [1, {}], "events": [{}]}"#).events,
+            Events::List(events) if events.len() == 1
+        ));
         assert!(!sample("[1]").object);
         assert!(sample("{}").object);
     }
