@@ -1463,6 +1463,8 @@ mod tests {
             )
         );
         assert_eq!(batches(1), (vec!["t3"], vec![Some(&b"4"[..])]));
+        // no event nests another: no note at all (not one of 0)
+        assert!(out.accounts[0].notes.is_empty());
     }
 
     #[test]
