@@ -1099,8 +1099,15 @@ mod tests {
         sample_of(text, 0).unwrap()
     }
 
+    /// The read of a one-file unit holding `text`, as a document: a `{` on a line of
+    /// its own, so that it is split and walked (a whole object on its first line would
+    /// make the file JSON Lines).
     fn read(text: &str) -> UnitOut {
-        read_lines(&Inspect, "inspect", &[text], "stem")
+        let text = match text.strip_prefix('{') {
+            Some(rest) if !text.contains('\n') => format!("{{\n{rest}"),
+            _ => text.to_string(),
+        };
+        read_lines(&Inspect, "inspect", &[&text], "stem")
     }
 
     /// The read of a one-file unit holding `text`; `None` when declined.
@@ -1529,6 +1536,29 @@ mod tests {
             read(r#"{"eval": {"eval_id": "E"}, "samples": [{"id": 1, "epoch": 1}], "samples": 3}"#);
         assert!(out.lanes.is_empty());
         assert_eq!(problems(&out.accounts[0]), [("invalid_structure", 1)]);
+    }
+
+    #[test]
+    fn documents_one_after_another() {
+        let one =
+            |id: &str| format!(r#"{{"id": "{id}", "epoch": 1, "events": [{{"event": "e"}}]}}"#);
+        // the eval id is each document's own; keys after the samples are no eval; a
+        // document that fails after its samples were read is one problem, its samples
+        // undone; a later key's list is not samples
+        let text = format!(
+            "{{\n\"eval\": {{\"eval_id\": \"A\"}}, \"samples\": [{}], \"x\": [1], \"y\": 2}}\n\
+             {{\n\"samples\": [{}], \"z\": }}\n\
+             {{\n\"samples\": [{}]}}\n",
+            one("a"),
+            one("b"),
+            one("c")
+        );
+        let out = read(&text);
+        assert_eq!(lanes(&out), [("A/a/1", "main", 0), ("stem/c/1", "main", 0)]);
+        let account = &out.accounts[0];
+        assert_eq!(account.lines_read, 3);
+        assert_eq!(ignored(account), [("e".into(), 2)]);
+        assert_eq!(problems(account), [("invalid_json", 1)]);
     }
 
     #[test]
