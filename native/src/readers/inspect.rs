@@ -1765,6 +1765,11 @@ mod tests {
         let mut flag = good.clone();
         flag[directory + 8] = 1;
         edits.push(("encrypted", flag));
+        for (name, bit) in [("patched", 0x20), ("strongly-encrypted", 0x40)] {
+            let mut flag = good.clone();
+            flag[directory + 8] = bit;
+            edits.push((name, flag));
+        }
         let mut local = good.clone();
         local[30] = b'S';
         edits.push(("local-name", local));
