@@ -810,19 +810,20 @@ fn member_text(data: &[u8]) -> Result<Result<&str, &'static str>, Failure> {
 }
 
 /// A member's bytes, decompressed and checked; `Err` (declined) for a member Python
-/// may read otherwise or not at all, or one past the byte limit.
+/// may read otherwise or not at all, or one past `limit` bytes (the byte limit).
 fn member_bytes<R: Read + Seek>(
     archive: &mut zip::ZipArchive<R>,
     index: usize,
     entry: &Entry,
     file: &mut File,
+    limit: u64,
 ) -> Result<Vec<u8>, Failure> {
     // stored or deflated; not encrypted, patched or strongly encrypted (Python refuses)
     if !matches!(entry.method, 0 | 8) || entry.flags & 0x61 != 0 {
         return Err(declined());
     }
     let mut member = archive.by_index(index).map_err(|_| declined())?;
-    if member.size() > MAX_DOCUMENT_BYTES {
+    if member.size() > limit {
         return Err(declined());
     }
     let size = member.size();
@@ -830,7 +831,7 @@ fn member_bytes<R: Read + Seek>(
     let header = entry.header;
     let mut data = Vec::with_capacity(size as usize);
     (&mut member)
-        .take(MAX_DOCUMENT_BYTES + 1)
+        .take(limit + 1)
         .read_to_end(&mut data)
         .map_err(|_| declined())?;
     if data.len() as u64 != size {
@@ -871,7 +872,13 @@ fn read_archive(path: &Path, log: &mut Log<'_>, account: &mut LineAccount) -> Re
         let Some(index) = names.iter().rposition(|n| *n == header) else {
             continue;
         };
-        let data = member_bytes(&mut archive, index, &entries[index], &mut file)?;
+        let data = member_bytes(
+            &mut archive,
+            index,
+            &entries[index],
+            &mut file,
+            MAX_DOCUMENT_BYTES,
+        )?;
         let Ok(text) = member_text(&data)? else {
             continue;
         };
@@ -901,7 +908,13 @@ fn read_archive(path: &Path, log: &mut Log<'_>, account: &mut LineAccount) -> Re
     }
     for index in members {
         account.lines_read += 1;
-        let data = member_bytes(&mut archive, index, &entries[index], &mut file)?;
+        let data = member_bytes(
+            &mut archive,
+            index,
+            &entries[index],
+            &mut file,
+            MAX_DOCUMENT_BYTES,
+        )?;
         match member_text(&data)? {
             Err(reason) => account.problem(reason),
             Ok(text) => {
@@ -1107,7 +1120,10 @@ mod tests {
             Some(rest) if !text.contains('\n') => format!("{{\n{rest}"),
             _ => text.to_string(),
         };
-        read_lines(&Inspect, "inspect", &[&text], "stem")
+        // a file of its own for each read: the tests run on several threads
+        static READS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = READS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        read_lines(&Inspect, &format!("inspect-{n}"), &[&text], "stem")
     }
 
     /// The read of a one-file unit holding `text`; `None` when declined.
@@ -1782,6 +1798,40 @@ mod tests {
         for (name, data) in &edits {
             assert!(read_archive_bytes(name, data).is_none(), "{name}");
         }
+    }
+
+    #[test]
+    fn a_member_is_read_up_to_the_limit_and_its_declared_size() {
+        // stored members of 10 and 11 bytes; the second's sizes then say 10 of its 11
+        let good = stored_zip(&[("a", b"0123456789"), ("b", b"0123456789X")]);
+        let member = |data: &[u8], index: usize, limit: u64| {
+            let path = std::env::temp_dir().join(format!(
+                "wm-native-{}-member-{index}-{limit}-{}.zip",
+                std::process::id(),
+                data.len()
+            ));
+            std::fs::write(&path, data).unwrap();
+            let mut file = File::open(&path).unwrap();
+            let entries = python_directory(&mut file).unwrap().unwrap();
+            let mut archive = zip::ZipArchive::new(File::open(&path).unwrap()).unwrap();
+            let got = member_bytes(&mut archive, index, &entries[index], &mut file, limit).ok();
+            std::fs::remove_file(&path).unwrap();
+            got
+        };
+        assert_eq!(member(&good, 0, 10).as_deref(), Some(&b"0123456789"[..]));
+        assert_eq!(member(&good, 1, 10), None);
+        assert_eq!(member(&good, 1, 11).as_deref(), Some(&b"0123456789X"[..]));
+        assert_eq!(member(&good, 0, 9), None);
+        // the directory says the second member is 10 bytes (its CRC is of 11): Python
+        // reads 10 and fails their CRC; declined at any limit
+        let mut short = good.clone();
+        let directory = short.windows(4).position(|w| w == b"PK\x01\x02").unwrap();
+        let second = directory + 46 + 1;
+        for at in [second + 20, second + 24] {
+            short[at] = 10;
+        }
+        assert_eq!(member(&short, 1, 10), None);
+        assert_eq!(member(&short, 1, 20), None);
     }
 
     #[test]
