@@ -36,6 +36,14 @@ indented as ``json.dump(..., indent=2)`` writes it: the same turns as ``otlp`` a
 span dicts (decimal int ids, ns int times, flat attributes of realistic size), one large
 document to read without holding it.
 
+``inspect``: one Inspect AI eval log (``.json``) as ``json.dump(..., indent=2)`` writes it:
+``eval`` first, then ``samples`` of 200 model turns each: per turn a ``model`` event (input
+and output of realistic size) and its ``tool`` events (arguments and result, ISO times
+with an offset, each in a ``span_begin``/``span_end`` pair), every tenth turn's calls made
+by a sub-agent in an agent span; one large document to read without holding it.
+``inspect-eval``: the same samples as a ``.eval`` zip archive (``header.json`` and one
+deflated ``samples/<id>_epoch_1.json`` member per sample).
+
 Same arguments, same bytes. Usage:
     python benchmarks/generate.py events 1000000 /tmp/events-1e6.jsonl
     python benchmarks/generate.py events-sessions 1000000 /tmp/events-sessions-1e6.jsonl
@@ -47,6 +55,8 @@ Same arguments, same bytes. Usage:
     python benchmarks/generate.py otlp 200000 /tmp/otlp-traces.jsonl
     python benchmarks/generate.py mcode 150000 /tmp/mcode-runs.jsonl
     python benchmarks/generate.py otel-spans 200000 /tmp/otel-trace.json
+    python benchmarks/generate.py inspect 150000 /tmp/inspect-log.json
+    python benchmarks/generate.py inspect-eval 150000 /tmp/inspect-log.eval
 """
 
 from __future__ import annotations
@@ -477,20 +487,89 @@ def otel_spans_lines(calls: int, seed: int = 6) -> Iterator[str]:
     yield "}"
 
 
+def _inspect_samples(calls: int, seed: int = 6) -> Iterator[dict[str, object]]:
+    """The samples of an Inspect eval log, 200 model turns each."""
+    rng = random.Random(seed)
+
+    def at(ms: int) -> str:
+        return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat()
+
+    events: list[dict[str, object]] = []
+    serial = turns = 0
+    for batch in _batches(rng, calls):
+        first = min(start for _, _, start, _ in batch)
+        agent = f"agent-{serial}" if turns % 10 == 9 else None
+        if agent is not None:
+            events.append({"event": "span_begin", "timestamp": at(first - 950), "id": agent,
+                           "type": "agent", "name": "researcher"})
+        events.append({"event": "model", "timestamp": at(first - 900), "model": "model-1",
+                       "span_id": agent, "input": [{"role": "user", "content": _text(rng, 40)}],
+                       "output": {"completion": _text(rng, 30), "usage": {"input_tokens": 900}},
+                       "completed": at(first - 1)})
+        for call_id, tool, start, end in batch:
+            serial += 1
+            span = f"span-{serial}"
+            events.append({"event": "span_begin", "timestamp": at(start), "id": span,
+                           "parent_id": agent, "type": "tool", "name": tool})
+            events.append({"event": "tool", "timestamp": at(start), "completed": at(end),
+                           "id": call_id, "function": tool, "type": "function",
+                           "span_id": span, "arguments": {"command": _text(rng, 12)},
+                           "result": _text(rng, 40), "working_time": (end - start) / 1000})
+            events.append({"event": "span_end", "timestamp": at(end), "id": span})
+        if agent is not None:
+            events.append({"event": "span_end", "timestamp": at(first + 1), "id": agent})
+        turns += 1
+        if turns == 200:
+            yield {"id": f"task-{serial}", "epoch": 1, "input": _text(rng, 30),
+                   "target": "done", "events": events, "scores": {"match": {"value": "C"}}}
+            events, turns = [], 0
+    if events:
+        yield {"id": f"task-{serial}", "epoch": 1, "input": "", "target": "", "events": events}
+
+
+_INSPECT_EVAL = {"eval_id": "bench-eval-1", "run_id": "bench-run-1", "task": "bench",
+                 "model": "model-1", "created": "2026-01-01T00:00:00+00:00"}
+
+
+def inspect_lines(calls: int, seed: int = 6) -> Iterator[str]:
+    yield "{"
+    yield '  "version": 2,'
+    yield '  "status": "success",'
+    yield '  "eval": ' + json.dumps(_INSPECT_EVAL, indent=2).replace("\n", "\n  ") + ","
+    yield '  "samples": ['
+    for index, sample in enumerate(_inspect_samples(calls, seed)):
+        text = json.dumps(sample, indent=2).replace("\n", "\n    ")
+        yield ("    " if index == 0 else "    ,\n    ") + text
+    yield "  ]"
+    yield "}"
+
+
+def write_inspect_archive(path: str, calls: int) -> None:
+    import zipfile
+
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("header.json", json.dumps({"version": 2, "eval": _INSPECT_EVAL}))
+        for sample in _inspect_samples(calls):
+            archive.writestr(f"samples/{sample['id']}_epoch_1.json", json.dumps(sample))
+
+
 GENERATORS = {"events": events_lines, "events-sessions": events_sessions_lines,
               "claude-code": claude_code_lines,
               "claude-short": claude_short_lines, "copilot": copilot_lines,
               "kimi": kimi_lines, "otlp": otlp_lines, "mcode": mcode_lines,
-              "otel-spans": otel_spans_lines}
+              "otel-spans": otel_spans_lines, "inspect": inspect_lines}
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 4 or argv[1] not in {*GENERATORS, "openclaw"}:
+    if len(argv) != 4 or argv[1] not in {*GENERATORS, "openclaw", "inspect-eval"}:
         print(__doc__, file=sys.stderr)
         return 2
     kind, calls, out = argv[1], int(float(argv[2])), argv[3]
     if kind == "openclaw":
         write_openclaw_store(out, calls)
+        return 0
+    if kind == "inspect-eval":
+        write_inspect_archive(out, calls)
         return 0
     with open(out, "w", encoding="utf-8") as handle:
         for line in GENERATORS[kind](calls):

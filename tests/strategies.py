@@ -1669,3 +1669,128 @@ markdown_hostile_texts = st.text(
     alphabet=st.one_of(st.sampled_from(MARKDOWN_HOSTILE), st.characters(codec="utf-8")),
     max_size=24,
 )
+
+
+# ------------------------------------------------------------ Inspect eval logs
+
+def _rarely(odds: int) -> st.SearchStrategy[bool]:
+    """True once in ``odds + 1`` draws (``integers(0, n) == 0`` would be drawn far more
+    often: Hypothesis favours the bounds)."""
+    return st.sampled_from([True] + [False] * odds)
+
+
+#: Inspect event times: a few seconds apart, with and without offsets, and unusable ones.
+_INSPECT_TIMES = ["2026-01-01T00:00:00+00:00", "2026-01-01T00:00:01.5+00:00",
+                  "2026-01-01T00:00:02Z", "2026-01-01T01:00:03+01:00",
+                  "2026-01-01T00:00:01.25-00:00", "yesterday", "", None, 5]
+
+
+@st.composite
+def inspect_events(draw: st.DrawFn) -> list[Any]:
+    """A sample's events: model and tool events, agent spans (begun, ended, parented,
+    named alike), events nesting tool events, repeated ids, odd values."""
+    ids = st.sampled_from(["c1", "c2", "c3", "c4", "c5", "c6", "c1", "", 7, None, "\x01c"])
+    spans = st.sampled_from(["s1", "s2", "s3", "s1", "s2", "", None, 3])
+    # mostly usable times, now and then one that is not
+    times = st.one_of(st.sampled_from(_INSPECT_TIMES[:5]), st.sampled_from(_INSPECT_TIMES[:5]),
+                      st.sampled_from(_INSPECT_TIMES[:5]), st.sampled_from(_INSPECT_TIMES))
+    events: list[Any] = []
+    for _ in range(draw(st.integers(1, 14))):
+        kind = draw(st.sampled_from([None, 3, "odd"]) if draw(_rarely(9)) else st.sampled_from(
+            ["tool", "tool", "tool", "tool", "model", "span_begin", "span_end", "state"]))
+        event: dict[str, Any] = {} if kind == "odd" else {"event": kind}
+        if kind == "tool":
+            event |= {"id": draw(ids), "function": draw(st.sampled_from(
+                ["read", "grep", "bash", "read", "grep", "", None])), "timestamp": draw(times)}
+            if not draw(_rarely(4)):
+                event["completed"] = draw(times)
+        if kind in ("span_begin", "span_end"):
+            event["id"] = draw(spans)
+        if kind == "span_begin":
+            event |= {"type": draw(st.sampled_from(["agent", "agent", "solver", None])),
+                      "name": draw(st.sampled_from(["helper", "helper", "main", "", None])),
+                      "parent_id": draw(spans)}
+        if kind in ("tool", "model") and draw(st.booleans()):
+            event["span_id"] = draw(spans)
+        if draw(_rarely(9)):
+            event["events"] = draw(st.sampled_from([
+                [{"event": "tool"}], [{"event": "x", "events": [{"event": "tool"}]}], [1], {}]))
+        events.append(event if not draw(_rarely(19)) else draw(st.sampled_from([1, "e", []])))
+    return events
+
+
+@st.composite
+def inspect_samples(draw: st.DrawFn) -> Any:
+    """A sample: id (text or int) and epoch, its events; now and then an odd one."""
+    sample: dict[str, Any] = {
+        "id": draw(st.sampled_from([True, 1.5, "", "\x02"]) if draw(_rarely(5))
+                   else st.sampled_from(["a", "b", "c", 1, 2, 3, -0])),
+        "epoch": draw(st.sampled_from([True, "1", None]) if draw(_rarely(5))
+                      else st.sampled_from([1, 2])),
+    }
+    events = draw(st.sampled_from(["list"] * 6 + ["none", "empty", "odd"]))
+    if events == "list":
+        sample["events"] = draw(inspect_events())
+    elif events != "none":
+        sample["events"] = [] if events == "empty" else {"x": 1}
+    return sample if not draw(_rarely(19)) else draw(st.sampled_from([1, None, []]))
+
+
+@st.composite
+def inspect_logs(draw: st.DrawFn) -> bytes:
+    """A ``.json`` Inspect eval log: ``eval`` (a usable, bad or missing ``eval_id``)
+    and ``samples``, pretty-printed or on one line, now and then two logs, an odd
+    ``samples`` value or a repeated key."""
+    eval_id = draw(st.sampled_from(["E1", "E1", "e/2", "\x01bad", 5, None]))
+    header: dict[str, Any] = {} if eval_id is None else {"eval_id": eval_id}
+    samples = draw(st.lists(inspect_samples(), min_size=1, max_size=6))
+    log: dict[str, Any] = {"version": 2, "eval": header, "samples": samples}
+    if draw(_rarely(9)):
+        log["samples"] = draw(st.sampled_from([None, [], {}, 3]))
+    indent = draw(st.sampled_from([None, 2, 2, 1]))
+    text = json.dumps(log, indent=indent)
+    if draw(_rarely(9)):  # a repeated samples key: the last one wins
+        text = text.replace('"samples":', '"samples": [{"id": "r", "epoch": 1}], "samples":', 1)
+    if draw(_rarely(9)):
+        text += "\n" + json.dumps({"eval": {"eval_id": "E9"}, "samples": samples}, indent=indent)
+    return text.encode() + b"\n"
+
+
+@st.composite
+def inspect_archives(draw: st.DrawFn) -> list[tuple[str, bytes]]:
+    """The members of a ``.eval`` archive, in order: a header (now and then only the
+    journal's start, or neither, or one that does not parse), sample members (now and
+    then the same sample twice, a damaged one, a folder entry), other members."""
+    members: list[tuple[str, bytes]] = []
+    eval_id = draw(st.sampled_from(["E1", "E2", "\x01bad", 5]))
+    header = json.dumps({"eval": {"eval_id": eval_id}}).encode()
+    where = draw(st.sampled_from(["header.json", "_journal/start.json", "both", "none"]))
+    if where in ("header.json", "both"):
+        members.append(("header.json", draw(st.sampled_from([header, b"{", b"[]"]))))
+    if where in ("_journal/start.json", "both"):
+        members.append(("_journal/start.json", header))
+    for number, sample in enumerate(draw(st.lists(inspect_samples(), max_size=5))):
+        data = json.dumps(sample).encode()
+        if draw(_rarely(7)):
+            data = draw(damaged(st.just(data)))
+        members.append((f"samples/{number}_epoch_1.json", data))
+    if draw(_rarely(5)):
+        members.append(("samples/", b""))
+    if draw(st.booleans()):
+        members.append(("summaries.json", b"[]"))
+    order = draw(st.permutations(range(len(members))))
+    return [members[i] for i in order]
+
+
+@st.composite
+def inspect_eval_files(draw: st.DrawFn) -> bytes:
+    """A ``.eval`` archive of :func:`inspect_archives`' members, stored or deflated."""
+    import io
+    import zipfile
+
+    method = draw(st.sampled_from([zipfile.ZIP_DEFLATED, zipfile.ZIP_STORED]))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=method) as archive:
+        for name, data in draw(inspect_archives()):
+            archive.writestr(name, data)
+    return out.getvalue()

@@ -36,6 +36,8 @@ from tests.strategies import (
     damaged,
     event_calls,
     event_records,
+    inspect_eval_files,
+    inspect_logs,
     kimi_calls,
     kimi_records,
     mcode_files,
@@ -47,7 +49,17 @@ from tests.strategies import (
     trace_files,
 )
 from tests.trace_builders import CLAUDE as CLAUDE_LINES
-from tests.trace_builders import COPILOT, KIMI, MCODE, OTEL_SPANS, OTLP, PI, FormatLines, iso
+from tests.trace_builders import (
+    COPILOT,
+    INSPECT,
+    KIMI,
+    MCODE,
+    OTEL_SPANS,
+    OTLP,
+    PI,
+    FormatLines,
+    iso,
+)
 from tests.trace_builders import EVENTS as EVENT_LINES
 from wavemetrics.cache.runcache import options_from_args
 from wavemetrics.cli.commands import main
@@ -134,10 +146,10 @@ def test_the_bundled_example_is_taken_and_identical() -> None:
 @needs_corpus
 def test_every_claude_code_codex_and_pi_golden_case_is_taken_with_the_recorded_bytes() -> None:
     """Every corpus case the native command takes prints the recorded golden document, and
-    it takes every Claude Code file, Codex rollout, pi session, OTel span document and OTLP
-    document of the corpus (36, 10, 1, 7 and 1 cases: the last two of formats its folded
-    read does not detect, planned by the registry; the Codex TUI recording, Inspect,
-    OpenHands and SWE-agent files and the whole corpus are declined)."""
+    it takes every Claude Code file, Codex rollout, pi session, OTel span document, OTLP
+    document and Inspect eval log of the corpus (36, 10, 1, 7, 1 and 1 cases: the last
+    three of formats its folded read does not detect, planned by the registry; the Codex
+    TUI recording, OpenHands and SWE-agent files and the whole corpus are declined)."""
     recorded = json.loads(GOLDEN.read_text(encoding="utf-8"))["cases"]
     taken, declined = [], []
     here = os.getcwd()
@@ -159,13 +171,13 @@ def test_every_claude_code_codex_and_pi_golden_case_is_taken_with_the_recorded_b
     # the rollouts: agent-sessions' fixture, agentcmd's five, localpush's four (MANIFEST)
     codex = [name for name in taken if "codex_small" in name or "/rollout-" in name]
     spans = [name for name in taken if "any-agent/" in name or "opentelemetry-proto/" in name]
-    assert (len(claude), len(codex), len(spans), len(taken)) == (36, 10, 8, 55)
+    assert (len(claude), len(codex), len(spans), len(taken)) == (36, 10, 8, 56)
+    assert "summarize inspect_ai/2025-05-12T20-27-36-04-00_browser.json" in taken
     # and the corpus's pi session
     assert "summarize pi-mono/before-compaction.jsonl" in taken
     assert all("claude" not in name and "rollout" not in name for name in declined)
     assert sorted(declined) == [
-        "summarize .", "summarize inspect_ai/2025-05-12T20-27-36-04-00_browser.json",
-        "summarize openai-codex/binary-size-log.jsonl", "summarize openhands/basic.json",
+        "summarize .", "summarize openai-codex/binary-size-log.jsonl", "summarize openhands/basic.json",
         "summarize openhands/basic_gui_mode.json", "summarize openhands/wrong_initial_state.json",
         "summarize swe-agent/marshmallow-1867__function_calling_replace.traj"]
 
@@ -239,8 +251,8 @@ def test_a_name_whose_normal_form_is_not_ascii_is_declined() -> None:
 @needs_corpus
 def test_every_format_of_every_golden_case_taken_is_the_clis() -> None:
     """Every corpus case the native command takes (each Claude Code file, Codex rollout,
-    pi session and span document), in each format but JSON (the test above holds its
-    bytes to the golden record): the CLI's bytes."""
+    pi session, span document and eval log), in each format but JSON (the test above
+    holds its bytes to the golden record): the CLI's bytes."""
     taken = 0
     here = os.getcwd()
     os.chdir(CORPUS)
@@ -253,7 +265,7 @@ def test_every_format_of_every_golden_case_taken_is_the_clis() -> None:
                 taken += 1
     finally:
         os.chdir(here)
-    assert taken == 55
+    assert taken == 56
 
 
 @needs_corpus
@@ -870,8 +882,8 @@ def test_generated_trees_print_the_clis_bytes(
 
 #: The corpus folders whose every file the native command reads (the others hold a
 #: format only Python reads, or a file no format takes).
-_NATIVE_CORPUS = ("agent-sessions", "agentcmd", "any-agent", "claude-code-log", "localpush",
-                  "opentelemetry-proto", "pi-mono")
+_NATIVE_CORPUS = ("agent-sessions", "agentcmd", "any-agent", "claude-code-log", "inspect_ai",
+                  "localpush", "opentelemetry-proto", "pi-mono")
 
 
 @needs_corpus
@@ -879,7 +891,8 @@ _NATIVE_CORPUS = ("agent-sessions", "agentcmd", "any-agent", "claude-code-log", 
 def test_every_corpus_folder_taken_is_the_clis(output_format: str) -> None:
     """Each corpus folder, in every ``--format``: the native command takes those of
     formats it reads (the registry plans the files of formats its folded read does not
-    detect: any-agent's span dicts, the OTLP document) and prints the CLI's bytes."""
+    detect: any-agent's span dicts, the OTLP document, the Inspect eval log) and prints the
+    CLI's bytes."""
     taken = {folder.name for folder in sorted(CORPUS.iterdir()) if folder.is_dir()
              and _same([str(folder)], 2, "auto", output_format)}
     assert taken == set(_NATIVE_CORPUS)
@@ -975,17 +988,19 @@ def _well_formed(lines: FormatLines) -> bytes:
     return b"".join([*lines.prelude, *calls])
 
 
-@pytest.mark.parametrize("name", ["copilot", "kimi", "mcode", "otlp", "otel-spans", "openclaw"])
+@pytest.mark.parametrize("name", ["copilot", "kimi", "mcode", "otlp", "otel-spans", "inspect",
+                                  "openclaw"])
 def test_a_well_formed_input_of_each_planned_format_is_taken(tmp_path: Path, name: str) -> None:
     """A well-formed input of each format the registry plans for the extension, beside a
     Claude Code session, is read by the native command, with and without a window
     (``--since`` 5 s: the lone call's wave alone), in JSON and the table: the CLI's
     bytes."""
     builders = {"copilot": COPILOT, "kimi": KIMI, "mcode": MCODE, "otlp": OTLP,
-                "otel-spans": OTEL_SPANS}
+                "otel-spans": OTEL_SPANS, "inspect": INSPECT}
     paths = {"copilot": "copilot/4f1e2d3c-0000-4000-8000-000000000001/events.jsonl",
              "kimi": "kimi/sessions/a1/b2/wire.jsonl", "mcode": "mcode/run-1.jsonl",
-             "otlp": "otlp/spans.jsonl", "otel-spans": "agents/trace.jsonl"}
+             "otlp": "otlp/spans.jsonl", "otel-spans": "agents/trace.jsonl",
+             "inspect": "evals/log.json"}
     if name == "openclaw":
         lines = _well_formed(PI).decode().splitlines()
         files = {"openclaw/agent.sqlite": _openclaw_store(
@@ -999,6 +1014,27 @@ def test_a_well_formed_input_of_each_planned_format_is_taken(tmp_path: Path, nam
             assert _same([root], 2, "auto", output_format, False, extra), (extra, output_format)
 
 
+def test_an_eval_archive_in_a_folder_is_taken(tmp_path: Path) -> None:
+    """A ``.eval`` archive (Inspect's zip: a header and one member per sample, the
+    three calls of :func:`_well_formed` as three samples) beside a Claude Code session:
+    the registry plans it, the extension reads it, with and without a window, in JSON
+    and the table: the CLI's bytes."""
+    import io
+    import zipfile
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("header.json", json.dumps({"eval": {"eval_id": "ev1"}}))
+        for number, log in enumerate(_well_formed(INSPECT).splitlines()):
+            (sample,) = json.loads(log)["samples"]
+            archive.writestr(f"samples/{number}_epoch_1.json", json.dumps(sample))
+    root = str(_tree(tmp_path / "tree", {"evals/run.eval": out.getvalue(),
+                                         "p/4f1e.jsonl": _claude_file(("a", 0, 2))}))
+    for extra in ((), ("--since", iso(5))):
+        for output_format in ("json", "table"):
+            assert _same([root], 2, "auto", output_format, False, extra), (extra, output_format)
+
+
 _OTHERS = {
     "copilot/4f1e2d3c-0000-4000-8000-000000000001/events.jsonl":
         trace_files(copilot_records(), copilot_calls()),
@@ -1007,6 +1043,8 @@ _OTHERS = {
     "otlp/spans.jsonl": trace_files(otlp_records(), otlp_calls()),
     "otlp/trace.json": otlp_documents(),
     "agents/trace.json": otel_files(),
+    "evals/log.json": inspect_logs(),
+    "evals/log.eval": inspect_eval_files(),
 }
 
 
@@ -1027,8 +1065,8 @@ def test_units_of_formats_the_folded_read_does_not_detect_are_read_natively(
     rows: list[tuple[object, int, object]], session: bytes | None, output_format: str,
     extra: tuple[str, ...],
 ) -> None:
-    """A tree of Copilot, Kimi, mcode, OTLP (lines and a document), OTel span and
-    OpenClaw inputs, maybe damaged, maybe beside a Claude Code session: the registry
+    """A tree of Copilot, Kimi, mcode, OTLP (lines and a document), OTel span, Inspect
+    (a ``.json`` log and a ``.eval`` archive) and OpenClaw inputs, maybe damaged, maybe beside a Claude Code session: the registry
     plans the files the extension's folded read does not detect, the extension reads
     their units, and whenever the native command takes the run, the CLI's bytes."""
     root = tmp_path_factory.mktemp("others")

@@ -419,7 +419,7 @@ def test_formats_and_inputs_the_native_engine_leaves_to_python(tmp_path: Path) -
     (tmp_path / "a.jsonl.gz").write_bytes(b"")
     assert native.read_unit_native("events", (str(tmp_path / "a.jsonl.gz"),), settings_native) is None
     assert native.read_unit_native("events", ("-",), settings_native) is None
-    assert native.read_unit_native("inspect", (str(EXAMPLE),), settings_native) is None
+    assert native.read_unit_native("opencode", (str(EXAMPLE),), settings_native) is None
     assert native.read_unit_native("events", (str(tmp_path),), settings_native) is None
     # gzip content under a plain name (sources.py reads it by its magic bytes)
     packed = tmp_path / "packed.jsonl"
@@ -1135,7 +1135,7 @@ def test_the_built_extension_has_the_interface_this_package_calls() -> None:
     """The extension built from these sources reports the API_VERSION native.py expects."""
     import wavemetrics._native as built
 
-    assert built.API_VERSION == native.API_VERSION == 25
+    assert built.API_VERSION == native.API_VERSION == 26
     assert native.available() and not native.stale()
 
 

@@ -422,8 +422,8 @@ def test_an_unknown_format_code_is_refused_by_the_extension(tmp_path: Path) -> N
     """The extension takes only the codes of the formats it reads."""
     extension = native._native
     assert extension is not None
-    with pytest.raises(ValueError, match="code 10"):
-        extension.read_units([(10, [b"/nonexistent"], ["s"])], None, [], [], 0.0, 1, False)
+    with pytest.raises(ValueError, match="code 11"):
+        extension.read_units([(11, [b"/nonexistent"], ["s"])], None, [], [], 0.0, 1, False)
 
 
 def test_a_name_rust_cannot_hold_sends_a_batch_read_to_python(tmp_path: Path) -> None:

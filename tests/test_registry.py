@@ -120,7 +120,8 @@ def test_the_formats_planned_for_the_extension_are_those_it_reads_but_does_not_d
     come from its folded read."""
     planned = planned_natively()
     assert {name: native.code for name, native in planned.items()} == {
-        "copilot": 4, "kimi": 5, "openclaw": 6, "mcode": 7, "otlp": 8, "otel-spans": 9}
+        "copilot": 4, "kimi": 5, "openclaw": 6, "mcode": 7, "otlp": 8, "otel-spans": 9,
+        "inspect": 10}
     detected = {row.name for row in NATIVE_ROWS if row.native and row.native.sniff}
     assert detected == {"events", "claude-code", "codex", "pi"}
 
@@ -290,12 +291,13 @@ def test_rows_carry_the_native_and_live_capabilities() -> None:
 
     assert [(row.name, row.native and row.native.code) for row in NATIVE_ROWS] == [
         ("events", 0), ("claude-code", 1), ("codex", 2), ("pi", 3), ("copilot", 4),
-        ("kimi", 5), ("openclaw", 6), ("mcode", 7), ("otlp", 8), ("otel-spans", 9)]
+        ("kimi", 5), ("openclaw", 6), ("mcode", 7), ("otlp", 8), ("otel-spans", 9),
+        ("inspect", 10)]
     assert [row.name for row in TRACE_FORMAT_MODULES if row.native] == [
-        "events", "claude-code", "codex", "pi", "otlp", "otel-spans", "mcode", "copilot",
-        "kimi", "openclaw"]
+        "events", "claude-code", "codex", "pi", "otlp", "otel-spans", "inspect", "mcode",
+        "copilot", "kimi", "openclaw"]
     # the formats the extension detects, with their row's types; copilot's, kimi's,
-    # mcode's, otlp's and otel-spans' files and openclaw's stores are detected by the
+    # mcode's, otlp's, otel-spans' and inspect's files and openclaw's stores are detected by the
     # registry (no types)
     pi = NATIVE_ROWS[3].native
     assert pi is not None and pi.sniff == {"session", "message"}
@@ -304,7 +306,7 @@ def test_rows_carry_the_native_and_live_capabilities() -> None:
     assert pi.session_id("/s/notes.jsonl") == "notes"
     assert native_sniffers() == [sorted(EVENT_TYPES), sorted(CLAUDE_ONLY_TYPES),
                                  sorted(CODEX_TYPES), ["message", "session"], [], [], [], [],
-                                 [], []]
+                                 [], [], []]
     copilot = NATIVE_ROWS[4].native
     assert copilot is not None and copilot.sniff is None
     assert copilot.session_id("/h/.copilot/session-state/4f1c/events.jsonl") == "4f1c"
@@ -326,6 +328,11 @@ def test_rows_carry_the_native_and_live_capabilities() -> None:
     otel_spans = NATIVE_ROWS[9].native
     assert otel_spans is not None and (otel_spans.code, otel_spans.sniff) == (9, None)
     assert otel_spans.session_id("/t/AGNO_trace.json") == "AGNO_trace"  # unused, as otlp's
+    inspect = NATIVE_ROWS[10].native
+    assert inspect is not None and (inspect.code, inspect.sniff) == (10, None)
+    # the eval id of a log without one (each sample names its session under it)
+    assert inspect.session_id("/l/2026-01-02_task_Ab3.eval") == "2026-01-02_task_Ab3"
+    assert inspect.session_id("/l/run.json") == "run"
     codex = NATIVE_ROWS[2].native
     assert codex is not None and codex.sniff == {
         "session_meta", "response_item", "event_msg", "turn_context", "compacted"}

@@ -813,6 +813,7 @@ fn format_name(format: Format) -> &'static str {
         Format::Mcode => "mcode",
         Format::Otlp => "otlp",
         Format::OtelSpans => "otel-spans",
+        Format::Inspect => "inspect",
     }
 }
 

@@ -130,7 +130,9 @@ TRACE_FORMAT_MODULES: tuple[FormatRow, ...] = (
     FormatRow("otlp", "wavemetrics.readers.otlp", "OTLP", native=Native(8, None, file_stem)),
     FormatRow("otel-spans", "wavemetrics.readers.otel_spans", "OTEL_SPANS",
               native=Native(9, None, file_stem)),
-    FormatRow("inspect", "wavemetrics.readers.inspect_log", "INSPECT"),
+    # each sample names its session; the file stem stands in for a log without an eval id
+    FormatRow("inspect", "wavemetrics.readers.inspect_log", "INSPECT",
+              native=Native(10, None, file_stem)),
     # the lines name their sessions: the file stem is handed over, never used
     FormatRow("mcode", "wavemetrics.readers.mcode", "MCODE", native=Native(7, None, file_stem)),
     FormatRow("copilot", "wavemetrics.readers.copilot", "COPILOT",

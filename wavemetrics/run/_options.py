@@ -251,7 +251,7 @@ SUMMARIZE: tuple[Option, ...] = (
            native=True),
     Option("engine", ("--engine",), "choice",
            "native: the Rust readers for claude-code, events, codex, pi, copilot, kimi,"
-           " openclaw, mcode, otlp and otel-spans inputs (other formats and"
+           " openclaw, mcode, otlp, otel-spans and inspect inputs (other formats and"
            " non-default limits use Python);"
            " python: the reference implementation. The output is the same.",
            default=default_engine, show_default="native when built", choices=ENGINES,

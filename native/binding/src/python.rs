@@ -18,7 +18,7 @@ use std::path::Path;
 /// whenever a function of this module is added, removed or changes its
 /// arguments or results, so that an extension built from older sources is
 /// found out and not called (`native.available()` is then false).
-pub const API_VERSION: u32 = 25;
+pub const API_VERSION: u32 = 26;
 
 /// The read settings: `eval_names` and `batchable_names` in normal form, empty ones
 /// dropped (`_extension.eval_names`), `idle_gap_ms` finite and `>= 0` (ms, `0`
@@ -130,7 +130,7 @@ fn unit<'py>(py: Python<'py>, out: &UnitOut) -> PyResult<Bound<'py, PyTuple>> {
 
 /// Read many units on `jobs` threads (settings as [`settings`] takes them): `units`
 /// are `(format, paths, fallback ids)`, `format` a [`readers::Format`] code (`0`
-/// events, `1` claude-code, `2` codex, `3` pi, `4` copilot, `5` kimi, `6` openclaw, `7` mcode, `8` otlp, `9` otel-spans): a Claude Code
+/// events, `1` claude-code, `2` codex, `3` pi, `4` copilot, `5` kimi, `6` openclaw, `7` mcode, `8` otlp, `9` otel-spans, `10` inspect): a Claude Code
 /// project folder, `paths` as file-system bytes in order, with one fallback session id
 /// per path; an `events` file and its default session id; a Codex rollout and the
 /// session id its file name gives; the pi session files of one folder, each with the

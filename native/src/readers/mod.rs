@@ -1,6 +1,6 @@
 //! The native readers, one module per format as in `wavemetrics/readers/`
 //! (`docs/formats.md`): `claude_code`, `events`, `codex`, `pi`, `copilot`, `kimi`, `openclaw`,
-//! `mcode`, `otlp` and `otel_spans`,
+//! `mcode`, `otlp`, `otel_spans` and `inspect`,
 //! line for line the rules of their Python modules, each behind the one [`Reader`]
 //! trait (`protocol`, as `_protocol.py`); `lines` holds what they read lines with
 //! (`_lines.py`), `names` the session id a file's name stands in with
@@ -18,6 +18,7 @@ mod copilot;
 mod documents;
 mod events;
 mod folded;
+mod inspect;
 mod kimi;
 mod lines;
 mod mcode;
@@ -34,6 +35,7 @@ pub use codex::Codex;
 pub use copilot::Copilot;
 pub use events::Events;
 pub use folded::{read_folded, FoldFile, FoldOut, FOLDED_READS};
+pub use inspect::Inspect;
 pub use kimi::Kimi;
 pub use mcode::Mcode;
 pub use openclaw::Openclaw;
@@ -56,6 +58,7 @@ pub enum Format {
     Mcode = 7,
     Otlp = 8,
     OtelSpans = 9,
+    Inspect = 10,
 }
 
 impl Format {
@@ -72,6 +75,7 @@ impl Format {
             7 => Some(Format::Mcode),
             8 => Some(Format::Otlp),
             9 => Some(Format::OtelSpans),
+            10 => Some(Format::Inspect),
             _ => None,
         }
     }
@@ -90,6 +94,7 @@ pub fn reader(format: Format) -> &'static dyn Reader {
         Format::Mcode => &Mcode,
         Format::Otlp => &Otlp,
         Format::OtelSpans => &OtelSpans,
+        Format::Inspect => &Inspect,
     }
 }
 
@@ -99,7 +104,7 @@ mod tests {
 
     #[test]
     fn each_format_has_its_code() {
-        let formats: Vec<Option<Format>> = (0..=10).map(Format::from_code).collect();
+        let formats: Vec<Option<Format>> = (0..=11).map(Format::from_code).collect();
         assert_eq!(
             formats,
             [
@@ -113,6 +118,7 @@ mod tests {
                 Some(Format::Mcode),
                 Some(Format::Otlp),
                 Some(Format::OtelSpans),
+                Some(Format::Inspect),
                 None
             ]
         );
