@@ -912,6 +912,58 @@ def test_what_the_registry_s_plan_raises_is_raised(monkeypatch: pytest.MonkeyPat
         fastpath.summarize_json([str(CORPUS / "any-agent")], 1)
 
 
+def test_periods_in_local_time_are_the_clis(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without ``--timezone`` a period is the machine's local one: in St. John's
+    (UTC-3:30 in winter), a wave that starts a second before local midnight belongs to
+    the day before, however late it ends; a time whose local offset does not fit the
+    calendar (10000-01-01T00:00Z) is ``unknown``. The native command's periods and
+    the CLI's, in JSON and the table with its paths."""
+    import datetime as dt
+    import time
+
+    midnight = dt.datetime(2025, 1, 15, 3, 30, tzinfo=dt.timezone.utc)  # 00:00 local
+    at = int(midnight.timestamp() * 1000)
+    lines = [
+        {"type": "tool_execution_start", "toolCallId": "a", "toolName": "bash",
+         "timestamp": at - 1000},
+        {"type": "tool_execution_start", "toolCallId": "b", "toolName": "grep",
+         "timestamp": at + 500},
+        {"type": "tool_execution_end", "toolCallId": "a", "timestamp": at + 2000},
+        {"type": "tool_execution_end", "toolCallId": "b", "timestamp": at + 3000},
+        {"type": "tool_execution_start", "toolCallId": "c", "toolName": "read",
+         "timestamp": 253402300800000},
+        {"type": "tool_execution_end", "toolCallId": "c", "timestamp": 253402300801000},
+    ]
+    path = tmp_path / "events.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    monkeypatch.setenv("TZ", "America/St_Johns")
+    time.tzset()
+    try:
+        got = _native([str(path)], extra=("--by", "day"))
+        assert not isinstance(got, str)
+        groups = [row["group"] for row in json.loads(got[1])["groups"]]
+        assert groups == ["2025-01-14", "unknown"]
+        for output_format, show_paths in (("json", False), ("table", True)):
+            assert _same([str(path)], 1, "auto", output_format, show_paths, ("--by", "day"))
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def test_a_period_whose_figure_is_not_finite_is_left_to_the_cli(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A period's figures that do not read back (a ``null``, written for a figure that
+    is not finite) leave the run to the CLI, as a lane's do."""
+    from wavemetrics.run._options import options_record
+    from wavemetrics.views import document
+
+    monkeypatch.setattr(document, "summary_of", lambda entry: None)
+    assert fastpath.summarize_json([str(EXAMPLE)], 1, options=options_record(by="week")) == (
+        "a period's figure is not finite")
+
+
 def test_what_labelling_the_periods_raises_is_raised(monkeypatch: pytest.MonkeyPatch) -> None:
     """An exception of the labels the extension asks of a ``--by day`` run (a bug, an
     interrupt) is raised by the run, not taken for a decline."""

@@ -98,6 +98,26 @@ def test_a_time_out_of_range_is_labelled_unknown() -> None:
     assert label_of(1e20, "day", UTC) == "unknown"
 
 
+def test_a_local_time_whose_utc_is_past_the_calendar_is_unknown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """253402300800000 ms is 10000-01-01T00:00Z: 9999-12-31 20:30 in St. John's
+    (UTC-3:30), which ``fromtimestamp`` gives in local time but whose offset, found
+    through UTC, does not fit the calendar: ``unknown``, as in the zone named (whose
+    conversion starts from UTC); a day earlier is a day of 9999."""
+    import time
+
+    monkeypatch.setenv("TZ", "America/St_Johns")
+    time.tzset()
+    try:
+        assert label_of(253402300800000.0, "day", None) == "unknown"
+        assert label_of(253402300799999.0 - 86_400_000, "month", None) == "9999-12"
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert label_of(253402300800000.0, "day", resolve_zone("America/St_Johns")) == "unknown"
+
+
 def test_bound_text_is_the_instant_with_its_offset() -> None:
     """The outputs record a bound as the ISO time it means: the zone's offset at that
     moment (Paris: +02:00 in summer, +01:00 in winter), seconds always, microseconds

@@ -116,17 +116,18 @@ def bound_text(text: str, zone: Zone, *, until: bool) -> str:
 
 def label_of(at_ms: float, period: str, zone: Zone) -> str:
     """The ``day`` (``2025-09-24``), ISO ``week`` (``2025-W39``) or ``month`` (``2025-09``)
-    of a time in ms, in ``zone`` (local time for ``None``).
+    of a time in ms, in ``zone`` (local time for ``None``); ``unknown`` for a time the
+    calendar cannot hold there (past year 9999 or before year 1, in the zone or in UTC).
 
     >>> label_of(1758735000000.0, "week", dt.timezone.utc)
     '2025-W39'
     """
     try:
         moment = dt.datetime.fromtimestamp(at_ms / 1000.0, tz=zone or None)
+        if zone is None:  # local time: its offset is found through UTC, which may overflow
+            moment = moment.astimezone()
     except (OverflowError, OSError, ValueError):
         return "unknown"
-    if zone is None:
-        moment = moment.astimezone()
     if period == "day":
         return moment.date().isoformat()
     if period == "month":
