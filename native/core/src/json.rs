@@ -1455,6 +1455,24 @@ mod scan_tests {
     use super::*;
 
     #[test]
+    fn a_line_is_one_object_with_nothing_after_it_within_python_s_depth() {
+        let mut keys = Vec::new();
+        let whole = Scan::line(r#" {"a": 1, "b": [2]} "#, |scan, key| {
+            keys.push(key.to_vec());
+            scan.skip(1)
+        });
+        assert_eq!(whole, Ok(()));
+        assert_eq!(keys, [b"a".to_vec(), b"b".to_vec()]);
+        let skip = |scan: &mut Scan, _: &[u8]| scan.skip(1);
+        assert_eq!(Scan::line(r#"{"a": 1} x"#, skip), Err(SyntaxError));
+        assert_eq!(Scan::line("[1]", skip), Err(SyntaxError));
+        // the object at level 1, then PY_MAX_DEPTH arrays: one level past the limit
+        let nested = |d: usize| format!("{{\"a\": {}{}}}", "[".repeat(d), "]".repeat(d));
+        assert_eq!(Scan::line(&nested(PY_MAX_DEPTH - 1), skip), Ok(()));
+        assert_eq!(Scan::line(&nested(PY_MAX_DEPTH), skip), Err(SyntaxError));
+    }
+
+    #[test]
     fn specials_mark_quotes_backslashes_and_control_bytes() {
         // every byte value at every position, among plain letters
         for byte in 0..=255u8 {
