@@ -11,7 +11,7 @@
 //! (`core/src/lib.rs`).
 
 pub use wavemetrics_core::{
-    account, activity, classify, json, lines, parallel, summary, time, uuids, window,
+    account, activity, arena, classify, json, lines, parallel, summary, time, uuids, window,
 };
 
 pub mod command;

@@ -8,6 +8,7 @@
 
 pub mod account;
 pub mod activity;
+pub mod arena;
 pub mod classify;
 pub mod json;
 #[cfg(test)]

@@ -1093,20 +1093,8 @@ impl Reader for Inspect {
 
 #[cfg(test)]
 mod tests {
-    use super::super::protocol::fixtures::{read_lines, read_unit};
+    use super::super::protocol::fixtures::{raw, read_lines, read_unit};
     use super::*;
-
-    /// The raw value of `text`, as the scan hands it over (its line kept for the test).
-    fn raw(text: &str) -> Option<Raw<'static>> {
-        let line: &'static str = Box::leak(format!(r#"{{"v":{text}}}"#).into_boxed_str());
-        let mut found = None;
-        Scan::line(line, |scan, _| {
-            found = Some(scan.raw(1)?);
-            Ok(())
-        })
-        .unwrap();
-        found
-    }
 
     fn sample(text: &'static str) -> Sample<'static> {
         sample_of(text, 0).unwrap()

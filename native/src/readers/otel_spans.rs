@@ -501,18 +501,7 @@ impl Reader for OtelSpans {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The raw value of `text`, as the scan hands it over (its line kept for the test).
-    fn raw(text: &str) -> Option<Raw<'static>> {
-        let line: &'static str = Box::leak(format!(r#"{{"v":{text}}}"#).into_boxed_str());
-        let mut found = None;
-        Scan::line(line, |scan, _| {
-            found = Some(scan.raw(1)?);
-            Ok(())
-        })
-        .unwrap();
-        found
-    }
+    use crate::readers::protocol::fixtures::raw;
 
     #[test]
     fn ids_are_decimal_ints_or_0x_strings_within_their_width() {

@@ -521,19 +521,7 @@ impl Reader for Otlp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::readers::protocol::fixtures::{read_lines, settings};
-
-    /// The raw value of `text`, as the scan hands it over (its line kept for the test).
-    fn raw(text: &str) -> Option<Raw<'static>> {
-        let line: &'static str = Box::leak(format!(r#"{{"v":{text}}}"#).into_boxed_str());
-        let mut found = None;
-        Scan::line(line, |scan, _| {
-            found = Some(scan.raw(1)?);
-            Ok(())
-        })
-        .unwrap();
-        found
-    }
+    use crate::readers::protocol::fixtures::{raw, read_lines, settings};
 
     #[test]
     fn ns_times_are_ints_or_digit_strings_from_1_to_2_pow_64_less_1() {

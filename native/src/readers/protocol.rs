@@ -167,8 +167,22 @@ where
 #[cfg(test)]
 pub(super) mod fixtures {
     use super::{Reader, Unit, UnitOut};
+    use crate::json::{Raw, Scan};
     use crate::summary::Settings;
     use std::path::Path;
+
+    /// The raw value of `text` (a JSON value), as a line scan hands it over: the
+    /// value of key `v` in `{"v":text}`, the line leaked so the value may outlive it.
+    pub fn raw(text: &str) -> Option<Raw<'static>> {
+        let line: &'static str = Box::leak(format!(r#"{{"v":{text}}}"#).into_boxed_str());
+        let mut found = None;
+        Scan::line(line, |scan, _| {
+            found = Some(scan.raw(1)?);
+            Ok(())
+        })
+        .unwrap();
+        found
+    }
 
     /// `reader`'s read of `paths` with their session ids, on one thread.
     pub fn read_unit(reader: &dyn Reader, paths: &[&Path], session_ids: &[&str]) -> UnitOut {

@@ -8,6 +8,7 @@ use super::lines::{for_each_object_line, int_too_long, json_failure, Names};
 use super::protocol::{Failure, LaneOut};
 use crate::account::LineAccount;
 use crate::activity::Timing;
+use crate::arena::{entry_at, push_entry};
 use crate::io::open_plain;
 use crate::json::{nesting_exceeds, Raw, Scan, SyntaxError, Val, PY_MAX_DEPTH};
 use crate::lines::{is_py_space, LineReader};
@@ -283,18 +284,7 @@ pub(super) struct Strings {
 
 /// The string at arena offset `at` (a whole `str` was written there).
 fn text_at(arena: &[u8], at: u32) -> &str {
-    let mut pos = at as usize;
-    let (mut len, mut shift) = (0usize, 0u32);
-    while let Some(&byte) = arena.get(pos) {
-        pos += 1;
-        len |= usize::from(byte & 0x7f) << shift;
-        if byte & 0x80 == 0 {
-            break;
-        }
-        shift += 7;
-    }
-    let bytes = arena.get(pos..pos + len).unwrap_or_default();
-    std::str::from_utf8(bytes).unwrap_or_default()
+    std::str::from_utf8(entry_at(arena, at as usize)).unwrap_or_default()
 }
 
 impl Strings {
@@ -313,13 +303,7 @@ impl Strings {
         let at = u32::try_from(self.arena.len())
             .ok()
             .filter(|&at| at < NONE)?;
-        let mut n = text.len();
-        while n >= 0x80 {
-            self.arena.push((n & 0x7f) as u8 | 0x80);
-            n >>= 7;
-        }
-        self.arena.push(n as u8);
-        self.arena.extend_from_slice(text.as_bytes());
+        push_entry(&mut self.arena, text.as_bytes());
         let (arena, hasher) = (&self.arena, &self.hasher);
         self.table
             .insert_unique(hash, at, |&at| hasher.hash_one(text_at(arena, at)));
