@@ -49,6 +49,7 @@ from tests.strategies import (
     trace_files,
 )
 from tests.trace_builders import CLAUDE as CLAUDE_LINES
+from tests.trace_builders import CODEX as CODEX_LINES
 from tests.trace_builders import (
     COPILOT,
     INSPECT,
@@ -358,7 +359,7 @@ def test_a_lane_read_from_two_folders_is_taken(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("case", [
-    "stdin", "missing", "empty folder", "empty file", "gzip", "link", "fifo", "not utf-8",
+    "stdin", "missing", "empty folder", "empty file", "link", "fifo", "not utf-8",
     "no trace format", "copies", "no usable record", "no path", "long line",
 ])
 def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str) -> None:
@@ -376,11 +377,6 @@ def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str)
     elif case == "empty file":
         (tmp_path / "e.jsonl").write_bytes(b"")
         paths.append(str(tmp_path / "e.jsonl"))
-    elif case == "gzip":
-        import gzip
-
-        (tmp_path / "g.jsonl.gz").write_bytes(gzip.compress(good))
-        paths.append(str(tmp_path / "g.jsonl.gz"))
     elif case == "link":
         (tmp_path / "l.jsonl").symlink_to(tmp_path / "s.jsonl")
         paths = [str(tmp_path / "l.jsonl")]
@@ -411,7 +407,6 @@ def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str)
         "missing": "an input cannot be read",
         "empty folder": "an input cannot be read",
         "empty file": "an input is not read natively",
-        "gzip": "a gzip file or a path that is not UTF-8",
         "link": "an input is a link or not a regular file",
         "fifo": "an input cannot be read",
         "not utf-8": "stdin or a path that is not UTF-8",
@@ -839,7 +834,8 @@ def _claude(data: bytes, uuid: str) -> bytes:
     other=st.one_of(_FILES, damaged(_FILES)),
     events=trace_files(event_records(), event_calls()),
     rollout=st.one_of(_ROLLOUTS, damaged(_ROLLOUTS)),
-    layout=st.sets(st.sampled_from(["sub", "old", "other", "events", "sidecar", "codex"])),
+    layout=st.sets(st.sampled_from(["sub", "old", "other", "events", "sidecar", "codex",
+                                    "gzip"])),
     jobs=st.sampled_from([1, 2, 3]),
     forced=st.sampled_from(["auto", "auto", "claude-code", "events"]),
     output_format=st.sampled_from(PLAIN_FORMATS),
@@ -854,9 +850,10 @@ def test_generated_trees_print_the_clis_bytes(
     """A generated tree (a project with a session and its resumed copy, and some of: a
     subagents/ file, an old-layout agent file, another project's file, maybe damaged, an
     events log, a sidecar, a Codex rollout, maybe damaged, in the project and in a
-    sessions folder), read with a format detected or forced, in any ``--format``, maybe
-    with ``--show-paths`` and an option the native command takes: whenever it takes
-    the run, the CLI's bytes."""
+    sessions folder; maybe the resumed session, the events log and the project's
+    rollout gzipped), read with a format detected or forced, in any ``--format``,
+    maybe with ``--show-paths`` and an option the native command takes: whenever it
+    takes the run, the CLI's bytes."""
     root = tmp_path_factory.mktemp("tree")
     files = {"p/4f1e.jsonl": _claude(session, "h1"), "p/77ab.jsonl": _claude(resumed, "h2")}
     if "sub" in layout:
@@ -873,11 +870,18 @@ def test_generated_trees_print_the_clis_bytes(
         files["s/2025/01/01/rollout-2025-01-01T00-00-00-0195500a-1b2c-7d3e-8f40-1234567"
               "89abc.jsonl"] = _SESSION_META + rollout
         files["p/rollout-0195500a-1b2c-7d3e-8f40-123456789abd.jsonl"] = rollout
+    if "gzip" in layout:
+        import gzip
+
+        for name in ("p/77ab.jsonl", "q/run.jsonl",
+                     "p/rollout-0195500a-1b2c-7d3e-8f40-123456789abd.jsonl"):
+            if name in files:
+                files[name + ".gz"] = gzip.compress(files.pop(name), mtime=0)
     _tree(root, files)
     if "--by" in extra and output_format == "jsonl":
         extra = ()  # a usage error, never taken
     taken = _same([str(root)], jobs, forced, output_format, show_paths, extra)
-    event(f"forced {forced}, codex {'codex' in layout}: taken {taken}")
+    event(f"forced {forced}, codex {'codex' in layout}, gzip {'gzip' in layout}: taken {taken}")
 
 
 #: The corpus folders whose every file the native command reads (the others hold a
@@ -1064,6 +1068,87 @@ def test_a_well_formed_input_of_each_planned_format_is_taken(tmp_path: Path, nam
     for extra in ((), ("--since", iso(5))):
         for output_format in ("json", "table"):
             assert _same([root], 2, "auto", output_format, False, extra), (extra, output_format)
+
+
+_GZIP_FORMATS = {
+    "claude-code": (CLAUDE_LINES, "p/4f1e.jsonl.gz"), "codex": (CODEX_LINES, "c/rollout.jsonl.gz"),
+    "events": (EVENT_LINES, "e/log.jsonl.gz"), "pi": (PI, "pi/session.jsonl.gz"),
+    "copilot": (COPILOT, "copilot/4f1e2d3c-0000-4000-8000-000000000001/events.jsonl.gz"),
+    "kimi": (KIMI, "kimi/sessions/a1/b2/wire.jsonl.gz"), "mcode": (MCODE, "mcode/r.jsonl.gz"),
+    "otlp": (OTLP, "otlp/spans.jsonl.gz"), "otel-spans": (OTEL_SPANS, "agents/t.jsonl.gz"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_GZIP_FORMATS))
+def test_a_gzip_input_of_each_line_format_is_taken(tmp_path: Path, name: str) -> None:
+    """A gzip file of each format whose Python reader reads it through ``Source``
+    (decompressed), beside a plain Claude Code session, is read by the native command:
+    the CLI's bytes, in JSON and the table; its three calls are counted (two in one
+    wave, one alone)."""
+    import gzip
+
+    lines, path = _GZIP_FORMATS[name]
+    files = {path: gzip.compress(_well_formed(lines)), "q/5a2b.jsonl": _claude_file(("a", 0, 2))}
+    root = str(_tree(tmp_path, files))
+    got = _native([root])
+    assert not isinstance(got, str), got
+    lanes = json.loads(got[1])["lanes"]
+    assert sorted(lane["paired_calls"] for lane in lanes) == [1, 3]
+    for output_format in ("json", "table"):
+        assert _same([root], 2, "auto", output_format), output_format
+    assert _same([str(tmp_path / path)], 1, name)  # forced to its format, named alone
+
+
+def test_a_gzip_file_of_several_members_is_read_whole(tmp_path: Path) -> None:
+    """``gzip`` reads member after member (``cat a.gz b.gz``): so does the native read;
+    the two members' calls are one lane of 3 paired calls."""
+    import gzip
+
+    content = _claude_file(("c1", 0, 2), ("c2", 1, 3), ("c3", 10, 11))
+    cut = content.index(b"\n", len(content) // 2) + 1
+    path = tmp_path / "s.jsonl.gz"
+    path.write_bytes(gzip.compress(content[:cut]) + gzip.compress(content[cut:]))
+    got = _native([str(path)])
+    assert not isinstance(got, str), got
+    assert json.loads(got[1])["total"]["paired_calls"] == 3
+    assert _same([str(path)])
+
+
+@pytest.mark.parametrize("case", ["cut short", "crc", "zero padding", "trailing bytes",
+                                  "named .gz, not gzip", "empty .gz", "inspect"])
+def test_a_gzip_file_python_may_read_otherwise_is_left_to_it(tmp_path: Path, case: str) -> None:
+    """Every gzip input whose read ``gzip`` could make otherwise than flate2 is declined
+    (the CLI reads it: its lines before the damage, then the input's error, or more):
+    a stream cut short, a wrong CRC-32, zero bytes after the last member (``gzip``
+    skips them), other bytes after it, a ``.gz`` name on plain content, an empty
+    ``.gz`` file; and an ``inspect`` log, whose Python reader opens files itself."""
+    import gzip
+
+    good = _claude_file(("c1", 0, 2), ("c2", 1, 3))
+    packed = gzip.compress(good)
+    damaged_files = {
+        "cut short": packed[:-12], "crc": packed[:-8] + bytes([packed[-8] ^ 1]) + packed[-7:],
+        "zero padding": packed + bytes(16), "trailing bytes": packed + b"x",
+        "named .gz, not gzip": good, "empty .gz": b"",
+        "inspect": gzip.compress(_well_formed(INSPECT)),
+    }
+    path = tmp_path / ("log.json.gz" if case == "inspect" else "s.jsonl.gz")
+    path.write_bytes(damaged_files[case])
+    assert isinstance(_native([str(path)]), str)
+    code, out, err = _cli([str(path)])
+    # what the CLI makes of it: exit status, calls paired, the error's words. Cut 12
+    # bytes short, the stream loses its 8-byte trailer and the end of its last line
+    # (c2's end): c1 alone is paired. Damage found at the trailer or after it comes
+    # once every line is read: both calls. A gzipped Inspect log: its three calls.
+    want = {
+        "cut short": (1, 1, "compressed stream ended early (file cut short)"),
+        "crc": (1, 2, "not a valid gzip file (CRC check failed"),
+        "zero padding": (0, 2, ""), "trailing bytes": (1, 2, "(no gzip header)"),
+        "named .gz, not gzip": (1, 0, "(no gzip header)"), "empty .gz": (0, 0, "empty input"),
+        "inspect": (0, 3, ""),
+    }[case]
+    assert (code, json.loads(out)["total"]["paired_calls"]) == want[:2]
+    assert want[2] in err and (err == "") == (want[2] == "")
 
 
 def test_an_eval_archive_in_a_folder_is_taken(tmp_path: Path) -> None:

@@ -414,18 +414,25 @@ def test_read_again_in_batch_is_noted(tmp_path: Path) -> None:
 
 
 def test_formats_and_inputs_the_native_engine_leaves_to_python(tmp_path: Path) -> None:
-    """A gzip file, a pipe-like non-regular input and other formats are not read natively."""
+    """A ``.gz`` file, a pipe-like non-regular input and other formats are not read
+    natively; gzip content under a plain name is, decompressed as ``sources.py`` reads
+    it (its magic bytes decide)."""
     settings_native = StreamSettings(engine="native")
     (tmp_path / "a.jsonl.gz").write_bytes(b"")
     assert native.read_unit_native("events", (str(tmp_path / "a.jsonl.gz"),), settings_native) is None
     assert native.read_unit_native("events", ("-",), settings_native) is None
     assert native.read_unit_native("opencode", (str(EXAMPLE),), settings_native) is None
     assert native.read_unit_native("events", (str(tmp_path),), settings_native) is None
-    # gzip content under a plain name (sources.py reads it by its magic bytes)
+    # gzip content under a plain name: one turn_start line, used, in one lane
     packed = tmp_path / "packed.jsonl"
     packed.write_bytes(gzip.compress(b'{"type":"turn_start","timestamp":1}\n'))
-    assert native.read_unit_native("events", (str(packed),), settings_native) is None
-    assert native.detect_natively([str(packed)], 1) == {}
+    result = native.read_unit_native("events", (str(packed),), settings_native)
+    assert result is not None
+    (report,), lanes = result
+    assert (report.format, report.lines_read, report.lines_used, report.error) == (
+        "events", 1, 1, None)
+    assert len(lanes) == 1
+    assert native.detect_natively([str(packed)], 1) == {str(packed): "events"}
 
 
 def _summarize(args: list[str], engine: str) -> tuple[int, str]:
@@ -1017,7 +1024,7 @@ def test_empty_blank_unreadable_and_packed_files_beside_a_session_read_as_python
     """Beside a Claude Code session, an empty file, a file of blank lines, a file that cannot
     be opened and a gzip-packed session under a plain name give Python's document: the
     first three are not the folded read's (empty inputs, an error), and the packed one,
-    which only Python reads, joins the session's unit, which is then read again."""
+    decompressed as Python reads it, is detected and joins the session's unit."""
     folder = tmp_path / "project"
     session = b"".join(CLAUDE_LINES.call("c1", 1, 3))
     _write(folder, {
@@ -1040,8 +1047,10 @@ def test_empty_blank_unreadable_and_packed_files_beside_a_session_read_as_python
     monkeypatch.setattr(os, "open", guarding(os.open))
     paths = sorted(str(p) for p in folder.iterdir())
     found, units = native.detect_and_read_natively(paths, StreamSettings(engine="native"))
-    assert {Path(p).name: fmt for p, fmt in found.items()} == {"s1.jsonl": "claude-code"}
-    assert set(units) == {("claude-code", (str(folder / "s1.jsonl"),))}
+    assert {Path(p).name: fmt for p, fmt in found.items()} == {
+        "packed.jsonl": "claude-code", "s1.jsonl": "claude-code"}
+    assert set(units) == {
+        ("claude-code", (str(folder / "packed.jsonl"), str(folder / "s1.jsonl")))}
     reference, fast, (separate, folded) = _folder_runs(folder)
     assert fast == reference
     assert fast[0] == 1  # the unreadable file

@@ -392,7 +392,7 @@ pub fn sniff_line(line: &[u8]) -> Option<(Option<Vec<u8>>, bool, bool)> {
 /// empty, or unrecognised).
 pub fn detect(path: &Path, sniffers: &Sniffers) -> io::Result<Option<Detected>> {
     SEPARATE_DETECTIONS.fetch_add(1, Ordering::Relaxed);
-    let file = match crate::io::open_plain(path) {
+    let file = match crate::io::open_input(path) {
         Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::Unsupported => return Ok(None),
         Err(e) => return Err(e),

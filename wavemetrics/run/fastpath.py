@@ -21,12 +21,12 @@ The options that set the figures (the eval and batchable names, the idle gap, th
 per-lane cap) are handed to the extension, and ``--by session|lane|project`` groups
 are drawn from the document's lanes; a ``--since``/``--until`` window is cut by the
 extension (``native/core/src/window.rs``, the rules of ``views/slices.py``). Only what
-is sure to be the same is taken: a byte limit, ``--engine python``, a ``--by`` that
-needs each lane's periods (``day``, ``week``, ``month``), an eval or batchable
-name whose normal form is not ASCII, a forced ``--input-format`` that some input is not detected as
-(one every input is detected as is read the same either way: only the document's
-``options`` record tells the runs apart), stdin, an input that is not a
-regular file (links, FIFOs), a gzip file, a path that is not UTF-8, an input with an
+is sure to be the same is taken: a byte limit, ``--engine python``, an eval or
+batchable name whose normal form is not ASCII, a forced ``--input-format`` that some
+input is not detected as (one every input is detected as is read the same either
+way: only the document's ``options`` record tells the runs apart), stdin, an input that is not a
+regular file (links, FIFOs), a path that is not UTF-8, a gzip input that Python may
+read otherwise (``native/src/io.rs``), an input with an
 error or of a format the extension does not read, files that may be copies of each
 other, a figure that is not finite: then :func:`run`
 returns ``None`` and the CLI runs as ever (docs/cli.md, "The native command"). With
@@ -150,8 +150,6 @@ def _files_of(
     if native is None:
         native = walk(paths, key=False, jobs=jobs)  # the extension's walk: the same files
     if native is not None and native.files is not None and native.names is not None:
-        if any(path.endswith(".gz") for path in native.files):
-            return "a gzip file or a path that is not UTF-8"
         args = [(path, *names) for path, names in zip(native.files, native.names, strict=True)]
         return args, [(path, _files.SIDECAR_REASON) for path in native.sidecars]
     walked: dict[str, str] = {}
@@ -161,8 +159,8 @@ def _files_of(
     for path, error in _files.expand_entries(list(paths), walked, skipped, plain):
         if error is not None:
             return "an input cannot be read"
-        if path.endswith(".gz") or not _utf8(path):
-            return "a gzip file or a path that is not UTF-8"
+        if not _utf8(path):
+            return "a path that is not UTF-8"
         if path not in plain:  # named, or listed as a link: looked at
             try:
                 if not stat.S_ISREG(os.lstat(path).st_mode):

@@ -10,7 +10,7 @@ use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, 
 use crate::account::{is_short_identifier, LineAccount, OTHER_KINDS};
 use crate::activity::Timing;
 use crate::detect::QwenCheck;
-use crate::io::open_plain;
+use crate::io::open_input;
 use crate::json::{parse_object_fast, RawBlock as Block, SyntaxError, Val, PY_MAX_DEPTH};
 use crate::lines::{is_py_space, LineReader};
 use crate::parallel::ordered_pipeline;
@@ -960,7 +960,7 @@ pub(super) fn read_claude_once(
     for (file, path) in paths.iter().enumerate() {
         let mut account = LineAccount::default();
         let fallback = fallback_ids.get(file).map_or("", String::as_str);
-        claude_recs(open_plain(path)?, |rec| {
+        claude_recs(open_input(path)?, |rec| {
             folder.apply(rec, file, fallback, &mut account)
         })?;
         accounts.push(account);
@@ -994,7 +994,7 @@ pub(super) fn read_claude_split(
         .collect();
     let parse = |file: usize| -> Result<Tape, Failure> {
         let mut tape = Tape::default();
-        claude_recs(open_plain(paths[file])?, |rec| {
+        claude_recs(open_input(paths[file])?, |rec| {
             tape.push(&rec);
             Ok(())
         })?;
@@ -1006,7 +1006,7 @@ pub(super) fn read_claude_split(
         let mut each = |rec: Rec<'_>| folder.apply(rec, file, fallback, &mut account);
         match parsed {
             Some(tape) => tape?.replay(&mut each)?,
-            None => claude_recs(open_plain(paths[file])?, &mut each)?,
+            None => claude_recs(open_input(paths[file])?, &mut each)?,
         }
         accounts.push(account);
         Ok::<(), Failure>(())

@@ -14,7 +14,7 @@ use super::lines::{
 use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, UnitOut};
 use crate::account::LineAccount;
 use crate::activity::Timing;
-use crate::io::{open_plain, PlainFile};
+use crate::io::{open_input, Input};
 use crate::json::{
     parse_object, parse_object_nested, parse_object_within, Field, Raw, SyntaxError, Val,
     PY_MAX_DEPTH,
@@ -672,7 +672,7 @@ fn read_codex_once(
     settings: &Settings,
 ) -> Result<UnitOut, Failure> {
     read_codex_from(
-        LineReader::new(open_plain(path)?),
+        LineReader::new(open_input(path)?),
         fallback_session_id,
         settings,
     )
@@ -681,7 +681,7 @@ fn read_codex_once(
 /// [`read_codex_once`] of the lines `lines` has still to give: a rollout's, from its
 /// first line (a reader of the file [`LineReader::rewound`]).
 fn read_codex_from(
-    lines: LineReader<PlainFile>,
+    lines: LineReader<Input>,
     fallback_session_id: &str,
     settings: &Settings,
 ) -> Result<UnitOut, Failure> {
@@ -771,7 +771,7 @@ impl Codex {
     /// reader detection has looked through and [`LineReader::rewound`]), its session
     /// id from the file's name `fallback`: the file is not opened again.
     pub fn read_lines(
-        lines: LineReader<PlainFile>,
+        lines: LineReader<Input>,
         fallback: &str,
         settings: &Settings,
     ) -> Result<UnitOut, ReadError> {

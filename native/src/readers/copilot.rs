@@ -15,7 +15,7 @@ use super::lines::{array_items, for_each_object_line, msgspec_line_problem, Name
 use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, UnitOut};
 use crate::account::LineAccount;
 use crate::activity::Timing;
-use crate::io::open_plain;
+use crate::io::open_input;
 use crate::json::{parse_object, parse_object_nested, Field, Val, PY_MAX_DEPTH};
 use crate::summary::{BatchKey, LaneStream, Settings};
 use crate::time::iso_to_ms;
@@ -253,7 +253,7 @@ fn read_copilot_once(
         names: Names::default(),
     };
     for_each_object_line(
-        open_plain(path)?,
+        open_input(path)?,
         &mut account,
         PY_MAX_JSON_DEPTH,
         |text, account| {

@@ -7,7 +7,7 @@ use super::lines::{check_turn_total, for_each_object_line, msgspec_line_problem,
 use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, UnitOut};
 use crate::account::LineAccount;
 use crate::activity::Timing;
-use crate::io::open_plain;
+use crate::io::open_input;
 use crate::json::{parse_object, Val, PY_MAX_DEPTH};
 use crate::summary::{BatchKey, LaneStream, Settings};
 use crate::time::iso_to_ms;
@@ -92,7 +92,7 @@ fn read_events_once(
     let mut names = Names::default();
     let mut used = 0u64;
     for_each_object_line(
-        open_plain(path)?,
+        open_input(path)?,
         &mut account,
         PY_MAX_JSON_DEPTH,
         |text, account| {

@@ -15,7 +15,7 @@ use super::pi::Pi;
 use super::protocol::{Failure, Reader, Unit, UnitOut};
 use crate::account::LineAccount;
 use crate::detect::{Detected, Sniffers, Window};
-use crate::io::{open_plain, PlainFile};
+use crate::io::{open_input, Input};
 use crate::lines::LineReader;
 use crate::parallel::ordered_pipeline;
 use crate::summary::Settings;
@@ -56,7 +56,7 @@ pub struct FoldOut {
 struct Sniff {
     found: Option<Detected>,
     tape: Tape,
-    rest: LineReader<PlainFile>,
+    rest: LineReader<Input>,
     /// No line was read yet (the window was empty).
     first: bool,
 }
@@ -66,7 +66,7 @@ struct Sniff {
 /// detection leaves the file to Python: it cannot be opened or read, holds gzip
 /// content, or its window reaches the peek's caps (as [`crate::detect::detect`]).
 fn sniff(path: &Path, sniffers: &Sniffers) -> Option<Sniff> {
-    let mut rest = LineReader::new(open_plain(path).ok()?);
+    let mut rest = LineReader::new(open_input(path).ok()?);
     let mut window = Window::new(sniffers);
     let mut tape = Tape::default();
     let mut first = true;
@@ -208,7 +208,7 @@ pub static FOLDED_READS: AtomicUsize = AtomicUsize::new(0);
 
 /// Detect and read one group of files (the regular, uncompressed candidates of one
 /// Claude Code project folder, in path order), the first lines of each file parsed
-/// once (the file is still opened by `open_plain`'s gzip check, then read): the window of each file is parsed as Claude Code records and
+/// once (the file is still opened by `open_input`'s gzip check, then read): the window of each file is parsed as Claude Code records and
 /// detection decides from the same parse ([`Window`], the rule of
 /// [`crate::detect::detect`]); the files found `claude-code` are read as one folder
 /// unit in the group's order, each `events` file or Codex rollout as a unit of its own

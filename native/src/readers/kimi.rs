@@ -13,7 +13,7 @@ use super::lines::{for_each_object_line, msgspec_line_problem, Names, Shape};
 use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, UnitOut};
 use crate::account::LineAccount;
 use crate::activity::Timing;
-use crate::io::open_plain;
+use crate::io::open_input;
 use crate::json::{parse_object_nests, Field, Nest, Val, PY_MAX_DEPTH};
 use crate::summary::{BatchKey, LaneStream, Settings};
 use std::path::Path;
@@ -296,7 +296,7 @@ fn read_kimi_once(path: &Path, session_id: &str, settings: &Settings) -> Result<
         names: Names::default(),
     };
     for_each_object_line(
-        open_plain(path)?,
+        open_input(path)?,
         &mut account,
         PY_MAX_JSON_DEPTH,
         |text, account| match record_of(text) {

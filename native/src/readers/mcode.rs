@@ -20,7 +20,7 @@ use super::lines::{for_each_object_line, msgspec_line_problem, Names, Shape};
 use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, UnitOut};
 use crate::account::LineAccount;
 use crate::activity::Timing;
-use crate::io::open_plain;
+use crate::io::open_input;
 use crate::json::{parse_object, parse_object_nests, Field, Nest, Val, PY_MAX_DEPTH};
 use crate::summary::{BatchKey, LaneStream, Settings};
 use hashbrown::HashMap;
@@ -608,7 +608,7 @@ fn read_mcode_once(path: &Path, settings: &Settings) -> Result<UnitOut, Failure>
     let mut account = LineAccount::default();
     let mut stream = Stream::default();
     for_each_object_line(
-        open_plain(path)?,
+        open_input(path)?,
         &mut account,
         PY_MAX_JSON_DEPTH,
         |text, account| match record_of(text) {

@@ -23,7 +23,7 @@ use super::spans::{
     Event, Span, ATTRIBUTE_KEYS, LINE_MAX_DEPTH,
 };
 use crate::account::LineAccount;
-use crate::io::open_plain;
+use crate::io::open_input;
 use crate::json::{Raw, Scan, SyntaxError, Val};
 use crate::summary::Settings;
 use crate::time::iso_to_ms;
@@ -470,7 +470,7 @@ fn read_once(path: &Path, settings: &Settings) -> Result<UnitOut, Failure> {
                 spans_key: false,
                 fields: Default::default(),
             };
-            read_documents(open_plain(path)?, &mut reader)?;
+            read_documents(open_input(path)?, &mut reader)?;
         }
     }
     let lanes = collector.lanes(settings, &mut account)?;

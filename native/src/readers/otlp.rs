@@ -28,7 +28,7 @@ use super::spans::{
     Event, Span, ATTRIBUTE_KEYS, LINE_MAX_DEPTH,
 };
 use crate::account::LineAccount;
-use crate::io::open_plain;
+use crate::io::open_input;
 use crate::json::{Raw, Scan, SyntaxError, Val};
 use crate::summary::Settings;
 use std::path::Path;
@@ -482,7 +482,7 @@ fn read_otlp_once(path: &Path, settings: &Settings) -> Result<UnitOut, Failure> 
                 spans_key: false,
                 signals: [false; 3],
             };
-            read_documents(open_plain(path)?, &mut reader)?;
+            read_documents(open_input(path)?, &mut reader)?;
         }
         Some(true) => for_each_span_line(
             path,

@@ -14,7 +14,7 @@ use super::lines::{bad_json, for_each_line_within, int_too_long, split_line, Lin
 use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, UnitOut};
 use crate::account::LineAccount;
 use crate::activity::Timing;
-use crate::io::open_plain;
+use crate::io::open_input;
 use crate::json::{parse_array_objects, parse_object_nested, Field, SyntaxError, Val};
 use crate::lines::{is_py_space, LineReader};
 use crate::summary::{BatchKey, Finished, LaneStream, Settings};
@@ -441,7 +441,7 @@ fn read_file(
         key: Vec::new(),
     };
     for_each_line_within(
-        open_plain(file.path)?,
+        open_input(file.path)?,
         &mut account,
         PY_MAX_LINE_DEPTH,
         |text, account| lane.record(text, account, Some(&mut entries)),
@@ -473,7 +473,7 @@ struct Header {
 /// (`Source.peek(16)`: up to 16 lines with content, within the peek's caps), read as
 /// `iter_records` reads them; lines that give no record are passed over.
 fn header(path: &Path) -> io::Result<Header> {
-    let mut reader = LineReader::new(open_plain(path)?);
+    let mut reader = LineReader::new(open_input(path)?);
     let (mut taken, mut with_content, mut size, mut first) = (0usize, 0usize, 0usize, true);
     while let Some((raw, has_newline)) = reader.next_line()? {
         taken += 1;

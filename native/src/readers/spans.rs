@@ -9,7 +9,7 @@ use super::protocol::{Failure, LaneOut};
 use crate::account::LineAccount;
 use crate::activity::Timing;
 use crate::arena::{entry_at, push_entry};
-use crate::io::open_plain;
+use crate::io::open_input;
 use crate::json::{nesting_exceeds, Raw, Scan, SyntaxError, Val, PY_MAX_DEPTH};
 use crate::lines::{is_py_space, LineReader};
 use crate::summary::{LaneStream, Settings};
@@ -36,7 +36,7 @@ pub(super) fn for_each_span_line<T>(
     mut apply: impl FnMut(T, &mut LineAccount),
 ) -> Result<(), Failure> {
     for_each_object_line(
-        open_plain(path)?,
+        open_input(path)?,
         account,
         LINE_MAX_DEPTH,
         |text, account| {
@@ -855,7 +855,7 @@ impl Collector {
 /// `Some(false)` when it is whole document(s); `None` when that line cannot be decided
 /// here with certainty (it nests near Python's limit).
 pub(super) fn json_lines(path: &Path) -> Result<Option<bool>, Failure> {
-    let mut reader = LineReader::new(open_plain(path)?);
+    let mut reader = LineReader::new(open_input(path)?);
     while let Some((raw, _)) = reader.next_line()? {
         // the BOM is dropped from whichever line is looked at (`removeprefix(_BOM)`)
         let line = raw.strip_prefix(b"\xef\xbb\xbf").unwrap_or(raw);
