@@ -145,6 +145,7 @@ def test_every_option_taken_is_the_clis_in_every_format(
 @pytest.mark.parametrize("args", [
     ["--max-line-bytes", "100", "P"],  # a byte limit: the Python readers'
     ["--format", "jsonl", "P"],  # summarize's format: a usage error of waves
+    ["--format", "markdown", "P"],
     ["--by", "tool", "P"],  # summarize's option: a usage error of waves
     ["--engine", "python", "P"],
     ["-", "P"],  # stdin
@@ -162,6 +163,24 @@ def test_each_decline_prints_nothing_and_the_cli_runs(
         assert fastwaves.run(plan) is None
     printed = capsysbinary.readouterr()
     assert printed.out == printed.err == b""
+
+
+def test_the_rows_are_written_as_json_dumps_writes_them() -> None:
+    """The waves spliced into the document's text are what ``json.dumps(indent=2)`` of
+    the whole document writes: escapes of every kind of string (non-ASCII, a line
+    separator, a control character, a lone surrogate), ``null`` for a figure not
+    finite, ints and floats as their repr."""
+    from wavemetrics.views.report import wave_row
+
+    rows = [
+        wave_row("s\u00e9", "main", 0, 1.5, 2.0, 2, 2, "non_eval", ["R\u2028ead", "\x1b"], 0.25),
+        wave_row("s", "l\ud800", 1, float("inf"), 0.0, 1, 0, "eval_only", ["eval"],
+                 float("nan")),
+    ]
+    document = {"options": {"by": None}, "lanes": [], "waves": rows}
+    head = json.dumps({**document, "waves": []}, indent=2, allow_nan=False)
+    assert fastwaves.with_rows(head, rows) == json.dumps(document, indent=2, allow_nan=False)
+    assert fastwaves.with_rows(head, []) == head
 
 
 def test_a_plan_of_waves_is_never_served_nor_stored() -> None:
