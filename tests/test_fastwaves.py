@@ -263,3 +263,69 @@ def test_a_well_formed_tree_is_taken(tmp_path: Path,
         assert _same(capsysbinary, [str(root)], output_format)
         assert _same(capsysbinary, [str(root)], output_format,
                      ("--since", "2025-01-01T00:00:00.500Z"))
+
+
+@pytest.mark.parametrize("output_format", FORMATS)
+def test_no_path_reads_the_standard_locations_as_the_cli_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes], output_format: str,
+) -> None:
+    """With no PATH and stdin a terminal, the standard locations that exist are read,
+    each named on stderr before the read's notes: the CLI's bytes."""
+    import io
+
+    from wavemetrics.cli import commands
+
+    for name in ("CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "CODEX_HOME",
+                 "COPILOT_HOME", "KIMI_SHARE_DIR", "QWEN_DATA_DIR", "OPENCODE_DATA_DIR",
+                 "KILO_DATA_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("WAVEMETRICS_CACHE_DIR", str(tmp_path / "cache"))
+    _tree(tmp_path / "home" / ".claude" / "projects", {
+        "p/aaaa.jsonl": _claude_file(("c1", 0, 2), ("c2", 1, 4), session="aaaa"),
+        "p/bbbb.jsonl": _claude_file(("c3", 0, 1), session="bbbb") + b"{bad\n"})
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stdin", Terminal())
+    plan = plan_of(["--format", output_format], "waves")
+    assert plan is not None and fastwaves.run(plan) == 0
+    printed = capsysbinary.readouterr()
+    monkeypatch.setattr(commands, "stdin_has_data", lambda: False)
+    reference = CliRunner().invoke(main, ["waves", "--format", output_format, "--no-cache"])
+    assert printed.err.decode().startswith(
+        f"wavemetrics: reading {tmp_path}/home/.claude/projects (Claude Code)\n")
+    assert (reference.exit_code, printed.out, printed.err) == (
+        0, reference.stdout_bytes, reference.stderr_bytes)
+
+
+def test_the_cli_s_progress_bar_is_drawn_while_the_extension_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """With stderr a terminal and 20 files, the bar the CLI draws is drawn and cleared;
+    stdout and the notes after it are the CLI's bytes."""
+    import io
+
+    from tests.test_fastpath import _TerminalBytes
+    from wavemetrics.run import fastpath
+
+    contents = {f"s{n:02}.jsonl": _claude_file((f"c{n}", n, n + 2), session=f"s{n:02}")
+                for n in range(20)}
+    root = _tree(tmp_path / "p", contents)
+    terminal = _TerminalBytes()
+    monkeypatch.setattr(sys, "stderr", io.TextIOWrapper(terminal, "utf-8", write_through=True))
+    monkeypatch.setattr(fastpath, "_is_terminal",
+                        lambda stream: False if stream is sys.stdout else stream.isatty())
+    plan = plan_of(["--no-cache", str(root)], "waves")
+    assert plan is not None and fastwaves.run(plan) == 0
+    sys.stderr.flush()
+    err = terminal.getvalue().decode()
+    out = capsysbinary.readouterr().out
+    reference = _cli([str(root)])
+    drawn, _, notes = err.rpartition("\x1b[1A\r\x1b[2K")  # the bar's line, cleared
+    assert (out, notes.encode()) == reference[1:]
+    assert "reading 20/20 files" in drawn
