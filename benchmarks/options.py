@@ -30,7 +30,7 @@ from fleet import fleet_options, fleet_under  # benchmarks/ is this script's fol
 
 _NATIVE = "the native command"
 _DRAWN = "the native command; Python draws the format from its document"
-_CALLS = "native reads each lane's calls, Python assembles the waves"
+_WAVES = "the native command; Python formats each lane's waves"
 _CUT = "the native command, each lane cut to the window"
 _TOOLS = "the native command, each wave's calls counted per tool"
 _PERIODS = "the native command, each lane cut by period"
@@ -54,7 +54,7 @@ VARIANTS: tuple[tuple[str, str], ...] = (
     ("--by week --timezone Asia/Kolkata", _PERIODS),
     ("--since 2020-01-01", _CUT),
     ("--since 2025-06-01 --until 2025-09-01", _CUT),
-    ("waves --format json", _CALLS),
+    ("waves --format json", _WAVES),
     ("--engine python", "Python readers"),
 )
 

@@ -159,6 +159,12 @@ def detect_many(
     """Each file's detection: ``0`` events, ``1`` claude-code, ``2`` codex, ``3`` pi,
     ``None``: ask the registry."""
 
+#: A wave of the ``waves`` command: ``(start ms, span ms, size, peak concurrency,
+#: bucket, modeled saving in ms, [tool name], [(call id, start ms, end ms)] or None)``,
+#: the calls (in wave order) given with ``waves=2``.
+_Wave = tuple[float, float, int, int, str, float, list[str],
+              list[tuple[str, float, float]] | None]
+
 def summarize_json(
     files: list[_CommandArg],
     skipped: list[tuple[str, str]],
@@ -177,7 +183,8 @@ def summarize_json(
     | None = None,
     by_tool: bool = False,
     period_labels: Callable[[list[float]], list[str]] | None = None,
-) -> tuple[bytes, _T, _ToolTable | None, _PeriodTable | None] | str:
+    waves: int = 0,
+) -> tuple[bytes, _T, _ToolTable | list[list[_Wave]] | None, _PeriodTable | None] | str:
     """The native ``summarize --format json``: ``(document, what noted returned, the
     --by tool figures when ``by_tool``, else None, the --by day|week|month figures
     when ``period_labels`` is given, else None)``, or
@@ -188,7 +195,9 @@ def summarize_json(
     ``plan_others``: given the walk indexes of the files the folded read found no format
     for, their read units ``(format code, walk indexes, session ids)``, or ``None`` to
     decline the run; ``period_labels``: given the times (Unix ms, ascending, distinct)
-    whose periods the lanes' cut needs, one label per time (else the run is declined)."""
+    whose periods the lanes' cut needs, one label per time (else the run is declined);
+    ``waves``: 1 for the ``waves`` command, 2 with each wave's calls: the third member
+    is then each lane's waves (lane order, each lane's in time order: ``_Wave``)."""
 
 @final
 class ReadProgress:

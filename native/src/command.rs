@@ -16,7 +16,7 @@ use crate::account::LineAccount;
 use crate::detect::{Detected, Sniffers};
 use crate::pyjson::{write_ascii_string, write_float, write_int, write_unicode_string};
 use crate::readers::{self, FoldFile, FoldOut, Format, UnitOut};
-use crate::summary::{histogram_text, Figure, Settings, Summary};
+use crate::summary::{histogram_text, Figure, Settings, Summary, WaveCall, WaveShape};
 use crate::window::{partition_records, placement, replay, window_records, Window};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -103,6 +103,8 @@ pub struct Document {
     pub tools: Option<ToolTable>,
     /// The `--by day|week|month` figures of the document's lanes, when asked for.
     pub periods: Option<PeriodTable>,
+    /// The waves of the document's lanes (`waves`), when asked for.
+    pub waves: Option<WaveTable>,
 }
 
 /// What a run's rows are besides its document's lanes (`--by`): nothing more (the
@@ -112,6 +114,8 @@ pub enum By<'f> {
     Lanes,
     Tool,
     Period(LabelTimes<'f>),
+    /// Not a `--by`: the `waves` command, which lists every wave ([`wave_table`]).
+    Waves,
 }
 
 /// One tool's `--by tool` figures (`groups._by_tool`): its paired calls, those in
@@ -169,6 +173,37 @@ pub fn tool_table(lanes: &[(usize, &readers::LaneOut)]) -> Result<ToolTable, Dec
             }
         }
         table.lanes.push(mine);
+    }
+    Ok(table)
+}
+
+/// A lane's waves as `waves` lists them, in order: each wave's shape and its calls
+/// (in wave order).
+pub type LaneWaves = Vec<(WaveShape, Vec<WaveCall>)>;
+
+/// The waves of a run's lanes, in lane order ([`wave_table`]).
+pub type WaveTable = Vec<LaneWaves>;
+
+/// The [`WaveTable`] of `lanes` (each read with its records, whose waves it lists:
+/// `report._wave_rows`); `ReadFailed` for a lane without exact records (see
+/// [`tool_table`]) or whose waves do not account for its waves' calls.
+pub fn wave_table(lanes: &[(usize, &readers::LaneOut)]) -> Result<WaveTable, Decline> {
+    let mut table = Vec::with_capacity(lanes.len());
+    for (_, lane) in lanes {
+        let records = lane.exact_records().ok_or(Decline::ReadFailed)?;
+        let mut rest = &records.wave_calls[..];
+        let mut waves = Vec::with_capacity(records.waves.len());
+        for shape in &records.waves {
+            let (calls, after) = rest
+                .split_at_checked(shape.size)
+                .ok_or(Decline::ReadFailed)?;
+            waves.push((shape.clone(), calls.to_vec()));
+            rest = after;
+        }
+        if !rest.is_empty() {
+            return Err(Decline::ReadFailed);
+        }
+        table.push(waves);
     }
     Ok(table)
 }
@@ -623,13 +658,15 @@ pub fn summarize_then<R>(
     };
     // where the render would fail, it cannot any more: a merged count past 64 bits
     merge(outcome.lanes.iter().map(|(_, lane)| &lane.summary)).ok_or(Decline::Overflow)?;
-    let (tools, periods) = match by {
-        By::Lanes => (None, None),
-        By::Tool => (Some(tool_table(&outcome.lanes)?), None),
+    let (tools, periods, waves) = match by {
+        By::Lanes => (None, None, None),
+        By::Tool => (Some(tool_table(&outcome.lanes)?), None, None),
         By::Period(label_times) => (
             None,
             Some(period_table(&outcome.lanes, settings, label_times)?),
+            None,
         ),
+        By::Waves => (None, None, Some(wave_table(&outcome.lanes)?)),
     };
     let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
     let (json, answer) = std::thread::scope(|scope| {
@@ -645,6 +682,7 @@ pub fn summarize_then<R>(
                 lanes,
                 tools,
                 periods,
+                waves,
             },
             answer,
         )),
@@ -1139,6 +1177,7 @@ pub fn render(
         lanes,
         tools: None,
         periods: None,
+        waves: None,
     })
 }
 
@@ -2420,13 +2459,81 @@ mod tests {
         assert_eq!(undetected(&groups[1..2], &outs[1..2]), Vec::<usize>::new());
     }
 
+    /// Each lane's waves take the next `size` calls of its waves' calls, in order; a
+    /// lane without exact records, or whose waves and calls do not match, declines.
+    #[test]
+    fn waves_take_their_calls_in_order() {
+        use crate::summary::{Bucket, LaneRecords, WaveCall, WaveShape};
+        let call = |id: &str, start_ms: f64, end_ms: f64| WaveCall {
+            call_id: id.into(),
+            tool_name: "Read".into(),
+            start_ms,
+            end_ms,
+            duration_ms: end_ms - start_ms,
+            multi: false,
+            eval_or_mixed: false,
+        };
+        let shape = |size: usize, start_ms: f64| WaveShape {
+            size,
+            start_ms,
+            span_ms: 1.0,
+            max_concurrency: size,
+            bucket: Bucket::NonEval,
+            saved_ms: 0.0,
+        };
+        let lane = |waves: Vec<WaveShape>, calls: Vec<WaveCall>, replaced: bool| {
+            let mut out = readers::LaneOut::opened(0, "s".into(), "main".into());
+            out.records = Some(Box::new(LaneRecords {
+                wave_calls: calls,
+                waves,
+                replaced,
+                ..LaneRecords::default()
+            }));
+            out
+        };
+        let calls = vec![
+            call("a", 0.0, 1.0),
+            call("b", 0.5, 1.0),
+            call("c", 5.0, 6.0),
+        ];
+        let first = lane(vec![shape(2, 0.0), shape(1, 5.0)], calls.clone(), false);
+        let second = lane(Vec::new(), Vec::new(), false);
+        let table = wave_table(&[(0, &first), (1, &second)]).unwrap();
+        let listed: Vec<Vec<(f64, Vec<&str>)>> = table
+            .iter()
+            .map(|lane| {
+                lane.iter()
+                    .map(|(w, calls)| (w.start_ms, calls.iter().map(|c| &*c.call_id).collect()))
+                    .collect()
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            [vec![(0.0, vec!["a", "b"]), (5.0, vec!["c"])], Vec::new()]
+        );
+        // more calls than the waves hold, fewer, a name Rust text cannot hold, none kept
+        let over = lane(vec![shape(2, 0.0)], calls.clone(), false);
+        let under = lane(vec![shape(2, 0.0), shape(2, 5.0)], calls.clone(), false);
+        let replaced = lane(vec![shape(2, 0.0), shape(1, 5.0)], calls, true);
+        let bare = readers::LaneOut::opened(0, "s".into(), "main".into());
+        for bad in [&over, &under, &replaced, &bare] {
+            assert_eq!(
+                wave_table(&[(0, &first), (0, bad)]),
+                Err(Decline::ReadFailed)
+            );
+        }
+    }
+
     /// Tools are counted lane by lane, wave call by wave call: each count, the
     /// durations summed in that order, each lane's tools in order of first appearance.
     #[test]
     fn tools_are_counted_in_lane_and_wave_order() {
         use crate::summary::{LaneRecords, WaveCall};
         let call = |name: &str, duration_ms: f64, multi: bool, eval_or_mixed: bool| WaveCall {
+            call_id: "c".into(),
             tool_name: name.into(),
+            start_ms: 0.0,
+            end_ms: duration_ms,
             duration_ms,
             multi,
             eval_or_mixed,

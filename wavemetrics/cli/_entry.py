@@ -8,8 +8,10 @@ options, files and run key), then looked up among the stored outputs of whole ru
 (:mod:`wavemetrics.cache.runcache`): when nothing the output depends on has changed,
 it is written again, before click or any reader is imported; else the native
 command (:mod:`wavemetrics.run.fastpath`) makes the run when it can, still without
-click. Every other command line, ``statusline --help`` included, and every run
-neither takes go to :func:`wavemetrics.cli.commands.main`, which gets the plan as
+click. ``wavemetrics waves ...`` is planned likewise and made by its native command
+(:mod:`wavemetrics.run.fastwaves`) when it can (never served: no stored output).
+Every other command line, ``statusline --help`` included, and every run neither
+takes go to :func:`wavemetrics.cli.commands.main`, which gets the summarize plan as
 its context object.
 """
 
@@ -38,6 +40,17 @@ def main() -> None:
         run(no_cache="--no-cache" in args)
         return
     plan = None
+    if args[:1] == ["waves"]:
+        from wavemetrics.run.plan import plan_of
+
+        plan = plan_of(args[1:], "waves")
+        if plan is not None:  # never served: the native command, when it takes the run
+            from wavemetrics.run.fastwaves import run as waves_natively
+
+            code = waves_natively(plan)
+            if code is not None:
+                raise SystemExit(code)
+        plan = None  # click's waves takes no plan
     if args[:1] == ["summarize"]:
         from wavemetrics.run.plan import plan_of
 

@@ -70,12 +70,13 @@ if TYPE_CHECKING:
     from wavemetrics.cache.runcache import Again
     from wavemetrics.cli.timewindow import Window
     from wavemetrics.run.plan import Plan
-    from wavemetrics.views.groups import PeriodTable, ToolTable
+    from wavemetrics.views.groups import PeriodTable
 
     #: What :func:`summarize_json` gives: the document, the lines for stderr, the
-    #: ``--by tool`` figures and the ``--by day|week|month`` groups (``None`` for
+    #: ``--by tool`` figures (a ``ToolTable``) or a ``waves`` run's waves (each lane's
+    #: ``_native._Wave`` list), and the ``--by day|week|month`` groups (``None`` for
     #: another run).
-    Done = tuple[bytes, list[str], ToolTable | None, PeriodTable | None]
+    Done = tuple[bytes, list[str], Any, PeriodTable | None]
 
 __all__ = ["options_of", "output_chunks", "run", "summarize_json", "window_of"]
 
@@ -226,7 +227,7 @@ def summarize_json(
     paths: Sequence[str], jobs: int, keyed: bytes | None = None,
     noted: Callable[[], object] | None = None, input_format: str = _files.AUTO,
     show_paths: bool = False, options: dict[str, Any] | None = None, bar: bool = False,
-    window: Window | None = None,
+    window: Window | None = None, waves: int = 0, losses: list[object] | None = None,
 ) -> Done | str:
     """``summarize --format json PATHS``: the document and the lines for stderr (not
     yet escaped), or the reason (a ``str``) this path leaves the run to the CLI
@@ -254,8 +255,11 @@ def summarize_json(
     folded read finds no format for are detected and planned by the registry
     (``dispatch.detect_input``, ``plan_units``): when each is of a format the extension
     reads but does not detect (:func:`~wavemetrics.readers.registry.planned_natively`),
-    it reads their units too, else the run is declined. Never raises for an input:
-    an unreadable or unusual one is a reason."""
+    it reads their units too, else the run is declined. ``waves``: 1 for a ``waves``
+    run, whose third member is then each lane's waves (``_native.summarize_json``'s
+    ``waves``), 2 with each wave's calls too; ``losses``: a list the window's loss
+    (``None``, or what it left out when it kept no wave) is appended to. Never
+    raises for an input: an unreadable or unusual one is a reason."""
 
     native = _extension.extension()
     if native is None:
@@ -285,6 +289,8 @@ def summarize_json(
         read = [_Lane(files[index], session, lane) for index, session, lane in lanes]
         lines = read_notes(paths, reports, read, {}, [_Skipped(*entry) for entry in skipped],
                            repeated_lanes(read), input_format, show_paths)
+        if losses is not None:
+            losses.append(loss)
         if loss is not None and window is not None:
             lines.append(window_note(window.describe(), *loss))
         if noted is not None:
@@ -330,7 +336,7 @@ def summarize_json(
             None if drawn is None else drawn.progress,
             since_ms=None if window is None else window.since_ms,
             until_ms=None if window is None else window.until_ms, plan_others=others_of,
-            by_tool=by == "tool", period_labels=period_labels)
+            by_tool=by == "tool", period_labels=period_labels, waves=waves)
     finally:
         if drawn is not None:
             drawn.close()

@@ -1,4 +1,5 @@
-"""A ``summarize`` command line planned once, at the console entry, and passed along.
+"""A ``summarize`` (or ``waves``) command line planned once, at the console entry, and
+passed along.
 
 ``wavemetrics summarize ARGS`` can end in three places: the stored output of an
 identical earlier run (:func:`wavemetrics.cache.runcache.serve`), the native command
@@ -8,7 +9,9 @@ as the option table parses them, the files the run reads, and the run's key take
 before any read (the one the output is served by and stored under). A :class:`Plan`
 holds them, worked out once by the entry (:func:`plan_of`) and handed to each step in
 turn (to click as its context object), so that no step walks the inputs again and no
-step leaves a fact behind in a module for the next one to pick up.
+step leaves a fact behind in a module for the next one to pick up. A ``waves`` run is
+planned the same way for its native command (:func:`wavemetrics.run.fastwaves.run`)
+only: it is never served nor stored (its plan is not :attr:`Plan.cached`).
 
 Light on purpose (stdlib only at import, no ``typing`` at run time): the entry builds
 a plan before click, the readers or the core load.
@@ -25,27 +28,29 @@ if TYPE_CHECKING:
 
     from wavemetrics.cache.runcache import RunState
 
-__all__ = ["Plan", "plan_of"]
+__all__ = ["WAVES_FORMATS", "WAVES_OPTIONS", "Plan", "plan_of"]
 
 
 class Plan:
-    """One ``summarize`` run: ``options`` (the keyed options, as
+    """One ``summarize`` (or ``waves``: ``command``) run: ``options`` (the keyed options, as
     :func:`~wavemetrics.cache.runcache.options_from_args` gives them: ``--no-cache`` as
     given), ``files`` (the inputs it reads:
     :func:`~wavemetrics.cache.runcache.resolve_files`), and :meth:`state`, the run key
     and what it hashes, taken once, before any read."""
 
-    __slots__ = ("_state", "_taken", "files", "options")
+    __slots__ = ("_state", "_taken", "command", "files", "options")
 
-    def __init__(self, options: dict[str, Any], files: list[str]) -> None:
-        self.options, self.files = options, files
+    def __init__(self, options: dict[str, Any], files: list[str],
+                 command: str = "summarize") -> None:
+        self.options, self.files, self.command = options, files, command
         self._state: RunState | None = None
         self._taken = False
 
     @property
     def cached(self) -> bool:
-        """Whether the run may be served and stored (no ``--no-cache``)."""
-        return not self.options.get("no_cache")
+        """Whether the run may be served and stored (``summarize`` without
+        ``--no-cache``)."""
+        return self.command == "summarize" and not self.options.get("no_cache")
 
     def state(self) -> RunState | None:
         """The run's key and what it hashes (:func:`~wavemetrics.cache.runcache.fingerprint`),
@@ -66,10 +71,22 @@ class Plan:
         return self.options == options and self.files == list(files)
 
 
-def plan_of(args: Sequence[str]) -> Plan | None:
-    """The plan of ``wavemetrics summarize ARGS``, or ``None`` when the entry leaves the
+#: The options of ``waves`` (the option table's names: ``commands.waves``'s parameters).
+WAVES_OPTIONS = frozenset((
+    "paths", "input_format", "eval_tools", "batchable_tools", "idle_gap_ms",
+    "max_tracked_calls", "max_line_bytes", "max_document_bytes", "jobs", "no_cache",
+    "since", "until", "timezone", "demo", "output_format", "show_paths"))
+
+#: The ``--format`` choices of ``waves``.
+WAVES_FORMATS = ("table", "json", "csv")
+
+
+def plan_of(args: Sequence[str], command: str = "summarize") -> Plan | None:
+    """The plan of ``wavemetrics COMMAND ARGS`` (``summarize`` or ``waves``), or ``None``
+    when the entry leaves the
     command line to click as it is: anything the option table's parser is not sure of
-    (``--help``, ``-`` for stdin, an unknown option, a bad number), no PATH with
+    (``--help``, ``-`` for stdin, an unknown option, a bad number; for ``waves``, an
+    option or ``--format`` it does not have), no PATH with
     ``--no-cache`` (nothing to serve: the standard locations are looked up once, by
     click), or no
     inputs to plan (:func:`~wavemetrics.cache.runcache.resolve_files`: piped stdin, a
@@ -77,6 +94,10 @@ def plan_of(args: Sequence[str]) -> Plan | None:
     from wavemetrics.cache.runcache import options_from_args, resolve_files
 
     options = options_from_args(args)
+    if options is not None and command == "waves" and not (
+            set(options) <= WAVES_OPTIONS
+            and options.get("output_format", "table") in WAVES_FORMATS):
+        return None
     if options is None or (options.get("no_cache") and not options["paths"]
                            and not options.get("demo")):
         return None  # neither served nor native: the default locations looked up once,
@@ -85,4 +106,4 @@ def plan_of(args: Sequence[str]) -> Plan | None:
         files = resolve_files(options)
     except (OSError, ValueError):  # the default locations could not be looked at
         return None
-    return None if files is None else Plan(options, files)
+    return None if files is None else Plan(options, files, command)

@@ -58,6 +58,7 @@ __all__ = [
     "render_table",
     "render_waves_table",
     "unique_prefixes",
+    "wave_row",
     "wave_rows",
     "waves_document",
 ]
@@ -590,27 +591,43 @@ def _tool_summary(names: list[str]) -> str:
     return ", ".join(name if n == 1 else f"{name} x{n}" for name, n in counts.items())
 
 
+def wave_row(
+    session_id: str, lane_id: str, index: int, start_ms: float, span_ms: float, size: int,
+    max_concurrency: int, bucket: str, tool_names: list[str], saved_ms: float,
+) -> dict[str, Any]:
+    """One wave of the ``waves`` list: its lane, its place in the lane (``index``, from
+    0), its first start and span (ms), its calls (``size``), peak concurrency, bucket
+    (``WaveBucket.value``), tool names (wave order) and modeled saving (ms); a time or
+    figure that is not finite (one that overflowed: times near 1e308 ms) is ``null``,
+    as in summarize. The one shape both the Python analysis (:func:`wave_rows`) and
+    the native command (:mod:`wavemetrics.run.fastwaves`) give their waves in."""
+    return {
+        "session_id": session_id,
+        "lane_id": lane_id,
+        "wave": index,
+        "start_ms": json_safe(start_ms),
+        "start": _iso(start_ms),
+        "span_ms": json_safe(span_ms),
+        "size": size,
+        "max_concurrency": max_concurrency,
+        "bucket": bucket,
+        "tool_names": tool_names,
+        "modeled_wallclock_saved_ms": json_safe(saved_ms),
+    }
+
+
 def _wave_rows(
     result: LaneResult, eval_tool_names: tuple[str, ...]
 ) -> list[dict[str, Any]]:
     rows = []
+    lane = result.lane
     for index, wave in enumerate(result.waves):
         names = [call.tool_name for call in wave.calls]
-        start = min(call.start_ms for call in wave.calls)
-        rows.append({
-            "session_id": result.lane.session_id,
-            "lane_id": result.lane.lane_id,
-            "wave": index,
-            "start_ms": json_safe(start),
-            "start": _iso(start),
-            "span_ms": json_safe(wave.span_ms),
-            "size": wave.size,
-            "max_concurrency": wave.max_concurrency,
-            "bucket": classify_wave(names, eval_tool_names).value,
-            "tool_names": names,
-            # a figure that overflowed (times near 1e308 ms) is null, as in summarize
-            "modeled_wallclock_saved_ms": json_safe(modeled_wallclock_saved_ms(wave)),
-        })
+        rows.append(wave_row(
+            lane.session_id, lane.lane_id, index, min(call.start_ms for call in wave.calls),
+            wave.span_ms, wave.size, wave.max_concurrency,
+            classify_wave(names, eval_tool_names).value, names,
+            modeled_wallclock_saved_ms(wave)))
     return rows
 
 
@@ -633,9 +650,9 @@ WAVES_LANE_FIGURES = (
 
 
 def waves_document(
-    analysis: Analysis[LaneResult], eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES,
+    analysis: Analysis[Any], eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES,
     max_tracked_calls: int | None = DEFAULT_MAX_TRACKED_CALLS,
-    options: dict[str, Any] | None = None,
+    options: dict[str, Any] | None = None, rows: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The ``waves --format json`` document: ``options`` (the run's options record, as
     ``summarize``'s: :func:`wavemetrics.run._options.options_record`; ``None``: the
@@ -645,7 +662,9 @@ def waves_document(
     (each lane's ``path``, ``session_id``, ``lane_id`` and
     :data:`WAVES_LANE_FIGURES`, every lane listed), their ``total`` and ``waves``
     (:func:`wave_rows`). A non-zero ``incomplete_calls``, ``clock_anomalies`` or
-    ``dropped_calls`` says calls are missing from the list (docs/cli.md)."""
+    ``dropped_calls`` says calls are missing from the list (docs/cli.md). ``rows``:
+    the waves when they are given (:func:`wave_row` of each), else those of
+    ``analysis``'s lanes (an ``Analysis[LaneResult]`` then)."""
     lanes = [
         {"path": r.lane.path, "session_id": r.lane.session_id, "lane_id": r.lane.lane_id,
          **{name: getattr(r.summary, name) for name in WAVES_LANE_FIGURES}}
@@ -657,7 +676,7 @@ def waves_document(
         "max_tracked_calls": max_tracked_calls,
         "lanes": lanes,
         "total": {name: getattr(analysis.total, name) for name in WAVES_LANE_FIGURES},
-        "waves": wave_rows(analysis, eval_tool_names),
+        "waves": wave_rows(analysis, eval_tool_names) if rows is None else rows,
     }
 
 
@@ -670,14 +689,14 @@ _WAVES_LEGEND = (
 
 
 def render_waves_table(
-    analysis: Analysis[LaneResult], eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES,
+    analysis: Analysis[Any], eval_tool_names: tuple[str, ...] = EVAL_TOOL_NAMES,
     *, show_paths: bool = False, empty: str | None = None,
-    options: dict[str, Any] | None = None,
+    options: dict[str, Any] | None = None, rows: list[dict[str, Any]] | None = None,
 ) -> str:
     """One line per wave: lane, start (UTC), span, size, peak, bucket, saving, tools;
     ``empty``: the line shown when there is no wave (default: no paired tool calls);
     ``options``: the run's options record, named first (:func:`options_line`) when one is
-    not its default."""
+    not its default; ``rows``: the waves, as :func:`waves_document` takes them."""
     sessions = unique_prefixes((r.lane.session_id for r in analysis.lanes), 10)
     names = unique_prefixes((r.lane.lane_id for r in analysis.lanes), 10)
     s_width = max([10, *(len(v) for v in sessions.values())])
@@ -689,7 +708,7 @@ def render_waves_table(
     lines = [] if named is None else [named, ""]
     lines.append(header)
     first = len(lines)
-    for row in wave_rows(analysis, eval_tool_names):
+    for row in wave_rows(analysis, eval_tool_names) if rows is None else rows:
         lines.append(
             f"{sessions[row['session_id']]:<{s_width}} {names[row['lane_id']]:<{l_width}} "
             f"{row['start']:<24} {_seconds(row['span_ms']):>8} {row['size']:>3} "

@@ -8,7 +8,7 @@ use crate::readers::{self, Unit, UnitOut};
 use crate::summary::{histogram_text, Figure, LaneRecords, Settings, Summary, FIGURE_NAMES};
 use crate::window::Window;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyTuple};
+use pyo3::types::{PyBytes, PyString, PyTuple};
 use pyo3::IntoPyObjectExt;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -18,7 +18,7 @@ use std::path::Path;
 /// whenever a function of this module is added, removed or changes its
 /// arguments or results, so that an extension built from older sources is
 /// found out and not called (`native.available()` is then false).
-pub const API_VERSION: u32 = 26;
+pub const API_VERSION: u32 = 27;
 
 /// The read settings: `eval_names` and `batchable_names` in normal form, empty ones
 /// dropped (`_extension.eval_names`), `idle_gap_ms` finite and `>= 0` (ms, `0`
@@ -328,7 +328,7 @@ impl ReadProgress {
 #[pyo3(signature = (files, skipped, sniff_types, max_tracked_calls, eval_names,
                     batchable_names, idle_gap_ms, jobs, options, noted, progress=None,
                     since_ms=None, until_ms=None, plan_others=None, by_tool=false,
-                    period_labels=None))]
+                    period_labels=None, waves=0))]
 fn summarize_json<'py>(
     py: Python<'py>,
     files: Vec<CommandArg>,
@@ -347,6 +347,7 @@ fn summarize_json<'py>(
     plan_others: Option<Bound<'py, PyAny>>,
     by_tool: bool,
     period_labels: Option<Bound<'py, PyAny>>,
+    waves: u8,
 ) -> PyResult<Bound<'py, PyAny>> {
     let s = settings(max_tracked_calls, eval_names, batchable_names, idle_gap_ms)?;
     let window =
@@ -386,6 +387,8 @@ fn summarize_json<'py>(
         // made here: a `dyn` closure is not sent between threads
         let by = if periods {
             command::By::Period(&mut label_times)
+        } else if waves > 0 {
+            command::By::Waves
         } else if by_tool {
             command::By::Tool
         } else {
@@ -480,16 +483,68 @@ fn summarize_json<'py>(
                     .collect();
                 (table.labels, figures, table.lanes)
             });
-            Ok((
-                PyBytes::new(py, &document.json),
-                answer?,
-                tools.into_pyobject(py)?.into_any(),
-                periods,
-            )
+            let third = match document.waves {
+                Some(table) => wave_lists(py, table, waves > 1)?,
+                None => tools.into_pyobject(py)?.into_any(),
+            };
+            Ok((PyBytes::new(py, &document.json), answer?, third, periods)
                 .into_pyobject(py)?
                 .into_any())
         }
     }
+}
+
+/// A wave as `summarize_json(waves=...)` gives it: `(start ms, span ms, size, peak
+/// concurrency, bucket, modeled saving in ms, [tool name], [(call id, start ms, end
+/// ms)] or None)`.
+type WaveTuple<'py> = (
+    f64,
+    f64,
+    usize,
+    usize,
+    &'static str,
+    f64,
+    Vec<Bound<'py, PyString>>,
+    Option<Vec<(Bound<'py, PyString>, f64, f64)>>,
+);
+
+/// The waves of each lane (`command::WaveTable`) as Python lists of [`WaveTuple`],
+/// each with its calls when `calls`.
+fn wave_lists(
+    py: Python<'_>,
+    table: command::WaveTable,
+    calls: bool,
+) -> PyResult<Bound<'_, PyAny>> {
+    let lanes: Vec<Vec<WaveTuple<'_>>> = table
+        .iter()
+        .map(|lane| {
+            lane.iter()
+                .map(|(shape, members)| {
+                    let names = members
+                        .iter()
+                        .map(|c| PyString::new(py, &c.tool_name))
+                        .collect();
+                    let listed = calls.then(|| {
+                        members
+                            .iter()
+                            .map(|c| (PyString::new(py, &c.call_id), c.start_ms, c.end_ms))
+                            .collect()
+                    });
+                    (
+                        shape.start_ms,
+                        shape.span_ms,
+                        shape.size,
+                        shape.max_concurrency,
+                        shape.bucket.name(),
+                        shape.saved_ms,
+                        names,
+                        listed,
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    Ok(lanes.into_pyobject(py)?.into_any())
 }
 
 /// The folder walk of a run over folders (`walk.rs`): `tops` as `(spelled, absolute)`

@@ -209,16 +209,59 @@ pub struct LaneRecords {
     /// Where the lane's call times come from (section 9), as the reader finished it.
     pub timing: Timing,
     /// Each paired call of the waves summarised, in wave order and in each wave's
-    /// order (what `--by tool` counts: `groups._by_tool`).
+    /// order (what `--by tool` counts: `groups._by_tool`, and `waves` lists).
     pub wave_calls: Vec<WaveCall>,
+    /// Each wave summarised, in order: its calls are the next `size` of `wave_calls`.
+    pub waves: Vec<WaveShape>,
+    /// The call id of each paired call, in pairing order (a call's pairing sequence
+    /// less one), for `wave_calls`.
+    pub paired_ids: Vec<Box<str>>,
 }
 
-/// A paired call as its wave left it, for `--by tool`: its tool name, its duration
-/// (ms), whether its wave is a `non_eval` wave of 2 calls or more (`multi`), and
-/// whether its wave holds an eval call (eval-only or mixed).
+/// A wave's bucket (`classify.WaveBucket`): no eval call, only eval calls, or both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bucket {
+    NonEval,
+    EvalOnly,
+    Mixed,
+}
+
+impl Bucket {
+    /// The wire spelling (`WaveBucket.value`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Bucket::NonEval => "non_eval",
+            Bucket::EvalOnly => "eval_only",
+            Bucket::Mixed => "mixed",
+        }
+    }
+}
+
+/// A wave as `waves` lists it (`report._wave_rows`): its calls, its first start
+/// (ms, Python's `min` of the starts), its span (ms: last end less first start), its
+/// peak concurrency (`waves.peak_concurrency`), its bucket and its modeled saving
+/// (ms: the durations summed in wave order less the span; `0.0` for one call:
+/// `savings.modeled_wallclock_saved_ms`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WaveShape {
+    pub size: usize,
+    pub start_ms: f64,
+    pub span_ms: f64,
+    pub max_concurrency: usize,
+    pub bucket: Bucket,
+    pub saved_ms: f64,
+}
+
+/// A paired call as its wave left it, for `--by tool` and `waves`: its call id, tool
+/// name, start and end (ms), its duration (ms), whether its wave is a `non_eval` wave
+/// of 2 calls or more (`multi`), and whether its wave holds an eval call (eval-only
+/// or mixed).
 #[derive(Debug, Clone, PartialEq)]
 pub struct WaveCall {
+    pub call_id: Box<str>,
     pub tool_name: Box<str>,
+    pub start_ms: f64,
+    pub end_ms: f64,
     pub duration_ms: f64,
     pub multi: bool,
     pub eval_or_mixed: bool,
@@ -373,6 +416,9 @@ impl LaneStream {
             return Err(StreamOrderError);
         }
         self.figures.paired_calls += 1;
+        if let Some(recorder) = &mut self.recorder {
+            recorder.records.paired_ids.push(call_id.into());
+        }
         self.activity
             .call(&tool_name, start_ms, at_ms, batch.as_ref());
         self.open
@@ -463,16 +509,41 @@ impl LaneStream {
             }
         }
         if let Some(recorder) = &mut self.recorder {
+            let records = &mut recorder.records;
             let (multi, eval_or_mixed) = (evals == 0 && size > 1, evals > 0);
-            recorder
-                .records
-                .wave_calls
-                .extend(calls.iter().map(|(start, end, _, name)| WaveCall {
+            for (start, end, seq, name) in calls {
+                // a call's sequence is its place in pairing order, from 1
+                let call_id = records
+                    .paired_ids
+                    .get((*seq as usize).wrapping_sub(1))
+                    .cloned()
+                    .unwrap_or_default();
+                records.wave_calls.push(WaveCall {
+                    call_id,
                     tool_name: Box::from(&**name),
+                    start_ms: *start,
+                    end_ms: *end,
                     duration_ms: end - start,
                     multi,
                     eval_or_mixed,
-                }));
+                });
+            }
+            let bucket = if evals == size {
+                Bucket::EvalOnly
+            } else if evals > 0 {
+                Bucket::Mixed
+            } else {
+                Bucket::NonEval
+            };
+            records.waves.push(WaveShape {
+                size,
+                start_ms: min_start,
+                span_ms: span,
+                max_concurrency: peak_concurrency(calls),
+                bucket,
+                // one call's duration less its span is 0.0 exactly: Python's 0.0
+                saved_ms: durations_sum - span,
+            });
         }
         let f = &mut self.figures;
         // finite times: the span is finite too; a wave is never empty
@@ -607,6 +678,86 @@ mod tests {
         let names: Rc<[String]> = s.eval_names.clone().into();
         let batchable: Rc<[String]> = s.batchable_names.clone().into();
         LaneStream::new(&s, names, batchable)
+    }
+
+    /// Waves worked out by hand: Read 0-10 and Grep 2-6 (paired b first, listed a
+    /// first: wave order), an eval 20-21 alone, eval 30-34 with Bash 31-32, a
+    /// zero-length Bash at 40.
+    #[test]
+    fn a_recording_lane_lists_its_waves_and_their_calls() {
+        let s = Settings {
+            record: true,
+            ..settings(false)
+        };
+        let mut l = LaneStream::new(
+            &s,
+            s.eval_names.clone().into(),
+            s.batchable_names.clone().into(),
+        );
+        l.start("a".into(), "Read".into(), 0.0, None);
+        l.start("b".into(), "Grep".into(), 2.0, None);
+        l.end("b", 6.0).unwrap();
+        l.end("a", 10.0).unwrap();
+        l.start("c".into(), "eval".into(), 20.0, None);
+        l.end("c", 21.0).unwrap();
+        l.start("d".into(), "eval".into(), 30.0, None);
+        l.start("e".into(), "Bash".into(), 31.0, None);
+        l.end("e", 32.0).unwrap();
+        l.end("d", 34.0).unwrap();
+        l.start("f".into(), "Bash".into(), 40.0, None);
+        l.end("f", 40.0).unwrap();
+        let records = l.finish_lane(0.0, &[], Timing::Execution).records.unwrap();
+        let shapes: Vec<_> = records
+            .waves
+            .iter()
+            .map(|w| {
+                (
+                    w.size,
+                    w.start_ms,
+                    w.span_ms,
+                    w.max_concurrency,
+                    w.bucket.name(),
+                    w.saved_ms,
+                )
+            })
+            .collect();
+        assert_eq!(
+            shapes,
+            [
+                (2, 0.0, 10.0, 2, "non_eval", 4.0),
+                (1, 20.0, 1.0, 1, "eval_only", 0.0),
+                (2, 30.0, 4.0, 2, "mixed", 1.0),
+                (1, 40.0, 0.0, 0, "non_eval", 0.0),
+            ]
+        );
+        let calls: Vec<_> = records
+            .wave_calls
+            .iter()
+            .map(|c| (&*c.call_id, &*c.tool_name, c.start_ms, c.end_ms))
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                ("a", "Read", 0.0, 10.0),
+                ("b", "Grep", 2.0, 6.0),
+                ("c", "eval", 20.0, 21.0),
+                ("d", "eval", 30.0, 34.0),
+                ("e", "Bash", 31.0, 32.0),
+                ("f", "Bash", 40.0, 40.0),
+            ]
+        );
+        let ids: Vec<&str> = records.paired_ids.iter().map(|id| &**id).collect();
+        assert_eq!(ids, ["b", "a", "c", "e", "d", "f"]);
+    }
+
+    /// A lane read without recording keeps no waves.
+    #[test]
+    fn a_lane_not_recorded_lists_no_wave() {
+        let mut l = lane(false);
+        l.start("a".into(), "Read".into(), 0.0, None);
+        l.end("a", 1.0).unwrap();
+        let finished = l.finish_lane(0.0, &[], Timing::Execution);
+        assert_eq!(finished.records, None);
     }
 
     #[test]

@@ -192,6 +192,8 @@ pub fn partition_records(
                 timing: r.timing,
                 // the part's waves are its replay's ([`replay`])
                 wave_calls: Vec::new(),
+                waves: Vec::new(),
+                paired_ids: Vec::new(),
             };
             (key, part)
         })
@@ -260,7 +262,7 @@ mod tests {
             turns: turns.to_vec(),
             replaced: false,
             timing: Timing::Execution,
-            wave_calls: Vec::new(),
+            ..LaneRecords::default()
         }
     }
 
