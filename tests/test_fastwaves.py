@@ -253,11 +253,15 @@ def test_generated_trees_print_the_clis_bytes(
 def test_a_well_formed_tree_is_taken(tmp_path: Path,
                                      capsysbinary: pytest.CaptureFixture[bytes]) -> None:
     """A tree the generated test may decline (a session, its sub-agent file, two
-    projects) is taken when its files are well formed."""
+    projects, one of them gzipped) is taken when its files are well formed."""
+    import gzip
+
     root = _tree(tmp_path / "projects", {
         "p1/aaaa.jsonl": _claude_file(("c1", 0, 2), ("c2", 1, 4), session="aaaa"),
         "p1/aaaa/subagents/agent-a1.jsonl": _claude_file(("c3", 5, 6), session="aaaa"),
         "p2/bbbb.jsonl": _claude_file(("c5", 0, 1), session="bbbb"),
+        "p3/cccc.jsonl.gz": gzip.compress(_claude_file(("c7", 0, 3), ("c8", 2, 5),
+                                                       session="cccc")),
     })
     for output_format in FORMATS:
         assert _same(capsysbinary, [str(root)], output_format)
