@@ -481,3 +481,25 @@ def test_pi_folders_are_detected_and_read_in_one_pass_and_by_the_native_command(
     assert _same([str(tmp_path)], 1)
     assert _same([str(tmp_path)], 2)
     assert native.detection_counts()[0] == before[0]  # no separate detection pass
+
+
+def test_a_gzip_fork_whose_header_follows_a_run_of_empty_lines_reads_the_same(
+        tmp_path: Path) -> None:
+    """A fork of gzip content under a plain name (the CLI's native unit reads decompress
+    it), its header after more empty lines than the peek's line cap (100,000): Python's
+    ``Source`` gives gzip content's run of empty lines as a few pieces, so its header peek
+    finds the header and reads the fork after its parent; the extension, which counts
+    each line, must leave that file to Python rather than read it with no parent."""
+    import gzip
+
+    first = [_calls("m1", "2026-03-14T02:09:30.000Z", "a"),
+             _result("r1", "2026-03-14T02:09:31.000Z", "a")]
+    own = [_calls("m2", "2026-03-14T02:10:00.000Z", "b"),
+           _result("r2", "2026-03-14T02:10:02.000Z", "b")]
+    _write(tmp_path / "p.jsonl", [_header("P"), *first])
+    fork = b"\n" * 100_001 + "\n".join(
+        [_header("F", parentSession="p.jsonl"), *first, *own]).encode() + b"\n"
+    (tmp_path / "a.jsonl").write_bytes(gzip.compress(fork))
+    reference = _summarize([str(tmp_path)], "python")
+    assert json.loads(reference[1])["inputs"][0]["ignored"]["duplicate_entry"] == 2
+    assert _summarize([str(tmp_path)], "native") == reference

@@ -191,6 +191,18 @@ mod tests {
         let mut trailing = packed.clone();
         trailing.push(b'x');
         assert_eq!(read_input("a.gz", &trailing), unsupported);
+        // cut inside the header: the magic bytes alone, part of the fixed header, a
+        // file name never ended; a member then a second member's magic bytes alone
+        // (gzip: "ended early" for each)
+        assert_eq!(read_input("a.gz", b"\x1f\x8b"), unsupported);
+        assert_eq!(read_input("a.gz", &packed[..6]), unsupported);
+        assert_eq!(
+            read_input("a.gz", b"\x1f\x8b\x08\x08\0\0\0\0\0\xffname"),
+            unsupported
+        );
+        let mut magic_after = packed.clone();
+        magic_after.extend(b"\x1f\x8b");
+        assert_eq!(read_input("a.gz", &magic_after), unsupported);
         // a .gz name without the magic bytes, empty or not
         assert_eq!(read_input("a.jsonl.gz", b"{}\n"), unsupported);
         assert_eq!(read_input("a.jsonl.gz", b""), unsupported);

@@ -83,8 +83,9 @@ def default_engine() -> str:
 
 
 def _readable_natively(fmt: str, paths: tuple[str, ...], regular: bool = False) -> bool:
-    # Regular, uncompressed files only: stdin, pipes and .gz stay with the Python
-    # readers (a pipe can be read once, and detection has already peeked it).
+    # Regular files not named .gz only: stdin, pipes and .gz stay with the Python
+    # readers (a pipe can be read once, and detection has already peeked it); gzip
+    # content under another name is decompressed by the extension (native/src/io.rs).
     # ``regular``: the caller found every path a regular file this run (no stat here).
     if fmt not in NATIVE_FORMATS or _native is None:
         return False
@@ -315,8 +316,9 @@ def read_unit_native(
     Returns the reports (one per path, in order) and the lanes with their
     summaries, exactly as the Python readers in streaming mode would; ``None``
     when the native engine cannot read this unit (another format, stdin, a
-    pipe, a gzip file, an I/O error): the caller then uses the Python readers,
-    which report the problem in their usual way. With ``stream.jobs`` > 1 a Claude
+    pipe, a ``.gz`` file, a gzip stream ``gzip`` may read otherwise, an I/O
+    error): the caller then uses the Python readers, which report the problem in
+    their usual way. With ``stream.jobs`` > 1 a Claude
     Code folder's files are parsed on that many threads and merged in file order.
     """
     if not _readable_natively(fmt, paths):

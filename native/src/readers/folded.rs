@@ -63,8 +63,8 @@ struct Sniff {
 
 /// Read a file's first lines once, both as detection reads them ([`Window`]) and as
 /// Claude Code records (kept on a tape until detection has decided). `None` when
-/// detection leaves the file to Python: it cannot be opened or read, holds gzip
-/// content, or its window reaches the peek's caps (as [`crate::detect::detect`]).
+/// detection leaves the file to Python: it cannot be opened or read (a gzip stream
+/// `open_input` leaves to Python included), or its window reaches the peek's caps (as [`crate::detect::detect`]).
 fn sniff(path: &Path, sniffers: &Sniffers) -> Option<Sniff> {
     let mut rest = LineReader::new(open_input(path).ok()?);
     let mut window = Window::new(sniffers);

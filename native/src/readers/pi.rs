@@ -14,7 +14,7 @@ use super::lines::{bad_json, for_each_line_within, int_too_long, split_line, Lin
 use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, UnitOut};
 use crate::account::LineAccount;
 use crate::activity::Timing;
-use crate::io::open_input;
+use crate::io::{open_input, Input};
 use crate::json::{parse_array_objects, parse_object_nested, Field, SyntaxError, Val};
 use crate::lines::{is_py_space, LineReader};
 use crate::summary::{BatchKey, Finished, LaneStream, Settings};
@@ -471,9 +471,14 @@ struct Header {
 
 /// `_header` of `pi.py`: the first `session` record among the file's first lines
 /// (`Source.peek(16)`: up to 16 lines with content, within the peek's caps), read as
-/// `iter_records` reads them; lines that give no record are passed over.
+/// `iter_records` reads them; lines that give no record are passed over. A gzip
+/// input whose peek reaches the line cap is `Unsupported` (read by Python): `Source`
+/// splits gzip content into pieces, a run of empty lines one piece (`_split_lines`),
+/// so Python's peek counts fewer lines there and may go on to a header past the cap.
 fn header(path: &Path) -> io::Result<Header> {
-    let mut reader = LineReader::new(open_input(path)?);
+    let input = open_input(path)?;
+    let gzip = matches!(input, Input::Gzip(_));
+    let mut reader = LineReader::new(input);
     let (mut taken, mut with_content, mut size, mut first) = (0usize, 0usize, 0usize, true);
     while let Some((raw, has_newline)) = reader.next_line()? {
         taken += 1;
@@ -496,6 +501,12 @@ fn header(path: &Path) -> io::Result<Header> {
             }
         }
         first = false;
+        if gzip && taken >= MAX_PEEK_LINES && with_content < HEADER_LINES {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "a gzip header peek at the line cap (Python counts runs of empty lines as one)",
+            ));
+        }
         if with_content >= HEADER_LINES || taken >= MAX_PEEK_LINES || size >= PEEK_BYTE_CAP {
             break;
         }
@@ -659,6 +670,34 @@ mod tests {
         let out = read_unit(&Pi, &refs, &ids);
         std::fs::remove_dir_all(&dir).unwrap();
         out
+    }
+
+    #[test]
+    fn a_gzip_header_peek_at_the_line_cap_is_left_to_python() {
+        use std::io::Write;
+        // past MAX_PEEK_LINES empty lines, then the header: Python's peek of gzip
+        // content takes the run as few pieces and finds the header; here it is Python's
+        let mut text = "\n".repeat(MAX_PEEK_LINES + 1);
+        text.push_str(V3);
+        text.push('\n');
+        let dir = tempfile::tempdir().unwrap();
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(text.as_bytes()).unwrap();
+        let gz = dir.path().join("s.jsonl");
+        std::fs::write(&gz, encoder.finish().unwrap()).unwrap();
+        let kind = header(&gz).err().map(|e| e.kind());
+        assert_eq!(kind, Some(io::ErrorKind::Unsupported));
+        // plain content: Python's peek counts each line too, and stops at the cap
+        let plain = dir.path().join("p.jsonl");
+        std::fs::write(&plain, &text).unwrap();
+        assert_eq!(header(&plain).unwrap(), Header::default());
+        // a gzip header before the cap is read
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder
+            .write_all(format!("\n\n\n{V3}\n").as_bytes())
+            .unwrap();
+        std::fs::write(&gz, encoder.finish().unwrap()).unwrap();
+        assert_eq!(header(&gz).unwrap().session_id.as_deref(), Some("s1"));
     }
 
     #[test]
