@@ -22,7 +22,10 @@ pub fn entry_at(arena: &[u8], offset: usize) -> &[u8] {
     let (mut len, mut shift) = (0usize, 0u32);
     while let Some(&byte) = arena.get(pos) {
         pos += 1;
-        len |= usize::from(byte & 0x7f) << shift;
+        // wrapping: an offset inside an entry may read a run of 10 or more
+        // continuation bytes, whose shift would pass the word (no panic, a length
+        // that runs past the arena: empty)
+        len |= usize::from(byte & 0x7f).wrapping_shl(shift);
         if byte & 0x80 == 0 {
             break;
         }
@@ -76,5 +79,10 @@ mod tests {
         // past the end, or a length past it: nothing
         assert_eq!(entry_at(&arena, arena.len()), b"");
         assert_eq!(entry_at(&[0x80], 0), b"");
+        // twelve continuation bytes, then 1 at a shift of 84 (taken mod 64: 1 << 20)
+        let mut runaway = vec![0x80u8; 12];
+        runaway.push(0x01);
+        runaway.extend([b'z'; 8]);
+        assert_eq!(entry_at(&runaway, 0), b"");
     }
 }
