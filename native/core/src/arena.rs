@@ -8,7 +8,8 @@
 pub fn push_entry(arena: &mut Vec<u8>, bytes: &[u8]) {
     let mut n = bytes.len();
     while n >= 0x80 {
-        arena.push((n & 0x7f) as u8 | 0x80);
+        // the low byte with bit 7 set: its low seven bits, and the mark of more to come
+        arena.push(n as u8 | 0x80);
         n >>= 7;
     }
     arena.push(n as u8);
