@@ -31,6 +31,7 @@ from tests.trace_builders import BUILDERS
 from wavemetrics.readers._documents import parse_document
 from wavemetrics.readers._lines import LineAccount, iter_records
 from wavemetrics.readers.codex import embedded_duration_ms
+from wavemetrics.readers.events import _DECODER as EVENTS_DECODER
 from wavemetrics.readers.limits import MAX_JSON_DEPTH, nested_past, too_deeply_nested
 from wavemetrics.run import native
 from wavemetrics.run.pipeline import StreamSettings, analyse, read_inputs
@@ -74,6 +75,24 @@ def test_500_levels_parse_and_501_are_too_deeply_nested() -> None:
     past = '{"metadata": {"duration_seconds": 2}, "x": ' + arrays(500) + "}"
     assert embedded_duration_ms(fits) == 2000.0
     assert embedded_duration_ms(past) is None
+
+
+def test_msgspec_is_handed_no_line_past_the_limit() -> None:
+    """A reader that decodes with msgspec first (``events``): the same 500 levels read,
+    501 refused, for the shortest object lines that nest so deep (``{"":[[...]]}``)."""
+    def read(text: str) -> tuple[int, dict[str, int]]:
+        account = LineAccount()
+        records = list(iter_records([text.encode() + b"\n"], account, EVENTS_DECODER))
+        return len(records), dict(account.problems)
+
+    def shortest(levels: int) -> str:
+        return '{"":' + arrays(levels - 1) + "}"
+
+    assert len(shortest(501)) == 4 + 2 * 500 + 1  # past _SHORTEST_TOO_DEEP (1002)
+    assert read(shortest(500)) == (1, {})
+    assert read(shortest(501)) == (0, {"too_deeply_nested": 1})
+    assert read('{"type": "x", "a": ' + arrays(499) + "}") == (1, {})
+    assert read('{"type": "x", "a": ' + arrays(500) + "}") == (0, {"too_deeply_nested": 1})
 
 
 @pytest.mark.parametrize(("text", "reason"), [

@@ -43,6 +43,9 @@ class _TooLong(bytes):
 LINE_TOO_LONG = _TooLong(b"\x00")
 
 _BOM = b"\xef\xbb\xbf"
+#: The shortest valid JSON text that nests past the limit: 501 brackets opened, and
+#: closed (an invalid one may be shorter; the stdlib path checks every line).
+_SHORTEST_TOO_DEEP = 2 * (MAX_JSON_DEPTH + 1)
 
 
 @attrs.define
@@ -265,8 +268,9 @@ def iter_records(
             account.ignore("blank_line", runs)
             continue
         if decode is not None and (line.isascii() or _valid_utf8(line)) and (
-            # as nested_past does, its cheap checks inline (each long line pays them)
-            len(line) <= MAX_JSON_DEPTH
+            # msgspec takes valid JSON only, which closes what it opens: a shorter line
+            # cannot nest past the limit where msgspec would read it
+            len(line) < _SHORTEST_TOO_DEEP
             or line.count(b"[") + line.count(b"{") <= MAX_JSON_DEPTH
             or nested_past(line) is None
         ):
