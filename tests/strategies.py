@@ -1794,3 +1794,39 @@ def inspect_eval_files(draw: st.DrawFn) -> bytes:
         for name, data in draw(inspect_archives()):
             archive.writestr(name, data)
     return out.getvalue()
+
+
+# ------------------------------------------------------------------ JSON nesting depth
+
+#: Text one level of :func:`nested_json` may hold before its next level: nothing, values,
+#: and strings holding brackets, quotes and escapes (which do not nest).
+_LEVEL_FILLERS = ("", "1, ", '"[{", ', '"\\"[", ', '"a\\\\", ', '{"k": "]"}, ', "[], ")
+#: What :func:`nested_json` may insert to break a text: stray brackets, two values in a
+#: row, a sign with no number, an unterminated string, a bare word.
+_BREAKS = ("]", "}", "[", "{", "1 2", "-", ",", '"', "x", ":")
+
+
+@st.composite
+def nested_json(draw: st.DrawFn) -> str:
+    """JSON text nesting arrays and objects around 500 levels (the readers' limit,
+    ``docs/formats.md``) or anywhere up to 620, with filler values and strings full of
+    brackets at some levels, sometimes broken by one inserted piece of text anywhere
+    (before, at or after where it passes the limit)."""
+    levels = draw(st.one_of(st.integers(495, 505), st.integers(1, 620)))
+    kinds = draw(st.binary(min_size=levels, max_size=levels))
+    filler = draw(st.sampled_from(_LEVEL_FILLERS))
+    every = draw(st.integers(1, 50))
+    opening, closing = [], []
+    for level, kind in enumerate(kinds):
+        fill = filler if level % every == 0 else ""
+        if kind % 2:
+            opening.append("[" + fill)
+            closing.append("]")
+        else:
+            opening.append('{"k": ' if not fill else '{"f": ' + fill.rstrip(", ") + ', "k": ')
+            closing.append("}")
+    text = "".join(opening) + "0" + "".join(reversed(closing))
+    if draw(st.booleans()):
+        at = draw(st.integers(0, len(text)))
+        text = text[:at] + draw(st.sampled_from(_BREAKS)) + text[at:]
+    return text

@@ -69,9 +69,8 @@ CONSOLE = Path(sys.executable).with_name("wavemetrics")
 
 def console_command(args: list[str]) -> tuple[int, str]:
     """``wavemetrics ARGS`` as a user runs it: the console command, in a process of its
-    own. Python's ``json`` gives up at a nesting depth that depends on how deep the
-    calling stack is (``python -m wavemetrics`` runs three frames deeper), and the native
-    readers apply the depths measured this way (``docs/architecture.md``)."""
+    own (``tests/test_depth_limit.py`` runs the other ways: the nesting limit is the same
+    in every one)."""
     assert CONSOLE.is_file(), CONSOLE
     done = subprocess.run([str(CONSOLE), *args], capture_output=True, check=False)
     return done.returncode, done.stdout.decode()
@@ -228,7 +227,7 @@ def test_a_control_character_in_a_key_is_invalid_json_on_both_engines(tmp_path: 
 def test_json_s_first_failure_from_the_left_names_a_broken_deep_line(
     tmp_path: Path, fmt: str
 ) -> None:
-    """A line nested far past every reader's depth limit that is broken before it gets
+    """A line nested far past the depth limit (500 levels) that is broken before it gets
     deep (a string ended early, two values in a row) is ``invalid_json``, as Python's
     ``json`` stops at the first failure it meets; broken after it gets deep, or not broken,
     it is ``too_deeply_nested``: the same on both engines, in every format a native reader
@@ -268,21 +267,20 @@ def test_an_int_past_4300_digits_outside_an_object_is_invalid_json_on_both_engin
 def test_an_events_line_is_read_as_msgspec_or_else_json_reads_it_on_both_engines(
     tmp_path: Path,
 ) -> None:
-    """As the console command reads an events file (:func:`console_command`: Python's
-    nesting limit depends on the depth of the calling stack) once it has decoded four lines
-    (:func:`test_python_reads_one_level_less_in_a_process_s_first_four_decodes`): msgspec
-    reads a line nested 977 levels, not 978; where msgspec refuses the line (a lone
-    surrogate escape), ``json`` reads 972 levels, not 973; an int of more than 4300 digits
-    in a value msgspec decodes (``timestamp``) makes the line invalid JSON, in a value it
-    skips it is read; the same document on both engines."""
+    """As the console command reads an events file: msgspec and ``json`` both read a line
+    nested 500 levels and refuse 501 (``too_deeply_nested``), msgspec never being handed
+    a line past the limit; where msgspec refuses the line (a lone surrogate escape),
+    ``json`` reads the same 500 levels; an int of more than 4300 digits in a value msgspec
+    decodes (``timestamp``) makes the line invalid JSON, in a value it skips it is read;
+    the same document on both engines."""
     def deep(levels: int, more: str = "") -> str:
         arrays = levels - 1
         return ('{"type": "turn_end", "timestamp": 5, ' + more + '"x": '
                 + "[" * arrays + "]" * arrays + "}")
 
     long = "9" * 4301
-    lines = ['{"type": "turn_start", "timestamp": 1}'] * 5 + [deep(977), deep(978),
-             deep(972, '"y": "\\ud800", '), deep(973, '"y": "\\ud800", '),
+    lines = ['{"type": "turn_start", "timestamp": 1}'] * 5 + [deep(500), deep(501),
+             deep(500, '"y": "\\ud800", '), deep(501, '"y": "\\ud800", '),
              '{"type": "turn_end", "timestamp": ' + long + "}",
              '{"type": "turn_end", "timestamp": 5, "x": ' + long + "}"]
     path = tmp_path / "run.jsonl"
@@ -295,7 +293,7 @@ def test_an_events_line_is_read_as_msgspec_or_else_json_reads_it_on_both_engines
     fast = command_line("native")
     assert fast == command_line("python")
     report = json.loads(fast[1])["inputs"][0]
-    # the turn_starts, the 977- and 972-level lines and the skipped long int are read
+    # the turn_starts, the two 500-level lines and the skipped long int are read
     assert (report["lines_read"], report["lines_used"]) == (11, 8)
     assert report["problems"] == {"invalid_json": 1, "too_deeply_nested": 2}
 
@@ -309,16 +307,16 @@ def _claude_deep(levels: int, more: str = "") -> str:
 def test_a_claude_code_line_is_read_as_msgspec_or_else_json_reads_it_on_both_engines(
     tmp_path: Path,
 ) -> None:
-    """As the console command reads a transcript, past its first four decodes: msgspec
-    reads a line nested 978 levels, not 979; where msgspec refuses the line (``message``
-    null), ``json`` reads 973, not 974, as for a line that is no object; an int of more
-    than 4300 digits in a value msgspec decodes (``durationMs``) makes the line invalid
-    JSON, in a value it skips it is read; the same document on both engines."""
+    """As the console command reads a transcript: msgspec and ``json`` both read a line
+    nested 500 levels and refuse 501, whether msgspec takes the line or refuses it
+    (``message`` null), as for a line that is no object; an int of more than 4300 digits
+    in a value msgspec decodes (``durationMs``) makes the line invalid JSON, in a value it
+    skips it is read; the same document on both engines."""
     long = "9" * 4301
     null = '"message": null, '
     lines = ['{"type": "x"}'] * 5 + [
-        _claude_deep(978), _claude_deep(979), _claude_deep(973, null), _claude_deep(974, null),
-        "[" * 973 + "]" * 973, "[" * 974 + "]" * 974,
+        _claude_deep(500), _claude_deep(501), _claude_deep(500, null), _claude_deep(501, null),
+        "[" * 500 + "]" * 500, "[" * 501 + "]" * 501,
         '{"type": "x", "durationMs": ' + long + "}", '{"type": "x", "z": ' + long + "}"]
     path = tmp_path / "p" / "s.jsonl"
     path.parent.mkdir()
@@ -333,34 +331,36 @@ def test_a_claude_code_line_is_read_as_msgspec_or_else_json_reads_it_on_both_eng
     report = json.loads(fast[1])["inputs"][0]
     assert (report["lines_read"], report["lines_used"]) == (13, 0)
     assert report["problems"] == {"invalid_json": 1, "not_an_object": 1, "too_deeply_nested": 3}
-    # the five short lines, the 978- and 973-level lines and the skipped long int
+    # the five short lines, the two 500-level lines and the skipped long int
     assert report["ignored"] == {"x": 8}
 
 
-def test_python_reads_one_level_less_in_a_process_s_first_four_decodes(tmp_path: Path) -> None:
-    """Why the native readers take msgspec's depth as measured past a process's first four
-    decodes: the Python engine refuses a 978-level Claude Code line (and a 977-level
-    ``events`` line) that is among the first four lines its process decodes, and reads the
-    same line after four others (the interpreter specialises the decoder's call after a
-    few runs, which changes the stack depth msgspec sees). The native engine reads it
-    wherever it is."""
+def test_a_process_s_first_decodes_read_as_deep_as_its_later_ones(tmp_path: Path) -> None:
+    """msgspec once read one level less in a process's first four decodes (the interpreter
+    specialises the call after a few runs, which moved the stack depth it saw): the limit
+    is now the readers' own, so a 500-level line is read among a process's first decodes
+    as after four others, and a 501-level one refused in both places, on both engines."""
     def problems(engine: str, fmt: str, path: Path) -> dict[str, int]:
         done = console_command(["summarize", "--format", "json", "--jobs", "1", "--no-cache",
                                 "--engine", engine, "--input-format", fmt, str(path)])
         report: dict[str, int] = json.loads(done[1])["inputs"][0]["problems"]
         return report
 
-    arrays = 976
-    event = '{"type": "turn_end", "timestamp": 5, "x": ' + "[" * arrays + "]" * arrays + "}"
-    for fmt, first, deep in (("claude-code", '{"type": "x"}', _claude_deep(978)),
+    def event(levels: int) -> str:
+        return ('{"type": "turn_end", "timestamp": 5, "x": ' + "[" * (levels - 1)
+                + "]" * (levels - 1) + "}")
+
+    for fmt, first, line in (("claude-code", '{"type": "x"}', _claude_deep),
                              ("events", '{"type": "turn_start", "timestamp": 1}', event)):
-        cold, warm = tmp_path / fmt / "cold.jsonl", tmp_path / fmt / "warm.jsonl"
-        cold.parent.mkdir()
-        cold.write_text(f"{first}\n{deep}\n", encoding="utf-8")
-        warm.write_text(f"{first}\n" * 4 + f"{deep}\n", encoding="utf-8")
-        assert problems("python", fmt, cold) == {"too_deeply_nested": 1}, fmt
-        assert problems("python", fmt, warm) == {}, fmt
-        assert problems("native", fmt, cold) == problems("native", fmt, warm) == {}, fmt
+        for levels, expected in ((500, {}), (501, {"too_deeply_nested": 1})):
+            folder = tmp_path / f"{fmt}-{levels}"
+            cold, warm = folder / "cold.jsonl", folder / "warm.jsonl"
+            folder.mkdir()
+            cold.write_text(f"{first}\n{line(levels)}\n", encoding="utf-8")
+            warm.write_text(f"{first}\n" * 4 + f"{line(levels)}\n", encoding="utf-8")
+            for engine in ("python", "native"):
+                assert problems(engine, fmt, cold) == expected, (fmt, levels, engine)
+                assert problems(engine, fmt, warm) == expected, (fmt, levels, engine)
 
 
 @DIFFERENTIAL

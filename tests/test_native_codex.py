@@ -286,7 +286,7 @@ def test_hostile_lines_read_the_same(tmp_path: Path) -> None:
         _line("response_item", {"type": "function_call", "call_id": "c2", "name": "x",
                                 "deep": [[[[[[[[1]]]]]]]]}).encode(),
         b'{"type": "response_item", "payload": ' + b"[" * 990 + b"]" * 990 + b"}",
-        b'{"type": "response_item", "payload": ' + b"[" * 900 + b"]" * 900 + b"}",
+        b'{"type": "response_item", "payload": ' + b"[" * 499 + b"]" * 499 + b"}",
         b'{"type": "event_msg", "payload": {"type": "caf\xc3\xa9\xff"}}',
         _line("response_item", {"type": "function_call", "call_id": "c\ud800",
                                 "name": "x"}).encode(),
@@ -340,10 +340,9 @@ def test_hostile_lines_read_the_same(tmp_path: Path) -> None:
         b'"call_id": "r4", "call_id": "r5", "name": "x", "name": 7}}',
         _T + b'"type": "response_item", "payload": {"type": "function_call", '
         b'"call_id": "r6", "name": "x", "output": "a", "output": 1}}',
-        # an object payload nested deep, and past the reader's depth limit (both far
-        # from it: Python's own limit moves with the depth of the stack that calls it)
+        # an object payload nested 500 levels (the limit: read), and 992 (past it)
         *(_T + b'"type": "event_msg", "payload": {"type": "x", "d": '
-          + b"[" * n + b"]" * n + b"}}" for n in (900, 990)),
+          + b"[" * n + b"]" * n + b"}}" for n in (498, 990)),
     ]
     path = _write(tmp_path, b"\n".join(lines) + b"\n", True)
     document = _both([path], CODEX.name, 2000, ("eval", "codemode", "code_mode"), units=1)

@@ -204,6 +204,34 @@ def test_an_archive_counted_by_hand(tmp_path: Path) -> None:
     assert lane["modeled_wallclock_saved_ms"] == 1000.0
 
 
+def test_archive_members_nest_as_deep_as_the_limit(tmp_path: Path) -> None:
+    """Members nesting 500 levels are read, 501 ``too_deeply_nested`` (the one limit,
+    counted from each member's own top value: once declined past 900 levels natively),
+    a member broken before it passes the limit ``invalid_json`` and one broken after
+    ``too_deeply_nested``, a bare array of 500 levels read but no sample
+    (``invalid_sample``); natively read, the same as Python. The 500-level sample's
+    call is used."""
+    def arrays(levels: int) -> str:
+        return "[" * levels + "]" * levels
+
+    sample = {"id": 1, "epoch": 1, "events": [_tool("a", "read", 0, 2)]}
+    fits = json.dumps(sample)[:-1] + ', "x": ' + arrays(499) + "}"
+    past = json.dumps({**sample, "id": 2})[:-1] + ', "x": ' + arrays(500) + "}"
+    data = _archive([
+        ("header.json", json.dumps({"eval": {"eval_id": "H"}}).encode()),
+        ("samples/1_epoch_1.json", fits.encode()),
+        ("samples/2_epoch_1.json", past.encode()),
+        ("samples/3_epoch_1.json", ("[1 2, " + arrays(600) + "]").encode()),
+        ("samples/4_epoch_1.json", ("[" + arrays(600) + ", 1 2]").encode()),
+        ("samples/5_epoch_1.json", arrays(500).encode()),
+    ])
+    document = _same(_write(tmp_path, data, name="deep.eval"))
+    (report,) = document["inputs"]
+    assert report["problems"] == {"too_deeply_nested": 2, "invalid_json": 1,
+                                  "invalid_sample": 1}
+    assert report["lines_used"] == 1
+
+
 @pytest.mark.parametrize(("members", "session"), [
     ([("_journal/start.json", b'{"eval": {"eval_id": "J"}}')], "J/1/1"),
     ([("header.json", b'{"eval": {}}'), ("_journal/start.json", b'{"eval": {"eval_id": "J"}}')],

@@ -180,8 +180,8 @@ def test_hostile_lines_read_the_same(tmp_path: Path) -> None:
         b'{"timestamp": 1e999999999, "message": {"type": "ToolResult", "payload": '
         b'{"tool_call_id": "c1"}}}',
         b"[" + b"1" * 5000 + b"]",
-        *(_T + b'"d": ' + b"[" * n + b"]" * n + b"}" for n in (900, 990)),
-        *(_T + b'"message": 5, "d": ' + b"[" * n + b"]" * n + b"}" for n in (900, 990)),
+        *(_T + b'"d": ' + b"[" * n + b"]" * n + b"}" for n in (499, 990)),
+        *(_T + b'"message": 5, "d": ' + b"[" * n + b"]" * n + b"}" for n in (499, 990)),
         b'{"d": ' + b"[" * 5000 + b"]" * 5000 + b"}",
         b"[" * 3000 + b"]" * 3000,
         b'{"type": "caf\xc3\xa9\xff"}',

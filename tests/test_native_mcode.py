@@ -247,10 +247,10 @@ def test_hostile_lines_read_the_same(tmp_path: Path) -> None:
 def test_lines_at_both_decoders_depth_limits_read_the_same_as_the_command_reads_them(
     tmp_path: Path,
 ) -> None:
-    """As the console command reads a stream, past its first four decodes: msgspec reads a
-    line nested 978 levels, not 979; where msgspec refuses the line (a lone surrogate),
-    ``json`` reads 973, not 974, as it does a line that is no object; an int of more than
-    4300 digits in a value msgspec decodes (``timestampMs``) makes the line invalid JSON.
+    """As the console command reads a stream: msgspec and ``json`` both read a line nested
+    500 levels and refuse 501, whether msgspec takes the line or refuses it (a lone
+    surrogate), as for a line that is no object; an int of more than 4300 digits in a
+    value msgspec decodes (``timestampMs``) makes the line invalid JSON.
     """
     def deep(sequence: int, levels: int, more: str = "") -> str:
         arrays = levels - 1
@@ -258,8 +258,8 @@ def test_lines_at_both_decoders_depth_limits_read_the_same_as_the_command_reads_
                 + "[" * arrays + "]" * arrays + "}")
 
     lines = [_line(n, "session.started") for n in range(1, 6)] + [
-        deep(6, 978), deep(99, 979), deep(7, 973, '"y": "\\ud800", '),
-        deep(99, 974, '"y": "\\ud800", '), "[" * 973 + "]" * 973, "[" * 974 + "]" * 974,
+        deep(6, 500), deep(99, 501), deep(7, 500, '"y": "\\ud800", '),
+        deep(99, 501, '"y": "\\ud800", '), "[" * 500 + "]" * 500, "[" * 501 + "]" * 501,
         _line(99, "session.started")[:-1] + ', "timestampMs": ' + "9" * 4301 + "}",
         _line(8, "session.started")[:-1] + ', "q": ' + "9" * 4301 + "}",
     ]

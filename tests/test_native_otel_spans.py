@@ -226,7 +226,7 @@ def _deep(levels: int) -> bytes:
 
 def test_hostile_documents_are_accounted_as_python_accounts_them(tmp_path: Path) -> None:
     """Through the console command, after four documents read (``no_spans`` each): a
-    document nesting 974 levels (read: no_spans) and one of 975 (too_deeply_nested), an int
+    document nesting 500 levels (read: no_spans) and one of 501 (too_deeply_nested), an int
     of 4301 digits deep in a span (invalid_json), bytes that are not UTF-8 after a syntax
     error (invalid_utf8: the document is decoded before it is parsed), NaN, a form feed
     on a line of its own inside a document (dropped: read) and one beside a value
@@ -236,7 +236,7 @@ def test_hostile_documents_are_accounted_as_python_accounts_them(tmp_path: Path)
     never read). 14 items."""
     head = b'{\n"spans": []}\n' * 4
     documents = [
-        _deep(974), _deep(975),
+        _deep(500), _deep(501),
         b'{"spans": [{"context": {"trace_id": ' + b"9" * 4301 + b"}}]}",
         b'{"spans": [1 2, "\xff"]}',
         b'{"spans": [NaN]}',
@@ -256,13 +256,12 @@ def test_hostile_documents_are_accounted_as_python_accounts_them(tmp_path: Path)
                                   "invalid_utf8": 1, "invalid_structure": 1}
 
 
-def test_lines_nest_one_level_less_than_documents(tmp_path: Path) -> None:
-    """One span dict per line: 973 levels read, 974 too_deeply_nested (json called from
-    ``iter_records``, one frame deeper than a document's parse)."""
+def test_lines_nest_as_deep_as_documents(tmp_path: Path) -> None:
+    """One span dict per line: 500 levels read, 501 too_deeply_nested, as a document."""
     def deep(levels: int) -> bytes:
         return b'{"x": ' + b"[" * (levels - 1) + b"]" * (levels - 1) + b"}"
 
-    lines = [json.dumps(_READ).encode()] * 4 + [deep(973), deep(974)]
+    lines = [json.dumps(_READ).encode()] * 4 + [deep(500), deep(501)]
     document = _same(_write(tmp_path, b"\n".join(lines) + b"\n"))
     (report,) = document["inputs"]
     assert (report["lines_read"], report["lines_used"]) == (6, 1)
@@ -271,12 +270,13 @@ def test_lines_nest_one_level_less_than_documents(tmp_path: Path) -> None:
 
 
 #: Files the extension hands back to Python (``documents.rs``): a single document that
-#: does not parse (the input fails), a value cut at a line that may begin a document,
-#: a first line nesting near json's limit.
+#: does not parse (the input fails: broken, or nested past the limit), a value cut at a
+#: line that may begin a document.
 _DECLINED = {
     "one broken document": b'{\n"spans": [1,]\n}\n',
     "cut at a line": b'{\n"spans": [\n[1]\n',
-    "deep first line": b'[' + b"[" * 950 + b"]" * 950 + b"\n]\n",
+    # one document past the nesting limit: it does not parse, so the input fails
+    "one document too deeply nested": b'[' + b"[" * 950 + b"]" * 950 + b"\n]\n",
 }
 
 
@@ -288,6 +288,10 @@ def test_declined_files_are_read_by_python(tmp_path: Path, name: str) -> None:
 #: Hostile files read natively: BOMs, blank and text first lines, form feeds, escapes in
 #: keys and ids, repeated keys at every level (the last wins), huge ids, a cut last line.
 _HOSTILE = {
+    # a first line past the nesting limit is no object on its own: whole documents
+    # (decided here, where a first line past 900 levels was once declined)
+    "first line 500 deep": b'{"x": ' + b"[" * 499 + b"]" * 499 + b"}\n" + b'{"spans": []}\n',
+    "first line 501 deep": b'{"x": ' + b"[" * 500 + b"]" * 500 + b"}\n" + b'{"spans": []}\n',
     "bom": b"\xef\xbb\xbf" + _SHAPES["array"].encode(),
     "bom and blank lines first": b"\xef\xbb\xbf\n \n\x0c\n" + _SHAPES["console stream"].encode(),
     "text first": b"hello\n" + _SHAPES["one per line"].encode(),

@@ -161,15 +161,15 @@ def test_a_pretty_printed_document_is_counted_as_its_lines_are(tmp_path: Path) -
     assert (lane["session_id"], lane["modeled_wallclock_saved_ms"]) == ("conv-1", 50.0)
 
 
-def test_deep_documents_nest_one_level_more_than_lines(tmp_path: Path) -> None:
-    """Whole documents after four read ones: 974 levels read (``no_spans``), 975
-    ``too_deeply_nested``; a document broken in the middle is one ``invalid_json`` and
+def test_deep_documents_nest_as_deep_as_lines(tmp_path: Path) -> None:
+    """Whole documents after four read ones: 500 levels read (``no_spans``), 501
+    ``too_deeply_nested``, as a line; a document broken in the middle is one ``invalid_json`` and
     none of its spans is read."""
     def deep(levels: int) -> bytes:
         return b'{\n"resourceSpans":[],"z":' + b"[" * (levels - 1) + b"]" * (levels - 1) + b"}"
 
     broken = json.dumps(json.loads(_BATCH), indent=2).replace('"name"', '"name" x').encode()
-    data = b"\n".join([b'{\n"resourceSpans": []}'] * 4 + [deep(974), deep(975), broken])
+    data = b"\n".join([b'{\n"resourceSpans": []}'] * 4 + [deep(500), deep(501), broken])
     path = _write(tmp_path, data + b"\n", "trace.json")
     assert _fast(path) is not None
     code, out = console_command(["summarize", "--format", "json", "--engine", "native", path])
@@ -209,7 +209,7 @@ def test_the_formats_page_example_is_read_natively(tmp_path: Path) -> None:
 def test_hostile_lines_are_accounted_as_python_accounts_them(tmp_path: Path) -> None:
     """Counted by hand from the rules: a repeated ``resourceSpans`` (the last one, empty,
     wins: ``no_spans``), NaN and a skipped int of 4301 digits (``invalid_json``), nesting
-    973 levels (read) and 974 (``too_deeply_nested``, as the console command reads it), a
+    500 levels (read) and 501 (``too_deeply_nested``: the limit), a
     float start (``invalid_timestamp``), a nanosecond string past 2**64 - 1
     (``invalid_timestamp``) and one of 2**64 - 1 (used: its one call)."""
     tool = _span("00000000000000a1", 100, 200, "execute_tool", tool_name="read")
@@ -226,8 +226,8 @@ def test_hostile_lines_are_accounted_as_python_accounts_them(tmp_path: Path) -> 
         + b',"resourceSpans":[]}',  # no_spans: the last key wins
         b'{"resourceSpans":[],"x":NaN}',  # invalid_json
         b'{"resourceSpans":[],"x":' + b"9" * 4301 + b"}",  # invalid_json
-        deep(973),  # no_spans
-        deep(974),  # too_deeply_nested
+        deep(500),  # no_spans
+        deep(501),  # too_deeply_nested
         _line(float_start, past_max, at_max),  # 3 items: 2 invalid_timestamp, 1 used
     ]
     path = _write(tmp_path, b"\n".join(lines) + b"\n")

@@ -9,7 +9,7 @@
 //! first lines on their own (the separate detection pass), the folded read
 //! (`readers::read_folded`) the records its Claude Code parse makes of the same lines.
 
-use crate::json::{nesting_exceeds, parse_object, Val, PY_MAX_DEPTH};
+use crate::json::{nesting_exceeds, parse_object, Val, MAX_JSON_DEPTH};
 use crate::lines::{is_py_space, LineReader};
 use std::io;
 use std::path::Path;
@@ -362,10 +362,10 @@ pub fn pi_record(line: &[u8]) -> bool {
 }
 
 /// The text of a line that detection may take for a JSON object (UTF-8, nested no
-/// deeper than Python's `json` reads), else `None`.
+/// deeper than the one limit, [`MAX_JSON_DEPTH`]), else `None`.
 fn object_text(line: &[u8]) -> Option<&str> {
     let text = std::str::from_utf8(line).ok()?;
-    (!nesting_exceeds(line, PY_MAX_DEPTH)).then_some(text)
+    (!nesting_exceeds(line, MAX_JSON_DEPTH)).then_some(text)
 }
 
 /// A line as detection reads it (`json.loads` of the line): `Some((type when a
@@ -373,8 +373,8 @@ fn object_text(line: &[u8]) -> Option<&str> {
 /// object, else `None`.
 pub fn sniff_line(line: &[u8]) -> Option<(Option<Vec<u8>>, bool, bool)> {
     let text = std::str::from_utf8(line).ok()?;
-    if nesting_exceeds(line, PY_MAX_DEPTH) {
-        return None; // Python's json gives up on it: not a record
+    if nesting_exceeds(line, MAX_JSON_DEPTH) {
+        return None; // past the one limit: too deeply nested, not a record
     }
     let (mut kind, mut has_uuid, mut has_session) = (None, false, false);
     parse_object(text, &["type", "uuid", "sessionId"], |i, raw| match i {

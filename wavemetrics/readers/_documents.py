@@ -22,7 +22,7 @@ from itertools import chain
 from typing import Any
 
 from wavemetrics.readers._lines import LINE_TOO_LONG
-from wavemetrics.readers.limits import InputTooLargeError, Limits, mib
+from wavemetrics.readers.limits import InputTooLargeError, Limits, mib, too_deeply_nested
 
 __all__ = ["parse_document", "split_documents"]
 
@@ -42,16 +42,25 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"non-standard JSON constant {name}")
 
 
+def _loads(text: str) -> Any:
+    return json.loads(text, parse_constant=_reject_constant)
+
+
 def parse_document(data: bytes) -> tuple[Any, str | None]:
     """``(value, None)`` for a JSON text, else ``(None, reason)``: ``invalid_utf8``,
-    ``too_deeply_nested`` or ``invalid_json`` (also ``NaN``/``Infinity`` literals)."""
+    ``too_deeply_nested`` (an array or object past
+    :data:`~wavemetrics.readers.limits.MAX_JSON_DEPTH` levels, counted from the
+    document's own top, met before any syntax error) or ``invalid_json`` (also
+    ``NaN``/``Infinity`` literals)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None, "invalid_utf8"
+    if too_deeply_nested(text, _loads):
+        return None, "too_deeply_nested"
     try:
-        return json.loads(text, parse_constant=_reject_constant), None
-    except RecursionError:
+        return _loads(text), None
+    except RecursionError:  # a safety net: not reached below the limit
         return None, "too_deeply_nested"
     except ValueError:
         return None, "invalid_json"

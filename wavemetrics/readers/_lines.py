@@ -17,6 +17,7 @@ import attrs
 import msgspec
 
 from wavemetrics.inputs._files import os_text
+from wavemetrics.readers.limits import MAX_JSON_DEPTH, nested_past, too_deeply_nested
 
 __all__ = [
     "LINE_TOO_LONG", "LineAccount", "bad_id", "is_object", "iter_records", "member", "os_text",
@@ -42,6 +43,9 @@ class _TooLong(bytes):
 LINE_TOO_LONG = _TooLong(b"\x00")
 
 _BOM = b"\xef\xbb\xbf"
+#: The shortest valid JSON text that nests past the limit: 501 brackets opened, and
+#: closed (an invalid one may be shorter; the stdlib path checks every line).
+_SHORTEST_TOO_DEEP = 2 * (MAX_JSON_DEPTH + 1)
 
 
 @attrs.define
@@ -161,15 +165,21 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"non-standard JSON constant {name}")
 
 
+def _loads(text: str) -> Any:
+    return json.loads(text, parse_constant=_reject_constant)
+
+
 def _parse(line: bytes) -> tuple[dict[str, Any] | None, str | None]:
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
         return None, "invalid_utf8"
-    try:
-        value = json.loads(text, parse_constant=_reject_constant)
-    except RecursionError:
+    if too_deeply_nested(text, _loads):  # MAX_JSON_DEPTH, json's first failure
         return None, "too_deeply_nested"
+    try:
+        value = _loads(text)
+    except RecursionError:  # a safety net: below MAX_JSON_DEPTH only a stack already
+        return None, "too_deeply_nested"  # near Python's limit gets here
     except ValueError:  # JSONDecodeError, NaN/Infinity, over-long integers
         return None, "invalid_json"
     if not isinstance(value, dict):
@@ -235,7 +245,9 @@ def iter_records(
     tried first on valid UTF-8 (msgspec skips undeclared keys without checking
     their UTF-8, so that is checked here); any line it rejects is parsed by the
     stdlib ``json`` as without it, so both give the same records and counts
-    (``tests/test_readers_fast.py``).
+    (``tests/test_readers_fast.py``). A line nesting past
+    :data:`~wavemetrics.readers.limits.MAX_JSON_DEPTH` is never handed to
+    ``decoder``: the limit is the same for both parsers.
     """
     decode = decoder.decode if decoder is not None else None
     first = True
@@ -255,7 +267,13 @@ def iter_records(
             account.lines_read += runs - 1
             account.ignore("blank_line", runs)
             continue
-        if decode is not None and (line.isascii() or _valid_utf8(line)):
+        if decode is not None and (line.isascii() or _valid_utf8(line)) and (
+            # msgspec takes valid JSON only, which closes what it opens: a shorter line
+            # cannot nest past the limit where msgspec would read it
+            len(line) < _SHORTEST_TOO_DEEP
+            or line.count(b"[") + line.count(b"{") <= MAX_JSON_DEPTH
+            or nested_past(line) is None
+        ):
             try:
                 fast = decode(line)
             except (msgspec.DecodeError, RecursionError):  # the stdlib path names the reason

@@ -40,7 +40,7 @@ from wavemetrics.readers._lines import (
 )
 from wavemetrics.readers._protocol import ObservationSink
 from wavemetrics.readers.lanes import LaneBuilder
-from wavemetrics.readers.limits import InputTooLargeError, current_limits
+from wavemetrics.readers.limits import InputTooLargeError, current_limits, nested_past
 from wavemetrics.readers.timestamps import ns_to_ms
 
 __all__ = [
@@ -126,9 +126,11 @@ def peek_text(lines: list[bytes]) -> str:
 
 
 def _first_line_is_object(line: bytes) -> bool:
+    line = line.removeprefix(_BOM)
+    if nested_past(line) is not None:  # too deeply nested, or no JSON: no object
+        return False
     try:
-        value = json.loads(line.removeprefix(_BOM).decode("utf-8"),
-                           parse_constant=_reject_constant)
+        value = json.loads(line.decode("utf-8"), parse_constant=_reject_constant)
     except (UnicodeDecodeError, ValueError, RecursionError):
         return False
     return isinstance(value, dict)

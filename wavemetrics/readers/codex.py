@@ -70,6 +70,7 @@ from wavemetrics.readers._protocol import FileFormat, ObservationSink, Peek
 from wavemetrics.readers._record_types import CODEX_ENVELOPE_TYPES, CODEX_TYPES
 from wavemetrics.readers._uuids import uuid7_ms
 from wavemetrics.readers.lanes import LaneBuilder, finish_single_lane
+from wavemetrics.readers.limits import nested_past
 from wavemetrics.readers.sources import Source, head_records
 from wavemetrics.readers.timestamps import iso_to_ms
 
@@ -109,14 +110,17 @@ def embedded_duration_ms(output: object) -> float | None:
     """``metadata.duration_seconds`` of a JSON output string, in ms; else ``None``.
 
     The number must be finite and ``>= 0`` (not a bool); it is converted to ms
-    exactly and rounded once to a float.
+    exactly and rounded once to a float. An output nesting past
+    :data:`~wavemetrics.readers.limits.MAX_JSON_DEPTH` levels (counted from its
+    own top value) has none, like one that is no JSON.
 
     >>> embedded_duration_ms('{"output": "", "metadata": {"duration_seconds": 1.1}}')
     1100.0
     >>> embedded_duration_ms("Plan updated") is None
     True
     """
-    if not isinstance(output, str):
+    if not isinstance(output, str) or nested_past(output) is not None:
+        # past the limit it is too deeply nested or, a syntax error first, no JSON
         return None
     try:
         document = _loads_decimal(output)

@@ -73,7 +73,12 @@ from wavemetrics.readers._spans import (
     split_item,
 )
 from wavemetrics.readers.lanes import LaneBuilder
-from wavemetrics.readers.limits import InputTooLargeError, current_limits, mib
+from wavemetrics.readers.limits import (
+    InputTooLargeError,
+    current_limits,
+    mib,
+    too_deeply_nested,
+)
 from wavemetrics.readers.sources import Source, file_stem
 from wavemetrics.readers.timestamps import iso_to_ms
 
@@ -365,10 +370,14 @@ class _Log:
 
 def _parse_member(data: bytes | bytearray) -> tuple[Any, str | None]:
     try:
-        return json.loads(data.decode("utf-8")), None
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None, "invalid_utf8"
-    except RecursionError:
+    if too_deeply_nested(text, json.loads):  # MAX_JSON_DEPTH, json's first failure
+        return None, "too_deeply_nested"
+    try:
+        return json.loads(text), None
+    except RecursionError:  # a safety net: not reached below the limit
         return None, "too_deeply_nested"
     except ValueError:
         return None, "invalid_json"

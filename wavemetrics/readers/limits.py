@@ -15,11 +15,17 @@ The CLI sets them with ``--max-line-bytes`` and ``--max-document-bytes``; the
 library with ``read_inputs(..., limits=Limits(...))``. Readers look up the
 limits in effect with :func:`current_limits` (set per read by
 :func:`limits_in_effect`, also inside worker processes).
+
+One limit is fixed: how deep a JSON text may nest (:data:`MAX_JSON_DEPTH`, the
+same in every reader of both engines, whatever the call stack; ``docs/formats.md``,
+"Limits and hostile input").
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+import re
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
@@ -31,10 +37,13 @@ __all__ = [
     "DEFAULT_LIMITS",
     "DEFAULT_MAX_DOCUMENT_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
+    "MAX_JSON_DEPTH",
     "InputTooLargeError",
     "Limits",
     "current_limits",
     "limits_in_effect",
+    "nested_past",
+    "too_deeply_nested",
 ]
 
 #: 64 MiB: the longest line (JSON Lines record) read; longer ones are ``line_too_long``.
@@ -92,3 +101,89 @@ def mib(count: int) -> str:
     ('64 MiB', '1000 bytes')
     """
     return f"{count // 2**20} MiB" if count % 2**20 == 0 else f"{count} bytes"
+
+
+#: How many arrays and objects one JSON text (a line, a document, a JSON string
+#: embedded in one) may nest, its own top-level value being level 1: 500 levels
+#: are read, a text that opens a container at level 501 is ``too_deeply_nested``
+#: (``docs/formats.md``, "Limits and hostile input"). Every reader of both
+#: engines applies it (``native/core/src/json.rs`` holds the same number), so
+#: the outcome never depends on the call stack the parse runs on (Python's own
+#: ``RecursionError`` comes near 1000 levels less the frames below the parse).
+MAX_JSON_DEPTH = 500
+
+# Outside strings: a whole string (escapes skipped; an unterminated one runs to
+# the end) or one bracket.
+_TOKENS_TEXT = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[][{}]', re.DOTALL)
+_TOKENS_BYTES = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?|[][{}]', re.DOTALL)
+# How a token moves the depth (a string: not at all).
+_STEPS_TEXT = {"[": 1, "{": 1, "]": -1, "}": -1}
+_STEPS_BYTES = {b"[": 1, b"{": 1, b"]": -1, b"}": -1}
+
+
+def nested_past(data: str | bytes) -> int | None:
+    """Where the first array or object opening past :data:`MAX_JSON_DEPTH` levels
+    begins in JSON text (brackets inside strings do not count), else ``None``.
+
+    Costs two ``count`` calls for a text with at most :data:`MAX_JSON_DEPTH`
+    opening brackets (every real one): only a text with more is scanned.
+    Positions are in the units of ``data`` (characters of a ``str``, bytes of
+    ``bytes``). Past a syntax error the count means nothing; callers decide which
+    comes first (:func:`too_deeply_nested`).
+
+    >>> nested_past("[" * 500 + "]" * 500) is None, nested_past('"' + "[" * 600 + '"')
+    (True, None)
+    >>> nested_past("{" + '"a":' + "[" * 500)
+    504
+    """
+    if len(data) <= MAX_JSON_DEPTH:
+        return None
+    steps: Iterator[tuple[int, int]]
+    if isinstance(data, bytes):
+        if data.count(b"[") + data.count(b"{") <= MAX_JSON_DEPTH:
+            return None
+        steps = ((m.start(), _STEPS_BYTES.get(m.group(), 0))
+                 for m in _TOKENS_BYTES.finditer(data))
+    else:
+        if data.count("[") + data.count("{") <= MAX_JSON_DEPTH:
+            return None
+        steps = ((m.start(), _STEPS_TEXT.get(m.group(), 0)) for m in _TOKENS_TEXT.finditer(data))
+    depth = 0
+    for at, step in steps:
+        if step > 0:
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                return at
+        elif step and depth:
+            depth -= 1
+    return None
+
+
+def too_deeply_nested(text: str, loads: Callable[[str], object]) -> bool:
+    """Whether ``loads`` (the reader's ``json.loads``), reading ``text`` from the left,
+    meets an array or object opening past :data:`MAX_JSON_DEPTH` levels before any
+    other failure (``docs/formats.md``: a broken line is named by the first failure
+    ``json`` meets reading it from the left).
+
+    The text before that container is parsed with an empty array in its place:
+    a failure there (an ``invalid_json``), or at the container itself (a bracket
+    where no value may begin), comes first; a failure only after it means the
+    container was entered. ``False`` at no more cost than :func:`nested_past` for
+    a text that cannot nest that deep.
+
+    >>> deep = "[" * 501 + "]" * 501
+    >>> too_deeply_nested(deep, json.loads), too_deeply_nested("[1 " + deep, json.loads)
+    (True, False)
+    """
+    at = nested_past(text)
+    if at is None:
+        return False
+    try:
+        loads(text[:at] + "[]")
+    except json.JSONDecodeError as error:
+        return error.pos > at
+    except RecursionError:  # a stack already near Python's own limit: the same answer
+        return True
+    except (ValueError, ArithmeticError):  # NaN, an int too long: before the container
+        return False
+    return False  # unreachable: the containers before it are never closed

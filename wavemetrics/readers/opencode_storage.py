@@ -23,6 +23,7 @@ Rules (``docs/formats.md``, "opencode-storage"):
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Sequence
@@ -34,7 +35,7 @@ import msgspec
 from wavemetrics.core.activity import Timing
 from wavemetrics.readers._lines import LineAccount, usable_id
 from wavemetrics.readers._protocol import ObservationSink, Peek
-from wavemetrics.readers.limits import current_limits
+from wavemetrics.readers.limits import current_limits, nested_past, too_deeply_nested
 from wavemetrics.readers.opencode import (
     ABORTED_ERROR,
     PartLanes,
@@ -162,6 +163,10 @@ def _read_bytes(path: str, account: LineAccount) -> bytes | None:
 
 
 def _decode(decoder: Any, data: bytes, account: LineAccount) -> Any:
+    if nested_past(data) is not None:  # past MAX_JSON_DEPTH: json's first failure names it
+        deep = too_deeply_nested(data.decode("utf-8"), json.loads)
+        account.problem("too_deeply_nested" if deep else "invalid_json")
+        return None
     if not data.lstrip(b" \t\r\n").startswith(b"{"):
         try:
             msgspec.json.decode(data)  # not an object: no part, nothing private to build

@@ -429,10 +429,14 @@ def head_records(path: str, count: int = 5) -> list[dict[str, object]]:
         lines = source.peek(count)
     except (OSError, ValueError):  # InputTooLargeError is a ValueError
         return records
+    from wavemetrics.readers.limits import nested_past
+
     for line in lines:
+        if nested_past(line) is not None:  # past MAX_JSON_DEPTH (or no JSON): no header
+            continue
         try:
             record = json.loads(line)
-        except (ValueError, RecursionError):  # a line nested past json's depth: no header
+        except (ValueError, RecursionError):
             continue
         if isinstance(record, dict):
             records.append(record)

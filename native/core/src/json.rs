@@ -170,11 +170,10 @@ fn unescape(literal: &str) -> Option<Vec<u8>> {
     de.deserialize_bytes(WtfBytes).ok()
 }
 
-/// How many arrays and objects the scan enters at most: Python's limit
-/// ([`PY_MAX_DEPTH`]), which also bounds the recursion (and the stack). A line
-/// the scan accepts therefore nests no deeper than Python reads, and the Claude
-/// reader asks [`nesting_exceeds`] (`too_deeply_nested`) only of a line it fails.
-const MAX_SCAN_DEPTH: usize = PY_MAX_DEPTH;
+/// How many arrays and objects the scan enters at most: the one limit
+/// ([`MAX_JSON_DEPTH`]), which also bounds the recursion (and the stack). A text
+/// the scan accepts therefore nests no deeper than any reader reads.
+const MAX_SCAN_DEPTH: usize = MAX_JSON_DEPTH;
 
 /// One bit per byte of `chunk` that is `"`, `\` or below 0x20 (a JSON string's
 /// end, escape or forbidden control character), bit 0 for the first byte.
@@ -621,7 +620,7 @@ impl<'a> Scan<'a> {
 
 /// [`parse_object`] that also reads the key `message_key` (if present) as a
 /// [`FastMessage`], in the same pass; a line nesting deeper than `limit` levels
-/// (at most [`PY_MAX_DEPTH`]) is a [`SyntaxError`].
+/// (at most [`MAX_JSON_DEPTH`]) is a [`SyntaxError`].
 pub fn parse_object_fast<'a, F>(
     text: &'a str,
     limit: usize,
@@ -666,7 +665,7 @@ pub enum Field {
 /// of another type is handed over as `parse_object` hands it. Every other value is
 /// validated and skipped. (A Codex rollout's `payload`: read once, not once for the
 /// line and once again for its keys.) [`parse_object_nests`] with two levels: a line
-/// nesting deeper than `limit` levels (at most [`PY_MAX_DEPTH`]) is a [`SyntaxError`].
+/// nesting deeper than `limit` levels (at most [`MAX_JSON_DEPTH`]) is a [`SyntaxError`].
 pub fn parse_object_nested<'a, F>(
     text: &'a str,
     limit: usize,
@@ -703,7 +702,7 @@ pub struct Nest<'k> {
 /// the level of an object that begins (a repeated key's object begins again: the
 /// last one wins), and a looked-into object's whole text after its keys, as its
 /// key's field at the level above; a line nesting deeper than `limit` levels (at most
-/// [`PY_MAX_DEPTH`]) is a [`SyntaxError`]. (A Kimi record's `message.payload.function`.)
+/// [`MAX_JSON_DEPTH`]) is a [`SyntaxError`]. (A Kimi record's `message.payload.function`.)
 pub fn parse_object_nests<'a, F>(
     text: &'a str,
     limit: usize,
@@ -813,7 +812,7 @@ pub enum ScanEnd {
 }
 
 /// Scans JSON text from the left as Python's `json.loads` reads it within `limit`
-/// levels (at most [`PY_MAX_DEPTH`]): which it meets first, the end of a valid
+/// levels (at most [`MAX_JSON_DEPTH`]): which it meets first, the end of a valid
 /// value, a syntax error or a container past `limit` (its `RecursionError`).
 pub fn scan_value(text: &str, limit: usize) -> ScanEnd {
     scan_value_at(text, limit, 0)
@@ -831,11 +830,14 @@ pub fn scan_value_at(text: &str, limit: usize, depth: usize) -> ScanEnd {
     }
 }
 
-/// Python's `json` gives up (`RecursionError`, the reader's `too_deeply_nested`)
-/// past about this many nested arrays and objects: its limit is the interpreter's
-/// recursion limit (1000) less the reader's own call depth, 984 levels as the
-/// command line reads Claude Code files (measured; docs/architecture.md).
-pub const PY_MAX_DEPTH: usize = 984;
+/// How many arrays and objects one JSON text (a line, a document, a JSON string
+/// embedded in one) may nest, its own top-level value being level 1: 500 levels
+/// are read, a container opening at level 501 makes the text `too_deeply_nested`
+/// (the first failure from the left: a syntax error before it makes it
+/// `invalid_json`). The Python readers apply the same number
+/// (`wavemetrics/readers/limits.py`, `MAX_JSON_DEPTH`), so neither engine's
+/// outcome depends on a call stack (docs/formats.md, "Limits and hostile input").
+pub const MAX_JSON_DEPTH: usize = 500;
 
 /// Whether a line nests arrays and objects deeper than `limit` (brackets inside
 /// strings do not count). Cheap for ordinary lines: only a line with more than
@@ -1021,7 +1023,7 @@ mod tests {
 
     #[test]
     fn values_of_any_type_scan_to_their_first_failure() {
-        let end = |text: &str| scan_value(text, PY_MAX_DEPTH);
+        let end = |text: &str| scan_value(text, MAX_JSON_DEPTH);
         assert_eq!(end("[1, 2]"), ScanEnd::Valid);
         assert_eq!(end("\"x\""), ScanEnd::Valid);
         assert_eq!(end(" 12 "), ScanEnd::Valid);
@@ -1038,7 +1040,7 @@ mod tests {
         assert_eq!(scan_value("[1 [[[]]]]", 2), ScanEnd::Syntax);
         assert_eq!(scan_value("[[[[]]]] x", 2), ScanEnd::TooDeep(2));
         assert_eq!(scan_value("[\"[[[[\"]", 1), ScanEnd::Valid);
-        assert_eq!(scan_value("[[]]", PY_MAX_DEPTH + 9), ScanEnd::Valid);
+        assert_eq!(scan_value("[[]]", MAX_JSON_DEPTH + 9), ScanEnd::Valid);
         assert!(vals("{\"a\":1} x", &["a"]).is_err());
         assert!(vals("{\"a\":\"\u{1}\"}", &["a"]).is_err());
         assert!(vals("{\"b\":\"\u{1}\"}", &["a"]).is_err());
@@ -1068,7 +1070,7 @@ mod fast_tests {
         let mut top = vec![Val::Absent; 2];
         let message = parse_object_fast(
             text,
-            PY_MAX_DEPTH,
+            MAX_JSON_DEPTH,
             &["type", "uuid"],
             "message",
             |i, raw| top[i] = Val::of(raw),
@@ -1114,7 +1116,7 @@ mod fast_tests {
         // message.id is the batch key of a Claude Code line (docs/formats.md, "Batches"):
         // the value of the key `id`, never of another key of `message`
         fn id(text: &str) -> Option<FastMessage<'_>> {
-            parse_object_fast(text, PY_MAX_DEPTH, &[], "message", |_, _| {}).unwrap()
+            parse_object_fast(text, MAX_JSON_DEPTH, &[], "message", |_, _| {}).unwrap()
         }
         let message = id(
             r#"{"message":{"role":"assistant","id":"msg_1","model":"m","content":[],"usage":{"x":1}}}"#,
@@ -1163,10 +1165,10 @@ mod fast_tests {
             Some(&b"\xed\xa0\x80"[..])
         );
         assert!(
-            parse_object_fast(r#"{"a":1} x"#, PY_MAX_DEPTH, &[], "message", |_, _| {}).is_err()
+            parse_object_fast(r#"{"a":1} x"#, MAX_JSON_DEPTH, &[], "message", |_, _| {}).is_err()
         );
-        assert_eq!(scan_value(r#"  {"a": 1"#, PY_MAX_DEPTH), ScanEnd::Syntax);
-        assert_eq!(scan_value(" [1]", PY_MAX_DEPTH), ScanEnd::Valid);
+        assert_eq!(scan_value(r#"  {"a": 1"#, MAX_JSON_DEPTH), ScanEnd::Syntax);
+        assert_eq!(scan_value(" [1]", MAX_JSON_DEPTH), ScanEnd::Valid);
     }
 }
 
@@ -1180,7 +1182,7 @@ mod nested_tests {
         let mut out = Vec::new();
         parse_object_nested(
             text,
-            PY_MAX_DEPTH,
+            MAX_JSON_DEPTH,
             &["type", "payload", "timestamp"],
             1,
             &["type", "id"],
@@ -1205,7 +1207,7 @@ mod nested_tests {
         };
         let line = r#"{"k":1,"b":{"x":"X","c":{"n":"N","x":2},"c":3,"z":{"n":4}},"n":5}"#;
         let mut out = Vec::new();
-        parse_object_nests(line, PY_MAX_DEPTH, &A, |level, field, raw| {
+        parse_object_nests(line, MAX_JSON_DEPTH, &A, |level, field, raw| {
             out.push((level, field, Val::of(raw)))
         })
         .unwrap();
@@ -1235,10 +1237,11 @@ mod nested_tests {
         );
         // a syntax error deep inside is the line's, as for any line
         assert!(
-            parse_object_nests(r#"{"b":{"c":{"n":tru}}}"#, PY_MAX_DEPTH, &A, |_, _, _| ()).is_err()
+            parse_object_nests(r#"{"b":{"c":{"n":tru}}}"#, MAX_JSON_DEPTH, &A, |_, _, _| ())
+                .is_err()
         );
         assert!(
-            parse_object_nests(r#"{"b":{"c":{"n":1}}"#, PY_MAX_DEPTH, &A, |_, _, _| ()).is_err()
+            parse_object_nests(r#"{"b":{"c":{"n":1}}"#, MAX_JSON_DEPTH, &A, |_, _, _| ()).is_err()
         );
     }
 
@@ -1271,7 +1274,7 @@ mod nested_tests {
                 let inside = depth - around;
                 let line = format!("{open}{}{}{close}", "[".repeat(inside), "]".repeat(inside));
                 let plain = parse_object(&line, &[], |_, _| ()).is_ok();
-                let nests = parse_object_nests(&line, PY_MAX_DEPTH, &A, |_, _, _| ()).is_ok();
+                let nests = parse_object_nests(&line, MAX_JSON_DEPTH, &A, |_, _, _| ()).is_ok();
                 assert_eq!(plain, depth <= MAX_SCAN_DEPTH, "{open} {depth}");
                 assert_eq!(nests, plain, "{open} {depth}");
             }
@@ -1294,7 +1297,7 @@ mod nested_tests {
         for depth in [MAX_SCAN_DEPTH - 1, MAX_SCAN_DEPTH, MAX_SCAN_DEPTH + 1] {
             let line = format!("{}1{}", r#"{"a":"#.repeat(depth), "}".repeat(depth));
             let mut deepest = 0;
-            let read = parse_object_nests(&line, PY_MAX_DEPTH, nest, |level, _, _| {
+            let read = parse_object_nests(&line, MAX_JSON_DEPTH, nest, |level, _, _| {
                 deepest = deepest.max(level)
             });
             assert_eq!(read.is_ok(), depth <= MAX_SCAN_DEPTH, "{depth}");
@@ -1381,7 +1384,8 @@ mod nested_tests {
             assert_eq!(fields(bad), Err(SyntaxError), "{bad}");
             assert_eq!(parse_object(bad, &[], |_, _| {}), Err(SyntaxError), "{bad}");
         }
-        // as deep as the plain parse reads (984 levels), inside the nested object too
+        // as deep as the plain parse reads (500 levels), inside the nested object too:
+        // the line's object, payload and 498 arrays are 500
         let deep = |n: usize| {
             format!(
                 "{{\"payload\":{{\"x\":{}{}}}}}",
@@ -1389,10 +1393,10 @@ mod nested_tests {
                 "]".repeat(n)
             )
         };
-        assert!(fields(&deep(982)).is_ok());
-        assert_eq!(parse_object(&deep(982), &[], |_, _| {}), Ok(()));
-        assert_eq!(fields(&deep(983)), Err(SyntaxError));
-        assert_eq!(parse_object(&deep(983), &[], |_, _| {}), Err(SyntaxError));
+        assert!(fields(&deep(498)).is_ok());
+        assert_eq!(parse_object(&deep(498), &[], |_, _| {}), Ok(()));
+        assert_eq!(fields(&deep(499)), Err(SyntaxError));
+        assert_eq!(parse_object(&deep(499), &[], |_, _| {}), Err(SyntaxError));
     }
 }
 
@@ -1401,32 +1405,49 @@ mod depth_tests {
     use super::*;
 
     #[test]
-    fn depth_counts_brackets_outside_strings() {
-        let deep = |n: usize| format!("{{\"x\":{}{}}}", "[".repeat(n), "]".repeat(n));
-        assert!(!nesting_exceeds(deep(983).as_bytes(), PY_MAX_DEPTH));
-        assert!(nesting_exceeds(deep(984).as_bytes(), PY_MAX_DEPTH));
-        // 984 levels at most, with more than 984 brackets in all: scanned, and kept
-        let wide = format!(
-            "{{\"x\":{}{},\"y\":[[]]}}",
-            "[".repeat(983),
-            "]".repeat(983)
+    fn the_limit_is_500_levels() {
+        assert_eq!(MAX_JSON_DEPTH, 500);
+        assert_eq!(MAX_SCAN_DEPTH, 500);
+        // the top value is level 1: 500 arrays are read, 501 are past the limit, and
+        // a limit asked past the scan's own is the scan's
+        let arrays = |n: usize| "[".repeat(n) + &"]".repeat(n);
+        assert_eq!(scan_value(&arrays(500), MAX_JSON_DEPTH), ScanEnd::Valid);
+        assert_eq!(
+            scan_value(&arrays(501), MAX_JSON_DEPTH),
+            ScanEnd::TooDeep(500)
         );
-        assert!(!nesting_exceeds(wide.as_bytes(), PY_MAX_DEPTH));
-        let in_text = format!("{{\"x\":\"{}\"}}", "[".repeat(5000));
-        assert!(!nesting_exceeds(in_text.as_bytes(), PY_MAX_DEPTH));
-        let escaped = format!("{{\"x\":\"\\\"{}\"}}", "[".repeat(5000));
-        assert!(!nesting_exceeds(escaped.as_bytes(), PY_MAX_DEPTH));
-        let flat = "[]".repeat(5000);
-        assert!(!nesting_exceeds(flat.as_bytes(), PY_MAX_DEPTH));
+        assert_eq!(scan_value(&arrays(501), 600), ScanEnd::TooDeep(500));
+        assert!(!nesting_exceeds(arrays(500).as_bytes(), MAX_JSON_DEPTH));
+        assert!(nesting_exceeds(arrays(501).as_bytes(), MAX_JSON_DEPTH));
     }
 
     #[test]
-    fn the_scan_reads_exactly_as_deep_as_python() {
-        // the line's object and 983 arrays: 984 levels are read, 985 fail the scan
-        // (the Claude reader then finds the line too deeply nested)
+    fn depth_counts_brackets_outside_strings() {
         let deep = |n: usize| format!("{{\"x\":{}{}}}", "[".repeat(n), "]".repeat(n));
-        assert_eq!(parse_object(&deep(983), &[], |_, _| {}), Ok(()));
-        assert_eq!(parse_object(&deep(984), &[], |_, _| {}), Err(SyntaxError));
+        assert!(!nesting_exceeds(deep(499).as_bytes(), MAX_JSON_DEPTH));
+        assert!(nesting_exceeds(deep(500).as_bytes(), MAX_JSON_DEPTH));
+        // 500 levels at most, with more than 500 brackets in all: scanned, and kept
+        let wide = format!(
+            "{{\"x\":{}{},\"y\":[[]]}}",
+            "[".repeat(499),
+            "]".repeat(499)
+        );
+        assert!(!nesting_exceeds(wide.as_bytes(), MAX_JSON_DEPTH));
+        let in_text = format!("{{\"x\":\"{}\"}}", "[".repeat(5000));
+        assert!(!nesting_exceeds(in_text.as_bytes(), MAX_JSON_DEPTH));
+        let escaped = format!("{{\"x\":\"\\\"{}\"}}", "[".repeat(5000));
+        assert!(!nesting_exceeds(escaped.as_bytes(), MAX_JSON_DEPTH));
+        let flat = "[]".repeat(5000);
+        assert!(!nesting_exceeds(flat.as_bytes(), MAX_JSON_DEPTH));
+    }
+
+    #[test]
+    fn the_scan_reads_exactly_as_deep_as_the_limit() {
+        // the line's object and 499 arrays: 500 levels are read, 501 fail the scan
+        // (the readers then find the line too deeply nested)
+        let deep = |n: usize| format!("{{\"x\":{}{}}}", "[".repeat(n), "]".repeat(n));
+        assert_eq!(parse_object(&deep(499), &[], |_, _| {}), Ok(()));
+        assert_eq!(parse_object(&deep(500), &[], |_, _| {}), Err(SyntaxError));
         let blocks = |n: usize| {
             format!(
                 "{{\"message\":{{\"content\":[{{\"input\":{}{}}}]}}}}",
@@ -1434,19 +1455,21 @@ mod depth_tests {
                 "]".repeat(n)
             )
         };
-        let fast =
-            |text: &str| parse_object_fast(text, PY_MAX_DEPTH, &[], "message", |_, _| {}).map(drop);
-        assert_eq!(fast(&blocks(980)), Ok(()));
-        assert_eq!(fast(&blocks(981)), Err(SyntaxError));
+        let fast = |text: &str| {
+            parse_object_fast(text, MAX_JSON_DEPTH, &[], "message", |_, _| {}).map(drop)
+        };
+        // the line's object, message, content and a block are 4 levels: 496 arrays more
+        assert_eq!(fast(&blocks(496)), Ok(()));
+        assert_eq!(fast(&blocks(497)), Err(SyntaxError));
         // a lower limit: the line's object, message, content, a block and 6 arrays are
-        // 10 levels; a limit past Python's is Python's
+        // 10 levels; a limit past the one limit is the one limit
         let within =
             |text: &str, limit| parse_object_fast(text, limit, &[], "message", |_, _| {}).map(drop);
         assert!(within(&blocks(6), 10).is_ok());
         assert_eq!(within(&blocks(7), 10), Err(SyntaxError));
-        assert_eq!(within(&deep(983), 11), Err(SyntaxError));
-        assert!(within(&blocks(980), PY_MAX_DEPTH + 5).is_ok());
-        assert_eq!(within(&blocks(981), PY_MAX_DEPTH + 5), Err(SyntaxError));
+        assert_eq!(within(&deep(499), 11), Err(SyntaxError));
+        assert!(within(&blocks(496), MAX_JSON_DEPTH + 5).is_ok());
+        assert_eq!(within(&blocks(497), MAX_JSON_DEPTH + 5), Err(SyntaxError));
     }
 }
 
@@ -1455,7 +1478,7 @@ mod scan_tests {
     use super::*;
 
     #[test]
-    fn a_line_is_one_object_with_nothing_after_it_within_python_s_depth() {
+    fn a_line_is_one_object_with_nothing_after_it_within_the_limit() {
         let mut keys = Vec::new();
         let whole = Scan::line(r#" {"a": 1, "b": [2]} "#, |scan, key| {
             keys.push(key.to_vec());
@@ -1466,10 +1489,10 @@ mod scan_tests {
         let skip = |scan: &mut Scan, _: &[u8]| scan.skip(1);
         assert_eq!(Scan::line(r#"{"a": 1} x"#, skip), Err(SyntaxError));
         assert_eq!(Scan::line("[1]", skip), Err(SyntaxError));
-        // the object at level 1, then PY_MAX_DEPTH arrays: one level past the limit
+        // the object at level 1, then MAX_JSON_DEPTH arrays: one level past the limit
         let nested = |d: usize| format!("{{\"a\": {}{}}}", "[".repeat(d), "]".repeat(d));
-        assert_eq!(Scan::line(&nested(PY_MAX_DEPTH - 1), skip), Ok(()));
-        assert_eq!(Scan::line(&nested(PY_MAX_DEPTH), skip), Err(SyntaxError));
+        assert_eq!(Scan::line(&nested(MAX_JSON_DEPTH - 1), skip), Ok(()));
+        assert_eq!(Scan::line(&nested(MAX_JSON_DEPTH), skip), Err(SyntaxError));
     }
 
     #[test]

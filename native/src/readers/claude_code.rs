@@ -11,7 +11,7 @@ use crate::account::{is_short_identifier, LineAccount, OTHER_KINDS};
 use crate::activity::Timing;
 use crate::detect::QwenCheck;
 use crate::io::open_input;
-use crate::json::{parse_object_fast, RawBlock as Block, SyntaxError, Val, PY_MAX_DEPTH};
+use crate::json::{parse_object_fast, RawBlock as Block, SyntaxError, Val, MAX_JSON_DEPTH};
 use crate::lines::{is_py_space, LineReader};
 use crate::parallel::ordered_pipeline;
 use crate::summary::{BatchKey, LaneStream, Settings};
@@ -95,15 +95,6 @@ const RECORD: [(&str, Shape); 11] = [
         },
     ),
 ];
-
-/// How deep a line may nest before Python's `json` gives up in `claude_code.py`, as
-/// the console command reads a transcript (measured: 973 levels read, 974 refused);
-/// also how deep a line that is no object may nest (msgspec refuses it at once).
-const PY_MAX_JSON_DEPTH: usize = PY_MAX_DEPTH - 11;
-/// How deep msgspec, which the reader tries first, reads one there (978 levels read,
-/// 979 refused, once the process has decoded four lines: Python reads one level less
-/// in its first four decodes, before the interpreter specialises the call).
-const PY_MAX_MSGSPEC_DEPTH: usize = PY_MAX_DEPTH - 6;
 
 /// The top-level values a Claude line is read by (message excluded), the
 /// objects of its `message.content` (`_blocks` before its type filter) and its
@@ -374,12 +365,12 @@ where
                 .starts_with('{')
             {
                 // msgspec refuses a line that is no object at once: json decides
-                let reason = json_failure(text, PY_MAX_JSON_DEPTH).unwrap_or("not_an_object");
+                let reason = json_failure(text, MAX_JSON_DEPTH).unwrap_or("not_an_object");
                 return each(Rec::Problem(cut(reason)), None);
             }
             // a line the scan reads within json's depth, with no int json refuses, is
             // read as both decoders read it (the one pass of the common line)
-            let first = parse_claude_line(text, PY_MAX_JSON_DEPTH);
+            let first = parse_claude_line(text, MAX_JSON_DEPTH);
             if let Ok((v, all, id)) = &first {
                 if !int_too_long(text.as_bytes()) {
                     let qwen = QwenCheck::Line {
@@ -390,16 +381,10 @@ where
                     return each(claude_rec(v, all, id), seen);
                 }
             }
-            // json refuses the line (an int past 4300 digits, nesting past its depth,
-            // or no JSON): msgspec, tried first, may read it (iter_records)
-            let line = first.or_else(|_| parse_claude_line(text, PY_MAX_DEPTH));
-            let problem = msgspec_line_problem(
-                text,
-                line.is_ok(),
-                &RECORD,
-                PY_MAX_JSON_DEPTH,
-                PY_MAX_MSGSPEC_DEPTH,
-            );
+            // json refuses the line (an int past 4300 digits, or no JSON within the
+            // limit): msgspec, tried first, may read the former (iter_records)
+            let line = first;
+            let problem = msgspec_line_problem(text, line.is_ok(), &RECORD);
             // what detection sees of it is asked again (its own json.loads)
             let sniffed = crate::detect::sniff_line(text.as_bytes());
             let seen = sniffed
@@ -1251,11 +1236,11 @@ mod tests {
     }
 
     #[test]
-    fn lines_past_pythons_depth_are_too_deeply_nested_however_they_end() {
-        // as the console command reads a transcript: msgspec reads the line's object and
-        // 977 arrays (978 levels); json, where msgspec refuses the line (a null
-        // message), 973 levels, as for a line that is no object; one more level is
-        // too deeply nested whether the line is valid, broken or no object at all
+    fn lines_past_the_limit_are_too_deeply_nested_however_they_end() {
+        // msgspec reads the line's object and 499 arrays (500 levels, the one limit);
+        // json, where msgspec refuses the line (a null message), the same 500 levels,
+        // as for a line that is no object; one more level is too deeply nested whether
+        // the line is valid, broken or no object at all
         let deep = |n: usize, more: &str, tail: &str| {
             format!(
                 r#"{{"type":"x",{more}"a":{}{}{tail}"#,
@@ -1265,13 +1250,13 @@ mod tests {
         };
         let null = r#""message":null,"#;
         let lines = [
-            deep(977, "", "}"),
-            deep(978, "", "}"),
-            deep(978, "", ""),
-            deep(972, null, "}"),
-            deep(973, null, "}"),
-            format!("{}{}", "[".repeat(973), "]".repeat(973)),
-            format!("{}{}", "[".repeat(974), "]".repeat(974)),
+            deep(499, "", "}"),
+            deep(500, "", "}"),
+            deep(500, "", ""),
+            deep(499, null, "}"),
+            deep(500, null, "}"),
+            format!("{}{}", "[".repeat(500), "]".repeat(500)),
+            format!("{}{}", "[".repeat(501), "]".repeat(501)),
             deep(0, "", ""),
         ];
         let refs: Vec<&str> = lines.iter().map(String::as_str).collect();

@@ -17,7 +17,7 @@ use crate::activity::Timing;
 use crate::io::{open_input, Input};
 use crate::json::{
     parse_object, parse_object_nested, parse_object_within, Field, Raw, SyntaxError, Val,
-    PY_MAX_DEPTH,
+    MAX_JSON_DEPTH,
 };
 use crate::lines::LineReader;
 use crate::summary::{BatchKey, LaneStream, Settings};
@@ -40,18 +40,6 @@ const PAYLOAD_KEYS: [&str; 10] = [
     "output",
     "turn_id",
 ];
-
-/// How deep a rollout's line may nest before Python's `json` gives up in `codex.py`
-/// (`RecursionError`, `too_deeply_nested`): the interpreter's recursion limit less
-/// the reader's call depth, 12 levels less than [`PY_MAX_DEPTH`]; measured as the
-/// `wavemetrics` console command reads a rollout (972 levels read, 973 refused;
-/// `python -m wavemetrics` runs three frames deeper, so there Python reads 3 less).
-const PY_MAX_LINE_DEPTH: usize = PY_MAX_DEPTH - 12;
-
-/// How deep a tool output's embedded JSON may nest before Python's `json` gives up
-/// there (no duration): two levels less than the line's, measured the same way (970
-/// levels read, 971 refused).
-const PY_MAX_OUTPUT_DEPTH: usize = PY_MAX_LINE_DEPTH - 2;
 
 /// libmpdec's largest exponent and smallest subnormal exponent (`MAX_EMAX`,
 /// `MIN_ETINY` on 64 bits): `Decimal(text)` of a literal past them raises.
@@ -263,9 +251,9 @@ fn embedded_duration_ms(output: &Val<'_>) -> Option<f64> {
     {
         return None; // not JSON, or JSON but not an object
     }
-    // Python's `json` gives up past PY_MAX_OUTPUT_DEPTH levels: no duration either
+    // past MAX_JSON_DEPTH levels (from the output's own top value): no duration either
     let mut metadata = Val::Absent;
-    parse_object_within(text, PY_MAX_OUTPUT_DEPTH, &["metadata"], |_, raw| {
+    parse_object_within(text, MAX_JSON_DEPTH, &["metadata"], |_, raw| {
         metadata = Val::of(raw)
     })
     .ok()?;
@@ -450,7 +438,7 @@ fn record_of(text: &str) -> Result<([Val<'_>; 3], Payload<'_>), SyntaxError> {
     let mut p = Payload::default();
     parse_object_nested(
         text,
-        PY_MAX_LINE_DEPTH,
+        MAX_JSON_DEPTH,
         &RECORD_KEYS,
         1,
         &PAYLOAD_KEYS,
@@ -688,7 +676,7 @@ fn read_codex_from(
     let mut account = LineAccount::default();
     let mut state = Rollout::default();
     let mut seen = false;
-    for_each_line_within_from(lines, &mut account, PY_MAX_LINE_DEPTH, |text, account| {
+    for_each_line_within_from(lines, &mut account, MAX_JSON_DEPTH, |text, account| {
         let (v, p) = record_of(text).map_err(bad_json)?;
         if int_too_long(text.as_bytes()) {
             return Err(bad_json(SyntaxError)); // Python's int() refuses it: invalid_json
@@ -901,8 +889,10 @@ mod tests {
             let text = format!(r#"{{"metadata": {{"duration_seconds": 2}}, "x": {x}}}"#);
             assert_eq!(duration(&text), want, "{x}");
         }
-        assert_eq!(duration(&deep(PY_MAX_OUTPUT_DEPTH - 1)), Some(2000.0));
-        assert_eq!(duration(&deep(PY_MAX_OUTPUT_DEPTH)), None);
+        // the output's object and 499 arrays: 500 levels (the one limit), then 501
+        assert_eq!(duration(&deep(499)), Some(2000.0));
+        assert_eq!(duration(&deep(500)), None);
+        assert_eq!(duration(&deep(959)), None);
         // a lone surrogate (WTF-8) is valid in a string, invalid outside one
         let inside = Val::Str(Cow::Owned(
             b"{\"metadata\": {\"duration_seconds\": 2}, \"x\": \"\xed\xa0\x80\"}".to_vec(),
@@ -1023,7 +1013,7 @@ mod tests {
 
     #[test]
     fn a_line_past_the_codex_reader_s_depth_is_too_deeply_nested() {
-        // as the console command reads a rollout: 972 levels are read, 973 are not
+        // the one limit (MAX_JSON_DEPTH): 500 levels are read, 501 are not
         let line = |d: usize| {
             format!(
                 r#"{{"type":"event_msg","payload":{{"x":{}{}}}}}"#,
@@ -1031,7 +1021,7 @@ mod tests {
                 "]".repeat(d - 2)
             )
         };
-        let (ok, deep) = (line(972), line(973));
+        let (ok, deep) = (line(500), line(501));
         let out = rollout("depth", &[&ok, &deep, ""]);
         let account = &out.accounts[0];
         assert_eq!(account.problems, vec![("too_deeply_nested", 1)]);

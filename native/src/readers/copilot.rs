@@ -16,7 +16,7 @@ use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, 
 use crate::account::LineAccount;
 use crate::activity::Timing;
 use crate::io::open_input;
-use crate::json::{parse_object, parse_object_nested, Field, Val, PY_MAX_DEPTH};
+use crate::json::{parse_object, parse_object_nested, Field, Val, MAX_JSON_DEPTH};
 use crate::summary::{BatchKey, LaneStream, Settings};
 use crate::time::iso_to_ms;
 use hashbrown::HashMap;
@@ -55,16 +55,6 @@ const EVENT: [(&str, Shape); 4] = [
     ),
 ];
 
-/// How deep a line may nest before Python's `json` gives up in `copilot.py`
-/// (`RecursionError`, `too_deeply_nested`), measured as the command line reads an
-/// `events.jsonl` whose line msgspec refuses: 972 levels read, 973 refused.
-const PY_MAX_JSON_DEPTH: usize = PY_MAX_DEPTH - 12;
-/// How deep msgspec reads a line there (977 levels read, 978 refused, measured the
-/// same way once the process has decoded four lines: Python reads one level less in
-/// its first four decodes, before the interpreter specialises the call): a line it
-/// takes between the two limits is read.
-const PY_MAX_MSGSPEC_DEPTH: usize = PY_MAX_DEPTH - 7;
-
 /// One line's record: `type`, `timestamp`, `agentId`, `data` and, when the (last)
 /// `data` is an object, its keys.
 struct Event<'a> {
@@ -98,7 +88,7 @@ fn event_of(text: &str) -> Result<Event<'_>, &'static str> {
     };
     let parsed = parse_object_nested(
         text,
-        PY_MAX_DEPTH,
+        MAX_JSON_DEPTH,
         &RECORD_KEYS,
         DATA,
         &DATA_KEYS,
@@ -110,13 +100,7 @@ fn event_of(text: &str) -> Result<Event<'_>, &'static str> {
             }
         },
     );
-    let problem = msgspec_line_problem(
-        text,
-        parsed.is_ok(),
-        &EVENT,
-        PY_MAX_JSON_DEPTH,
-        PY_MAX_MSGSPEC_DEPTH,
-    );
+    let problem = msgspec_line_problem(text, parsed.is_ok(), &EVENT);
     if let Some(reason) = problem {
         return Err(reason);
     }
@@ -255,7 +239,7 @@ fn read_copilot_once(
     for_each_object_line(
         open_input(path)?,
         &mut account,
-        PY_MAX_JSON_DEPTH,
+        MAX_JSON_DEPTH,
         |text, account| {
             let event = match event_of(text) {
                 Ok(event) => event,
@@ -414,24 +398,24 @@ mod tests {
             format!(r#"{{"type":"x.y","z":"\ud800","y":{digits}}}"#),
             format!(r#"{{"type":"x.y","timestamp":1e400,"z":{digits}}}"#),
             format!(r#"{{"type":"x.y","timestamp":-{}}}"#, "9".repeat(4300)),
-            // nesting: msgspec reads 977 levels, json 972
-            deep(977),
-            deep(978),
+            // nesting: msgspec and json both read 500 levels (the one limit), not 501
+            deep(500),
+            deep(501),
             format!(
                 r#"{{"type":"x.y","data":5,"z":{}{}}}"#,
-                "[".repeat(972),
-                "]".repeat(972)
+                "[".repeat(500),
+                "]".repeat(500)
             ),
             format!(
                 r#"{{"type":"x.y","data":5,"z":{}{}}}"#,
-                "[".repeat(971),
-                "]".repeat(971)
+                "[".repeat(499),
+                "]".repeat(499)
             ),
             // json fails at what comes first: the long int, or the nesting
             format!(
                 r#"{{"type":"x.y","data":5,"a":{digits},"z":{}{}}}"#,
-                "[".repeat(980),
-                "]".repeat(980)
+                "[".repeat(600),
+                "]".repeat(600)
             ),
             String::new(),
         ];

@@ -16,17 +16,10 @@
 use super::lines::{int_too_long, json_failure_at};
 use super::protocol::Failure;
 use crate::account::LineAccount;
-use crate::json::{nesting_exceeds, Scan, SyntaxError, Val, PY_MAX_DEPTH};
+use crate::json::{Scan, SyntaxError, Val, MAX_JSON_DEPTH};
 use crate::lines::{is_py_space, LineReader};
 use std::io::{self, Read};
 
-/// How deep a document may nest before Python's `json` gives up in `parse_document`
-/// (`RecursionError`, `too_deeply_nested`), measured as the command line reads a file
-/// of documents: 974 levels read, 975 refused (one more than a line of JSON Lines).
-pub(super) const DOCUMENT_MAX_DEPTH: usize = PY_MAX_DEPTH - 10;
-/// A value holding a line that may begin the next document is parsed a few frames
-/// deeper (`_whole`): one nesting deeper than this is not decided here.
-const WHOLE_SURE_DEPTH: usize = 940;
 /// `--max-document-bytes` by default (256 MiB); the native engine runs with the
 /// default limits only.
 const MAX_DOCUMENT_BYTES: usize = 256 << 20;
@@ -58,7 +51,7 @@ pub(super) enum Part<'t> {
 }
 
 /// A reader of documents: what it makes of each part (a value's text must be scanned
-/// in full, a [`SyntaxError`] when it is no JSON within [`DOCUMENT_MAX_DEPTH`]), and
+/// in full, a [`SyntaxError`] when it is no JSON within [`MAX_JSON_DEPTH`]), and
 /// which top-level keys it walks.
 pub(super) trait Visit {
     fn walks(&self, key: &[u8]) -> bool;
@@ -100,8 +93,6 @@ pub(super) struct Walker {
     item_depth: usize,
     failure: Option<&'static str>,
     utf8: bool,
-    /// A value nests past [`WHOLE_SURE_DEPTH`].
-    deep: bool,
 }
 
 impl Walker {
@@ -115,7 +106,6 @@ impl Walker {
             item_depth: 1,
             failure: None,
             utf8: true,
-            deep: false,
         }
     }
 
@@ -141,16 +131,15 @@ impl Walker {
     }
 
     /// The end of the document: `None` when it parsed (its parts all shown), else the
-    /// problem Python names (`invalid_utf8`, `too_deeply_nested`, `invalid_json`), and
-    /// whether it nests past what this module decides for a value read again.
-    pub(super) fn finish<V: Visit>(mut self, visit: &mut V) -> (Option<&'static str>, bool) {
+    /// problem Python names (`invalid_utf8`, `too_deeply_nested`, `invalid_json`).
+    pub(super) fn finish<V: Visit>(mut self, visit: &mut V) -> Option<&'static str> {
         if self.utf8 && self.failure.is_none() {
             self.advance(visit, true);
         }
         if !self.utf8 {
-            return (Some("invalid_utf8"), self.deep);
+            return Some("invalid_utf8");
         }
-        (self.failure, self.deep)
+        self.failure
     }
 
     fn fail(&mut self, reason: &'static str) {
@@ -308,9 +297,6 @@ impl Walker {
         keyed: bool,
     ) {
         let bytes = &self.buf[start..end];
-        if nesting_exceeds(bytes, WHOLE_SURE_DEPTH.saturating_sub(depth)) {
-            self.deep = true;
-        }
         let text = simdutf8::basic::from_utf8(bytes).unwrap_or("");
         let mut shown = Ok(());
         if keyed {
@@ -325,7 +311,7 @@ impl Walker {
         });
         let failure = match shown {
             Err(SyntaxError) => {
-                Some(json_failure_at(text, DOCUMENT_MAX_DEPTH, depth).unwrap_or("invalid_json"))
+                Some(json_failure_at(text, MAX_JSON_DEPTH, depth).unwrap_or("invalid_json"))
             }
             Ok(()) if int_too_long(bytes) => Some("invalid_json"),
             Ok(()) => None,
@@ -460,12 +446,12 @@ impl<V: Reading> Documents for Driver<'_, V> {
         }
     }
 
-    fn end(&mut self) -> (bool, bool) {
+    fn end(&mut self) -> bool {
         self.feed();
         let Some(walker) = self.walker.take() else {
-            return (false, false);
+            return false;
         };
-        let (failure, deep) = walker.finish(self.reader);
+        let failure = walker.finish(self.reader);
         self.documents += 1;
         match failure {
             Some(reason) => {
@@ -480,7 +466,7 @@ impl<V: Reading> Documents for Driver<'_, V> {
                 self.reader.parsed();
             }
         }
-        (failure.is_none(), deep)
+        failure.is_none()
     }
 }
 
@@ -522,7 +508,7 @@ pub(super) fn read_documents<R: Read, V: Reading>(
 
 /// Scans `text` (a value `depth` containers deep) in full.
 pub(super) fn validate(text: &str, depth: usize) -> Result<(), SyntaxError> {
-    let mut scan = Scan::within(text, DOCUMENT_MAX_DEPTH);
+    let mut scan = Scan::within(text, MAX_JSON_DEPTH);
     scan.skip(depth)?;
     match scan.space() {
         None => Ok(()),
@@ -531,13 +517,12 @@ pub(super) fn validate(text: &str, depth: usize) -> Result<(), SyntaxError> {
 }
 
 /// What [`split`] hands its reader: the start of a document, a piece of its bytes, its
-/// end (where the reader says whether it parsed and how deep it nests).
+/// end (where the reader says whether it parsed).
 pub(super) trait Documents {
     fn begin(&mut self);
     fn piece(&mut self, bytes: &[u8]);
-    /// The document ended; whether it parsed, and whether it nests past what this
-    /// module decides for a value read again.
-    fn end(&mut self) -> (bool, bool);
+    /// The document ended; whether it parsed.
+    fn end(&mut self) -> bool;
 }
 
 /// Bytes inside a value, outside strings, that the split looks at.
@@ -566,8 +551,8 @@ pub(super) fn split<R: Read, D: Documents>(source: R, docs: &mut D) -> Result<()
     let mut first = true;
     let mut line_buf: Vec<u8> = Vec::new();
     let end_value = |docs: &mut D, resume: bool| -> Result<(), Failure> {
-        let (parsed, deep) = docs.end();
-        if resume && (!parsed || deep) {
+        let parsed = docs.end();
+        if resume && !parsed {
             return Err(declined()); // `_whole` decides: Python may cut it
         }
         Ok(())
@@ -739,7 +724,7 @@ mod tests {
                 Part::Key(key) => format!("k:{}", String::from_utf8_lossy(key)),
                 Part::Walked => "w".to_string(),
                 Part::Element(text, depth) | Part::Value(text, depth) => {
-                    let mut scan = Scan::within(text, DOCUMENT_MAX_DEPTH);
+                    let mut scan = Scan::within(text, MAX_JSON_DEPTH);
                     scan.skip(depth)?;
                     if scan.space().is_some() {
                         return Err(SyntaxError);
@@ -759,7 +744,7 @@ mod tests {
         for piece in text.split_inclusive('\n') {
             walker.feed(piece.as_bytes(), &mut record);
         }
-        let (failure, _) = walker.finish(&mut record);
+        let failure = walker.finish(&mut record);
         (record.0, failure)
     }
 
@@ -802,13 +787,13 @@ mod tests {
         assert_eq!(walk("{\"a\": \"\u{1}\"}").1, Some("invalid_json"));
         assert_eq!(walk("{\"\u{1}\": 1}").1, Some("invalid_json"));
         // the first failure from the left: a syntax error before a deep value, or after
-        let deep = "[".repeat(DOCUMENT_MAX_DEPTH);
+        let deep = "[".repeat(MAX_JSON_DEPTH);
         assert_eq!(walk(&format!("[1 2, {deep}")).1, Some("invalid_json"));
         assert_eq!(walk(&format!("[{deep} 1 2")).1, Some("too_deeply_nested"));
         let at_limit = format!(
             "{}{}",
-            "[".repeat(DOCUMENT_MAX_DEPTH - 1),
-            "]".repeat(DOCUMENT_MAX_DEPTH - 1)
+            "[".repeat(MAX_JSON_DEPTH - 1),
+            "]".repeat(MAX_JSON_DEPTH - 1)
         );
         assert_eq!(walk(&format!("[{at_limit}]")).1, None);
         assert_eq!(
@@ -831,7 +816,7 @@ mod tests {
         let mut walker = Walker::new();
         walker.feed(b"[1 2,\n", &mut record);
         walker.feed(b"\"\xff\"]", &mut record);
-        assert_eq!(walker.finish(&mut record).0, Some("invalid_utf8"));
+        assert_eq!(walker.finish(&mut record), Some("invalid_utf8"));
     }
 
     /// What [`split`] hands over: each document's bytes and whether it parsed.
@@ -849,17 +834,17 @@ mod tests {
             }
         }
 
-        fn end(&mut self) -> (bool, bool) {
+        fn end(&mut self) -> bool {
             let last = self.0.last_mut().map(|(text, _)| text.clone());
             let parsed = last.is_some_and(|text| {
                 std::str::from_utf8(&text).is_ok_and(|t| {
-                    crate::json::scan_value(t, DOCUMENT_MAX_DEPTH) == crate::json::ScanEnd::Valid
+                    crate::json::scan_value(t, MAX_JSON_DEPTH) == crate::json::ScanEnd::Valid
                 })
             });
             if let Some(last) = self.0.last_mut() {
                 last.1 = parsed;
             }
-            (parsed, false)
+            parsed
         }
     }
 

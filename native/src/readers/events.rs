@@ -8,7 +8,7 @@ use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, 
 use crate::account::LineAccount;
 use crate::activity::Timing;
 use crate::io::open_input;
-use crate::json::{parse_object, Val, PY_MAX_DEPTH};
+use crate::json::{parse_object, Val, MAX_JSON_DEPTH};
 use crate::summary::{BatchKey, LaneStream, Settings};
 use crate::time::iso_to_ms;
 use hashbrown::{HashMap, HashSet};
@@ -34,17 +34,6 @@ const EVENT: [(&str, Shape); 6] = [
     ("sessionId", Shape::Any),
     ("agentId", Shape::Any),
 ];
-
-/// How deep a line may nest before Python's `json` gives up in `events.py`
-/// (`RecursionError`, `too_deeply_nested`), measured as the command line reads an
-/// events file whose line msgspec refuses (a lone surrogate escape): 972 levels read,
-/// 973 refused.
-const PY_MAX_JSON_DEPTH: usize = PY_MAX_DEPTH - 12;
-/// How deep msgspec reads a line there (977 levels read, 978 refused, measured the
-/// same way once the process has decoded four lines: Python reads one level less in
-/// its first four decodes, before the interpreter specialises the call): a line it
-/// takes between the two limits is read.
-const PY_MAX_MSGSPEC_DEPTH: usize = PY_MAX_DEPTH - 7;
 
 /// `time_to_ms`: a number of ms (finite, >= 0, not bool) or an ISO-8601 string.
 fn time_to_ms(value: &Val) -> Option<f64> {
@@ -94,17 +83,11 @@ fn read_events_once(
     for_each_object_line(
         open_input(path)?,
         &mut account,
-        PY_MAX_JSON_DEPTH,
+        MAX_JSON_DEPTH,
         |text, account| {
             let mut v: [Val; 6] = Default::default();
             let parsed = parse_object(text, &EVENT_KEYS, |i, raw| v[i] = Val::of(raw));
-            let problem = msgspec_line_problem(
-                text,
-                parsed.is_ok(),
-                &EVENT,
-                PY_MAX_JSON_DEPTH,
-                PY_MAX_MSGSPEC_DEPTH,
-            );
+            let problem = msgspec_line_problem(text, parsed.is_ok(), &EVENT);
             if problem.is_some() {
                 return Ok(problem);
             }
@@ -289,14 +272,14 @@ mod tests {
         let refused = r#""y":"\ud800","#; // a lone surrogate: msgspec refuses the line
         let lines = [
             r#"{"type":"turn_start","timestamp":1}"#.to_string(),
-            deep(977, ""),      // msgspec reads 977 levels: read
-            deep(978, ""),      // past msgspec's and json's limits
-            deep(972, refused), // json reads 972 levels: read
-            deep(973, refused), // json gives up
+            deep(500, ""),      // msgspec reads 500 levels (the one limit): read
+            deep(501, ""),      // past the limit: handed to neither decoder
+            deep(500, refused), // json reads the same 500 levels: read
+            deep(501, refused), // json's first failure: the container past the limit
             format!(r#"{{"type":"turn_end","timestamp":{long}}}"#), // decoded: json refuses
             format!(r#"{{"type":"turn_end","timestamp":5,"x":{long}}}"#), // skipped: read
             format!(r#"{{"type":"turn_end","timestamp":-{}}}"#, &long[1..]), // 4301 chars
-            format!("[{}]", "[".repeat(972) + &"]".repeat(972)), // 974 levels, no object
+            format!("[{}]", "[".repeat(500) + &"]".repeat(500)), // 502 levels, no object
             String::new(),      // the last line ends with its newline
         ];
         let lines: Vec<&str> = lines.iter().map(String::as_str).collect();

@@ -17,19 +17,18 @@
 //! archive that is not plainly readable: one the crate cannot open, a member it
 //! cannot read, a member stored otherwise than stored or deflated, encrypted, with a
 //! name the local header does not repeat, overlapping the next, whose size is not the
-//! size it declares, past the byte limit, or whose JSON nests near Python's limit or
-//! fails where Python's `json.loads` may differ (`NaN`, `Infinity`), and an archive
+//! size it declares, past the byte limit, or whose JSON fails where Python's
+//! `json.loads` may differ (`NaN`, `Infinity`), and an archive
 //! whose central directory holds a name twice (the crate keeps one).
 
-use super::documents::DOCUMENT_MAX_DEPTH;
 use super::documents::{declined, read_documents, validate, Part, Reading, Visit};
 use super::lines::{for_each_object_line, int_too_long, json_failure};
 use super::protocol::{with_fallback, Failure, LaneOut, Reader, Unit, UnitOut};
-use super::spans::{json_lines, LINE_MAX_DEPTH};
+use super::spans::json_lines;
 use crate::account::LineAccount;
 use crate::activity::Timing;
 use crate::io::open_plain;
-use crate::json::{has_control, nesting_exceeds, Raw, Scan, SyntaxError, Val};
+use crate::json::{has_control, Raw, Scan, SyntaxError, Val, MAX_JSON_DEPTH};
 use crate::summary::{BatchKey, LaneStream, Settings};
 use crate::time::iso_to_ms;
 use hashbrown::{HashMap, HashSet};
@@ -44,9 +43,6 @@ const ZIP_MAGIC: &[u8; 4] = b"PK\x03\x04";
 /// `--max-document-bytes` by default (256 MiB): the native engine reads with the
 /// default limits only.
 const MAX_DOCUMENT_BYTES: u64 = 256 << 20;
-/// An archive member nesting deeper than this is read by Python (`json.loads` gives
-/// up near 1000 levels, a few more or fewer as the stack stands).
-const MEMBER_SURE_DEPTH: usize = 900;
 const HEADERS: [&str; 2] = ["header.json", "_journal/start.json"];
 
 /// The keys of an event the rules read, by index.
@@ -223,7 +219,7 @@ fn sample_value<'a>(scan: &mut Scan<'a>, depth: usize) -> Result<Sample<'a>, Syn
 
 /// The sample text `text`, `depth` containers deep, in full: its value.
 fn sample_of(text: &str, depth: usize) -> Result<Sample<'_>, SyntaxError> {
-    let mut scan = Scan::within(text, DOCUMENT_MAX_DEPTH);
+    let mut scan = Scan::within(text, MAX_JSON_DEPTH);
     let sample = sample_value(&mut scan, depth)?;
     if scan.space().is_some() {
         return Err(SyntaxError);
@@ -719,7 +715,7 @@ fn read_line(
     account: &mut LineAccount,
 ) -> Result<Option<&'static str>, Failure> {
     let (mut eval, mut samples) = (None, None);
-    let scanned = Scan::line_within(text, LINE_MAX_DEPTH, |scan, key| {
+    let scanned = Scan::line_within(text, MAX_JSON_DEPTH, |scan, key| {
         match key {
             b"eval" => eval = Some(scan.raw(1)?),
             b"samples" => samples = Some(scan.raw(1)?),
@@ -729,7 +725,7 @@ fn read_line(
     });
     if scanned.is_err() || int_too_long(text.as_bytes()) {
         return Ok(Some(
-            json_failure(text, LINE_MAX_DEPTH).unwrap_or("invalid_json"),
+            json_failure(text, MAX_JSON_DEPTH).unwrap_or("invalid_json"),
         ));
     }
     match samples.map(|raw| raw.get().as_bytes()[0]) {
@@ -751,14 +747,13 @@ fn read_line(
 
 fn read_text(path: &Path, log: &mut Log<'_>, account: &mut LineAccount) -> Result<(), Failure> {
     match json_lines(path)? {
-        None => Err(declined()),
-        Some(true) => for_each_object_line(
+        true => for_each_object_line(
             open_plain(path)?,
             account,
-            LINE_MAX_DEPTH,
+            MAX_JSON_DEPTH,
             |text, account| read_line(text, log, account),
         ),
-        Some(false) => {
+        false => {
             let mut reader = DocumentReader {
                 log,
                 account,
@@ -789,10 +784,7 @@ fn member_text(data: &[u8]) -> Result<Result<&str, &'static str>, Failure> {
     let Ok(text) = simdutf8::basic::from_utf8(data) else {
         return Ok(Err("invalid_utf8"));
     };
-    if nesting_exceeds(data, MEMBER_SURE_DEPTH) {
-        return Err(declined());
-    }
-    let mut scan = Scan::within(text, DOCUMENT_MAX_DEPTH);
+    let mut scan = Scan::within(text, MAX_JSON_DEPTH);
     let valid = scan.skip(0).is_ok() && scan.space().is_none();
     if !valid {
         // json.loads takes NaN and Infinity, which the scan refuses
@@ -801,7 +793,11 @@ fn member_text(data: &[u8]) -> Result<Result<&str, &'static str>, Failure> {
         {
             return Err(declined());
         }
-        return Ok(Err("invalid_json"));
+        // json's first failure from the left: a syntax error, or a container past
+        // the one limit (MAX_JSON_DEPTH)
+        return Ok(Err(
+            json_failure(text, MAX_JSON_DEPTH).unwrap_or("invalid_json")
+        ));
     }
     if int_too_long(data) {
         return Ok(Err("invalid_json"));
@@ -1174,7 +1170,7 @@ mod tests {
     fn a_sample_nests_as_deep_as_a_document_may() {
         // a sample of a document's samples is held by 2 containers: the sample is level
         // 3, its values' arrays from 4, its events' objects 5, their values' arrays from 6
-        let limit = DOCUMENT_MAX_DEPTH;
+        let limit = MAX_JSON_DEPTH;
         let nest = |k: usize| "[".repeat(k) + &"]".repeat(k);
         let cases: [(&str, usize); 6] = [
             (r#"{"x": @}"#, limit - 3),
@@ -1617,10 +1613,20 @@ mod tests {
         assert!(matches!(member_text(fits.as_bytes()), Ok(Ok(_))));
         assert!(member_text(b"[NaN]").is_err());
         assert!(member_text(b"{\"a\": -Infinity}").is_err());
-        let deep = "[".repeat(901) + &"]".repeat(901);
-        assert!(member_text(deep.as_bytes()).is_err());
-        let sure = "[".repeat(900) + &"]".repeat(900);
-        assert!(matches!(member_text(sure.as_bytes()), Ok(Ok(_))));
+        // the one limit: 500 levels read, 501 too deeply nested, unless a syntax
+        // error comes first
+        let deep = "[".repeat(501) + &"]".repeat(501);
+        assert_eq!(
+            member_text(deep.as_bytes()).ok(),
+            Some(Err("too_deeply_nested"))
+        );
+        let broken = "[1 2, ".to_string() + &deep + "]";
+        assert_eq!(
+            member_text(broken.as_bytes()).ok(),
+            Some(Err("invalid_json"))
+        );
+        let fits = "[".repeat(500) + &"]".repeat(500);
+        assert!(matches!(member_text(fits.as_bytes()), Ok(Ok(_))));
     }
 
     /// A stored zip archive of `members` as Python's `zipfile` writes one (no data

@@ -14,7 +14,7 @@ use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, 
 use crate::account::LineAccount;
 use crate::activity::Timing;
 use crate::io::open_input;
-use crate::json::{parse_object_nests, Field, Nest, Val, PY_MAX_DEPTH};
+use crate::json::{parse_object_nests, Field, Nest, Val, MAX_JSON_DEPTH};
 use crate::summary::{BatchKey, LaneStream, Settings};
 use std::path::Path;
 
@@ -58,16 +58,6 @@ const RECORD: [(&str, Shape); 4] = [
         },
     ),
 ];
-
-/// How deep a line may nest before Python's `json` gives up in `kimi.py`, measured as
-/// the command line reads a `wire.jsonl` whose line msgspec refuses: 972 levels read,
-/// 973 refused.
-const PY_MAX_JSON_DEPTH: usize = PY_MAX_DEPTH - 12;
-/// How deep msgspec reads a line there (977 levels read, 978 refused, measured the
-/// same way once the process has decoded four lines: Python reads one level less in
-/// its first four decodes, before the interpreter specialises the call): a line it
-/// takes between the two limits is read.
-const PY_MAX_MSGSPEC_DEPTH: usize = PY_MAX_DEPTH - 7;
 
 /// `seconds_to_ms` of `kimi.py`: a JSON number of seconds times 1000.0 (one rounded
 /// product), `None` for another value or ms that are negative or not finite.
@@ -144,7 +134,7 @@ struct Record<'a> {
 
 fn record_of(text: &str) -> Result<Record<'_>, &'static str> {
     let mut r = Record::default();
-    let parsed = parse_object_nests(text, PY_MAX_DEPTH, &RECORD_LEVEL, |level, field, raw| {
+    let parsed = parse_object_nests(text, MAX_JSON_DEPTH, &RECORD_LEVEL, |level, field, raw| {
         match (level, field) {
             (0, Field::Outer(i)) => r.v[i] = Val::of(raw),
             (1, Field::Inner(i)) => r.message[i] = Val::of(raw),
@@ -164,13 +154,7 @@ fn record_of(text: &str) -> Result<Record<'_>, &'static str> {
     if !matches!(r.payload[FUNCTION], Val::Object(_)) {
         r.name = Val::Absent;
     }
-    match msgspec_line_problem(
-        text,
-        parsed.is_ok(),
-        &RECORD,
-        PY_MAX_JSON_DEPTH,
-        PY_MAX_MSGSPEC_DEPTH,
-    ) {
+    match msgspec_line_problem(text, parsed.is_ok(), &RECORD) {
         Some(reason) => Err(reason),
         None => Ok(r),
     }
@@ -298,7 +282,7 @@ fn read_kimi_once(path: &Path, session_id: &str, settings: &Settings) -> Result<
     for_each_object_line(
         open_input(path)?,
         &mut account,
-        PY_MAX_JSON_DEPTH,
+        MAX_JSON_DEPTH,
         |text, account| match record_of(text) {
             Ok(record) => log.read_record(&record, account).map(|()| None),
             Err(reason) => Ok(Some(reason)),
@@ -424,8 +408,8 @@ mod tests {
     }
 
     #[test]
-    fn lines_past_json_s_depth_are_read_as_far_as_msgspec_reads_them() {
-        // measured as the command line reads a wire log: msgspec 977 levels, json 972
+    fn lines_past_the_limit_are_too_deeply_nested_for_both_decoders() {
+        // msgspec and json both read 500 levels (the one limit), not 501
         let deep = |head: &str, d: usize| {
             format!(
                 r#"{{{head}"z":{}{}}}"#,
@@ -435,10 +419,10 @@ mod tests {
         };
         let digits = "9".repeat(4301);
         let lines = [
-            deep(r#""type":"x","#, 977),
-            deep(r#""type":"x","#, 978),
-            deep(r#""type":"x","message":5,"#, 972),
-            deep(r#""type":"x","message":5,"#, 973),
+            deep(r#""type":"x","#, 500),
+            deep(r#""type":"x","#, 501),
+            deep(r#""type":"x","message":5,"#, 500),
+            deep(r#""type":"x","message":5,"#, 501),
             format!(r#"{{"message":{{"type":"X","payload":{{"q":{digits}}}}}}}"#),
             format!(r#"{{"message":{{"type":"X","payload":{{"id":{digits}}}}}}}"#),
             String::new(),

@@ -4,7 +4,7 @@
 
 use super::protocol::{Failure, ReadError};
 use crate::account::LineAccount;
-use crate::json::{nesting_exceeds, parse_object, scan_value_at, ScanEnd, SyntaxError};
+use crate::json::{parse_object, scan_value_at, ScanEnd, SyntaxError, MAX_JSON_DEPTH};
 use crate::lines::{is_py_space, LineReader};
 use hashbrown::HashSet;
 use std::io::{self, Read};
@@ -35,8 +35,8 @@ pub(super) fn split_line(raw: &[u8], first: bool, has_newline: bool) -> Line<'_>
             "truncated_last_line"
         })
     };
-    // nesting past Python's limit (`too_deeply_nested`, checked after this) is the
-    // caller's: the Claude reader asks only when its parse fails
+    // nesting past the one limit (`too_deeply_nested`, checked after this) is the
+    // caller's: a reader asks only when its parse fails
     match simdutf8::basic::from_utf8(line) {
         Ok(text) => Line::Json(text),
         Err(_) => problem("invalid_utf8"),
@@ -45,8 +45,8 @@ pub(super) fn split_line(raw: &[u8], first: bool, has_newline: bool) -> Line<'_>
 
 /// Feeds every record of `source` to `each` (the line's JSON text); blank lines and
 /// unparsable lines are accounted here (`iter_records`), a line nesting deeper than
-/// `max_depth` as too deeply nested: Python's limit depends on how deep the reader
-/// parses (each reader's is measured as the console command reads its format).
+/// `max_depth` as too deeply nested (every reader passes the one limit,
+/// [`MAX_JSON_DEPTH`]).
 pub(super) fn for_each_line_within<R: Read, F>(
     source: R,
     account: &mut LineAccount,
@@ -147,9 +147,8 @@ where
 /// nests, which gives the line's problem if it has one (counted here, as
 /// `truncated_last_line` when the line has no newline). Blank lines, lines that are not
 /// UTF-8 and lines that are not objects are accounted here (`iter_records`), the
-/// latter too deeply nested past `max_depth` (Python's `json` limit as the reader
-/// calls it: a reader that decodes with msgspec first decides an object line's depth
-/// itself, msgspec's limit being a little higher).
+/// latter too deeply nested past `max_depth` (the one limit, [`MAX_JSON_DEPTH`], which
+/// `each` applies to an object line as well).
 pub(super) fn for_each_object_line<R: Read, F>(
     source: R,
     account: &mut LineAccount,
@@ -223,7 +222,7 @@ where
 /// What Python's `json.loads` makes of JSON text (a line, any value), reading
 /// from the left within `max_depth` levels: the first failure it meets, a syntax
 /// error or an int literal of more than 4300 digits (`ValueError`: `invalid_json`)
-/// or a container past `max_depth` (`RecursionError`: `too_deeply_nested`), else
+/// or a container past `max_depth` (`too_deeply_nested`), else
 /// `None` (it parses).
 pub(super) fn json_failure(text: &str, max_depth: usize) -> Option<&'static str> {
     json_failure_at(text, max_depth, 0)
@@ -322,28 +321,22 @@ fn value_accepts(text: &str, shape: &Shape) -> bool {
 
 /// The problem `iter_records` finds in a line that starts with `{`, decoding it with a
 /// msgspec `Record` of `fields` first and with `json` when msgspec refuses it; `parsed`:
-/// whether the scan found the line valid JSON. `json_depth` and `msgspec_depth` are
-/// how deep each reads (as the reader calls them: measured). `None`: the line is read,
-/// the values the scan found being both decoders' values.
+/// whether the scan found the line valid JSON within [`MAX_JSON_DEPTH`] levels (a
+/// line nesting deeper is handed to neither decoder: `json`'s first failure names
+/// it). `None`: the line is read, the values the scan found being both decoders'
+/// values.
 pub(super) fn msgspec_line_problem(
     text: &str,
     parsed: bool,
     fields: &[(&str, Shape)],
-    json_depth: usize,
-    msgspec_depth: usize,
 ) -> Option<&'static str> {
-    let bytes = text.as_bytes();
     if !parsed {
-        return Some(json_failure(text, json_depth).unwrap_or("invalid_json"));
+        return Some(json_failure(text, MAX_JSON_DEPTH).unwrap_or("invalid_json"));
     }
-    let deep = nesting_exceeds(bytes, json_depth);
-    if !deep && !int_too_long(bytes) {
-        return None; // json reads it as msgspec does
+    if !int_too_long(text.as_bytes()) || msgspec_accepts(text, fields) {
+        return None; // json reads it as msgspec does, or msgspec (tried first) reads it
     }
-    if !nesting_exceeds(bytes, msgspec_depth) && msgspec_accepts(text, fields) {
-        return None;
-    }
-    json_failure(text, json_depth)
+    json_failure(text, MAX_JSON_DEPTH)
 }
 
 /// Whether JSON text holds a `\u` escape of a surrogate that is not half of a pair
@@ -697,6 +690,68 @@ mod tests {
         assert_eq!(json_failure(" [1] ", 1), None);
         assert_eq!(json_failure("", 1), Some("invalid_json"));
         assert_eq!(json_failure("NaN", 1), Some("invalid_json"));
+    }
+
+    #[test]
+    fn at_the_one_limit_json_s_first_failure_from_the_left_names_a_line() {
+        // the cases of tests/test_depth_limit.py, at MAX_JSON_DEPTH (500 levels)
+        let arrays = |n: usize| "[".repeat(n) + &"]".repeat(n);
+        let fail = |text: &str| json_failure(text, MAX_JSON_DEPTH);
+        assert_eq!(fail(&format!("{{\"a\": {}}}", arrays(499))), None);
+        assert_eq!(
+            fail(&format!("{{\"a\": {}}}", arrays(500))),
+            Some("too_deeply_nested")
+        );
+        assert_eq!(fail(&arrays(500)), None);
+        assert_eq!(fail(&arrays(501)), Some("too_deeply_nested"));
+        let past = arrays(600);
+        let long = "7".repeat(4301);
+        for (text, reason) in [
+            // a syntax error (or NaN, or a long int) before the container past the limit
+            (
+                format!("{{\"a\": 1 2, \"b\": {past}}}"),
+                Some("invalid_json"),
+            ),
+            (format!("{{\"a\": -{past}}}"), Some("invalid_json")),
+            (
+                format!("{{\"a\": NaN, \"b\": {past}}}"),
+                Some("invalid_json"),
+            ),
+            (
+                format!("{{\"a\": {long}, \"b\": {past}}}"),
+                Some("invalid_json"),
+            ),
+            // the bracket at level 501 is itself where no value may begin
+            (
+                format!("{}{{[]{}", "{\"k\": ".repeat(499), "}".repeat(500)),
+                Some("invalid_json"),
+            ),
+            (
+                format!("{}1 [{}", "[".repeat(500), "]".repeat(501)),
+                Some("invalid_json"),
+            ),
+            // past the limit first, then broken or not
+            (
+                format!("{}[]{}", "{\"k\": ".repeat(500), "}".repeat(500)),
+                Some("too_deeply_nested"),
+            ),
+            (format!("{{\"a\": {past}, 1 2}}"), Some("too_deeply_nested")),
+            (
+                format!("{{\"a\": {past}, \"b\": {long}}}"),
+                Some("too_deeply_nested"),
+            ),
+            (
+                format!("{{\"a\": {}", "[".repeat(600)),
+                Some("too_deeply_nested"),
+            ),
+            // brackets in strings and escapes do not count
+            (
+                format!("{{\"a\": \"{}\\\"{}\"}}", "[".repeat(600), "{".repeat(600)),
+                None,
+            ),
+        ] {
+            assert_eq!(fail(&text), reason, "{}", &text[..40.min(text.len())]);
+        }
     }
 
     #[test]

@@ -21,7 +21,7 @@ use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, 
 use crate::account::LineAccount;
 use crate::activity::Timing;
 use crate::io::open_input;
-use crate::json::{parse_object, parse_object_nests, Field, Nest, Val, PY_MAX_DEPTH};
+use crate::json::{parse_object, parse_object_nests, Field, Nest, Val, MAX_JSON_DEPTH};
 use crate::summary::{BatchKey, LaneStream, Settings};
 use hashbrown::HashMap;
 use std::io;
@@ -89,14 +89,6 @@ const RECORD: [(&str, Shape); 9] = [
         },
     ),
 ];
-
-/// How deep a line may nest before Python's `json` gives up in `mcode.py`, measured as
-/// the command line reads a stream whose line msgspec refuses (after four decoded
-/// lines): 973 levels read, 974 refused.
-const PY_MAX_JSON_DEPTH: usize = PY_MAX_DEPTH - 11;
-/// How deep msgspec reads a line there, measured the same way: 978 levels read, 979
-/// refused.
-const PY_MAX_MSGSPEC_DEPTH: usize = PY_MAX_DEPTH - 6;
 
 /// `MAX_SEQUENCE` of `mcode.py`: 2**53 - 1, the largest `sequence` JavaScript writes.
 const MAX_SEQUENCE: u64 = (1 << 53) - 1;
@@ -196,7 +188,7 @@ struct Record<'a> {
 
 fn record_of(text: &str) -> Result<Record<'_>, &'static str> {
     let mut r = Record::default();
-    let parsed = parse_object_nests(text, PY_MAX_DEPTH, &RECORD_LEVEL, |level, field, raw| {
+    let parsed = parse_object_nests(text, MAX_JSON_DEPTH, &RECORD_LEVEL, |level, field, raw| {
         match (level, field) {
             (0, Field::Outer(i)) => {
                 r.v[i] = Val::of(raw);
@@ -226,13 +218,7 @@ fn record_of(text: &str) -> Result<Record<'_>, &'static str> {
         r.call = Default::default();
         r.status = None;
     }
-    match msgspec_line_problem(
-        text,
-        parsed.is_ok(),
-        &RECORD,
-        PY_MAX_JSON_DEPTH,
-        PY_MAX_MSGSPEC_DEPTH,
-    ) {
+    match msgspec_line_problem(text, parsed.is_ok(), &RECORD) {
         Some(reason) => Err(reason),
         None => Ok(r),
     }
@@ -610,7 +596,7 @@ fn read_mcode_once(path: &Path, settings: &Settings) -> Result<UnitOut, Failure>
     for_each_object_line(
         open_input(path)?,
         &mut account,
-        PY_MAX_JSON_DEPTH,
+        MAX_JSON_DEPTH,
         |text, account| match record_of(text) {
             Ok(record) => stream.line(&record, account).map(|()| None),
             Err(reason) => Ok(Some(reason)),

@@ -16,7 +16,7 @@ use super::lines::read_row_within;
 use super::pi::PiLane;
 use super::protocol::{with_fallback, Failure, LaneOut, ReadError, Reader, Unit, UnitOut};
 use crate::account::LineAccount;
-use crate::json::{has_control, PY_MAX_DEPTH};
+use crate::json::{has_control, MAX_JSON_DEPTH};
 use crate::summary::Settings;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
@@ -39,12 +39,6 @@ const MAX_LINE_BYTES: i64 = 64 << 20;
 /// The pi format version a session of the store is read as until a header gives one
 /// (`STORE_VERSION` of `openclaw.py`).
 const STORE_VERSION: i64 = 3;
-
-/// How deep a row may nest before Python's `json` gives up in `openclaw.py`
-/// (`too_deeply_nested`), measured through the `wavemetrics` console command: 973
-/// levels read, 974 refused, a level more than a pi file's lines (the store's reader
-/// calls pi's record loop directly).
-const PY_MAX_ROW_DEPTH: usize = PY_MAX_DEPTH - 11;
 
 fn sqlite_error(e: rusqlite::Error) -> Failure {
     Failure::Read(ReadError::Io(io::Error::other(e.to_string())))
@@ -123,7 +117,7 @@ fn read_store(path: &Path, settings: &Settings) -> Result<UnitOut, Failure> {
                 }
                 current.insert((
                     session,
-                    PiLane::new(settings, Some(STORE_VERSION), PY_MAX_ROW_DEPTH),
+                    PiLane::new(settings, Some(STORE_VERSION), MAX_JSON_DEPTH),
                 ))
             }
         };
@@ -134,7 +128,7 @@ fn read_store(path: &Path, settings: &Settings) -> Result<UnitOut, Failure> {
             }
             (_, ValueRef::Blob(bytes)) => {
                 let lane = &mut lane.1;
-                read_row_within(bytes, &mut account, PY_MAX_ROW_DEPTH, |text, account| {
+                read_row_within(bytes, &mut account, MAX_JSON_DEPTH, |text, account| {
                     lane.record(text, account, None)
                 })?;
             }

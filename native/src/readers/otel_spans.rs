@@ -13,18 +13,16 @@
 //! read, as `json.loads` fails it whole). A repeated key's value replaces the earlier
 //! one's at every level (the last key wins).
 
-use super::documents::{
-    declined, read_documents, validate, Part, Reading, Visit, DOCUMENT_MAX_DEPTH,
-};
+use super::documents::{read_documents, validate, Part, Reading, Visit};
 use super::lines::Names;
 use super::protocol::{with_fallback, Failure, Reader, Unit, UnitOut};
 use super::spans::{
     for_each_span_line, json_lines, mark, ns_time_to_ms, session_attribute, Attributes, Collector,
-    Event, Span, ATTRIBUTE_KEYS, LINE_MAX_DEPTH,
+    Event, Span, ATTRIBUTE_KEYS,
 };
 use crate::account::LineAccount;
 use crate::io::open_input;
-use crate::json::{Raw, Scan, SyntaxError, Val};
+use crate::json::{Raw, Scan, SyntaxError, Val, MAX_JSON_DEPTH};
 use crate::summary::Settings;
 use crate::time::iso_to_ms;
 use std::path::Path;
@@ -307,11 +305,11 @@ fn spans_value(scan: &mut Scan<'_>, depth: usize, names: &mut Names) -> Result<S
     Ok(Spans::List(events, count))
 }
 
-/// One line's object, read in one pass within json's depth for lines.
+/// One line's object, read in one pass within the one depth limit.
 fn line_value(text: &str, names: &mut Names) -> Result<Value, SyntaxError> {
     let mut spans = Spans::Missing;
     let mut fields = Fields::default();
-    Scan::line_within(text, LINE_MAX_DEPTH, |scan, key| {
+    Scan::line_within(text, MAX_JSON_DEPTH, |scan, key| {
         if key == b"spans" {
             spans = spans_value(scan, 1, names)?;
         } else if !fields.field(scan, key, 1)? {
@@ -377,7 +375,7 @@ impl Visit for DocumentReader<'_> {
                 self.spans = Spans::List(Vec::new(), 0);
             }
             Part::Element(text, depth) => {
-                let mut scan = Scan::within(text, DOCUMENT_MAX_DEPTH);
+                let mut scan = Scan::within(text, MAX_JSON_DEPTH);
                 let event = span_value(&mut scan, depth, self.names)?;
                 if scan.space().is_some() {
                     return Err(SyntaxError);
@@ -450,15 +448,14 @@ fn read_once(path: &Path, settings: &Settings) -> Result<UnitOut, Failure> {
     let mut collector = Collector::default();
     let mut names = Names::default();
     match json_lines(path)? {
-        None => return Err(declined()),
-        Some(true) => for_each_span_line(
+        true => for_each_span_line(
             path,
             &mut account,
             &mut names,
             line_value,
             |value, account| apply(value, &mut collector, account),
         )?,
-        Some(false) => {
+        false => {
             let mut reader = DocumentReader {
                 names: &mut names,
                 collector: &mut collector,
@@ -630,7 +627,7 @@ mod tests {
             let arrays = format!("{}{}", "[".repeat(k), "]".repeat(k));
             line_value(&shape(&arrays), &mut Names::default()).is_ok()
         };
-        let l = LINE_MAX_DEPTH;
+        let l = MAX_JSON_DEPTH;
         // (the line's object is level 1): how many arrays fit, by where they are
         type Shape = fn(&str) -> String;
         let shapes: [(usize, Shape); 14] = [

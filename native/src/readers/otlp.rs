@@ -9,27 +9,24 @@
 //! (`spans::json_lines`): JSON Lines when the first line with content is a JSON object
 //! on its own, or begins neither an object nor an array; else whole documents, split
 //! and walked by `documents` without holding one (each batch of `resourceSpans` read
-//! alone, its events held until the document has parsed). A first line this reader
-//! cannot decide with certainty (nesting near Python's depth limit), and the documents
-//! `documents` declines, are declined (`Unsupported`): the Python reader reads them.
+//! alone, its events held until the document has parsed). The documents `documents`
+//! declines are declined (`Unsupported`): the Python reader reads them.
 //!
 //! Each line is read in one pass of the validating scanner ([`Scan`]), its spans and
 //! accounting events gathered in the order `otlp.py` meets them and applied only when
 //! the whole line parsed; a repeated key's value replaces the earlier one's (the last
 //! key wins, as in Python's `json`).
 
-use super::documents::{
-    declined, read_documents, validate, Part, Reading, Visit, DOCUMENT_MAX_DEPTH,
-};
+use super::documents::{read_documents, validate, Part, Reading, Visit};
 use super::lines::Names;
 use super::protocol::{with_fallback, Failure, ReadError, Reader, Unit, UnitOut};
 use super::spans::{
     for_each_span_line, json_lines, mark, ns_time_to_ms, session_attribute, Attributes, Collector,
-    Event, Span, ATTRIBUTE_KEYS, LINE_MAX_DEPTH,
+    Event, Span, ATTRIBUTE_KEYS,
 };
 use crate::account::LineAccount;
 use crate::io::open_input;
-use crate::json::{Raw, Scan, SyntaxError, Val};
+use crate::json::{Raw, Scan, SyntaxError, Val, MAX_JSON_DEPTH};
 use crate::summary::Settings;
 use std::path::Path;
 use std::rc::Rc;
@@ -285,11 +282,11 @@ enum Document {
 }
 
 /// One line's object (`_read_document` of `otlp.py`), read in one pass; a line
-/// nesting deeper than json reads ([`LINE_MAX_DEPTH`]) is a [`SyntaxError`].
+/// nesting deeper than json reads ([`MAX_JSON_DEPTH`]) is a [`SyntaxError`].
 fn document(text: &str, names: &mut Names) -> Result<Document, SyntaxError> {
     let mut spans: Option<(Vec<Event>, u64)> = None;
     let mut signals = [false; 3];
-    Scan::line_within(text, LINE_MAX_DEPTH, |scan, key| {
+    Scan::line_within(text, MAX_JSON_DEPTH, |scan, key| {
         if key == b"resourceSpans" {
             let mut events = Vec::new();
             let mut items = 0u64;
@@ -405,7 +402,7 @@ impl Visit for DocumentReader<'_> {
                 if matches!(self.top, Top::Array) {
                     return validate(text, depth);
                 }
-                let mut scan = Scan::within(text, DOCUMENT_MAX_DEPTH);
+                let mut scan = Scan::within(text, MAX_JSON_DEPTH);
                 let (events, count) = batch_events(&mut scan, depth, self.names)?;
                 if scan.space().is_some() {
                     return Err(SyntaxError);
@@ -470,8 +467,7 @@ fn read_otlp_once(path: &Path, settings: &Settings) -> Result<UnitOut, Failure> 
     let mut collector = Collector::default();
     let mut names = Names::default();
     match json_lines(path)? {
-        None => return Err(declined()),
-        Some(false) => {
+        false => {
             let mut reader = DocumentReader {
                 names: &mut names,
                 collector: &mut collector,
@@ -484,7 +480,7 @@ fn read_otlp_once(path: &Path, settings: &Settings) -> Result<UnitOut, Failure> 
             };
             read_documents(open_input(path)?, &mut reader)?;
         }
-        Some(true) => for_each_span_line(
+        true => for_each_span_line(
             path,
             &mut account,
             &mut names,

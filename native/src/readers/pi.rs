@@ -39,17 +39,6 @@ const MESSAGE: usize = 4;
 const MESSAGE_KEYS: [&str; 3] = ["role", "content", "toolCallId"];
 const BLOCK_KEYS: [&str; 3] = ["type", "id", "name"];
 
-/// How deep a session file's line may nest before Python's `json` gives up in
-/// `pi.py` (`RecursionError`, `too_deeply_nested`), measured as the `wavemetrics`
-/// console command reads a pi folder: 972 levels read, 973 refused (as `codex.py`;
-/// `python -m wavemetrics` runs three frames deeper, so there Python reads 3 less).
-const PY_MAX_LINE_DEPTH: usize = crate::json::PY_MAX_DEPTH - 12;
-
-/// How deep a line of the header peek (`_header` of `pi.py`, one call deeper) may
-/// nest: 971 levels read, 972 refused (measured the same way); a header nested
-/// deeper names no parent there, though the read takes it.
-const PY_MAX_HEADER_DEPTH: usize = PY_MAX_LINE_DEPTH - 1;
-
 /// The lines of the header peek: `_HEADER_LINES` lines with content at most, and
 /// `Source.peek`'s caps (`MAX_PEEK_LINES` lines, `max_line_bytes` bytes, the line
 /// that reaches a cap included; the default limit, which the native engine reads with).
@@ -434,7 +423,7 @@ fn read_file(
     lanes: &mut Vec<LaneOut>,
 ) -> Result<LineAccount, Failure> {
     let mut account = LineAccount::default();
-    let mut lane = PiLane::new(settings, None, PY_MAX_LINE_DEPTH);
+    let mut lane = PiLane::new(settings, None, crate::json::MAX_JSON_DEPTH);
     let mut entries = Entries {
         seen: entries,
         fork: file.fork,
@@ -443,7 +432,7 @@ fn read_file(
     for_each_line_within(
         open_input(file.path)?,
         &mut account,
-        PY_MAX_LINE_DEPTH,
+        crate::json::MAX_JSON_DEPTH,
         |text, account| lane.record(text, account, Some(&mut entries)),
     )?;
     if let Some((session_id, finished)) = lane.finish(None) {
@@ -487,7 +476,7 @@ fn header(path: &Path) -> io::Result<Header> {
         if let Line::Json(text) = split_line(raw, first, has_newline) {
             // a line json refuses (too deep, an over-long int, no JSON) gives none
             if !int_too_long(text.as_bytes()) {
-                if let Ok(r) = record_of(text, PY_MAX_HEADER_DEPTH) {
+                if let Ok(r) = record_of(text, crate::json::MAX_JSON_DEPTH) {
                     if r.keys[0].str_bytes() == Some(b"session") {
                         let parent = [&r.keys[5], &r.keys[6]]
                             .into_iter()

@@ -10,7 +10,7 @@ use crate::account::LineAccount;
 use crate::activity::Timing;
 use crate::arena::{entry_at, push_entry};
 use crate::io::open_input;
-use crate::json::{nesting_exceeds, Raw, Scan, SyntaxError, Val, PY_MAX_DEPTH};
+use crate::json::{Raw, Scan, SyntaxError, Val, MAX_JSON_DEPTH};
 use crate::lines::{is_py_space, LineReader};
 use crate::summary::{LaneStream, Settings};
 use crate::time::ns_to_ms;
@@ -19,14 +19,8 @@ use std::hash::BuildHasher;
 use std::path::Path;
 use std::rc::Rc;
 
-/// How deep a line of a span-shaped file may nest before Python's `json` gives up
-/// (`RecursionError`, `too_deeply_nested`; `iter_records` as `_spans.iter_json_values`
-/// calls it), measured as the command line reads such a file line by line: 973 levels
-/// read, 974 refused.
-pub(super) const LINE_MAX_DEPTH: usize = PY_MAX_DEPTH - 11;
-
 /// A span file of one JSON value per line (`iter_json_values` of a JSON Lines input):
-/// each line's value by `parse` (within [`LINE_MAX_DEPTH`]) handed to `apply`; a line the
+/// each line's value by `parse` (within [`MAX_JSON_DEPTH`]) handed to `apply`; a line the
 /// scan fails, or one with an int `json` refuses, is named by `json`'s first failure.
 pub(super) fn for_each_span_line<T>(
     path: &Path,
@@ -38,11 +32,11 @@ pub(super) fn for_each_span_line<T>(
     for_each_object_line(
         open_input(path)?,
         account,
-        LINE_MAX_DEPTH,
+        MAX_JSON_DEPTH,
         |text, account| {
             let failed = || {
                 Ok(Some(
-                    json_failure(text, LINE_MAX_DEPTH).unwrap_or("invalid_json"),
+                    json_failure(text, MAX_JSON_DEPTH).unwrap_or("invalid_json"),
                 ))
             };
             let Ok(value) = parse(text, names) else {
@@ -56,10 +50,6 @@ pub(super) fn for_each_span_line<T>(
         },
     )
 }
-/// A first line with content nesting deeper than this is not decided here: Python's
-/// `json` reads it at another depth than the lines after it (`_first_line_is_object`).
-pub(super) const FIRST_LINE_SURE_DEPTH: usize = 900;
-
 /// The attribute keys the span rules read (`SPAN_ATTRIBUTES`), by index.
 pub(super) const ATTRIBUTE_KEYS: [&str; 10] = [
     "gen_ai.operation.name",
@@ -850,11 +840,10 @@ impl Collector {
     }
 }
 
-/// Whether the input is read as JSON Lines (`iter_json_values`): `Some(true)` when its
-/// first line with content is a JSON object on its own or begins neither `{` nor `[`;
-/// `Some(false)` when it is whole document(s); `None` when that line cannot be decided
-/// here with certainty (it nests near Python's limit).
-pub(super) fn json_lines(path: &Path) -> Result<Option<bool>, Failure> {
+/// Whether the input is read as JSON Lines (`iter_json_values`): `true` when its first
+/// line with content is a JSON object on its own (nesting within [`MAX_JSON_DEPTH`]
+/// levels) or begins neither `{` nor `[`; `false` when it is whole document(s).
+pub(super) fn json_lines(path: &Path) -> Result<bool, Failure> {
     let mut reader = LineReader::new(open_input(path)?);
     while let Some((raw, _)) = reader.next_line()? {
         // the BOM is dropped from whichever line is looked at (`removeprefix(_BOM)`)
@@ -864,18 +853,15 @@ pub(super) fn json_lines(path: &Path) -> Result<Option<bool>, Failure> {
         }
         let start = line.iter().position(|&b| !is_py_space(b)).unwrap_or(0);
         if !matches!(line[start], b'{' | b'[') {
-            return Ok(Some(true));
+            return Ok(true);
         }
         let Ok(text) = std::str::from_utf8(line) else {
-            return Ok(Some(false));
+            return Ok(false);
         };
-        if nesting_exceeds(line, FIRST_LINE_SURE_DEPTH) {
-            return Ok(None);
-        }
         let object = Scan::line(text, |scan, _| scan.skip(1)).is_ok() && !int_too_long(line);
-        return Ok(Some(object));
+        return Ok(object);
     }
-    Ok(Some(true))
+    Ok(true)
 }
 
 #[cfg(test)]
