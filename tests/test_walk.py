@@ -23,7 +23,7 @@ from tests.corpus import CORPUS
 from tests.strategies import folder_trees
 from wavemetrics.cache import runcache
 from wavemetrics.cache.units import walked_keys
-from wavemetrics.inputs._files import SIDECAR_REASON, expand_entries
+from wavemetrics.inputs._files import SIDECAR_REASON, _is_trace_name, expand_entries
 from wavemetrics.inputs._suffixes import SESSION_SUFFIXES, SKIPPED_SUFFIXES, TRACE_SUFFIXES
 from wavemetrics.inputs._walk import Walk, walk
 from wavemetrics.run import _extension, fastpath
@@ -69,14 +69,21 @@ def python_key(paths: Sequence[str]) -> bytes | None:
 
 def python_walk(paths: Sequence[str]) -> tuple[list[str], list[str]] | None:
     """The reference of :attr:`Walk.files` and :attr:`Walk.sidecars`: the readers' walk
-    (``_files.expand_entries``), ``None`` when it gives an entry an error or finds a
-    file that its listing does not show as a plain file (the native command declines
-    both)."""
+    (``_files.expand_entries``), ``None`` when it gives an entry an error, finds a
+    file that its listing does not show as a plain file, or lists a link with a trace
+    name (the native walk leaves every such tree to Python, even when the link's
+    target is a file of the tree, which ``expand_entries`` then lists once: the files
+    are the same either way)."""
     skipped: list[tuple[str, str]] = []
     plain: set[str] = set()
     entries = expand_entries(list(paths), {}, skipped, plain)
     if any(error is not None or path not in plain for path, error in entries):
         return None
+    for top in paths:
+        for folder, _, names in os.walk(top):
+            if any(_is_trace_name(name) and os.path.islink(os.path.join(folder, name))
+                   for name in names):
+                return None
     assert all(reason == SIDECAR_REASON for _, reason in skipped)
     return [path for path, _ in entries], sorted(path for path, _ in skipped)
 
@@ -102,6 +109,7 @@ def _spelled(tmp: str, spelling: str) -> str:
 @example(tree={"p": {"a.jsonl": "fifo"}}, spelling="absolute")
 @example(tree={"p": {"s1": ("link", "../a.jsonl"), "a.jsonl": "file"}}, spelling="dotted")
 @example(tree={"a.txt": "file"}, spelling="absolute")
+@example(tree={"a.jsonl": "file", "s1.jsonl": ("link", "a.jsonl")}, spelling="absolute")
 def test_the_walk_gives_the_python_walks_bytes_and_files(
         tree: dict[str, Any], spelling: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
