@@ -668,16 +668,11 @@ def test_a_run_whose_document_cannot_be_read_back_prints_nothing(
     assert capsysbinary.readouterr() == (b"", b"")
 
 
-@pytest.mark.parametrize("output_format", ["json", "csv"])
-def test_no_path_reads_the_standard_locations_as_the_cli_does(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-    capsysbinary: pytest.CaptureFixture[bytes], output_format: str,
-) -> None:
-    """With no PATH and stdin a terminal, the standard locations that exist are read
-    (docs/cli.md, "No PATH"), each named on stderr before the read's notes: the CLI's
-    bytes; a location that appears after the plan leaves the run to the CLI."""
-    from wavemetrics.cli import commands
-
+def _home_of_two_sessions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fake ``HOME`` under ``tmp_path`` (no agent's location variable set, the cache
+    beside it) whose only standard location is ``.claude/projects``, with one project of
+    two sessions (one with a bad line), and stdin a terminal: what a run with no PATH
+    reads."""
     for name in ("CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "CODEX_HOME",
                  "COPILOT_HOME", "KIMI_SHARE_DIR", "QWEN_DATA_DIR", "OPENCODE_DATA_DIR",
                  "KILO_DATA_DIR"):
@@ -693,6 +688,19 @@ def test_no_path_reads_the_standard_locations_as_the_cli_does(
             return True
 
     monkeypatch.setattr(sys, "stdin", Terminal())
+
+
+@pytest.mark.parametrize("output_format", ["json", "csv"])
+def test_no_path_reads_the_standard_locations_as_the_cli_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes], output_format: str,
+) -> None:
+    """With no PATH and stdin a terminal, the standard locations that exist are read
+    (docs/cli.md, "No PATH"), each named on stderr before the read's notes: the CLI's
+    bytes; a location that appears after the plan leaves the run to the CLI."""
+    from wavemetrics.cli import commands
+
+    _home_of_two_sessions(tmp_path, monkeypatch)
     plan = plan_of(["--format", output_format])
     assert plan is not None and plan.files == [str(tmp_path / "home" / ".claude" / "projects")]
     assert fastpath.run(plan) == 0

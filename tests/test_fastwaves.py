@@ -25,7 +25,13 @@ from hypothesis import strategies as st
 from tests.corpus import CORPUS, needs_corpus
 from tests.golden_cases import EXAMPLE
 from tests.strategies import claude_calls, claude_records, event_calls, event_records, trace_files
-from tests.test_fastpath import _TAKEN_OPTIONS, _claude, _claude_file, _tree
+from tests.test_fastpath import (
+    _TAKEN_OPTIONS,
+    _claude,
+    _claude_file,
+    _home_of_two_sessions,
+    _tree,
+)
 from tests.trace_builders import T0_MS, claude_call
 from wavemetrics.cli.commands import main
 from wavemetrics.run import fastwaves, native
@@ -276,25 +282,9 @@ def test_no_path_reads_the_standard_locations_as_the_cli_does(
 ) -> None:
     """With no PATH and stdin a terminal, the standard locations that exist are read,
     each named on stderr before the read's notes: the CLI's bytes."""
-    import io
-
     from wavemetrics.cli import commands
 
-    for name in ("CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "CODEX_HOME",
-                 "COPILOT_HOME", "KIMI_SHARE_DIR", "QWEN_DATA_DIR", "OPENCODE_DATA_DIR",
-                 "KILO_DATA_DIR"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("WAVEMETRICS_CACHE_DIR", str(tmp_path / "cache"))
-    _tree(tmp_path / "home" / ".claude" / "projects", {
-        "p/aaaa.jsonl": _claude_file(("c1", 0, 2), ("c2", 1, 4), session="aaaa"),
-        "p/bbbb.jsonl": _claude_file(("c3", 0, 1), session="bbbb") + b"{bad\n"})
-
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
-    monkeypatch.setattr(sys, "stdin", Terminal())
+    _home_of_two_sessions(tmp_path, monkeypatch)
     plan = plan_of(["--format", output_format], "waves")
     assert plan is not None and fastwaves.run(plan) == 0
     printed = capsysbinary.readouterr()
