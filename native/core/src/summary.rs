@@ -673,11 +673,17 @@ mod tests {
         }
     }
 
+    /// A lane stream with the name lists of `s`.
+    fn lane_of(s: &Settings) -> LaneStream {
+        LaneStream::new(
+            s,
+            s.eval_names.clone().into(),
+            s.batchable_names.clone().into(),
+        )
+    }
+
     fn lane(stream: bool) -> LaneStream {
-        let s = settings(stream);
-        let names: Rc<[String]> = s.eval_names.clone().into();
-        let batchable: Rc<[String]> = s.batchable_names.clone().into();
-        LaneStream::new(&s, names, batchable)
+        lane_of(&settings(stream))
     }
 
     /// Waves worked out by hand: Read 0-10 and Grep 2-6 (paired b first, listed a
@@ -689,11 +695,7 @@ mod tests {
             record: true,
             ..settings(false)
         };
-        let mut l = LaneStream::new(
-            &s,
-            s.eval_names.clone().into(),
-            s.batchable_names.clone().into(),
-        );
+        let mut l = lane_of(&s);
         l.start("a".into(), "Read".into(), 0.0, None);
         l.start("b".into(), "Grep".into(), 2.0, None);
         l.end("b", 6.0).unwrap();
@@ -770,11 +772,7 @@ mod tests {
             record: true,
             ..settings(false)
         };
-        let mut l = LaneStream::new(
-            &s,
-            s.eval_names.clone().into(),
-            s.batchable_names.clone().into(),
-        );
+        let mut l = lane_of(&s);
         let key: BatchKey = b"m1".as_slice().into();
         l.start("a".into(), "Read".into(), 10.0, Some(key.clone()));
         l.start("a".into(), "Grep".into(), 11.0, Some(key));
@@ -807,11 +805,7 @@ mod tests {
         assert_eq!((f.paired_calls, f.orphan_ends), (1, 1));
         assert!(!records.replaced);
         // a name holding U+FFFD (what a lone surrogate became) marks the records
-        let mut odd = LaneStream::new(
-            &s,
-            s.eval_names.clone().into(),
-            s.batchable_names.clone().into(),
-        );
+        let mut odd = lane_of(&s);
         // (twice: the mark stays set, whatever follows)
         odd.start("a".into(), "mcp__\u{fffd}x".into(), 1.0, None);
         odd.end("a", 2.0).unwrap();
@@ -820,11 +814,7 @@ mod tests {
             .records
             .expect("kept");
         assert!(odd.replaced);
-        let mut odd_id = LaneStream::new(
-            &s,
-            s.eval_names.clone().into(),
-            s.batchable_names.clone().into(),
-        );
+        let mut odd_id = lane_of(&s);
         odd_id.end("\u{fffd}", 1.0).unwrap();
         assert!(
             odd_id
@@ -1192,11 +1182,7 @@ mod tests {
             max_tracked_calls: Some(2),
             ..settings(true)
         };
-        let mut l = LaneStream::new(
-            &s,
-            s.eval_names.clone().into(),
-            s.batchable_names.clone().into(),
-        );
+        let mut l = lane_of(&s);
         l.start("a".into(), "t".into(), 0.0, None);
         l.end("a", 1.0).unwrap();
         l.start("b".into(), "t".into(), 2.0, None);
@@ -1512,11 +1498,7 @@ mod tests {
             idle_gap_ms: 5.0,
             ..settings(false)
         };
-        let mut l = LaneStream::new(
-            &s,
-            s.eval_names.clone().into(),
-            s.batchable_names.clone().into(),
-        );
+        let mut l = lane_of(&s);
         for (id, name, at, batch) in [
             ("x", "read", 0.0, "x"),
             ("y", "read", 10.0, "y"),
