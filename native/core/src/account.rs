@@ -23,6 +23,35 @@ pub struct LineAccount {
     /// Notes named at run time ([`Self::note_named`]: `mcode`'s `run_status.<status>`),
     /// after the fixed ones; a name is held once, on its first count.
     pub named_notes: Vec<(Box<str>, u64)>,
+    /// Problems named at run time ([`Self::problem_named`]: the account of a unit the
+    /// Python readers read, handed to the native command), after the fixed ones.
+    pub named_problems: Vec<(Box<str>, u64)>,
+}
+
+/// `count` more under a name built at run time: a fixed entry of that name if there is
+/// one, else a named one, whose name is copied only when it is new.
+fn bump_named(
+    fixed: &mut [(&'static str, u64)],
+    named: &mut Vec<(Box<str>, u64)>,
+    what: &str,
+    count: u64,
+) {
+    if let Some(entry) = fixed.iter_mut().find(|(k, _)| *k == what) {
+        entry.1 += count;
+    } else if let Some(entry) = named.iter_mut().find(|(k, _)| &**k == what) {
+        entry.1 += count;
+    } else {
+        named.push((what.into(), count));
+    }
+}
+
+/// The fixed entries, then the named ones (each name once).
+fn chained<'a>(
+    fixed: &'a [(&'static str, u64)],
+    named: &'a [(Box<str>, u64)],
+) -> Vec<(&'a str, u64)> {
+    let fixed = fixed.iter().map(|&(k, n)| (k, n));
+    fixed.chain(named.iter().map(|(k, n)| (&**k, *n))).collect()
 }
 
 fn bump(table: &mut Vec<(&'static str, u64)>, key: &'static str, count: u64) {
@@ -104,6 +133,9 @@ impl LineAccount {
         for (key, count) in &other.named_notes {
             self.note_named(key, *count);
         }
+        for (key, count) in &other.named_problems {
+            self.problem_named(key, *count);
+        }
     }
 
     pub fn problem(&mut self, reason: &'static str) {
@@ -119,21 +151,24 @@ impl LineAccount {
     /// there is one, else under a named note, whose name is copied only when it is new.
     /// The reader keeps the names few and short (Python's caps are the reader's).
     pub fn note_named(&mut self, what: &str, count: u64) {
-        if let Some(entry) = self.notes.iter_mut().find(|(k, _)| *k == what) {
-            entry.1 += count;
-        } else if let Some(entry) = self.named_notes.iter_mut().find(|(k, _)| &**k == what) {
-            entry.1 += count;
-        } else {
-            self.named_notes.push((what.into(), count));
-        }
+        bump_named(&mut self.notes, &mut self.named_notes, what, count);
+    }
+
+    /// `count` more of a problem named at run time, as [`Self::note_named`] counts a note.
+    pub fn problem_named(&mut self, what: &str, count: u64) {
+        bump_named(&mut self.problems, &mut self.named_problems, what, count);
     }
 
     /// Every note, the fixed ones then the named ones (each name once): what the
     /// account reports as `notes`.
     pub fn all_notes(&self) -> Vec<(&str, u64)> {
-        let fixed = self.notes.iter().map(|&(k, n)| (k, n));
-        let named = self.named_notes.iter().map(|(k, n)| (&**k, *n));
-        fixed.chain(named).collect()
+        chained(&self.notes, &self.named_notes)
+    }
+
+    /// Every problem, the fixed ones then the named ones: what the account reports as
+    /// `problems`.
+    pub fn all_problems(&self) -> Vec<(&str, u64)> {
+        chained(&self.problems, &self.named_problems)
     }
 
     pub fn lines_ignored(&self) -> u64 {
@@ -230,6 +265,31 @@ mod tests {
         plain.note("invalid_tool_blocks", 2);
         assert_eq!(plain.all_notes(), vec![("invalid_tool_blocks", 2)]);
         assert!(plain.named_notes.is_empty());
+    }
+
+    #[test]
+    fn problems_named_at_run_time_follow_the_fixed_ones_and_merge() {
+        let mut account = LineAccount::default();
+        account.problem("invalid_json");
+        account.problem_named("invalid_row", 2);
+        account.problem_named("invalid_row", 1);
+        // a name that is a fixed problem's counts there
+        account.problem_named("invalid_json", 3);
+        assert_eq!(account.problems, vec![("invalid_json", 4)]);
+        assert_eq!(account.named_problems, vec![("invalid_row".into(), 3)]);
+        assert_eq!(
+            account.all_problems(),
+            vec![("invalid_json", 4), ("invalid_row", 3)]
+        );
+        let mut total = LineAccount::default();
+        total.problem_named("bad_time", 5);
+        total.merge(&account);
+        assert_eq!(
+            total.all_problems(),
+            vec![("invalid_json", 4), ("bad_time", 5), ("invalid_row", 3)]
+        );
+        // named problems are not notes
+        assert!(total.all_notes().is_empty());
     }
 
     #[test]

@@ -42,11 +42,21 @@ pub trait FigureValue {
     fn figure(&self) -> Figure<'_>;
     /// `self` merged with `other`; `None` when a count overflows 64 bits.
     fn add(&mut self, other: &Self) -> Option<()>;
+    /// The value `figure` holds, when it is of this type's kind.
+    fn from_figure(figure: Figure<'_>) -> Option<Self>
+    where
+        Self: Sized;
 }
 
 impl FigureValue for u64 {
     fn figure(&self) -> Figure<'_> {
         Figure::Count(*self)
+    }
+    fn from_figure(figure: Figure<'_>) -> Option<Self> {
+        match figure {
+            Figure::Count(n) => Some(n),
+            _ => None,
+        }
     }
     fn add(&mut self, other: &Self) -> Option<()> {
         *self = self.checked_add(*other)?;
@@ -57,6 +67,12 @@ impl FigureValue for u64 {
 impl FigureValue for f64 {
     fn figure(&self) -> Figure<'_> {
         Figure::Ms(*self)
+    }
+    fn from_figure(figure: Figure<'_>) -> Option<Self> {
+        match figure {
+            Figure::Ms(ms) => Some(ms),
+            _ => None,
+        }
     }
     fn add(&mut self, other: &Self) -> Option<()> {
         *self += *other;
@@ -72,6 +88,9 @@ impl FigureValue for MaxCount {
     fn figure(&self) -> Figure<'_> {
         Figure::Count(self.0)
     }
+    fn from_figure(figure: Figure<'_>) -> Option<Self> {
+        u64::from_figure(figure).map(MaxCount)
+    }
     /// The larger of the two (never overflows).
     fn add(&mut self, other: &Self) -> Option<()> {
         self.0 = self.0.max(other.0);
@@ -82,6 +101,12 @@ impl FigureValue for MaxCount {
 impl FigureValue for [u64; 8] {
     fn figure(&self) -> Figure<'_> {
         Figure::Histogram(self)
+    }
+    fn from_figure(figure: Figure<'_>) -> Option<Self> {
+        match figure {
+            Figure::Histogram(h) => Some(*h),
+            _ => None,
+        }
     }
     /// Position by position (`histogram.add_histograms`).
     fn add(&mut self, other: &Self) -> Option<()> {
@@ -120,6 +145,17 @@ macro_rules! figures {
             /// Every figure with its name, in [`FIGURE_NAMES`] order.
             pub fn figures(&self) -> [(&'static str, Figure<'_>); FIGURE_NAMES.len()] {
                 [$((stringify!($name), self.$name.figure())),*]
+            }
+
+            /// The summary whose [`Summary::figures`] are `values` (in [`FIGURE_NAMES`]
+            /// order: a summary the Python core made, handed over); `None` when there
+            /// are more or fewer, or one is not of its figure's kind.
+            pub fn from_figures(values: &[Figure<'_>]) -> Option<Summary> {
+                let mut values = values.iter().copied();
+                let summary = Summary {
+                    $($name: FigureValue::from_figure(values.next()?)?,)*
+                };
+                values.next().is_none().then_some(summary)
             }
 
             /// `merge_two` (section 8): `other`'s figures added to these, each by its
@@ -827,6 +863,43 @@ mod tests {
         let mut plain = lane(false);
         plain.start("a".into(), "Read".into(), 10.0, None);
         assert_eq!(plain.finish_lane(0.0, &[], Timing::Message).records, None);
+    }
+
+    #[test]
+    fn a_summary_is_made_again_from_its_figures_and_only_from_them() {
+        let summary = Summary {
+            clock_anomalies: 1,
+            eval_only_duration_ms: 2.5,
+            non_eval_wave_size_histogram: [0, 3, 1, 0, 0, 0, 0, 9],
+            max_turn_width: MaxCount(7),
+            idle_ms: -0.0,
+            calls_timed_by_message: u64::MAX,
+            ..Summary::default()
+        };
+        let figures: Vec<Figure> = summary.figures().iter().map(|(_, f)| *f).collect();
+        let again = Summary::from_figures(&figures).unwrap();
+        assert_eq!(again, summary);
+        assert!(again.idle_ms.is_sign_negative());
+        // one fewer, one more
+        assert_eq!(Summary::from_figures(&figures[1..]), None);
+        let mut longer = figures.clone();
+        longer.push(Figure::Count(0));
+        assert_eq!(Summary::from_figures(&longer), None);
+        // each figure of another kind: a count where a float is, and so on
+        for index in 0..figures.len() {
+            let mut wrong = figures.clone();
+            wrong[index] = match figures[index] {
+                Figure::Count(_) => Figure::Ms(0.0),
+                Figure::Ms(_) => Figure::Histogram(&[0; 8]),
+                Figure::Histogram(_) => Figure::Count(0),
+            };
+            assert_eq!(
+                Summary::from_figures(&wrong),
+                None,
+                "{}",
+                FIGURE_NAMES[index]
+            );
+        }
     }
 
     #[test]
