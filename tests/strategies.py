@@ -1830,3 +1830,18 @@ def nested_json(draw: st.DrawFn) -> str:
         at = draw(st.integers(0, len(text)))
         text = text[:at] + draw(st.sampled_from(_BREAKS)) + text[at:]
     return text
+
+
+@st.composite
+def builder_files(draw: st.DrawFn, lines: Any) -> bytes:
+    """A small file of a format with a line builder (``tests.trace_builders.FormatLines``:
+    qwen, codex-tui, ...): its prelude, then up to four complete calls (starts at whole
+    seconds 0 to 20, lasting 0 to 5 s, so some overlap and some tie), maybe with the
+    format's chatter between them."""
+    calls = draw(st.lists(st.tuples(st.integers(0, 20), st.integers(0, 5)), max_size=4))
+    body: list[bytes] = []
+    for index, (start, length) in enumerate(calls):
+        body.extend(lines.call(f"c{index}", start, start + length))
+        if draw(st.booleans()):
+            body.extend(lines.chatter(f"t{index}"))
+    return b"".join([*lines.prelude, *body])

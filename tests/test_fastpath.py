@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from tests.corpus import CORPUS, needs_corpus
 from tests.golden_cases import EXAMPLE, GOLDEN, cases
 from tests.strategies import (
+    builder_files,
     claude_calls,
     claude_records,
     codex_calls,
@@ -51,6 +52,7 @@ from tests.strategies import (
 from tests.trace_builders import CLAUDE as CLAUDE_LINES
 from tests.trace_builders import CODEX as CODEX_LINES
 from tests.trace_builders import (
+    CODEX_TUI,
     COPILOT,
     INSPECT,
     KIMI,
@@ -58,8 +60,11 @@ from tests.trace_builders import (
     OTEL_SPANS,
     OTLP,
     PI,
+    QWEN,
     FormatLines,
     iso,
+    opencode_store,
+    opencode_tool,
 )
 from tests.trace_builders import EVENTS as EVENT_LINES
 from wavemetrics.cache.runcache import options_from_args
@@ -149,8 +154,10 @@ def test_every_claude_code_codex_and_pi_golden_case_is_taken_with_the_recorded_b
     """Every corpus case the native command takes prints the recorded golden document, and
     it takes every Claude Code file, Codex rollout, pi session, OTel span document, OTLP
     document and Inspect eval log of the corpus (36, 10, 1, 7, 1 and 1 cases: the last
-    three of formats its folded read does not detect, planned by the registry; the Codex
-    TUI recording, OpenHands and SWE-agent files and the whole corpus are declined)."""
+    three of formats its folded read does not detect, planned by the registry), and the
+    Codex TUI recording, a format it has no reader for, read by the Python readers and
+    merged natively; the OpenHands and SWE-agent files (errors) and the whole corpus (a
+    file with an error) are declined."""
     recorded = json.loads(GOLDEN.read_text(encoding="utf-8"))["cases"]
     taken, declined = [], []
     here = os.getcwd()
@@ -172,13 +179,14 @@ def test_every_claude_code_codex_and_pi_golden_case_is_taken_with_the_recorded_b
     # the rollouts: agent-sessions' fixture, agentcmd's five, localpush's four (MANIFEST)
     codex = [name for name in taken if "codex_small" in name or "/rollout-" in name]
     spans = [name for name in taken if "any-agent/" in name or "opentelemetry-proto/" in name]
-    assert (len(claude), len(codex), len(spans), len(taken)) == (36, 10, 8, 56)
+    assert (len(claude), len(codex), len(spans), len(taken)) == (36, 10, 8, 57)
     assert "summarize inspect_ai/2025-05-12T20-27-36-04-00_browser.json" in taken
+    assert "summarize openai-codex/binary-size-log.jsonl" in taken
     # and the corpus's pi session
     assert "summarize pi-mono/before-compaction.jsonl" in taken
     assert all("claude" not in name and "rollout" not in name for name in declined)
     assert sorted(declined) == [
-        "summarize .", "summarize openai-codex/binary-size-log.jsonl", "summarize openhands/basic.json",
+        "summarize .", "summarize openhands/basic.json",
         "summarize openhands/basic_gui_mode.json", "summarize openhands/wrong_initial_state.json",
         "summarize swe-agent/marshmallow-1867__function_calling_replace.traj"]
 
@@ -266,7 +274,7 @@ def test_every_format_of_every_golden_case_taken_is_the_clis() -> None:
                 taken += 1
     finally:
         os.chdir(here)
-    assert taken == 56
+    assert taken == 57
 
 
 @needs_corpus
@@ -359,7 +367,7 @@ def test_a_lane_read_from_two_folders_is_taken(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("case", [
-    "stdin", "missing", "empty folder", "empty file", "link", "fifo", "not utf-8",
+    "stdin", "missing", "empty folder", "link", "fifo", "not utf-8",
     "no trace format", "copies", "no usable record", "no path", "long line",
 ])
 def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str) -> None:
@@ -374,9 +382,6 @@ def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str)
     elif case == "empty folder":
         (tmp_path / "none").mkdir()
         paths.append(str(tmp_path / "none"))
-    elif case == "empty file":
-        (tmp_path / "e.jsonl").write_bytes(b"")
-        paths.append(str(tmp_path / "e.jsonl"))
     elif case == "link":
         (tmp_path / "l.jsonl").symlink_to(tmp_path / "s.jsonl")
         paths = [str(tmp_path / "l.jsonl")]
@@ -406,7 +411,6 @@ def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str)
         "stdin": "stdin or a path that is not UTF-8",
         "missing": "an input cannot be read",
         "empty folder": "an input cannot be read",
-        "empty file": "an input is not read natively",
         "link": "an input is a link or not a regular file",
         "fifo": "an input cannot be read",
         "not utf-8": "stdin or a path that is not UTF-8",
@@ -892,10 +896,11 @@ def test_generated_trees_print_the_clis_bytes(
     event(f"forced {forced}, codex {'codex' in layout}, gzip {'gzip' in layout}: taken {taken}")
 
 
-#: The corpus folders whose every file the native command reads (the others hold a
-#: format only Python reads, or a file no format takes).
+#: The corpus folders the native command takes: those whose files it reads, and
+#: openai-codex, whose codex-tui logs the Python readers read for it (the others hold
+#: a file the CLI reports as an error).
 _NATIVE_CORPUS = ("agent-sessions", "agentcmd", "any-agent", "claude-code-log", "inspect_ai",
-                  "localpush", "opentelemetry-proto", "pi-mono")
+                  "localpush", "openai-codex", "opentelemetry-proto", "pi-mono")
 
 
 @needs_corpus
@@ -1078,6 +1083,100 @@ def test_a_well_formed_input_of_each_planned_format_is_taken(tmp_path: Path, nam
             assert _same([root], 2, "auto", output_format, False, extra), (extra, output_format)
 
 
+def _opencode_db(path: Path) -> bytes:
+    """An opencode store of one session with :func:`_well_formed`'s three calls, as its
+    bytes."""
+    parts = [(f"p{k}", "m1", "s1", opencode_tool(f"c{k}", "bash", "completed", start, end))
+             for k, (start, end) in enumerate([(0, 2), (1, 3), (10, 11)])]
+    opencode_store(str(path), [("s1", None)], parts)
+    data = path.read_bytes()
+    path.unlink()
+    return data
+
+
+#: A file of each format the extension has no reader for, where a tree holds it.
+_PYTHON_ONLY = {"qwen": "qwen/tmp/h1/chats/session-1.jsonl",
+                "codex-tui": "codex/log/session-1.jsonl", "opencode": "opencode/opencode.db"}
+
+
+@pytest.mark.parametrize("name", sorted(_PYTHON_ONLY))
+def test_a_unit_of_a_format_only_python_reads_is_merged_natively(
+    tmp_path: Path, name: str
+) -> None:
+    """A well-formed input of each format the extension has no reader for, beside a
+    Claude Code session: the Python readers read its unit and the native command merges
+    it with the session it read, in every format and with ``--by session``: the CLI's
+    bytes. Its three calls, by hand: [0 s, 2 s] and [1 s, 3 s] are one wave of span
+    3 s, 4 s of calls, so 1000 ms saved; [10 s, 11 s] is alone. The session's one call
+    saves nothing: the total is 1000.0 ms over 4 paired calls."""
+    data = (_opencode_db(tmp_path / "store.tmp") if name == "opencode"
+            else _well_formed({"qwen": QWEN, "codex-tui": CODEX_TUI}[name]))
+    root = str(_tree(tmp_path / "tree", {_PYTHON_ONLY[name]: data,
+                                         "p/4f1e.jsonl": _claude_file(("a", 0, 2))}))
+    got = _native([root])
+    assert not isinstance(got, str), got
+    document = json.loads(got[1])
+    assert [i["format"] for i in document["inputs"]] == (
+        [name, "claude-code"] if name != "qwen" else ["claude-code", name])
+    saved = [(lane["paired_calls"], lane["modeled_wallclock_saved_ms"])
+             for lane in document["lanes"]]
+    assert sorted(saved) == [(1, 0.0), (3, 1000.0)]
+    assert (document["total"]["paired_calls"],
+            document["total"]["modeled_wallclock_saved_ms"]) == (4, 1000.0)
+    for output_format in PLAIN_FORMATS:
+        assert _same([root], 2, "auto", output_format), output_format
+    assert _same([root], 1, "auto", "table", False, ("--by", "session"))
+    assert _same([root], 1, "auto", "json", False, ("--max-tracked-calls", "1",
+                                                     "--eval-tool", "bash"))
+    # forced to its format, named alone
+    assert _same([str(Path(root) / _PYTHON_ONLY[name])], 1, name)
+
+
+@pytest.mark.parametrize("content", [b"", b"\n  \n", "gzip"])
+def test_an_empty_input_is_taken_with_the_clis_note(tmp_path: Path, content: bytes | str) -> None:
+    """An empty input (no byte, blank lines only, a gzip stream of nothing), alone or
+    beside a session: detection (Python's) finds it empty, its read gives the CLI's
+    "empty input" note and no lane, and the native command prints the CLI's bytes."""
+    import gzip
+
+    data = gzip.compress(b"") if content == "gzip" else content
+    assert isinstance(data, bytes)
+    (tmp_path / "e.jsonl").write_bytes(data)
+    (tmp_path / "s.jsonl").write_bytes(_claude_file(("c1", 0, 2)))
+    empty = str(tmp_path / "e.jsonl")
+    got = _native([empty])
+    assert not isinstance(got, str), got
+    assert (json.loads(got[1])["lanes"], got[2]) == ([], f"wavemetrics: note: {empty}: empty input\n")
+    for paths in ([empty], [str(tmp_path)]):
+        for output_format in PLAIN_FORMATS:
+            assert _same(paths, 1, "auto", output_format), (paths, output_format)
+
+
+@pytest.mark.parametrize("extra", [("--since", "2020-01-01"), ("--by", "tool"),
+                                   ("--by", "day")])
+def test_a_format_only_python_reads_leaves_a_run_of_each_lane_s_calls_to_the_cli(
+    tmp_path: Path, extra: tuple[str, ...]
+) -> None:
+    """A window or a ``--by`` that needs each lane's calls cannot merge a unit whose
+    figures alone come back: such a run with a qwen file is declined (the CLI's)."""
+    root = str(_tree(tmp_path, {_PYTHON_ONLY["qwen"]: _well_formed(QWEN),
+                                "p/4f1e.jsonl": _claude_file(("a", 0, 2))}))
+    assert _native([root], extra=extra) == "an input is not read natively"
+    assert fastpath.summarize_json([root], 1, waves=1) == "an input is not read natively"
+
+
+def test_a_unit_python_reports_more_of_than_its_figures_leaves_the_run_to_the_cli(
+    tmp_path: Path,
+) -> None:
+    """A qwen file whose every record is a problem is an error the CLI reports (exit 1):
+    its unit is not handed over, and the run is declined."""
+    bad = QWEN.start_with_time("c1", "null")
+    root = str(_tree(tmp_path, {_PYTHON_ONLY["qwen"]: bad,
+                                "p/4f1e.jsonl": _claude_file(("a", 0, 2))}))
+    assert fastpath.summarize_json([root], 1) == "an input is not read natively"
+    assert _cli([root])[0] == 1
+
+
 _GZIP_FORMATS = {
     "claude-code": (CLAUDE_LINES, "p/4f1e.jsonl.gz"), "codex": (CODEX_LINES, "c/rollout.jsonl.gz"),
     "events": (EVENT_LINES, "e/log.jsonl.gz"), "pi": (PI, "pi/session.jsonl.gz"),
@@ -1128,8 +1227,11 @@ def test_a_gzip_file_python_may_read_otherwise_is_left_to_it(tmp_path: Path, cas
     """Every gzip input whose read ``gzip`` could make otherwise than flate2 is declined
     (the CLI reads it: its lines before the damage, then the input's error, or more):
     a stream cut short, a wrong CRC-32, zero bytes after the last member (``gzip``
-    skips them), other bytes after it, a ``.gz`` name on plain content, an empty
-    ``.gz`` file; and an ``inspect`` log, whose Python reader opens files itself."""
+    skips them), other bytes after it, a ``.gz`` name on plain content; and an
+    ``inspect`` log, whose Python reader opens files itself. An empty ``.gz`` file is
+    not read by the extension either, but it is no gzip stream: Python's detection finds
+    it empty, and its Python read (the note, no lane) is merged natively: taken, with
+    the CLI's bytes."""
     import gzip
 
     good = _claude_file(("c1", 0, 2), ("c2", 1, 3))
@@ -1142,7 +1244,10 @@ def test_a_gzip_file_python_may_read_otherwise_is_left_to_it(tmp_path: Path, cas
     }
     path = tmp_path / ("log.json.gz" if case == "inspect" else "s.jsonl.gz")
     path.write_bytes(damaged_files[case])
-    assert isinstance(_native([str(path)]), str)
+    if case == "empty .gz":
+        assert _same([str(path)])
+    else:
+        assert isinstance(_native([str(path)]), str)
     code, out, err = _cli([str(path)])
     # what the CLI makes of it: exit status, calls paired, the error's words. Cut 12
     # bytes short, the stream loses its 8-byte trailer and the end of its last line
@@ -1190,6 +1295,9 @@ _OTHERS = {
     "agents/trace.json": otel_files(),
     "evals/log.json": inspect_logs(),
     "evals/log.eval": inspect_eval_files(),
+    # formats the extension has no reader for: the Python readers read them for it
+    _PYTHON_ONLY["qwen"]: builder_files(QWEN),
+    _PYTHON_ONLY["codex-tui"]: builder_files(CODEX_TUI),
 }
 
 
@@ -1211,9 +1319,11 @@ def test_units_of_formats_the_folded_read_does_not_detect_are_read_natively(
     extra: tuple[str, ...],
 ) -> None:
     """A tree of Copilot, Kimi, mcode, OTLP (lines and a document), OTel span, Inspect
-    (a ``.json`` log and a ``.eval`` archive) and OpenClaw inputs, maybe damaged, maybe beside a Claude Code session: the registry
-    plans the files the extension's folded read does not detect, the extension reads
-    their units, and whenever the native command takes the run, the CLI's bytes."""
+    (a ``.json`` log and a ``.eval`` archive), OpenClaw, qwen and Codex TUI inputs,
+    maybe damaged, maybe beside a Claude Code session: the registry plans the files the
+    extension's folded read does not detect, the extension reads their units (the
+    Python readers those of qwen and Codex TUI, which it has no reader for), and
+    whenever the native command takes the run, the CLI's bytes."""
     root = tmp_path_factory.mktemp("others")
     files = {name: contents[name] for name in chosen if name in _OTHERS}
     if "store" in chosen:
@@ -1338,8 +1448,8 @@ def test_a_declined_run_leaves_its_key_in_the_plan_for_the_cli(
     from wavemetrics.cache import runcache
 
     monkeypatch.setenv("WAVEMETRICS_CACHE_DIR", str(tmp_path / "cache"))
-    (tmp_path / "e.jsonl").write_bytes(b"")  # an empty input: declined
-    args = ["--format", "json", str(tmp_path / "e.jsonl")]
+    (tmp_path / "x.jsonl").write_bytes(b'{"hello": 1}\n')  # no trace: declined
+    args = ["--format", "json", str(tmp_path / "x.jsonl")]
     plan = plan_of(args)
     assert plan is not None
     assert runcache.serve(plan) is None  # a miss: the key is taken, kept in the plan

@@ -125,12 +125,13 @@ def test_every_corpus_folder_taken_is_the_clis(
     capsysbinary: pytest.CaptureFixture[bytes], output_format: str
 ) -> None:
     """Each corpus folder: the native ``waves`` takes those the native ``summarize``
-    takes (the folders of formats it reads), and prints the CLI's bytes."""
+    takes but openai-codex (a waves run needs each lane's calls, which a unit the Python
+    readers read does not hand over), and prints the CLI's bytes."""
     from tests.test_fastpath import _NATIVE_CORPUS
 
     taken = {folder.name for folder in sorted(CORPUS.iterdir()) if folder.is_dir()
              and _same(capsysbinary, [str(folder)], output_format)}
-    assert taken == set(_NATIVE_CORPUS)
+    assert taken == set(_NATIVE_CORPUS) - {"openai-codex"}
 
 
 @needs_corpus

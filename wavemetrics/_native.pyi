@@ -108,6 +108,13 @@ _Folded = tuple[list[int | None], _Unit | None, list[tuple[int, _Unit | None]],
 #: default session id or None: the same, project-folder group)``.
 _CommandArg = tuple[str, str, str | None, int]
 
+#: A unit ``plan_others`` returns: one the extension reads, ``(format code, walk
+#: indexes, session ids)``; or one the Python readers read (a format the extension has
+#: no reader for), ``(format name, walk indexes, unit)``, the unit in ``_Unit``'s shape,
+#: each lane's records ``None``, each figure of exactly its type (``int``, ``float``, the
+#: histogram's ``str``), each ignored type's WTF-8 bytes.
+_OtherUnit = tuple[int, list[int], list[str]] | tuple[str, list[int], _Unit]
+
 #: What the notes of the native command see of an input: ``(format, lines_read,
 #: lines_used, lines_ignored, [(problem, n)] sorted by problem)``.
 _InputFact = tuple[str, int, int, int, list[tuple[str, int]]]
@@ -179,8 +186,7 @@ def summarize_json(
     progress: ReadProgress | None = None,
     since_ms: float | None = None,
     until_ms: float | None = None,
-    plan_others: Callable[[list[int]], list[tuple[int, list[int], list[str]]] | None]
-    | None = None,
+    plan_others: Callable[[list[int]], list[_OtherUnit] | None] | None = None,
     by_tool: bool = False,
     period_labels: Callable[[list[float]], list[str]] | None = None,
     waves: int = 0,
@@ -193,8 +199,8 @@ def summarize_json(
     window in Unix ms (``None``: open), each lane cut to it; ``noted``'s third argument
     is then ``(waves, paired calls, lanes)`` the window left out when it kept no wave;
     ``plan_others``: given the walk indexes of the files the folded read found no format
-    for, their read units ``(format code, walk indexes, session ids)``, or ``None`` to
-    decline the run; ``period_labels``: given the times (Unix ms, ascending, distinct)
+    for, their read units (``_OtherUnit``), or ``None`` to decline the run (as does a
+    unit of another shape); ``period_labels``: given the times (Unix ms, ascending, distinct)
     whose periods the lanes' cut needs, one label per time (else the run is declined);
     ``waves``: 1 for the ``waves`` command, 2 with each wave's calls: the third member
     is then each lane's waves (lane order, each lane's in time order: ``_Wave``)."""

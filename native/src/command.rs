@@ -19,6 +19,7 @@ use crate::readers::{self, FoldFile, FoldOut, Format, UnitOut};
 use crate::summary::{histogram_text, Figure, Settings, Summary, WaveCall, WaveShape};
 use crate::window::{partition_records, placement, replay, window_records, Window};
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{Read as _, Seek, SeekFrom};
@@ -76,12 +77,12 @@ impl Decline {
 /// What the notes on stderr need of an input (`wavemetrics/views/notes.py`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct InputFact {
-    pub format: &'static str,
+    pub format: String,
     pub lines_read: u64,
     pub lines_used: u64,
     pub lines_ignored: u64,
     /// Unusable lines by reason, sorted by reason.
-    pub problems: Vec<(&'static str, u64)>,
+    pub problems: Vec<(String, u64)>,
 }
 
 /// What the notes need of a lane: the input it was read from (walk index) and its ids.
@@ -407,6 +408,30 @@ pub struct OtherUnit {
     pub session_ids: Vec<String>,
 }
 
+/// A unit the registry plans for files the folded read found no format for
+/// (`plan_others`): one the extension reads, or one already read by the Python readers
+/// (a format the extension has no reader for), handed over as its reader's result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Other {
+    Unit(OtherUnit),
+    /// A unit read elsewhere: its format's registry name (the document's `format`), its
+    /// files (walk indexes, in the unit's order: `out`'s accounts and lane files follow
+    /// it) and the read.
+    Read {
+        format: String,
+        files: Vec<usize>,
+        out: UnitOut,
+    },
+}
+
+/// A unit of [`Other`] once read: its format's name, its files, and the read (`None`:
+/// it failed).
+pub struct OtherRead {
+    format: Cow<'static, str>,
+    files: Vec<usize>,
+    out: Option<UnitOut>,
+}
+
 /// The files (walk indexes, ascending) the folded reads of `groups` found no format
 /// for: the registry decides what they are ([`OtherUnit`]).
 pub fn undetected(groups: &[Vec<usize>], outs: &[FoldOut]) -> Vec<usize> {
@@ -425,15 +450,27 @@ pub fn undetected(groups: &[Vec<usize>], outs: &[FoldOut]) -> Vec<usize> {
     rest
 }
 
-/// Read the `units` of `files` on `jobs` threads, each with its format's reader;
-/// `None` for a unit whose read failed. (A progress bar has counted their files
+/// Read the `units` of `files` on `jobs` threads, each with its format's reader, and
+/// take the ones read elsewhere as they are. (A progress bar has counted their files
 /// already: the folded read looked at them first.)
 fn read_others(
     files: &[CommandFile],
-    units: Vec<OtherUnit>,
+    others: Vec<Other>,
     settings: &Settings,
     jobs: usize,
-) -> Vec<(OtherUnit, Option<UnitOut>)> {
+) -> Vec<OtherRead> {
+    let mut units = Vec::new();
+    let mut done = Vec::new();
+    for other in others {
+        match other {
+            Other::Unit(unit) => units.push(unit),
+            Other::Read { format, files, out } => done.push(OtherRead {
+                format: Cow::Owned(format),
+                files,
+                out: Some(out),
+            }),
+        }
+    }
     let outs = crate::parallel::map_indexed(units.len(), jobs, |i| {
         let unit = &units[i];
         let paths: Vec<&Path> = unit
@@ -448,7 +485,13 @@ fn read_others(
         // one thread a unit: only a Claude Code unit splits, and it is never one of these
         readers::reader(unit.format).read(&read, settings, 1).ok()
     });
-    units.into_iter().zip(outs).collect()
+    let read = units.into_iter().zip(outs).map(|(unit, out)| OtherRead {
+        format: Cow::Borrowed(format_name(unit.format)),
+        files: unit.files,
+        out,
+    });
+    // the order of `others` does not matter: a unit is placed at its first file
+    read.chain(done).collect()
 }
 
 /// How far a read has gone, for a progress bar drawn while it runs: the files read
@@ -614,7 +657,7 @@ pub fn summarize_then<R>(
     progress: Option<&Progress>,
     window: Option<&Window>,
     by: By<'_>,
-    plan_others: impl FnOnce(&[usize]) -> Option<Vec<OtherUnit>>,
+    plan_others: impl FnOnce(&[usize]) -> Option<Vec<Other>>,
     meanwhile: impl FnOnce(&[InputFact], &[LaneFact], Option<WindowLoss>) -> R,
 ) -> Result<(Document, R), Decline> {
     // a window needs each lane's observations: the read keeps them
@@ -767,11 +810,14 @@ fn input_facts(outcome: &Outcome) -> Vec<InputFact> {
         .inputs
         .iter()
         .map(|read| InputFact {
-            format: read.format,
+            format: read.format.to_owned(),
             lines_read: read.account.lines_read,
             lines_used: read.account.lines_used,
             lines_ignored: read.account.lines_ignored(),
-            problems: sorted(&read.account.problems),
+            problems: sorted(&read.account.all_problems())
+                .into_iter()
+                .map(|(problem, n)| (problem.to_owned(), n))
+                .collect(),
         })
         .collect()
 }
@@ -790,7 +836,7 @@ fn lane_facts(outcome: &Outcome) -> Vec<LaneFact> {
 
 /// One input's place in the outcome: its format and its line account.
 struct Read<'a> {
-    format: &'static str,
+    format: &'a str,
     account: &'a LineAccount,
 }
 
@@ -821,7 +867,7 @@ impl<'a> Placed<'a> {
     /// with its account in that order) as `format`.
     fn place(
         &mut self,
-        format: &'static str,
+        format: &'a str,
         out: &'a Option<UnitOut>,
         files: Vec<usize>,
     ) -> Result<(), Decline> {
@@ -863,7 +909,7 @@ pub fn assemble<'a>(
     count: usize,
     groups: &[Vec<usize>],
     outs: &'a [FoldOut],
-    others: &'a [(OtherUnit, Option<UnitOut>)],
+    others: &'a [OtherRead],
 ) -> Result<Outcome<'a>, Decline> {
     let mut placed = Placed {
         reads: (0..count).map(|_| None).collect(),
@@ -894,8 +940,8 @@ pub fn assemble<'a>(
             placed.place("pi", folder, files)?;
         }
     }
-    for (unit, out) in others {
-        placed.place(format_name(unit.format), out, unit.files.clone())?;
+    for unit in others {
+        placed.place(&unit.format, &unit.out, unit.files.clone())?;
     }
     let Placed { reads, units } = placed;
     let inputs: Vec<Read> = reads
@@ -904,7 +950,7 @@ pub fn assemble<'a>(
         .map(|(file, read)| read.ok_or(Decline::NotNative(file)))
         .collect::<Result<_, _>>()?;
     for (file, read) in inputs.iter().enumerate() {
-        let problems: u64 = read.account.problems.iter().map(|(_, n)| n).sum();
+        let problems: u64 = read.account.all_problems().iter().map(|(_, n)| n).sum();
         if problems > 0 && read.account.lines_used == 0 {
             return Err(Decline::NoUsableRecord(file));
         }
@@ -1209,7 +1255,7 @@ fn render_json(
         w.int("lines_read", a.lines_read);
         w.int("lines_used", a.lines_used);
         w.int("lines_ignored", a.lines_ignored());
-        w.counts("problems", &sorted(&a.problems));
+        w.counts("problems", &sorted(&a.all_problems()));
         w.counts("ignored", &sorted(&a.ignored));
         w.counts("notes", &sorted(&a.all_notes()));
         w.key("error");
@@ -1515,9 +1561,9 @@ mod tests {
     }
 
     /// The inputs as (format, lines_read) and the lanes as (walk index, session, lane).
-    type Shape<'a> = (Vec<(&'static str, u64)>, Vec<(usize, &'a str, &'a str)>);
+    type Shape<'a> = (Vec<(&'a str, u64)>, Vec<(usize, &'a str, &'a str)>);
 
-    fn shape<'a>(outcome: &Outcome<'a>) -> Shape<'a> {
+    fn shape<'a>(outcome: &'a Outcome<'a>) -> Shape<'a> {
         let inputs = outcome
             .inputs
             .iter()
@@ -1644,7 +1690,7 @@ mod tests {
         assert_eq!(early, lanes);
         let early: Vec<(&str, u64)> = early_inputs
             .iter()
-            .map(|i| (i.format, i.lines_read))
+            .map(|i| (i.format.as_str(), i.lines_read))
             .collect();
         assert_eq!(early, inputs);
         let facts: Vec<(usize, &str, &str)> = document
@@ -1656,7 +1702,7 @@ mod tests {
         let formats: Vec<(&str, u64)> = document
             .inputs
             .iter()
-            .map(|i| (i.format, i.lines_read))
+            .map(|i| (i.format.as_str(), i.lines_read))
             .collect();
         assert_eq!(formats, inputs);
     }
@@ -2751,14 +2797,14 @@ mod tests {
             By::Lanes,
             |rest| {
                 asked.extend_from_slice(rest);
-                Some(vec![OtherUnit {
+                Some(vec![Other::Unit(OtherUnit {
                     format: Format::Copilot,
                     files: vec![0],
                     session_ids: vec!["sess".into()],
-                }])
+                })])
             },
             |inputs, lanes, _| {
-                let formats: Vec<&str> = inputs.iter().map(|i| i.format).collect();
+                let formats: Vec<String> = inputs.iter().map(|i| i.format.clone()).collect();
                 let sessions: Vec<String> = lanes.iter().map(|l| l.session_id.clone()).collect();
                 (formats, sessions)
             },
@@ -2768,7 +2814,7 @@ mod tests {
         assert_eq!(
             formats,
             (
-                vec!["copilot", "events"],
+                vec!["copilot".to_string(), "events".to_string()],
                 vec!["sess".to_string(), "run".to_string()]
             )
         );
@@ -2813,6 +2859,127 @@ mod tests {
             |_, _, _| (),
         );
         assert_eq!(partial.err(), Some(Decline::NotNative(0)));
+    }
+
+    /// A file of a format the extension has no reader for, read by the Python readers
+    /// and handed over whole (`Other::Read`): it is placed at its walk index with its
+    /// format's name, its named problems and notes, and its lane merged in lane order.
+    #[test]
+    fn a_unit_read_elsewhere_is_placed_and_merged_as_read() {
+        let tree = TempTree::new("elsewhere");
+        let dir = tree.text();
+        std::fs::create_dir_all(tree.0.join("q")).unwrap();
+        std::fs::create_dir_all(tree.0.join("e")).unwrap();
+        std::fs::write(
+            tree.0.join("q").join("chat.jsonl"),
+            "{\"kind\":\"other\"}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            tree.0.join("e").join("run.jsonl"),
+            concat!(
+                r#"{"type":"tool_execution_start","toolCallId":"e1","toolName":"grep","timestamp":1000}"#,
+                "\n",
+                r#"{"type":"tool_execution_end","toolCallId":"e1","timestamp":1300}"#,
+                "\n",
+            ),
+        )
+        .unwrap();
+        let paths = [
+            (format!("{dir}/q/chat.jsonl"), "chat"),
+            (format!("{dir}/e/run.jsonl"), "run"),
+        ];
+        let files: Vec<CommandFile> = paths
+            .iter()
+            .enumerate()
+            .map(|(group, (path, stem))| CommandFile {
+                path,
+                claude_fallback: stem,
+                events_default: stem,
+                group,
+            })
+            .collect();
+        let (events, claude_only, codex) = sniffer_lists();
+        let sniffers = Sniffers {
+            event_types: &events,
+            claude_only_types: &claude_only,
+            codex_types: &codex,
+            pi_types: &[],
+        };
+        let mut account = LineAccount::default();
+        (account.lines_read, account.lines_used) = (5, 2);
+        account.add_ignored(b"meta", 2);
+        account.problem_named("invalid_row", 1);
+        account.note_named("repeated_block", 3);
+        let summary = Summary {
+            paired_calls: 2,
+            observed_calls: 2,
+            modeled_wallclock_saved_ms: 250.0,
+            ..Summary::default()
+        };
+        let out = UnitOut {
+            accounts: vec![account],
+            lanes: vec![readers::LaneOut {
+                file: 0,
+                session_id: "q1".into(),
+                lane_id: "main".into(),
+                summary,
+                records: None,
+            }],
+            read_again_in_batch: false,
+        };
+        let (document, ()) = summarize_then(
+            &files,
+            &[],
+            OPTIONS,
+            &sniffers,
+            &settings(),
+            2,
+            None,
+            None,
+            By::Lanes,
+            |rest| {
+                assert_eq!(rest, [0]);
+                Some(vec![Other::Read {
+                    format: "qwen".into(),
+                    files: vec![0],
+                    out,
+                }])
+            },
+            |_, _, _| (),
+        )
+        .unwrap();
+        assert_eq!(
+            document.inputs,
+            vec![
+                fact("qwen", 5, 2, 2, &[("invalid_row", 1)]),
+                fact("events", 2, 2, 0, &[]),
+            ]
+        );
+        let sessions: Vec<&str> = document
+            .lanes
+            .iter()
+            .map(|l| l.session_id.as_str())
+            .collect();
+        assert_eq!(sessions, ["q1", "run"]);
+        let json = String::from_utf8(document.json).unwrap();
+        assert!(json.contains(concat!(
+            "\"format\": \"qwen\",\n      \"lines_read\": 5,\n      \"lines_used\": 2,\n",
+            "      \"lines_ignored\": 2,\n      \"problems\": {\n        \"invalid_row\": 1\n      },\n",
+            "      \"ignored\": {\n        \"meta\": 2\n      },\n",
+            "      \"notes\": {\n        \"repeated_block\": 3\n      },"
+        )), "{json}");
+        let saved: Vec<&str> = json
+            .match_indices("\"modeled_wallclock_saved_ms\": ")
+            .map(|(at, key)| json[at + key.len()..].split(',').next().unwrap())
+            .collect();
+        // the lane read elsewhere, the events lane (one call), the total
+        assert_eq!(saved, ["250.0", "0.0", "250.0"]);
+        let paired: Vec<&str> = json
+            .match_indices("\"paired_calls\": ")
+            .map(|(at, key)| json[at + key.len()..].split(',').next().unwrap())
+            .collect();
+        assert_eq!(paired, ["2", "1", "3"]);
     }
 
     /// Two events logs in two folders, read with a `--since`/`--until` window: the
@@ -3788,20 +3955,14 @@ mod tests {
         assert_eq!(
             document.inputs,
             vec![
-                InputFact {
-                    format: "claude-code",
-                    lines_read: 9,
-                    lines_used: 3,
-                    lines_ignored: 5,
-                    problems: vec![("invalid_event", 2), ("invalid_json", 1)],
-                },
-                InputFact {
-                    format: "events",
-                    lines_read: 0,
-                    lines_used: 0,
-                    lines_ignored: 0,
-                    problems: vec![],
-                },
+                fact(
+                    "claude-code",
+                    9,
+                    3,
+                    5,
+                    &[("invalid_event", 2), ("invalid_json", 1)]
+                ),
+                fact("events", 0, 0, 0, &[]),
             ]
         );
         assert_eq!(
@@ -4348,6 +4509,23 @@ mod tests {
         }
     }
 
+    /// An input's facts, as the notes see them.
+    fn fact(
+        format: &str,
+        read: u64,
+        used: u64,
+        ignored: u64,
+        problems: &[(&str, u64)],
+    ) -> InputFact {
+        InputFact {
+            format: format.into(),
+            lines_read: read,
+            lines_used: used,
+            lines_ignored: ignored,
+            problems: problems.iter().map(|&(p, n)| (p.into(), n)).collect(),
+        }
+    }
+
     fn settings() -> Settings {
         Settings {
             max_tracked_calls: Some(2000),
@@ -4446,34 +4624,10 @@ mod tests {
         assert_eq!(
             document.inputs,
             vec![
-                InputFact {
-                    format: "claude-code",
-                    lines_read: 4,
-                    lines_used: 2,
-                    lines_ignored: 1,
-                    problems: vec![("invalid_json", 1)],
-                },
-                InputFact {
-                    format: "events",
-                    lines_read: 4,
-                    lines_used: 4,
-                    lines_ignored: 0,
-                    problems: vec![],
-                },
-                InputFact {
-                    format: "claude-code",
-                    lines_read: 2,
-                    lines_used: 2,
-                    lines_ignored: 0,
-                    problems: vec![],
-                },
-                InputFact {
-                    format: "claude-code",
-                    lines_read: 2,
-                    lines_used: 2,
-                    lines_ignored: 0,
-                    problems: vec![],
-                },
+                fact("claude-code", 4, 2, 1, &[("invalid_json", 1)]),
+                fact("events", 4, 4, 0, &[]),
+                fact("claude-code", 2, 2, 0, &[]),
+                fact("claude-code", 2, 2, 0, &[]),
             ]
         );
         let lanes: Vec<(usize, &str, &str)> = document

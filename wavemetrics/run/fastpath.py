@@ -297,24 +297,42 @@ def summarize_json(
             noted()
         return lines
 
-    def others_of(rest: list[int]) -> list[tuple[int, list[int], list[str]]] | None:
+    # a unit of a format the extension has no reader for is read by the Python readers
+    # and merged natively, when the run needs only each lane's figures (no window, no
+    # --by that cuts lanes or counts calls, not waves: those need each lane's calls)
+    elsewhere = window is None and not waves and record["by"] in _WHOLE_LANES
+
+    def others_of(rest: list[int]) -> list[tuple[Any, list[int], Any]] | None:
         # run by the extension for the files its folded read found no format for: the
         # registry detects them and plans their units, for the extension to read when
-        # each is of a format it reads (else the run is the CLI's)
+        # each is of a format it reads, or for the Python readers to read when it has no
+        # reader for it (else the run is the CLI's)
         from wavemetrics.readers.dispatch import detect_input, plan_units
-        from wavemetrics.readers.registry import planned_natively
+        from wavemetrics.readers.registry import NATIVE_ROWS, planned_natively
 
         rows = planned_natively()
+        native_formats = {row.name for row in NATIVE_ROWS}
         detections = []
         for index in rest:  # the first file of another kind ends the look (the CLI's run)
             detection = detect_input(files[index])
-            if detection.error is not None or detection.format not in rows:
+            if detection.error is not None or detection.format is None or (
+                    detection.format not in rows and (
+                        not elsewhere or detection.format in native_formats)):
                 return None
             detections.append(detection)
         walked = {files[index]: index for index in rest}
-        return [(rows[unit.format].code, [walked[path] for path in unit.paths],
-                 [rows[unit.format].session_id(path) for path in unit.paths])
-                for unit in plan_units(detections)]
+        planned: list[tuple[Any, list[int], Any]] = []
+        for unit in plan_units(detections):
+            indexes = [walked[path] for path in unit.paths]
+            row = rows.get(unit.format)
+            if row is not None:
+                planned.append((row.code, indexes, [row.session_id(p) for p in unit.paths]))
+                continue
+            read = _read_elsewhere(unit.format, unit.paths, record)
+            if read is None:
+                return None
+            planned.append((unit.format, indexes, read))
+        return planned
 
     by = record["by"]
     period_labels: Callable[[list[float]], list[str]] | None = None
@@ -405,6 +423,47 @@ def options_of(options: dict[str, Any], window: Window | None = None) -> dict[st
 #: The options of a time window (:func:`window_of`), in ``Window``'s argument order.
 _WINDOW = ("since", "until", "timezone")
 
+
+def _read_elsewhere(fmt: str, paths: tuple[str, ...], record: dict[str, Any]) -> Any:
+    """A unit of a format the extension has no reader for, read by the Python readers
+    with the run's figure settings (``record``: its options record) as the CLI's
+    streaming read reads it (:func:`wavemetrics.run.pipeline.summarised_unit`), in the
+    shape the extension gives a unit it reads (``_native._Unit``: the accounts, each
+    lane's figures in ``figure_names()`` order, no observations), for the native command
+    to merge with its own units (``summarize_json``'s ``plan_others``).
+
+    ``None`` when the CLI would say more of this unit than its figures and accounts: an
+    input with an error (one that cannot be read, or whose records were all problems or
+    foreign to a forced format), a unit read again in batch (its note is written after
+    the sorted ones), an ignored count that is not the sum of its record types. The
+    native command then leaves the run to the CLI."""
+    from wavemetrics.readers.dispatch import ReadUnit
+    from wavemetrics.run._lanes import StreamSettings
+    from wavemetrics.run.pipeline import summarised_unit
+
+    stream = StreamSettings(record["max_tracked_calls"], tuple(record["eval_tools"]),
+                            batchable_tool_names=tuple(record["batchable_tools"]),
+                            idle_gap_ms=record["idle_gap_ms"])
+    reports, lanes = summarised_unit(ReadUnit(fmt, paths), stream, record["input_format"])
+    accounts = []
+    for report in reports:
+        if (report.error is not None or "read_again_in_batch" in report.notes
+                or report.lines_ignored != sum(report.ignored.values())):
+            return None
+        ignored = [(kind.encode("utf-8", "surrogatepass"), n)
+                   for kind, n in report.ignored.items()]
+        accounts.append((report.lines_read, report.lines_used, ignored,
+                         list(report.problems.items()), list(report.notes.items())))
+    names = _extension.extension().figure_names()
+    read = [(paths.index(lane.path), lane.session_id, lane.lane_id,
+             tuple(getattr(summary, name) for name in names), None)
+            for lane, summary in lanes]
+    return accounts, read, False
+
+
+#: The ``--by`` values whose rows are whole lanes (``None``: no ``--by``): a unit read by
+#: the Python readers gives the native command all they need (each lane's figures).
+_WHOLE_LANES = (None, "session", "lane", "project")
 
 #: The ``--by`` periods, whose groups the extension cuts (``day``, ISO ``week``, ``month``).
 _PERIODS = ("day", "week", "month")

@@ -379,3 +379,4 @@ def read_unit_records_natively(
             reports = tuple(_report(p, fmt, raw) for p, raw in zip(paths, accounts, strict=True))
             done[i] = reports, tuple(_batch_lane(fmt, paths, raw) for raw in lanes)
     return done
+

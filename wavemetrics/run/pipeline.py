@@ -24,7 +24,7 @@ from wavemetrics.core.classify import EVAL_TOOL_NAMES, normalize_tool_name
 from wavemetrics.core.exceptions import reject_path
 from wavemetrics.core.observations import DEFAULT_MAX_TRACKED_CALLS, Observation, ObservationKind
 from wavemetrics.core.stream import LaneStream, StreamOrderError
-from wavemetrics.core.summary import merge_summaries, summarize
+from wavemetrics.core.summary import ParallelismSummary, merge_summaries, summarize
 from wavemetrics.core.turns import TurnClock
 from wavemetrics.core.waves import assemble_waves
 from wavemetrics.inputs._files import SKIPPED_UNRECOGNISED
@@ -93,6 +93,7 @@ __all__ = [
     "read_inputs",
     "read_unit",
     "session_hash",
+    "summarised_unit",
     "summarize_inputs",
 ]
 
@@ -384,6 +385,19 @@ def read_unit(
     return UnitResult(noted, batch.lanes())
 
 
+
+
+def summarised_unit(
+    unit: ReadUnit, stream: StreamSettings, input_format: str = AUTO,
+) -> tuple[tuple[InputReport, ...], tuple[tuple[Lane | StreamedLane, ParallelismSummary], ...]]:
+    """:func:`read_unit` of ``unit`` with ``stream``, as the CLI's streaming read makes
+    it: each report judged as :func:`read_inputs` judges it (an input whose every record
+    was a problem, or was foreign to a forced ``input_format``, gets its error), each
+    lane with its summary as :func:`analyse` gives it (a lane read in batch, by a
+    format that does not stream, summarised with ``stream``'s settings)."""
+    result = read_unit(unit, stream)
+    reports = tuple(_no_usable_record(report, input_format, {}) for report in result.reports)
+    return reports, tuple((lane, _lane_result(lane, stream).summary) for lane in result.lanes)
 
 
 def cached_read_unit(

@@ -8,7 +8,7 @@ use crate::readers::{self, Unit, UnitOut};
 use crate::summary::{histogram_text, Figure, LaneRecords, Settings, Summary, FIGURE_NAMES};
 use crate::window::Window;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyFloat, PyInt, PyString, PyTuple};
 use pyo3::IntoPyObjectExt;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -18,7 +18,7 @@ use std::path::Path;
 /// whenever a function of this module is added, removed or changes its
 /// arguments or results, so that an extension built from older sources is
 /// found out and not called (`native.available()` is then false).
-pub const API_VERSION: u32 = 27;
+pub const API_VERSION: u32 = 28;
 
 /// The read settings: `eval_names` and `batchable_names` in normal form, empty ones
 /// dropped (`_extension.eval_names`), `idle_gap_ms` finite and `>= 0` (ms, `0`
@@ -54,7 +54,7 @@ fn account<'py>(py: Python<'py>, a: &LineAccount) -> PyResult<Bound<'py, PyTuple
         a.lines_read,
         a.lines_used,
         ignored,
-        a.problems.clone(),
+        a.all_problems(),
         a.all_notes(),
     )
         .into_pyobject(py)
@@ -270,6 +270,136 @@ fn read_folded<'py>(
 /// files (walk indexes) and the session id of each file's lines without one.
 type OtherArg = (u8, Vec<usize>, Vec<String>);
 
+/// An account as [`account`] writes it: `(lines_read, lines_used, [(ignored type as
+/// WTF-8 bytes, n)], [(problem, n)], [(note, n)])`.
+type AccountArg = (
+    u64,
+    u64,
+    Vec<(Vec<u8>, u64)>,
+    Vec<(String, u64)>,
+    Vec<(String, u64)>,
+);
+
+/// A lane as [`unit`] writes it, its observations not kept: `(file index, session_id,
+/// lane_id, figures)`; the figures are read by [`figures_of`].
+type LaneArg<'py> = (
+    usize,
+    String,
+    String,
+    Vec<Bound<'py, PyAny>>,
+    Option<Bound<'py, PyAny>>,
+);
+
+/// A unit read by the Python readers, as `plan_others` hands it over: its format's
+/// name, its files (walk indexes) and its read in [`unit`]'s shape.
+type ReadArg<'py> = (
+    String,
+    Vec<usize>,
+    (Vec<AccountArg>, Vec<LaneArg<'py>>, bool),
+);
+
+/// The summary of a figures tuple as [`summary`] writes it: each count an `int`, each
+/// ms value a `float` (exactly those types: an `int` in a float's place would be
+/// written `0` by `json.dumps` where the document writes `0.0`), the histograms their
+/// wire strings; `None` for anything else.
+fn figures_of(values: &[Bound<'_, PyAny>]) -> Option<Summary> {
+    let kinds = Summary::default();
+    let kinds = kinds.figures();
+    if values.len() != kinds.len() {
+        return None;
+    }
+    let mut histograms: Vec<[u64; 8]> = Vec::new();
+    let mut scalars: Vec<Option<Figure>> = Vec::with_capacity(values.len());
+    for (value, (_, kind)) in values.iter().zip(kinds.iter()) {
+        scalars.push(match kind {
+            Figure::Count(_) if value.is_exact_instance_of::<PyInt>() => {
+                Some(Figure::Count(value.extract().ok()?))
+            }
+            Figure::Ms(_) if value.is_exact_instance_of::<PyFloat>() => {
+                Some(Figure::Ms(value.extract().ok()?))
+            }
+            Figure::Histogram(_) if value.is_exact_instance_of::<PyString>() => {
+                let text: String = value.extract().ok()?;
+                let counts: Vec<u64> = text
+                    .split(':')
+                    .map(|n| {
+                        n.parse()
+                            .ok()
+                            .filter(|_| n.bytes().all(|b| b.is_ascii_digit()))
+                    })
+                    .collect::<Option<_>>()?;
+                histograms.push(counts.try_into().ok()?);
+                None
+            }
+            _ => return None,
+        });
+    }
+    let mut histograms = histograms.iter();
+    let figures: Vec<Figure> = scalars
+        .into_iter()
+        .map(|scalar| scalar.or_else(|| histograms.next().map(Figure::Histogram)))
+        .collect::<Option<_>>()?;
+    Summary::from_figures(&figures)
+}
+
+/// The [`command::Other`] of a unit the Python readers read ([`ReadArg`]), or `None`
+/// when it is not in that shape (a lane's observations kept, a figure of another
+/// type, a count past 64 bits).
+fn read_elsewhere(arg: &Bound<'_, PyAny>) -> Option<command::Other> {
+    let (format, files, (accounts, lanes, read_again_in_batch)): ReadArg = arg.extract().ok()?;
+    let accounts = accounts
+        .into_iter()
+        .map(|(lines_read, lines_used, ignored, problems, notes)| {
+            let mut account = LineAccount::default();
+            (account.lines_read, account.lines_used) = (lines_read, lines_used);
+            for (kind, n) in ignored {
+                account.add_ignored(&kind, n);
+            }
+            for (problem, n) in problems {
+                account.problem_named(&problem, n);
+            }
+            for (note, n) in notes {
+                account.note_named(&note, n);
+            }
+            account
+        })
+        .collect();
+    let lanes = lanes
+        .into_iter()
+        .map(|(file, session_id, lane_id, figures, records)| {
+            if records.is_some_and(|r| !r.is_none()) {
+                return None;
+            }
+            Some(readers::LaneOut {
+                file,
+                session_id,
+                lane_id,
+                summary: figures_of(&figures)?,
+                records: None,
+            })
+        })
+        .collect::<Option<_>>()?;
+    let out = UnitOut {
+        accounts,
+        lanes,
+        read_again_in_batch,
+    };
+    Some(command::Other::Read { format, files, out })
+}
+
+/// A unit `plan_others` returned: one the extension reads ([`OtherArg`]), or one the
+/// Python readers read ([`ReadArg`]); `None` for anything else.
+fn other_of(arg: &Bound<'_, PyAny>) -> Option<command::Other> {
+    if let Ok((code, files, session_ids)) = arg.extract::<OtherArg>() {
+        return Some(command::Other::Unit(command::OtherUnit {
+            format: readers::Format::from_code(code)?,
+            files,
+            session_ids,
+        }));
+    }
+    read_elsewhere(arg)
+}
+
 /// A file of the native command: path, Claude Code fallback session id, `events`
 /// default session id when that differs (`None`: the same), project-folder group.
 type CommandArg = (String, String, Option<String>, usize);
@@ -415,17 +545,8 @@ fn summarize_json<'py>(
                             return None;
                         }
                     };
-                    let units: Option<Vec<OtherArg>> = planned.extract().ok()?;
-                    units?
-                        .into_iter()
-                        .map(|(code, files, session_ids)| {
-                            Some(command::OtherUnit {
-                                format: readers::Format::from_code(code)?,
-                                files,
-                                session_ids,
-                            })
-                        })
-                        .collect()
+                    let units: Option<Vec<Bound<PyAny>>> = planned.extract().ok()?;
+                    units?.iter().map(other_of).collect()
                 })
             },
             |inputs, lanes, loss| {
@@ -435,7 +556,7 @@ fn summarize_json<'py>(
                         .map(|i| {
                             let problems = i.problems.clone();
                             (
-                                i.format,
+                                i.format.as_str(),
                                 i.lines_read,
                                 i.lines_used,
                                 i.lines_ignored,
