@@ -15,6 +15,12 @@ prefix): one large folder, the case ``--jobs N`` splits across threads. Usage::
     python benchmarks/fleet.py /tmp/fleet [--copies 50] [--corpus CORPUS]
     python benchmarks/fleet.py /tmp/one --copies 10 --one-project
     python benchmarks/fleet.py /tmp/fleet --bench [--repeat 3]
+    python benchmarks/fleet.py /tmp/mixed --add CORPUS/openai-codex/binary-size-log.jsonl \
+        --bench --against TREE
+
+``--add FILE`` (repeatable) copies each FILE into ``OUT/projects/added/`` beside the
+copies: the fleet with one input of a format the extension has no reader for (the
+corpus's ``codex-tui`` log), whose unit the Python reader reads for the native command.
 
 ``--bench`` (the folder is made first if it is not there) times, in one run,
 ``ccusage session --json --offline`` (when ``../shared/peers`` has it) and
@@ -307,6 +313,8 @@ def main() -> int:
     parser.add_argument("--one-project", action="store_true",
                         help="every copy in one project folder (projects/one)")
     parser.add_argument("--corpus", type=Path, default=_DEFAULT_CORPUS)
+    parser.add_argument("--add", type=Path, action="append", default=[], metavar="FILE",
+                        help="also copy FILE into OUT/projects/added/ (repeatable)")
     parser.add_argument("--bench", action="store_true", help="time the runs (module doc)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--against", type=Path, metavar="TREE",
@@ -316,6 +324,10 @@ def main() -> int:
     if not (args.bench and (args.out / "projects").is_dir()):
         count, size = make_fleet(args.out, args.corpus, args.copies, one_project=args.one_project)
         print(f"{args.out}: {count} files, {size / 1e6:.0f} MB")
+    for path in args.add:
+        added = args.out / "projects" / "added"
+        added.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, added / path.name)
     if args.bench and args.against is not None:
         bench_against(args.out.resolve(), args.repeat, args.against.resolve())
     elif args.bench:
