@@ -178,6 +178,32 @@ def _ids(cache: Path) -> list[bytes]:
         return [bytes(row[0]) for row in db.execute("SELECT digest FROM live_ids")]
 
 
+def test_a_state_msgpack_cannot_hold_is_not_kept(tmp_path: Path) -> None:
+    """An assistant message id that is a lone surrogate (valid JSON, ``"\\ud800"``) is
+    the batch key of its calls: msgpack cannot encode it, so the live state is not
+    stored and each run reads the transcript whole, giving the line a run without the
+    cache gives (it said ``unavailable (UnicodeEncodeError)``). Two calls of that
+    message, 0-2 s and 1-3 s: one wave of two, 4 s of calls in a span of 3 s, 1 s
+    saved; a third call appended alone at 5-6 s: 2 waves."""
+    target = tmp_path / "p" / "s.jsonl"
+    target.parent.mkdir()
+    lines = [json.loads(line) for line in
+             (claude_call("a", 0, 2) + claude_call("b", 1, 3)).splitlines()]
+    for record in lines:
+        if record["type"] == "assistant":
+            record["message"]["id"] = "\ud800"
+    ordered = [lines[0], lines[2], lines[1], lines[3]]
+    target.write_text("".join(json.dumps(record) + "\n" for record in ordered),
+                      encoding="ascii")
+    cache = tmp_path / "cache"
+    assert _line(target, cache) == "waves 1 · multi 1 · saved 1.0s\n"
+    with open(target, "ab") as stream:
+        stream.write(claude_call("c", 5, 6))
+    assert _line(target, cache) == _line(target, None) == "waves 2 · multi 1 · saved 1.0s\n"
+    with sqlite3.connect(cache / CACHE_FILE) as db:
+        assert db.execute("SELECT count(*) FROM live_states").fetchone() == (0,)
+
+
 def test_ids_are_rows_and_a_run_adds_only_the_new_lines_ids(tmp_path: Path) -> None:
     """Call a's two lines leave 4 id rows (2 line uuids, a's start and end in lane 0)
     after the chain's head; call b appended adds its 4; ids are SHA-256 digests."""

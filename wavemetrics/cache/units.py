@@ -633,10 +633,16 @@ class ReadCache:
         row digest of the state it continues (from :meth:`load_live`), or ``None`` for a
         state built from byte 0, whose ids replace every id of ``state``. A continuation
         is stored only if the row is still ``previous`` and the chain it extends is sound
-        (else ``False``: another run moved it on, or it is damaged)."""
+        (else ``False``: another run moved it on, or it is damaged). A state msgpack
+        cannot hold (a text with a lone surrogate, which a transcript's JSON may carry
+        in a batch key) is not stored either: ``False``, and the next run reads the
+        transcript whole, as without the cache."""
         import msgspec
 
-        blob = msgspec.msgpack.encode(value)
+        try:
+            blob = msgspec.msgpack.encode(value)
+        except UnicodeEncodeError:
+            return False
         with self._query() as db:
             if db is None:
                 return False
