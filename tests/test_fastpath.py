@@ -392,9 +392,9 @@ def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str)
         name = os.fsdecode(b"\xff.jsonl")
         (tmp_path / name).write_bytes(good)
         paths = [str(tmp_path / name)]
-    elif case == "no trace format":
+    elif case == "no trace format":  # named: an error (found by a walk, it is skipped)
         (tmp_path / "x.json").write_bytes(b'{"hello": 1}\n')
-        paths = [str(tmp_path)]
+        paths.append(str(tmp_path / "x.json"))
     elif case == "copies":
         _tree(tmp_path, {"a/s.jsonl": good, "b/s.jsonl": good})
         paths = [str(tmp_path / "a"), str(tmp_path / "b")]
@@ -1132,6 +1132,69 @@ def test_a_unit_of_a_format_only_python_reads_is_merged_natively(
     assert _same([str(Path(root) / _PYTHON_ONLY[name])], 1, name)
 
 
+def test_a_file_of_no_trace_found_by_a_folder_walk_is_skipped_as_the_cli_skips_it(
+    tmp_path: Path,
+) -> None:
+    """A file a folder walk found that holds no trace (no format recognises its first
+    lines) is skipped by the CLI, not read: the native command skips it too. It is no
+    input of the document; it joins the sidecars in ``skipped_files``, in path order,
+    and the note says so: the CLI's bytes in every format, and with a window."""
+    root = _tree(tmp_path / "tree", {
+        "p/4f1e.jsonl": _claude_file(("a", 0, 2)),
+        "p/4f1e/subagents/agent-a1.meta.json": b"{}",
+        "p/notes.jsonl": b'{"hello": 1}\n',
+        "q/x.json": b"[1, 2]\n",
+    })
+    got = _native([str(root)])
+    assert not isinstance(got, str), got
+    document = json.loads(got[1])
+    assert [Path(i["path"]).name for i in document["inputs"]] == ["4f1e.jsonl"]
+    assert [(Path(e["path"]).name, e["reason"]) for e in document["skipped_files"]] == [
+        ("agent-a1.meta.json", _files.SIDECAR_REASON),
+        ("notes.jsonl", _files.SKIPPED_UNRECOGNISED),
+        ("x.json", _files.SKIPPED_UNRECOGNISED)]
+    for output_format in PLAIN_FORMATS:
+        assert _same([str(root)], 2, "auto", output_format), output_format
+    assert _same([str(root)], 1, "auto", "table", False, ("--since", iso(1)))
+
+
+def test_a_file_of_no_trace_the_cli_reports_leaves_the_run_to_it(tmp_path: Path) -> None:
+    """Where the CLI reports a file of no trace as an error (exit 1), the native command
+    declines: the file named on the command line; a named folder whose every file is
+    skipped (no trace, or a sidecar); and under a forced format, which reads every file
+    as that format."""
+    session = _tree(tmp_path / "s", {"p/4f1e.jsonl": _claude_file(("a", 0, 2))})
+    stray = _tree(tmp_path / "stray", {"x.jsonl": b'{"hello": 1}\n', "y.meta.json": b"{}"})
+    cases = {
+        "named": ([str(session), str(stray / "x.jsonl")], "auto"),
+        "only skipped": ([str(session), str(stray)], "auto"),
+        "forced": ([str(tmp_path)], "claude-code"),
+    }
+    for name, (paths, forced) in cases.items():
+        assert _native(paths, forced=forced) == "an input is not read natively", name
+        assert _cli(paths, "--input-format", forced)[0] == 1, name
+
+
+def test_an_opencode_storage_folder_is_taken(tmp_path: Path) -> None:
+    """opencode's older JSON storage: a folder of session, message and part files, read
+    as one unit by the Python reader; its message files hold no trace the registry
+    recognises and are skipped, as the CLI skips them. Beside a Claude Code session, with
+    and without ``--by tool`` and a window: the CLI's bytes."""
+    from tests.test_readers_opencode_storage import _write_storage
+
+    storage = _write_storage(tmp_path / "tree" / "data")
+    (storage / "part" / "msg_B" / "prt_06.json").unlink()  # its broken part: an error
+    _tree(tmp_path / "tree", {"p/4f1e.jsonl": _claude_file(("a", 0, 2))})
+    root = str(tmp_path / "tree")
+    got = _native([root])
+    assert not isinstance(got, str), got
+    formats = {i["format"] for i in json.loads(got[1])["inputs"]}
+    assert formats == {"claude-code", "opencode-storage"}
+    for extra in ((), ("--by", "tool"), ("--since", "2020-01-01")):
+        for output_format in ("json", "table"):
+            assert _same([root], 1, "auto", output_format, False, extra), (extra, output_format)
+
+
 @pytest.mark.parametrize("content", [b"", b"\n  \n", "gzip"])
 def test_an_empty_input_is_taken_with_the_clis_note(tmp_path: Path, content: bytes | str) -> None:
     """An empty input (no byte, blank lines only, a gzip stream of nothing), alone or
@@ -1152,29 +1215,44 @@ def test_an_empty_input_is_taken_with_the_clis_note(tmp_path: Path, content: byt
             assert _same(paths, 1, "auto", output_format), (paths, output_format)
 
 
-@pytest.mark.parametrize("extra", [("--since", "2020-01-01"), ("--by", "tool"),
-                                   ("--by", "day")])
-def test_a_format_only_python_reads_leaves_a_run_of_each_lane_s_calls_to_the_cli(
+@pytest.mark.parametrize("name", sorted(_PYTHON_ONLY))
+@pytest.mark.parametrize("extra", [("--since", iso(5)), ("--until", iso(2.5)), ("--by", "tool"),
+                                   ("--by", "day"), ("--by", "month", "--timezone", "UTC")])
+def test_a_unit_of_a_format_only_python_reads_hands_over_its_calls_when_the_run_needs_them(
+    tmp_path: Path, name: str, extra: tuple[str, ...]
+) -> None:
+    """A window or a ``--by`` that cuts lanes or counts calls needs each lane's calls:
+    the Python reader reads the unit in batch, as the CLI then does, and hands over its
+    observations, which the extension summarises (and cuts, and counts) as it does its
+    own: the CLI's bytes in JSON, the table and CSV. By hand, for ``--since`` 5 s: the
+    lone call at 10 s is all the window keeps of the three (no saving); for ``--by
+    tool``: the three are ``bash`` calls (qwen and opencode name them so) or
+    ``exec_command`` (Codex TUI), two of them in a multi-call wave."""
+    data = (_opencode_db(tmp_path / "store.tmp") if name == "opencode"
+            else _well_formed({"qwen": QWEN, "codex-tui": CODEX_TUI}[name]))
+    root = str(_tree(tmp_path / "tree", {_PYTHON_ONLY[name]: data,
+                                         "p/4f1e.jsonl": _claude_file(("a", 0, 2))}))
+    got = _native([root], extra=extra)
+    assert not isinstance(got, str), got
+    if extra[0] == "--since":
+        lanes = json.loads(got[1])["lanes"]
+        assert [(lane["paired_calls"], lane["modeled_wallclock_saved_ms"])
+                for lane in lanes] == [(1, 0.0)]
+    for output_format in ("json", "table", "csv"):
+        assert _same([root], 2, "auto", output_format, False, extra), output_format
+
+
+@pytest.mark.parametrize("extra", [(), ("--since", iso(0))])
+def test_a_unit_python_reports_more_of_than_its_figures_leaves_the_run_to_the_cli(
     tmp_path: Path, extra: tuple[str, ...]
 ) -> None:
-    """A window or a ``--by`` that needs each lane's calls cannot merge a unit whose
-    figures alone come back: such a run with a qwen file is declined (the CLI's)."""
-    root = str(_tree(tmp_path, {_PYTHON_ONLY["qwen"]: _well_formed(QWEN),
-                                "p/4f1e.jsonl": _claude_file(("a", 0, 2))}))
-    assert _native([root], extra=extra) == "an input is not read natively"
-    assert fastpath.summarize_json([root], 1, waves=1) == "an input is not read natively"
-
-
-def test_a_unit_python_reports_more_of_than_its_figures_leaves_the_run_to_the_cli(
-    tmp_path: Path,
-) -> None:
     """A qwen file whose every record is a problem is an error the CLI reports (exit 1):
-    its unit is not handed over, and the run is declined."""
+    its unit is not handed over, and the run is declined, streamed or in batch."""
     bad = QWEN.start_with_time("c1", "null")
     root = str(_tree(tmp_path, {_PYTHON_ONLY["qwen"]: bad,
                                 "p/4f1e.jsonl": _claude_file(("a", 0, 2))}))
-    assert fastpath.summarize_json([root], 1) == "an input is not read natively"
-    assert _cli([root])[0] == 1
+    assert _native([root], extra=extra) == "an input is not read natively"
+    assert _cli([root], *extra)[0] == 1
 
 
 _GZIP_FORMATS = {

@@ -125,13 +125,13 @@ def test_every_corpus_folder_taken_is_the_clis(
     capsysbinary: pytest.CaptureFixture[bytes], output_format: str
 ) -> None:
     """Each corpus folder: the native ``waves`` takes those the native ``summarize``
-    takes but openai-codex (a waves run needs each lane's calls, which a unit the Python
-    readers read does not hand over), and prints the CLI's bytes."""
+    takes (openai-codex's Codex TUI log read by the Python reader, its calls handed
+    over), and prints the CLI's bytes."""
     from tests.test_fastpath import _NATIVE_CORPUS
 
     taken = {folder.name for folder in sorted(CORPUS.iterdir()) if folder.is_dir()
              and _same(capsysbinary, [str(folder)], output_format)}
-    assert taken == set(_NATIVE_CORPUS) - {"openai-codex"}
+    assert taken == set(_NATIVE_CORPUS)
 
 
 @needs_corpus
@@ -324,3 +324,25 @@ def test_the_cli_s_progress_bar_is_drawn_while_the_extension_reads(
     drawn, _, notes = err.rpartition("\x1b[1A\r\x1b[2K")  # the bar's line, cleared
     assert (out, notes.encode()) == reference[1:]
     assert "reading 20/20 files" in drawn
+
+
+@pytest.mark.parametrize("name", ["qwen", "codex-tui"])
+def test_a_unit_of_a_format_only_python_reads_is_listed_wave_by_wave(
+    capsysbinary: pytest.CaptureFixture[bytes], tmp_path: Path, name: str
+) -> None:
+    """A file of a format the extension has no reader for, beside a Claude Code session:
+    the Python reader hands its calls over and the extension makes its waves, which the
+    native ``waves`` lists with the session's: the CLI's bytes in every format. By hand:
+    its three calls are two waves, [0 s, 3 s] of two calls and [10 s, 11 s] of one; the
+    session's one call is a third, so the document lists 3 waves."""
+    from tests.test_fastpath import _PYTHON_ONLY, _claude_file, _tree, _well_formed
+    from tests.trace_builders import CODEX_TUI, QWEN
+
+    data = _well_formed({"qwen": QWEN, "codex-tui": CODEX_TUI}[name])
+    root = str(_tree(tmp_path, {_PYTHON_ONLY[name]: data,
+                                "p/4f1e.jsonl": _claude_file(("a", 0, 2))}))
+    for output_format in FORMATS:
+        assert _same(capsysbinary, [root], output_format), output_format
+    code, out, _ = _cli(_args([root], "json", (), False))
+    assert code == 0
+    assert sorted(wave["size"] for wave in json.loads(out)["waves"]) == [1, 1, 2]

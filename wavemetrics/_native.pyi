@@ -7,7 +7,7 @@ wavemetrics._native`` checks this file against the built extension.
 """
 
 from collections.abc import Callable
-from typing import TypeVar, final
+from typing import Any, TypeVar, final
 
 __all__ = [
     "API_VERSION",
@@ -110,10 +110,16 @@ _CommandArg = tuple[str, str, str | None, int]
 
 #: A unit ``plan_others`` returns: one the extension reads, ``(format code, walk
 #: indexes, session ids)``; or one the Python readers read (a format the extension has
-#: no reader for), ``(format name, walk indexes, unit)``, the unit in ``_Unit``'s shape,
-#: each lane's records ``None``, each figure of exactly its type (``int``, ``float``, the
-#: histogram's ``str``), each ignored type's WTF-8 bytes.
-_OtherUnit = tuple[int, list[int], list[str]] | tuple[str, list[int], _Unit]
+#: no reader for), ``(format name, walk indexes, unit)``, the unit in ``_Unit``'s shape
+#: but each lane's ``(file index, session_id, lane_id, figures, records)`` carries
+#: exactly one of: its figures, each of exactly its type (``int``, ``float``, the
+#: histogram's ``str``); or its valid observations as ``_Records`` followed by the call
+#: timing (``"execution"``/``"message"``), every time a ``float``, which the extension
+#: summarises as a batch read of them (a run that needs each lane's calls). Each
+#: ignored type as WTF-8 bytes.
+_OtherLane = tuple[int, str, str, _Figures | None, tuple[Any, ...] | None]
+_OtherUnit = (tuple[int, list[int], list[str]]
+              | tuple[str, list[int], tuple[list[_Account], list[_OtherLane], bool]])
 
 #: What the notes of the native command see of an input: ``(format, lines_read,
 #: lines_used, lines_ignored, [(problem, n)] sorted by problem)``.

@@ -416,11 +416,20 @@ pub enum Other {
     Unit(OtherUnit),
     /// A unit read elsewhere: its format's registry name (the document's `format`), its
     /// files (walk indexes, in the unit's order: `out`'s accounts and lane files follow
-    /// it) and the read.
+    /// it) and the read. A lane that comes with its observations (its `records`: the
+    /// run needs each lane's calls) is summarised here ([`replay_lanes`]); one without
+    /// them keeps its figures.
     Read {
         format: String,
         files: Vec<usize>,
         out: UnitOut,
+    },
+    /// A file found by a folder walk that the registry finds no trace in: skipped, as
+    /// the CLI skips it (`pipeline._read_inputs`: no input of the document, a member
+    /// of its `skipped_files` with this reason).
+    Skip {
+        file: usize,
+        reason: String,
     },
 }
 
@@ -458,17 +467,26 @@ fn read_others(
     others: Vec<Other>,
     settings: &Settings,
     jobs: usize,
-) -> Vec<OtherRead> {
+) -> (Vec<OtherRead>, Vec<(usize, String)>) {
     let mut units = Vec::new();
     let mut done = Vec::new();
+    let mut skipped = Vec::new();
     for other in others {
         match other {
+            Other::Skip { file, reason } => skipped.push((file, reason)),
             Other::Unit(unit) => units.push(unit),
-            Other::Read { format, files, out } => done.push(OtherRead {
-                format: Cow::Owned(format),
+            Other::Read {
+                format,
                 files,
-                out: Some(out),
-            }),
+                mut out,
+            } => {
+                let replayed = replay_lanes(&mut out, settings);
+                done.push(OtherRead {
+                    format: Cow::Owned(format),
+                    files,
+                    out: replayed.map(|()| out),
+                });
+            }
         }
     }
     let outs = crate::parallel::map_indexed(units.len(), jobs, |i| {
@@ -491,7 +509,22 @@ fn read_others(
         out,
     });
     // the order of `others` does not matter: a unit is placed at its first file
-    read.chain(done).collect()
+    (read.chain(done).collect(), skipped)
+}
+
+/// Each lane of `out` that came with its observations summarised as a batch read of
+/// them is ([`replay`], with `settings`: `analyse` of a batch lane), its records then
+/// those of that read (its waves' calls among them); `None` when one cannot be (an
+/// order the stream refuses: the unit is then not read).
+fn replay_lanes(out: &mut UnitOut, settings: &Settings) -> Option<()> {
+    for lane in &mut out.lanes {
+        if let Some(records) = lane.records.take() {
+            let finished = replay(&records, settings).ok()?;
+            lane.summary = finished.summary;
+            lane.records = finished.records;
+        }
+    }
+    Some(())
 }
 
 /// How far a read has gone, for a progress bar drawn while it runs: the files read
@@ -673,14 +706,28 @@ pub fn summarize_then<R>(
     let done = read(files, sniffers, read_settings, jobs, progress)?;
     // the files of other formats: the registry plans their units, read here too
     let rest = undetected(&done.groups, &done.outs);
-    let others = match rest.first() {
-        None => Vec::new(),
+    let (others, passed) = match rest.first() {
+        None => (Vec::new(), Vec::new()),
         Some(&first) => {
             let units = plan_others(&rest).ok_or(Decline::NotNative(first))?;
             read_others(files, units, read_settings, jobs)
         }
     };
-    let whole = assemble(files.len(), &done.groups, &done.outs, &others)?;
+    let passed_over: Vec<usize> = passed.iter().map(|(file, _)| *file).collect();
+    let whole = assemble(files.len(), &done.groups, &done.outs, &others, &passed_over)?;
+    // the files passed over join the sidecars, in path order (`sorted(skipped)`)
+    let skipped: Cow<[(String, String)]> = if passed.is_empty() {
+        Cow::Borrowed(skipped)
+    } else {
+        let mut all = skipped.to_vec();
+        all.extend(
+            passed
+                .into_iter()
+                .map(|(file, reason)| (files[file].path.to_owned(), reason)),
+        );
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        Cow::Owned(all)
+    };
     // the notes are of the lanes read (the CLI's, before its window)
     let (inputs, lanes) = facts(&whole)?;
     let cut: Vec<(usize, readers::LaneOut)>;
@@ -713,7 +760,7 @@ pub fn summarize_then<R>(
     };
     let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
     let (json, answer) = std::thread::scope(|scope| {
-        let rendering = scope.spawn(|| render_json(&paths, &outcome, skipped, options, jobs));
+        let rendering = scope.spawn(|| render_json(&paths, &outcome, &skipped, options, jobs));
         let answer = meanwhile(&inputs, &lanes, loss);
         (rendering.join(), answer)
     });
@@ -834,8 +881,9 @@ fn lane_facts(outcome: &Outcome) -> Vec<LaneFact> {
         .collect()
 }
 
-/// One input's place in the outcome: its format and its line account.
+/// One input's place in the outcome: its walk index, its format and its line account.
 struct Read<'a> {
+    file: usize,
     format: &'a str,
     account: &'a LineAccount,
 }
@@ -874,7 +922,11 @@ impl<'a> Placed<'a> {
         let unit = unit_out(out)?;
         for (j, &file) in files.iter().enumerate() {
             let account = unit.accounts.get(j).ok_or(Decline::ReadFailed)?;
-            self.reads[file] = Some(Read { format, account });
+            self.reads[file] = Some(Read {
+                file,
+                format,
+                account,
+            });
         }
         // the unit appears where its first file (in walk order) does
         let first = files.iter().copied().min().unwrap_or(0);
@@ -903,13 +955,15 @@ fn format_name(format: Format) -> &'static str {
 
 /// The read outcome of `count` files from the folded reads `outs` of `groups`
 /// (as [`groups_of`] gives them) and the units of other formats `others` (each
-/// placed at its first file), as `pipeline._read_inputs` assembles it; a file in
-/// none of them is [`Decline::NotNative`].
+/// placed at its first file), as `pipeline._read_inputs` assembles it, but for the
+/// files `passed_over` (walk indexes: skipped, no input); a file in none of them is
+/// [`Decline::NotNative`].
 pub fn assemble<'a>(
     count: usize,
     groups: &[Vec<usize>],
     outs: &'a [FoldOut],
     others: &'a [OtherRead],
+    passed_over: &[usize],
 ) -> Result<Outcome<'a>, Decline> {
     let mut placed = Placed {
         reads: (0..count).map(|_| None).collect(),
@@ -947,12 +1001,13 @@ pub fn assemble<'a>(
     let inputs: Vec<Read> = reads
         .into_iter()
         .enumerate()
+        .filter(|(file, _)| !passed_over.contains(file))
         .map(|(file, read)| read.ok_or(Decline::NotNative(file)))
         .collect::<Result<_, _>>()?;
-    for (file, read) in inputs.iter().enumerate() {
+    for read in &inputs {
         let problems: u64 = read.account.all_problems().iter().map(|(_, n)| n).sum();
         if problems > 0 && read.account.lines_used == 0 {
-            return Err(Decline::NoUsableRecord(file));
+            return Err(Decline::NoUsableRecord(read.file));
         }
     }
     let mut lanes = Vec::new();
@@ -1246,7 +1301,8 @@ fn render_json(
     w.key("inputs");
     w.open(b'[');
     members_apart(&mut w, outcome.inputs.len(), jobs, |w, i| {
-        let (path, read) = (paths[i], &outcome.inputs[i]);
+        let read = &outcome.inputs[i];
+        let path = paths[read.file];
         let a = read.account;
         w.member();
         w.open(b'{');
@@ -1350,7 +1406,7 @@ mod tests {
 
     use super::*;
     use crate::readers::LaneOut;
-    use crate::summary::MaxCount;
+    use crate::summary::{LaneRecords, MaxCount};
     use std::sync::atomic::Ordering;
 
     const CLAUDE: Option<Detected> = Some(Detected::ClaudeCode);
@@ -1456,7 +1512,9 @@ mod tests {
         let outcome = Outcome {
             inputs: accounts
                 .iter()
-                .map(|account| Read {
+                .enumerate()
+                .map(|(file, account)| Read {
+                    file,
                     format: "events",
                     account,
                 })
@@ -1557,7 +1615,7 @@ mod tests {
 
     /// What `assemble` makes of `outs` for `groups`: only its decline, if any.
     fn decline(count: usize, groups: &[Vec<usize>], outs: &[FoldOut]) -> Option<Decline> {
-        assemble(count, groups, outs, &[]).err()
+        assemble(count, groups, outs, &[], &[]).err()
     }
 
     /// The inputs as (format, lines_read) and the lanes as (walk index, session, lane).
@@ -1654,7 +1712,7 @@ mod tests {
                 )],
             ),
         ];
-        let outcome = assemble(files.len(), &groups, &outs, &[]).unwrap();
+        let outcome = assemble(files.len(), &groups, &outs, &[], &[]).unwrap();
         let (inputs, lanes) = shape(&outcome);
         assert_eq!(
             inputs,
@@ -1724,7 +1782,7 @@ mod tests {
                 ),
             ],
         )];
-        let outcome = assemble(2, &[vec![1, 0]], &outs, &[]).unwrap();
+        let outcome = assemble(2, &[vec![1, 0]], &outs, &[], &[]).unwrap();
         assert_eq!(
             shape(&outcome),
             (
@@ -1737,7 +1795,7 @@ mod tests {
             Some(unit(vec![account(5, 0)], vec![])),
             vec![],
         )];
-        let outcome = assemble(1, &[vec![0]], &outs, &[]).unwrap();
+        let outcome = assemble(1, &[vec![0]], &outs, &[], &[]).unwrap();
         assert_eq!(shape(&outcome), (vec![("claude-code", 5)], vec![]));
         // a Codex rollout beside Claude Code files and an events file, the group's
         // members (path order) walk 2, 0, 3, 1: the rollout (walk 0) and the events
@@ -1760,7 +1818,7 @@ mod tests {
                 ),
             ],
         )];
-        let outcome = assemble(4, &[vec![2, 0, 3, 1]], &outs, &[]).unwrap();
+        let outcome = assemble(4, &[vec![2, 0, 3, 1]], &outs, &[], &[]).unwrap();
         assert_eq!(
             shape(&outcome),
             (
@@ -1779,7 +1837,7 @@ mod tests {
             )
         );
         // nothing at all
-        let outcome = assemble(0, &[], &[], &[]).unwrap();
+        let outcome = assemble(0, &[], &[], &[], &[]).unwrap();
         assert_eq!(shape(&outcome), (vec![], vec![]));
     }
 
@@ -1804,7 +1862,7 @@ mod tests {
             )),
         )];
         let outs = [out];
-        let outcome = assemble(4, &[vec![3, 0, 2, 1]], &outs, &[]).unwrap();
+        let outcome = assemble(4, &[vec![3, 0, 2, 1]], &outs, &[], &[]).unwrap();
         assert_eq!(
             shape(&outcome),
             (
@@ -1911,7 +1969,7 @@ mod tests {
                 Some(unit(vec![account(2, 1)], vec![lane(0, "t", "main")])),
             )],
         )];
-        let outcome = assemble(2, &g, &outs, &[]).unwrap();
+        let outcome = assemble(2, &g, &outs, &[], &[]).unwrap();
         assert_eq!(
             shape(&outcome),
             (
@@ -1942,7 +2000,7 @@ mod tests {
             Some(ok("a")),
             vec![(1, Some(ok("b")))],
         )];
-        assert!(assemble(2, &g, &outs, &[]).is_ok());
+        assert!(assemble(2, &g, &outs, &[], &[]).is_ok());
     }
 
     #[test]
@@ -1986,7 +2044,7 @@ mod tests {
         };
         let groups = [vec![0], vec![1]];
         let outs = two(lane(0, "s", "main"), lane(0, "s", "main"));
-        let outcome = assemble(2, &groups, &outs, &[]).unwrap();
+        let outcome = assemble(2, &groups, &outs, &[], &[]).unwrap();
         assert_eq!(shape(&outcome).1, vec![(0, "s", "main"), (1, "s", "main")]);
         assert_eq!(
             repeated_lanes(&outcome.lanes),
@@ -1994,7 +2052,7 @@ mod tests {
         );
         for (a, b) in [(("s", "main"), ("s", "x1")), (("s", "main"), ("t", "main"))] {
             let outs = two(lane(0, a.0, a.1), lane(0, b.0, b.1));
-            let outcome = assemble(2, &groups, &outs, &[]).unwrap();
+            let outcome = assemble(2, &groups, &outs, &[], &[]).unwrap();
             assert_eq!(repeated_lanes(&outcome.lanes), vec![], "{a:?} {b:?}");
         }
     }
@@ -2270,10 +2328,12 @@ mod tests {
         let outcome = Outcome {
             inputs: vec![
                 Read {
+                    file: 0,
                     format: "claude-code",
                     account: &first,
                 },
                 Read {
+                    file: 1,
                     format: "events",
                     account: &second,
                 },
@@ -2861,11 +2921,24 @@ mod tests {
         assert_eq!(partial.err(), Some(Decline::NotNative(0)));
     }
 
-    /// A file of a format the extension has no reader for, read by the Python readers
-    /// and handed over whole (`Other::Read`): it is placed at its walk index with its
-    /// format's name, its named problems and notes, and its lane merged in lane order.
-    #[test]
-    fn a_unit_read_elsewhere_is_placed_and_merged_as_read() {
+    /// A folder of an `events` log and a file the folded read finds no format for,
+    /// summarised with `by`, the latter planned as a `qwen` unit read elsewhere as `out`.
+    fn summarize_elsewhere(by: By<'_>, out: UnitOut) -> Result<Document, Decline> {
+        let plan = vec![Other::Read {
+            format: "qwen".into(),
+            files: vec![0],
+            out,
+        }];
+        summarize_planned(by, plan, &[]).map(|(document, _)| document)
+    }
+
+    /// The tree of [`summarize_elsewhere`], its unplaced file planned as `plan`, with
+    /// the sidecars `skipped`; with the tree's folder.
+    fn summarize_planned(
+        by: By<'_>,
+        plan: Vec<Other>,
+        skipped: &[(String, String)],
+    ) -> Result<(Document, String), Decline> {
         let tree = TempTree::new("elsewhere");
         let dir = tree.text();
         std::fs::create_dir_all(tree.0.join("q")).unwrap();
@@ -2906,6 +2979,127 @@ mod tests {
             codex_types: &codex,
             pi_types: &[],
         };
+        summarize_then(
+            &files,
+            skipped,
+            OPTIONS,
+            &sniffers,
+            &settings(),
+            2,
+            None,
+            None,
+            by,
+            |rest| {
+                assert_eq!(rest, [0]);
+                Some(plan)
+            },
+            |_, _, _| (),
+        )
+        .map(|(document, ())| (document, dir))
+    }
+
+    /// A file the registry finds no trace in, found by a folder walk, is skipped as the
+    /// CLI skips it: no input, a member of `skipped_files` among the sidecars in path
+    /// order; the document is the `events` log's alone.
+    #[test]
+    fn a_file_passed_over_is_listed_with_the_skipped_sidecars() {
+        let sidecars = [
+            ("/a/first.meta.json".to_string(), "sidecar".to_string()),
+            ("/zz/last.meta.json".to_string(), "sidecar".to_string()),
+        ];
+        let plan = vec![Other::Skip {
+            file: 0,
+            reason: "not a trace".into(),
+        }];
+        let (document, dir) = summarize_planned(By::Lanes, plan, &sidecars).unwrap();
+        assert_eq!(document.inputs, vec![fact("events", 2, 2, 0, &[])]);
+        let lanes: Vec<(usize, &str)> = document
+            .lanes
+            .iter()
+            .map(|l| (l.file, l.session_id.as_str()))
+            .collect();
+        assert_eq!(lanes, [(1, "run")]);
+        let json = String::from_utf8(document.json).unwrap();
+        let inputs = format!("\"inputs\": [\n    {{\n      \"path\": \"{dir}/e/run.jsonl\",");
+        assert!(json.contains(&inputs), "{json}");
+        let skipped = format!(
+            concat!(
+                "  \"skipped_files\": [\n",
+                "    {{\n      \"path\": \"/a/first.meta.json\",\n      \"reason\": \"sidecar\"\n    }},\n",
+                "    {{\n      \"path\": \"{}/q/chat.jsonl\",\n      \"reason\": \"not a trace\"\n    }},\n",
+                "    {{\n      \"path\": \"/zz/last.meta.json\",\n      \"reason\": \"sidecar\"\n    }}\n",
+                "  ]\n}}\n"
+            ),
+            dir
+        );
+        assert!(json.ends_with(&skipped), "{json}");
+        // a file neither placed nor passed over still declines the run
+        let none = summarize_planned(By::Lanes, Vec::new(), &sidecars);
+        assert_eq!(none.err(), Some(Decline::NotNative(0)));
+    }
+
+    /// A unit read elsewhere with its lane's observations (a run that needs each lane's
+    /// calls: `--by tool`) is summarised here as a batch read of them: c1 (bash) on
+    /// [1.0 s, 3.0 s] and c2 (read) on [1.5 s, 4.0 s] are one wave, 4.5 s of calls in a
+    /// span of 3.0 s, so 1500 ms saved; the figures handed over (none) are replaced.
+    #[test]
+    fn a_lane_read_elsewhere_with_its_calls_is_summarised_here() {
+        let records = |ends: [f64; 2]| LaneRecords {
+            starts: vec![true, true, false, false],
+            call_ids: ["c1", "c2", "c1", "c2"].map(Box::from).to_vec(),
+            tool_names: ["bash", "read", "bash", "read"].map(Box::from).to_vec(),
+            at_ms: vec![1000.0, 1500.0, ends[0], ends[1]],
+            batches: vec![None; 4],
+            ..LaneRecords::default()
+        };
+        let unit = |records: LaneRecords| {
+            let mut account = LineAccount::default();
+            (account.lines_read, account.lines_used) = (4, 4);
+            UnitOut {
+                accounts: vec![account],
+                lanes: vec![readers::LaneOut {
+                    file: 0,
+                    session_id: "q1".into(),
+                    lane_id: "main".into(),
+                    summary: Summary::default(),
+                    records: Some(Box::new(records)),
+                }],
+                read_again_in_batch: false,
+            }
+        };
+        let document = summarize_elsewhere(By::Tool, unit(records([3000.0, 4000.0]))).unwrap();
+        let json = String::from_utf8(document.json).unwrap();
+        let saved: Vec<&str> = json
+            .match_indices("\"modeled_wallclock_saved_ms\": ")
+            .map(|(at, key)| json[at + key.len()..].split(',').next().unwrap())
+            .collect();
+        assert_eq!(saved, ["1500.0", "0.0", "1500.0"]);
+        let tools = document.tools.unwrap();
+        let counts: Vec<(&str, u64, u64, f64)> = tools
+            .counts
+            .iter()
+            .map(|t| (t.tool_name.as_str(), t.calls, t.multi, t.duration_ms))
+            .collect();
+        assert_eq!(
+            counts,
+            [
+                ("bash", 1, 1, 2000.0),
+                ("read", 1, 1, 2500.0),
+                ("grep", 1, 0, 300.0)
+            ]
+        );
+        assert_eq!(tools.lanes, [vec![0, 1], vec![2]]);
+        // an end before its start is a clock anomaly (section 1), not a refusal
+        let odd = summarize_elsewhere(By::Tool, unit(records([500.0, 4000.0]))).unwrap();
+        let json = String::from_utf8(odd.json).unwrap();
+        assert!(json.contains("\"clock_anomalies\": 1"), "{json}");
+    }
+
+    /// A file of a format the extension has no reader for, read by the Python readers
+    /// and handed over whole (`Other::Read`): it is placed at its walk index with its
+    /// format's name, its named problems and notes, and its lane merged in lane order.
+    #[test]
+    fn a_unit_read_elsewhere_is_placed_and_merged_as_read() {
         let mut account = LineAccount::default();
         (account.lines_read, account.lines_used) = (5, 2);
         account.add_ignored(b"meta", 2);
@@ -2928,27 +3122,7 @@ mod tests {
             }],
             read_again_in_batch: false,
         };
-        let (document, ()) = summarize_then(
-            &files,
-            &[],
-            OPTIONS,
-            &sniffers,
-            &settings(),
-            2,
-            None,
-            None,
-            By::Lanes,
-            |rest| {
-                assert_eq!(rest, [0]);
-                Some(vec![Other::Read {
-                    format: "qwen".into(),
-                    files: vec![0],
-                    out,
-                }])
-            },
-            |_, _, _| (),
-        )
-        .unwrap();
+        let document = summarize_elsewhere(By::Lanes, out).unwrap();
         assert_eq!(
             document.inputs,
             vec![
@@ -3932,10 +4106,12 @@ mod tests {
         let outcome = Outcome {
             inputs: vec![
                 Read {
+                    file: 0,
                     format: "claude-code",
                     account: &first,
                 },
                 Read {
+                    file: 1,
                     format: "events",
                     account: &second,
                 },
@@ -3991,6 +4167,7 @@ mod tests {
         let read = account(1, 1);
         let outcome = Outcome {
             inputs: vec![Read {
+                file: 0,
                 format: "events",
                 account: &read,
             }],
@@ -4004,6 +4181,7 @@ mod tests {
         assert_eq!(facts(&outcome).err(), Some(Decline::Overflow));
         let fine = Outcome {
             inputs: vec![Read {
+                file: 0,
                 format: "events",
                 account: &read,
             }],
@@ -4031,7 +4209,9 @@ mod tests {
             let outcome = Outcome {
                 inputs: accounts
                     .iter()
-                    .map(|account| Read {
+                    .enumerate()
+                    .map(|(file, account)| Read {
+                        file,
                         format: "events",
                         account,
                     })
@@ -4134,6 +4314,7 @@ mod tests {
         let read = account(1, 1);
         let outcome = Outcome {
             inputs: vec![Read {
+                file: 0,
                 format: "events",
                 account: &read,
             }],

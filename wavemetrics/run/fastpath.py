@@ -21,14 +21,17 @@ The options that set the figures (the eval and batchable names, the idle gap, th
 per-lane cap) are handed to the extension, and ``--by session|lane|project`` groups
 are drawn from the document's lanes; a ``--since``/``--until`` window is cut by the
 extension (``native/core/src/window.rs``, the rules of ``views/slices.py``). Only what
-is sure to be the same is taken: a byte limit, ``--engine python``, an eval or
+is sure to be the same is taken. A unit of a format the extension has no reader for
+is read by the Python reader and handed over (its lanes' figures, or their calls when
+the run needs them: :func:`_read_elsewhere`), and a file of no trace that a folder walk
+found is skipped as the CLI skips it. Declined: a byte limit, ``--engine python``, an eval or
 batchable name whose normal form is not ASCII, a forced ``--input-format`` that some
 input is not detected as (one every input is detected as is read the same either
 way: only the document's ``options`` record tells the runs apart), stdin, an input that is not a
 regular file (links, FIFOs), a path that is not UTF-8, a gzip input that Python may
 read otherwise (``native/src/io.rs``), an input with an
-error or of a format the extension does not read, files that may be copies of each
-other, a figure that is not finite: then :func:`run`
+error (a file of no trace named on the command line among them), files that may be
+copies of each other, a figure that is not finite: then :func:`run`
 returns ``None`` and the CLI runs as ever (docs/cli.md, "The native command"). With
 the cache on, the whole output is stored as the CLI stores it
 (:mod:`wavemetrics.cache.runcache`), to be served again; no per-file entry is kept,
@@ -282,12 +285,16 @@ def summarize_json(
         # run by the extension once the files are read, while it renders the document
         from wavemetrics.views.notes import read_notes, repeated_lanes, window_note
 
+        # the inputs: every file but those passed over as no trace
+        kept = [path for index, path in enumerate(files) if index not in passed_over]
         reports = [_Input(path, fmt, read, used, ignored, dict(problems)) for path,
-                   (fmt, read, used, ignored, problems) in zip(files, inputs, strict=True)]
+                   (fmt, read, used, ignored, problems) in zip(kept, inputs, strict=True)]
         if input_format != _files.AUTO and any(r.format != input_format for r in reports):
             return None  # forced, and an input is of another format: the CLI's run
         read = [_Lane(files[index], session, lane) for index, session, lane in lanes]
-        lines = read_notes(paths, reports, read, {}, [_Skipped(*entry) for entry in skipped],
+        passed = [(files[index], _files.SKIPPED_UNRECOGNISED) for index in passed_over]
+        skips = sorted([*skipped, *passed], key=lambda entry: entry[0])
+        lines = read_notes(paths, reports, read, {}, [_Skipped(*entry) for entry in skips],
                            repeated_lanes(read), input_format, show_paths)
         if losses is not None:
             losses.append(loss)
@@ -298,40 +305,53 @@ def summarize_json(
         return lines
 
     # a unit of a format the extension has no reader for is read by the Python readers
-    # and merged natively, when the run needs only each lane's figures (no window, no
-    # --by that cuts lanes or counts calls, not waves: those need each lane's calls)
-    elsewhere = window is None and not waves and record["by"] in _WHOLE_LANES
+    # and merged natively: each lane's figures, or its calls when the run needs them (a
+    # window, a --by that cuts lanes or counts calls, waves), which the extension sums up
+    calls = window is not None or bool(waves) or record["by"] not in _WHOLE_LANES
 
-    def others_of(rest: list[int]) -> list[tuple[Any, list[int], Any]] | None:
+    # the files a folder walk found that hold no trace: skipped, as the CLI skips them
+    passed_over: set[int] = set()
+
+    def others_of(rest: list[int]) -> list[tuple[Any, ...]] | None:
         # run by the extension for the files its folded read found no format for: the
         # registry detects them and plans their units, for the extension to read when
         # each is of a format it reads, or for the Python readers to read when it has no
-        # reader for it (else the run is the CLI's)
+        # reader for it; a file found by a folder walk that holds no trace is passed
+        # over (else the run is the CLI's)
         from wavemetrics.readers.dispatch import detect_input, plan_units
         from wavemetrics.readers.registry import NATIVE_ROWS, planned_natively
 
         rows = planned_natively()
         native_formats = {row.name for row in NATIVE_ROWS}
         detections = []
+        unrecognised = []
         for index in rest:  # the first file of another kind ends the look (the CLI's run)
             detection = detect_input(files[index])
+            if (detection.format is None and detection.unrecognised
+                    and input_format == _files.AUTO):
+                unrecognised.append(index)
+                continue
             if detection.error is not None or detection.format is None or (
-                    detection.format not in rows and (
-                        not elsewhere or detection.format in native_formats)):
+                    detection.format not in rows and detection.format in native_formats):
                 return None
             detections.append(detection)
+        if unrecognised and not _skipped_as_no_trace(
+                paths, [files[index] for index in unrecognised]):
+            return None
         walked = {files[index]: index for index in rest}
-        planned: list[tuple[Any, list[int], Any]] = []
+        planned: list[tuple[Any, ...]] = [
+            (index, _files.SKIPPED_UNRECOGNISED) for index in unrecognised]
         for unit in plan_units(detections):
             indexes = [walked[path] for path in unit.paths]
             row = rows.get(unit.format)
             if row is not None:
                 planned.append((row.code, indexes, [row.session_id(p) for p in unit.paths]))
                 continue
-            read = _read_elsewhere(unit.format, unit.paths, record)
+            read = _read_elsewhere(unit.format, unit.paths, record, calls)
             if read is None:
                 return None
             planned.append((unit.format, indexes, read))
+        passed_over.update(unrecognised)
         return planned
 
     by = record["by"]
@@ -424,26 +444,52 @@ def options_of(options: dict[str, Any], window: Window | None = None) -> dict[st
 _WINDOW = ("since", "until", "timezone")
 
 
-def _read_elsewhere(fmt: str, paths: tuple[str, ...], record: dict[str, Any]) -> Any:
+def _skipped_as_no_trace(paths: Sequence[str], unrecognised: list[str]) -> bool:
+    """Whether the CLI skips each of ``unrecognised`` (files of ``paths`` the registry
+    finds no trace in) as not a trace (``pipeline._read_inputs``): each was found by a
+    folder walk (a file named on the command line is an error), and no named folder is
+    left with every file it holds skipped (an error too:
+    ``pipeline._folders_only_skipped``). The CLI's own walk
+    (:func:`wavemetrics.inputs._files.expand_entries`), run again here: only for a run
+    that holds such a file."""
+    walked: dict[str, str] = {}
+    sidecars: list[tuple[str, str]] = []
+    _files.expand_entries(list(paths), walked, sidecars)
+    if not all(path in walked for path in unrecognised):
+        return False
+    gone = {*unrecognised, *(path for path, _ in sidecars)}
+    folders: dict[str, list[str]] = {}
+    for path, folder in walked.items():
+        folders.setdefault(folder, []).append(path)
+    return not any(all(path in gone for path in held) for held in folders.values())
+
+
+def _read_elsewhere(fmt: str, paths: tuple[str, ...], record: dict[str, Any],
+                    calls: bool) -> Any:
     """A unit of a format the extension has no reader for, read by the Python readers
-    with the run's figure settings (``record``: its options record) as the CLI's
-    streaming read reads it (:func:`wavemetrics.run.pipeline.summarised_unit`), in the
-    shape the extension gives a unit it reads (``_native._Unit``: the accounts, each
-    lane's figures in ``figure_names()`` order, no observations), for the native command
-    to merge with its own units (``summarize_json``'s ``plan_others``).
+    as the CLI reads it (:func:`wavemetrics.run.pipeline.summarised_unit`), in the shape
+    the extension gives a unit it reads (``_native._Unit``), for the native command to
+    merge with its own units (``summarize_json``'s ``plan_others``). ``record``: the
+    run's options record, whose figure settings the unit is read with. Each lane carries
+    its figures in ``figure_names()`` order (streamed, as the CLI's ``summarize``
+    streams it), or with ``calls`` (the run needs each lane's calls) its observations
+    (read in batch, as the CLI then reads), which the extension summarises itself.
 
     ``None`` when the CLI would say more of this unit than its figures and accounts: an
     input with an error (one that cannot be read, or whose records were all problems or
     foreign to a forced format), a unit read again in batch (its note is written after
-    the sorted ones), an ignored count that is not the sum of its record types. The
+    the sorted ones), an ignored count that is not the sum of its record types, an
+    observation the core counts as malformed (the extension is fed only valid ones) or
+    whose time is not a ``float`` (the document writes the extension's floats). The
     native command then leaves the run to the CLI."""
     from wavemetrics.readers.dispatch import ReadUnit
     from wavemetrics.run._lanes import StreamSettings
     from wavemetrics.run.pipeline import summarised_unit
 
-    stream = StreamSettings(record["max_tracked_calls"], tuple(record["eval_tools"]),
-                            batchable_tool_names=tuple(record["batchable_tools"]),
-                            idle_gap_ms=record["idle_gap_ms"])
+    stream = None if calls else StreamSettings(
+        record["max_tracked_calls"], tuple(record["eval_tools"]),
+        batchable_tool_names=tuple(record["batchable_tools"]),
+        idle_gap_ms=record["idle_gap_ms"])
     reports, lanes = summarised_unit(ReadUnit(fmt, paths), stream, record["input_format"])
     accounts = []
     for report in reports:
@@ -455,10 +501,33 @@ def _read_elsewhere(fmt: str, paths: tuple[str, ...], record: dict[str, Any]) ->
         accounts.append((report.lines_read, report.lines_used, ignored,
                          list(report.problems.items()), list(report.notes.items())))
     names = _extension.extension().figure_names()
-    read = [(paths.index(lane.path), lane.session_id, lane.lane_id,
-             tuple(getattr(summary, name) for name in names), None)
-            for lane, summary in lanes]
+    read = []
+    for lane, summary in lanes:  # figures when streamed, else a batch Lane's calls
+        figures = None if summary is None else tuple(getattr(summary, n) for n in names)
+        observations = None if summary is not None else _observations(lane)
+        if figures is None and observations is None:
+            return None
+        read.append((paths.index(lane.path), lane.session_id, lane.lane_id, figures,
+                     observations))
     return accounts, read, False
+
+
+def _observations(lane: Any) -> tuple[Any, ...] | None:
+    """A batch lane's observations as the extension takes them (``_native``'s records
+    of a lane, then its call timing), or ``None`` when one is not valid by section 1
+    (``validate_observation``: the core counts it as malformed, the extension is never
+    fed one) or its time is not a ``float``."""
+    from wavemetrics.core.observations import validate_observation
+
+    observed = lane.observations
+    if not all(validate_observation(o) is not None and type(o.at_ms) is float
+               for o in observed):
+        return None
+    return ([o.kind == "start" for o in observed], [o.call_id for o in observed],
+            [o.tool_name for o in observed], [o.at_ms for o in observed],
+            [None if o.batch is None else o.batch.encode("utf-8", "surrogatepass")
+             for o in observed],
+            lane.measured_turn_duration_ms_total, list(lane.turn_intervals), lane.timing)
 
 
 #: The ``--by`` values whose rows are whole lanes (``None``: no ``--by``): a unit read by

@@ -388,15 +388,21 @@ def read_unit(
 
 
 def summarised_unit(
-    unit: ReadUnit, stream: StreamSettings, input_format: str = AUTO,
-) -> tuple[tuple[InputReport, ...], tuple[tuple[Lane | StreamedLane, ParallelismSummary], ...]]:
-    """:func:`read_unit` of ``unit`` with ``stream``, as the CLI's streaming read makes
-    it: each report judged as :func:`read_inputs` judges it (an input whose every record
-    was a problem, or was foreign to a forced ``input_format``, gets its error), each
-    lane with its summary as :func:`analyse` gives it (a lane read in batch, by a
-    format that does not stream, summarised with ``stream``'s settings)."""
+    unit: ReadUnit, stream: StreamSettings | None, input_format: str = AUTO,
+) -> tuple[tuple[InputReport, ...],
+           tuple[tuple[Lane | StreamedLane, ParallelismSummary | None], ...]]:
+    """:func:`read_unit` of ``unit`` as the CLI reads it: each report judged as
+    :func:`read_inputs` judges it (an input whose every record was a problem, or was
+    foreign to a forced ``input_format``, gets its error). With ``stream``: streamed as
+    the CLI's ``summarize`` streams it, each lane with its summary as :func:`analyse`
+    gives it (a lane read in batch, by a format that does not stream, summarised with
+    ``stream``'s settings). ``None``: read in batch, as the CLI reads a run that needs
+    each lane's calls (a window, ``--by tool``, ``waves``), each lane a :class:`Lane`
+    with its observations and no summary."""
     result = read_unit(unit, stream)
     reports = tuple(_no_usable_record(report, input_format, {}) for report in result.reports)
+    if stream is None:
+        return reports, tuple((lane, None) for lane in result.lanes)
     return reports, tuple((lane, _lane_result(lane, stream).summary) for lane in result.lanes)
 
 

@@ -2,6 +2,7 @@
 //! one call per read unit (never one per line). Errors become Python exceptions.
 
 use crate::account::LineAccount;
+use crate::activity::Timing;
 use crate::command;
 use crate::detect::Sniffers;
 use crate::readers::{self, Unit, UnitOut};
@@ -280,15 +281,58 @@ type AccountArg = (
     Vec<(String, u64)>,
 );
 
-/// A lane as [`unit`] writes it, its observations not kept: `(file index, session_id,
-/// lane_id, figures)`; the figures are read by [`figures_of`].
+/// A lane as [`unit`] writes it: `(file index, session_id, lane_id, figures, records)`,
+/// exactly one of the last two given: the figures (read by [`figures_of`]), or the
+/// lane's observations ([`RecordsArg`]), which the command summarises itself.
 type LaneArg<'py> = (
     usize,
     String,
     String,
-    Vec<Bound<'py, PyAny>>,
-    Option<Bound<'py, PyAny>>,
+    Option<Vec<Bound<'py, PyAny>>>,
+    Option<RecordsArg<'py>>,
 );
+
+/// A lane's valid observations as [`records`] writes them, then its call timing
+/// (`"execution"` or `"message"`): `(starts, call_ids, tool_names, at_ms, batches,
+/// turn_total_ms, turn_intervals, timing)`, every time a `float`.
+type RecordsArg<'py> = (
+    Vec<bool>,
+    Vec<String>,
+    Vec<String>,
+    Vec<Bound<'py, PyFloat>>,
+    Vec<Option<Vec<u8>>>,
+    Bound<'py, PyFloat>,
+    Vec<(Bound<'py, PyFloat>, Bound<'py, PyFloat>)>,
+    String,
+);
+
+/// The [`LaneRecords`] of `arg` (their waves not yet made: the command replays
+/// them), or `None` for a timing of another name or columns of unequal lengths.
+fn records_of(arg: RecordsArg<'_>) -> Option<LaneRecords> {
+    let (starts, call_ids, tool_names, at_ms, batches, turn_total, turns, timing) = arg;
+    let count = starts.len();
+    if [call_ids.len(), tool_names.len(), at_ms.len(), batches.len()] != [count; 4] {
+        return None;
+    }
+    Some(LaneRecords {
+        starts,
+        call_ids: call_ids.into_iter().map(String::into_boxed_str).collect(),
+        tool_names: tool_names.into_iter().map(String::into_boxed_str).collect(),
+        at_ms: at_ms.iter().map(|at| at.value()).collect(),
+        batches: batches
+            .into_iter()
+            .map(|b| b.map(Vec::into_boxed_slice))
+            .collect(),
+        turn_total_ms: turn_total.value(),
+        turns: turns.iter().map(|(a, b)| (a.value(), b.value())).collect(),
+        timing: match timing.as_str() {
+            "execution" => Timing::Execution,
+            "message" => Timing::Message,
+            _ => return None,
+        },
+        ..LaneRecords::default()
+    })
+}
 
 /// A unit read by the Python readers, as `plan_others` hands it over: its format's
 /// name, its files (walk indexes) and its read in [`unit`]'s shape.
@@ -343,8 +387,8 @@ fn figures_of(values: &[Bound<'_, PyAny>]) -> Option<Summary> {
 }
 
 /// The [`command::Other`] of a unit the Python readers read ([`ReadArg`]), or `None`
-/// when it is not in that shape (a lane's observations kept, a figure of another
-/// type, a count past 64 bits).
+/// when it is not in that shape (a figure or time of another type, a count past 64
+/// bits, both or neither of a lane's figures and observations).
 fn read_elsewhere(arg: &Bound<'_, PyAny>) -> Option<command::Other> {
     let (format, files, (accounts, lanes, read_again_in_batch)): ReadArg = arg.extract().ok()?;
     let accounts = accounts
@@ -367,15 +411,17 @@ fn read_elsewhere(arg: &Bound<'_, PyAny>) -> Option<command::Other> {
     let lanes = lanes
         .into_iter()
         .map(|(file, session_id, lane_id, figures, records)| {
-            if records.is_some_and(|r| !r.is_none()) {
-                return None;
-            }
+            let (summary, records) = match (figures, records) {
+                (Some(figures), None) => (figures_of(&figures)?, None),
+                (None, Some(records)) => (Summary::default(), Some(Box::new(records_of(records)?))),
+                _ => return None,
+            };
             Some(readers::LaneOut {
                 file,
                 session_id,
                 lane_id,
-                summary: figures_of(&figures)?,
-                records: None,
+                summary,
+                records,
             })
         })
         .collect::<Option<_>>()?;
@@ -387,8 +433,9 @@ fn read_elsewhere(arg: &Bound<'_, PyAny>) -> Option<command::Other> {
     Some(command::Other::Read { format, files, out })
 }
 
-/// A unit `plan_others` returned: one the extension reads ([`OtherArg`]), or one the
-/// Python readers read ([`ReadArg`]); `None` for anything else.
+/// What `plan_others` returned for some of the files: a unit the extension reads
+/// ([`OtherArg`]), a unit the Python readers read ([`ReadArg`]), or a file to skip,
+/// `(walk index, reason)`; `None` for anything else.
 fn other_of(arg: &Bound<'_, PyAny>) -> Option<command::Other> {
     if let Ok((code, files, session_ids)) = arg.extract::<OtherArg>() {
         return Some(command::Other::Unit(command::OtherUnit {
@@ -396,6 +443,9 @@ fn other_of(arg: &Bound<'_, PyAny>) -> Option<command::Other> {
             files,
             session_ids,
         }));
+    }
+    if let Ok((file, reason)) = arg.extract::<(usize, String)>() {
+        return Some(command::Other::Skip { file, reason });
     }
     read_elsewhere(arg)
 }
