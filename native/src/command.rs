@@ -2794,48 +2794,18 @@ mod tests {
     /// Copilot reader, in walk order among the others; with no plan the run is declined.
     #[test]
     fn files_of_other_formats_are_read_as_their_planned_units() {
-        let tree = TempTree::new("others");
-        let dir = tree.text();
-        std::fs::create_dir_all(tree.0.join("c")).unwrap();
-        std::fs::create_dir_all(tree.0.join("e")).unwrap();
-        std::fs::write(
-            tree.0.join("c").join("events.jsonl"),
-            concat!(
-                r#"{"id":"e1","parentId":"e0","timestamp":"2026-12-03T10:00:01.000Z","type":"tool.execution_start","data":{"toolCallId":"k1","toolName":"bash"}}"#,
-                "\n",
-                r#"{"id":"e2","parentId":"e1","timestamp":"2026-12-03T10:00:01.500Z","type":"tool.execution_start","data":{"toolCallId":"k2","toolName":"view"}}"#,
-                "\n",
-                r#"{"id":"e3","parentId":"e2","timestamp":"2026-12-03T10:00:03.000Z","type":"tool.execution_complete","data":{"toolCallId":"k1","success":true}}"#,
-                "\n",
-                r#"{"id":"e4","parentId":"e3","timestamp":"2026-12-03T10:00:04.000Z","type":"tool.execution_complete","data":{"toolCallId":"k2","success":true}}"#,
-                "\n",
-            ),
-        )
-        .unwrap();
-        std::fs::write(
-            tree.0.join("e").join("run.jsonl"),
-            concat!(
-                r#"{"type":"tool_execution_start","toolCallId":"e1","toolName":"grep","timestamp":1000}"#,
-                "\n",
-                r#"{"type":"tool_execution_end","toolCallId":"e1","timestamp":1300}"#,
-                "\n",
-            ),
-        )
-        .unwrap();
-        let paths = [
-            (format!("{dir}/c/events.jsonl"), "events"),
-            (format!("{dir}/e/run.jsonl"), "run"),
-        ];
-        let files: Vec<CommandFile> = paths
-            .iter()
-            .enumerate()
-            .map(|(group, (path, stem))| CommandFile {
-                path,
-                claude_fallback: stem,
-                events_default: stem,
-                group,
-            })
-            .collect();
+        let copilot = concat!(
+            r#"{"id":"e1","parentId":"e0","timestamp":"2026-12-03T10:00:01.000Z","type":"tool.execution_start","data":{"toolCallId":"k1","toolName":"bash"}}"#,
+            "\n",
+            r#"{"id":"e2","parentId":"e1","timestamp":"2026-12-03T10:00:01.500Z","type":"tool.execution_start","data":{"toolCallId":"k2","toolName":"view"}}"#,
+            "\n",
+            r#"{"id":"e3","parentId":"e2","timestamp":"2026-12-03T10:00:03.000Z","type":"tool.execution_complete","data":{"toolCallId":"k1","success":true}}"#,
+            "\n",
+            r#"{"id":"e4","parentId":"e3","timestamp":"2026-12-03T10:00:04.000Z","type":"tool.execution_complete","data":{"toolCallId":"k2","success":true}}"#,
+            "\n",
+        );
+        let (_tree, paths) = beside_an_events_log("others", "c", "events.jsonl", copilot, "events");
+        let files = command_files(&paths);
         let (events, claude_only, codex) = sniffer_lists();
         let sniffers = Sniffers {
             event_types: &events,
@@ -2939,39 +2909,10 @@ mod tests {
         plan: Vec<Other>,
         skipped: &[(String, String)],
     ) -> Result<(Document, String), Decline> {
-        let tree = TempTree::new("elsewhere");
+        let text = "{\"kind\":\"other\"}\n";
+        let (tree, paths) = beside_an_events_log("elsewhere", "q", "chat.jsonl", text, "chat");
         let dir = tree.text();
-        std::fs::create_dir_all(tree.0.join("q")).unwrap();
-        std::fs::create_dir_all(tree.0.join("e")).unwrap();
-        std::fs::write(
-            tree.0.join("q").join("chat.jsonl"),
-            "{\"kind\":\"other\"}\n",
-        )
-        .unwrap();
-        std::fs::write(
-            tree.0.join("e").join("run.jsonl"),
-            concat!(
-                r#"{"type":"tool_execution_start","toolCallId":"e1","toolName":"grep","timestamp":1000}"#,
-                "\n",
-                r#"{"type":"tool_execution_end","toolCallId":"e1","timestamp":1300}"#,
-                "\n",
-            ),
-        )
-        .unwrap();
-        let paths = [
-            (format!("{dir}/q/chat.jsonl"), "chat"),
-            (format!("{dir}/e/run.jsonl"), "run"),
-        ];
-        let files: Vec<CommandFile> = paths
-            .iter()
-            .enumerate()
-            .map(|(group, (path, stem))| CommandFile {
-                path,
-                claude_fallback: stem,
-                events_default: stem,
-                group,
-            })
-            .collect();
+        let files = command_files(&paths);
         let (events, claude_only, codex) = sniffer_lists();
         let sniffers = Sniffers {
             event_types: &events,
@@ -4752,6 +4693,52 @@ mod tests {
             claude_only.map(String::from).to_vec(),
             codex.map(String::from).to_vec(),
         )
+    }
+
+    /// A tree `name` holding `folder/file` (`text`) and the events log `e/run.jsonl` (one
+    /// `grep` call, 1.0 s to 1.3 s), each in a folder of its own; with each file's path
+    /// and stem (`stem`, `run`) in walk order.
+    fn beside_an_events_log(
+        name: &str,
+        folder: &str,
+        file: &str,
+        text: &str,
+        stem: &'static str,
+    ) -> (TempTree, [(String, &'static str); 2]) {
+        let tree = TempTree::new(name);
+        let dir = tree.text();
+        std::fs::create_dir_all(tree.0.join(folder)).unwrap();
+        std::fs::create_dir_all(tree.0.join("e")).unwrap();
+        std::fs::write(tree.0.join(folder).join(file), text).unwrap();
+        std::fs::write(
+            tree.0.join("e").join("run.jsonl"),
+            concat!(
+                r#"{"type":"tool_execution_start","toolCallId":"e1","toolName":"grep","timestamp":1000}"#,
+                "\n",
+                r#"{"type":"tool_execution_end","toolCallId":"e1","timestamp":1300}"#,
+                "\n",
+            ),
+        )
+        .unwrap();
+        let paths = [
+            (format!("{dir}/{folder}/{file}"), stem),
+            (format!("{dir}/e/run.jsonl"), "run"),
+        ];
+        (tree, paths)
+    }
+
+    /// The command's files of `paths` (path, stem), each its own project folder.
+    fn command_files<'a>(paths: &'a [(String, &'static str)]) -> Vec<CommandFile<'a>> {
+        paths
+            .iter()
+            .enumerate()
+            .map(|(group, (path, stem))| CommandFile {
+                path,
+                claude_fallback: stem,
+                events_default: stem,
+                group,
+            })
+            .collect()
     }
 
     /// Writes the [`TREE`] under `tree` and summarizes it on `jobs` threads, with
