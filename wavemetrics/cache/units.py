@@ -635,8 +635,8 @@ class ReadCache:
         is stored only if the row is still ``previous`` and the chain it extends is sound
         (else ``False``: another run moved it on, or it is damaged). A state msgpack
         cannot hold (a text with a lone surrogate, which a transcript's JSON may carry
-        in a batch key) is not stored either: ``False``, and the next run reads the
-        transcript whole, as without the cache."""
+        in a batch key) is not stored either: ``False``, and the next run reads on from
+        the last state stored, or from the start when there is none."""
         import msgspec
 
         try:
