@@ -2891,26 +2891,28 @@ mod tests {
         assert_eq!(partial.err(), Some(Decline::NotNative(0)));
     }
 
-    /// A folder of an `events` log and a file the folded read finds no format for,
-    /// summarised with `by`, the latter planned as a `qwen` unit read elsewhere as `out`.
-    fn summarize_elsewhere(by: By<'_>, out: UnitOut) -> Result<Document, Decline> {
+    /// A folder (`name`: each test its own, as tests run at once) of an `events` log
+    /// and a file the folded read finds no format for, summarised with `by`, the latter
+    /// planned as a `qwen` unit read elsewhere as `out`.
+    fn summarize_elsewhere(name: &str, by: By<'_>, out: UnitOut) -> Result<Document, Decline> {
         let plan = vec![Other::Read {
             format: "qwen".into(),
             files: vec![0],
             out,
         }];
-        summarize_planned(by, plan, &[]).map(|(document, _)| document)
+        summarize_planned(name, by, plan, &[]).map(|(document, _)| document)
     }
 
-    /// The tree of [`summarize_elsewhere`], its unplaced file planned as `plan`, with
-    /// the sidecars `skipped`; with the tree's folder.
+    /// The tree of [`summarize_elsewhere`] (`name`), its unplaced file planned as
+    /// `plan`, with the sidecars `skipped`; with the tree's folder.
     fn summarize_planned(
+        name: &str,
         by: By<'_>,
         plan: Vec<Other>,
         skipped: &[(String, String)],
     ) -> Result<(Document, String), Decline> {
         let text = "{\"kind\":\"other\"}\n";
-        let (tree, paths) = beside_an_events_log("elsewhere", "q", "chat.jsonl", text, "chat");
+        let (tree, paths) = beside_an_events_log(name, "q", "chat.jsonl", text, "chat");
         let dir = tree.text();
         let files = command_files(&paths);
         let (events, claude_only, codex) = sniffer_lists();
@@ -2952,7 +2954,7 @@ mod tests {
             file: 0,
             reason: "not a trace".into(),
         }];
-        let (document, dir) = summarize_planned(By::Lanes, plan, &sidecars).unwrap();
+        let (document, dir) = summarize_planned("passed-over", By::Lanes, plan, &sidecars).unwrap();
         assert_eq!(document.inputs, vec![fact("events", 2, 2, 0, &[])]);
         let lanes: Vec<(usize, &str)> = document
             .lanes
@@ -2975,7 +2977,7 @@ mod tests {
         );
         assert!(json.ends_with(&skipped), "{json}");
         // a file neither placed nor passed over still declines the run
-        let none = summarize_planned(By::Lanes, Vec::new(), &sidecars);
+        let none = summarize_planned("passed-over-none", By::Lanes, Vec::new(), &sidecars);
         assert_eq!(none.err(), Some(Decline::NotNative(0)));
     }
 
@@ -3008,7 +3010,8 @@ mod tests {
                 read_again_in_batch: false,
             }
         };
-        let document = summarize_elsewhere(By::Tool, unit(records([3000.0, 4000.0]))).unwrap();
+        let document =
+            summarize_elsewhere("calls", By::Tool, unit(records([3000.0, 4000.0]))).unwrap();
         let json = String::from_utf8(document.json).unwrap();
         let saved: Vec<&str> = json
             .match_indices("\"modeled_wallclock_saved_ms\": ")
@@ -3031,7 +3034,8 @@ mod tests {
         );
         assert_eq!(tools.lanes, [vec![0, 1], vec![2]]);
         // an end before its start is a clock anomaly (section 1), not a refusal
-        let odd = summarize_elsewhere(By::Tool, unit(records([500.0, 4000.0]))).unwrap();
+        let odd =
+            summarize_elsewhere("calls-odd", By::Tool, unit(records([500.0, 4000.0]))).unwrap();
         let json = String::from_utf8(odd.json).unwrap();
         assert!(json.contains("\"clock_anomalies\": 1"), "{json}");
     }
@@ -3063,7 +3067,7 @@ mod tests {
             }],
             read_again_in_batch: false,
         };
-        let document = summarize_elsewhere(By::Lanes, out).unwrap();
+        let document = summarize_elsewhere("figures", By::Lanes, out).unwrap();
         assert_eq!(
             document.inputs,
             vec![
