@@ -37,6 +37,7 @@ __all__ = [
     "expand_entries",
     "fallback_session_id",
     "file_stem",
+    "folders_all_skipped",
     "named_log_lane",
     "named_log_session_id",
     "os_text",
@@ -392,3 +393,16 @@ def copy_candidates(paths: list[str]) -> list[list[str]]:
                     by_key.setdefault((stem, size), []).append(path)
     return [kept for group in by_key.values()
             if len(group) > 1 and len(kept := _same_heads(group, heads)) > 1]
+
+
+def folders_all_skipped(walked: dict[str, str], skipped: set[str]) -> dict[str, int]:
+    """The named folders whose every file a walk found is in ``skipped`` (the sidecars
+    and the files of no trace), each with how many files it holds, in order of first
+    appearance (``walked``: each walked file's named folder, as
+    :func:`expand_entries` fills it). The CLI reports each such folder as an error, as
+    it does an empty one."""
+    folders: dict[str, list[str]] = {}
+    for path, folder in walked.items():
+        folders.setdefault(folder, []).append(path)
+    return {folder: len(files) for folder, files in folders.items()
+            if files and all(path in skipped for path in files)}

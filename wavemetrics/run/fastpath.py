@@ -449,7 +449,7 @@ def _skipped_as_no_trace(paths: Sequence[str], unrecognised: list[str]) -> bool:
     finds no trace in) as not a trace (``pipeline._read_inputs``): each was found by a
     folder walk (a file named on the command line is an error), and no named folder is
     left with every file it holds skipped (an error too:
-    ``pipeline._folders_only_skipped``). The CLI's own walk
+    :func:`~wavemetrics.inputs._files.folders_all_skipped`). The CLI's own walk
     (:func:`wavemetrics.inputs._files.expand_entries`), run again here: only for a run
     that holds such a file."""
     walked: dict[str, str] = {}
@@ -458,10 +458,7 @@ def _skipped_as_no_trace(paths: Sequence[str], unrecognised: list[str]) -> bool:
     if not all(path in walked for path in unrecognised):
         return False
     gone = {*unrecognised, *(path for path, _ in sidecars)}
-    folders: dict[str, list[str]] = {}
-    for path, folder in walked.items():
-        folders.setdefault(folder, []).append(path)
-    return not any(all(path in gone for path in held) for held in folders.values())
+    return not _files.folders_all_skipped(walked, gone)
 
 
 def _read_elsewhere(fmt: str, paths: tuple[str, ...], record: dict[str, Any],
@@ -501,13 +498,14 @@ def _read_elsewhere(fmt: str, paths: tuple[str, ...], record: dict[str, Any],
         accounts.append((report.lines_read, report.lines_used, ignored,
                          list(report.problems.items()), list(report.notes.items())))
     names = _extension.extension().figure_names()
+    place = {path: index for index, path in enumerate(paths)}
     read = []
     for lane, summary in lanes:  # figures when streamed, else a batch Lane's calls
         figures = None if summary is None else tuple(getattr(summary, n) for n in names)
         observations = None if summary is not None else _observations(lane)
         if figures is None and observations is None:
             return None
-        read.append((paths.index(lane.path), lane.session_id, lane.lane_id, figures,
+        read.append((place[lane.path], lane.session_id, lane.lane_id, figures,
                      observations))
     return accounts, read, False
 

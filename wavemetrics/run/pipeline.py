@@ -27,7 +27,7 @@ from wavemetrics.core.stream import LaneStream, StreamOrderError
 from wavemetrics.core.summary import ParallelismSummary, merge_summaries, summarize
 from wavemetrics.core.turns import TurnClock
 from wavemetrics.core.waves import assemble_waves
-from wavemetrics.inputs._files import SKIPPED_UNRECOGNISED
+from wavemetrics.inputs._files import SKIPPED_UNRECOGNISED, folders_all_skipped
 from wavemetrics.readers._protocol import LaneWriter, Peek
 from wavemetrics.readers.dispatch import (
     AUTO,
@@ -537,17 +537,11 @@ def _folders_only_skipped(
     skipped: list[SkippedFile],
 ) -> list[tuple[str, str | None]]:
     """A named folder whose every file was skipped is an error, as an empty folder is."""
-    skipped_paths = {s.path for s in skipped}
-    folders: dict[str, list[str]] = {}
-    for path, folder in walked.items():
-        folders.setdefault(folder, []).append(path)
     added: list[tuple[str, str | None]] = []
-    for folder, files in folders.items():
-        if files and all(path in skipped_paths for path in files):
-            reason = (f"no trace files in this directory ({len(files)} found, none a trace:"
-                      " skipped)")
-            reports[folder] = InputReport(path=folder, format="unknown", error=reason)
-            added.append((folder, reason))
+    for folder, count in folders_all_skipped(walked, {s.path for s in skipped}).items():
+        reason = f"no trace files in this directory ({count} found, none a trace: skipped)"
+        reports[folder] = InputReport(path=folder, format="unknown", error=reason)
+        added.append((folder, reason))
     return entries + added
 
 
