@@ -5,12 +5,11 @@
 //!
 //! Values are classified by [`Val::of`], so that a string with a lone surrogate
 //! escape (which Python's `json` accepts) is kept as WTF-8 bytes instead of
-//! failing the whole line (serde_json decodes the rare string with an escape).
+//! failing the whole line ([`unescape`] decodes a string with an escape as
+//! serde_json's `deserialize_bytes` does; the differential test holds them equal).
 //! Duplicate keys: the last one wins, as in Python's `json`.
 
-use serde::de::{self, Deserializer, Visitor};
 use std::borrow::Cow;
-use std::fmt;
 
 /// A JSON value as a reader sees it: the Python type that `json.loads` would build.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -33,23 +32,6 @@ pub enum Val<'a> {
     Array(&'a str),
     /// An object, as its raw text.
     Object(&'a str),
-}
-
-pub(crate) struct WtfBytes;
-
-impl<'de> Visitor<'de> for WtfBytes {
-    type Value = Vec<u8>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string")
-    }
-
-    // serde_json's `deserialize_bytes` of a string hands over its unescaped
-    // bytes by `visit_borrowed_bytes` (which forwards here) or `visit_bytes`,
-    // never an owned buffer
-    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
-        Ok(v.to_vec())
-    }
 }
 
 pub(crate) fn number(text: &str) -> f64 {
@@ -166,8 +148,103 @@ impl<'a> Raw<'a> {
 /// Python's `json` accepts) becomes its three WTF-8 bytes. `None` only for text
 /// that is no string literal, which the scan never hands over.
 fn unescape(literal: &str) -> Option<Vec<u8>> {
-    let mut de = serde_json::Deserializer::from_str(literal);
-    de.deserialize_bytes(WtfBytes).ok()
+    let body = literal
+        .strip_prefix('"')
+        .and_then(|rest| rest.strip_suffix('"'))?
+        .as_bytes();
+    // never more bytes out than in (an escape is no shorter than what it writes), and
+    // a chunk is only copied while 16 bytes remain: the Vec never grows
+    let mut out = Vec::with_capacity(body.len());
+    let mut at = 0;
+    loop {
+        // plain bytes, 16 at a time: in a validated literal's body every special
+        // byte is a backslash (its quotes are escaped, it holds no control byte);
+        // the whole chunk is copied (one fixed-size move) and cut back to them
+        while let Some(chunk) = body.get(at..at + 16) {
+            let mut block = [0u8; 16];
+            block.copy_from_slice(chunk);
+            let found = specials(&block);
+            let plain = if found == 0 {
+                16
+            } else {
+                found.trailing_zeros() as usize
+            };
+            let len = out.len();
+            out.extend_from_slice(&block);
+            out.truncate(len + plain);
+            at += plain;
+            if found != 0 {
+                break;
+            }
+        }
+        let Some(&first) = body.get(at) else {
+            break;
+        };
+        at += 1;
+        if first != b'\\' {
+            out.push(first);
+            continue;
+        }
+        let byte = *body.get(at)?;
+        at += 1;
+        match byte {
+            b'"' | b'\\' | b'/' => out.push(byte),
+            b'b' => out.push(0x08),
+            b'f' => out.push(0x0c),
+            b'n' => out.push(b'\n'),
+            b'r' => out.push(b'\r'),
+            b't' => out.push(b'\t'),
+            b'u' => {
+                let mut unit = hex4(body.get(at..at + 4)?)?;
+                at += 4;
+                // serde_json's rule (Python's too): a high surrogate joins the low
+                // one escaped right after it; else each is kept alone, as WTF-8
+                loop {
+                    if !(0xd800..=0xdbff).contains(&unit) || body.get(at..at + 2) != Some(b"\\u") {
+                        push_wtf8(&mut out, u32::from(unit));
+                        break;
+                    }
+                    let next = hex4(body.get(at + 2..at + 6)?)?;
+                    at += 6;
+                    if (0xdc00..=0xdfff).contains(&next) {
+                        let pair = 0x1_0000
+                            + ((u32::from(unit) - 0xd800) << 10)
+                            + (u32::from(next) - 0xdc00);
+                        push_wtf8(&mut out, pair);
+                        break;
+                    }
+                    push_wtf8(&mut out, u32::from(unit));
+                    unit = next;
+                }
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// The code unit of four hex digits (either case); `None` for any other text.
+fn hex4(digits: &[u8]) -> Option<u16> {
+    digits.iter().try_fold(0u16, |unit, &digit| {
+        let value = char::from(digit).to_digit(16)?;
+        // four digits at most (the callers slice four): no overflow
+        Some(unit * 16 + value as u16)
+    })
+}
+
+/// `code` (a code point up to U+10FFFF, a surrogate included) as UTF-8 encodes it:
+/// a scalar value as Rust's `char`, a lone surrogate (no `char`) as the three bytes
+/// the same rule gives it (WTF-8), as serde_json writes it.
+fn push_wtf8(out: &mut Vec<u8>, code: u32) {
+    match char::from_u32(code) {
+        Some(ch) => out.extend_from_slice(ch.encode_utf8(&mut [0; 4]).as_bytes()),
+        // U+D800..U+DFFF: 0xED, then the low 12 bits, 6 in each continuation byte
+        None => out.extend_from_slice(&[
+            0xed,
+            0x80 + ((code >> 6) & 0x3f) as u8,
+            0x80 + (code & 0x3f) as u8,
+        ]),
+    }
 }
 
 /// How many arrays and objects the scan enters at most: the one limit
@@ -432,10 +509,12 @@ impl<'a> Scan<'a> {
             self.expect(b'"')?;
             let start = self.at;
             let escaped = self.string()?;
-            let key = &self.bytes[start..self.at - 1];
+            let end = self.at;
+            let key = &self.bytes[start..end - 1];
             self.expect(b':')?;
             if escaped {
-                let literal = self.text.get(start - 1..=self.at - 2);
+                // the literal, quotes included, not the space and `:` after it
+                let literal = self.text.get(start - 1..end);
                 let key = literal.and_then(unescape).ok_or(SyntaxError)?;
                 entry(self, &key)?;
             } else {
@@ -943,6 +1022,43 @@ mod tests {
         assert_eq!(v[1].usable_text(), Some("é\n"));
         assert_eq!(v[2].usable_text(), Some("😀"));
         assert_eq!(Val::Str(Cow::Borrowed(b"")).usable_text(), None);
+    }
+
+    #[test]
+    fn escapes_decode_to_their_bytes() {
+        let cases: [(&str, &[u8]); 12] = [
+            (r#""a\"b""#, b"a\"b"),
+            (r#""\\\/\b\f\n\r\t""#, b"\\/\x08\x0c\n\r\t"),
+            // one, two and three bytes of UTF-8; either case of hex
+            (r#""\u0041\u00e9\u20AC""#, b"A\xc3\xa9\xe2\x82\xac"),
+            // a pair joins into one code point (U+1F600: four bytes)
+            (r#""\ud83d\ude00""#, b"\xf0\x9f\x98\x80"),
+            (r#""\udbff\udfff""#, b"\xf4\x8f\xbf\xbf"),
+            // lone surrogates are kept as WTF-8
+            (r#""\ud800""#, b"\xed\xa0\x80"),
+            (r#""\udc00\ud800""#, b"\xed\xb0\x80\xed\xa0\x80"),
+            // a high one before another high one: the first alone, the second pairs
+            (r#""\ud800\ud800\udc00""#, b"\xed\xa0\x80\xf0\x90\x80\x80"),
+            // a high one before a non-surrogate escape, another escape, plain text
+            (r#""\ud800\u0041""#, b"\xed\xa0\x80A"),
+            (r#""\ud800\n""#, b"\xed\xa0\x80\n"),
+            (r#""\ud800x""#, b"\xed\xa0\x80x"),
+            (r#""é\u0000z""#, b"\xc3\xa9\x00z"),
+        ];
+        for (literal, want) in cases {
+            assert_eq!(unescape(literal).as_deref(), Some(want), "{literal}");
+        }
+        // no string literal, or a bad escape: never handed over by the scan
+        for bad in [
+            r#""\x""#,
+            r#""\u12g4""#,
+            r#""\u12""#,
+            r#""a\""#,
+            "x",
+            r#""\"#,
+        ] {
+            assert_eq!(unescape(bad), None, "{bad}");
+        }
     }
 
     #[test]
@@ -1607,12 +1723,5 @@ mod value_tests {
         assert_eq!(Val::Str(Cow::Borrowed(b"1")).number(), None);
         assert_eq!(Val::Null.number(), None);
         assert_eq!(Val::Absent.number(), None);
-    }
-
-    #[test]
-    fn the_string_visitor_names_what_it_expects() {
-        // serde_json hands it every string, so no read builds this message: pinned here
-        let visitor = WtfBytes;
-        assert_eq!((&visitor as &dyn de::Expected).to_string(), "a string");
     }
 }

@@ -10,13 +10,29 @@
 //! oracle therefore also asks `serde_json::from_str::<IgnoredAny>`, which checks
 //! every key as a string.
 
-use crate::json::{
-    nesting_exceeds, number, parse_object, parse_object_fast, Val, WtfBytes, MAX_JSON_DEPTH,
-};
+use crate::json::{nesting_exceeds, number, parse_object, parse_object_fast, Val, MAX_JSON_DEPTH};
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
+
+/// Bytes of a string as serde_json unescapes them (the oracle of `unescape`).
+struct WtfBytes;
+
+impl<'de> Visitor<'de> for WtfBytes {
+    type Value = Vec<u8>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    // serde_json's `deserialize_bytes` of a string hands over its unescaped
+    // bytes by `visit_borrowed_bytes` (which forwards here) or `visit_bytes`,
+    // never an owned buffer
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+        Ok(v.to_vec())
+    }
+}
 
 /// The old `Val::of`.
 fn old_val(raw: &RawValue) -> Val<'_> {
@@ -847,6 +863,30 @@ fn generated_lines_read_the_same_as_serde_json() {
         accepted > total / 5 && accepted < total * 4 / 5,
         "{accepted} of {total}"
     );
+}
+
+#[test]
+fn escapes_decode_as_serde_json_decodes_them() {
+    // every string body, and every pair and triple of them, as one literal
+    let mut checked = 0;
+    for a in STRINGS {
+        for b in STRINGS {
+            for c in ["", "\\ud800", "x", "\\\"", "\\udfff"] {
+                let literal = format!("\"{a}{b}{c}\"");
+                let mut de = serde_json::Deserializer::from_str(&literal);
+                let want = de.deserialize_bytes(WtfBytes).ok();
+                assert!(want.is_some(), "{literal}");
+                if literal.contains('\\') {
+                    let mut got = Val::Absent;
+                    let line = format!("{{\"x\":{literal}}}");
+                    parse_object(&line, &["x"], |_, raw| got = Val::of(raw)).unwrap();
+                    assert_eq!(got.str_bytes(), want.as_deref(), "{literal}");
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 2000, "{checked}");
 }
 
 #[test]
