@@ -31,6 +31,7 @@ from fleet import fleet_options, fleet_under  # benchmarks/ is this script's fol
 _NATIVE = "the native command"
 _DRAWN = "the native command; Python draws the format from its document"
 _WAVES = "the native command; Python formats each lane's waves"
+_WAVE_ROWS = "the native command writes each wave's row; Python splices them in"
 _CUT = "the native command, each lane cut to the window"
 _TOOLS = "the native command, each wave's calls counted per tool"
 _PERIODS = "the native command, each lane cut by period"
@@ -54,7 +55,8 @@ VARIANTS: tuple[tuple[str, str], ...] = (
     ("--by week --timezone Asia/Kolkata", _PERIODS),
     ("--since 2020-01-01", _CUT),
     ("--since 2025-06-01 --until 2025-09-01", _CUT),
-    ("waves --format json", _WAVES),
+    ("waves --format json", _WAVE_ROWS),
+    ("waves --format csv", _WAVES),
     ("--engine python", "Python readers"),
 )
 

@@ -119,6 +119,37 @@ def test_a_lane_worked_out_by_hand(tmp_path: Path,
     ]
 
 
+def test_starts_python_dates_oddly_are_written_as_the_cli_writes_them(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """The extension dates each wave's start as ``datetime.isoformat`` does: the last
+    millisecond of year 9999 (its division by 1000 rounds below .999), the first of
+    year 10000 and a start of 1e300 ms (Python cannot date them: ``"<ms> ms"``),
+    microseconds that round up into the next millisecond, half a millisecond cut."""
+    starts = [253402300799999.0, 253402300900000.0, 1e300, 1700000000000.0005,
+              1700000010000.0015, 1700000020000.9998, 86399999.5]
+    lines = []
+    for number, start in enumerate(starts):
+        for kind, at in (("tool_execution_start", start), ("tool_execution_end", start + 1)):
+            lines.append(json.dumps({"type": kind, "toolCallId": f"c{number}",
+                                     "toolName": "Read", "timestamp": at}))
+    trace = tmp_path / "odd.jsonl"
+    trace.write_text("\n".join(lines) + "\n")
+    assert _same(capsysbinary, [str(trace)])
+    plan = plan_of(_args([str(trace)], "json", (), False), "waves")
+    assert plan is not None and fastwaves.run(plan) == 0
+    waves = json.loads(capsysbinary.readouterr().out)["waves"]
+    assert [w["start"] for w in waves] == [
+        "1970-01-01T23:59:59.999Z",  # 86399999.5 ms: the half millisecond is cut
+        "2023-11-14T22:13:20.000Z",
+        "2023-11-14T22:13:30.000Z",
+        "2023-11-14T22:13:40.001Z",  # 999.69 us (the double of .9998 ms) round to 1000
+        "9999-12-31T23:59:59.998Z",  # 253402300799.999 s is held below .999
+        "253402300900000.0 ms",
+        "1e+300 ms",
+    ]
+
+
 @needs_corpus
 @pytest.mark.parametrize("output_format", FORMATS)
 def test_every_corpus_folder_taken_is_the_clis(
@@ -172,22 +203,24 @@ def test_each_decline_prints_nothing_and_the_cli_runs(
     assert printed.out == printed.err == b""
 
 
-def test_the_rows_are_written_as_json_dumps_writes_them() -> None:
-    """The waves spliced into the document's text are what ``json.dumps(indent=2)`` of
-    the whole document writes: escapes of every kind of string (non-ASCII, a line
-    separator, a control character, a lone surrogate), ``null`` for a figure not
-    finite, ints and floats as their repr."""
+def test_the_rows_text_is_spliced_where_json_dumps_writes_the_rows() -> None:
+    """The rows' text (``json.dumps(indent=2)`` of them at the depth of the document's
+    ``waves``, joined by ``,\\n``: what the extension writes) spliced into the text of
+    the document without them gives the whole document's text; no rows, the head."""
     from wavemetrics.views.report import wave_row
 
     rows = [
         wave_row("s\u00e9", "main", 0, 1.5, 2.0, 2, 2, "non_eval", ["R\u2028ead", "\x1b"], 0.25),
-        wave_row("s", "l\ud800", 1, float("inf"), 0.0, 1, 0, "eval_only", ["eval"],
-                 float("nan")),
+        wave_row("s", "l", 1, float("inf"), 0.0, 1, 0, "eval_only", ["eval"], float("nan")),
     ]
     document = {"options": {"by": None}, "lanes": [], "waves": rows}
+    whole = json.dumps(document, indent=2, allow_nan=False)
     head = json.dumps({**document, "waves": []}, indent=2, allow_nan=False)
-    assert fastwaves.with_rows(head, rows) == json.dumps(document, indent=2, allow_nan=False)
-    assert fastwaves.with_rows(head, []) == head
+    opening = '"waves": [\n'
+    text = whole[whole.index(opening) + len(opening):-len("\n  ]\n}")]
+    assert text.startswith('    {\n      "session_id": "s\\u00e9",') and text.endswith("    }")
+    assert fastwaves.with_text(head, text) == whole
+    assert fastwaves.with_text(head, "") == head
 
 
 def test_a_plan_of_waves_is_never_served_nor_stored() -> None:

@@ -196,7 +196,8 @@ def summarize_json(
     by_tool: bool = False,
     period_labels: Callable[[list[float]], list[str]] | None = None,
     waves: int = 0,
-) -> tuple[bytes, _T, _ToolTable | list[list[_Wave]] | None, _PeriodTable | None] | str:
+) -> tuple[bytes, _T, _ToolTable | list[list[_Wave]] | bytes | None,
+           _PeriodTable | None] | str:
     """The native ``summarize --format json``: ``(document, what noted returned, the
     --by tool figures when ``by_tool``, else None, the --by day|week|month figures
     when ``period_labels`` is given, else None)``, or
@@ -209,7 +210,9 @@ def summarize_json(
     unit of another shape); ``period_labels``: given the times (Unix ms, ascending, distinct)
     whose periods the lanes' cut needs, one label per time (else the run is declined);
     ``waves``: 1 for the ``waves`` command, 2 with each wave's calls: the third member
-    is then each lane's waves (lane order, each lane's in time order: ``_Wave``)."""
+    is then each lane's waves (lane order, each lane's in time order: ``_Wave``); 3:
+    the rows of its JSON document (``bytes``, ASCII), which ``fastwaves.with_text``
+    splices into the document's text."""
 
 @final
 class ReadProgress:

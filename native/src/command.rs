@@ -17,6 +17,7 @@ use crate::detect::{Detected, Sniffers};
 use crate::pyjson::{write_ascii_string, write_float, write_int, write_unicode_string};
 use crate::readers::{self, FoldFile, FoldOut, Format, UnitOut};
 use crate::summary::{histogram_text, Figure, Settings, Summary, WaveCall, WaveShape};
+use crate::time::utc_iso_ms;
 use crate::window::{partition_records, placement, replay, window_records, Window};
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
@@ -178,9 +179,14 @@ pub fn tool_table(lanes: &[(usize, &readers::LaneOut)]) -> Result<ToolTable, Dec
     Ok(table)
 }
 
-/// A lane's waves as `waves` lists them, in order: each wave's shape and its calls
-/// (in wave order).
-pub type LaneWaves = Vec<(WaveShape, Vec<WaveCall>)>;
+/// A lane's waves as `waves` lists them: the lane's session and lane id, and in
+/// order each wave's shape and its calls (in wave order).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaneWaves {
+    pub session_id: String,
+    pub lane_id: String,
+    pub waves: Vec<(WaveShape, Vec<WaveCall>)>,
+}
 
 /// The waves of a run's lanes, in lane order ([`wave_table`]).
 pub type WaveTable = Vec<LaneWaves>;
@@ -204,9 +210,91 @@ pub fn wave_table(lanes: &[(usize, &readers::LaneOut)]) -> Result<WaveTable, Dec
         if !rest.is_empty() {
             return Err(Decline::ReadFailed);
         }
-        table.push(waves);
+        table.push(LaneWaves {
+            session_id: lane.session_id.to_string(),
+            lane_id: lane.lane_id.to_string(),
+            waves,
+        });
     }
     Ok(table)
+}
+
+/// The rows of a `waves --format json` document, as `json.dumps(rows, indent=2)`
+/// writes them at the depth of the document's `waves`, joined by `,\n`, without the
+/// brackets (`fastwaves.with_text` splices them in): each wave of `table` (lanes in
+/// order, as `report.wave_row` gives them) under its lane's session and lane id. A
+/// time or saving that is not finite is `null`, and a start Python cannot date is
+/// written `"<ms> ms"` (`report._iso`).
+pub fn wave_rows_json(table: &WaveTable) -> Vec<u8> {
+    let mut out = Vec::new();
+    for lane in table {
+        for (index, (shape, calls)) in lane.waves.iter().enumerate() {
+            if !out.is_empty() {
+                out.extend_from_slice(b",\n");
+            }
+            let key = |out: &mut Vec<u8>, name: &str| {
+                out.extend_from_slice(b"      \"");
+                out.extend_from_slice(name.as_bytes());
+                out.extend_from_slice(b"\": ");
+            };
+            out.extend_from_slice(b"    {\n");
+            key(&mut out, "session_id");
+            write_ascii_string(&mut out, &lane.session_id);
+            out.extend_from_slice(b",\n");
+            key(&mut out, "lane_id");
+            write_ascii_string(&mut out, &lane.lane_id);
+            out.extend_from_slice(b",\n");
+            key(&mut out, "wave");
+            write_int(&mut out, index as i128);
+            out.extend_from_slice(b",\n");
+            key(&mut out, "start_ms");
+            write_float(&mut out, shape.start_ms);
+            out.extend_from_slice(b",\n");
+            key(&mut out, "start");
+            match utc_iso_ms(shape.start_ms) {
+                Some(text) => write_ascii_string(&mut out, &text),
+                None => {
+                    // f"{ms} ms": the float's repr (NaN and the infinities as Python names them)
+                    let mut text = Vec::new();
+                    match shape.start_ms {
+                        ms if ms.is_nan() => text.extend_from_slice(b"nan"),
+                        ms if ms == f64::INFINITY => text.extend_from_slice(b"inf"),
+                        ms if ms == f64::NEG_INFINITY => text.extend_from_slice(b"-inf"),
+                        ms => write_float(&mut text, ms),
+                    }
+                    text.extend_from_slice(b" ms");
+                    write_ascii_string(&mut out, &String::from_utf8_lossy(&text));
+                }
+            }
+            out.extend_from_slice(b",\n");
+            key(&mut out, "span_ms");
+            write_float(&mut out, shape.span_ms);
+            out.extend_from_slice(b",\n");
+            key(&mut out, "size");
+            write_int(&mut out, shape.size as i128);
+            out.extend_from_slice(b",\n");
+            key(&mut out, "max_concurrency");
+            write_int(&mut out, shape.max_concurrency as i128);
+            out.extend_from_slice(b",\n");
+            key(&mut out, "bucket");
+            write_ascii_string(&mut out, shape.bucket.name());
+            out.extend_from_slice(b",\n");
+            key(&mut out, "tool_names");
+            out.extend_from_slice(b"[\n");
+            for (i, call) in calls.iter().enumerate() {
+                if i > 0 {
+                    out.extend_from_slice(b",\n");
+                }
+                out.extend_from_slice(b"        ");
+                write_ascii_string(&mut out, &call.tool_name);
+            }
+            out.extend_from_slice(b"\n      ],\n");
+            key(&mut out, "modeled_wallclock_saved_ms");
+            write_float(&mut out, shape.saved_ms);
+            out.extend_from_slice(b"\n    }");
+        }
+    }
+    out
 }
 
 /// The `--by day|week|month` figures of a run's lanes (`groups._by_period`): the
@@ -2568,6 +2656,114 @@ mod tests {
     /// Each lane's waves take the next `size` calls of its waves' calls, in order; a
     /// lane without exact records, or whose waves and calls do not match, declines.
     #[test]
+    fn wave_rows_are_written_as_json_dumps_indents_them() {
+        use crate::summary::{Bucket, WaveCall, WaveShape};
+        let call = |name: &str| WaveCall {
+            call_id: "c".into(),
+            tool_name: name.into(),
+            start_ms: 0.0,
+            end_ms: 1.0,
+            duration_ms: 1.0,
+            multi: false,
+            eval_or_mixed: false,
+        };
+        let shape = |start_ms: f64, bucket: Bucket, saved_ms: f64| WaveShape {
+            size: 2,
+            start_ms,
+            span_ms: 2.0,
+            max_concurrency: 2,
+            bucket,
+            saved_ms,
+        };
+        let lane = |session_id: &str, lane_id: &str, waves| LaneWaves {
+            session_id: session_id.into(),
+            lane_id: lane_id.into(),
+            waves,
+        };
+        // 1700000000123.5 ms: 2023-11-14T22:13:20.123 (19675 days + 80000 s)
+        let first = vec![
+            (
+                shape(1_700_000_000_123.5, Bucket::NonEval, 0.25),
+                vec![call("R\u{2028}ead"), call("\u{1b}")],
+            ),
+            (
+                shape(f64::INFINITY, Bucket::EvalOnly, f64::NAN),
+                vec![call("eval")],
+            ),
+        ];
+        let table: WaveTable = vec![
+            lane("s\u{e9}", "main", first),
+            lane("t", "l", Vec::new()),
+            lane(
+                "u",
+                "m",
+                vec![(shape(-1e300, Bucket::Mixed, 1e20), vec![call("x")])],
+            ),
+        ];
+        let text = String::from_utf8(wave_rows_json(&table)).unwrap();
+        let row = |session: &str,
+                   lane: &str,
+                   wave: &str,
+                   start: &str,
+                   iso: &str,
+                   names: &str,
+                   bucket: &str,
+                   saved: &str| {
+            format!(
+                "    {{\n      \"session_id\": {session},\n      \"lane_id\": {lane},\n      \
+                 \"wave\": {wave},\n      \"start_ms\": {start},\n      \"start\": {iso},\n      \
+                 \"span_ms\": 2.0,\n      \"size\": 2,\n      \"max_concurrency\": 2,\n      \
+                 \"bucket\": {bucket},\n      \"tool_names\": [\n{names}\n      ],\n      \
+                 \"modeled_wallclock_saved_ms\": {saved}\n    }}"
+            )
+        };
+        let want = [
+            row(
+                r#""s\u00e9""#,
+                r#""main""#,
+                "0",
+                "1700000000123.5",
+                r#""2023-11-14T22:13:20.123Z""#,
+                "        \"R\\u2028ead\",\n        \"\\u001b\"",
+                r#""non_eval""#,
+                "0.25",
+            ),
+            row(
+                r#""s\u00e9""#,
+                r#""main""#,
+                "1",
+                "null",
+                r#""inf ms""#,
+                "        \"eval\"",
+                r#""eval_only""#,
+                "null",
+            ),
+            row(
+                r#""u""#,
+                r#""m""#,
+                "0",
+                "-1e+300",
+                r#""-1e+300 ms""#,
+                "        \"x\"",
+                r#""mixed""#,
+                "1e+20",
+            ),
+        ]
+        .join(",\n");
+        assert_eq!(text, want);
+        // NaN and -inf starts are named as Python's repr names them
+        let odd = |start_ms: f64| {
+            let waves = vec![(shape(start_ms, Bucket::NonEval, 0.0), vec![call("x")])];
+            String::from_utf8(wave_rows_json(&vec![lane("s", "l", waves)])).unwrap()
+        };
+        assert!(odd(f64::NAN).contains("\"start\": \"nan ms\",\n"));
+        assert!(odd(f64::NEG_INFINITY).contains("\"start\": \"-inf ms\",\n"));
+        // no waves: no text
+        assert_eq!(wave_rows_json(&vec![lane("s", "l", Vec::new())]), b"");
+        assert_eq!(wave_rows_json(&Vec::new()), b"");
+    }
+
+    #[test]
     fn waves_take_their_calls_in_order() {
         use crate::summary::{Bucket, LaneRecords, WaveCall, WaveShape};
         let call = |id: &str, start_ms: f64, end_ms: f64| WaveCall {
@@ -2608,7 +2804,8 @@ mod tests {
         let listed: Vec<Vec<(f64, Vec<&str>)>> = table
             .iter()
             .map(|lane| {
-                lane.iter()
+                lane.waves
+                    .iter()
                     .map(|(w, calls)| (w.start_ms, calls.iter().map(|c| &*c.call_id).collect()))
                     .collect()
             })

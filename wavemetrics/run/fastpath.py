@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
 
+    from wavemetrics._native import _ToolTable, _Wave
     from wavemetrics.cache.runcache import Again
     from wavemetrics.cli.timewindow import Window
     from wavemetrics.run.plan import Plan
@@ -79,7 +80,8 @@ if TYPE_CHECKING:
     #: ``--by tool`` figures (a ``ToolTable``) or a ``waves`` run's waves (each lane's
     #: ``_native._Wave`` list), and the ``--by day|week|month`` groups (``None`` for
     #: another run).
-    Done = tuple[bytes, list[str], Any, PeriodTable | None]
+    Done = tuple[bytes, list[str], _ToolTable | list[list[_Wave]] | bytes | None,
+                 PeriodTable | None]
 
 __all__ = ["options_of", "output_chunks", "run", "summarize_json", "window_of"]
 
@@ -260,7 +262,8 @@ def summarize_json(
     reads but does not detect (:func:`~wavemetrics.readers.registry.planned_natively`),
     it reads their units too, else the run is declined. ``waves``: 1 for a ``waves``
     run, whose third member is then each lane's waves (``_native.summarize_json``'s
-    ``waves``), 2 with each wave's calls too; ``losses``: a list the window's loss
+    ``waves``), 2 with each wave's calls too, 3 the rows of the ``waves`` JSON
+    document as text (``bytes``); ``losses``: a list the window's loss
     (``None``, or what it left out when it kept no wave) is appended to. Never
     raises for an input: an unreadable or unusual one is a reason."""
 

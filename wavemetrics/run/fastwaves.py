@@ -12,7 +12,9 @@ CSV, each call's id, start and end: ``native/src/command.rs`` ``wave_table``), w
 the CLI's own views format (:func:`wavemetrics.views.report.wave_row`,
 :func:`~wavemetrics.views.report.waves_document`,
 :func:`~wavemetrics.views.report.render_waves_table`,
-:func:`wavemetrics.views.csvout.wave_call_rows`). The output (stdout, stderr, exit
+:func:`wavemetrics.views.csvout.wave_call_rows`); for JSON the extension writes the
+rows' text (``command::wave_rows_json``), spliced into the document's text by
+:func:`with_text`. The output (stdout, stderr, exit
 status) is the CLI's byte for byte (``tests/test_fastpath.py``); a run this path
 does not take returns ``None`` and click runs it as ever. No output is stored: a
 ``waves`` run is never served from the run cache.
@@ -29,12 +31,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from wavemetrics._native import _Wave
     from wavemetrics.run.plan import Plan
 
-__all__ = ["native_rows", "run", "waves_chunks", "with_rows"]
+__all__ = ["native_rows", "run", "waves_chunks", "with_text"]
 
 
-def native_rows(lanes: Any, waves: list[list[Any]]) -> list[dict[str, Any]]:
+def native_rows(lanes: Any, waves: list[list[_Wave]]) -> list[dict[str, Any]]:
     """The ``waves`` rows (:func:`wavemetrics.views.report.wave_row`) of ``lanes`` (an
     analysis' lane results, in lane order) from the extension's ``waves`` (one list
     per lane, each wave a ``_native._Wave``)."""
@@ -49,38 +52,22 @@ def native_rows(lanes: Any, waves: list[list[Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def _value(value: Any, encode: Any) -> str:
-    # what json.dumps writes of a wave's value (a str, int, float or None; a float not
-    # finite is None already: report.wave_row), as json.encoder's floatstr and int
-    # (their repr) and ensure_ascii's string encoder
-    if isinstance(value, str):
-        return str(encode(value))
-    return "null" if value is None else repr(value)
-
-
-def with_rows(head: str, rows: list[dict[str, Any]]) -> str:
+def with_text(head: str, text: str) -> str:
     """``head``, ``json.dumps(document, indent=2)`` of a ``waves`` document whose
-    ``waves`` (its last key) is empty, with ``rows`` in their place, as ``json.dumps``
-    (``ensure_ascii``, ``indent=2``) writes them there: the same text as the whole
-    document's, without the pure-Python encoder that ``indent`` takes, which spent
-    three quarters of a fleet's run."""
-    if not rows:
+    ``waves`` (its last key) is empty, with ``text`` in their place: the rows as
+    ``json.dumps`` (``ensure_ascii``, ``indent=2``) writes them at that depth, joined
+    by ``,\\n`` (what the extension writes: ``command::wave_rows_json``); ``head``
+    itself when there are none. The whole document's text, without the pure-Python
+    encoder that ``indent`` takes, which spent three quarters of a fleet's run."""
+    if not text:
         return head
-    from json.encoder import encode_basestring_ascii as encode
-
     assert head.endswith('"waves": []\n}')
-    texts = []
-    for row in rows:
-        members = []
-        for key, value in row.items():
-            if isinstance(value, list):  # the tool names (a wave has one call or more)
-                items = ",\n".join("        " + _value(item, encode) for item in value)
-                text = "[\n" + items + "\n      ]"
-            else:
-                text = _value(value, encode)
-            members.append("      " + encode(key) + ": " + text)
-        texts.append("    {\n" + ",\n".join(members) + "\n    }")
-    return head[:-len("[]\n}")] + "[\n" + ",\n".join(texts) + "\n  ]\n}"
+    return head[:-len("[]\n}")] + "[\n" + text + "\n  ]\n}"
+
+
+#: What ``waves`` asks of the extension per output format: the rows' text for JSON,
+#: each wave (``_native._Wave``) for the table, with its calls for CSV.
+_WAVES_ASKED = {"json": 3, "table": 1, "csv": 2}
 
 
 def waves_chunks(
@@ -111,19 +98,25 @@ def waves_chunks(
     if lost:
         chunks.append((2, fastpath._encoded(printable(f"wavemetrics: warning: {lost}") + "\n",
                                             err)))
-    rows = native_rows(analysis.lanes, waves)
     if output_format == "json":
-        # the document but its waves, then the waves written in its layout
+        # the document but its waves, then the rows the extension wrote in its layout
+        if not isinstance(waves, bytes):
+            return None
         head = json.dumps(waves_document(analysis, max_tracked_calls=options["max_tracked_calls"],
                                          options=options, rows=[]),
                           indent=2, allow_nan=False)
-        chunks.append((1, fastpath._encoded(with_rows(head, rows) + "\n", out)))
-    elif output_format == "csv":
+        chunks.append((1, fastpath._encoded(with_text(head, waves.decode("ascii")) + "\n", out)))
+        return chunks
+    if not isinstance(waves, list):  # each lane's waves, asked for the table and CSV
+        return None
+    rows = native_rows(analysis.lanes, waves)
+    if output_format == "csv":
         from wavemetrics.views.csvout import WAVE_CALL_COLUMNS, rows_to_csv, wave_call_rows
         from wavemetrics.views.plain import options_note
 
+        # waves=2: every wave comes with its calls (never None)
         calls = [[(call_id, name, start, end)
-                  for name, (call_id, start, end) in zip(wave[6], wave[7], strict=True)]
+                  for name, (call_id, start, end) in zip(wave[6], wave[7] or (), strict=True)]
                  for lane_waves in waves for wave in lane_waves]
         text = rows_to_csv(WAVE_CALL_COLUMNS, wave_call_rows(rows, calls),
                            printable if terminal else None)
@@ -170,7 +163,7 @@ def run(plan: Plan) -> int | None:
     losses: list[object] = []
     done = fastpath.summarize_json(
         files, _jobs(options), show_paths=bool(options.get("show_paths")), options=record,
-        bar=bar, window=window, waves=2 if output_format == "csv" else 1, losses=losses)
+        bar=bar, window=window, waves=_WAVES_ASKED[output_format], losses=losses)
     if isinstance(done, str):
         return None
     chunks = waves_chunks((done[0], [*located, *done[1]], done[2], done[3]), output_format,

@@ -655,7 +655,11 @@ fn summarize_json<'py>(
                 (table.labels, figures, table.lanes)
             });
             let third = match document.waves {
-                Some(table) => wave_lists(py, table, waves > 1)?,
+                // `waves=3`: the rows of the `waves --format json` document, as text
+                Some(table) if waves == 3 => {
+                    PyBytes::new(py, &command::wave_rows_json(&table)).into_any()
+                }
+                Some(table) => wave_lists(py, table, waves == 2)?,
                 None => tools.into_pyobject(py)?.into_any(),
             };
             Ok((PyBytes::new(py, &document.json), answer?, third, periods)
@@ -689,7 +693,8 @@ fn wave_lists(
     let lanes: Vec<Vec<WaveTuple<'_>>> = table
         .iter()
         .map(|lane| {
-            lane.iter()
+            lane.waves
+                .iter()
                 .map(|(shape, members)| {
                     let names = members
                         .iter()

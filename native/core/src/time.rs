@@ -135,9 +135,115 @@ pub fn iso_to_ms(text: &[u8]) -> Option<f64> {
     Some(ns_to_ms(ns))
 }
 
+/// Howard Hinnant's civil_from_days: the proleptic Gregorian (year, month, day) of
+/// `days` since 1970-01-01 (any `i64` whose year fits; the callers bound it).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    // day in 1..=31 and month in 1..=12: the casts keep them whole
+    (year, month as u32, day as u32)
+}
+
+/// `_iso(ms)` of `views/report.py`: `datetime.fromtimestamp(ms / 1000, tz=utc)
+/// .isoformat(timespec="milliseconds")` with `Z` for `+00:00`, as CPython computes it:
+/// the seconds' fraction rounded to whole microseconds half to even (`modf`, then
+/// `_PyTime_ROUND_HALF_EVEN`), then cut to milliseconds. `None` where Python raises
+/// (NaN: `ValueError`; an infinity or a year outside 1..=9999: `OverflowError`,
+/// `OSError` or `ValueError`), for which `_iso` writes `f"{ms} ms"`.
+pub fn utc_iso_ms(ms: f64) -> Option<String> {
+    let seconds = ms / 1000.0;
+    // 1e12 s is past year 9999 either way (and far inside i64): no year of it prints
+    if !seconds.is_finite() || seconds.abs() > 1e12 {
+        return None;
+    }
+    let whole = seconds.trunc();
+    let mut micros = ((seconds - whole) * 1e6).round_ties_even();
+    let mut whole = whole as i64;
+    if micros >= 1e6 {
+        micros -= 1e6;
+        whole += 1;
+    } else if micros < 0.0 {
+        micros += 1e6;
+        whole -= 1;
+    }
+    let (days, second_of_day) = (whole.div_euclid(86_400), whole.rem_euclid(86_400));
+    let (year, month, day) = civil_from_days(days);
+    if !(1..=9999).contains(&year) {
+        return None;
+    }
+    // 0 <= micros < 1e6, a whole number: its millisecond part is 0..=999
+    let millis = (micros as u32) / 1000;
+    Some(format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        second_of_day / 3600,
+        second_of_day / 60 % 60,
+        second_of_day % 60
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn iso_text_as_datetime_isoformat_writes_it() {
+        let iso = |ms: f64| utc_iso_ms(ms);
+        assert_eq!(iso(0.0).as_deref(), Some("1970-01-01T00:00:00.000Z"));
+        assert_eq!(iso(-0.0).as_deref(), Some("1970-01-01T00:00:00.000Z"));
+        // 2024-02-29 (a leap day) 12:34:56.789: 19782 days, 45296.789 s
+        let leap = (19_782.0 * 86_400.0 + 45_296.0) * 1000.0 + 789.0;
+        assert_eq!(iso(leap).as_deref(), Some("2024-02-29T12:34:56.789Z"));
+        // milliseconds are cut, not rounded: .9996 s is 999600 us, so .999
+        assert_eq!(iso(999.6).as_deref(), Some("1970-01-01T00:00:00.999Z"));
+        // microseconds round half to even (0.5 us -> 0), then cut to ms
+        assert_eq!(iso(0.0005).as_deref(), Some("1970-01-01T00:00:00.000Z"));
+        // 999.5 ms is 999500 us: the half millisecond is cut
+        assert_eq!(iso(999.5).as_deref(), Some("1970-01-01T00:00:00.999Z"));
+        // a fraction that rounds up to a whole second carries into the seconds
+        assert_eq!(
+            iso(59_999.9999999).as_deref(),
+            Some("1970-01-01T00:01:00.000Z")
+        );
+        // before 1970: the fraction is taken from below (-1 ms is 23:59:59.999)
+        assert_eq!(iso(-1.0).as_deref(), Some("1969-12-31T23:59:59.999Z"));
+        assert_eq!(
+            iso(-86_400_000.0).as_deref(),
+            Some("1969-12-31T00:00:00.000Z")
+        );
+        // the first and last instants of years 1 and 9999 (719162 and 2932896 days)
+        let first = -719_162.0 * 86_400_000.0;
+        assert_eq!(iso(first).as_deref(), Some("0001-01-01T00:00:00.000Z"));
+        assert_eq!(iso(first - 1.0), None);
+        // ms / 1000 is not exact there: 253402300799.999 is held as 253402300799 +
+        // 0.998992919921875, whose 998993 us are cut to .998 (Python prints the same)
+        let last = 2_932_897.0 * 86_400_000.0 - 1.0;
+        assert_eq!(iso(last).as_deref(), Some("9999-12-31T23:59:59.998Z"));
+        assert_eq!(iso(last + 1.0), None);
+        for never in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e300, -1e300] {
+            assert_eq!(iso(never), None, "{never}");
+        }
+    }
+
+    #[test]
+    fn civil_dates_of_day_numbers() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+        assert_eq!(civil_from_days(59), (1970, 3, 1));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(civil_from_days(-719_162), (1, 1, 1));
+        // every day of 1999-2001 and 2099-2101 against days_from_civil
+        for days in (10_592..11_688).chain(47_117..48_212) {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(days_from_civil(y, i64::from(m), i64::from(d)), days);
+        }
+    }
 
     #[test]
     fn exact_division_matches_python() {
