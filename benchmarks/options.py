@@ -32,6 +32,7 @@ _NATIVE = "the native command"
 _DRAWN = "the native command; Python draws the format from its document"
 _WAVES = "the native command; Python formats each lane's waves"
 _WAVE_ROWS = "the native command writes each wave's row; Python splices them in"
+_WAVE_CSV = "the native command writes the CSV text"
 _CUT = "the native command, each lane cut to the window"
 _TOOLS = "the native command, each wave's calls counted per tool"
 _PERIODS = "the native command, each lane cut by period"
@@ -56,7 +57,8 @@ VARIANTS: tuple[tuple[str, str], ...] = (
     ("--since 2020-01-01", _CUT),
     ("--since 2025-06-01 --until 2025-09-01", _CUT),
     ("waves --format json", _WAVE_ROWS),
-    ("waves --format csv", _WAVES),
+    ("waves --format csv", _WAVE_CSV),
+    ("waves", _WAVES),
     ("--engine python", "Python readers"),
 )
 

@@ -330,6 +330,28 @@ def test_no_path_reads_the_standard_locations_as_the_cli_does(
         0, reference.stdout_bytes, reference.stderr_bytes)
 
 
+@pytest.mark.parametrize("terminal", [False, True])
+def test_csv_cells_are_escaped_only_for_a_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes], terminal: bool,
+) -> None:
+    """CSV to a pipe is the extension's text, a tool name's ESC written as it is; to a
+    terminal the waves come back to Python, which escapes each text cell (as the CLI
+    does there: ``printable``)."""
+    from wavemetrics.run import fastpath
+
+    trace = tmp_path / "s1.jsonl"
+    trace.write_bytes(claude_call("a", 0, 10, tool="R\x1bead") + claude_call("b", 2, 6))
+    monkeypatch.setattr(fastpath, "_is_terminal",
+                        lambda stream: terminal and stream is sys.stdout)
+    plan = plan_of(["--format", "csv", "--no-cache", str(trace)], "waves")
+    assert plan is not None and fastwaves.run(plan) == 0
+    rows = capsysbinary.readouterr().out.decode().split("\r\n")
+    name = "R\\x1bead" if terminal else "R\x1bead"
+    assert [row.split(",")[11:13] for row in rows[1:3]] == [["a", name], ["b", "Bash"]]
+    assert rows[3:] == [""]
+
+
 def test_the_cli_s_progress_bar_is_drawn_while_the_extension_reads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsysbinary: pytest.CaptureFixture[bytes],

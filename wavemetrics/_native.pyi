@@ -212,7 +212,8 @@ def summarize_json(
     ``waves``: 1 for the ``waves`` command, 2 with each wave's calls: the third member
     is then each lane's waves (lane order, each lane's in time order: ``_Wave``); 3:
     the rows of its JSON document (``bytes``, ASCII), which ``fastwaves.with_text``
-    splices into the document's text."""
+    splices into the document's text; 4: its whole CSV text (``bytes``, UTF-8), as
+    ``csvout.rows_to_csv`` writes it unescaped."""
 
 @final
 class ReadProgress:

@@ -251,21 +251,7 @@ pub fn wave_rows_json(table: &WaveTable) -> Vec<u8> {
             write_float(&mut out, shape.start_ms);
             out.extend_from_slice(b",\n");
             key(&mut out, "start");
-            match utc_iso_ms(shape.start_ms) {
-                Some(text) => write_ascii_string(&mut out, &text),
-                None => {
-                    // f"{ms} ms": the float's repr (NaN and the infinities as Python names them)
-                    let mut text = Vec::new();
-                    match shape.start_ms {
-                        ms if ms.is_nan() => text.extend_from_slice(b"nan"),
-                        ms if ms == f64::INFINITY => text.extend_from_slice(b"inf"),
-                        ms if ms == f64::NEG_INFINITY => text.extend_from_slice(b"-inf"),
-                        ms => write_float(&mut text, ms),
-                    }
-                    text.extend_from_slice(b" ms");
-                    write_ascii_string(&mut out, &String::from_utf8_lossy(&text));
-                }
-            }
+            write_ascii_string(&mut out, &start_text(shape.start_ms));
             out.extend_from_slice(b",\n");
             key(&mut out, "span_ms");
             write_float(&mut out, shape.span_ms);
@@ -292,6 +278,120 @@ pub fn wave_rows_json(table: &WaveTable) -> Vec<u8> {
             key(&mut out, "modeled_wallclock_saved_ms");
             write_float(&mut out, shape.saved_ms);
             out.extend_from_slice(b"\n    }");
+        }
+    }
+    out
+}
+
+/// `repr(value)` of a float, the infinities and NaN as Python names them (`inf`,
+/// `-inf`, `nan`): what `str()` and the `csv` module write of it.
+fn write_repr(out: &mut Vec<u8>, value: f64) {
+    match value {
+        v if v.is_nan() => out.extend_from_slice(b"nan"),
+        f64::INFINITY => out.extend_from_slice(b"inf"),
+        f64::NEG_INFINITY => out.extend_from_slice(b"-inf"),
+        v => write_float(out, v),
+    }
+}
+
+/// A wave's `start` (`report._iso`): its UTC date to the millisecond, or `f"{ms}
+/// ms"` where Python cannot date it (ASCII either way).
+fn start_text(ms: f64) -> String {
+    utc_iso_ms(ms).unwrap_or_else(|| {
+        let mut text = Vec::new();
+        write_repr(&mut text, ms);
+        text.extend_from_slice(b" ms");
+        String::from_utf8_lossy(&text).into_owned()
+    })
+}
+
+/// The columns of a `waves --format csv` row (`csvout.WAVE_CALL_COLUMNS`).
+const WAVE_CALL_COLUMNS: [&str; 16] = [
+    "session_id",
+    "lane_id",
+    "wave",
+    "wave_start_ms",
+    "wave_start",
+    "span_ms",
+    "size",
+    "max_concurrency",
+    "bucket",
+    "modeled_wallclock_saved_ms",
+    "call_index",
+    "call_id",
+    "tool_name",
+    "start_ms",
+    "end_ms",
+    "duration_ms",
+];
+
+/// A text cell as Python's `csv.writer` writes it (the `excel` dialect, minimal
+/// quoting): quoted when it holds `,`, `"`, CR or LF, each `"` doubled; as it is
+/// otherwise (NUL and other control characters included, as CPython 3.11 writes them).
+fn write_csv_text(out: &mut Vec<u8>, text: &str) {
+    if !text.contains([',', '"', '\r', '\n']) {
+        out.extend_from_slice(text.as_bytes());
+        return;
+    }
+    out.push(b'"');
+    out.extend_from_slice(text.replace('"', "\"\"").as_bytes());
+    out.push(b'"');
+}
+
+/// A wave figure's cell (`json_safe`, then `csvout._cell`): empty when not finite.
+fn write_csv_figure(out: &mut Vec<u8>, value: f64) {
+    if value.is_finite() {
+        write_float(out, value);
+    }
+}
+
+/// The whole `waves --format csv` text, as `csvout.rows_to_csv(WAVE_CALL_COLUMNS,
+/// wave_call_rows(...))` writes it for stdout that is no terminal (no escaping): the
+/// header, then one row per call of each wave of `table` (lanes, waves and calls in
+/// order), each line ended by CRLF. A call's own times are written as Python's `str`
+/// writes them (a duration that overflowed is `inf`); the wave's figures are empty
+/// where not finite.
+pub fn wave_rows_csv(table: &WaveTable) -> Vec<u8> {
+    let mut out = WAVE_CALL_COLUMNS.join(",").into_bytes();
+    out.extend_from_slice(b"\r\n");
+    for lane in table {
+        for (index, (shape, calls)) in lane.waves.iter().enumerate() {
+            let mut wave = Vec::new();
+            write_csv_text(&mut wave, &lane.session_id);
+            wave.push(b',');
+            write_csv_text(&mut wave, &lane.lane_id);
+            wave.push(b',');
+            write_int(&mut wave, index as i128);
+            wave.push(b',');
+            write_csv_figure(&mut wave, shape.start_ms);
+            wave.push(b',');
+            write_csv_text(&mut wave, &start_text(shape.start_ms));
+            wave.push(b',');
+            write_csv_figure(&mut wave, shape.span_ms);
+            wave.push(b',');
+            write_int(&mut wave, shape.size as i128);
+            wave.push(b',');
+            write_int(&mut wave, shape.max_concurrency as i128);
+            wave.push(b',');
+            write_csv_text(&mut wave, shape.bucket.name());
+            wave.push(b',');
+            write_csv_figure(&mut wave, shape.saved_ms);
+            for (call_index, call) in calls.iter().enumerate() {
+                out.extend_from_slice(&wave);
+                out.push(b',');
+                write_int(&mut out, call_index as i128);
+                out.push(b',');
+                write_csv_text(&mut out, &call.call_id);
+                out.push(b',');
+                write_csv_text(&mut out, &call.tool_name);
+                out.push(b',');
+                write_repr(&mut out, call.start_ms);
+                out.push(b',');
+                write_repr(&mut out, call.end_ms);
+                out.push(b',');
+                write_repr(&mut out, call.end_ms - call.start_ms);
+                out.extend_from_slice(b"\r\n");
+            }
         }
     }
     out
@@ -2761,6 +2861,69 @@ mod tests {
         // no waves: no text
         assert_eq!(wave_rows_json(&vec![lane("s", "l", Vec::new())]), b"");
         assert_eq!(wave_rows_json(&Vec::new()), b"");
+    }
+
+    #[test]
+    fn wave_rows_are_written_as_python_s_csv_writes_them() {
+        use crate::summary::{Bucket, WaveCall, WaveShape};
+        let call = |id: &str, name: &str, start_ms: f64, end_ms: f64| WaveCall {
+            call_id: id.into(),
+            tool_name: name.into(),
+            start_ms,
+            end_ms,
+            duration_ms: end_ms - start_ms,
+            multi: false,
+            eval_or_mixed: false,
+        };
+        let shape = |start_ms: f64, span_ms: f64, saved_ms: f64| WaveShape {
+            size: 2,
+            start_ms,
+            span_ms,
+            max_concurrency: 2,
+            bucket: Bucket::NonEval,
+            saved_ms,
+        };
+        let table: WaveTable = vec![
+            LaneWaves {
+                session_id: "s,1".into(),
+                lane_id: "ma\"in".into(),
+                waves: vec![(
+                    shape(1000.0, 2.5, 0.5),
+                    vec![
+                        call("a\r\nb", "R\u{e9}ad", 1000.0, 1002.5),
+                        call("c", "x\u{0}y\u{1f}", 1001.0, 1001.5),
+                    ],
+                )],
+            },
+            LaneWaves {
+                session_id: "t".into(),
+                lane_id: "l".into(),
+                waves: Vec::new(),
+            },
+            LaneWaves {
+                session_id: "u".into(),
+                lane_id: "m".into(),
+                waves: vec![(
+                    shape(f64::INFINITY, f64::NAN, f64::NEG_INFINITY),
+                    vec![call("d", "e", -1e308, 1e308)],
+                )],
+            },
+        ];
+        let text = String::from_utf8(wave_rows_csv(&table)).unwrap();
+        let header = "session_id,lane_id,wave,wave_start_ms,wave_start,span_ms,size,\
+                      max_concurrency,bucket,modeled_wallclock_saved_ms,call_index,call_id,\
+                      tool_name,start_ms,end_ms,duration_ms\r\n";
+        let wave = "\"s,1\",\"ma\"\"in\",0,1000.0,1970-01-01T00:00:01.000Z,2.5,2,2,non_eval,0.5";
+        let want = [
+            header.to_string(),
+            format!("{wave},0,\"a\r\nb\",R\u{e9}ad,1000.0,1002.5,2.5\r\n"),
+            format!("{wave},1,c,x\u{0}y\u{1f},1001.0,1001.5,0.5\r\n"),
+            // figures not finite: empty; a call's times as str() writes them (inf)
+            "u,m,0,,inf ms,,2,2,non_eval,,0,d,e,-1e+308,1e+308,inf\r\n".to_string(),
+        ]
+        .concat();
+        assert_eq!(text, want);
+        assert_eq!(wave_rows_csv(&Vec::new()), header.as_bytes());
     }
 
     #[test]

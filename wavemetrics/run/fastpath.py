@@ -263,8 +263,9 @@ def summarize_json(
     it reads their units too, else the run is declined. ``waves``: 1 for a ``waves``
     run, whose third member is then each lane's waves (``_native.summarize_json``'s
     ``waves``), 2 with each wave's calls too, 3 the rows of the ``waves`` JSON
-    document as text (``bytes``); ``losses``: a list the window's loss
-    (``None``, or what it left out when it kept no wave) is appended to. Never
+    document as text (``bytes``), 4 the whole ``waves`` CSV text (``bytes``);
+    ``losses``: a list the window's loss (``None``, or what it left out when it kept
+    no wave) is appended to. Never
     raises for an input: an unreadable or unusual one is a reason."""
 
     native = _extension.extension()

@@ -66,8 +66,10 @@ def with_text(head: str, text: str) -> str:
 
 
 #: What ``waves`` asks of the extension per output format: the rows' text for JSON,
-#: each wave (``_native._Wave``) for the table, with its calls for CSV.
-_WAVES_ASKED = {"json": 3, "table": 1, "csv": 2}
+#: each wave (``_native._Wave``) for the table, the whole text for CSV; for CSV to a
+#: terminal, each wave with its calls (its cells are escaped here).
+_WAVES_ASKED = {"json": 3, "table": 1, "csv": 4}
+_WAVES_ESCAPED_CSV = 2
 
 
 def waves_chunks(
@@ -107,30 +109,36 @@ def waves_chunks(
                           indent=2, allow_nan=False)
         chunks.append((1, fastpath._encoded(with_text(head, waves.decode("ascii")) + "\n", out)))
         return chunks
-    if not isinstance(waves, list):  # each lane's waves, asked for the table and CSV
-        return None
-    rows = native_rows(analysis.lanes, waves)
     if output_format == "csv":
-        from wavemetrics.views.csvout import WAVE_CALL_COLUMNS, rows_to_csv, wave_call_rows
         from wavemetrics.views.plain import options_note
 
-        # waves=2: every wave comes with its calls (never None)
-        calls = [[(call_id, name, start, end)
-                  for name, (call_id, start, end) in zip(wave[6], wave[7] or (), strict=True)]
-                 for lane_waves in waves for wave in lane_waves]
-        text = rows_to_csv(WAVE_CALL_COLUMNS, wave_call_rows(rows, calls),
-                           printable if terminal else None)
+        if isinstance(waves, bytes):  # the extension's text (stdout is no terminal)
+            text = waves.decode("utf-8")
+        elif isinstance(waves, list):
+            from wavemetrics.views.csvout import WAVE_CALL_COLUMNS, rows_to_csv, wave_call_rows
+
+            # waves=2: every wave comes with its calls (never None)
+            calls = [[(call_id, name, start, end)
+                      for name, (call_id, start, end) in zip(wave[6], wave[7] or (), strict=True)]
+                     for lane_waves in waves for wave in lane_waves]
+            text = rows_to_csv(WAVE_CALL_COLUMNS,
+                               wave_call_rows(native_rows(analysis.lanes, waves), calls),
+                               printable if terminal else None)
+        else:
+            return None
         chunks.append((1, fastpath._encoded(text, out)))
         note = options_note(options, "rows", "a row per call has no field for options")
         if note is not None:
             chunks.append((2, fastpath._encoded(printable(note) + "\n", err)))
     else:
+        if not isinstance(waves, list):  # each lane's waves, asked for the table
+            return None
         from wavemetrics.views.plain import nothing_read
 
         if not nothing_read(analysis.outcome):
             empty = "(no waves in the --since/--until window)" if excluded else None
             text = render_waves_table(analysis, show_paths=show_paths, empty=empty,
-                                      options=options, rows=rows)
+                                      options=options, rows=native_rows(analysis.lanes, waves))
             chunks.append((1, fastpath._encoded(text, out)))
     return chunks
 
@@ -163,7 +171,9 @@ def run(plan: Plan) -> int | None:
     losses: list[object] = []
     done = fastpath.summarize_json(
         files, _jobs(options), show_paths=bool(options.get("show_paths")), options=record,
-        bar=bar, window=window, waves=_WAVES_ASKED[output_format], losses=losses)
+        bar=bar, window=window, losses=losses,
+        waves=_WAVES_ESCAPED_CSV if terminal and output_format == "csv"
+        else _WAVES_ASKED[output_format])
     if isinstance(done, str):
         return None
     chunks = waves_chunks((done[0], [*located, *done[1]], done[2], done[3]), output_format,

@@ -659,6 +659,10 @@ fn summarize_json<'py>(
                 Some(table) if waves == 3 => {
                     PyBytes::new(py, &command::wave_rows_json(&table)).into_any()
                 }
+                // `waves=4`: the whole `waves --format csv` text
+                Some(table) if waves == 4 => {
+                    PyBytes::new(py, &command::wave_rows_csv(&table)).into_any()
+                }
                 Some(table) => wave_lists(py, table, waves == 2)?,
                 None => tools.into_pyobject(py)?.into_any(),
             };
