@@ -157,34 +157,25 @@ fn unescape(literal: &str) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(body.len());
     let mut at = 0;
     loop {
-        // plain bytes, 16 at a time: in a validated literal's body every special
-        // byte is a backslash (its quotes are escaped, it holds no control byte);
-        // the whole chunk is copied (one fixed-size move) and cut back to them
-        while let Some(chunk) = body.get(at..at + 16) {
-            let mut block = [0u8; 16];
-            block.copy_from_slice(chunk);
-            let found = specials(&block);
-            let plain = if found == 0 {
-                16
-            } else {
-                found.trailing_zeros() as usize
-            };
-            let len = out.len();
-            out.extend_from_slice(&block);
-            out.truncate(len + plain);
-            at += plain;
-            if found != 0 {
-                break;
+        // the plain bytes up to the next backslash (in a validated literal's body every
+        // special byte is one: its quotes are escaped, it holds no control byte)
+        let end = plain_end(body, at);
+        match body.get(at..at + 16) {
+            // a short run, with 16 bytes left: one fixed-size copy, cut back to the run
+            Some(chunk) if end - at < 16 => {
+                let mut block = [0u8; 16];
+                block.copy_from_slice(chunk);
+                let len = out.len();
+                out.extend_from_slice(&block);
+                out.truncate(len + end - at);
             }
+            _ => out.extend_from_slice(&body[at..end]),
         }
-        let Some(&first) = body.get(at) else {
+        at = end;
+        if at == body.len() {
             break;
-        };
-        at += 1;
-        if first != b'\\' {
-            out.push(first);
-            continue;
         }
+        at += 1; // the backslash
         let byte = *body.get(at)?;
         at += 1;
         match byte {
@@ -221,6 +212,25 @@ fn unescape(literal: &str) -> Option<Vec<u8>> {
         }
     }
     Some(out)
+}
+
+/// Where the run of bytes from `at` that holds no backslash ends: the next one's
+/// index, or `body.len()`. The first 16 bytes are looked at with [`specials`] (escapes
+/// in tool output come every few bytes), the rest by `memchr` (a long run).
+fn plain_end(body: &[u8], at: usize) -> usize {
+    let from = match body.get(at..at + 16) {
+        Some(chunk) => {
+            let mut block = [0u8; 16];
+            block.copy_from_slice(chunk);
+            let found = specials(&block);
+            if found != 0 {
+                return at + found.trailing_zeros() as usize;
+            }
+            at + 16
+        }
+        None => at,
+    };
+    memchr::memchr(b'\\', &body[from..]).map_or(body.len(), |found| from + found)
 }
 
 /// The code unit of four hex digits (either case); `None` for any other text.
