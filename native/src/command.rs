@@ -327,7 +327,8 @@ const WAVE_CALL_COLUMNS: [&str; 16] = [
 
 /// A text cell as Python's `csv.writer` writes it (the `excel` dialect, minimal
 /// quoting): quoted when it holds `,`, `"`, CR or LF, each `"` doubled; as it is
-/// otherwise (NUL and other control characters included, as CPython 3.11 writes them).
+/// otherwise (NUL and other control characters included, as `csvout.rows_to_csv`
+/// writes them on every Python version).
 fn write_csv_text(out: &mut Vec<u8>, text: &str) {
     if !text.contains([',', '"', '\r', '\n']) {
         out.extend_from_slice(text.as_bytes());

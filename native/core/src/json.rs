@@ -161,15 +161,17 @@ fn unescape(literal: &str) -> Option<Vec<u8>> {
         // special byte is one: its quotes are escaped, it holds no control byte)
         let end = plain_end(body, at);
         match body.get(at..at + 16) {
-            // a short run, with 16 bytes left: one fixed-size copy, cut back to the run
-            Some(chunk) if end - at < 16 => {
+            // with 16 bytes left: one fixed-size copy, cut back to the run (most runs
+            // in escaped text are short), then the rest of a longer run
+            Some(chunk) => {
                 let mut block = [0u8; 16];
                 block.copy_from_slice(chunk);
                 let len = out.len();
                 out.extend_from_slice(&block);
-                out.truncate(len + end - at);
+                out.truncate(len + (end - at).min(16));
+                out.extend_from_slice(&body[(at + 16).min(end)..end]);
             }
-            _ => out.extend_from_slice(&body[at..end]),
+            None => out.extend_from_slice(&body[at..end]),
         }
         at = end;
         if at == body.len() {

@@ -159,15 +159,16 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 /// `OSError` or `ValueError`), for which `_iso` writes `f"{ms} ms"`.
 pub fn utc_iso_ms(ms: f64) -> Option<String> {
     let seconds = ms / 1000.0;
-    // 1e12 s is past year 9999 either way (and far inside i64): no year of it prints
-    if !seconds.is_finite() || seconds.abs() > 1e12 {
+    if !seconds.is_finite() {
         return None;
     }
     let whole = seconds.trunc();
     let mut micros = ((seconds - whole) * 1e6).round_ties_even();
+    // saturated far past year 9999 (checked below); a fraction is only there below 2**53
     let mut whole = whole as i64;
     if micros >= 1e6 {
-        micros -= 1e6;
+        // a fraction under one second rounds at most to a whole one: exactly 1e6 us
+        micros = 0.0;
         whole += 1;
     } else if micros < 0.0 {
         micros += 1e6;
