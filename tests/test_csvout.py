@@ -5,8 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from tests.corpus import CORPUS, needs_corpus
@@ -133,6 +135,30 @@ def test_cells_are_quoted_by_the_csv_module() -> None:
     """A tool name with a comma or a quote stays one cell."""
     text = rows_to_csv(["tool_name", "n"], [{"tool_name": 'a,"b"', "n": None}])
     assert text == 'tool_name,n\r\n"a,""b""",\r\n'
+
+
+@pytest.mark.parametrize("writes_nul", [True, False])
+def test_a_nul_is_written_as_it_is_on_every_python(
+    monkeypatch: pytest.MonkeyPatch, writes_nul: bool
+) -> None:
+    """A NUL in a cell is written as it is, unquoted, as Python 3.11's ``csv`` writes it;
+    where ``csv`` cannot (3.10: "need to escape"), a private-use stand-in found in no
+    cell (U+E000 is in one here, so U+E001) is written and turned back."""
+    from wavemetrics.views import csvout
+
+    monkeypatch.setattr(csvout, "_WRITES_NUL", writes_nul)
+    rows = [{"call_id": "x\x00y", "tool_name": "\ue000", "n": 1},
+            {"call_id": "\x00,", "tool_name": "\ue001\x00", "n": None}]
+    assert rows_to_csv(["call_id", "tool_name", "n"], rows) == (
+        'call_id,tool_name,n\r\nx\x00y,\ue000,1\r\n"\x00,",\ue001\x00,\r\n')
+    assert csvout._stand_in(["\ue000", "a\ue001", "\ue003"]) == "\ue002"
+
+
+def test_the_csv_module_writes_nul_from_python_3_11() -> None:
+    """The check of what this Python's ``csv`` does (3.10 raises on a NUL)."""
+    from wavemetrics.views.csvout import _writes_nul
+
+    assert _writes_nul() == (sys.version_info >= (3, 11))
 
 
 def test_rows_to_csv_escapes_text_only_when_asked() -> None:

@@ -57,6 +57,27 @@ def _cell(value: Any) -> Any:
     return "" if value is None else value
 
 
+def _writes_nul() -> bool:
+    """Whether this Python's :mod:`csv` writes a NUL in a cell as it is (3.11 and later);
+    3.10's raises ``csv.Error`` ("need to escape") without an escape character."""
+    try:
+        csv.writer(io.StringIO()).writerow(["\x00"])
+    except csv.Error:
+        return False
+    return True
+
+
+#: See :func:`_writes_nul`.
+_WRITES_NUL = _writes_nul()
+
+
+def _stand_in(texts: list[str]) -> str:
+    """A private-use character in none of ``texts``: what a NUL is written as, then
+    turned back, where :mod:`csv` cannot write NUL (neither quotes the cell)."""
+    return next(char for char in map(chr, range(0xE000, 0xF900))
+                if not any(char in text for text in texts))
+
+
 def rows_to_csv(
     columns: Sequence[str], rows: Iterable[dict[str, Any]],
     escape: Callable[[str], str] | None = None,
@@ -66,16 +87,26 @@ def rows_to_csv(
     Text values are written as they are (CSV is data, like JSON), or passed through
     ``escape`` (the CLI gives :func:`~wavemetrics.views.escaping.printable` when stdout is a
     terminal, so a trace cannot send escape sequences to it; ``docs/cli.md``, "Escaping").
+    A NUL is written as it is, unquoted, on every Python version (3.10's :mod:`csv`
+    cannot write one: a stand-in is written there and turned back).
     """
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(columns)
+    table = [list(columns)]
     for row in rows:
         cells = [_cell(row.get(name)) for name in columns]
         if escape is not None:
             cells = [escape(cell) if isinstance(cell, str) else cell for cell in cells]
-        writer.writerow(cells)
-    return buffer.getvalue()
+        table.append(cells)
+    stand_in = None
+    if not _WRITES_NUL:
+        texts = [cell for cells in table for cell in cells if isinstance(cell, str)]
+        if any("\x00" in text for text in texts):
+            stand_in = _stand_in(texts)
+            table = [[cell.replace("\x00", stand_in) if isinstance(cell, str) else cell
+                      for cell in cells] for cells in table]
+    buffer = io.StringIO()
+    csv.writer(buffer).writerows(table)
+    text = buffer.getvalue()
+    return text if stand_in is None else text.replace(stand_in, "\x00")
 
 
 #: The prefix of the columns that carry the run's options (the JSON ``options`` keys).
