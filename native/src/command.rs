@@ -3167,13 +3167,8 @@ mod tests {
         );
         let (_tree, paths) = beside_an_events_log("others", "c", "events.jsonl", copilot, "events");
         let files = command_files(&paths);
-        let (events, claude_only, codex) = sniffer_lists();
-        let sniffers = Sniffers {
-            event_types: &events,
-            claude_only_types: &claude_only,
-            codex_types: &codex,
-            pi_types: &[],
-        };
+        let lists = sniffer_lists();
+        let sniffers = lists.sniffers();
         let progress = Progress::new(vec![100, 20]);
         let mut asked = Vec::new();
         let (document, formats) = summarize_then(
@@ -3276,13 +3271,8 @@ mod tests {
         let (tree, paths) = beside_an_events_log(name, "q", "chat.jsonl", text, "chat");
         let dir = tree.text();
         let files = command_files(&paths);
-        let (events, claude_only, codex) = sniffer_lists();
-        let sniffers = Sniffers {
-            event_types: &events,
-            claude_only_types: &claude_only,
-            codex_types: &codex,
-            pi_types: &[],
-        };
+        let lists = sniffer_lists();
+        let sniffers = lists.sniffers();
         summarize_then(
             &files,
             skipped,
@@ -3523,13 +3513,8 @@ mod tests {
                 group,
             })
             .collect();
-        let (events, claude_only, codex) = sniffer_lists();
-        let sniffers = Sniffers {
-            event_types: &events,
-            claude_only_types: &claude_only,
-            codex_types: &codex,
-            pi_types: &[],
-        };
+        let lists = sniffer_lists();
+        let sniffers = lists.sniffers();
         let run = |since_ms: Option<f64>, until_ms: Option<f64>| {
             let window = Window { since_ms, until_ms };
             summarize_then(
@@ -3749,13 +3734,8 @@ mod tests {
                 group,
             })
             .collect();
-        let (events, claude_only, codex) = sniffer_lists();
-        let sniffers = Sniffers {
-            event_types: &events,
-            claude_only_types: &claude_only,
-            codex_types: &codex,
-            pi_types: &[],
-        };
+        let lists = sniffer_lists();
+        let sniffers = lists.sniffers();
         let document = summarize(&files, &[], OPTIONS, &sniffers, &settings(), 2).unwrap();
         assert_eq!(
             String::from_utf8(document.json.clone()).unwrap(),
@@ -5027,9 +5007,24 @@ mod tests {
         }
     }
 
-    /// `fastpath.summarize_json`'s sniffers: sorted `EVENT_TYPES`, `CLAUDE_ONLY_TYPES`
-    /// and `CODEX_TYPES`.
-    fn sniffer_lists() -> (Vec<String>, Vec<String>, Vec<String>) {
+    /// The record types [`Sniffers`] borrow: `events`, `claude_only`, `codex`.
+    struct SnifferLists(Vec<String>, Vec<String>, Vec<String>);
+
+    impl SnifferLists {
+        /// The sniffers of these lists (no `pi` types: the tests' trees hold no pi file).
+        fn sniffers(&self) -> Sniffers<'_> {
+            Sniffers {
+                event_types: &self.0,
+                claude_only_types: &self.1,
+                codex_types: &self.2,
+                pi_types: &[],
+            }
+        }
+    }
+
+    /// `fastpath.summarize_json`'s sniffers' lists: sorted `EVENT_TYPES`,
+    /// `CLAUDE_ONLY_TYPES` and `CODEX_TYPES`.
+    fn sniffer_lists() -> SnifferLists {
         let events = [
             "session_shutdown",
             "tool_execution_end",
@@ -5053,7 +5048,7 @@ mod tests {
             "session_meta",
             "turn_context",
         ];
-        (
+        SnifferLists(
             events.map(String::from).to_vec(),
             claude_only.map(String::from).to_vec(),
             codex.map(String::from).to_vec(),
@@ -5134,13 +5129,8 @@ mod tests {
                 group: folders[i],
             })
             .collect();
-        let (events, claude_only, codex) = sniffer_lists();
-        let sniffers = Sniffers {
-            event_types: &events,
-            claude_only_types: &claude_only,
-            codex_types: &codex,
-            pi_types: &[],
-        };
+        let lists = sniffer_lists();
+        let sniffers = lists.sniffers();
         let result = summarize(&files, skipped, OPTIONS, &sniffers, &settings(), jobs);
         (
             result,
@@ -5324,13 +5314,8 @@ mod tests {
         std::fs::write(&first, TREE[2].1).unwrap();
         std::fs::write(&second, TREE[2].1).unwrap();
         let files = [named(&first, "a", 0), named(&second, "a", 1)];
-        let (events, claude_only, codex) = sniffer_lists();
-        let sniffers = Sniffers {
-            event_types: &events,
-            claude_only_types: &claude_only,
-            codex_types: &codex,
-            pi_types: &[],
-        };
+        let lists = sniffer_lists();
+        let sniffers = lists.sniffers();
         let result = summarize(&files, &[], OPTIONS, &sniffers, &settings(), 2);
         assert_eq!(result.err(), Some(Decline::MayRepeat));
         // a run declined before the render never calls meanwhile
@@ -5368,13 +5353,8 @@ mod tests {
         std::fs::write(&good, TREE[2].1).unwrap();
         std::fs::write(&empty, "").unwrap();
         let files = [named(&good, "a", 0), named(&empty, "b", 0)];
-        let (events, claude_only, codex) = sniffer_lists();
-        let sniffers = Sniffers {
-            event_types: &events,
-            claude_only_types: &claude_only,
-            codex_types: &codex,
-            pi_types: &[],
-        };
+        let lists = sniffer_lists();
+        let sniffers = lists.sniffers();
         let result = summarize(&files, &[], OPTIONS, &sniffers, &settings(), 2);
         assert_eq!(result.err(), Some(Decline::NotNative(1)));
         // no file at all: the empty document
