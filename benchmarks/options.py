@@ -33,6 +33,7 @@ _DRAWN = "the native command; Python draws the format from its document"
 _WAVES = "the native command; Python formats each lane's waves"
 _WAVE_ROWS = "the native command writes each wave's row; Python splices them in"
 _WAVE_CSV = "the native command writes the CSV text"
+_GROUPS = "the native command merges the groups and writes the --by document"
 _CUT = "the native command, each lane cut to the window"
 _TOOLS = "the native command, each wave's calls counted per tool"
 _PERIODS = "the native command, each lane cut by period"
@@ -50,7 +51,9 @@ VARIANTS: tuple[tuple[str, str], ...] = (
     ("--batchable-tools Read,Grep", _NATIVE),
     ("--idle-gap 60", _NATIVE),
     ("--max-tracked-calls 0", _NATIVE),
-    ("--by session", _DRAWN),
+    ("--by session", _GROUPS),
+    ("--by lane", _GROUPS),
+    ("--by project", _DRAWN),
     ("--by tool", _TOOLS),
     ("--by day", _PERIODS),
     ("--by week --timezone Asia/Kolkata", _PERIODS),

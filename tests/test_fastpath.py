@@ -108,10 +108,11 @@ def _native(paths: list[str], jobs: int = 1, forced: str = "auto", output_format
     if record is None:
         return "an option the native command does not take"
     done = fastpath.summarize_json(paths, jobs, show_paths=show_paths, options=record,
-                                   window=window)
+                                   window=window, json_by=output_format == "json")
     if isinstance(done, str):
         return done
-    if output_format == "json" and record["by"] is None:  # the document, the notes before it
+    if output_format == "json" and record["by"] in (None, *fastpath.BY_DOCUMENT):
+        # the document (written with its groups by the extension), the notes before it
         document, lines, _, _ = done
         return 0, document.decode("ascii"), "".join(printable(line) + "\n" for line in lines)
     chunks = fastpath.output_chunks(done, output_format, record, show_paths, terminal,

@@ -114,10 +114,39 @@ pub struct Document {
 /// ([`tool_table`]), or periods, whose labels `Period` gives ([`period_table`]).
 pub enum By<'f> {
     Lanes,
+    /// `--by session|lane` with `--format json`: the document is the `--by` document
+    /// itself, its groups merged here ([`render_json`] with [`Groups`]).
+    Groups(Groups),
     Tool,
     Period(LabelTimes<'f>),
     /// Not a `--by`: the `waves` command, which lists every wave ([`wave_table`]).
     Waves,
+}
+
+/// The groups of a `--by session|lane` document (`groups._lane_key`): a lane's session
+/// id, or its session and lane ids joined by `/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Groups {
+    Session,
+    Lane,
+}
+
+impl Groups {
+    /// Its `--by` name, the document's `"by"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Groups::Session => "session",
+            Groups::Lane => "lane",
+        }
+    }
+
+    /// The group of a lane.
+    fn key(self, lane: &readers::LaneOut) -> String {
+        match self {
+            Groups::Session => lane.session_id.to_string(),
+            Groups::Lane => format!("{}/{}", lane.session_id, lane.lane_id),
+        }
+    }
 }
 
 /// One tool's `--by tool` figures (`groups._by_tool`): its paired calls, those in
@@ -887,7 +916,7 @@ pub fn summarize_then<R>(
         record: true,
         ..settings.clone()
     };
-    let read_settings = if window.is_some() || !matches!(by, By::Lanes) {
+    let read_settings = if window.is_some() || !matches!(by, By::Lanes | By::Groups(_)) {
         &recording
     } else {
         settings
@@ -937,8 +966,12 @@ pub fn summarize_then<R>(
     };
     // where the render would fail, it cannot any more: a merged count past 64 bits
     merge(outcome.lanes.iter().map(|(_, lane)| &lane.summary)).ok_or(Decline::Overflow)?;
+    let groups = match by {
+        By::Groups(groups) => Some(groups),
+        _ => None,
+    };
     let (tools, periods, waves) = match by {
-        By::Lanes => (None, None, None),
+        By::Lanes | By::Groups(_) => (None, None, None),
         By::Tool => (Some(tool_table(&outcome.lanes)?), None, None),
         By::Period(label_times) => (
             None,
@@ -949,7 +982,8 @@ pub fn summarize_then<R>(
     };
     let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
     let (json, answer) = std::thread::scope(|scope| {
-        let rendering = scope.spawn(|| render_json(&paths, &outcome, &skipped, options, jobs));
+        let rendering =
+            scope.spawn(|| render_json(&paths, &outcome, &skipped, options, jobs, groups));
         let answer = meanwhile(&inputs, &lanes, loss);
         (rendering.join(), answer)
     });
@@ -1459,7 +1493,7 @@ pub fn render(
     options: &str,
     jobs: usize,
 ) -> Result<Document, Decline> {
-    let json = render_json(paths, outcome, skipped, options, jobs)?;
+    let json = render_json(paths, outcome, skipped, options, jobs, None)?;
     let (inputs, lanes) = facts(outcome)?;
     Ok(Document {
         json,
@@ -1473,12 +1507,16 @@ pub fn render(
 
 /// The text of [`render`]'s document: the inputs and lanes arrays written on `jobs`
 /// threads ([`members_apart`]); `Err(Overflow)` when a merged count passes 64 bits.
+/// With `groups`, the `--by session|lane` document (`groups.group_document`): `"by"`
+/// after the options, each group's merged figures in place of the lanes
+/// ([`write_groups`]), and no skipped files or repeated lanes.
 fn render_json(
     paths: &[&str],
     outcome: &Outcome,
     skipped: &[(String, String)],
     options: &str,
     jobs: usize,
+    groups: Option<Groups>,
 ) -> Result<Vec<u8>, Decline> {
     let total =
         merge(outcome.lanes.iter().map(|(_, lane)| &lane.summary)).ok_or(Decline::Overflow)?;
@@ -1487,6 +1525,9 @@ fn render_json(
     w.text("schema_kind", "parallelism_v1");
     w.key("options");
     w.out.extend_from_slice(options.as_bytes());
+    if let Some(groups) = groups {
+        w.text("by", groups.name());
+    }
     w.key("inputs");
     w.open(b'[');
     members_apart(&mut w, outcome.inputs.len(), jobs, |w, i| {
@@ -1508,23 +1549,10 @@ fn render_json(
         w.close(b'}');
     });
     w.close(b']');
-    w.key("lanes");
-    w.open(b'[');
-    members_apart(&mut w, outcome.lanes.len(), jobs, |w, i| {
-        let (file, lane) = outcome.lanes[i];
-        w.member();
-        w.open(b'{');
-        w.text("path", paths[file]);
-        w.text("session_id", &lane.session_id);
-        w.text("lane_id", &lane.lane_id);
-        w.text(
-            "session_hash",
-            &session_hash(&lane.session_id, &lane.lane_id),
-        );
-        figures(w, &lane.summary);
-        w.close(b'}');
-    });
-    w.close(b']');
+    match groups {
+        Some(groups) => write_groups(&mut w, &outcome.lanes, groups)?,
+        None => write_lanes(&mut w, paths, &outcome.lanes, jobs),
+    }
     w.key("total");
     w.open(b'{');
     figures(&mut w, &total);
@@ -1548,7 +1576,76 @@ fn render_json(
         w.close(b'}');
     }
     w.close(b']');
-    let repeated = repeated_lanes(&outcome.lanes);
+    if groups.is_none() {
+        write_skipped_and_repeated(&mut w, paths, &outcome.lanes, skipped);
+    }
+    w.close(b'}');
+    w.out.push(b'\n');
+    Ok(w.out)
+}
+
+/// Each group of `lanes` (`groups._by_lane_key`: in order of first appearance, its
+/// lanes' summaries merged in lane order) as `{"group": key, figures...}`;
+/// `Err(Overflow)` when a merged count passes 64 bits.
+fn write_groups(
+    w: &mut Writer,
+    lanes: &[(usize, &readers::LaneOut)],
+    groups: Groups,
+) -> Result<(), Decline> {
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut grouped: Vec<(String, Vec<&Summary>)> = Vec::new();
+    for (_, lane) in lanes {
+        let key = groups.key(lane);
+        let at = *index.entry(key.clone()).or_insert_with(|| {
+            grouped.push((key, Vec::new()));
+            grouped.len() - 1
+        });
+        grouped[at].1.push(&lane.summary);
+    }
+    w.key("groups");
+    w.open(b'[');
+    for (key, summaries) in &grouped {
+        let merged = merge(summaries.iter().copied()).ok_or(Decline::Overflow)?;
+        w.member();
+        w.open(b'{');
+        w.text("group", key);
+        figures(w, &merged);
+        w.close(b'}');
+    }
+    w.close(b']');
+    Ok(())
+}
+
+/// The document's `"lanes"`: each lane's path, ids, session hash and figures, written
+/// on `jobs` threads ([`members_apart`]).
+fn write_lanes(w: &mut Writer, paths: &[&str], lanes: &[(usize, &readers::LaneOut)], jobs: usize) {
+    w.key("lanes");
+    w.open(b'[');
+    members_apart(w, lanes.len(), jobs, |w, i| {
+        let (file, lane) = lanes[i];
+        w.member();
+        w.open(b'{');
+        w.text("path", paths[file]);
+        w.text("session_id", &lane.session_id);
+        w.text("lane_id", &lane.lane_id);
+        w.text(
+            "session_hash",
+            &session_hash(&lane.session_id, &lane.lane_id),
+        );
+        figures(w, &lane.summary);
+        w.close(b'}');
+    });
+    w.close(b']');
+}
+
+/// The document's `"skipped_files"` and `"repeated_lanes"`, each only when it has any.
+fn write_skipped_and_repeated(
+    w: &mut Writer,
+    paths: &[&str],
+    lanes: &[(usize, &readers::LaneOut)],
+    skipped: &[(String, String)],
+) {
+    let repeated = repeated_lanes(lanes);
     if !skipped.is_empty() {
         w.key("skipped_files");
         w.open(b'[');
@@ -1580,9 +1677,6 @@ fn render_json(
         }
         w.close(b']');
     }
-    w.close(b'}');
-    w.out.push(b'\n');
-    Ok(w.out)
 }
 
 #[cfg(test)]
@@ -1683,6 +1777,98 @@ mod tests {
             concentrated(&[&saving(f64::NAN, 1), &saving(100_000.0, 1)], &total),
             vec![(1, 100)]
         );
+    }
+
+    /// `--by session|lane`: `"by"` after the options, each group in order of first
+    /// appearance with its lanes' figures merged, in place of the lanes, and no
+    /// skipped files (the total and concentration as without `--by`).
+    #[test]
+    fn a_by_document_merges_each_group_s_lanes_in_order() {
+        let accounts = [account(1, 1), account(1, 1), account(1, 1)];
+        let (a, b, c) = (
+            LaneOut {
+                summary: saving(40_000.0, 1),
+                ..lane(0, "s", "main")
+            },
+            LaneOut {
+                summary: saving(0.5, 2),
+                ..lane(1, "t", "main")
+            },
+            LaneOut {
+                summary: saving(80_000.0, 4),
+                ..lane(2, "s", "sub")
+            },
+        );
+        let outcome = Outcome {
+            inputs: accounts
+                .iter()
+                .enumerate()
+                .map(|(file, account)| Read {
+                    file,
+                    format: "events",
+                    account,
+                })
+                .collect(),
+            lanes: vec![(0, &a), (1, &b), (2, &c)],
+        };
+        let skipped = [("z.meta.json".to_string(), "sidecar".to_string())];
+        let document = |groups| {
+            let json = render_json(&["a", "b", "c"], &outcome, &skipped, "{}", 1, Some(groups));
+            String::from_utf8(json.unwrap()).unwrap()
+        };
+        let groups = |text: &str| -> Vec<(String, f64, u64)> {
+            let value: serde_json::Value = serde_json::from_str(text).unwrap();
+            value["groups"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|g| {
+                    (
+                        g["group"].as_str().unwrap().to_string(),
+                        g["modeled_wallclock_saved_ms"].as_f64().unwrap(),
+                        g["non_eval_waves_multi"].as_u64().unwrap(),
+                    )
+                })
+                .collect()
+        };
+        let by_session = document(Groups::Session);
+        assert!(by_session.starts_with(concat!(
+            "{\n  \"schema_kind\": \"parallelism_v1\",\n  \"options\": {},\n",
+            "  \"by\": \"session\",\n  \"inputs\": [\n"
+        )));
+        // s: 40000 + 80000 ms in 1 + 4 waves; t: its one lane
+        assert_eq!(
+            groups(&by_session),
+            [("s".into(), 120_000.0, 5), ("t".into(), 0.5, 2)]
+        );
+        assert_eq!(
+            groups(&document(Groups::Lane)),
+            [
+                ("s/main".into(), 40_000.0, 1),
+                ("t/main".into(), 0.5, 2),
+                ("s/sub".into(), 80_000.0, 4)
+            ]
+        );
+        let keys = |text: &str| -> Vec<String> {
+            let value: serde_json::Value = serde_json::from_str(text).unwrap();
+            value.as_object().unwrap().keys().cloned().collect()
+        };
+        // serde_json's map is sorted: the order is pinned by the start above and the end below
+        assert_eq!(
+            keys(&by_session),
+            [
+                "by",
+                "concentration",
+                "groups",
+                "inputs",
+                "options",
+                "schema_kind",
+                "total"
+            ]
+        );
+        assert!(by_session.contains("\n  ],\n  \"groups\": [\n    {\n      \"group\": \"s\",\n"));
+        assert!(by_session.ends_with("\n  ]\n}\n"), "{by_session}");
+        assert!(document(Groups::Lane).contains("\"by\": \"lane\""));
     }
 
     #[test]

@@ -83,7 +83,7 @@ if TYPE_CHECKING:
     Done = tuple[bytes, list[str], _ToolTable | list[list[_Wave]] | bytes | None,
                  PeriodTable | None]
 
-__all__ = ["options_of", "output_chunks", "run", "summarize_json", "window_of"]
+__all__ = ["BY_DOCUMENT", "options_of", "output_chunks", "run", "summarize_json", "window_of"]
 
 #: The ``summarize`` options this path takes (the option table's rows marked ``native``);
 #: a run with any other is the CLI's.
@@ -233,6 +233,7 @@ def summarize_json(
     noted: Callable[[], object] | None = None, input_format: str = _files.AUTO,
     show_paths: bool = False, options: dict[str, Any] | None = None, bar: bool = False,
     window: Window | None = None, waves: int = 0, losses: list[object] | None = None,
+    json_by: bool = False,
 ) -> Done | str:
     """``summarize --format json PATHS``: the document and the lines for stderr (not
     yet escaped), or the reason (a ``str``) this path leaves the run to the CLI
@@ -265,7 +266,9 @@ def summarize_json(
     ``waves``), 2 with each wave's calls too, 3 the rows of the ``waves`` JSON
     document as text (``bytes``), 4 the whole ``waves`` CSV text (``bytes``);
     ``losses``: a list the window's loss (``None``, or what it left out when it kept
-    no wave) is appended to. Never
+    no wave) is appended to; ``json_by``: the run prints ``--format json``, so with
+    ``--by session|lane`` (:data:`BY_DOCUMENT`) the extension writes the ``--by``
+    document itself (``command::Groups``), which :func:`output_chunks` prints. Never
     raises for an input: an unreadable or unusual one is a reason."""
 
     native = _extension.extension()
@@ -378,7 +381,8 @@ def summarize_json(
             None if drawn is None else drawn.progress,
             since_ms=None if window is None else window.since_ms,
             until_ms=None if window is None else window.until_ms, plan_others=others_of,
-            by_tool=by == "tool", period_labels=period_labels, waves=waves)
+            by_tool=by == "tool", period_labels=period_labels, waves=waves,
+            groups=by if json_by and by in BY_DOCUMENT else None)
     finally:
         if drawn is not None:
             drawn.close()
@@ -535,6 +539,9 @@ def _observations(lane: Any) -> tuple[Any, ...] | None:
 #: The ``--by`` values whose rows are whole lanes (``None``: no ``--by``): a unit read by
 #: the Python readers gives the native command all they need (each lane's figures).
 _WHOLE_LANES = (None, "session", "lane", "project")
+#: The ``--by`` whose ``--format json`` document the extension writes (its groups: a
+#: lane's session id, or session and lane ids; ``project`` needs each format's rule).
+BY_DOCUMENT = ("session", "lane")
 
 #: The ``--by`` periods, whose groups the extension cuts (``day``, ISO ``week``, ``month``).
 _PERIODS = ("day", "week", "month")
@@ -579,9 +586,11 @@ def output_chunks(
     :func:`summarize_json`'s document and lines, made with ``options`` (the run's
     options record; ``None``: the defaults); ``terminal``: stdout is a terminal.
     ``zone``: the run's time zone (``Window.zone``, for the groups' labels).
-    ``--format json`` without ``--by`` is the document itself; any other output is
-    drawn from the document read back (:func:`wavemetrics.views.document.analysis_of`)
-    by the CLI's own views (:func:`wavemetrics.views.plain.render_plain`). ``None``
+    ``--format json`` without ``--by``, or with a ``--by`` of :data:`BY_DOCUMENT` (then
+    ``done`` is of :func:`summarize_json` given ``json_by``), is the document itself;
+    any other output is drawn from the document read back
+    (:func:`wavemetrics.views.document.analysis_of`) by the CLI's own views
+    (:func:`wavemetrics.views.plain.render_plain`). ``None``
     when a figure was not finite (the document holds ``null`` there): the CLI then
     makes the run."""
     from wavemetrics.views.escaping import printable
@@ -590,7 +599,7 @@ def output_chunks(
     record: dict[str, Any] = options_record() if options is None else options
     out, err = sys.stdout, sys.stderr
     chunks = [(2, _encoded(printable(line) + "\n", err)) for line in lines]
-    if output_format == "json" and record["by"] is None:
+    if output_format == "json" and (record["by"] is None or record["by"] in BY_DOCUMENT):
         chunks.append((1, document))
         return chunks
     import json
@@ -654,7 +663,8 @@ def run(plan: Plan) -> int | None:
         done = summarize_json(files, _jobs(options),
                               keyed if isinstance(keyed, bytes) else None,
                               None if state is None else check, show_paths=show_paths,
-                              options=record, bar=bar, window=window)
+                              options=record, bar=bar, window=window,
+                              json_by=output_format == "json")
         if isinstance(done, str):
             return None  # the CLI runs next, keyed by the plan (no re-walk)
         chunks = output_chunks((done[0], [*located, *done[1]], done[2], done[3]), output_format,

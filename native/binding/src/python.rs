@@ -19,7 +19,7 @@ use std::path::Path;
 /// whenever a function of this module is added, removed or changes its
 /// arguments or results, so that an extension built from older sources is
 /// found out and not called (`native.available()` is then false).
-pub const API_VERSION: u32 = 28;
+pub const API_VERSION: u32 = 29;
 
 /// The read settings: `eval_names` and `batchable_names` in normal form, empty ones
 /// dropped (`_extension.eval_names`), `idle_gap_ms` finite and `>= 0` (ms, `0`
@@ -502,13 +502,15 @@ impl ReadProgress {
 /// ascending, distinct) whose periods the cut needs, it returns one label per time
 /// (else the run is declined; what it raises is raised, as `plan_others`'s is); the
 /// fourth member of the result is then `([label], [figures as JSON bytes], [[label
-/// index] per lane])` (`command::PeriodTable`), else `None`.
+/// index] per lane])` (`command::PeriodTable`), else `None`. `groups`: `"session"` or
+/// `"lane"` for a `--by session|lane --format json` run: the document is then the
+/// `--by` document itself (`command::Groups`; a `ValueError` for another name).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (files, skipped, sniff_types, max_tracked_calls, eval_names,
                     batchable_names, idle_gap_ms, jobs, options, noted, progress=None,
                     since_ms=None, until_ms=None, plan_others=None, by_tool=false,
-                    period_labels=None, waves=0))]
+                    period_labels=None, waves=0, groups=None))]
 fn summarize_json<'py>(
     py: Python<'py>,
     files: Vec<CommandArg>,
@@ -528,8 +530,19 @@ fn summarize_json<'py>(
     by_tool: bool,
     period_labels: Option<Bound<'py, PyAny>>,
     waves: u8,
+    groups: Option<String>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let s = settings(max_tracked_calls, eval_names, batchable_names, idle_gap_ms)?;
+    let groups = match groups.as_deref() {
+        None => None,
+        Some("session") => Some(command::Groups::Session),
+        Some("lane") => Some(command::Groups::Lane),
+        Some(other) => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "groups is \"session\" or \"lane\", not {other:?}"
+            )))
+        }
+    };
     let window =
         (since_ms.is_some() || until_ms.is_some()).then_some(Window { since_ms, until_ms });
     let progress = progress.map(Bound::unbind);
@@ -567,6 +580,8 @@ fn summarize_json<'py>(
         // made here: a `dyn` closure is not sent between threads
         let by = if periods {
             command::By::Period(&mut label_times)
+        } else if let Some(groups) = groups {
+            command::By::Groups(groups)
         } else if waves > 0 {
             command::By::Waves
         } else if by_tool {
