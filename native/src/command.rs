@@ -3518,6 +3518,43 @@ mod tests {
         assert_eq!(none.err(), Some(Decline::NotNative(0)));
     }
 
+    /// `By::Groups`: the document is the `--by` document (no `skipped_files` even with
+    /// a file passed over); the notes' facts are the lanes' as without `--by`.
+    #[test]
+    fn a_run_by_session_writes_the_by_document() {
+        let plan = || {
+            vec![Other::Skip {
+                file: 0,
+                reason: "not a trace".into(),
+            }]
+        };
+        let by = By::Groups(Groups::Session);
+        let (document, dir) = summarize_planned("by-session", by, plan(), &[]).unwrap();
+        let lanes: Vec<(usize, &str)> = document
+            .lanes
+            .iter()
+            .map(|l| (l.file, l.session_id.as_str()))
+            .collect();
+        assert_eq!(lanes, [(1, "run")]);
+        let json = String::from_utf8(document.json).unwrap();
+        let head = format!(
+            "  \"by\": \"session\",\n  \"inputs\": [\n    {{\n      \"path\": \"{dir}/e/run.jsonl\","
+        );
+        assert!(json.contains(&head), "{json}");
+        assert!(
+            json.contains("\n  \"groups\": [\n    {\n      \"group\": \"run\",\n      \"clock_anomalies\": 0,"),
+            "{json}"
+        );
+        assert!(
+            !json.contains("\"lanes\"") && !json.contains("skipped_files"),
+            "{json}"
+        );
+        let (lanes_document, _) = summarize_planned("by-none", By::Lanes, plan(), &[]).unwrap();
+        assert!(String::from_utf8(lanes_document.json)
+            .unwrap()
+            .contains("skipped_files"));
+    }
+
     /// A unit read elsewhere with its lane's observations (a run that needs each lane's
     /// calls: `--by tool`) is summarised here as a batch read of them: c1 (bash) on
     /// [1.0 s, 3.0 s] and c2 (read) on [1.5 s, 4.0 s] are one wave, 4.5 s of calls in a
