@@ -1779,27 +1779,23 @@ mod tests {
         );
     }
 
-    /// `--by session|lane`: `"by"` after the options, each group in order of first
-    /// appearance with its lanes' figures merged, in place of the lanes, and no
-    /// skipped files (the total and concentration as without `--by`).
-    #[test]
-    fn a_by_document_merges_each_group_s_lanes_in_order() {
-        let accounts = [account(1, 1), account(1, 1), account(1, 1)];
-        let (a, b, c) = (
-            LaneOut {
-                summary: saving(40_000.0, 1),
-                ..lane(0, "s", "main")
-            },
-            LaneOut {
-                summary: saving(0.5, 2),
-                ..lane(1, "t", "main")
-            },
-            LaneOut {
-                summary: saving(80_000.0, 4),
-                ..lane(2, "s", "sub")
-            },
-        );
-        let outcome = Outcome {
+    /// An outcome of one `events` input per lane (1 line read, 1 used), each lane
+    /// `(session, lane)` of `file` its index, its summary `saving(saved_ms, multi)`.
+    fn saving_lanes(lanes: &[(&str, &str, f64, u64)]) -> (Vec<LineAccount>, Vec<LaneOut>) {
+        let outs = lanes
+            .iter()
+            .enumerate()
+            .map(|(file, &(session, lane_id, saved_ms, multi))| LaneOut {
+                summary: saving(saved_ms, multi),
+                ..lane(file, session, lane_id)
+            })
+            .collect();
+        (vec![account(1, 1); lanes.len()], outs)
+    }
+
+    /// The [`Outcome`] of [`saving_lanes`]' accounts and lanes.
+    fn outcome_of<'a>(accounts: &'a [LineAccount], lanes: &'a [LaneOut]) -> Outcome<'a> {
+        Outcome {
             inputs: accounts
                 .iter()
                 .enumerate()
@@ -1809,8 +1805,21 @@ mod tests {
                     account,
                 })
                 .collect(),
-            lanes: vec![(0, &a), (1, &b), (2, &c)],
-        };
+            lanes: lanes.iter().enumerate().collect(),
+        }
+    }
+
+    /// `--by session|lane`: `"by"` after the options, each group in order of first
+    /// appearance with its lanes' figures merged, in place of the lanes, and no
+    /// skipped files (the total and concentration as without `--by`).
+    #[test]
+    fn a_by_document_merges_each_group_s_lanes_in_order() {
+        let (accounts, lanes) = saving_lanes(&[
+            ("s", "main", 40_000.0, 1),
+            ("t", "main", 0.5, 2),
+            ("s", "sub", 80_000.0, 4),
+        ]);
+        let outcome = outcome_of(&accounts, &lanes);
         let skipped = [("z.meta.json".to_string(), "sidecar".to_string())];
         let document = |groups| {
             let json = render_json(&["a", "b", "c"], &outcome, &skipped, "{}", 1, Some(groups));
@@ -1873,29 +1882,9 @@ mod tests {
 
     #[test]
     fn render_writes_the_options_as_given_and_the_concentration() {
-        let accounts = [account(1, 1), account(1, 1)];
-        let (a, b) = (
-            LaneOut {
-                summary: saving(40_000.0, 1),
-                ..lane(0, "s", "main")
-            },
-            LaneOut {
-                summary: saving(80_000.0, 2),
-                ..lane(1, "s", "sub")
-            },
-        );
-        let outcome = Outcome {
-            inputs: accounts
-                .iter()
-                .enumerate()
-                .map(|(file, account)| Read {
-                    file,
-                    format: "events",
-                    account,
-                })
-                .collect(),
-            lanes: vec![(0, &a), (1, &b)],
-        };
+        let (accounts, lanes) =
+            saving_lanes(&[("s", "main", 40_000.0, 1), ("s", "sub", 80_000.0, 2)]);
+        let outcome = outcome_of(&accounts, &lanes);
         let json = String::from_utf8(
             render(&["a", "b"], &outcome, &[], "{\n    \"by\": null\n  }", 1)
                 .unwrap()
@@ -3478,6 +3467,15 @@ mod tests {
         .map(|(document, ())| (document, dir))
     }
 
+    /// Each lane of `document`'s facts as `(file, session id)`.
+    fn lane_sessions(document: &Document) -> Vec<(usize, &str)> {
+        document
+            .lanes
+            .iter()
+            .map(|l| (l.file, l.session_id.as_str()))
+            .collect()
+    }
+
     /// A file the registry finds no trace in, found by a folder walk, is skipped as the
     /// CLI skips it: no input, a member of `skipped_files` among the sidecars in path
     /// order; the document is the `events` log's alone.
@@ -3493,12 +3491,7 @@ mod tests {
         }];
         let (document, dir) = summarize_planned("passed-over", By::Lanes, plan, &sidecars).unwrap();
         assert_eq!(document.inputs, vec![fact("events", 2, 2, 0, &[])]);
-        let lanes: Vec<(usize, &str)> = document
-            .lanes
-            .iter()
-            .map(|l| (l.file, l.session_id.as_str()))
-            .collect();
-        assert_eq!(lanes, [(1, "run")]);
+        assert_eq!(lane_sessions(&document), [(1, "run")]);
         let json = String::from_utf8(document.json).unwrap();
         let inputs = format!("\"inputs\": [\n    {{\n      \"path\": \"{dir}/e/run.jsonl\",");
         assert!(json.contains(&inputs), "{json}");
@@ -3530,12 +3523,7 @@ mod tests {
         };
         let by = By::Groups(Groups::Session);
         let (document, dir) = summarize_planned("by-session", by, plan(), &[]).unwrap();
-        let lanes: Vec<(usize, &str)> = document
-            .lanes
-            .iter()
-            .map(|l| (l.file, l.session_id.as_str()))
-            .collect();
-        assert_eq!(lanes, [(1, "run")]);
+        assert_eq!(lane_sessions(&document), [(1, "run")]);
         let json = String::from_utf8(document.json).unwrap();
         let head = format!(
             "  \"by\": \"session\",\n  \"inputs\": [\n    {{\n      \"path\": \"{dir}/e/run.jsonl\","
