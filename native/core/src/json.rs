@@ -312,6 +312,115 @@ fn specials_bytewise(chunk: &[u8; 16]) -> u32 {
     found
 }
 
+/// What may follow a backslash in a JSON string, by byte: [`ESCAPE_BAD`],
+/// [`ESCAPE_ONE`] (`" \\ / b f n r t`: the escape is two bytes) or [`ESCAPE_U`].
+const ESCAPE_CLASS: [u8; 256] = {
+    let mut class = [ESCAPE_BAD; 256];
+    let ones = b"\"\\/bfnrt";
+    let mut i = 0;
+    while i < ones.len() {
+        class[ones[i] as usize] = ESCAPE_ONE;
+        i += 1;
+    }
+    class[b'u' as usize] = ESCAPE_U;
+    class
+};
+const ESCAPE_BAD: u8 = 0;
+const ESCAPE_ONE: u8 = 1;
+const ESCAPE_U: u8 = 2;
+
+/// The escaped bytes of a 64-byte block of a string's body, given its backslashes
+/// and whether its first byte is escaped (`carry`: the block before ended in a
+/// backslash that starts an escape): `(escapes, bad, long, carry_out)`, bit `i` for
+/// byte `i`: every escaped byte, those no escape may hold, the `u`s (of `\uXXXX`,
+/// whose digits are checked elsewhere), and whether the block's last byte is a
+/// backslash that starts an escape. A backslash that is escaped starts none. Bytes
+/// after the string's end are marked too: the caller keeps those before it.
+#[inline(always)]
+fn escapes_of(block: &[u8; 64], backslashes: u64, carry: bool) -> (u64, u64, u64, bool) {
+    let mut escapes = 0u64;
+    let mut bad = 0u64;
+    let mut long = 0u64;
+    let mut mark = |bit: u64, byte: u8| {
+        escapes |= bit;
+        match ESCAPE_CLASS[byte as usize] {
+            ESCAPE_BAD => bad |= bit,
+            ESCAPE_U => long |= bit,
+            _ => {}
+        }
+    };
+    let mut starts = backslashes;
+    if carry {
+        mark(1, block[0]);
+        starts &= !1;
+    }
+    while starts != 0 {
+        let at = starts.trailing_zeros() as usize;
+        let Some(&byte) = block.get(at + 1) else {
+            return (escapes, bad, long, true);
+        };
+        let bit = 2u64 << at;
+        mark(bit, byte);
+        starts &= starts - 1;
+        starts &= !bit;
+    }
+    (escapes, bad, long, false)
+}
+
+/// Three masks of a 64-byte block, bit `i` for byte `i`: its `"`, its `\\` and its
+/// bytes below 0x20 ([`specials`], kept apart and four chunks at once).
+#[inline(always)]
+fn string_masks(block: &[u8; 64]) -> [u64; 3] {
+    // SAFETY: string_masks_sse2 needs SSE2 only, which every x86_64 processor has
+    // (it is in the x86_64 baseline the crate is compiled for); it reads nothing
+    // but its argument.
+    #[cfg(target_arch = "x86_64")]
+    return unsafe { string_masks_sse2(block) };
+    #[cfg(not(target_arch = "x86_64"))]
+    return string_masks_bytewise(block);
+}
+
+/// [`string_masks`] with SSE2: per 16 bytes, two byte compares, a min-compare for
+/// the control bytes and three move-masks. No intrinsic takes a pointer (each
+/// chunk is loaded as two `u64`s); the one `unsafe` is the call.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+fn string_masks_sse2(block: &[u8; 64]) -> [u64; 3] {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_set1_epi8, _mm_set_epi64x,
+    };
+    let mut masks = [0u64; 3];
+    for k in 0..4 {
+        let mut low = [0u8; 8];
+        let mut high = [0u8; 8];
+        low.copy_from_slice(&block[16 * k..16 * k + 8]);
+        high.copy_from_slice(&block[16 * k + 8..16 * k + 16]);
+        let bytes = _mm_set_epi64x(i64::from_le_bytes(high), i64::from_le_bytes(low));
+        let quote = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'\\' as i8));
+        // unsigned byte <= 0x1f exactly when min(byte, 0x1f) is the byte
+        let control = _mm_cmpeq_epi8(_mm_min_epu8(bytes, _mm_set1_epi8(0x1f)), bytes);
+        let shift = 16 * k;
+        masks[0] |= u64::from(_mm_movemask_epi8(quote) as u16) << shift;
+        masks[1] |= u64::from(_mm_movemask_epi8(backslash) as u16) << shift;
+        masks[2] |= u64::from(_mm_movemask_epi8(control) as u16) << shift;
+    }
+    masks
+}
+
+/// [`string_masks`] a byte at a time: the portable path, and the reference the
+/// SSE2 path is tested against.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn string_masks_bytewise(block: &[u8; 64]) -> [u64; 3] {
+    let mut masks = [0u64; 3];
+    for (i, &byte) in block.iter().enumerate() {
+        masks[0] |= u64::from(byte == b'"') << i;
+        masks[1] |= u64::from(byte == b'\\') << i;
+        masks[2] |= u64::from(byte < 0x20) << i;
+    }
+    masks
+}
+
 /// A validating scanner over one line: JSON as serde_json's grammar (and Python's
 /// `json` with `strict=True`) defines it: whitespace is space, tab, LF and CR only,
 /// strings hold no raw control character and only the escapes `\" \\ \/ \b \f \n
@@ -368,10 +477,67 @@ impl<'a> Scan<'a> {
     }
 
     /// From just past a string's opening quote to just past its closing one: true
-    /// when it held an escape.
+    /// when it held an escape. The string is read 64 bytes at a time
+    /// ([`string_masks`]): its escapes are found from the block's backslashes, and
+    /// checked, one after another without leaving the block, so a tool output with
+    /// a `\n` or `\"` every few bytes costs a few instructions per escape, not a
+    /// restart of the search. From a block holding a `\u` escape (whose digits may
+    /// run into the next block) on, and in the last 63 bytes of the text, the rest of
+    /// the string is read by [`Scan::string_bytewise`].
     #[inline(always)]
     fn string(&mut self) -> Result<bool, SyntaxError> {
+        // most strings (keys, names, ids) end within 16 bytes, without an escape
+        if let Some(chunk) = self.bytes.get(self.at..self.at + 16) {
+            let mut block = [0u8; 16];
+            block.copy_from_slice(chunk);
+            let found = specials(&block);
+            let first = found.trailing_zeros() as usize;
+            if block.get(first) == Some(&b'"') {
+                self.at += first + 1;
+                return Ok(false);
+            }
+        }
         let mut escaped = false;
+        // the block's first byte is escaped (the last block ended in a backslash
+        // that starts an escape)
+        let mut carry = false;
+        while let Some(chunk) = self.bytes.get(self.at..self.at + 64) {
+            let mut block = [0u8; 64];
+            block.copy_from_slice(chunk);
+            let [quotes, backslashes, controls] = string_masks(&block);
+            let (escapes, bad, long, carry_out) = escapes_of(&block, backslashes, carry);
+            let ends = quotes & !escapes;
+            let inside = if ends == 0 {
+                u64::MAX
+            } else {
+                (1u64 << ends.trailing_zeros()) - 1
+            };
+            if (controls | bad) & inside != 0 {
+                return Err(SyntaxError);
+            }
+            if long & inside != 0 {
+                break;
+            }
+            escaped |= escapes & inside != 0;
+            if ends != 0 {
+                self.at += ends.trailing_zeros() as usize + 1;
+                return Ok(escaped);
+            }
+            self.at += 64;
+            carry = carry_out;
+        }
+        if carry {
+            escaped = true;
+            self.escape()?;
+        }
+        self.string_bytewise(escaped)
+    }
+
+    /// Reads on in a string, from a byte that is not escaped, to just past its
+    /// closing quote: `escaped`, or true when it meets an escape. Skips runs of plain
+    /// bytes 16 at a time ([`specials`]). The end of the text inside the string is a
+    /// [`SyntaxError`].
+    fn string_bytewise(&mut self, mut escaped: bool) -> Result<bool, SyntaxError> {
         loop {
             while let Some(chunk) = self.bytes.get(self.at..self.at + 16) {
                 let mut block = [0u8; 16];
@@ -399,15 +565,17 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// An escape, from just past its backslash (not cold: tool output in a
-    /// transcript has a `\n` every line).
+    /// An escape, from just past its backslash (its kinds: [`ESCAPE_CLASS`]).
     #[inline(always)]
     fn escape(&mut self) -> Result<(), SyntaxError> {
-        let byte = self.bytes.get(self.at).copied();
+        let class = self
+            .bytes
+            .get(self.at)
+            .map(|&byte| ESCAPE_CLASS[byte as usize]);
         self.at += 1;
-        match byte {
-            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(()),
-            Some(b'u') => match self.bytes.get(self.at..self.at + 4) {
+        match class {
+            Some(ESCAPE_ONE) => Ok(()),
+            Some(ESCAPE_U) => match self.bytes.get(self.at..self.at + 4) {
                 Some(hex) if hex.iter().all(u8::is_ascii_hexdigit) => {
                     self.at += 4;
                     Ok(())
@@ -1640,6 +1808,62 @@ mod scan_tests {
         let chunk = *b"a\"b\\c\x1fd\x7f\x80\xffxyz \x20!";
         assert_eq!(specials(&chunk), 0b10_1010);
         assert_eq!(specials_bytewise(&chunk), 0b10_1010);
+    }
+
+    #[test]
+    fn string_masks_mark_quotes_backslashes_and_control_bytes_apart() {
+        // every byte value at every position of a block, among plain letters
+        for byte in 0..=255u8 {
+            let want = [byte == 0x22, byte == 0x5c, byte <= 0x1f];
+            for at in 0..64 {
+                let mut block = [b'a'; 64];
+                block[at] = byte;
+                let masks = want.map(|hit| u64::from(hit) << at);
+                assert_eq!(string_masks(&block), masks, "{byte:#x} at {at}");
+                assert_eq!(string_masks_bytewise(&block), masks, "{byte:#x} at {at}");
+            }
+        }
+        // one of each in every 16-byte chunk: `"` at 0, `\` at 17, 0x00 at 34, 0x1f at 63
+        let mut block = [b'z'; 64];
+        (block[0], block[17], block[34], block[63]) = (b'"', b'\\', 0, 0x1f);
+        let want = [1, 1 << 17, (1 << 34) | (1 << 63)];
+        assert_eq!(string_masks(&block), want);
+        assert_eq!(string_masks_bytewise(&block), want);
+    }
+
+    #[test]
+    fn escapes_are_the_bytes_after_backslashes_that_start_one() {
+        let masks = |text: &[u8], carry: bool| {
+            let mut block = [b'a'; 64];
+            block[..text.len()].copy_from_slice(text);
+            let backslashes = string_masks_bytewise(&block)[1];
+            escapes_of(&block, backslashes, carry)
+        };
+        // `\n` escapes the n (bit 1); `\\\\` escapes the second backslash only
+        assert_eq!(masks(b"\\n", false), (0b10, 0, 0, false));
+        assert_eq!(masks(b"\\\\a", false), (0b10, 0, 0, false));
+        // three backslashes and a quote: the second and the quote are escaped
+        assert_eq!(masks(b"\\\\\\\"", false), (0b1010, 0, 0, false));
+        // `\u` is long, `\x` and `\'` bad
+        assert_eq!(
+            masks(b"\\u0041\\x\\'", false),
+            (
+                (1 << 1) | (1 << 7) | (1 << 9),
+                (1 << 7) | (1 << 9),
+                1 << 1,
+                false
+            )
+        );
+        // the first byte escaped by the block before: a backslash there starts nothing
+        assert_eq!(masks(b"\\\\t", true), (0b101, 0, 0, false));
+        assert_eq!(masks(b"q", true), (1, 1, 0, false));
+        // a backslash as the last byte escapes the next block's first
+        let mut end = [b'a'; 64];
+        end[63] = b'\\';
+        assert_eq!(masks(&end, false), (0, 0, 0, true));
+        // ... unless it is escaped itself
+        end[62] = b'\\';
+        assert_eq!(masks(&end, false), (1 << 63, 0, 0, false));
     }
 
     #[test]

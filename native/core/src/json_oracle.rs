@@ -945,3 +945,75 @@ fn hand_written_lines_read_the_same_as_serde_json() {
     assert!(old_parse_object("{\"x\u{1}\":1}", &[], |_, _| {}).is_ok());
     assert!(new_keys("{\"x\u{1}\":1}").is_none());
 }
+
+/// String bodies for the 64-byte blocks of the string scan: escapes (runs of
+/// backslashes, escaped quotes, `\u` escapes split anywhere by a block's end), and
+/// what a string may not hold.
+const BLOCK_GOOD: &[&str] = &[
+    "\\\\",
+    "\\\\\\\\",
+    "\\\"",
+    "\\\\\\\"",
+    "\\n",
+    "\\/",
+    "\\u0041",
+    "\\ud800",
+    "\\uDE00",
+    "\\ud83d\\ude00",
+    "é",
+    "😀",
+    "'",
+    "\u{7f}",
+];
+const BLOCK_BAD: &[&str] = &[
+    "\\", "\"", "\\\\\"", "\u{1}", "\t", "\\x", "\\u12", "\\u12g4", "\\U0041", "\\'",
+];
+
+/// A line holding `body` as a key and as the value of a key the readers ask for.
+fn block_line(body: &str) -> String {
+    format!("{{\"{body}\":1,\"type\":\"{body}\",\"x\":[\"{body}\"]}}")
+}
+
+#[test]
+fn long_strings_read_the_same_as_serde_json_at_every_block_offset() {
+    // each piece after a plain run of every length up to two blocks, so it meets a
+    // block's end at every offset (a backslash as a block's last byte, a `\u`
+    // escape's digits in the next block), with more plain bytes after it
+    let mut accepted = 0;
+    let mut total = 0;
+    for piece in BLOCK_GOOD.iter().chain(BLOCK_BAD) {
+        for run in 0..140 {
+            for after in ["", "b", "\\n", &"c".repeat(70)] {
+                let body = format!("{}{piece}{after}", "a".repeat(run));
+                accepted += usize::from(same(&block_line(&body)));
+                total += 1;
+            }
+        }
+    }
+    assert!(
+        accepted > total / 2 && accepted < total,
+        "{accepted} of {total}"
+    );
+}
+
+#[test]
+fn long_generated_strings_read_the_same_as_serde_json() {
+    let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+    let (mut accepted, total) = (0, 20_000);
+    for _ in 0..total {
+        let mut body = String::new();
+        for _ in 0..rng.below(10) {
+            body.push_str(&"a".repeat(rng.below(80)));
+            if rng.chance(92) {
+                body.push_str(rng.pick(BLOCK_GOOD));
+            } else {
+                body.push_str(rng.pick(BLOCK_BAD));
+            }
+        }
+        accepted += usize::from(same(&block_line(&body)));
+    }
+    assert!(
+        accepted > total / 5 && accepted < total * 4 / 5,
+        "{accepted} of {total}"
+    );
+}
