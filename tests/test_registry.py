@@ -382,3 +382,50 @@ def test_the_extension_s_record_types_are_listed_by_format_code(
     monkeypatch.setattr(registry, "NATIVE_ROWS", rows)
     monkeypatch.setattr(registry, "_FOLDED_IDS", {0: str, 1: str, 3: str})
     assert registry.native_sniffers() == [["x", "y"], [], [], ["z"]]
+
+
+def test_rows_carry_each_format_s_project_rule(tmp_path: Path) -> None:
+    """``--by project``: the rows of the formats with a project say it (a Codex or pi
+    session header's ``cwd``, each pi file by its own header; a Claude Code transcript's
+    project folder, which is its read unit; an ``opencode-storage`` file's storage
+    folder, its read unit too); every other format, an unknown one and stdin have
+    none."""
+    from wavemetrics.readers.registry import NOT_RECORDED, TRACE_FORMAT_MODULES, project_of
+
+    assert [row.name for row in TRACE_FORMAT_MODULES if row.project is not None] == [
+        "claude-code", "codex", "pi", "opencode-storage"]
+    parent = tmp_path / "s1.jsonl"
+    fork = tmp_path / "s2.jsonl"
+    parent.write_text(json.dumps({"type": "session", "id": "s1", "cwd": "/a"}) + "\n",
+                      encoding="utf-8")
+    fork.write_text(json.dumps({"type": "session", "id": "s2", "cwd": "/b",
+                                "parentSession": str(parent)}) + "\n", encoding="utf-8")
+    assert (project_of(str(parent), "pi"), project_of(str(fork), "pi")) == ("/a", "/b")
+    headless = tmp_path / "s3.jsonl"
+    headless.write_text(json.dumps({"type": "session", "id": "s3"}) + "\n", encoding="utf-8")
+    assert project_of(str(headless), "pi") == NOT_RECORDED
+    transcript = tmp_path / "-home-u-x" / "abc.jsonl"
+    assert project_of(str(transcript), "claude-code") == str(tmp_path / "-home-u-x")
+    storage = tmp_path / "storage" / "part" / "msg_1" / "prt_1.json"
+    assert project_of(str(storage), "opencode-storage") == (
+        format_named("opencode-storage").unit_key(str(storage)))
+    for name in ("events", "qwen", "codex-tui", "otlp", "inspect", "copilot", "kimi"):
+        assert project_of(str(headless), name) == NOT_RECORDED
+    assert project_of("-", "pi") == project_of(str(parent), "nope") == NOT_RECORDED
+
+
+def test_a_claude_code_project_imports_no_reader() -> None:
+    """The native command asks for the projects of a Claude Code fleet without the Python
+    readers: its rule is the project folder, not the reader's unit key."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from wavemetrics.readers.registry import project_of\n"
+            "print(project_of('/p/-home-x/a.jsonl', 'claude-code'))\n"
+            "print(sorted(m for m in sys.modules if m.startswith('wavemetrics.readers.')))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.splitlines() == [
+        "/p/-home-x",
+        "['wavemetrics.readers._record_types', 'wavemetrics.readers.registry']"]

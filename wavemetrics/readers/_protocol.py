@@ -163,9 +163,6 @@ class FileFormat:
     #: of the lines that requested the call and carried its result).
     timing: Timing = attrs.field(kw_only=True)
     streamable: bool = True
-    #: The working directory a file records (its session's ``cwd``), or ``None``;
-    #: ``summarize --by project`` groups by it. ``None`` for a format that records none.
-    working_directory: Callable[[str], str | None] | None = None
     #: Whether its inputs are SQLite stores (``docs/formats.md``, "SQLite stores"): no
     #: cache keeps their detection or their read, since part of a WAL database's
     #: committed state is in its ``-wal`` file, which no file key sees.

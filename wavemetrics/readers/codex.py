@@ -456,11 +456,9 @@ def sniff_codex(peek: Peek) -> bool:
     return False
 
 
-#: The ``codex`` format (``docs/formats.md``). Not streamed: the batched-write
-#: rule rewrites a start after its output is read, so the lane is handed over
-#: whole, in an order a stream may not take.
 def session_cwd(path: str) -> str | None:
-    """The ``payload.cwd`` of the rollout's ``session_meta`` (first lines), or ``None``."""
+    """The ``payload.cwd`` of the rollout's ``session_meta`` (first lines), or ``None``:
+    its project for ``summarize --by project`` (the registry row's rule)."""
     for record in head_records(path):
         payload = record.get("payload")
         if record.get("type") == "session_meta" and isinstance(payload, dict):
@@ -468,5 +466,7 @@ def session_cwd(path: str) -> str | None:
     return None
 
 
-CODEX = FileFormat("codex", sniff_codex, _read_source, timing="message", streamable=False,
-                   working_directory=session_cwd)
+#: The ``codex`` format (``docs/formats.md``). Not streamed: the batched-write
+#: rule rewrites a start after its output is read, so the lane is handed over
+#: whole, in an order a stream may not take.
+CODEX = FileFormat("codex", sniff_codex, _read_source, timing="message", streamable=False)

@@ -447,14 +447,11 @@ class _Pi:
     def read(self, sources: Sequence[Source], sink: ObservationSink) -> list[LineAccount]:
         return read_pi_folder(sources, sink)
 
-    def working_directory(self, path: str) -> str | None:
-        # ``summarize --by project``: each session file's own header ``cwd`` (a fork
-        # records its own), not the folder it is read with
-        return session_cwd(path)
-
 
 def session_cwd(path: str) -> str | None:
-    """The ``cwd`` of the session header line (first lines), or ``None``."""
+    """The ``cwd`` of the session header line (first lines), or ``None``: its project
+    for ``summarize --by project`` (the registry row's rule; each session file, fork or
+    parent, by its own header, not the folder it is read with)."""
     for record in head_records(path):
         if record.get("type") == "session":
             return usable_text(record.get("cwd"))

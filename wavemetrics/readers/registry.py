@@ -22,6 +22,7 @@ from wavemetrics.inputs._files import (
     file_stem,
     named_log_lane,
     named_log_session_id,
+    project_folder,
 )
 from wavemetrics.readers._record_types import (
     CLAUDE_ONLY_TYPES,
@@ -52,9 +53,10 @@ if TYPE_CHECKING:
     FORMATS: tuple[str, ...]
 
 __all__ = [
-    "FORMATS", "NATIVE_ROWS", "TRACE_FORMATS", "TRACE_FORMAT_MODULES", "UNMEASURABLE",
-    "FormatRow", "Native", "format_named", "live_row", "native_session_ids", "native_sniffers",
-    "planned_natively", "trace_formats", "unmeasurable_reason",
+    "FORMATS", "NATIVE_ROWS", "NOT_RECORDED", "TRACE_FORMATS", "TRACE_FORMAT_MODULES",
+    "UNMEASURABLE", "FormatRow", "Native", "format_named", "live_row", "native_session_ids",
+    "native_sniffers", "planned_natively", "project_of", "trace_formats",
+    "unmeasurable_reason",
 ]
 
 
@@ -97,19 +99,40 @@ def _kimi_session_id(path: str) -> str:
     return named_log_lane(path, KIMI_LOG_NAMES)[0]
 
 
+def _session_cwd(module: str) -> Callable[[str], str | None]:
+    """The ``session_cwd`` of a reader module (the ``cwd`` its session header records,
+    or ``None``), the module imported on first use."""
+
+    def session_cwd(path: str) -> str | None:
+        found: str | None = importlib.import_module(module).session_cwd(path)
+        return found
+
+    return session_cwd
+
+
+def _storage_unit(path: str) -> str:
+    """The read unit of an ``opencode-storage`` file (its storage folder), the reader
+    imported on first use."""
+    return format_named("opencode-storage").unit_key(path)
+
+
 class FormatRow:
     """One registry row: the format's ``--input-format`` name, the module that declares it
     and the name of its format object there, and its capabilities: ``native`` (read by
-    the extension, else ``None``) and ``live`` (the name of the module's
+    the extension, else ``None``), ``live`` (the name of the module's
     :class:`~wavemetrics.readers._protocol.LiveReading`, with which the status line keeps
-    a live state of a growing transcript, else ``None``)."""
+    a live state of a growing transcript, else ``None``) and ``project`` (the project
+    of an input for ``summarize --by project``: the working directory its session
+    header records, or the folder of its read unit for a format read by folder; ``None``
+    gives none, as does a format without the rule: :func:`project_of`)."""
 
-    __slots__ = ("attribute", "live", "module", "name", "native")
+    __slots__ = ("attribute", "live", "module", "name", "native", "project")
 
     def __init__(self, name: str, module: str, attribute: str, *,
-                 native: Native | None = None, live: str | None = None) -> None:
+                 native: Native | None = None, live: str | None = None,
+                 project: Callable[[str], str | None] | None = None) -> None:
         self.name, self.module, self.attribute = name, module, attribute
-        self.native, self.live = native, live
+        self.native, self.live, self.project = native, live, project
 
 
 #: Every format this version reads, in detection order. A module is imported when a
@@ -121,12 +144,17 @@ TRACE_FORMAT_MODULES: tuple[FormatRow, ...] = (
               native=Native(0, EVENT_TYPES, file_stem)),
     # before claude-code, which takes any user/assistant record with a uuid
     FormatRow("qwen", "wavemetrics.readers.qwen", "QWEN"),
+    # its read unit, the project folder, is its project
     FormatRow("claude-code", "wavemetrics.readers.claude_code", "CLAUDE_CODE",
-              native=Native(1, CLAUDE_ONLY_TYPES, fallback_session_id), live="LIVE"),
+              native=Native(1, CLAUDE_ONLY_TYPES, fallback_session_id), live="LIVE",
+              project=project_folder),
     FormatRow("codex", "wavemetrics.readers.codex", "CODEX",
-              native=Native(2, CODEX_TYPES, _file_name_uuid)),
+              native=Native(2, CODEX_TYPES, _file_name_uuid),
+              project=_session_cwd("wavemetrics.readers.codex")),
     FormatRow("codex-tui", "wavemetrics.readers.codex_tui", "CODEX_TUI"),
-    FormatRow("pi", "wavemetrics.readers.pi", "PI", native=Native(3, PI_TYPES, _file_name_uuid)),
+    # each session file, fork or parent, by its own header (not the folder it is read with)
+    FormatRow("pi", "wavemetrics.readers.pi", "PI", native=Native(3, PI_TYPES, _file_name_uuid),
+              project=_session_cwd("wavemetrics.readers.pi")),
     FormatRow("otlp", "wavemetrics.readers.otlp", "OTLP", native=Native(8, None, file_stem)),
     FormatRow("otel-spans", "wavemetrics.readers.otel_spans", "OTEL_SPANS",
               native=Native(9, None, file_stem)),
@@ -143,7 +171,8 @@ TRACE_FORMAT_MODULES: tuple[FormatRow, ...] = (
     FormatRow("openclaw", "wavemetrics.readers.openclaw", "OPENCLAW",
               native=Native(6, None, file_stem)),
     FormatRow("opencode", "wavemetrics.readers.opencode", "OPENCODE"),
-    FormatRow("opencode-storage", "wavemetrics.readers.opencode_storage", "OPENCODE_STORAGE"),
+    FormatRow("opencode-storage", "wavemetrics.readers.opencode_storage", "OPENCODE_STORAGE",
+              project=_storage_unit),
 )
 
 #: The rows of the formats the extension reads, by their code (``Native.code``).
@@ -181,6 +210,26 @@ def native_session_ids(path: str) -> tuple[str, str | None]:
 
 #: The session-id rule of each native format, by code (looked up once, not per file).
 _FOLDED_IDS = {row.native.code: row.native.session_id for row in NATIVE_ROWS if row.native}
+
+
+#: The project of an input whose format records none (and of stdin).
+NOT_RECORDED = "(not recorded)"
+
+#: Each row's ``--by project`` rule, by format name.
+_PROJECTS = {row.name: row.project for row in TRACE_FORMAT_MODULES}
+
+
+def project_of(path: str, format_name: str) -> str:
+    """The project of an input for ``summarize --by project``: its format row's rule
+    (:class:`FormatRow`'s ``project``: the ``cwd`` a pi or Codex session header records,
+    the project folder of a Claude Code transcript, the storage folder of an
+    ``opencode-storage`` file), else :data:`NOT_RECORDED` (also for stdin, ``-``, an
+    unknown format, and a header without a ``cwd``). Imports no reader for a Claude
+    Code input; a pi or Codex input's reader reads the file's first lines."""
+    rule = _PROJECTS.get(format_name)
+    if path == "-" or rule is None:
+        return NOT_RECORDED
+    return rule(path) or NOT_RECORDED
 
 
 def live_row() -> FormatRow:

@@ -27,6 +27,7 @@ from wavemetrics.core.activity import BATCHABLE_TOOL_NAMES, DEFAULT_IDLE_GAP_MS
 from wavemetrics.core.classify import EVAL_TOOL_NAMES, WaveBucket, classify_wave
 from wavemetrics.core.summary import ParallelismSummary, merge_summaries, summarize
 from wavemetrics.core.waves import assemble_waves
+from wavemetrics.readers.registry import NOT_RECORDED, project_of
 from wavemetrics.run.pipeline import Analysis, LaneResult
 
 __all__ = [
@@ -42,32 +43,6 @@ __all__ = [
 ]
 
 BY_CHOICES = ("session", "lane", "project", "day", "week", "month", "tool")
-NOT_RECORDED = "(not recorded)"
-
-
-def project_of(path: str, format_name: str) -> str:
-    """The project of an input for ``--by project``: the working directory the file
-    records (pi and Codex session headers' ``cwd``; pi is read per folder, but each
-    session file, fork or parent, is grouped by its own header), else the key of the
-    read unit for a format whose files are read together without one (a Claude Code
-    project folder), else :data:`NOT_RECORDED` (also for stdin)."""
-    from wavemetrics.readers._protocol import FileFormat
-    from wavemetrics.readers.registry import format_named
-
-    if path == "-":
-        return NOT_RECORDED
-    try:
-        trace_format = format_named(format_name)
-    except KeyError:  # empty or unknown inputs have no lanes anyway
-        return NOT_RECORDED
-    working_directory = getattr(trace_format, "working_directory", None)
-    if working_directory is not None:  # pi (a folder-read format) and Codex record a cwd
-        return working_directory(path) or NOT_RECORDED
-    if not isinstance(trace_format, FileFormat):  # claude-code: its project folder
-        return trace_format.unit_key(path)
-    return NOT_RECORDED
-
-
 def _lane_key(result: Any, by: str, formats: dict[str, str]) -> str:
     """The group of a lane for ``--by session|lane|project``."""
     if by == "session":
