@@ -53,7 +53,7 @@ VARIANTS: tuple[tuple[str, str], ...] = (
     ("--max-tracked-calls 0", _NATIVE),
     ("--by session", _GROUPS),
     ("--by lane", _GROUPS),
-    ("--by project", _DRAWN),
+    ("--by project", _GROUPS),
     ("--by tool", _TOOLS),
     ("--by day", _PERIODS),
     ("--by week --timezone Asia/Kolkata", _PERIODS),

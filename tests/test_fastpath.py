@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, event, example, given, settings
@@ -1603,3 +1604,31 @@ def test_the_check_thread_is_waited_for_however_the_run_ends(
     assert events[-1] == "waited"
     stored = runcache.RunStore(str(tmp_path / "cache" / runcache.RUNS_FOLDER)).count()
     assert stored == (1 if ending == "stored" else 0)
+
+
+def test_by_project_json_is_grouped_by_the_extension_with_each_format_s_rule(
+        tmp_path: Path) -> None:
+    """``--by project --format json``: the extension writes the ``--by`` document, each
+    input's project asked of the registry's rules once (a Codex or pi header's ``cwd``,
+    a Claude Code transcript's project folder, none for ``events`` or a Python-read
+    ``codex-tui`` log): taken natively, the CLI's bytes, and the groups by hand."""
+    rollout = tmp_path / "codex" / "rollout-2025-01-01T00-00-00-0199a213.jsonl"
+    pi = tmp_path / "pi" / "2025-01-01_s1.jsonl"
+    claude = tmp_path / "-home-u-proj" / "4f1e.jsonl"
+    events = tmp_path / "events.jsonl"
+    tui = tmp_path / "tui" / "codex-tui.log.jsonl"
+    pi_lines = attrs.evolve(PI, prelude=(json.dumps(
+        {"type": "session", "id": "s1", "timestamp": iso(0), "cwd": "/w/pi"}).encode() + b"\n",))
+    for path, lines in ((rollout, CODEX_LINES), (pi, pi_lines), (claude, CLAUDE_LINES),
+                        (events, EVENT_LINES), (tui, CODEX_TUI)):
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(_well_formed(lines))
+    paths = [str(tmp_path)]
+    assert _same(paths, extra=("--by", "project"))
+    taken = _native(paths, extra=("--by", "project"))
+    assert not isinstance(taken, str)
+    document = json.loads(taken[1])
+    assert document["by"] == "project" and "lanes" not in document
+    # the Codex header's cwd is "/w"; each input holds one lane of 3 calls, 1 multi wave
+    groups = {group["group"]: group["non_eval_waves_multi"] for group in document["groups"]}
+    assert groups == {"/w": 1, "/w/pi": 1, str(claude.parent): 1, "(not recorded)": 2}

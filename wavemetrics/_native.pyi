@@ -197,6 +197,7 @@ def summarize_json(
     period_labels: Callable[[list[float]], list[str]] | None = None,
     waves: int = 0,
     groups: str | None = None,
+    projects: Callable[[list[tuple[str, str]]], list[str]] | None = None,
 ) -> tuple[bytes, _T, _ToolTable | list[list[_Wave]] | bytes | None,
            _PeriodTable | None] | str:
     """The native ``summarize --format json``: ``(document, what noted returned, the
@@ -214,9 +215,12 @@ def summarize_json(
     is then each lane's waves (lane order, each lane's in time order: ``_Wave``); 3:
     the rows of its JSON document (``bytes``, ASCII), which ``fastwaves.with_text``
     splices into the document's text; 4: its whole CSV text (``bytes``, UTF-8), as
-    ``csvout.rows_to_csv`` writes it unescaped; ``groups``: ``"session"`` or ``"lane"``
-    for a ``--by session|lane --format json`` run, whose document is then the ``--by``
-    document (``ValueError`` for another name)."""
+    ``csvout.rows_to_csv`` writes it unescaped; ``groups``: ``"session"``, ``"lane"``
+    or ``"project"`` for a ``--by session|lane|project --format json`` run, whose
+    document is then the ``--by`` document (``ValueError`` for another name, or for
+    ``"project"`` without ``projects``); ``projects``: given ``[(path, format)]`` of the
+    inputs holding lanes (walk order), each one's project (``groups.project_of``; else
+    the run is declined)."""
 
 @final
 class ReadProgress:

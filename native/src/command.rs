@@ -117,36 +117,83 @@ pub enum By<'f> {
     /// `--by session|lane` with `--format json`: the document is the `--by` document
     /// itself, its groups merged here ([`render_json`] with [`Groups`]).
     Groups(Groups),
+    /// `--by project` with `--format json`: as `Groups`, each file's project asked of
+    /// the [`FileProjects`] ([`file_projects`]).
+    Project(FileProjects<'f>),
     Tool,
     Period(LabelTimes<'f>),
     /// Not a `--by`: the `waves` command, which lists every wave ([`wave_table`]).
     Waves,
 }
 
-/// The groups of a `--by session|lane` document (`groups._lane_key`): a lane's session
-/// id, or its session and lane ids joined by `/`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The groups of a `--by session|lane|project` document (`groups._lane_key`): a lane's
+/// session id, its session and lane ids joined by `/`, or its file's project.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Groups {
     Session,
     Lane,
+    /// Each file's project by walk index ([`file_projects`]).
+    Project(Vec<String>),
 }
 
 impl Groups {
     /// Its `--by` name, the document's `"by"`.
-    pub fn name(self) -> &'static str {
+    pub fn name(&self) -> &'static str {
         match self {
             Groups::Session => "session",
             Groups::Lane => "lane",
+            Groups::Project(_) => "project",
         }
     }
 
-    /// The group of a lane.
-    fn key(self, lane: &readers::LaneOut) -> String {
+    /// The group of a lane of the input with walk index `file`.
+    fn key(&self, file: usize, lane: &readers::LaneOut) -> String {
         match self {
             Groups::Session => lane.session_id.to_string(),
             Groups::Lane => format!("{}/{}", lane.session_id, lane.lane_id),
+            Groups::Project(projects) => projects.get(file).cloned().unwrap_or_default(),
         }
     }
+}
+
+/// The projects of files (`groups.project_of`: a format's own rule, a working
+/// directory the file records or the folder of its unit), asked at once: given each
+/// file's `(path, format)`, one project each, or `None` (the run is then declined).
+pub type FileProjects<'f> = &'f mut dyn FnMut(&[(&str, &str)]) -> Option<Vec<String>>;
+
+/// Each input's project for `--by project`, by walk index (empty for an input that
+/// holds no lane), asked of `projects` at once for the inputs holding lanes, in walk
+/// order, with each one's format. `ReadFailed` when it gives none, or not one each.
+fn file_projects(
+    paths: &[&str],
+    outcome: &Outcome,
+    projects: FileProjects<'_>,
+) -> Result<Vec<String>, Decline> {
+    let mut holding: Vec<usize> = outcome.lanes.iter().map(|(file, _)| *file).collect();
+    holding.sort_unstable();
+    holding.dedup();
+    let asked: Vec<(&str, &str)> = outcome
+        .inputs
+        .iter()
+        .filter(|read| holding.binary_search(&read.file).is_ok())
+        .map(|read| {
+            (
+                paths.get(read.file).copied().unwrap_or_default(),
+                read.format,
+            )
+        })
+        .collect();
+    let answers = projects(&asked).ok_or(Decline::ReadFailed)?;
+    if answers.len() != holding.len() || asked.len() != holding.len() {
+        return Err(Decline::ReadFailed);
+    }
+    let mut by_file = vec![String::new(); paths.len()];
+    for (file, project) in holding.into_iter().zip(answers) {
+        if let Some(slot) = by_file.get_mut(file) {
+            *slot = project;
+        }
+    }
+    Ok(by_file)
 }
 
 /// One tool's `--by tool` figures (`groups._by_tool`): its paired calls, those in
@@ -916,11 +963,12 @@ pub fn summarize_then<R>(
         record: true,
         ..settings.clone()
     };
-    let read_settings = if window.is_some() || !matches!(by, By::Lanes | By::Groups(_)) {
-        &recording
-    } else {
-        settings
-    };
+    let read_settings =
+        if window.is_some() || !matches!(by, By::Lanes | By::Groups(_) | By::Project(_)) {
+            &recording
+        } else {
+            settings
+        };
     let done = read(files, sniffers, read_settings, jobs, progress)?;
     // the files of other formats: the registry plans their units, read here too
     let rest = undetected(&done.groups, &done.outs);
@@ -966,24 +1014,26 @@ pub fn summarize_then<R>(
     };
     // where the render would fail, it cannot any more: a merged count past 64 bits
     merge(outcome.lanes.iter().map(|(_, lane)| &lane.summary)).ok_or(Decline::Overflow)?;
-    let groups = match by {
-        By::Groups(groups) => Some(groups),
-        _ => None,
-    };
-    let (tools, periods, waves) = match by {
-        By::Lanes | By::Groups(_) => (None, None, None),
-        By::Tool => (Some(tool_table(&outcome.lanes)?), None, None),
+    let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
+    let (groups, tools, periods, waves) = match by {
+        By::Lanes => (None, None, None, None),
+        By::Groups(groups) => (Some(groups), None, None, None),
+        By::Project(projects) => {
+            let projects = file_projects(&paths, &outcome, projects)?;
+            (Some(Groups::Project(projects)), None, None, None)
+        }
+        By::Tool => (None, Some(tool_table(&outcome.lanes)?), None, None),
         By::Period(label_times) => (
+            None,
             None,
             Some(period_table(&outcome.lanes, settings, label_times)?),
             None,
         ),
-        By::Waves => (None, None, Some(wave_table(&outcome.lanes)?)),
+        By::Waves => (None, None, None, Some(wave_table(&outcome.lanes)?)),
     };
-    let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
     let (json, answer) = std::thread::scope(|scope| {
         let rendering =
-            scope.spawn(|| render_json(&paths, &outcome, &skipped, options, jobs, groups));
+            scope.spawn(|| render_json(&paths, &outcome, &skipped, options, jobs, groups.as_ref()));
         let answer = meanwhile(&inputs, &lanes, loss);
         (rendering.join(), answer)
     });
@@ -1516,7 +1566,7 @@ fn render_json(
     skipped: &[(String, String)],
     options: &str,
     jobs: usize,
-    groups: Option<Groups>,
+    groups: Option<&Groups>,
 ) -> Result<Vec<u8>, Decline> {
     let total =
         merge(outcome.lanes.iter().map(|(_, lane)| &lane.summary)).ok_or(Decline::Overflow)?;
@@ -1590,12 +1640,12 @@ fn render_json(
 fn write_groups(
     w: &mut Writer,
     lanes: &[(usize, &readers::LaneOut)],
-    groups: Groups,
+    groups: &Groups,
 ) -> Result<(), Decline> {
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut grouped: Vec<(String, Vec<&Summary>)> = Vec::new();
-    for (_, lane) in lanes {
-        let key = groups.key(lane);
+    for &(file, lane) in lanes {
+        let key = groups.key(file, lane);
         let at = *index.entry(key.clone()).or_insert_with(|| {
             grouped.push((key, Vec::new()));
             grouped.len() - 1
@@ -1840,7 +1890,7 @@ mod tests {
                 })
                 .collect()
         };
-        let by_session = document(Groups::Session);
+        let by_session = document(&Groups::Session);
         assert!(by_session.starts_with(concat!(
             "{\n  \"schema_kind\": \"parallelism_v1\",\n  \"options\": {},\n",
             "  \"by\": \"session\",\n  \"inputs\": [\n"
@@ -1851,7 +1901,7 @@ mod tests {
             [("s".into(), 120_000.0, 5), ("t".into(), 0.5, 2)]
         );
         assert_eq!(
-            groups(&document(Groups::Lane)),
+            groups(&document(&Groups::Lane)),
             [
                 ("s/main".into(), 40_000.0, 1),
                 ("t/main".into(), 0.5, 2),
@@ -1877,7 +1927,65 @@ mod tests {
         );
         assert!(by_session.contains("\n  ],\n  \"groups\": [\n    {\n      \"group\": \"s\",\n"));
         assert!(by_session.ends_with("\n  ]\n}\n"), "{by_session}");
-        assert!(document(Groups::Lane).contains("\"by\": \"lane\""));
+        assert!(document(&Groups::Lane).contains("\"by\": \"lane\""));
+        // by project: each lane's file's project, p for the first and third
+        let by_project = document(&Groups::Project(vec!["p".into(), "q".into(), "p".into()]));
+        assert!(by_project.contains("\n  \"by\": \"project\",\n"));
+        assert_eq!(
+            groups(&by_project),
+            [("p".into(), 120_000.0, 5), ("q".into(), 0.5, 2)]
+        );
+    }
+
+    /// `--by project`: the inputs holding lanes are asked at once, in walk order, with
+    /// their formats; each lane's key is its input's answer.
+    #[test]
+    fn projects_are_asked_once_for_the_inputs_holding_lanes() {
+        let (accounts, lanes) = saving_lanes(&[("s", "main", 1.0, 1), ("t", "main", 2.0, 1)]);
+        let reads = [(0, "pi"), (1, "events"), (2, "codex")];
+        // inputs 0 (no lane), 1 and 2 (one lane each, the second lane's first)
+        let outcome = Outcome {
+            inputs: reads
+                .iter()
+                .map(|&(file, format)| Read {
+                    file,
+                    format,
+                    account: &accounts[0],
+                })
+                .collect(),
+            lanes: vec![(2, &lanes[1]), (1, &lanes[0])],
+        };
+        let paths = ["a", "b", "c"];
+        let mut asked = Vec::new();
+        let mut answer = |files: &[(&str, &str)]| {
+            asked.push(
+                files
+                    .iter()
+                    .map(|&(p, f)| format!("{p}:{f}"))
+                    .collect::<Vec<_>>(),
+            );
+            Some(vec!["/b".to_string(), "/c".to_string()])
+        };
+        assert_eq!(
+            file_projects(&paths, &outcome, &mut answer),
+            Ok(vec![String::new(), "/b".into(), "/c".into()])
+        );
+        assert_eq!(asked, [["b:events", "c:codex"]]);
+        let mut none = |_: &[(&str, &str)]| None;
+        assert_eq!(
+            file_projects(&paths, &outcome, &mut none),
+            Err(Decline::ReadFailed)
+        );
+        let mut short = |_: &[(&str, &str)]| Some(vec!["/b".to_string()]);
+        assert_eq!(
+            file_projects(&paths, &outcome, &mut short),
+            Err(Decline::ReadFailed)
+        );
+        let mut long = |_: &[(&str, &str)]| Some(vec![String::new(); 3]);
+        assert_eq!(
+            file_projects(&paths, &outcome, &mut long),
+            Err(Decline::ReadFailed)
+        );
     }
 
     #[test]

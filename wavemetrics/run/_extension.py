@@ -21,7 +21,7 @@ __all__ = ["API_VERSION", "eval_names", "extension", "stale"]
 #: The extension interface the package calls: ``API_VERSION`` of ``native/binding/src/python.rs``.
 #: An extension built from older sources (Python files pulled, the extension not
 #: rebuilt) has another, and is not called: :func:`stale` is then true.
-API_VERSION = 29
+API_VERSION = 30
 
 _native: Any
 _stale = False

@@ -267,8 +267,9 @@ def summarize_json(
     document as text (``bytes``), 4 the whole ``waves`` CSV text (``bytes``);
     ``losses``: a list the window's loss (``None``, or what it left out when it kept
     no wave) is appended to; ``json_by``: the run prints ``--format json``, so with
-    ``--by session|lane`` (:data:`BY_DOCUMENT`) the extension writes the ``--by``
-    document itself (``command::Groups``), which :func:`output_chunks` prints. Never
+    ``--by session|lane|project`` (:data:`BY_DOCUMENT`) the extension writes the
+    ``--by`` document itself (``command::Groups``; each input's project from
+    :func:`_projects`), which :func:`output_chunks` prints. Never
     raises for an input: an unreadable or unusual one is a reason."""
 
     native = _extension.extension()
@@ -382,7 +383,8 @@ def summarize_json(
             since_ms=None if window is None else window.since_ms,
             until_ms=None if window is None else window.until_ms, plan_others=others_of,
             by_tool=by == "tool", period_labels=period_labels, waves=waves,
-            groups=by if json_by and by in BY_DOCUMENT else None)
+            groups=by if json_by and by in BY_DOCUMENT else None,
+            projects=_projects if json_by and by == "project" else None)
     finally:
         if drawn is not None:
             drawn.close()
@@ -403,6 +405,15 @@ def summarize_json(
     if len(parsed) != len(summaries):
         return "a period's figure is not finite"
     return document, lines, tools, (labels, parsed, lanes)
+
+
+def _projects(inputs: list[tuple[str, str]]) -> list[str]:
+    """Each input's project for ``--by project``, given its ``(path, format)``
+    (:func:`~wavemetrics.readers.registry.project_of`, which the CLI's groups use): the
+    extension asks once for the inputs holding lanes."""
+    from wavemetrics.readers.registry import project_of
+
+    return [project_of(path, format_name) for path, format_name in inputs]
 
 
 def window_of(options: dict[str, Any]) -> Window | None:
@@ -540,8 +551,9 @@ def _observations(lane: Any) -> tuple[Any, ...] | None:
 #: the Python readers gives the native command all they need (each lane's figures).
 _WHOLE_LANES = (None, "session", "lane", "project")
 #: The ``--by`` whose ``--format json`` document the extension writes (its groups: a
-#: lane's session id, or session and lane ids; ``project`` needs each format's rule).
-BY_DOCUMENT = ("session", "lane")
+#: lane's session id, session and lane ids, or its input's project, which the package
+#: gives by each format's rule: :func:`_projects`).
+BY_DOCUMENT = ("session", "lane", "project")
 
 #: The ``--by`` periods, whose groups the extension cuts (``day``, ISO ``week``, ``month``).
 _PERIODS = ("day", "week", "month")

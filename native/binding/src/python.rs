@@ -19,7 +19,7 @@ use std::path::Path;
 /// whenever a function of this module is added, removed or changes its
 /// arguments or results, so that an extension built from older sources is
 /// found out and not called (`native.available()` is then false).
-pub const API_VERSION: u32 = 29;
+pub const API_VERSION: u32 = 30;
 
 /// The read settings: `eval_names` and `batchable_names` in normal form, empty ones
 /// dropped (`_extension.eval_names`), `idle_gap_ms` finite and `>= 0` (ms, `0`
@@ -502,15 +502,19 @@ impl ReadProgress {
 /// ascending, distinct) whose periods the cut needs, it returns one label per time
 /// (else the run is declined; what it raises is raised, as `plan_others`'s is); the
 /// fourth member of the result is then `([label], [figures as JSON bytes], [[label
-/// index] per lane])` (`command::PeriodTable`), else `None`. `groups`: `"session"` or
-/// `"lane"` for a `--by session|lane --format json` run: the document is then the
-/// `--by` document itself (`command::Groups`; a `ValueError` for another name).
+/// index] per lane])` (`command::PeriodTable`), else `None`. `groups`: `"session"`,
+/// `"lane"` or `"project"` for a `--by session|lane|project --format json` run: the
+/// document is then the `--by` document itself (`command::Groups`; a `ValueError` for
+/// another name, or for `"project"` without `projects`). `projects`: called (with the
+/// GIL) with `[(path, format)]` of the inputs holding lanes, in walk order, it returns
+/// each one's project (`groups.project_of`; else the run is declined; what it raises
+/// is raised, as `plan_others`'s is).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (files, skipped, sniff_types, max_tracked_calls, eval_names,
                     batchable_names, idle_gap_ms, jobs, options, noted, progress=None,
                     since_ms=None, until_ms=None, plan_others=None, by_tool=false,
-                    period_labels=None, waves=0, groups=None))]
+                    period_labels=None, waves=0, groups=None, projects=None))]
 fn summarize_json<'py>(
     py: Python<'py>,
     files: Vec<CommandArg>,
@@ -531,15 +535,17 @@ fn summarize_json<'py>(
     period_labels: Option<Bound<'py, PyAny>>,
     waves: u8,
     groups: Option<String>,
+    projects: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let s = settings(max_tracked_calls, eval_names, batchable_names, idle_gap_ms)?;
-    let groups = match groups.as_deref() {
-        None => None,
-        Some("session") => Some(command::Groups::Session),
-        Some("lane") => Some(command::Groups::Lane),
-        Some(other) => {
+    let (groups, by_project) = match (groups.as_deref(), &projects) {
+        (None, _) => (None, false),
+        (Some("session"), _) => (Some(command::Groups::Session), false),
+        (Some("lane"), _) => (Some(command::Groups::Lane), false),
+        (Some("project"), Some(_)) => (None, true),
+        (Some(other), _) => {
             return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "groups is \"session\" or \"lane\", not {other:?}"
+                "groups is \"session\", \"lane\" or \"project\" (with projects), not {other:?}"
             )))
         }
     };
@@ -574,12 +580,27 @@ fn summarize_json<'py>(
         })
     };
     let periods = period_labels.is_some();
+    // what `projects` raised, likewise
+    let mut raised_projects: Option<PyErr> = None;
+    let projects = projects.map(Bound::unbind);
+    let mut file_projects = |files: &[(&str, &str)]| -> Option<Vec<String>> {
+        let projects = projects.as_ref()?;
+        Python::attach(|py| match projects.bind(py).call1((files.to_vec(),)) {
+            Ok(answered) => answered.extract().ok(),
+            Err(error) => {
+                raised_projects = Some(error);
+                None
+            }
+        })
+    };
     // the whole run without the GIL: `noted` takes it back for its call only, so that a
     // Python thread it starts (the after-read check) runs beside the render
     let done = py.detach(|| {
         // made here: a `dyn` closure is not sent between threads
         let by = if periods {
             command::By::Period(&mut label_times)
+        } else if by_project {
+            command::By::Project(&mut file_projects)
         } else if let Some(groups) = groups {
             command::By::Groups(groups)
         } else if waves > 0 {
@@ -639,7 +660,7 @@ fn summarize_json<'py>(
             },
         )
     });
-    if let Some(error) = raised.or(raised_labels) {
+    if let Some(error) = raised.or(raised_labels).or(raised_projects) {
         return Err(error);
     }
     match done {
