@@ -481,9 +481,9 @@ impl<'a> Scan<'a> {
     /// ([`string_masks`]): its escapes are found from the block's backslashes, and
     /// checked, one after another without leaving the block, so a tool output with
     /// a `\n` or `\"` every few bytes costs a few instructions per escape, not a
-    /// restart of the search. From a block holding a `\u` escape (whose digits may
-    /// run into the next block) on, and in the last 63 bytes of the text, the rest of
-    /// the string is read by [`Scan::string_bytewise`].
+    /// restart of the search; a `\u` escape's digits are checked where they are, in
+    /// this block or the next. The last 63 bytes of the text are read by
+    /// [`Scan::string_bytewise`].
     #[inline(always)]
     fn string(&mut self) -> Result<bool, SyntaxError> {
         // most strings (keys, names, ids) end within 16 bytes, without an escape
@@ -515,8 +515,16 @@ impl<'a> Scan<'a> {
             if (controls | bad) & inside != 0 {
                 return Err(SyntaxError);
             }
-            if long & inside != 0 {
-                break;
+            // a `\u`'s four digits are no quote, backslash or control byte, so they
+            // change no mask even where they run into the next block
+            let mut long = long & inside;
+            while long != 0 {
+                let digits = self.at + long.trailing_zeros() as usize + 1;
+                match self.bytes.get(digits..digits + 4) {
+                    Some(hex) if hex.iter().all(u8::is_ascii_hexdigit) => {}
+                    _ => return Err(SyntaxError),
+                }
+                long &= long - 1;
             }
             escaped |= escapes & inside != 0;
             if ends != 0 {
