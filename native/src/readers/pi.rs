@@ -292,22 +292,26 @@ fn read_result(
     Ok(())
 }
 
-/// One file of the unit: its place in the unit, whether it is read as a fork, and the
-/// session id that stands in when it names none.
+/// One file of the unit: its place in the unit, whether it is read as a fork, whether
+/// it or a file read after it is one (its entries' keys are then kept: no other file
+/// looks them up), and the session id that stands in when it names none.
 struct File<'a> {
     index: usize,
     path: &'a Path,
     fork: bool,
+    forks_follow: bool,
     fallback_session_id: &'a str,
 }
 
 /// The folder's `(id, timestamp)` keys of the entries read so far (`entries` of
 /// `PiReader`), and whether the file being read is a fork, whose copies of them are
 /// `duplicate_entry` (an id is UTF-8 text, so `0xFF` never occurs in it:
-/// `id 0xFF timestamp`).
+/// `id 0xFF timestamp`). Only forks look keys up, so a file's keys are kept only when
+/// it or a file read after it is a fork (`keep`): a folder without forks keeps none.
 pub(super) struct Entries<'e> {
     seen: &'e mut HashSet<Box<[u8]>>,
     fork: bool,
+    keep: bool,
     key: Vec<u8>,
 }
 
@@ -361,7 +365,7 @@ impl PiLane {
         self.seen = true;
         let [kind, id, stamp, _, message, ..] = &r.keys;
         if let (Some(entries), Some(entry_id)) = (entries, id.usable_text()) {
-            if kind.str_bytes() != Some(b"session") {
+            if entries.keep && kind.str_bytes() != Some(b"session") {
                 let key = &mut entries.key;
                 key.clear();
                 key.extend_from_slice(entry_id.as_bytes());
@@ -427,6 +431,7 @@ fn read_file(
     let mut entries = Entries {
         seen: entries,
         fork: file.fork,
+        keep: file.forks_follow,
         key: Vec::new(),
     };
     for_each_line_within(
@@ -569,14 +574,22 @@ fn read_pi_once(
     settings: &Settings,
 ) -> Result<UnitOut, Failure> {
     let order = parents_first(unit.paths, headers);
+    // whether the file at each place of the order, or one after it, is a fork
+    let mut forks_follow = vec![false; order.len()];
+    let mut later = false;
+    for (place, &index) in order.iter().enumerate().rev() {
+        later |= headers[index].parent.is_some();
+        forks_follow[place] = later;
+    }
     let mut entries: HashSet<Box<[u8]>> = HashSet::new();
     let mut accounts: Vec<Option<LineAccount>> = vec![None; unit.paths.len()];
     let mut lanes = Vec::new();
-    for index in order {
+    for (place, index) in order.into_iter().enumerate() {
         let file = File {
             index,
             path: unit.paths[index],
             fork: headers[index].parent.is_some(),
+            forks_follow: forks_follow[place],
             fallback_session_id: &unit.session_ids[index],
         };
         accounts[index] = Some(read_file(&file, settings, &mut entries, &mut lanes)?);
@@ -727,20 +740,42 @@ mod tests {
         ];
         fork.extend(parent[1..].iter().cloned());
         fork.push(calls("m9", "2026-03-14T03:00:01Z", &["b"]));
-        // the fork comes first in the unit: read second, its two copies ignored
-        let out = folder("fork", &[("a.jsonl", fork), ("z.jsonl", parent)]);
+        // and a copy of its own last entry
+        fork.push(calls("m9", "2026-03-14T03:00:01Z", &["b"]));
+        // a file of no fork, read after the fork: no later fork, so its keys are not
+        // kept, and a copy of its own entries is read again as the Python reader does
+        let mut after = vec![
+            r#"{"type":"session","version":3,"id":"s3","timestamp":"2026-03-14T04:00:00Z"}"#
+                .to_string(),
+        ];
+        after.extend(parent[1..].iter().cloned());
+        after.extend(parent[1..].iter().cloned());
+        // the fork comes first in the unit: read second, its three copies ignored
+        let out = folder(
+            "fork",
+            &[("a.jsonl", fork), ("z.jsonl", parent), ("zz.jsonl", after)],
+        );
         assert_eq!(
             out.accounts[0].ignored,
-            vec![(b"duplicate_entry".to_vec(), 2)]
+            vec![(b"duplicate_entry".to_vec(), 3)]
         );
         assert_eq!(out.accounts[0].lines_used, 2);
         assert_eq!(out.accounts[1].lines_used, 3);
+        // its copies are a repeated call and result, not duplicate entries
+        assert_eq!(
+            out.accounts[2].ignored,
+            vec![
+                (b"repeated_tool_record".to_vec(), 1),
+                (b"repeated_tool_result".to_vec(), 1)
+            ]
+        );
+        assert_eq!(out.accounts[2].lines_used, 3);
         let files: Vec<_> = out
             .lanes
             .iter()
             .map(|l| (l.file, l.session_id.as_str()))
             .collect();
-        assert_eq!(files, vec![(1, "s1"), (0, "s2")]);
+        assert_eq!(files, vec![(1, "s1"), (0, "s2"), (2, "s3")]);
     }
 
     #[test]
