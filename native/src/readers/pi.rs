@@ -19,7 +19,7 @@ use crate::json::{parse_array_objects, parse_object_nested, Field, SyntaxError, 
 use crate::lines::{is_py_space, LineReader};
 use crate::summary::{BatchKey, Finished, LaneStream, Settings};
 use crate::time::iso_to_ms;
-use hashbrown::HashSet;
+use hashbrown::{HashMap, HashSet};
 use std::collections::VecDeque;
 use std::io;
 use std::path::Path;
@@ -110,11 +110,19 @@ struct Chain {
     batch: BatchKey,
 }
 
+/// What a session did with a call id: started it, ended it.
+#[derive(Debug, Default, Clone, Copy)]
+struct Seen {
+    started: bool,
+    ended: bool,
+}
+
 /// One session file being read (`_Session` and its `LaneBuilder`).
 struct Session {
     stream: LaneStream,
-    started: HashSet<Rc<str>>,
-    ended: HashSet<Rc<str>>,
+    /// Each call id of the session, and whether it was started and ended (`started`
+    /// and `ended` of `_Session`, one entry: a result finds its call's id there).
+    calls: HashMap<Rc<str>, Seen>,
     session_id: Option<String>,
     version: Option<i64>,
     chain: Option<Chain>,
@@ -123,7 +131,7 @@ struct Session {
 
 impl Session {
     fn start(&mut self, call_id: Rc<str>, name: Rc<str>, at_ms: f64, batch: &BatchKey) {
-        self.started.insert(call_id.clone());
+        self.calls.entry(call_id.clone()).or_default().started = true;
         self.stream.start(call_id, name, at_ms, Some(batch.clone()));
     }
 
@@ -215,7 +223,8 @@ fn read_calls(
             continue;
         };
         usable += 1;
-        if state.started.contains(call_id) || fresh_ids.contains(call_id) {
+        if state.calls.get(call_id).is_some_and(|seen| seen.started) || fresh_ids.contains(call_id)
+        {
             account.note("repeated_tool_call", 1);
             continue;
         }
@@ -260,7 +269,7 @@ fn read_result(
         account.problem("invalid_timestamp");
         return Ok(());
     };
-    if state.ended.contains(call_id) {
+    if state.calls.get(call_id).is_some_and(|seen| seen.ended) {
         account.ignore(b"repeated_tool_result");
         return Ok(());
     }
@@ -271,11 +280,11 @@ fn read_result(
     {
         state.start_waiting(); // out of turn: not run one after another as recorded
     }
-    let call_id: Rc<str> = call_id.into();
-    state.ended.insert(call_id.clone());
-    state.stream.end(&call_id, at_ms)?;
+    // the started call's id, when it was: no copy of the id
+    state.calls.entry_ref(call_id).or_default().ended = true;
+    state.stream.end(call_id, at_ms)?;
     if let Some(mut chain) = state.chain.take() {
-        if chain.running == call_id {
+        if &*chain.running == call_id {
             if let Some((next, name)) = chain.waiting.pop_front() {
                 // when the call before it ended
                 state.start(next.clone(), name, at_ms, &chain.batch);
@@ -337,8 +346,7 @@ impl PiLane {
                     settings.eval_names.clone().into(),
                     settings.batchable_names.clone().into(),
                 ),
-                started: HashSet::new(),
-                ended: HashSet::new(),
+                calls: HashMap::new(),
                 session_id: None,
                 version,
                 chain: None,
