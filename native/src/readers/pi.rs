@@ -17,6 +17,7 @@ use crate::activity::Timing;
 use crate::io::{open_input, Input};
 use crate::json::{parse_array_objects, parse_object_nested, Field, SyntaxError, Val};
 use crate::lines::{is_py_space, LineReader};
+use crate::parallel::map_indexed;
 use crate::summary::{BatchKey, Finished, LaneStream, Settings};
 use crate::time::iso_to_ms;
 use hashbrown::{HashMap, HashSet};
@@ -612,10 +613,41 @@ fn read_pi_once(
     })
 }
 
+/// A unit of which no file is a fork, on `threads` threads: no file then looks up
+/// another's entries (none is kept, [`Entries`]), so each file is read on its own,
+/// and the accounts and lanes are put in file order, the order [`read_pi_once`]
+/// reads such a unit in (the first failure in that order is the unit's).
+fn read_pi_split(unit: &Unit<'_>, settings: &Settings, threads: usize) -> Result<UnitOut, Failure> {
+    let reads = map_indexed(unit.paths.len(), threads, |index| {
+        let file = File {
+            index,
+            path: unit.paths[index],
+            fork: false,
+            forks_follow: false,
+            fallback_session_id: &unit.session_ids[index],
+        };
+        let mut lanes = Vec::new();
+        read_file(&file, settings, &mut HashSet::new(), &mut lanes).map(|account| (account, lanes))
+    });
+    let mut accounts = Vec::with_capacity(reads.len());
+    let mut lanes = Vec::new();
+    for read in reads {
+        let (account, file_lanes) = read?;
+        accounts.push(account);
+        lanes.extend(file_lanes);
+    }
+    Ok(UnitOut {
+        accounts,
+        lanes,
+        read_again_in_batch: false,
+    })
+}
+
 /// The `pi` reader: a unit is the session files of one folder (`read_pi_folder`),
 /// in the order the registry gives them, with per file the session id that stands in
-/// when it names none (the UUID that ends its file name). It reads on one thread;
-/// one account per file, in the unit's order, and the lanes in reading order.
+/// when it names none (the UUID that ends its file name). A unit with a fork is read
+/// on one thread, parents first; one without, on `threads` ([`read_pi_split`]). One
+/// account per file, in the unit's order, and the lanes in reading order.
 /// A unit whose paths and ids differ in number is refused (`InvalidInput`).
 pub struct Pi;
 
@@ -624,7 +656,7 @@ impl Reader for Pi {
         &self,
         unit: &Unit<'_>,
         settings: &Settings,
-        _threads: usize,
+        threads: usize,
     ) -> Result<UnitOut, ReadError> {
         if unit.paths.len() != unit.session_ids.len() {
             return Err(ReadError::Io(io::Error::new(
@@ -637,7 +669,14 @@ impl Reader for Pi {
             .iter()
             .map(|p| header(p))
             .collect::<io::Result<Vec<_>>>()?;
-        with_fallback(settings, |s| read_pi_once(unit, &headers, s))
+        let forks = headers.iter().any(|h| h.parent.is_some());
+        with_fallback(settings, |s| {
+            if threads < 2 || unit.paths.len() < 2 || forks {
+                read_pi_once(unit, &headers, s)
+            } else {
+                read_pi_split(unit, s, threads)
+            }
+        })
     }
 }
 
@@ -680,6 +719,80 @@ mod tests {
         let out = read_unit(&Pi, &refs, &ids);
         std::fs::remove_dir_all(&dir).unwrap();
         out
+    }
+
+    /// A unit of `files` in a folder of its own, read on `threads` threads.
+    fn folder_on(
+        name: &str,
+        files: &[(&str, Vec<String>)],
+        threads: usize,
+    ) -> Result<UnitOut, ReadError> {
+        let dir = std::env::temp_dir().join(format!("wm-native-{}-pi-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let paths: Vec<_> = files.iter().map(|(n, _)| dir.join(n)).collect();
+        for (path, (_, lines)) in paths.iter().zip(files) {
+            if !lines.is_empty() {
+                std::fs::write(path, lines.join("\n")).unwrap();
+            }
+        }
+        let refs: Vec<&Path> = paths.iter().map(|p| p.as_path()).collect();
+        let ids: Vec<String> = files.iter().map(|(n, _)| n.to_string()).collect();
+        let unit = Unit {
+            paths: &refs,
+            session_ids: &ids,
+        };
+        let out = Pi.read(
+            &unit,
+            &crate::readers::protocol::fixtures::settings(),
+            threads,
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+        out
+    }
+
+    #[test]
+    fn a_folder_without_forks_reads_the_same_on_any_number_of_threads() {
+        let session = |id: &str, at: &str, calls_of: &[&str]| {
+            let mut lines = vec![format!(
+                r#"{{"type":"session","version":3,"id":"{id}","timestamp":"{at}"}}"#
+            )];
+            lines.push(calls("m1", at, calls_of));
+            for (i, call) in calls_of.iter().enumerate() {
+                lines.push(result(&format!("r{i}"), "2026-03-14T02:09:40Z", call));
+            }
+            lines
+        };
+        let mut headless = session("x", "2026-03-14T02:09:30Z", &["c"]);
+        headless.remove(0); // its session id from its name
+        headless.insert(1, "{not json".to_string());
+        let files = [
+            (
+                "a.jsonl",
+                session("s1", "2026-03-14T02:09:30Z", &["a", "b"]),
+            ),
+            ("b.jsonl", headless),
+            ("c.jsonl", session("s3", "2026-03-14T02:09:35Z", &["a"])),
+        ];
+        let one = folder_on("split-1", &files, 1).unwrap();
+        let sessions: Vec<_> = one
+            .lanes
+            .iter()
+            .map(|l| (l.file, l.session_id.as_str(), l.summary.paired_calls))
+            .collect();
+        assert_eq!(sessions, [(0, "s1", 2), (1, "b.jsonl", 1), (2, "s3", 1)]);
+        assert_eq!(one.accounts[1].problems, vec![("invalid_json", 1)]);
+        for threads in [2, 3, 8] {
+            assert_eq!(
+                folder_on("split-n", &files, threads).unwrap(),
+                one,
+                "{threads}"
+            );
+        }
+        // a missing file fails the unit on any number of threads, as in order
+        let mut gone = files.to_vec();
+        gone[1].1 = Vec::new();
+        assert!(folder_on("split-gone-1", &gone, 1).is_err());
+        assert!(folder_on("split-gone-3", &gone, 3).is_err());
     }
 
     #[test]
