@@ -577,77 +577,101 @@ fn parents_first(paths: &[&Path], headers: &[Header]) -> Vec<usize> {
     order
 }
 
-fn read_pi_once(
-    unit: &Unit<'_>,
-    headers: &[Header],
-    settings: &Settings,
-) -> Result<UnitOut, Failure> {
+/// The unit's files in the order they are read (parents before forks), as [`File`]s.
+fn files_in_order<'a>(unit: &'a Unit<'a>, headers: &[Header]) -> Vec<File<'a>> {
     let order = parents_first(unit.paths, headers);
-    // whether the file at each place of the order, or one after it, is a fork
-    let mut forks_follow = vec![false; order.len()];
-    let mut later = false;
-    for (place, &index) in order.iter().enumerate().rev() {
-        later |= headers[index].parent.is_some();
-        forks_follow[place] = later;
-    }
-    let mut entries: HashSet<Box<[u8]>> = HashSet::new();
-    let mut accounts: Vec<Option<LineAccount>> = vec![None; unit.paths.len()];
-    let mut lanes = Vec::new();
-    for (place, index) in order.into_iter().enumerate() {
-        let file = File {
+    let mut files: Vec<File<'a>> = order
+        .into_iter()
+        .map(|index| File {
             index,
             path: unit.paths[index],
             fork: headers[index].parent.is_some(),
-            forks_follow: forks_follow[place],
+            forks_follow: false,
             fallback_session_id: &unit.session_ids[index],
-        };
-        accounts[index] = Some(read_file(&file, settings, &mut entries, &mut lanes)?);
+        })
+        .collect();
+    // whether the file at each place, or one after it, is a fork
+    let mut later = false;
+    for file in files.iter_mut().rev() {
+        later |= file.fork;
+        file.forks_follow = later;
     }
-    Ok(UnitOut {
+    files
+}
+
+/// The accounts (by place in the unit) and lanes of files read in order.
+fn unit_out(count: usize, reads: Vec<(usize, LineAccount, Vec<LaneOut>)>) -> UnitOut {
+    let mut accounts: Vec<Option<LineAccount>> = vec![None; count];
+    let mut lanes = Vec::new();
+    for (index, account, file_lanes) in reads {
+        accounts[index] = Some(account);
+        lanes.extend(file_lanes);
+    }
+    UnitOut {
         accounts: accounts
             .into_iter()
             .map(Option::unwrap_or_default)
             .collect(),
         lanes,
         read_again_in_batch: false,
-    })
+    }
 }
 
-/// A unit of which no file is a fork, on `threads` threads: no file then looks up
-/// another's entries (none is kept, [`Entries`]), so each file is read on its own,
-/// and the accounts and lanes are put in file order, the order [`read_pi_once`]
-/// reads such a unit in (the first failure in that order is the unit's).
-fn read_pi_split(unit: &Unit<'_>, settings: &Settings, threads: usize) -> Result<UnitOut, Failure> {
-    let reads = map_indexed(unit.paths.len(), threads, |index| {
-        let file = File {
-            index,
-            path: unit.paths[index],
-            fork: false,
-            forks_follow: false,
-            fallback_session_id: &unit.session_ids[index],
-        };
+fn read_pi_once(
+    unit: &Unit<'_>,
+    headers: &[Header],
+    settings: &Settings,
+) -> Result<UnitOut, Failure> {
+    let mut entries: HashSet<Box<[u8]>> = HashSet::new();
+    let mut reads = Vec::with_capacity(unit.paths.len());
+    for file in files_in_order(unit, headers) {
         let mut lanes = Vec::new();
-        read_file(&file, settings, &mut HashSet::new(), &mut lanes).map(|account| (account, lanes))
-    });
-    let mut accounts = Vec::with_capacity(reads.len());
-    let mut lanes = Vec::new();
-    for read in reads {
-        let (account, file_lanes) = read?;
-        accounts.push(account);
-        lanes.extend(file_lanes);
+        let account = read_file(&file, settings, &mut entries, &mut lanes)?;
+        reads.push((file.index, account, lanes));
     }
-    Ok(UnitOut {
-        accounts,
-        lanes,
-        read_again_in_batch: false,
-    })
+    Ok(unit_out(unit.paths.len(), reads))
+}
+
+/// [`read_pi_once`] on `threads` threads: each file is read on its own, with a set of
+/// its own entries' keys, then the files are taken in order. A file of no fork looks
+/// up no key, so its read stands; a fork's read stands unless it failed or one of its
+/// keys is a key of a file before it, and is otherwise done again, in order, against
+/// those files' keys (as [`read_pi_once`] reads it). A folder without forks keeps no
+/// key and reads nothing twice; the first failure in order is the unit's.
+fn read_pi_split(
+    unit: &Unit<'_>,
+    headers: &[Header],
+    settings: &Settings,
+    threads: usize,
+) -> Result<UnitOut, Failure> {
+    let files = files_in_order(unit, headers);
+    let reads = map_indexed(files.len(), threads, |place| {
+        let mut keys = HashSet::new();
+        let mut lanes = Vec::new();
+        let account = read_file(&files[place], settings, &mut keys, &mut lanes);
+        (account, keys, lanes)
+    });
+    let mut before: HashSet<Box<[u8]>> = HashSet::new();
+    let mut done = Vec::with_capacity(files.len());
+    for (file, (account, keys, mut lanes)) in files.iter().zip(reads) {
+        let account = if file.fork && (account.is_err() || keys.iter().any(|k| before.contains(k)))
+        {
+            lanes.clear();
+            read_file(file, settings, &mut before, &mut lanes)?
+        } else {
+            before.extend(keys);
+            account?
+        };
+        done.push((file.index, account, lanes));
+    }
+    Ok(unit_out(unit.paths.len(), done))
 }
 
 /// The `pi` reader: a unit is the session files of one folder (`read_pi_folder`),
 /// in the order the registry gives them, with per file the session id that stands in
-/// when it names none (the UUID that ends its file name). A unit with a fork is read
-/// on one thread, parents first; one without, on `threads` ([`read_pi_split`]). One
-/// account per file, in the unit's order, and the lanes in reading order.
+/// when it names none (the UUID that ends its file name). Its files are read parents
+/// first, on `threads` threads ([`read_pi_split`]). One account per file, in the
+/// unit's order, and the lanes in reading order.
 /// A unit whose paths and ids differ in number is refused (`InvalidInput`).
 pub struct Pi;
 
@@ -669,12 +693,11 @@ impl Reader for Pi {
             .iter()
             .map(|p| header(p))
             .collect::<io::Result<Vec<_>>>()?;
-        let forks = headers.iter().any(|h| h.parent.is_some());
         with_fallback(settings, |s| {
-            if threads < 2 || unit.paths.len() < 2 || forks {
+            if threads < 2 || unit.paths.len() < 2 {
                 read_pi_once(unit, &headers, s)
             } else {
-                read_pi_split(unit, s, threads)
+                read_pi_split(unit, &headers, s, threads)
             }
         })
     }
@@ -897,6 +920,67 @@ mod tests {
             .map(|l| (l.file, l.session_id.as_str()))
             .collect();
         assert_eq!(files, vec![(1, "s1"), (0, "s2"), (2, "s3")]);
+    }
+
+    /// A fork repeating entries of its parent, a fork of a parent elsewhere repeating
+    /// one of its own, a fork of the first fork, and a file of no fork: the same
+    /// accounts and lanes on any number of threads (a fork whose keys meet a file's
+    /// before it is read again in order).
+    #[test]
+    fn a_folder_with_forks_reads_the_same_on_any_number_of_threads() {
+        let header = |id: &str, parent: Option<&str>| match parent {
+            Some(p) => format!(
+                r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2026-03-14T03:00:00Z","parentSession":"{p}"}}"#
+            ),
+            None => format!(
+                r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2026-03-14T03:00:00Z"}}"#
+            ),
+        };
+        let parent_entries = [
+            calls("m1", "2026-03-14T02:09:30Z", &["a"]),
+            result("r1", "2026-03-14T02:09:31Z", "a"),
+        ];
+        let mut parent = vec![header("s1", None)];
+        parent.extend(parent_entries.iter().cloned());
+        let mut fork = vec![header("s2", Some("/elsewhere/z.jsonl"))];
+        fork.extend(parent_entries.iter().cloned());
+        fork.push(calls("m9", "2026-03-14T03:00:01Z", &["b"]));
+        let mut grandchild = vec![header("s4", Some("s2"))];
+        grandchild.push(calls("m9", "2026-03-14T03:00:01Z", &["b"]));
+        grandchild.push(calls("m10", "2026-03-14T03:00:02Z", &["c"]));
+        let mut orphan = vec![header("s5", Some("/gone.jsonl"))];
+        orphan.push(calls("n1", "2026-03-14T05:00:01Z", &["d"]));
+        orphan.push(calls("n1", "2026-03-14T05:00:01Z", &["d"]));
+        let mut plain = vec![header("s3", None)];
+        plain.extend(parent_entries.iter().cloned());
+        let files = [
+            ("a.jsonl", fork),
+            ("b.jsonl", grandchild),
+            ("o.jsonl", orphan),
+            ("z.jsonl", parent),
+            ("zz.jsonl", plain),
+        ];
+        let one = folder_on("forks-1", &files, 1).unwrap();
+        let ignored: Vec<u64> = one
+            .accounts
+            .iter()
+            .map(|a| {
+                a.ignored
+                    .iter()
+                    .filter(|(k, _)| k == b"duplicate_entry")
+                    .map(|(_, n)| n)
+                    .sum()
+            })
+            .collect();
+        // a: its parent's two entries; b: a's m9; o: its own copy; z, zz: none
+        assert_eq!(ignored, [2, 1, 1, 0, 0]);
+        for threads in [2, 3, 8] {
+            assert_eq!(
+                folder_on("forks-n", &files, threads).unwrap(),
+                one,
+                "{threads}"
+            );
+        }
     }
 
     #[test]
