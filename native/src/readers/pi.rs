@@ -303,8 +303,8 @@ fn read_result(
 }
 
 /// One file of the unit: its place in the unit, whether it is read as a fork, whether
-/// it or a file read after it is one (its entries' keys are then kept: no other file
-/// looks them up), and the session id that stands in when it names none.
+/// it or a file read after it is one (its entries' keys are kept only then: only a
+/// fork looks keys up), and the session id that stands in when it names none.
 struct File<'a> {
     index: usize,
     path: &'a Path,
