@@ -474,6 +474,27 @@ impl ReadProgress {
     }
 }
 
+/// `callable(arg)` (with the GIL), for the strings it returns: `None` without a
+/// callable, when what it returns is no list of strings, or when it raises (kept in
+/// `raised`, which the caller raises again once the run is over).
+fn strings_of<A>(
+    callable: Option<&Py<PyAny>>,
+    arg: A,
+    raised: &mut Option<PyErr>,
+) -> Option<Vec<String>>
+where
+    A: for<'py> IntoPyObject<'py>,
+{
+    let callable = callable?;
+    Python::attach(|py| match callable.bind(py).call1((arg,)) {
+        Ok(answer) => answer.extract().ok(),
+        Err(error) => {
+            *raised = Some(error);
+            None
+        }
+    })
+}
+
 /// The native `summarize --format json` (`command.rs`): `files` in walk order,
 /// `skipped` the sidecars the walk passed over (`(path, reason)`, path order),
 /// `sniff_types` as `read_folded` takes them,
@@ -566,32 +587,16 @@ fn summarize_json<'py>(
     let plan_others = plan_others.map(Bound::unbind);
     // what `plan_others` raised: raised again once the run is over (it is declined)
     let mut raised: Option<PyErr> = None;
-    // what `period_labels` raised, likewise
+    // what `period_labels` and `projects` raised, likewise
     let mut raised_labels: Option<PyErr> = None;
     let period_labels = period_labels.map(Bound::unbind);
-    let mut label_times = |times: &[f64]| -> Option<Vec<String>> {
-        let labels = period_labels.as_ref()?;
-        Python::attach(|py| match labels.bind(py).call1((times.to_vec(),)) {
-            Ok(labelled) => labelled.extract().ok(),
-            Err(error) => {
-                raised_labels = Some(error);
-                None
-            }
-        })
-    };
+    let mut label_times =
+        |times: &[f64]| strings_of(period_labels.as_ref(), times.to_vec(), &mut raised_labels);
     let periods = period_labels.is_some();
-    // what `projects` raised, likewise
     let mut raised_projects: Option<PyErr> = None;
     let projects = projects.map(Bound::unbind);
-    let mut file_projects = |files: &[(&str, &str)]| -> Option<Vec<String>> {
-        let projects = projects.as_ref()?;
-        Python::attach(|py| match projects.bind(py).call1((files.to_vec(),)) {
-            Ok(answered) => answered.extract().ok(),
-            Err(error) => {
-                raised_projects = Some(error);
-                None
-            }
-        })
+    let mut file_projects = |files: &[(&str, &str)]| {
+        strings_of(projects.as_ref(), files.to_vec(), &mut raised_projects)
     };
     // the whole run without the GIL: `noted` takes it back for its call only, so that a
     // Python thread it starts (the after-read check) runs beside the render
