@@ -369,7 +369,7 @@ def test_a_lane_read_from_two_folders_is_taken(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("case", [
-    "stdin", "missing", "empty folder", "link", "fifo", "not utf-8",
+    "stdin", "missing", "empty folder", "link to a fifo", "fifo", "not utf-8",
     "no trace format", "copies", "no usable record", "no path", "long line",
 ])
 def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str) -> None:
@@ -384,8 +384,9 @@ def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str)
     elif case == "empty folder":
         (tmp_path / "none").mkdir()
         paths.append(str(tmp_path / "none"))
-    elif case == "link":
-        (tmp_path / "l.jsonl").symlink_to(tmp_path / "s.jsonl")
+    elif case == "link to a fifo":  # a link to a regular file is read (below)
+        os.mkfifo(tmp_path / "f")
+        (tmp_path / "l.jsonl").symlink_to(tmp_path / "f")
         paths = [str(tmp_path / "l.jsonl")]
     elif case == "fifo":
         os.mkfifo(tmp_path / "f.jsonl")
@@ -413,7 +414,7 @@ def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str)
         "stdin": "stdin or a path that is not UTF-8",
         "missing": "an input cannot be read",
         "empty folder": "an input cannot be read",
-        "link": "an input is a link or not a regular file",
+        "link to a fifo": "an input is not a regular file",
         "fifo": "an input cannot be read",
         "not utf-8": "stdin or a path that is not UTF-8",
         "no trace format": "an input is not read natively",
@@ -423,6 +424,40 @@ def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str)
         "long line": "an input is not read natively",
     }
     assert fastpath.summarize_json(paths, 1) == reasons[case]
+
+
+def test_links_to_regular_files_are_read_natively_as_the_cli_reads_them(
+        tmp_path: Path) -> None:
+    """A link to a regular file, named or found by a folder walk, is read through the
+    link, as the CLI reads it: the file a link and its target both reach is read once
+    (the first path), a link's own name and folder are the input's, and a link to a
+    folder is not walked."""
+    claude = _claude_file(("c1", 0, 2), ("c2", 1, 3))
+    real = tmp_path / "real"
+    _tree(real, {"proj/s.jsonl": claude, "other/t.jsonl": _claude_file(("c3", 0, 4))})
+    top = tmp_path / "top"
+    (top / "proj").mkdir(parents=True)
+    (top / "proj" / "l.jsonl").symlink_to(real / "proj" / "s.jsonl")
+    (top / "proj" / "m.jsonl").symlink_to(real / "proj" / "s.jsonl")  # the same target
+    (top / "proj" / "own.jsonl").write_bytes(_claude_file(("c4", 5, 6)))
+    (top / "dir").symlink_to(real / "other")  # a folder link: not walked
+    (tmp_path / "named.jsonl").symlink_to(real / "other" / "t.jsonl")
+    cases = [
+        [str(tmp_path / "named.jsonl")],
+        [str(top)],
+        [str(top), str(real)],
+        [str(real), str(top)],
+        [str(real / "other"), str(tmp_path / "named.jsonl")],
+    ]
+    for paths in cases:
+        assert _same(paths), paths
+        assert _same(paths, output_format="table"), paths
+    # the link's name is the input's: l.jsonl is read, m.jsonl and s.jsonl are the same file
+    code, out, _ = _cli([str(top), str(real)])
+    assert code == 0
+    read = [entry["path"] for entry in json.loads(out)["inputs"]]
+    assert read == [str(top / "proj" / "l.jsonl"), str(top / "proj" / "own.jsonl"),
+                    str(real / "other" / "t.jsonl")]
 
 
 @pytest.mark.parametrize(("args", "taken"), [

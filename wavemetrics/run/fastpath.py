@@ -28,7 +28,8 @@ found is skipped as the CLI skips it. Declined: a byte limit, ``--engine python`
 batchable name whose normal form is not ASCII, a forced ``--input-format`` that some
 input is not detected as (one every input is detected as is read the same either
 way: only the document's ``options`` record tells the runs apart), stdin, an input that is not a
-regular file (links, FIFOs), a path that is not UTF-8, a gzip input that Python may
+regular file once links are followed (a FIFO; a link to a regular file is read through
+it, as the CLI reads it), a path that is not UTF-8, a gzip input that Python may
 read otherwise (``native/src/io.rs``), an input with an
 error (a file of no trace named on the command line among them), files that may be
 copies of each other, a figure that is not finite: then :func:`run`
@@ -167,10 +168,10 @@ def _files_of(
             return "an input cannot be read"
         if not _utf8(path):
             return "a path that is not UTF-8"
-        if path not in plain:  # named, or listed as a link: looked at
+        if path not in plain:  # named, or listed as a link: looked at, through the link
             try:
-                if not stat.S_ISREG(os.lstat(path).st_mode):
-                    return "an input is a link or not a regular file"
+                if not stat.S_ISREG(os.stat(path).st_mode):
+                    return "an input is not a regular file"
             except OSError:
                 return "an input cannot be read"
         files.append(path)
