@@ -1068,6 +1068,7 @@ def test_issue_13_text_outputs_escape_esc_and_rlo(tmp_path: Path,
     show ESC and U+202E escaped (\\x1b, \\u202e); CSV keeps values as they are (data) in a
     file or pipe and escapes them on a terminal."""
     from wavemetrics.cli import commands as cli
+    from wavemetrics.inputs import _stdin
 
     monkeypatch.setenv("WAVEMETRICS_CACHE_DIR", str(tmp_path / "cache\x1b[2J\u202e"))
     trace = _events(tmp_path, [
@@ -1108,7 +1109,7 @@ def test_issue_13_text_outputs_escape_esc_and_rlo(tmp_path: Path,
     # no PATH on a terminal: the Codex folder read is named on stderr, escaped
     codex = tmp_path / "co\x1b]8;;dex\u202e"
     write_events(codex / "sessions" / "s.jsonl", TWO_LANES)
-    monkeypatch.setattr(cli, "stdin_is_terminal", lambda: True)
+    monkeypatch.setattr(_stdin, "stdin_is_terminal", lambda: True)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)

@@ -71,7 +71,7 @@ from tests.trace_builders import EVENTS as EVENT_LINES
 from wavemetrics.cache.runcache import options_from_args
 from wavemetrics.cli.commands import main
 from wavemetrics.core.observations import DEFAULT_MAX_TRACKED_CALLS
-from wavemetrics.inputs import _files
+from wavemetrics.inputs import _files, _stdin
 from wavemetrics.run import _extension, fastpath, native
 from wavemetrics.run.plan import plan_of
 from wavemetrics.views.escaping import printable
@@ -411,12 +411,12 @@ def test_each_decline_prints_nothing_and_the_cli_runs(tmp_path: Path, case: str)
         (tmp_path / "s.jsonl").write_bytes(
             good + b'{"type":"user","uuid":"z","message":"' + b"x" * (64 << 20) + b'"}\n')
     reasons = {
-        "stdin": "stdin or a path that is not UTF-8",
+        "stdin": "stdin cannot be read again",  # the test's stdin: no descriptor
         "missing": "an input cannot be read",
         "empty folder": "an input cannot be read",
         "link to a fifo": "an input is not a regular file",
         "fifo": "an input cannot be read",
-        "not utf-8": "stdin or a path that is not UTF-8",
+        "not utf-8": "a path that is not UTF-8",
         "no trace format": "an input is not read natively",
         "copies": "inputs may repeat each other's content",
         "no usable record": "an input has no usable record",
@@ -739,14 +739,13 @@ def test_no_path_reads_the_standard_locations_as_the_cli_does(
     """With no PATH and stdin a terminal, the standard locations that exist are read
     (docs/cli.md, "No PATH"), each named on stderr before the read's notes: the CLI's
     bytes; a location that appears after the plan leaves the run to the CLI."""
-    from wavemetrics.cli import commands
 
     _home_of_two_sessions(tmp_path, monkeypatch)
     plan = plan_of(["--format", output_format])
     assert plan is not None and plan.files == [str(tmp_path / "home" / ".claude" / "projects")]
     assert fastpath.run(plan) == 0
     printed = capsysbinary.readouterr()
-    monkeypatch.setattr(commands, "stdin_has_data", lambda: False)
+    monkeypatch.setattr(_stdin, "stdin_has_data", lambda: False)
     reference = CliRunner().invoke(main, ["summarize", "--format", output_format, "--no-cache"])
     assert printed.err.decode().startswith(
         f"wavemetrics: reading {tmp_path}/home/.claude/projects (Claude Code)\n")

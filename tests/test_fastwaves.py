@@ -34,6 +34,7 @@ from tests.test_fastpath import (
 )
 from tests.trace_builders import T0_MS, claude_call
 from wavemetrics.cli.commands import main
+from wavemetrics.inputs import _stdin
 from wavemetrics.run import fastwaves, native
 from wavemetrics.run.plan import plan_of
 
@@ -186,7 +187,7 @@ def test_every_option_taken_is_the_clis_in_every_format(
     ["--format", "markdown", "P"],
     ["--by", "tool", "P"],  # summarize's option: a usage error of waves
     ["--engine", "python", "P"],
-    ["-", "P"],  # stdin
+    ["-", "P"],  # stdin that cannot be read again (the test's: no descriptor)
     ["--eval-tool", "\u0130", "P"],  # a name whose normal form is not ASCII
     ["--since", "not a date", "P"],  # the CLI's usage error
 ])
@@ -316,13 +317,12 @@ def test_no_path_reads_the_standard_locations_as_the_cli_does(
 ) -> None:
     """With no PATH and stdin a terminal, the standard locations that exist are read,
     each named on stderr before the read's notes: the CLI's bytes."""
-    from wavemetrics.cli import commands
 
     _home_of_two_sessions(tmp_path, monkeypatch)
     plan = plan_of(["--format", output_format], "waves")
     assert plan is not None and fastwaves.run(plan) == 0
     printed = capsysbinary.readouterr()
-    monkeypatch.setattr(commands, "stdin_has_data", lambda: False)
+    monkeypatch.setattr(_stdin, "stdin_has_data", lambda: False)
     reference = CliRunner().invoke(main, ["waves", "--format", output_format, "--no-cache"])
     assert printed.err.decode().startswith(
         f"wavemetrics: reading {tmp_path}/home/.claude/projects (Claude Code)\n")

@@ -11,8 +11,8 @@ from click.testing import CliRunner
 from tests.corpus import CORPUS, needs_corpus
 from tests.event_traces import TWO_LANES, event_line, write_events
 from tests.trace_builders import BUILDERS
-from wavemetrics.cli import commands as cli
 from wavemetrics.cli.commands import main
+from wavemetrics.inputs import _stdin
 from wavemetrics.inputs.locations import default_locations, standard_locations
 
 
@@ -141,7 +141,7 @@ def test_no_path_reads_an_opencode_store_and_names_it(
     from tests.test_readers_opencode import WORKED
     from tests.trace_builders import opencode_store
 
-    monkeypatch.setattr(cli, "stdin_is_terminal", lambda: True)
+    monkeypatch.setattr(_stdin, "stdin_is_terminal", lambda: True)
     for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
                  "OPENCODE_DATA_DIR", "KILO_DATA_DIR", "ZCODE_DB_PATH", "ZCODE_HOME"):
         monkeypatch.delenv(name, raising=False)
@@ -174,7 +174,7 @@ AGENT_VARIABLES = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_CONFIG_HOME", "XDG_DA
 @pytest.fixture
 def terminal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """A terminal on stdin and an empty home folder."""
-    monkeypatch.setattr(cli, "stdin_is_terminal", lambda: True)
+    monkeypatch.setattr(_stdin, "stdin_is_terminal", lambda: True)
     for name in AGENT_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))

@@ -11,22 +11,46 @@ import pytest
 from tests.golden_cases import EXAMPLE
 from wavemetrics.cache import runcache
 from wavemetrics.cli import _entry
+from wavemetrics.inputs import _stdin
 from wavemetrics.run.plan import Plan, plan_of
 
 
 @pytest.mark.parametrize("args", [
     ["--help"],
-    ["-"],  # stdin
     ["--format", "json", "--", str(EXAMPLE)],
     ["--no-such-option", str(EXAMPLE)],
     ["--jobs", "0", str(EXAMPLE)],
     ["--demo", str(EXAMPLE)],  # --demo with a PATH: click's usage error
     ["--no-cache"],  # no PATH, no cache: nothing to serve; click looks the locations up
 ])
-def test_a_line_the_parser_is_not_sure_of_has_no_plan(args: list[str]) -> None:
-    """What the option table's parser is not sure of, stdin and a usage error are left to
-    click as they are: no plan."""
+def test_a_line_the_parser_is_not_sure_of_has_no_plan(
+        args: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the option table's parser is not sure of and a usage error are left to click
+    as they are: no plan (stdin a terminal)."""
+    monkeypatch.setattr(_stdin, "stdin_is_terminal", lambda: True)
     assert plan_of(args) is None
+
+
+def test_piped_input_with_no_path_is_planned_as_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no PATH and data piped in, the plan reads ``-`` as the CLI does, with the
+    cache on or off; with nothing piped in and ``--no-cache``, no plan."""
+    monkeypatch.setattr(_stdin, "stdin_has_data", lambda: True)
+    for args in (["--format", "json"], ["--no-cache"]):
+        plan = plan_of(args)
+        assert plan is not None and plan.files == ["-"], args
+        assert plan.state() is None
+    monkeypatch.setattr(_stdin, "stdin_has_data", lambda: False)
+    assert plan_of(["--no-cache"]) is None
+
+
+def test_stdin_is_planned_and_never_keyed() -> None:
+    """``-`` is a path like any other to the plan (the native command may read it), and
+    a run that reads stdin has no key: never served nor stored."""
+    plan = plan_of(["--format", "json", "-", str(EXAMPLE)])
+    assert plan is not None
+    assert plan.files == ["-", str(EXAMPLE)]
+    assert plan.cached
+    assert plan.state() is None
 
 
 def test_a_plan_holds_the_options_and_files(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -611,12 +611,14 @@ pub fn size_and_head(path: &Path) -> (i64, Option<Vec<u8>>) {
 /// The files (walk indices, in walk order) whose name stem (`events_default`) another
 /// file shares: the only ones [`may_repeat`] opens.
 pub fn shared_stems(files: &[CommandFile]) -> Vec<usize> {
+    // standard input is never compared (`copy_candidates` passes it over)
+    let compared = |file: &&CommandFile| file.path != crate::io::STDIN;
     let mut count: HashMap<&str, usize> = HashMap::new();
-    for file in files {
+    for file in files.iter().filter(compared) {
         *count.entry(file.events_default).or_default() += 1;
     }
     (0..files.len())
-        .filter(|&i| count[files[i].events_default] > 1)
+        .filter(|&i| compared(&&files[i]) && count[files[i].events_default] > 1)
         .collect()
 }
 
@@ -5559,6 +5561,18 @@ mod tests {
         assert_eq!(named(&["a", "b", "c"]), Vec::<usize>::new());
         assert_eq!(named(&["a"]), Vec::<usize>::new());
         assert_eq!(named(&[]), Vec::<usize>::new());
+        // standard input (`-`, stem `-`) is never compared, nor counted for another file
+        let files: Vec<CommandFile> = [("-", "-"), ("x/-.jsonl", "-"), ("y/-.jsonl", "-")]
+            .iter()
+            .map(|&(path, stem)| CommandFile {
+                path,
+                claude_fallback: "unused",
+                events_default: stem,
+                group: 0,
+            })
+            .collect();
+        assert_eq!(shared_stems(&files), vec![1, 2]);
+        assert_eq!(shared_stems(&files[..2]), Vec::<usize>::new());
     }
 
     #[test]

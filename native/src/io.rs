@@ -36,7 +36,7 @@ impl Read for Input {
 /// 1,800-file fleet, docs/performance-history.md, "Eleventh round") and whether
 /// they are the gzip magic bytes.
 fn open_checked(path: &Path) -> io::Result<(PlainFile, bool)> {
-    let mut file = File::open(path)?;
+    let mut file = File::open(opened(path))?;
     let mut head = [0u8; 2];
     let mut got = 0;
     while got < 2 {
@@ -50,6 +50,23 @@ fn open_checked(path: &Path) -> io::Result<(PlainFile, bool)> {
     let gzip = got == 2 && head == GZIP_MAGIC;
     Ok((io::Cursor::new(head).take(got as u64).chain(file), gzip))
 }
+
+/// The file to open for `path`: `-`, the package's name for standard input
+/// (`sources.STDIN`), is opened anew through `/dev/stdin`, every other path as it is.
+/// The package names `-` to the extension only once standard input is a regular file
+/// that reads the same from its start on every open (`wavemetrics/inputs/_stdin.py`
+/// puts piped input in an in-memory file in its place first), never a pipe, which an
+/// open would take lines from.
+pub fn opened(path: &Path) -> &Path {
+    if path.as_os_str() == STDIN {
+        Path::new("/dev/stdin")
+    } else {
+        path
+    }
+}
+
+/// `sources.STDIN`: the path that names standard input.
+pub const STDIN: &str = "-";
 
 /// Whether `path` is named as compressed: `sources.py` opens a `.gz` file with
 /// `gzip.open` whatever its first bytes are (without the magic bytes: an error).
@@ -99,6 +116,14 @@ pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn standard_input_is_opened_through_dev_stdin_and_only_it() {
+        assert_eq!(opened(Path::new("-")), Path::new("/dev/stdin"));
+        for path in ["./-", "-.jsonl", "a/-", "--", "", "/dev/stdin"] {
+            assert_eq!(opened(Path::new(path)), Path::new(path), "{path}");
+        }
+    }
 
     #[test]
     fn a_plain_file_is_read_whole_after_its_gzip_check() {

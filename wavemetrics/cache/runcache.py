@@ -167,7 +167,7 @@ _FLAGS = {flag: row.name for row in SUMMARIZE if row.kind == "flag" for flag in 
 def options_from_args(args: Sequence[str]) -> dict[str, Any] | None:
     """The keyed options of ``summarize ARGS`` as click would convert them, or ``None``
     when the arguments are anything but a plain, valid command line this parser is
-    sure of (``--``, ``-`` for stdin, ``--help``, an unknown option, a bad number):
+    sure of (``--``, ``--help``, an unknown option, a bad number; ``-``, stdin, is a path):
     then click reads them. ``--no-cache`` is returned as given (never served)."""
     options: dict[str, Any] = {}
     paths: list[str] = []
@@ -178,7 +178,10 @@ def options_from_args(args: Sequence[str]) -> dict[str, Any] | None:
         if not token.startswith("-"):
             paths.append(token)
             continue
-        if token in ("-", "--"):
+        if token == "-":  # stdin: a path (never cached: run_state)
+            paths.append(token)
+            continue
+        if token == "--":
             return None
         if token in _FLAGS:
             options[_FLAGS[token]] = True
@@ -572,8 +575,8 @@ def fingerprint(
 
 def resolve_files(options: dict[str, Any]) -> list[str] | None:
     """The inputs ``summarize`` reads (``cli._resolve_paths``): the PATHs, the bundled
-    example with ``--demo``, else the standard locations that exist; ``None`` for stdin
-    or a usage error."""
+    example with ``--demo``, else ``-`` (stdin) when data is piped in, else the standard
+    locations that exist; ``None`` for a usage error or no location found."""
     paths: list[str] = options["paths"]
     if options.get("demo"):
         if paths:
@@ -581,11 +584,10 @@ def resolve_files(options: dict[str, Any]) -> list[str] | None:
         return [os.path.join(_PACKAGE_ROOT, "examples", "claude-code-demo.jsonl")]
     if paths:
         return list(paths)
-    try:
-        if not sys.stdin.isatty():
-            return None
-    except (AttributeError, ValueError):
-        return None
+    from wavemetrics.inputs._stdin import stdin_has_data
+
+    if stdin_has_data():
+        return ["-"]
     from wavemetrics.inputs.locations import default_locations
 
     found = default_locations()

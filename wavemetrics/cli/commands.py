@@ -6,10 +6,8 @@ or recognised (the others are still summarised); 2 for usage errors.
 
 from __future__ import annotations
 
-import io
 import json
 import os
-import stat
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, overload
@@ -197,45 +195,18 @@ def demo_path() -> str:
     return str(files("wavemetrics") / "examples" / "claude-code-demo.jsonl")
 
 
-def stdin_is_terminal() -> bool:
-    """Whether standard input is a terminal (no data piped in)."""
-    try:
-        return sys.stdin.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-def stdin_has_data() -> bool:
-    """Whether data is piped in: standard input is not a terminal, not a device such as
-    ``/dev/null`` (what scripts, cron and an agent's shell tool often give), and holds at
-    least one byte. Waits for the first byte of a pipe (or its end), as reading it would;
-    the byte stays in the buffer for the reader."""
-    if stdin_is_terminal():
-        return False
-    try:
-        if stat.S_ISCHR(os.fstat(sys.stdin.fileno()).st_mode):
-            return False
-    except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
-        pass  # a stand-in stdin without a descriptor (tests): look at its content
-    buffer = getattr(sys.stdin, "buffer", None)
-    if buffer is None or not hasattr(buffer, "peek"):
-        return True  # cannot look without reading: read it, as before
-    try:
-        return bool(buffer.peek(1))
-    except (ValueError, OSError):
-        return False
-
-
 def _resolve_paths(paths: Sequence[str], demo: bool) -> list[str]:
     """PATHs as given; ``--demo``: the bundled example; none: stdin when data is piped
-    in (:func:`stdin_has_data`), else the standard trace locations that exist (named on
-    stderr)."""
+    in (:func:`~wavemetrics.inputs._stdin.stdin_has_data`), else the standard trace
+    locations that exist (named on stderr)."""
     if demo:
         if paths:
             raise click.UsageError("--demo reads the bundled example: give no PATH with it")
         return [demo_path()]
     if paths:
         return list(paths)
+    from wavemetrics.inputs._stdin import stdin_has_data
+
     if stdin_has_data():
         return ["-"]
     from wavemetrics.inputs.locations import default_locations, standard_locations

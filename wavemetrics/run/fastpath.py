@@ -27,7 +27,11 @@ the run needs them: :func:`_read_elsewhere`), and a file of no trace that a fold
 found is skipped as the CLI skips it. Declined: a byte limit, ``--engine python``, an eval or
 batchable name whose normal form is not ASCII, a forced ``--input-format`` that some
 input is not detected as (one every input is detected as is read the same either
-way: only the document's ``options`` record tells the runs apart), stdin, an input that is not a
+way: only the document's ``options`` record tells the runs apart), stdin that cannot be
+made a file the extension opens again (a terminal, a device, more than
+:data:`~wavemetrics.inputs._stdin.HELD_AT_MOST` bytes piped in:
+:func:`~wavemetrics.inputs._stdin.reopenable_stdin`, after which the CLI reads the same
+bytes), stdin of a format the folded read does not detect, an input that is not a
 regular file once links are followed (a FIFO; a link to a regular file is read through
 it, as the CLI reads it), a path that is not UTF-8, a gzip input that Python may
 read otherwise (``native/src/io.rs``), an input with an
@@ -151,8 +155,8 @@ def _files_of(
     the run to the CLI. ``jobs``: threads the extension's walk may use; ``keyed``: the
     inputs part of the run's key when the extension's walk made it: that walk's files
     are read (:func:`wavemetrics.inputs._walk.keyed_walk`), with no second walk."""
-    if not all(path != _files.STDIN and _utf8(path) for path in paths):
-        return "stdin or a path that is not UTF-8"
+    if not all(_utf8(path) for path in paths):
+        return "a path that is not UTF-8"
     native = None if keyed is None else keyed_walk(paths, keyed)
     if native is None:
         native = walk(paths, key=False, jobs=jobs)  # the extension's walk: the same files
@@ -168,7 +172,9 @@ def _files_of(
             return "an input cannot be read"
         if not _utf8(path):
             return "a path that is not UTF-8"
-        if path not in plain:  # named, or listed as a link: looked at, through the link
+        if path not in plain and path != _files.STDIN:
+            # named, or listed as a link: looked at, through the link (stdin was made a
+            # file the extension can open: summarize_json)
             try:
                 if not stat.S_ISREG(os.stat(path).st_mode):
                     return "an input is not a regular file"
@@ -283,6 +289,11 @@ def summarize_json(
     batchable_names = _names(record["batchable_tools"], BATCHABLE_TOOL_NAMES)
     if eval_names is None or batchable_names is None:
         return "a tool name's normal form is not ASCII"
+    if _files.STDIN in paths:  # read by the extension as a file (/dev/stdin) it can reopen
+        from wavemetrics.inputs._stdin import reopenable_stdin
+
+        if not reopenable_stdin():
+            return "stdin cannot be read again"
     found = _files_of(paths, jobs, keyed)
     if isinstance(found, str):
         return found
@@ -335,6 +346,8 @@ def summarize_json(
         detections = []
         unrecognised = []
         for index in rest:  # the first file of another kind ends the look (the CLI's run)
+            if files[index] == _files.STDIN:  # read once by the CLI: detected as it reads
+                return None
             detection = detect_input(files[index])
             if (detection.format is None and detection.unrecognised
                     and input_format == _files.AUTO):
@@ -652,8 +665,8 @@ def run(plan: Plan) -> int | None:
     terminal = _is_terminal(sys.stdout)
     bar = show_progress(output_format, terminal, _is_terminal(sys.stderr))
     files = plan.files
-    located = [] if options["paths"] or options.get("demo") else _located(files)
-    if located is None:
+    named = located(options, files)
+    if named is None:
         return None
     state = plan.state()  # the key, taken before the read (None with --no-cache)
     from wavemetrics.cache.runcache import _jobs
@@ -680,7 +693,7 @@ def run(plan: Plan) -> int | None:
                               json_by=output_format == "json")
         if isinstance(done, str):
             return None  # the CLI runs next, keyed by the plan (no re-walk)
-        chunks = output_chunks((done[0], [*located, *done[1]], done[2], done[3]), output_format,
+        chunks = output_chunks((done[0], [*named, *done[1]], done[2], done[3]), output_format,
                                record, show_paths, terminal,
                                None if window is None else window.zone)
         if chunks is None:
@@ -694,11 +707,15 @@ def run(plan: Plan) -> int | None:
             again.result()
 
 
-def _located(files: list[str]) -> list[str] | None:
-    """With no PATH, the plan's files are the standard locations that exist
+def located(options: dict[str, Any], files: list[str]) -> list[str] | None:
+    """The lines a planned run prints before its read's notes (``options`` and ``files``:
+    the plan's): none for PATHs, the bundled example or stdin piped in with no PATH;
+    with no PATH otherwise, the plan's files are the standard locations that exist
     (:func:`wavemetrics.cache.runcache.resolve_files`): the CLI's lines naming each
     (``wavemetrics: reading DIR (AGENT)``, docs/cli.md "No PATH"), or ``None`` when the
     locations found now are not those files (one appeared or went since the plan)."""
+    if options["paths"] or options.get("demo") or files == [_files.STDIN]:
+        return []
     from wavemetrics.inputs.locations import default_locations
 
     try:

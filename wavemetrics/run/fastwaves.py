@@ -163,7 +163,7 @@ def run(plan: Plan) -> int | None:
     terminal = fastpath._is_terminal(sys.stdout)
     bar = show_progress(output_format, terminal, fastpath._is_terminal(sys.stderr))
     files = plan.files
-    located = [] if options["paths"] or options.get("demo") else fastpath._located(files)
+    located = fastpath.located(options, files)
     if located is None:
         return None
     from wavemetrics.cache.runcache import _jobs, write_chunks

@@ -85,12 +85,13 @@ def plan_of(args: Sequence[str], command: str = "summarize") -> Plan | None:
     """The plan of ``wavemetrics COMMAND ARGS`` (``summarize`` or ``waves``), or ``None``
     when the entry leaves the
     command line to click as it is: anything the option table's parser is not sure of
-    (``--help``, ``-`` for stdin, an unknown option, a bad number; for ``waves``, an
+    (``--help``, an unknown option, a bad number; for ``waves``, an
     option or ``--format`` it does not have), no PATH with
-    ``--no-cache`` (nothing to serve: the standard locations are looked up once, by
-    click), or no
-    inputs to plan (:func:`~wavemetrics.cache.runcache.resolve_files`: piped stdin, a
-    usage error such as ``--demo PATH``, no default location found)."""
+    ``--no-cache`` and no data piped in (nothing to serve: the standard locations are
+    looked up once, by click), or no
+    inputs to plan (:func:`~wavemetrics.cache.runcache.resolve_files`: a
+    usage error such as ``--demo PATH``, no default location found). ``-`` (stdin) is a
+    path, and with no PATH, piped input is the file ``-``, as the CLI reads it."""
     from wavemetrics.cache.runcache import options_from_args, resolve_files
 
     options = options_from_args(args)
@@ -98,10 +99,14 @@ def plan_of(args: Sequence[str], command: str = "summarize") -> Plan | None:
             set(options) <= WAVES_OPTIONS
             and options.get("output_format", "table") in WAVES_FORMATS):
         return None
-    if options is None or (options.get("no_cache") and not options["paths"]
-                           and not options.get("demo")):
-        return None  # neither served nor native: the default locations looked up once,
-        # by click
+    if options is None:
+        return None
+    if options.get("no_cache") and not options["paths"] and not options.get("demo"):
+        # nothing to serve: piped input is read as ``-``; else the default locations are
+        # looked up once, by click
+        from wavemetrics.inputs._stdin import stdin_has_data
+
+        return Plan(options, ["-"], command) if stdin_has_data() else None
     try:
         files = resolve_files(options)
     except (OSError, ValueError):  # the default locations could not be looked at

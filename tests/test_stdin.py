@@ -1,0 +1,307 @@
+"""Standard input made a file both engines can open again (``wavemetrics.inputs._stdin``),
+and ``summarize -`` read by the native command: the CLI's bytes, or the CLI's run on
+the same bytes.
+
+Everything that touches descriptor 0 runs in a child process (the spool puts a file in
+its place): a small script calls the function under test and prints what it saw.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests.golden_cases import EXAMPLE
+from tests.trace_builders import CLAUDE, CODEX, COPILOT, EVENTS, OTLP, PI
+from wavemetrics.cli.commands import main
+from wavemetrics.run import native
+
+_ROOT = Path(__file__).resolve().parent.parent
+
+#: A child that makes stdin reopenable, then prints what it holds as three lines: the
+#: function's answer, ``/dev/stdin`` read whole twice (hex), and ``sys.stdin`` read whole
+#: line by line (hex, then the error it raised, if any).
+_PROBE = """
+import os, sys
+from wavemetrics.inputs._stdin import reopenable_stdin
+answer = reopenable_stdin()
+print(answer)
+if answer:
+    reads = [open("/dev/stdin", "rb").read() for _ in range(2)]
+    print(reads[0].hex() if reads[0] == reads[1] else "differ")
+else:
+    print("-")
+got = []
+try:
+    for line in sys.stdin.buffer:  # line by line, as the readers take it
+        got.append(line)
+    print(b"".join(got).hex())
+except OSError as error:
+    print(f"{b''.join(got).hex()} raised {error.errno}")
+"""
+
+
+def _probe(stdin: object, script: str = _PROBE) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", script], stdin=stdin,  # type: ignore[call-overload]
+                          capture_output=True, check=True, cwd=_ROOT)
+    return list(done.stdout.decode().splitlines())
+
+
+def _piped(data: bytes, script: str = _PROBE) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", script], input=data, capture_output=True,
+                          check=True, cwd=_ROOT)
+    return list(done.stdout.decode().splitlines())
+
+
+@pytest.mark.parametrize("data", [b"", b"x", b"line one\nline two\n", bytes(range(256)) * 9000])
+def test_piped_input_is_put_in_memory_and_read_whole_by_every_open(data: bytes) -> None:
+    """A pipe (here up to 2.3 MB, past the copy's 1 MiB chunk) becomes a file that each
+    open of ``/dev/stdin`` reads whole, and ``sys.stdin`` reads from its start."""
+    assert _piped(data) == ["True", data.hex(), data.hex()]
+
+
+def test_a_regular_file_read_from_its_start_is_used_as_it_is(tmp_path: Path) -> None:
+    """``< file``: already a file every open reads whole; nothing is copied (descriptor 0
+    still names the file)."""
+    trace = tmp_path / "t.jsonl"
+    trace.write_bytes(b"abc\ndef\n")
+    script = _PROBE + "print(os.readlink('/proc/self/fd/0'))\n"
+    with trace.open("rb") as handle:
+        assert _probe(handle, script) == ["True", b"abc\ndef\n".hex(), b"abc\ndef\n".hex(),
+                                          str(trace)]
+
+
+def test_a_file_already_read_in_part_is_copied_from_where_it_stands(tmp_path: Path) -> None:
+    """A regular file whose descriptor was moved on (a shell that read its first bytes)
+    is copied from there: the bytes the CLI would read."""
+    trace = tmp_path / "t.jsonl"
+    trace.write_bytes(b"skipped\nkept\n")
+    script = _PROBE + "print(os.readlink('/proc/self/fd/0').startswith('/memfd:'))\n"
+    with trace.open("rb") as handle:
+        handle.seek(8)
+        assert _probe(handle, script) == ["True", b"kept\n".hex(), b"kept\n".hex(), "True"]
+
+
+def test_a_failed_read_of_the_pipe_is_handed_on_after_the_bytes_read() -> None:
+    """A read error while the pipe is copied is not lost: the answer is ``False`` (the
+    CLI's run) and ``sys.stdin`` gives the bytes read, then raises the same error."""
+    script = """
+import errno, io, os, sys
+class Failing(io.RawIOBase):
+    given = False
+    def readable(self): return True
+    def fileno(self): return 0
+    def readinto(self, buffer):
+        if self.given:
+            raise OSError(errno.EIO, "gone")
+        self.given = True
+        buffer[:4] = b"abc\\n"
+        return 4
+sys.stdin = io.TextIOWrapper(io.BufferedReader(Failing()))
+""" + _PROBE
+    assert _piped(b"unused", script) == ["False", "-", b"abc\n".hex() + " raised 5"]
+
+
+def test_piped_input_past_the_bound_goes_to_the_cli_whole() -> None:
+    """A pipe that runs past :data:`HELD_AT_MOST` bytes (here made 10) is not made a
+    file (``False``: the CLI's run) and ``sys.stdin`` gives every byte: those held,
+    then the rest of the pipe."""
+    script = "import wavemetrics.inputs._stdin as m\nm.HELD_AT_MOST = 10\n" + _PROBE
+    data = b"".join(b"line %d\n" % n for n in range(300_000))  # 2.3 MB
+    assert _piped(data, script) == ["False", "-", data.hex()]
+    assert _piped(data[:9], script) == ["True", data[:9].hex(), data[:9].hex()]
+
+
+@pytest.mark.parametrize("device", ["/dev/null", "/dev/zero"])
+def test_a_device_is_left_to_the_cli_unread(device: str) -> None:
+    """A device on stdin (``/dev/null``: no data; ``/dev/zero``: no end) is not copied:
+    ``False``, and ``sys.stdin`` reads the device itself."""
+    script = """
+import sys
+from wavemetrics.inputs._stdin import reopenable_stdin
+print(reopenable_stdin())
+print(sys.stdin.buffer.read(4).hex())
+"""
+    with open(device, "rb") as handle:
+        assert _probe(handle, script) == ["False", "" if device == "/dev/null" else "00" * 4]
+
+
+def test_a_terminal_or_a_stand_in_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A terminal (the CLI asks for a PATH) and a ``sys.stdin`` with no descriptor are not
+    read: ``False``, and ``sys.stdin`` is the same object."""
+    from wavemetrics.inputs._stdin import reopenable_stdin
+
+    class Terminal:
+        def isatty(self) -> bool:
+            return True
+
+    for stand_in in (Terminal(), io_without_descriptor(), None):
+        monkeypatch.setattr(sys, "stdin", stand_in)
+        assert reopenable_stdin() is False
+        assert sys.stdin is stand_in
+
+
+def io_without_descriptor() -> object:
+    import io
+
+    return io.TextIOWrapper(io.BytesIO(b"data"))
+
+
+# -- summarize - ------------------------------------------------------------------
+
+#: A child that runs the native command on its stdin (and maybe more paths): prints
+#: ``taken`` and the document, or the reason it declined; then, declined, what the CLI
+#: reads from ``sys.stdin`` (hex: the bytes handed on).
+_NATIVE = """
+import sys
+from wavemetrics.run import fastpath
+done = fastpath.summarize_json(sys.argv[1:], 1)
+if isinstance(done, str):
+    print("declined: " + done)
+    print(sys.stdin.buffer.read().hex())
+else:
+    print("taken")
+    sys.stdout.write(done[0].decode("ascii"))
+    sys.stdout.write("".join(line + "\\n" for line in done[1]))
+"""
+
+
+def _native(data: bytes, *paths: str) -> tuple[str, str]:
+    done = subprocess.run([sys.executable, "-c", _NATIVE, *paths], input=data,
+                          capture_output=True, check=True, cwd=_ROOT)
+    first, _, rest = done.stdout.decode().partition("\n")
+    return first, rest
+
+
+def _cli(data: bytes, *paths: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", "--no-cache",
+                                       "--jobs", "1", *paths], input=data)
+    return result.exit_code, result.stdout_bytes.decode() + result.stderr_bytes.decode()
+
+
+def _claude() -> bytes:
+    return b"".join(b"".join(CLAUDE.call(c, s, e)) for c, s, e in
+                    (("c1", 0, 2), ("c2", 1, 3), ("c3", 5, 6)))
+
+
+def _lines(fmt: object, calls: tuple[tuple[str, float, float], ...]) -> bytes:
+    return b"".join([*fmt.prelude, *(b"".join(fmt.call(*call)) for call in calls)])  # type: ignore[attr-defined]
+
+
+_CALLS = (("a", 0, 2), ("b", 1, 3), ("c", 5, 6))
+
+#: What the native command reads from stdin itself, by name.
+_TAKEN = {
+    "claude-code": _claude(),
+    "claude-code gzipped": gzip.compress(_claude()),
+    "the bundled example": EXAMPLE.read_bytes(),
+    "events": _lines(EVENTS, _CALLS),
+    "codex": _lines(CODEX, _CALLS),
+    "pi": _lines(PI, _CALLS),
+}
+
+
+pytestmark = pytest.mark.skipif(not native.available(), reason="the Rust extension is not built")
+
+
+@pytest.mark.parametrize("name", list(_TAKEN))
+def test_stdin_of_each_format_the_folded_read_detects_is_read_natively(name: str) -> None:
+    """Claude Code (plain or gzip), ``events``, Codex and pi on stdin: read by the native command, the CLI's document and notes byte for byte, the input
+    named ``-``."""
+    data = _TAKEN[name]
+    status, document = _native(data, "-")
+    assert status == "taken"
+    code, expected = _cli(data, "-")
+    assert code == 0
+    assert document == expected
+    parsed, _ = json.JSONDecoder().raw_decode(document)
+    assert [entry["path"] for entry in parsed["inputs"]] == ["-"]
+
+
+def test_stdin_beside_files_is_read_in_its_place(tmp_path: Path) -> None:
+    """``-`` between two files, and named twice (read once): the CLI's bytes."""
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.write_bytes(_lines(EVENTS, (("x", 0, 4), ("y", 1, 2))))
+    second.write_bytes(_claude())
+    data = _lines(CODEX, _CALLS)
+    for paths in ([str(first), "-", str(second)], ["-", str(first), "-"]):
+        status, document = _native(data, *paths)
+        assert status == "taken", paths
+        assert document == _cli(data, *paths)[1], paths
+
+
+@pytest.mark.parametrize("name", ["copilot", "otlp", "empty"])
+def test_stdin_of_another_format_goes_to_the_cli_with_every_byte(name: str) -> None:
+    """A format the folded read does not detect (and an empty stdin, which it finds no
+    format in) is the CLI's to read from stdin: the native command declines and
+    ``sys.stdin`` still holds every byte piped in."""
+    data = {"copilot": _lines(COPILOT, _CALLS), "otlp": _lines(OTLP, _CALLS), "empty": b""}[name]
+    status, rest = _native(data, "-")
+    assert status == "declined: an input is not read natively"
+    assert rest == data.hex() + "\n"
+
+
+#: The console entry in a child, which writes to the file ``$MARK`` at exit whether click
+#: was imported (``True``: the CLI made the run; ``False``: the native command did).
+_ENTRY = """
+import atexit, os, sys
+atexit.register(lambda: open(os.environ["MARK"], "w").write(str("click" in sys.modules)))
+from wavemetrics.cli._entry import main
+sys.argv = ["wavemetrics", *sys.argv[1:]]
+main()
+"""
+
+
+def _entry(data: bytes, tmp_path: Path, *args: str) -> tuple[int, str, bool]:
+    mark = tmp_path / "mark"
+    done = subprocess.run([sys.executable, "-c", _ENTRY, *args], input=data,
+                          capture_output=True, cwd=_ROOT,
+                          env={**os.environ, "MARK": str(mark),
+                               "WAVEMETRICS_CACHE_DIR": str(tmp_path / "cache")})
+    return (done.returncode, done.stdout.decode() + done.stderr.decode(),
+            mark.read_text() == "True")
+
+
+@pytest.mark.parametrize("args", [
+    ("summarize", "--format", "json", "--no-cache", "--jobs", "1", "-"),
+    ("summarize", "--format", "json", "--jobs", "1", "-"),  # the cache on: never stored
+    ("summarize", "--format", "json", "--jobs", "1"),  # no PATH: piped input is read
+    ("summarize", "--format", "csv", "--no-cache"),
+])
+def test_the_entry_reads_a_pipe_natively_and_a_declined_one_through_the_cli(
+        tmp_path: Path, args: tuple[str, ...]) -> None:
+    """``python -m wavemetrics summarize ... [-]`` on a pipe: the CLI's output, made by the
+    native command (click never imported) for Claude Code, by the CLI on the same bytes
+    for Copilot and an empty pipe named ``-``; nothing is stored for the next run."""
+    cases = [(_claude(), True), (_lines(COPILOT, _CALLS), False)]
+    if "-" in args:  # with no PATH, an empty pipe is no data: the standard locations
+        cases.append((b"", False))
+    for data, native_run in cases:
+        code, printed, clicked = _entry(data, tmp_path, *args)
+        result = CliRunner().invoke(main, [*args[:-1], "--no-cache", args[-1]]
+                                    if args[-1] == "-" else [*args, "--no-cache"], input=data)
+        assert (code, printed) == (result.exit_code,
+                                   result.stdout_bytes.decode() + result.stderr_bytes.decode())
+        assert clicked is not native_run, data[:40]
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.db*"))
+
+
+def test_waves_reads_a_pipe_as_the_cli_does() -> None:
+    """``python -m wavemetrics waves --format json -`` on a pipe: the CLI's ``waves``
+    output (the native ``waves`` reads stdin through the same spool)."""
+    data = _claude()
+    done = subprocess.run([sys.executable, "-m", "wavemetrics", "waves", "--format", "json",
+                           "--no-cache", "-"], input=data, capture_output=True, cwd=_ROOT)
+    result = CliRunner().invoke(main, ["waves", "--format", "json", "--no-cache", "-"],
+                                input=data)
+    assert done.returncode == result.exit_code == 0
+    assert done.stdout == result.stdout_bytes
+    assert done.stderr == result.stderr_bytes
+    assert json.loads(done.stdout)["waves"][0]["session_id"] == "s1"
