@@ -62,3 +62,15 @@ def test_terminal_times_a_fleet_of_one_project_on_a_pseudo_terminal(tmp_path: Pa
     lines = _script("terminal.py", str(tmp_path), "--repeat", "1")
     assert lines[:2] == ["| tree | median s | runs s |", "|---|---:|---|"]
     assert len(lines) == 3 and lines[2].startswith(f"| {BENCHMARKS.parent.name} | ")
+
+
+@needs_extension
+def test_piped_times_the_example_named_and_piped_in() -> None:
+    """The example named and piped in, one run each: the header, the table's two rows
+    (the piped runs print one document)."""
+    lines = _script("piped.py", str(EXAMPLE), "--repeat", "1")
+    assert lines[0].startswith(f"{EXAMPLE} (0.1 MB); median of 1 interleaved cold runs each;")
+    assert lines[1:3] == ["| what | wall s | CPU s | peak RSS MiB |", "|---|---|---|---|"]
+    assert lines[3].startswith("| this tree, FILE named | ")
+    assert lines[4].startswith("| this tree, piped in | ")
+    assert len(lines) == 5

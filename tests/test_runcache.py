@@ -392,6 +392,8 @@ def test_the_stored_form_round_trips_and_refuses_damage() -> None:
     ["--format", "json", "--format", "table", "x"],
     ["--batchable-tools", "Read, Grep", "--idle-gap=0.5", "x"],
     ["--batchable-tools=", "--idle-gap", "0", "--idle-gap", "1e2", "x"],
+    ["-"],  # stdin: a path (never keyed: the run has no key)
+    ["--format", "json", "x", "-", "-j2"],
 ])
 def test_the_fast_parser_reads_options_as_click_does(args: list[str]) -> None:
     """options_from_args gives, for a valid command line, the options click converts
@@ -401,13 +403,13 @@ def test_the_fast_parser_reads_options_as_click_does(args: list[str]) -> None:
 
 
 @pytest.mark.parametrize("args", [
-    ["-"], ["--", "x"], ["--help"], ["-h"], ["--jobs", "0", "x"], ["-jx", "x"],
+    ["--", "x"], ["--help"], ["-h"], ["--jobs", "0", "x"], ["-jx", "x"],
     ["--engine", "rust", "x"], ["--bogus", "x"], ["--format"], ["--max-line-bytes", "0"],
     ["--max-tracked-calls", "-1"], ["--idle-gap", "-1", "x"], ["--idle-gap=nan", "x"],
     ["--idle-gap", "abc", "x"], ["--idle-gap"],
 ])
 def test_the_fast_parser_leaves_anything_unusual_to_click(args: list[str]) -> None:
-    """stdin, ``--``, help, an unknown option or a value click would refuse: no lookup."""
+    """``--``, help, an unknown option or a value click would refuse: no lookup."""
     assert runcache.options_from_args(args) is None
 
 
@@ -463,10 +465,14 @@ def test_no_path_resolves_the_standard_locations_as_the_command_does(
     assert _resolve_paths((), False) == expected
 
 
-def test_piped_stdin_and_no_path_is_never_looked_up(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With no PATH and data piped in, the command reads stdin: nothing is resolved."""
-    monkeypatch.setattr(sys.stdin, "isatty", lambda: False, raising=False)
-    assert runcache.resolve_files({"paths": []}) is None
+def test_piped_stdin_and_no_path_reads_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no PATH and data piped in, the command reads stdin (``-``), as the CLI does;
+    a run that reads it is never keyed."""
+    from wavemetrics.inputs import _stdin
+
+    monkeypatch.setattr(_stdin, "stdin_has_data", lambda: True)
+    assert runcache.resolve_files({"paths": []}) == ["-"]
+    assert runcache.run_state({"paths": []}, ["-"]) is None
 
 
 def _run_on_terminal(tmp: Path, *args: str) -> tuple[Run, bytes]:
