@@ -17,9 +17,44 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.golden_cases import EXAMPLE
-from tests.trace_builders import CLAUDE, CODEX, COPILOT, EVENTS, OTLP, PI
+from tests.strategies import (
+    claude_calls,
+    claude_records,
+    codex_calls,
+    codex_records,
+    copilot_calls,
+    copilot_records,
+    event_calls,
+    event_records,
+    inspect_eval_files,
+    inspect_logs,
+    kimi_calls,
+    kimi_records,
+    mcode_files,
+    otel_files,
+    otlp_calls,
+    otlp_documents,
+    otlp_records,
+    trace_files,
+)
+from tests.trace_builders import (
+    CLAUDE,
+    CODEX,
+    CODEX_TUI,
+    COPILOT,
+    EVENTS,
+    INSPECT,
+    KIMI,
+    MCODE,
+    OTEL_SPANS,
+    OTLP,
+    PI,
+    QWEN,
+)
 from wavemetrics.cli.commands import main
 from wavemetrics.run import native
 
@@ -225,6 +260,19 @@ def test_stdin_of_each_format_the_folded_read_detects_is_read_natively(name: str
     assert [entry["path"] for entry in parsed["inputs"]] == ["-"]
 
 
+@pytest.mark.parametrize("fmt", [CODEX, EVENTS])
+def test_lines_without_a_session_are_of_session_stdin(fmt: object) -> None:
+    """A Codex rollout without its session header, and ``events`` lines naming no
+    session, take the session id Python gives stdin: ``stdin`` (docs/formats.md), read
+    natively as by the CLI."""
+    data = b"".join(b"".join(fmt.call(*call)) for call in _CALLS)  # type: ignore[attr-defined]
+    status, document = _native(data, "-")
+    assert status == "taken"
+    assert document == _cli(data, "-")[1]
+    parsed, _ = json.JSONDecoder().raw_decode(document)
+    assert {lane["session_id"] for lane in parsed["lanes"]} == {"stdin"}
+
+
 def test_stdin_beside_files_is_read_in_its_place(tmp_path: Path) -> None:
     """``-`` between two files, and named twice (read once): the CLI's bytes."""
     first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
@@ -237,15 +285,44 @@ def test_stdin_beside_files_is_read_in_its_place(tmp_path: Path) -> None:
         assert document == _cli(data, *paths)[1], paths
 
 
-@pytest.mark.parametrize("name", ["copilot", "otlp", "empty"])
-def test_stdin_of_another_format_goes_to_the_cli_with_every_byte(name: str) -> None:
-    """A format the folded read does not detect (and an empty stdin, which it finds no
-    format in) is the CLI's to read from stdin: the native command declines and
-    ``sys.stdin`` still holds every byte piped in."""
-    data = {"copilot": _lines(COPILOT, _CALLS), "otlp": _lines(OTLP, _CALLS), "empty": b""}[name]
-    status, rest = _native(data, "-")
-    assert status == "declined: an input is not read natively"
-    assert rest == data.hex() + "\n"
+#: Formats the folded read does not detect, and an empty stdin: detected by the registry
+#: through ``/dev/stdin``, then read by the extension or handed over by the Python reader.
+_OTHERS = {fmt.name: _lines(fmt, _CALLS) for fmt in (
+    COPILOT, KIMI, MCODE, OTLP, OTEL_SPANS, INSPECT, QWEN, CODEX_TUI)} | {"empty": b""}
+
+
+@pytest.mark.parametrize("name", list(_OTHERS))
+def test_stdin_of_every_other_format_is_read_natively_too(name: str) -> None:
+    """Copilot, Kimi, mcode, OTLP, OTel spans, an Inspect log, and the formats only Python
+    reads (Qwen, the Codex TUI log), and an empty stdin: taken by the native command,
+    the CLI's bytes."""
+    data = _OTHERS[name]
+    status, document = _native(data, "-")
+    assert status == "taken"
+    assert document == _cli(data, "-")[1]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(
+    trace_files(claude_records(), claude_calls()), trace_files(codex_records(), codex_calls()),
+    trace_files(event_records(), event_calls()), trace_files(copilot_records(), copilot_calls()),
+    trace_files(kimi_records(), kimi_calls()), trace_files(otlp_records(), otlp_calls()),
+    otlp_documents(), otel_files(), mcode_files(), inspect_logs(), inspect_eval_files(),
+    st.binary(max_size=64)).flatmap(
+        lambda data: st.sampled_from([data, gzip.compress(data, mtime=0)])))
+def test_any_generated_trace_piped_in_prints_the_clis_bytes(data: bytes) -> None:
+    """Whatever is piped in (any format's generated file, odd records and bad lines
+    among its calls, cut short, gzipped, or bytes of no format): the console entry
+    prints what the CLI prints reading the same stdin, and exits as it does, whether the
+    native command takes the run or leaves it to the CLI with the same bytes."""
+    done = subprocess.run([sys.executable, "-m", "wavemetrics", "summarize", "--format",
+                           "json", "--no-cache", "--jobs", "1", "-"], input=data,
+                          capture_output=True, cwd=_ROOT)
+    result = CliRunner().invoke(main, ["summarize", "--format", "json", "--no-cache",
+                                       "--jobs", "1", "-"], input=data)
+    assert done.returncode == result.exit_code
+    assert done.stdout == result.stdout_bytes
+    assert done.stderr == result.stderr_bytes
 
 
 #: The console entry in a child, which writes to the file ``$MARK`` at exit whether click
@@ -278,11 +355,16 @@ def _entry(data: bytes, tmp_path: Path, *args: str) -> tuple[int, str, bool]:
 def test_the_entry_reads_a_pipe_natively_and_a_declined_one_through_the_cli(
         tmp_path: Path, args: tuple[str, ...]) -> None:
     """``python -m wavemetrics summarize ... [-]`` on a pipe: the CLI's output, made by the
-    native command (click never imported) for Claude Code, by the CLI on the same bytes
-    for Copilot and an empty pipe named ``-``; nothing is stored for the next run."""
-    cases = [(_claude(), True), (_lines(COPILOT, _CALLS), False)]
+    native command (click never imported) for Claude Code, Copilot and an empty pipe
+    named ``-``, by the CLI on the same bytes for a line past the default
+    ``--max-line-bytes``; nothing is stored for the next run."""
+    # a line past the default --max-line-bytes (64 MiB): Python counts it, the run is
+    # the CLI's, which reads every byte piped in
+    long_line = _claude() + b'{"type":"user","uuid":"z","message":"' + b"x" * (64 << 20) \
+        + b'"}\n'
+    cases = [(_claude(), True), (_lines(COPILOT, _CALLS), True), (long_line, False)]
     if "-" in args:  # with no PATH, an empty pipe is no data: the standard locations
-        cases.append((b"", False))
+        cases.append((b"", True))
     for data, native_run in cases:
         code, printed, clicked = _entry(data, tmp_path, *args)
         result = CliRunner().invoke(main, [*args[:-1], "--no-cache", args[-1]]

@@ -31,7 +31,7 @@ way: only the document's ``options`` record tells the runs apart), stdin that ca
 made a file the extension opens again (a terminal, a device, more than
 :data:`~wavemetrics.inputs._stdin.HELD_AT_MOST` bytes piped in:
 :func:`~wavemetrics.inputs._stdin.reopenable_stdin`, after which the CLI reads the same
-bytes), stdin of a format the folded read does not detect, an input that is not a
+bytes), an input that is not a
 regular file once links are followed (a FIFO; a link to a regular file is read through
 it, as the CLI reads it), a path that is not UTF-8, a gzip input that Python may
 read otherwise (``native/src/io.rs``), an input with an
@@ -346,9 +346,7 @@ def summarize_json(
         detections = []
         unrecognised = []
         for index in rest:  # the first file of another kind ends the look (the CLI's run)
-            if files[index] == _files.STDIN:  # read once by the CLI: detected as it reads
-                return None
-            detection = detect_input(files[index])
+            detection = _detected(files[index], detect_input)
             if (detection.format is None and detection.unrecognised
                     and input_format == _files.AUTO):
                 unrecognised.append(index)
@@ -475,6 +473,20 @@ def options_of(options: dict[str, Any], window: Window | None = None) -> dict[st
 
 #: The options of a time window (:func:`window_of`), in ``Window``'s argument order.
 _WINDOW = ("since", "until", "timezone")
+
+
+def _detected(path: str, detect: Callable[..., Any]) -> Any:
+    """The registry's detection of ``path`` (``detect``: ``dispatch.detect_input``).
+    Stdin, ``-``, a file by then (:func:`summarize_json`), is peeked through
+    ``/dev/stdin``, as the extension opens it, so that ``sys.stdin`` is left whole for
+    a Python reader (or the CLI), but detected as the CLI detects stdin: named ``-``,
+    and peeked once as a stream (so an Inspect archive is told by its first member's
+    name, as from a pipe, not by the listing a file's random access gives)."""
+    if path != _files.STDIN:
+        return detect(path)
+    from wavemetrics.readers.sources import Source
+
+    return detect(path, source=Source("/dev/stdin", once=True))
 
 
 def _skipped_as_no_trace(paths: Sequence[str], unrecognised: list[str]) -> bool:

@@ -846,11 +846,12 @@ fn member_bytes<R: Read + Seek>(
 }
 
 fn read_archive(path: &Path, log: &mut Log<'_>, account: &mut LineAccount) -> Result<(), Failure> {
-    let mut file = File::open(path)?;
+    let mut file = File::open(crate::io::opened(path))?;
     let Some(entries) = python_directory(&mut file)? else {
         return Err(declined());
     };
-    let mut archive = zip::ZipArchive::new(File::open(path)?).map_err(|_| declined())?;
+    let mut archive =
+        zip::ZipArchive::new(File::open(crate::io::opened(path))?).map_err(|_| declined())?;
     // the crate must list the entries Python lists (it keeps one of a name given twice)
     if archive.len() != entries.len() {
         return Err(declined());
@@ -1033,7 +1034,7 @@ fn python_directory(file: &mut File) -> io::Result<Option<Vec<Entry>>> {
 
 fn is_zip(path: &Path) -> Result<bool, Failure> {
     let mut head = [0u8; 4];
-    let mut file = File::open(path)?;
+    let mut file = File::open(crate::io::opened(path))?;
     let mut got = 0;
     while got < 4 {
         match file.read(&mut head[got..]) {

@@ -7,9 +7,12 @@ use std::path::Path;
 /// before the first `.`, the UUID after a `-` or `_` or alone), else that text (the
 /// whole name when it is empty). Name bytes that are not UTF-8 become `\xNN` text
 /// (`os_text`). Python's `$` also matches before a final `\n`, so a UUID followed
-/// by one still ends the name.
+/// by one still ends the name. Standard input (`-`) is `stdin`.
 pub fn session_id_from_file_name(path: &Path) -> String {
     use std::os::unix::ffi::OsStrExt as _;
+    if path.as_os_str() == crate::io::STDIN {
+        return "stdin".to_string(); // standard input, as Python names it
+    }
     let raw = path.file_name().unwrap_or(path.as_os_str()).as_bytes();
     let mut name = String::with_capacity(raw.len());
     for chunk in raw.utf8_chunks() {
@@ -58,6 +61,9 @@ mod tests {
         );
         assert_eq!(named(format!("2025-12-09T00-52_{uuid}.jsonl")), uuid);
         assert_eq!(named(uuid.to_string()), uuid);
+        // standard input (`-`) is `stdin`; a file named `-` in a folder is not it
+        assert_eq!(session_id_from_file_name(Path::new("-")), "stdin");
+        assert_eq!(named("-".to_string()), "-");
         assert_eq!(
             named(format!("a-{}\n.jsonl", uuid.to_uppercase())),
             uuid.to_uppercase()
