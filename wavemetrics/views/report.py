@@ -730,4 +730,3 @@ table_lane_cells = _labels  # and with timeline's --lane list
 summary_dict = _summary_dict
 seconds = _seconds
 compact_count = _count
-shorten = _short
