@@ -308,18 +308,21 @@ def test_stdin_of_every_other_format_is_read_natively_too(name: str) -> None:
     trace_files(event_records(), event_calls()), trace_files(copilot_records(), copilot_calls()),
     trace_files(kimi_records(), kimi_calls()), trace_files(otlp_records(), otlp_calls()),
     otlp_documents(), otel_files(), mcode_files(), inspect_logs(), inspect_eval_files(),
+    st.sampled_from([_lines(QWEN, _CALLS), _lines(CODEX_TUI, _CALLS)]),
     st.binary(max_size=64)).flatmap(
-        lambda data: st.sampled_from([data, gzip.compress(data, mtime=0)])))
-def test_any_generated_trace_piped_in_prints_the_clis_bytes(data: bytes) -> None:
+        lambda data: st.sampled_from([data, gzip.compress(data, mtime=0)])),
+    st.sampled_from(["auto", "auto", "auto", "pi", "qwen", "codex-tui", "events", "otlp"]))
+def test_any_generated_trace_piped_in_prints_the_clis_bytes(data: bytes, forced: str) -> None:
     """Whatever is piped in (any format's generated file, odd records and bad lines
-    among its calls, cut short, gzipped, or bytes of no format): the console entry
-    prints what the CLI prints reading the same stdin, and exits as it does, whether the
-    native command takes the run or leaves it to the CLI with the same bytes."""
-    done = subprocess.run([sys.executable, "-m", "wavemetrics", "summarize", "--format",
-                           "json", "--no-cache", "--jobs", "1", "-"], input=data,
+    among its calls, cut short, gzipped, or bytes of no format), detected or read as a
+    forced format: the console entry prints what the CLI prints reading the same stdin,
+    and exits as it does, whether the native command takes the run or leaves it to the
+    CLI with the same bytes."""
+    args = ["summarize", "--format", "json", "--no-cache", "--jobs", "1",
+            "--input-format", forced, "-"]
+    done = subprocess.run([sys.executable, "-m", "wavemetrics", *args], input=data,
                           capture_output=True, cwd=_ROOT)
-    result = CliRunner().invoke(main, ["summarize", "--format", "json", "--no-cache",
-                                       "--jobs", "1", "-"], input=data)
+    result = CliRunner().invoke(main, args, input=data)
     assert done.returncode == result.exit_code
     assert done.stdout == result.stdout_bytes
     assert done.stderr == result.stderr_bytes
@@ -373,6 +376,73 @@ def test_the_entry_reads_a_pipe_natively_and_a_declined_one_through_the_cli(
                                    result.stdout_bytes.decode() + result.stderr_bytes.decode())
         assert clicked is not native_run, data[:40]
     assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.db*"))
+
+
+def _qwen() -> bytes:
+    return _lines(QWEN, _CALLS)
+
+
+@pytest.mark.parametrize(("data", "args"), [
+    # a format only Python reads, forced as another one: the Python reader reads stdin,
+    # the document's notes then decline (an input not the forced format)
+    (_qwen(), ("summarize", "--format", "json", "--no-cache", "--input-format", "pi", "-")),
+    (_lines(CODEX_TUI, _CALLS), ("summarize", "--input-format", "events", "--no-cache", "-")),
+    (_qwen(), ("summarize", "--format", "json", "--input-format", "claude-code")),  # no PATH
+    (b"\n", ("summarize", "--format", "json", "--no-cache", "--input-format", "pi", "-")),
+    (_qwen(), ("waves", "--format", "json", "--no-cache", "--input-format", "pi", "-")),
+    # a gzip stream cut short, and one with bytes after its end: read by Python, declined
+    (gzip.compress(_qwen() * 50, mtime=0)[:-40], ("summarize", "--format", "json", "-")),
+    (gzip.compress(_qwen(), mtime=0) + b"junk", ("summarize", "--format", "json", "-")),
+])
+def test_a_run_declined_after_a_python_reader_read_stdin_hands_the_cli_every_byte(
+        tmp_path: Path, data: bytes, args: tuple[str, ...]) -> None:
+    """When the native command declines a run after a Python reader read stdin through
+    ``sys.stdin`` (for a format only Python reads), the CLI still reads every byte piped
+    in from the start: the CLI's output, and with no PATH no fall back to the standard
+    locations (which an exhausted stdin would have looked like)."""
+    code, printed, clicked = _entry(data, tmp_path, *args)
+    result = CliRunner().invoke(main, list(args), input=data)
+    assert (code, printed) == (result.exit_code,
+                               result.stdout_bytes.decode() + result.stderr_bytes.decode())
+    assert clicked
+    assert "wavemetrics: reading" not in printed
+
+
+@pytest.mark.parametrize("data", [_claude(), _qwen(), _lines(COPILOT, _CALLS), b""])
+def test_stdin_from_a_file_is_left_read_to_its_end(tmp_path: Path, data: bytes) -> None:
+    """``wavemetrics summarize - < FILE``: the file is opened again by the extension, not
+    read through descriptor 0; after the run the descriptor is at the file's end, as
+    after the CLI's read, for whatever reads it next (a run the native command takes,
+    and one it leaves to the CLI: a Qwen trace forced as ``pi``)."""
+    trace = tmp_path / "t.jsonl"
+    trace.write_bytes(data)
+    for extra in ((), ("--input-format", "pi")):
+        with trace.open("rb") as handle:
+            subprocess.run([sys.executable, "-m", "wavemetrics", "summarize", "--format",
+                            "csv", "--no-cache", *extra, "-"], stdin=handle,
+                           capture_output=True, cwd=_ROOT, check=False)
+            assert os.lseek(handle.fileno(), 0, os.SEEK_CUR) == len(data), extra
+
+
+def test_closed_stdin_is_an_input_that_cannot_be_read(tmp_path: Path) -> None:
+    """``summarize - <&-`` (no standard input at all): an error for ``-`` (exit 1), no
+    traceback; with no PATH, closed stdin is no data piped in."""
+    script = ("import os, sys\nos.close(0)\nsys.stdin = None\n"
+              "from wavemetrics.cli._entry import main\n"
+              "sys.argv = ['wavemetrics', 'summarize', '--format', 'json', '-']\nmain()\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, cwd=_ROOT,
+                          env={**os.environ, "WAVEMETRICS_CACHE_DIR": str(tmp_path)})
+    assert done.returncode == 1
+    assert done.stderr == b"wavemetrics: error: -: standard input is closed\n"
+    from wavemetrics.inputs import _stdin
+
+    stdin = sys.stdin
+    try:
+        sys.stdin = None  # type: ignore[assignment]
+        assert _stdin.stdin_has_data() is False
+        assert _stdin.reopenable_stdin() is False
+    finally:
+        sys.stdin = stdin
 
 
 def test_waves_reads_a_pipe_as_the_cli_does() -> None:

@@ -31,7 +31,11 @@ if TYPE_CHECKING:
 
     from _typeshed import WriteableBuffer
 
-__all__ = ["reopenable_stdin", "stdin_has_data", "stdin_is_terminal"]
+__all__ = ["reopenable_stdin", "settle_stdin", "stdin_has_data", "stdin_is_terminal"]
+
+#: Whether :func:`reopenable_stdin` made (or found) standard input a file read from its
+#: start, which :func:`settle_stdin` then leaves as the CLI would have left it.
+_reopened = False
 
 #: Bytes copied per read while standard input is put in memory.
 _CHUNK = 1 << 20
@@ -51,7 +55,7 @@ def stdin_has_data() -> bool:
     agent's shell tool often give), and holds at least one byte. Waits for the first
     byte of a pipe (or its end), as reading it would; the byte stays in the buffer for
     the reader."""
-    if stdin_is_terminal():
+    if sys.stdin is None or stdin_is_terminal():  # closed (<&-): no data
         return False
     try:
         if stat.S_ISCHR(os.fstat(sys.stdin.fileno()).st_mode):
@@ -85,8 +89,10 @@ def reopenable_stdin() -> bool:
         buffer = stream.buffer
     except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
         return False
+    global _reopened
     if stat.S_ISREG(mode) and _at_start(buffer):
-        return True  # a file read from its start reads the same on every open
+        _reopened = True  # a file read from its start reads the same on every open
+        return True
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or not hasattr(os, "memfd_create"):
         return False
     memory = os.memfd_create("wavemetrics-stdin", os.MFD_CLOEXEC)
@@ -114,7 +120,29 @@ def reopenable_stdin() -> bool:
         raw = _Joined(io.FileIO(memory, "rb", closefd=True), rest)
     sys.stdin = io.TextIOWrapper(io.BufferedReader(raw), encoding=stream.encoding,
                                  errors=stream.errors)
-    return rest is None
+    _reopened = rest is None
+    return _reopened
+
+
+def settle_stdin(taken: bool) -> None:
+    """Once the native command is done with a run that read ``-``: leave standard input
+    as the CLI's read would have left it, when :func:`reopenable_stdin` made it a file.
+    ``taken``: the native command made the run, so the input was read to its end
+    (descriptor 0 is moved there, for whatever reads it next, as after the CLI's
+    read); else the CLI reads it next, from its start, whatever the native command
+    read of it through ``sys.stdin`` (a format only the Python readers read): the
+    descriptor goes back to the start and ``sys.stdin`` is made anew."""
+    global _reopened
+    if not _reopened:
+        return
+    _reopened = False
+    if taken:
+        os.lseek(0, 0, os.SEEK_END)
+        return
+    stream = sys.stdin
+    os.lseek(0, 0, os.SEEK_SET)
+    sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "rb", closefd=False)),
+                                 encoding=stream.encoding, errors=stream.errors)
 
 
 #: Bytes of piped input held in memory at the most: past them the CLI reads the input

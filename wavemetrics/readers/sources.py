@@ -90,6 +90,8 @@ class Source:
         # Compression is told by the gzip magic bytes, and by the .gz suffix (a
         # .gz file without them is a damaged gzip, said so): `gzip -c f | ... -`.
         if self.is_stdin:
+            if sys.stdin is None:  # closed (``<&-``): an input that cannot be read
+                raise OSError(errno.EBADF, "standard input is closed")
             stdin = sys.stdin.buffer
             if _starts_gzip(stdin):
                 return gzip.GzipFile(fileobj=stdin, mode="rb")  # type: ignore[return-value]

@@ -661,6 +661,16 @@ def run(plan: Plan) -> int | None:
     natively: the output is written and the exit status returned; ``None`` when this
     path does not take the run (nothing was written): the CLI then runs it, with the
     same plan."""
+    code = _run(plan)
+    if "-" in plan.files:  # stdin, left as the CLI's read would leave it
+        from wavemetrics.inputs._stdin import settle_stdin
+
+        settle_stdin(taken=code is not None)
+    return code
+
+
+def _run(plan: Plan) -> int | None:
+    """:func:`run`, but for standard input's settling."""
     options = plan.options
     output_format = options.get("output_format", "table")
     window = window_of(options)
