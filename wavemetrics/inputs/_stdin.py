@@ -27,7 +27,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import BinaryIO
+    from typing import BinaryIO, TextIO
 
     from _typeshed import WriteableBuffer
 
@@ -118,8 +118,7 @@ def reopenable_stdin() -> bool:
         raw: io.RawIOBase = io.FileIO(0, "rb", closefd=False)
     else:
         raw = _Joined(io.FileIO(memory, "rb", closefd=True), rest)
-    sys.stdin = io.TextIOWrapper(io.BufferedReader(raw), encoding=stream.encoding,
-                                 errors=stream.errors)
+    sys.stdin = _text(raw, stream)
     _reopened = rest is None
     return _reopened
 
@@ -139,10 +138,15 @@ def settle_stdin(taken: bool) -> None:
     if taken:
         os.lseek(0, 0, os.SEEK_END)
         return
-    stream = sys.stdin
     os.lseek(0, 0, os.SEEK_SET)
-    sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "rb", closefd=False)),
-                                 encoding=stream.encoding, errors=stream.errors)
+    sys.stdin = _text(io.FileIO(0, "rb", closefd=False), sys.stdin)
+
+
+def _text(raw: io.RawIOBase, like: TextIO) -> io.TextIOWrapper:
+    """A ``sys.stdin`` reading ``raw``, in the encoding and error handler of ``like``
+    (the ``sys.stdin`` it replaces)."""
+    return io.TextIOWrapper(io.BufferedReader(raw), encoding=like.encoding,
+                            errors=like.errors)
 
 
 #: Bytes of piped input held in memory at the most: past them the CLI reads the input

@@ -661,8 +661,14 @@ def run(plan: Plan) -> int | None:
     natively: the output is written and the exit status returned; ``None`` when this
     path does not take the run (nothing was written): the CLI then runs it, with the
     same plan."""
-    code = _run(plan)
-    if "-" in plan.files:  # stdin, left as the CLI's read would leave it
+    return settled(plan, _run(plan))
+
+
+def settled(plan: Plan, code: int | None) -> int | None:
+    """``code``, the native command's answer to ``plan`` (``None``: declined), once stdin,
+    when the plan reads it, is left as the CLI's read would leave it
+    (:func:`~wavemetrics.inputs._stdin.settle_stdin`)."""
+    if _files.STDIN in plan.files:
         from wavemetrics.inputs._stdin import settle_stdin
 
         settle_stdin(taken=code is not None)

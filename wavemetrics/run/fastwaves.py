@@ -149,12 +149,7 @@ def run(plan: Plan) -> int | None:
     was written): the CLI then runs it. It takes what the native ``summarize`` takes
     (:func:`fastpath.options_of`, the extension's declines) with ``--format``
     ``table``, ``json`` or ``csv``."""
-    code = _run(plan)
-    if "-" in plan.files:  # stdin, left as the CLI's read would leave it
-        from wavemetrics.inputs._stdin import settle_stdin
-
-        settle_stdin(taken=code is not None)
-    return code
+    return fastpath.settled(plan, _run(plan))
 
 
 def _run(plan: Plan) -> int | None:
